@@ -1,0 +1,64 @@
+package httpapi
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"strings"
+
+	"github.com/acme3pl/fulfillment/domain"
+	"github.com/acme3pl/fulfillment/ports"
+)
+
+// Authenticator guards the OAuth endpoints: a Bearer access token with the
+// route's scope. It runs before any validation of the request, so a request
+// with a bad token and a bad parameter gets 401.
+type Authenticator struct {
+	Tokens ports.AccessTokenVerifier
+	Errors ErrorMapper
+	Log    *slog.Logger
+}
+
+// bearer returns the token of an "Authorization: Bearer …" header.
+func bearer(r *http.Request) (string, bool) {
+	scheme, token, ok := strings.Cut(r.Header.Get("Authorization"), " ")
+	if !ok || !strings.EqualFold(scheme, "Bearer") {
+		return "", false
+	}
+	token = strings.TrimSpace(token)
+	return token, token != ""
+}
+
+// RequireScope wraps next with token verification and a scope check.
+func (a Authenticator) RequireScope(scope domain.Scope, next http.HandlerFunc) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		token, ok := bearer(r)
+		if !ok {
+			a.unauthorized(w, r, "a Bearer access token is required")
+			return
+		}
+		p, err := a.Tokens.VerifyAccessToken(r.Context(), token)
+		if err != nil {
+			if !errors.Is(err, ports.ErrInvalidCredentials) {
+				a.Errors.Write(w, r, err)
+				return
+			}
+			a.Log.DebugContext(r.Context(), "access token refused", slog.String("reason", err.Error()))
+			a.unauthorized(w, r, "the access token is missing, malformed, expired or not trusted")
+			return
+		}
+		if !p.Has(scope) {
+			w.Header().Set("WWW-Authenticate",
+				fmt.Sprintf(`Bearer realm="fulfillment", error="insufficient_scope", scope="%s"`, scope))
+			WriteProblem(w, r, NewProblem(http.StatusForbidden, "insufficient_scope", "the token lacks scope "+string(scope)))
+			return
+		}
+		next.ServeHTTP(w, r.WithContext(contextWithPrincipal(r.Context(), p)))
+	})
+}
+
+func (a Authenticator) unauthorized(w http.ResponseWriter, r *http.Request, detail string) {
+	w.Header().Set("WWW-Authenticate", `Bearer realm="fulfillment", error="invalid_token"`)
+	WriteProblem(w, r, NewProblem(http.StatusUnauthorized, "invalid_token", detail))
+}

@@ -1,0 +1,18 @@
+package httpapi
+
+import "time"
+
+// timeLayout is CONTRACT §2's timestamp: RFC 3339, UTC, milliseconds.
+const timeLayout = "2006-01-02T15:04:05.000Z"
+
+// FormatTime writes t in UTC with milliseconds.
+func FormatTime(t time.Time) string { return t.UTC().Format(timeLayout) }
+
+// FormatTimePtr is FormatTime for optional times; nil stays nil (JSON null).
+func FormatTimePtr(t *time.Time) *string {
+	if t == nil {
+		return nil
+	}
+	s := FormatTime(*t)
+	return &s
+}

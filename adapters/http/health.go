@@ -1,0 +1,59 @@
+package httpapi
+
+import (
+	"context"
+	"net/http"
+	"sync/atomic"
+	"time"
+
+	"github.com/gorilla/mux"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/acme3pl/fulfillment/adapters/telemetry"
+)
+
+// ReadinessChecker tells whether the database answers and its schema is at
+// the binary's latest migration.
+type ReadinessChecker interface {
+	Ready(ctx context.Context) error
+}
+
+// Health serves /healthz, /readyz and /metrics.
+type Health struct {
+	checker  ReadinessChecker
+	metrics  *telemetry.Metrics
+	draining atomic.Bool
+}
+
+// NewHealth builds the health routes.
+func NewHealth(c ReadinessChecker, m *telemetry.Metrics) *Health {
+	return &Health{checker: c, metrics: m}
+}
+
+// Drain makes /readyz answer 503 from now on: shutdown has begun.
+func (h *Health) Drain() { h.draining.Store(true) }
+
+// Register implements Routes.
+func (h *Health) Register(r *mux.Router) {
+	r.HandleFunc("/healthz", h.live).Methods(http.MethodGet, http.MethodHead)
+	r.HandleFunc("/readyz", h.ready).Methods(http.MethodGet, http.MethodHead)
+	r.Handle("/metrics", promhttp.HandlerFor(h.metrics.Registry, promhttp.HandlerOpts{})).Methods(http.MethodGet)
+}
+
+func (h *Health) live(w http.ResponseWriter, _ *http.Request) {
+	WriteJSON(w, http.StatusOK, map[string]string{"status": "ok"})
+}
+
+func (h *Health) ready(w http.ResponseWriter, r *http.Request) {
+	if h.draining.Load() {
+		WriteProblem(w, r, NewProblem(http.StatusServiceUnavailable, "unavailable", "shutting down"))
+		return
+	}
+	ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
+	defer cancel()
+	if err := h.checker.Ready(ctx); err != nil {
+		WriteProblem(w, r, NewProblem(http.StatusServiceUnavailable, "unavailable", err.Error()))
+		return
+	}
+	WriteJSON(w, http.StatusOK, map[string]string{"status": "ready"})
+}

@@ -1,0 +1,72 @@
+package httpapi
+
+import (
+	"log/slog"
+	"net/http"
+	"time"
+
+	"github.com/gorilla/mux"
+	"go.opentelemetry.io/contrib/instrumentation/net/http/otelhttp"
+	"go.opentelemetry.io/otel/propagation"
+	"go.opentelemetry.io/otel/trace"
+
+	"github.com/acme3pl/fulfillment/adapters/telemetry"
+)
+
+// Routes is implemented by every handler group; the router is built from
+// all of them.
+type Routes interface {
+	Register(r *mux.Router)
+}
+
+// DefaultBodyLimit bounds request bodies of routes that set no limit of
+// their own.
+const DefaultBodyLimit = 1 << 20
+
+// RouterParams are the parts of the HTTP handler.
+type RouterParams struct {
+	Routes         []Routes
+	TracerProvider trace.TracerProvider
+	Propagator     propagation.TextMapPropagator
+	Metrics        *telemetry.Metrics
+	Log            *slog.Logger
+}
+
+// NewHandler builds the whole HTTP handler: the mux router with every
+// route group, wrapped in the middleware that must see every request,
+// unknown routes included.
+func NewHandler(p RouterParams) http.Handler {
+	router := mux.NewRouter()
+	router.NotFoundHandler = http.HandlerFunc(notFound)
+	router.MethodNotAllowedHandler = methodNotAllowed(router)
+	router.Use(nameSpan)
+	for _, g := range p.Routes {
+		g.Register(router)
+	}
+	var h http.Handler = router
+	h = withAccessLog(p.Log, p.Metrics, h)
+	h = withRecovery(p.Log, h)
+	h = withTraceID(h)
+	return otelhttp.NewHandler(h, "HTTP",
+		otelhttp.WithTracerProvider(p.TracerProvider),
+		otelhttp.WithPropagators(p.Propagator),
+		// Until the router names it by route template, the span is named by
+		// method only: never by raw path, whose values are unbounded.
+		otelhttp.WithSpanNameFormatter(func(_ string, r *http.Request) string { return r.Method }),
+	)
+}
+
+// NewServer returns the HTTP server with the timeouts a public API needs:
+// slow clients cannot hold connections open.
+func NewServer(addr string, h http.Handler, log *slog.Logger) *http.Server {
+	return &http.Server{
+		Addr:              addr,
+		Handler:           h,
+		ReadHeaderTimeout: 5 * time.Second,
+		ReadTimeout:       30 * time.Second,
+		WriteTimeout:      30 * time.Second,
+		IdleTimeout:       120 * time.Second,
+		MaxHeaderBytes:    64 << 10,
+		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
+	}
+}

@@ -1,0 +1,127 @@
+// Package pgtest gives a test package a PostgreSQL database of its own: made
+// fresh on the server named by TEST_DATABASE_URL, migrated, and dropped when
+// the package's tests end. There is no skip: without a server the tests
+// fail and say how to start one.
+package pgtest
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"net/url"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/uptrace/bun"
+
+	"github.com/acme3pl/fulfillment/adapters/postgres"
+	"github.com/acme3pl/fulfillment/migrations"
+)
+
+// DefaultAdminURL is used when TEST_DATABASE_URL is not set.
+const DefaultAdminURL = "postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable"
+
+// AdminURL is the DSN of a database on which the tests may create and drop
+// databases.
+func AdminURL() string {
+	if u := os.Getenv("TEST_DATABASE_URL"); u != "" {
+		return u
+	}
+	return DefaultAdminURL
+}
+
+// Main creates a database, sets *dsn to it, runs m and drops the database.
+// Use it from TestMain: os.Exit(pgtest.Main(m, &dsn)).
+func Main(m *testing.M, dsn *string) int {
+	name, url, err := Create(context.Background(), AdminURL(), true)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "FAIL: %v\n", err)
+		return 1
+	}
+	*dsn = url
+	code := m.Run()
+	if err := Drop(context.Background(), AdminURL(), name); err != nil {
+		fmt.Fprintf(os.Stderr, "drop test database %s: %v\n", name, err)
+	}
+	return code
+}
+
+// Create makes a database with a random name on the admin server, migrated
+// when migrate is true, and returns its name and DSN.
+func Create(ctx context.Context, adminURL string, migrate bool) (name, dsn string, err error) {
+	ctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
+	defer cancel()
+	admin, err := postgres.Open(postgres.Options{DSN: adminURL, MaxOpenConns: 2})
+	if err != nil {
+		return "", "", err
+	}
+	defer func() { _ = admin.Close() }()
+	if err := admin.PingContext(ctx); err != nil {
+		return "", "", fmt.Errorf("PostgreSQL is not reachable at %s (%v).\n"+
+			"Start it and point the tests at it with:  eval \"$(scripts/pg.sh)\"  (or run: make test)", redact(adminURL), err)
+	}
+	var b [6]byte
+	_, _ = rand.Read(b[:])
+	name = "fulfillment_test_" + hex.EncodeToString(b[:])
+	if _, err := admin.ExecContext(ctx, "CREATE DATABASE "+name); err != nil {
+		return "", "", fmt.Errorf("create database %s: %w", name, err)
+	}
+	dsn = withDatabase(adminURL, name)
+	if migrate {
+		db, err := postgres.Open(postgres.Options{DSN: dsn, MaxOpenConns: 2})
+		if err != nil {
+			return "", "", err
+		}
+		defer func() { _ = db.Close() }()
+		mig, err := postgres.NewMigrator(db, migrations.FS)
+		if err != nil {
+			return "", "", err
+		}
+		if _, err := mig.Up(ctx); err != nil {
+			return "", "", fmt.Errorf("migrate %s: %w", name, err)
+		}
+	}
+	return name, dsn, nil
+}
+
+// Drop removes a test database, ending its sessions first.
+func Drop(ctx context.Context, adminURL, name string) error {
+	admin, err := postgres.Open(postgres.Options{DSN: adminURL, MaxOpenConns: 1})
+	if err != nil {
+		return err
+	}
+	defer func() { _ = admin.Close() }()
+	_, err = admin.ExecContext(ctx, "DROP DATABASE IF EXISTS "+name+" WITH (FORCE)")
+	return err
+}
+
+// Open returns a connection pool to dsn, closed when t ends.
+func Open(t testing.TB, dsn string) *bun.DB {
+	t.Helper()
+	db, err := postgres.Open(postgres.Options{DSN: dsn})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = db.Close() })
+	return db
+}
+
+func withDatabase(dsn, name string) string {
+	u, err := url.Parse(dsn)
+	if err != nil {
+		return dsn
+	}
+	u.Path = "/" + name
+	return u.String()
+}
+
+func redact(dsn string) string {
+	u, err := url.Parse(dsn)
+	if err != nil {
+		return "TEST_DATABASE_URL"
+	}
+	return strings.Replace(u.Redacted(), "xxxxx", "***", 1)
+}

@@ -1,0 +1,208 @@
+package bootstrap
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"time"
+
+	"github.com/uptrace/bun"
+	"go.opentelemetry.io/otel"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/trace"
+	"go.uber.org/fx"
+	"go.uber.org/fx/fxevent"
+
+	httpapi "github.com/acme3pl/fulfillment/adapters/http"
+	"github.com/acme3pl/fulfillment/adapters/identity"
+	"github.com/acme3pl/fulfillment/adapters/postgres"
+	"github.com/acme3pl/fulfillment/adapters/system"
+	"github.com/acme3pl/fulfillment/adapters/telemetry"
+	"github.com/acme3pl/fulfillment/application"
+	"github.com/acme3pl/fulfillment/migrations"
+	"github.com/acme3pl/fulfillment/ports"
+)
+
+// Stderr is where logs go; tests replace it.
+type Stderr io.Writer
+
+// Options is the whole service graph for `fulfillment serve`.
+func Options(cfg Config, stderr io.Writer) []fx.Option {
+	return []fx.Option{
+		fx.Supply(cfg, fx.Annotate(stderr, fx.As(new(Stderr)))),
+		fx.WithLogger(func(log *slog.Logger) fxevent.Logger {
+			l := &fxevent.SlogLogger{Logger: log}
+			l.UseLogLevel(slog.LevelDebug)
+			return l
+		}),
+		TelemetryModule,
+		PostgresModule,
+		IdentityModule,
+		ApplicationModule,
+		HTTPModule,
+	}
+}
+
+// TelemetryModule provides the logger, the tracer provider and metrics.
+var TelemetryModule = fx.Module("telemetry",
+	fx.Provide(
+		func(cfg Config, stderr Stderr) *slog.Logger { return telemetry.NewLogger(stderr, cfg.LogLevel) },
+		newTracerProvider,
+		func(tp *sdktrace.TracerProvider) trace.TracerProvider { return tp },
+		func(tp trace.TracerProvider) trace.Tracer { return tp.Tracer("github.com/acme3pl/fulfillment") },
+		telemetry.NewMetrics,
+	),
+)
+
+// shutdownBudget bounds each lifecycle stop step, so that an unreachable
+// collector cannot hold the pod past its grace period.
+const shutdownBudget = 5 * time.Second
+
+func newTracerProvider(lc fx.Lifecycle, cfg Config, log *slog.Logger) (*sdktrace.TracerProvider, error) {
+	tp, err := telemetry.NewTracerProvider(context.Background(), cfg.Tracing())
+	if err != nil {
+		return nil, err
+	}
+	otel.SetErrorHandler(otel.ErrorHandlerFunc(func(err error) {
+		log.Warn("opentelemetry", slog.String("error", err.Error()))
+	}))
+	lc.Append(fx.StopHook(func(ctx context.Context) error {
+		ctx, cancel := context.WithTimeout(ctx, shutdownBudget)
+		defer cancel()
+		if err := tp.Shutdown(ctx); err != nil {
+			log.Warn("flush spans", slog.String("error", err.Error()))
+		}
+		return nil
+	}))
+	return tp, nil
+}
+
+// PostgresModule provides the database, the migrator, the unit of work and
+// the repositories bound to the pool.
+var PostgresModule = fx.Module("postgres",
+	fx.Provide(
+		newDB,
+		func(db *bun.DB) (*postgres.Migrator, error) { return postgres.NewMigrator(db, migrations.FS) },
+		fx.Annotate(postgres.NewUnitOfWork, fx.As(new(ports.UnitOfWork))),
+		func(db *bun.DB) ports.Repositories { return postgres.NewRepositories(db) },
+		func(r ports.Repositories) ports.APIKeyRepository { return r.APIKeys },
+		func(db *bun.DB, m *postgres.Migrator) httpapi.ReadinessChecker {
+			return postgres.Readiness{DB: db, Migrator: m}
+		},
+	),
+)
+
+func newDB(lc fx.Lifecycle, cfg Config, tp trace.TracerProvider) (*bun.DB, error) {
+	db, err := postgres.Open(postgres.Options{DSN: cfg.DatabaseURL, TracerProvider: tp})
+	if err != nil {
+		return nil, err
+	}
+	lc.Append(fx.StopHook(db.Close))
+	return db, nil
+}
+
+// IdentityModule provides the verifiers of access tokens and API keys.
+var IdentityModule = fx.Module("identity",
+	fx.Provide(
+		newTokenVerifier,
+		func(repo ports.APIKeyRepository, cfg Config) ports.APIKeyVerifier {
+			return identity.NewAPIKeyVerifier(repo, cfg.Environment)
+		},
+	),
+)
+
+// TokenConfig is the identity part of the configuration.
+func (c Config) TokenConfig(log *slog.Logger) identity.TokenConfig {
+	return identity.TokenConfig{
+		SigningKey: []byte(c.SigningKey), JWKSURL: c.JWKSURL, Issuer: c.Issuer, Audience: c.Audience,
+		OrgClaim: c.OrgClaim, Logger: log,
+	}
+}
+
+func newTokenVerifier(lc fx.Lifecycle, cfg Config, log *slog.Logger) (ports.AccessTokenVerifier, error) {
+	if err := cfg.RequireAuth(); err != nil {
+		return nil, err
+	}
+	v, err := identity.NewTokenVerifier(context.Background(), cfg.TokenConfig(log), &http.Client{Timeout: 10 * time.Second})
+	if err != nil {
+		return nil, err
+	}
+	lc.Append(fx.StopHook(v.Close))
+	return v, nil
+}
+
+// ApplicationModule provides the use cases.
+var ApplicationModule = fx.Module("application",
+	fx.Provide(
+		func() ports.Clock { return system.Clock{} },
+		func() ports.IDGenerator { return system.IDs{} },
+		func(uow ports.UnitOfWork, repos ports.Repositories, clock ports.Clock, ids ports.IDGenerator,
+			tracer trace.Tracer, log *slog.Logger,
+		) *application.Application {
+			return application.New(application.Deps{
+				UnitOfWork: uow, Repos: repos, Clock: clock, IDs: ids, Tracer: tracer, Log: log,
+			})
+		},
+	),
+)
+
+// AsRoutes annotates a constructor of an HTTP route group for the router.
+func AsRoutes(ctor any) any {
+	return fx.Annotate(ctor, fx.As(new(httpapi.Routes)), fx.ResultTags(`group:"routes"`))
+}
+
+// HTTPModule provides the route groups, the handler and the server, and
+// starts it.
+var HTTPModule = fx.Module("http",
+	fx.Provide(
+		func(log *slog.Logger) httpapi.ErrorMapper { return httpapi.ErrorMapper{Log: log} },
+		func(tokens ports.AccessTokenVerifier, errs httpapi.ErrorMapper, log *slog.Logger) httpapi.Authenticator {
+			return httpapi.Authenticator{Tokens: tokens, Errors: errs, Log: log}
+		},
+		httpapi.NewHealth,
+		AsRoutes(func(h *httpapi.Health) *httpapi.Health { return h }),
+		AsRoutes(httpapi.NewWarehouses),
+		fx.Annotate(newHTTPHandler, fx.ParamTags(`group:"routes"`)),
+	),
+	fx.Invoke(startServer),
+)
+
+func newHTTPHandler(routes []httpapi.Routes, tp trace.TracerProvider, m *telemetry.Metrics, log *slog.Logger) http.Handler {
+	return httpapi.NewHandler(httpapi.RouterParams{
+		Routes: routes, TracerProvider: tp, Propagator: otel.GetTextMapPropagator(), Metrics: m, Log: log,
+	})
+}
+
+// startServer binds the listener in OnStart, so that a port clash fails
+// start-up, and drains in OnStop: /readyz turns 503 first, then in-flight
+// requests finish. fx stops hooks in reverse order: the server stops before
+// the database closes and before spans are flushed.
+func startServer(lc fx.Lifecycle, sd fx.Shutdowner, cfg Config, h http.Handler, health *httpapi.Health, log *slog.Logger) {
+	srv := httpapi.NewServer(cfg.HTTPAddr, h, log)
+	lc.Append(fx.Hook{
+		OnStart: func(ctx context.Context) error {
+			var lcfg net.ListenConfig
+			ln, err := lcfg.Listen(ctx, "tcp", cfg.HTTPAddr)
+			if err != nil {
+				return fmt.Errorf("listen on %s: %w", cfg.HTTPAddr, err)
+			}
+			log.Info("serving", slog.String("addr", ln.Addr().String()), slog.String("environment", string(cfg.Environment)))
+			go func() {
+				if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+					log.Error("http server stopped", slog.String("error", err.Error()))
+					_ = sd.Shutdown(fx.ExitCode(1))
+				}
+			}()
+			return nil
+		},
+		OnStop: func(ctx context.Context) error {
+			health.Drain()
+			log.Info("draining in-flight requests")
+			return srv.Shutdown(ctx)
+		},
+	})
+}

@@ -1,0 +1,248 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/uptrace/bun"
+
+	"github.com/acme3pl/fulfillment/adapters/fixture"
+	"github.com/acme3pl/fulfillment/adapters/identity"
+	"github.com/acme3pl/fulfillment/adapters/postgres"
+	"github.com/acme3pl/fulfillment/adapters/system"
+	"github.com/acme3pl/fulfillment/application"
+	"github.com/acme3pl/fulfillment/bootstrap"
+	"github.com/acme3pl/fulfillment/domain"
+	"github.com/acme3pl/fulfillment/migrations"
+)
+
+// commandTimeout bounds an operator command's work on the database.
+const commandTimeout = 10 * time.Minute
+
+func withDB(ctx context.Context, cfg bootstrap.Config, fn func(ctx context.Context, db *bun.DB) error) error {
+	db, err := postgres.Open(postgres.Options{DSN: cfg.DatabaseURL, MaxOpenConns: 4})
+	if err != nil {
+		return err
+	}
+	defer func() { _ = db.Close() }()
+	ctx, cancel := context.WithTimeout(ctx, commandTimeout)
+	defer cancel()
+	if err := db.PingContext(ctx); err != nil {
+		return fmt.Errorf("the database at DATABASE_URL does not answer: %w", err)
+	}
+	return fn(ctx, db)
+}
+
+func migrate(ctx context.Context, cfg bootstrap.Config, args []string, stdout io.Writer) error {
+	sub := "up"
+	if len(args) > 1 {
+		return usagef("migrate takes one of up, down, status")
+	}
+	if len(args) == 1 {
+		sub = args[0]
+	}
+	if sub != "up" && sub != "down" && sub != "status" {
+		return usagef("migrate: unknown subcommand %q (up, down, status)", sub)
+	}
+	return withDB(ctx, cfg, func(ctx context.Context, db *bun.DB) error {
+		m, err := postgres.NewMigrator(db, migrations.FS)
+		if err != nil {
+			return err
+		}
+		switch sub {
+		case "up":
+			applied, err := m.Up(ctx)
+			if err != nil {
+				return fmt.Errorf("migrate up: %w", err)
+			}
+			if len(applied) == 0 {
+				fmt.Fprintln(stdout, "schema is up to date")
+			}
+			for _, name := range applied {
+				fmt.Fprintf(stdout, "applied %s\n", name)
+			}
+		case "down":
+			name, err := m.Down(ctx)
+			if err != nil {
+				return fmt.Errorf("migrate down: %w", err)
+			}
+			if name == "" {
+				fmt.Fprintln(stdout, "no migration to roll back")
+			} else {
+				fmt.Fprintf(stdout, "rolled back %s\n", name)
+			}
+		case "status":
+			states, err := m.Status(ctx)
+			if err != nil {
+				return fmt.Errorf("migrate status: %w", err)
+			}
+			for _, s := range states {
+				mark := "pending"
+				if s.Applied {
+					mark = "applied"
+				}
+				fmt.Fprintf(stdout, "%-8s %s\n", mark, s.Name)
+			}
+		}
+		return nil
+	})
+}
+
+func seed(ctx context.Context, cfg bootstrap.Config, args []string, stdout io.Writer) error {
+	fs := newFlagSet("seed")
+	file := fs.String("file", "", "fixture document (JSON)")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if *file == "" || fs.NArg() > 0 {
+		return usagef("seed needs --file PATH and nothing else")
+	}
+	f, err := os.Open(*file)
+	if err != nil {
+		return fmt.Errorf("seed: %w", err)
+	}
+	defer func() { _ = f.Close() }()
+	doc, err := fixture.Decode(f, system.Clock{}.Now())
+	if err != nil {
+		return fmt.Errorf("seed %s: %w", *file, err)
+	}
+	return withDB(ctx, cfg, func(ctx context.Context, db *bun.DB) error {
+		counts, err := application.NewSeedHandler(postgres.NewUnitOfWork(db)).Handle(ctx, application.Seed{Fixture: doc})
+		if err != nil {
+			return err
+		}
+		parts := make([]string, 0, len(counts))
+		for _, k := range []string{"organizations", "warehouses", "products", "cartons", "stock", "invoices", "apiKeys", "webhookSecrets"} {
+			parts = append(parts, fmt.Sprintf("%s=%d", k, counts[k]))
+		}
+		fmt.Fprintf(stdout, "seeded (new records): %s\n", strings.Join(parts, " "))
+		return nil
+	})
+}
+
+func splitScopes(s string) []string {
+	var out []string
+	for _, p := range strings.Split(s, ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+func token(cfg bootstrap.Config, args []string, stdout io.Writer) error {
+	if len(args) == 0 || args[0] != "mint" {
+		return usagef("token takes the subcommand mint")
+	}
+	fs := newFlagSet("token mint")
+	org := fs.String("org", "", "organization ID")
+	scopes := fs.String("scopes", "", "comma-separated scopes")
+	ttl := fs.Duration("ttl", time.Hour, "lifetime")
+	if err := parseFlags(fs, args[1:]); err != nil {
+		return err
+	}
+	if *org == "" || fs.NArg() > 0 {
+		return usagef("token mint needs --org ID [--scopes a,b] [--ttl 1h]")
+	}
+	if *ttl <= 0 {
+		return usagef("token mint: --ttl must be positive")
+	}
+	if cfg.SigningKey == "" {
+		return fmt.Errorf("token mint: AUTH_SIGNING_KEY is not set")
+	}
+	tok, err := identity.MintToken(cfg.TokenConfig(nil), identity.MintParams{
+		Organization: *org, Scopes: splitScopes(*scopes), TTL: *ttl,
+	})
+	if err != nil {
+		return err
+	}
+	fmt.Fprintln(stdout, tok)
+	return nil
+}
+
+func apikey(ctx context.Context, cfg bootstrap.Config, args []string, stdout io.Writer) error {
+	if len(args) == 0 {
+		return usagef("apikey takes one of create, revoke, list")
+	}
+	switch args[0] {
+	case "create":
+		fs := newFlagSet("apikey create")
+		org := fs.String("org", "", "organization ID")
+		scopes := fs.String("scopes", "", "comma-separated scopes")
+		name := fs.String("name", "", "a name people recognise")
+		if err := parseFlags(fs, args[1:]); err != nil {
+			return err
+		}
+		if *org == "" || fs.NArg() > 0 {
+			return usagef("apikey create needs --org ID --scopes a,b [--name N]")
+		}
+		plain, hash, prefix, err := identity.GenerateAPIKey(cfg.Environment)
+		if err != nil {
+			return err
+		}
+		key := domain.APIKey{
+			ID: system.IDs{}.NewID("key"), OrganizationID: *org, Name: *name, Environment: cfg.Environment,
+			Prefix: prefix, Hash: hash, CreatedAt: system.Clock{}.Now(),
+		}
+		for _, s := range splitScopes(*scopes) {
+			key.Scopes = append(key.Scopes, domain.Scope(s))
+		}
+		return withDB(ctx, cfg, func(ctx context.Context, db *bun.DB) error {
+			if _, err := postgres.NewRepositories(db).Organizations.Get(ctx, *org); err != nil {
+				return fmt.Errorf("apikey create: organization %q: %w", *org, err)
+			}
+			if err := postgres.NewRepositories(db).APIKeys.Create(ctx, key); err != nil {
+				return fmt.Errorf("apikey create: %w", err)
+			}
+			fmt.Fprintln(stdout, plain)
+			return nil
+		})
+	case "revoke":
+		if len(args) != 2 || !domain.ValidID(args[1]) {
+			return usagef("apikey revoke takes one KEY_ID")
+		}
+		return withDB(ctx, cfg, func(ctx context.Context, db *bun.DB) error {
+			if err := postgres.NewRepositories(db).APIKeys.Revoke(ctx, args[1]); err != nil {
+				return fmt.Errorf("apikey revoke %s: %w", args[1], err)
+			}
+			fmt.Fprintf(stdout, "revoked %s\n", args[1])
+			return nil
+		})
+	case "list":
+		fs := newFlagSet("apikey list")
+		org := fs.String("org", "", "organization ID")
+		if err := parseFlags(fs, args[1:]); err != nil {
+			return err
+		}
+		if *org == "" || fs.NArg() > 0 {
+			return usagef("apikey list needs --org ID")
+		}
+		return withDB(ctx, cfg, func(ctx context.Context, db *bun.DB) error {
+			keys, err := postgres.NewRepositories(db).APIKeys.ListByOrganization(ctx, *org)
+			if err != nil {
+				return fmt.Errorf("apikey list: %w", err)
+			}
+			tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
+			fmt.Fprintln(tw, "ID\tNAME\tPREFIX\tENVIRONMENT\tSCOPES\tCREATED\tREVOKED")
+			for _, k := range keys {
+				scopes := make([]string, len(k.Scopes))
+				for i, s := range k.Scopes {
+					scopes[i] = string(s)
+				}
+				revoked := "-"
+				if k.RevokedAt != nil {
+					revoked = k.RevokedAt.UTC().Format(time.RFC3339)
+				}
+				fmt.Fprintf(tw, "%s\t%s\t%s…\t%s\t%s\t%s\t%s\n", k.ID, k.Name, k.Prefix, k.Environment,
+					strings.Join(scopes, ","), k.CreatedAt.UTC().Format(time.RFC3339), revoked)
+			}
+			return tw.Flush()
+		})
+	}
+	return usagef("apikey: unknown subcommand %q (create, revoke, list)", args[0])
+}

@@ -1,0 +1,191 @@
+// Command fulfillment is the fulfillment service: the HTTP API (serve) and
+// the operator's commands (migrate, seed, token, apikey). Every setting
+// comes from the environment (CONTRACT §1).
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"go.uber.org/dig"
+	"go.uber.org/fx"
+
+	"github.com/acme3pl/fulfillment/bootstrap"
+)
+
+// Exit statuses of CONTRACT §1.
+const (
+	exitOK      = 0
+	exitFailure = 1
+	exitUsage   = 2
+)
+
+const usage = `usage: fulfillment <command> [arguments]
+
+commands:
+  serve                                         run the HTTP API until SIGTERM/SIGINT
+  migrate [up|down|status]                      apply / roll back one / list migrations
+  seed --file PATH                              load a fixture document
+  token mint --org ID --scopes a,b [--ttl 1h]   print a signed access token
+  apikey create --org ID --scopes a,b [--name N] print a new API key
+  apikey revoke KEY_ID                          revoke an API key
+  apikey list --org ID                          list an organization's keys
+
+Settings come from the environment: DATABASE_URL, HTTP_ADDR, ENVIRONMENT,
+AUTH_SIGNING_KEY, AUTH_JWKS_URL, AUTH_ISSUER, AUTH_AUDIENCE, AUTH_ORG_CLAIM,
+LOG_LEVEL, OTEL_*.
+`
+
+// usageError is a mistake in the command line: exit status 2.
+type usageError struct{ msg string }
+
+func (e usageError) Error() string { return e.msg }
+
+func usagef(format string, args ...any) error { return usageError{fmt.Sprintf(format, args...)} }
+
+func main() {
+	os.Exit(run(context.Background(), os.Args[1:], environ(), os.Stdout, os.Stderr))
+}
+
+func environ() map[string]string {
+	env := map[string]string{}
+	for _, kv := range os.Environ() {
+		if k, v, ok := strings.Cut(kv, "="); ok {
+			env[k] = v
+		}
+	}
+	return env
+}
+
+// run executes one command and returns its exit status. Errors are written
+// as one line on stderr; a panic is too, never as a trace.
+func run(ctx context.Context, args []string, env map[string]string, stdout, stderr io.Writer) (code int) {
+	defer func() {
+		if v := recover(); v != nil {
+			fmt.Fprintf(stderr, "fulfillment: internal error: %v\n", v)
+			code = exitFailure
+		}
+	}()
+	err := dispatch(ctx, args, env, stdout, stderr)
+	var ue usageError
+	switch {
+	case err == nil:
+		return exitOK
+	case errors.As(err, &ue), errors.Is(err, flag.ErrHelp):
+		if !errors.Is(err, flag.ErrHelp) {
+			fmt.Fprintf(stderr, "fulfillment: %s\n", oneLine(err.Error()))
+		}
+		fmt.Fprint(stderr, usage)
+		return exitUsage
+	default:
+		fmt.Fprintf(stderr, "fulfillment: %s\n", oneLine(err.Error()))
+		return exitFailure
+	}
+}
+
+func oneLine(s string) string {
+	return strings.Join(strings.Fields(s), " ")
+}
+
+func dispatch(ctx context.Context, args []string, env map[string]string, stdout, stderr io.Writer) error {
+	if len(args) == 0 {
+		return usagef("no command given")
+	}
+	cmd, rest := args[0], args[1:]
+	if cmd == "help" || cmd == "-h" || cmd == "--help" {
+		fmt.Fprint(stdout, usage)
+		return nil
+	}
+	cfg, err := bootstrap.Load(env)
+	if err != nil {
+		return err
+	}
+	switch cmd {
+	case "serve":
+		if len(rest) > 0 {
+			return usagef("serve takes no arguments")
+		}
+		return serve(cfg, stderr)
+	case "migrate":
+		return migrate(ctx, cfg, rest, stdout)
+	case "seed":
+		return seed(ctx, cfg, rest, stdout)
+	case "token":
+		return token(cfg, rest, stdout)
+	case "apikey":
+		return apikey(ctx, cfg, rest, stdout)
+	}
+	return usagef("unknown command %q", cmd)
+}
+
+// serve runs the fx graph until SIGTERM or SIGINT, then stops it: the
+// server drains, the database closes, spans are flushed.
+func serve(cfg bootstrap.Config, stderr io.Writer) error {
+	if err := cfg.RequireAuth(); err != nil {
+		return err
+	}
+	app := fx.New(append(bootstrap.Options(cfg, stderr), fx.StopTimeout(30*time.Second))...)
+	if err := app.Err(); err != nil {
+		return dig.RootCause(err)
+	}
+	startCtx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := app.Start(startCtx); err != nil {
+		return hookCause(err)
+	}
+	sig := make(chan os.Signal, 1)
+	signal.Notify(sig, syscall.SIGTERM, syscall.SIGINT)
+	defer signal.Stop(sig)
+	exit := 0
+	select {
+	case <-sig:
+	case s := <-app.Wait():
+		exit = s.ExitCode
+	}
+	stopCtx, cancelStop := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancelStop()
+	if err := app.Stop(stopCtx); err != nil {
+		return fmt.Errorf("shutdown: %w", err)
+	}
+	if exit != 0 {
+		return errors.New("the server stopped on an error (see the log)")
+	}
+	return nil
+}
+
+// hookCause strips fx's "OnStart hook added by … failed" wrapping so that
+// the line says what is wrong.
+func hookCause(err error) error {
+	for strings.Contains(err.Error(), "hook added by") {
+		u := errors.Unwrap(err)
+		if u == nil {
+			break
+		}
+		err = u
+	}
+	return err
+}
+
+func newFlagSet(name string) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	return fs
+}
+
+func parseFlags(fs *flag.FlagSet, args []string) error {
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return err
+		}
+		return usagef("%s: %v", fs.Name(), err)
+	}
+	return nil
+}

@@ -1,0 +1,71 @@
+package domain
+
+import "strings"
+
+// ItemKind tells products (picked one by one) from cartons (shipped whole).
+type ItemKind string
+
+// The two kinds of inventory record.
+const (
+	KindProduct ItemKind = "product"
+	KindCarton  ItemKind = "carton"
+)
+
+// InventoryItem is a product or a carton of an organization, known by SKU.
+type InventoryItem struct {
+	ID             string
+	OrganizationID string
+	Kind           ItemKind
+	SKU            string
+	Name           string
+}
+
+// NormalizeSKU trims surrounding white space; SKUs compare case-sensitively.
+func NormalizeSKU(s string) string { return strings.TrimSpace(s) }
+
+// Validate checks an inventory record before it is stored.
+func (p InventoryItem) Validate() error {
+	switch {
+	case !ValidID(p.ID):
+		return Invalid(string(p.Kind)+".id", "%q is not a valid ID", p.ID)
+	case !ValidID(p.OrganizationID):
+		return Invalid(string(p.Kind)+".organizationId", "%q is not a valid ID", p.OrganizationID)
+	case p.Kind != KindProduct && p.Kind != KindCarton:
+		return Invalid("kind", "%q is not product or carton", p.Kind)
+	case p.SKU == "" || p.SKU != NormalizeSKU(p.SKU) || len(p.SKU) > 255:
+		return Invalid(string(p.Kind)+".sku", "%q must be non-empty, trimmed and at most 255 bytes", p.SKU)
+	}
+	return nil
+}
+
+// Stock is the on-hand count of one product or carton at one warehouse.
+type Stock struct {
+	WarehouseID string
+	Kind        ItemKind
+	ItemID      string
+	OnHand      int64
+}
+
+// Validate checks a stock record before it is stored.
+func (s Stock) Validate() error {
+	switch {
+	case !ValidID(s.WarehouseID):
+		return Invalid("stock.warehouseId", "%q is not a valid ID", s.WarehouseID)
+	case !ValidID(s.ItemID):
+		return Invalid("stock", "exactly one of productId, cartonId is required")
+	case s.OnHand < 0:
+		return Invalid("stock.onHand", "must not be negative")
+	}
+	return nil
+}
+
+// StockLevel is what a warehouse holds of one item: on hand, reserved by
+// pending shipments, and available (on hand − reserved).
+type StockLevel struct {
+	Warehouse WarehouseRef
+	OnHand    int64
+	Reserved  int64
+}
+
+// Available is on hand minus reserved.
+func (s StockLevel) Available() int64 { return s.OnHand - s.Reserved }

@@ -1,0 +1,34 @@
+package ports
+
+import (
+	"context"
+
+	"github.com/acme3pl/fulfillment/domain"
+)
+
+// Fixture is a whole fixture document, validated into domain values.
+type Fixture struct {
+	Organizations []domain.Organization
+	Warehouses    []FixtureWarehouse
+	Inventory     []domain.InventoryItem
+	Stock         []domain.Stock
+	Invoices      []*domain.Invoice
+	APIKeys       []domain.APIKey
+	Secrets       []domain.WebhookSecret
+}
+
+// FixtureWarehouse is a warehouse and the organizations it is available to.
+type FixtureWarehouse struct {
+	domain.Warehouse
+	Organizations []string
+}
+
+// FixtureCounts tells how many records a load inserted (records already
+// present are left as they are and not counted).
+type FixtureCounts map[string]int
+
+// FixtureStore writes a fixture; records whose IDs exist already are kept
+// unchanged, so loading the same fixture twice changes nothing.
+type FixtureStore interface {
+	Load(ctx context.Context, f Fixture) (FixtureCounts, error)
+}

@@ -1,0 +1,44 @@
+package ports
+
+import (
+	"context"
+	"errors"
+	"slices"
+
+	"github.com/acme3pl/fulfillment/domain"
+)
+
+// ErrInvalidCredentials: a token or key is missing, malformed, expired,
+// revoked, of the other environment, or otherwise not to be trusted. The
+// reason is kept in the wrapped error for logs, never for responses.
+var ErrInvalidCredentials = errors.New("invalid credentials")
+
+// Principal is who is calling: an organization and the scopes granted.
+type Principal struct {
+	OrganizationID string
+	Subject        string // token subject or API key ID
+	Scopes         []domain.Scope
+}
+
+// Has reports whether the principal holds scope s.
+func (p Principal) Has(s domain.Scope) bool { return slices.Contains(p.Scopes, s) }
+
+// AccessTokenVerifier verifies OAuth access tokens (JWTs).
+type AccessTokenVerifier interface {
+	VerifyAccessToken(ctx context.Context, token string) (Principal, error)
+}
+
+// APIKeyVerifier verifies API keys of the order intake.
+type APIKeyVerifier interface {
+	VerifyAPIKey(ctx context.Context, key string) (Principal, error)
+}
+
+// APIKeyRepository stores API keys by the hash of their secret.
+type APIKeyRepository interface {
+	Create(ctx context.Context, k domain.APIKey) error
+	// FindByHash returns domain.ErrNotFound when no key has this hash.
+	FindByHash(ctx context.Context, hash []byte) (domain.APIKey, error)
+	// Revoke marks a key revoked; domain.ErrNotFound when unknown.
+	Revoke(ctx context.Context, id string) error
+	ListByOrganization(ctx context.Context, organizationID string) ([]domain.APIKey, error)
+}

@@ -1,0 +1,5 @@
+package ports
+
+// OrderReceiptRepository records storefront order deliveries; the order
+// intake issue defines its methods.
+type OrderReceiptRepository interface{}

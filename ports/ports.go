@@ -1,0 +1,40 @@
+package ports
+
+import (
+	"context"
+	"time"
+)
+
+// UnitOfWork runs fn in one database transaction with repositories bound to
+// it: everything fn writes commits together or not at all.
+type UnitOfWork interface {
+	Do(ctx context.Context, fn func(ctx context.Context, r Repositories) error) error
+}
+
+// Repositories are the repositories of one unit of work.
+type Repositories struct {
+	Organizations OrganizationRepository
+	Warehouses    WarehouseRepository
+	Inventory     InventoryRepository
+	Invoices      InvoiceRepository
+	Shipments     ShipmentRepository
+	Receipts      OrderReceiptRepository
+	APIKeys       APIKeyRepository
+	Fixtures      FixtureStore
+}
+
+// Clock tells the time; tests pin it.
+type Clock interface {
+	Now() time.Time
+}
+
+// IDGenerator makes new, unique, opaque IDs such as "shp_0193…".
+type IDGenerator interface {
+	NewID(prefix string) string
+}
+
+// Page is a window of a list: Skip records skipped, at most Take returned.
+type Page struct {
+	Skip int
+	Take int
+}
