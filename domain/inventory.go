@@ -1,6 +1,9 @@
 package domain
 
-import "strings"
+import (
+	"fmt"
+	"strings"
+)
 
 // ItemKind tells products (picked one by one) from cartons (shipped whole).
 type ItemKind string
@@ -69,3 +72,21 @@ type StockLevel struct {
 
 // Available is on hand minus reserved.
 func (s StockLevel) Available() int64 { return s.OnHand - s.Reserved }
+
+// StockShortage is one item a submission asked more of than is available.
+type StockShortage struct {
+	ItemID    string
+	SKU       string
+	Requested int64
+	Available int64
+}
+
+// InsufficientStockError lists every short item of a submission; nothing
+// was reserved.
+type InsufficientStockError struct {
+	Items []StockShortage
+}
+
+func (e *InsufficientStockError) Error() string {
+	return fmt.Sprintf("insufficient stock for %d item(s)", len(e.Items))
+}

@@ -1,0 +1,297 @@
+package main
+
+// The end-to-end harness: the real binary, built once per test run, against
+// a PostgreSQL database of this package's own (pgtest), driven over HTTP.
+// Feature tests live in e2e_*_test.go beside this file.
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/acme3pl/fulfillment/adapters/postgres/pgtest"
+)
+
+// testSigningKey signs the access tokens of the end-to-end tests.
+const testSigningKey = "e2e-signing-key-0123456789abcdef-0123456789"
+
+var (
+	binPath string // the built binary
+	testDSN string // this package's database, migrated
+)
+
+func TestMain(m *testing.M) {
+	os.Exit(func() int {
+		dir, err := os.MkdirTemp("", "fulfillment-e2e-")
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
+		defer func() { _ = os.RemoveAll(dir) }()
+		binPath = filepath.Join(dir, "fulfillment")
+		build := exec.Command("go", "build", "-race", "-o", binPath, ".")
+		build.Stdout, build.Stderr = os.Stderr, os.Stderr
+		if err := build.Run(); err != nil {
+			fmt.Fprintf(os.Stderr, "build the binary: %v\n", err)
+			return 1
+		}
+		return pgtest.Main(m, &testDSN)
+	}())
+}
+
+// baseEnv is the environment of every command the tests run.
+func baseEnv(dsn string, extra ...string) []string {
+	env := []string{
+		"PATH=" + os.Getenv("PATH"),
+		"HOME=" + os.Getenv("HOME"),
+		"DATABASE_URL=" + dsn,
+		"AUTH_SIGNING_KEY=" + testSigningKey,
+		"OTEL_TRACES_EXPORTER=none",
+		"LOG_LEVEL=info",
+	}
+	return append(env, extra...)
+}
+
+// result is what a command printed and its exit status.
+type result struct {
+	Stdout, Stderr string
+	Code           int
+}
+
+// runCLI runs the binary to completion.
+func runCLI(t testing.TB, env []string, args ...string) result {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, binPath, args...)
+	cmd.Env = env
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok { //nolint:errorlint // exec returns it unwrapped
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatalf("run %v: %v", args, err)
+	}
+	return result{Stdout: out.String(), Stderr: errb.String(), Code: code}
+}
+
+// mustCLI runs the binary and fails the test unless it exits 0.
+func mustCLI(t testing.TB, env []string, args ...string) string {
+	t.Helper()
+	r := runCLI(t, env, args...)
+	if r.Code != 0 {
+		t.Fatalf("fulfillment %s: exit %d: %s", strings.Join(args, " "), r.Code, r.Stderr)
+	}
+	return r.Stdout
+}
+
+// seedFixture writes doc to a file and seeds it.
+func seedFixture(t testing.TB, dsn string, doc any) {
+	t.Helper()
+	b, err := json.Marshal(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "fixture.json")
+	if err := os.WriteFile(path, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	mustCLI(t, baseEnv(dsn), "seed", "--file", path)
+}
+
+// server is a running `fulfillment serve`.
+type server struct {
+	URL    string
+	cmd    *exec.Cmd
+	stderr *syncBuffer
+	done   chan error
+}
+
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// Logs returns what the server wrote on stderr so far.
+func (s *server) Logs() string { return s.stderr.String() }
+
+func freeAddr(t testing.TB) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	_ = ln.Close()
+	return addr
+}
+
+// startServer runs `fulfillment serve` on a free port with env and waits
+// until /readyz answers 200. The server is stopped with SIGTERM when the
+// test ends, and must then exit 0.
+func startServer(t testing.TB, env []string) *server {
+	t.Helper()
+	addr := freeAddr(t)
+	cmd := exec.Command(binPath, "serve")
+	cmd.Env = append(append([]string{}, env...), "HTTP_ADDR="+addr)
+	s := &server{URL: "http://" + addr, cmd: cmd, stderr: &syncBuffer{}, done: make(chan error, 1)}
+	cmd.Stderr = s.stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() { s.done <- cmd.Wait() }()
+	t.Cleanup(func() { s.Stop(t) })
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		resp, err := http.Get(s.URL + "/readyz")
+		if err == nil {
+			_ = resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				return s
+			}
+		}
+		select {
+		case err := <-s.done:
+			s.done <- err
+			t.Fatalf("server exited before it was ready: %v\n%s", err, s.Logs())
+		default:
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("server not ready after 30s\n%s", s.Logs())
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// Stop sends SIGTERM and checks that the server exits 0 within 30 s.
+func (s *server) Stop(t testing.TB) {
+	t.Helper()
+	if s.cmd.ProcessState != nil {
+		return
+	}
+	_ = s.cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case err := <-s.done:
+		s.done <- err
+		if err != nil {
+			t.Errorf("server exit: %v\n%s", err, s.Logs())
+		}
+	case <-time.After(30 * time.Second):
+		_ = s.cmd.Process.Kill()
+		t.Errorf("server did not stop within 30s of SIGTERM\n%s", s.Logs())
+	}
+}
+
+// mintToken returns an access token for org with scopes.
+func mintToken(t testing.TB, org string, scopes ...string) string {
+	t.Helper()
+	return strings.TrimSpace(mustCLI(t, baseEnv(testDSN), "token", "mint", "--org", org, "--scopes", strings.Join(scopes, ",")))
+}
+
+// response is a finished HTTP exchange.
+type response struct {
+	Status int
+	Header http.Header
+	Body   []byte
+}
+
+// JSON decodes the body into v, failing the test when it is not JSON.
+func (r response) JSON(t testing.TB, v any) {
+	t.Helper()
+	if err := json.Unmarshal(r.Body, v); err != nil {
+		t.Fatalf("body is not JSON (%v): %s", err, r.Body)
+	}
+}
+
+// do sends one request. body may be nil, a []byte, a string or a value
+// marshalled as JSON; headers are name/value pairs.
+func do(t testing.TB, method, url string, body any, headers ...string) response {
+	t.Helper()
+	var rd io.Reader
+	switch b := body.(type) {
+	case nil:
+	case []byte:
+		rd = bytes.NewReader(b)
+	case string:
+		rd = strings.NewReader(b)
+	default:
+		j, err := json.Marshal(b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rd = bytes.NewReader(j)
+	}
+	req, err := http.NewRequest(method, url, rd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	for i := 0; i+1 < len(headers); i += 2 {
+		req.Header.Set(headers[i], headers[i+1])
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatalf("%s %s: %v", method, url, err)
+	}
+	defer func() { _ = resp.Body.Close() }()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return response{Status: resp.StatusCode, Header: resp.Header, Body: b}
+}
+
+// problem is the problem+json body of CONTRACT §2.
+type problem struct {
+	Type      string `json:"type"`
+	Title     string `json:"title"`
+	Status    int    `json:"status"`
+	Detail    string `json:"detail"`
+	Code      string `json:"code"`
+	Parameter string `json:"parameter"`
+}
+
+// wantProblem checks status, content type and code of a problem response.
+func wantProblem(t testing.TB, r response, status int, code string) problem {
+	t.Helper()
+	if r.Status != status {
+		t.Fatalf("status %d, want %d: %s", r.Status, status, r.Body)
+	}
+	if ct := r.Header.Get("Content-Type"); ct != "application/problem+json" {
+		t.Fatalf("Content-Type %q, want application/problem+json", ct)
+	}
+	var p problem
+	r.JSON(t, &p)
+	if p.Code != code || p.Status != status || p.Type != "about:blank" || p.Title == "" {
+		t.Fatalf("problem %+v, want status %d code %s", p, status, code)
+	}
+	return p
+}
