@@ -1,0 +1,450 @@
+package identity
+
+import (
+	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rsa"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/MicahParks/jwkset"
+	"github.com/MicahParks/keyfunc/v3"
+	"github.com/golang-jwt/jwt/v5"
+	"golang.org/x/time/rate"
+
+	"github.com/acme3pl/fulfillment/domain"
+	"github.com/acme3pl/fulfillment/ports"
+)
+
+// DefaultOrgClaim is the claim that holds the organization ID unless
+// TokenConfig.OrgClaim says otherwise.
+const DefaultOrgClaim = "org_id"
+
+// MaxLeeway bounds TokenConfig.Leeway: leeway exists to absorb clock skew
+// between the identity provider and this service, not to extend tokens.
+const MaxLeeway = 5 * time.Minute
+
+// The algorithms this service accepts, one key source each.
+const (
+	algHS256 = "HS256"
+	algRS256 = "RS256"
+	algES256 = "ES256"
+)
+
+// maxTokenBytes refuses absurd inputs before any base64 or JSON work. Real
+// access tokens are a few hundred bytes to a few KiB.
+const maxTokenBytes = 16 << 10
+
+// minRSABits: RSA keys shorter than this are not trusted to sign tokens.
+const minRSABits = 2048
+
+// TokenConfig says which access tokens to trust. At least one of SigningKey
+// and JWKSURL must be set.
+type TokenConfig struct {
+	// SigningKey is the HS256 shared secret (AUTH_SIGNING_KEY, its bytes as
+	// they are). Empty: HS256 tokens are refused.
+	SigningKey []byte
+	// JWKSURL is the identity provider's JWK Set (AUTH_JWKS_URL), an
+	// absolute http(s) URL. Empty: RS256/ES256 tokens are refused.
+	JWKSURL string
+	// Issuer and Audience, when set, must be exactly the token's iss and one
+	// of its aud.
+	Issuer, Audience string
+	// OrgClaim names the claim that holds the organization ID
+	// (AUTH_ORG_CLAIM); empty means DefaultOrgClaim.
+	OrgClaim string
+	// Leeway is the clock skew tolerated on exp, nbf and iat. The zero value
+	// means none, which is right when the tokens are minted by this service
+	// (same clock); a few seconds suit an external identity provider. It may
+	// not be negative or exceed MaxLeeway.
+	Leeway time.Duration
+	// Logger receives JWKS fetch failures (never a token). Nil means
+	// slog.Default().
+	Logger *slog.Logger
+}
+
+func (c TokenConfig) orgClaim() string {
+	if c.OrgClaim == "" {
+		return DefaultOrgClaim
+	}
+	return c.OrgClaim
+}
+
+// jwksOptions tune the JWKS cache. NewTokenVerifier uses defaultJWKSOptions;
+// tests shorten them.
+type jwksOptions struct {
+	// fetchTimeout bounds every fetch, the first one included, so a hanging
+	// identity provider delays start-up by at most this much.
+	fetchTimeout time.Duration
+	// refreshInterval is the period of the background refresh, which picks
+	// up new keys and drops removed ones even when no token asks for them.
+	refreshInterval time.Duration
+	// unknownKIDEvery is the minimum time between two refreshes triggered by
+	// a token whose kid is not in the cache. A request never waits for this
+	// limiter longer than fetchTimeout: it is refused instead.
+	unknownKIDEvery time.Duration
+}
+
+var defaultJWKSOptions = jwksOptions{
+	fetchTimeout:    5 * time.Second,
+	refreshInterval: 15 * time.Minute,
+	unknownKIDEvery: time.Minute,
+}
+
+// TokenVerifier verifies access tokens. It is safe for concurrent use.
+type TokenVerifier struct {
+	hmacKey    []byte
+	hmacParser *jwt.Parser
+	jwks       jwkset.Storage // nil without JWKSURL
+	jwksParser *jwt.Parser
+	orgClaim   string
+	stop       context.CancelFunc
+	stopOnce   sync.Once
+}
+
+var _ ports.AccessTokenVerifier = (*TokenVerifier)(nil)
+
+// NewTokenVerifier checks cfg and, when cfg.JWKSURL is set, starts the JWKS
+// cache: one fetch (at most a few seconds) now, then background refreshes
+// with httpClient (nil means http.DefaultClient). A failed first fetch is
+// logged, not returned: see the package documentation. ctx bounds the life of
+// the background refresh, as does Close; pass a context that lives as long as
+// the verifier (not a start-up timeout context).
+func NewTokenVerifier(ctx context.Context, cfg TokenConfig, httpClient *http.Client) (*TokenVerifier, error) {
+	return newTokenVerifier(ctx, cfg, httpClient, defaultJWKSOptions)
+}
+
+func newTokenVerifier(ctx context.Context, cfg TokenConfig, httpClient *http.Client, opts jwksOptions) (*TokenVerifier, error) {
+	if len(cfg.SigningKey) == 0 && cfg.JWKSURL == "" {
+		return nil, errors.New("token config: neither a signing key nor a JWKS URL is set")
+	}
+	if cfg.Leeway < 0 || cfg.Leeway > MaxLeeway {
+		return nil, fmt.Errorf("token config: leeway %s is outside 0..%s", cfg.Leeway, MaxLeeway)
+	}
+	orgClaim := cfg.orgClaim()
+	if strings.TrimSpace(orgClaim) != orgClaim {
+		return nil, fmt.Errorf("token config: organization claim %q has surrounding white space", orgClaim)
+	}
+
+	common := []jwt.ParserOption{
+		jwt.WithExpirationRequired(),
+		jwt.WithIssuedAt(),
+		jwt.WithLeeway(cfg.Leeway),
+	}
+	if cfg.Issuer != "" {
+		common = append(common, jwt.WithIssuer(cfg.Issuer))
+	}
+	if cfg.Audience != "" {
+		common = append(common, jwt.WithAudience(cfg.Audience))
+	}
+
+	v := &TokenVerifier{orgClaim: orgClaim, stop: func() {}}
+	if len(cfg.SigningKey) > 0 {
+		// Copy: the caller's slice must not change the key under our feet.
+		v.hmacKey = slices.Clone(cfg.SigningKey)
+		v.hmacParser = jwt.NewParser(append(slices.Clone(common), jwt.WithValidMethods([]string{algHS256}))...)
+	}
+	if cfg.JWKSURL != "" {
+		u, err := url.Parse(cfg.JWKSURL)
+		if err != nil {
+			// Not quoted: an unparsable URL cannot be redacted.
+			return nil, errors.New("token config: the JWKS URL is not an absolute http(s) URL")
+		}
+		if (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
+			return nil, fmt.Errorf("token config: JWKS URL %q is not an absolute http(s) URL", u.Redacted())
+		}
+		if err := ctx.Err(); err != nil {
+			return nil, fmt.Errorf("token config: JWKS: %w", err)
+		}
+		logger := cfg.Logger
+		if logger == nil {
+			logger = slog.Default()
+		}
+		if httpClient == nil {
+			httpClient = http.DefaultClient
+		}
+		storage, stop, err := startJWKS(ctx, cfg.JWKSURL, u.Redacted(), httpClient, logger, opts)
+		if err != nil {
+			return nil, err
+		}
+		v.jwks, v.stop = storage, stop
+		v.jwksParser = jwt.NewParser(append(slices.Clone(common), jwt.WithValidMethods([]string{algRS256, algES256}))...)
+	}
+	return v, nil
+}
+
+// startJWKS builds the cached, self-refreshing JWK Set. The refresh goroutine
+// lives until ctx ends or stop is called.
+func startJWKS(ctx context.Context, rawURL, shownURL string, client *http.Client, logger *slog.Logger, opts jwksOptions) (jwkset.Storage, context.CancelFunc, error) {
+	lifetime, stop := context.WithCancel(ctx)
+	noErrorOnFirstFetch := true
+	kf, err := keyfunc.NewDefaultOverrideCtx(lifetime, []string{rawURL}, keyfunc.Override{
+		Client:      client,
+		HTTPTimeout: opts.fetchTimeout,
+		// The first fetch failing is logged, not fatal (package doc).
+		NoErrorReturnFirstHTTPReq: &noErrorOnFirstFetch,
+		RefreshInterval:           opts.refreshInterval,
+		// Burst 1: the first unknown kid refreshes at once (key rotation),
+		// later ones at most every unknownKIDEvery.
+		RefreshUnknownKID: rate.NewLimiter(rate.Every(opts.unknownKIDEvery), 1),
+		// jwkset uses this both as the longest wait for the limiter and as
+		// the deadline of the on-demand fetch.
+		RateLimitWaitMax: opts.fetchTimeout,
+		RefreshErrorHandlerFunc: func(string) func(context.Context, error) {
+			return func(ctx context.Context, err error) {
+				if lifetime.Err() != nil || errors.Is(err, context.Canceled) {
+					// Close, shutdown or a caller gone: not the IdP's fault.
+					// (ctx itself is no guide: jwkset cancels it before
+					// reporting a failed first fetch.)
+					return
+				}
+				logger.ErrorContext(ctx, "JWKS fetch failed; tokens signed by unknown keys are refused until a fetch succeeds",
+					"jwks_url", shownURL, "error", err)
+			}
+		},
+	})
+	if err != nil {
+		stop()
+		return nil, nil, fmt.Errorf("token config: JWKS %q: %w", shownURL, err)
+	}
+	return kf.Storage(), stop, nil
+}
+
+// Close stops the background JWKS refresh (an fx OnStop hook). Tokens are
+// still verified afterwards, from the cached keys. Close is idempotent.
+func (v *TokenVerifier) Close() {
+	v.stopOnce.Do(v.stop)
+}
+
+// VerifyAccessToken checks token and returns who it names. Every refusal
+// wraps ports.ErrInvalidCredentials.
+func (v *TokenVerifier) VerifyAccessToken(ctx context.Context, token string) (ports.Principal, error) {
+	if token == "" {
+		return ports.Principal{}, invalid("empty token")
+	}
+	if len(token) > maxTokenBytes {
+		return ports.Principal{}, invalid("token longer than %d bytes", maxTokenBytes)
+	}
+	alg, err := headerAlg(token)
+	if err != nil {
+		return ports.Principal{}, invalid("malformed header: %v", err)
+	}
+
+	// The key source is chosen by the header's alg, and each source's parser
+	// accepts only its own algorithms: no token can pick a key meant for
+	// another algorithm.
+	var (
+		parser  *jwt.Parser
+		keyFunc jwt.Keyfunc
+	)
+	switch alg {
+	case algHS256:
+		if v.hmacParser == nil {
+			return ports.Principal{}, invalid("alg HS256 but no signing key is configured")
+		}
+		parser, keyFunc = v.hmacParser, v.hmacKeyFunc
+	case algRS256, algES256:
+		if v.jwksParser == nil {
+			return ports.Principal{}, invalid("alg %s but no JWKS is configured", alg)
+		}
+		parser, keyFunc = v.jwksParser, v.jwksKeyFunc(ctx)
+	default:
+		return ports.Principal{}, invalid("alg %q is not accepted", truncate(alg, 16))
+	}
+
+	claims := jwt.MapClaims{}
+	if _, err := parser.ParseWithClaims(token, claims, keyFunc); err != nil {
+		return ports.Principal{}, fmt.Errorf("access token: %w: %w", ports.ErrInvalidCredentials, err)
+	}
+	return principal(claims, v.orgClaim)
+}
+
+func (v *TokenVerifier) hmacKeyFunc(t *jwt.Token) (any, error) {
+	// The parser already refused other algorithms; checked again so that this
+	// function can never hand the secret to another method.
+	if t.Method.Alg() != algHS256 {
+		return nil, fmt.Errorf("alg %s is not HS256", t.Method.Alg())
+	}
+	return v.hmacKey, nil
+}
+
+// jwksKeyFunc finds the JWKS key for a token. With a kid, the cache is asked
+// for it (an unknown kid triggers a rate-limited refresh: key rotation).
+// Without one, every cached key that fits the alg is tried.
+func (v *TokenVerifier) jwksKeyFunc(ctx context.Context) jwt.Keyfunc {
+	return func(t *jwt.Token) (any, error) {
+		alg := t.Method.Alg()
+		if alg != algRS256 && alg != algES256 {
+			return nil, fmt.Errorf("alg %s is not RS256 or ES256", alg)
+		}
+		if raw, ok := t.Header[jwkset.HeaderKID]; ok {
+			kid, ok := raw.(string)
+			if !ok || kid == "" {
+				return nil, errors.New("kid is not a non-empty string")
+			}
+			jwk, err := v.jwks.KeyRead(ctx, kid)
+			if err != nil {
+				return nil, fmt.Errorf("JWKS key %q: %w", truncate(kid, 64), err)
+			}
+			return verificationKey(jwk, alg)
+		}
+		all, err := v.jwks.KeyReadAll(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("JWKS keys: %w", err)
+		}
+		var set jwt.VerificationKeySet
+		for _, jwk := range all {
+			if k, err := verificationKey(jwk, alg); err == nil {
+				set.Keys = append(set.Keys, k)
+			}
+		}
+		if len(set.Keys) == 0 {
+			return nil, fmt.Errorf("no JWKS key fits alg %s", alg)
+		}
+		return set, nil
+	}
+}
+
+// verificationKey returns jwk's public key if it may verify alg: a signing
+// key ("use" absent or "sig"), whose own "alg" (when present) is alg, of the
+// type alg needs — never a symmetric key.
+func verificationKey(jwk jwkset.JWK, alg string) (any, error) {
+	m := jwk.Marshal()
+	if m.USE != "" && m.USE != jwkset.UseSig {
+		return nil, fmt.Errorf("JWKS key %q has use %q, not sig", m.KID, m.USE)
+	}
+	if m.ALG != "" && m.ALG.String() != alg {
+		return nil, fmt.Errorf("JWKS key %q is for alg %s, not %s", m.KID, m.ALG, alg)
+	}
+	switch alg {
+	case algRS256:
+		var pub *rsa.PublicKey
+		switch k := jwk.Key().(type) {
+		case *rsa.PublicKey:
+			pub = k
+		case *rsa.PrivateKey:
+			pub = &k.PublicKey
+		default:
+			return nil, fmt.Errorf("JWKS key %q is not an RSA key", m.KID)
+		}
+		if pub.N.BitLen() < minRSABits {
+			return nil, fmt.Errorf("JWKS key %q has %d bits, fewer than %d", m.KID, pub.N.BitLen(), minRSABits)
+		}
+		return pub, nil
+	case algES256:
+		var pub *ecdsa.PublicKey
+		switch k := jwk.Key().(type) {
+		case *ecdsa.PublicKey:
+			pub = k
+		case *ecdsa.PrivateKey:
+			pub = &k.PublicKey
+		default:
+			return nil, fmt.Errorf("JWKS key %q is not an EC key", m.KID)
+		}
+		if pub.Curve != elliptic.P256() {
+			return nil, fmt.Errorf("JWKS key %q is not on P-256", m.KID)
+		}
+		return pub, nil
+	}
+	return nil, fmt.Errorf("alg %s has no JWKS key type", alg)
+}
+
+// headerAlg reads the alg of a compact JWS without trusting anything else.
+// It decodes the header into a map, as the jwt parser does, so both see the
+// same alg whatever duplicate or differently-cased members the header holds.
+func headerAlg(token string) (string, error) {
+	head, _, ok := strings.Cut(token, ".")
+	if !ok {
+		return "", errors.New("not a compact JWS")
+	}
+	raw, err := base64.RawURLEncoding.DecodeString(head)
+	if err != nil {
+		return "", errors.New("header is not base64url")
+	}
+	var h map[string]any
+	if err := json.Unmarshal(raw, &h); err != nil {
+		return "", errors.New("header is not a JSON object")
+	}
+	alg, ok := h["alg"].(string)
+	if !ok {
+		return "", errors.New("header has no alg string")
+	}
+	return alg, nil
+}
+
+// principal turns verified claims into a Principal.
+func principal(c jwt.MapClaims, orgClaim string) (ports.Principal, error) {
+	org, ok := c[orgClaim].(string)
+	if !ok || strings.TrimSpace(org) == "" {
+		return ports.Principal{}, invalid("claim %q is missing or not a non-empty string", orgClaim)
+	}
+	sub, err := c.GetSubject()
+	if err != nil {
+		return ports.Principal{}, invalid("claim sub is not a string")
+	}
+	scopes, err := scopes(c)
+	if err != nil {
+		return ports.Principal{}, err
+	}
+	return ports.Principal{OrganizationID: org, Subject: sub, Scopes: scopes}, nil
+}
+
+// scopes reads "scope" (a space-separated string, RFC 8693/9068) and "scp"
+// (an array of strings as Okta writes it, or a space-separated string as
+// Azure AD does). A token carrying both is granted the union. A claim of
+// another type makes the token invalid rather than silently scope-less.
+func scopes(c jwt.MapClaims) ([]domain.Scope, error) {
+	var names []string
+	switch s := c["scope"].(type) {
+	case nil:
+	case string:
+		names = append(names, strings.Fields(s)...)
+	default:
+		return nil, invalid("claim scope is not a string")
+	}
+	switch s := c["scp"].(type) {
+	case nil:
+	case string:
+		names = append(names, strings.Fields(s)...)
+	case []any:
+		for _, e := range s {
+			str, ok := e.(string)
+			if !ok {
+				return nil, invalid("claim scp holds a non-string")
+			}
+			names = append(names, strings.Fields(str)...)
+		}
+	default:
+		return nil, invalid("claim scp is neither a string nor an array")
+	}
+	out := make([]domain.Scope, 0, len(names))
+	for _, n := range names {
+		if !slices.Contains(out, domain.Scope(n)) {
+			out = append(out, domain.Scope(n))
+		}
+	}
+	return out, nil
+}
+
+// invalid makes a refusal: ErrInvalidCredentials with a reason for the logs.
+func invalid(format string, args ...any) error {
+	return fmt.Errorf("access token: %s: %w", fmt.Sprintf(format, args...), ports.ErrInvalidCredentials)
+}
+
+// truncate keeps attacker-chosen header values short in error messages.
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
+}
