@@ -6,6 +6,8 @@ import (
 	"log/slog"
 	"net"
 	"net/url"
+	"strings"
+	"time"
 
 	"github.com/caarlos0/env/v11"
 
@@ -27,6 +29,9 @@ type Config struct {
 	TracesExporter string `env:"OTEL_TRACES_EXPORTER" envDefault:"otlp"`
 	OTLPProtocol   string `env:"OTEL_EXPORTER_OTLP_TRACES_PROTOCOL"`
 	OTLPProtocolV  string `env:"OTEL_EXPORTER_OTLP_PROTOCOL"`
+	// ShutdownDelay is how long /readyz answers 503 before the listener
+	// closes on SIGTERM, so that load balancers stop sending traffic first.
+	ShutdownDelay time.Duration `env:"SHUTDOWN_DELAY" envDefault:"2s"`
 
 	// Derived by Load.
 	Environment domain.Environment `env:"-"`
@@ -65,7 +70,12 @@ func Load(environ map[string]string) (Config, error) {
 			return c, errors.New("AUTH_JWKS_URL: not an http(s) URL")
 		}
 	}
-	if c.OrgClaim == "" {
+	if c.ShutdownDelay < 0 || c.ShutdownDelay > 60*time.Second {
+		return c, errors.New("SHUTDOWN_DELAY: must be between 0s and 60s")
+	}
+	// The env library replaces a variable set to "" by its default, so an
+	// explicitly empty AUTH_ORG_CLAIM is caught on the raw value.
+	if raw, set := environ["AUTH_ORG_CLAIM"]; strings.TrimSpace(c.OrgClaim) == "" || (set && strings.TrimSpace(raw) == "") {
 		return c, errors.New("AUTH_ORG_CLAIM: must not be empty")
 	}
 	if err := telemetry.ValidateTracing(c.Tracing()); err != nil {

@@ -117,10 +117,17 @@ var IdentityModule = fx.Module("identity",
 
 // TokenConfig is the identity part of the configuration.
 func (c Config) TokenConfig(log *slog.Logger) identity.TokenConfig {
-	return identity.TokenConfig{
+	tc := identity.TokenConfig{
 		SigningKey: []byte(c.SigningKey), JWKSURL: c.JWKSURL, Issuer: c.Issuer, Audience: c.Audience,
 		OrgClaim: c.OrgClaim, Logger: log,
 	}
+	if c.JWKSURL != "" {
+		// An external identity provider's clock is not ours: tolerate a
+		// little skew on exp/nbf/iat. Tokens this service mints share its
+		// clock and get none.
+		tc.Leeway = 30 * time.Second
+	}
+	return tc
 }
 
 func newTokenVerifier(lc fx.Lifecycle, cfg Config, log *slog.Logger) (ports.AccessTokenVerifier, error) {
@@ -201,7 +208,11 @@ func startServer(lc fx.Lifecycle, sd fx.Shutdowner, cfg Config, h http.Handler, 
 		},
 		OnStop: func(ctx context.Context) error {
 			health.Drain()
-			log.Info("draining in-flight requests")
+			log.Info("shutting down: not ready; draining in-flight requests", slog.Duration("delay", cfg.ShutdownDelay))
+			select {
+			case <-time.After(cfg.ShutdownDelay):
+			case <-ctx.Done():
+			}
 			return srv.Shutdown(ctx)
 		},
 	})

@@ -60,6 +60,7 @@ func baseEnv(dsn string, extra ...string) []string {
 		"AUTH_SIGNING_KEY=" + testSigningKey,
 		"OTEL_TRACES_EXPORTER=none",
 		"LOG_LEVEL=info",
+		"SHUTDOWN_DELAY=0s",
 	}
 	return append(env, extra...)
 }
@@ -115,10 +116,12 @@ func seedFixture(t testing.TB, dsn string, doc any) {
 
 // server is a running `fulfillment serve`.
 type server struct {
-	URL    string
-	cmd    *exec.Cmd
-	stderr *syncBuffer
-	done   chan error
+	URL     string
+	cmd     *exec.Cmd
+	stderr  *syncBuffer
+	exited  chan struct{} // closed when the process has exited
+	waitErr error         // set before exited is closed
+	stop    sync.Once
 }
 
 type syncBuffer struct {
@@ -157,54 +160,75 @@ func freeAddr(t testing.TB) string {
 // test ends, and must then exit 0.
 func startServer(t testing.TB, env []string) *server {
 	t.Helper()
+	s := launchServer(t, env)
+	s.waitFor(t, "/readyz", http.StatusOK)
+	return s
+}
+
+// launchServer starts `fulfillment serve` without waiting for it.
+func launchServer(t testing.TB, env []string) *server {
+	t.Helper()
 	addr := freeAddr(t)
 	cmd := exec.Command(binPath, "serve")
 	cmd.Env = append(append([]string{}, env...), "HTTP_ADDR="+addr)
-	s := &server{URL: "http://" + addr, cmd: cmd, stderr: &syncBuffer{}, done: make(chan error, 1)}
+	s := &server{URL: "http://" + addr, cmd: cmd, stderr: &syncBuffer{}, exited: make(chan struct{})}
 	cmd.Stderr = s.stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	go func() { s.done <- cmd.Wait() }()
+	go func() {
+		s.waitErr = cmd.Wait()
+		close(s.exited)
+	}()
 	t.Cleanup(func() { s.Stop(t) })
+	return s
+}
+
+// waitFor polls path until it answers status, failing after 30 s or when
+// the server exits.
+func (s *server) waitFor(t testing.TB, path string, status int) {
+	t.Helper()
 	deadline := time.Now().Add(30 * time.Second)
 	for {
-		resp, err := http.Get(s.URL + "/readyz")
+		resp, err := http.Get(s.URL + path)
 		if err == nil {
 			_ = resp.Body.Close()
-			if resp.StatusCode == http.StatusOK {
-				return s
+			if resp.StatusCode == status {
+				return
 			}
 		}
 		select {
-		case err := <-s.done:
-			s.done <- err
-			t.Fatalf("server exited before it was ready: %v\n%s", err, s.Logs())
+		case <-s.exited:
+			t.Fatalf("server exited while waiting for %s %d: %v\n%s", path, status, s.waitErr, s.Logs())
 		default:
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("server not ready after 30s\n%s", s.Logs())
+			t.Fatalf("%s did not answer %d within 30s\n%s", path, status, s.Logs())
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
 }
 
-// Stop sends SIGTERM and checks that the server exits 0 within 30 s.
+// Stop sends SIGTERM (once) and checks that the server exits 0 within 30 s.
 func (s *server) Stop(t testing.TB) {
 	t.Helper()
-	if s.cmd.ProcessState != nil {
-		return
-	}
-	_ = s.cmd.Process.Signal(syscall.SIGTERM)
-	select {
-	case err := <-s.done:
-		s.done <- err
-		if err != nil {
+	s.stop.Do(func() {
+		_ = s.cmd.Process.Signal(syscall.SIGTERM)
+		if err := s.Wait(30 * time.Second); err != nil {
 			t.Errorf("server exit: %v\n%s", err, s.Logs())
 		}
-	case <-time.After(30 * time.Second):
+	})
+}
+
+// Wait waits for the process to exit and returns its exit error.
+func (s *server) Wait(limit time.Duration) error {
+	select {
+	case <-s.exited:
+		return s.waitErr
+	case <-time.After(limit):
 		_ = s.cmd.Process.Kill()
-		t.Errorf("server did not stop within 30s of SIGTERM\n%s", s.Logs())
+		<-s.exited
+		return fmt.Errorf("did not exit within %s", limit)
 	}
 }
 
