@@ -1,0 +1,76 @@
+# Targets: run, test, lint, build, bench, fmt, clean (and db-stop). `make help` lists them.
+# Everything that needs PostgreSQL goes through scripts/pg.sh, which finds or starts one and
+# exports DATABASE_URL and TEST_DATABASE_URL.
+
+SHELL := bash
+.SHELLFLAGS := -eu -o pipefail -c
+.DEFAULT_GOAL := help
+MAKEFLAGS += --no-builtin-rules --no-print-directory
+
+GOLANGCI_LINT_VERSION := 2.15.0
+GOPATH_BIN := $(firstword $(subst :, ,$(shell go env GOPATH)))/bin
+GOLANGCI_LINT := $(GOPATH_BIN)/golangci-lint
+
+# Go files to format and check: all of them but ignored/generated trees.
+GO_FILES = find . -name '*.go' -not -path './.git/*' -not -path './.tmp/*' -not -path './bin/*' -print0
+
+# `eval "$(scripts/pg.sh)"` would hide a failure of pg.sh (eval of an empty string succeeds).
+WITH_PG = pg_env="$$(scripts/pg.sh)"; eval "$$pg_env";
+
+.PHONY: help run test lint lint-tools build bench fmt clean db-stop
+
+help: ## list the targets
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/^([a-z-]+):.*## /  \1\t/' | expand -t 14
+
+run: ## database + migrations + demo data + credentials, then the server on $HTTP_ADDR (:8080)
+	@scripts/run-demo.sh
+
+build: ## bin/fulfillment
+	go build -o bin/fulfillment ./cmd/fulfillment
+
+test: ## go test -race on every package against a real PostgreSQL; log in .tmp/test.log
+	@$(WITH_PG) \
+	echo "make test: TEST_DATABASE_URL=$${TEST_DATABASE_URL%%\?*}" | sed -E 's#(://[^:@/]*):[^@/]*@#\1:***@#; s/(password[[:space:]]*=[[:space:]]*)[^[:space:]]+/\1***/' >&2; \
+	mkdir -p .tmp; \
+	status=0; \
+	go test -race -count=1 -timeout 20m ./... 2>&1 | tee .tmp/test.log || status=$$?; \
+	awk ' \
+		/^ok[ \t]/               { ok++; failing = "" } \
+		/^\?[ \t]/               { none++ } \
+		/^--- FAIL: /            { failing = failing " " $$3 } \
+		/^WARNING: DATA RACE/    { races++ } \
+		/^FAIL[ \t]/             { nf++; fp[nf] = $$2 (failing == "" ? "" : ":" failing); failing = "" } \
+		END { \
+			printf "\n== make test: %d package(s) passed, %d failed, %d without tests", ok, nf, none; \
+			if (races) printf ", %d data race report(s)", races; \
+			printf " (log: .tmp/test.log)\n"; \
+			for (i = 1; i <= nf; i++) printf "   FAIL %s\n", fp[i]; \
+		}' .tmp/test.log; \
+	if [[ $$status != 0 ]]; then echo "== make test: FAILED (go test exit status $$status)"; else echo "== make test: ok"; fi; \
+	exit $$status
+
+bench: ## placeholder: the Benchmark functions that exist so far, against a real PostgreSQL
+	@$(WITH_PG) go test -run '^$$' -bench . -benchmem ./...
+
+lint: lint-tools ## gofmt -s, go vet and golangci-lint (config: .golangci.yml); runs all three, fails if any fails
+	@status=0; \
+	unformatted=$$($(GO_FILES) | xargs -0 -r gofmt -s -l); \
+	if [[ -n $$unformatted ]]; then echo "gofmt -s: these files need formatting (run make fmt):"; echo "$$unformatted" | sed 's/^/  /'; status=1; fi; \
+	go vet ./... || status=1; \
+	"$(GOLANGCI_LINT)" run ./... || status=1; \
+	exit $$status
+
+lint-tools: ## install the pinned golangci-lint (GOLANGCI_LINT_VERSION) into GOPATH/bin unless already there
+	@if ! "$(GOLANGCI_LINT)" version 2>/dev/null | grep -q ' version $(GOLANGCI_LINT_VERSION) '; then \
+		echo "installing golangci-lint v$(GOLANGCI_LINT_VERSION) into $(GOPATH_BIN) (a few minutes)" >&2; \
+		GOBIN="$(GOPATH_BIN)" go install github.com/golangci/golangci-lint/v2/cmd/golangci-lint@v$(GOLANGCI_LINT_VERSION); \
+	fi
+
+fmt: ## gofmt -s -w every Go file
+	@$(GO_FILES) | xargs -0 -r gofmt -s -w
+
+clean: ## remove build output and test logs (keeps the database in .tmp/pg and .tmp/dev-signing-key)
+	rm -rf bin .tmp/test.log
+
+db-stop: ## stop the private PostgreSQL cluster scripts/pg.sh may have started
+	@scripts/pg.sh stop
