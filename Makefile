@@ -39,7 +39,8 @@ test: ## go test -race on every package against a real PostgreSQL; log in .tmp/t
 		/^\?[ \t]/               { none++ } \
 		/^--- FAIL: /            { failing = failing " " $$3 } \
 		/^WARNING: DATA RACE/    { races++ } \
-		/^FAIL[ \t]/             { nf++; fp[nf] = $$2 (failing == "" ? "" : ":" failing); failing = "" } \
+		/^FAIL[ \t]/             { nf++; note = match($$0, /\[[a-z]+ failed\]/) ? " " substr($$0, RSTART, RLENGTH) : ""; \
+		                           fp[nf] = $$2 note (failing == "" ? "" : ":" failing); failing = "" } \
 		END { \
 			printf "\n== make test: %d package(s) passed, %d failed, %d without tests", ok, nf, none; \
 			if (races) printf ", %d data race report(s)", races; \
