@@ -68,13 +68,13 @@ func newTracerProvider(lc fx.Lifecycle, cfg Config, log *slog.Logger) (*sdktrace
 		return nil, err
 	}
 	otel.SetErrorHandler(otel.ErrorHandlerFunc(func(err error) {
-		log.Warn("opentelemetry", slog.String("error", err.Error()))
+		log.WarnContext(context.Background(), "opentelemetry", slog.String("error", err.Error()))
 	}))
 	lc.Append(fx.StopHook(func(ctx context.Context) error {
 		ctx, cancel := context.WithTimeout(ctx, shutdownBudget)
 		defer cancel()
 		if err := tp.Shutdown(ctx); err != nil {
-			log.Warn("flush spans", slog.String("error", err.Error()))
+			log.WarnContext(ctx, "flush spans", slog.String("error", err.Error()))
 		}
 		return nil
 	}))
@@ -197,10 +197,13 @@ func startServer(lc fx.Lifecycle, sd fx.Shutdowner, cfg Config, h http.Handler, 
 			if err != nil {
 				return fmt.Errorf("listen on %s: %w", cfg.HTTPAddr, err)
 			}
-			log.Info("serving", slog.String("addr", ln.Addr().String()), slog.String("environment", string(cfg.Environment)))
+			log.InfoContext(ctx, "serving", slog.String("addr", ln.Addr().String()), slog.String("environment", string(cfg.Environment)))
+			// The server outlives OnStart's context; its log line keeps the
+			// values but not the deadline.
+			serveCtx := context.WithoutCancel(ctx)
 			go func() {
 				if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
-					log.Error("http server stopped", slog.String("error", err.Error()))
+					log.ErrorContext(serveCtx, "http server stopped", slog.String("error", err.Error()))
 					_ = sd.Shutdown(fx.ExitCode(1))
 				}
 			}()
@@ -208,7 +211,7 @@ func startServer(lc fx.Lifecycle, sd fx.Shutdowner, cfg Config, h http.Handler, 
 		},
 		OnStop: func(ctx context.Context) error {
 			health.Drain()
-			log.Info("shutting down: not ready; draining in-flight requests", slog.Duration("delay", cfg.ShutdownDelay))
+			log.InfoContext(ctx, "shutting down: not ready; draining in-flight requests", slog.Duration("delay", cfg.ShutdownDelay))
 			select {
 			case <-time.After(cfg.ShutdownDelay):
 			case <-ctx.Done():

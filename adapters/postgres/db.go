@@ -81,7 +81,7 @@ func tlsConfig(dsn string) (*tls.Config, error) {
 	case "disable":
 		return nil, nil
 	case "", "allow", "prefer", "require":
-		return &tls.Config{InsecureSkipVerify: true, ServerName: host, MinVersion: tls.VersionTLS12}, nil //nolint:gosec // libpq semantics of these modes: encryption without verification
+		return &tls.Config{InsecureSkipVerify: true, ServerName: host, MinVersion: tls.VersionTLS12}, nil //nolint:gosec // libpq semantics of these modes: encrypted, not verified
 	case "verify-ca", "verify-full":
 	default:
 		return nil, fmt.Errorf("DATABASE_URL: sslmode %q is not supported", mode)
@@ -91,7 +91,7 @@ func tlsConfig(dsn string) (*tls.Config, error) {
 		roots = x509.NewCertPool()
 	}
 	if path := q.Get("sslrootcert"); path != "" {
-		pem, err := os.ReadFile(path) //nolint:gosec // the operator names the file
+		pem, err := os.ReadFile(path)
 		if err != nil {
 			return nil, fmt.Errorf("DATABASE_URL: read sslrootcert: %w", err)
 		}
@@ -103,25 +103,18 @@ func tlsConfig(dsn string) (*tls.Config, error) {
 	conf := &tls.Config{RootCAs: roots, ServerName: host, MinVersion: tls.VersionTLS12}
 	if mode == "verify-ca" {
 		// Verify the chain but not the host name: tls.Config has no switch
-		// for that, so verification is done by hand.
-		conf.InsecureSkipVerify = true //nolint:gosec // replaced by VerifyPeerCertificate below
-		conf.VerifyPeerCertificate = func(raw [][]byte, _ [][]*x509.Certificate) error {
-			if len(raw) == 0 {
+		// for that, so the chain is verified by hand in VerifyConnection,
+		// which (unlike VerifyPeerCertificate) also runs on resumed sessions.
+		conf.InsecureSkipVerify = true
+		conf.VerifyConnection = func(cs tls.ConnectionState) error {
+			if len(cs.PeerCertificates) == 0 {
 				return errors.New("server sent no certificate")
 			}
-			certs := make([]*x509.Certificate, len(raw))
-			for i, r := range raw {
-				c, err := x509.ParseCertificate(r)
-				if err != nil {
-					return err
-				}
-				certs[i] = c
-			}
 			inter := x509.NewCertPool()
-			for _, c := range certs[1:] {
+			for _, c := range cs.PeerCertificates[1:] {
 				inter.AddCert(c)
 			}
-			_, err := certs[0].Verify(x509.VerifyOptions{Roots: roots, Intermediates: inter})
+			_, err := cs.PeerCertificates[0].Verify(x509.VerifyOptions{Roots: roots, Intermediates: inter})
 			return err
 		}
 	}
