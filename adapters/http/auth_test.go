@@ -1,0 +1,121 @@
+package httpapi_test
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"reflect"
+	"strings"
+	"testing"
+
+	httpapi "github.com/acme3pl/fulfillment/adapters/http"
+	"github.com/acme3pl/fulfillment/domain"
+	"github.com/acme3pl/fulfillment/ports"
+)
+
+// fakeTokens is an AccessTokenVerifier that answers one principal or error
+// and remembers the tokens it was asked about.
+type fakeTokens struct {
+	principal ports.Principal
+	err       error
+	asked     []string
+}
+
+func (f *fakeTokens) VerifyAccessToken(_ context.Context, token string) (ports.Principal, error) {
+	f.asked = append(f.asked, token)
+	if f.err != nil {
+		return ports.Principal{}, f.err
+	}
+	return f.principal, nil
+}
+
+const (
+	wwwInvalidToken      = `Bearer realm="fulfillment", error="invalid_token"`
+	wwwInsufficientScope = `Bearer realm="fulfillment", error="insufficient_scope", scope="locations"`
+)
+
+func TestAuthenticatorRequireScope(t *testing.T) {
+	locations := ports.Principal{OrganizationID: "org_acme", Subject: "user_1",
+		Scopes: []domain.Scope{domain.ScopeInvoices, domain.ScopeLocations}}
+	invoicesOnly := ports.Principal{OrganizationID: "org_acme", Subject: "user_1",
+		Scopes: []domain.Scope{domain.ScopeInvoices}}
+
+	tests := []struct {
+		name          string
+		authorization string // "" sends no header
+		principal     ports.Principal
+		verifyErr     error
+		wantStatus    int
+		wantCode      string // problem code; "" for the handler's 200
+		wantWWW       string
+		wantAsked     []string // tokens the verifier saw
+		wantPrincipal ports.Principal
+	}{
+		{name: "no header", wantStatus: 401, wantCode: "invalid_token", wantWWW: wwwInvalidToken},
+		{name: "basic scheme", authorization: "Basic x", principal: locations,
+			wantStatus: 401, wantCode: "invalid_token", wantWWW: wwwInvalidToken},
+		{name: "bearer without token", authorization: "Bearer ", principal: locations,
+			wantStatus: 401, wantCode: "invalid_token", wantWWW: wwwInvalidToken},
+		{name: "bearer alone", authorization: "Bearer", principal: locations,
+			wantStatus: 401, wantCode: "invalid_token", wantWWW: wwwInvalidToken},
+		{name: "token refused", authorization: "Bearer tok-1",
+			verifyErr:  fmt.Errorf("token expired at 12:00 (%w)", ports.ErrInvalidCredentials),
+			wantStatus: 401, wantCode: "invalid_token", wantWWW: wwwInvalidToken, wantAsked: []string{"tok-1"}},
+		{name: "identity provider down", authorization: "Bearer tok-1",
+			verifyErr:  fmt.Errorf("fetch JWKS: %w", domain.ErrUnavailable),
+			wantStatus: 503, wantCode: "unavailable", wantAsked: []string{"tok-1"}},
+		{name: "missing scope", authorization: "Bearer tok-1", principal: invoicesOnly,
+			wantStatus: 403, wantCode: "insufficient_scope", wantWWW: wwwInsufficientScope, wantAsked: []string{"tok-1"}},
+		{name: "ok", authorization: "Bearer tok-1", principal: locations,
+			wantStatus: 200, wantAsked: []string{"tok-1"}, wantPrincipal: locations},
+		{name: "scheme in lower case", authorization: "bearer tok-2", principal: locations,
+			wantStatus: 200, wantAsked: []string{"tok-2"}, wantPrincipal: locations},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tokens := &fakeTokens{principal: tt.principal, err: tt.verifyErr}
+			log := slog.New(slog.DiscardHandler)
+			auth := httpapi.Authenticator{Tokens: tokens, Errors: httpapi.ErrorMapper{Log: log}, Log: log}
+			var reached *ports.Principal
+			h := auth.RequireScope(domain.ScopeLocations, func(w http.ResponseWriter, r *http.Request) {
+				p := httpapi.PrincipalFrom(r.Context())
+				reached = &p
+				w.WriteHeader(http.StatusOK)
+			})
+
+			r := httptest.NewRequest(http.MethodGet, "/v0/warehouses", nil)
+			if tt.authorization != "" {
+				r.Header.Set("Authorization", tt.authorization)
+			}
+			w := httptest.NewRecorder()
+			h.ServeHTTP(w, r)
+
+			if w.Code != tt.wantStatus {
+				t.Fatalf("status = %d, want %d; body %s", w.Code, tt.wantStatus, w.Body.String())
+			}
+			if got := w.Header().Get("WWW-Authenticate"); got != tt.wantWWW {
+				t.Errorf("WWW-Authenticate = %q, want %q", got, tt.wantWWW)
+			}
+			if !reflect.DeepEqual(tokens.asked, tt.wantAsked) {
+				t.Errorf("verifier asked about %q, want %q", tokens.asked, tt.wantAsked)
+			}
+			if tt.wantCode == "" {
+				if reached == nil || !reflect.DeepEqual(*reached, tt.wantPrincipal) {
+					t.Errorf("handler got principal %+v, want %+v", reached, tt.wantPrincipal)
+				}
+				return
+			}
+			if reached != nil {
+				t.Errorf("handler ran for a refused request")
+			}
+			if p := problemOf(t, w); p.Code != tt.wantCode || p.Status != tt.wantStatus {
+				t.Errorf("problem = %+v, want code %q, status %d", p, tt.wantCode, tt.wantStatus)
+			}
+			if strings.Contains(w.Body.String(), "12:00") || strings.Contains(w.Body.String(), "JWKS") {
+				t.Errorf("body leaks the verifier's reason: %s", w.Body.String())
+			}
+		})
+	}
+}

@@ -1,0 +1,183 @@
+package httpapi_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"reflect"
+	"strings"
+	"testing"
+
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+
+	httpapi "github.com/acme3pl/fulfillment/adapters/http"
+	"github.com/acme3pl/fulfillment/domain"
+)
+
+// leakyText stands for internals an error may carry: none of it may reach a
+// client.
+const leakyText = "SELECT * FROM secret WHERE password = 'hunter2'"
+
+func TestProblemFor(t *testing.T) {
+	tests := []struct {
+		name          string
+		err           error
+		wantStatus    int
+		wantCode      string
+		wantParameter string
+		wantDetail    string
+	}{
+		{"validation error", domain.Invalid("take", "must be an integer from 1 to 10"),
+			400, "invalid_parameter", "take", "invalid take: must be an integer from 1 to 10"},
+		{"wrapped validation error", fmt.Errorf("list invoices: %w", domain.Invalid("sortBy", "bad")),
+			400, "invalid_parameter", "sortBy", "invalid sortBy: bad"},
+		{"not found", domain.ErrNotFound, 404, "not_found", "", "the record does not exist"},
+		{"wrapped not found", fmt.Errorf("load invoice inv_1 (%s): %w", leakyText, domain.ErrNotFound),
+			404, "not_found", "", "the record does not exist"},
+		{"invalid state", fmt.Errorf("shipment is cancelled: %w", domain.ErrInvalidState),
+			409, "invalid_state", "", "shipment is cancelled"},
+		{"unavailable", fmt.Errorf("query (%s): %w", leakyText, domain.ErrUnavailable),
+			503, "unavailable", "", "the database cannot be reached; retry later"},
+		{"deadline", fmt.Errorf("query: %w", context.DeadlineExceeded),
+			503, "unavailable", "", "the database cannot be reached; retry later"},
+		{"unknown", errors.New(leakyText),
+			500, "internal", "", "an internal error occurred; quote the trace ID to support"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := httpapi.ProblemFor(tt.err)
+			want := httpapi.Problem{Type: "about:blank", Title: http.StatusText(tt.wantStatus), Status: tt.wantStatus,
+				Code: tt.wantCode, Parameter: tt.wantParameter, Detail: tt.wantDetail}
+			if !reflect.DeepEqual(p, want) {
+				t.Errorf("ProblemFor(%v) =\n %+v, want\n %+v", tt.err, p, want)
+			}
+		})
+	}
+}
+
+// ErrorMapper.Write is what handlers call: the written problem, its headers,
+// and the log line of a 5xx.
+func TestErrorMapperWrite(t *testing.T) {
+	tests := []struct {
+		name           string
+		err            error
+		wantStatus     int
+		wantCode       string
+		wantRetryAfter string
+		wantLogged     bool
+	}{
+		{"validation", domain.Invalid("skip", "bad"), 400, "invalid_parameter", "", false},
+		{"not found", domain.ErrNotFound, 404, "not_found", "", false},
+		{"invalid state", domain.ErrInvalidState, 409, "invalid_state", "", false},
+		{"unavailable", fmt.Errorf("dial (%s): %w", leakyText, domain.ErrUnavailable), 503, "unavailable", "5", true},
+		{"unknown", errors.New(leakyText), 500, "internal", "", true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var logs bytes.Buffer
+			m := httpapi.ErrorMapper{Log: slog.New(slog.NewJSONHandler(&logs, nil))}
+			w := httptest.NewRecorder()
+			m.Write(w, httptest.NewRequest(http.MethodGet, "/v0/invoices", nil), tt.err)
+
+			if w.Code != tt.wantStatus {
+				t.Errorf("status = %d, want %d", w.Code, tt.wantStatus)
+			}
+			if ct := w.Header().Get("Content-Type"); ct != "application/problem+json" {
+				t.Errorf("Content-Type = %q, want application/problem+json", ct)
+			}
+			if got := w.Header().Get("Retry-After"); got != tt.wantRetryAfter {
+				t.Errorf("Retry-After = %q, want %q", got, tt.wantRetryAfter)
+			}
+			body := w.Body.String()
+			if strings.Contains(body, "SELECT") || strings.Contains(body, "hunter2") {
+				t.Errorf("body leaks the error's internals: %s", body)
+			}
+			var p map[string]any
+			if err := json.Unmarshal([]byte(body), &p); err != nil {
+				t.Fatalf("body is not JSON: %v: %s", err, body)
+			}
+			if p["code"] != tt.wantCode || p["status"] != float64(tt.wantStatus) {
+				t.Errorf("body = %s, want code %q and status %d", body, tt.wantCode, tt.wantStatus)
+			}
+			wantLines := 0
+			if tt.wantLogged {
+				wantLines = 1
+			}
+			if logged := strings.Count(logs.String(), "\n"); logged != wantLines {
+				t.Errorf("logged %d lines, want %d: %s", logged, wantLines, logs.String())
+			}
+			if tt.wantLogged && !strings.Contains(logs.String(), "hunter2") {
+				t.Errorf("the log lacks the error for support: %s", logs.String())
+			}
+		})
+	}
+}
+
+func TestWriteProblemKeepsRetryAfterAndAddsTraceID(t *testing.T) {
+	tp := sdktrace.NewTracerProvider()
+	defer func() { _ = tp.Shutdown(context.Background()) }()
+	ctx, span := tp.Tracer("test").Start(context.Background(), "request")
+	defer span.End()
+
+	w := httptest.NewRecorder()
+	w.Header().Set("Retry-After", "30")
+	r := httptest.NewRequest(http.MethodGet, "/", nil).WithContext(ctx)
+	httpapi.WriteProblem(w, r, httpapi.NewProblem(http.StatusServiceUnavailable, "unavailable", "later"))
+
+	if got := w.Header().Get("Retry-After"); got != "30" {
+		t.Errorf("Retry-After = %q, want the handler's 30", got)
+	}
+	var p httpapi.Problem
+	if err := json.Unmarshal(w.Body.Bytes(), &p); err != nil {
+		t.Fatal(err)
+	}
+	if want := span.SpanContext().TraceID().String(); p.TraceID != want {
+		t.Errorf("traceId = %q, want %q", p.TraceID, want)
+	}
+}
+
+func TestProblemMarshalJSON(t *testing.T) {
+	base := httpapi.NewProblem(http.StatusUnprocessableEntity, "insufficient_stock", "not enough cartons")
+	withExtra := base
+	withExtra.Extra = map[string]any{
+		"items":  []map[string]any{{"cartonId": "ctn_1", "requested": 3, "available": 1}},
+		"status": 200,       // a standard member is never overwritten
+		"code":   "hijack",  // nor is the code
+		"detail": "smuggle", // nor the detail
+	}
+	withParameter := httpapi.NewProblem(http.StatusBadRequest, "invalid_parameter", "bad take")
+	withParameter.Parameter = "take"
+	emptyExtra := base
+	emptyExtra.Extra = map[string]any{}
+
+	tests := []struct {
+		name string
+		p    httpapi.Problem
+		want string
+	}{
+		{"plain", base,
+			`{"type":"about:blank","title":"Unprocessable Entity","status":422,"detail":"not enough cartons","code":"insufficient_stock"}`},
+		{"empty extra", emptyExtra,
+			`{"type":"about:blank","title":"Unprocessable Entity","status":422,"detail":"not enough cartons","code":"insufficient_stock"}`},
+		{"parameter", withParameter,
+			`{"type":"about:blank","title":"Bad Request","status":400,"detail":"bad take","code":"invalid_parameter","parameter":"take"}`},
+		{"extra merged", withExtra,
+			`{"code":"insufficient_stock","detail":"not enough cartons","items":[{"available":1,"cartonId":"ctn_1","requested":3}],"status":422,"title":"Unprocessable Entity","type":"about:blank"}`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := json.Marshal(tt.p)
+			if err != nil {
+				t.Fatalf("Marshal: %v", err)
+			}
+			if string(got) != tt.want {
+				t.Errorf("Marshal =\n %s\nwant\n %s", got, tt.want)
+			}
+		})
+	}
+}

@@ -1,0 +1,264 @@
+package httpapi_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/gorilla/mux"
+	"go.opentelemetry.io/otel/propagation"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/sdk/trace/tracetest"
+
+	httpapi "github.com/acme3pl/fulfillment/adapters/http"
+	"github.com/acme3pl/fulfillment/adapters/telemetry"
+)
+
+// panicText is what the panicking route panics with; it must stay in the
+// log and out of the response.
+const panicText = "boom: " + leakyText
+
+// testRoutes is a small route group: a GET-only route with a variable and a
+// route whose handler panics.
+type testRoutes struct{}
+
+func (testRoutes) Register(r *mux.Router) {
+	r.HandleFunc("/route/{id}", func(w http.ResponseWriter, r *http.Request) {
+		httpapi.WriteJSON(w, http.StatusOK, map[string]string{"id": mux.Vars(r)["id"]})
+	}).Methods(http.MethodGet)
+	r.HandleFunc("/panic", func(http.ResponseWriter, *http.Request) {
+		panic(panicText)
+	}).Methods(http.MethodGet)
+}
+
+// testServer is NewHandler over testRoutes with a span recorder, a metrics
+// registry and a log buffer of its own.
+type testServer struct {
+	handler http.Handler
+	spans   *tracetest.SpanRecorder
+	metrics *telemetry.Metrics
+	logs    *bytes.Buffer
+}
+
+func newTestServer(t *testing.T, routes ...httpapi.Routes) *testServer {
+	t.Helper()
+	spans := tracetest.NewSpanRecorder()
+	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(spans))
+	t.Cleanup(func() { _ = tp.Shutdown(context.Background()) })
+	s := &testServer{spans: spans, metrics: telemetry.NewMetrics(), logs: &bytes.Buffer{}}
+	s.handler = httpapi.NewHandler(httpapi.RouterParams{
+		Routes:         append([]httpapi.Routes{testRoutes{}}, routes...),
+		TracerProvider: tp,
+		Propagator:     propagation.TraceContext{},
+		Metrics:        s.metrics,
+		Log:            slog.New(slog.NewJSONHandler(s.logs, &slog.HandlerOptions{Level: slog.LevelDebug})),
+	})
+	return s
+}
+
+func (s *testServer) do(r *http.Request) *httptest.ResponseRecorder {
+	w := httptest.NewRecorder()
+	s.handler.ServeHTTP(w, r)
+	return w
+}
+
+// serverSpan is the one ended server span.
+func (s *testServer) serverSpan(t *testing.T) sdktrace.ReadOnlySpan {
+	t.Helper()
+	ended := s.spans.Ended()
+	if len(ended) != 1 {
+		t.Fatalf("recorded %d spans, want 1 server span", len(ended))
+	}
+	return ended[0]
+}
+
+var traceIDPattern = regexp.MustCompile(`^[0-9a-f]{32}$`)
+
+func checkTraceIDHeader(t *testing.T, w *httptest.ResponseRecorder) string {
+	t.Helper()
+	id := w.Header().Get("X-Trace-Id")
+	if !traceIDPattern.MatchString(id) || id == strings.Repeat("0", 32) {
+		t.Errorf("X-Trace-Id = %q, want 32 hex digits, not all zero", id)
+	}
+	return id
+}
+
+// problemOf decodes a problem response and checks its media type.
+func problemOf(t *testing.T, w *httptest.ResponseRecorder) httpapi.Problem {
+	t.Helper()
+	if ct := w.Header().Get("Content-Type"); ct != "application/problem+json" {
+		t.Errorf("Content-Type = %q, want application/problem+json", ct)
+	}
+	var p httpapi.Problem
+	if err := json.Unmarshal(w.Body.Bytes(), &p); err != nil {
+		t.Fatalf("body is not a problem document: %v: %s", err, w.Body.String())
+	}
+	return p
+}
+
+func TestHandlerUnknownRoute(t *testing.T) {
+	s := newTestServer(t)
+	w := s.do(httptest.NewRequest(http.MethodGet, "/no/such/route", nil))
+
+	if w.Code != http.StatusNotFound {
+		t.Fatalf("status = %d, want 404", w.Code)
+	}
+	if p := problemOf(t, w); p.Code != "not_found" || p.Status != 404 {
+		t.Errorf("problem = %+v, want code not_found, status 404", p)
+	}
+}
+
+func TestHandlerMethodNotAllowed(t *testing.T) {
+	s := newTestServer(t)
+	w := s.do(httptest.NewRequest(http.MethodPost, "/route/42", strings.NewReader("{}")))
+
+	if w.Code != http.StatusMethodNotAllowed {
+		t.Fatalf("status = %d, want 405", w.Code)
+	}
+	if got := w.Header().Get("Allow"); got != "GET" {
+		t.Errorf("Allow = %q, want GET", got)
+	}
+	if p := problemOf(t, w); p.Code != "method_not_allowed" {
+		t.Errorf("problem code = %q, want method_not_allowed", p.Code)
+	}
+}
+
+func TestHandlerRecoversFromPanic(t *testing.T) {
+	s := newTestServer(t)
+	w := s.do(httptest.NewRequest(http.MethodGet, "/panic", nil))
+
+	if w.Code != http.StatusInternalServerError {
+		t.Fatalf("status = %d, want 500", w.Code)
+	}
+	p := problemOf(t, w)
+	if p.Code != "internal" {
+		t.Errorf("problem code = %q, want internal", p.Code)
+	}
+	if body := w.Body.String(); strings.Contains(body, "boom") || strings.Contains(body, "SELECT") || strings.Contains(body, "goroutine") {
+		t.Errorf("body leaks the panic: %s", body)
+	}
+	id := checkTraceIDHeader(t, w)
+	if p.TraceID != id {
+		t.Errorf("problem traceId = %q, want the X-Trace-Id %q", p.TraceID, id)
+	}
+	if !strings.Contains(s.logs.String(), "boom") {
+		t.Errorf("the panic is not logged: %s", s.logs.String())
+	}
+}
+
+func TestHandlerTraceIDOnEveryResponse(t *testing.T) {
+	tests := []struct {
+		method, path string
+		wantStatus   int
+	}{
+		{http.MethodGet, "/route/42", http.StatusOK},
+		{http.MethodGet, "/nowhere", http.StatusNotFound},
+		{http.MethodDelete, "/route/42", http.StatusMethodNotAllowed},
+		{http.MethodGet, "/panic", http.StatusInternalServerError},
+	}
+	for _, tt := range tests {
+		t.Run(tt.method+" "+tt.path, func(t *testing.T) {
+			s := newTestServer(t)
+			w := s.do(httptest.NewRequest(tt.method, tt.path, nil))
+			if w.Code != tt.wantStatus {
+				t.Fatalf("status = %d, want %d", w.Code, tt.wantStatus)
+			}
+			id := checkTraceIDHeader(t, w)
+			if want := s.serverSpan(t).SpanContext().TraceID().String(); id != want {
+				t.Errorf("X-Trace-Id = %q, want the server span's %q", id, want)
+			}
+		})
+	}
+}
+
+func TestHandlerContinuesIncomingTrace(t *testing.T) {
+	const (
+		callerTrace = "4bf92f3577b34da6a3ce929d0e0e4736"
+		callerSpan  = "00f067aa0ba902b7"
+	)
+	s := newTestServer(t)
+	r := httptest.NewRequest(http.MethodGet, "/route/42", nil)
+	r.Header.Set("traceparent", "00-"+callerTrace+"-"+callerSpan+"-01")
+	w := s.do(r)
+
+	if got := w.Header().Get("X-Trace-Id"); got != callerTrace {
+		t.Errorf("X-Trace-Id = %q, want the caller's %q", got, callerTrace)
+	}
+	span := s.serverSpan(t)
+	parent := span.Parent()
+	if !parent.IsRemote() || parent.TraceID().String() != callerTrace || parent.SpanID().String() != callerSpan {
+		t.Errorf("server span parent = remote %v, trace %s, span %s; want remote, %s, %s",
+			parent.IsRemote(), parent.TraceID(), parent.SpanID(), callerTrace, callerSpan)
+	}
+	if got := span.SpanContext().TraceID().String(); got != callerTrace {
+		t.Errorf("server span trace = %s, want %s", got, callerTrace)
+	}
+}
+
+func TestHandlerStartsATraceWithoutTraceparent(t *testing.T) {
+	s := newTestServer(t)
+	s.do(httptest.NewRequest(http.MethodGet, "/route/42", nil))
+	if parent := s.serverSpan(t).Parent(); parent.IsValid() {
+		t.Errorf("server span has parent %v, want a root span", parent)
+	}
+}
+
+func TestHandlerNamesSpanByRouteTemplate(t *testing.T) {
+	tests := []struct {
+		method, path string
+		wantName     string
+	}{
+		{http.MethodGet, "/route/42", "GET /route/{id}"},
+		{http.MethodGet, "/route/a-very-unique-value", "GET /route/{id}"},
+		{http.MethodGet, "/unknown/123", "GET"}, // unmatched: never the raw path
+	}
+	for _, tt := range tests {
+		t.Run(tt.path, func(t *testing.T) {
+			s := newTestServer(t)
+			s.do(httptest.NewRequest(tt.method, tt.path, nil))
+			if got := s.serverSpan(t).Name(); got != tt.wantName {
+				t.Errorf("span name = %q, want %q", got, tt.wantName)
+			}
+		})
+	}
+}
+
+func TestHandlerMetricsUseRouteTemplate(t *testing.T) {
+	s := newTestServer(t)
+	for _, path := range []string{"/route/42", "/route/43", "/unknown/99"} {
+		s.do(httptest.NewRequest(http.MethodGet, path, nil))
+	}
+
+	families, err := s.metrics.Registry.Gather()
+	if err != nil {
+		t.Fatalf("Gather: %v", err)
+	}
+	counts := map[string]uint64{} // "route method code" → observations
+	for _, f := range families {
+		if f.GetName() != "http_server_request_duration_seconds" {
+			continue
+		}
+		for _, m := range f.GetMetric() {
+			labels := map[string]string{}
+			for _, l := range m.GetLabel() {
+				labels[l.GetName()] = l.GetValue()
+			}
+			counts[labels["route"]+" "+labels["method"]+" "+labels["code"]] += m.GetHistogram().GetSampleCount()
+		}
+	}
+	want := map[string]uint64{"/route/{id} GET 200": 2, "unmatched GET 404": 1}
+	if len(counts) != len(want) {
+		t.Errorf("histogram series = %v, want %v", counts, want)
+	}
+	for k, n := range want {
+		if counts[k] != n {
+			t.Errorf("histogram series %q has %d observations, want %d (all: %v)", k, counts[k], n, counts)
+		}
+	}
+}

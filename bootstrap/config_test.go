@@ -1,0 +1,181 @@
+package bootstrap_test
+
+import (
+	"log/slog"
+	"strings"
+	"testing"
+
+	"github.com/acme3pl/fulfillment/bootstrap"
+	"github.com/acme3pl/fulfillment/domain"
+)
+
+// load calls bootstrap.Load with environ, refusing a nil map: with nil the
+// env library falls back to the process environment, which would make these
+// tests depend on the machine that runs them.
+func load(t *testing.T, environ map[string]string) (bootstrap.Config, error) {
+	t.Helper()
+	if environ == nil {
+		t.Fatal("test bug: Load needs a non-nil map, or the process environment leaks in")
+	}
+	return bootstrap.Load(environ)
+}
+
+func TestConfigDefaults(t *testing.T) {
+	c, err := load(t, map[string]string{})
+	if err != nil {
+		t.Fatalf("Load(empty) = %v, want no error", err)
+	}
+	checks := []struct {
+		name      string
+		got, want any
+	}{
+		{"DATABASE_URL", c.DatabaseURL, "postgres://postgres@127.0.0.1:5432/fulfillment?sslmode=disable"},
+		{"HTTP_ADDR", c.HTTPAddr, ":8080"},
+		{"ENVIRONMENT", c.Environment, domain.Sandbox},
+		{"AUTH_SIGNING_KEY", c.SigningKey, ""},
+		{"AUTH_JWKS_URL", c.JWKSURL, ""},
+		{"AUTH_ISSUER", c.Issuer, ""},
+		{"AUTH_AUDIENCE", c.Audience, ""},
+		{"AUTH_ORG_CLAIM", c.OrgClaim, "org_id"},
+		{"LOG_LEVEL", c.LogLevel, slog.LevelInfo},
+		{"OTEL_TRACES_EXPORTER", c.TracesExporter, "otlp"},
+		{"tracing protocol", c.Tracing().Protocol, ""},
+	}
+	for _, ch := range checks {
+		if ch.got != ch.want {
+			t.Errorf("%s = %v, want %v", ch.name, ch.got, ch.want)
+		}
+	}
+}
+
+// The map given to Load is the whole environment: what the process has set
+// must not leak in. The first half shows the process variables are really
+// there (nil falls back to them), so the second half can fail.
+func TestConfigReadsOnlyTheGivenMap(t *testing.T) {
+	t.Setenv("LOG_LEVEL", "chatty")
+	t.Setenv("ENVIRONMENT", "staging")
+
+	if _, err := bootstrap.Load(nil); err == nil {
+		t.Fatal("Load(nil) with a bad process LOG_LEVEL = nil error; the leak check below would prove nothing")
+	}
+	c, err := load(t, map[string]string{})
+	if err != nil {
+		t.Fatalf("Load(empty map) = %v: the process environment leaked in", err)
+	}
+	if c.LogLevel != slog.LevelInfo || c.Environment != domain.Sandbox {
+		t.Errorf("Load(empty map) = level %v, environment %q; want info, sandbox", c.LogLevel, c.Environment)
+	}
+}
+
+func TestConfigValid(t *testing.T) {
+	key32 := strings.Repeat("k", bootstrap.MinSigningKeyBytes)
+	tests := []struct {
+		name    string
+		environ map[string]string
+		get     func(bootstrap.Config) any // the setting under test
+		want    any
+	}{
+		{"production", map[string]string{"ENVIRONMENT": "production"},
+			func(c bootstrap.Config) any { return c.Environment }, domain.Production},
+		{"log level debug", map[string]string{"LOG_LEVEL": "debug"},
+			func(c bootstrap.Config) any { return c.LogLevel }, slog.LevelDebug},
+		{"log level error", map[string]string{"LOG_LEVEL": "error"},
+			func(c bootstrap.Config) any { return c.LogLevel }, slog.LevelError},
+		{"postgresql scheme", map[string]string{"DATABASE_URL": "postgresql://u@db:5432/f?sslmode=verify-full"},
+			func(c bootstrap.Config) any { return c.DatabaseURL }, "postgresql://u@db:5432/f?sslmode=verify-full"},
+		{"HTTP_ADDR with host", map[string]string{"HTTP_ADDR": "127.0.0.1:9090"},
+			func(c bootstrap.Config) any { return c.HTTPAddr }, "127.0.0.1:9090"},
+		{"signing key of exactly 32 bytes", map[string]string{"AUTH_SIGNING_KEY": key32},
+			func(c bootstrap.Config) any { return c.SigningKey }, key32},
+		{"JWKS URL", map[string]string{"AUTH_JWKS_URL": "https://idp.example/.well-known/jwks.json"},
+			func(c bootstrap.Config) any { return c.JWKSURL }, "https://idp.example/.well-known/jwks.json"},
+		{"org claim", map[string]string{"AUTH_ORG_CLAIM": "https://acme.example/org"},
+			func(c bootstrap.Config) any { return c.OrgClaim }, "https://acme.example/org"},
+		{"exporter none ignores the OTLP protocol", map[string]string{"OTEL_TRACES_EXPORTER": "none", "OTEL_EXPORTER_OTLP_PROTOCOL": "grpc"},
+			func(c bootstrap.Config) any { return c.Tracing().Exporter }, "none"},
+		{"OTLP over http/protobuf", map[string]string{"OTEL_EXPORTER_OTLP_PROTOCOL": "http/protobuf"},
+			func(c bootstrap.Config) any { return c.Tracing().Protocol }, "http/protobuf"},
+		{"traces protocol wins over the generic one", map[string]string{
+			"OTEL_EXPORTER_OTLP_TRACES_PROTOCOL": "http/protobuf", "OTEL_EXPORTER_OTLP_PROTOCOL": "grpc"},
+			func(c bootstrap.Config) any { return c.Tracing().Protocol }, "http/protobuf"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c, err := load(t, tt.environ)
+			if err != nil {
+				t.Fatalf("Load(%v) = %v, want no error", tt.environ, err)
+			}
+			if got := tt.get(c); got != tt.want {
+				t.Errorf("got %v, want %v", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestConfigInvalid(t *testing.T) {
+	tests := []struct {
+		name    string
+		environ map[string]string
+		wantErr string // the variable the error must name
+	}{
+		{"unknown environment", map[string]string{"ENVIRONMENT": "staging"}, "ENVIRONMENT"},
+		{"environment in capitals", map[string]string{"ENVIRONMENT": "Production"}, "ENVIRONMENT"},
+		{"unknown log level", map[string]string{"LOG_LEVEL": "verbose"}, "LOG_LEVEL"},
+		{"database URL of another scheme", map[string]string{"DATABASE_URL": "mysql://u@db:3306/f"}, "DATABASE_URL"},
+		{"database URL without host", map[string]string{"DATABASE_URL": "postgres:///fulfillment"}, "DATABASE_URL"},
+		{"database URL that is no URL", map[string]string{"DATABASE_URL": "host=db user=u"}, "DATABASE_URL"},
+		{"database URL that does not parse", map[string]string{"DATABASE_URL": "postgres://u@db:5432/%zz"}, "DATABASE_URL"},
+		{"HTTP_ADDR without port", map[string]string{"HTTP_ADDR": "localhost"}, "HTTP_ADDR"},
+		{"HTTP_ADDR bare number", map[string]string{"HTTP_ADDR": "8080"}, "HTTP_ADDR"},
+		{"HTTP_ADDR empty port", map[string]string{"HTTP_ADDR": "127.0.0.1:"}, "HTTP_ADDR"},
+		{"signing key of 31 bytes", map[string]string{"AUTH_SIGNING_KEY": strings.Repeat("k", bootstrap.MinSigningKeyBytes-1)}, "AUTH_SIGNING_KEY"},
+		{"JWKS URL of another scheme", map[string]string{"AUTH_JWKS_URL": "ftp://idp.example/jwks.json"}, "AUTH_JWKS_URL"},
+		{"JWKS URL without host", map[string]string{"AUTH_JWKS_URL": "https:///jwks.json"}, "AUTH_JWKS_URL"},
+		{"JWKS URL that is a path", map[string]string{"AUTH_JWKS_URL": "/jwks.json"}, "AUTH_JWKS_URL"},
+		{"unknown traces exporter", map[string]string{"OTEL_TRACES_EXPORTER": "zipkin"}, "OTEL_TRACES_EXPORTER"},
+		{"OTLP over gRPC", map[string]string{"OTEL_EXPORTER_OTLP_PROTOCOL": "grpc"}, "OTEL_EXPORTER_OTLP_PROTOCOL"},
+		{"OTLP over gRPC, explicit exporter", map[string]string{"OTEL_TRACES_EXPORTER": "otlp", "OTEL_EXPORTER_OTLP_PROTOCOL": "grpc"}, "OTEL_EXPORTER_OTLP_PROTOCOL"},
+		{"empty org claim", map[string]string{"AUTH_ORG_CLAIM": ""}, "AUTH_ORG_CLAIM"},
+		{"blank org claim", map[string]string{"AUTH_ORG_CLAIM": "  "}, "AUTH_ORG_CLAIM"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := load(t, tt.environ)
+			if err == nil {
+				t.Fatalf("Load(%v) = nil error, want one naming %s", tt.environ, tt.wantErr)
+			}
+			if !strings.Contains(err.Error(), tt.wantErr) {
+				t.Errorf("Load(%v) = %q, want it to name %s", tt.environ, err, tt.wantErr)
+			}
+		})
+	}
+}
+
+func TestConfigRequireAuth(t *testing.T) {
+	tests := []struct {
+		name    string
+		environ map[string]string
+		wantErr bool
+	}{
+		{"neither key nor JWKS", map[string]string{}, true},
+		{"issuer and audience alone", map[string]string{"AUTH_ISSUER": "https://idp.example/", "AUTH_AUDIENCE": "fulfillment"}, true},
+		{"signing key", map[string]string{"AUTH_SIGNING_KEY": strings.Repeat("k", 32)}, false},
+		{"JWKS URL", map[string]string{"AUTH_JWKS_URL": "https://idp.example/jwks.json"}, false},
+		{"both", map[string]string{"AUTH_SIGNING_KEY": strings.Repeat("k", 32), "AUTH_JWKS_URL": "https://idp.example/jwks.json"}, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c, err := load(t, tt.environ)
+			if err != nil {
+				t.Fatalf("Load(%v) = %v, want no error", tt.environ, err)
+			}
+			err = c.RequireAuth()
+			if (err != nil) != tt.wantErr {
+				t.Fatalf("RequireAuth() = %v, want error: %v", err, tt.wantErr)
+			}
+			if err != nil && (!strings.Contains(err.Error(), "AUTH_SIGNING_KEY") || !strings.Contains(err.Error(), "AUTH_JWKS_URL")) {
+				t.Errorf("RequireAuth() = %q, want it to name AUTH_SIGNING_KEY and AUTH_JWKS_URL", err)
+			}
+		})
+	}
+}
