@@ -20,6 +20,9 @@ var (
 	ErrNoWarehouse = errors.New("no active warehouse")
 	// ErrUnavailable: a dependency (the database) cannot be reached.
 	ErrUnavailable = errors.New("unavailable")
+	// ErrMissingShippingAddress: a storefront order to ship has no shipping
+	// address.
+	ErrMissingShippingAddress = errors.New("missing shipping address")
 )
 
 // ValidationError reports one invalid field or parameter.
@@ -45,4 +48,14 @@ type UnknownSKUsError struct {
 
 func (e *UnknownSKUsError) Error() string {
 	return "unknown skus: " + strings.Join(e.SKUs, ", ")
+}
+
+// MissingSKUError lists the storefront line items that require shipping but
+// carry no SKU, in payload order.
+type MissingSKUError struct {
+	LineItemIDs []int64
+}
+
+func (e *MissingSKUError) Error() string {
+	return fmt.Sprintf("%d line item(s) to ship have no sku", len(e.LineItemIDs))
 }

@@ -42,12 +42,12 @@ func ParseQuantity(s string) (Quantity, error) {
 			}
 		}
 	}
-	whole, err := strconv.ParseInt(intPart, 10, 64)
-	if err != nil || whole > math.MaxInt64/QuantityScale {
-		return Quantity{}, Invalid("quantity", "%q is too large", s)
-	}
 	frac = (frac + "000")[:3]
 	f, _ := strconv.ParseInt(frac, 10, 64)
+	whole, err := strconv.ParseInt(intPart, 10, 64)
+	if err != nil || whole > (math.MaxInt64-f)/QuantityScale { // whole×1000 + f must fit in int64
+		return Quantity{}, Invalid("quantity", "%q is too large", s)
+	}
 	return Quantity{milli: whole*QuantityScale + f}, nil
 }
 
@@ -74,6 +74,9 @@ func LineTotal(q Quantity, unitCost int64) (int64, error) {
 		return 0, ErrOverflow
 	}
 	quo, rem := bits.Div64(hi, lo, QuantityScale)
+	if quo > math.MaxInt64 { // checked before rounding up, which could wrap quo to 0
+		return 0, ErrOverflow
+	}
 	if rem*2 >= QuantityScale {
 		quo++
 	}

@@ -1,0 +1,226 @@
+package domain_test
+
+import (
+	"errors"
+	"math"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/acme3pl/fulfillment/domain"
+)
+
+var shipNow = time.Date(2026, 11, 22, 1, 15, 5, 123_000_000, time.FixedZone("CET", 3600))
+
+func shipValidParams() domain.NewShipmentParams {
+	return domain.NewShipmentParams{
+		ID: "shp_1", OrganizationID: "org_ship_1", Kind: domain.SPD,
+		Warehouse: domain.WarehouseRef{ID: "wh_1", Name: "East"},
+		Lines:     []domain.ShipmentLine{{ItemID: "ctn_1", SKU: "CTN-1", Quantity: 2}},
+		Now:       shipNow,
+	}
+}
+
+func TestNewShipmentValidates(t *testing.T) {
+	tests := []struct {
+		name      string
+		edit      func(p *domain.NewShipmentParams)
+		wantField string // "" when valid
+	}{
+		{"valid SPD", func(p *domain.NewShipmentParams) {}, ""},
+		{"valid Pick & Pack", func(p *domain.NewShipmentParams) { p.Kind = domain.PickPack }, ""},
+		{"no id", func(p *domain.NewShipmentParams) { p.ID = "" }, "shipment"},
+		{"no organization", func(p *domain.NewShipmentParams) { p.OrganizationID = "" }, "shipment"},
+		{"unknown kind", func(p *domain.NewShipmentParams) { p.Kind = "pallet" }, "kind"},
+		{"no warehouse", func(p *domain.NewShipmentParams) { p.Warehouse.ID = "" }, "warehouseId"},
+		{"no cartons", func(p *domain.NewShipmentParams) { p.Lines = nil }, "cartons"},
+		{"no items", func(p *domain.NewShipmentParams) { p.Kind, p.Lines = domain.PickPack, nil }, "items"},
+		{"too many lines", func(p *domain.NewShipmentParams) {
+			p.Lines = make([]domain.ShipmentLine, domain.MaxShipmentLines+1)
+		}, "cartons"},
+		{"bad item id", func(p *domain.NewShipmentParams) { p.Lines[0].ItemID = "a b" }, "cartons[0]"},
+		{"zero quantity", func(p *domain.NewShipmentParams) { p.Lines[0].Quantity = 0 }, "cartons[0].quantity"},
+		{"negative quantity", func(p *domain.NewShipmentParams) {
+			p.Kind = domain.PickPack
+			p.Lines = append(p.Lines, domain.ShipmentLine{ItemID: "prod_2", Quantity: -1})
+		}, "items[1].quantity"},
+		{"merged quantity overflows", func(p *domain.NewShipmentParams) {
+			p.Lines = []domain.ShipmentLine{{ItemID: "ctn_1", Quantity: math.MaxInt64}, {ItemID: "ctn_1", Quantity: 1}}
+		}, "cartons[1].quantity"},
+		{"notes too long", func(p *domain.NewShipmentParams) { p.Notes = strings.Repeat("n", 5001) }, "notes"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := shipValidParams()
+			p.Lines = append([]domain.ShipmentLine(nil), p.Lines...)
+			tt.edit(&p)
+			s, err := domain.NewShipment(p)
+			if tt.wantField == "" {
+				if err != nil {
+					t.Fatalf("NewShipment: %v", err)
+				}
+				if s.Status() != domain.ShipmentDraft || s.SubmittedAt() != nil {
+					t.Fatalf("new shipment is %s (submitted %v), want a draft", s.Status(), s.SubmittedAt())
+				}
+				return
+			}
+			var ve *domain.ValidationError
+			if !errors.As(err, &ve) || ve.Field != tt.wantField {
+				t.Fatalf("error %v, want a validation error of %s", err, tt.wantField)
+			}
+		})
+	}
+}
+
+func TestNewShipmentMergesLinesInOrderOfFirstAppearance(t *testing.T) {
+	p := shipValidParams()
+	p.Lines = []domain.ShipmentLine{
+		{ItemID: "ctn_b", SKU: "B", Quantity: 1},
+		{ItemID: "ctn_a", SKU: "A", Quantity: 2},
+		{ItemID: "ctn_b", SKU: "B", Quantity: 3},
+	}
+	s, err := domain.NewShipment(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []domain.ShipmentLine{{ItemID: "ctn_b", SKU: "B", Quantity: 4}, {ItemID: "ctn_a", SKU: "A", Quantity: 2}}
+	if got := s.Lines(); !reflect.DeepEqual(got, want) {
+		t.Fatalf("lines %+v, want %+v", got, want)
+	}
+	s.Lines()[0].Quantity = 99 // a copy: the aggregate is unchanged
+	if s.Lines()[0].Quantity != 4 {
+		t.Fatal("Lines() exposes the aggregate's slice")
+	}
+	if !s.CreatedAt().Equal(shipNow) || s.CreatedAt().Location() != time.UTC || !s.UpdatedAt().Equal(shipNow) {
+		t.Fatalf("times %v / %v, want %v in UTC", s.CreatedAt(), s.UpdatedAt(), shipNow)
+	}
+}
+
+// stored returns a shipment in status st as the postgres adapter would.
+func shipStored(st domain.ShipmentStatus) *domain.Shipment {
+	var submitted *time.Time
+	if st == domain.ShipmentPending {
+		t := shipNow
+		submitted = &t
+	}
+	return domain.RehydrateShipment(domain.RehydrateShipmentParams{
+		NewShipmentParams: shipValidParams(), Status: st, CreatedAt: shipNow, UpdatedAt: shipNow, SubmittedAt: submitted,
+	})
+}
+
+func TestSubmitTransitions(t *testing.T) {
+	later := shipNow.Add(time.Hour)
+	tests := []struct {
+		from    domain.ShipmentStatus
+		want    domain.ShipmentStatus
+		wantErr error
+	}{
+		{domain.ShipmentDraft, domain.ShipmentPending, nil},
+		{domain.ShipmentPending, domain.ShipmentPending, domain.ErrInvalidState},
+		{domain.ShipmentCancelled, domain.ShipmentCancelled, domain.ErrInvalidState},
+	}
+	for _, tt := range tests {
+		t.Run(string(tt.from), func(t *testing.T) {
+			s := shipStored(tt.from)
+			before := s.SubmittedAt()
+			err := s.Submit(later)
+			if !errors.Is(err, tt.wantErr) || (tt.wantErr == nil && err != nil) {
+				t.Fatalf("Submit: %v, want %v", err, tt.wantErr)
+			}
+			if s.Status() != tt.want {
+				t.Fatalf("status %s, want %s", s.Status(), tt.want)
+			}
+			if tt.wantErr != nil {
+				if s.SubmittedAt() != before || !s.UpdatedAt().Equal(shipNow) {
+					t.Fatal("a refused Submit changed the shipment")
+				}
+				return
+			}
+			if s.SubmittedAt() == nil || !s.SubmittedAt().Equal(later) || !s.UpdatedAt().Equal(later) {
+				t.Fatalf("submittedAt %v updatedAt %v, want %v", s.SubmittedAt(), s.UpdatedAt(), later)
+			}
+		})
+	}
+}
+
+func TestCancelTransitions(t *testing.T) {
+	later := shipNow.Add(time.Hour)
+	tests := []struct {
+		from         domain.ShipmentStatus
+		want         domain.ShipmentStatus
+		wantReleases bool
+		wantErr      error
+	}{
+		{domain.ShipmentDraft, domain.ShipmentCancelled, false, nil},
+		{domain.ShipmentPending, domain.ShipmentCancelled, true, nil},
+		{domain.ShipmentCancelled, domain.ShipmentCancelled, false, domain.ErrInvalidState},
+	}
+	for _, tt := range tests {
+		t.Run(string(tt.from), func(t *testing.T) {
+			s := shipStored(tt.from)
+			releases, err := s.Cancel(later)
+			if !errors.Is(err, tt.wantErr) || (tt.wantErr == nil && err != nil) {
+				t.Fatalf("Cancel: %v, want %v", err, tt.wantErr)
+			}
+			if releases != tt.wantReleases {
+				t.Fatalf("releases %v, want %v", releases, tt.wantReleases)
+			}
+			if s.Status() != tt.want {
+				t.Fatalf("status %s, want %s", s.Status(), tt.want)
+			}
+			wantUpdated := later
+			if tt.wantErr != nil {
+				wantUpdated = shipNow
+			}
+			if !s.UpdatedAt().Equal(wantUpdated) {
+				t.Fatalf("updatedAt %v, want %v", s.UpdatedAt(), wantUpdated)
+			}
+		})
+	}
+}
+
+func TestCancelledDraftCannotBeSubmitted(t *testing.T) {
+	s, err := domain.NewShipment(shipValidParams())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Cancel(shipNow); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Submit(shipNow); !errors.Is(err, domain.ErrInvalidState) {
+		t.Fatalf("Submit after Cancel: %v, want ErrInvalidState", err)
+	}
+}
+
+func TestParseShipmentStatus(t *testing.T) {
+	tests := []struct {
+		in      string
+		want    domain.ShipmentStatus
+		wantErr bool
+	}{
+		{"draft", domain.ShipmentDraft, false},
+		{"pending", domain.ShipmentPending, false},
+		{"cancelled", domain.ShipmentCancelled, false},
+		{"", "", true},
+		{"Pending", "", true},
+		{"shipped", "", true},
+	}
+	for _, tt := range tests {
+		got, err := domain.ParseShipmentStatus(tt.in)
+		if (err != nil) != tt.wantErr || got != tt.want {
+			t.Errorf("ParseShipmentStatus(%q) = %q, %v; want %q (error %v)", tt.in, got, err, tt.want, tt.wantErr)
+		}
+	}
+}
+
+func TestShipmentErrorsMatch(t *testing.T) {
+	var ui *domain.UnknownItemsError
+	err := error(&domain.UnknownItemsError{Kind: domain.KindCarton, IDs: []string{"ctn_x", "ctn_y"}})
+	if !errors.As(err, &ui) || err.Error() != "unknown cartons: ctn_x, ctn_y" {
+		t.Fatalf("UnknownItemsError: %v", err)
+	}
+	if wrapped := errors.Join(errors.New("ctx"), domain.ErrInvalidWarehouse); !errors.Is(wrapped, domain.ErrInvalidWarehouse) {
+		t.Fatal("ErrInvalidWarehouse does not match through wrapping")
+	}
+}
