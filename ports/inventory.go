@@ -11,6 +11,15 @@ type InventoryRepository interface {
 	// FindBySKUs returns the organization's items of kind whose SKU is in
 	// skus, keyed by SKU.
 	FindBySKUs(ctx context.Context, organizationID string, kind domain.ItemKind, skus []string) (map[string]domain.InventoryItem, error)
+	// FindByIDs returns the organization's items of kind whose ID is in ids,
+	// keyed by ID. IDs of other organizations and IDs that cannot be IDs are
+	// simply absent.
+	FindByIDs(ctx context.Context, organizationID string, kind domain.ItemKind, ids []string) (map[string]domain.InventoryItem, error)
+	// ListStock returns one page of the organization's items of kind
+	// matching filter, ordered by SKU then ID, each with its stock level at
+	// every active warehouse available to the organization (zero where the
+	// warehouse holds none), and whether more items follow.
+	ListStock(ctx context.Context, organizationID string, kind domain.ItemKind, filter StockFilter, page Page) (items []ItemStock, more bool, err error)
 	// Reserve holds a pending shipment's lines at its warehouse, locking the
 	// stock rows in a fixed order for the rest of the transaction. SPD
 	// cartons are checked: when any is short nothing is reserved and the
@@ -19,6 +28,19 @@ type InventoryRepository interface {
 	// stock only for SPD); their available count may go below zero, which
 	// shows a backorder.
 	Reserve(ctx context.Context, warehouseID string, kind domain.ShipmentKind, lines []domain.ShipmentLine) error
-	// Release gives back what Reserve held for these lines.
+	// Release gives back what Reserve held for these lines, locking the
+	// stock rows in the same fixed order as Reserve.
 	Release(ctx context.Context, warehouseID string, kind domain.ShipmentKind, lines []domain.ShipmentLine) error
+}
+
+// StockFilter narrows a stock list; zero fields do not filter.
+type StockFilter struct {
+	SKU string // exact, case-sensitive SKU
+}
+
+// ItemStock is a product or carton with its stock level per warehouse,
+// ordered by warehouse name then ID.
+type ItemStock struct {
+	Item   domain.InventoryItem
+	Levels []domain.StockLevel
 }
