@@ -11,6 +11,7 @@ import (
 	"net"
 	"net/url"
 	"os"
+	"runtime"
 	"syscall"
 	"time"
 
@@ -47,10 +48,15 @@ func Open(opts Options) (*bun.DB, error) {
 		pgdriver.WithTracing(false),
 	)
 	sqldb := sql.OpenDB(connector)
-	if opts.MaxOpenConns > 0 {
-		sqldb.SetMaxOpenConns(opts.MaxOpenConns)
-		sqldb.SetMaxIdleConns(opts.MaxOpenConns)
+	maxConns := opts.MaxOpenConns
+	if maxConns <= 0 {
+		maxConns = 4 * runtime.GOMAXPROCS(0)
 	}
+	// Idle connections as many as open ones: database/sql keeps 2 by
+	// default, so under concurrency every burst would close connections and
+	// open new ones (a new PostgreSQL backend each).
+	sqldb.SetMaxOpenConns(maxConns)
+	sqldb.SetMaxIdleConns(maxConns)
 	sqldb.SetConnMaxIdleTime(5 * time.Minute)
 	db := bun.NewDB(sqldb, pgdialect.New())
 	if opts.TracerProvider != nil {

@@ -2,10 +2,14 @@ package postgres
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/uptrace/bun"
+	"github.com/uptrace/bun/dialect/pgdialect"
+	"github.com/uptrace/bun/schema"
 
 	"github.com/acme3pl/fulfillment/domain"
 	"github.com/acme3pl/fulfillment/ports"
@@ -95,7 +99,7 @@ func invoiceFromRows(row invoiceRow, items []invoiceItemRow) (*domain.Invoice, e
 // visibleInvoices restricts q to invoices an organization may see.
 func visibleInvoices(q *bun.SelectQuery, organizationID string) *bun.SelectQuery {
 	return q.Where("i.organization_id = ?", organizationID).
-		Where("i.status IN (?)", bun.In(domain.VisibleInvoiceStatuses)).
+		Where("i.status IN (?)", bun.List(domain.VisibleInvoiceStatuses)).
 		Where("i.deleted_at IS NULL")
 }
 
@@ -107,7 +111,8 @@ var _ ports.InvoiceRepository = (*InvoiceRepository)(nil)
 // Get returns a visible invoice of the organization with its items.
 func (r *InvoiceRepository) Get(ctx context.Context, organizationID, id string) (*domain.Invoice, error) {
 	var row invoiceRow
-	if err := visibleInvoices(r.db.NewSelect().Model(&row), organizationID).Where("i.id = ?", id).Scan(ctx); err != nil {
+	q := visibleInvoices(r.db.NewSelect().Model(&row).ExcludeColumn("search_text"), organizationID).Where("i.id = ?", id)
+	if err := q.Scan(ctx); err != nil {
 		return nil, dbErr(err)
 	}
 	items, err := r.itemsOf(ctx, []string{row.ID})
@@ -120,7 +125,7 @@ func (r *InvoiceRepository) Get(ctx context.Context, organizationID, id string) 
 // itemsOf fetches the items of many invoices in one query.
 func (r *InvoiceRepository) itemsOf(ctx context.Context, ids []string) (map[string][]invoiceItemRow, error) {
 	var rows []invoiceItemRow
-	err := r.db.NewSelect().Model(&rows).Where("invoice_id IN (?)", bun.In(ids)).
+	err := r.db.NewSelect().Model(&rows).Where("invoice_id IN (?)", bun.List(ids)).
 		OrderExpr("invoice_id, position").Scan(ctx)
 	if err != nil {
 		return nil, dbErr(err)
@@ -130,4 +135,176 @@ func (r *InvoiceRepository) itemsOf(ctx context.Context, ids []string) (map[stri
 		out[row.InvoiceID] = append(out[row.InvoiceID], row)
 	}
 	return out, nil
+}
+
+// sortColumns maps the sort keys of the port to columns; each has a partial
+// index (organization_id, column, id) and one with status after the
+// organization (migration 0002).
+var sortColumns = map[ports.InvoiceSortKey]string{
+	"":                        "created_at",
+	ports.InvoicesByCreatedAt: "created_at",
+	ports.InvoicesByUpdatedAt: "updated_at",
+	ports.InvoicesByDueDate:   "due_date",
+}
+
+// List returns one page of the organization's visible invoices matching f,
+// ordered by f's key then ID in the same direction. The page's IDs are
+// found first, from the sort key's index alone when nothing else filters
+// (an index-only scan: a deep skip walks index entries, not rows), then
+// joined to their rows; one row more than the page tells whether more
+// follow. The items of the page's invoices come in a second query.
+func (r *InvoiceRepository) List(ctx context.Context, organizationID string, f ports.InvoiceFilter, page ports.Page) ([]*domain.Invoice, bool, error) {
+	col, ok := sortColumns[f.SortBy]
+	if !ok {
+		return nil, false, domain.Invalid("sortBy", "%q is not a sort key", f.SortBy)
+	}
+	dir := "DESC"
+	if f.Ascending {
+		dir = "ASC"
+	}
+	// col and dir come from the closed sets above, never from the request.
+	order := fmt.Sprintf("i.%s %s, i.id %s", col, dir, dir)
+	filtered := func(columns ...string) *bun.SelectQuery {
+		q := visibleInvoices(r.db.NewSelect().TableExpr("invoices AS i").Column(columns...), organizationID)
+		if f.Status != "" {
+			q = q.Where("i.status = ?", string(f.Status))
+		}
+		return q
+	}
+	term := strings.ToLower(f.Search)
+	var ids schema.QueryAppender
+	switch grams := shortGrams(term); {
+	case term == "":
+		ids = filtered("i.id").OrderExpr(order).Offset(page.Skip).Limit(page.Take + 1)
+	case grams == nil:
+		ids = whereLike(filtered("i.id"), term).OrderExpr(order).Offset(page.Skip).Limit(page.Take + 1)
+	default:
+		ids = shortTermIDs(r.db, filtered, col, order, term, grams, page)
+	}
+	var rows []invoiceRow
+	err := r.db.NewSelect().Model(&rows).ExcludeColumn("search_text").
+		Join("JOIN (?) AS page ON page.id = i.id", ids).OrderExpr(order).Scan(ctx)
+	if err != nil {
+		return nil, false, dbErr(err)
+	}
+	more := len(rows) > page.Take
+	if more {
+		rows = rows[:page.Take]
+	}
+	if len(rows) == 0 {
+		return []*domain.Invoice{}, more, nil
+	}
+	pageIDs := make([]string, len(rows))
+	for i, row := range rows {
+		pageIDs[i] = row.ID
+	}
+	items, err := r.itemsOf(ctx, pageIDs)
+	if err != nil {
+		return nil, false, err
+	}
+	out := make([]*domain.Invoice, len(rows))
+	for i, row := range rows {
+		if out[i], err = invoiceFromRows(row, items[row.ID]); err != nil {
+			return nil, false, fmt.Errorf("load invoice %s: %w", row.ID, err)
+		}
+	}
+	return out, more, nil
+}
+
+// whereLike keeps invoices whose search_text contains term, which is
+// lower-cased already. search_text is lowered by strings.ToLower
+// (invoiceSearchText) and so is the term; lower() in SQL changes nothing
+// more on this server's ctype but keeps the match case-insensitive should
+// Go's and the database's case mappings ever differ for a character.
+//
+// A term with a run of three letters or digits is served by the trigram
+// index on search_text (or, when it is common, by walking the ordered index
+// until the page is full: the planner chooses).
+func whereLike(q *bun.SelectQuery, term string) *bun.SelectQuery {
+	return q.Where("i.search_text LIKE lower(?)", "%"+escapeLike(term)+"%")
+}
+
+// Bounds of the window of shortTermIDs: ten times the rows the page needs,
+// at least shortWindowMin, at most shortWindowMax.
+const (
+	shortWindowMin = 1_000
+	shortWindowMax = 20_000
+)
+
+// shortTermIDs finds the page's IDs for a term pg_trgm cannot look up (one
+// or two characters, or punctuation), in one statement of two steps:
+//
+//  1. The first rows of the requested order (a window of ten times the rows
+//     the page needs) are checked with LIKE alone. Such terms are mostly
+//     common ("pa", "1"): the window then holds the whole page, which is
+//     exact because the window is a prefix of the order.
+//  2. Only when it does not, the term's grams are looked up in the GIN index
+//     on invoice_search_grams(search_text), and LIKE decides among the
+//     candidates. The statement's one-time filter skips this step entirely
+//     when step 1 filled the page.
+//
+// Step 1 bounds the work for common terms, step 2 for rare ones; neither
+// reads every invoice of the organization. Keeping the gram condition out of
+// step 1 matters: evaluating invoice_search_grams on a row costs about
+// 0.1 ms, which the planner's ordered plan would pay on every match it walks.
+func shortTermIDs(db bun.IDB, filtered func(columns ...string) *bun.SelectQuery, col, order, term string,
+	grams []string, page ports.Page,
+) schema.QueryAppender {
+	need := page.Skip + page.Take + 1
+	window := min(max(10*need, shortWindowMin), shortWindowMax)
+	head := filtered("i.id", "i."+col, "i.search_text").OrderExpr(order).Limit(window)
+	inWindow := whereLike(db.NewSelect().TableExpr("(?) AS i", head).Column("i.id"), term).
+		OrderExpr(order).Offset(page.Skip).Limit(page.Take + 1)
+	everywhere := whereLike(filtered("i.id"), term).
+		Where("invoice_search_grams(i.search_text) @> ?", pgdialect.Array(grams)).
+		OrderExpr(order).Offset(page.Skip).Limit(page.Take + 1)
+	return db.NewRaw(`WITH w AS MATERIALIZED (?)
+		SELECT w.id FROM w WHERE (SELECT count(*) FROM w) > ?
+		UNION ALL
+		SELECT e.id FROM (?) AS e WHERE (SELECT count(*) FROM w) <= ?`,
+		inWindow, page.Take, everywhere, page.Take)
+}
+
+// escapeLike makes %, _ and the escape character \ match themselves in a
+// LIKE pattern.
+func escapeLike(s string) string {
+	return strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(s)
+}
+
+// shortGrams returns the grams of term to look up in the gram index, or nil
+// when the term has a run of at least three letters or digits (the trigram
+// index serves it). The grams are the term's distinct two-character grams,
+// or its characters when it has none. Grams with a control character are
+// left out: invoice_search_grams cuts the text at U+001F, so it may lack
+// them, and the use case refuses such terms anyway. Every other gram of a
+// substring is among the text's, so the lookup never loses a match.
+func shortGrams(term string) []string {
+	runes := []rune(term)
+	run := 0
+	for _, c := range runes {
+		if unicode.IsLetter(c) || unicode.IsDigit(c) {
+			if run++; run >= 3 {
+				return nil
+			}
+		} else {
+			run = 0
+		}
+	}
+	seen := map[string]bool{}
+	var grams []string
+	add := func(g string) {
+		if !seen[g] && strings.IndexFunc(g, unicode.IsControl) < 0 {
+			seen[g] = true
+			grams = append(grams, g)
+		}
+	}
+	for i := 0; i+1 < len(runes); i++ {
+		add(string(runes[i : i+2]))
+	}
+	if len(grams) == 0 {
+		for _, c := range runes {
+			add(string(c))
+		}
+	}
+	return grams
 }

@@ -1,12 +1,164 @@
 package postgres
 
 import (
+	"context"
+	"database/sql"
+	"errors"
+	"time"
+
 	"github.com/uptrace/bun"
 
 	"github.com/acme3pl/fulfillment/ports"
 )
 
+type orderReceiptRow struct {
+	bun.BaseModel `bun:"table:order_receipts,alias:r"`
+
+	OrganizationID  string    `bun:"organization_id,pk"`
+	OrderID         int64     `bun:"order_id,pk"`
+	OrderNumber     *int64    `bun:"order_number"`
+	Status          string    `bun:"status"`
+	Skipped         *string   `bun:"skipped"`
+	Attempts        int       `bun:"attempts"`
+	LastError       *string   `bun:"last_error"`
+	ShipmentID      *string   `bun:"shipment_id"`
+	TraceID         string    `bun:"trace_id"`
+	FirstReceivedAt time.Time `bun:"first_received_at"`
+	LastReceivedAt  time.Time `bun:"last_received_at"`
+}
+
+func (row orderReceiptRow) toPort() ports.OrderReceipt {
+	return ports.OrderReceipt{
+		OrganizationID: row.OrganizationID, OrderID: row.OrderID, OrderNumber: row.OrderNumber,
+		Status: ports.ReceiptStatus(row.Status), Skipped: deref(row.Skipped), Attempts: row.Attempts,
+		LastError: deref(row.LastError), ShipmentID: deref(row.ShipmentID), TraceID: row.TraceID,
+		FirstReceived: row.FirstReceivedAt.UTC(), LastReceived: row.LastReceivedAt.UTC(),
+	}
+}
+
+// nullIfEmpty stores "" as NULL, as the table's checks expect.
+func nullIfEmpty(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}
+
 // OrderReceiptRepository implements ports.OrderReceiptRepository.
-type OrderReceiptRepository struct{ db bun.IDB }
+type OrderReceiptRepository struct {
+	db  bun.IDB
+	hot runner
+}
 
 var _ ports.OrderReceiptRepository = (*OrderReceiptRepository)(nil)
+
+// receiptColumns is what every statement returns, in orderReceiptRow's
+// shape.
+const receiptColumns = "organization_id, order_id, order_number, status, skipped, attempts, last_error, " +
+	"shipment_id, trace_id, first_received_at, last_received_at"
+
+// claimQuery inserts the receipt or, when it exists, updates it — which takes
+// the row lock, waiting for a concurrent holder to commit — and returns the
+// row in one round trip. Under READ COMMITTED, ON CONFLICT DO UPDATE acts
+// on the latest committed version of the row even when the statement's
+// snapshot predates it, so a delivery that waited sees the outcome of the
+// one it waited for. A succeeded receipt keeps its state: only the time of
+// the last delivery moves.
+var claimQuery = hotQuery{operation: "INSERT", sql: `INSERT INTO order_receipts AS r
+	(organization_id, order_id, order_number, status, attempts, trace_id, first_received_at, last_received_at)
+VALUES ($1, $2, $3, 'processing', 1, $4, $5, $5)
+ON CONFLICT (organization_id, order_id) DO UPDATE SET
+	last_received_at = greatest(r.last_received_at, excluded.last_received_at),
+	order_number     = coalesce(r.order_number, excluded.order_number),
+	status           = CASE WHEN r.status = 'succeeded' THEN r.status ELSE 'processing' END,
+	attempts         = CASE WHEN r.status = 'succeeded' THEN r.attempts ELSE r.attempts + 1 END,
+	trace_id         = CASE WHEN r.status = 'succeeded' THEN r.trace_id ELSE excluded.trace_id END
+RETURNING ` + receiptColumns}
+
+// scanReceipt reads one row of receiptColumns.
+func scanReceipt(rows *sql.Rows, row *orderReceiptRow) error {
+	return rows.Scan(&row.OrganizationID, &row.OrderID, &row.OrderNumber, &row.Status, &row.Skipped, &row.Attempts,
+		&row.LastError, &row.ShipmentID, &row.TraceID, &row.FirstReceivedAt, &row.LastReceivedAt)
+}
+
+// Claim implements ports.OrderReceiptRepository.
+func (r *OrderReceiptRepository) Claim(ctx context.Context, d ports.ReceiptDelivery) (ports.OrderReceipt, error) {
+	var (
+		row orderReceiptRow
+		n   int
+	)
+	err := r.hot.query(ctx, &claimQuery, func(rows *sql.Rows) error { n++; return scanReceipt(rows, &row) },
+		d.OrganizationID, d.OrderID, d.OrderNumber, d.TraceID, d.ReceivedAt)
+	if err != nil {
+		return ports.OrderReceipt{}, dbErr(err)
+	}
+	if n != 1 {
+		return ports.OrderReceipt{}, errors.New("claim order receipt: no row returned")
+	}
+	return row.toPort(), nil
+}
+
+var finishReceiptQuery = hotQuery{operation: "UPDATE", sql: `UPDATE order_receipts
+	SET status = $1, skipped = $2, last_error = $3, shipment_id = $4
+	WHERE organization_id = $5 AND order_id = $6`}
+
+// Finish implements ports.OrderReceiptRepository.
+func (r *OrderReceiptRepository) Finish(ctx context.Context, rec ports.OrderReceipt) error {
+	n, err := r.hot.exec(ctx, &finishReceiptQuery,
+		string(rec.Status), nullIfEmpty(rec.Skipped), nullIfEmpty(rec.LastError), nullIfEmpty(rec.ShipmentID),
+		rec.OrganizationID, rec.OrderID)
+	if err != nil {
+		return dbErr(err)
+	}
+	if n != 1 {
+		return errors.New("finish order receipt: the claimed receipt is gone")
+	}
+	return nil
+}
+
+// recordFailureSQL counts a failed attempt in one statement; a succeeded
+// receipt is left alone (the WHERE of DO UPDATE).
+const recordFailureSQL = `INSERT INTO order_receipts AS r
+	(organization_id, order_id, order_number, status, attempts, last_error, trace_id, first_received_at, last_received_at)
+VALUES (?, ?, ?, 'failed', 1, ?, ?, ?, ?)
+ON CONFLICT (organization_id, order_id) DO UPDATE SET
+	status           = 'failed',
+	attempts         = r.attempts + 1,
+	last_error       = excluded.last_error,
+	trace_id         = excluded.trace_id,
+	order_number     = coalesce(r.order_number, excluded.order_number),
+	last_received_at = greatest(r.last_received_at, excluded.last_received_at)
+WHERE r.status <> 'succeeded'`
+
+// RecordFailure implements ports.OrderReceiptRepository.
+func (r *OrderReceiptRepository) RecordFailure(ctx context.Context, d ports.ReceiptDelivery, code string) error {
+	_, err := r.db.NewRaw(recordFailureSQL, d.OrganizationID, d.OrderID, d.OrderNumber, code, d.TraceID,
+		d.ReceivedAt, d.ReceivedAt).Exec(ctx)
+	return dbErr(err)
+}
+
+// Get implements ports.OrderReceiptRepository: domain.ErrNotFound (through
+// dbErr) when the organization has no receipt of the order.
+func (r *OrderReceiptRepository) Get(ctx context.Context, organizationID string, orderID int64) (ports.OrderReceipt, error) {
+	var row orderReceiptRow
+	err := r.db.NewSelect().Model(&row).ColumnExpr(receiptColumns).
+		Where("organization_id = ? AND order_id = ?", organizationID, orderID).Scan(ctx)
+	if err != nil {
+		return ports.OrderReceipt{}, dbErr(err)
+	}
+	return row.toPort(), nil
+}
+
+// WebhookSecret implements ports.OrderReceiptRepository.
+func (r *OrderReceiptRepository) WebhookSecret(ctx context.Context, organizationID string) (string, bool, error) {
+	var secret string
+	err := r.db.NewSelect().Table("webhook_secrets").Column("secret").
+		Where("organization_id = ?", organizationID).Scan(ctx, &secret)
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		return "", false, nil
+	case err != nil:
+		return "", false, dbErr(err)
+	}
+	return secret, true, nil
+}

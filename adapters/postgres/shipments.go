@@ -49,26 +49,6 @@ type shipmentLineRow struct {
 	SKU            string `bun:"sku,scanonly"`
 }
 
-type shipmentItemRow struct {
-	bun.BaseModel `bun:"table:shipment_items"`
-
-	OrganizationID string `bun:"organization_id"`
-	ShipmentID     string `bun:"shipment_id,pk"`
-	ProductID      string `bun:"product_id,pk"`
-	Position       int    `bun:"position"`
-	Quantity       int64  `bun:"quantity"`
-}
-
-type shipmentCartonRow struct {
-	bun.BaseModel `bun:"table:shipment_cartons"`
-
-	OrganizationID string `bun:"organization_id"`
-	ShipmentID     string `bun:"shipment_id,pk"`
-	CartonID       string `bun:"carton_id,pk"`
-	Position       int    `bun:"position"`
-	Quantity       int64  `bun:"quantity"`
-}
-
 func lineTable(kind domain.ShipmentKind) (table, column string) {
 	if kind == domain.SPD {
 		return "shipment_cartons", "carton_id"
@@ -77,32 +57,53 @@ func lineTable(kind domain.ShipmentKind) (table, column string) {
 }
 
 // ShipmentRepository implements ports.ShipmentRepository.
-type ShipmentRepository struct{ db bun.IDB }
+type ShipmentRepository struct {
+	db  bun.IDB
+	hot runner
+}
 
 var _ ports.ShipmentRepository = (*ShipmentRepository)(nil)
 
-// Create inserts the shipment and its lines (two statements).
+// createShipmentQuery inserts a shipment and its lines in one statement, one
+// round trip: the shipment row in a CTE, its lines in the main insert from
+// two array parameters (foreign keys are checked at the statement's end,
+// when both are there). Line positions are the arrays' order, from 0.
+func createShipmentQuery(lineTable, itemColumn string) hotQuery {
+	return hotQuery{operation: "INSERT", sql: `WITH new_shipment AS (
+	INSERT INTO shipments (id, organization_id, kind, status, warehouse_id, shipping_name, shipping_company,
+		shipping_address1, shipping_address2, shipping_city, shipping_state, shipping_zip, shipping_country,
+		shipping_phone, notes, source_type, source_order_id, source_order_number, test, created_at, updated_at,
+		submitted_at)
+	VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22)
+)
+INSERT INTO ` + lineTable + ` (organization_id, shipment_id, ` + itemColumn + `, position, quantity)
+SELECT $2, $1, v.item_id, (v.position - 1)::int, v.quantity
+FROM unnest($23::text[], $24::bigint[]) WITH ORDINALITY AS v(item_id, quantity, position)`}
+}
+
+var (
+	createPickPackQuery = createShipmentQuery("shipment_items", "product_id")
+	createSPDQuery      = createShipmentQuery("shipment_cartons", "carton_id")
+)
+
+// Create inserts the shipment and its lines.
 func (r *ShipmentRepository) Create(ctx context.Context, s *domain.Shipment) error {
 	row := shipmentToRow(s)
-	if _, err := r.db.NewInsert().Model(&row).ExcludeColumn("warehouse_name").Exec(ctx); err != nil {
-		return dbErr(err)
-	}
 	lines := s.Lines()
-	var model any
-	if s.Kind() == domain.SPD {
-		rows := make([]shipmentCartonRow, len(lines))
-		for i, l := range lines {
-			rows[i] = shipmentCartonRow{OrganizationID: s.OrganizationID(), ShipmentID: s.ID(), CartonID: l.ItemID, Position: i, Quantity: l.Quantity}
-		}
-		model = &rows
-	} else {
-		rows := make([]shipmentItemRow, len(lines))
-		for i, l := range lines {
-			rows[i] = shipmentItemRow{OrganizationID: s.OrganizationID(), ShipmentID: s.ID(), ProductID: l.ItemID, Position: i, Quantity: l.Quantity}
-		}
-		model = &rows
+	ids := make([]string, len(lines))
+	qty := make([]int64, len(lines))
+	for i, l := range lines {
+		ids[i], qty[i] = l.ItemID, l.Quantity
 	}
-	_, err := r.db.NewInsert().Model(model).Exec(ctx)
+	q := &createPickPackQuery
+	if s.Kind() == domain.SPD {
+		q = &createSPDQuery
+	}
+	_, err := r.hot.exec(ctx, q,
+		row.ID, row.OrganizationID, row.Kind, row.Status, row.WarehouseID, row.ShippingName, row.ShippingCompany,
+		row.ShippingAddress1, row.ShippingAddress2, row.ShippingCity, row.ShippingState, row.ShippingZip,
+		row.ShippingCountry, row.ShippingPhone, row.Notes, row.SourceType, row.SourceOrderID, row.SourceOrderNumber,
+		row.Test, row.CreatedAt, row.UpdatedAt, row.SubmittedAt, pgTextArray(ids), pgInt64Array(qty))
 	return dbErr(err)
 }
 
@@ -133,7 +134,38 @@ func (r *ShipmentRepository) GetForUpdate(ctx context.Context, organizationID, i
 	return r.get(ctx, organizationID, id, true)
 }
 
+// List returns a page of the organization's shipments, newest first, with
+// their lines: two round trips at most (the page, then its lines per kind).
+// It reads one row more than the page to tell whether more follow.
+func (r *ShipmentRepository) List(ctx context.Context, organizationID string, filter ports.ShipmentFilter, page ports.Page) ([]*domain.Shipment, bool, error) {
+	var rows []shipmentRow
+	q := r.selectShipments(&rows).Where("s.organization_id = ?", organizationID)
+	if filter.Status != "" {
+		q = q.Where("s.status = ?", string(filter.Status))
+	}
+	err := q.OrderExpr("s.created_at DESC, s.id DESC").Offset(page.Skip).Limit(page.Take + 1).Scan(ctx)
+	if err != nil {
+		return nil, false, dbErr(err)
+	}
+	more := len(rows) > page.Take
+	if more {
+		rows = rows[:page.Take]
+	}
+	if len(rows) == 0 {
+		return []*domain.Shipment{}, false, nil
+	}
+	out, err := r.withLines(ctx, rows)
+	if err != nil {
+		return nil, false, err
+	}
+	return out, more, nil
+}
+
 func (r *ShipmentRepository) get(ctx context.Context, organizationID, id string, lock bool) (*domain.Shipment, error) {
+	if !domain.ValidID(id) {
+		// Not an ID the service could have made: no such shipment.
+		return nil, domain.ErrNotFound
+	}
 	var rows []shipmentRow
 	q := r.selectShipments(&rows).Where("s.organization_id = ? AND s.id = ?", organizationID, id)
 	if lock {
@@ -178,7 +210,7 @@ func (r *ShipmentRepository) withLines(ctx context.Context, rows []shipmentRow) 
 			ColumnExpr("l.? AS item_id", bun.Ident(column)).
 			ColumnExpr("p.sku").
 			Join("JOIN ? AS p ON p.id = l.?", bun.Ident(itemTable), bun.Ident(column)).
-			Where("l.shipment_id IN (?)", bun.In(ids)).
+			Where("l.shipment_id IN (?)", bun.List(ids)).
 			OrderExpr("l.shipment_id, l.position").Scan(ctx)
 		if err != nil {
 			return nil, dbErr(err)

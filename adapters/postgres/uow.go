@@ -2,7 +2,6 @@ package postgres
 
 import (
 	"context"
-	"database/sql"
 
 	"github.com/uptrace/bun"
 
@@ -12,33 +11,46 @@ import (
 // UnitOfWork implements ports.UnitOfWork with db.RunInTx: the repositories
 // handed to fn are built on the transaction.
 type UnitOfWork struct {
-	db *bun.DB
+	db    *bun.DB
+	stmts *statements // the order intake's, prepared on first use
 }
 
 var _ ports.UnitOfWork = (*UnitOfWork)(nil)
 
 // NewUnitOfWork returns a unit of work on db.
-func NewUnitOfWork(db *bun.DB) *UnitOfWork { return &UnitOfWork{db: db} }
+func NewUnitOfWork(db *bun.DB) *UnitOfWork { return &UnitOfWork{db: db, stmts: newStatements(db)} }
 
-// Do runs fn in a READ COMMITTED transaction; row locks taken inside fn
-// (SELECT … FOR UPDATE, conditional UPDATEs) serialise competing work.
+// Do runs fn in a transaction at the server's default isolation, READ
+// COMMITTED; row locks taken inside fn (SELECT … FOR UPDATE, INSERT … ON
+// CONFLICT) serialise competing work. Naming the level would make pgdriver
+// send "BEGIN; SET TRANSACTION …" on every transaction for nothing.
+//
+// The repositories run the order intake's statements as server-side
+// prepared statements (prepared.go); the set is prepared before the
+// transaction begins, the first time.
 func (u *UnitOfWork) Do(ctx context.Context, fn func(ctx context.Context, r ports.Repositories) error) error {
-	err := u.db.RunInTx(ctx, &sql.TxOptions{Isolation: sql.LevelReadCommitted}, func(ctx context.Context, tx bun.Tx) error {
-		return fn(ctx, NewRepositories(tx))
+	prepared := u.stmts.get(ctx)
+	err := u.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+		return fn(ctx, newRepositories(tx, prepared))
 	})
 	return dbErr(err)
 }
 
 // NewRepositories builds every repository on db, which is a *bun.DB or a
-// bun.Tx.
-func NewRepositories(db bun.IDB) ports.Repositories {
+// bun.Tx. Their statements run unprepared.
+func NewRepositories(db bun.IDB) ports.Repositories { return newRepositories(db, nil) }
+
+// newRepositories builds every repository on db, with the prepared
+// statements of prepared (nil: none).
+func newRepositories(db bun.IDB, prepared *preparedSet) ports.Repositories {
+	hot := runner{db: db, prepared: prepared}
 	return ports.Repositories{
-		Organizations: &OrganizationRepository{db: db},
+		Organizations: &OrganizationRepository{db: db, hot: hot},
 		Warehouses:    &WarehouseRepository{db: db},
-		Inventory:     &InventoryRepository{db: db},
+		Inventory:     &InventoryRepository{db: db, hot: hot},
 		Invoices:      &InvoiceRepository{db: db},
-		Shipments:     &ShipmentRepository{db: db},
-		Receipts:      &OrderReceiptRepository{db: db},
+		Shipments:     &ShipmentRepository{db: db, hot: hot},
+		Receipts:      &OrderReceiptRepository{db: db, hot: hot},
 		APIKeys:       &APIKeyRepository{db: db},
 		Fixtures:      &FixtureStore{db: db},
 	}

@@ -1,0 +1,1 @@
+DROP INDEX IF EXISTS shipments_organization_status_created_idx;
