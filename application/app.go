@@ -5,6 +5,7 @@ import (
 
 	"go.opentelemetry.io/otel/trace"
 
+	"github.com/acme3pl/fulfillment/domain"
 	"github.com/acme3pl/fulfillment/ports"
 )
 
@@ -17,11 +18,27 @@ type Application struct {
 // Commands change state.
 type Commands struct {
 	Seed Handler[Seed, ports.FixtureCounts]
+
+	CreateShipment Handler[CreateShipment, *domain.Shipment]
+	SubmitShipment Handler[SubmitShipment, *domain.Shipment]
+	CancelShipment Handler[CancelShipment, *domain.Shipment]
+
+	ReceiveStorefrontOrder Handler[ReceiveStorefrontOrder, StorefrontOrderResult]
 }
 
 // Queries read state.
 type Queries struct {
 	ListWarehouses Handler[ListWarehouses, WarehousePage]
+
+	ListInvoices Handler[ListInvoices, InvoicePage]
+	GetInvoice   Handler[GetInvoice, *domain.Invoice]
+
+	ListShipments Handler[ListShipments, ShipmentPage]
+	GetShipment   Handler[GetShipment, *domain.Shipment]
+	ListStock     Handler[ListStock, StockPage]
+
+	GetOrderReceipt           Handler[GetOrderReceipt, ports.OrderReceipt]
+	VerifyStorefrontSignature Handler[VerifyStorefrontSignature, struct{}]
 }
 
 // Deps are what the use cases need.
@@ -32,6 +49,9 @@ type Deps struct {
 	IDs        ports.IDGenerator
 	Tracer     trace.Tracer
 	Log        *slog.Logger
+	// Environment decides whether new shipments are test shipments
+	// (sandbox) or real ones (production), CONTRACT §7.
+	Environment domain.Environment
 }
 
 // New builds the application.
@@ -39,9 +59,26 @@ func New(d Deps) *Application {
 	return &Application{
 		Commands: Commands{
 			Seed: Decorate("Seed", NewSeedHandler(d.UnitOfWork), d.Tracer, d.Log),
+
+			CreateShipment: Decorate("CreateShipment", NewCreateShipmentHandler(d.UnitOfWork, d.Clock, d.IDs, d.Environment), d.Tracer, d.Log),
+			SubmitShipment: Decorate("SubmitShipment", NewSubmitShipmentHandler(d.UnitOfWork, d.Clock), d.Tracer, d.Log),
+			CancelShipment: Decorate("CancelShipment", NewCancelShipmentHandler(d.UnitOfWork, d.Clock), d.Tracer, d.Log),
+
+			ReceiveStorefrontOrder: Decorate("ReceiveStorefrontOrder", NewReceiveStorefrontOrderHandler(
+				d.UnitOfWork, d.Repos.Receipts, d.Clock, d.IDs, d.Environment, d.Log), d.Tracer, d.Log),
 		},
 		Queries: Queries{
 			ListWarehouses: Decorate("ListWarehouses", NewListWarehousesHandler(d.Repos.Warehouses), d.Tracer, d.Log),
+
+			ListInvoices: Decorate("ListInvoices", NewListInvoicesHandler(d.Repos.Invoices), d.Tracer, d.Log),
+			GetInvoice:   Decorate("GetInvoice", NewGetInvoiceHandler(d.Repos.Invoices), d.Tracer, d.Log),
+
+			ListShipments: Decorate("ListShipments", NewListShipmentsHandler(d.Repos.Shipments), d.Tracer, d.Log),
+			GetShipment:   Decorate("GetShipment", NewGetShipmentHandler(d.Repos.Shipments), d.Tracer, d.Log),
+			ListStock:     Decorate("ListStock", NewListStockHandler(d.Repos.Inventory), d.Tracer, d.Log),
+
+			GetOrderReceipt:           Decorate("GetOrderReceipt", NewGetOrderReceiptHandler(d.Repos.Receipts), d.Tracer, d.Log),
+			VerifyStorefrontSignature: Decorate("VerifyStorefrontSignature", NewVerifyStorefrontSignatureHandler(d.Repos.Receipts, d.Clock), d.Tracer, d.Log),
 		},
 	}
 }

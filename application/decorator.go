@@ -11,6 +11,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/acme3pl/fulfillment/domain"
+	"github.com/acme3pl/fulfillment/ports"
 )
 
 // Handler is a use case: one input, one result.
@@ -64,8 +65,13 @@ func Decorate[In, Out any](name string, h Handler[In, Out], tracer trace.Tracer,
 func isFault(err error) bool {
 	var ve *domain.ValidationError
 	var us *domain.UnknownSKUsError
+	var ui *domain.UnknownItemsError
+	var is *domain.InsufficientStockError
+	var ms *domain.MissingSKUError
 	switch {
-	case errors.As(err, &ve), errors.As(err, &us),
+	case errors.As(err, &ve), errors.As(err, &us), errors.As(err, &ui), errors.As(err, &is),
+		errors.Is(err, domain.ErrInvalidWarehouse),
+		errors.As(err, &ms), errors.Is(err, domain.ErrMissingShippingAddress), errors.Is(err, ports.ErrInvalidCredentials),
 		errors.Is(err, domain.ErrNotFound), errors.Is(err, domain.ErrInvalidState),
 		errors.Is(err, domain.ErrConflict), errors.Is(err, domain.ErrNoWarehouse):
 		return false

@@ -1,0 +1,155 @@
+package application_test
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"reflect"
+	"testing"
+	"time"
+
+	"go.opentelemetry.io/otel/trace/noop"
+
+	"github.com/acme3pl/fulfillment/application"
+	"github.com/acme3pl/fulfillment/domain"
+)
+
+var shipT0 = time.Date(2026, 11, 22, 1, 15, 5, 123_000_000, time.UTC)
+
+// shipApp is the real application on the fakes of db.
+func shipApp(db *shipStore, env domain.Environment) (*application.Application, *shipClock) {
+	clock := &shipClock{now: shipT0}
+	return application.New(application.Deps{
+		UnitOfWork: shipUoW{db}, Repos: db.repos(), Clock: clock, IDs: &shipIDs{},
+		Tracer: noop.NewTracerProvider().Tracer("test"), Log: slog.New(slog.DiscardHandler),
+		Environment: env,
+	}), clock
+}
+
+func shipPickPack(lines ...domain.ShipmentLine) application.CreateShipment {
+	return application.CreateShipment{
+		OrganizationID: "org_ship_a", Kind: domain.PickPack, WarehouseID: "wh_a",
+		Address: domain.ShippingAddress{Name: "Ada", Country: "US"}, Notes: "leave at door", Lines: lines,
+	}
+}
+
+func shipSPD(lines ...domain.ShipmentLine) application.CreateShipment {
+	c := shipPickPack(lines...)
+	c.Kind = domain.SPD
+	return c
+}
+
+func shipLine(id string, q int64) domain.ShipmentLine {
+	return domain.ShipmentLine{ItemID: id, Quantity: q}
+}
+
+func TestCreateShipmentStoresADraft(t *testing.T) {
+	db := shipFixture()
+	app, _ := shipApp(db, domain.Sandbox)
+	s, err := app.Commands.CreateShipment.Handle(context.Background(),
+		shipPickPack(shipLine("prod_2", 1), shipLine("prod_1", 2), shipLine("prod_2", 3)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.ID() != "shp_1" || s.Kind() != domain.PickPack || s.Status() != domain.ShipmentDraft || !s.Test() {
+		t.Fatalf("shipment %s kind %s status %s test %v", s.ID(), s.Kind(), s.Status(), s.Test())
+	}
+	if s.Warehouse() != (domain.WarehouseRef{ID: "wh_a", Name: "East"}) {
+		t.Fatalf("warehouse %+v", s.Warehouse())
+	}
+	want := []domain.ShipmentLine{{ItemID: "prod_2", SKU: "TEE-WHT-L", Quantity: 4}, {ItemID: "prod_1", SKU: "TEE-BLK-M", Quantity: 2}}
+	if !reflect.DeepEqual(s.Lines(), want) {
+		t.Fatalf("lines %s, want %s", shipLinesString(s.Lines()), shipLinesString(want))
+	}
+	if !s.CreatedAt().Equal(shipT0) || s.SubmittedAt() != nil || s.Notes() != "leave at door" || s.Address().Name != "Ada" {
+		t.Fatalf("created %v submitted %v notes %q address %+v", s.CreatedAt(), s.SubmittedAt(), s.Notes(), s.Address())
+	}
+	got, err := app.Queries.GetShipment.Handle(context.Background(), application.GetShipment{OrganizationID: "org_ship_a", ShipmentID: "shp_1"})
+	if err != nil || !reflect.DeepEqual(got.Lines(), want) {
+		t.Fatalf("stored shipment: %v %v", got, err)
+	}
+	if db.level("wh_a", "prod_1").reserved != 0 {
+		t.Fatal("a draft reserved stock")
+	}
+}
+
+func TestCreateShipmentTestFlagFollowsTheEnvironment(t *testing.T) {
+	tests := []struct {
+		env  domain.Environment
+		want bool
+	}{
+		{domain.Sandbox, true},
+		{domain.Production, false},
+		{"", true}, // unset never makes real shipments
+	}
+	for _, tt := range tests {
+		t.Run(string(tt.env), func(t *testing.T) {
+			app, _ := shipApp(shipFixture(), tt.env)
+			s, err := app.Commands.CreateShipment.Handle(context.Background(), shipSPD(shipLine("ctn_1", 1)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if s.Test() != tt.want {
+				t.Fatalf("test %v, want %v", s.Test(), tt.want)
+			}
+		})
+	}
+}
+
+func TestCreateShipmentRefusals(t *testing.T) {
+	withWarehouse := func(c application.CreateShipment, wh string) application.CreateShipment {
+		c.WarehouseID = wh
+		return c
+	}
+	tests := []struct {
+		name        string
+		cmd         application.CreateShipment
+		wantErr     error    // a sentinel, or nil when wantUnknown or wantField is set
+		wantUnknown []string // IDs of a *domain.UnknownItemsError
+		wantField   string   // field of a *domain.ValidationError
+	}{
+		{name: "unknown warehouse", cmd: withWarehouse(shipSPD(shipLine("ctn_1", 1)), "wh_nope"), wantErr: domain.ErrInvalidWarehouse},
+		{name: "inactive warehouse", cmd: withWarehouse(shipSPD(shipLine("ctn_1", 1)), "wh_off"), wantErr: domain.ErrInvalidWarehouse},
+		{name: "other organization's warehouse", cmd: withWarehouse(shipSPD(shipLine("ctn_1", 1)), "wh_b"), wantErr: domain.ErrInvalidWarehouse},
+		{name: "warehouse that cannot be an ID", cmd: withWarehouse(shipSPD(shipLine("ctn_1", 1)), "' OR 1=1"), wantErr: domain.ErrInvalidWarehouse},
+		{name: "warehouse checked before items", cmd: withWarehouse(shipSPD(shipLine("ctn_x", 1)), "wh_nope"), wantErr: domain.ErrInvalidWarehouse},
+		{name: "no warehouse", cmd: withWarehouse(shipSPD(shipLine("ctn_1", 1)), ""), wantField: "warehouseId"},
+		{
+			name:        "unknown, other organization's and wrong-kind items, de-duplicated in order",
+			cmd:         shipPickPack(shipLine("prod_x", 1), shipLine("prod_1", 1), shipLine("prod_b", 1), shipLine("prod_x", 2), shipLine("ctn_1", 1), shipLine("a b", 1)),
+			wantUnknown: []string{"prod_x", "prod_b", "ctn_1", "a b"},
+		},
+		{name: "product in an SPD draft", cmd: shipSPD(shipLine("ctn_1", 1), shipLine("prod_1", 1)), wantUnknown: []string{"prod_1"}},
+		{name: "no lines", cmd: shipSPD(), wantField: "cartons"},
+		{name: "zero quantity", cmd: shipPickPack(shipLine("prod_1", 0)), wantField: "items[0].quantity"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			db := shipFixture()
+			app, _ := shipApp(db, domain.Sandbox)
+			s, err := app.Commands.CreateShipment.Handle(context.Background(), tt.cmd)
+			if s != nil {
+				t.Fatalf("created %s", s.ID())
+			}
+			switch {
+			case tt.wantUnknown != nil:
+				var ui *domain.UnknownItemsError
+				if !errors.As(err, &ui) || !reflect.DeepEqual(ui.IDs, tt.wantUnknown) {
+					t.Fatalf("error %v, want unknown items %v", err, tt.wantUnknown)
+				}
+			case tt.wantField != "":
+				var ve *domain.ValidationError
+				if !errors.As(err, &ve) || ve.Field != tt.wantField {
+					t.Fatalf("error %v, want a validation error of %s", err, tt.wantField)
+				}
+			default:
+				if !errors.Is(err, tt.wantErr) {
+					t.Fatalf("error %v, want %v", err, tt.wantErr)
+				}
+			}
+			if len(db.shipments) != 0 || db.commits != 0 {
+				t.Fatalf("a refused draft was stored (%d shipments, %d commits)", len(db.shipments), db.commits)
+			}
+		})
+	}
+}

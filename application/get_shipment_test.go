@@ -1,0 +1,39 @@
+package application_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+
+	"github.com/acme3pl/fulfillment/application"
+	"github.com/acme3pl/fulfillment/domain"
+)
+
+func TestGetShipmentIsScopedToTheOrganization(t *testing.T) {
+	app, _ := shipApp(shipFixture(), domain.Sandbox)
+	id := shipDraft(t, app, shipSPD(shipLine("ctn_1", 1)))
+	tests := []struct {
+		name    string
+		org, id string
+		wantErr error
+	}{
+		{"own", "org_ship_a", id, nil},
+		{"other organization", "org_ship_b", id, domain.ErrNotFound},
+		{"unknown", "org_ship_a", "shp_404", domain.ErrNotFound},
+		{"not an ID", "org_ship_a", "shp\x00", domain.ErrNotFound},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s, err := app.Queries.GetShipment.Handle(context.Background(), application.GetShipment{OrganizationID: tt.org, ShipmentID: tt.id})
+			if tt.wantErr == nil {
+				if err != nil || s.ID() != id {
+					t.Fatalf("got %v, %v", s, err)
+				}
+				return
+			}
+			if !errors.Is(err, tt.wantErr) {
+				t.Fatalf("error %v, want %v", err, tt.wantErr)
+			}
+		})
+	}
+}

@@ -1,0 +1,218 @@
+package application_test
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"strings"
+	"testing"
+	"time"
+
+	"go.opentelemetry.io/otel/attribute"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/sdk/trace/tracetest"
+
+	"github.com/acme3pl/fulfillment/application"
+	"github.com/acme3pl/fulfillment/domain"
+	"github.com/acme3pl/fulfillment/ports"
+)
+
+// invoiceRepo is an in-memory ports.InvoiceRepository that records what it
+// was asked and answers with what the test put in it.
+type invoiceRepo struct {
+	invoices []*domain.Invoice
+	more     bool
+	err      error
+
+	listCalls []invoiceListCall
+	getCalls  []string // "org/id"
+}
+
+type invoiceListCall struct {
+	org    string
+	filter ports.InvoiceFilter
+	page   ports.Page
+}
+
+func (r *invoiceRepo) List(_ context.Context, org string, f ports.InvoiceFilter, p ports.Page) ([]*domain.Invoice, bool, error) {
+	r.listCalls = append(r.listCalls, invoiceListCall{org: org, filter: f, page: p})
+	if r.err != nil {
+		return nil, false, r.err
+	}
+	return r.invoices, r.more, nil
+}
+
+func (r *invoiceRepo) Get(_ context.Context, org, id string) (*domain.Invoice, error) {
+	r.getCalls = append(r.getCalls, org+"/"+id)
+	if r.err != nil {
+		return nil, r.err
+	}
+	for _, inv := range r.invoices {
+		if inv.OrganizationID() == org && inv.ID() == id && inv.Visible() {
+			return inv, nil
+		}
+	}
+	return nil, domain.ErrNotFound
+}
+
+// invoiceApp builds the decorated application on the fake, with spans
+// recorded in memory.
+func invoiceApp(repo *invoiceRepo) (*application.Application, *tracetest.SpanRecorder) {
+	rec := tracetest.NewSpanRecorder()
+	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(rec))
+	app := application.New(application.Deps{
+		Repos:  ports.Repositories{Invoices: repo},
+		Tracer: tp.Tracer("test"),
+		Log:    slog.New(slog.DiscardHandler),
+	})
+	return app, rec
+}
+
+func invoiceFixture(t *testing.T, org, id string, status domain.InvoiceStatus) *domain.Invoice {
+	t.Helper()
+	at := time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
+	inv, err := domain.NewInvoice(domain.InvoiceParams{
+		ID: id, OrganizationID: org, Key: "INV-" + id, Status: status, Name: "Storage", Currency: "USD",
+		DueDate: at, CreatedAt: at, UpdatedAt: at,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return inv
+}
+
+func invoiceWantInvalid(t *testing.T, err error, field string) {
+	t.Helper()
+	var ve *domain.ValidationError
+	if !errors.As(err, &ve) || ve.Field != field {
+		t.Fatalf("error %v, want a validation error of %q", err, field)
+	}
+}
+
+func TestListInvoicesPassesTheFilterWithDefaults(t *testing.T) {
+	tests := []struct {
+		name string
+		in   application.ListInvoices
+		want ports.InvoiceFilter
+	}{
+		{name: "defaults: every visible status, newest first by createdAt",
+			in:   application.ListInvoices{},
+			want: ports.InvoiceFilter{SortBy: ports.InvoicesByCreatedAt}},
+		{name: "status, sort and order",
+			in:   application.ListInvoices{Status: domain.InvoiceCollecting, SortBy: ports.InvoicesByDueDate, Ascending: true},
+			want: ports.InvoiceFilter{Status: domain.InvoiceCollecting, SortBy: ports.InvoicesByDueDate, Ascending: true}},
+		{name: "search is trimmed",
+			in:   application.ListInvoices{Search: " \t Pallet storage \u00a0", SortBy: ports.InvoicesByUpdatedAt},
+			want: ports.InvoiceFilter{Search: "Pallet storage", SortBy: ports.InvoicesByUpdatedAt}},
+		{name: "blank search does not filter",
+			in:   application.ListInvoices{Search: "   "},
+			want: ports.InvoiceFilter{SortBy: ports.InvoicesByCreatedAt}},
+		{name: "wildcards are passed as they are",
+			in:   application.ListInvoices{Search: `50%_off\`},
+			want: ports.InvoiceFilter{Search: `50%_off\`, SortBy: ports.InvoicesByCreatedAt}},
+		{name: "200 characters",
+			in:   application.ListInvoices{Search: strings.Repeat("é", 200)},
+			want: ports.InvoiceFilter{Search: strings.Repeat("é", 200), SortBy: ports.InvoicesByCreatedAt}},
+		{name: "200 characters once trimmed",
+			in:   application.ListInvoices{Search: "  " + strings.Repeat("a", 200) + "  "},
+			want: ports.InvoiceFilter{Search: strings.Repeat("a", 200), SortBy: ports.InvoicesByCreatedAt}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			repo := &invoiceRepo{invoices: []*domain.Invoice{invoiceFixture(t, "org_inv_a", "inv_1", domain.InvoicePaid)}, more: true}
+			app, _ := invoiceApp(repo)
+			in := tt.in
+			in.OrganizationID, in.Page = "org_inv_a", ports.Page{Skip: 20, Take: 5}
+			res, err := app.Queries.ListInvoices.Handle(context.Background(), in)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(res.Invoices) != 1 || !res.More {
+				t.Fatalf("result %+v, want the repository's page and more", res)
+			}
+			want := invoiceListCall{org: "org_inv_a", filter: tt.want, page: ports.Page{Skip: 20, Take: 5}}
+			if len(repo.listCalls) != 1 || repo.listCalls[0] != want {
+				t.Fatalf("repository asked %+v, want %+v", repo.listCalls, want)
+			}
+		})
+	}
+}
+
+func TestListInvoicesRefusesInvalidInput(t *testing.T) {
+	tests := []struct {
+		name      string
+		in        application.ListInvoices
+		wantField string
+	}{
+		{name: "internal status", in: application.ListInvoices{Status: domain.InvoiceDraft}, wantField: "status"},
+		{name: "unknown status", in: application.ListInvoices{Status: "overdue"}, wantField: "status"},
+		{name: "unknown sort key", in: application.ListInvoices{SortBy: "name"}, wantField: "sortBy"},
+		{name: "201 characters", in: application.ListInvoices{Search: strings.Repeat("é", 201)}, wantField: "search"},
+		{name: "NUL", in: application.ListInvoices{Search: "a\x00b"}, wantField: "search"},
+		{name: "newline inside", in: application.ListInvoices{Search: "storage\nnet"}, wantField: "search"},
+		{name: "invalid UTF-8", in: application.ListInvoices{Search: "caf\xe9"}, wantField: "search"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			repo := &invoiceRepo{}
+			app, _ := invoiceApp(repo)
+			tt.in.OrganizationID, tt.in.Page = "org_inv_a", ports.Page{Take: 10}
+			_, err := app.Queries.ListInvoices.Handle(context.Background(), tt.in)
+			invoiceWantInvalid(t, err, tt.wantField)
+			if len(repo.listCalls) != 0 {
+				t.Fatalf("the repository was asked %+v", repo.listCalls)
+			}
+		})
+	}
+}
+
+func TestListInvoicesPassesRepositoryErrors(t *testing.T) {
+	repo := &invoiceRepo{err: domain.ErrUnavailable}
+	app, _ := invoiceApp(repo)
+	_, err := app.Queries.ListInvoices.Handle(context.Background(), application.ListInvoices{OrganizationID: "org_inv_a"})
+	if !errors.Is(err, domain.ErrUnavailable) {
+		t.Fatalf("error %v, want ErrUnavailable", err)
+	}
+}
+
+func TestParseInvoiceSortParameters(t *testing.T) {
+	sortBy := map[string]ports.InvoiceSortKey{
+		"createdAt": ports.InvoicesByCreatedAt, "updatedAt": ports.InvoicesByUpdatedAt, "dueDate": ports.InvoicesByDueDate,
+	}
+	for in, want := range sortBy {
+		if got, err := application.ParseInvoiceSortBy(in); err != nil || got != want {
+			t.Errorf("ParseInvoiceSortBy(%q) = %q, %v; want %q", in, got, err, want)
+		}
+	}
+	for _, in := range []string{"", "createdat", "created_at", "id", "name"} {
+		_, err := application.ParseInvoiceSortBy(in)
+		invoiceWantInvalid(t, err, "sortBy")
+	}
+	for in, wantAscending := range map[string]bool{"asc": true, "desc": false} {
+		if got, err := application.ParseInvoiceSortOrder(in); err != nil || got != wantAscending {
+			t.Errorf("ParseInvoiceSortOrder(%q) = %v, %v; want %v", in, got, err, wantAscending)
+		}
+	}
+	for _, in := range []string{"", "ASC", "ascending", "up"} {
+		_, err := application.ParseInvoiceSortOrder(in)
+		invoiceWantInvalid(t, err, "sortOrder")
+	}
+}
+
+func TestListInvoicesSpanCarriesTheOrganization(t *testing.T) {
+	app, rec := invoiceApp(&invoiceRepo{})
+	if _, err := app.Queries.ListInvoices.Handle(context.Background(), application.ListInvoices{OrganizationID: "org_inv_span"}); err != nil {
+		t.Fatal(err)
+	}
+	spans := rec.Ended()
+	if len(spans) != 1 || spans[0].Name() != "ListInvoices" {
+		t.Fatalf("spans %v, want one ListInvoices", spans)
+	}
+	want := attribute.String("organization.id", "org_inv_span")
+	for _, a := range spans[0].Attributes() {
+		if a == want {
+			return
+		}
+	}
+	t.Fatalf("span attributes %v lack %v", spans[0].Attributes(), want)
+}

@@ -1,0 +1,53 @@
+package application
+
+import (
+	"context"
+
+	"go.opentelemetry.io/otel/attribute"
+
+	"github.com/acme3pl/fulfillment/domain"
+	"github.com/acme3pl/fulfillment/ports"
+)
+
+// ListShipments asks for a page of the organization's shipments, newest
+// first, optionally of one status ("" for all).
+type ListShipments struct {
+	OrganizationID string
+	Status         domain.ShipmentStatus
+	Page           ports.Page
+}
+
+// SpanAttributes implements Attributer.
+func (q ListShipments) SpanAttributes() []attribute.KeyValue {
+	return []attribute.KeyValue{attribute.String("organization.id", q.OrganizationID)}
+}
+
+// ShipmentPage is a page of shipments and whether more follow.
+type ShipmentPage struct {
+	Shipments []*domain.Shipment
+	More      bool
+}
+
+// ListShipmentsHandler answers ListShipments.
+type ListShipmentsHandler struct {
+	shipments ports.ShipmentRepository
+}
+
+// NewListShipmentsHandler builds the handler.
+func NewListShipmentsHandler(s ports.ShipmentRepository) *ListShipmentsHandler {
+	return &ListShipmentsHandler{shipments: s}
+}
+
+// Handle reads one page.
+func (h *ListShipmentsHandler) Handle(ctx context.Context, q ListShipments) (ShipmentPage, error) {
+	if q.Status != "" {
+		if _, err := domain.ParseShipmentStatus(string(q.Status)); err != nil {
+			return ShipmentPage{}, err
+		}
+	}
+	ss, more, err := h.shipments.List(ctx, q.OrganizationID, ports.ShipmentFilter{Status: q.Status}, q.Page)
+	if err != nil {
+		return ShipmentPage{}, err
+	}
+	return ShipmentPage{Shipments: ss, More: more}, nil
+}

@@ -1,0 +1,71 @@
+package application_test
+
+import (
+	"context"
+	"errors"
+	"reflect"
+	"testing"
+	"time"
+
+	"github.com/acme3pl/fulfillment/application"
+	"github.com/acme3pl/fulfillment/domain"
+	"github.com/acme3pl/fulfillment/ports"
+)
+
+func TestListShipmentsNewestFirstWithStatusFilter(t *testing.T) {
+	db := shipFixture()
+	app, clock := shipApp(db, domain.Sandbox)
+	var ids []string
+	for i := range 4 {
+		clock.now = shipT0.Add(time.Duration(i) * time.Minute)
+		ids = append(ids, shipDraft(t, app, shipSPD(shipLine("ctn_1", 1))))
+	}
+	if _, err := shipSubmit(app, "org_ship_a", ids[1]); err != nil {
+		t.Fatal(err)
+	}
+	list := func(status domain.ShipmentStatus, page ports.Page) ([]string, bool) {
+		t.Helper()
+		res, err := app.Queries.ListShipments.Handle(context.Background(),
+			application.ListShipments{OrganizationID: "org_ship_a", Status: status, Page: page})
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := make([]string, len(res.Shipments))
+		for i, s := range res.Shipments {
+			out[i] = s.ID()
+		}
+		return out, res.More
+	}
+	tests := []struct {
+		name     string
+		status   domain.ShipmentStatus
+		page     ports.Page
+		want     []string
+		wantMore bool
+	}{
+		{"all", "", ports.Page{Take: 10}, []string{ids[3], ids[2], ids[1], ids[0]}, false},
+		{"first page", "", ports.Page{Take: 3}, []string{ids[3], ids[2], ids[1]}, true},
+		{"second page", "", ports.Page{Skip: 3, Take: 3}, []string{ids[0]}, false},
+		{"drafts", domain.ShipmentDraft, ports.Page{Take: 10}, []string{ids[3], ids[2], ids[0]}, false},
+		{"pending", domain.ShipmentPending, ports.Page{Take: 10}, []string{ids[1]}, false},
+		{"cancelled", domain.ShipmentCancelled, ports.Page{Take: 10}, []string{}, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, more := list(tt.status, tt.page)
+			if !reflect.DeepEqual(got, tt.want) || more != tt.wantMore {
+				t.Fatalf("got %v (more %v), want %v (more %v)", got, more, tt.want, tt.wantMore)
+			}
+		})
+	}
+}
+
+func TestListShipmentsRefusesUnknownStatus(t *testing.T) {
+	app, _ := shipApp(shipFixture(), domain.Sandbox)
+	_, err := app.Queries.ListShipments.Handle(context.Background(),
+		application.ListShipments{OrganizationID: "org_ship_a", Status: "shipped", Page: ports.Page{Take: 10}})
+	var ve *domain.ValidationError
+	if !errors.As(err, &ve) || ve.Field != "status" {
+		t.Fatalf("error %v, want a validation error of status", err)
+	}
+}

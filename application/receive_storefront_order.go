@@ -1,0 +1,402 @@
+package application
+
+import (
+	"context"
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+	"sync"
+	"time"
+
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/trace"
+
+	"github.com/acme3pl/fulfillment/domain"
+	"github.com/acme3pl/fulfillment/ports"
+)
+
+// Why an acknowledged order made no shipment (CONTRACT §5).
+const (
+	SkipNoShippableItems = "no_shippable_items"
+	SkipOrderCancelled   = "order_cancelled"
+)
+
+// StorefrontOrder is a storefront order as the intake reads it: the fields
+// of SPEC.md's mapping, decoded by the HTTP adapter. Strings are as sent
+// (JSON null is "").
+type StorefrontOrder struct {
+	ID              int64
+	OrderNumber     *int64 // nil when the payload has none
+	Test            bool
+	Cancelled       bool
+	Note            string
+	ShippingAddress *domain.ShippingAddress // nil when the payload has no shipping_address object
+	Lines           []StorefrontLine
+}
+
+// StorefrontLine is one line item of a storefront order.
+type StorefrontLine struct {
+	ID               int64
+	SKU              string // as sent; matched after trimming
+	Quantity         int64
+	RequiresShipping bool
+}
+
+// ReceiveStorefrontOrder is one delivery of the order-creation webhook.
+type ReceiveStorefrontOrder struct {
+	OrganizationID string
+	TraceID        string // X-Trace-Id of this delivery, kept on the receipt
+	Order          StorefrontOrder
+	// Refused, when set, is why the adapter could not read the payload (a
+	// *domain.ValidationError, answered invalid_payload). The delivery is
+	// recorded as a failed attempt when Order.ID is known, and Refused is
+	// returned.
+	Refused error
+}
+
+// SpanAttributes implements Attributer.
+func (c ReceiveStorefrontOrder) SpanAttributes() []attribute.KeyValue {
+	return []attribute.KeyValue{
+		attribute.String("organization.id", c.OrganizationID),
+		attribute.Int64("storefront.order.id", c.Order.ID),
+	}
+}
+
+// StorefrontOrderResult is the answer to a delivery.
+type StorefrontOrderResult struct {
+	ShipmentID string // "" when the order was skipped
+	Skipped    string // SkipNoShippableItems, SkipOrderCancelled or ""
+	Duplicate  bool   // the order had been processed successfully before
+}
+
+// ReceiveStorefrontOrderHandler turns a storefront order into a submitted
+// Pick & Pack shipment, exactly once per organization and order id.
+//
+// Exactly-once is a fact of the database, not of this process: the first
+// statement of the transaction claims (inserts or locks) the order's
+// receipt row, so concurrent deliveries of one order — to any replica —
+// queue on that row lock. The shipment, its items, its reservation and the
+// success record commit together; whoever comes next sees the receipt
+// succeeded and answers duplicate with the same shipment.
+//
+// A refused attempt (unknown SKUs, no warehouse, ...) is recorded as failed
+// in the same transaction, which then commits without a shipment; the next
+// delivery is processed from scratch. An attempt whose transaction fails
+// (the database is gone) is rolled back and recorded by a separate
+// statement when the database allows.
+type ReceiveStorefrontOrderHandler struct {
+	uow      ports.UnitOfWork
+	receipts ports.OrderReceiptRepository // on the pool: records outside the unit of work
+	clock    ports.Clock
+	ids      ports.IDGenerator
+	env      domain.Environment
+	log      *slog.Logger
+}
+
+// NewReceiveStorefrontOrderHandler builds the handler. Shipments are test
+// shipments unless env is production.
+func NewReceiveStorefrontOrderHandler(uow ports.UnitOfWork, receipts ports.OrderReceiptRepository,
+	clock ports.Clock, ids ports.IDGenerator, env domain.Environment, log *slog.Logger,
+) *ReceiveStorefrontOrderHandler {
+	return &ReceiveStorefrontOrderHandler{uow: uow, receipts: receipts, clock: clock, ids: ids, env: env, log: log}
+}
+
+// recordBudget bounds the separate statement that records an attempt whose
+// transaction failed; it runs even when the delivery's context has ended.
+const recordBudget = 2 * time.Second
+
+// Handle processes one delivery.
+func (h *ReceiveStorefrontOrderHandler) Handle(ctx context.Context, c ReceiveStorefrontOrder) (res StorefrontOrderResult, err error) {
+	if c.Order.ID <= 0 {
+		if c.Refused != nil {
+			return res, c.Refused
+		}
+		return res, domain.Invalid("id", "must be a positive integer")
+	}
+	d := ports.ReceiptDelivery{
+		OrganizationID: c.OrganizationID, OrderID: c.Order.ID, OrderNumber: c.Order.OrderNumber,
+		TraceID: c.TraceID, ReceivedAt: h.clock.Now(),
+	}
+	if c.Refused != nil {
+		h.recordFailure(ctx, d, c.Refused)
+		return res, c.Refused
+	}
+	var refusal error
+	err = h.uow.Do(ctx, func(ctx context.Context, r ports.Repositories) error {
+		rec, err := r.Receipts.Claim(ctx, d)
+		if err != nil {
+			return fmt.Errorf("claim order receipt: %w", err)
+		}
+		if rec.Status == ports.ReceiptSucceeded {
+			res = StorefrontOrderResult{ShipmentID: rec.ShipmentID, Skipped: rec.Skipped, Duplicate: true}
+			return nil
+		}
+		s, skipped, err := h.plan(ctx, r, c, d.ReceivedAt)
+		if code, ok := StorefrontRefusalCode(err); ok {
+			// Commit the failed attempt without a shipment: nothing has been
+			// written but the receipt.
+			refusal = err
+			rec.Status, rec.LastError = ports.ReceiptFailed, code
+			return r.Receipts.Finish(ctx, rec)
+		}
+		if err != nil {
+			return err
+		}
+		if s != nil {
+			if err := submitNew(ctx, r, s, d.ReceivedAt); err != nil {
+				return fmt.Errorf("store shipment: %w", err)
+			}
+			rec.ShipmentID = s.ID()
+		}
+		rec.Status, rec.Skipped = ports.ReceiptSucceeded, skipped
+		if err := r.Receipts.Finish(ctx, rec); err != nil {
+			return err
+		}
+		res = StorefrontOrderResult{ShipmentID: rec.ShipmentID, Skipped: skipped}
+		return nil
+	})
+	if err != nil {
+		if !errors.Is(err, context.Canceled) {
+			// A delivery whose caller went away was not answered: the
+			// storefront retries it, and that attempt counts.
+			h.recordFailure(ctx, d, err)
+		}
+		return StorefrontOrderResult{}, err
+	}
+	span := trace.SpanFromContext(ctx)
+	span.SetAttributes(attribute.Bool("storefront.duplicate", res.Duplicate))
+	if res.ShipmentID != "" {
+		span.SetAttributes(attribute.String("shipment.id", res.ShipmentID))
+	}
+	return res, refusal
+}
+
+// plan checks the order and builds its shipment without writing anything:
+// a skip reason, or a refusal (see StorefrontRefusalCode), or the draft to submit.
+// The checks run in CONTRACT §5's order: shipping address and SKUs, then
+// the warehouse.
+func (h *ReceiveStorefrontOrderHandler) plan(ctx context.Context, r ports.Repositories, c ReceiveStorefrontOrder, now time.Time) (*domain.Shipment, string, error) {
+	o := c.Order
+	if o.Cancelled {
+		return nil, SkipOrderCancelled, nil
+	}
+	// One line per SKU, in order of first appearance, quantities summed: a
+	// storefront may list one SKU on many lines, and the shipment's bound on
+	// lines (domain.MaxShipmentLines) is on distinct items.
+	var (
+		lines   []domain.ShipmentLine
+		skus    []string
+		index   = map[string]int{}
+		missing []int64
+	)
+	for _, l := range o.Lines {
+		if !l.RequiresShipping {
+			continue
+		}
+		sku := domain.NormalizeSKU(l.SKU)
+		if sku == "" {
+			missing = append(missing, l.ID)
+			continue
+		}
+		i, ok := index[sku]
+		if !ok {
+			index[sku] = len(lines)
+			skus = append(skus, sku)
+			lines = append(lines, domain.ShipmentLine{SKU: sku, Quantity: l.Quantity})
+			continue
+		}
+		sum, err := domain.AddCents(lines[i].Quantity, l.Quantity)
+		if err != nil {
+			return nil, "", domain.Invalid("line_items.quantity", "the quantities of sku %q add up beyond 64 bits", sku)
+		}
+		lines[i].Quantity = sum
+	}
+	if len(lines) == 0 && len(missing) == 0 {
+		return nil, SkipNoShippableItems, nil
+	}
+	if o.ShippingAddress == nil {
+		return nil, "", domain.ErrMissingShippingAddress
+	}
+	if len(missing) > 0 {
+		return nil, "", &domain.MissingSKUError{LineItemIDs: missing}
+	}
+	items, err := r.Inventory.FindBySKUs(ctx, c.OrganizationID, domain.KindProduct, skus)
+	if err != nil {
+		return nil, "", fmt.Errorf("look up skus: %w", err)
+	}
+	var unknown []string
+	for _, sku := range skus {
+		if _, ok := items[sku]; !ok {
+			unknown = append(unknown, sku)
+		}
+	}
+	if len(unknown) > 0 {
+		return nil, "", &domain.UnknownSKUsError{SKUs: unknown}
+	}
+	for i := range lines {
+		lines[i].ItemID = items[lines[i].SKU].ID
+	}
+	wh, err := r.Organizations.DefaultWarehouse(ctx, c.OrganizationID)
+	if err != nil {
+		return nil, "", fmt.Errorf("choose the warehouse: %w", err)
+	}
+	s, err := domain.NewShipment(domain.NewShipmentParams{
+		ID: h.ids.NewID("shp"), OrganizationID: c.OrganizationID, Kind: domain.PickPack,
+		Warehouse: wh, Address: *o.ShippingAddress, Notes: o.Note, Lines: lines,
+		Source: &domain.ShipmentSource{Type: "storefront", OrderID: o.ID, OrderNumber: int64Value(o.OrderNumber)},
+		Test:   o.Test || h.env != domain.Production,
+		Now:    now,
+	})
+	if err != nil {
+		return nil, "", err
+	}
+	return s, "", nil
+}
+
+// recordFailure records a failed attempt outside the unit of work: a
+// payload refused before processing, or an attempt whose transaction was
+// rolled back. It is best effort — when the database is down the record is
+// lost, and the answer (503) says so to the storefront, which retries.
+func (h *ReceiveStorefrontOrderHandler) recordFailure(ctx context.Context, d ports.ReceiptDelivery, cause error) {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), recordBudget)
+	defer cancel()
+	if err := h.receipts.RecordFailure(ctx, d, StorefrontFailureCode(cause)); err != nil {
+		h.log.WarnContext(ctx, "record failed storefront delivery", slog.Int64("storefront.order.id", d.OrderID),
+			slog.String("error", err.Error()))
+	}
+}
+
+// StorefrontRefusalCode returns the intake's error code of a refusal — an answer the
+// order itself causes, 400 or 422 — and whether err is one.
+func StorefrontRefusalCode(err error) (string, bool) {
+	var (
+		ve *domain.ValidationError
+		us *domain.UnknownSKUsError
+		ms *domain.MissingSKUError
+	)
+	switch {
+	case err == nil:
+		return "", false
+	case errors.As(err, &ve):
+		return "invalid_payload", true
+	case errors.As(err, &us):
+		return "unknown_skus", true
+	case errors.As(err, &ms):
+		return "missing_sku", true
+	case errors.Is(err, domain.ErrMissingShippingAddress):
+		return "missing_shipping_address", true
+	case errors.Is(err, domain.ErrNoWarehouse):
+		return "no_warehouse", true
+	}
+	return "", false
+}
+
+// StorefrontFailureCode is the error code a failed delivery is answered and recorded
+// with: a refusal's code, unavailable when the database cannot be reached,
+// internal otherwise.
+func StorefrontFailureCode(err error) string {
+	if code, ok := StorefrontRefusalCode(err); ok {
+		return code
+	}
+	if errors.Is(err, domain.ErrUnavailable) || errors.Is(err, context.DeadlineExceeded) {
+		return "unavailable"
+	}
+	return "internal"
+}
+
+func int64Value(p *int64) int64 {
+	if p == nil {
+		return 0
+	}
+	return *p
+}
+
+// VerifyStorefrontSignature checks a delivery's X-Shopify-Hmac-Sha256
+// against the organization's storefront webhook secret, when it has one.
+type VerifyStorefrontSignature struct {
+	OrganizationID string
+	Body           []byte // the raw body, as received
+	Signature      string // base64 HMAC-SHA256 of Body; "" when the header is absent
+}
+
+// SpanAttributes implements Attributer.
+func (q VerifyStorefrontSignature) SpanAttributes() []attribute.KeyValue {
+	return []attribute.KeyValue{attribute.String("organization.id", q.OrganizationID)}
+}
+
+// VerifyStorefrontSignatureHandler answers VerifyStorefrontSignature: nil
+// when the organization has no secret or the signature matches, else an
+// error wrapping ports.ErrInvalidCredentials.
+//
+// Secrets are read once per organization and SecretTTL: the intake's hot
+// path would otherwise pay a database round trip per delivery for a value
+// that changes only when an operator sets it. A new or changed secret takes
+// effect within SecretTTL.
+type VerifyStorefrontSignatureHandler struct {
+	receipts ports.OrderReceiptRepository
+	clock    ports.Clock
+
+	mu      sync.Mutex
+	secrets map[string]cachedSecret
+}
+
+// SecretTTL bounds how long a webhook secret (or its absence) is reused.
+const SecretTTL = time.Second
+
+type cachedSecret struct {
+	secret  string
+	ok      bool
+	expires time.Time
+}
+
+// NewVerifyStorefrontSignatureHandler builds the handler.
+func NewVerifyStorefrontSignatureHandler(receipts ports.OrderReceiptRepository, clock ports.Clock) *VerifyStorefrontSignatureHandler {
+	return &VerifyStorefrontSignatureHandler{receipts: receipts, clock: clock, secrets: map[string]cachedSecret{}}
+}
+
+// secret returns the organization's secret, from the cache while fresh.
+func (h *VerifyStorefrontSignatureHandler) secret(ctx context.Context, organizationID string) (string, bool, error) {
+	now := h.clock.Now()
+	h.mu.Lock()
+	c, hit := h.secrets[organizationID]
+	h.mu.Unlock()
+	if hit && now.Before(c.expires) {
+		return c.secret, c.ok, nil
+	}
+	secret, ok, err := h.receipts.WebhookSecret(ctx, organizationID)
+	if err != nil {
+		return "", false, err
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if len(h.secrets) > 10_000 {
+		clear(h.secrets) // bounded: a cache, not a copy of the table
+	}
+	h.secrets[organizationID] = cachedSecret{secret: secret, ok: ok, expires: now.Add(SecretTTL)}
+	return secret, ok, nil
+}
+
+// Handle compares the signatures in constant time.
+func (h *VerifyStorefrontSignatureHandler) Handle(ctx context.Context, q VerifyStorefrontSignature) (struct{}, error) {
+	secret, ok, err := h.secret(ctx, q.OrganizationID)
+	if err != nil {
+		return struct{}{}, fmt.Errorf("load webhook secret: %w", err)
+	}
+	if !ok {
+		return struct{}{}, nil
+	}
+	got, err := base64.StdEncoding.DecodeString(strings.TrimSpace(q.Signature))
+	if q.Signature == "" || err != nil {
+		return struct{}{}, fmt.Errorf("storefront signature missing or not base64: %w", ports.ErrInvalidCredentials)
+	}
+	mac := hmac.New(sha256.New, []byte(secret))
+	mac.Write(q.Body)
+	if !hmac.Equal(got, mac.Sum(nil)) {
+		return struct{}{}, fmt.Errorf("storefront signature does not match: %w", ports.ErrInvalidCredentials)
+	}
+	return struct{}{}, nil
+}

@@ -1,0 +1,365 @@
+package application_test
+
+// In-memory fakes of the ports the order intake needs. Their names start
+// with `intake` (other use cases' fakes live in this package too).
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"maps"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"go.opentelemetry.io/otel/trace"
+	"go.opentelemetry.io/otel/trace/noop"
+
+	"github.com/acme3pl/fulfillment/application"
+	"github.com/acme3pl/fulfillment/domain"
+	"github.com/acme3pl/fulfillment/ports"
+)
+
+type intakeKey struct {
+	org   string
+	order int64
+}
+
+// intakeState is the fake database. A unit of work runs under the store's
+// mutex on a copy that replaces the state only when fn succeeds, like a
+// transaction.
+type intakeState struct {
+	receipts   map[intakeKey]ports.OrderReceipt
+	shipments  map[string]*domain.Shipment
+	reserved   map[string]int64 // warehouse/product → reserved
+	products   map[string]domain.InventoryItem
+	orgs       map[string]domain.Organization
+	warehouses []intakeWarehouse
+	secrets    map[string]string
+}
+
+type intakeWarehouse struct {
+	domain.Warehouse
+	orgs []string
+}
+
+func (s intakeState) clone() intakeState {
+	s.receipts = maps.Clone(s.receipts)
+	s.shipments = maps.Clone(s.shipments)
+	s.reserved = maps.Clone(s.reserved)
+	s.products = maps.Clone(s.products)
+	return s
+}
+
+type intakeStore struct {
+	mu    sync.Mutex
+	state intakeState
+	// failCreate, when set, is returned by the shipment repository's Create.
+	failCreate error
+	// down makes every repository call fail with domain.ErrUnavailable.
+	down bool
+}
+
+func newIntakeStore() *intakeStore {
+	return &intakeStore{state: intakeState{
+		receipts: map[intakeKey]ports.OrderReceipt{}, shipments: map[string]*domain.Shipment{},
+		reserved: map[string]int64{}, products: map[string]domain.InventoryItem{},
+		orgs: map[string]domain.Organization{}, secrets: map[string]string{},
+	}}
+}
+
+func (st *intakeStore) addProduct(org, id, sku string) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	st.state.products[org+"/"+sku] = domain.InventoryItem{ID: id, OrganizationID: org, Kind: domain.KindProduct, SKU: sku, Name: sku}
+}
+
+func (st *intakeStore) addWarehouse(id, name string, active bool, orgs ...string) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	st.state.warehouses = append(st.state.warehouses, intakeWarehouse{
+		Warehouse: domain.Warehouse{ID: id, Name: name, Active: active}, orgs: orgs})
+}
+
+func (st *intakeStore) receipt(org string, order int64) (ports.OrderReceipt, bool) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	r, ok := st.state.receipts[intakeKey{org, order}]
+	return r, ok
+}
+
+func (st *intakeStore) shipments() []*domain.Shipment {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	return slices.Collect(maps.Values(st.state.shipments))
+}
+
+// repos returns repositories on state; tx tells whether they belong to a
+// unit of work (Claim is only meaningful there).
+func (st *intakeStore) repos(state *intakeState) ports.Repositories {
+	return ports.Repositories{
+		Organizations: &intakeOrgs{st, state},
+		Inventory:     &intakeInventory{st: st, state: state},
+		Shipments:     &intakeShipments{st: st, state: state},
+		Receipts:      &intakeReceipts{st, state},
+	}
+}
+
+func (st *intakeStore) check() error {
+	if st.down {
+		return fmt.Errorf("dial: %w", domain.ErrUnavailable)
+	}
+	return nil
+}
+
+type intakeUoW struct{ st *intakeStore }
+
+func (u intakeUoW) Do(ctx context.Context, fn func(ctx context.Context, r ports.Repositories) error) error {
+	u.st.mu.Lock()
+	defer u.st.mu.Unlock()
+	if err := u.st.check(); err != nil {
+		return err
+	}
+	tx := u.st.state.clone()
+	if err := fn(ctx, u.st.repos(&tx)); err != nil {
+		return err
+	}
+	u.st.state = tx
+	return nil
+}
+
+// intakePool is the store's repositories outside a unit of work: each call
+// takes the mutex, as a statement of its own would.
+type intakePool struct{ st *intakeStore }
+
+func (p intakePool) receipts() ports.OrderReceiptRepository { return &intakePoolReceipts{p.st} }
+
+type intakePoolReceipts struct{ st *intakeStore }
+
+func (r *intakePoolReceipts) Claim(context.Context, ports.ReceiptDelivery) (ports.OrderReceipt, error) {
+	panic("Claim outside a unit of work")
+}
+
+func (r *intakePoolReceipts) Finish(context.Context, ports.OrderReceipt) error {
+	panic("Finish outside a unit of work")
+}
+
+func (r *intakePoolReceipts) RecordFailure(ctx context.Context, d ports.ReceiptDelivery, code string) error {
+	r.st.mu.Lock()
+	defer r.st.mu.Unlock()
+	return (&intakeReceipts{r.st, &r.st.state}).RecordFailure(ctx, d, code)
+}
+
+func (r *intakePoolReceipts) Get(ctx context.Context, org string, order int64) (ports.OrderReceipt, error) {
+	r.st.mu.Lock()
+	defer r.st.mu.Unlock()
+	return (&intakeReceipts{r.st, &r.st.state}).Get(ctx, org, order)
+}
+
+func (r *intakePoolReceipts) WebhookSecret(ctx context.Context, org string) (string, bool, error) {
+	r.st.mu.Lock()
+	defer r.st.mu.Unlock()
+	return (&intakeReceipts{r.st, &r.st.state}).WebhookSecret(ctx, org)
+}
+
+type intakeReceipts struct {
+	st    *intakeStore
+	state *intakeState
+}
+
+func (r *intakeReceipts) Claim(_ context.Context, d ports.ReceiptDelivery) (ports.OrderReceipt, error) {
+	if err := r.st.check(); err != nil {
+		return ports.OrderReceipt{}, err
+	}
+	k := intakeKey{d.OrganizationID, d.OrderID}
+	rec, ok := r.state.receipts[k]
+	if !ok {
+		rec = ports.OrderReceipt{OrganizationID: d.OrganizationID, OrderID: d.OrderID, OrderNumber: d.OrderNumber,
+			FirstReceived: d.ReceivedAt}
+	}
+	rec.LastReceived = d.ReceivedAt
+	if rec.Status != ports.ReceiptSucceeded {
+		rec.Status, rec.Attempts, rec.TraceID = ports.ReceiptProcessing, rec.Attempts+1, d.TraceID
+	}
+	r.state.receipts[k] = rec
+	return rec, nil
+}
+
+func (r *intakeReceipts) Finish(_ context.Context, rec ports.OrderReceipt) error {
+	if err := r.st.check(); err != nil {
+		return err
+	}
+	k := intakeKey{rec.OrganizationID, rec.OrderID}
+	if _, ok := r.state.receipts[k]; !ok {
+		return fmt.Errorf("finish: no receipt %v", k)
+	}
+	if rec.Status == ports.ReceiptSucceeded && (rec.ShipmentID == "") == (rec.Skipped == "") {
+		return fmt.Errorf("finish: a succeeded receipt has a shipment or a skip reason, not both: %+v", rec)
+	}
+	r.state.receipts[k] = rec
+	return nil
+}
+
+func (r *intakeReceipts) RecordFailure(_ context.Context, d ports.ReceiptDelivery, code string) error {
+	if err := r.st.check(); err != nil {
+		return err
+	}
+	k := intakeKey{d.OrganizationID, d.OrderID}
+	rec, ok := r.state.receipts[k]
+	if ok && rec.Status == ports.ReceiptSucceeded {
+		return nil
+	}
+	if !ok {
+		rec = ports.OrderReceipt{OrganizationID: d.OrganizationID, OrderID: d.OrderID, OrderNumber: d.OrderNumber,
+			FirstReceived: d.ReceivedAt}
+	}
+	rec.Status, rec.Attempts, rec.LastError, rec.TraceID, rec.LastReceived =
+		ports.ReceiptFailed, rec.Attempts+1, code, d.TraceID, d.ReceivedAt
+	r.state.receipts[k] = rec
+	return nil
+}
+
+func (r *intakeReceipts) Get(_ context.Context, org string, order int64) (ports.OrderReceipt, error) {
+	if err := r.st.check(); err != nil {
+		return ports.OrderReceipt{}, err
+	}
+	rec, ok := r.state.receipts[intakeKey{org, order}]
+	if !ok {
+		return ports.OrderReceipt{}, domain.ErrNotFound
+	}
+	return rec, nil
+}
+
+func (r *intakeReceipts) WebhookSecret(_ context.Context, org string) (string, bool, error) {
+	if err := r.st.check(); err != nil {
+		return "", false, err
+	}
+	s, ok := r.state.secrets[org]
+	return s, ok, nil
+}
+
+type intakeOrgs struct {
+	st    *intakeStore
+	state *intakeState
+}
+
+func (r *intakeOrgs) Get(_ context.Context, id string) (domain.Organization, error) {
+	o, ok := r.state.orgs[id]
+	if !ok {
+		return domain.Organization{}, domain.ErrNotFound
+	}
+	return o, nil
+}
+
+// DefaultWarehouse is the rule of ports.OrganizationRepository, spelled
+// out: the default when active, else the first active by name then ID.
+func (r *intakeOrgs) DefaultWarehouse(ctx context.Context, id string) (domain.WarehouseRef, error) {
+	ws := activeWarehouses(r.state, id)
+	if len(ws) == 0 {
+		return domain.WarehouseRef{}, domain.ErrNoWarehouse
+	}
+	pick := ws[0]
+	for _, w := range ws {
+		if w.ID == r.state.orgs[id].DefaultWarehouseID {
+			pick = w
+		}
+	}
+	return domain.WarehouseRef{ID: pick.ID, Name: pick.Name}, nil
+}
+
+// activeWarehouses are the organization's active warehouses by name then ID.
+func activeWarehouses(state *intakeState, org string) []domain.Warehouse {
+	var out []domain.Warehouse
+	for _, w := range state.warehouses {
+		if w.Active && slices.Contains(w.orgs, org) {
+			out = append(out, w.Warehouse)
+		}
+	}
+	slices.SortFunc(out, func(a, b domain.Warehouse) int {
+		if c := strings.Compare(a.Name, b.Name); c != 0 {
+			return c
+		}
+		return strings.Compare(a.ID, b.ID)
+	})
+	return out
+}
+
+type intakeInventory struct {
+	ports.InventoryRepository // methods the intake does not use panic
+	st                        *intakeStore
+	state                     *intakeState
+}
+
+func (r *intakeInventory) FindBySKUs(_ context.Context, org string, kind domain.ItemKind, skus []string) (map[string]domain.InventoryItem, error) {
+	if kind != domain.KindProduct {
+		return nil, fmt.Errorf("the intake looks up products, not %s", kind)
+	}
+	out := map[string]domain.InventoryItem{}
+	for _, s := range skus {
+		if it, ok := r.state.products[org+"/"+s]; ok {
+			out[s] = it
+		}
+	}
+	return out, nil
+}
+
+func (r *intakeInventory) Reserve(_ context.Context, wh string, kind domain.ShipmentKind, lines []domain.ShipmentLine) error {
+	if kind != domain.PickPack {
+		return fmt.Errorf("the intake reserves products, not %s", kind)
+	}
+	for _, l := range lines {
+		r.state.reserved[wh+"/"+l.ItemID] += l.Quantity
+	}
+	return nil
+}
+
+type intakeShipments struct {
+	ports.ShipmentRepository // methods the intake does not use panic
+	st                       *intakeStore
+	state                    *intakeState
+}
+
+func (r *intakeShipments) Create(_ context.Context, s *domain.Shipment) error {
+	if r.st.failCreate != nil {
+		return r.st.failCreate
+	}
+	if _, ok := r.state.shipments[s.ID()]; ok {
+		return domain.ErrConflict
+	}
+	r.state.shipments[s.ID()] = s
+	return nil
+}
+
+type intakeClock struct{ now time.Time }
+
+func (c intakeClock) Now() time.Time { return c.now }
+
+type intakeIDs struct {
+	mu sync.Mutex
+	n  int
+}
+
+func (g *intakeIDs) NewID(prefix string) string {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.n++
+	return fmt.Sprintf("%s_%04d", prefix, g.n)
+}
+
+// intakeApp is the application on a fake store, its use cases decorated
+// as in production.
+func intakeApp(st *intakeStore, env domain.Environment) *application.Application {
+	return intakeAppTraced(st, env, noop.NewTracerProvider().Tracer("test"))
+}
+
+func intakeAppTraced(st *intakeStore, env domain.Environment, tracer trace.Tracer) *application.Application {
+	repos := st.repos(&st.state)
+	repos.Receipts = intakePool{st}.receipts()
+	return application.New(application.Deps{
+		UnitOfWork: intakeUoW{st}, Repos: repos, Clock: intakeClock{time.Date(2026, 11, 22, 1, 2, 3, 0, time.UTC)},
+		IDs: &intakeIDs{}, Tracer: tracer, Log: slog.New(slog.NewTextHandler(io.Discard, nil)),
+		Environment: env,
+	})
+}

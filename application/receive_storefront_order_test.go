@@ -1,0 +1,546 @@
+package application_test
+
+import (
+	"context"
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"reflect"
+	"sync"
+	"testing"
+	"time"
+
+	"go.opentelemetry.io/otel/attribute"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/sdk/trace/tracetest"
+
+	"github.com/acme3pl/fulfillment/application"
+	"github.com/acme3pl/fulfillment/domain"
+	"github.com/acme3pl/fulfillment/ports"
+)
+
+const intakeOrg = "org_intake"
+
+// intakeFixture is an organization with two active warehouses (default
+// wh_b), one inactive, and three products.
+func intakeFixture() *intakeStore {
+	st := newIntakeStore()
+	st.state.orgs[intakeOrg] = domain.Organization{ID: intakeOrg, Name: "Intake", DefaultWarehouseID: "wh_b"}
+	st.addWarehouse("wh_a", "Alpha", true, intakeOrg)
+	st.addWarehouse("wh_b", "Bravo", true, intakeOrg)
+	st.addWarehouse("wh_0", "Aardvark", false, intakeOrg)
+	st.addProduct(intakeOrg, "prod_sock", "SOCK-1")
+	st.addProduct(intakeOrg, "prod_key", "KEY-LTH-01")
+	st.addProduct(intakeOrg, "prod_tee", "TEE")
+	return st
+}
+
+func intakeOrder(id int64, lines ...application.StorefrontLine) application.StorefrontOrder {
+	n := int64(1042)
+	return application.StorefrontOrder{
+		ID: id, OrderNumber: &n, Note: "Bitte klingeln 🙏",
+		ShippingAddress: &domain.ShippingAddress{Name: "Zoë Müller", Company: "", Address1: "Straße des 17. Juni 135",
+			City: "Berlin", Zip: "10623", Country: "DE", Phone: "+49 30 1234567"},
+		Lines: lines,
+	}
+}
+
+func intakeLine(id int64, sku string, qty int64) application.StorefrontLine {
+	return application.StorefrontLine{ID: id, SKU: sku, Quantity: qty, RequiresShipping: true}
+}
+
+func receive(t *testing.T, app *application.Application, o application.StorefrontOrder) (application.StorefrontOrderResult, error) {
+	t.Helper()
+	return app.Commands.ReceiveStorefrontOrder.Handle(context.Background(),
+		application.ReceiveStorefrontOrder{OrganizationID: intakeOrg, TraceID: fmt.Sprintf("trace-%d", o.ID), Order: o})
+}
+
+func TestReceiveStorefrontOrderCreatesASubmittedShipment(t *testing.T) {
+	st := intakeFixture()
+	app := intakeApp(st, domain.Sandbox)
+	big := int64(9007199254740993) // 2^53 + 1
+	o := intakeOrder(big,
+		intakeLine(1, "SOCK-1", 2),
+		intakeLine(2, " KEY-LTH-01 ", 1),
+		application.StorefrontLine{ID: 3, SKU: "", Quantity: 1, RequiresShipping: false}, // gift card
+		intakeLine(4, "SOCK-1", 3),
+	)
+	res, err := receive(t, app, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.ShipmentID == "" || res.Duplicate || res.Skipped != "" {
+		t.Fatalf("result %+v, want a new shipment", res)
+	}
+	ss := st.shipments()
+	if len(ss) != 1 || ss[0].ID() != res.ShipmentID {
+		t.Fatalf("shipments %v, want exactly %s", ss, res.ShipmentID)
+	}
+	s := ss[0]
+	wantLines := []domain.ShipmentLine{{ItemID: "prod_sock", SKU: "SOCK-1", Quantity: 5}, {ItemID: "prod_key", SKU: "KEY-LTH-01", Quantity: 1}}
+	if !reflect.DeepEqual(s.Lines(), wantLines) {
+		t.Errorf("lines %+v, want %+v", s.Lines(), wantLines)
+	}
+	if s.Status() != domain.ShipmentPending || s.Kind() != domain.PickPack || !s.Test() {
+		t.Errorf("status %s kind %s test %v, want pending pick_pack test", s.Status(), s.Kind(), s.Test())
+	}
+	if s.Warehouse() != (domain.WarehouseRef{ID: "wh_b", Name: "Bravo"}) {
+		t.Errorf("warehouse %+v, want the default wh_b", s.Warehouse())
+	}
+	if s.Address() != *o.ShippingAddress || s.Notes() != o.Note {
+		t.Errorf("address %+v notes %q, want them as sent", s.Address(), s.Notes())
+	}
+	if src := s.Source(); src == nil || *src != (domain.ShipmentSource{Type: "storefront", OrderID: big, OrderNumber: 1042}) {
+		t.Errorf("source %+v", src)
+	}
+	if got := st.state.reserved["wh_b/prod_sock"]; got != 5 {
+		t.Errorf("reserved %d socks at wh_b, want 5", got)
+	}
+	rec, _ := st.receipt(intakeOrg, big)
+	if rec.Status != ports.ReceiptSucceeded || rec.Attempts != 1 || rec.ShipmentID != res.ShipmentID ||
+		rec.TraceID != fmt.Sprintf("trace-%d", big) || rec.LastError != "" {
+		t.Errorf("receipt %+v", rec)
+	}
+}
+
+func TestReceiveStorefrontOrderDuplicateAnswersTheSameShipment(t *testing.T) {
+	st := intakeFixture()
+	app := intakeApp(st, domain.Sandbox)
+	o := intakeOrder(77, intakeLine(1, "TEE", 1))
+	first, err := receive(t, app, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A redelivery, even one whose SKUs would now be refused, is answered
+	// from the receipt: no second shipment, not counted as an attempt.
+	o.Lines = []application.StorefrontLine{intakeLine(1, "GONE", 1)}
+	second, err := receive(t, app, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if second != (application.StorefrontOrderResult{ShipmentID: first.ShipmentID, Duplicate: true}) {
+		t.Fatalf("second delivery %+v, want duplicate of %s", second, first.ShipmentID)
+	}
+	if n := len(st.shipments()); n != 1 {
+		t.Fatalf("%d shipments, want 1", n)
+	}
+	if rec, _ := st.receipt(intakeOrg, 77); rec.Attempts != 1 || rec.TraceID != "trace-77" {
+		t.Errorf("receipt %+v, want 1 attempt and the first delivery's trace", rec)
+	}
+}
+
+func TestReceiveStorefrontOrderConcurrentDeliveriesMakeOneShipment(t *testing.T) {
+	st := intakeFixture()
+	app := intakeApp(st, domain.Sandbox)
+	const n = 16
+	results := make([]application.StorefrontOrderResult, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			res, err := receive(t, app, intakeOrder(5, intakeLine(1, "TEE", 1)))
+			if err != nil {
+				t.Error(err)
+			}
+			results[i] = res
+		}()
+	}
+	wg.Wait()
+	fresh := 0
+	for _, r := range results {
+		if r.ShipmentID != results[0].ShipmentID {
+			t.Fatalf("answers disagree: %+v", results)
+		}
+		if !r.Duplicate {
+			fresh++
+		}
+	}
+	if fresh != 1 || len(st.shipments()) != 1 {
+		t.Fatalf("%d non-duplicate answers and %d shipments, want 1 and 1", fresh, len(st.shipments()))
+	}
+}
+
+func TestReceiveStorefrontOrderRefusalsAreRecordedAndRetried(t *testing.T) {
+	st := intakeFixture()
+	app := intakeApp(st, domain.Sandbox)
+	o := intakeOrder(88, intakeLine(1, "NOPE-2", 1), intakeLine(2, "TEE", 1), intakeLine(3, " NOPE-1", 1), intakeLine(4, "NOPE-2 ", 4), intakeLine(5, "tee", 1))
+	_, err := receive(t, app, o)
+	var us *domain.UnknownSKUsError
+	if !errors.As(err, &us) || !reflect.DeepEqual(us.SKUs, []string{"NOPE-2", "NOPE-1", "tee"}) {
+		t.Fatalf("error %v, want unknown skus NOPE-2, NOPE-1, tee (de-duplicated, payload order, case-sensitive)", err)
+	}
+	if code, ok := application.StorefrontRefusalCode(err); !ok || code != "unknown_skus" {
+		t.Fatalf("refusal code %q %v", code, ok)
+	}
+	rec, ok := st.receipt(intakeOrg, 88)
+	if !ok || rec.Status != ports.ReceiptFailed || rec.LastError != "unknown_skus" || rec.Attempts != 1 || len(st.shipments()) != 0 {
+		t.Fatalf("receipt %+v (found %v), %d shipments; want failed unknown_skus, none", rec, ok, len(st.shipments()))
+	}
+	st.addProduct(intakeOrg, "prod_n1", "NOPE-1")
+	st.addProduct(intakeOrg, "prod_n2", "NOPE-2")
+	st.addProduct(intakeOrg, "prod_lt", "tee")
+	res, err := receive(t, app, o)
+	if err != nil || res.ShipmentID == "" || res.Duplicate {
+		t.Fatalf("retry: %+v, %v; want a new shipment", res, err)
+	}
+	rec, _ = st.receipt(intakeOrg, 88)
+	if rec.Status != ports.ReceiptSucceeded || rec.Attempts != 2 || rec.ShipmentID != res.ShipmentID || rec.LastError != "unknown_skus" {
+		t.Fatalf("receipt after retry %+v; want succeeded after 2 attempts, the last error kept", rec)
+	}
+}
+
+func TestReceiveStorefrontOrderRefusals(t *testing.T) {
+	tests := []struct {
+		name     string
+		setup    func(st *intakeStore)
+		order    application.StorefrontOrder
+		wantCode string
+	}{
+		{
+			name: "missing shipping address", wantCode: "missing_shipping_address",
+			order: func() application.StorefrontOrder {
+				o := intakeOrder(10, intakeLine(1, "TEE", 1))
+				o.ShippingAddress = nil
+				return o
+			}(),
+		},
+		{
+			name: "line to ship without sku", wantCode: "missing_sku",
+			order: intakeOrder(11, intakeLine(1, "TEE", 1), intakeLine(21, "  ", 1), intakeLine(22, "", 2),
+				application.StorefrontLine{ID: 23, Quantity: 1}),
+		},
+		{
+			name: "no active warehouse", wantCode: "no_warehouse",
+			setup: func(st *intakeStore) { st.state.warehouses = st.state.warehouses[2:] },
+			order: intakeOrder(12, intakeLine(1, "TEE", 1)),
+		},
+		{
+			name: "unknown skus before no warehouse", wantCode: "unknown_skus",
+			setup: func(st *intakeStore) { st.state.warehouses = nil },
+			order: intakeOrder(13, intakeLine(1, "X", 1)),
+		},
+		{
+			name: "quantities of one sku beyond 64 bits", wantCode: "invalid_payload",
+			order: intakeOrder(15, intakeLine(1, "TEE", 1<<62), intakeLine(2, "TEE ", 1<<62), intakeLine(3, "TEE", 1<<62)),
+		},
+		{
+			name: "note longer than a shipment holds", wantCode: "invalid_payload",
+			order: func() application.StorefrontOrder {
+				o := intakeOrder(14, intakeLine(1, "TEE", 1))
+				o.Note = string(make([]byte, 5001))
+				return o
+			}(),
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			st := intakeFixture()
+			if tt.setup != nil {
+				tt.setup(st)
+			}
+			_, err := receive(t, intakeApp(st, domain.Sandbox), tt.order)
+			code, ok := application.StorefrontRefusalCode(err)
+			if !ok || code != tt.wantCode {
+				t.Fatalf("error %v (code %q), want %s", err, code, tt.wantCode)
+			}
+			rec, _ := st.receipt(intakeOrg, tt.order.ID)
+			if rec.Status != ports.ReceiptFailed || rec.LastError != tt.wantCode || rec.Attempts != 1 {
+				t.Errorf("receipt %+v, want failed %s after 1 attempt", rec, tt.wantCode)
+			}
+			if n := len(st.shipments()); n != 0 {
+				t.Errorf("%d shipments made by a refused order", n)
+			}
+		})
+	}
+}
+
+func TestReceiveStorefrontOrderMissingSKUListsLineItems(t *testing.T) {
+	st := intakeFixture()
+	_, err := receive(t, intakeApp(st, domain.Sandbox), intakeOrder(11, intakeLine(1, "TEE", 1), intakeLine(21, "  ", 1),
+		application.StorefrontLine{ID: 22, Quantity: 1, RequiresShipping: false}, intakeLine(23, "", 2)))
+	var ms *domain.MissingSKUError
+	if !errors.As(err, &ms) || !reflect.DeepEqual(ms.LineItemIDs, []int64{21, 23}) {
+		t.Fatalf("error %v, want missing sku on line items 21 and 23", err)
+	}
+}
+
+func TestReceiveStorefrontOrderSkips(t *testing.T) {
+	tests := []struct {
+		name  string
+		order application.StorefrontOrder
+		want  string
+	}{
+		{"cancelled", func() application.StorefrontOrder {
+			o := intakeOrder(30, intakeLine(1, "UNKNOWN", 1))
+			o.Cancelled, o.ShippingAddress = true, nil
+			return o
+		}(), application.SkipOrderCancelled},
+		{"nothing to ship", func() application.StorefrontOrder {
+			o := intakeOrder(31, application.StorefrontLine{ID: 1, SKU: "", Quantity: 1})
+			o.ShippingAddress = nil // digital orders have none
+			return o
+		}(), application.SkipNoShippableItems},
+		{"no line items", intakeOrder(32), application.SkipNoShippableItems},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			st := intakeFixture()
+			app := intakeApp(st, domain.Sandbox)
+			res, err := receive(t, app, tt.order)
+			if err != nil || res != (application.StorefrontOrderResult{Skipped: tt.want}) {
+				t.Fatalf("%+v, %v; want skipped %s", res, err, tt.want)
+			}
+			rec, _ := st.receipt(intakeOrg, tt.order.ID)
+			if rec.Status != ports.ReceiptSucceeded || rec.Skipped != tt.want || rec.ShipmentID != "" || rec.Attempts != 1 {
+				t.Errorf("receipt %+v", rec)
+			}
+			again, err := receive(t, app, tt.order)
+			if err != nil || again != (application.StorefrontOrderResult{Skipped: tt.want, Duplicate: true}) {
+				t.Errorf("redelivery %+v, %v; want a duplicate skip", again, err)
+			}
+			if n := len(st.shipments()); n != 0 {
+				t.Errorf("%d shipments", n)
+			}
+		})
+	}
+}
+
+func TestReceiveStorefrontOrderWarehouseChoice(t *testing.T) {
+	tests := []struct {
+		name    string
+		setup   func(st *intakeStore)
+		wantID  string
+		wantErr error
+	}{
+		{"default set and active", nil, "wh_b", nil},
+		{"no default: first active by name", func(st *intakeStore) {
+			o := st.state.orgs[intakeOrg]
+			o.DefaultWarehouseID = ""
+			st.state.orgs[intakeOrg] = o
+		}, "wh_a", nil},
+		{"default inactive: first active by name", func(st *intakeStore) {
+			st.state.warehouses[1].Active = false
+		}, "wh_a", nil},
+		{"default of another organization", func(st *intakeStore) {
+			st.state.warehouses[1].orgs = []string{"org_other"}
+		}, "wh_a", nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			st := intakeFixture()
+			if tt.setup != nil {
+				tt.setup(st)
+			}
+			if _, err := receive(t, intakeApp(st, domain.Sandbox), intakeOrder(40, intakeLine(1, "TEE", 1))); err != nil {
+				t.Fatal(err)
+			}
+			if got := st.shipments()[0].Warehouse().ID; got != tt.wantID {
+				t.Errorf("warehouse %s, want %s", got, tt.wantID)
+			}
+		})
+	}
+}
+
+func TestReceiveStorefrontOrderTestFlag(t *testing.T) {
+	tests := []struct {
+		env       domain.Environment
+		orderTest bool
+		want      bool
+	}{
+		{domain.Sandbox, false, true},
+		{domain.Sandbox, true, true},
+		{domain.Production, false, false},
+		{domain.Production, true, true},
+	}
+	for _, tt := range tests {
+		t.Run(fmt.Sprintf("%s/test=%v", tt.env, tt.orderTest), func(t *testing.T) {
+			st := intakeFixture()
+			o := intakeOrder(50, intakeLine(1, "TEE", 1))
+			o.Test = tt.orderTest
+			if _, err := receive(t, intakeApp(st, tt.env), o); err != nil {
+				t.Fatal(err)
+			}
+			if got := st.shipments()[0].Test(); got != tt.want {
+				t.Errorf("test %v, want %v", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestReceiveStorefrontOrderRefusedPayload(t *testing.T) {
+	st := intakeFixture()
+	app := intakeApp(st, domain.Sandbox)
+	bad := domain.Invalid("line_items[0].quantity", "must be a positive integer")
+	_, err := app.Commands.ReceiveStorefrontOrder.Handle(context.Background(), application.ReceiveStorefrontOrder{
+		OrganizationID: intakeOrg, TraceID: "t1", Order: application.StorefrontOrder{ID: 60}, Refused: bad})
+	if !errors.Is(err, bad) {
+		t.Fatalf("error %v, want the refusal", err)
+	}
+	if rec, _ := st.receipt(intakeOrg, 60); rec.Status != ports.ReceiptFailed || rec.LastError != "invalid_payload" || rec.Attempts != 1 {
+		t.Errorf("receipt %+v, want failed invalid_payload", rec)
+	}
+	// Without an id there is nothing to record.
+	_, err = app.Commands.ReceiveStorefrontOrder.Handle(context.Background(), application.ReceiveStorefrontOrder{
+		OrganizationID: intakeOrg, Refused: domain.Invalid("id", "must be a positive integer")})
+	if code, _ := application.StorefrontRefusalCode(err); code != "invalid_payload" || len(st.state.receipts) != 1 {
+		t.Errorf("error %v, %d receipts; want invalid_payload and no new receipt", err, len(st.state.receipts))
+	}
+}
+
+func TestReceiveStorefrontOrderFaultRollsBackAndIsRecorded(t *testing.T) {
+	st := intakeFixture()
+	app := intakeApp(st, domain.Sandbox)
+	st.failCreate = errors.New("disk on fire")
+	_, err := receive(t, app, intakeOrder(70, intakeLine(1, "TEE", 1)))
+	if err == nil || application.StorefrontFailureCode(err) != "internal" {
+		t.Fatalf("error %v, want an internal failure", err)
+	}
+	rec, _ := st.receipt(intakeOrg, 70)
+	if rec.Status != ports.ReceiptFailed || rec.LastError != "internal" || rec.Attempts != 1 || len(st.state.reserved) != 0 {
+		t.Fatalf("receipt %+v, reserved %v; want the attempt recorded failed and the reservation rolled back", rec, st.state.reserved)
+	}
+	st.failCreate = nil
+	if res, err := receive(t, app, intakeOrder(70, intakeLine(1, "TEE", 1))); err != nil || res.ShipmentID == "" {
+		t.Fatalf("retry %+v, %v", res, err)
+	}
+	if rec, _ := st.receipt(intakeOrg, 70); rec.Attempts != 2 || rec.Status != ports.ReceiptSucceeded {
+		t.Errorf("receipt %+v, want succeeded after 2 attempts", rec)
+	}
+}
+
+func TestReceiveStorefrontOrderDatabaseDownIsUnavailable(t *testing.T) {
+	st := intakeFixture()
+	st.down = true
+	_, err := receive(t, intakeApp(st, domain.Sandbox), intakeOrder(71, intakeLine(1, "TEE", 1)))
+	if !errors.Is(err, domain.ErrUnavailable) || application.StorefrontFailureCode(err) != "unavailable" {
+		t.Fatalf("error %v, want unavailable", err)
+	}
+}
+
+func TestGetOrderReceipt(t *testing.T) {
+	st := intakeFixture()
+	app := intakeApp(st, domain.Sandbox)
+	if _, err := receive(t, app, intakeOrder(80, intakeLine(1, "TEE", 1))); err != nil {
+		t.Fatal(err)
+	}
+	rec, err := app.Queries.GetOrderReceipt.Handle(context.Background(), application.GetOrderReceipt{OrganizationID: intakeOrg, OrderID: 80})
+	if err != nil || rec.OrderID != 80 || rec.Status != ports.ReceiptSucceeded {
+		t.Fatalf("%+v, %v", rec, err)
+	}
+	for _, q := range []application.GetOrderReceipt{{OrganizationID: intakeOrg, OrderID: 81}, {OrganizationID: "org_other", OrderID: 80}} {
+		if _, err := app.Queries.GetOrderReceipt.Handle(context.Background(), q); !errors.Is(err, domain.ErrNotFound) {
+			t.Errorf("%+v: error %v, want not found", q, err)
+		}
+	}
+}
+
+func TestVerifyStorefrontSignature(t *testing.T) {
+	st := intakeFixture()
+	st.state.secrets[intakeOrg] = "0123456789abcdef-secret"
+	app := intakeApp(st, domain.Sandbox)
+	body := []byte(`{"id":1}`)
+	mac := hmac.New(sha256.New, []byte("0123456789abcdef-secret"))
+	mac.Write(body)
+	good := base64.StdEncoding.EncodeToString(mac.Sum(nil))
+	tests := []struct {
+		name, org, sig string
+		body           []byte
+		wantErr        bool
+	}{
+		{"matching", intakeOrg, good, body, false},
+		{"no secret: no check", "org_plain", "", body, false},
+		{"missing", intakeOrg, "", body, true},
+		{"not base64", intakeOrg, "%%%", body, true},
+		{"other body", intakeOrg, good, []byte(`{"id":2}`), true},
+		{"truncated", intakeOrg, good[:20], body, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := app.Queries.VerifyStorefrontSignature.Handle(context.Background(),
+				application.VerifyStorefrontSignature{OrganizationID: tt.org, Body: tt.body, Signature: tt.sig})
+			if tt.wantErr != errors.Is(err, ports.ErrInvalidCredentials) || (!tt.wantErr && err != nil) {
+				t.Fatalf("error %v, want refusal %v", err, tt.wantErr)
+			}
+		})
+	}
+}
+
+func TestReceiveStorefrontOrderMergesBeyondTheLineBound(t *testing.T) {
+	st := intakeFixture()
+	var lines []application.StorefrontLine
+	for i := range 3 * domain.MaxShipmentLines {
+		lines = append(lines, intakeLine(int64(i), []string{"TEE", "SOCK-1", "KEY-LTH-01"}[i%3], 1))
+	}
+	if _, err := receive(t, intakeApp(st, domain.Sandbox), intakeOrder(16, lines...)); err != nil {
+		t.Fatal(err)
+	}
+	got := st.shipments()[0].Lines()
+	if len(got) != 3 || got[0].Quantity != domain.MaxShipmentLines {
+		t.Fatalf("lines %+v, want 3 lines of %d", got, domain.MaxShipmentLines)
+	}
+}
+
+func TestReceiveStorefrontOrderSpanAttributes(t *testing.T) {
+	st := intakeFixture()
+	rec := tracetest.NewSpanRecorder()
+	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(rec))
+	h := intakeAppTraced(st, domain.Sandbox, tp.Tracer("test")).Commands.ReceiveStorefrontOrder
+	o := intakeOrder(9007199254740993, intakeLine(1, "TEE", 1))
+	c := application.ReceiveStorefrontOrder{OrganizationID: intakeOrg, Order: o}
+	first, err := h.Handle(context.Background(), c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.Handle(context.Background(), c); err != nil {
+		t.Fatal(err)
+	}
+	var spans []map[attribute.Key]attribute.Value
+	for _, s := range rec.Ended() {
+		if s.Name() != "ReceiveStorefrontOrder" {
+			continue
+		}
+		m := map[attribute.Key]attribute.Value{}
+		for _, kv := range s.Attributes() {
+			m[kv.Key] = kv.Value
+		}
+		spans = append(spans, m)
+	}
+	if len(spans) != 2 {
+		t.Fatalf("%d use case spans, want 2", len(spans))
+	}
+	for i, dup := range []bool{false, true} {
+		attrs := spans[i]
+		if attrs["organization.id"].AsString() != intakeOrg || attrs["storefront.order.id"].AsInt64() != o.ID ||
+			attrs["shipment.id"].AsString() != first.ShipmentID || attrs["storefront.duplicate"].AsBool() != dup {
+			t.Errorf("delivery %d: span attributes %v", i, attrs)
+		}
+	}
+}
+
+type intakeSteppedClock struct{ now time.Time }
+
+func (c *intakeSteppedClock) Now() time.Time { return c.now }
+
+func TestVerifyStorefrontSignatureSecretsAreReusedForSecretTTL(t *testing.T) {
+	st := intakeFixture()
+	clock := &intakeSteppedClock{now: time.Date(2026, 11, 22, 0, 0, 0, 0, time.UTC)}
+	h := application.NewVerifyStorefrontSignatureHandler(intakePool{st}.receipts(), clock)
+	unsigned := application.VerifyStorefrontSignature{OrganizationID: intakeOrg, Body: []byte(`{}`)}
+	if _, err := h.Handle(context.Background(), unsigned); err != nil {
+		t.Fatal(err)
+	}
+	st.mu.Lock()
+	st.state.secrets[intakeOrg] = "a-new-secret-0123456789"
+	st.mu.Unlock()
+	clock.now = clock.now.Add(application.SecretTTL - time.Millisecond)
+	if _, err := h.Handle(context.Background(), unsigned); err != nil {
+		t.Fatalf("within the TTL the absence of a secret is reused: %v", err)
+	}
+	clock.now = clock.now.Add(time.Millisecond)
+	if _, err := h.Handle(context.Background(), unsigned); !errors.Is(err, ports.ErrInvalidCredentials) {
+		t.Fatalf("after the TTL the new secret applies: %v", err)
+	}
+}
