@@ -9,6 +9,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
+	"time"
 
 	"github.com/acme3pl/fulfillment/domain"
 	"github.com/acme3pl/fulfillment/ports"
@@ -144,9 +146,32 @@ func isAlphanumeric(c byte) bool {
 }
 
 // APIKeyVerifier verifies the API keys of one deployment's environment.
+//
+// Verified keys are remembered for APIKeyCacheTTL: the order intake would
+// otherwise pay a database round trip per delivery for a record that changes
+// only when a key is revoked. Only successes are remembered (an unknown or
+// revoked key is looked up every time, so a key just created works at once),
+// by the key's hash (never the key), in a bounded map. The price: a revoked
+// key keeps working for up to APIKeyCacheTTL on each replica.
 type APIKeyVerifier struct {
 	repo ports.APIKeyRepository
 	env  domain.Environment
+	now  func() time.Time
+
+	mu       sync.Mutex
+	verified map[[sha256.Size]byte]verifiedKey
+}
+
+// APIKeyCacheTTL bounds how long a verified key is trusted without a
+// lookup: the time a revocation takes to take effect.
+const APIKeyCacheTTL = time.Second
+
+// maxVerifiedKeys bounds the cache: a cache, not a copy of the table.
+const maxVerifiedKeys = 10_000
+
+type verifiedKey struct {
+	principal ports.Principal
+	expires   time.Time
 }
 
 var _ ports.APIKeyVerifier = (*APIKeyVerifier)(nil)
@@ -154,7 +179,7 @@ var _ ports.APIKeyVerifier = (*APIKeyVerifier)(nil)
 // NewAPIKeyVerifier verifies keys against repo for a deployment serving env.
 // With an env that is neither sandbox nor production every key is refused.
 func NewAPIKeyVerifier(repo ports.APIKeyRepository, env domain.Environment) *APIKeyVerifier {
-	return &APIKeyVerifier{repo: repo, env: env}
+	return &APIKeyVerifier{repo: repo, env: env, now: time.Now, verified: map[[sha256.Size]byte]verifiedKey{}}
 }
 
 // VerifyAPIKey returns the principal of key. Malformed keys and keys of the
@@ -171,6 +196,34 @@ func (v *APIKeyVerifier) VerifyAPIKey(ctx context.Context, key string) (ports.Pr
 		return ports.Principal{}, fmt.Errorf("api key: of environment %s, this deployment serves %q: %w", env, v.env, ports.ErrInvalidCredentials)
 	}
 	hash := HashAPIKey(key)
+	sum := [sha256.Size]byte(hash)
+	now := v.now()
+	v.mu.Lock()
+	c, hit := v.verified[sum]
+	v.mu.Unlock()
+	if hit && now.Before(c.expires) {
+		return clonePrincipal(c.principal), nil
+	}
+	p, err := v.lookup(ctx, hash)
+	if err != nil {
+		return ports.Principal{}, err
+	}
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if len(v.verified) >= maxVerifiedKeys {
+		clear(v.verified)
+	}
+	v.verified[sum] = verifiedKey{principal: clonePrincipal(p), expires: now.Add(APIKeyCacheTTL)}
+	return p, nil
+}
+
+func clonePrincipal(p ports.Principal) ports.Principal {
+	p.Scopes = slices.Clone(p.Scopes)
+	return p
+}
+
+// lookup verifies the key of hash against the repository.
+func (v *APIKeyVerifier) lookup(ctx context.Context, hash []byte) (ports.Principal, error) {
 	stored, err := v.repo.FindByHash(ctx, hash)
 	switch {
 	case errors.Is(err, domain.ErrNotFound):

@@ -405,3 +405,54 @@ func TestAPIKeyPrefix(t *testing.T) {
 		}
 	}
 }
+
+// TestVerifyAPIKeyCache: a verified key is trusted without a lookup for
+// APIKeyCacheTTL, so a revocation takes effect within it; refusals are
+// never remembered.
+func TestVerifyAPIKeyCache(t *testing.T) {
+	ctx := context.Background()
+	repo := newFakeKeyRepo()
+	key := storeKey(t, repo, domain.Sandbox, domain.APIKey{ID: "key_1", OrganizationID: "org_acme", Scopes: []domain.Scope{domain.ScopeShipments}})
+	v := NewAPIKeyVerifier(repo, domain.Sandbox)
+	now := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	v.now = func() time.Time { return now }
+	for range 3 {
+		if _, err := v.VerifyAPIKey(ctx, key); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := repo.lookups(); n != 1 {
+		t.Fatalf("%d lookups for three verifications within the TTL, want 1", n)
+	}
+	if err := repo.Revoke(ctx, "key_1"); err != nil {
+		t.Fatal(err)
+	}
+	now = now.Add(APIKeyCacheTTL - time.Millisecond)
+	if _, err := v.VerifyAPIKey(ctx, key); err != nil {
+		t.Fatalf("revoked key within the TTL: %v, want still accepted", err)
+	}
+	now = now.Add(time.Millisecond)
+	for range 2 { // refused, and the refusal is not remembered
+		if _, err := v.VerifyAPIKey(ctx, key); !errors.Is(err, ports.ErrInvalidCredentials) {
+			t.Fatalf("revoked key after the TTL: %v, want ErrInvalidCredentials", err)
+		}
+	}
+	if n := repo.lookups(); n != 3 {
+		t.Fatalf("%d lookups, want 3 (refusals are looked up every time)", n)
+	}
+
+	// An unknown key that becomes known works at once.
+	other, hash, prefix, err := GenerateAPIKey(domain.Sandbox)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := v.VerifyAPIKey(ctx, other); !errors.Is(err, ports.ErrInvalidCredentials) {
+		t.Fatalf("unknown key: %v", err)
+	}
+	if err := repo.Create(ctx, domain.APIKey{ID: "key_2", OrganizationID: "org_acme", Environment: domain.Sandbox, Hash: hash, Prefix: prefix}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := v.VerifyAPIKey(ctx, other); err != nil {
+		t.Fatalf("key created after a refusal: %v, want accepted at once", err)
+	}
+}

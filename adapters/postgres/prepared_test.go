@@ -1,0 +1,143 @@
+package postgres_test
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"strings"
+	"testing"
+
+	"github.com/uptrace/bun"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/sdk/trace/tracetest"
+
+	"github.com/acme3pl/fulfillment/adapters/postgres"
+	"github.com/acme3pl/fulfillment/adapters/postgres/pgtest"
+	"github.com/acme3pl/fulfillment/adapters/system"
+	"github.com/acme3pl/fulfillment/application"
+	"github.com/acme3pl/fulfillment/domain"
+	"github.com/acme3pl/fulfillment/ports"
+)
+
+// oddSKUs need every escape of an array literal: quotes, backslashes,
+// commas, braces, white space inside, the word NULL, unicode.
+var oddSKUs = []string{`Q"1`, `B\2`, `C,3`, `{D}`, `E F`, `NULL`, `Ü-😀`}
+
+func seedOddSKUs(t *testing.T, db *bun.DB, org string) {
+	t.Helper()
+	intakeSeed(t, db, org, 0)
+	var f ports.Fixture
+	for i, sku := range oddSKUs {
+		f.Inventory = append(f.Inventory, domain.InventoryItem{
+			ID: fmt.Sprintf("%s_odd%d", org, i), OrganizationID: org, Kind: domain.KindProduct, SKU: sku, Name: "odd"})
+	}
+	err := postgres.NewUnitOfWork(db).Do(context.Background(), func(ctx context.Context, r ports.Repositories) error {
+		_, err := r.Fixtures.Load(ctx, f)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestTextArrays(t *testing.T) {
+	ss, ns := postgres.TextArrays([]string{`a"b`, `c\d`, ``, `NULL`}, []int64{1, -2, 9223372036854775807})
+	if want := `{"a\"b","c\\d","","NULL"}`; ss != want {
+		t.Errorf("text array %s, want %s", ss, want)
+	}
+	if want := `{1,-2,9223372036854775807}`; ns != want {
+		t.Errorf("int array %s, want %s", ns, want)
+	}
+}
+
+// TestHotQueriesPreparedAndUnprepared runs the SKU lookup both ways — on
+// the pool, formatted by the driver, and in a unit of work, as a
+// server-side prepared statement — with SKUs that need escaping.
+func TestHotQueriesPreparedAndUnprepared(t *testing.T) {
+	db := pgtest.Open(t, testDSN)
+	org := intakeOrgID(t)
+	seedOddSKUs(t, db, org)
+	ctx := context.Background()
+	skus := append([]string{"absent"}, oddSKUs...)
+
+	got, err := postgres.NewRepositories(db).Inventory.FindBySKUs(ctx, org, domain.KindProduct, skus)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != len(oddSKUs) {
+		t.Fatalf("unprepared: found %d of %d SKUs: %v", len(got), len(oddSKUs), got)
+	}
+	// On a pool of one connection of its own, a unit of work prepares the
+	// lookup once and reuses it.
+	one, err := postgres.Open(postgres.Options{DSN: testDSN, MaxOpenConns: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = one.Close() }()
+	uow := postgres.NewUnitOfWork(one)
+	var counts []int
+	for range 3 {
+		n, err := postgres.PreparedOnConnection(ctx, uow, org, skus)
+		if err != nil {
+			t.Fatal(err)
+		}
+		counts = append(counts, n)
+	}
+	if counts[0] != 1 || counts[1] != 1 || counts[2] != 1 {
+		t.Fatalf("prepared SKU lookups on the connection after each transaction: %v, want 1 each time", counts)
+	}
+}
+
+// TestIntakeQuerySpans checks the house rule for the prepared statements,
+// which bypass bun's query hooks: one span per statement below the use
+// case span, named by the operation, with the statement's text and no
+// argument values.
+func TestIntakeQuerySpans(t *testing.T) {
+	db := pgtest.Open(t, testDSN)
+	org := intakeOrgID(t)
+	seedOddSKUs(t, db, org)
+	recorder := tracetest.NewSpanRecorder()
+	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(recorder))
+	app := application.New(application.Deps{
+		UnitOfWork: postgres.NewUnitOfWork(db), Repos: postgres.NewRepositories(db), Clock: system.Clock{}, IDs: system.IDs{},
+		Tracer: tp.Tracer("test"), Log: slog.New(slog.DiscardHandler), Environment: domain.Sandbox,
+	})
+	for round := range 2 { // the first prepares, the second reuses
+		recorder.Reset()
+		res, err := intakeReceive(app, org, intakeOrderOf(int64(700+round), oddSKUs...))
+		if err != nil || res.ShipmentID == "" {
+			t.Fatalf("round %d: %+v, %v", round, res, err)
+		}
+		var useCase sdktrace.ReadOnlySpan
+		for _, s := range recorder.Ended() {
+			if s.Name() == "ReceiveStorefrontOrder" {
+				useCase = s
+			}
+		}
+		if useCase == nil {
+			t.Fatal("no use case span")
+		}
+		var ops []string
+		for _, s := range recorder.Ended() {
+			if s.Parent().SpanID() != useCase.SpanContext().SpanID() {
+				continue
+			}
+			ops = append(ops, s.Name())
+			var statement bool
+			for _, a := range s.Attributes() {
+				v := a.Value.String()
+				if strings.HasPrefix(string(a.Key), "db.") && (strings.Contains(v, org) || strings.Contains(v, `Q"1`)) {
+					t.Errorf("span %q carries an argument value: %s=%s", s.Name(), a.Key, v)
+				}
+				statement = statement || a.Key == "db.statement" && strings.Contains(v, "$1")
+			}
+			if !statement {
+				t.Errorf("span %q has no db.statement with placeholders: %v", s.Name(), s.Attributes())
+			}
+		}
+		// claim, SKUs, warehouse, reservation, shipment and items, finish.
+		if want := "INSERT SELECT SELECT INSERT INSERT UPDATE"; strings.Join(ops, " ") != want {
+			t.Errorf("round %d: query spans %v, want %s", round, ops, want)
+		}
+	}
+}

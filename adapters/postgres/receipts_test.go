@@ -1,0 +1,408 @@
+package postgres_test
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/uptrace/bun"
+	"go.opentelemetry.io/otel/trace/noop"
+
+	"github.com/acme3pl/fulfillment/adapters/postgres"
+	"github.com/acme3pl/fulfillment/adapters/postgres/pgtest"
+	"github.com/acme3pl/fulfillment/adapters/system"
+	"github.com/acme3pl/fulfillment/application"
+	"github.com/acme3pl/fulfillment/domain"
+	"github.com/acme3pl/fulfillment/ports"
+)
+
+// intakeOrgID returns an organization ID of this file's own, unique per
+// call, so that tests sharing the package database never see each other.
+func intakeOrgID(t *testing.T) string {
+	t.Helper()
+	var b [5]byte
+	_, _ = rand.Read(b[:])
+	return "org_intake_" + hex.EncodeToString(b[:])
+}
+
+// intakeSeed stores an organization with a default warehouse, a second
+// warehouse, and products SKU-1..SKU-n (IDs <org>_p<i>).
+func intakeSeed(t *testing.T, db *bun.DB, org string, products int) {
+	t.Helper()
+	wh := func(id, name string) ports.FixtureWarehouse {
+		return ports.FixtureWarehouse{Warehouse: domain.Warehouse{
+			ID: id, Name: name, Active: true,
+			Address: domain.Address{Name: name, Line1: "1 Dock St", City: "Newark", State: "NJ", CountryCode: "US", PostalCode: "07102"},
+			Contact: domain.Contact{Name: "Ops", Email: "ops@example.com", PhoneNumber: "+1 555 0100"},
+			Tags:    []string{},
+		}, Organizations: []string{org}}
+	}
+	f := ports.Fixture{
+		Organizations: []domain.Organization{{ID: org, Name: "Intake", DefaultWarehouseID: org + "_wh2"}},
+		Warehouses:    []ports.FixtureWarehouse{wh(org+"_wh1", "Alpha"), wh(org+"_wh2", "Zulu")},
+	}
+	for i := 1; i <= products; i++ {
+		f.Inventory = append(f.Inventory, domain.InventoryItem{
+			ID: fmt.Sprintf("%s_p%d", org, i), OrganizationID: org, Kind: domain.KindProduct, SKU: fmt.Sprintf("SKU-%d", i), Name: "P"})
+	}
+	err := postgres.NewUnitOfWork(db).Do(context.Background(), func(ctx context.Context, r ports.Repositories) error {
+		_, err := r.Fixtures.Load(ctx, f)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// intakeApp is the real intake use case on db.
+func intakeApp(db *bun.DB, uow ports.UnitOfWork) *application.Application {
+	if uow == nil {
+		uow = postgres.NewUnitOfWork(db)
+	}
+	return application.New(application.Deps{
+		UnitOfWork: uow, Repos: postgres.NewRepositories(db), Clock: system.Clock{}, IDs: system.IDs{},
+		Tracer: noop.NewTracerProvider().Tracer("test"), Log: slog.New(slog.NewTextHandler(io.Discard, nil)),
+		Environment: domain.Sandbox,
+	})
+}
+
+func intakeOrderOf(id int64, skus ...string) application.StorefrontOrder {
+	o := application.StorefrontOrder{
+		ID: id, Note: "Hinterhaus 🙏",
+		ShippingAddress: &domain.ShippingAddress{Name: "Zoë Müller", Address1: "Straße des 17. Juni 135", City: "Berlin", Country: "DE"},
+	}
+	for i, s := range skus {
+		o.Lines = append(o.Lines, application.StorefrontLine{ID: int64(i + 1), SKU: s, Quantity: int64(i + 1), RequiresShipping: true})
+	}
+	return o
+}
+
+func intakeReceive(app *application.Application, org string, o application.StorefrontOrder) (application.StorefrontOrderResult, error) {
+	return app.Commands.ReceiveStorefrontOrder.Handle(context.Background(),
+		application.ReceiveStorefrontOrder{OrganizationID: org, TraceID: "0123456789abcdef0123456789abcdef", Order: o})
+}
+
+func intakeCount(t *testing.T, db *bun.DB, query string, args ...any) int {
+	t.Helper()
+	var n int
+	if err := db.NewRaw(query, args...).Scan(context.Background(), &n); err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+func TestOrderReceiptRepository(t *testing.T) {
+	db := pgtest.Open(t, testDSN)
+	org := intakeOrgID(t)
+	intakeSeed(t, db, org, 1)
+	ctx := context.Background()
+	repos := postgres.NewRepositories(db)
+	uow := postgres.NewUnitOfWork(db)
+	t0 := time.Date(2026, 11, 22, 1, 2, 3, 456000000, time.UTC)
+	num := int64(1042)
+	big := int64(9223372036854775807) // the largest int64 round-trips
+	d := ports.ReceiptDelivery{OrganizationID: org, OrderID: big, OrderNumber: &num, TraceID: "trace-1", ReceivedAt: t0}
+
+	if _, err := repos.Receipts.Get(ctx, org, big); !errors.Is(err, domain.ErrNotFound) {
+		t.Fatalf("get before any delivery: %v, want not found", err)
+	}
+	// A refused first attempt, then a successful one.
+	if err := repos.Receipts.RecordFailure(ctx, d, "unknown_skus"); err != nil {
+		t.Fatal(err)
+	}
+	d2 := d
+	d2.TraceID, d2.ReceivedAt, d2.OrderNumber = "trace-2", t0.Add(time.Second), nil
+	var claimed ports.OrderReceipt
+	err := uow.Do(ctx, func(ctx context.Context, r ports.Repositories) error {
+		var err error
+		if claimed, err = r.Receipts.Claim(ctx, d2); err != nil {
+			return err
+		}
+		claimed.Status, claimed.Skipped = ports.ReceiptSucceeded, application.SkipOrderCancelled
+		return r.Receipts.Finish(ctx, claimed)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if claimed.Attempts != 2 || claimed.TraceID != "trace-2" || claimed.LastError != "unknown_skus" {
+		t.Errorf("claimed %+v, want attempt 2 of trace-2 with the last error", claimed)
+	}
+	got, err := repos.Receipts.Get(ctx, org, big)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := ports.OrderReceipt{
+		OrganizationID: org, OrderID: big, OrderNumber: &num, Status: ports.ReceiptSucceeded, Skipped: application.SkipOrderCancelled,
+		Attempts: 2, LastError: "unknown_skus", TraceID: "trace-2", FirstReceived: t0, LastReceived: t0.Add(time.Second),
+	}
+	if got.OrderNumber == nil || *got.OrderNumber != num {
+		t.Fatalf("order number %v, want %d kept from the first delivery", got.OrderNumber, num)
+	}
+	got.OrderNumber = want.OrderNumber
+	if got != want {
+		t.Errorf("receipt\n got %+v\nwant %+v", got, want)
+	}
+	// A succeeded receipt is never turned failed again, and a claim of it
+	// changes nothing but the time of the last delivery.
+	if err := repos.Receipts.RecordFailure(ctx, d, "invalid_payload"); err != nil {
+		t.Fatal(err)
+	}
+	d3 := d
+	d3.TraceID, d3.ReceivedAt = "trace-3", t0.Add(time.Minute)
+	err = uow.Do(ctx, func(ctx context.Context, r ports.Repositories) error {
+		c, err := r.Receipts.Claim(ctx, d3)
+		if c.Status != ports.ReceiptSucceeded || c.Attempts != 2 || c.TraceID != "trace-2" {
+			t.Errorf("claim of a succeeded receipt %+v", c)
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, _ = repos.Receipts.Get(ctx, org, big)
+	if got.Status != ports.ReceiptSucceeded || got.Attempts != 2 || got.LastError != "unknown_skus" || !got.LastReceived.Equal(t0.Add(time.Minute)) {
+		t.Errorf("after a duplicate: %+v", got)
+	}
+	if _, err := repos.Receipts.Get(ctx, intakeOrgID(t), big); !errors.Is(err, domain.ErrNotFound) {
+		t.Errorf("another organization's receipt: %v, want not found", err)
+	}
+}
+
+func TestOrderReceiptWebhookSecret(t *testing.T) {
+	db := pgtest.Open(t, testDSN)
+	org, plain := intakeOrgID(t), intakeOrgID(t)
+	intakeSeed(t, db, org, 0)
+	intakeSeed(t, db, plain, 0)
+	err := postgres.NewUnitOfWork(db).Do(context.Background(), func(ctx context.Context, r ports.Repositories) error {
+		_, err := r.Fixtures.Load(ctx, ports.Fixture{Secrets: []domain.WebhookSecret{{OrganizationID: org, Secret: "s3cret-0123456789abcdef"}}})
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	repos := postgres.NewRepositories(db)
+	if s, ok, err := repos.Receipts.WebhookSecret(context.Background(), org); err != nil || !ok || s != "s3cret-0123456789abcdef" {
+		t.Errorf("secret %q %v %v", s, ok, err)
+	}
+	if s, ok, err := repos.Receipts.WebhookSecret(context.Background(), plain); err != nil || ok || s != "" {
+		t.Errorf("no secret: %q %v %v", s, ok, err)
+	}
+}
+
+// A delivery that claims a receipt another transaction holds waits for it
+// and then sees its outcome.
+func TestOrderReceiptClaimWaitsForTheHolder(t *testing.T) {
+	db := pgtest.Open(t, testDSN)
+	org := intakeOrgID(t)
+	intakeSeed(t, db, org, 0)
+	uow := postgres.NewUnitOfWork(db)
+	d := ports.ReceiptDelivery{OrganizationID: org, OrderID: 42, TraceID: "a", ReceivedAt: time.Now().UTC()}
+	holding, release := make(chan struct{}), make(chan struct{})
+	done := make(chan error, 1)
+	go func() {
+		done <- uow.Do(context.Background(), func(ctx context.Context, r ports.Repositories) error {
+			rec, err := r.Receipts.Claim(ctx, d)
+			if err != nil {
+				return err
+			}
+			close(holding)
+			<-release
+			rec.Status, rec.Skipped = ports.ReceiptSucceeded, application.SkipNoShippableItems
+			return r.Receipts.Finish(ctx, rec)
+		})
+	}()
+	<-holding
+	seen := make(chan ports.OrderReceipt, 1)
+	go func() {
+		_ = uow.Do(context.Background(), func(ctx context.Context, r ports.Repositories) error {
+			rec, err := r.Receipts.Claim(ctx, d)
+			seen <- rec
+			return err
+		})
+	}()
+	select {
+	case rec := <-seen:
+		t.Fatalf("second claim did not wait for the holder: %+v", rec)
+	case <-time.After(300 * time.Millisecond):
+	}
+	close(release)
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if rec := <-seen; rec.Status != ports.ReceiptSucceeded || rec.Attempts != 1 {
+		t.Fatalf("second claim saw %+v, want the holder's success", rec)
+	}
+}
+
+func TestReceiveStorefrontOrderStoresShipmentItemsAndReceipt(t *testing.T) {
+	db := pgtest.Open(t, testDSN)
+	org := intakeOrgID(t)
+	intakeSeed(t, db, org, 3)
+	app := intakeApp(db, nil)
+	o := intakeOrderOf(9007199254740993, "SKU-1", " SKU-2", "SKU-1")
+	res, err := intakeReceive(app, org, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := postgres.NewRepositories(db).Shipments.Get(context.Background(), org, res.ShipmentID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantLines := []domain.ShipmentLine{{ItemID: org + "_p1", SKU: "SKU-1", Quantity: 4}, {ItemID: org + "_p2", SKU: "SKU-2", Quantity: 2}}
+	if fmt.Sprint(s.Lines()) != fmt.Sprint(wantLines) || s.Status() != domain.ShipmentPending || s.Warehouse().ID != org+"_wh2" ||
+		s.Notes() != "Hinterhaus 🙏" || s.Address().Name != "Zoë Müller" || s.Source().OrderID != 9007199254740993 || !s.Test() {
+		t.Fatalf("shipment %+v lines %+v", s, s.Lines())
+	}
+	if n := intakeCount(t, db, "SELECT reserved FROM product_stock WHERE product_id = ? AND warehouse_id = ?", org+"_p1", org+"_wh2"); n != 4 {
+		t.Errorf("reserved %d, want 4", n)
+	}
+	rec, err := postgres.NewRepositories(db).Receipts.Get(context.Background(), org, o.ID)
+	if err != nil || rec.Status != ports.ReceiptSucceeded || rec.ShipmentID != res.ShipmentID || rec.Attempts != 1 {
+		t.Fatalf("receipt %+v, %v", rec, err)
+	}
+}
+
+// failingCreate stores the shipment, then fails: the transaction must roll
+// the shipment, its items and its reservation back.
+type failingCreate struct{ ports.ShipmentRepository }
+
+func (f failingCreate) Create(ctx context.Context, s *domain.Shipment) error {
+	if err := f.ShipmentRepository.Create(ctx, s); err != nil {
+		return err
+	}
+	return errors.New("injected failure after the insert")
+}
+
+type failingUoW struct{ inner ports.UnitOfWork }
+
+func (u failingUoW) Do(ctx context.Context, fn func(ctx context.Context, r ports.Repositories) error) error {
+	return u.inner.Do(ctx, func(ctx context.Context, r ports.Repositories) error {
+		r.Shipments = failingCreate{r.Shipments}
+		return fn(ctx, r)
+	})
+}
+
+func TestReceiveStorefrontOrderFailureLeavesNoShipment(t *testing.T) {
+	db := pgtest.Open(t, testDSN)
+	org := intakeOrgID(t)
+	intakeSeed(t, db, org, 1)
+	o := intakeOrderOf(5, "SKU-1")
+	if _, err := intakeReceive(intakeApp(db, failingUoW{postgres.NewUnitOfWork(db)}), org, o); err == nil {
+		t.Fatal("no error from a failing transaction")
+	}
+	if n := intakeCount(t, db, "SELECT count(*) FROM shipments WHERE organization_id = ?", org); n != 0 {
+		t.Fatalf("%d shipments after a rolled back attempt", n)
+	}
+	if n := intakeCount(t, db, "SELECT coalesce(sum(reserved), 0) FROM product_stock WHERE product_id = ?", org+"_p1"); n != 0 {
+		t.Fatalf("reserved %d after a rolled back attempt", n)
+	}
+	rec, err := postgres.NewRepositories(db).Receipts.Get(context.Background(), org, 5)
+	if err != nil || rec.Status != ports.ReceiptFailed || rec.LastError != "internal" || rec.Attempts != 1 {
+		t.Fatalf("receipt %+v, %v; want the failed attempt recorded", rec, err)
+	}
+	res, err := intakeReceive(intakeApp(db, nil), org, o)
+	if err != nil || res.ShipmentID == "" || res.Duplicate {
+		t.Fatalf("retry %+v, %v", res, err)
+	}
+	if rec, _ := postgres.NewRepositories(db).Receipts.Get(context.Background(), org, 5); rec.Attempts != 2 || rec.Status != ports.ReceiptSucceeded {
+		t.Errorf("receipt after retry %+v", rec)
+	}
+}
+
+// The concurrency test: 32 goroutines deliver the same order at
+// once, for 50 different orders, through the real use case on the real
+// database; every order makes exactly one shipment and every answer names
+// it.
+func TestReceiveStorefrontOrderConcurrentDeliveries(t *testing.T) {
+	const orders, deliveries = 50, 32
+	db := pgtest.Open(t, testDSN)
+	org := intakeOrgID(t)
+	intakeSeed(t, db, org, 3)
+	app := intakeApp(db, nil)
+	answers := make([][]application.StorefrontOrderResult, orders)
+	var wg sync.WaitGroup
+	start := make(chan struct{})
+	for i := range orders {
+		answers[i] = make([]application.StorefrontOrderResult, deliveries)
+		for j := range deliveries {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				<-start
+				res, err := intakeReceive(app, org, intakeOrderOf(int64(1<<60+i), "SKU-1", "SKU-2", "SKU-3"))
+				if err != nil {
+					t.Errorf("order %d delivery %d: %v", i, j, err)
+				}
+				answers[i][j] = res
+			}()
+		}
+	}
+	close(start)
+	wg.Wait()
+	for i, as := range answers {
+		fresh := 0
+		for _, a := range as {
+			if a.ShipmentID == "" || a.ShipmentID != as[0].ShipmentID {
+				t.Fatalf("order %d: answers disagree: %+v", i, as)
+			}
+			if !a.Duplicate {
+				fresh++
+			}
+		}
+		if fresh != 1 {
+			t.Errorf("order %d: %d answers without duplicate, want 1", i, fresh)
+		}
+		if n := intakeCount(t, db, "SELECT count(*) FROM shipments WHERE organization_id = ? AND source_order_id = ?", org, int64(1<<60+i)); n != 1 {
+			t.Errorf("order %d: %d shipments, want 1", i, n)
+		}
+	}
+	if n := intakeCount(t, db, "SELECT count(*) FROM order_receipts WHERE organization_id = ? AND status = 'succeeded' AND attempts = 1", org); n != orders {
+		t.Errorf("%d receipts succeeded after one attempt, want %d", n, orders)
+	}
+	// Every line of every order was reserved once: 50 × 1 of SKU-1.
+	if n := intakeCount(t, db, "SELECT reserved FROM product_stock WHERE product_id = ?", org+"_p1"); n != orders {
+		t.Errorf("reserved %d of SKU-1, want %d", n, orders)
+	}
+}
+
+func TestOrganizationDefaultWarehouse(t *testing.T) {
+	db := pgtest.Open(t, testDSN)
+	ctx := context.Background()
+	org, other := intakeOrgID(t), intakeOrgID(t)
+	intakeSeed(t, db, org, 0) // Alpha and Zulu, default Zulu
+	intakeSeed(t, db, other, 0)
+	orgs := postgres.NewRepositories(db).Organizations
+	want := func(label, id string) {
+		t.Helper()
+		ref, err := orgs.DefaultWarehouse(ctx, org)
+		if err != nil || ref.ID != id {
+			t.Fatalf("%s: %+v, %v; want %s", label, ref, err, id)
+		}
+	}
+	want("default set and active", org+"_wh2")
+	exec := func(q string, args ...any) {
+		t.Helper()
+		if _, err := db.NewRaw(q, args...).Exec(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	exec("UPDATE warehouses SET active = false WHERE id = ?", org+"_wh2")
+	want("default inactive: first active by name", org+"_wh1")
+	exec("UPDATE organizations SET default_warehouse_id = NULL WHERE id = ?", org)
+	exec("UPDATE warehouses SET active = true WHERE id = ?", org+"_wh2")
+	want("no default: first active by name", org+"_wh1")
+	exec("UPDATE warehouses SET active = false WHERE id IN (?, ?)", org+"_wh1", org+"_wh2")
+	if ref, err := orgs.DefaultWarehouse(ctx, org); !errors.Is(err, domain.ErrNoWarehouse) {
+		t.Fatalf("no active warehouse: %+v, %v", ref, err)
+	}
+	if ref, err := orgs.DefaultWarehouse(ctx, other); err != nil || ref.ID != other+"_wh2" || ref.Name != "Zulu" {
+		t.Fatalf("another organization: %+v, %v", ref, err)
+	}
+}

@@ -1,0 +1,585 @@
+package postgres_test
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"reflect"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/uptrace/bun"
+
+	"github.com/acme3pl/fulfillment/adapters/postgres"
+	"github.com/acme3pl/fulfillment/adapters/system"
+	"github.com/acme3pl/fulfillment/application"
+	"github.com/acme3pl/fulfillment/domain"
+	"github.com/acme3pl/fulfillment/ports"
+)
+
+// Helpers of the shipment and inventory tests; their names start with
+// `ship` (other tests of this package have helpers of their own).
+
+// shipNamer returns a function that suffixes names with a random tag of
+// its own: every test names fresh records, so that tests sharing the
+// package's database (and -count=N reruns) never see each other's rows.
+func shipNamer() func(string) string {
+	var b [3]byte
+	_, _ = rand.Read(b[:])
+	tag := hex.EncodeToString(b[:])
+	return func(name string) string { return name + "_" + tag }
+}
+
+func shipWarehouse(id, name string, active bool) domain.Warehouse {
+	return domain.Warehouse{
+		ID: id, Name: name, Active: active, Tags: []string{},
+		Address: domain.Address{Name: name, Line1: "1 Dock St", City: "Newark", State: "NJ", CountryCode: "US", PostalCode: "07102"},
+		Contact: domain.Contact{Name: "Ops", Email: "ops@example.com", PhoneNumber: "+1 555 0100"},
+	}
+}
+
+func shipItem(org string, kind domain.ItemKind, id, sku string) domain.InventoryItem {
+	return domain.InventoryItem{ID: id, OrganizationID: org, Kind: kind, SKU: sku, Name: sku + " item"}
+}
+
+// shipDB opens a pool of at most conns connections to the package's
+// database, closed when t ends.
+func shipDB(t *testing.T, conns int) *bun.DB {
+	t.Helper()
+	db, err := postgres.Open(postgres.Options{DSN: testDSN, MaxOpenConns: conns})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = db.Close() })
+	return db
+}
+
+func shipLoad(t *testing.T, f ports.Fixture) {
+	t.Helper()
+	err := postgres.NewUnitOfWork(shipDB(t, 1)).Do(context.Background(), func(ctx context.Context, r ports.Repositories) error {
+		_, err := r.Fixtures.Load(ctx, f)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// shipWantStock checks one stock row.
+func shipWantStock(t *testing.T, db *bun.DB, table, warehouse, item string, onHand, reserved int64) {
+	t.Helper()
+	column := "carton_id"
+	if table == "product_stock" {
+		column = "product_id"
+	}
+	var got struct {
+		OnHand   int64 `bun:"on_hand"`
+		Reserved int64 `bun:"reserved"`
+	}
+	err := db.NewRaw("SELECT on_hand, reserved FROM ? WHERE warehouse_id = ? AND ? = ?",
+		bun.Ident(table), warehouse, bun.Ident(column), item).Scan(context.Background(), &got)
+	if err != nil {
+		t.Fatalf("stock of %s at %s: %v", item, warehouse, err)
+	}
+	if got.OnHand != onHand || got.Reserved != reserved {
+		t.Fatalf("%s at %s: on hand %d, reserved %d; want %d, %d", item, warehouse, got.OnHand, got.Reserved, onHand, reserved)
+	}
+}
+
+// shipQueryCounter counts the queries a pool sends.
+type shipQueryCounter struct{ n *atomic.Int64 }
+
+func (c shipQueryCounter) BeforeQuery(ctx context.Context, _ *bun.QueryEvent) context.Context {
+	c.n.Add(1)
+	return ctx
+}
+
+func (c shipQueryCounter) AfterQuery(context.Context, *bun.QueryEvent) {}
+
+func shipCountQueries(db *bun.DB) *atomic.Int64 {
+	n := new(atomic.Int64)
+	db.AddQueryHook(shipQueryCounter{n})
+	return n
+}
+
+// shipUseCases are the real shipment use cases on the real database.
+type shipUseCases struct {
+	create *application.CreateShipmentHandler
+	submit *application.SubmitShipmentHandler
+	cancel *application.CancelShipmentHandler
+}
+
+func newShipUseCases(db *bun.DB) shipUseCases {
+	uow := postgres.NewUnitOfWork(db)
+	return shipUseCases{
+		create: application.NewCreateShipmentHandler(uow, system.Clock{}, system.IDs{}, domain.Sandbox),
+		submit: application.NewSubmitShipmentHandler(uow, system.Clock{}),
+		cancel: application.NewCancelShipmentHandler(uow, system.Clock{}),
+	}
+}
+
+func (u shipUseCases) draft(t *testing.T, org, warehouse string, lines ...domain.ShipmentLine) string {
+	t.Helper()
+	s, err := u.create.Handle(context.Background(), application.CreateShipment{
+		OrganizationID: org, Kind: domain.SPD, WarehouseID: warehouse, Lines: lines,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s.ID()
+}
+
+// shipShipFixture: org_ship_repo (and org_ship_repo_x) with warehouse
+// wh_ship_repo ("Repo DC"), products and cartons.
+func shipShipFixture(t *testing.T, n func(string) string) {
+	t.Helper()
+	shipLoad(t, ports.Fixture{
+		Organizations: []domain.Organization{{ID: n("org_ship_repo"), Name: "Repo"}, {ID: n("org_ship_repo_x"), Name: "Other"}},
+		Warehouses: []ports.FixtureWarehouse{
+			{Warehouse: shipWarehouse(n("wh_ship_repo"), "Repo DC", true), Organizations: []string{n("org_ship_repo"), n("org_ship_repo_x")}},
+		},
+		Inventory: []domain.InventoryItem{
+			shipItem(n("org_ship_repo"), domain.KindProduct, n("prod_ship_repo_1"), "P-1"),
+			shipItem(n("org_ship_repo"), domain.KindProduct, n("prod_ship_repo_2"), "P-2"),
+			shipItem(n("org_ship_repo"), domain.KindCarton, n("ctn_ship_repo_1"), "C-1"),
+		},
+		Stock: []domain.Stock{{WarehouseID: n("wh_ship_repo"), Kind: domain.KindCarton, ItemID: n("ctn_ship_repo_1"), OnHand: 100}},
+	})
+}
+
+func shipNew(t *testing.T, p domain.NewShipmentParams) *domain.Shipment {
+	t.Helper()
+	s, err := domain.NewShipment(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func TestShipmentRepositoryRoundTrip(t *testing.T) {
+	n := shipNamer()
+	shipShipFixture(t, n)
+	repos := postgres.NewRepositories(shipDB(t, 2))
+	ctx := context.Background()
+	now := time.Date(2026, 11, 22, 1, 15, 5, 123_456_000, time.UTC)
+	wh := domain.WarehouseRef{ID: n("wh_ship_repo"), Name: "Repo DC"}
+	pp := shipNew(t, domain.NewShipmentParams{
+		ID: n("shp_ship_repo_pp"), OrganizationID: n("org_ship_repo"), Kind: domain.PickPack, Warehouse: wh,
+		Address: domain.ShippingAddress{Name: "Zoë", Company: "ACME", Address1: "1 Main", Address2: "Apt 2", City: "Köln",
+			State: "NW", Zip: "50667", Country: "DE", Phone: "+49"},
+		Notes:  "fragile ✓",
+		Lines:  []domain.ShipmentLine{{ItemID: n("prod_ship_repo_2"), SKU: "P-2", Quantity: 3}, {ItemID: n("prod_ship_repo_1"), SKU: "P-1", Quantity: 1}},
+		Source: &domain.ShipmentSource{Type: "storefront", OrderID: 9_007_199_254_740_993, OrderNumber: 1001},
+		Test:   true, Now: now,
+	})
+	spd := shipNew(t, domain.NewShipmentParams{
+		ID: n("shp_ship_repo_spd"), OrganizationID: n("org_ship_repo"), Kind: domain.SPD, Warehouse: wh,
+		Lines: []domain.ShipmentLine{{ItemID: n("ctn_ship_repo_1"), SKU: "C-1", Quantity: 7}}, Now: now,
+	})
+	for _, s := range []*domain.Shipment{pp, spd} {
+		if err := repos.Shipments.Create(ctx, s); err != nil {
+			t.Fatal(err)
+		}
+		got, err := repos.Shipments.Get(ctx, n("org_ship_repo"), s.ID())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(got, s) {
+			t.Fatalf("stored %+v\nread   %+v", s, got)
+		}
+	}
+	if err := repos.Shipments.Create(ctx, spd); !errors.Is(err, domain.ErrConflict) {
+		t.Fatalf("second create: %v, want ErrConflict", err)
+	}
+	later := now.Add(time.Minute)
+	if err := spd.Submit(later); err != nil {
+		t.Fatal(err)
+	}
+	if err := repos.Shipments.Update(ctx, spd); err != nil {
+		t.Fatal(err)
+	}
+	got, err := repos.Shipments.Get(ctx, n("org_ship_repo"), spd.ID())
+	if err != nil || got.Status() != domain.ShipmentPending || got.SubmittedAt() == nil || !got.SubmittedAt().Equal(later) {
+		t.Fatalf("after update: %+v, %v", got, err)
+	}
+	for _, tt := range []struct{ org, id string }{
+		{n("org_ship_repo_x"), spd.ID()}, {n("org_ship_repo"), "shp_nope"}, {n("org_ship_repo"), "shp\x00"}, {n("org_ship_repo"), "' OR 1=1 --"},
+	} {
+		if _, err := repos.Shipments.Get(ctx, tt.org, tt.id); !errors.Is(err, domain.ErrNotFound) {
+			t.Fatalf("Get(%q, %q): %v, want ErrNotFound", tt.org, tt.id, err)
+		}
+	}
+}
+
+func TestShipmentRepositoryList(t *testing.T) {
+	n := shipNamer()
+	shipShipFixture(t, n)
+	db := shipDB(t, 2)
+	repos := postgres.NewRepositories(db)
+	ctx := context.Background()
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	l := func(i int) string { return n(fmt.Sprintf("shp_l%d", i)) }
+	wh := domain.WarehouseRef{ID: n("wh_ship_repo")}
+	// An organization of its own keeps this list free of other tests' rows.
+	shipLoad(t, ports.Fixture{
+		Organizations: []domain.Organization{{ID: n("org_ship_list"), Name: "List"}},
+		Warehouses:    []ports.FixtureWarehouse{{Warehouse: shipWarehouse(n("wh_ship_repo"), "Repo DC", true), Organizations: []string{n("org_ship_list")}}},
+		Inventory: []domain.InventoryItem{
+			shipItem(n("org_ship_list"), domain.KindProduct, n("prod_ship_list"), "LP"),
+			shipItem(n("org_ship_list"), domain.KindCarton, n("ctn_ship_list"), "LC"),
+		},
+	})
+	// Five shipments: l2 and l3 share a creation time (the ID breaks the
+	// tie); l1 is pending; l4 is Pick & Pack.
+	for i, spec := range []struct {
+		id   string
+		at   time.Time
+		kind domain.ShipmentKind
+	}{
+		{l(0), t0, domain.SPD}, {l(1), t0.Add(time.Hour), domain.SPD}, {l(2), t0.Add(2 * time.Hour), domain.SPD},
+		{l(3), t0.Add(2 * time.Hour), domain.SPD}, {l(4), t0.Add(3 * time.Hour), domain.PickPack},
+	} {
+		item := n("ctn_ship_list")
+		if spec.kind == domain.PickPack {
+			item = n("prod_ship_list")
+		}
+		s := shipNew(t, domain.NewShipmentParams{ID: spec.id, OrganizationID: n("org_ship_list"), Kind: spec.kind, Warehouse: wh,
+			Lines: []domain.ShipmentLine{{ItemID: item, Quantity: int64(i + 1)}}, Now: spec.at})
+		if spec.id == l(1) {
+			if err := s.Submit(spec.at); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := repos.Shipments.Create(ctx, s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	queries := shipCountQueries(db)
+	tests := []struct {
+		name     string
+		filter   ports.ShipmentFilter
+		page     ports.Page
+		want     []string
+		wantMore bool
+	}{
+		{"newest first, ties by ID descending", ports.ShipmentFilter{}, ports.Page{Take: 10}, []string{l(4), l(3), l(2), l(1), l(0)}, false},
+		{"first page", ports.ShipmentFilter{}, ports.Page{Take: 2}, []string{l(4), l(3)}, true},
+		{"middle page", ports.ShipmentFilter{}, ports.Page{Skip: 2, Take: 2}, []string{l(2), l(1)}, true},
+		{"last page", ports.ShipmentFilter{}, ports.Page{Skip: 4, Take: 2}, []string{l(0)}, false},
+		{"drafts", ports.ShipmentFilter{Status: domain.ShipmentDraft}, ports.Page{Take: 10}, []string{l(4), l(3), l(2), l(0)}, false},
+		{"pending", ports.ShipmentFilter{Status: domain.ShipmentPending}, ports.Page{Take: 10}, []string{l(1)}, false},
+		{"cancelled", ports.ShipmentFilter{Status: domain.ShipmentCancelled}, ports.Page{Take: 10}, []string{}, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			before := queries.Load()
+			ss, more, err := repos.Shipments.List(ctx, n("org_ship_list"), tt.filter, tt.page)
+			if err != nil {
+				t.Fatal(err)
+			}
+			// The page, then the lines of each kind present: never one query per shipment.
+			if n := queries.Load() - before; n > 3 {
+				t.Fatalf("%d queries for one page, want at most 3", n)
+			}
+			ids := []string{}
+			for _, s := range ss {
+				ids = append(ids, s.ID())
+				if len(s.Lines()) != 1 || s.Lines()[0].SKU == "" || s.Warehouse().Name != "Repo DC" {
+					t.Fatalf("%s: lines %+v warehouse %+v", s.ID(), s.Lines(), s.Warehouse())
+				}
+			}
+			if !reflect.DeepEqual(ids, tt.want) || more != tt.wantMore {
+				t.Fatalf("got %v (more %v), want %v (more %v)", ids, more, tt.want, tt.wantMore)
+			}
+		})
+	}
+	other, _, err := repos.Shipments.List(ctx, n("org_ship_repo_x"), ports.ShipmentFilter{}, ports.Page{Take: 10})
+	if err != nil || len(other) != 0 {
+		t.Fatalf("another organization sees %d shipments (%v)", len(other), err)
+	}
+}
+
+func TestShipmentGetForUpdateHoldsTheRowUntilCommit(t *testing.T) {
+	n := shipNamer()
+	shipShipFixture(t, n)
+	db := shipDB(t, 4)
+	u := newShipUseCases(db)
+	id := u.draft(t, n("org_ship_repo"), n("wh_ship_repo"), domain.ShipmentLine{ItemID: n("ctn_ship_repo_1"), Quantity: 1})
+	ctx := context.Background()
+	locked, release := make(chan struct{}), make(chan struct{})
+	first := make(chan error, 1)
+	go func() {
+		first <- postgres.NewUnitOfWork(db).Do(ctx, func(ctx context.Context, r ports.Repositories) error {
+			if _, err := r.Shipments.GetForUpdate(ctx, n("org_ship_repo"), id); err != nil {
+				return err
+			}
+			close(locked)
+			<-release
+			return nil
+		})
+	}()
+	select {
+	case <-locked:
+	case err := <-first:
+		t.Fatalf("first transaction: %v", err)
+	}
+	second := make(chan error, 1)
+	var secondDone atomic.Bool
+	go func() {
+		second <- postgres.NewUnitOfWork(db).Do(ctx, func(ctx context.Context, r ports.Repositories) error {
+			_, err := r.Shipments.GetForUpdate(ctx, n("org_ship_repo"), id)
+			secondDone.Store(true)
+			return err
+		})
+	}()
+	time.Sleep(300 * time.Millisecond)
+	if secondDone.Load() {
+		t.Fatal("a second GetForUpdate did not wait for the first transaction")
+	}
+	close(release)
+	if err := <-first; err != nil {
+		t.Fatal(err)
+	}
+	if err := <-second; err != nil {
+		t.Fatal(err)
+	}
+	// A plain Get does not wait.
+	err := postgres.NewUnitOfWork(db).Do(ctx, func(ctx context.Context, r ports.Repositories) error {
+		if _, err := r.Shipments.GetForUpdate(ctx, n("org_ship_repo"), id); err != nil {
+			return err
+		}
+		rctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+		defer cancel()
+		_, err := postgres.NewRepositories(db).Shipments.Get(rctx, n("org_ship_repo"), id)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// shipRaceFixture seeds an organization of its own per race with cartons
+// A and B at one warehouse.
+func shipRaceFixture(t *testing.T, org string, onHandA, onHandB int64) (wh, a, b string) {
+	t.Helper()
+	wh, a, b = "wh_"+org, "ctn_"+org+"_a", "ctn_"+org+"_b"
+	shipLoad(t, ports.Fixture{
+		Organizations: []domain.Organization{{ID: org, Name: org}},
+		Warehouses:    []ports.FixtureWarehouse{{Warehouse: shipWarehouse(wh, "Race DC", true), Organizations: []string{org}}},
+		Inventory:     []domain.InventoryItem{shipItem(org, domain.KindCarton, a, "A-"+org), shipItem(org, domain.KindCarton, b, "B-"+org)},
+		Stock: []domain.Stock{
+			{WarehouseID: wh, Kind: domain.KindCarton, ItemID: a, OnHand: onHandA},
+			{WarehouseID: wh, Kind: domain.KindCarton, ItemID: b, OnHand: onHandB},
+		},
+	})
+	return wh, a, b
+}
+
+// shipPendingSum is Σ quantity of the pending shipments' lines per carton.
+func shipPendingSum(t *testing.T, db *bun.DB, org string) (count int, byCarton map[string]int64) {
+	t.Helper()
+	var rows []struct {
+		CartonID string `bun:"carton_id"`
+		Sum      int64  `bun:"sum"`
+	}
+	err := db.NewRaw("SELECT c.carton_id, sum(c.quantity) AS sum FROM shipment_cartons AS c JOIN shipments AS s ON s.id = c.shipment_id "+
+		"WHERE s.organization_id = ? AND s.status = 'pending' GROUP BY c.carton_id", org).Scan(context.Background(), &rows)
+	if err != nil {
+		t.Fatal(err)
+	}
+	byCarton = map[string]int64{}
+	for _, r := range rows {
+		byCarton[r.CartonID] = r.Sum
+	}
+	if err := db.NewRaw("SELECT count(*) FROM shipments WHERE organization_id = ? AND status = 'pending'", org).
+		Scan(context.Background(), &count); err != nil {
+		t.Fatal(err)
+	}
+	return count, byCarton
+}
+
+// shipRun starts fns at once (behind a barrier) and returns their errors.
+func shipRun(fns []func() error) []error {
+	errs := make([]error, len(fns))
+	start := make(chan struct{})
+	var wg sync.WaitGroup
+	for i, fn := range fns {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			<-start
+			errs[i] = fn()
+		}()
+	}
+	close(start)
+	wg.Wait()
+	return errs
+}
+
+// THE RACE: many submitters of SPD drafts compete for the same cartons
+// through the real use case and the real database. Exactly the ones that
+// fit succeed; the others are refused with insufficient_stock; nothing is
+// ever reserved beyond what is on hand.
+func TestSubmitRaceNeverOverReserves(t *testing.T) {
+	n := shipNamer()
+	const submitters = 24
+	org := n("org_ship_race")
+	wh, a, b := shipRaceFixture(t, org, 10, 7) // B is the bottleneck: 7 fit
+	db := shipDB(t, 12)
+	u := newShipUseCases(db)
+	ids := make([]string, submitters)
+	for i := range ids {
+		// Half of the drafts list B first: the adapter locks in one order whatever the draft's.
+		first, second := a, b
+		if i%2 == 1 {
+			first, second = b, a
+		}
+		ids[i] = u.draft(t, org, wh, domain.ShipmentLine{ItemID: first, Quantity: 1}, domain.ShipmentLine{ItemID: second, Quantity: 1})
+	}
+	fns := make([]func() error, submitters)
+	for i, id := range ids {
+		fns[i] = func() error {
+			_, err := u.submit.Handle(context.Background(), application.SubmitShipment{OrganizationID: org, ShipmentID: id})
+			return err
+		}
+	}
+	errs := shipRun(fns)
+	ok := 0
+	for i, err := range errs {
+		var ise *domain.InsufficientStockError
+		switch {
+		case err == nil:
+			ok++
+		case errors.As(err, &ise):
+			if len(ise.Items) != 1 || ise.Items[0].ItemID != b || ise.Items[0].Available != 0 || ise.Items[0].Requested != 1 {
+				t.Errorf("submitter %d: shortages %+v, want B with 0 available", i, ise.Items)
+			}
+		default:
+			t.Errorf("submitter %d: %v (only insufficient stock is an acceptable refusal)", i, err)
+		}
+	}
+	if ok != 7 {
+		t.Fatalf("%d submissions succeeded, want exactly 7", ok)
+	}
+	shipWantStock(t, db, "carton_stock", wh, a, 10, 7)
+	shipWantStock(t, db, "carton_stock", wh, b, 7, 7)
+	count, sums := shipPendingSum(t, db, org)
+	if count != 7 || sums[a] != 7 || sums[b] != 7 {
+		t.Fatalf("%d pending shipments holding %v, want 7 holding 7 of each", count, sums)
+	}
+}
+
+// Submissions race cancellations of pending shipments for the same two
+// cartons: locks are taken in one order by both, so nothing deadlocks, and
+// reserved always equals what pending shipments hold.
+func TestSubmitAndCancelRace(t *testing.T) {
+	n := shipNamer()
+	org := n("org_ship_race_cancel")
+	wh, a, b := shipRaceFixture(t, org, 8, 8)
+	db := shipDB(t, 12)
+	u := newShipUseCases(db)
+	lines := func(i int) []domain.ShipmentLine {
+		if i%2 == 0 {
+			return []domain.ShipmentLine{{ItemID: a, Quantity: 1}, {ItemID: b, Quantity: 1}}
+		}
+		return []domain.ShipmentLine{{ItemID: b, Quantity: 1}, {ItemID: a, Quantity: 1}}
+	}
+	var pending, drafts []string
+	for i := range 8 {
+		id := u.draft(t, org, wh, lines(i)...)
+		if _, err := u.submit.Handle(context.Background(), application.SubmitShipment{OrganizationID: org, ShipmentID: id}); err != nil {
+			t.Fatal(err)
+		}
+		pending = append(pending, id)
+	}
+	for i := range 16 {
+		drafts = append(drafts, u.draft(t, org, wh, lines(i)...))
+	}
+	shipWantStock(t, db, "carton_stock", wh, a, 8, 8)
+
+	var fns []func() error
+	for i := range 16 {
+		fns = append(fns, func() error {
+			_, err := u.submit.Handle(context.Background(), application.SubmitShipment{OrganizationID: org, ShipmentID: drafts[i]})
+			return err
+		})
+		if i < len(pending) {
+			fns = append(fns, func() error {
+				_, err := u.cancel.Handle(context.Background(), application.CancelShipment{OrganizationID: org, ShipmentID: pending[i]})
+				if err != nil {
+					return fmt.Errorf("cancel: %w", err)
+				}
+				return nil
+			})
+		}
+	}
+	errs := shipRun(fns)
+	for i, err := range errs {
+		var ise *domain.InsufficientStockError
+		if err != nil && !errors.As(err, &ise) {
+			t.Errorf("operation %d: %v", i, err)
+		}
+	}
+	count, sums := shipPendingSum(t, db, org)
+	if count > 8 || sums[a] != int64(count) || sums[b] != int64(count) {
+		t.Fatalf("%d pending shipments holding %v", count, sums)
+	}
+	shipWantStock(t, db, "carton_stock", wh, a, 8, int64(count))
+	shipWantStock(t, db, "carton_stock", wh, b, 8, int64(count))
+}
+
+// Concurrent submissions of one draft: the shipment row lock lets exactly
+// one through; the others find it pending (409).
+func TestConcurrentSubmitsOfOneDraft(t *testing.T) {
+	n := shipNamer()
+	org := n("org_ship_race_one")
+	wh, a, _ := shipRaceFixture(t, org, 100, 100)
+	db := shipDB(t, 8)
+	u := newShipUseCases(db)
+	id := u.draft(t, org, wh, domain.ShipmentLine{ItemID: a, Quantity: 3})
+	fns := make([]func() error, 8)
+	for i := range fns {
+		fns[i] = func() error {
+			_, err := u.submit.Handle(context.Background(), application.SubmitShipment{OrganizationID: org, ShipmentID: id})
+			return err
+		}
+	}
+	ok := 0
+	for i, err := range shipRun(fns) {
+		switch {
+		case err == nil:
+			ok++
+		case !errors.Is(err, domain.ErrInvalidState):
+			t.Errorf("submitter %d: %v", i, err)
+		}
+	}
+	if ok != 1 {
+		t.Fatalf("%d submissions of one draft succeeded, want 1", ok)
+	}
+	shipWantStock(t, db, "carton_stock", wh, a, 100, 3)
+
+	// Cancelling it releases exactly once, however many cancel at once.
+	for i := range fns {
+		fns[i] = func() error {
+			_, err := u.cancel.Handle(context.Background(), application.CancelShipment{OrganizationID: org, ShipmentID: id})
+			return err
+		}
+	}
+	ok = 0
+	for i, err := range shipRun(fns) {
+		switch {
+		case err == nil:
+			ok++
+		case !errors.Is(err, domain.ErrInvalidState):
+			t.Errorf("canceller %d: %v", i, err)
+		}
+	}
+	if ok != 1 {
+		t.Fatalf("%d cancellations succeeded, want 1", ok)
+	}
+	shipWantStock(t, db, "carton_stock", wh, a, 100, 0)
+}
