@@ -81,11 +81,23 @@ type ErrorMapper struct {
 // ProblemFor maps an error to its problem without writing it.
 func ProblemFor(err error) Problem {
 	var ve *domain.ValidationError
+	var ui *domain.UnknownItemsError
+	var is *domain.InsufficientStockError
 	switch {
 	case errors.As(err, &ve):
 		p := NewProblem(http.StatusBadRequest, "invalid_parameter", ve.Error())
 		p.Parameter = ve.Field
 		return p
+	case errors.As(err, &ui):
+		p := NewProblem(http.StatusUnprocessableEntity, "unknown_items", "these "+string(ui.Kind)+"s are not records of the organization")
+		p.Extra = map[string]any{"ids": ui.IDs}
+		return p
+	case errors.As(err, &is):
+		p := NewProblem(http.StatusUnprocessableEntity, "insufficient_stock", "the warehouse does not hold enough of these cartons; nothing was reserved")
+		p.Extra = map[string]any{"items": shortageDTOs(is.Items)}
+		return p
+	case errors.Is(err, domain.ErrInvalidWarehouse):
+		return NewProblem(http.StatusUnprocessableEntity, "invalid_warehouse", "warehouseId is not an active warehouse of the organization")
 	case errors.Is(err, domain.ErrNotFound):
 		return NewProblem(http.StatusNotFound, "not_found", "the record does not exist")
 	case errors.Is(err, domain.ErrInvalidState):

@@ -36,7 +36,9 @@ type RouterParams struct {
 // route group, wrapped in the middleware that must see every request,
 // unknown routes included.
 func NewHandler(p RouterParams) http.Handler {
-	router := mux.NewRouter()
+	// SkipClean: an odd path such as /v0/invoices/. is answered by the
+	// route (404 for an ID that cannot be one), never by a 301 redirect.
+	router := mux.NewRouter().SkipClean(true)
 	router.NotFoundHandler = http.HandlerFunc(notFound)
 	router.MethodNotAllowedHandler = methodNotAllowed(router)
 	router.Use(nameSpan)

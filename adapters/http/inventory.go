@@ -1,0 +1,80 @@
+package httpapi
+
+import (
+	"net/http"
+
+	"github.com/gorilla/mux"
+
+	"github.com/acme3pl/fulfillment/application"
+	"github.com/acme3pl/fulfillment/domain"
+)
+
+// InventoryItemDTO is a product or carton with its stock per warehouse.
+type InventoryItemDTO struct {
+	ID    string          `json:"id"`
+	SKU   string          `json:"sku"`
+	Name  string          `json:"name"`
+	Stock []StockLevelDTO `json:"stock"`
+}
+
+// StockLevelDTO is an item's stock at one warehouse. available is onHand −
+// reserved; for products it is negative when pending Pick & Pack shipments
+// hold more than is on hand (a backorder).
+type StockLevelDTO struct {
+	Warehouse WarehouseRefDTO `json:"warehouse"`
+	OnHand    int64           `json:"onHand"`
+	Reserved  int64           `json:"reserved"`
+	Available int64           `json:"available"`
+}
+
+// Inventory serves GET /v0/products and GET /v0/cartons (scope inventory).
+type Inventory struct {
+	app    *application.Application
+	auth   Authenticator
+	errors ErrorMapper
+}
+
+// NewInventory builds the inventory routes.
+func NewInventory(app *application.Application, auth Authenticator, errs ErrorMapper) *Inventory {
+	return &Inventory{app: app, auth: auth, errors: errs}
+}
+
+// Register implements Routes.
+func (h *Inventory) Register(r *mux.Router) {
+	r.Handle("/v0/products", h.auth.RequireScope(domain.ScopeInventory, h.lister(domain.KindProduct))).Methods(http.MethodGet)
+	r.Handle("/v0/cartons", h.auth.RequireScope(domain.ScopeInventory, h.lister(domain.KindCarton))).Methods(http.MethodGet)
+}
+
+func (h *Inventory) lister(kind domain.ItemKind) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		q := r.URL.Query()
+		page, err := ParsePage(q)
+		if err != nil {
+			h.errors.Write(w, r, err)
+			return
+		}
+		var sku string
+		if v, ok := q["sku"]; ok {
+			sku = last(v)
+		}
+		org := PrincipalFrom(r.Context()).OrganizationID
+		res, err := h.app.Queries.ListStock.Handle(r.Context(), application.ListStock{OrganizationID: org, Kind: kind, SKU: sku, Page: page})
+		if err != nil {
+			h.errors.Write(w, r, err)
+			return
+		}
+		out := make([]InventoryItemDTO, len(res.Items))
+		for i, it := range res.Items {
+			levels := make([]StockLevelDTO, len(it.Levels))
+			for j, l := range it.Levels {
+				levels[j] = StockLevelDTO{
+					Warehouse: WarehouseRefDTO{ID: l.Warehouse.ID, Name: l.Warehouse.Name},
+					OnHand:    l.OnHand, Reserved: l.Reserved, Available: l.Available(),
+				}
+			}
+			out[i] = InventoryItemDTO{ID: it.Item.ID, SKU: it.Item.SKU, Name: it.Item.Name, Stock: levels}
+		}
+		SetNextLink(w, r, page, res.More)
+		WriteJSON(w, http.StatusOK, out)
+	}
+}

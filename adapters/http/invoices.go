@@ -1,0 +1,136 @@
+package httpapi
+
+import (
+	"encoding/json"
+	"net/http"
+	"net/url"
+
+	"github.com/gorilla/mux"
+
+	"github.com/acme3pl/fulfillment/application"
+	"github.com/acme3pl/fulfillment/domain"
+)
+
+// InvoiceDTO is the Invoice of SPEC.md: every field always present.
+// deletedAt is always null, since deleted invoices are never served.
+type InvoiceDTO struct {
+	ID          string           `json:"id"`
+	Status      string           `json:"status"`
+	Name        string           `json:"name"`
+	Notes       string           `json:"notes"`
+	DueDate     string           `json:"dueDate"`
+	Items       []InvoiceItemDTO `json:"items"`
+	TotalAmount int64            `json:"totalAmount"`
+	Currency    string           `json:"currency"`
+	CreatedAt   string           `json:"createdAt"`
+	UpdatedAt   string           `json:"updatedAt"`
+	DeletedAt   *string          `json:"deletedAt"`
+}
+
+// InvoiceItemDTO is the Invoice item of SPEC.md. Quantity is a JSON number
+// written from the fixed-point quantity (62, 1.5, 0.125), never through
+// float64.
+type InvoiceItemDTO struct {
+	ID          string      `json:"id"`
+	Title       string      `json:"title"`
+	Description string      `json:"description"`
+	Quantity    json.Number `json:"quantity"`
+	UnitCost    int64       `json:"unitCost"`
+	TotalCost   int64       `json:"totalCost"`
+}
+
+func invoiceDTO(inv *domain.Invoice) InvoiceDTO {
+	items := inv.Items()
+	out := InvoiceDTO{
+		ID: inv.ID(), Status: string(inv.Status()), Name: inv.Name(), Notes: inv.Notes(),
+		DueDate: FormatTime(inv.DueDate()), Items: make([]InvoiceItemDTO, len(items)),
+		TotalAmount: inv.TotalAmount(), Currency: inv.Currency(),
+		CreatedAt: FormatTime(inv.CreatedAt()), UpdatedAt: FormatTime(inv.UpdatedAt()),
+		DeletedAt: FormatTimePtr(inv.DeletedAt()),
+	}
+	for i, it := range items {
+		out.Items[i] = InvoiceItemDTO{
+			ID: it.ID(), Title: it.Title(), Description: it.Description(),
+			Quantity: json.Number(it.Quantity().String()), UnitCost: it.UnitCost(), TotalCost: it.TotalCost(),
+		}
+	}
+	return out
+}
+
+// Invoices serves GET /v0/invoices and GET /v0/invoices/{id}.
+type Invoices struct {
+	app    *application.Application
+	auth   Authenticator
+	errors ErrorMapper
+}
+
+// NewInvoices builds the invoice routes.
+func NewInvoices(app *application.Application, auth Authenticator, errs ErrorMapper) *Invoices {
+	return &Invoices{app: app, auth: auth, errors: errs}
+}
+
+// Register implements Routes.
+func (h *Invoices) Register(r *mux.Router) {
+	r.Handle("/v0/invoices", h.auth.RequireScope(domain.ScopeInvoices, h.list)).Methods(http.MethodGet)
+	r.Handle("/v0/invoices/{id}", h.auth.RequireScope(domain.ScopeInvoices, h.get)).Methods(http.MethodGet)
+}
+
+// listQuery reads the query parameters of the list; a parameter that is
+// present must hold an allowed value (an empty status, sortBy or sortOrder
+// is refused too). search is checked by the use case.
+func listQuery(q url.Values) (application.ListInvoices, error) {
+	var in application.ListInvoices
+	var err error
+	if in.Page, err = ParsePage(q); err != nil {
+		return in, err
+	}
+	if v, ok := q["status"]; ok {
+		if in.Status, err = domain.ParseVisibleInvoiceStatus(last(v)); err != nil {
+			return in, err
+		}
+	}
+	if v, ok := q["sortBy"]; ok {
+		if in.SortBy, err = application.ParseInvoiceSortBy(last(v)); err != nil {
+			return in, err
+		}
+	}
+	if v, ok := q["sortOrder"]; ok {
+		if in.Ascending, err = application.ParseInvoiceSortOrder(last(v)); err != nil {
+			return in, err
+		}
+	}
+	if v, ok := q["search"]; ok {
+		in.Search = last(v)
+	}
+	return in, nil
+}
+
+func (h *Invoices) list(w http.ResponseWriter, r *http.Request) {
+	in, err := listQuery(r.URL.Query())
+	if err != nil {
+		h.errors.Write(w, r, err)
+		return
+	}
+	in.OrganizationID = PrincipalFrom(r.Context()).OrganizationID
+	res, err := h.app.Queries.ListInvoices.Handle(r.Context(), in)
+	if err != nil {
+		h.errors.Write(w, r, err)
+		return
+	}
+	out := make([]InvoiceDTO, len(res.Invoices))
+	for i, inv := range res.Invoices {
+		out[i] = invoiceDTO(inv)
+	}
+	SetNextLink(w, r, in.Page, res.More)
+	WriteJSON(w, http.StatusOK, out)
+}
+
+func (h *Invoices) get(w http.ResponseWriter, r *http.Request) {
+	in := application.GetInvoice{OrganizationID: PrincipalFrom(r.Context()).OrganizationID, ID: mux.Vars(r)["id"]}
+	inv, err := h.app.Queries.GetInvoice.Handle(r.Context(), in)
+	if err != nil {
+		h.errors.Write(w, r, err)
+		return
+	}
+	WriteJSON(w, http.StatusOK, invoiceDTO(inv))
+}

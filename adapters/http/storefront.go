@@ -1,0 +1,433 @@
+package httpapi
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"mime"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/gorilla/mux"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/trace"
+
+	"github.com/acme3pl/fulfillment/application"
+	"github.com/acme3pl/fulfillment/domain"
+	"github.com/acme3pl/fulfillment/ports"
+)
+
+// StorefrontBodyLimit bounds the body of an order delivery (CONTRACT §5).
+const StorefrontBodyLimit = 5 << 20
+
+// storefrontScopes are the scopes an intake API key needs, in the order a
+// 403 lists the missing ones.
+var storefrontScopes = []domain.Scope{domain.ScopeShipments, domain.ScopeInventory}
+
+// Storefront serves the order intake webhook (API key, its own error shape)
+// and the order receipt (OAuth, problem+json).
+type Storefront struct {
+	app    *application.Application
+	keys   ports.APIKeyVerifier
+	auth   Authenticator
+	errors ErrorMapper
+	log    *slog.Logger
+}
+
+// NewStorefront builds the storefront routes.
+func NewStorefront(app *application.Application, keys ports.APIKeyVerifier, auth Authenticator, errs ErrorMapper, log *slog.Logger) *Storefront {
+	return &Storefront{app: app, keys: keys, auth: auth, errors: errs, log: log}
+}
+
+// Register implements Routes.
+func (h *Storefront) Register(r *mux.Router) {
+	r.HandleFunc("/v0/storefront/orders", h.receive).Methods(http.MethodPost)
+	r.Handle("/v0/storefront/orders/{orderId}", h.auth.RequireScope(domain.ScopeShipments, h.receipt)).Methods(http.MethodGet)
+}
+
+// intakeError is the error body of the order intake:
+// {"success": false, "error": "<code>", ...}.
+type intakeError struct {
+	Success     bool     `json:"success"`
+	Error       string   `json:"error"`
+	Message     string   `json:"message,omitempty"`
+	SKUs        []string `json:"skus,omitempty"`
+	LineItemIDs []string `json:"lineItemIds,omitempty"`
+	Missing     []string `json:"missing,omitempty"`
+	status      int
+}
+
+// intakeResult is the success body of the order intake.
+type intakeResult struct {
+	Success    bool    `json:"success"`
+	ShipmentID *string `json:"shipmentId"`
+	Duplicate  bool    `json:"duplicate,omitempty"`
+	Skipped    string  `json:"skipped,omitempty"`
+}
+
+func refuse(status int, code, message string) intakeError {
+	return intakeError{status: status, Error: code, Message: message}
+}
+
+// receive runs CONTRACT §5's checks in order — key, body size, media type,
+// (signature), JSON shape — and hands the order to the use case, which
+// checks SKUs and the warehouse.
+func (h *Storefront) receive(w http.ResponseWriter, r *http.Request) {
+	ctx := r.Context()
+	key, ok := bearer(r)
+	if !ok {
+		h.writeError(w, r, refuse(http.StatusUnauthorized, "invalid_api_key", "an Authorization: Bearer API key is required"))
+		return
+	}
+	p, err := h.keys.VerifyAPIKey(ctx, key)
+	if err != nil {
+		if errors.Is(err, ports.ErrInvalidCredentials) {
+			h.log.DebugContext(ctx, "api key refused", slog.String("reason", err.Error()))
+			h.writeError(w, r, refuse(http.StatusUnauthorized, "invalid_api_key", "the API key is unknown, revoked or of another environment"))
+			return
+		}
+		h.writeFailure(w, r, err)
+		return
+	}
+	var missing []string
+	for _, s := range storefrontScopes {
+		if !p.Has(s) {
+			missing = append(missing, string(s))
+		}
+	}
+	if len(missing) > 0 {
+		e := refuse(http.StatusForbidden, "insufficient_scope", "the API key lacks scope "+strings.Join(missing, " and "))
+		e.Missing = missing
+		h.writeError(w, r, e)
+		return
+	}
+	span := trace.SpanFromContext(ctx)
+	span.SetAttributes(attribute.String("organization.id", p.OrganizationID))
+
+	body, e, ok := readStorefrontBody(w, r)
+	if !ok {
+		h.writeError(w, r, e)
+		return
+	}
+	if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || mt != "application/json" {
+		h.writeError(w, r, refuse(http.StatusUnsupportedMediaType, "unsupported_media_type", "the body must be application/json"))
+		return
+	}
+	if _, err := h.app.Queries.VerifyStorefrontSignature.Handle(ctx, application.VerifyStorefrontSignature{
+		OrganizationID: p.OrganizationID, Body: body, Signature: r.Header.Get("X-Shopify-Hmac-Sha256"),
+	}); err != nil {
+		if errors.Is(err, ports.ErrInvalidCredentials) {
+			h.writeError(w, r, refuse(http.StatusUnauthorized, "invalid_signature",
+				"X-Shopify-Hmac-Sha256 is not the HMAC-SHA256 of the body under the organization's webhook secret"))
+			return
+		}
+		h.writeFailure(w, r, err)
+		return
+	}
+
+	order, decodeErr := DecodeStorefrontOrder(body)
+	if order.ID > 0 {
+		span.SetAttributes(attribute.Int64("storefront.order.id", order.ID))
+	}
+	traceID := ""
+	if sc := trace.SpanContextFromContext(ctx); sc.HasTraceID() {
+		traceID = sc.TraceID().String()
+	}
+	res, err := h.app.Commands.ReceiveStorefrontOrder.Handle(ctx, application.ReceiveStorefrontOrder{
+		OrganizationID: p.OrganizationID, TraceID: traceID, Order: order, Refused: decodeErr,
+	})
+	if err != nil {
+		h.writeFailure(w, r, err)
+		return
+	}
+	span.SetAttributes(attribute.Bool("storefront.duplicate", res.Duplicate))
+	out := intakeResult{Success: true, Duplicate: res.Duplicate, Skipped: res.Skipped}
+	if res.ShipmentID != "" {
+		span.SetAttributes(attribute.String("shipment.id", res.ShipmentID))
+		out.ShipmentID = &res.ShipmentID
+	}
+	w.Header().Set("Cache-Control", "no-store")
+	WriteJSON(w, http.StatusOK, out)
+}
+
+// readStorefrontBody reads the whole body, refusing one over
+// StorefrontBodyLimit with 413 (before reading it when Content-Length says
+// so).
+func readStorefrontBody(w http.ResponseWriter, r *http.Request) ([]byte, intakeError, bool) {
+	tooLarge := refuse(http.StatusRequestEntityTooLarge, "payload_too_large",
+		fmt.Sprintf("the body is larger than %d bytes", StorefrontBodyLimit))
+	if r.ContentLength > StorefrontBodyLimit {
+		return nil, tooLarge, false
+	}
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, StorefrontBodyLimit))
+	if err != nil {
+		var mbe *http.MaxBytesError
+		if errors.As(err, &mbe) {
+			return nil, tooLarge, false
+		}
+		return nil, refuse(http.StatusBadRequest, "invalid_payload", "the body could not be read"), false
+	}
+	return body, intakeError{}, true
+}
+
+// writeFailure answers an error of the use case or of a port: refusals of
+// the order with their code, the database's absence with 503, anything else
+// with 500 (logged once, with the trace ID; never sent).
+func (h *Storefront) writeFailure(w http.ResponseWriter, r *http.Request, err error) {
+	code := application.StorefrontFailureCode(err)
+	e := refuse(http.StatusUnprocessableEntity, code, "")
+	var (
+		ve *domain.ValidationError
+		us *domain.UnknownSKUsError
+		ms *domain.MissingSKUError
+	)
+	switch code {
+	case "invalid_payload":
+		e.status = http.StatusBadRequest
+		if errors.As(err, &ve) {
+			e.Message = ve.Field + ": " + ve.Reason
+		}
+	case "unknown_skus":
+		errors.As(err, &us)
+		e.SKUs, e.Message = us.SKUs, "these SKUs are not in the organization's inventory"
+	case "missing_sku":
+		errors.As(err, &ms)
+		e.LineItemIDs = make([]string, len(ms.LineItemIDs))
+		for i, id := range ms.LineItemIDs {
+			e.LineItemIDs[i] = strconv.FormatInt(id, 10)
+		}
+		e.Message = "these line items require shipping but have no SKU"
+	case "missing_shipping_address":
+		e.Message = "the order has no shipping_address object"
+	case "no_warehouse":
+		e.Message = "the organization has no active warehouse"
+	case "unavailable":
+		e.status, e.Message = http.StatusServiceUnavailable, "the database cannot be reached; retry later"
+	default:
+		e.status, e.Message = http.StatusInternalServerError, "an internal error occurred; quote the X-Trace-Id to support"
+	}
+	if e.status >= 500 && !errors.Is(err, context.Canceled) {
+		h.log.ErrorContext(r.Context(), "storefront delivery failed", slog.String("error", err.Error()),
+			slog.String("code", code))
+	}
+	h.writeError(w, r, e)
+}
+
+func (h *Storefront) writeError(w http.ResponseWriter, _ *http.Request, e intakeError) {
+	if e.status == http.StatusServiceUnavailable {
+		w.Header().Set("Retry-After", "5")
+	}
+	w.Header().Set("Cache-Control", "no-store")
+	e.Success = false
+	WriteJSON(w, e.status, e)
+}
+
+// OrderReceiptDTO is the order receipt of CONTRACT §5. Storefront IDs are
+// decimal strings: they exceed JavaScript's safe integers.
+type OrderReceiptDTO struct {
+	OrderID         string  `json:"orderId"`
+	OrderNumber     *string `json:"orderNumber"`
+	Status          string  `json:"status"`
+	Attempts        int     `json:"attempts"`
+	LastError       *string `json:"lastError"`
+	ShipmentID      *string `json:"shipmentId"`
+	Skipped         *string `json:"skipped"`
+	TraceID         *string `json:"traceId"`
+	FirstReceivedAt string  `json:"firstReceivedAt"`
+	LastReceivedAt  string  `json:"lastReceivedAt"`
+}
+
+func orderReceiptDTO(rec ports.OrderReceipt) OrderReceiptDTO {
+	out := OrderReceiptDTO{
+		OrderID: strconv.FormatInt(rec.OrderID, 10), Status: string(rec.Status), Attempts: rec.Attempts,
+		LastError: optional(rec.LastError), ShipmentID: optional(rec.ShipmentID), Skipped: optional(rec.Skipped),
+		TraceID: optional(rec.TraceID), FirstReceivedAt: FormatTime(rec.FirstReceived), LastReceivedAt: FormatTime(rec.LastReceived),
+	}
+	if rec.OrderNumber != nil {
+		n := strconv.FormatInt(*rec.OrderNumber, 10)
+		out.OrderNumber = &n
+	}
+	return out
+}
+
+func optional(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}
+
+// receipt serves GET /v0/storefront/orders/{orderId}. An orderId that is
+// not the decimal form of a positive 64-bit integer names no order: 404.
+func (h *Storefront) receipt(w http.ResponseWriter, r *http.Request) {
+	raw := mux.Vars(r)["orderId"]
+	id, err := strconv.ParseInt(raw, 10, 64)
+	if err != nil || id <= 0 || strconv.FormatInt(id, 10) != raw {
+		h.errors.Write(w, r, domain.ErrNotFound)
+		return
+	}
+	org := PrincipalFrom(r.Context()).OrganizationID
+	trace.SpanFromContext(r.Context()).SetAttributes(attribute.String("organization.id", org),
+		attribute.Int64("storefront.order.id", id))
+	rec, err := h.app.Queries.GetOrderReceipt.Handle(r.Context(), application.GetOrderReceipt{OrganizationID: org, OrderID: id})
+	if err != nil {
+		h.errors.Write(w, r, err)
+		return
+	}
+	WriteJSON(w, http.StatusOK, orderReceiptDTO(rec))
+}
+
+// The storefront's order payload, as far as the intake reads it. Mapped
+// strings are plain strings: JSON null leaves them "". Integers go through
+// jsonInt, never float64. Unknown fields are ignored.
+type orderPayload struct {
+	ID              jsonInt            `json:"id"`
+	OrderNumber     jsonInt            `json:"order_number"`
+	Test            json.RawMessage    `json:"test"`
+	CancelledAt     json.RawMessage    `json:"cancelled_at"`
+	Note            string             `json:"note"`
+	ShippingAddress json.RawMessage    `json:"shipping_address"`
+	LineItems       *[]lineItemPayload `json:"line_items"`
+}
+
+type addressPayload struct {
+	Name         string `json:"name"`
+	Company      string `json:"company"`
+	Address1     string `json:"address1"`
+	Address2     string `json:"address2"`
+	City         string `json:"city"`
+	ProvinceCode string `json:"province_code"`
+	Zip          string `json:"zip"`
+	CountryCode  string `json:"country_code"`
+	Phone        string `json:"phone"`
+}
+
+type lineItemPayload struct {
+	ID               jsonInt         `json:"id"`
+	SKU              string          `json:"sku"`
+	Quantity         jsonInt         `json:"quantity"`
+	RequiresShipping json.RawMessage `json:"requires_shipping"`
+}
+
+// jsonInt is a JSON integer decoded exactly into an int64 from its digits
+// (Shopify's IDs exceed 2^53, which float64 cannot hold). Anything else — a
+// fraction, an exponent, a string, out of range — is kept as invalid, so
+// the decoder can name the field.
+type jsonInt struct {
+	Value   int64
+	Set     bool // a valid integer was given
+	Invalid bool // a value other than null and an integer was given
+}
+
+// UnmarshalJSON implements json.Unmarshaler; it never fails, so that one
+// bad number does not hide the rest of the document.
+func (n *jsonInt) UnmarshalJSON(b []byte) error {
+	*n = jsonInt{}
+	if string(b) == "null" {
+		return nil
+	}
+	v, err := strconv.ParseInt(string(b), 10, 64)
+	if err != nil {
+		n.Invalid = true
+		return nil
+	}
+	n.Value, n.Set = v, true
+	return nil
+}
+
+func (n jsonInt) positive() bool { return n.Set && n.Value > 0 }
+
+func (n jsonInt) ptr() *int64 {
+	if !n.Set {
+		return nil
+	}
+	v := n.Value
+	return &v
+}
+
+// DecodeStorefrontOrder reads an order-creation payload. Its errors are
+// *domain.ValidationError (answered 400 invalid_payload): not a JSON object,
+// id missing or not a positive integer, a mapped field of the wrong type,
+// line_items missing, a quantity not a positive integer, a NUL character
+// (PostgreSQL text cannot hold it). The returned order carries the id
+// whenever it could be read, also with an error, so that the failed attempt
+// can be recorded.
+func DecodeStorefrontOrder(body []byte) (application.StorefrontOrder, error) {
+	var p orderPayload
+	err := json.Unmarshal(body, &p)
+	var syntaxErr *json.SyntaxError
+	var typeErr *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &syntaxErr) || (err != nil && !errors.As(err, &typeErr)):
+		return application.StorefrontOrder{}, domain.Invalid("body", "is not valid JSON")
+	case errors.As(err, &typeErr) && typeErr.Field == "":
+		return application.StorefrontOrder{}, domain.Invalid("body", "must be a JSON object")
+	}
+	if !p.ID.positive() {
+		return application.StorefrontOrder{}, domain.Invalid("id", "must be a positive integer")
+	}
+	order := application.StorefrontOrder{ID: p.ID.Value, OrderNumber: p.OrderNumber.ptr()}
+	if typeErr != nil {
+		return order, domain.Invalid(typeErr.Field, "must be a JSON %s", jsonKind(typeErr.Type.String()))
+	}
+	if p.LineItems == nil {
+		return order, domain.Invalid("line_items", "is required")
+	}
+	order.Test = isLiteral(p.Test, "true")
+	order.Cancelled = len(bytes.TrimSpace(p.CancelledAt)) > 0 && !isLiteral(p.CancelledAt, "null") && !isLiteral(p.CancelledAt, `""`)
+	order.Note = p.Note
+	strs := []struct{ field, value string }{{"note", p.Note}}
+	if sa := bytes.TrimSpace(p.ShippingAddress); len(sa) > 0 && sa[0] == '{' {
+		var a addressPayload
+		if err := json.Unmarshal(sa, &a); err != nil {
+			field := "shipping_address"
+			if errors.As(err, &typeErr) {
+				field += "." + typeErr.Field
+			}
+			return order, domain.Invalid(field, "must be a JSON string")
+		}
+		order.ShippingAddress = &domain.ShippingAddress{
+			Name: a.Name, Company: a.Company, Address1: a.Address1, Address2: a.Address2, City: a.City,
+			State: a.ProvinceCode, Zip: a.Zip, Country: a.CountryCode, Phone: a.Phone,
+		}
+		strs = append(strs,
+			struct{ field, value string }{"shipping_address", a.Name + a.Company + a.Address1 + a.Address2 + a.City + a.ProvinceCode + a.Zip + a.CountryCode + a.Phone})
+	}
+	order.Lines = make([]application.StorefrontLine, len(*p.LineItems))
+	for i, l := range *p.LineItems {
+		if !l.Quantity.positive() {
+			return order, domain.Invalid(fmt.Sprintf("line_items[%d].quantity", i), "must be a positive integer")
+		}
+		order.Lines[i] = application.StorefrontLine{
+			ID: l.ID.Value, SKU: l.SKU, Quantity: l.Quantity.Value,
+			RequiresShipping: !isLiteral(l.RequiresShipping, "false"),
+		}
+		strs = append(strs, struct{ field, value string }{fmt.Sprintf("line_items[%d].sku", i), l.SKU})
+	}
+	for _, s := range strs {
+		if strings.IndexByte(s.value, 0) >= 0 {
+			return order, domain.Invalid(s.field, "must not contain U+0000")
+		}
+	}
+	return order, nil
+}
+
+func isLiteral(raw json.RawMessage, lit string) bool {
+	return string(bytes.TrimSpace(raw)) == lit
+}
+
+// jsonKind names the JSON type a Go type decodes from.
+func jsonKind(goType string) string {
+	switch {
+	case goType == "string":
+		return "string"
+	case strings.HasPrefix(goType, "[]"), strings.HasPrefix(goType, "*[]"):
+		return "array"
+	}
+	return "object"
+}
