@@ -1,0 +1,298 @@
+// Command intake is the load generator of the order intake benchmark
+// (docs/benchmarks/intake.md): it delivers distinct, valid storefront orders
+// to a running server and reports throughput and latency percentiles.
+//
+// Closed loop (the default): -c workers each send one order after the other
+// for -d, which measures the maximum rate. Open loop (-rate R): orders are
+// scheduled at R per second whatever the answers, and each latency counts
+// from the order's scheduled time, so a stall is not hidden by the workers
+// waiting on it (no coordinated omission).
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net/http"
+	"os"
+	"slices"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+func main() {
+	if err := run(); err != nil {
+		fmt.Fprintln(os.Stderr, "intake:", err)
+		os.Exit(1)
+	}
+}
+
+type options struct {
+	url, key    string
+	workers     int
+	duration    time.Duration
+	warmup      time.Duration
+	rate        float64
+	skus, lines int
+	skuFormat   string
+	jsonOut     bool
+	fixture     bool
+}
+
+func run() error {
+	var o options
+	flag.StringVar(&o.url, "url", "http://127.0.0.1:8080", "base URL of the server")
+	flag.StringVar(&o.key, "key", os.Getenv("INTAKE_API_KEY"), "API key (default $INTAKE_API_KEY, else the fixture's BenchKey)")
+	flag.IntVar(&o.workers, "c", 8, "concurrent clients")
+	flag.DurationVar(&o.duration, "d", 20*time.Second, "measured duration")
+	flag.DurationVar(&o.warmup, "warmup", 2*time.Second, "unmeasured warm-up before the measurement")
+	flag.Float64Var(&o.rate, "rate", 0, "orders per second (open loop); 0 sends as fast as the clients can")
+	flag.IntVar(&o.skus, "skus", 1000, "size of the SKU pool (SKUs 1..skus must be seeded)")
+	flag.IntVar(&o.lines, "lines", 3, "line items per order")
+	flag.StringVar(&o.skuFormat, "sku-format", "BENCH-%05d", "fmt format of a SKU from its number")
+	flag.BoolVar(&o.jsonOut, "json", false, "print the result as one JSON object")
+	flag.BoolVar(&o.fixture, "print-fixture", false, "print the benchmark's fixture document (fulfillment seed --file) and exit")
+	flag.Parse()
+	if o.fixture {
+		return printFixture(os.Stdout, o)
+	}
+	if o.key == "" {
+		o.key = BenchKey
+	}
+	if o.workers < 1 || o.lines < 1 || o.skus < o.lines {
+		return errors.New("need -c ≥ 1, -lines ≥ 1 and -skus ≥ -lines")
+	}
+	g := &generator{o: o, client: &http.Client{
+		Timeout:   10 * time.Second,
+		Transport: &http.Transport{MaxIdleConnsPerHost: o.workers * 2, MaxConnsPerHost: 0},
+	}}
+	// Order IDs above 2^53, distinct from every earlier run.
+	g.nextID.Store(time.Now().UnixMicro() * 1000)
+	if o.warmup > 0 {
+		if _, err := g.phase(o.warmup); err != nil {
+			return err
+		}
+	}
+	res, err := g.phase(o.duration)
+	if err != nil {
+		return err
+	}
+	return res.print(os.Stdout, o)
+}
+
+type generator struct {
+	o      options
+	client *http.Client
+	nextID atomic.Int64
+}
+
+type result struct {
+	Sent       int           `json:"sent"`
+	OK         int           `json:"ok"`
+	Failed     int           `json:"failed"`
+	Elapsed    time.Duration `json:"-"`
+	Throughput float64       `json:"throughput"`
+	P50        float64       `json:"p50_ms"`
+	P99        float64       `json:"p99_ms"`
+	P999       float64       `json:"p999_ms"`
+	Max        float64       `json:"max_ms"`
+	FirstError string        `json:"first_error,omitempty"`
+}
+
+// phase sends orders for d and collects what happened.
+func (g *generator) phase(d time.Duration) (result, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), d)
+	defer cancel()
+	var (
+		mu        sync.Mutex
+		latencies []time.Duration
+		failed    int
+		firstErr  string
+	)
+	record := func(lat time.Duration, err error) {
+		mu.Lock()
+		defer mu.Unlock()
+		if err != nil {
+			failed++
+			if firstErr == "" {
+				firstErr = err.Error()
+			}
+			return
+		}
+		latencies = append(latencies, lat)
+	}
+	start := time.Now()
+	var wg sync.WaitGroup
+	if g.o.rate <= 0 {
+		for w := 0; w < g.o.workers; w++ {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				rng := rand.New(rand.NewPCG(uint64(w), uint64(start.UnixNano())))
+				for ctx.Err() == nil {
+					t0 := time.Now()
+					err := g.deliver(rng)
+					if ctx.Err() != nil && err != nil {
+						return
+					}
+					record(time.Since(t0), err)
+				}
+			}()
+		}
+	} else {
+		interval := time.Duration(float64(time.Second) / g.o.rate)
+		jobs := make(chan time.Time, 100_000)
+		for w := 0; w < g.o.workers; w++ {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				rng := rand.New(rand.NewPCG(uint64(w), uint64(start.UnixNano())))
+				for due := range jobs {
+					err := g.deliver(rng)
+					record(time.Since(due), err)
+				}
+			}()
+		}
+		for i := 0; ; i++ {
+			due := start.Add(time.Duration(i) * interval)
+			if due.Sub(start) >= d {
+				break
+			}
+			if wait := time.Until(due); wait > 0 {
+				time.Sleep(wait)
+			}
+			jobs <- due
+		}
+		close(jobs)
+	}
+	wg.Wait()
+	elapsed := time.Since(start)
+	slices.Sort(latencies)
+	res := result{Sent: len(latencies) + failed, OK: len(latencies), Failed: failed, Elapsed: elapsed, FirstError: firstErr}
+	res.Throughput = float64(len(latencies)) / elapsed.Seconds()
+	res.P50, res.P99, res.P999 = pct(latencies, 0.50), pct(latencies, 0.99), pct(latencies, 0.999)
+	if len(latencies) > 0 {
+		res.Max = ms(latencies[len(latencies)-1])
+	}
+	return res, nil
+}
+
+func pct(sorted []time.Duration, p float64) float64 {
+	if len(sorted) == 0 {
+		return 0
+	}
+	i := int(float64(len(sorted))*p+0.5) - 1
+	return ms(sorted[min(max(i, 0), len(sorted)-1)])
+}
+
+func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+
+func (r result) print(w io.Writer, o options) error {
+	if o.jsonOut {
+		return json.NewEncoder(w).Encode(r)
+	}
+	mode := "closed loop"
+	if o.rate > 0 {
+		mode = fmt.Sprintf("open loop at %.0f/s", o.rate)
+	}
+	_, err := fmt.Fprintf(w, "intake: %s, %d clients, %s: %d ok, %d failed, %.1f orders/s, p50 %.2f ms, p99 %.2f ms, p99.9 %.2f ms, max %.2f ms\n",
+		mode, o.workers, r.Elapsed.Round(time.Millisecond), r.OK, r.Failed, r.Throughput, r.P50, r.P99, r.P999, r.Max)
+	if err == nil && r.FirstError != "" {
+		_, err = fmt.Fprintf(w, "intake: first error: %s\n", r.FirstError)
+	}
+	return err
+}
+
+// deliver sends one new order with -lines distinct random SKUs and checks
+// that it made a shipment.
+func (g *generator) deliver(rng *rand.Rand) error {
+	id := g.nextID.Add(1)
+	body := g.order(rng, id)
+	req, err := http.NewRequest(http.MethodPost, g.o.url+"/v0/storefront/orders", bytes.NewReader(body))
+	if err != nil {
+		return err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Authorization", "Bearer "+g.o.key)
+	resp, err := g.client.Do(req)
+	if err != nil {
+		return err
+	}
+	defer func() { _ = resp.Body.Close() }()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return err
+	}
+	if resp.StatusCode != http.StatusOK || !bytes.Contains(b, []byte(`"shipmentId":"shp_`)) {
+		return fmt.Errorf("status %d: %s", resp.StatusCode, bytes.TrimSpace(b))
+	}
+	return nil
+}
+
+// order writes a storefront order of realistic size (a trimmed copy of
+// docs/samples/orders-create.json's shape) with its own id.
+func (g *generator) order(rng *rand.Rand, id int64) []byte {
+	var b bytes.Buffer
+	b.Grow(1200 + 600*g.o.lines)
+	ids, num := strconv.FormatInt(id, 10), strconv.FormatInt(1000+id%1_000_000, 10)
+	b.WriteString(`{"id":` + ids + `,"admin_graphql_api_id":"gid://shopify/Order/` + ids + `","name":"#` + num +
+		`","order_number":` + num + `,"email":"zoe.mueller@example.de","created_at":"2025-03-14T10:21:07+01:00",` +
+		`"cancelled_at":null,"test":false,"currency":"EUR","total_price":"159.30","financial_status":"paid",` +
+		`"note":"Bitte beim Nachbarn abgeben 🙏","tags":"","line_items":[`)
+	picked := make([]int, 0, g.o.lines)
+	for len(picked) < g.o.lines {
+		n := 1 + rng.IntN(g.o.skus)
+		if !slices.Contains(picked, n) {
+			picked = append(picked, n)
+		}
+	}
+	for i, n := range picked {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		fmt.Fprintf(&b, `{"id":%d,"product_id":8930509029688,"variant_id":46734784364693,"title":"Merino Crew Sock",`+
+			`"name":"Merino Crew Sock - Charcoal / 43-46","sku":"`+g.o.skuFormat+`","vendor":"Example Knitwear","quantity":%d,`+
+			`"requires_shipping":true,"gift_card":false,"taxable":true,"grams":350,"price":"49.95",`+
+			`"tax_lines":[{"title":"DE MwSt","rate":0.19,"price":"7.98"}],"properties":[]}`,
+			id*10+int64(i), n, 1+rng.IntN(3))
+	}
+	b.WriteString(`],"shipping_address":{"first_name":"Zoë","last_name":"Müller","name":"Zoë Müller","company":null,` +
+		`"address1":"Straße des 17. Juni 135","address2":null,"city":"Berlin","province":null,"province_code":null,` +
+		`"zip":"10623","country":"Germany","country_code":"DE","phone":"+49 30 1234567"},` +
+		`"customer":{"id":7421903112345,"email":"zoe.mueller@example.de","first_name":"Zoë","last_name":"Müller"}}`)
+	return b.Bytes()
+}
+
+// BenchKey is the sandbox API key of the benchmark's fixture.
+const BenchKey = "fk_test_BenchIntake0123456789abcdefghijklmnopqrstuv"
+
+// printFixture writes the fixture of the benchmark: organization
+// org_bench with warehouse wh_bench, products prod_bench_1..N with SKUs
+// -sku-format of 1..N, and the API key BenchKey.
+func printFixture(w io.Writer, o options) error {
+	products := make([]map[string]any, o.skus)
+	for i := range products {
+		products[i] = map[string]any{"id": fmt.Sprintf("prod_bench_%d", i+1), "organizationId": "org_bench",
+			"sku": fmt.Sprintf(o.skuFormat, i+1), "name": "Bench product"}
+	}
+	doc := map[string]any{
+		"organizations": []any{map[string]any{"id": "org_bench", "name": "Bench", "defaultWarehouseId": "wh_bench"}},
+		"warehouses": []any{map[string]any{
+			"id": "wh_bench", "name": "Bench DC", "description": nil, "active": true, "tags": []string{}, "organizations": []string{"org_bench"},
+			"address": map[string]any{"name": "Bench DC", "line1": "1 Dock St", "line2": "", "district": "", "city": "Newark",
+				"state": "NJ", "countryCode": "US", "postalCode": "07102"},
+			"contact": map[string]any{"name": "Ops", "email": "ops@example.com", "phoneNumber": "+1 555 0100", "fax": ""},
+		}},
+		"products": products,
+		"apiKeys": []any{map[string]any{"id": "key_bench", "organizationId": "org_bench", "key": BenchKey,
+			"scopes": []string{"shipments", "inventory"}, "revoked": false}},
+	}
+	return json.NewEncoder(w).Encode(doc)
+}

@@ -1,0 +1,81 @@
+#!/usr/bin/env bash
+# bench/intake/run.sh — the order intake benchmark of docs/benchmarks/intake.md.
+#
+# Sets up a database of its own (fulfillment_bench_intake, dropped and made
+# anew) on the server scripts/pg.sh finds, seeds products and an API key,
+# starts `fulfillment serve` on it, then alternates ROUNDS times:
+#   - the load generator (bench/intake) delivering distinct valid orders with
+#     CLIENTS concurrent clients for DURATION (closed loop: the maximum rate);
+#   - pgbench running bench/intake/intake.sql, the equivalent SQL transaction,
+#     with the same CLIENTS, -M prepared, for DURATION;
+# and prints each pair's ratio. Last, the load generator runs open loop at
+# half the best intake rate measured and prints p50/p99/p99.9.
+#
+# Knobs (environment): CLIENTS (8), DURATION (20s), ROUNDS (3), SKUS (1000),
+# LINES (3), PORT (18090), KEEP=1 keeps the database afterwards.
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/../.."
+
+CLIENTS=${CLIENTS:-8}
+DURATION=${DURATION:-20s}
+ROUNDS=${ROUNDS:-3}
+SKUS=${SKUS:-1000}
+LINES=${LINES:-3}
+PORT=${PORT:-18090}
+DB=fulfillment_bench_intake
+secs=${DURATION%s}
+
+command -v pgbench >/dev/null || { echo "run.sh: pgbench is missing (Debian: apt-get install postgresql-client)" >&2; exit 1; }
+command -v psql >/dev/null || { echo "run.sh: psql is missing (Debian: apt-get install postgresql-client)" >&2; exit 1; }
+pg_env="$(scripts/pg.sh)"
+eval "$pg_env"
+admin=$TEST_DATABASE_URL
+# field NAME JSON: a number of the load generator's one-line JSON result.
+field() { sed -nE "s/.*\"$1\":([0-9.e+-]+).*/\1/p" <<<"$2"; }
+bench_url=$(printf '%s' "$admin" | sed -E "s#(//[^/]*)/[^?]*#\1/$DB#")
+
+mkdir -p .tmp bin
+go build -o bin/fulfillment ./cmd/fulfillment
+go build -o bin/intake-loadgen ./bench/intake
+
+psql -q "$admin" -c "DROP DATABASE IF EXISTS $DB WITH (FORCE)" -c "CREATE DATABASE $DB"
+export DATABASE_URL=$bench_url
+export AUTH_SIGNING_KEY=bench-intake-signing-key-0123456789abcdef
+export OTEL_TRACES_EXPORTER=none LOG_LEVEL=warn ENVIRONMENT=sandbox HTTP_ADDR=127.0.0.1:$PORT
+bin/fulfillment migrate up >/dev/null
+bin/intake-loadgen -print-fixture -skus "$SKUS" >.tmp/bench-intake-fixture.json
+bin/fulfillment seed --file .tmp/bench-intake-fixture.json >/dev/null
+
+bin/fulfillment serve 2>.tmp/bench-intake-server.log &
+server=$!
+cleanup() {
+	kill "$server" 2>/dev/null && wait "$server" 2>/dev/null || true
+	[[ ${KEEP:-} == 1 ]] || psql -q "$admin" -c "DROP DATABASE IF EXISTS $DB WITH (FORCE)" || true
+}
+trap cleanup EXIT
+for _ in $(seq 100); do
+	curl -sf "http://127.0.0.1:$PORT/readyz" >/dev/null 2>&1 && break
+	sleep 0.2
+done
+curl -sf "http://127.0.0.1:$PORT/readyz" >/dev/null || { echo "run.sh: the server did not get ready" >&2; cat .tmp/bench-intake-server.log >&2; exit 1; }
+
+echo "clients $CLIENTS, $DURATION per run, $ROUNDS rounds, $SKUS SKUs, $LINES lines per order, $(nproc) CPUs"
+intake_rates=() ratios=()
+for round in $(seq "$ROUNDS"); do
+	out=$(bin/intake-loadgen -url "http://127.0.0.1:$PORT" -c "$CLIENTS" -d "$DURATION" -skus "$SKUS" -lines "$LINES" -json)
+	rate=$(field throughput "$out")
+	failed=$(field failed "$out")
+	tps=$(pgbench -n -M prepared -c "$CLIENTS" -j 2 -T "$secs" -D org=org_bench -D wh=wh_bench -D skus="$SKUS" \
+		-f bench/intake/intake.sql "$bench_url" 2>&1 | sed -nE 's/^tps = ([0-9.]+).*/\1/p')
+	ratio=$(awk -v a="$rate" -v b="$tps" 'BEGIN { printf "%.2f", a / b }')
+	intake_rates+=("$rate") ratios+=("$ratio")
+	printf 'round %d: intake %.1f orders/s (%s failed, p50 %s ms, p99 %s ms) | pgbench %.1f tps | ratio %s\n' \
+		"$round" "$rate" "$failed" "$(field p50_ms "$out")" "$(field p99_ms "$out")" "$tps" "$ratio"
+done
+best=$(printf '%s\n' "${intake_rates[@]}" | sort -g | tail -1)
+half=$(awk -v b="$best" 'BEGIN { printf "%.0f", b / 2 }')
+median_ratio=$(printf '%s\n' "${ratios[@]}" | sort -g | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }')
+echo "median ratio intake/pgbench: $median_ratio (target ≥ 0.80)"
+out=$(bin/intake-loadgen -url "http://127.0.0.1:$PORT" -c $((CLIENTS * 4)) -d "$DURATION" -rate "$half" -skus "$SKUS" -lines "$LINES" -json)
+printf 'open loop at %s orders/s (half the best rate): %s ok, %s failed, p50 %s ms, p99 %s ms, p99.9 %s ms (target p99 ≤ 25 ms)\n' \
+	"$half" "$(field ok "$out")" "$(field failed "$out")" "$(field p50_ms "$out")" "$(field p99_ms "$out")" "$(field p999_ms "$out")"

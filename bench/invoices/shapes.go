@@ -1,0 +1,85 @@
+package main
+
+import (
+	"fmt"
+	"net/url"
+	"strconv"
+
+	"github.com/acme3pl/fulfillment/application"
+	"github.com/acme3pl/fulfillment/domain"
+	"github.com/acme3pl/fulfillment/ports"
+)
+
+// shape is one kind of request of the benchmark: a list query, or the
+// detail of an invoice when detail is set.
+type shape struct {
+	name   string
+	query  url.Values
+	detail bool
+}
+
+func q(kv ...string) url.Values {
+	v := url.Values{}
+	for i := 0; i+1 < len(kv); i += 2 {
+		v.Set(kv[i], kv[i+1])
+	}
+	return v
+}
+
+// shapes are the query shapes of the issue; the search terms fit the text
+// gen makes with its default seed: "storage" is in about a third of the
+// invoices, "anchorage" in about one in a thousand (so ~10 at 10,000 and
+// ~1,000 at 1,000,000), the tracking number in exactly one (invoice 6, the
+// same in every database), "xylophone" and "ø" in none.
+func shapes() []shape {
+	s := []shape{{name: "default page", query: q()}}
+	for _, st := range domain.VisibleInvoiceStatuses {
+		s = append(s, shape{name: "status=" + string(st), query: q("status", string(st))})
+	}
+	for _, by := range []string{"createdAt", "updatedAt", "dueDate"} {
+		for _, order := range []string{"asc", "desc"} {
+			s = append(s, shape{name: "sortBy=" + by + "&sortOrder=" + order, query: q("sortBy", by, "sortOrder", order)})
+		}
+	}
+	s = append(s,
+		shape{name: "search common (storage)", query: q("search", "storage")},
+		shape{name: "search rare word (anchorage)", query: q("search", "anchorage")},
+		shape{name: "search one invoice (tracking no.)", query: q("search", "1ZX50TBYC1HFUJH3XP")},
+		shape{name: "search no match (xylophone)", query: q("search", "xylophone")},
+		shape{name: "search no match, common trigrams (storage kitting)", query: q("search", "storage kitting")},
+		shape{name: "search rare + status=collecting", query: q("search", "anchorage", "status", "collecting")},
+		shape{name: "search common, sortBy=dueDate asc", query: q("search", "storage", "sortBy", "dueDate", "sortOrder", "asc")},
+		shape{name: "search short common (pa)", query: q("search", "pa")},
+		shape{name: "search short rare (ø)", query: q("search", "ø")},
+		shape{name: "search short common, skip=1000", query: q("search", "pa", "skip", "1000")},
+		shape{name: "skip=10000", query: q("skip", "10000")},
+		shape{name: "detail", detail: true},
+	)
+	return s
+}
+
+// listQuery turns a shape's parameters into the use case's input, as the
+// HTTP adapter does.
+func listQuery(org string, v url.Values) (application.ListInvoices, error) {
+	in := application.ListInvoices{OrganizationID: org, Search: v.Get("search"), Page: ports.Page{Take: 10}}
+	var err error
+	if st := v.Get("status"); st != "" {
+		in.Status = domain.InvoiceStatus(st)
+	}
+	if by := v.Get("sortBy"); by != "" {
+		if in.SortBy, err = application.ParseInvoiceSortBy(by); err != nil {
+			return in, err
+		}
+	}
+	if order := v.Get("sortOrder"); order != "" {
+		if in.Ascending, err = application.ParseInvoiceSortOrder(order); err != nil {
+			return in, err
+		}
+	}
+	if skip := v.Get("skip"); skip != "" {
+		if in.Page.Skip, err = strconv.Atoi(skip); err != nil {
+			return in, fmt.Errorf("skip: %w", err)
+		}
+	}
+	return in, nil
+}
