@@ -6,7 +6,6 @@ package application_test
 import (
 	"context"
 	"fmt"
-	"io"
 	"log/slog"
 	"maps"
 	"slices"
@@ -359,7 +358,7 @@ func intakeAppTraced(st *intakeStore, env domain.Environment, tracer trace.Trace
 	repos.Receipts = intakePool{st}.receipts()
 	return application.New(application.Deps{
 		UnitOfWork: intakeUoW{st}, Repos: repos, Clock: intakeClock{time.Date(2026, 11, 22, 1, 2, 3, 0, time.UTC)},
-		IDs: &intakeIDs{}, Tracer: tracer, Log: slog.New(slog.NewTextHandler(io.Discard, nil)),
+		IDs: &intakeIDs{}, Tracer: tracer, Log: slog.New(slog.DiscardHandler),
 		Environment: env,
 	})
 }

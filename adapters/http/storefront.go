@@ -331,12 +331,12 @@ func (n *jsonInt) UnmarshalJSON(b []byte) error {
 	if string(b) == "null" {
 		return nil
 	}
-	v, err := strconv.ParseInt(string(b), 10, 64)
-	if err != nil {
+	// A bad number marks the field invalid instead of failing the decode.
+	if v, err := strconv.ParseInt(string(b), 10, 64); err == nil {
+		n.Value, n.Set = v, true
+	} else {
 		n.Invalid = true
-		return nil
 	}
-	n.Value, n.Set = v, true
 	return nil
 }
 

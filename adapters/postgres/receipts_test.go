@@ -6,7 +6,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"sync"
 	"testing"
@@ -68,7 +67,7 @@ func intakeApp(db *bun.DB, uow ports.UnitOfWork) *application.Application {
 	}
 	return application.New(application.Deps{
 		UnitOfWork: uow, Repos: postgres.NewRepositories(db), Clock: system.Clock{}, IDs: system.IDs{},
-		Tracer: noop.NewTracerProvider().Tracer("test"), Log: slog.New(slog.NewTextHandler(io.Discard, nil)),
+		Tracer: noop.NewTracerProvider().Tracer("test"), Log: slog.New(slog.DiscardHandler),
 		Environment: domain.Sandbox,
 	})
 }

@@ -135,7 +135,7 @@ func (g *generator) phase(d time.Duration) (result, error) {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				rng := rand.New(rand.NewPCG(uint64(w), uint64(start.UnixNano())))
+				rng := rand.New(rand.NewPCG(uint64(w), uint64(start.UnixNano()))) //nolint:gosec // load shape, not secrets
 				for ctx.Err() == nil {
 					t0 := time.Now()
 					err := g.deliver(rng)
@@ -153,7 +153,7 @@ func (g *generator) phase(d time.Duration) (result, error) {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				rng := rand.New(rand.NewPCG(uint64(w), uint64(start.UnixNano())))
+				rng := rand.New(rand.NewPCG(uint64(w), uint64(start.UnixNano()))) //nolint:gosec // load shape, not secrets
 				for due := range jobs {
 					err := g.deliver(rng)
 					record(time.Since(due), err)
@@ -215,7 +215,7 @@ func (r result) print(w io.Writer, o options) error {
 func (g *generator) deliver(rng *rand.Rand) error {
 	id := g.nextID.Add(1)
 	body := g.order(rng, id)
-	req, err := http.NewRequest(http.MethodPost, g.o.url+"/v0/storefront/orders", bytes.NewReader(body))
+	req, err := http.NewRequestWithContext(context.Background(), http.MethodPost, g.o.url+"/v0/storefront/orders", bytes.NewReader(body))
 	if err != nil {
 		return err
 	}
