@@ -128,10 +128,7 @@ func (r *InventoryRepository) ListStock(ctx context.Context, organizationID stri
 	if err := q.OrderExpr("sku ASC, id ASC").Offset(page.Skip).Limit(page.Take + 1).Scan(ctx); err != nil {
 		return nil, false, dbErr(err)
 	}
-	more := len(rows) > page.Take
-	if more {
-		rows = rows[:page.Take]
-	}
+	rows, more := trimPage(rows, page)
 	out := make([]ports.ItemStock, len(rows))
 	if len(rows) == 0 {
 		return out, false, nil

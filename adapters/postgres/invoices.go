@@ -187,10 +187,7 @@ func (r *InvoiceRepository) List(ctx context.Context, organizationID string, f p
 	if err != nil {
 		return nil, false, dbErr(err)
 	}
-	more := len(rows) > page.Take
-	if more {
-		rows = rows[:page.Take]
-	}
+	rows, more := trimPage(rows, page)
 	if len(rows) == 0 {
 		return []*domain.Invoice{}, more, nil
 	}

@@ -147,10 +147,7 @@ func (r *ShipmentRepository) List(ctx context.Context, organizationID string, fi
 	if err != nil {
 		return nil, false, dbErr(err)
 	}
-	more := len(rows) > page.Take
-	if more {
-		rows = rows[:page.Take]
-	}
+	rows, more := trimPage(rows, page)
 	if len(rows) == 0 {
 		return []*domain.Shipment{}, false, nil
 	}

@@ -137,10 +137,7 @@ func (r *WarehouseRepository) ListActive(ctx context.Context, organizationID str
 	if err != nil {
 		return nil, false, dbErr(err)
 	}
-	more := len(rows) > page.Take
-	if more {
-		rows = rows[:page.Take]
-	}
+	rows, more := trimPage(rows, page)
 	out := make([]domain.Warehouse, len(rows))
 	for i, row := range rows {
 		out[i] = row.toDomain()
