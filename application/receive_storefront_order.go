@@ -224,13 +224,14 @@ func (h *ReceiveStorefrontOrderHandler) plan(ctx context.Context, r ports.Reposi
 	if len(missing) > 0 {
 		return nil, "", &domain.MissingSKUError{LineItemIDs: missing}
 	}
-	items, err := r.Inventory.FindBySKUs(ctx, c.OrganizationID, domain.KindProduct, skus)
+	// One read answers both checks; they still run in the contract's order.
+	resolved, err := r.Inventory.ResolveOrder(ctx, c.OrganizationID, skus)
 	if err != nil {
-		return nil, "", fmt.Errorf("look up skus: %w", err)
+		return nil, "", fmt.Errorf("look up skus and warehouse: %w", err)
 	}
 	var unknown []string
 	for _, sku := range skus {
-		if _, ok := items[sku]; !ok {
+		if _, ok := resolved.Products[sku]; !ok {
 			unknown = append(unknown, sku)
 		}
 	}
@@ -238,12 +239,12 @@ func (h *ReceiveStorefrontOrderHandler) plan(ctx context.Context, r ports.Reposi
 		return nil, "", &domain.UnknownSKUsError{SKUs: unknown}
 	}
 	for i := range lines {
-		lines[i].ItemID = items[lines[i].SKU].ID
+		lines[i].ItemID = resolved.Products[lines[i].SKU].ID
 	}
-	wh, err := r.Organizations.DefaultWarehouse(ctx, c.OrganizationID)
-	if err != nil {
-		return nil, "", fmt.Errorf("choose the warehouse: %w", err)
+	if resolved.Warehouse == nil {
+		return nil, "", fmt.Errorf("choose the warehouse: %w", domain.ErrNoWarehouse)
 	}
+	wh := *resolved.Warehouse
 	s, err := domain.NewShipment(domain.NewShipmentParams{
 		ID: h.ids.NewID("shp"), OrganizationID: c.OrganizationID, Kind: domain.PickPack,
 		Warehouse: wh, Address: *o.ShippingAddress, Notes: o.Note, Lines: lines,

@@ -252,22 +252,6 @@ func (r *intakeOrgs) Get(_ context.Context, id string) (domain.Organization, err
 	return o, nil
 }
 
-// DefaultWarehouse is the rule of ports.OrganizationRepository, spelled
-// out: the default when active, else the first active by name then ID.
-func (r *intakeOrgs) DefaultWarehouse(ctx context.Context, id string) (domain.WarehouseRef, error) {
-	ws := activeWarehouses(r.state, id)
-	if len(ws) == 0 {
-		return domain.WarehouseRef{}, domain.ErrNoWarehouse
-	}
-	pick := ws[0]
-	for _, w := range ws {
-		if w.ID == r.state.orgs[id].DefaultWarehouseID {
-			pick = w
-		}
-	}
-	return domain.WarehouseRef{ID: pick.ID, Name: pick.Name}, nil
-}
-
 // activeWarehouses are the organization's active warehouses by name then ID.
 func activeWarehouses(state *intakeState, org string) []domain.Warehouse {
 	var out []domain.Warehouse
@@ -291,17 +275,28 @@ type intakeInventory struct {
 	state                     *intakeState
 }
 
-func (r *intakeInventory) FindBySKUs(_ context.Context, org string, kind domain.ItemKind, skus []string) (map[string]domain.InventoryItem, error) {
-	if kind != domain.KindProduct {
-		return nil, fmt.Errorf("the intake looks up products, not %s", kind)
-	}
-	out := map[string]domain.InventoryItem{}
+// ResolveOrder is the rule of ports.InventoryRepository, spelled out: the
+// products found by SKU, and the default warehouse when active, else the
+// first active by name then ID, else none.
+func (r *intakeInventory) ResolveOrder(_ context.Context, org string, skus []string) (ports.OrderResolution, error) {
+	res := ports.OrderResolution{Products: map[string]domain.InventoryItem{}}
 	for _, s := range skus {
 		if it, ok := r.state.products[org+"/"+s]; ok {
-			out[s] = it
+			res.Products[s] = it
 		}
 	}
-	return out, nil
+	ws := activeWarehouses(r.state, org)
+	if len(ws) == 0 {
+		return res, nil
+	}
+	pick := ws[0]
+	for _, w := range ws {
+		if w.ID == r.state.orgs[org].DefaultWarehouseID {
+			pick = w
+		}
+	}
+	res.Warehouse = &domain.WarehouseRef{ID: pick.ID, Name: pick.Name}
+	return res, nil
 }
 
 func (r *intakeInventory) Reserve(_ context.Context, wh string, kind domain.ShipmentKind, lines []domain.ShipmentLine) error {

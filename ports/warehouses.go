@@ -10,11 +10,6 @@ import (
 type OrganizationRepository interface {
 	// Get returns domain.ErrNotFound when the organization does not exist.
 	Get(ctx context.Context, id string) (domain.Organization, error)
-	// DefaultWarehouse returns the warehouse the organization's shipments
-	// use when none is named: its default warehouse when that is set and
-	// active, else its first active warehouse by name then ID (the order
-	// of ListActive); domain.ErrNoWarehouse when it has no active one.
-	DefaultWarehouse(ctx context.Context, organizationID string) (domain.WarehouseRef, error)
 }
 
 // WarehouseRepository reads warehouses as organizations see them.

@@ -4,23 +4,21 @@ import (
 	"context"
 
 	"github.com/uptrace/bun"
-
-	"github.com/acme3pl/fulfillment/domain"
 )
 
-// PreparedOnConnection runs the SKU lookup the way a unit of work does and
-// returns how many server-side prepared statements of that lookup the
+// PreparedOnConnection runs the intake's combined read the way a unit of
+// work does and returns how many server-side prepared statements of it the
 // transaction's connection holds afterwards (pg_prepared_statements is per
 // session).
 func PreparedOnConnection(ctx context.Context, u *UnitOfWork, organizationID string, skus []string) (int, error) {
 	prepared := u.stmts.get(ctx)
 	var n int
 	err := u.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
-		if _, err := newRepositories(tx, prepared).Inventory.FindBySKUs(ctx, organizationID, domain.KindProduct, skus); err != nil {
+		if _, err := newRepositories(tx, prepared).Inventory.ResolveOrder(ctx, organizationID, skus); err != nil {
 			return err
 		}
 		return tx.QueryRowContext(ctx, "SELECT count(*) FROM pg_prepared_statements WHERE statement = ?",
-			productsBySKUQuery.sql).Scan(&n)
+			resolveOrderQuery.sql).Scan(&n)
 	})
 	return n, err
 }

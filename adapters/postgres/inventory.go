@@ -35,41 +35,41 @@ type InventoryRepository struct {
 
 var _ ports.InventoryRepository = (*InventoryRepository)(nil)
 
-// itemsBySKUQuery reads an organization's items by SKU, one array
-// parameter for any number of SKUs.
-func itemsBySKUQuery(table string) hotQuery {
-	return hotQuery{operation: "SELECT",
-		sql: "SELECT id, organization_id, sku, name FROM " + table + " WHERE organization_id = $1 AND sku = ANY($2::text[])"}
-}
+// resolveOrderQuery is the order intake's combined read, one statement for
+// two answers: the organization's products by SKU (one array parameter for
+// any number of SKUs), one 'product' row each, and the warehouse its
+// shipments use when none is named, one 'warehouse' row or none. The
+// default warehouse sorts first when it is among the active ones.
+var resolveOrderQuery = hotQuery{operation: "SELECT", sql: `WITH warehouse AS (
+		SELECT w.id, w.name FROM warehouse_organizations AS wo
+		JOIN warehouses AS w ON w.id = wo.warehouse_id AND w.active
+		JOIN organizations AS o ON o.id = wo.organization_id
+		WHERE wo.organization_id = $1
+		ORDER BY w.id IS NOT DISTINCT FROM o.default_warehouse_id DESC, w.name, w.id
+		LIMIT 1)
+	SELECT 'product', p.id, p.sku, p.name FROM products AS p WHERE p.organization_id = $1 AND p.sku = ANY($2::text[])
+	UNION ALL
+	SELECT 'warehouse', warehouse.id, '', warehouse.name FROM warehouse`}
 
-var (
-	productsBySKUQuery = itemsBySKUQuery("products")
-	cartonsBySKUQuery  = itemsBySKUQuery("cartons")
-)
-
-// FindBySKUs returns the organization's items of kind whose SKU is in skus,
-// in one query.
-func (r *InventoryRepository) FindBySKUs(ctx context.Context, organizationID string, kind domain.ItemKind, skus []string) (map[string]domain.InventoryItem, error) {
-	out := make(map[string]domain.InventoryItem, len(skus))
-	if len(skus) == 0 {
-		return out, nil
-	}
-	q := &productsBySKUQuery
-	if kind == domain.KindCarton {
-		q = &cartonsBySKUQuery
-	}
-	err := r.hot.query(ctx, q, func(rows *sql.Rows) error {
-		var row inventoryRow
-		if err := rows.Scan(&row.ID, &row.OrganizationID, &row.SKU, &row.Name); err != nil {
+// ResolveOrder implements ports.InventoryRepository in one query.
+func (r *InventoryRepository) ResolveOrder(ctx context.Context, organizationID string, skus []string) (ports.OrderResolution, error) {
+	res := ports.OrderResolution{Products: make(map[string]domain.InventoryItem, len(skus))}
+	err := r.hot.query(ctx, &resolveOrderQuery, func(rows *sql.Rows) error {
+		var kind, id, sku, name string
+		if err := rows.Scan(&kind, &id, &sku, &name); err != nil {
 			return err
 		}
-		out[row.SKU] = domain.InventoryItem{ID: row.ID, OrganizationID: row.OrganizationID, Kind: kind, SKU: row.SKU, Name: row.Name}
+		if kind == "warehouse" {
+			res.Warehouse = &domain.WarehouseRef{ID: id, Name: name}
+			return nil
+		}
+		res.Products[sku] = domain.InventoryItem{ID: id, OrganizationID: organizationID, Kind: domain.KindProduct, SKU: sku, Name: name}
 		return nil
 	}, organizationID, pgTextArray(skus))
 	if err != nil {
-		return nil, dbErr(err)
+		return ports.OrderResolution{}, dbErr(err)
 	}
-	return out, nil
+	return res, nil
 }
 
 // FindByIDs returns the organization's items of kind whose ID is in ids, in

@@ -32,7 +32,7 @@ type hotQuery struct {
 // order intake. The others run through runner as one statement formatted by
 // the driver.
 var preparedQueries = []*hotQuery{
-	&claimQuery, &finishReceiptQuery, &productsBySKUQuery, &defaultWarehouseQuery,
+	&claimQuery, &finishReceiptQuery, &resolveOrderQuery,
 	&reservePickPackQuery, &createPickPackQuery,
 }
 

@@ -50,7 +50,7 @@ func TestTextArrays(t *testing.T) {
 	}
 }
 
-// TestHotQueriesPreparedAndUnprepared runs the SKU lookup both ways — on
+// TestHotQueriesPreparedAndUnprepared runs the intake's combined read both ways — on
 // the pool, formatted by the driver, and in a unit of work, as a
 // server-side prepared statement — with SKUs that need escaping.
 func TestHotQueriesPreparedAndUnprepared(t *testing.T) {
@@ -60,15 +60,20 @@ func TestHotQueriesPreparedAndUnprepared(t *testing.T) {
 	ctx := context.Background()
 	skus := append([]string{"absent"}, oddSKUs...)
 
-	got, err := postgres.NewRepositories(db).Inventory.FindBySKUs(ctx, org, domain.KindProduct, skus)
+	got, err := postgres.NewRepositories(db).Inventory.ResolveOrder(ctx, org, skus)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(got) != len(oddSKUs) {
-		t.Fatalf("unprepared: found %d of %d SKUs: %v", len(got), len(oddSKUs), got)
+	if len(got.Products) != len(oddSKUs) || got.Warehouse == nil {
+		t.Fatalf("unprepared: found %d of %d SKUs and warehouse %v: %v", len(got.Products), len(oddSKUs), got.Warehouse, got.Products)
+	}
+	for _, sku := range oddSKUs {
+		if it := got.Products[sku]; it.SKU != sku || it.OrganizationID != org || it.Kind != domain.KindProduct {
+			t.Errorf("SKU %q: %+v", sku, it)
+		}
 	}
 	// On a pool of one connection of its own, a unit of work prepares the
-	// lookup once and reuses it.
+	// read once and reuses it.
 	one, err := postgres.Open(postgres.Options{DSN: testDSN, MaxOpenConns: 1})
 	if err != nil {
 		t.Fatal(err)
@@ -84,7 +89,7 @@ func TestHotQueriesPreparedAndUnprepared(t *testing.T) {
 		counts = append(counts, n)
 	}
 	if counts[0] != 1 || counts[1] != 1 || counts[2] != 1 {
-		t.Fatalf("prepared SKU lookups on the connection after each transaction: %v, want 1 each time", counts)
+		t.Fatalf("prepared intake reads on the connection after each transaction: %v, want 1 each time", counts)
 	}
 }
 
@@ -135,8 +140,8 @@ func TestIntakeQuerySpans(t *testing.T) {
 				t.Errorf("span %q has no db.statement with placeholders: %v", s.Name(), s.Attributes())
 			}
 		}
-		// claim, SKUs, warehouse, reservation, shipment and items, finish.
-		if want := "INSERT SELECT SELECT INSERT INSERT UPDATE"; strings.Join(ops, " ") != want {
+		// claim, SKUs and warehouse, reservation, shipment and items, finish.
+		if want := "INSERT SELECT INSERT INSERT UPDATE"; strings.Join(ops, " ") != want {
 			t.Errorf("round %d: query spans %v, want %s", round, ops, want)
 		}
 	}

@@ -371,18 +371,30 @@ func TestReceiveStorefrontOrderConcurrentDeliveries(t *testing.T) {
 	}
 }
 
-func TestOrganizationDefaultWarehouse(t *testing.T) {
+// TestResolveOrder checks the intake's combined read: the organization's
+// products by SKU, and the warehouse rule of ports.InventoryRepository.
+func TestResolveOrder(t *testing.T) {
 	db := pgtest.Open(t, testDSN)
 	ctx := context.Background()
 	org, other := intakeOrgID(t), intakeOrgID(t)
-	intakeSeed(t, db, org, 0) // Alpha and Zulu, default Zulu
-	intakeSeed(t, db, other, 0)
-	orgs := postgres.NewRepositories(db).Organizations
+	intakeSeed(t, db, org, 2) // Alpha and Zulu, default Zulu; SKU-1 and SKU-2
+	intakeSeed(t, db, other, 3)
+	inventory := postgres.NewRepositories(db).Inventory
+	skus := []string{"SKU-3", "SKU-1", "absent", "SKU-2"}
 	want := func(label, id string) {
 		t.Helper()
-		ref, err := orgs.DefaultWarehouse(ctx, org)
-		if err != nil || ref.ID != id {
-			t.Fatalf("%s: %+v, %v; want %s", label, ref, err, id)
+		res, err := inventory.ResolveOrder(ctx, org, skus)
+		if err != nil {
+			t.Fatalf("%s: %v", label, err)
+		}
+		if len(res.Products) != 2 || res.Products["SKU-1"].ID != org+"_p1" || res.Products["SKU-2"].ID != org+"_p2" {
+			t.Fatalf("%s: products %+v, want SKU-1 and SKU-2 of %s only", label, res.Products, org)
+		}
+		switch {
+		case id == "" && res.Warehouse != nil:
+			t.Fatalf("%s: warehouse %+v, want none", label, *res.Warehouse)
+		case id != "" && (res.Warehouse == nil || res.Warehouse.ID != id):
+			t.Fatalf("%s: warehouse %v, want %s", label, res.Warehouse, id)
 		}
 	}
 	want("default set and active", org+"_wh2")
@@ -398,10 +410,9 @@ func TestOrganizationDefaultWarehouse(t *testing.T) {
 	exec("UPDATE warehouses SET active = true WHERE id = ?", org+"_wh2")
 	want("no default: first active by name", org+"_wh1")
 	exec("UPDATE warehouses SET active = false WHERE id IN (?, ?)", org+"_wh1", org+"_wh2")
-	if ref, err := orgs.DefaultWarehouse(ctx, org); !errors.Is(err, domain.ErrNoWarehouse) {
-		t.Fatalf("no active warehouse: %+v, %v", ref, err)
-	}
-	if ref, err := orgs.DefaultWarehouse(ctx, other); err != nil || ref.ID != other+"_wh2" || ref.Name != "Zulu" {
-		t.Fatalf("another organization: %+v, %v", ref, err)
+	want("no active warehouse", "")
+	res, err := inventory.ResolveOrder(ctx, other, nil)
+	if err != nil || len(res.Products) != 0 || res.Warehouse == nil || *res.Warehouse != (domain.WarehouseRef{ID: other + "_wh2", Name: "Zulu"}) {
+		t.Fatalf("another organization, no SKUs: %+v, %v", res, err)
 	}
 }

@@ -2,7 +2,6 @@ package postgres
 
 import (
 	"context"
-	"database/sql"
 
 	"github.com/uptrace/bun"
 
@@ -33,33 +32,6 @@ func (r *OrganizationRepository) Get(ctx context.Context, id string) (domain.Org
 		return domain.Organization{}, dbErr(err)
 	}
 	return domain.Organization{ID: row.ID, Name: row.Name, DefaultWarehouseID: deref(row.DefaultWarehouseID)}, nil
-}
-
-var defaultWarehouseQuery = hotQuery{operation: "SELECT", sql: `SELECT w.id, w.name FROM warehouse_organizations AS wo
-	JOIN warehouses AS w ON w.id = wo.warehouse_id AND w.active
-	JOIN organizations AS o ON o.id = wo.organization_id
-	WHERE wo.organization_id = $1
-	ORDER BY w.id IS NOT DISTINCT FROM o.default_warehouse_id DESC, w.name, w.id
-	LIMIT 1`}
-
-// DefaultWarehouse implements ports.OrganizationRepository in one query:
-// the default warehouse sorts first when it is among the active ones.
-func (r *OrganizationRepository) DefaultWarehouse(ctx context.Context, organizationID string) (domain.WarehouseRef, error) {
-	var (
-		ref   domain.WarehouseRef
-		found bool
-	)
-	err := r.hot.query(ctx, &defaultWarehouseQuery, func(rows *sql.Rows) error {
-		found = true
-		return rows.Scan(&ref.ID, &ref.Name)
-	}, organizationID)
-	if err != nil {
-		return domain.WarehouseRef{}, dbErr(err)
-	}
-	if !found {
-		return domain.WarehouseRef{}, domain.ErrNoWarehouse
-	}
-	return ref, nil
 }
 
 type warehouseRow struct {
