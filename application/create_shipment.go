@@ -52,10 +52,7 @@ func (h *CreateShipmentHandler) Handle(ctx context.Context, c CreateShipment) (*
 	if c.WarehouseID == "" {
 		return nil, domain.Invalid("warehouseId", "is required")
 	}
-	itemKind := domain.KindProduct
-	if c.Kind == domain.SPD {
-		itemKind = domain.KindCarton
-	}
+	itemKind := c.Kind.Items()
 	var created *domain.Shipment
 	err := h.uow.Do(ctx, func(ctx context.Context, r ports.Repositories) error {
 		wh, err := h.warehouse(ctx, r, c.OrganizationID, c.WarehouseID)

@@ -27,6 +27,15 @@ const (
 	ShipmentCancelled ShipmentStatus = "cancelled"
 )
 
+// Items is the kind of inventory record the shipment's lines name:
+// products for Pick & Pack, cartons for SPD.
+func (k ShipmentKind) Items() ItemKind {
+	if k == SPD {
+		return KindCarton
+	}
+	return KindProduct
+}
+
 // ParseShipmentStatus accepts the three statuses.
 func ParseShipmentStatus(s string) (ShipmentStatus, error) {
 	switch st := ShipmentStatus(s); st {

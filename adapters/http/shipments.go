@@ -146,8 +146,8 @@ func (h *Shipments) Register(r *mux.Router) {
 		return h.auth.RequireScope(domain.ScopeShipments, withBodyLimit(DefaultBodyLimit, next).ServeHTTP)
 	}
 	r.Handle("/v0/shipments", guard(h.list)).Methods(http.MethodGet)
-	r.Handle("/v0/shipments/pick-pack", withBody(h.createPickPack)).Methods(http.MethodPost)
-	r.Handle("/v0/shipments/spd", withBody(h.createSPD)).Methods(http.MethodPost)
+	r.Handle("/v0/shipments/pick-pack", withBody(h.createDraft(pickPackDraft))).Methods(http.MethodPost)
+	r.Handle("/v0/shipments/spd", withBody(h.createDraft(spdDraft))).Methods(http.MethodPost)
 	r.Handle("/v0/shipments/{id}", guard(h.get)).Methods(http.MethodGet)
 	r.Handle("/v0/shipments/{id}/submit", guard(h.submit)).Methods(http.MethodPost)
 	r.Handle("/v0/shipments/{id}/cancel", guard(h.cancel)).Methods(http.MethodPost)
@@ -236,42 +236,61 @@ type cartonLineBody struct {
 	Quantity json.RawMessage `json:"quantity"`
 }
 
-func (h *Shipments) createPickPack(w http.ResponseWriter, r *http.Request) {
-	var body draftBody
-	if err := readJSON(r, &body); err != nil {
-		h.writeBodyError(w, r, err)
-		return
-	}
-	if body.Cartons != nil {
-		h.errors.Write(w, r, domain.Invalid("cartons", "is not a member of a Pick & Pack draft"))
-		return
-	}
-	h.create(w, r, domain.PickPack, body, func() ([]domain.ShipmentLine, error) {
-		return decodeLines(rawLines(body.Items), "items", "productId", func(raw []byte) (string, json.RawMessage, error) {
+// draftShape is how the body of one draft kind names its lines: Pick & Pack
+// drafts have items of products, SPD drafts cartons; the member of the other
+// kind is refused.
+type draftShape struct {
+	kind         domain.ShipmentKind
+	label        string // for messages
+	field, other string // the lines member and the other kind's
+	idMember     string
+	line         func(raw []byte) (id string, qty json.RawMessage, err error)
+}
+
+var (
+	pickPackDraft = draftShape{
+		kind: domain.PickPack, label: "a Pick & Pack", field: "items", other: "cartons", idMember: "productId",
+		line: func(raw []byte) (string, json.RawMessage, error) {
 			var l productLineBody
 			err := strictUnmarshal(raw, &l)
 			return l.ProductID, l.Quantity, err
-		})
-	})
-}
-
-func (h *Shipments) createSPD(w http.ResponseWriter, r *http.Request) {
-	var body draftBody
-	if err := readJSON(r, &body); err != nil {
-		h.writeBodyError(w, r, err)
-		return
+		},
 	}
-	if body.Items != nil {
-		h.errors.Write(w, r, domain.Invalid("items", "is not a member of an SPD draft"))
-		return
-	}
-	h.create(w, r, domain.SPD, body, func() ([]domain.ShipmentLine, error) {
-		return decodeLines(rawLines(body.Cartons), "cartons", "cartonId", func(raw []byte) (string, json.RawMessage, error) {
+	spdDraft = draftShape{
+		kind: domain.SPD, label: "an SPD", field: "cartons", other: "items", idMember: "cartonId",
+		line: func(raw []byte) (string, json.RawMessage, error) {
 			var l cartonLineBody
 			err := strictUnmarshal(raw, &l)
 			return l.CartonID, l.Quantity, err
+		},
+	}
+)
+
+// lines returns the body's lines member and the other kind's.
+func (d draftShape) lines(b draftBody) (own, other *[]json.RawMessage) {
+	if d.kind == domain.SPD {
+		return b.Cartons, b.Items
+	}
+	return b.Items, b.Cartons
+}
+
+// createDraft serves POST /v0/shipments/pick-pack or /spd.
+func (h *Shipments) createDraft(d draftShape) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		var body draftBody
+		if err := readJSON(r, &body); err != nil {
+			h.writeBodyError(w, r, err)
+			return
+		}
+		own, other := d.lines(body)
+		if other != nil {
+			h.errors.Write(w, r, domain.Invalid(d.other, "is not a member of %s draft", d.label))
+			return
+		}
+		h.create(w, r, d.kind, body, func() ([]domain.ShipmentLine, error) {
+			return decodeLines(rawLines(own), d.field, d.idMember, d.line)
 		})
-	})
+	}
 }
 
 // rawLines is the lines member of a draft body; nil when absent or null.

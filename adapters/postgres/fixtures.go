@@ -174,10 +174,7 @@ func insertIgnoreInto[T any](ctx context.Context, db bun.IDB, table string, rows
 }
 
 func insertStock(ctx context.Context, db bun.IDB, kind domain.ItemKind, rows []stockRow) (int, error) {
-	table, column := "product_stock", "product_id"
-	if kind == domain.KindCarton {
-		table, column = "carton_stock", "carton_id"
-	}
+	table, column := stockTable(kind)
 	n := 0
 	for start := 0; start < len(rows); start += batchSize {
 		batch := rows[start:min(start+batchSize, len(rows))]

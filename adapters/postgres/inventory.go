@@ -107,7 +107,8 @@ type stockLevelRow struct {
 	Reserved      int64  `bun:"reserved"`
 }
 
-func itemStockTable(kind domain.ItemKind) (table, column string) {
+// stockTable names the stock table of a kind of item and its item column.
+func stockTable(kind domain.ItemKind) (table, column string) {
 	if kind == domain.KindCarton {
 		return "carton_stock", "carton_id"
 	}
@@ -142,7 +143,7 @@ func (r *InventoryRepository) ListStock(ctx context.Context, organizationID stri
 			Levels: []domain.StockLevel{},
 		}
 	}
-	table, column := itemStockTable(kind)
+	table, column := stockTable(kind)
 	var levels []stockLevelRow
 	err := r.db.NewRaw(
 		"SELECT x.item_id, w.id AS warehouse_id, w.name AS warehouse_name, "+
@@ -173,13 +174,6 @@ type stockLockRow struct {
 	Reserved int64  `bun:"reserved"`
 }
 
-func stockTable(kind domain.ShipmentKind) (table, column string) {
-	if kind == domain.SPD {
-		return "carton_stock", "carton_id"
-	}
-	return "product_stock", "product_id"
-}
-
 // sortedLines returns the lines ordered by item ID: every transaction locks
 // stock rows in this one order, so two submissions cannot deadlock.
 func sortedLines(lines []domain.ShipmentLine) []domain.ShipmentLine {
@@ -195,7 +189,7 @@ var reservePickPackQuery = hotQuery{operation: "INSERT", sql: "INSERT INTO produ
 // Reserve implements ports.InventoryRepository.
 func (r *InventoryRepository) Reserve(ctx context.Context, warehouseID string, kind domain.ShipmentKind, lines []domain.ShipmentLine) error {
 	lines = sortedLines(lines)
-	table, column := stockTable(kind)
+	table, column := stockTable(kind.Items())
 	ids := make([]string, len(lines))
 	for i, l := range lines {
 		ids[i] = l.ItemID
@@ -240,7 +234,7 @@ func (r *InventoryRepository) Reserve(ctx context.Context, warehouseID string, k
 // of the same cartons could deadlock.
 func (r *InventoryRepository) Release(ctx context.Context, warehouseID string, kind domain.ShipmentKind, lines []domain.ShipmentLine) error {
 	lines = sortedLines(lines)
-	table, column := stockTable(kind)
+	table, column := stockTable(kind.Items())
 	ids := make([]string, len(lines))
 	for i, l := range lines {
 		ids[i] = l.ItemID

@@ -197,10 +197,7 @@ func (r *ShipmentRepository) withLines(ctx context.Context, rows []shipmentRow) 
 	lines := make(map[string][]domain.ShipmentLine, len(rows))
 	for kind, ids := range byKind {
 		table, column := lineTable(kind)
-		itemTable := "products"
-		if kind == domain.SPD {
-			itemTable = "cartons"
-		}
+		itemTable := inventoryTable(kind.Items())
 		var lrows []shipmentLineRow
 		err := r.db.NewSelect().Model(&lrows).ModelTableExpr("? AS l", bun.Ident(table)).
 			ColumnExpr("l.organization_id, l.shipment_id, l.position, l.quantity").
