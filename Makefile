@@ -7,9 +7,9 @@ SHELL := bash
 .DEFAULT_GOAL := help
 MAKEFLAGS += --no-builtin-rules --no-print-directory
 
-GOLANGCI_LINT_VERSION := 2.15.0
-GOPATH_BIN := $(firstword $(subst :, ,$(shell go env GOPATH)))/bin
-GOLANGCI_LINT := $(GOPATH_BIN)/golangci-lint
+# Tools beyond Go (golangci-lint, helm, podman, prometheus, jaeger, redocly, chromium) come from
+# scripts/tools.sh, which installs each on first use and caches it outside the checkout.
+TOOLS = scripts/tools.sh
 
 # Go files to format and check: all of them but ignored/generated trees.
 GO_FILES = find . -name '*.go' -not -path './.git/*' -not -path './.tmp/*' -not -path './bin/*' -print0
@@ -17,7 +17,7 @@ GO_FILES = find . -name '*.go' -not -path './.git/*' -not -path './.tmp/*' -not 
 # `eval "$(scripts/pg.sh)"` would hide a failure of pg.sh (eval of an empty string succeeds).
 WITH_PG = pg_env="$$(scripts/pg.sh)"; eval "$$pg_env";
 
-.PHONY: help run test lint lint-tools build bench fmt clean db-stop
+.PHONY: help run test lint build bench fmt clean db-stop
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/^([a-z-]+):.*## /  \1\t/' | expand -t 14
@@ -53,19 +53,14 @@ test: ## go test -race on every package against a real PostgreSQL; log in .tmp/t
 bench: ## placeholder: the Benchmark functions that exist so far, against a real PostgreSQL
 	@$(WITH_PG) go test -run '^$$' -bench . -benchmem ./...
 
-lint: lint-tools ## gofmt -s, go vet and golangci-lint (config: .golangci.yml); runs all three, fails if any fails
-	@status=0; \
+lint: ## gofmt -s, go vet and golangci-lint (config: .golangci.yml); runs all three, fails if any fails
+	@golangci_lint=$$($(TOOLS) golangci-lint); \
+	status=0; \
 	unformatted=$$($(GO_FILES) | xargs -0 -r gofmt -s -l); \
 	if [[ -n $$unformatted ]]; then echo "gofmt -s: these files need formatting (run make fmt):"; echo "$$unformatted" | sed 's/^/  /'; status=1; fi; \
 	go vet ./... || status=1; \
-	"$(GOLANGCI_LINT)" run ./... || status=1; \
+	"$$golangci_lint" run ./... || status=1; \
 	exit $$status
-
-lint-tools: ## install the pinned golangci-lint (GOLANGCI_LINT_VERSION) into GOPATH/bin unless already there
-	@if ! "$(GOLANGCI_LINT)" version 2>/dev/null | grep -q ' version $(GOLANGCI_LINT_VERSION) '; then \
-		echo "installing golangci-lint v$(GOLANGCI_LINT_VERSION) into $(GOPATH_BIN) (a few minutes)" >&2; \
-		GOBIN="$(GOPATH_BIN)" go install github.com/golangci/golangci-lint/v2/cmd/golangci-lint@v$(GOLANGCI_LINT_VERSION); \
-	fi
 
 fmt: ## gofmt -s -w every Go file
 	@$(GO_FILES) | xargs -0 -r gofmt -s -w

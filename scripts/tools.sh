@@ -1,0 +1,77 @@
+#!/usr/bin/env bash
+# scripts/tools.sh — find or install the tools that lint and tests need beyond Go.
+#
+#   scripts/tools.sh NAME    print the absolute path of NAME's executable on stdout, installing
+#                            it on first use; diagnostics go to stderr; exit 1 when it cannot
+#
+# Go-built tools are built once into $TOOLS_DIR (default ~/.cache/fulfillment-tools, outside the
+# checkout, so that a fresh clone on the same machine reuses them) under a directory named after
+# their pinned version: a second run finds them and builds nothing. Debian tools are installed
+# with apt-get when running as root; otherwise the line says what to install.
+#
+# Knobs: FULFILLMENT_TOOLS_DIR (where Go-built tools live), TOOLS_NO_INSTALL=1 (never install).
+set -euo pipefail
+
+# stdout carries only the path; everything else goes to stderr.
+exec 3>&1 1>&2
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+TOOLS_DIR=${FULFILLMENT_TOOLS_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/fulfillment-tools}
+
+log() { printf 'tools.sh: %s\n' "$*" >&2; }
+die() {
+	log "$*"
+	exit 1
+}
+have() { command -v "$1" >/dev/null 2>&1; }
+found() {
+	printf '%s\n' "$1" >&3
+	exit 0
+}
+
+# apt_install PKG...: install Debian packages when root and allowed, else fail saying what to run.
+apt_install() {
+	if [[ ${TOOLS_NO_INSTALL:-0} == 1 || $EUID != 0 ]] || ! have apt-get; then
+		die "missing Debian package(s) $*: run  sudo apt-get install -y $*"
+	fi
+	log "installing Debian package(s) $* (once)"
+	# A stale package index makes apt-get fail on a fresh machine; refresh it once on failure.
+	if ! DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$@" >&2; then
+		apt-get update -qq >&2
+		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$@" >&2
+	fi
+}
+
+# go_tool NAME MODULE/CMD VERSION: the binary built by `go install MODULE/CMD@VERSION`, cached
+# under $TOOLS_DIR/NAME-VERSION/bin.
+go_tool() {
+	local name=$1 pkg=$2 version=$3 bin="$TOOLS_DIR/$1-$3/bin/$1"
+	if [[ ! -x $bin ]]; then
+		[[ ${TOOLS_NO_INSTALL:-0} == 1 ]] && die "$name $version is not built (unset TOOLS_NO_INSTALL)"
+		log "building $name $version into $TOOLS_DIR (once; it can take minutes)"
+		mkdir -p "$TOOLS_DIR/$name-$version/bin"
+		GOBIN="$TOOLS_DIR/$name-$version/bin" GOFLAGS=-mod=mod go install "$pkg@$version" >&2
+	fi
+	found "$bin"
+}
+
+# Pinned versions.
+GOLANGCI_LINT_VERSION=v2.15.0
+
+case "${1:-}" in
+golangci-lint)
+	go_tool golangci-lint github.com/golangci/golangci-lint/v2/cmd/golangci-lint "$GOLANGCI_LINT_VERSION"
+	;;
+# Further tools (each helper of the test suite adds its arm here):
+helm) die "helm: not wired yet" ;;
+podman) die "podman: not wired yet" ;;
+prometheus) die "prometheus: not wired yet" ;;
+promtool) die "promtool: not wired yet" ;;
+jaeger) die "jaeger: not wired yet" ;;
+redocly) die "redocly: not wired yet" ;;
+chromium) die "chromium: not wired yet" ;;
+"" | -h | --help)
+	sed -n '2,/^set -euo pipefail/p' "${BASH_SOURCE[0]}" | sed '$d; s/^# \{0,1\}//'
+	;;
+*) die "unknown tool $1" ;;
+esac
