@@ -11,6 +11,12 @@ MAKEFLAGS += --no-builtin-rules --no-print-directory
 # scripts/tools.sh, which installs each on first use and caches it outside the checkout.
 TOOLS = scripts/tools.sh
 
+# What `make test` needs besides Go: the tools it installs (once) before the tests run, so that a
+# first-time build of a tool never counts against a test's timeout, and the Go modules whose tests
+# it runs (the service's own, then any module of its own under deploy/ or bench/).
+TEST_TOOLS :=
+TEST_MODULES := .
+
 # Go files to format and check: all of them but ignored/generated trees.
 GO_FILES = find . -name '*.go' -not -path './.git/*' -not -path './.tmp/*' -not -path './bin/*' -print0
 
@@ -33,7 +39,13 @@ test: ## go test -race on every package against a real PostgreSQL; log in .tmp/t
 	echo "make test: TEST_DATABASE_URL=$${TEST_DATABASE_URL%%\?*}" | sed -E 's#(://[^:@/]*):[^@/]*@#\1:***@#; s/(password[[:space:]]*=[[:space:]]*)[^[:space:]]+/\1***/' >&2; \
 	mkdir -p .tmp; \
 	status=0; \
-	go test -race -count=1 -timeout 20m ./... 2>&1 | tee .tmp/test.log || status=$$?; \
+	for tool in $(TEST_TOOLS); do $(TOOLS) "$$tool" >/dev/null || status=$$?; done; \
+	: > .tmp/test.log; \
+	if [[ $$status == 0 ]]; then \
+		for mod in $(TEST_MODULES); do \
+			(cd "$$mod" && go test -race -count=1 -timeout 20m ./...) 2>&1 | tee -a .tmp/test.log || status=$$?; \
+		done; \
+	fi; \
 	awk ' \
 		/^ok[ \t]/               { ok++; failing = "" } \
 		/^\?[ \t]/               { none++ } \
