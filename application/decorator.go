@@ -2,16 +2,12 @@ package application
 
 import (
 	"context"
-	"errors"
 	"log/slog"
 	"time"
 
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/trace"
-
-	"github.com/acme3pl/fulfillment/domain"
-	"github.com/acme3pl/fulfillment/ports"
 )
 
 // Handler is a use case: one input, one result.
@@ -46,7 +42,7 @@ func Decorate[In, Out any](name string, h Handler[In, Out], tracer trace.Tracer,
 			level := slog.LevelDebug
 			if err != nil {
 				span.RecordError(err)
-				if isFault(err) {
+				if Classify(err).Fault {
 					span.SetStatus(codes.Error, "use case failed")
 					level = slog.LevelWarn
 				}
@@ -57,26 +53,6 @@ func Decorate[In, Out any](name string, h Handler[In, Out], tracer trace.Tracer,
 		}()
 		return h.Handle(ctx, in)
 	})
-}
-
-// isFault tells errors of the system from refusals of the domain: a refusal
-// (not found, invalid input, invalid state) is a normal outcome, not an
-// error of the span.
-func isFault(err error) bool {
-	var ve *domain.ValidationError
-	var us *domain.UnknownSKUsError
-	var ui *domain.UnknownItemsError
-	var is *domain.InsufficientStockError
-	var ms *domain.MissingSKUError
-	switch {
-	case errors.As(err, &ve), errors.As(err, &us), errors.As(err, &ui), errors.As(err, &is),
-		errors.Is(err, domain.ErrInvalidWarehouse),
-		errors.As(err, &ms), errors.Is(err, domain.ErrMissingShippingAddress), errors.Is(err, ports.ErrInvalidCredentials),
-		errors.Is(err, domain.ErrNotFound), errors.Is(err, domain.ErrInvalidState),
-		errors.Is(err, domain.ErrConflict), errors.Is(err, domain.ErrNoWarehouse):
-		return false
-	}
-	return true
 }
 
 func errText(err error) any {

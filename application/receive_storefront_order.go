@@ -121,9 +121,17 @@ func (h *ReceiveStorefrontOrderHandler) Handle(ctx context.Context, c ReceiveSto
 		OrganizationID: c.OrganizationID, OrderID: c.Order.ID, OrderNumber: c.Order.OrderNumber,
 		TraceID: c.TraceID, ReceivedAt: h.clock.Now(),
 	}
-	if c.Refused != nil {
-		h.recordFailure(ctx, d, c.Refused)
-		return res, c.Refused
+	var (
+		lines   []domain.ShipmentLine
+		missing []int64
+	)
+	err = c.Refused
+	if err == nil {
+		lines, missing, err = c.Order.shippableLines()
+	}
+	if err != nil {
+		h.recordFailure(ctx, d, err)
+		return res, err
 	}
 	var refusal error
 	err = h.uow.Do(ctx, func(ctx context.Context, r ports.Repositories) error {
@@ -135,12 +143,12 @@ func (h *ReceiveStorefrontOrderHandler) Handle(ctx context.Context, c ReceiveSto
 			res = StorefrontOrderResult{ShipmentID: rec.ShipmentID, Skipped: rec.Skipped, Duplicate: true}
 			return nil
 		}
-		s, skipped, err := h.plan(ctx, r, c, d.ReceivedAt)
-		if code, ok := StorefrontRefusalCode(err); ok {
+		s, skipped, err := h.plan(ctx, r, c, lines, missing, d.ReceivedAt)
+		if class := Classify(err); class.Refused() {
 			// Commit the failed attempt without a shipment: nothing has been
 			// written but the receipt.
 			refusal = err
-			rec.Status, rec.LastError = ports.ReceiptFailed, code
+			rec.Status, rec.LastError = ports.ReceiptFailed, class.IntakeCode
 			return r.Receipts.Finish(ctx, rec)
 		}
 		if err != nil {
@@ -175,25 +183,17 @@ func (h *ReceiveStorefrontOrderHandler) Handle(ctx context.Context, c ReceiveSto
 	return res, refusal
 }
 
-// plan checks the order and builds its shipment without writing anything:
-// a skip reason, or a refusal (see StorefrontRefusalCode), or the draft to submit.
-// The checks run in CONTRACT §5's order: shipping address and SKUs, then
-// the warehouse.
-func (h *ReceiveStorefrontOrderHandler) plan(ctx context.Context, r ports.Repositories, c ReceiveStorefrontOrder, now time.Time) (*domain.Shipment, string, error) {
-	o := c.Order
-	if o.Cancelled {
-		return nil, SkipOrderCancelled, nil
-	}
-	// One line per SKU, in order of first appearance, quantities summed: a
-	// storefront may list one SKU on many lines, and the shipment's bound on
-	// lines (domain.MaxShipmentLines) is on distinct items.
-	var (
-		lines   []domain.ShipmentLine
-		skus    []string
-		index   = map[string]int{}
-		missing []int64
-	)
-	for _, l := range o.Lines {
+// shippableLines checks every line's quantity and returns the lines to
+// ship — one per SKU, in order of first appearance, quantities summed (a
+// storefront may list one SKU on many lines; the shipment's bounds are on
+// distinct items) — and the IDs of lines to ship that have no SKU. Lines
+// that do not require shipping are left out, but their quantities are
+// checked like the others: the whole payload is refused or none of it.
+func (o StorefrontOrder) shippableLines() (lines []domain.ShipmentLine, missing []int64, err error) {
+	for i, l := range o.Lines {
+		if err := domain.CheckLineQuantity(fmt.Sprintf("line_items[%d].quantity", i), l.Quantity); err != nil {
+			return nil, nil, err
+		}
 		if !l.RequiresShipping {
 			continue
 		}
@@ -202,18 +202,22 @@ func (h *ReceiveStorefrontOrderHandler) plan(ctx context.Context, r ports.Reposi
 			missing = append(missing, l.ID)
 			continue
 		}
-		i, ok := index[sku]
-		if !ok {
-			index[sku] = len(lines)
-			skus = append(skus, sku)
-			lines = append(lines, domain.ShipmentLine{SKU: sku, Quantity: l.Quantity})
-			continue
-		}
-		sum, err := domain.AddCents(lines[i].Quantity, l.Quantity)
-		if err != nil {
-			return nil, "", domain.Invalid("line_items.quantity", "the quantities of sku %q add up beyond 64 bits", sku)
-		}
-		lines[i].Quantity = sum
+		lines = append(lines, domain.ShipmentLine{SKU: sku, Quantity: l.Quantity})
+	}
+	lines, err = domain.MergeLines(lines, func(l domain.ShipmentLine) string { return l.SKU }, "line_items")
+	return lines, missing, err
+}
+
+// plan checks the order and builds its shipment without writing anything:
+// a skip reason, or a refusal (a class that is Refused), or the draft to
+// submit. The checks run in the intake's documented order: shipping address
+// and SKUs, then the warehouse.
+func (h *ReceiveStorefrontOrderHandler) plan(ctx context.Context, r ports.Repositories, c ReceiveStorefrontOrder,
+	lines []domain.ShipmentLine, missing []int64, now time.Time,
+) (*domain.Shipment, string, error) {
+	o := c.Order
+	if o.Cancelled {
+		return nil, SkipOrderCancelled, nil
 	}
 	if len(lines) == 0 && len(missing) == 0 {
 		return nil, SkipNoShippableItems, nil
@@ -224,7 +228,11 @@ func (h *ReceiveStorefrontOrderHandler) plan(ctx context.Context, r ports.Reposi
 	if len(missing) > 0 {
 		return nil, "", &domain.MissingSKUError{LineItemIDs: missing}
 	}
-	// One read answers both checks; they still run in the contract's order.
+	skus := make([]string, len(lines))
+	for i, l := range lines {
+		skus[i] = l.SKU
+	}
+	// One read answers both checks; they still run in the documented order.
 	resolved, err := r.Inventory.ResolveOrder(ctx, c.OrganizationID, skus)
 	if err != nil {
 		return nil, "", fmt.Errorf("look up skus and warehouse: %w", err)
@@ -265,48 +273,10 @@ func (h *ReceiveStorefrontOrderHandler) plan(ctx context.Context, r ports.Reposi
 func (h *ReceiveStorefrontOrderHandler) recordFailure(ctx context.Context, d ports.ReceiptDelivery, cause error) {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), recordBudget)
 	defer cancel()
-	if err := h.receipts.RecordFailure(ctx, d, StorefrontFailureCode(cause)); err != nil {
+	if err := h.receipts.RecordFailure(ctx, d, Classify(cause).IntakeCode); err != nil {
 		h.log.WarnContext(ctx, "record failed storefront delivery", slog.Int64("storefront.order.id", d.OrderID),
 			slog.String("error", err.Error()))
 	}
-}
-
-// StorefrontRefusalCode returns the intake's error code of a refusal — an answer the
-// order itself causes, 400 or 422 — and whether err is one.
-func StorefrontRefusalCode(err error) (string, bool) {
-	var (
-		ve *domain.ValidationError
-		us *domain.UnknownSKUsError
-		ms *domain.MissingSKUError
-	)
-	switch {
-	case err == nil:
-		return "", false
-	case errors.As(err, &ve):
-		return "invalid_payload", true
-	case errors.As(err, &us):
-		return "unknown_skus", true
-	case errors.As(err, &ms):
-		return "missing_sku", true
-	case errors.Is(err, domain.ErrMissingShippingAddress):
-		return "missing_shipping_address", true
-	case errors.Is(err, domain.ErrNoWarehouse):
-		return "no_warehouse", true
-	}
-	return "", false
-}
-
-// StorefrontFailureCode is the error code a failed delivery is answered and recorded
-// with: a refusal's code, unavailable when the database cannot be reached,
-// internal otherwise.
-func StorefrontFailureCode(err error) string {
-	if code, ok := StorefrontRefusalCode(err); ok {
-		return code
-	}
-	if errors.Is(err, domain.ErrUnavailable) || errors.Is(err, context.DeadlineExceeded) {
-		return "unavailable"
-	}
-	return "internal"
 }
 
 func int64Value(p *int64) int64 {
@@ -331,7 +301,7 @@ func (q VerifyStorefrontSignature) SpanAttributes() []attribute.KeyValue {
 
 // VerifyStorefrontSignatureHandler answers VerifyStorefrontSignature: nil
 // when the organization has no secret or the signature matches, else an
-// error wrapping ports.ErrInvalidCredentials.
+// error wrapping ports.ErrInvalidSignature.
 //
 // Secrets are read once per organization and SecretTTL: the intake's hot
 // path would otherwise pay a database round trip per delivery for a value
@@ -392,12 +362,12 @@ func (h *VerifyStorefrontSignatureHandler) Handle(ctx context.Context, q VerifyS
 	}
 	got, err := base64.StdEncoding.DecodeString(strings.TrimSpace(q.Signature))
 	if q.Signature == "" || err != nil {
-		return struct{}{}, fmt.Errorf("storefront signature missing or not base64: %w", ports.ErrInvalidCredentials)
+		return struct{}{}, fmt.Errorf("storefront signature missing or not base64: %w", ports.ErrInvalidSignature)
 	}
 	mac := hmac.New(sha256.New, []byte(secret))
 	mac.Write(q.Body)
 	if !hmac.Equal(got, mac.Sum(nil)) {
-		return struct{}{}, fmt.Errorf("storefront signature does not match: %w", ports.ErrInvalidCredentials)
+		return struct{}{}, fmt.Errorf("storefront signature does not match: %w", ports.ErrInvalidSignature)
 	}
 	return struct{}{}, nil
 }

@@ -172,8 +172,8 @@ func TestReceiveStorefrontOrderRefusalsAreRecordedAndRetried(t *testing.T) {
 	if !errors.As(err, &us) || !reflect.DeepEqual(us.SKUs, []string{"NOPE-2", "NOPE-1", "tee"}) {
 		t.Fatalf("error %v, want unknown skus NOPE-2, NOPE-1, tee (de-duplicated, payload order, case-sensitive)", err)
 	}
-	if code, ok := application.StorefrontRefusalCode(err); !ok || code != "unknown_skus" {
-		t.Fatalf("refusal code %q %v", code, ok)
+	if c := application.Classify(err); !c.Refused() || c.IntakeCode != "unknown_skus" {
+		t.Fatalf("class %+v, want a refusal unknown_skus", c)
 	}
 	rec, ok := st.receipt(intakeOrg, 88)
 	if !ok || rec.Status != ports.ReceiptFailed || rec.LastError != "unknown_skus" || rec.Attempts != 1 || len(st.shipments()) != 0 {
@@ -223,8 +223,24 @@ func TestReceiveStorefrontOrderRefusals(t *testing.T) {
 			order: intakeOrder(13, intakeLine(1, "X", 1)),
 		},
 		{
-			name: "quantities of one sku beyond 64 bits", wantCode: "invalid_payload",
-			order: intakeOrder(15, intakeLine(1, "TEE", 1<<62), intakeLine(2, "TEE ", 1<<62), intakeLine(3, "TEE", 1<<62)),
+			name: "quantities of one sku beyond the bound", wantCode: "invalid_payload",
+			order: intakeOrder(15, intakeLine(1, "TEE", 600_000_000), intakeLine(2, "TEE ", 400_000_001)),
+		},
+		{
+			name: "a quantity beyond the bound", wantCode: "invalid_payload",
+			order: intakeOrder(16, intakeLine(1, "TEE", domain.MaxLineQuantity+1)),
+		},
+		{
+			name: "a quantity of 2^62 on a line not to ship", wantCode: "invalid_payload",
+			order: func() application.StorefrontOrder {
+				o := intakeOrder(17, intakeLine(1, "TEE", 1), intakeLine(2, "GIFT", 1<<62))
+				o.Lines[1].RequiresShipping = false
+				return o
+			}(),
+		},
+		{
+			name: "a zero quantity", wantCode: "invalid_payload",
+			order: intakeOrder(18, intakeLine(1, "TEE", 0)),
 		},
 		{
 			name: "note longer than a shipment holds", wantCode: "invalid_payload",
@@ -242,9 +258,8 @@ func TestReceiveStorefrontOrderRefusals(t *testing.T) {
 				tt.setup(st)
 			}
 			_, err := receive(t, intakeApp(st, domain.Sandbox), tt.order)
-			code, ok := application.StorefrontRefusalCode(err)
-			if !ok || code != tt.wantCode {
-				t.Fatalf("error %v (code %q), want %s", err, code, tt.wantCode)
+			if c := application.Classify(err); !c.Refused() || c.IntakeCode != tt.wantCode {
+				t.Fatalf("error %v (class %+v), want a refusal %s", err, c, tt.wantCode)
 			}
 			rec, _ := st.receipt(intakeOrg, tt.order.ID)
 			if rec.Status != ports.ReceiptFailed || rec.LastError != tt.wantCode || rec.Attempts != 1 {
@@ -385,7 +400,7 @@ func TestReceiveStorefrontOrderRefusedPayload(t *testing.T) {
 	// Without an id there is nothing to record.
 	_, err = app.Commands.ReceiveStorefrontOrder.Handle(context.Background(), application.ReceiveStorefrontOrder{
 		OrganizationID: intakeOrg, Refused: domain.Invalid("id", "must be a positive integer")})
-	if code, _ := application.StorefrontRefusalCode(err); code != "invalid_payload" || len(st.state.receipts) != 1 {
+	if code := application.Classify(err).IntakeCode; code != "invalid_payload" || len(st.state.receipts) != 1 {
 		t.Errorf("error %v, %d receipts; want invalid_payload and no new receipt", err, len(st.state.receipts))
 	}
 }
@@ -395,7 +410,7 @@ func TestReceiveStorefrontOrderFaultRollsBackAndIsRecorded(t *testing.T) {
 	app := intakeApp(st, domain.Sandbox)
 	st.failCreate = errors.New("disk on fire")
 	_, err := receive(t, app, intakeOrder(70, intakeLine(1, "TEE", 1)))
-	if err == nil || application.StorefrontFailureCode(err) != "internal" {
+	if c := application.Classify(err); !c.Fault || c.IntakeCode != "internal" {
 		t.Fatalf("error %v, want an internal failure", err)
 	}
 	rec, _ := st.receipt(intakeOrg, 70)
@@ -415,7 +430,7 @@ func TestReceiveStorefrontOrderDatabaseDownIsUnavailable(t *testing.T) {
 	st := intakeFixture()
 	st.down = true
 	_, err := receive(t, intakeApp(st, domain.Sandbox), intakeOrder(71, intakeLine(1, "TEE", 1)))
-	if !errors.Is(err, domain.ErrUnavailable) || application.StorefrontFailureCode(err) != "unavailable" {
+	if c := application.Classify(err); !errors.Is(err, domain.ErrUnavailable) || c.IntakeCode != "unavailable" || c.Status != 503 {
 		t.Fatalf("error %v, want unavailable", err)
 	}
 }
@@ -461,7 +476,7 @@ func TestVerifyStorefrontSignature(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			_, err := app.Queries.VerifyStorefrontSignature.Handle(context.Background(),
 				application.VerifyStorefrontSignature{OrganizationID: tt.org, Body: tt.body, Signature: tt.sig})
-			if tt.wantErr != errors.Is(err, ports.ErrInvalidCredentials) || (!tt.wantErr && err != nil) {
+			if tt.wantErr != errors.Is(err, ports.ErrInvalidSignature) || (!tt.wantErr && err != nil) {
 				t.Fatalf("error %v, want refusal %v", err, tt.wantErr)
 			}
 		})
@@ -540,7 +555,7 @@ func TestVerifyStorefrontSignatureSecretsAreReusedForSecretTTL(t *testing.T) {
 		t.Fatalf("within the TTL the absence of a secret is reused: %v", err)
 	}
 	clock.now = clock.now.Add(time.Millisecond)
-	if _, err := h.Handle(context.Background(), unsigned); !errors.Is(err, ports.ErrInvalidCredentials) {
+	if _, err := h.Handle(context.Background(), unsigned); !errors.Is(err, ports.ErrInvalidSignature) {
 		t.Fatalf("after the TTL the new secret applies: %v", err)
 	}
 }

@@ -20,6 +20,10 @@ var (
 	ErrNoWarehouse = errors.New("no active warehouse")
 	// ErrUnavailable: a dependency (the database) cannot be reached.
 	ErrUnavailable = errors.New("unavailable")
+	// ErrTimeout: the answer could not be had in time — the request's
+	// deadline passed, a statement ran too long, or a lock held elsewhere was
+	// not granted in time. Nothing was changed; asking again later may work.
+	ErrTimeout = errors.New("timed out")
 	// ErrMissingShippingAddress: a storefront order to ship has no shipping
 	// address.
 	ErrMissingShippingAddress = errors.New("missing shipping address")

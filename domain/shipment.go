@@ -98,6 +98,47 @@ type NewShipmentParams struct {
 // MaxShipmentLines bounds the lines of one shipment.
 const MaxShipmentLines = 1000
 
+// MaxLineQuantity bounds every quantity of a shipment line, as asked and as
+// summed per item: far above any real shipment, and far enough below int64
+// that no stock counter (a sum of such lines over every pending shipment)
+// can overflow.
+const MaxLineQuantity = 1_000_000_000
+
+// CheckLineQuantity refuses a quantity outside 1 … MaxLineQuantity, naming
+// field in the error.
+func CheckLineQuantity(field string, q int64) error {
+	if q < 1 || q > MaxLineQuantity {
+		return Invalid(field, "must be an integer from 1 to %d", MaxLineQuantity)
+	}
+	return nil
+}
+
+// MergeLines merges lines with the same key into one line with the summed
+// quantity, in order of first appearance, and refuses a sum above
+// MaxLineQuantity (field names the member in the error). The storefront
+// intake merges by SKU, NewShipment by item: both paths meet this bound.
+func MergeLines(lines []ShipmentLine, key func(ShipmentLine) string, field string) ([]ShipmentLine, error) {
+	merged := make([]ShipmentLine, 0, len(lines))
+	index := make(map[string]int, len(lines))
+	for _, l := range lines {
+		k := key(l)
+		j, ok := index[k]
+		if !ok {
+			index[k] = len(merged)
+			merged = append(merged, l)
+			continue
+		}
+		if l.Quantity > MaxLineQuantity-merged[j].Quantity { // written so that it cannot overflow
+			return nil, Invalid(field, "the quantities of %q add up to more than %d", k, MaxLineQuantity)
+		}
+		merged[j].Quantity += l.Quantity
+	}
+	return merged, nil
+}
+
+// MaxNotesBytes bounds a shipment's notes.
+const MaxNotesBytes = 5000
+
 // NewShipment validates p and returns a draft. Lines with the same item are
 // merged into one with the summed quantity, in order of first appearance.
 func NewShipment(p NewShipmentParams) (*Shipment, error) {
@@ -120,28 +161,20 @@ func NewShipment(p NewShipmentParams) (*Shipment, error) {
 	if len(p.Lines) > MaxShipmentLines {
 		return nil, Invalid(field, "must hold at most %d lines", MaxShipmentLines)
 	}
-	merged := make([]ShipmentLine, 0, len(p.Lines))
-	index := make(map[string]int, len(p.Lines))
 	for i, l := range p.Lines {
 		if !ValidID(l.ItemID) {
 			return nil, Invalid(fmt.Sprintf("%s[%d]", field, i), "item ID %q is not valid", l.ItemID)
 		}
-		if l.Quantity <= 0 {
-			return nil, Invalid(fmt.Sprintf("%s[%d].quantity", field, i), "must be a positive integer")
+		if err := CheckLineQuantity(fmt.Sprintf("%s[%d].quantity", field, i), l.Quantity); err != nil {
+			return nil, err
 		}
-		if j, ok := index[l.ItemID]; ok {
-			sum, err := AddCents(merged[j].Quantity, l.Quantity)
-			if err != nil {
-				return nil, Invalid(fmt.Sprintf("%s[%d].quantity", field, i), "is too large")
-			}
-			merged[j].Quantity = sum
-			continue
-		}
-		index[l.ItemID] = len(merged)
-		merged = append(merged, l)
 	}
-	if len(p.Notes) > 5000 {
-		return nil, Invalid("notes", "must be at most 5000 bytes")
+	merged, err := MergeLines(p.Lines, func(l ShipmentLine) string { return l.ItemID }, field)
+	if err != nil {
+		return nil, err
+	}
+	if len(p.Notes) > MaxNotesBytes {
+		return nil, Invalid("notes", "must be at most %d bytes", MaxNotesBytes)
 	}
 	now := p.Now.UTC()
 	return &Shipment{

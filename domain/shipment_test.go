@@ -45,9 +45,17 @@ func TestNewShipmentValidates(t *testing.T) {
 			p.Kind = domain.PickPack
 			p.Lines = append(p.Lines, domain.ShipmentLine{ItemID: "prod_2", Quantity: -1})
 		}, "items[1].quantity"},
-		{"merged quantity overflows", func(p *domain.NewShipmentParams) {
-			p.Lines = []domain.ShipmentLine{{ItemID: "ctn_1", Quantity: math.MaxInt64}, {ItemID: "ctn_1", Quantity: 1}}
-		}, "cartons[1].quantity"},
+		{"largest quantity", func(p *domain.NewShipmentParams) { p.Lines[0].Quantity = domain.MaxLineQuantity }, ""},
+		{"quantity above the bound", func(p *domain.NewShipmentParams) { p.Lines[0].Quantity = domain.MaxLineQuantity + 1 }, "cartons[0].quantity"},
+		{"quantity 2^62", func(p *domain.NewShipmentParams) { p.Lines[0].Quantity = 1 << 62 }, "cartons[0].quantity"},
+		{"quantity 2^63-1", func(p *domain.NewShipmentParams) { p.Lines[0].Quantity = math.MaxInt64 }, "cartons[0].quantity"},
+		{"quantity -2^63", func(p *domain.NewShipmentParams) { p.Lines[0].Quantity = math.MinInt64 }, "cartons[0].quantity"},
+		{"merged quantity at the bound", func(p *domain.NewShipmentParams) {
+			p.Lines = []domain.ShipmentLine{{ItemID: "ctn_1", Quantity: domain.MaxLineQuantity - 1}, {ItemID: "ctn_1", Quantity: 1}}
+		}, ""},
+		{"merged quantity above the bound", func(p *domain.NewShipmentParams) {
+			p.Lines = []domain.ShipmentLine{{ItemID: "ctn_1", Quantity: domain.MaxLineQuantity}, {ItemID: "ctn_1", Quantity: 1}}
+		}, "cartons"},
 		{"notes too long", func(p *domain.NewShipmentParams) { p.Notes = strings.Repeat("n", 5001) }, "notes"},
 	}
 	for _, tt := range tests {
@@ -222,5 +230,39 @@ func TestShipmentErrorsMatch(t *testing.T) {
 	}
 	if wrapped := errors.Join(errors.New("ctx"), domain.ErrInvalidWarehouse); !errors.Is(wrapped, domain.ErrInvalidWarehouse) {
 		t.Fatal("ErrInvalidWarehouse does not match through wrapping")
+	}
+}
+
+func TestMergeLinesBoundsEverySum(t *testing.T) {
+	bySKU := func(l domain.ShipmentLine) string { return l.SKU }
+	tests := []struct {
+		name    string
+		lines   []domain.ShipmentLine
+		want    []domain.ShipmentLine
+		wantErr bool
+	}{
+		{"distinct", []domain.ShipmentLine{{SKU: "A", Quantity: 1}, {SKU: "B", Quantity: 2}},
+			[]domain.ShipmentLine{{SKU: "A", Quantity: 1}, {SKU: "B", Quantity: 2}}, false},
+		{"summed in order of first appearance", []domain.ShipmentLine{{SKU: "B", Quantity: 1}, {SKU: "A", Quantity: 2}, {SKU: "B", Quantity: 3}},
+			[]domain.ShipmentLine{{SKU: "B", Quantity: 4}, {SKU: "A", Quantity: 2}}, false},
+		{"sum at the bound", []domain.ShipmentLine{{SKU: "A", Quantity: 600_000_000}, {SKU: "A", Quantity: 400_000_000}},
+			[]domain.ShipmentLine{{SKU: "A", Quantity: domain.MaxLineQuantity}}, false},
+		{"sum above the bound", []domain.ShipmentLine{{SKU: "A", Quantity: 600_000_000}, {SKU: "A", Quantity: 400_000_001}}, nil, true},
+		{"a term that would overflow int64", []domain.ShipmentLine{{SKU: "A", Quantity: 5}, {SKU: "A", Quantity: math.MaxInt64}}, nil, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := domain.MergeLines(tt.lines, bySKU, "line_items")
+			var ve *domain.ValidationError
+			if tt.wantErr {
+				if !errors.As(err, &ve) || ve.Field != "line_items" {
+					t.Fatalf("error %v, want a validation error of line_items", err)
+				}
+				return
+			}
+			if err != nil || !reflect.DeepEqual(got, tt.want) {
+				t.Fatalf("MergeLines = %+v, %v; want %+v", got, err, tt.want)
+			}
+		})
 	}
 }

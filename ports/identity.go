@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"slices"
+	"strings"
 
 	"github.com/acme3pl/fulfillment/domain"
 )
@@ -12,6 +13,24 @@ import (
 // revoked, of the other environment, or otherwise not to be trusted. The
 // reason is kept in the wrapped error for logs, never for responses.
 var ErrInvalidCredentials = errors.New("invalid credentials")
+
+// ErrInvalidSignature: a storefront delivery's signature is missing or is
+// not the HMAC of its body under the organization's webhook secret.
+var ErrInvalidSignature = errors.New("invalid signature")
+
+// InsufficientScopeError: valid credentials that lack scopes the operation
+// needs; Missing lists them in the order the operation names them.
+type InsufficientScopeError struct {
+	Missing []domain.Scope
+}
+
+func (e *InsufficientScopeError) Error() string {
+	names := make([]string, len(e.Missing))
+	for i, s := range e.Missing {
+		names[i] = string(s)
+	}
+	return "lacks scope " + strings.Join(names, " and ")
+}
 
 // Principal is who is calling: an organization and the scopes granted.
 type Principal struct {

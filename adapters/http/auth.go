@@ -35,30 +35,21 @@ func (a Authenticator) RequireScope(scope domain.Scope, next http.HandlerFunc) h
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		token, ok := bearer(r)
 		if !ok {
-			a.unauthorized(w, r, "a Bearer access token is required")
+			a.Errors.Write(w, r, fmt.Errorf("no Authorization: Bearer token: %w", ports.ErrInvalidCredentials))
 			return
 		}
 		p, err := a.Tokens.VerifyAccessToken(r.Context(), token)
 		if err != nil {
-			if !errors.Is(err, ports.ErrInvalidCredentials) {
-				a.Errors.Write(w, r, err)
-				return
+			if errors.Is(err, ports.ErrInvalidCredentials) {
+				a.Log.DebugContext(r.Context(), "access token refused", slog.String("reason", err.Error()))
 			}
-			a.Log.DebugContext(r.Context(), "access token refused", slog.String("reason", err.Error()))
-			a.unauthorized(w, r, "the access token is missing, malformed, expired or not trusted")
+			a.Errors.Write(w, r, err)
 			return
 		}
 		if !p.Has(scope) {
-			w.Header().Set("WWW-Authenticate",
-				fmt.Sprintf(`Bearer realm="fulfillment", error="insufficient_scope", scope="%s"`, scope))
-			WriteProblem(w, r, NewProblem(http.StatusForbidden, "insufficient_scope", "the token lacks scope "+string(scope)))
+			a.Errors.Write(w, r, &ports.InsufficientScopeError{Missing: []domain.Scope{scope}})
 			return
 		}
 		next.ServeHTTP(w, r.WithContext(contextWithPrincipal(r.Context(), p)))
 	})
-}
-
-func (a Authenticator) unauthorized(w http.ResponseWriter, r *http.Request, detail string) {
-	w.Header().Set("WWW-Authenticate", `Bearer realm="fulfillment", error="invalid_token"`)
-	WriteProblem(w, r, NewProblem(http.StatusUnauthorized, "invalid_token", detail))
 }

@@ -1,16 +1,18 @@
 package httpapi
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"log/slog"
 	"net/http"
 	"strings"
 
 	"go.opentelemetry.io/otel/trace"
 
+	"github.com/acme3pl/fulfillment/application"
 	"github.com/acme3pl/fulfillment/domain"
+	"github.com/acme3pl/fulfillment/ports"
 )
 
 // Problem is an RFC 9457 problem document with the machine code of
@@ -62,9 +64,7 @@ func WriteProblem(w http.ResponseWriter, r *http.Request, p Problem) {
 			p.TraceID = sc.TraceID().String()
 		}
 	}
-	if p.Status == http.StatusServiceUnavailable && w.Header().Get("Retry-After") == "" {
-		w.Header().Set("Retry-After", "5")
-	}
+	setRetryAfter(w, p.Status)
 	w.Header().Set("Content-Type", "application/problem+json")
 	w.Header().Set("Cache-Control", "no-store")
 	w.WriteHeader(p.Status)
@@ -72,50 +72,99 @@ func WriteProblem(w http.ResponseWriter, r *http.Request, p Problem) {
 }
 
 // ErrorMapper turns errors of the application into problems; it logs each
-// error of the system (5xx) once, with its trace ID. Refusals of the domain
-// (4xx) are not logged here: the access log has them.
+// fault of the service (5xx) once, with its trace ID. Refusals of the
+// request (4xx) and clients that went away (499) are not logged here: the
+// access log has them.
 type ErrorMapper struct {
 	Log *slog.Logger
 }
 
-// ProblemFor maps an error to its problem without writing it.
+// ProblemFor maps an error to its problem, by the one error table
+// (application.Classify), without writing it.
 func ProblemFor(err error) Problem {
-	var ve *domain.ValidationError
-	var ui *domain.UnknownItemsError
-	var is *domain.InsufficientStockError
+	c := application.Classify(err)
+	p := NewProblem(c.Status, c.ProblemCode, detail(err, c))
+	var (
+		ve *domain.ValidationError
+		ui *domain.UnknownItemsError
+		is *domain.InsufficientStockError
+	)
 	switch {
 	case errors.As(err, &ve):
-		p := NewProblem(http.StatusBadRequest, "invalid_parameter", ve.Error())
 		p.Parameter = ve.Field
-		return p
 	case errors.As(err, &ui):
-		p := NewProblem(http.StatusUnprocessableEntity, "unknown_items", "these "+string(ui.Kind)+"s are not records of the organization")
 		p.Extra = map[string]any{"ids": ui.IDs}
-		return p
 	case errors.As(err, &is):
-		p := NewProblem(http.StatusUnprocessableEntity, "insufficient_stock", "the warehouse does not hold enough of these cartons; nothing was reserved")
 		p.Extra = map[string]any{"items": shortageDTOs(is.Items)}
-		return p
-	case errors.Is(err, domain.ErrInvalidWarehouse):
-		return NewProblem(http.StatusUnprocessableEntity, "invalid_warehouse", "warehouseId is not an active warehouse of the organization")
-	case errors.Is(err, domain.ErrNotFound):
-		return NewProblem(http.StatusNotFound, "not_found", "the record does not exist")
-	case errors.Is(err, domain.ErrInvalidState):
-		return NewProblem(http.StatusConflict, "invalid_state", strings.TrimSuffix(err.Error(), ": "+domain.ErrInvalidState.Error()))
-	case errors.Is(err, domain.ErrUnavailable), errors.Is(err, context.DeadlineExceeded):
-		return NewProblem(http.StatusServiceUnavailable, "unavailable", "the database cannot be reached; retry later")
 	}
-	return NewProblem(http.StatusInternalServerError, "internal", "an internal error occurred; quote the trace ID to support")
+	return p
 }
 
-// Write maps err and writes it.
+// detail is the human sentence of an answer: the class's, or the domain's
+// own words where the domain wrote them for the client.
+func detail(err error, c application.ErrorClass) string {
+	var (
+		ve *domain.ValidationError
+		ui *domain.UnknownItemsError
+		se *ports.InsufficientScopeError
+	)
+	switch {
+	case errors.As(err, &ve):
+		return ve.Error()
+	case errors.As(err, &se):
+		return "the token " + se.Error()
+	case errors.As(err, &ui):
+		return "these " + string(ui.Kind) + "s are not records of the organization"
+	case c.Kind == "invalid_state":
+		return strings.TrimSuffix(err.Error(), ": "+domain.ErrInvalidState.Error())
+	}
+	return c.Detail
+}
+
+// Write maps err and writes it. A 401 or 403 carries the WWW-Authenticate
+// challenge of RFC 6750.
 func (m ErrorMapper) Write(w http.ResponseWriter, r *http.Request, err error) {
 	p := ProblemFor(err)
-	if p.Status >= 500 && !errors.Is(err, context.Canceled) {
-		m.Log.ErrorContext(r.Context(), "request failed", slog.String("error", err.Error()),
+	var se *ports.InsufficientScopeError
+	switch {
+	case errors.As(err, &se):
+		w.Header().Set("WWW-Authenticate", fmt.Sprintf(`Bearer realm="fulfillment", error="insufficient_scope", scope="%s"`,
+			strings.Join(scopeNames(se.Missing), " ")))
+	case p.Status == http.StatusUnauthorized:
+		w.Header().Set("WWW-Authenticate", `Bearer realm="fulfillment", error="invalid_token"`)
+	}
+	logFault(m.Log, r, err)
+	WriteProblem(w, r, p)
+}
+
+func scopeNames(scopes []domain.Scope) []string {
+	names := make([]string, len(scopes))
+	for i, s := range scopes {
+		names[i] = string(s)
+	}
+	return names
+}
+
+// logFault logs an error of the service once, with the request's trace ID
+// (the context carries it); refusals and clients that went away are not
+// faults.
+func logFault(log *slog.Logger, r *http.Request, err error) {
+	if c := application.Classify(err); c.Fault {
+		log.ErrorContext(r.Context(), "request failed", slog.String("error", err.Error()), slog.String("kind", c.Kind),
 			slog.String("method", r.Method), slog.String("path", r.URL.Path))
 	}
-	WriteProblem(w, r, p)
+}
+
+// RetryAfter is the Retry-After of every 503, in seconds: long enough for a
+// database restart or a burst to pass, short against a storefront's retry
+// schedule.
+const RetryAfter = "5"
+
+// setRetryAfter sets Retry-After on a 503 that has none yet.
+func setRetryAfter(w http.ResponseWriter, status int) {
+	if status == http.StatusServiceUnavailable && w.Header().Get("Retry-After") == "" {
+		w.Header().Set("Retry-After", RetryAfter)
+	}
 }
 
 // WriteJSON writes v as application/json with status.

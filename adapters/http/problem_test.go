@@ -16,6 +16,7 @@ import (
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 
 	httpapi "github.com/acme3pl/fulfillment/adapters/http"
+	"github.com/acme3pl/fulfillment/application"
 	"github.com/acme3pl/fulfillment/domain"
 )
 
@@ -44,7 +45,14 @@ func TestProblemFor(t *testing.T) {
 		{"unavailable", fmt.Errorf("query (%s): %w", leakyText, domain.ErrUnavailable),
 			503, "unavailable", "", "the database cannot be reached; retry later"},
 		{"deadline", fmt.Errorf("query: %w", context.DeadlineExceeded),
-			503, "unavailable", "", "the database cannot be reached; retry later"},
+			503, "unavailable", "", "the request could not be answered in time; retry later"},
+		{"timeout", fmt.Errorf("lock (%s): %w", leakyText, domain.ErrTimeout),
+			503, "unavailable", "", "the request could not be answered in time; retry later"},
+		{"shed", application.ErrOverloaded, 503, "unavailable", "", "the service is overloaded; retry later"},
+		{"conflict", fmt.Errorf("insert (%s): %w", leakyText, domain.ErrConflict),
+			409, "conflict", "", "a record with this identity exists already"},
+		{"client gone", fmt.Errorf("query: %w", context.Canceled),
+			499, "client_closed_request", "", "the client closed the connection before the answer"},
 		{"unknown", errors.New(leakyText),
 			500, "internal", "", "an internal error occurred; quote the trace ID to support"},
 	}
@@ -76,6 +84,9 @@ func TestErrorMapperWrite(t *testing.T) {
 		{"invalid state", domain.ErrInvalidState, 409, "invalid_state", "", false},
 		{"unavailable", fmt.Errorf("dial (%s): %w", leakyText, domain.ErrUnavailable), 503, "unavailable", "5", true},
 		{"unknown", errors.New(leakyText), 500, "internal", "", true},
+		{"conflict", domain.ErrConflict, 409, "conflict", "", false},
+		{"timeout", fmt.Errorf("lock (%s): %w", leakyText, domain.ErrTimeout), 503, "unavailable", "5", true},
+		{"client gone", context.Canceled, 499, "client_closed_request", "", false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

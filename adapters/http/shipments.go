@@ -279,7 +279,7 @@ func (h *Shipments) createDraft(d draftShape) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		var body draftBody
 		if err := readJSON(r, &body); err != nil {
-			h.writeBodyError(w, r, err)
+			h.errors.Write(w, r, err)
 			return
 		}
 		own, other := d.lines(body)
@@ -333,13 +333,6 @@ func (h *Shipments) create(w http.ResponseWriter, r *http.Request, kind domain.S
 // maxShippingField bounds each shipping field, in characters.
 const maxShippingField = 255
 
-// maxNotesBytes is the domain's bound on notes (domain.NewShipment).
-const maxNotesBytes = 5000
-
-// maxLineQuantity bounds one line's quantity: large enough for any real
-// shipment, small enough that sums of reservations stay far from int64.
-const maxLineQuantity = 1_000_000_000
-
 var countryPattern = regexp.MustCompile(`^[A-Za-z]{2}$`)
 
 // address validates the shipping members and notes. None is required. A
@@ -355,14 +348,14 @@ func (b draftBody) address() (domain.ShippingAddress, error) {
 		{"shippingAddress2", b.ShippingAddress2, maxShippingField}, {"shippingCity", b.ShippingCity, maxShippingField},
 		{"shippingState", b.ShippingState, maxShippingField}, {"shippingZip", b.ShippingZip, maxShippingField},
 		{"shippingCountry", b.ShippingCountry, 2}, {"shippingPhone", b.ShippingPhone, maxShippingField},
-		{"notes", b.Notes, maxNotesBytes},
+		{"notes", b.Notes, domain.MaxNotesBytes},
 	}
 	for _, f := range fields {
 		if strings.ContainsRune(f.value, 0) {
 			return domain.ShippingAddress{}, domain.Invalid(f.name, "must not contain NUL characters")
 		}
-		if f.name == "notes" && len(f.value) > maxNotesBytes {
-			return domain.ShippingAddress{}, domain.Invalid(f.name, "must be at most %d bytes", maxNotesBytes)
+		if f.name == "notes" && len(f.value) > domain.MaxNotesBytes {
+			return domain.ShippingAddress{}, domain.Invalid(f.name, "must be at most %d bytes", domain.MaxNotesBytes)
 		}
 		if utf8.RuneCountInString(f.value) > f.max {
 			return domain.ShippingAddress{}, domain.Invalid(f.name, "must be at most %d characters", f.max)
@@ -400,35 +393,28 @@ func decodeLines(raws []json.RawMessage, field, idMember string, decode func([]b
 		if id == "" {
 			return nil, domain.Invalid(at+"."+idMember, "is required")
 		}
-		n, err := parseQuantity(qty)
+		n, err := parseQuantity(at+".quantity", qty)
 		if err != nil {
-			return nil, domain.Invalid(at+".quantity", "%s", err.Error())
+			return nil, err
 		}
 		lines[i] = domain.ShipmentLine{ItemID: id, Quantity: n}
 	}
 	return lines, nil
 }
 
-// parseQuantity accepts a JSON integer from 1 to maxLineQuantity: not a
-// string, not a fraction, not an exponent.
-func parseQuantity(raw json.RawMessage) (int64, error) {
+// parseQuantity reads a JSON integer (not a string, not a fraction, not an
+// exponent) within the domain's bounds.
+func parseQuantity(field string, raw json.RawMessage) (int64, error) {
 	s := string(bytes.TrimSpace(raw))
 	if s == "" || s == "null" {
-		return 0, errors.New("is required")
+		return 0, domain.Invalid(field, "is required")
 	}
 	n, err := strconv.ParseInt(s, 10, 64)
-	if err != nil || n < 1 || n > maxLineQuantity {
-		return 0, fmt.Errorf("must be a positive integer of at most %d", maxLineQuantity)
+	if err != nil {
+		return 0, domain.CheckLineQuantity(field, 0)
 	}
-	return n, nil
+	return n, domain.CheckLineQuantity(field, n)
 }
-
-// errUnsupportedMediaType and errBodyTooLarge are answered 415 and 413 by
-// writeBodyError.
-var (
-	errUnsupportedMediaType = errors.New("unsupported media type")
-	errBodyTooLarge         = errors.New("body too large")
-)
 
 // readJSON decodes the request body into dst strictly: the content type must
 // be application/json (a charset parameter, if any, utf-8), the body one
@@ -437,10 +423,10 @@ var (
 func readJSON(r *http.Request, dst any) error {
 	mt, params, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
 	if err != nil || mt != "application/json" {
-		return errUnsupportedMediaType
+		return application.ErrUnsupportedMediaType
 	}
 	if cs, ok := params["charset"]; ok && !strings.EqualFold(cs, "utf-8") {
-		return errUnsupportedMediaType
+		return application.ErrUnsupportedMediaType
 	}
 	dec := json.NewDecoder(r.Body)
 	dec.DisallowUnknownFields()
@@ -453,7 +439,7 @@ func readJSON(r *http.Request, dst any) error {
 	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
 		var tooLarge *http.MaxBytesError
 		if errors.As(err, &tooLarge) {
-			return errBodyTooLarge
+			return application.ErrPayloadTooLarge
 		}
 		return domain.Invalid("body", "must hold exactly one JSON object")
 	}
@@ -469,7 +455,7 @@ func strictUnmarshal(raw []byte, dst any) error {
 
 // jsonError turns a decoding error into a *domain.ValidationError naming the
 // member (prefixed with at, the path of the value decoded), or
-// errBodyTooLarge.
+// application.ErrPayloadTooLarge.
 func jsonError(at string, err error) error {
 	join := func(name string) string {
 		switch {
@@ -487,7 +473,7 @@ func jsonError(at string, err error) error {
 	var syntaxErr *json.SyntaxError
 	switch {
 	case errors.As(err, &tooLarge):
-		return errBodyTooLarge
+		return application.ErrPayloadTooLarge
 	case errors.As(err, &typeErr):
 		if typeErr.Field == "" {
 			return domain.Invalid(join(""), "must be a JSON object")
@@ -504,18 +490,4 @@ func jsonError(at string, err error) error {
 		return domain.Invalid(join(name), "is not a member of this body")
 	}
 	return domain.Invalid(join(""), "is not valid JSON")
-}
-
-// writeBodyError answers a failed readJSON.
-func (h *Shipments) writeBodyError(w http.ResponseWriter, r *http.Request, err error) {
-	switch {
-	case errors.Is(err, errUnsupportedMediaType):
-		WriteProblem(w, r, NewProblem(http.StatusUnsupportedMediaType, "unsupported_media_type",
-			"the body must be JSON with Content-Type: application/json"))
-	case errors.Is(err, errBodyTooLarge):
-		WriteProblem(w, r, NewProblem(http.StatusRequestEntityTooLarge, "payload_too_large",
-			"the body is larger than "+strconv.Itoa(DefaultBodyLimit)+" bytes"))
-	default:
-		h.errors.Write(w, r, err)
-	}
 }

@@ -2,7 +2,6 @@ package httpapi
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -70,62 +69,46 @@ type intakeResult struct {
 	Skipped    string  `json:"skipped,omitempty"`
 }
 
-func refuse(status int, code, message string) intakeError {
-	return intakeError{status: status, Error: code, Message: message}
-}
-
-// receive runs CONTRACT §5's checks in order — key, body size, media type,
-// (signature), JSON shape — and hands the order to the use case, which
-// checks SKUs and the warehouse.
+// receive runs the intake's checks in their documented order — key, body
+// size, media type, (signature), JSON shape — and hands the order to the
+// use case, which checks SKUs and the warehouse.
 func (h *Storefront) receive(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
 	key, ok := bearer(r)
 	if !ok {
-		h.writeError(w, r, refuse(http.StatusUnauthorized, "invalid_api_key", "an Authorization: Bearer API key is required"))
+		h.writeFailure(w, r, fmt.Errorf("no Authorization: Bearer API key: %w", ports.ErrInvalidCredentials))
 		return
 	}
 	p, err := h.keys.VerifyAPIKey(ctx, key)
 	if err != nil {
-		if errors.Is(err, ports.ErrInvalidCredentials) {
-			h.log.DebugContext(ctx, "api key refused", slog.String("reason", err.Error()))
-			h.writeError(w, r, refuse(http.StatusUnauthorized, "invalid_api_key", "the API key is unknown, revoked or of another environment"))
-			return
-		}
 		h.writeFailure(w, r, err)
 		return
 	}
-	var missing []string
+	var missing []domain.Scope
 	for _, s := range storefrontScopes {
 		if !p.Has(s) {
-			missing = append(missing, string(s))
+			missing = append(missing, s)
 		}
 	}
 	if len(missing) > 0 {
-		e := refuse(http.StatusForbidden, "insufficient_scope", "the API key lacks scope "+strings.Join(missing, " and "))
-		e.Missing = missing
-		h.writeError(w, r, e)
+		h.writeFailure(w, r, &ports.InsufficientScopeError{Missing: missing})
 		return
 	}
 	span := trace.SpanFromContext(ctx)
 	span.SetAttributes(attribute.String("organization.id", p.OrganizationID))
 
-	body, e, ok := readStorefrontBody(w, r)
-	if !ok {
-		h.writeError(w, r, e)
+	body, err := readStorefrontBody(w, r)
+	if err != nil {
+		h.writeFailure(w, r, err)
 		return
 	}
 	if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || mt != "application/json" {
-		h.writeError(w, r, refuse(http.StatusUnsupportedMediaType, "unsupported_media_type", "the body must be application/json"))
+		h.writeFailure(w, r, application.ErrUnsupportedMediaType)
 		return
 	}
 	if _, err := h.app.Queries.VerifyStorefrontSignature.Handle(ctx, application.VerifyStorefrontSignature{
 		OrganizationID: p.OrganizationID, Body: body, Signature: r.Header.Get("X-Shopify-Hmac-Sha256"),
 	}); err != nil {
-		if errors.Is(err, ports.ErrInvalidCredentials) {
-			h.writeError(w, r, refuse(http.StatusUnauthorized, "invalid_signature",
-				"X-Shopify-Hmac-Sha256 is not the HMAC-SHA256 of the body under the organization's webhook secret"))
-			return
-		}
 		h.writeFailure(w, r, err)
 		return
 	}
@@ -156,72 +139,53 @@ func (h *Storefront) receive(w http.ResponseWriter, r *http.Request) {
 }
 
 // readStorefrontBody reads the whole body, refusing one over
-// StorefrontBodyLimit with 413 (before reading it when Content-Length says
-// so).
-func readStorefrontBody(w http.ResponseWriter, r *http.Request) ([]byte, intakeError, bool) {
-	tooLarge := refuse(http.StatusRequestEntityTooLarge, "payload_too_large",
-		fmt.Sprintf("the body is larger than %d bytes", StorefrontBodyLimit))
+// StorefrontBodyLimit (before reading it when Content-Length says so).
+func readStorefrontBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
+	tooLarge := fmt.Errorf("the body is larger than %d bytes: %w", StorefrontBodyLimit, application.ErrPayloadTooLarge)
 	if r.ContentLength > StorefrontBodyLimit {
-		return nil, tooLarge, false
+		return nil, tooLarge
 	}
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, StorefrontBodyLimit))
 	if err != nil {
 		var mbe *http.MaxBytesError
 		if errors.As(err, &mbe) {
-			return nil, tooLarge, false
+			return nil, tooLarge
 		}
-		return nil, refuse(http.StatusBadRequest, "invalid_payload", "the body could not be read"), false
+		return nil, fmt.Errorf("read the body: %w", domain.Invalid("body", "could not be read"))
 	}
-	return body, intakeError{}, true
+	return body, nil
 }
 
-// writeFailure answers an error of the use case or of a port: refusals of
-// the order with their code, the database's absence with 503, anything else
-// with 500 (logged once, with the trace ID; never sent).
+// writeFailure answers an error in the intake's shape, by the one error
+// table (application.Classify): refusals with their code and the members
+// that explain them, faults with 503 or 500 (logged once, with the trace
+// ID; never sent).
 func (h *Storefront) writeFailure(w http.ResponseWriter, r *http.Request, err error) {
-	code := application.StorefrontFailureCode(err)
-	e := refuse(http.StatusUnprocessableEntity, code, "")
+	c := application.Classify(err)
+	e := intakeError{status: c.Status, Error: c.IntakeCode, Message: c.Detail}
 	var (
 		ve *domain.ValidationError
 		us *domain.UnknownSKUsError
 		ms *domain.MissingSKUError
+		se *ports.InsufficientScopeError
 	)
-	switch code {
-	case "invalid_payload":
-		e.status = http.StatusBadRequest
-		if errors.As(err, &ve) {
-			e.Message = ve.Field + ": " + ve.Reason
-		}
-	case "unknown_skus":
-		errors.As(err, &us)
-		e.SKUs, e.Message = us.SKUs, "these SKUs are not in the organization's inventory"
-	case "missing_sku":
-		errors.As(err, &ms)
+	switch {
+	case errors.As(err, &ve):
+		e.Message = ve.Field + ": " + ve.Reason
+	case errors.As(err, &us):
+		e.SKUs = us.SKUs
+	case errors.As(err, &ms):
 		e.LineItemIDs = make([]string, len(ms.LineItemIDs))
 		for i, id := range ms.LineItemIDs {
 			e.LineItemIDs[i] = strconv.FormatInt(id, 10)
 		}
-		e.Message = "these line items require shipping but have no SKU"
-	case "missing_shipping_address":
-		e.Message = "the order has no shipping_address object"
-	case "no_warehouse":
-		e.Message = "the organization has no active warehouse"
-	case "unavailable":
-		e.status, e.Message = http.StatusServiceUnavailable, "the database cannot be reached; retry later"
-	default:
-		e.status, e.Message = http.StatusInternalServerError, "an internal error occurred; quote the X-Trace-Id to support"
+	case errors.As(err, &se):
+		e.Message, e.Missing = "the API key "+se.Error(), scopeNames(se.Missing)
+	case c.Kind == "invalid_credentials":
+		h.log.DebugContext(r.Context(), "api key refused", slog.String("reason", err.Error()))
 	}
-	if e.status >= 500 && !errors.Is(err, context.Canceled) {
-		h.log.ErrorContext(r.Context(), "storefront delivery failed", slog.String("error", err.Error()),
-			slog.String("code", code))
-	}
-	h.writeError(w, r, e)
-}
-
-func (h *Storefront) writeError(w http.ResponseWriter, _ *http.Request, e intakeError) {
-	if e.status == http.StatusServiceUnavailable {
-		w.Header().Set("Retry-After", "5")
-	}
+	logFault(h.log, r, err)
+	setRetryAfter(w, e.status)
 	w.Header().Set("Cache-Control", "no-store")
 	e.Success = false
 	WriteJSON(w, e.status, e)

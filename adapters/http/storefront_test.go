@@ -71,7 +71,7 @@ func newIntakeHarness() *intakeHarness {
 			mac := hmac.New(sha256.New, []byte(h.secret))
 			mac.Write(q.Body)
 			if q.Signature != base64.StdEncoding.EncodeToString(mac.Sum(nil)) {
-				return struct{}{}, fmt.Errorf("mismatch: %w", ports.ErrInvalidCredentials)
+				return struct{}{}, fmt.Errorf("mismatch: %w", ports.ErrInvalidSignature)
 			}
 			return struct{}{}, nil
 		})
@@ -260,7 +260,7 @@ func TestStorefrontAnswers(t *testing.T) {
 		{"database down", application.StorefrontOrderResult{}, fmt.Errorf("claim: %w", domain.ErrUnavailable), 503,
 			`{"success":false,"error":"unavailable","message":"the database cannot be reached; retry later"}`},
 		{"bug", application.StorefrontOrderResult{}, errors.New(`pq: syntax error at "SELECT secret FROM"`), 500,
-			`{"success":false,"error":"internal","message":"an internal error occurred; quote the X-Trace-Id to support"}`},
+			`{"success":false,"error":"internal","message":"an internal error occurred; quote the trace ID to support"}`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
