@@ -12,6 +12,7 @@ import (
 	"net/url"
 	"os"
 	"runtime"
+	"strconv"
 	"syscall"
 	"time"
 
@@ -29,6 +30,40 @@ type Options struct {
 	DSN            string
 	TracerProvider trace.TracerProvider // nil: no query spans
 	MaxOpenConns   int                  // 0: 4 × GOMAXPROCS, bun's advice
+	// Limits bound every session the pool opens. The server sets them below
+	// its request deadline; operator commands (a migration may build an
+	// index for minutes) leave them zero and bound their work by context.
+	Limits SessionLimits
+}
+
+// SessionLimits are PostgreSQL's own bounds on a session, set on every
+// connection when it opens, so that a statement or a transaction cannot
+// outlive the request that started it even when the client side is stuck
+// (a network partition, a paused process). Zero leaves a bound unset.
+type SessionLimits struct {
+	StatementTimeout         time.Duration // statement_timeout: one statement
+	LockTimeout              time.Duration // lock_timeout: one wait for a lock held by another session
+	IdleInTransactionTimeout time.Duration // idle_in_transaction_session_timeout: a transaction left waiting on its client
+	// IOTimeout bounds a round trip that carries no deadline of its own:
+	// database/sql commits and rolls back without the caller's context, so
+	// without it a COMMIT sent into a partition would wait for TCP to give
+	// up. Zero: such round trips wait as long as the network does.
+	IOTimeout time.Duration
+}
+
+// params are the limits as the session settings pgdriver sets on connect.
+func (l SessionLimits) params() map[string]any {
+	p := map[string]any{}
+	for name, d := range map[string]time.Duration{
+		"statement_timeout":                   l.StatementTimeout,
+		"lock_timeout":                        l.LockTimeout,
+		"idle_in_transaction_session_timeout": l.IdleInTransactionTimeout,
+	} {
+		if d > 0 {
+			p[name] = strconv.FormatInt(d.Milliseconds(), 10)
+		}
+	}
+	return p
 }
 
 // Open connects to PostgreSQL. It does not wait for the server to answer: a
@@ -43,10 +78,22 @@ func Open(opts Options) (*bun.DB, error) {
 		pgdriver.WithDSN(opts.DSN),
 		pgdriver.WithTLSConfig(tlsConf),
 		pgdriver.WithDialTimeout(3*time.Second),
+		// Round trips with a context end at its deadline; without one, at
+		// IOTimeout (zero: never).
+		pgdriver.WithReadTimeout(opts.Limits.IOTimeout),
+		pgdriver.WithWriteTimeout(opts.Limits.IOTimeout),
 		pgdriver.WithApplicationName("fulfillment"),
 		// Query spans come from bunotel; the driver's own would repeat them.
 		pgdriver.WithTracing(false),
 	)
+	// Added to the DSN's own parameters, not in their place.
+	conf := connector.Config()
+	for k, v := range opts.Limits.params() {
+		if conf.ConnParams == nil {
+			conf.ConnParams = map[string]any{}
+		}
+		conf.ConnParams[k] = v
+	}
 	sqldb := sql.OpenDB(connector)
 	maxConns := opts.MaxOpenConns
 	if maxConns <= 0 {
@@ -136,14 +183,17 @@ func databaseName(dsn string) string {
 }
 
 // dbErr translates driver errors into the domain's: a lost or refused
-// connection becomes domain.ErrUnavailable, a unique violation
-// domain.ErrConflict, sql.ErrNoRows domain.ErrNotFound. The original error
-// stays wrapped for logs.
+// connection becomes domain.ErrUnavailable; a deadline that passed, a
+// statement cancelled by statement_timeout and a lock not granted within
+// lock_timeout domain.ErrTimeout; a unique violation domain.ErrConflict;
+// sql.ErrNoRows domain.ErrNotFound. The original error stays wrapped for
+// logs.
 func dbErr(err error) error {
 	if err == nil {
 		return nil
 	}
-	if errors.Is(err, domain.ErrUnavailable) || errors.Is(err, domain.ErrNotFound) || errors.Is(err, domain.ErrConflict) {
+	if errors.Is(err, domain.ErrUnavailable) || errors.Is(err, domain.ErrTimeout) ||
+		errors.Is(err, domain.ErrNotFound) || errors.Is(err, domain.ErrConflict) {
 		return err
 	}
 	if errors.Is(err, sql.ErrNoRows) {
@@ -155,15 +205,20 @@ func dbErr(err error) error {
 		switch {
 		case code == "23505":
 			return fmt.Errorf("%w: %w", domain.ErrConflict, err)
+		case code == "57014" || code == "55P03" || code == "25P03": // statement, lock, idle-in-transaction timeouts
+			return fmt.Errorf("%w: %w", domain.ErrTimeout, err)
 		case len(code) == 5 && (code[:2] == "08" || code[:2] == "53" || code == "57P01" || code == "57P02" || code == "57P03"):
 			return fmt.Errorf("%w: %w", domain.ErrUnavailable, err)
 		}
 		return err
 	}
+	if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, os.ErrDeadlineExceeded) {
+		return fmt.Errorf("%w: %w", domain.ErrTimeout, err)
+	}
 	var netErr net.Error
 	if errors.As(err, &netErr) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) ||
 		errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.ECONNRESET) ||
-		errors.Is(err, sql.ErrConnDone) || errors.Is(err, context.DeadlineExceeded) {
+		errors.Is(err, sql.ErrConnDone) {
 		return fmt.Errorf("%w: %w", domain.ErrUnavailable, err)
 	}
 	return err

@@ -343,12 +343,13 @@ func TestDBErr(t *testing.T) {
 		{"EOF", io.EOF, domain.ErrUnavailable, true},
 		{"unexpected EOF", io.ErrUnexpectedEOF, domain.ErrUnavailable, true},
 		{"connection done", sql.ErrConnDone, domain.ErrUnavailable, true},
-		{"deadline", context.DeadlineExceeded, domain.ErrUnavailable, true},
+		{"deadline", context.DeadlineExceeded, domain.ErrTimeout, true},
+		{"network deadline", &net.OpError{Op: "read", Net: "tcp", Err: os.ErrDeadlineExceeded}, domain.ErrTimeout, true},
 		{"already a domain error", fmt.Errorf("insert: %w", domain.ErrConflict), domain.ErrConflict, false},
 		{"cancelled by the caller", context.Canceled, context.Canceled, true},
 		{"anything else", other, other, true},
 	}
-	sentinels := []error{domain.ErrNotFound, domain.ErrConflict, domain.ErrUnavailable}
+	sentinels := []error{domain.ErrNotFound, domain.ErrConflict, domain.ErrUnavailable, domain.ErrTimeout}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			got := dbErr(tt.err)

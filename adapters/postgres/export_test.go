@@ -25,3 +25,6 @@ func PreparedOnConnection(ctx context.Context, u *UnitOfWork, organizationID str
 
 // TextArrays encodes ss and ns as the hot queries' array parameters do.
 func TextArrays(ss []string, ns []int64) (string, string) { return pgTextArray(ss), pgInt64Array(ns) }
+
+// DBErr is dbErr, for tests of raw statements.
+var DBErr = dbErr

@@ -15,6 +15,7 @@ import (
 	"github.com/uptrace/bun"
 
 	"github.com/acme3pl/fulfillment/adapters/postgres"
+	"github.com/acme3pl/fulfillment/adapters/postgres/pgtest"
 	"github.com/acme3pl/fulfillment/adapters/system"
 	"github.com/acme3pl/fulfillment/application"
 	"github.com/acme3pl/fulfillment/domain"
@@ -336,7 +337,7 @@ func TestShipmentGetForUpdateHoldsTheRowUntilCommit(t *testing.T) {
 			return err
 		})
 	}()
-	time.Sleep(300 * time.Millisecond)
+	pgtest.WaitForLockWaiters(t, db, 1)
 	if secondDone.Load() {
 		t.Fatal("a second GetForUpdate did not wait for the first transaction")
 	}

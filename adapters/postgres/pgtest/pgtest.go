@@ -109,6 +109,31 @@ func Open(t testing.TB, dsn string) *bun.DB {
 	return db
 }
 
+// WaitForLockWaiters waits until at least n other sessions of db's
+// database wait for a lock (pg_stat_activity.wait_event_type = 'Lock'),
+// failing t after 15 s. Tests use it to know that a statement is blocked
+// behind a lock, rather than sleeping and hoping.
+func WaitForLockWaiters(t testing.TB, db *bun.DB, n int) {
+	t.Helper()
+	deadline := time.Now().Add(15 * time.Second)
+	for {
+		var waiting int
+		err := db.NewRaw(`SELECT count(*) FROM pg_stat_activity
+			WHERE datname = current_database() AND wait_event_type = 'Lock' AND pid <> pg_backend_pid()`).
+			Scan(context.Background(), &waiting)
+		if err != nil {
+			t.Fatalf("read pg_stat_activity: %v", err)
+		}
+		if waiting >= n {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d session(s) wait for a lock after 15s, want %d", waiting, n)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
 func withDatabase(dsn, name string) string {
 	u, err := url.Parse(dsn)
 	if err != nil {

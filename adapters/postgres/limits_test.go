@@ -1,0 +1,141 @@
+package postgres_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/uptrace/bun"
+
+	"github.com/acme3pl/fulfillment/adapters/postgres"
+	"github.com/acme3pl/fulfillment/adapters/postgres/pgtest"
+	"github.com/acme3pl/fulfillment/domain"
+	"github.com/acme3pl/fulfillment/ports"
+)
+
+// limitsDB opens a pool whose sessions carry limits, as `serve` does.
+func limitsDB(t *testing.T, l postgres.SessionLimits) *bun.DB {
+	t.Helper()
+	db, err := postgres.Open(postgres.Options{DSN: testDSN, MaxOpenConns: 2, Limits: l})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = db.Close() })
+	return db
+}
+
+// A row lock held by another session (an operator's open transaction) is
+// waited for at most lock_timeout: the reservation fails as a timeout and
+// leaves nothing behind.
+func TestSessionLockTimeoutEndsAWaitForARowLock(t *testing.T) {
+	f := shipInvFixture(t, "org_limits_lock")
+	holder := shipDB(t, 1)
+	ctx := context.Background()
+	tx, err := holder.BeginTx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = tx.Rollback() }()
+	lockRow(t, tx, f.ctn1, f.whA)
+
+	uow := postgres.NewUnitOfWork(limitsDB(t, postgres.SessionLimits{LockTimeout: 300 * time.Millisecond}))
+	done := make(chan error, 1)
+	go func() {
+		done <- uow.Do(ctx, func(ctx context.Context, r ports.Repositories) error {
+			return r.Inventory.Reserve(ctx, f.whA, domain.SPD, []domain.ShipmentLine{{ItemID: f.ctn1, Quantity: 1}})
+		})
+	}()
+	select {
+	case err := <-done:
+		if !errors.Is(err, domain.ErrTimeout) {
+			t.Fatalf("reserve behind a held lock: %v, want domain.ErrTimeout", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the reservation still waits for the lock after 10s")
+	}
+	if err := tx.Rollback(); err != nil {
+		t.Fatal(err)
+	}
+	shipWantStock(t, shipDB(t, 1), "carton_stock", f.whA, f.ctn1, 5, 0)
+}
+
+// statement_timeout ends a statement that runs too long, as a timeout.
+func TestSessionStatementTimeoutEndsALongStatement(t *testing.T) {
+	db := limitsDB(t, postgres.SessionLimits{StatementTimeout: 200 * time.Millisecond})
+	start := time.Now()
+	_, err := db.ExecContext(context.Background(), "SELECT pg_sleep(5)")
+	if err = postgres.DBErr(err); !errors.Is(err, domain.ErrTimeout) {
+		t.Fatalf("a 5 s statement under a 200 ms statement_timeout: %v, want domain.ErrTimeout", err)
+	}
+	if elapsed := time.Since(start); elapsed > 4*time.Second {
+		t.Fatalf("the statement ran %s", elapsed)
+	}
+}
+
+// idle_in_transaction_session_timeout ends a transaction whose client went
+// quiet (a partition, a paused process): its locks are released without
+// the client's help.
+func TestSessionIdleInTransactionTimeoutReleasesLocks(t *testing.T) {
+	f := shipInvFixture(t, "org_limits_idle")
+	db := limitsDB(t, postgres.SessionLimits{IdleInTransactionTimeout: 200 * time.Millisecond})
+	ctx := context.Background()
+	tx, err := db.BeginTx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = tx.Rollback() }()
+	lockRow(t, tx, f.ctn1, f.whA)
+	// The client goes quiet inside its transaction; another session gets the
+	// row lock once the server has ended the idle one.
+	other := shipDB(t, 1)
+	lctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	if _, err := other.ExecContext(lctx, "SELECT 1 FROM carton_stock WHERE carton_id = ? AND warehouse_id = ? FOR UPDATE", f.ctn1, f.whA); err != nil {
+		t.Fatalf("the idle transaction's lock was not released: %v", err)
+	}
+	if _, err := tx.ExecContext(ctx, "SELECT 1"); err == nil {
+		t.Fatal("the idle transaction went on after the server ended it")
+	}
+}
+
+// The two new facts of the schema: bounded line quantities, one shipment
+// per storefront order.
+func TestSchemaBoundsQuantitiesAndOrderSources(t *testing.T) {
+	db := pgtest.Open(t, testDSN)
+	ctx := context.Background()
+	n := shipNamer()
+	shipShipFixture(t, n)
+	org, wh := n("org_ship_repo"), n("wh_ship_repo")
+	insert := func(id string, orderID int64) error {
+		_, err := db.ExecContext(ctx, `INSERT INTO shipments (id, organization_id, kind, status, warehouse_id,
+			source_type, source_order_id, test, created_at, updated_at, submitted_at)
+			VALUES (?, ?, 'pick_pack', 'pending', ?, 'storefront', ?, true, now(), now(), now())`, id, org, wh, orderID)
+		return err
+	}
+	if err := insert(n("shp_src_1"), 77); err != nil {
+		t.Fatal(err)
+	}
+	if err := insert(n("shp_src_2"), 77); err == nil {
+		t.Fatal("a second shipment of one storefront order was stored")
+	}
+	_, err := db.ExecContext(ctx, `INSERT INTO shipment_cartons (organization_id, shipment_id, carton_id, position, quantity)
+		VALUES (?, ?, ?, 0, 1000000001)`, org, n("shp_src_1"), n("ctn_ship_repo_1"))
+	if err == nil {
+		t.Fatal("a line of 1,000,000,001 was stored")
+	}
+}
+
+// lockRow takes the row lock of one stock row in tx, making sure the row
+// exists (a lock on no row would prove nothing).
+func lockRow(t *testing.T, tx bun.Tx, carton, warehouse string) {
+	t.Helper()
+	res, err := tx.ExecContext(context.Background(),
+		"SELECT 1 FROM carton_stock WHERE carton_id = ? AND warehouse_id = ? FOR UPDATE", carton, warehouse)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n, _ := res.RowsAffected(); n != 1 {
+		t.Fatalf("locked %d stock rows, want 1", n)
+	}
+}
