@@ -107,7 +107,7 @@ func NewReceiveStorefrontOrderHandler(uow ports.UnitOfWork, receipts ports.Order
 
 // recordBudget bounds the separate statement that records an attempt whose
 // transaction failed; it runs even when the delivery's context has ended.
-const recordBudget = 2 * time.Second
+const recordBudget = time.Second
 
 // Handle processes one delivery.
 func (h *ReceiveStorefrontOrderHandler) Handle(ctx context.Context, c ReceiveStorefrontOrder) (res StorefrontOrderResult, err error) {

@@ -6,11 +6,14 @@ import (
 	"log/slog"
 	"net"
 	"net/url"
+	"reflect"
+	"runtime"
 	"strings"
 	"time"
 
 	"github.com/caarlos0/env/v11"
 
+	"github.com/acme3pl/fulfillment/adapters/postgres"
 	"github.com/acme3pl/fulfillment/adapters/telemetry"
 	"github.com/acme3pl/fulfillment/domain"
 )
@@ -32,11 +35,23 @@ type Config struct {
 	// ShutdownDelay is how long /readyz answers 503 before the listener
 	// closes on SIGTERM, so that load balancers stop sending traffic first.
 	ShutdownDelay time.Duration `env:"SHUTDOWN_DELAY" envDefault:"2s"`
+	// ShutdownTimeout bounds the whole stop: delay, drain, closing the
+	// database and flushing spans.
+	ShutdownTimeout time.Duration `env:"SHUTDOWN_TIMEOUT" envDefault:"25s"`
+	// RequestTimeout is the deadline of every /v0 request.
+	RequestTimeout time.Duration `env:"REQUEST_TIMEOUT" envDefault:"4s"`
+	// DBMaxConns is the size of the connection pool; 0 (unset) is
+	// 4 × GOMAXPROCS.
+	DBMaxConns int `env:"DB_MAX_CONNS"`
 
 	// Derived by Load.
 	Environment domain.Environment `env:"-"`
 	LogLevel    slog.Level         `env:"-"`
 }
+
+// shutdownReserve is the part of SHUTDOWN_TIMEOUT kept for closing the
+// database and flushing spans after the requests have drained.
+const shutdownReserve = time.Second
 
 // MinSigningKeyBytes is the shortest AUTH_SIGNING_KEY accepted: an HS256
 // key shorter than the hash's 32 bytes weakens every token (RFC 7518 §3.2).
@@ -47,7 +62,7 @@ const MinSigningKeyBytes = 32
 func Load(environ map[string]string) (Config, error) {
 	var c Config
 	if err := env.ParseWithOptions(&c, env.Options{Environment: environ}); err != nil {
-		return c, fmt.Errorf("configuration: %w", err)
+		return c, parseError(err)
 	}
 	var err error
 	if c.Environment, err = domain.ParseEnvironment(c.EnvironmentRaw); err != nil {
@@ -70,8 +85,23 @@ func Load(environ map[string]string) (Config, error) {
 			return c, errors.New("AUTH_JWKS_URL: not an http(s) URL")
 		}
 	}
-	if c.ShutdownDelay < 0 || c.ShutdownDelay > 60*time.Second {
-		return c, errors.New("SHUTDOWN_DELAY: must be between 0s and 60s")
+	if c.RequestTimeout < 100*time.Millisecond || c.RequestTimeout > time.Minute {
+		return c, errors.New("REQUEST_TIMEOUT: must be between 100ms and 1m")
+	}
+	if _, set := environ["DB_MAX_CONNS"]; set && (c.DBMaxConns < 1 || c.DBMaxConns > 1000) {
+		return c, errors.New("DB_MAX_CONNS: must be an integer between 1 and 1000")
+	}
+	if c.DBMaxConns == 0 {
+		c.DBMaxConns = 4 * runtime.GOMAXPROCS(0)
+	}
+	if c.ShutdownTimeout < time.Second || c.ShutdownTimeout > 10*time.Minute {
+		return c, errors.New("SHUTDOWN_TIMEOUT: must be between 1s and 10m")
+	}
+	// The stop must fit: the delay, then draining requests that each end
+	// within REQUEST_TIMEOUT, then a second for closing and flushing.
+	if c.ShutdownDelay < 0 || c.ShutdownDelay+c.RequestTimeout+shutdownReserve > c.ShutdownTimeout {
+		return c, fmt.Errorf("SHUTDOWN_DELAY: must be between 0s and %s (SHUTDOWN_TIMEOUT %s − REQUEST_TIMEOUT %s − %s to close and flush)",
+			max(c.ShutdownTimeout-c.RequestTimeout-shutdownReserve, 0), c.ShutdownTimeout, c.RequestTimeout, shutdownReserve)
 	}
 	// The env library replaces a variable set to "" by its default, so an
 	// explicitly empty AUTH_ORG_CLAIM is caught on the raw value.
@@ -82,6 +112,32 @@ func Load(environ map[string]string) (Config, error) {
 		return c, err
 	}
 	return c, nil
+}
+
+// SessionLimits are the bounds the server sets on its database sessions,
+// all below the request deadline: a statement gets three quarters of it, a
+// wait for a lock held by another session half, and a transaction whose
+// client went quiet three quarters; a round trip without a deadline of its
+// own (database/sql's COMMIT and ROLLBACK) gets the whole deadline.
+func (c Config) SessionLimits() postgres.SessionLimits {
+	return postgres.SessionLimits{
+		StatementTimeout:         c.RequestTimeout * 3 / 4,
+		LockTimeout:              c.RequestTimeout / 2,
+		IdleInTransactionTimeout: c.RequestTimeout * 3 / 4,
+		IOTimeout:                c.RequestTimeout,
+	}
+}
+
+// parseError names the variable of a value the env library could not parse
+// (its own errors name the Go field), with the value's problem.
+func parseError(err error) error {
+	var pe env.ParseError
+	if errors.As(err, &pe) {
+		if f, ok := reflect.TypeFor[Config]().FieldByName(pe.Name); ok {
+			return fmt.Errorf("%s: %v", f.Tag.Get("env"), pe.Err)
+		}
+	}
+	return fmt.Errorf("configuration: %w", err)
 }
 
 // RequireAuth checks what serve needs beyond Load: a way to verify tokens.

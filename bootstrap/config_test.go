@@ -2,9 +2,12 @@ package bootstrap_test
 
 import (
 	"log/slog"
+	"runtime"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/acme3pl/fulfillment/adapters/postgres"
 	"github.com/acme3pl/fulfillment/bootstrap"
 	"github.com/acme3pl/fulfillment/domain"
 )
@@ -40,6 +43,10 @@ func TestConfigDefaults(t *testing.T) {
 		{"LOG_LEVEL", c.LogLevel, slog.LevelInfo},
 		{"OTEL_TRACES_EXPORTER", c.TracesExporter, "otlp"},
 		{"tracing protocol", c.Tracing().Protocol, ""},
+		{"REQUEST_TIMEOUT", c.RequestTimeout, 4 * time.Second},
+		{"SHUTDOWN_TIMEOUT", c.ShutdownTimeout, 25 * time.Second},
+		{"SHUTDOWN_DELAY", c.ShutdownDelay, 2 * time.Second},
+		{"DB_MAX_CONNS", c.DBMaxConns, 4 * runtime.GOMAXPROCS(0)},
 	}
 	for _, ch := range checks {
 		if ch.got != ch.want {
@@ -95,6 +102,15 @@ func TestConfigValid(t *testing.T) {
 			func(c bootstrap.Config) any { return c.Tracing().Exporter }, "none"},
 		{"OTLP over http/protobuf", map[string]string{"OTEL_EXPORTER_OTLP_PROTOCOL": "http/protobuf"},
 			func(c bootstrap.Config) any { return c.Tracing().Protocol }, "http/protobuf"},
+		{"request timeout", map[string]string{"REQUEST_TIMEOUT": "2500ms"},
+			func(c bootstrap.Config) any { return c.RequestTimeout }, 2500 * time.Millisecond},
+		{"pool size", map[string]string{"DB_MAX_CONNS": "3"},
+			func(c bootstrap.Config) any { return c.DBMaxConns }, 3},
+		{"the longest delay the stop allows", map[string]string{"SHUTDOWN_TIMEOUT": "10s", "REQUEST_TIMEOUT": "4s", "SHUTDOWN_DELAY": "5s"},
+			func(c bootstrap.Config) any { return c.ShutdownDelay }, 5 * time.Second},
+		{"session limits below the deadline", map[string]string{"REQUEST_TIMEOUT": "4s"},
+			func(c bootstrap.Config) any { return c.SessionLimits() }, postgres.SessionLimits{
+				StatementTimeout: 3 * time.Second, LockTimeout: 2 * time.Second, IdleInTransactionTimeout: 3 * time.Second, IOTimeout: 4 * time.Second}},
 		{"traces protocol wins over the generic one", map[string]string{
 			"OTEL_EXPORTER_OTLP_TRACES_PROTOCOL": "http/protobuf", "OTEL_EXPORTER_OTLP_PROTOCOL": "grpc"},
 			func(c bootstrap.Config) any { return c.Tracing().Protocol }, "http/protobuf"},
@@ -137,6 +153,16 @@ func TestConfigInvalid(t *testing.T) {
 		{"OTLP over gRPC, explicit exporter", map[string]string{"OTEL_TRACES_EXPORTER": "otlp", "OTEL_EXPORTER_OTLP_PROTOCOL": "grpc"}, "OTEL_EXPORTER_OTLP_PROTOCOL"},
 		{"empty org claim", map[string]string{"AUTH_ORG_CLAIM": ""}, "AUTH_ORG_CLAIM"},
 		{"blank org claim", map[string]string{"AUTH_ORG_CLAIM": "  "}, "AUTH_ORG_CLAIM"},
+		{"request timeout not a duration", map[string]string{"REQUEST_TIMEOUT": "soon"}, "REQUEST_TIMEOUT"},
+		{"request timeout too short", map[string]string{"REQUEST_TIMEOUT": "10ms"}, "REQUEST_TIMEOUT"},
+		{"request timeout too long", map[string]string{"REQUEST_TIMEOUT": "2m"}, "REQUEST_TIMEOUT"},
+		{"pool of none", map[string]string{"DB_MAX_CONNS": "0"}, "DB_MAX_CONNS"},
+		{"pool not a number", map[string]string{"DB_MAX_CONNS": "many"}, "DB_MAX_CONNS"},
+		{"pool too large", map[string]string{"DB_MAX_CONNS": "5000"}, "DB_MAX_CONNS"},
+		{"shutdown timeout too short", map[string]string{"SHUTDOWN_TIMEOUT": "500ms"}, "SHUTDOWN_TIMEOUT"},
+		{"negative delay", map[string]string{"SHUTDOWN_DELAY": "-1s"}, "SHUTDOWN_DELAY"},
+		{"a delay the stop cannot fit", map[string]string{"SHUTDOWN_TIMEOUT": "10s", "REQUEST_TIMEOUT": "4s", "SHUTDOWN_DELAY": "5001ms"}, "SHUTDOWN_DELAY"},
+		{"a delay of a minute in the default stop", map[string]string{"SHUTDOWN_DELAY": "60s"}, "SHUTDOWN_DELAY"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -58,10 +58,6 @@ var TelemetryModule = fx.Module("telemetry",
 	),
 )
 
-// shutdownBudget bounds each lifecycle stop step, so that an unreachable
-// collector cannot hold the pod past its grace period.
-const shutdownBudget = 5 * time.Second
-
 func newTracerProvider(lc fx.Lifecycle, cfg Config, log *slog.Logger) (*sdktrace.TracerProvider, error) {
 	tp, err := telemetry.NewTracerProvider(context.Background(), cfg.Tracing())
 	if err != nil {
@@ -70,9 +66,9 @@ func newTracerProvider(lc fx.Lifecycle, cfg Config, log *slog.Logger) (*sdktrace
 	otel.SetErrorHandler(otel.ErrorHandlerFunc(func(err error) {
 		log.WarnContext(context.Background(), "opentelemetry", slog.String("error", err.Error()))
 	}))
+	// Flushing gets what is left of SHUTDOWN_TIMEOUT, so that an
+	// unreachable collector cannot hold the pod past its grace period.
 	lc.Append(fx.StopHook(func(ctx context.Context) error {
-		ctx, cancel := context.WithTimeout(ctx, shutdownBudget)
-		defer cancel()
 		if err := tp.Shutdown(ctx); err != nil {
 			log.WarnContext(ctx, "flush spans", slog.String("error", err.Error()))
 		}
@@ -97,7 +93,9 @@ var PostgresModule = fx.Module("postgres",
 )
 
 func newDB(lc fx.Lifecycle, cfg Config, tp trace.TracerProvider) (*bun.DB, error) {
-	db, err := postgres.Open(postgres.Options{DSN: cfg.DatabaseURL, TracerProvider: tp})
+	db, err := postgres.Open(postgres.Options{
+		DSN: cfg.DatabaseURL, TracerProvider: tp, MaxOpenConns: cfg.DBMaxConns, Limits: cfg.SessionLimits(),
+	})
 	if err != nil {
 		return nil, err
 	}
@@ -168,8 +166,11 @@ func AsRoutes(ctor any) any {
 var HTTPModule = fx.Module("http",
 	fx.Provide(
 		func(log *slog.Logger) httpapi.ErrorMapper { return httpapi.ErrorMapper{Log: log} },
-		func(tokens ports.AccessTokenVerifier, errs httpapi.ErrorMapper, log *slog.Logger) httpapi.Authenticator {
-			return httpapi.Authenticator{Tokens: tokens, Errors: errs, Log: log}
+		func(cfg Config, log *slog.Logger) *httpapi.Admission {
+			return httpapi.NewAdmission(httpapi.NewAdmissionConfig(cfg.RequestTimeout, cfg.DBMaxConns), log)
+		},
+		func(tokens ports.AccessTokenVerifier, errs httpapi.ErrorMapper, adm *httpapi.Admission, log *slog.Logger) httpapi.Authenticator {
+			return httpapi.Authenticator{Tokens: tokens, Errors: errs, Admission: adm, Log: log}
 		},
 		httpapi.NewHealth,
 		AsRoutes(func(h *httpapi.Health) *httpapi.Health { return h }),
@@ -191,8 +192,10 @@ func newHTTPHandler(routes []httpapi.Routes, tp trace.TracerProvider, m *telemet
 
 // startServer binds the listener in OnStart, so that a port clash fails
 // start-up, and drains in OnStop: /readyz turns 503 first, then in-flight
-// requests finish. fx stops hooks in reverse order: the server stops before
-// the database closes and before spans are flushed.
+// requests finish (each within REQUEST_TIMEOUT). fx stops hooks in reverse
+// order: the server stops before the database closes and before spans are
+// flushed, all within SHUTDOWN_TIMEOUT (the stop's context; Load checks
+// that the delay and a request's deadline leave room for the rest).
 func startServer(lc fx.Lifecycle, sd fx.Shutdowner, cfg Config, h http.Handler, health *httpapi.Health, log *slog.Logger) {
 	srv := httpapi.NewServer(cfg.HTTPAddr, h, log)
 	lc.Append(fx.Hook{

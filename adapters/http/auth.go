@@ -11,13 +11,15 @@ import (
 	"github.com/acme3pl/fulfillment/ports"
 )
 
-// Authenticator guards the OAuth endpoints: a Bearer access token with the
-// route's scope. It runs before any validation of the request, so a request
-// with a bad token and a bad parameter gets 401.
+// Authenticator guards the OAuth endpoints: admission control (the request
+// deadline and load shedding), then a Bearer access token with the route's
+// scope. It runs before any validation of the request, so a request with a
+// bad token and a bad parameter gets 401.
 type Authenticator struct {
-	Tokens ports.AccessTokenVerifier
-	Errors ErrorMapper
-	Log    *slog.Logger
+	Tokens    ports.AccessTokenVerifier
+	Errors    ErrorMapper
+	Admission *Admission // nil: none (unit tests of one handler)
+	Log       *slog.Logger
 }
 
 // bearer returns the token of an "Authorization: Bearer …" header.
@@ -30,9 +32,10 @@ func bearer(r *http.Request) (string, bool) {
 	return token, token != ""
 }
 
-// RequireScope wraps next with token verification and a scope check.
+// RequireScope wraps next with admission control, token verification and a
+// scope check.
 func (a Authenticator) RequireScope(scope domain.Scope, next http.HandlerFunc) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	return a.Admission.Guard(a.Errors.Write, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		token, ok := bearer(r)
 		if !ok {
 			a.Errors.Write(w, r, fmt.Errorf("no Authorization: Bearer token: %w", ports.ErrInvalidCredentials))
@@ -51,5 +54,5 @@ func (a Authenticator) RequireScope(scope domain.Scope, next http.HandlerFunc) h
 			return
 		}
 		next.ServeHTTP(w, r.WithContext(contextWithPrincipal(r.Context(), p)))
-	})
+	}))
 }

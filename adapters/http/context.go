@@ -2,19 +2,58 @@ package httpapi
 
 import (
 	"context"
+	"sync"
 
 	"github.com/acme3pl/fulfillment/ports"
 )
 
-type principalKey struct{}
+type (
+	principalKey struct{}
+	recordKey    struct{}
+)
 
-func contextWithRoute(ctx context.Context, route *string) context.Context {
-	return context.WithValue(ctx, routeKey{}, route)
+// requestRecord is what the middleware outside the router learns from
+// inside it, for the access log and the metrics: the route template the
+// request matched and the kind of error it was answered with. A handler
+// that Admission abandoned may still set it, hence the lock.
+type requestRecord struct {
+	mu        sync.Mutex
+	route     string
+	errorKind string
 }
 
-func routeFromContext(ctx context.Context) *string {
-	p, _ := ctx.Value(routeKey{}).(*string)
-	return p
+func (rec *requestRecord) setRoute(route string) {
+	rec.mu.Lock()
+	defer rec.mu.Unlock()
+	rec.route = route
+}
+
+// setError keeps the first error kind answered: the one the client got.
+func (rec *requestRecord) setError(kind string) {
+	rec.mu.Lock()
+	defer rec.mu.Unlock()
+	if rec.errorKind == "" {
+		rec.errorKind = kind
+	}
+}
+
+func (rec *requestRecord) get() (route, errorKind string) {
+	rec.mu.Lock()
+	defer rec.mu.Unlock()
+	return rec.route, rec.errorKind
+}
+
+func contextWithRecord(ctx context.Context, rec *requestRecord) context.Context {
+	return context.WithValue(ctx, recordKey{}, rec)
+}
+
+// recordFrom returns the request's record; a throwaway one outside the
+// middleware (unit tests of a single handler).
+func recordFrom(ctx context.Context) *requestRecord {
+	if rec, ok := ctx.Value(recordKey{}).(*requestRecord); ok {
+		return rec
+	}
+	return &requestRecord{}
 }
 
 func contextWithPrincipal(ctx context.Context, p ports.Principal) context.Context {

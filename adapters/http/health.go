@@ -18,7 +18,14 @@ type ReadinessChecker interface {
 	Ready(ctx context.Context) error
 }
 
-// Health serves /healthz, /readyz and /metrics.
+// ReadinessTimeout bounds the database check of /readyz, so that it answers
+// within the second or two a Kubernetes probe waits, whatever the database
+// does.
+const ReadinessTimeout = time.Second
+
+// Health serves /healthz, /readyz and /metrics. /healthz touches nothing:
+// a database outage must not make Kubernetes restart healthy pods. None of
+// them is subject to admission control.
 type Health struct {
 	checker  ReadinessChecker
 	metrics  *telemetry.Metrics
@@ -49,7 +56,7 @@ func (h *Health) ready(w http.ResponseWriter, r *http.Request) {
 		WriteProblem(w, r, NewProblem(http.StatusServiceUnavailable, "unavailable", "shutting down"))
 		return
 	}
-	ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
+	ctx, cancel := context.WithTimeout(r.Context(), ReadinessTimeout)
 	defer cancel()
 	if err := h.checker.Ready(ctx); err != nil {
 		WriteProblem(w, r, NewProblem(http.StatusServiceUnavailable, "unavailable", err.Error()))

@@ -66,34 +66,42 @@ func withRecovery(log *slog.Logger, next http.Handler) http.Handler {
 	})
 }
 
-// routeLabel is the route template a request matched, or a fixed word: the
-// metric label set stays bounded whatever paths clients send.
-type routeKey struct{}
-
-// withAccessLog records the request in the histogram and writes one access
-// log line.
+// withAccessLog records the request in the metrics and writes one access
+// log line. The route is the template the request matched, or the fixed
+// word "unmatched": the metric label set stays bounded whatever paths
+// clients send.
 func withAccessLog(log *slog.Logger, m *telemetry.Metrics, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
-		rec := &statusRecorder{ResponseWriter: w}
-		route := new(string)
-		*route = "unmatched"
-		r = r.WithContext(contextWithRoute(r.Context(), route))
-		next.ServeHTTP(rec, r)
-		if rec.status == 0 {
-			rec.status = http.StatusOK
+		sr := &statusRecorder{ResponseWriter: w}
+		record := &requestRecord{route: "unmatched"}
+		r = r.WithContext(contextWithRecord(r.Context(), record))
+		next.ServeHTTP(sr, r)
+		if sr.status == 0 {
+			sr.status = http.StatusOK
 		}
 		elapsed := time.Since(start)
-		m.RequestDuration.WithLabelValues(*route, r.Method, strconv.Itoa(rec.status)).Observe(elapsed.Seconds())
+		route, errorKind := record.get()
+		m.RequestDuration.WithLabelValues(route, r.Method, strconv.Itoa(sr.status)).Observe(elapsed.Seconds())
+		switch errorKind {
+		case "shed":
+			m.RequestsShed.WithLabelValues(route).Inc()
+		case "timeout":
+			m.RequestsTimedOut.WithLabelValues(route).Inc()
+		}
 		level := slog.LevelInfo
-		if rec.status >= 500 {
+		if sr.status >= 500 {
 			level = slog.LevelError
 		}
-		if isProbe(r.URL.Path) && rec.status < 400 {
+		if isProbe(r.URL.Path) && sr.status < 400 {
 			level = slog.LevelDebug
 		}
-		log.Log(r.Context(), level, "request", slog.String("method", r.Method), slog.String("route", *route),
-			slog.Int("status", rec.status), slog.Duration("duration", elapsed))
+		attrs := []slog.Attr{slog.String("method", r.Method), slog.String("route", route),
+			slog.Int("status", sr.status), slog.Duration("duration", elapsed)}
+		if errorKind != "" {
+			attrs = append(attrs, slog.String("error_kind", errorKind))
+		}
+		log.LogAttrs(r.Context(), level, "request", attrs...)
 	})
 }
 
@@ -110,9 +118,7 @@ func nameSpan(next http.Handler) http.Handler {
 				span := trace.SpanFromContext(r.Context())
 				span.SetName(r.Method + " " + tmpl)
 				span.SetAttributes(attribute.String("http.route", tmpl))
-				if p := routeFromContext(r.Context()); p != nil {
-					*p = tmpl
-				}
+				recordFrom(r.Context()).setRoute(tmpl)
 			}
 		}
 		next.ServeHTTP(w, r)

@@ -133,7 +133,7 @@ func (m ErrorMapper) Write(w http.ResponseWriter, r *http.Request, err error) {
 	case p.Status == http.StatusUnauthorized:
 		w.Header().Set("WWW-Authenticate", `Bearer realm="fulfillment", error="invalid_token"`)
 	}
-	logFault(m.Log, r, err)
+	noteError(m.Log, r, err)
 	WriteProblem(w, r, p)
 }
 
@@ -145,11 +145,15 @@ func scopeNames(scopes []domain.Scope) []string {
 	return names
 }
 
-// logFault logs an error of the service once, with the request's trace ID
-// (the context carries it); refusals and clients that went away are not
-// faults.
-func logFault(log *slog.Logger, r *http.Request, err error) {
-	if c := application.Classify(err); c.Fault {
+// noteError records the kind of error a request is answered with (the
+// access log and the metrics read it) and logs a fault of the service once,
+// with the request's trace ID (the context carries it). Refusals and clients
+// that went away are not faults; shed requests are counted, not logged one
+// by one (the access log has them).
+func noteError(log *slog.Logger, r *http.Request, err error) {
+	c := application.Classify(err)
+	recordFrom(r.Context()).setError(c.Kind)
+	if c.Fault && c.Kind != "shed" {
 		log.ErrorContext(r.Context(), "request failed", slog.String("error", err.Error()), slog.String("kind", c.Kind),
 			slog.String("method", r.Method), slog.String("path", r.URL.Path))
 	}

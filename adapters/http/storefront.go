@@ -45,7 +45,7 @@ func NewStorefront(app *application.Application, keys ports.APIKeyVerifier, auth
 
 // Register implements Routes.
 func (h *Storefront) Register(r *mux.Router) {
-	r.HandleFunc("/v0/storefront/orders", h.receive).Methods(http.MethodPost)
+	r.Handle("/v0/storefront/orders", h.auth.Admission.Guard(h.writeFailure, http.HandlerFunc(h.receive))).Methods(http.MethodPost)
 	r.Handle("/v0/storefront/orders/{orderId}", h.auth.RequireScope(domain.ScopeShipments, h.receipt)).Methods(http.MethodGet)
 }
 
@@ -184,7 +184,7 @@ func (h *Storefront) writeFailure(w http.ResponseWriter, r *http.Request, err er
 	case c.Kind == "invalid_credentials":
 		h.log.DebugContext(r.Context(), "api key refused", slog.String("reason", err.Error()))
 	}
-	logFault(h.log, r, err)
+	noteError(h.log, r, err)
 	setRetryAfter(w, e.status)
 	w.Header().Set("Cache-Control", "no-store")
 	e.Success = false

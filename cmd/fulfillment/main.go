@@ -41,7 +41,8 @@ commands:
 
 Settings come from the environment: DATABASE_URL, HTTP_ADDR, ENVIRONMENT,
 AUTH_SIGNING_KEY, AUTH_JWKS_URL, AUTH_ISSUER, AUTH_AUDIENCE, AUTH_ORG_CLAIM,
-LOG_LEVEL, OTEL_*.
+LOG_LEVEL, REQUEST_TIMEOUT, DB_MAX_CONNS, SHUTDOWN_DELAY, SHUTDOWN_TIMEOUT,
+OTEL_*.
 `
 
 // usageError is a mistake in the command line: exit status 2.
@@ -132,7 +133,7 @@ func serve(cfg bootstrap.Config, stderr io.Writer) error {
 	if err := cfg.RequireAuth(); err != nil {
 		return err
 	}
-	app := fx.New(append(bootstrap.Options(cfg, stderr), fx.StopTimeout(30*time.Second))...)
+	app := fx.New(append(bootstrap.Options(cfg, stderr), fx.StopTimeout(cfg.ShutdownTimeout))...)
 	if err := app.Err(); err != nil {
 		return dig.RootCause(err)
 	}
@@ -150,7 +151,7 @@ func serve(cfg bootstrap.Config, stderr io.Writer) error {
 	case s := <-app.Wait():
 		exit = s.ExitCode
 	}
-	stopCtx, cancelStop := context.WithTimeout(context.Background(), 30*time.Second)
+	stopCtx, cancelStop := context.WithTimeout(context.Background(), cfg.ShutdownTimeout)
 	defer cancelStop()
 	if err := app.Stop(stopCtx); err != nil {
 		return fmt.Errorf("shutdown: %w", err)

@@ -1,0 +1,215 @@
+package httpapi
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/acme3pl/fulfillment/application"
+	"github.com/acme3pl/fulfillment/domain"
+)
+
+// AdmissionConfig sizes Admission.
+type AdmissionConfig struct {
+	// Timeout is the request deadline: every admitted request is answered
+	// within it, by its handler or, failing that, by Admission.
+	Timeout time.Duration
+	// MaxInFlight requests run at once: the size of the connection pool, as
+	// each request holds at most one connection at a time.
+	MaxInFlight int
+	// MaxQueue requests may wait for a turn; more are refused at once.
+	MaxQueue int
+	// QueueWait bounds a wait for a turn; a request still waiting then is
+	// refused (the requests in flight are stuck: a stalled database).
+	QueueWait time.Duration
+}
+
+// NewAdmissionConfig derives the queue from the deadline and the pool: as
+// many waiting as four rounds of the pool (a few milliseconds each on a
+// healthy day), none waiting longer than a quarter of the deadline.
+func NewAdmissionConfig(timeout time.Duration, poolSize int) AdmissionConfig {
+	return AdmissionConfig{Timeout: timeout, MaxInFlight: poolSize, MaxQueue: 4 * poolSize, QueueWait: timeout / 4}
+}
+
+// Admission keeps every /v0 request within its deadline, whatever the
+// database does. At most MaxInFlight requests run at once and at most
+// MaxQueue wait for a turn, each for at most QueueWait; the rest are shed at
+// once with 503 and Retry-After instead of queueing past their deadline.
+// An admitted request's context ends a little before its deadline, so that
+// its handler can roll back and answer for itself; if it has not answered
+// when the deadline comes (a round trip that ignores its context, a stuck
+// CPU), Admission answers 503 for it and drops whatever it writes later. A
+// client that goes away is recorded as status 499.
+type Admission struct {
+	cfg     AdmissionConfig
+	slots   chan struct{}
+	queued  chan struct{}
+	handler time.Duration // the handler's own deadline, before cfg.Timeout
+	log     *slog.Logger
+}
+
+// NewAdmission builds the admission control of one server.
+func NewAdmission(cfg AdmissionConfig, log *slog.Logger) *Admission {
+	if cfg.MaxInFlight < 1 {
+		cfg.MaxInFlight = 1
+	}
+	// The handler's margin: a tenth of the deadline, 20 ms to 500 ms.
+	margin := min(max(cfg.Timeout/10, 20*time.Millisecond), 500*time.Millisecond)
+	return &Admission{
+		cfg: cfg, slots: make(chan struct{}, cfg.MaxInFlight), queued: make(chan struct{}, max(cfg.MaxQueue, 0)),
+		handler: max(cfg.Timeout-margin, cfg.Timeout/2), log: log,
+	}
+}
+
+// InFlight and Queued tell how many requests run and wait right now.
+func (a *Admission) InFlight() int { return len(a.slots) }
+
+// Queued: see InFlight.
+func (a *Admission) Queued() int { return len(a.queued) }
+
+// errorWriter answers an error in a route's error shape (problem+json, or
+// the order intake's own).
+type errorWriter func(w http.ResponseWriter, r *http.Request, err error)
+
+// Guard wraps one route's handler; a nil Admission returns it as it is.
+func (a *Admission) Guard(write errorWriter, next http.Handler) http.Handler {
+	if a == nil {
+		return next
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		start := time.Now()
+		if err := a.acquire(r.Context()); err != nil {
+			a.answer(w, r, write, err)
+			return
+		}
+		ctx, cancel := context.WithDeadline(r.Context(), start.Add(a.handler))
+		bw := &bufferedWriter{header: http.Header{}}
+		done := make(chan any, 1)
+		go func() {
+			defer func() {
+				cancel()
+				<-a.slots
+				done <- recover()
+			}()
+			next.ServeHTTP(bw, r.WithContext(ctx))
+		}()
+		deadline := time.NewTimer(time.Until(start.Add(a.cfg.Timeout)))
+		defer deadline.Stop()
+		select {
+		case p := <-done:
+			if p != nil {
+				panic(p) // to the recovery middleware, as if the handler ran here
+			}
+			bw.copyTo(w)
+		case <-deadline.C:
+			bw.abandon()
+			a.answer(w, r, write, fmt.Errorf("no answer within %s: %w", a.cfg.Timeout, domain.ErrTimeout))
+			go a.logLatePanic(r, done)
+		case <-r.Context().Done():
+			bw.abandon()
+			w.WriteHeader(application.StatusClientClosedRequest)
+			go a.logLatePanic(r, done)
+		}
+	})
+}
+
+// acquire takes a turn: at once when a slot is free, else after waiting in
+// the queue, if it has room, for at most QueueWait.
+func (a *Admission) acquire(ctx context.Context) error {
+	select {
+	case a.slots <- struct{}{}:
+		return nil
+	default:
+	}
+	select {
+	case a.queued <- struct{}{}:
+	default:
+		return fmt.Errorf("%d requests in flight and %d waiting: %w", a.cfg.MaxInFlight, a.cfg.MaxQueue, application.ErrOverloaded)
+	}
+	defer func() { <-a.queued }()
+	wait := time.NewTimer(a.cfg.QueueWait)
+	defer wait.Stop()
+	select {
+	case a.slots <- struct{}{}:
+		return nil
+	case <-wait.C:
+		return fmt.Errorf("no turn within %s: %w", a.cfg.QueueWait, application.ErrOverloaded)
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// answer writes an error of admission itself in the route's shape; a
+// client that went away gets no body.
+func (a *Admission) answer(w http.ResponseWriter, r *http.Request, write errorWriter, err error) {
+	if r.Context().Err() != nil {
+		w.WriteHeader(application.StatusClientClosedRequest)
+		return
+	}
+	write(w, r, err)
+}
+
+// logLatePanic waits for an abandoned handler and logs a panic it ends
+// with: nobody else will.
+func (a *Admission) logLatePanic(r *http.Request, done <-chan any) {
+	if p := <-done; p != nil {
+		a.log.ErrorContext(r.Context(), "panic serving request after its answer", slog.Any("panic", p),
+			slog.String("method", r.Method), slog.String("path", r.URL.Path))
+	}
+}
+
+// bufferedWriter holds a handler's answer until Admission knows it came in
+// time. After abandon, writes are dropped.
+type bufferedWriter struct {
+	mu        sync.Mutex
+	header    http.Header
+	status    int
+	body      bytes.Buffer
+	abandoned bool
+}
+
+func (b *bufferedWriter) Header() http.Header { return b.header }
+
+func (b *bufferedWriter) WriteHeader(code int) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.status == 0 {
+		b.status = code
+	}
+}
+
+func (b *bufferedWriter) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.abandoned {
+		return 0, http.ErrHandlerTimeout
+	}
+	if b.status == 0 {
+		b.status = http.StatusOK
+	}
+	return b.body.Write(p)
+}
+
+func (b *bufferedWriter) abandon() {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.abandoned = true
+}
+
+// copyTo writes the held answer; the handler has returned, so nothing
+// writes to b any more.
+func (b *bufferedWriter) copyTo(w http.ResponseWriter) {
+	dst := w.Header()
+	for k, vs := range b.header {
+		dst[k] = vs
+	}
+	if b.status == 0 {
+		b.status = http.StatusOK
+	}
+	w.WriteHeader(b.status)
+	_, _ = w.Write(b.body.Bytes())
+}

@@ -1,0 +1,190 @@
+package httpapi_test
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/gorilla/mux"
+	"github.com/prometheus/client_golang/prometheus/testutil"
+
+	httpapi "github.com/acme3pl/fulfillment/adapters/http"
+)
+
+// admissionRoutes serves /v0/slow behind an Admission: the handler blocks
+// until release is closed (or, with ignoreContext false, until its context
+// ends, answering with the context's error as a real handler would).
+type admissionRoutes struct {
+	adm           *httpapi.Admission
+	errs          httpapi.ErrorMapper
+	release       chan struct{}
+	ignoreContext bool
+	started       chan time.Time // the handler's context deadline, once per request
+	late          chan error     // what a write after the deadline returned
+}
+
+func newAdmissionRoutes(cfg httpapi.AdmissionConfig) *admissionRoutes {
+	log := slog.New(slog.DiscardHandler)
+	return &admissionRoutes{
+		adm: httpapi.NewAdmission(cfg, log), errs: httpapi.ErrorMapper{Log: log},
+		release: make(chan struct{}), started: make(chan time.Time, 64), late: make(chan error, 64),
+	}
+}
+
+func (a *admissionRoutes) Register(r *mux.Router) {
+	r.Handle("/v0/slow", a.adm.Guard(a.errs.Write, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		d, _ := r.Context().Deadline()
+		a.started <- d
+		if a.ignoreContext {
+			<-a.release
+			_, err := w.Write([]byte(`{"late":true}`))
+			a.late <- err
+			return
+		}
+		select {
+		case <-a.release:
+			httpapi.WriteJSON(w, http.StatusOK, map[string]bool{"ok": true})
+		case <-r.Context().Done():
+			a.errs.Write(w, r, r.Context().Err())
+		}
+	}))).Methods(http.MethodGet)
+}
+
+// Requests beyond the slots and the queue are refused at once; a queued
+// request gets its turn when a slot frees.
+func TestAdmissionShedsBeyondSlotsAndQueue(t *testing.T) {
+	routes := newAdmissionRoutes(httpapi.AdmissionConfig{Timeout: 10 * time.Second, MaxInFlight: 2, MaxQueue: 1, QueueWait: 5 * time.Second})
+	s := newTestServer(t, routes)
+	var wg sync.WaitGroup
+	results := make(chan int, 3)
+	for range 3 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			results <- s.do(httptest.NewRequest(http.MethodGet, "/v0/slow", nil)).Code
+		}()
+	}
+	<-routes.started
+	<-routes.started // two in flight; the third waits in the queue
+	for routes.adm.Queued() != 1 {
+		time.Sleep(time.Millisecond)
+	}
+
+	start := time.Now()
+	w := s.do(httptest.NewRequest(http.MethodGet, "/v0/slow", nil))
+	if w.Code != http.StatusServiceUnavailable || w.Header().Get("Retry-After") == "" {
+		t.Fatalf("a fourth request: %d (Retry-After %q), want 503 with Retry-After", w.Code, w.Header().Get("Retry-After"))
+	}
+	if p := problemOf(t, w); p.Code != "unavailable" {
+		t.Errorf("problem %+v, want code unavailable", p)
+	}
+	if elapsed := time.Since(start); elapsed > time.Second {
+		t.Errorf("shed after %s, want at once", elapsed)
+	}
+	close(routes.release)
+	wg.Wait()
+	close(results)
+	for code := range results {
+		if code != http.StatusOK {
+			t.Errorf("an admitted request answered %d", code)
+		}
+	}
+	if got := testutil.ToFloat64(s.metrics.RequestsShed.WithLabelValues("/v0/slow")); got != 1 {
+		t.Errorf("shed counter %v, want 1", got)
+	}
+}
+
+// When the requests in flight are stuck, a queued request waits at most
+// QueueWait.
+func TestAdmissionBoundsTheWaitInTheQueue(t *testing.T) {
+	routes := newAdmissionRoutes(httpapi.AdmissionConfig{Timeout: 10 * time.Second, MaxInFlight: 1, MaxQueue: 4, QueueWait: 100 * time.Millisecond})
+	s := newTestServer(t, routes)
+	go s.do(httptest.NewRequest(http.MethodGet, "/v0/slow", nil))
+	<-routes.started
+	start := time.Now()
+	w := s.do(httptest.NewRequest(http.MethodGet, "/v0/slow", nil))
+	if w.Code != http.StatusServiceUnavailable {
+		t.Fatalf("status %d, want 503", w.Code)
+	}
+	if elapsed := time.Since(start); elapsed < 100*time.Millisecond || elapsed > 5*time.Second {
+		t.Errorf("shed after %s, want after the 100ms queue wait", elapsed)
+	}
+	close(routes.release)
+}
+
+// A handler's context ends before the request deadline, so that it answers
+// for itself; the answer is a 503 timeout, counted.
+func TestAdmissionGivesTheHandlerADeadline(t *testing.T) {
+	routes := newAdmissionRoutes(httpapi.AdmissionConfig{Timeout: 400 * time.Millisecond, MaxInFlight: 1})
+	s := newTestServer(t, routes)
+	start := time.Now()
+	w := s.do(httptest.NewRequest(http.MethodGet, "/v0/slow", nil))
+	elapsed := time.Since(start)
+	deadline := <-routes.started
+	if w.Code != http.StatusServiceUnavailable || w.Header().Get("Retry-After") == "" {
+		t.Fatalf("status %d, want 503 with Retry-After", w.Code)
+	}
+	if !deadline.Before(start.Add(400 * time.Millisecond)) {
+		t.Errorf("the handler's deadline %s is not before the request's", deadline.Sub(start))
+	}
+	if elapsed > 400*time.Millisecond {
+		t.Errorf("answered after %s, want within the 400ms deadline", elapsed)
+	}
+	if got := testutil.ToFloat64(s.metrics.RequestsTimedOut.WithLabelValues("/v0/slow")); got != 1 {
+		t.Errorf("timed-out counter %v, want 1", got)
+	}
+}
+
+// A handler that ignores its context is answered for at the deadline; what
+// it writes later is dropped.
+func TestAdmissionAnswersForAStuckHandler(t *testing.T) {
+	routes := newAdmissionRoutes(httpapi.AdmissionConfig{Timeout: 300 * time.Millisecond, MaxInFlight: 1})
+	routes.ignoreContext = true
+	s := newTestServer(t, routes)
+	start := time.Now()
+	w := s.do(httptest.NewRequest(http.MethodGet, "/v0/slow", nil))
+	if elapsed := time.Since(start); w.Code != http.StatusServiceUnavailable || elapsed > time.Second {
+		t.Fatalf("%d after %s, want 503 at the 300ms deadline", w.Code, elapsed)
+	}
+	if strings.Contains(w.Body.String(), `"late":true`) {
+		t.Fatalf("the late answer leaked: %s", w.Body)
+	}
+	close(routes.release)
+	if err := <-routes.late; !errors.Is(err, http.ErrHandlerTimeout) {
+		t.Errorf("a write after the deadline returned %v, want http.ErrHandlerTimeout", err)
+	}
+	// The slot is free again once the stuck handler has returned.
+	routes.ignoreContext = false
+	routes.release = make(chan struct{})
+	close(routes.release)
+	if w := s.do(httptest.NewRequest(http.MethodGet, "/v0/slow", nil)); w.Code != http.StatusOK {
+		t.Errorf("the next request: %d, want 200", w.Code)
+	}
+}
+
+// A client that goes away is recorded as 499, not as an error of the
+// service.
+func TestAdmissionRecordsClientsThatLeaveAs499(t *testing.T) {
+	routes := newAdmissionRoutes(httpapi.AdmissionConfig{Timeout: 10 * time.Second, MaxInFlight: 1})
+	routes.ignoreContext = true
+	s := newTestServer(t, routes)
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() {
+		<-routes.started
+		cancel()
+	}()
+	w := s.do(httptest.NewRequest(http.MethodGet, "/v0/slow", nil).WithContext(ctx))
+	if w.Code != 499 {
+		t.Fatalf("status %d, want 499", w.Code)
+	}
+	close(routes.release)
+	if !strings.Contains(s.logs.String(), `"status":499`) || strings.Contains(s.logs.String(), `"level":"ERROR"`) {
+		t.Errorf("access log: %s; want status 499 and no error line", s.logs.String())
+	}
+}
