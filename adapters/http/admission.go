@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net/http"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/acme3pl/fulfillment/application"
@@ -21,24 +22,28 @@ type AdmissionConfig struct {
 	// MaxInFlight requests run at once: the size of the connection pool, as
 	// each request holds at most one connection at a time.
 	MaxInFlight int
-	// MaxQueue requests may wait for a turn; more are refused at once.
-	MaxQueue int
-	// QueueWait bounds a wait for a turn; a request still waiting then is
-	// refused (the requests in flight are stuck: a stalled database).
+	// QueueWait bounds a wait for a turn. A request whose expected wait is
+	// longer is refused at once; one still waiting after it is refused then
+	// (the requests in flight are stuck: a stalled database).
 	QueueWait time.Duration
+	// MaxQueue bounds the requests waiting, whatever their expected wait.
+	MaxQueue int
 }
 
-// NewAdmissionConfig derives the queue from the deadline and the pool: as
-// many waiting as four rounds of the pool (a few milliseconds each on a
-// healthy day), none waiting longer than a quarter of the deadline.
+// NewAdmissionConfig derives the queue from the deadline and the pool: a
+// request may wait for a turn a quarter of its deadline, and at most 64
+// rounds of the pool wait at once.
 func NewAdmissionConfig(timeout time.Duration, poolSize int) AdmissionConfig {
-	return AdmissionConfig{Timeout: timeout, MaxInFlight: poolSize, MaxQueue: 4 * poolSize, QueueWait: timeout / 4}
+	return AdmissionConfig{Timeout: timeout, MaxInFlight: poolSize, QueueWait: timeout / 4, MaxQueue: 64 * poolSize}
 }
 
 // Admission keeps every /v0 request within its deadline, whatever the
-// database does. At most MaxInFlight requests run at once and at most
-// MaxQueue wait for a turn, each for at most QueueWait; the rest are shed at
-// once with 503 and Retry-After instead of queueing past their deadline.
+// database does. At most MaxInFlight requests run at once; the others wait
+// for a turn when it can be expected within QueueWait (the queue's length
+// times the recent time a request holds its turn, over MaxInFlight) and are
+// shed at once with 503 and Retry-After otherwise, instead of queueing past
+// their deadline. A wait that lasts beyond QueueWait all the same (the
+// database stalled since the estimate) ends in a 503 too.
 // An admitted request's context ends a little before its deadline, so that
 // its handler can roll back and answer for itself; if it has not answered
 // when the deadline comes (a round trip that ignores its context, a stuck
@@ -49,6 +54,7 @@ type Admission struct {
 	slots   chan struct{}
 	queued  chan struct{}
 	handler time.Duration // the handler's own deadline, before cfg.Timeout
+	hold    atomic.Int64  // moving average of the time a request holds its turn, in ns
 	log     *slog.Logger
 }
 
@@ -86,13 +92,14 @@ func (a *Admission) Guard(write errorWriter, next http.Handler) http.Handler {
 			a.answer(w, r, write, err)
 			return
 		}
+		admitted := time.Now()
 		ctx, cancel := context.WithDeadline(r.Context(), start.Add(a.handler))
 		bw := &bufferedWriter{header: http.Header{}}
 		done := make(chan any, 1)
 		go func() {
 			defer func() {
 				cancel()
-				<-a.slots
+				a.release(time.Since(admitted))
 				done <- recover()
 			}()
 			next.ServeHTTP(bw, r.WithContext(ctx))
@@ -118,17 +125,20 @@ func (a *Admission) Guard(write errorWriter, next http.Handler) http.Handler {
 }
 
 // acquire takes a turn: at once when a slot is free, else after waiting in
-// the queue, if it has room, for at most QueueWait.
+// the queue when the wait can be expected within QueueWait.
 func (a *Admission) acquire(ctx context.Context) error {
 	select {
 	case a.slots <- struct{}{}:
 		return nil
 	default:
 	}
+	if wait := time.Duration(int64(len(a.queued)+1) * a.hold.Load() / int64(a.cfg.MaxInFlight)); wait > a.cfg.QueueWait {
+		return fmt.Errorf("%d requests waiting, a turn expected in %s: %w", len(a.queued), wait, application.ErrOverloaded)
+	}
 	select {
 	case a.queued <- struct{}{}:
 	default:
-		return fmt.Errorf("%d requests in flight and %d waiting: %w", a.cfg.MaxInFlight, a.cfg.MaxQueue, application.ErrOverloaded)
+		return fmt.Errorf("%d requests waiting: %w", a.cfg.MaxQueue, application.ErrOverloaded)
 	}
 	defer func() { <-a.queued }()
 	wait := time.NewTimer(a.cfg.QueueWait)
@@ -140,6 +150,18 @@ func (a *Admission) acquire(ctx context.Context) error {
 		return fmt.Errorf("no turn within %s: %w", a.cfg.QueueWait, application.ErrOverloaded)
 	case <-ctx.Done():
 		return ctx.Err()
+	}
+}
+
+// release gives a turn back and folds the time it was held into the moving
+// average (weight 1/16: a few dozen requests make the estimate).
+func (a *Admission) release(held time.Duration) {
+	<-a.slots
+	for {
+		old := a.hold.Load()
+		if a.hold.CompareAndSwap(old, old+(int64(held)-old)/16) {
+			return
+		}
 	}
 }
 

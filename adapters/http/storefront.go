@@ -317,8 +317,9 @@ func (n jsonInt) ptr() *int64 {
 // DecodeStorefrontOrder reads an order-creation payload. Its errors are
 // *domain.ValidationError (answered 400 invalid_payload): not a JSON object,
 // id missing or not a positive integer, a mapped field of the wrong type,
-// line_items missing, a quantity not a positive integer, a NUL character
-// (PostgreSQL text cannot hold it). The returned order carries the id
+// line_items missing, a quantity that is not a 64-bit integer, a NUL
+// character (PostgreSQL text cannot hold it). Whether a quantity is within
+// bounds is the domain's rule, checked by the use case. The returned order carries the id
 // whenever it could be read, also with an error, so that the failed attempt
 // can be recorded.
 func DecodeStorefrontOrder(body []byte) (application.StorefrontOrder, error) {
@@ -364,8 +365,8 @@ func DecodeStorefrontOrder(body []byte) (application.StorefrontOrder, error) {
 	}
 	order.Lines = make([]application.StorefrontLine, len(*p.LineItems))
 	for i, l := range *p.LineItems {
-		if !l.Quantity.positive() {
-			return order, domain.Invalid(fmt.Sprintf("line_items[%d].quantity", i), "must be a positive integer")
+		if !l.Quantity.Set {
+			return order, domain.Invalid(fmt.Sprintf("line_items[%d].quantity", i), "must be an integer")
 		}
 		order.Lines[i] = application.StorefrontLine{
 			ID: l.ID.Value, SKU: l.SKU, Quantity: l.Quantity.Value,

@@ -15,6 +15,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -393,7 +394,7 @@ func TestDecodeStorefrontOrder(t *testing.T) {
 		{name: "no line items", body: `{"id":7}`, wantID: 7, wantErr: "line_items"},
 		{name: "null line items", body: `{"id":7,"line_items":null}`, wantID: 7, wantErr: "line_items"},
 		{name: "line items not an array", body: `{"id":7,"line_items":{"sku":"A"}}`, wantID: 7, wantErr: "line_items"},
-		{name: "zero quantity", body: `{"id":7,"line_items":[{"sku":"A","quantity":1},{"sku":"B","quantity":0}]}`, wantID: 7, wantErr: "line_items[1].quantity"},
+		{name: "quantity beyond int64", body: `{"id":7,"line_items":[{"sku":"A","quantity":1},{"sku":"B","quantity":9223372036854775808}]}`, wantID: 7, wantErr: "line_items[1].quantity"},
 		{name: "no quantity", body: `{"id":7,"line_items":[{"sku":"A"}]}`, wantID: 7, wantErr: "line_items[0].quantity"},
 		{name: "string quantity", body: `{"id":7,"line_items":[{"sku":"A","quantity":"2"}]}`, wantID: 7, wantErr: "line_items[0].quantity"},
 		{name: "fractional quantity", body: `{"id":7,"line_items":[{"sku":"A","quantity":1.5}]}`, wantID: 7, wantErr: "line_items[0].quantity"},
@@ -457,6 +458,14 @@ func FuzzDecodeStorefrontOrder(f *testing.F) {
 		`{"id":1,"line_items":[{"quantity":1e400}]}`, `{"id":-0}`, `{"id":1,"line_items":[{"quantity":-1}]}`,
 		`{"id":1,"note":"\u0000","line_items":[]}`, `{"id":1,"line_items":[null]}`, `null`, `{}`, `{"id":{}}`,
 		`{"id":1,"shipping_address":[],"line_items":[{"sku":"\ud800","quantity":1}]}`, "\xff\xfe{", `{"id":1,"test":true,"cancelled_at":0,"line_items":[1]}`,
+		// Numbers at the edges of int64 and of the quantity bound.
+		`{"id":9223372036854775807,"line_items":[{"id":9223372036854775807,"sku":"A","quantity":9223372036854775807}]}`,
+		`{"id":9223372036854775808,"line_items":[{"sku":"A","quantity":1}]}`,
+		`{"id":1,"line_items":[{"sku":"A","quantity":9223372036854775808}]}`,
+		`{"id":1,"line_items":[{"sku":"A","quantity":-9223372036854775808}]}`,
+		`{"id":1,"line_items":[{"sku":"A","quantity":4611686018427387904},{"sku":"A","quantity":4611686018427387904}]}`,
+		`{"id":1,"line_items":[{"sku":"A","quantity":1000000000},{"sku":"A","quantity":1000000001},{"sku":"A","quantity":0}]}`,
+		`{"id":1,"line_items":[{"sku":"A","quantity":1.0}]}`, `{"id":1,"line_items":[{"sku":"A","quantity":"1"}]}`,
 	} {
 		f.Add([]byte(s))
 	}
@@ -473,9 +482,10 @@ func FuzzDecodeStorefrontOrder(f *testing.F) {
 			if o.ID <= 0 {
 				t.Fatalf("accepted id %d", o.ID)
 			}
+			quantities := rawQuantities(body)
 			for i, l := range o.Lines {
-				if l.Quantity <= 0 || strings.IndexByte(l.SKU, 0) >= 0 {
-					t.Fatalf("accepted line %d: %+v", i, l)
+				if strings.IndexByte(l.SKU, 0) >= 0 || i >= len(quantities) || quantities[i] != strconv.FormatInt(l.Quantity, 10) {
+					t.Fatalf("accepted line %d: %+v (the payload says %v)", i, l, quantities)
 				}
 			}
 		}
@@ -491,4 +501,25 @@ func FuzzDecodeStorefrontOrder(f *testing.F) {
 			t.Fatalf("accepted by the decoder but answered %d", w.Code)
 		}
 	})
+}
+
+// rawQuantities returns the quantities of a payload's line items as the
+// JSON text wrote them, so that a decoded quantity can be checked digit for
+// digit (never through float64).
+func rawQuantities(body []byte) []string {
+	var p struct {
+		LineItems []struct {
+			Quantity json.Number `json:"quantity"`
+		} `json:"line_items"`
+	}
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.UseNumber()
+	if dec.Decode(&p) != nil {
+		return nil
+	}
+	out := make([]string, len(p.LineItems))
+	for i, l := range p.LineItems {
+		out[i] = l.Quantity.String()
+	}
+	return out
 }

@@ -11,6 +11,7 @@ import (
 	"regexp"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -322,12 +323,11 @@ func TestShutdownDrains(t *testing.T) {
 	go func() {
 		inflight <- do(t, "GET", srv.URL+"/v0/warehouses", nil, "Authorization", "Bearer "+tok)
 	}()
-	time.Sleep(200 * time.Millisecond) // the request is now waiting on the database
+	proxy.waitHeld(t) // the request now waits on the database
 	if err := srv.cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(200 * time.Millisecond)
-	wantProblem(t, do(t, "GET", srv.URL+"/readyz", nil), 503, "unavailable")
+	srv.waitFor(t, "/readyz", 503) // at once, and for the whole delay: the listener still answers
 	proxy.resume()
 	if r := <-inflight; r.Status != 200 {
 		t.Fatalf("in-flight request: %d %s", r.Status, r.Body)
@@ -379,7 +379,8 @@ func dbAddr(t *testing.T) string {
 }
 
 // tcpProxy forwards connections to PostgreSQL and can cut them (down),
-// refuse new ones until up, or hold traffic (pause) until resume.
+// refuse new ones until up, or partition the network (pause): connections
+// stay open, new ones are accepted, but nothing is forwarded until resume.
 type tcpProxy struct {
 	ln     net.Listener
 	target string
@@ -387,6 +388,7 @@ type tcpProxy struct {
 	conns  []net.Conn
 	isDown bool
 	gate   chan struct{} // closed while traffic flows
+	held   atomic.Int64  // chunks of traffic waiting at the gate
 }
 
 func newTCPProxy(t *testing.T, target string) *tcpProxy {
@@ -444,7 +446,13 @@ func (p *tcpProxy) pipe(dst, src net.Conn) {
 			p.mu.Lock()
 			gate := p.gate
 			p.mu.Unlock()
-			<-gate
+			select {
+			case <-gate:
+			default:
+				p.held.Add(1)
+				<-gate
+				p.held.Add(-1)
+			}
 			if _, werr := dst.Write(buf[:n]); werr != nil {
 				break
 			}
@@ -483,4 +491,17 @@ func (p *tcpProxy) resume() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	close(p.gate)
+}
+
+// waitHeld waits until traffic is held at the paused gate: a statement has
+// been sent into the partition.
+func (p *tcpProxy) waitHeld(t *testing.T) {
+	t.Helper()
+	deadline := time.Now().Add(15 * time.Second)
+	for p.held.Load() == 0 {
+		if time.Now().After(deadline) {
+			t.Fatal("no traffic reached the paused proxy within 15s")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
 }
