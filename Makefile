@@ -81,13 +81,15 @@ test: ## go test -race on every package against a real PostgreSQL; log in .tmp/t
 bench: ## placeholder: the Benchmark functions that exist so far, against a real PostgreSQL
 	@$(WITH_PG) go test -run '^$$' -bench . -benchmem ./...
 
-lint: ## gofmt -s, go vet and golangci-lint (config: .golangci.yml); runs all three, fails if any fails
+lint: ## gofmt -s, go vet and golangci-lint (config: .golangci.yml) in every module of TEST_MODULES; runs all, fails if any fails
 	@golangci_lint=$$($(TOOLS) golangci-lint); \
 	status=0; \
 	unformatted=$$($(GO_FILES) | xargs -0 -r gofmt -s -l); \
 	if [[ -n $$unformatted ]]; then echo "gofmt -s: these files need formatting (run make fmt):"; echo "$$unformatted" | sed 's/^/  /'; status=1; fi; \
-	go vet ./... || status=1; \
-	"$$golangci_lint" run ./... || status=1; \
+	for mod in $(TEST_MODULES); do \
+		(cd "$$mod" && go vet ./...) || status=1; \
+		(cd "$$mod" && "$$golangci_lint" run ./...) || status=1; \
+	done; \
 	exit $$status
 
 fmt: ## gofmt -s -w every Go file

@@ -121,11 +121,11 @@ type file struct {
 }
 
 func assemble(o Options, arch string, bin, certs []byte) (v1.Image, error) {
-	passwd := "root:x:0:0:root:/root:/sbin/nologin\nnonroot:x:65532:65532:nonroot:/home/nonroot:/sbin/nologin\n"
+	users := "root:x:0:0:root:/root:/sbin/nologin\nnonroot:x:65532:65532:nonroot:/home/nonroot:/sbin/nologin\n"
 	group := "root:x:0:\nnonroot:x:65532:\n"
 	// Two layers: the base (certificates, users) is shared by every version.
 	base, err := layer(o.Created, []file{
-		{name: "etc/", mode: 0o755}, {name: "etc/passwd", mode: 0o644, data: []byte(passwd)},
+		{name: "etc/", mode: 0o755}, {name: "etc/passwd", mode: 0o644, data: []byte(users)},
 		{name: "etc/group", mode: 0o644, data: []byte(group)},
 		{name: "etc/ssl/", mode: 0o755}, {name: "etc/ssl/certs/", mode: 0o755},
 		{name: strings.TrimPrefix(CACertPath, "/"), mode: 0o644, data: certs},

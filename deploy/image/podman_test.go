@@ -6,7 +6,6 @@ import (
 	"database/sql"
 	"encoding/hex"
 	"encoding/json"
-	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -233,5 +232,5 @@ func waitReady(t *testing.T, url string, running func() bool) {
 		}
 		time.Sleep(200 * time.Millisecond)
 	}
-	t.Fatal(fmt.Sprintf("%s did not answer 200 within a minute (last: %s)", url, last))
+	t.Fatalf("%s did not answer 200 within a minute (last: %s)", url, last)
 }
