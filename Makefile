@@ -96,7 +96,7 @@ fmt: ## gofmt -s -w every Go file
 	@$(GO_FILES) | xargs -0 -r gofmt -s -w
 
 clean: ## remove build output and test logs (keeps the database in .tmp/pg and .tmp/dev-signing-key)
-	rm -rf bin .tmp/test.log
+	rm -rf bin .tmp/test.log .tmp/image
 
 db-stop: ## stop the private PostgreSQL cluster scripts/pg.sh may have started
 	@scripts/pg.sh stop
