@@ -9,7 +9,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
 	"reflect"
 	"regexp"
@@ -480,7 +479,7 @@ func checkOptional(t *testing.T, m manifest) {
 	var file struct {
 		Groups []monitoringv1.RuleGroup `json:"groups"`
 	}
-	if err := yaml.UnmarshalStrict(read(t, "../prometheus/rules.yaml"), &file); err != nil {
+	if err := yaml.UnmarshalStrict([]byte(testenv.ReadFile(t, "../prometheus/rules.yaml")), &file); err != nil {
 		t.Fatalf("deploy/prometheus/rules.yaml: %v", err)
 	}
 	if len(file.Groups) == 0 || !reflect.DeepEqual(asJSON(t, pr.Spec.Groups), asJSON(t, file.Groups)) {
@@ -488,7 +487,7 @@ func checkOptional(t *testing.T, m manifest) {
 	}
 
 	cm := one[*corev1.ConfigMap](t, m)
-	if cm.Labels["grafana_dashboard"] != "1" || len(cm.Data) != 1 || cm.Data["fulfillment.json"] != string(read(t, "../grafana/fulfillment.json")) {
+	if cm.Labels["grafana_dashboard"] != "1" || len(cm.Data) != 1 || cm.Data["fulfillment.json"] != testenv.ReadFile(t, "../grafana/fulfillment.json") {
 		t.Errorf("dashboard ConfigMap (labels %v, keys %d): want grafana_dashboard=1 and deploy/grafana/fulfillment.json as it is", cm.Labels, len(cm.Data))
 	}
 }
@@ -556,15 +555,6 @@ func TestDecoderIsStrict(t *testing.T) {
 			}
 		})
 	}
-}
-
-func read(t *testing.T, path string) []byte {
-	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
 }
 
 func asJSON(t *testing.T, v any) any {

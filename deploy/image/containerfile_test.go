@@ -1,7 +1,6 @@
 package image_test
 
 import (
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -14,15 +13,8 @@ import (
 // must describe the image `make image` builds: same binary flags, path, user,
 // entrypoint and command, on a non-root static base.
 func TestContainerfileMatchesOfflineImage(t *testing.T) {
-	b, err := os.ReadFile(filepath.Join(testenv.Root(t), "Containerfile"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	cf := string(b)
-	makefile, err := os.ReadFile(filepath.Join(testenv.Root(t), "Makefile"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	cf := testenv.ReadFile(t, filepath.Join(testenv.Root(t), "Containerfile"))
+	makefile := testenv.ReadFile(t, filepath.Join(testenv.Root(t), "Makefile"))
 	for _, want := range []string{
 		"FROM gcr.io/distroless/static-debian12:nonroot",
 		"CGO_ENABLED=0 go build -trimpath",
@@ -36,7 +28,7 @@ func TestContainerfileMatchesOfflineImage(t *testing.T) {
 			t.Errorf("the Containerfile lacks %q", want)
 		}
 	}
-	if want := `CGO_ENABLED=0 go build -trimpath -ldflags "-s -w -X github.com/acme3pl/fulfillment/bootstrap.Version=$(VERSION)"`; !strings.Contains(string(makefile), want) {
+	if want := `CGO_ENABLED=0 go build -trimpath -ldflags "-s -w -X github.com/acme3pl/fulfillment/bootstrap.Version=$(VERSION)"`; !strings.Contains(makefile, want) {
 		t.Errorf("the Makefile's build differs from the Containerfile's: want %q", want)
 	}
 }

@@ -85,7 +85,7 @@ func TestImageRunsWithPodman(t *testing.T) {
 	cid := strings.TrimSpace(certs)
 	podman("cp", cid+":"+image.CACertPath, filepath.Join(dir, "ca.crt"))
 	podman("rm", cid)
-	if a, b := readFile(t, filepath.Join(dir, "ca.crt")), readFile(t, "/etc/ssl/certs/ca-certificates.crt"); a != b {
+	if a, b := testenv.ReadFile(t, filepath.Join(dir, "ca.crt")), testenv.ReadFile(t, "/etc/ssl/certs/ca-certificates.crt"); a != b {
 		t.Fatal("the image's CA certificates differ from the build machine's")
 	}
 
@@ -130,7 +130,7 @@ func TestImageRunsWithPodman(t *testing.T) {
 	// The server's process, seen from the host (no user namespace): every UID is 65532, which the
 	// image's /etc/passwd names nonroot.
 	pid := strings.TrimSpace(podman("inspect", "--format", "{{.State.Pid}}", name))
-	status := readFile(t, "/proc/"+pid+"/status")
+	status := testenv.ReadFile(t, "/proc/"+pid+"/status")
 	if !strings.Contains(status, "\nUid:\t65532\t65532\t65532\t65532\n") || !strings.Contains(status, "\nGid:\t65532\t65532\t65532\t65532\n") {
 		t.Fatalf("the server's process (pid %s) does not run as 65532:65532:\n%s", pid, status)
 	}
@@ -146,15 +146,6 @@ func mustRun(t *testing.T, timeout time.Duration, dir, name string, args ...stri
 		t.Fatal(err)
 	}
 	return out
-}
-
-func readFile(t *testing.T, path string) string {
-	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(b)
 }
 
 func randomHex(t *testing.T) string {

@@ -6,6 +6,7 @@ package testenv
 import (
 	"bytes"
 	"context"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
@@ -61,4 +62,14 @@ func Run(timeout time.Duration, dir, name string, args ...string) (string, error
 		return stdout.String(), &Error{Cmd: filepath.Base(name) + " " + strings.Join(args, " "), Err: err, Stderr: stderr.String()}
 	}
 	return stdout.String(), nil
+}
+
+// ReadFile returns a file's content, failing the test when it cannot.
+func ReadFile(t testing.TB, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }
