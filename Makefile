@@ -1,4 +1,4 @@
-# Targets: run, test, lint, build, bench, fmt, clean (and db-stop). `make help` lists them.
+# Targets: run, test, lint, build, image, bench, fmt, clean (and db-stop). `make help` lists them.
 # Everything that needs PostgreSQL goes through scripts/pg.sh, which finds or starts one and
 # exports DATABASE_URL and TEST_DATABASE_URL.
 
@@ -14,8 +14,18 @@ TOOLS = scripts/tools.sh
 # What `make test` needs besides Go: the tools it installs (once) before the tests run, so that a
 # first-time build of a tool never counts against a test's timeout, and the Go modules whose tests
 # it runs (the service's own, then any module of its own under deploy/ or bench/).
-TEST_TOOLS :=
-TEST_MODULES := .
+TEST_TOOLS := helm podman
+TEST_MODULES := . deploy
+
+# The version stamped into the binary (`fulfillment version`) and the image's tag: `git describe`,
+# or "dev" outside a git checkout. Image times are the last commit's, so that building the same
+# commit again gives the same image.
+VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+REVISION ?= $(shell git rev-parse HEAD 2>/dev/null)
+SOURCE_DATE_EPOCH ?= $(shell git log -1 --format=%ct 2>/dev/null || echo 0)
+# A static binary (no libc in the image), without local paths or debug sections.
+GO_BUILD = CGO_ENABLED=0 go build -trimpath -ldflags "-s -w -X github.com/acme3pl/fulfillment/bootstrap.Version=$(VERSION)"
+IMAGE_DIR ?= .tmp/image
 
 # Go files to format and check: all of them but ignored/generated trees.
 GO_FILES = find . -name '*.go' -not -path './.git/*' -not -path './.tmp/*' -not -path './bin/*' -print0
@@ -23,7 +33,7 @@ GO_FILES = find . -name '*.go' -not -path './.git/*' -not -path './.tmp/*' -not 
 # `eval "$(scripts/pg.sh)"` would hide a failure of pg.sh (eval of an empty string succeeds).
 WITH_PG = pg_env="$$(scripts/pg.sh)"; eval "$$pg_env";
 
-.PHONY: help run test lint build bench fmt clean db-stop
+.PHONY: help run test lint build image bench fmt clean db-stop
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/^([a-z-]+):.*## /  \1\t/' | expand -t 14
@@ -31,8 +41,14 @@ help: ## list the targets
 run: ## database + migrations + demo data + credentials, then the server on $HTTP_ADDR (:8080)
 	@scripts/run-demo.sh
 
-build: ## bin/fulfillment
-	go build -o bin/fulfillment ./cmd/fulfillment
+build: ## bin/fulfillment, static, with its version stamped
+	$(GO_BUILD) -o bin/fulfillment ./cmd/fulfillment
+
+image: ## the OCI image built offline (no daemon, no registry) into .tmp/image/fulfillment.tar; prints its tag
+	@mkdir -p $(IMAGE_DIR)
+	@$(GO_BUILD) -o $(IMAGE_DIR)/fulfillment ./cmd/fulfillment
+	@image_dir=$$(cd $(IMAGE_DIR) && pwd); cd deploy && go run ./cmd/image -binary "$$image_dir/fulfillment" \
+		-version '$(VERSION)' -revision '$(REVISION)' -created '$(SOURCE_DATE_EPOCH)' -out "$$image_dir/fulfillment.tar"
 
 test: ## go test -race on every package against a real PostgreSQL; log in .tmp/test.log
 	@$(WITH_PG) \
@@ -65,20 +81,22 @@ test: ## go test -race on every package against a real PostgreSQL; log in .tmp/t
 bench: ## placeholder: the Benchmark functions that exist so far, against a real PostgreSQL
 	@$(WITH_PG) go test -run '^$$' -bench . -benchmem ./...
 
-lint: ## gofmt -s, go vet and golangci-lint (config: .golangci.yml); runs all three, fails if any fails
+lint: ## gofmt -s, go vet and golangci-lint (config: .golangci.yml) in every module of TEST_MODULES; runs all, fails if any fails
 	@golangci_lint=$$($(TOOLS) golangci-lint); \
 	status=0; \
 	unformatted=$$($(GO_FILES) | xargs -0 -r gofmt -s -l); \
 	if [[ -n $$unformatted ]]; then echo "gofmt -s: these files need formatting (run make fmt):"; echo "$$unformatted" | sed 's/^/  /'; status=1; fi; \
-	go vet ./... || status=1; \
-	"$$golangci_lint" run ./... || status=1; \
+	for mod in $(TEST_MODULES); do \
+		(cd "$$mod" && go vet ./...) || status=1; \
+		(cd "$$mod" && "$$golangci_lint" run ./...) || status=1; \
+	done; \
 	exit $$status
 
 fmt: ## gofmt -s -w every Go file
 	@$(GO_FILES) | xargs -0 -r gofmt -s -w
 
 clean: ## remove build output and test logs (keeps the database in .tmp/pg and .tmp/dev-signing-key)
-	rm -rf bin .tmp/test.log
+	rm -rf bin .tmp/test.log .tmp/image
 
 db-stop: ## stop the private PostgreSQL cluster scripts/pg.sh may have started
 	@scripts/pg.sh stop

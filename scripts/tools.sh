@@ -63,8 +63,14 @@ golangci-lint)
 	go_tool golangci-lint github.com/golangci/golangci-lint/v2/cmd/golangci-lint "$GOLANGCI_LINT_VERSION"
 	;;
 # Further tools (each helper of the test suite adds its arm here):
-helm) die "helm: not wired yet" ;;
-podman) die "podman: not wired yet" ;;
+helm)
+	go_tool helm helm.sh/helm/v3/cmd/helm v3.22.0
+	;;
+podman)
+	# Debian's podman; the tests run it with runc (crun fails on hosts in cgroups hybrid mode).
+	have podman && have runc || apt_install podman runc
+	found "$(command -v podman)"
+	;;
 prometheus) die "prometheus: not wired yet" ;;
 promtool) die "promtool: not wired yet" ;;
 jaeger) die "jaeger: not wired yet" ;;

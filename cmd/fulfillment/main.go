@@ -38,6 +38,7 @@ commands:
   apikey create --org ID --scopes a,b [--name N] print a new API key
   apikey revoke KEY_ID                          revoke an API key
   apikey list --org ID                          list an organization's keys
+  version                                       print the version
 
 Settings come from the environment: DATABASE_URL, HTTP_ADDR, ENVIRONMENT,
 AUTH_SIGNING_KEY, AUTH_JWKS_URL, AUTH_ISSUER, AUTH_AUDIENCE, AUTH_ORG_CLAIM,
@@ -103,6 +104,13 @@ func dispatch(ctx context.Context, args []string, env map[string]string, stdout,
 	cmd, rest := args[0], args[1:]
 	if cmd == "help" || cmd == "-h" || cmd == "--help" {
 		fmt.Fprint(stdout, usage)
+		return nil
+	}
+	if cmd == "version" { // needs no configuration: works with an empty environment
+		if len(rest) > 0 {
+			return usagef("version takes no arguments")
+		}
+		fmt.Fprintln(stdout, bootstrap.Version)
 		return nil
 	}
 	cfg, err := bootstrap.Load(env)

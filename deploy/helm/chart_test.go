@@ -1,0 +1,587 @@
+// Package helm_test checks the chart in fulfillment/ with the real helm: lint,
+// the values schema, and every object of `helm template` decoded strictly as
+// its Kubernetes kind (the API types of Kubernetes 1.30, the oldest version
+// the chart supports: a field that 1.30 does not know is refused), then the
+// properties the platform team relies on.
+package helm_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"reflect"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	monitoringv1 "github.com/prometheus-operator/prometheus-operator/pkg/apis/monitoring/v1"
+	appsv1 "k8s.io/api/apps/v1"
+	autoscalingv2 "k8s.io/api/autoscaling/v2"
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	networkingv1 "k8s.io/api/networking/v1"
+	policyv1 "k8s.io/api/policy/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime"
+	kjson "k8s.io/apimachinery/pkg/runtime/serializer/json"
+	"sigs.k8s.io/yaml"
+
+	"github.com/acme3pl/fulfillment/deploy/internal/testenv"
+)
+
+const (
+	chartDir    = "fulfillment"
+	allOn       = "testdata/all-on.yaml"
+	kubeVersion = "1.30.0"
+	release     = "shop"
+	uid         = 65532
+)
+
+// decoder decodes YAML into the typed object of its apiVersion and kind,
+// refusing unknown and duplicate fields and kinds it does not know.
+var decoder = func() runtime.Decoder {
+	scheme := runtime.NewScheme()
+	for _, add := range []func(*runtime.Scheme) error{
+		corev1.AddToScheme, appsv1.AddToScheme, batchv1.AddToScheme, policyv1.AddToScheme,
+		autoscalingv2.AddToScheme, networkingv1.AddToScheme, monitoringv1.AddToScheme,
+	} {
+		if err := add(scheme); err != nil {
+			panic(err)
+		}
+	}
+	return kjson.NewSerializerWithOptions(kjson.DefaultMetaFactory, scheme, scheme,
+		kjson.SerializerOptions{Yaml: true, Strict: true})
+}()
+
+func helm(t *testing.T, args ...string) (string, error) {
+	t.Helper()
+	return testenv.Run(5*time.Minute, ".", testenv.Tool(t, "helm"), args...)
+}
+
+// manifest is one rendering of the chart, decoded.
+type manifest struct {
+	objects []runtime.Object
+}
+
+// render runs helm template with args and decodes every object strictly.
+func render(t *testing.T, args ...string) manifest {
+	t.Helper()
+	out, err := helm(t, append([]string{"template", release, chartDir, "--kube-version", kubeVersion}, args...)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return decodeAll(t, out)
+}
+
+func decodeAll(t *testing.T, out string) manifest {
+	t.Helper()
+	var m manifest
+	for _, doc := range regexp.MustCompile(`(?m)^---[ \t]*$`).Split(out, -1) {
+		if strings.TrimSpace(regexp.MustCompile(`(?m)^#.*$`).ReplaceAllString(doc, "")) == "" {
+			continue
+		}
+		obj, gvk, err := decoder.Decode([]byte(doc), nil, nil)
+		if err != nil {
+			t.Fatalf("not a valid Kubernetes object: %v\n%s", err, doc)
+		}
+		if gvk.Kind == "" {
+			t.Fatalf("no kind:\n%s", doc)
+		}
+		m.objects = append(m.objects, obj)
+	}
+	return m
+}
+
+func (m manifest) kinds() []string {
+	var kinds []string
+	for _, o := range m.objects {
+		kinds = append(kinds, reflect.TypeOf(o).Elem().Name())
+	}
+	slices.Sort(kinds)
+	return kinds
+}
+
+// one returns the only object of type T, failing unless there is exactly one.
+func one[T runtime.Object](t *testing.T, m manifest) T {
+	t.Helper()
+	var found []T
+	for _, o := range m.objects {
+		if v, ok := o.(T); ok {
+			found = append(found, v)
+		}
+	}
+	if len(found) != 1 {
+		var zero T
+		t.Fatalf("%d objects of type %T, want 1 (kinds: %v)", len(found), zero, m.kinds())
+	}
+	return found[0]
+}
+
+func none[T runtime.Object](t *testing.T, m manifest) {
+	t.Helper()
+	for _, o := range m.objects {
+		if _, ok := o.(T); ok {
+			t.Errorf("unexpected %T %s", o, o.(metav1.Object).GetName())
+		}
+	}
+}
+
+func selects(t *testing.T, sel *metav1.LabelSelector, podLabels map[string]string) bool {
+	t.Helper()
+	s, err := metav1.LabelSelectorAsSelector(sel)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return !s.Empty() && s.Matches(labels.Set(podLabels))
+}
+
+func TestLintStrict(t *testing.T) {
+	for name, args := range map[string][]string{"default values": nil, "every optional part on": {"-f", allOn}} {
+		t.Run(name, func(t *testing.T) {
+			if out, err := helm(t, append([]string{"lint", "--strict", chartDir}, args...)...); err != nil {
+				t.Fatalf("%v\n%s", err, out)
+			}
+		})
+	}
+}
+
+// expect is what a rendering must show, from the values it was made with.
+type expect struct {
+	secretName  string // the Secret the pods read
+	secretMade  bool   // the chart makes that Secret
+	memoryLimit string
+	memPercent  int64
+	autoscaling bool
+	replicas    int32 // without autoscaling
+}
+
+func TestDefaultValues(t *testing.T) {
+	m := render(t)
+	want := []string{"Deployment", "HorizontalPodAutoscaler", "Job", "PodDisruptionBudget", "Service", "ServiceAccount"}
+	if got := m.kinds(); !slices.Equal(got, want) {
+		t.Fatalf("kinds %v, want %v (the optional parts are off by default)", got, want)
+	}
+	checkCore(t, m, expect{secretName: "shop-fulfillment", memoryLimit: "256Mi", memPercent: 90, autoscaling: true})
+}
+
+func TestEveryOptionalPartOn(t *testing.T) {
+	m := render(t, "-f", allOn)
+	want := []string{"ConfigMap", "Deployment", "HorizontalPodAutoscaler", "Ingress", "Job", "NetworkPolicy",
+		"PodDisruptionBudget", "PrometheusRule", "Secret", "Service", "ServiceAccount", "ServiceMonitor"}
+	if got := m.kinds(); !slices.Equal(got, want) {
+		t.Fatalf("kinds %v, want %v", got, want)
+	}
+	checkCore(t, m, expect{secretName: "fulfillment-credentials", secretMade: true, memoryLimit: "1Gi", memPercent: 90, autoscaling: true})
+	checkOptional(t, m)
+}
+
+func TestWithoutAutoscaling(t *testing.T) {
+	m := render(t, "--set", "autoscaling.enabled=false", "--set", "replicaCount=3", "--set", "secret.name=db-credentials",
+		"--set", "resources.limits.memory=500M", "--set", "goMemLimitPercent=80")
+	none[*autoscalingv2.HorizontalPodAutoscaler](t, m)
+	checkCore(t, m, expect{secretName: "db-credentials", memoryLimit: "500M", memPercent: 80, replicas: 3})
+}
+
+// checkCore checks the objects every rendering has.
+func checkCore(t *testing.T, m manifest, e expect) {
+	t.Helper()
+	d := one[*appsv1.Deployment](t, m)
+	pod := d.Spec.Template
+	if !selects(t, d.Spec.Selector, pod.Labels) {
+		t.Errorf("the Deployment's selector %v does not select its pods %v", d.Spec.Selector, pod.Labels)
+	}
+
+	// Replicas: at least 2, owned by the autoscaler when there is one.
+	if e.autoscaling {
+		hpa := one[*autoscalingv2.HorizontalPodAutoscaler](t, m)
+		ref := hpa.Spec.ScaleTargetRef
+		if ref.APIVersion != "apps/v1" || ref.Kind != "Deployment" || ref.Name != d.Name {
+			t.Errorf("the autoscaler scales %+v, not the Deployment %s", ref, d.Name)
+		}
+		if hpa.Spec.MinReplicas == nil || *hpa.Spec.MinReplicas < 2 || hpa.Spec.MaxReplicas < *hpa.Spec.MinReplicas {
+			t.Errorf("autoscaler replicas %s..%d, want at least 2", show(hpa.Spec.MinReplicas), hpa.Spec.MaxReplicas)
+		}
+		if len(hpa.Spec.Metrics) == 0 {
+			t.Error("the autoscaler has no metric")
+		}
+		if d.Spec.Replicas != nil {
+			t.Errorf("the Deployment sets replicas (%d) although the autoscaler owns them: every upgrade would reset them", *d.Spec.Replicas)
+		}
+	} else if d.Spec.Replicas == nil || *d.Spec.Replicas != e.replicas {
+		t.Errorf("replicas %s, want %d", show(d.Spec.Replicas), e.replicas)
+	}
+
+	// Rolling update that never lowers capacity.
+	ru := d.Spec.Strategy.RollingUpdate
+	if d.Spec.Strategy.Type != appsv1.RollingUpdateDeploymentStrategyType || ru == nil || ru.MaxUnavailable == nil ||
+		ru.MaxUnavailable.IntValue() != 0 || ru.MaxSurge == nil || ru.MaxSurge.IntValue() < 1 {
+		t.Errorf("strategy %+v, want a rolling update with maxUnavailable 0", d.Spec.Strategy)
+	}
+
+	spec := pod.Spec
+	if len(spec.Containers) != 1 {
+		t.Fatalf("%d containers, want 1", len(spec.Containers))
+	}
+	c := spec.Containers[0]
+	checkSecurity(t, "server", spec, c)
+	if !slices.Equal(c.Args, []string{"serve"}) {
+		t.Errorf("server args %v", c.Args)
+	}
+
+	// Probes on the named port, with the timeouts of the service (/readyz answers within 2 s).
+	port := map[string]int32{}
+	for _, p := range c.Ports {
+		port[p.Name] = p.ContainerPort
+	}
+	for _, p := range []struct {
+		name  string
+		probe *corev1.Probe
+		path  string
+	}{{"readiness", c.ReadinessProbe, "/readyz"}, {"liveness", c.LivenessProbe, "/healthz"}} {
+		if p.probe == nil || p.probe.HTTPGet == nil {
+			t.Errorf("no %s probe over HTTP", p.name)
+			continue
+		}
+		if p.probe.HTTPGet.Path != p.path || port[p.probe.HTTPGet.Port.String()] == 0 {
+			t.Errorf("%s probe %s on port %s, want %s on a container port", p.name, p.probe.HTTPGet.Path, p.probe.HTTPGet.Port.String(), p.path)
+		}
+	}
+	if c.ReadinessProbe != nil && c.ReadinessProbe.TimeoutSeconds <= 2 {
+		t.Errorf("readiness timeout %d s: /readyz may take 2 s", c.ReadinessProbe.TimeoutSeconds)
+	}
+
+	env := map[string]corev1.EnvVar{}
+	for _, v := range c.Env {
+		env[v.Name] = v
+	}
+	if want := ":" + strconv.Itoa(int(port["http"])); env["HTTP_ADDR"].Value != want {
+		t.Errorf("HTTP_ADDR %q, want %q (the container port)", env["HTTP_ADDR"].Value, want)
+	}
+
+	// Requests and limits, and GOMEMLIMIT from the memory limit.
+	for _, list := range []corev1.ResourceList{c.Resources.Requests, c.Resources.Limits} {
+		if list.Cpu().IsZero() || list.Memory().IsZero() {
+			t.Errorf("resources %+v: want CPU and memory requests and limits", c.Resources)
+		}
+	}
+	limit := c.Resources.Limits.Memory()
+	if want := resource.MustParse(e.memoryLimit); limit.Cmp(want) != 0 {
+		t.Errorf("memory limit %s, want %s", limit, e.memoryLimit)
+	}
+	if want := strconv.FormatInt(limit.Value()*e.memPercent/100, 10); env["GOMEMLIMIT"].Value != want {
+		t.Errorf("GOMEMLIMIT %q, want %s (%d %% of %s)", env["GOMEMLIMIT"].Value, want, e.memPercent, limit)
+	}
+
+	// Credentials from the Secret.
+	checkSecretEnv(t, "server", c.Env, e.secretName)
+	secrets := 0
+	for _, o := range m.objects {
+		if s, ok := o.(*corev1.Secret); ok {
+			secrets++
+			if s.Name != e.secretName || s.StringData["DATABASE_URL"] == "" {
+				t.Errorf("Secret %s with keys of %v, want %s with DATABASE_URL", s.Name, s.StringData, e.secretName)
+			}
+		}
+	}
+	if want := map[bool]int{true: 1, false: 0}[e.secretMade]; secrets != want {
+		t.Errorf("%d Secrets rendered, want %d", secrets, want)
+	}
+
+	// The pod's identity on its spans.
+	if env["OTEL_SERVICE_NAME"].Value == "" {
+		t.Error("no OTEL_SERVICE_NAME")
+	}
+	attrs := map[string]string{}
+	for _, kv := range strings.Split(env["OTEL_RESOURCE_ATTRIBUTES"].Value, ",") {
+		k, v, _ := strings.Cut(kv, "=")
+		attrs[k] = v
+	}
+	for attr, field := range map[string]string{"k8s.pod.name": "metadata.name", "k8s.namespace.name": "metadata.namespace", "k8s.node.name": "spec.nodeName"} {
+		if got := fieldOf(c.Env, attrs[attr], "OTEL_RESOURCE_ATTRIBUTES"); got != field {
+			t.Errorf("resource attribute %s=%q: from %q, want the downward API's %s", attr, attrs[attr], got, field)
+		}
+	}
+
+	// The grace period outlasts the service's own stop.
+	stop, err := time.ParseDuration(env["SHUTDOWN_TIMEOUT"].Value)
+	if err != nil {
+		t.Fatalf("SHUTDOWN_TIMEOUT %q: %v", env["SHUTDOWN_TIMEOUT"].Value, err)
+	}
+	if g := spec.TerminationGracePeriodSeconds; g == nil || time.Duration(*g)*time.Second <= stop {
+		t.Errorf("terminationGracePeriodSeconds %s, want more than SHUTDOWN_TIMEOUT %s", show(g), stop)
+	}
+
+	// Spread over nodes.
+	spread := false
+	for _, tsc := range spec.TopologySpreadConstraints {
+		spread = spread || tsc.TopologyKey == "kubernetes.io/hostname" && selects(t, tsc.LabelSelector, pod.Labels)
+	}
+	if !spread {
+		t.Errorf("no spread of the pods over nodes: %+v", spec.TopologySpreadConstraints)
+	}
+
+	// The ServiceAccount mounts no token.
+	sa := one[*corev1.ServiceAccount](t, m)
+	if spec.ServiceAccountName != sa.Name || sa.AutomountServiceAccountToken == nil || *sa.AutomountServiceAccountToken {
+		t.Errorf("pods run as %q; ServiceAccount %s automount %s: want the chart's account, without a token", spec.ServiceAccountName, sa.Name, show(sa.AutomountServiceAccountToken))
+	}
+
+	// The migration: a hook Job before install and upgrade, with the server's image, secret and hardening.
+	job := one[*batchv1.Job](t, m)
+	if h := job.Annotations["helm.sh/hook"]; h != "pre-install,pre-upgrade" {
+		t.Errorf("migration Job hook %q", h)
+	}
+	jspec := job.Spec.Template.Spec
+	if len(jspec.Containers) != 1 {
+		t.Fatalf("migration Job: %d containers", len(jspec.Containers))
+	}
+	jc := jspec.Containers[0]
+	if !slices.Equal(jc.Args, []string{"migrate", "up"}) || jc.Image != c.Image || jspec.RestartPolicy != corev1.RestartPolicyNever {
+		t.Errorf("migration Job runs %s %v (restart %s); want %s migrate up, never restarted in place", jc.Image, jc.Args, jspec.RestartPolicy, c.Image)
+	}
+	checkSecurity(t, "migration", jspec, jc)
+	checkSecretEnv(t, "migration", jc.Env, e.secretName)
+	if selects(t, d.Spec.Selector, job.Spec.Template.Labels) {
+		t.Error("the Deployment's selector also selects the migration's pods")
+	}
+	if e.secretMade {
+		s := one[*corev1.Secret](t, m)
+		if s.Annotations["helm.sh/hook"] != "pre-install,pre-upgrade" || atoi(s.Annotations["helm.sh/hook-weight"]) >= atoi(job.Annotations["helm.sh/hook-weight"]) {
+			t.Errorf("the chart's Secret (annotations %v) must be a hook made before the migration Job (%v)", s.Annotations, job.Annotations)
+		}
+	}
+
+	svc := one[*corev1.Service](t, m)
+	if !selects(t, &metav1.LabelSelector{MatchLabels: svc.Spec.Selector}, pod.Labels) ||
+		selects(t, &metav1.LabelSelector{MatchLabels: svc.Spec.Selector}, job.Spec.Template.Labels) {
+		t.Errorf("the Service selects %v: want the server's pods only", svc.Spec.Selector)
+	}
+	if len(svc.Spec.Ports) != 1 || port[svc.Spec.Ports[0].TargetPort.String()] == 0 {
+		t.Errorf("Service ports %+v: want one, to the container's port", svc.Spec.Ports)
+	}
+
+	pdb := one[*policyv1.PodDisruptionBudget](t, m)
+	if !selects(t, pdb.Spec.Selector, pod.Labels) || pdb.Spec.MaxUnavailable == nil || pdb.Spec.MaxUnavailable.IntValue() < 1 {
+		t.Errorf("PodDisruptionBudget %+v: want the server's pods, at least one evictable at a time", pdb.Spec)
+	}
+}
+
+func checkSecurity(t *testing.T, what string, spec corev1.PodSpec, c corev1.Container) {
+	t.Helper()
+	if spec.AutomountServiceAccountToken == nil || *spec.AutomountServiceAccountToken {
+		t.Errorf("%s: the pod mounts a service-account token", what)
+	}
+	psc, csc := spec.SecurityContext, c.SecurityContext
+	if psc == nil || csc == nil {
+		t.Fatalf("%s: no security context", what)
+	}
+	seccomp := csc.SeccompProfile
+	if seccomp == nil {
+		seccomp = psc.SeccompProfile
+	}
+	switch {
+	case csc.RunAsNonRoot == nil || !*csc.RunAsNonRoot, csc.RunAsUser == nil || *csc.RunAsUser != uid,
+		psc.RunAsUser == nil || *psc.RunAsUser != uid:
+		t.Errorf("%s: not running as non-root UID %d: %+v %+v", what, uid, psc, csc)
+	case csc.ReadOnlyRootFilesystem == nil || !*csc.ReadOnlyRootFilesystem:
+		t.Errorf("%s: the root file system is writable", what)
+	case csc.AllowPrivilegeEscalation == nil || *csc.AllowPrivilegeEscalation:
+		t.Errorf("%s: privilege escalation allowed", what)
+	case csc.Capabilities == nil || !slices.Equal(csc.Capabilities.Drop, []corev1.Capability{"ALL"}) || len(csc.Capabilities.Add) > 0:
+		t.Errorf("%s: capabilities %+v, want all dropped", what, csc.Capabilities)
+	case seccomp == nil || seccomp.Type != corev1.SeccompProfileTypeRuntimeDefault:
+		t.Errorf("%s: seccomp %+v, want RuntimeDefault", what, seccomp)
+	}
+}
+
+func checkSecretEnv(t *testing.T, what string, env []corev1.EnvVar, secret string) {
+	t.Helper()
+	for _, key := range []string{"DATABASE_URL", "AUTH_SIGNING_KEY"} {
+		found := false
+		for _, v := range env {
+			if v.Name == key {
+				ref := v.ValueFrom
+				found = ref != nil && ref.SecretKeyRef != nil && ref.SecretKeyRef.Name == secret && ref.SecretKeyRef.Key == key
+			}
+		}
+		if !found {
+			t.Errorf("%s: %s does not come from key %s of Secret %s", what, key, key, secret)
+		}
+	}
+}
+
+// fieldOf returns the downward-API field behind a "$(VAR)" reference, VAR
+// being defined before the variable named user (Kubernetes expands only those).
+func fieldOf(env []corev1.EnvVar, ref, user string) string {
+	name, ok := strings.CutPrefix(ref, "$(")
+	name, ok2 := strings.CutSuffix(name, ")")
+	if !ok || !ok2 {
+		return ""
+	}
+	for _, v := range env {
+		if v.Name == user {
+			return ""
+		}
+		if v.Name == name && v.ValueFrom != nil && v.ValueFrom.FieldRef != nil {
+			return v.ValueFrom.FieldRef.FieldPath
+		}
+	}
+	return ""
+}
+
+// checkOptional checks the parts off by default.
+func checkOptional(t *testing.T, m manifest) {
+	t.Helper()
+	d := one[*appsv1.Deployment](t, m)
+	job := one[*batchv1.Job](t, m)
+	svc := one[*corev1.Service](t, m)
+
+	ing := one[*networkingv1.Ingress](t, m)
+	var paths []string
+	for _, r := range ing.Spec.Rules {
+		for _, p := range r.HTTP.Paths {
+			paths = append(paths, p.Path)
+			if p.PathType == nil || *p.PathType != networkingv1.PathTypePrefix || p.Backend.Service == nil ||
+				p.Backend.Service.Name != svc.Name || p.Backend.Service.Port.Name != svc.Spec.Ports[0].Name {
+				t.Errorf("Ingress path %+v: want a prefix to the Service's port", p)
+			}
+		}
+	}
+	if !slices.Equal(paths, []string{"/v0"}) {
+		t.Errorf("Ingress paths %v, want /v0 only", paths)
+	}
+
+	np := one[*networkingv1.NetworkPolicy](t, m)
+	if !selects(t, &np.Spec.PodSelector, d.Spec.Template.Labels) || !selects(t, &np.Spec.PodSelector, job.Spec.Template.Labels) {
+		t.Errorf("NetworkPolicy selects %v: want the server's and the migration's pods", np.Spec.PodSelector)
+	}
+	if len(np.Spec.Ingress) != 1 || len(np.Spec.Ingress[0].Ports) != 1 || np.Spec.Ingress[0].Ports[0].Port.String() != "http" {
+		t.Errorf("NetworkPolicy ingress %+v: want the API port only", np.Spec.Ingress)
+	}
+	if len(np.Spec.Egress) < 2 {
+		t.Errorf("NetworkPolicy egress %+v: want DNS and the database at least", np.Spec.Egress)
+	}
+
+	sm := one[*monitoringv1.ServiceMonitor](t, m)
+	if !selects(t, &sm.Spec.Selector, svc.Labels) || len(sm.Spec.Endpoints) != 1 ||
+		sm.Spec.Endpoints[0].Port != "http" || sm.Spec.Endpoints[0].Path != "/metrics" {
+		t.Errorf("ServiceMonitor %+v: want /metrics on the Service's port", sm.Spec)
+	}
+
+	// The rules and the dashboard are the files under deploy/, as they are.
+	pr := one[*monitoringv1.PrometheusRule](t, m)
+	var file struct {
+		Groups []monitoringv1.RuleGroup `json:"groups"`
+	}
+	if err := yaml.UnmarshalStrict([]byte(testenv.ReadFile(t, "../prometheus/rules.yaml")), &file); err != nil {
+		t.Fatalf("deploy/prometheus/rules.yaml: %v", err)
+	}
+	if len(file.Groups) == 0 || !reflect.DeepEqual(asJSON(t, pr.Spec.Groups), asJSON(t, file.Groups)) {
+		t.Errorf("the PrometheusRule's groups differ from deploy/prometheus/rules.yaml")
+	}
+
+	cm := one[*corev1.ConfigMap](t, m)
+	if cm.Labels["grafana_dashboard"] != "1" || len(cm.Data) != 1 || cm.Data["fulfillment.json"] != testenv.ReadFile(t, "../grafana/fulfillment.json") {
+		t.Errorf("dashboard ConfigMap (labels %v, keys %d): want grafana_dashboard=1 and deploy/grafana/fulfillment.json as it is", cm.Labels, len(cm.Data))
+	}
+}
+
+// The chart as it is distributed: `helm package` copies the linked rules and
+// dashboard into the archive, which renders the same objects.
+func TestPackagedChart(t *testing.T) {
+	dir := t.TempDir()
+	out, err := helm(t, "package", chartDir, "--destination", dir)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	archives, _ := filepath.Glob(filepath.Join(dir, "fulfillment-*.tgz"))
+	if len(archives) != 1 {
+		t.Fatalf("helm package wrote %v", archives)
+	}
+	rendered, err := helm(t, "template", release, archives[0], "--kube-version", kubeVersion, "-f", allOn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkOptional(t, decodeAll(t, rendered))
+}
+
+func TestSchemaRefusesWrongValues(t *testing.T) {
+	for name, tc := range map[string]struct {
+		args []string
+		want string
+	}{
+		"a word for a number":         {[]string{"--set-string", "replicaCount=two"}, "replicaCount"},
+		"a single replica":            {[]string{"--set", "replicaCount=1"}, "replicaCount"},
+		"an unknown setting":          {[]string{"--set", "replicas=3"}, "replicas"},
+		"an unreadable memory limit":  {[]string{"--set", "resources.limits.memory=lots"}, "memory"},
+		"no memory limit":             {[]string{"--set", "resources.limits.memory=null"}, "memory"},
+		"a shutdown timeout in parts": {[]string{"--set", "config.shutdownTimeout=1m30s"}, "shutdownTimeout"},
+		"an unknown environment":      {[]string{"--set", "config.environment=staging"}, "environment"},
+		"a Secret without a database": {[]string{"--set", "secret.create=true", "--set", "secret.authSigningKey=k"}, "secret.databaseURL"},
+		"an Ingress without a host":   {[]string{"--set", "ingress.enabled=true"}, "ingress.host"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			out, err := helm(t, append([]string{"template", release, chartDir, "--kube-version", kubeVersion}, tc.args...)...)
+			if err == nil {
+				t.Fatalf("helm template accepted %v:\n%.300s", tc.args, out)
+			}
+			if !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("the refusal does not name %s: %v", tc.want, err)
+			}
+		})
+	}
+}
+
+// The decoder is strict: without this, the checks above could pass on
+// objects Kubernetes refuses.
+func TestDecoderIsStrict(t *testing.T) {
+	for name, doc := range map[string]string{
+		"unknown field of a built-in kind": "apiVersion: v1\nkind: ServiceAccount\nmetadata: {name: a}\nautomountToken: false\n",
+		"field newer than Kubernetes 1.30": "apiVersion: v1\nkind: Pod\nmetadata: {name: a}\nspec:\n  containers: [{name: a, image: a}]\n  resources: {limits: {cpu: 1}}\n",
+		"unknown field of a CRD kind":      "apiVersion: monitoring.coreos.com/v1\nkind: ServiceMonitor\nmetadata: {name: a}\nspec:\n  selector: {}\n  endpoints: [{port: http, paht: /metrics}]\n",
+		"duplicate field":                  "apiVersion: v1\nkind: Service\nmetadata: {name: a}\nmetadata: {name: b}\n",
+		"unknown kind":                     "apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: a}\n",
+		"wrong type":                       "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: a}\nspec: {replicas: two}\n",
+	} {
+		t.Run(name, func(t *testing.T) {
+			if _, _, err := decoder.Decode([]byte(doc), nil, nil); err == nil {
+				t.Fatalf("decoded:\n%s", doc)
+			}
+		})
+	}
+}
+
+func asJSON(t *testing.T, v any) any {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out any
+	if err := json.NewDecoder(bytes.NewReader(b)).Decode(&out); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// show prints what a pointer points to.
+func show[T any](p *T) string {
+	if p == nil {
+		return "unset"
+	}
+	return fmt.Sprint(*p)
+}
+
+func atoi(s string) int {
+	n, err := strconv.Atoi(s)
+	if err != nil {
+		return 0
+	}
+	return n
+}
