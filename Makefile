@@ -65,13 +65,15 @@ test: ## go test -race on every package against a real PostgreSQL; log in .tmp/t
 bench: ## placeholder: the Benchmark functions that exist so far, against a real PostgreSQL
 	@$(WITH_PG) go test -run '^$$' -bench . -benchmem ./...
 
-lint: ## gofmt -s, go vet and golangci-lint (config: .golangci.yml); runs all three, fails if any fails
+lint: ## gofmt -s, go vet, golangci-lint (.golangci.yml), Redocly on api/openapi.yaml (redocly.yaml); fails if any fails
 	@golangci_lint=$$($(TOOLS) golangci-lint); \
+	redocly=$$($(TOOLS) redocly); \
 	status=0; \
 	unformatted=$$($(GO_FILES) | xargs -0 -r gofmt -s -l); \
 	if [[ -n $$unformatted ]]; then echo "gofmt -s: these files need formatting (run make fmt):"; echo "$$unformatted" | sed 's/^/  /'; status=1; fi; \
 	go vet ./... || status=1; \
 	"$$golangci_lint" run ./... || status=1; \
+	REDOCLY_TELEMETRY=off REDOCLY_SUPPRESS_UPDATE_NOTICE=true "$$redocly" lint api/openapi.yaml || status=1; \
 	exit $$status
 
 fmt: ## gofmt -s -w every Go file
