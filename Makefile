@@ -14,7 +14,7 @@ TOOLS = scripts/tools.sh
 # What `make test` needs besides Go: the tools it installs (once) before the tests run, so that a
 # first-time build of a tool never counts against a test's timeout, and the Go modules whose tests
 # it runs (the service's own, then any module of its own under deploy/ or bench/).
-TEST_TOOLS :=
+TEST_TOOLS := chromium
 TEST_MODULES := .
 
 # Go files to format and check: all of them but ignored/generated trees.
