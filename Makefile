@@ -14,7 +14,7 @@ TOOLS = scripts/tools.sh
 # What `make test` needs besides Go: the tools it installs (once) before the tests run, so that a
 # first-time build of a tool never counts against a test's timeout, and the Go modules whose tests
 # it runs (the service's own, then any module of its own under deploy/ or bench/).
-TEST_TOOLS := helm podman
+TEST_TOOLS := helm podman chromium
 TEST_MODULES := . deploy
 
 # The version stamped into the binary (`fulfillment version`) and the image's tag: `git describe`,
@@ -81,8 +81,9 @@ test: ## go test -race on every package against a real PostgreSQL; log in .tmp/t
 bench: ## placeholder: the Benchmark functions that exist so far, against a real PostgreSQL
 	@$(WITH_PG) go test -run '^$$' -bench . -benchmem ./...
 
-lint: ## gofmt -s, go vet and golangci-lint (config: .golangci.yml) in every module of TEST_MODULES; runs all, fails if any fails
+lint: ## gofmt -s, go vet and golangci-lint (.golangci.yml) in every module of TEST_MODULES, Redocly on api/openapi.yaml; fails if any fails
 	@golangci_lint=$$($(TOOLS) golangci-lint); \
+	redocly=$$($(TOOLS) redocly); \
 	status=0; \
 	unformatted=$$($(GO_FILES) | xargs -0 -r gofmt -s -l); \
 	if [[ -n $$unformatted ]]; then echo "gofmt -s: these files need formatting (run make fmt):"; echo "$$unformatted" | sed 's/^/  /'; status=1; fi; \
@@ -90,6 +91,7 @@ lint: ## gofmt -s, go vet and golangci-lint (config: .golangci.yml) in every mod
 		(cd "$$mod" && go vet ./...) || status=1; \
 		(cd "$$mod" && "$$golangci_lint" run ./...) || status=1; \
 	done; \
+	REDOCLY_TELEMETRY=off REDOCLY_SUPPRESS_UPDATE_NOTICE=true "$$redocly" lint api/openapi.yaml || status=1; \
 	exit $$status
 
 fmt: ## gofmt -s -w every Go file

@@ -87,6 +87,8 @@ Try it from another terminal (the lines are self-contained):
   curl -sS -i -H $key -H 'Content-Type: application/json' --data $sample $base/v0/storefront/orders
   curl -sS -i -H $auth $base/v0/storefront/orders/5726128734520
 
+The API reference (every operation, status and body): $base/docs
+
 Starting the server on $HTTP_ADDR (Ctrl-C stops it).
 
 EOF

@@ -55,8 +55,24 @@ go_tool() {
 	found "$bin"
 }
 
+# npm_tool NAME PACKAGE VERSION: the executable NAME of the npm package PACKAGE@VERSION,
+# installed once into $TOOLS_DIR/NAME-VERSION (never into the checkout).
+npm_tool() {
+	local name=$1 pkg=$2 version=$3 dir="$TOOLS_DIR/$1-$3" bin="$TOOLS_DIR/$1-$3/node_modules/.bin/$1"
+	if [[ ! -x $bin ]]; then
+		[[ ${TOOLS_NO_INSTALL:-0} == 1 ]] && die "$name $version is not installed (unset TOOLS_NO_INSTALL)"
+		have npm || apt_install nodejs npm
+		log "installing $pkg@$version into $dir (once)"
+		mkdir -p "$dir"
+		npm install --prefix "$dir" --no-save --no-audit --no-fund --ignore-scripts "$pkg@$version" >&2
+	fi
+	found "$bin"
+}
+
 # Pinned versions.
 GOLANGCI_LINT_VERSION=v2.15.0
+# Redocly CLI 2.x runs on Node 20.19+ (20.x) or 22.12+.
+REDOCLY_VERSION=2.77.0
 
 case "${1:-}" in
 golangci-lint)
@@ -74,8 +90,17 @@ podman)
 prometheus) die "prometheus: not wired yet" ;;
 promtool) die "promtool: not wired yet" ;;
 jaeger) die "jaeger: not wired yet" ;;
-redocly) die "redocly: not wired yet" ;;
-chromium) die "chromium: not wired yet" ;;
+redocly)
+	have node || apt_install nodejs npm
+	node -e 'const [a, b] = process.versions.node.split(".").map(Number); process.exit((a == 20 && b >= 19) || a > 22 || (a == 22 && b >= 12) ? 0 : 1)' ||
+		die "redocly $REDOCLY_VERSION needs Node.js 20.19+ or 22.12+ (found $(node --version)): install a newer nodejs"
+	npm_tool redocly @redocly/cli "$REDOCLY_VERSION"
+	;;
+chromium)
+	# Debian's chromium: the headless browser of the API reference page's test.
+	have chromium || apt_install chromium
+	found "$(command -v chromium)"
+	;;
 "" | -h | --help)
 	sed -n '2,/^set -euo pipefail/p' "${BASH_SOURCE[0]}" | sed '$d; s/^# \{0,1\}//'
 	;;

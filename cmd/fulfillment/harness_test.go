@@ -47,7 +47,11 @@ func TestMain(m *testing.M) {
 			fmt.Fprintf(os.Stderr, "build the binary: %v\n", err)
 			return 1
 		}
-		return pgtest.Main(m, &testDSN)
+		if err := checkAnswers(); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
+		return reportAnswers(pgtest.Main(m, &testDSN))
 	}())
 }
 
@@ -169,6 +173,7 @@ func startServer(t testing.TB, env []string) *server {
 func launchServer(t testing.TB, env []string) *server {
 	t.Helper()
 	addr := freeAddr(t)
+	answers.Check(addr)
 	cmd := exec.Command(binPath, "serve")
 	cmd.Env = append(append([]string{}, env...), "HTTP_ADDR="+addr)
 	s := &server{URL: "http://" + addr, cmd: cmd, stderr: &syncBuffer{}, exited: make(chan struct{})}
