@@ -84,7 +84,7 @@ func withAccessLog(log *slog.Logger, m *telemetry.Metrics, next http.Handler) ht
 			rec.status = http.StatusOK
 		}
 		elapsed := time.Since(start)
-		m.RequestDuration.WithLabelValues(*route, r.Method, strconv.Itoa(rec.status)).Observe(elapsed.Seconds())
+		m.ObserveRequest(r.Context(), *route, r.Method, strconv.Itoa(rec.status), elapsed.Seconds())
 		level := slog.LevelInfo
 		if rec.status >= 500 {
 			level = slog.LevelError

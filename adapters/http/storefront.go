@@ -17,6 +17,7 @@ import (
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/trace"
 
+	"github.com/acme3pl/fulfillment/adapters/telemetry"
 	"github.com/acme3pl/fulfillment/application"
 	"github.com/acme3pl/fulfillment/domain"
 	"github.com/acme3pl/fulfillment/ports"
@@ -37,11 +38,12 @@ type Storefront struct {
 	auth   Authenticator
 	errors ErrorMapper
 	log    *slog.Logger
+	m      *telemetry.Metrics
 }
 
 // NewStorefront builds the storefront routes.
-func NewStorefront(app *application.Application, keys ports.APIKeyVerifier, auth Authenticator, errs ErrorMapper, log *slog.Logger) *Storefront {
-	return &Storefront{app: app, keys: keys, auth: auth, errors: errs, log: log}
+func NewStorefront(app *application.Application, keys ports.APIKeyVerifier, auth Authenticator, errs ErrorMapper, log *slog.Logger, m *telemetry.Metrics) *Storefront {
+	return &Storefront{app: app, keys: keys, auth: auth, errors: errs, log: log, m: m}
 }
 
 // Register implements Routes.
@@ -151,6 +153,7 @@ func (h *Storefront) receive(w http.ResponseWriter, r *http.Request) {
 		span.SetAttributes(attribute.String("shipment.id", res.ShipmentID))
 		out.ShipmentID = &res.ShipmentID
 	}
+	countIntakeResult(h.m, res)
 	w.Header().Set("Cache-Control", "no-store")
 	WriteJSON(w, http.StatusOK, out)
 }
@@ -224,6 +227,7 @@ func (h *Storefront) writeError(w http.ResponseWriter, _ *http.Request, e intake
 	}
 	w.Header().Set("Cache-Control", "no-store")
 	e.Success = false
+	countIntakeError(h.m, e)
 	WriteJSON(w, e.status, e)
 }
 
