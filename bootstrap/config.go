@@ -33,6 +33,12 @@ type Config struct {
 	// closes on SIGTERM, so that load balancers stop sending traffic first.
 	ShutdownDelay time.Duration `env:"SHUTDOWN_DELAY" envDefault:"2s"`
 
+	// Tracing beyond the exporter: sampling and the resource (see
+	// docs/observability.md).
+	TracesSampler    string `env:"OTEL_TRACES_SAMPLER"`
+	TracesSamplerArg string `env:"OTEL_TRACES_SAMPLER_ARG"`
+	ServiceName      string `env:"OTEL_SERVICE_NAME" envDefault:"fulfillment"`
+
 	// Derived by Load.
 	Environment domain.Environment `env:"-"`
 	LogLevel    slog.Level         `env:"-"`
@@ -98,7 +104,11 @@ func (c Config) Tracing() telemetry.TracingConfig {
 	if protocol == "" {
 		protocol = c.OTLPProtocolV
 	}
-	return telemetry.TracingConfig{Exporter: c.TracesExporter, Protocol: protocol, ServiceVersion: Version}
+	return telemetry.TracingConfig{
+		Exporter: c.TracesExporter, Protocol: protocol,
+		Sampler: c.TracesSampler, SamplerArg: c.TracesSamplerArg,
+		ServiceName: c.ServiceName, ServiceVersion: Version, Environment: string(c.Environment),
+	}
 }
 
 // Version is the build's version, set with -ldflags.
