@@ -91,8 +91,12 @@ golangci-lint)
 # Further tools (each helper of the test suite adds its arm here):
 helm) die "helm: not wired yet" ;;
 podman) die "podman: not wired yet" ;;
-prometheus) die "prometheus: not wired yet" ;;
-promtool) die "promtool: not wired yet" ;;
+prometheus | promtool)
+	# Debian's package holds both; its own service is not needed (tests run a
+	# private server with their own configuration on a loopback port).
+	have "$1" || apt_install prometheus
+	found "$(command -v "$1")"
+	;;
 jaeger)
 	go_module_tool jaeger github.com/jaegertracing/jaeger "$JAEGER_VERSION" cmd/jaeger
 	;;
