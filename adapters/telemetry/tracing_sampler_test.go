@@ -131,7 +131,7 @@ func TestNewTracerProviderResource(t *testing.T) {
 			span.End()
 			got := map[string]string{}
 			for _, kv := range span.(sdktrace.ReadOnlySpan).Resource().Attributes() {
-				got[string(kv.Key)] = kv.Value.Emit()
+				got[string(kv.Key)] = kv.Value.String()
 			}
 			for k, v := range tt.want {
 				if got[k] != v {
