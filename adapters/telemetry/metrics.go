@@ -22,9 +22,10 @@ type Metrics struct {
 	// ShipmentTransitions counts committed shipment changes by kind and
 	// the status reached.
 	ShipmentTransitions *prometheus.CounterVec
-	// RequestsShed and RequestsTimedOut count /v0 requests refused under
-	// overload and requests whose deadline passed, by route template.
-	RequestsShed     *prometheus.CounterVec
+	// RequestsShed counts requests refused by load shedding, by route.
+	RequestsShed *prometheus.CounterVec
+	// RequestsTimedOut counts requests answered 503 because their deadline
+	// passed or a lock or statement timed out, by route.
 	RequestsTimedOut *prometheus.CounterVec
 }
 
@@ -78,11 +79,11 @@ func NewMetrics() *Metrics {
 		}, []string{"kind", "status"}),
 		RequestsShed: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "fulfillment_http_requests_shed_total",
-			Help: "Requests refused at once with 503 because the service was overloaded, by route template.",
+			Help: "Requests refused with 503 by load shedding, by route template.",
 		}, []string{"route"}),
 		RequestsTimedOut: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "fulfillment_http_requests_timed_out_total",
-			Help: "Requests answered 503 because their deadline passed, by route template.",
+			Help: "Requests answered 503 because their deadline passed or a lock or statement timed out, by route template.",
 		}, []string{"route"}),
 	}
 	reg.MustRegister(m.RequestDuration, m.IntakeOrders, m.ShipmentTransitions, m.RequestsShed, m.RequestsTimedOut)
