@@ -7,6 +7,8 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"go.opentelemetry.io/otel/trace"
+
+	"github.com/acme3pl/fulfillment/domain"
 )
 
 // Metrics are the service's Prometheus collectors on a registry of its own
@@ -52,8 +54,8 @@ var (
 // Shipment kinds and the statuses a transition reaches: the label values of
 // fulfillment_shipment_transitions_total.
 var (
-	ShipmentKinds    = []string{"pick_pack", "spd"}
-	ShipmentStatuses = []string{"draft", "pending", "cancelled"}
+	ShipmentKinds    = []string{string(domain.PickPack), string(domain.SPD)}
+	ShipmentStatuses = []string{string(domain.ShipmentDraft), string(domain.ShipmentPending), string(domain.ShipmentCancelled)}
 )
 
 // NewMetrics registers the Go runtime and process collectors and the
@@ -118,8 +120,9 @@ func (m *Metrics) InitRoutes(routes []string) {
 // exemplar, which links a latency bucket to a trace that is exported.
 func (m *Metrics) ObserveRequest(ctx context.Context, route, method, code string, seconds float64) {
 	o := m.RequestDuration.WithLabelValues(route, method, code)
-	if sc := trace.SpanContextFromContext(ctx); sc.IsSampled() {
-		o.(prometheus.ExemplarObserver).ObserveWithExemplar(seconds, prometheus.Labels{"trace_id": sc.TraceID().String()})
+	eo, ok := o.(prometheus.ExemplarObserver)
+	if sc := trace.SpanContextFromContext(ctx); ok && sc.IsSampled() {
+		eo.ObserveWithExemplar(seconds, prometheus.Labels{"trace_id": sc.TraceID().String()})
 		return
 	}
 	o.Observe(seconds)
