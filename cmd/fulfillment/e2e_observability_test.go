@@ -16,7 +16,9 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
+	"time"
 )
 
 // tool returns the path of a tool that scripts/tools.sh provides. It never
@@ -35,6 +37,62 @@ func tool(t testing.TB, name string) string {
 			name, name, err, stderr.String())
 	}
 	return strings.TrimSpace(string(out))
+}
+
+// toolProcess is a tool running for a test. It is stopped when the test
+// ends: SIGTERM, then SIGKILL after 10 s.
+type toolProcess struct {
+	name   string
+	logs   *syncBuffer
+	exited chan struct{} // closed when the process has exited
+}
+
+func runTool(t *testing.T, name string, cmd *exec.Cmd) *toolProcess {
+	t.Helper()
+	p := &toolProcess{name: name, logs: &syncBuffer{}, exited: make(chan struct{})}
+	cmd.Stdout, cmd.Stderr = p.logs, p.logs
+	if err := cmd.Start(); err != nil {
+		t.Fatalf("start %s: %v", name, err)
+	}
+	go func() { _ = cmd.Wait(); close(p.exited) }()
+	t.Cleanup(func() {
+		_ = cmd.Process.Signal(syscall.SIGTERM)
+		select {
+		case <-p.exited:
+		case <-time.After(10 * time.Second):
+			_ = cmd.Process.Kill()
+			<-p.exited
+		}
+	})
+	return p
+}
+
+// poll calls ok until it is true, failing after 30 s or when the tool
+// exits.
+func (p *toolProcess) poll(t *testing.T, what string, ok func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for !ok() {
+		select {
+		case <-p.exited:
+			t.Fatalf("%s exited while waiting for %s:\n%s", p.name, what, p.logs.String())
+		default:
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: %s not within 30s\n%s", p.name, what, p.logs.String())
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// answers200 tells whether GET url answers 200.
+func answers200(url string) bool {
+	resp, err := http.Get(url)
+	if err != nil {
+		return false
+	}
+	_ = resp.Body.Close()
+	return resp.StatusCode == http.StatusOK
 }
 
 // repoFile is the path of a file of the repository, from this package.

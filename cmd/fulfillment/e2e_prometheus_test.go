@@ -18,7 +18,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -29,9 +28,8 @@ import (
 
 // prometheus is a private Prometheus server on a loopback port.
 type prometheus struct {
-	URL    string
-	logs   *syncBuffer
-	exited chan struct{}
+	*toolProcess
+	URL string
 }
 
 // startPrometheus runs Prometheus scraping targets (host:port) every second
@@ -65,50 +63,12 @@ scrape_configs:
 		t.Fatal(err)
 	}
 	addr := freeAddr(t)
-	cmd := exec.Command(bin, "--config.file="+cfgPath, "--storage.tsdb.path="+filepath.Join(dir, "data"),
-		"--web.listen-address="+addr, "--enable-feature=exemplar-storage", "--log.level=warn")
-	p := &prometheus{URL: "http://" + addr, logs: &syncBuffer{}, exited: make(chan struct{})}
-	cmd.Stdout, cmd.Stderr = p.logs, p.logs
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	go func() { _ = cmd.Wait(); close(p.exited) }()
-	t.Cleanup(func() {
-		_ = cmd.Process.Signal(syscall.SIGTERM)
-		select {
-		case <-p.exited:
-		case <-time.After(10 * time.Second):
-			_ = cmd.Process.Kill()
-			<-p.exited
-		}
-	})
-	p.poll(t, "ready", func() bool {
-		resp, err := http.Get(p.URL + "/-/ready")
-		if err != nil {
-			return false
-		}
-		_ = resp.Body.Close()
-		return resp.StatusCode == http.StatusOK
-	})
+	p := &prometheus{URL: "http://" + addr}
+	p.toolProcess = runTool(t, "prometheus", exec.Command(bin, "--config.file="+cfgPath,
+		"--storage.tsdb.path="+filepath.Join(dir, "data"), "--web.listen-address="+addr,
+		"--enable-feature=exemplar-storage", "--log.level=warn"))
+	p.poll(t, "ready", func() bool { return answers200(p.URL + "/-/ready") })
 	return p
-}
-
-// poll calls ok until it is true, failing after 30 s or when Prometheus
-// exits.
-func (p *prometheus) poll(t *testing.T, what string, ok func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for !ok() {
-		select {
-		case <-p.exited:
-			t.Fatalf("prometheus exited while waiting for %s:\n%s", what, p.logs.String())
-		default:
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("prometheus: %s not within 30s\n%s", what, p.logs.String())
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
 }
 
 // api GETs a Prometheus API path and decodes its data member into v; it

@@ -16,69 +16,33 @@ import (
 	"os/exec"
 	"slices"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 )
 
 // jaeger is a running scripts/jaeger.sh on free loopback ports.
 type jaeger struct {
+	*toolProcess
 	OTLP, Query string // host:port of the OTLP/HTTP receiver and of the query API
-	logs        *syncBuffer
-	exited      chan struct{}
 }
 
 func startJaeger(t *testing.T) *jaeger {
 	t.Helper()
 	tool(t, "jaeger") // fails now, saying how to build it, when it is not built
-	j := &jaeger{OTLP: freeAddr(t), Query: freeAddr(t), logs: &syncBuffer{}, exited: make(chan struct{})}
+	j := &jaeger{OTLP: freeAddr(t), Query: freeAddr(t)}
 	cmd := exec.Command(repoFile("scripts", "jaeger.sh"))
 	cmd.Env = append(os.Environ(), "TOOLS_NO_INSTALL=1",
 		"JAEGER_OTLP_ADDR="+j.OTLP, "JAEGER_QUERY_ADDR="+j.Query, "JAEGER_QUERY_GRPC_ADDR="+freeAddr(t))
-	cmd.Stdout, cmd.Stderr = j.logs, j.logs
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	go func() { _ = cmd.Wait(); close(j.exited) }()
-	t.Cleanup(func() {
-		_ = cmd.Process.Signal(syscall.SIGTERM)
-		select {
-		case <-j.exited:
-		case <-time.After(10 * time.Second):
-			_ = cmd.Process.Kill()
-			<-j.exited
-		}
-	})
+	j.toolProcess = runTool(t, "jaeger", cmd)
 	j.poll(t, "Jaeger to listen", func() bool {
 		conn, err := net.DialTimeout("tcp", j.OTLP, time.Second)
 		if err != nil {
 			return false
 		}
 		_ = conn.Close()
-		resp, err := http.Get("http://" + j.Query + "/api/services")
-		if err != nil {
-			return false
-		}
-		_ = resp.Body.Close()
-		return resp.StatusCode == http.StatusOK
+		return answers200("http://" + j.Query + "/api/services")
 	})
 	return j
-}
-
-func (j *jaeger) poll(t *testing.T, what string, ok func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for !ok() {
-		select {
-		case <-j.exited:
-			t.Fatalf("jaeger exited while waiting for %s:\n%s", what, j.logs.String())
-		default:
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%s: not within 30s\n%s", what, j.logs.String())
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
 }
 
 // otlpSpan is one span of a trace as Jaeger's API v3 gives it (OTLP JSON),
