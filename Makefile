@@ -14,7 +14,7 @@ TOOLS = scripts/tools.sh
 # What `make test` needs besides Go: the tools it installs (once) before the tests run, so that a
 # first-time build of a tool never counts against a test's timeout, and the Go modules whose tests
 # it runs (the service's own, then any module of its own under deploy/ or bench/).
-TEST_TOOLS := helm podman chromium
+TEST_TOOLS := helm podman chromium prometheus promtool jaeger
 TEST_MODULES := . deploy
 
 # The version stamped into the binary (`fulfillment version`) and the image's tag: `git describe`,
@@ -33,7 +33,7 @@ GO_FILES = find . -name '*.go' -not -path './.git/*' -not -path './.tmp/*' -not 
 # `eval "$(scripts/pg.sh)"` would hide a failure of pg.sh (eval of an empty string succeeds).
 WITH_PG = pg_env="$$(scripts/pg.sh)"; eval "$$pg_env";
 
-.PHONY: help run test lint build image bench fmt clean db-stop
+.PHONY: help run test lint build image bench fmt clean db-stop jaeger
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/^([a-z-]+):.*## /  \1\t/' | expand -t 14
@@ -102,3 +102,6 @@ clean: ## remove build output and test logs (keeps the database in .tmp/pg and .
 
 db-stop: ## stop the private PostgreSQL cluster scripts/pg.sh may have started
 	@scripts/pg.sh stop
+
+jaeger: ## Jaeger v2 in memory on 127.0.0.1 (OTLP :4318, query API :16686) for `make run` traces; see docs/observability.md
+	@scripts/jaeger.sh

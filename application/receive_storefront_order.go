@@ -111,6 +111,7 @@ const recordBudget = time.Second
 
 // Handle processes one delivery.
 func (h *ReceiveStorefrontOrderHandler) Handle(ctx context.Context, c ReceiveStorefrontOrder) (res StorefrontOrderResult, err error) {
+	defer func() { setIntakeOutcome(ctx, res, err) }()
 	if c.Order.ID <= 0 {
 		if c.Refused != nil {
 			return res, c.Refused

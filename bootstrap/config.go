@@ -44,6 +44,12 @@ type Config struct {
 	// 4 × GOMAXPROCS.
 	DBMaxConns int `env:"DB_MAX_CONNS"`
 
+	// Tracing beyond the exporter: sampling and the resource (see
+	// docs/observability.md).
+	TracesSampler    string `env:"OTEL_TRACES_SAMPLER"`
+	TracesSamplerArg string `env:"OTEL_TRACES_SAMPLER_ARG"`
+	ServiceName      string `env:"OTEL_SERVICE_NAME" envDefault:"fulfillment"`
+
 	// Derived by Load.
 	Environment domain.Environment `env:"-"`
 	LogLevel    slog.Level         `env:"-"`
@@ -154,7 +160,11 @@ func (c Config) Tracing() telemetry.TracingConfig {
 	if protocol == "" {
 		protocol = c.OTLPProtocolV
 	}
-	return telemetry.TracingConfig{Exporter: c.TracesExporter, Protocol: protocol, ServiceVersion: Version}
+	return telemetry.TracingConfig{
+		Exporter: c.TracesExporter, Protocol: protocol,
+		Sampler: c.TracesSampler, SamplerArg: c.TracesSamplerArg,
+		ServiceName: c.ServiceName, ServiceVersion: Version, Environment: string(c.Environment),
+	}
 }
 
 // Version is the build's version, set with -ldflags.

@@ -56,6 +56,7 @@ var TelemetryModule = fx.Module("telemetry",
 		func(tp trace.TracerProvider) trace.Tracer { return tp.Tracer("github.com/acme3pl/fulfillment") },
 		telemetry.NewMetrics,
 	),
+	fx.Invoke(registerCollectors),
 )
 
 func newTracerProvider(lc fx.Lifecycle, cfg Config, log *slog.Logger) (*sdktrace.TracerProvider, error) {

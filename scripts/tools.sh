@@ -69,10 +69,36 @@ npm_tool() {
 	found "$bin"
 }
 
+# go_module_tool NAME MODULE VERSION CMD: the binary of ./CMD built inside MODULE@VERSION's own
+# source tree, for modules whose go.mod has replace directives (which `go install pkg@version`
+# refuses). The source comes from the module cache (`go mod download`), is copied to a writable
+# scratch directory and built with the module's own go.mod and go.sum; the binary is cached under
+# $TOOLS_DIR/NAME-VERSION/bin and moved there only once complete.
+go_module_tool() {
+	local name=$1 module=$2 version=$3 cmd=$4 bin="$TOOLS_DIR/$1-$3/bin/$1"
+	if [[ ! -x $bin ]]; then
+		[[ ${TOOLS_NO_INSTALL:-0} == 1 ]] && die "$name $version is not built (unset TOOLS_NO_INSTALL)"
+		log "building $name $version into $TOOLS_DIR (once; it can take 15 minutes or more)"
+		local dir src
+		dir=$(cd "$TOOLS_DIR" && GOFLAGS=-mod=mod go mod download -json "$module@$version" | sed -n 's/^[[:space:]]*"Dir": "\(.*\)",\{0,1\}$/\1/p')
+		[[ -n $dir && -d $dir ]] || die "go mod download $module@$version gave no source directory"
+		mkdir -p "$TOOLS_DIR/$name-$version/bin"
+		src=$(mktemp -d "$TOOLS_DIR/$name-$version/src.XXXXXX")
+		# shellcheck disable=SC2064 # expand $src now: it is local to this function
+		trap "rm -rf '$src'" EXIT
+		cp -R "$dir/." "$src"
+		chmod -R u+w "$src"
+		(cd "$src" && GOFLAGS=-mod=mod go build -trimpath -o "$src/$name.bin" "./$cmd") >&2
+		mv "$src/$name.bin" "$bin"
+	fi
+	found "$bin"
+}
+
 # Pinned versions.
 GOLANGCI_LINT_VERSION=v2.15.0
 # Redocly CLI 2.x runs on Node 20.19+ (20.x) or 22.12+.
 REDOCLY_VERSION=2.77.0
+JAEGER_VERSION=v1.76.0 # the module's v1 tags carry Jaeger v2 (v1.76.0 = Jaeger v2.13)
 
 case "${1:-}" in
 golangci-lint)
@@ -87,9 +113,15 @@ podman)
 	have podman && have runc || apt_install podman runc
 	found "$(command -v podman)"
 	;;
-prometheus) die "prometheus: not wired yet" ;;
-promtool) die "promtool: not wired yet" ;;
-jaeger) die "jaeger: not wired yet" ;;
+prometheus | promtool)
+	# Debian's package holds both; its own service is not needed (tests run a
+	# private server with their own configuration on a loopback port).
+	have "$1" || apt_install prometheus
+	found "$(command -v "$1")"
+	;;
+jaeger)
+	go_module_tool jaeger github.com/jaegertracing/jaeger "$JAEGER_VERSION" cmd/jaeger
+	;;
 redocly)
 	have node || apt_install nodejs npm
 	node -e 'const [a, b] = process.versions.node.split(".").map(Number); process.exit((a == 20 && b >= 19) || a > 22 || (a == 22 && b >= 12) ? 0 : 1)' ||

@@ -44,7 +44,11 @@ func (h *Health) Drain() { h.draining.Store(true) }
 func (h *Health) Register(r *mux.Router) {
 	r.HandleFunc("/healthz", h.live).Methods(http.MethodGet, http.MethodHead)
 	r.HandleFunc("/readyz", h.ready).Methods(http.MethodGet, http.MethodHead)
-	r.Handle("/metrics", promhttp.HandlerFor(h.metrics.Registry, promhttp.HandlerOpts{})).Methods(http.MethodGet)
+	r.Handle("/metrics", promhttp.HandlerFor(h.metrics.Registry, promhttp.HandlerOpts{
+		// OpenMetrics when the scraper asks for it: the text format cannot
+		// carry the exemplars (trace IDs) of the latency histogram.
+		EnableOpenMetrics: true,
+	})).Methods(http.MethodGet)
 }
 
 func (h *Health) live(w http.ResponseWriter, _ *http.Request) {

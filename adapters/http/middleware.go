@@ -82,7 +82,7 @@ func withAccessLog(log *slog.Logger, m *telemetry.Metrics, next http.Handler) ht
 		}
 		elapsed := time.Since(start)
 		route, errorKind := record.get()
-		m.RequestDuration.WithLabelValues(route, r.Method, strconv.Itoa(sr.status)).Observe(elapsed.Seconds())
+		m.ObserveRequest(r.Context(), route, r.Method, strconv.Itoa(sr.status), elapsed.Seconds())
 		switch errorKind {
 		case "shed":
 			m.RequestsShed.WithLabelValues(route).Inc()

@@ -45,6 +45,7 @@ func NewHandler(p RouterParams) http.Handler {
 	for _, g := range p.Routes {
 		g.Register(router)
 	}
+	initRouteMetrics(router, p.Metrics)
 	var h http.Handler = router
 	h = withAccessLog(p.Log, p.Metrics, h)
 	h = withRecovery(p.Log, h)

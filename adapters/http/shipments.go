@@ -15,6 +15,7 @@ import (
 
 	"github.com/gorilla/mux"
 
+	"github.com/acme3pl/fulfillment/adapters/telemetry"
 	"github.com/acme3pl/fulfillment/application"
 	"github.com/acme3pl/fulfillment/domain"
 )
@@ -132,11 +133,12 @@ type Shipments struct {
 	app    *application.Application
 	auth   Authenticator
 	errors ErrorMapper
+	m      *telemetry.Metrics
 }
 
 // NewShipments builds the shipment routes.
-func NewShipments(app *application.Application, auth Authenticator, errs ErrorMapper) *Shipments {
-	return &Shipments{app: app, auth: auth, errors: errs}
+func NewShipments(app *application.Application, auth Authenticator, errs ErrorMapper, m *telemetry.Metrics) *Shipments {
+	return &Shipments{app: app, auth: auth, errors: errs, m: m}
 }
 
 // Register implements Routes.
@@ -190,12 +192,14 @@ func (h *Shipments) get(w http.ResponseWriter, r *http.Request) {
 func (h *Shipments) submit(w http.ResponseWriter, r *http.Request) {
 	org := PrincipalFrom(r.Context()).OrganizationID
 	s, err := h.app.Commands.SubmitShipment.Handle(r.Context(), application.SubmitShipment{OrganizationID: org, ShipmentID: mux.Vars(r)["id"]})
+	countTransition(h.m, s, err)
 	h.answer(w, r, http.StatusOK, s, err)
 }
 
 func (h *Shipments) cancel(w http.ResponseWriter, r *http.Request) {
 	org := PrincipalFrom(r.Context()).OrganizationID
 	s, err := h.app.Commands.CancelShipment.Handle(r.Context(), application.CancelShipment{OrganizationID: org, ShipmentID: mux.Vars(r)["id"]})
+	countTransition(h.m, s, err)
 	h.answer(w, r, http.StatusOK, s, err)
 }
 
@@ -322,6 +326,7 @@ func (h *Shipments) create(w http.ResponseWriter, r *http.Request, kind domain.S
 		OrganizationID: PrincipalFrom(r.Context()).OrganizationID,
 		Kind:           kind, WarehouseID: b.WarehouseID, Address: addr, Notes: b.Notes, Lines: lines,
 	})
+	countTransition(h.m, s, err)
 	if err != nil {
 		h.errors.Write(w, r, err)
 		return

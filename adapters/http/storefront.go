@@ -16,6 +16,7 @@ import (
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/trace"
 
+	"github.com/acme3pl/fulfillment/adapters/telemetry"
 	"github.com/acme3pl/fulfillment/application"
 	"github.com/acme3pl/fulfillment/domain"
 	"github.com/acme3pl/fulfillment/ports"
@@ -36,11 +37,12 @@ type Storefront struct {
 	auth   Authenticator
 	errors ErrorMapper
 	log    *slog.Logger
+	m      *telemetry.Metrics
 }
 
 // NewStorefront builds the storefront routes.
-func NewStorefront(app *application.Application, keys ports.APIKeyVerifier, auth Authenticator, errs ErrorMapper, log *slog.Logger) *Storefront {
-	return &Storefront{app: app, keys: keys, auth: auth, errors: errs, log: log}
+func NewStorefront(app *application.Application, keys ports.APIKeyVerifier, auth Authenticator, errs ErrorMapper, log *slog.Logger, m *telemetry.Metrics) *Storefront {
+	return &Storefront{app: app, keys: keys, auth: auth, errors: errs, log: log, m: m}
 }
 
 // Register implements Routes.
@@ -134,6 +136,7 @@ func (h *Storefront) receive(w http.ResponseWriter, r *http.Request) {
 		span.SetAttributes(attribute.String("shipment.id", res.ShipmentID))
 		out.ShipmentID = &res.ShipmentID
 	}
+	countIntakeResult(h.m, res)
 	w.Header().Set("Cache-Control", "no-store")
 	WriteJSON(w, http.StatusOK, out)
 }
@@ -188,6 +191,7 @@ func (h *Storefront) writeFailure(w http.ResponseWriter, r *http.Request, err er
 	setRetryAfter(w, e.status)
 	w.Header().Set("Cache-Control", "no-store")
 	e.Success = false
+	countIntakeError(h.m, e)
 	WriteJSON(w, e.status, e)
 }
 

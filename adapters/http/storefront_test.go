@@ -22,6 +22,7 @@ import (
 	"github.com/gorilla/mux"
 
 	httpapi "github.com/acme3pl/fulfillment/adapters/http"
+	"github.com/acme3pl/fulfillment/adapters/telemetry"
 	"github.com/acme3pl/fulfillment/application"
 	"github.com/acme3pl/fulfillment/domain"
 	"github.com/acme3pl/fulfillment/ports"
@@ -51,10 +52,11 @@ type intakeHarness struct {
 	err      error
 	secret   string
 	received []application.ReceiveStorefrontOrder
+	metrics  *telemetry.Metrics
 }
 
 func newIntakeHarness() *intakeHarness {
-	h := &intakeHarness{result: application.StorefrontOrderResult{ShipmentID: "shp_1"}}
+	h := &intakeHarness{result: application.StorefrontOrderResult{ShipmentID: "shp_1"}, metrics: telemetry.NewMetrics()}
 	app := &application.Application{}
 	app.Commands.ReceiveStorefrontOrder = application.HandlerFunc[application.ReceiveStorefrontOrder, application.StorefrontOrderResult](
 		func(_ context.Context, c application.ReceiveStorefrontOrder) (application.StorefrontOrderResult, error) {
@@ -83,7 +85,7 @@ func newIntakeHarness() *intakeHarness {
 	}
 	log := slog.New(slog.DiscardHandler)
 	errs := httpapi.ErrorMapper{Log: log}
-	s := httpapi.NewStorefront(app, keys, httpapi.Authenticator{Errors: errs, Log: log}, errs, log)
+	s := httpapi.NewStorefront(app, keys, httpapi.Authenticator{Errors: errs, Log: log}, errs, log, h.metrics)
 	h.router = mux.NewRouter()
 	s.Register(h.router)
 	return h

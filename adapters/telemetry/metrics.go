@@ -1,15 +1,29 @@
 package telemetry
 
 import (
+	"context"
+	"runtime"
+
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
+	"go.opentelemetry.io/otel/trace"
+
+	"github.com/acme3pl/fulfillment/domain"
 )
 
 // Metrics are the service's Prometheus collectors on a registry of its own
-// (no global state, so tests can build many).
+// (no global state, so tests can build many). Every label value is one of a
+// fixed set (route templates, status codes, the outcomes and codes below),
+// so the number of series is bounded whatever clients send. docs/observability.md
+// describes each family.
 type Metrics struct {
 	Registry        *prometheus.Registry
 	RequestDuration *prometheus.HistogramVec
+	// IntakeOrders counts answered order deliveries by outcome and code.
+	IntakeOrders *prometheus.CounterVec
+	// ShipmentTransitions counts committed shipment changes by kind and
+	// the status reached.
+	ShipmentTransitions *prometheus.CounterVec
 	// RequestsShed counts requests refused by load shedding, by route.
 	RequestsShed *prometheus.CounterVec
 	// RequestsTimedOut counts requests answered 503 because their deadline
@@ -17,9 +31,36 @@ type Metrics struct {
 	RequestsTimedOut *prometheus.CounterVec
 }
 
-// NewMetrics registers the Go runtime and process collectors and the HTTP
-// request histogram (by route template, method and status code; the route
-// template keeps the label set bounded).
+// Outcomes of an order delivery: the label values of
+// fulfillment_storefront_orders_total{outcome}.
+const (
+	IntakeCreated   = "created"   // a shipment was made
+	IntakeDuplicate = "duplicate" // the order had been processed: same answer again
+	IntakeSkipped   = "skipped"   // acknowledged and recorded without a shipment
+	IntakeRefused   = "refused"   // 4xx: the delivery or the order is at fault
+	IntakeFailed    = "failed"    // 5xx: the service is at fault; the storefront retries
+)
+
+// IntakeRefusalCodes and IntakeFailureCodes are the intake's error codes,
+// the values of the code label of refused and failed deliveries.
+var (
+	IntakeRefusalCodes = []string{
+		"invalid_api_key", "invalid_signature", "insufficient_scope", "invalid_payload", "payload_too_large",
+		"unsupported_media_type", "unknown_skus", "missing_sku", "missing_shipping_address", "no_warehouse",
+	}
+	IntakeFailureCodes = []string{"unavailable", "internal"}
+)
+
+// Shipment kinds and the statuses a transition reaches: the label values of
+// fulfillment_shipment_transitions_total.
+var (
+	ShipmentKinds    = []string{string(domain.PickPack), string(domain.SPD)}
+	ShipmentStatuses = []string{string(domain.ShipmentDraft), string(domain.ShipmentPending), string(domain.ShipmentCancelled)}
+)
+
+// NewMetrics registers the Go runtime and process collectors and the
+// service's own families, with every series of a known label set already
+// at 0: a rate() or an alert over them has data before the first event.
 func NewMetrics() *Metrics {
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
@@ -30,6 +71,14 @@ func NewMetrics() *Metrics {
 			Help:    "Duration of HTTP requests by route template, method and status code.",
 			Buckets: []float64{.001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5},
 		}, []string{"route", "method", "code"}),
+		IntakeOrders: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "fulfillment_storefront_orders_total",
+			Help: "Storefront order deliveries answered, by outcome (created, duplicate, skipped, refused, failed) and, for refused and failed, the error code.",
+		}, []string{"outcome", "code"}),
+		ShipmentTransitions: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "fulfillment_shipment_transitions_total",
+			Help: "Shipment changes committed, by kind (pick_pack, spd) and the status reached (draft, pending, cancelled).",
+		}, []string{"kind", "status"}),
 		RequestsShed: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "fulfillment_http_requests_shed_total",
 			Help: "Requests refused with 503 by load shedding, by route template.",
@@ -39,6 +88,66 @@ func NewMetrics() *Metrics {
 			Help: "Requests answered 503 because their deadline passed or a lock or statement timed out, by route template.",
 		}, []string{"route"}),
 	}
-	reg.MustRegister(m.RequestDuration, m.RequestsShed, m.RequestsTimedOut)
+	reg.MustRegister(m.RequestDuration, m.IntakeOrders, m.ShipmentTransitions, m.RequestsShed, m.RequestsTimedOut)
+	for _, o := range []string{IntakeCreated, IntakeDuplicate, IntakeSkipped} {
+		m.IntakeOrders.WithLabelValues(o, "")
+	}
+	for _, c := range IntakeRefusalCodes {
+		m.IntakeOrders.WithLabelValues(IntakeRefused, c)
+	}
+	for _, c := range IntakeFailureCodes {
+		m.IntakeOrders.WithLabelValues(IntakeFailed, c)
+	}
+	for _, k := range ShipmentKinds {
+		for _, s := range ShipmentStatuses {
+			m.ShipmentTransitions.WithLabelValues(k, s)
+		}
+	}
 	return m
+}
+
+// InitRoutes creates the shed and timed-out series of each route template
+// at 0.
+func (m *Metrics) InitRoutes(routes []string) {
+	for _, r := range routes {
+		m.RequestsShed.WithLabelValues(r)
+		m.RequestsTimedOut.WithLabelValues(r)
+	}
+}
+
+// ObserveRequest records one request in the duration histogram. When the
+// request's span is sampled, the observation carries the trace ID as an
+// exemplar, which links a latency bucket to a trace that is exported.
+func (m *Metrics) ObserveRequest(ctx context.Context, route, method, code string, seconds float64) {
+	o := m.RequestDuration.WithLabelValues(route, method, code)
+	eo, ok := o.(prometheus.ExemplarObserver)
+	if sc := trace.SpanContextFromContext(ctx); ok && sc.IsSampled() {
+		eo.ObserveWithExemplar(seconds, prometheus.Labels{"trace_id": sc.TraceID().String()})
+		return
+	}
+	o.Observe(seconds)
+}
+
+// ObserveIntake counts one answered delivery. code is the error code of a
+// refused or failed delivery, "" otherwise.
+func (m *Metrics) ObserveIntake(outcome, code string) {
+	m.IntakeOrders.WithLabelValues(outcome, code).Inc()
+}
+
+// ObserveShipmentTransition counts one committed shipment change: kind is
+// pick_pack or spd, status the status reached.
+func (m *Metrics) ObserveShipmentTransition(kind, status string) {
+	m.ShipmentTransitions.WithLabelValues(kind, status).Inc()
+}
+
+// BuildInfo is fulfillment_build_info{version, goversion} 1: which build
+// each replica runs, to join with other series or to spot a rollout.
+func BuildInfo(version string) prometheus.Collector {
+	g := prometheus.NewGauge(prometheus.GaugeOpts{
+		Name:        "fulfillment_build_info",
+		Help:        "Always 1; the labels name the build: version and the Go release it was built with.",
+		ConstLabels: prometheus.Labels{"version": version, "goversion": runtime.Version()},
+	})
+	g.Set(1)
+	return g
 }

@@ -175,20 +175,6 @@ func pageRequests(t *testing.T, netLog, origin string) []string {
 	return urls
 }
 
-// tool returns the path of a tool of scripts/tools.sh, installing it if it can, and fails the
-// test saying how to install it if not.
-func tool(t *testing.T, name string) string {
-	t.Helper()
-	cmd := exec.Command(filepath.Join("..", "..", "scripts", "tools.sh"), name)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("scripts/tools.sh %s: %v\n%s", name, err, stderr.String())
-	}
-	return strings.TrimSpace(string(out))
-}
-
 func tail(s string, n int) string {
 	if len(s) > n {
 		return "…" + s[len(s)-n:]

@@ -1,0 +1,57 @@
+package application_test
+
+import (
+	"context"
+	"testing"
+
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/sdk/trace/tracetest"
+
+	"github.com/acme3pl/fulfillment/application"
+	"github.com/acme3pl/fulfillment/domain"
+)
+
+// The use case's span says what each delivery came to; a failed delivery
+// has no outcome, only the span's error status.
+func TestReceiveStorefrontOrderSpanOutcome(t *testing.T) {
+	st := intakeFixture()
+	rec := tracetest.NewSpanRecorder()
+	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(rec))
+	h := intakeAppTraced(st, domain.Sandbox, tp.Tracer("test")).Commands.ReceiveStorefrontOrder
+	deliver := func(o application.StorefrontOrder, refused error) {
+		_, _ = h.Handle(context.Background(), application.ReceiveStorefrontOrder{OrganizationID: intakeOrg, Order: o, Refused: refused})
+	}
+	created := intakeOrder(1, intakeLine(1, "TEE", 1))
+	cancelled := intakeOrder(2, intakeLine(1, "TEE", 1))
+	cancelled.Cancelled = true
+	deliver(created, nil)
+	deliver(created, nil)
+	deliver(cancelled, nil)
+	deliver(intakeOrder(3, intakeLine(1, "NOPE", 1)), nil)
+	deliver(intakeOrder(4), domain.Invalid("line_items", "is required"))
+	st.down = true
+	deliver(intakeOrder(5, intakeLine(1, "TEE", 1)), nil)
+
+	want := []string{"created", "duplicate", "skipped", "refused", "refused", ""}
+	var got []string
+	for _, s := range rec.Ended() {
+		if s.Name() != "ReceiveStorefrontOrder" {
+			continue
+		}
+		outcome := ""
+		for _, kv := range s.Attributes() {
+			if kv.Key == application.IntakeOutcomeKey {
+				outcome = kv.Value.AsString()
+			}
+		}
+		got = append(got, outcome)
+	}
+	if len(got) != len(want) {
+		t.Fatalf("outcomes %q, want %q", got, want)
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Errorf("delivery %d: outcome %q, want %q (all: %q)", i+1, got[i], want[i], got)
+		}
+	}
+}

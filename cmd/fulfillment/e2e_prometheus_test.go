@@ -1,0 +1,568 @@
+package main
+
+// The service's metrics, its Grafana dashboard and its Prometheus rules
+// against a real Prometheus that scrapes two real servers (one with its
+// database away) under a workload.
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"net/http"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	dto "github.com/prometheus/client_model/go"
+	"github.com/prometheus/common/expfmt"
+	"github.com/prometheus/common/model"
+)
+
+// prometheus is a private Prometheus server on a loopback port.
+type prometheus struct {
+	*toolProcess
+	URL string
+}
+
+// startPrometheus runs Prometheus scraping targets (host:port) every second
+// as job "fulfillment", with ruleFiles evaluated every second and exemplar
+// storage on. It is stopped when the test ends.
+func startPrometheus(t *testing.T, targets []string, ruleFiles ...string) *prometheus {
+	t.Helper()
+	bin := tool(t, "prometheus")
+	dir := t.TempDir()
+	var rules []string
+	for _, f := range ruleFiles {
+		abs, err := filepath.Abs(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rules = append(rules, abs)
+	}
+	list := func(v []string) string { b, _ := json.Marshal(v); return string(b) } // a YAML flow sequence
+	cfg := fmt.Sprintf(`global:
+  scrape_interval: 1s
+  scrape_timeout: 1s
+  evaluation_interval: 1s
+rule_files: %s
+scrape_configs:
+  - job_name: fulfillment
+    static_configs:
+      - targets: %s
+`, list(rules), list(targets))
+	cfgPath := filepath.Join(dir, "prometheus.yml")
+	if err := os.WriteFile(cfgPath, []byte(cfg), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	addr := freeAddr(t)
+	p := &prometheus{URL: "http://" + addr}
+	p.toolProcess = runTool(t, "prometheus", exec.Command(bin, "--config.file="+cfgPath,
+		"--storage.tsdb.path="+filepath.Join(dir, "data"), "--web.listen-address="+addr,
+		"--enable-feature=exemplar-storage", "--log.level=warn"))
+	p.poll(t, "ready", func() bool { return answers200(p.URL + "/-/ready") })
+	return p
+}
+
+// api GETs a Prometheus API path and decodes its data member into v; it
+// returns the error Prometheus gave, if any.
+func (p *prometheus) api(t *testing.T, path string, params url.Values, v any) error {
+	t.Helper()
+	resp, err := http.Get(p.URL + path + "?" + params.Encode())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = resp.Body.Close() }()
+	var body struct {
+		Status string          `json:"status"`
+		Data   json.RawMessage `json:"data"`
+		Error  string          `json:"error"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&body); err != nil {
+		t.Fatalf("%s: not the API's JSON (%d): %v", path, resp.StatusCode, err)
+	}
+	if body.Status != "success" {
+		return fmt.Errorf("%s (HTTP %d)", body.Error, resp.StatusCode)
+	}
+	if err := json.Unmarshal(body.Data, v); err != nil {
+		t.Fatalf("%s: %v: %s", path, err, body.Data)
+	}
+	return nil
+}
+
+// promSample is one series of an instant vector.
+type promSample struct {
+	Metric map[string]string
+	Value  float64
+}
+
+// query evaluates expr now; it fails the test unless the result is a
+// vector (what every panel and rule here gives).
+func (p *prometheus) query(t *testing.T, expr string) ([]promSample, error) {
+	t.Helper()
+	var data struct {
+		ResultType string `json:"resultType"`
+		Result     []struct {
+			Metric map[string]string `json:"metric"`
+			Value  [2]any            `json:"value"`
+		} `json:"result"`
+	}
+	if err := p.api(t, "/api/v1/query", url.Values{"query": {expr}}, &data); err != nil {
+		return nil, err
+	}
+	if data.ResultType != "vector" {
+		t.Fatalf("%s: result type %s, want vector", expr, data.ResultType)
+	}
+	out := make([]promSample, len(data.Result))
+	for i, r := range data.Result {
+		s, _ := r.Value[1].(string)
+		v, err := strconv.ParseFloat(s, 64)
+		if err != nil {
+			t.Fatalf("%s: value %v", expr, r.Value)
+		}
+		out[i] = promSample{Metric: r.Metric, Value: v}
+	}
+	return out, nil
+}
+
+// waitValue waits until expr (a single-series vector) is at least want.
+func (p *prometheus) waitValue(t *testing.T, expr string, want float64) {
+	t.Helper()
+	p.poll(t, fmt.Sprintf("%s >= %v", expr, want), func() bool {
+		s, err := p.query(t, expr)
+		if err != nil {
+			t.Fatalf("%s: %v", expr, err)
+		}
+		return len(s) == 1 && s[0].Value >= want
+	})
+}
+
+// TestObservabilityUnderWorkload: a Prometheus scrapes a working server and
+// one whose database is away while a workload runs twice (rates need two
+// scrapes of a series), then: /metrics has every family with its labels,
+// every query of the dashboard parses and returns data, the latency
+// histogram's exemplars carry trace IDs of real responses, and the rules
+// load and evaluate.
+func TestObservabilityUnderWorkload(t *testing.T) {
+	seedObs(t)
+	srv := startServer(t, baseEnv(testDSN))
+	down := startDownServer(t)
+	hostPort := func(s *server) string { return strings.TrimPrefix(s.URL, "http://") }
+	prom := startPrometheus(t, []string{hostPort(srv), hostPort(down)}, repoFile("deploy", "prometheus", "rules.yaml"))
+	prom.waitValue(t, `count(up{job="fulfillment"} == 1)`, 2)
+
+	var answers []obsAnswers
+	for phase, firstOrder := range []int64{7_100_001, 7_200_001} {
+		answers = append(answers, obsWorkload(t, srv, down, firstOrder))
+		// The last counters each server moves; then every series of the
+		// workload has been scraped after it.
+		prom.waitValue(t, `sum(fulfillment_shipment_transitions_total{kind="spd", status="cancelled"})`, float64(phase+1))
+		prom.waitValue(t, `sum(fulfillment_storefront_orders_total{outcome="failed"})`, float64(phase+1))
+	}
+
+	t.Run("metrics endpoint", func(t *testing.T) { checkMetricsEndpoint(t, srv, down, answers) })
+	t.Run("dashboard queries", func(t *testing.T) { checkDashboardQueries(t, prom) })
+	t.Run("exemplars", func(t *testing.T) { checkExemplars(t, prom, answers) })
+	t.Run("rules", func(t *testing.T) { checkRulesLoaded(t, prom) })
+}
+
+// scrape reads a server's /metrics in the text format.
+func scrape(t *testing.T, s *server) map[string]*dto.MetricFamily {
+	t.Helper()
+	resp, err := http.Get(s.URL + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = resp.Body.Close() }()
+	parser := expfmt.NewTextParser(model.UTF8Validation)
+	families, err := parser.TextToMetricFamilies(resp.Body)
+	if err != nil {
+		t.Fatalf("/metrics is not the text format: %v", err)
+	}
+	return families
+}
+
+// series is a family's series as "label=value,..." (sorted) → value
+// (counter, gauge or histogram count).
+func series(f *dto.MetricFamily) map[string]float64 {
+	out := map[string]float64{}
+	for _, m := range f.GetMetric() {
+		var labels []string
+		for _, l := range m.GetLabel() {
+			labels = append(labels, l.GetName()+"="+l.GetValue())
+		}
+		slices.Sort(labels)
+		v := m.GetCounter().GetValue() + m.GetGauge().GetValue() + float64(m.GetHistogram().GetSampleCount())
+		out[strings.Join(labels, ",")] = v
+	}
+	return out
+}
+
+func checkMetricsEndpoint(t *testing.T, srv, down *server, answers []obsAnswers) {
+	families := scrape(t, srv)
+	family := func(name string) map[string]float64 {
+		t.Helper()
+		f, ok := families[name]
+		if !ok {
+			t.Fatalf("/metrics lacks %s", name)
+		}
+		return series(f)
+	}
+	n := float64(len(answers))
+	// Exact counts: this server saw the workload twice and nothing else.
+	orders := family("fulfillment_storefront_orders_total")
+	for key, want := range map[string]float64{
+		"code=,outcome=created": n, "code=,outcome=duplicate": n, "code=,outcome=skipped": n,
+		"code=unknown_skus,outcome=refused": n, "code=invalid_api_key,outcome=refused": n,
+		"code=invalid_payload,outcome=refused": n, "code=no_warehouse,outcome=refused": 0,
+		"code=unavailable,outcome=failed": 0, "code=internal,outcome=failed": 0,
+	} {
+		if orders[key] != want {
+			t.Errorf("orders_total{%s} = %v, want %v", key, orders[key], want)
+		}
+	}
+	outcomes := []string{"created", "duplicate", "skipped", "refused", "failed"}
+	codes := []string{"", "invalid_api_key", "invalid_signature", "insufficient_scope", "invalid_payload", "payload_too_large",
+		"unsupported_media_type", "unknown_skus", "missing_sku", "missing_shipping_address", "no_warehouse", "unavailable", "internal"}
+	for key := range orders {
+		code, outcome, _ := strings.Cut(strings.TrimPrefix(key, "code="), ",outcome=")
+		if !slices.Contains(outcomes, outcome) || !slices.Contains(codes, code) {
+			t.Errorf("orders_total has an unexpected series {%s}", key)
+		}
+	}
+	if got := series(scrape(t, down)["fulfillment_storefront_orders_total"])["code=unavailable,outcome=failed"]; got != n {
+		t.Errorf("the server without a database: orders_total{failed,unavailable} = %v, want %v", got, n)
+	}
+
+	transitions := family("fulfillment_shipment_transitions_total")
+	for key, want := range map[string]float64{
+		"kind=pick_pack,status=pending": 2 * n, // the intake's and the API's
+		"kind=pick_pack,status=draft":   n, "kind=spd,status=draft": n, "kind=spd,status=cancelled": n,
+		"kind=spd,status=pending":         0, // refused: not counted
+		"kind=pick_pack,status=cancelled": 0,
+	} {
+		if transitions[key] != want {
+			t.Errorf("transitions_total{%s} = %v, want %v", key, transitions[key], want)
+		}
+	}
+	if len(transitions) != 6 {
+		t.Errorf("transitions_total has %d series, want 6: %v", len(transitions), transitions)
+	}
+
+	for _, name := range []string{"fulfillment_http_requests_shed_total", "fulfillment_http_requests_timed_out_total"} {
+		s := family(name)
+		for _, route := range []string{"/v0/storefront/orders", "/v0/shipments", "/v0/shipments/{id}/submit", "/v0/warehouses", "/v0/invoices"} {
+			if v, ok := s["route="+route]; !ok || v != 0 {
+				t.Errorf("%s{route=%q} = %v (present %v), want 0", name, route, v, ok)
+			}
+		}
+		for key := range s {
+			if !strings.HasPrefix(key, "route=/v0/") || strings.Count(key, "=") != 1 {
+				t.Errorf("%s has an unexpected series {%s}", name, key)
+			}
+		}
+	}
+
+	latency := family("http_server_request_duration_seconds")
+	if got := latency["code=200,method=POST,route=/v0/storefront/orders"]; got != 3*n {
+		t.Errorf("latency count of the intake's 200s = %v, want %v", got, 3*n)
+	}
+	for key := range latency {
+		if !regexp.MustCompile(`^code=\d{3},method=[A-Z]+,route=(/\S*|unmatched)$`).MatchString(key) {
+			t.Errorf("http_server_request_duration_seconds has an unexpected series {%s}", key)
+		}
+	}
+
+	for _, name := range []string{"go_sql_open_connections", "go_sql_in_use_connections", "go_sql_idle_connections",
+		"go_sql_max_open_connections", "go_sql_wait_count_total", "go_sql_wait_duration_seconds_total"} {
+		s := family(name)
+		if _, ok := s["db_name=fulfillment"]; !ok || len(s) != 1 {
+			t.Errorf("%s = %v, want one series {db_name=fulfillment}", name, s)
+		}
+	}
+	if size := family("go_sql_max_open_connections")["db_name=fulfillment"]; size < 1 {
+		t.Errorf("go_sql_max_open_connections = %v", size)
+	}
+
+	build := families["fulfillment_build_info"]
+	if build == nil || len(build.GetMetric()) != 1 || build.GetMetric()[0].GetGauge().GetValue() != 1 {
+		t.Fatalf("fulfillment_build_info = %v", build)
+	}
+	labels := map[string]string{}
+	for _, l := range build.GetMetric()[0].GetLabel() {
+		labels[l.GetName()] = l.GetValue()
+	}
+	if labels["version"] == "" || !strings.HasPrefix(labels["goversion"], "go") {
+		t.Errorf("fulfillment_build_info labels %v", labels)
+	}
+
+	// OpenMetrics when asked for: the latency buckets carry exemplars with
+	// the trace IDs of responses.
+	req, _ := http.NewRequest(http.MethodGet, srv.URL+"/metrics", nil)
+	req.Header.Set("Accept", "application/openmetrics-text;version=1.0.0")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = resp.Body.Close() }()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ct := resp.Header.Get("Content-Type"); !strings.HasPrefix(ct, "application/openmetrics-text") {
+		t.Fatalf("Content-Type %q, want OpenMetrics", ct)
+	}
+	exemplar := regexp.MustCompile(`(?m)^http_server_request_duration_seconds_bucket\{[^}]*route="/v0/storefront/orders"[^}]*\} \d+ # \{trace_id="([0-9a-f]{32})"\}`)
+	sent, found := sentTraceIDs(answers), exemplar.FindAllStringSubmatch(string(body), -1)
+	for _, m := range found {
+		if !sent[m[1]] {
+			t.Errorf("exemplar trace ID %s is not the X-Trace-Id of any delivery", m[1])
+		}
+	}
+	if len(found) == 0 {
+		t.Error("no bucket of the intake's latency has an exemplar")
+	}
+	if !strings.HasSuffix(strings.TrimSpace(string(body)), "# EOF") {
+		t.Error("the OpenMetrics exposition does not end with # EOF")
+	}
+}
+
+// grafanaPanel is what the test reads of a Grafana panel.
+type grafanaPanel struct {
+	ID         int            `json:"id"`
+	Type       string         `json:"type"`
+	Title      string         `json:"title"`
+	Datasource map[string]any `json:"datasource"`
+	Panels     []grafanaPanel `json:"panels"` // of a collapsed row
+	Targets    []struct {
+		RefID    string `json:"refId"`
+		Expr     string `json:"expr"`
+		Exemplar bool   `json:"exemplar"`
+	} `json:"targets"`
+	FieldConfig struct {
+		Defaults struct {
+			Thresholds struct {
+				Steps []struct {
+					Value *float64 `json:"value"`
+				} `json:"steps"`
+			} `json:"thresholds"`
+			Custom struct {
+				ThresholdsStyle struct {
+					Mode string `json:"mode"`
+				} `json:"thresholdsStyle"`
+			} `json:"custom"`
+		} `json:"defaults"`
+	} `json:"fieldConfig"`
+}
+
+type grafanaDashboard struct {
+	UID           string         `json:"uid"`
+	Title         string         `json:"title"`
+	SchemaVersion int            `json:"schemaVersion"`
+	Panels        []grafanaPanel `json:"panels"`
+	Templating    struct {
+		List []struct {
+			Name       string `json:"name"`
+			Type       string `json:"type"`
+			Query      any    `json:"query"`
+			Definition string `json:"definition"`
+			AllValue   string `json:"allValue"`
+		} `json:"list"`
+	} `json:"templating"`
+	Links []struct {
+		Title string `json:"title"`
+		URL   string `json:"url"`
+	} `json:"links"`
+}
+
+func loadDashboard(t *testing.T) grafanaDashboard {
+	t.Helper()
+	b, err := os.ReadFile(repoFile("deploy", "grafana", "fulfillment.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var d grafanaDashboard
+	if err := json.Unmarshal(b, &d); err != nil {
+		t.Fatalf("deploy/grafana/fulfillment.json: %v", err)
+	}
+	return d
+}
+
+// dashboardVars is what Grafana would put for the template variables: every
+// namespace, this job, every replica; a window that covers the workload.
+var dashboardVars = strings.NewReplacer(
+	"$namespace", ".*", "$job", "fulfillment", "$instance", ".*",
+	"$__rate_interval", "1m", "$__range", "1m",
+)
+
+func checkDashboardQueries(t *testing.T, prom *prometheus) {
+	d := loadDashboard(t)
+	if d.UID == "" || d.SchemaVersion < 36 {
+		t.Errorf("uid %q, schemaVersion %d", d.UID, d.SchemaVersion)
+	}
+	var rows []string
+	var panels []grafanaPanel
+	for _, p := range d.Panels {
+		if p.Type == "row" {
+			rows = append(rows, p.Title)
+			panels = append(panels, p.Panels...)
+			continue
+		}
+		panels = append(panels, p)
+	}
+	if want := []string{"Traffic and errors per route", "Order intake", "Capacity", "Shipments"}; !slices.Equal(rows, want) {
+		t.Errorf("rows %q, want %q", rows, want)
+	}
+
+	queries := 0
+	for _, p := range panels {
+		if p.Datasource["uid"] != "${datasource}" {
+			t.Errorf("panel %q: datasource %v, want the ${datasource} variable", p.Title, p.Datasource)
+		}
+		if len(p.Targets) == 0 {
+			t.Errorf("panel %q has no query", p.Title)
+		}
+		for _, tg := range p.Targets {
+			queries++
+			expr := dashboardVars.Replace(tg.Expr)
+			if strings.Contains(expr, "$") {
+				t.Errorf("panel %q %s: a variable the test does not know: %s", p.Title, tg.RefID, tg.Expr)
+				continue
+			}
+			samples, err := prom.query(t, expr)
+			if err != nil {
+				t.Errorf("panel %q %s: %v\n%s", p.Title, tg.RefID, err, expr)
+				continue
+			}
+			if !slices.ContainsFunc(samples, func(s promSample) bool { return !math.IsNaN(s.Value) && !math.IsInf(s.Value, 0) }) {
+				t.Errorf("panel %q %s: no series with a number (%d series)\n%s", p.Title, tg.RefID, len(samples), expr)
+			}
+			if strings.Contains(tg.Expr, "http_server_request_duration_seconds_bucket") && strings.HasPrefix(tg.Expr, "histogram_quantile") && !tg.Exemplar {
+				t.Errorf("panel %q %s: a latency query without exemplars (the link to traces)", p.Title, tg.RefID)
+			}
+		}
+		if strings.Contains(p.Title, "5 s") {
+			var steps []float64
+			for _, s := range p.FieldConfig.Defaults.Thresholds.Steps {
+				if s.Value != nil {
+					steps = append(steps, *s.Value)
+				}
+			}
+			if !slices.Contains(steps, 5) || p.FieldConfig.Defaults.Custom.ThresholdsStyle.Mode != "line" {
+				t.Errorf("panel %q: thresholds %v (%s), want the 5 s budget drawn as a line", p.Title, steps,
+					p.FieldConfig.Defaults.Custom.ThresholdsStyle.Mode)
+			}
+		}
+	}
+	t.Logf("%d panels, %d queries evaluated", len(panels), queries)
+
+	// The template variables list something to choose from (namespace is
+	// empty outside Kubernetes; its "All" is .*).
+	for _, v := range d.Templating.List {
+		if v.Type != "query" {
+			continue
+		}
+		m := regexp.MustCompile(`^label_values\((.+), (\w+)\)$`).FindStringSubmatch(v.Definition)
+		if m == nil {
+			t.Errorf("variable %s: %q is not label_values(selector, label)", v.Name, v.Definition)
+			continue
+		}
+		if v.AllValue != ".*" {
+			t.Errorf("variable %s: allValue %q, want .*", v.Name, v.AllValue)
+		}
+		var values []string
+		if err := prom.api(t, "/api/v1/label/"+m[2]+"/values", url.Values{"match[]": {dashboardVars.Replace(m[1])}}, &values); err != nil {
+			t.Errorf("variable %s: %v", v.Name, err)
+		}
+		if v.Name != "namespace" && len(values) == 0 {
+			t.Errorf("variable %s: no values for %s", v.Name, v.Definition)
+		}
+	}
+}
+
+// sentTraceIDs is the set of X-Trace-Ids of the workloads' deliveries.
+func sentTraceIDs(answers []obsAnswers) map[string]bool {
+	sent := map[string]bool{}
+	for _, a := range answers {
+		for _, r := range []response{a.Created, a.Duplicate, a.Skipped, a.Refused, a.Unauthorized, a.Invalid, a.Unavailable} {
+			sent[r.Header.Get("X-Trace-Id")] = true
+		}
+	}
+	return sent
+}
+
+func checkExemplars(t *testing.T, prom *prometheus, answers []obsAnswers) {
+	sent := sentTraceIDs(answers)
+	var data []struct {
+		SeriesLabels map[string]string `json:"seriesLabels"`
+		Exemplars    []struct {
+			Labels map[string]string `json:"labels"`
+		} `json:"exemplars"`
+	}
+	q := url.Values{"query": {`http_server_request_duration_seconds_bucket{route="/v0/storefront/orders"}`},
+		"start": {strconv.FormatInt(time.Now().Add(-10*time.Minute).Unix(), 10)}, "end": {strconv.FormatInt(time.Now().Unix(), 10)}}
+	if err := prom.api(t, "/api/v1/query_exemplars", q, &data); err != nil {
+		t.Fatal(err)
+	}
+	matched := 0
+	for _, s := range data {
+		for _, e := range s.Exemplars {
+			if sent[e.Labels["trace_id"]] {
+				matched++
+			}
+		}
+	}
+	if matched == 0 {
+		t.Errorf("no exemplar of the intake's latency carries the X-Trace-Id of a delivery: %+v", data)
+	}
+}
+
+func checkRulesLoaded(t *testing.T, prom *prometheus) {
+	type rule struct {
+		Name      string `json:"name"`
+		Health    string `json:"health"`
+		LastError string `json:"lastError"`
+		Type      string `json:"type"`
+	}
+	var data struct {
+		Groups []struct {
+			Name  string `json:"name"`
+			Rules []rule `json:"rules"`
+		} `json:"groups"`
+	}
+	var all []rule
+	prom.poll(t, "every rule evaluated", func() bool {
+		if err := prom.api(t, "/api/v1/rules", nil, &data); err != nil {
+			t.Fatal(err)
+		}
+		all = all[:0]
+		for _, g := range data.Groups {
+			all = append(all, g.Rules...)
+		}
+		return len(all) > 0 && !slices.ContainsFunc(all, func(r rule) bool { return r.Health == "unknown" })
+	})
+	for _, r := range all {
+		if r.Health != "ok" {
+			t.Errorf("rule %s: health %s: %s", r.Name, r.Health, r.LastError)
+		}
+	}
+	// The recorded indicators have data (once the group has been evaluated
+	// after the second scrape): the down server's 503s count against
+	// availability, and every answer was fast.
+	for _, expr := range []string{`fulfillment:intake_error_ratio:rate5m{job="fulfillment"} > 0`, `fulfillment:intake_slow_ratio:rate5m{job="fulfillment"} >= 0`} {
+		prom.poll(t, expr, func() bool {
+			s, err := prom.query(t, expr)
+			if err != nil {
+				t.Fatalf("%s: %v", expr, err)
+			}
+			return len(s) == 1
+		})
+	}
+}
