@@ -80,45 +80,32 @@ type ErrorMapper struct {
 }
 
 // ProblemFor maps an error to its problem, by the one error table
-// (application.Classify), without writing it.
+// (application.Classify), without writing it. The detail is the class's
+// sentence, or the domain's own words where the domain wrote them for the
+// client; some codes carry members that explain them.
 func ProblemFor(err error) Problem {
 	c := application.Classify(err)
-	p := NewProblem(c.Status, c.ProblemCode, detail(err, c))
+	p := NewProblem(c.Status, c.ProblemCode, c.Detail)
 	var (
 		ve *domain.ValidationError
 		ui *domain.UnknownItemsError
 		is *domain.InsufficientStockError
-	)
-	switch {
-	case errors.As(err, &ve):
-		p.Parameter = ve.Field
-	case errors.As(err, &ui):
-		p.Extra = map[string]any{"ids": ui.IDs}
-	case errors.As(err, &is):
-		p.Extra = map[string]any{"items": shortageDTOs(is.Items)}
-	}
-	return p
-}
-
-// detail is the human sentence of an answer: the class's, or the domain's
-// own words where the domain wrote them for the client.
-func detail(err error, c application.ErrorClass) string {
-	var (
-		ve *domain.ValidationError
-		ui *domain.UnknownItemsError
 		se *ports.InsufficientScopeError
 	)
 	switch {
 	case errors.As(err, &ve):
-		return ve.Error()
-	case errors.As(err, &se):
-		return "the token " + se.Error()
+		p.Detail, p.Parameter = ve.Error(), ve.Field
 	case errors.As(err, &ui):
-		return "these " + string(ui.Kind) + "s are not records of the organization"
+		p.Detail = "these " + string(ui.Kind) + "s are not records of the organization"
+		p.Extra = map[string]any{"ids": ui.IDs}
+	case errors.As(err, &is):
+		p.Extra = map[string]any{"items": shortageDTOs(is.Items)}
+	case errors.As(err, &se):
+		p.Detail = "the token " + se.Error()
 	case c.Kind == "invalid_state":
-		return strings.TrimSuffix(err.Error(), ": "+domain.ErrInvalidState.Error())
+		p.Detail = strings.TrimSuffix(err.Error(), ": "+domain.ErrInvalidState.Error())
 	}
-	return c.Detail
+	return p
 }
 
 // Write maps err and writes it. A 401 or 403 carries the WWW-Authenticate
