@@ -22,6 +22,7 @@ import (
 	"os"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -42,6 +43,7 @@ type options struct {
 	rate        float64
 	skus, lines int
 	skuFormat   string
+	payload     string
 	jsonOut     bool
 	fixture     bool
 }
@@ -57,6 +59,8 @@ func run() error {
 	flag.IntVar(&o.skus, "skus", 1000, "size of the SKU pool (SKUs 1..skus must be seeded)")
 	flag.IntVar(&o.lines, "lines", 3, "line items per order")
 	flag.StringVar(&o.skuFormat, "sku-format", "BENCH-%05d", "fmt format of a SKU from its number")
+	flag.StringVar(&o.payload, "payload", "docs/samples/orders-create.json",
+		"a storefront order whose shape every order copies (its line items cycled to -lines); \"trimmed\" for a 1.5 KB order")
 	flag.BoolVar(&o.jsonOut, "json", false, "print the result as one JSON object")
 	flag.BoolVar(&o.fixture, "print-fixture", false, "print the benchmark's fixture document (fulfillment seed --file) and exit")
 	flag.Parse()
@@ -69,7 +73,14 @@ func run() error {
 	if o.workers < 1 || o.lines < 1 || o.skus < o.lines {
 		return errors.New("need -c ≥ 1, -lines ≥ 1 and -skus ≥ -lines")
 	}
-	g := &generator{o: o, client: &http.Client{
+	var tmpl *orderTemplate
+	if o.payload != "trimmed" {
+		var err error
+		if tmpl, err = loadTemplate(o.payload, o.lines); err != nil {
+			return err
+		}
+	}
+	g := &generator{o: o, tmpl: tmpl, client: &http.Client{
 		Timeout:   10 * time.Second,
 		Transport: &http.Transport{MaxIdleConnsPerHost: o.workers * 2, MaxConnsPerHost: 0},
 	}}
@@ -89,6 +100,7 @@ func run() error {
 
 type generator struct {
 	o      options
+	tmpl   *orderTemplate // nil: the trimmed order
 	client *http.Client
 	nextID atomic.Int64
 }
@@ -236,16 +248,10 @@ func (g *generator) deliver(rng *rand.Rand) error {
 	return nil
 }
 
-// order writes a storefront order of realistic size (a trimmed copy of
-// docs/samples/orders-create.json's shape) with its own id.
+// order writes a storefront order with its own id and -lines distinct
+// random SKUs: a copy of the template, or a trimmed order of the sample's
+// shape (about 1.5 KB) without one.
 func (g *generator) order(rng *rand.Rand, id int64) []byte {
-	var b bytes.Buffer
-	b.Grow(1200 + 600*g.o.lines)
-	ids, num := strconv.FormatInt(id, 10), strconv.FormatInt(1000+id%1_000_000, 10)
-	b.WriteString(`{"id":` + ids + `,"admin_graphql_api_id":"gid://shopify/Order/` + ids + `","name":"#` + num +
-		`","order_number":` + num + `,"email":"zoe.mueller@example.de","created_at":"2025-03-14T10:21:07+01:00",` +
-		`"cancelled_at":null,"test":false,"currency":"EUR","total_price":"159.30","financial_status":"paid",` +
-		`"note":"Bitte beim Nachbarn abgeben 🙏","tags":"","line_items":[`)
 	picked := make([]int, 0, g.o.lines)
 	for len(picked) < g.o.lines {
 		n := 1 + rng.IntN(g.o.skus)
@@ -253,6 +259,16 @@ func (g *generator) order(rng *rand.Rand, id int64) []byte {
 			picked = append(picked, n)
 		}
 	}
+	if g.tmpl != nil {
+		return g.tmpl.order(id, picked, g.o.skuFormat, rng)
+	}
+	var b bytes.Buffer
+	b.Grow(1200 + 600*g.o.lines)
+	ids, num := strconv.FormatInt(id, 10), strconv.FormatInt(1000+id%1_000_000, 10)
+	b.WriteString(`{"id":` + ids + `,"admin_graphql_api_id":"gid://shopify/Order/` + ids + `","name":"#` + num +
+		`","order_number":` + num + `,"email":"zoe.mueller@example.de","created_at":"2025-03-14T10:21:07+01:00",` +
+		`"cancelled_at":null,"test":false,"currency":"EUR","total_price":"159.30","financial_status":"paid",` +
+		`"note":"Bitte beim Nachbarn abgeben 🙏","tags":"","line_items":[`)
 	for i, n := range picked {
 		if i > 0 {
 			b.WriteByte(',')
@@ -267,6 +283,97 @@ func (g *generator) order(rng *rand.Rand, id int64) []byte {
 		`"address1":"Straße des 17. Juni 135","address2":null,"city":"Berlin","province":null,"province_code":null,` +
 		`"zip":"10623","country":"Germany","country_code":"DE","phone":"+49 30 1234567"},` +
 		`"customer":{"id":7421903112345,"email":"zoe.mueller@example.de","first_name":"Zoë","last_name":"Müller"}}`)
+	return b.Bytes()
+}
+
+// orderTemplate is a storefront order with placeholders where each order
+// differs: its id, its number, and each line item's id, SKU and quantity.
+type orderTemplate struct {
+	parts []string // the text between placeholders
+	slots []string // the placeholder after each part: "id", "number", "line:N:id", ...
+}
+
+// loadTemplate reads a sample order and makes its template of lines line
+// items, the sample's own cycled.
+func loadTemplate(path string, lines int) (*orderTemplate, error) {
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("read the payload sample: %w", err)
+	}
+	var doc map[string]any
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	if err := dec.Decode(&doc); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	sample, _ := doc["line_items"].([]any)
+	if len(sample) == 0 {
+		return nil, fmt.Errorf("%s has no line_items", path)
+	}
+	// Placeholders are strings starting with U+0001, which json.Marshal
+	// writes as the six characters \u0001: nothing in a real order looks
+	// like that.
+	const mark = "\x01"
+	doc["id"] = mark + "id"
+	doc["order_number"] = mark + "number"
+	items := make([]any, lines)
+	for i := range items {
+		item := map[string]any{}
+		for k, v := range sample[i%len(sample)].(map[string]any) {
+			item[k] = v
+		}
+		for _, k := range []string{"id", "sku", "quantity"} {
+			item[k] = fmt.Sprintf("%sline:%d:%s", mark, i, k)
+		}
+		items[i] = item
+	}
+	doc["line_items"] = items
+	b, err := json.Marshal(doc)
+	if err != nil {
+		return nil, err
+	}
+	t := &orderTemplate{}
+	rest, open := string(b), `"\u0001`
+	for {
+		i := strings.Index(rest, open)
+		if i < 0 {
+			t.parts = append(t.parts, rest)
+			return t, nil
+		}
+		j := strings.IndexByte(rest[i+len(open):], '"')
+		t.parts = append(t.parts, rest[:i])
+		t.slots = append(t.slots, rest[i+len(open):i+len(open)+j])
+		rest = rest[i+len(open)+j+1:]
+	}
+}
+
+// order fills the template.
+func (t *orderTemplate) order(id int64, skus []int, skuFormat string, rng *rand.Rand) []byte {
+	var b bytes.Buffer
+	for i, part := range t.parts {
+		b.WriteString(part)
+		if i == len(t.slots) {
+			break
+		}
+		var line int
+		var field string
+		switch slot := t.slots[i]; {
+		case slot == "id":
+			b.WriteString(strconv.FormatInt(id, 10))
+		case slot == "number":
+			b.WriteString(strconv.FormatInt(1000+id%1_000_000, 10))
+		default:
+			_, _ = fmt.Sscanf(slot, "line:%d:%s", &line, &field)
+			switch field {
+			case "id":
+				b.WriteString(strconv.FormatInt(id*10+int64(line), 10))
+			case "sku":
+				b.WriteString(strconv.Quote(fmt.Sprintf(skuFormat, skus[line])))
+			case "quantity":
+				b.WriteString(strconv.Itoa(1 + rng.IntN(3)))
+			}
+		}
+	}
 	return b.Bytes()
 }
 
