@@ -18,54 +18,16 @@
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
 
-CLIENTS=${CLIENTS:-8}
-DURATION=${DURATION:-20s}
-ROUNDS=${ROUNDS:-3}
-SKUS=${SKUS:-1000}
-LINES=${LINES:-3}
-PAYLOAD=${PAYLOAD:-docs/samples/orders-create.json}
 PORT=${PORT:-18090}
-DB=fulfillment_bench_intake
-secs=${DURATION%s}
-
 command -v pgbench >/dev/null || { echo "run.sh: pgbench is missing (Debian: apt-get install postgresql-client)" >&2; exit 1; }
-command -v psql >/dev/null || { echo "run.sh: psql is missing (Debian: apt-get install postgresql-client)" >&2; exit 1; }
-pg_env="$(scripts/pg.sh)"
-eval "$pg_env"
-admin=$TEST_DATABASE_URL
-# field NAME JSON: a number of the load generator's one-line JSON result.
-field() { sed -nE "s/.*\"$1\":([0-9.e+-]+).*/\1/p" <<<"$2"; }
-bench_url=$(printf '%s' "$admin" | sed -E "s#(//[^/]*)/[^?]*#\1/$DB#")
-
-mkdir -p .tmp bin
-go build -o bin/fulfillment ./cmd/fulfillment
-go build -o bin/intake-loadgen ./bench/intake
-
-psql -q "$admin" -c "DROP DATABASE IF EXISTS $DB WITH (FORCE)" -c "CREATE DATABASE $DB"
-export DATABASE_URL=$bench_url
-export AUTH_SIGNING_KEY=bench-intake-signing-key-0123456789abcdef
-export OTEL_TRACES_EXPORTER=none LOG_LEVEL=warn ENVIRONMENT=sandbox HTTP_ADDR=127.0.0.1:$PORT
-bin/fulfillment migrate up >/dev/null
-bin/intake-loadgen -print-fixture -skus "$SKUS" >.tmp/bench-intake-fixture.json
-bin/fulfillment seed --file .tmp/bench-intake-fixture.json >/dev/null
-
-bin/fulfillment serve 2>.tmp/bench-intake-server.log &
-server=$!
-cleanup() {
-	kill "$server" 2>/dev/null && wait "$server" 2>/dev/null || true
-	[[ ${KEEP:-} == 1 ]] || psql -q "$admin" -c "DROP DATABASE IF EXISTS $DB WITH (FORCE)" || true
-}
-trap cleanup EXIT
-for _ in $(seq 100); do
-	curl -sf "http://127.0.0.1:$PORT/readyz" >/dev/null 2>&1 && break
-	sleep 0.2
-done
-curl -sf "http://127.0.0.1:$PORT/readyz" >/dev/null || { echo "run.sh: the server did not get ready" >&2; cat .tmp/bench-intake-server.log >&2; exit 1; }
+# shellcheck source=bench/intake/setup.sh
+source bench/intake/setup.sh
+serve "$PORT"
 
 echo "clients $CLIENTS, $DURATION per run, $ROUNDS rounds, $SKUS SKUs, $LINES lines per order ($PAYLOAD), $(nproc) CPUs, load average $(cut -d' ' -f1-3 /proc/loadavg)"
 intake_rates=() ratios=()
 for round in $(seq "$ROUNDS"); do
-	out=$(bin/intake-loadgen -url "http://127.0.0.1:$PORT" -c "$CLIENTS" -d "$DURATION" -skus "$SKUS" -lines "$LINES" -payload "$PAYLOAD" -json)
+	out=$(loadgen "$PORT" -c "$CLIENTS" -d "$DURATION")
 	rate=$(field throughput "$out")
 	failed=$(field failed "$out")
 	tps=$(pgbench -n -M prepared -c "$CLIENTS" -j 2 -T "$secs" -D org=org_bench -D wh=wh_bench -D skus="$SKUS" \
@@ -79,6 +41,6 @@ best=$(printf '%s\n' "${intake_rates[@]}" | sort -g | tail -1)
 half=$(awk -v b="$best" 'BEGIN { printf "%.0f", b / 2 }')
 median_ratio=$(printf '%s\n' "${ratios[@]}" | sort -g | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }')
 echo "median ratio intake/pgbench: $median_ratio (target ≥ 0.80)"
-out=$(bin/intake-loadgen -url "http://127.0.0.1:$PORT" -c $((CLIENTS * 4)) -d "$DURATION" -rate "$half" -skus "$SKUS" -lines "$LINES" -payload "$PAYLOAD" -json)
+out=$(loadgen "$PORT" -c $((CLIENTS * 4)) -d "$DURATION" -rate "$half")
 printf 'open loop at %s orders/s (half the best rate): %s ok, %s failed, p50 %s ms, p99 %s ms, p99.9 %s ms (target p99 ≤ 25 ms)\n' \
 	"$half" "$(field ok "$out")" "$(field failed "$out")" "$(field p50_ms "$out")" "$(field p99_ms "$out")" "$(field p999_ms "$out")"
