@@ -18,7 +18,8 @@ import (
 	"github.com/acme3pl/fulfillment/domain"
 )
 
-// Config is every setting of CONTRACT §1, parsed once from the environment.
+// Config is every setting of the service (README.md, Configuration), parsed
+// once from the environment.
 type Config struct {
 	DatabaseURL    string `env:"DATABASE_URL" envDefault:"postgres://postgres@127.0.0.1:5432/fulfillment?sslmode=disable"`
 	HTTPAddr       string `env:"HTTP_ADDR" envDefault:":8080"`

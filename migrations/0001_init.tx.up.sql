@@ -1,4 +1,4 @@
--- The whole schema of CONTRACT §8. Constraints make bad data impossible:
+-- The whole schema. Constraints make bad data impossible:
 -- foreign keys (records of one organization only refer to that organization's
 -- records), unique SKUs per organization, one receipt per organization and
 -- storefront order, and checks on money and counts.
@@ -100,7 +100,7 @@ CREATE TABLE invoices (
     total_amount    bigint NOT NULL CHECK (total_amount >= 0),
     -- lower-cased ID, key, name, notes and every item's title and
     -- description, written with the invoice: one trigram-indexed text that
-    -- answers the search of CONTRACT §4.
+    -- answers the invoice search (docs/invoices.md).
     search_text     text NOT NULL,
     created_at      timestamptz NOT NULL,
     updated_at      timestamptz NOT NULL CHECK (updated_at >= created_at),
@@ -117,7 +117,7 @@ CREATE TABLE invoice_items (
     description text NOT NULL,
     quantity    numeric(22, 3) NOT NULL CHECK (quantity >= 0),
     unit_cost   bigint NOT NULL CHECK (unit_cost >= 0),
-    -- round() on numeric rounds half away from zero, as CONTRACT §4 asks.
+    -- round() on numeric rounds half away from zero, as docs/invoices.md says.
     total_cost  bigint NOT NULL CHECK (total_cost = round(quantity * unit_cost)),
     UNIQUE (invoice_id, position)
 );

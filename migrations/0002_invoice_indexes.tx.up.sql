@@ -1,4 +1,4 @@
--- Indexes of GET /v0/invoices (CONTRACT §4, docs/invoices.md). Every index
+-- Indexes of GET /v0/invoices (docs/invoices.md). Every index
 -- is partial on the visible invoices, the only rows the API ever reads, and
 -- leads with the organization: one organization's list never reads another's.
 

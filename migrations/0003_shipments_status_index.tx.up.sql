@@ -1,4 +1,4 @@
--- GET /v0/shipments?status=… (CONTRACT §6): one organization's shipments of
+-- GET /v0/shipments?status=… (docs/shipments.md): one organization's shipments of
 -- one status, newest first, read straight off the index and stopped after
 -- skip + take + 1 rows. Without a status filter the list uses
 -- shipments_organization_created_idx of 0001.

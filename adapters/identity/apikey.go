@@ -16,7 +16,8 @@ import (
 	"github.com/acme3pl/fulfillment/ports"
 )
 
-// The prefixes that carry a key's environment (CONTRACT §7).
+// The prefixes that carry a key's environment: one deployment serves one
+// environment, and a key of the other is refused.
 const (
 	SandboxKeyPrefix    = "fk_test_"
 	ProductionKeyPrefix = "fk_live_"
@@ -26,7 +27,7 @@ const (
 	// apiKeySecretLen is the length of the random part of generated keys:
 	// 40 characters of a 62-letter alphabet, log2(62^40) ≈ 238 bits.
 	apiKeySecretLen = 40
-	// minAPIKeySecretLen is the shortest random part accepted (CONTRACT §7),
+	// minAPIKeySecretLen is the shortest random part accepted (the key format of docs/decisions.md),
 	// so that keys made elsewhere and seeded are accepted too.
 	minAPIKeySecretLen = 32
 	// maxAPIKeySecretLen bounds what is hashed and looked up; far above any

@@ -153,7 +153,7 @@ func TestValidateTracing(t *testing.T) {
 var hex32 = regexp.MustCompile(`^[0-9a-f]{32}$`)
 
 // With OTEL_TRACES_EXPORTER=none spans are still made, so every response can
-// carry a trace ID (CONTRACT §2).
+// carry a trace ID (api/openapi.yaml: X-Trace-Id on every answer).
 func TestNewTracerProviderNoneMakesTraceIDs(t *testing.T) {
 	ctx := context.Background()
 	tp, err := telemetry.NewTracerProvider(ctx, telemetry.TracingConfig{Exporter: "none", ServiceVersion: "test"})
