@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
-	"sync"
 	"testing"
 	"time"
 
@@ -128,38 +127,6 @@ func TestReceiveStorefrontOrderDuplicateAnswersTheSameShipment(t *testing.T) {
 	}
 	if rec, _ := st.receipt(intakeOrg, 77); rec.Attempts != 1 || rec.TraceID != "trace-77" {
 		t.Errorf("receipt %+v, want 1 attempt and the first delivery's trace", rec)
-	}
-}
-
-func TestReceiveStorefrontOrderConcurrentDeliveriesMakeOneShipment(t *testing.T) {
-	st := intakeFixture()
-	app := intakeApp(st, domain.Sandbox)
-	const n = 16
-	results := make([]application.StorefrontOrderResult, n)
-	var wg sync.WaitGroup
-	for i := range n {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			res, err := receive(t, app, intakeOrder(5, intakeLine(1, "TEE", 1)))
-			if err != nil {
-				t.Error(err)
-			}
-			results[i] = res
-		}()
-	}
-	wg.Wait()
-	fresh := 0
-	for _, r := range results {
-		if r.ShipmentID != results[0].ShipmentID {
-			t.Fatalf("answers disagree: %+v", results)
-		}
-		if !r.Duplicate {
-			fresh++
-		}
-	}
-	if fresh != 1 || len(st.shipments()) != 1 {
-		t.Fatalf("%d non-duplicate answers and %d shipments, want 1 and 1", fresh, len(st.shipments()))
 	}
 }
 
