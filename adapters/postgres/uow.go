@@ -45,7 +45,7 @@ func NewRepositories(db bun.IDB) ports.Repositories { return newRepositories(db,
 func newRepositories(db bun.IDB, prepared *preparedSet) ports.Repositories {
 	hot := runner{db: db, prepared: prepared}
 	return ports.Repositories{
-		Organizations: &OrganizationRepository{db: db, hot: hot},
+		Organizations: &OrganizationRepository{db: db},
 		Warehouses:    &WarehouseRepository{db: db},
 		Inventory:     &InventoryRepository{db: db, hot: hot},
 		Invoices:      &InvoiceRepository{db: db},
