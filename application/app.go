@@ -37,7 +37,7 @@ type Queries struct {
 	GetShipment   Handler[GetShipment, *domain.Shipment]
 	ListStock     Handler[ListStock, StockPage]
 
-	GetOrderReceipt           Handler[GetOrderReceipt, ports.OrderReceipt]
+	GetOrderReceipt           Handler[GetOrderReceipt, *domain.OrderReceipt]
 	VerifyStorefrontSignature Handler[VerifyStorefrontSignature, struct{}]
 }
 

@@ -19,12 +19,6 @@ import (
 	"github.com/acme3pl/fulfillment/ports"
 )
 
-// Why an acknowledged order made no shipment (CONTRACT §5).
-const (
-	SkipNoShippableItems = "no_shippable_items"
-	SkipOrderCancelled   = "order_cancelled"
-)
-
 // StorefrontOrder is a storefront order as the intake reads it: the fields
 // of SPEC.md's mapping, decoded by the HTTP adapter. Strings are as sent
 // (JSON null is "").
@@ -68,9 +62,9 @@ func (c ReceiveStorefrontOrder) SpanAttributes() []attribute.KeyValue {
 
 // StorefrontOrderResult is the answer to a delivery.
 type StorefrontOrderResult struct {
-	ShipmentID string // "" when the order was skipped
-	Skipped    string // SkipNoShippableItems, SkipOrderCancelled or ""
-	Duplicate  bool   // the order had been processed successfully before
+	ShipmentID string            // "" when the order was skipped
+	Skipped    domain.SkipReason // "" unless the order was skipped
+	Duplicate  bool              // the order had been processed successfully before
 }
 
 // ReceiveStorefrontOrderHandler turns a storefront order into a submitted
@@ -140,8 +134,8 @@ func (h *ReceiveStorefrontOrderHandler) Handle(ctx context.Context, c ReceiveSto
 		if err != nil {
 			return fmt.Errorf("claim order receipt: %w", err)
 		}
-		if rec.Status == ports.ReceiptSucceeded {
-			res = StorefrontOrderResult{ShipmentID: rec.ShipmentID, Skipped: rec.Skipped, Duplicate: true}
+		if rec.Duplicate() {
+			res = StorefrontOrderResult{ShipmentID: rec.ShipmentID(), Skipped: rec.Skipped(), Duplicate: true}
 			return nil
 		}
 		s, skipped, err := h.plan(ctx, r, c, lines, missing, d.ReceivedAt)
@@ -149,7 +143,9 @@ func (h *ReceiveStorefrontOrderHandler) Handle(ctx context.Context, c ReceiveSto
 			// Commit the failed attempt without a shipment: nothing has been
 			// written but the receipt.
 			refusal = err
-			rec.Status, rec.LastError = ports.ReceiptFailed, class.IntakeCode
+			if err := rec.Fail(class.IntakeCode); err != nil {
+				return err
+			}
 			return r.Receipts.Finish(ctx, rec)
 		}
 		if err != nil {
@@ -159,13 +155,17 @@ func (h *ReceiveStorefrontOrderHandler) Handle(ctx context.Context, c ReceiveSto
 			if err := submitNew(ctx, r, s, d.ReceivedAt); err != nil {
 				return fmt.Errorf("store shipment: %w", err)
 			}
-			rec.ShipmentID = s.ID()
+			err = rec.Succeed(s.ID())
+		} else {
+			err = rec.Skip(skipped)
 		}
-		rec.Status, rec.Skipped = ports.ReceiptSucceeded, skipped
+		if err != nil {
+			return err
+		}
 		if err := r.Receipts.Finish(ctx, rec); err != nil {
 			return err
 		}
-		res = StorefrontOrderResult{ShipmentID: rec.ShipmentID, Skipped: skipped}
+		res = StorefrontOrderResult{ShipmentID: rec.ShipmentID(), Skipped: rec.Skipped()}
 		return nil
 	})
 	if err != nil {
@@ -215,13 +215,13 @@ func (o StorefrontOrder) shippableLines() (lines []domain.ShipmentLine, missing 
 // and SKUs, then the warehouse.
 func (h *ReceiveStorefrontOrderHandler) plan(ctx context.Context, r ports.Repositories, c ReceiveStorefrontOrder,
 	lines []domain.ShipmentLine, missing []int64, now time.Time,
-) (*domain.Shipment, string, error) {
+) (*domain.Shipment, domain.SkipReason, error) {
 	o := c.Order
 	if o.Cancelled {
-		return nil, SkipOrderCancelled, nil
+		return nil, domain.SkipOrderCancelled, nil
 	}
 	if len(lines) == 0 && len(missing) == 0 {
-		return nil, SkipNoShippableItems, nil
+		return nil, domain.SkipNoShippableItems, nil
 	}
 	if o.ShippingAddress == nil {
 		return nil, "", domain.ErrMissingShippingAddress

@@ -98,8 +98,8 @@ func TestReceiveStorefrontOrderCreatesASubmittedShipment(t *testing.T) {
 		t.Errorf("reserved %d socks at wh_b, want 5", got)
 	}
 	rec, _ := st.receipt(intakeOrg, big)
-	if rec.Status != ports.ReceiptSucceeded || rec.Attempts != 1 || rec.ShipmentID != res.ShipmentID ||
-		rec.TraceID != fmt.Sprintf("trace-%d", big) || rec.LastError != "" {
+	if rec.Status() != domain.ReceiptSucceeded || rec.Attempts() != 1 || rec.ShipmentID() != res.ShipmentID ||
+		rec.TraceID() != fmt.Sprintf("trace-%d", big) || rec.LastError() != "" {
 		t.Errorf("receipt %+v", rec)
 	}
 }
@@ -125,7 +125,7 @@ func TestReceiveStorefrontOrderDuplicateAnswersTheSameShipment(t *testing.T) {
 	if n := len(st.shipments()); n != 1 {
 		t.Fatalf("%d shipments, want 1", n)
 	}
-	if rec, _ := st.receipt(intakeOrg, 77); rec.Attempts != 1 || rec.TraceID != "trace-77" {
+	if rec, _ := st.receipt(intakeOrg, 77); rec.Attempts() != 1 || rec.TraceID() != "trace-77" {
 		t.Errorf("receipt %+v, want 1 attempt and the first delivery's trace", rec)
 	}
 }
@@ -143,7 +143,7 @@ func TestReceiveStorefrontOrderRefusalsAreRecordedAndRetried(t *testing.T) {
 		t.Fatalf("class %+v, want a refusal unknown_skus", c)
 	}
 	rec, ok := st.receipt(intakeOrg, 88)
-	if !ok || rec.Status != ports.ReceiptFailed || rec.LastError != "unknown_skus" || rec.Attempts != 1 || len(st.shipments()) != 0 {
+	if !ok || rec.Status() != domain.ReceiptFailed || rec.LastError() != "unknown_skus" || rec.Attempts() != 1 || len(st.shipments()) != 0 {
 		t.Fatalf("receipt %+v (found %v), %d shipments; want failed unknown_skus, none", rec, ok, len(st.shipments()))
 	}
 	st.addProduct(intakeOrg, "prod_n1", "NOPE-1")
@@ -154,7 +154,7 @@ func TestReceiveStorefrontOrderRefusalsAreRecordedAndRetried(t *testing.T) {
 		t.Fatalf("retry: %+v, %v; want a new shipment", res, err)
 	}
 	rec, _ = st.receipt(intakeOrg, 88)
-	if rec.Status != ports.ReceiptSucceeded || rec.Attempts != 2 || rec.ShipmentID != res.ShipmentID || rec.LastError != "unknown_skus" {
+	if rec.Status() != domain.ReceiptSucceeded || rec.Attempts() != 2 || rec.ShipmentID() != res.ShipmentID || rec.LastError() != "unknown_skus" {
 		t.Fatalf("receipt after retry %+v; want succeeded after 2 attempts, the last error kept", rec)
 	}
 }
@@ -229,7 +229,7 @@ func TestReceiveStorefrontOrderRefusals(t *testing.T) {
 				t.Fatalf("error %v (class %+v), want a refusal %s", err, c, tt.wantCode)
 			}
 			rec, _ := st.receipt(intakeOrg, tt.order.ID)
-			if rec.Status != ports.ReceiptFailed || rec.LastError != tt.wantCode || rec.Attempts != 1 {
+			if rec.Status() != domain.ReceiptFailed || rec.LastError() != tt.wantCode || rec.Attempts() != 1 {
 				t.Errorf("receipt %+v, want failed %s after 1 attempt", rec, tt.wantCode)
 			}
 			if n := len(st.shipments()); n != 0 {
@@ -253,19 +253,19 @@ func TestReceiveStorefrontOrderSkips(t *testing.T) {
 	tests := []struct {
 		name  string
 		order application.StorefrontOrder
-		want  string
+		want  domain.SkipReason
 	}{
 		{"cancelled", func() application.StorefrontOrder {
 			o := intakeOrder(30, intakeLine(1, "UNKNOWN", 1))
 			o.Cancelled, o.ShippingAddress = true, nil
 			return o
-		}(), application.SkipOrderCancelled},
+		}(), domain.SkipOrderCancelled},
 		{"nothing to ship", func() application.StorefrontOrder {
 			o := intakeOrder(31, application.StorefrontLine{ID: 1, SKU: "", Quantity: 1})
 			o.ShippingAddress = nil // digital orders have none
 			return o
-		}(), application.SkipNoShippableItems},
-		{"no line items", intakeOrder(32), application.SkipNoShippableItems},
+		}(), domain.SkipNoShippableItems},
+		{"no line items", intakeOrder(32), domain.SkipNoShippableItems},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -276,7 +276,7 @@ func TestReceiveStorefrontOrderSkips(t *testing.T) {
 				t.Fatalf("%+v, %v; want skipped %s", res, err, tt.want)
 			}
 			rec, _ := st.receipt(intakeOrg, tt.order.ID)
-			if rec.Status != ports.ReceiptSucceeded || rec.Skipped != tt.want || rec.ShipmentID != "" || rec.Attempts != 1 {
+			if rec.Status() != domain.ReceiptSucceeded || rec.Skipped() != tt.want || rec.ShipmentID() != "" || rec.Attempts() != 1 {
 				t.Errorf("receipt %+v", rec)
 			}
 			again, err := receive(t, app, tt.order)
@@ -361,7 +361,7 @@ func TestReceiveStorefrontOrderRefusedPayload(t *testing.T) {
 	if !errors.Is(err, bad) {
 		t.Fatalf("error %v, want the refusal", err)
 	}
-	if rec, _ := st.receipt(intakeOrg, 60); rec.Status != ports.ReceiptFailed || rec.LastError != "invalid_payload" || rec.Attempts != 1 {
+	if rec, _ := st.receipt(intakeOrg, 60); rec.Status() != domain.ReceiptFailed || rec.LastError() != "invalid_payload" || rec.Attempts() != 1 {
 		t.Errorf("receipt %+v, want failed invalid_payload", rec)
 	}
 	// Without an id there is nothing to record.
@@ -381,14 +381,14 @@ func TestReceiveStorefrontOrderFaultRollsBackAndIsRecorded(t *testing.T) {
 		t.Fatalf("error %v, want an internal failure", err)
 	}
 	rec, _ := st.receipt(intakeOrg, 70)
-	if rec.Status != ports.ReceiptFailed || rec.LastError != "internal" || rec.Attempts != 1 || len(st.state.reserved) != 0 {
+	if rec.Status() != domain.ReceiptFailed || rec.LastError() != "internal" || rec.Attempts() != 1 || len(st.state.reserved) != 0 {
 		t.Fatalf("receipt %+v, reserved %v; want the attempt recorded failed and the reservation rolled back", rec, st.state.reserved)
 	}
 	st.failCreate = nil
 	if res, err := receive(t, app, intakeOrder(70, intakeLine(1, "TEE", 1))); err != nil || res.ShipmentID == "" {
 		t.Fatalf("retry %+v, %v", res, err)
 	}
-	if rec, _ := st.receipt(intakeOrg, 70); rec.Attempts != 2 || rec.Status != ports.ReceiptSucceeded {
+	if rec, _ := st.receipt(intakeOrg, 70); rec.Attempts() != 2 || rec.Status() != domain.ReceiptSucceeded {
 		t.Errorf("receipt %+v, want succeeded after 2 attempts", rec)
 	}
 }
@@ -409,7 +409,7 @@ func TestGetOrderReceipt(t *testing.T) {
 		t.Fatal(err)
 	}
 	rec, err := app.Queries.GetOrderReceipt.Handle(context.Background(), application.GetOrderReceipt{OrganizationID: intakeOrg, OrderID: 80})
-	if err != nil || rec.OrderID != 80 || rec.Status != ports.ReceiptSucceeded {
+	if err != nil || rec.OrderID() != 80 || rec.Status() != domain.ReceiptSucceeded {
 		t.Fatalf("%+v, %v", rec, err)
 	}
 	for _, q := range []application.GetOrderReceipt{{OrganizationID: intakeOrg, OrderID: 81}, {OrganizationID: "org_other", OrderID: 80}} {

@@ -131,7 +131,7 @@ func (h *Storefront) receive(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	span.SetAttributes(attribute.Bool("storefront.duplicate", res.Duplicate))
-	out := intakeResult{Success: true, Duplicate: res.Duplicate, Skipped: res.Skipped}
+	out := intakeResult{Success: true, Duplicate: res.Duplicate, Skipped: string(res.Skipped)}
 	if res.ShipmentID != "" {
 		span.SetAttributes(attribute.String("shipment.id", res.ShipmentID))
 		out.ShipmentID = &res.ShipmentID
@@ -210,15 +210,15 @@ type OrderReceiptDTO struct {
 	LastReceivedAt  string  `json:"lastReceivedAt"`
 }
 
-func orderReceiptDTO(rec ports.OrderReceipt) OrderReceiptDTO {
+func orderReceiptDTO(rec *domain.OrderReceipt) OrderReceiptDTO {
 	out := OrderReceiptDTO{
-		OrderID: strconv.FormatInt(rec.OrderID, 10), Status: string(rec.Status), Attempts: rec.Attempts,
-		LastError: optional(rec.LastError), ShipmentID: optional(rec.ShipmentID), Skipped: optional(rec.Skipped),
-		TraceID: optional(rec.TraceID), FirstReceivedAt: FormatTime(rec.FirstReceived), LastReceivedAt: FormatTime(rec.LastReceived),
+		OrderID: strconv.FormatInt(rec.OrderID(), 10), Status: string(rec.Status()), Attempts: rec.Attempts(),
+		LastError: optional(rec.LastError()), ShipmentID: optional(rec.ShipmentID()), Skipped: optional(string(rec.Skipped())),
+		TraceID: optional(rec.TraceID()), FirstReceivedAt: FormatTime(rec.FirstReceived()), LastReceivedAt: FormatTime(rec.LastReceived()),
 	}
-	if rec.OrderNumber != nil {
-		n := strconv.FormatInt(*rec.OrderNumber, 10)
-		out.OrderNumber = &n
+	if n := rec.OrderNumber(); n != nil {
+		s := strconv.FormatInt(*n, 10)
+		out.OrderNumber = &s
 	}
 	return out
 }

@@ -250,7 +250,7 @@ func TestStorefrontAnswers(t *testing.T) {
 		{"new", application.StorefrontOrderResult{ShipmentID: shp}, nil, 200, `{"success":true,"shipmentId":"shp_1"}`},
 		{"duplicate", application.StorefrontOrderResult{ShipmentID: shp, Duplicate: true}, nil, 200,
 			`{"success":true,"shipmentId":"shp_1","duplicate":true}`},
-		{"skipped", application.StorefrontOrderResult{Skipped: application.SkipOrderCancelled}, nil, 200,
+		{"skipped", application.StorefrontOrderResult{Skipped: domain.SkipOrderCancelled}, nil, 200,
 			`{"success":true,"shipmentId":null,"skipped":"order_cancelled"}`},
 		{"unknown skus", application.StorefrontOrderResult{}, &domain.UnknownSKUsError{SKUs: []string{"B", "A"}}, 422,
 			`{"success":false,"error":"unknown_skus","message":"these SKUs are not in the organization's inventory","skus":["B","A"]}`},
