@@ -21,10 +21,6 @@ func receiptIn(status domain.ReceiptStatus) domain.OrderReceiptParams {
 }
 
 func TestOrderReceiptTransitions(t *testing.T) {
-	with := func(p domain.OrderReceiptParams, change func(*domain.OrderReceiptParams)) domain.OrderReceiptParams {
-		change(&p)
-		return p
-	}
 	succeed := func(id string) func(*domain.OrderReceipt) error {
 		return func(r *domain.OrderReceipt) error { return r.Succeed(id) }
 	}
@@ -34,8 +30,13 @@ func TestOrderReceiptTransitions(t *testing.T) {
 	fail := func(code string) func(*domain.OrderReceipt) error {
 		return func(r *domain.OrderReceipt) error { return r.Fail(code) }
 	}
-	processing, succeeded, failed := receiptIn(domain.ReceiptProcessing), receiptIn(domain.ReceiptSucceeded), receiptIn(domain.ReceiptFailed)
-	succeeded.ShipmentID = "shp_1"
+	processing, failed := receiptIn(domain.ReceiptProcessing), receiptIn(domain.ReceiptFailed)
+	ended := func(status domain.ReceiptStatus, shipment string, skipped domain.SkipReason, lastError string) domain.OrderReceiptParams {
+		p := processing
+		p.Status, p.ShipmentID, p.Skipped, p.LastError = status, shipment, skipped, lastError
+		return p
+	}
+	succeeded := ended(domain.ReceiptSucceeded, "shp_1", "", "unknown_skus")
 	tests := []struct {
 		name    string
 		from    domain.OrderReceiptParams
@@ -44,13 +45,13 @@ func TestOrderReceiptTransitions(t *testing.T) {
 		wantErr error                     // a sentinel; errAny for any error
 	}{
 		{name: "a claimed receipt succeeds with its shipment, the last error kept", from: processing, do: succeed("shp_9"),
-			want: with(processing, func(p *domain.OrderReceiptParams) { p.Status, p.ShipmentID = domain.ReceiptSucceeded, "shp_9" })},
+			want: ended(domain.ReceiptSucceeded, "shp_9", "", "unknown_skus")},
 		{name: "a claimed receipt is skipped: nothing to ship", from: processing, do: skip(domain.SkipNoShippableItems),
-			want: with(processing, func(p *domain.OrderReceiptParams) { p.Status, p.Skipped = domain.ReceiptSucceeded, domain.SkipNoShippableItems })},
+			want: ended(domain.ReceiptSucceeded, "", domain.SkipNoShippableItems, "unknown_skus")},
 		{name: "a claimed receipt is skipped: order cancelled", from: processing, do: skip(domain.SkipOrderCancelled),
-			want: with(processing, func(p *domain.OrderReceiptParams) { p.Status, p.Skipped = domain.ReceiptSucceeded, domain.SkipOrderCancelled })},
+			want: ended(domain.ReceiptSucceeded, "", domain.SkipOrderCancelled, "unknown_skus")},
 		{name: "a claimed receipt fails with the code answered", from: processing, do: fail("no_warehouse"),
-			want: with(processing, func(p *domain.OrderReceiptParams) { p.Status, p.LastError = domain.ReceiptFailed, "no_warehouse" })},
+			want: ended(domain.ReceiptFailed, "", "", "no_warehouse")},
 		{name: "a success without a shipment", from: processing, do: succeed(""), want: processing, wantErr: errAny},
 		{name: "a skip without a known reason", from: processing, do: skip("out_of_stock"), want: processing, wantErr: errAny},
 		{name: "a failure without a code", from: processing, do: fail(""), want: processing, wantErr: errAny},
