@@ -37,8 +37,7 @@ type Queries struct {
 	GetShipment   Handler[GetShipment, *domain.Shipment]
 	ListStock     Handler[ListStock, StockPage]
 
-	GetOrderReceipt           Handler[GetOrderReceipt, *domain.OrderReceipt]
-	VerifyStorefrontSignature Handler[VerifyStorefrontSignature, struct{}]
+	GetOrderReceipt Handler[GetOrderReceipt, *domain.OrderReceipt]
 }
 
 // Deps are what the use cases need.
@@ -77,8 +76,7 @@ func New(d Deps) *Application {
 			GetShipment:   Decorate("GetShipment", NewGetShipmentHandler(d.Repos.Shipments), d.Tracer, d.Log),
 			ListStock:     Decorate("ListStock", NewListStockHandler(d.Repos.Inventory), d.Tracer, d.Log),
 
-			GetOrderReceipt:           Decorate("GetOrderReceipt", NewGetOrderReceiptHandler(d.Repos.Receipts), d.Tracer, d.Log),
-			VerifyStorefrontSignature: Decorate("VerifyStorefrontSignature", NewVerifyStorefrontSignatureHandler(d.Repos.Receipts, d.Clock), d.Tracer, d.Log),
+			GetOrderReceipt: Decorate("GetOrderReceipt", NewGetOrderReceiptHandler(d.Repos.Receipts), d.Tracer, d.Log),
 		},
 	}
 }

@@ -2,14 +2,9 @@ package application
 
 import (
 	"context"
-	"crypto/hmac"
-	"crypto/sha256"
-	"encoding/base64"
 	"errors"
 	"fmt"
 	"log/slog"
-	"strings"
-	"sync"
 	"time"
 
 	"go.opentelemetry.io/otel/attribute"
@@ -285,90 +280,4 @@ func int64Value(p *int64) int64 {
 		return 0
 	}
 	return *p
-}
-
-// VerifyStorefrontSignature checks a delivery's X-Shopify-Hmac-Sha256
-// against the organization's storefront webhook secret, when it has one.
-type VerifyStorefrontSignature struct {
-	OrganizationID string
-	Body           []byte // the raw body, as received
-	Signature      string // base64 HMAC-SHA256 of Body; "" when the header is absent
-}
-
-// SpanAttributes implements Attributer.
-func (q VerifyStorefrontSignature) SpanAttributes() []attribute.KeyValue {
-	return []attribute.KeyValue{attribute.String("organization.id", q.OrganizationID)}
-}
-
-// VerifyStorefrontSignatureHandler answers VerifyStorefrontSignature: nil
-// when the organization has no secret or the signature matches, else an
-// error wrapping ports.ErrInvalidSignature.
-//
-// Secrets are read once per organization and SecretTTL: the intake's hot
-// path would otherwise pay a database round trip per delivery for a value
-// that changes only when an operator sets it. A new or changed secret takes
-// effect within SecretTTL.
-type VerifyStorefrontSignatureHandler struct {
-	receipts ports.OrderReceiptRepository
-	clock    ports.Clock
-
-	mu      sync.Mutex
-	secrets map[string]cachedSecret
-}
-
-// SecretTTL bounds how long a webhook secret (or its absence) is reused.
-const SecretTTL = time.Second
-
-type cachedSecret struct {
-	secret  string
-	ok      bool
-	expires time.Time
-}
-
-// NewVerifyStorefrontSignatureHandler builds the handler.
-func NewVerifyStorefrontSignatureHandler(receipts ports.OrderReceiptRepository, clock ports.Clock) *VerifyStorefrontSignatureHandler {
-	return &VerifyStorefrontSignatureHandler{receipts: receipts, clock: clock, secrets: map[string]cachedSecret{}}
-}
-
-// secret returns the organization's secret, from the cache while fresh.
-func (h *VerifyStorefrontSignatureHandler) secret(ctx context.Context, organizationID string) (string, bool, error) {
-	now := h.clock.Now()
-	h.mu.Lock()
-	c, hit := h.secrets[organizationID]
-	h.mu.Unlock()
-	if hit && now.Before(c.expires) {
-		return c.secret, c.ok, nil
-	}
-	secret, ok, err := h.receipts.WebhookSecret(ctx, organizationID)
-	if err != nil {
-		return "", false, err
-	}
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	if len(h.secrets) > 10_000 {
-		clear(h.secrets) // bounded: a cache, not a copy of the table
-	}
-	h.secrets[organizationID] = cachedSecret{secret: secret, ok: ok, expires: now.Add(SecretTTL)}
-	return secret, ok, nil
-}
-
-// Handle compares the signatures in constant time.
-func (h *VerifyStorefrontSignatureHandler) Handle(ctx context.Context, q VerifyStorefrontSignature) (struct{}, error) {
-	secret, ok, err := h.secret(ctx, q.OrganizationID)
-	if err != nil {
-		return struct{}{}, fmt.Errorf("load webhook secret: %w", err)
-	}
-	if !ok {
-		return struct{}{}, nil
-	}
-	got, err := base64.StdEncoding.DecodeString(strings.TrimSpace(q.Signature))
-	if q.Signature == "" || err != nil {
-		return struct{}{}, fmt.Errorf("storefront signature missing or not base64: %w", ports.ErrInvalidSignature)
-	}
-	mac := hmac.New(sha256.New, []byte(secret))
-	mac.Write(q.Body)
-	if !hmac.Equal(got, mac.Sum(nil)) {
-		return struct{}{}, fmt.Errorf("storefront signature does not match: %w", ports.ErrInvalidSignature)
-	}
-	return struct{}{}, nil
 }

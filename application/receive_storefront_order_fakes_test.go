@@ -36,7 +36,6 @@ type intakeState struct {
 	products   map[string]domain.InventoryItem
 	orgs       map[string]domain.Organization
 	warehouses []intakeWarehouse
-	secrets    map[string]string
 }
 
 type intakeWarehouse struct {
@@ -65,7 +64,7 @@ func newIntakeStore() *intakeStore {
 	return &intakeStore{state: intakeState{
 		receipts: map[intakeKey]domain.OrderReceiptParams{}, shipments: map[string]*domain.Shipment{},
 		reserved: map[string]int64{}, products: map[string]domain.InventoryItem{},
-		orgs: map[string]domain.Organization{}, secrets: map[string]string{},
+		orgs: map[string]domain.Organization{},
 	}}
 }
 
@@ -159,12 +158,6 @@ func (r *intakePoolReceipts) Get(ctx context.Context, org string, order int64) (
 	return (&intakeReceipts{r.st, &r.st.state}).Get(ctx, org, order)
 }
 
-func (r *intakePoolReceipts) WebhookSecret(ctx context.Context, org string) (string, bool, error) {
-	r.st.mu.Lock()
-	defer r.st.mu.Unlock()
-	return (&intakeReceipts{r.st, &r.st.state}).WebhookSecret(ctx, org)
-}
-
 // intakeReceipts keeps receipts as the parameters they are stored with;
 // Claim and RecordFailure do what the postgres adapter's statements do.
 type intakeReceipts struct {
@@ -232,14 +225,6 @@ func (r *intakeReceipts) Get(_ context.Context, org string, order int64) (*domai
 		return nil, domain.ErrNotFound
 	}
 	return domain.RehydrateOrderReceipt(p), nil
-}
-
-func (r *intakeReceipts) WebhookSecret(_ context.Context, org string) (string, bool, error) {
-	if err := r.st.check(); err != nil {
-		return "", false, err
-	}
-	s, ok := r.state.secrets[org]
-	return s, ok, nil
 }
 
 type intakeOrgs struct {

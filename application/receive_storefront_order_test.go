@@ -2,14 +2,10 @@ package application_test
 
 import (
 	"context"
-	"crypto/hmac"
-	"crypto/sha256"
-	"encoding/base64"
 	"errors"
 	"fmt"
 	"reflect"
 	"testing"
-	"time"
 
 	"go.opentelemetry.io/otel/attribute"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
@@ -17,7 +13,6 @@ import (
 
 	"github.com/acme3pl/fulfillment/application"
 	"github.com/acme3pl/fulfillment/domain"
-	"github.com/acme3pl/fulfillment/ports"
 )
 
 const intakeOrg = "org_intake"
@@ -419,37 +414,6 @@ func TestGetOrderReceipt(t *testing.T) {
 	}
 }
 
-func TestVerifyStorefrontSignature(t *testing.T) {
-	st := intakeFixture()
-	st.state.secrets[intakeOrg] = "0123456789abcdef-secret"
-	app := intakeApp(st, domain.Sandbox)
-	body := []byte(`{"id":1}`)
-	mac := hmac.New(sha256.New, []byte("0123456789abcdef-secret"))
-	mac.Write(body)
-	good := base64.StdEncoding.EncodeToString(mac.Sum(nil))
-	tests := []struct {
-		name, org, sig string
-		body           []byte
-		wantErr        bool
-	}{
-		{"matching", intakeOrg, good, body, false},
-		{"no secret: no check", "org_plain", "", body, false},
-		{"missing", intakeOrg, "", body, true},
-		{"not base64", intakeOrg, "%%%", body, true},
-		{"other body", intakeOrg, good, []byte(`{"id":2}`), true},
-		{"truncated", intakeOrg, good[:20], body, true},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			_, err := app.Queries.VerifyStorefrontSignature.Handle(context.Background(),
-				application.VerifyStorefrontSignature{OrganizationID: tt.org, Body: tt.body, Signature: tt.sig})
-			if tt.wantErr != errors.Is(err, ports.ErrInvalidSignature) || (!tt.wantErr && err != nil) {
-				t.Fatalf("error %v, want refusal %v", err, tt.wantErr)
-			}
-		})
-	}
-}
-
 func TestReceiveStorefrontOrderMergesBeyondTheLineBound(t *testing.T) {
 	st := intakeFixture()
 	var lines []application.StorefrontLine
@@ -499,30 +463,5 @@ func TestReceiveStorefrontOrderSpanAttributes(t *testing.T) {
 			attrs["shipment.id"].AsString() != first.ShipmentID || attrs["storefront.duplicate"].AsBool() != dup {
 			t.Errorf("delivery %d: span attributes %v", i, attrs)
 		}
-	}
-}
-
-type intakeSteppedClock struct{ now time.Time }
-
-func (c *intakeSteppedClock) Now() time.Time { return c.now }
-
-func TestVerifyStorefrontSignatureSecretsAreReusedForSecretTTL(t *testing.T) {
-	st := intakeFixture()
-	clock := &intakeSteppedClock{now: time.Date(2026, 11, 22, 0, 0, 0, 0, time.UTC)}
-	h := application.NewVerifyStorefrontSignatureHandler(intakePool{st}.receipts(), clock)
-	unsigned := application.VerifyStorefrontSignature{OrganizationID: intakeOrg, Body: []byte(`{}`)}
-	if _, err := h.Handle(context.Background(), unsigned); err != nil {
-		t.Fatal(err)
-	}
-	st.mu.Lock()
-	st.state.secrets[intakeOrg] = "a-new-secret-0123456789"
-	st.mu.Unlock()
-	clock.now = clock.now.Add(application.SecretTTL - time.Millisecond)
-	if _, err := h.Handle(context.Background(), unsigned); err != nil {
-		t.Fatalf("within the TTL the absence of a secret is reused: %v", err)
-	}
-	clock.now = clock.now.Add(time.Millisecond)
-	if _, err := h.Handle(context.Background(), unsigned); !errors.Is(err, ports.ErrInvalidSignature) {
-		t.Fatalf("after the TTL the new secret applies: %v", err)
 	}
 }

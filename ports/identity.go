@@ -61,3 +61,23 @@ type APIKeyRepository interface {
 	Revoke(ctx context.Context, id string) error
 	ListByOrganization(ctx context.Context, organizationID string) ([]domain.APIKey, error)
 }
+
+// StorefrontSignatureVerifier checks the signature of a storefront
+// delivery: the authentication step of the order intake that follows the
+// API key.
+type StorefrontSignatureVerifier interface {
+	// VerifyStorefrontSignature returns nil when the organization has no
+	// storefront webhook secret, or when signature (X-Shopify-Hmac-Sha256;
+	// "" when absent) is the base64 HMAC-SHA256 of body under it; otherwise
+	// an error wrapping ErrInvalidSignature. A failure to read the secret is
+	// returned as it is.
+	VerifyStorefrontSignature(ctx context.Context, organizationID string, body []byte, signature string) error
+}
+
+// WebhookSecretRepository reads the organizations' storefront webhook
+// secrets.
+type WebhookSecretRepository interface {
+	// WebhookSecret returns the organization's secret and whether it has
+	// one.
+	WebhookSecret(ctx context.Context, organizationID string) (secret string, ok bool, err error)
+}

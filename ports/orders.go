@@ -37,7 +37,4 @@ type OrderReceiptRepository interface {
 	// Get returns the organization's receipt of an order, or
 	// domain.ErrNotFound.
 	Get(ctx context.Context, organizationID string, orderID int64) (*domain.OrderReceipt, error)
-	// WebhookSecret returns the organization's storefront webhook secret and
-	// whether it has one.
-	WebhookSecret(ctx context.Context, organizationID string) (secret string, ok bool, err error)
 }

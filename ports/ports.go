@@ -20,6 +20,7 @@ type Repositories struct {
 	Shipments     ShipmentRepository
 	Receipts      OrderReceiptRepository
 	APIKeys       APIKeyRepository
+	Secrets       WebhookSecretRepository
 	Fixtures      FixtureStore
 }
 

@@ -32,17 +32,20 @@ var storefrontScopes = []domain.Scope{domain.ScopeShipments, domain.ScopeInvento
 // Storefront serves the order intake webhook (API key, its own error shape)
 // and the order receipt (OAuth, problem+json).
 type Storefront struct {
-	app    *application.Application
-	keys   ports.APIKeyVerifier
-	auth   Authenticator
-	errors ErrorMapper
-	log    *slog.Logger
-	m      *telemetry.Metrics
+	app        *application.Application
+	keys       ports.APIKeyVerifier
+	signatures ports.StorefrontSignatureVerifier
+	auth       Authenticator
+	errors     ErrorMapper
+	log        *slog.Logger
+	m          *telemetry.Metrics
 }
 
 // NewStorefront builds the storefront routes.
-func NewStorefront(app *application.Application, keys ports.APIKeyVerifier, auth Authenticator, errs ErrorMapper, log *slog.Logger, m *telemetry.Metrics) *Storefront {
-	return &Storefront{app: app, keys: keys, auth: auth, errors: errs, log: log, m: m}
+func NewStorefront(app *application.Application, keys ports.APIKeyVerifier, signatures ports.StorefrontSignatureVerifier,
+	auth Authenticator, errs ErrorMapper, log *slog.Logger, m *telemetry.Metrics,
+) *Storefront {
+	return &Storefront{app: app, keys: keys, signatures: signatures, auth: auth, errors: errs, log: log, m: m}
 }
 
 // Register implements Routes.
@@ -108,9 +111,7 @@ func (h *Storefront) receive(w http.ResponseWriter, r *http.Request) {
 		h.writeFailure(w, r, application.ErrUnsupportedMediaType)
 		return
 	}
-	if _, err := h.app.Queries.VerifyStorefrontSignature.Handle(ctx, application.VerifyStorefrontSignature{
-		OrganizationID: p.OrganizationID, Body: body, Signature: r.Header.Get("X-Shopify-Hmac-Sha256"),
-	}); err != nil {
+	if err := h.signatures.VerifyStorefrontSignature(ctx, p.OrganizationID, body, r.Header.Get("X-Shopify-Hmac-Sha256")); err != nil {
 		h.writeFailure(w, r, err)
 		return
 	}

@@ -150,17 +150,3 @@ func (r *OrderReceiptRepository) Get(ctx context.Context, organizationID string,
 	}
 	return row.toDomain(), nil
 }
-
-// WebhookSecret implements ports.OrderReceiptRepository.
-func (r *OrderReceiptRepository) WebhookSecret(ctx context.Context, organizationID string) (string, bool, error) {
-	var secret string
-	err := r.db.NewSelect().Table("webhook_secrets").Column("secret").
-		Where("organization_id = ?", organizationID).Scan(ctx, &secret)
-	switch {
-	case errors.Is(err, sql.ErrNoRows):
-		return "", false, nil
-	case err != nil:
-		return "", false, dbErr(err)
-	}
-	return secret, true, nil
-}

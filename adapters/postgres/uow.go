@@ -52,6 +52,7 @@ func newRepositories(db bun.IDB, prepared *preparedSet) ports.Repositories {
 		Shipments:     &ShipmentRepository{db: db, hot: hot},
 		Receipts:      &OrderReceiptRepository{db: db, hot: hot},
 		APIKeys:       &APIKeyRepository{db: db},
+		Secrets:       &WebhookSecretRepository{db: db},
 		Fixtures:      &FixtureStore{db: db},
 	}
 }
