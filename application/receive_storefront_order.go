@@ -262,6 +262,18 @@ func (h *ReceiveStorefrontOrderHandler) plan(ctx context.Context, r ports.Reposi
 	return s, "", nil
 }
 
+// submitNew submits the order's new draft — reserving its lines at its
+// warehouse, as a submission of a draft does — and stores it as pending.
+func submitNew(ctx context.Context, r ports.Repositories, s *domain.Shipment, now time.Time) error {
+	if err := s.Submit(now); err != nil {
+		return err
+	}
+	if err := r.Inventory.Reserve(ctx, s.Warehouse().ID, s.Kind(), s.Lines()); err != nil {
+		return err
+	}
+	return r.Shipments.Create(ctx, s)
+}
+
 // recordFailure records a failed attempt outside the unit of work: a
 // payload refused before processing, or an attempt whose transaction was
 // rolled back. It is best effort — when the database is down the record is
