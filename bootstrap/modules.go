@@ -153,8 +153,8 @@ var ApplicationModule = fx.Module("application",
 			tracer trace.Tracer, log *slog.Logger, cfg Config,
 		) *application.Application {
 			return application.New(application.Deps{
-				UnitOfWork: uow, Repos: repos, Clock: clock, IDs: ids, Tracer: tracer, Log: log,
-				Environment: cfg.Environment,
+				UnitOfWork: uow, Repos: repos, Clock: clock, IDs: ids, Keys: identity.APIKeyGenerator{},
+				Tracer: tracer, Log: log, Environment: cfg.Environment,
 			})
 		},
 	),

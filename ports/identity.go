@@ -52,6 +52,14 @@ type APIKeyVerifier interface {
 	VerifyAPIKey(ctx context.Context, key string) (Principal, error)
 }
 
+// APIKeyGenerator makes the secret part of new API keys.
+type APIKeyGenerator interface {
+	// GenerateAPIKey makes a key of env: the key itself, shown once and
+	// never stored; its hash, which is stored and looked up; and its
+	// prefix, stored for people to recognise the key.
+	GenerateAPIKey(env domain.Environment) (plain string, hash []byte, prefix string, err error)
+}
+
 // APIKeyRepository stores API keys by the hash of their secret.
 type APIKeyRepository interface {
 	Create(ctx context.Context, k domain.APIKey) error

@@ -65,6 +65,16 @@ func GenerateAPIKey(env domain.Environment) (plain string, hash []byte, prefix s
 	return plain, HashAPIKey(plain), APIKeyPrefix(plain), nil
 }
 
+// APIKeyGenerator implements ports.APIKeyGenerator with GenerateAPIKey.
+type APIKeyGenerator struct{}
+
+var _ ports.APIKeyGenerator = APIKeyGenerator{}
+
+// GenerateAPIKey implements ports.APIKeyGenerator.
+func (APIKeyGenerator) GenerateAPIKey(env domain.Environment) (plain string, hash []byte, prefix string, err error) {
+	return GenerateAPIKey(env)
+}
+
 // randomAlphanumeric draws n characters uniformly from apiKeyAlphabet.
 // Rejection sampling: a byte is used only when below 248 = 4×62, so that
 // b%62 hits every letter with the same probability (plain b%62 over 0..255
