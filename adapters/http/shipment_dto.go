@@ -122,7 +122,10 @@ func shortageDTOs(items []domain.StockShortage) []shortageDTO {
 
 // draftBody is the body of both draft kinds: a Pick & Pack draft has
 // items, an SPD draft cartons, and the member of the other kind is refused
-// like any unknown member.
+// like any unknown member. The shipping members repeat ShipmentDTO's rather
+// than embed a struct shared with it: encoding/json names a type error in an
+// embedded struct after the struct ("Fields.shippingCity"), and a 400 names
+// the member itself.
 type draftBody struct {
 	WarehouseID      string             `json:"warehouseId"`
 	ShippingName     string             `json:"shippingName"`
