@@ -47,6 +47,15 @@ func ParseShipmentStatus(s string) (ShipmentStatus, error) {
 	return "", Invalid("status", "%q is not a shipment status", s)
 }
 
+// CheckText refuses a NUL character in text a shipment keeps (PostgreSQL
+// text cannot hold one), naming field.
+func CheckText(field, value string) error {
+	if strings.ContainsRune(value, 0) {
+		return Invalid(field, "must not contain NUL characters")
+	}
+	return nil
+}
+
 // ShippingAddress is the destination of a shipment.
 type ShippingAddress struct {
 	Name, Company, Address1, Address2, City, State, Zip, Country, Phone string
@@ -75,8 +84,8 @@ func (a ShippingAddress) checked(entered bool) (ShippingAddress, error) {
 		{"shippingZip", a.Zip}, {"shippingCountry", a.Country}, {"shippingPhone", a.Phone},
 	}
 	for _, f := range fields {
-		if strings.ContainsRune(f.value, 0) {
-			return ShippingAddress{}, Invalid(f.name, "must not contain NUL characters")
+		if err := CheckText(f.name, f.value); err != nil {
+			return ShippingAddress{}, err
 		}
 		if max := fieldChars(f.name); entered && utf8.RuneCountInString(f.value) > max {
 			return ShippingAddress{}, Invalid(f.name, "must be at most %d characters", max)
@@ -215,8 +224,8 @@ func NewShipment(p NewShipmentParams) (*Shipment, error) {
 	if err != nil {
 		return nil, err
 	}
-	if strings.ContainsRune(p.Notes, 0) {
-		return nil, Invalid("notes", "must not contain NUL characters")
+	if err := CheckText("notes", p.Notes); err != nil {
+		return nil, err
 	}
 	if len(p.Notes) > MaxNotesBytes {
 		return nil, Invalid("notes", "must be at most %d bytes", MaxNotesBytes)

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strings"
 
 	"github.com/acme3pl/fulfillment/application"
 	"github.com/acme3pl/fulfillment/domain"
@@ -46,11 +45,12 @@ type lineItemPayload struct {
 // DecodeStorefrontOrder reads an order-creation payload. Its errors are
 // *domain.ValidationError (answered 400 invalid_payload): not a JSON object,
 // id missing or not a positive integer, a mapped field of the wrong type,
-// line_items missing, a quantity that is not a 64-bit integer, a NUL
-// character (PostgreSQL text cannot hold it). Whether a quantity is within
-// bounds is the domain's rule, checked by the use case. The returned order carries the id
-// whenever it could be read, also with an error, so that the failed attempt
-// can be recorded.
+// line_items missing, a quantity that is not a 64-bit integer, and — last,
+// so that a skipped order with one is refused too — a NUL character
+// (domain.CheckText). Whether a quantity is within bounds is the domain's
+// rule, checked by the use case. The returned order carries the id whenever
+// it could be read, also with an error, so that the failed attempt can be
+// recorded.
 func DecodeStorefrontOrder(body []byte) (application.StorefrontOrder, error) {
 	var p orderPayload
 	err := json.Unmarshal(body, &p)
@@ -104,8 +104,8 @@ func DecodeStorefrontOrder(body []byte) (application.StorefrontOrder, error) {
 		strs = append(strs, struct{ field, value string }{fmt.Sprintf("line_items[%d].sku", i), l.SKU})
 	}
 	for _, s := range strs {
-		if strings.IndexByte(s.value, 0) >= 0 {
-			return order, domain.Invalid(s.field, "must not contain U+0000")
+		if err := domain.CheckText(s.field, s.value); err != nil {
+			return order, err
 		}
 	}
 	return order, nil
