@@ -45,10 +45,10 @@ type lineItemPayload struct {
 // DecodeStorefrontOrder reads an order-creation payload. Its errors are
 // *domain.ValidationError (answered 400 invalid_payload): not a JSON object,
 // id missing or not a positive integer, a mapped field of the wrong type,
-// line_items missing, a quantity that is not a 64-bit integer, and — last,
-// so that a skipped order with one is refused too — a NUL character
-// (domain.CheckText). Whether a quantity is within bounds is the domain's
-// rule, checked by the use case. The returned order carries the id whenever
+// line_items missing, a quantity that is not a 64-bit integer, a NUL
+// character (domain.CheckText, called here so that it is refused before
+// the use case acknowledges a cancelled order). Whether a quantity is
+// within bounds is the domain's rule, checked by the use case. The returned order carries the id whenever
 // it could be read, also with an error, so that the failed attempt can be
 // recorded.
 func DecodeStorefrontOrder(body []byte) (application.StorefrontOrder, error) {
