@@ -36,6 +36,10 @@
 // Every refusal wraps ports.ErrInvalidCredentials, with a reason meant for
 // debug logs. The token itself never appears in an error or a log line.
 //
+// jwt.go holds all of this, and is longer than the service's other files on
+// purpose: which key source a token's alg selects, and what each source
+// accepts, is one security decision and is reviewed in one place.
+//
 // # JWKS availability
 //
 // Keys are fetched with keyfunc/jwkset, cached, refreshed in the background
