@@ -140,7 +140,7 @@ func parseError(err error) error {
 	var pe env.ParseError
 	if errors.As(err, &pe) {
 		if f, ok := reflect.TypeFor[Config]().FieldByName(pe.Name); ok {
-			return fmt.Errorf("%s: %v", f.Tag.Get("env"), pe.Err)
+			return fmt.Errorf("%s: %w", f.Tag.Get("env"), pe.Err)
 		}
 	}
 	return fmt.Errorf("configuration: %w", err)
