@@ -86,4 +86,3 @@ func TestCreateAPIKey(t *testing.T) {
 		t.Fatalf("%d keys stored, want the first only", len(store.keys))
 	}
 }
-

@@ -87,8 +87,8 @@ func (a ShippingAddress) checked(entered bool) (ShippingAddress, error) {
 		if err := CheckText(f.name, f.value); err != nil {
 			return ShippingAddress{}, err
 		}
-		if max := fieldChars(f.name); entered && utf8.RuneCountInString(f.value) > max {
-			return ShippingAddress{}, Invalid(f.name, "must be at most %d characters", max)
+		if limit := fieldChars(f.name); entered && utf8.RuneCountInString(f.value) > limit {
+			return ShippingAddress{}, Invalid(f.name, "must be at most %d characters", limit)
 		}
 	}
 	if !entered {
