@@ -87,7 +87,7 @@ var PostgresModule = fx.Module("postgres",
 		fx.Annotate(postgres.NewUnitOfWork, fx.As(new(ports.UnitOfWork))),
 		func(db *bun.DB) ports.Repositories { return postgres.NewRepositories(db) },
 		func(r ports.Repositories) ports.APIKeyRepository { return r.APIKeys },
-		func(r ports.Repositories) ports.WebhookSecretRepository { return r.Secrets },
+		func(r ports.Repositories) ports.WebhookSecretRepository { return r.WebhookSecrets },
 		func(db *bun.DB, m *postgres.Migrator) httpapi.ReadinessChecker {
 			return postgres.Readiness{DB: db, Migrator: m}
 		},

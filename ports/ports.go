@@ -16,15 +16,15 @@ type UnitOfWork interface {
 // In a transaction a use case uses those its job names; outside one, each
 // use case is built with only the repositories it reads.
 type Repositories struct {
-	Organizations OrganizationRepository
-	Warehouses    WarehouseRepository
-	Inventory     InventoryRepository
-	Invoices      InvoiceRepository
-	Shipments     ShipmentRepository
-	Receipts      OrderReceiptRepository
-	APIKeys       APIKeyRepository
-	Secrets       WebhookSecretRepository
-	Fixtures      FixtureStore
+	Organizations  OrganizationRepository
+	Warehouses     WarehouseRepository
+	Inventory      InventoryRepository
+	Invoices       InvoiceRepository
+	Shipments      ShipmentRepository
+	Receipts       OrderReceiptRepository
+	APIKeys        APIKeyRepository
+	WebhookSecrets WebhookSecretRepository
+	Fixtures       FixtureStore
 }
 
 // Clock tells the time; tests pin it.

@@ -56,14 +56,14 @@ func NewRepositories(db bun.IDB) ports.Repositories { return newRepositories(db,
 func newRepositories(db bun.IDB, prepared *preparedSet) ports.Repositories {
 	hot := runner{db: db, prepared: prepared}
 	return ports.Repositories{
-		Organizations: &OrganizationRepository{db: db},
-		Warehouses:    &WarehouseRepository{db: db},
-		Inventory:     &InventoryRepository{db: db, hot: hot},
-		Invoices:      &InvoiceRepository{db: db},
-		Shipments:     &ShipmentRepository{db: db, hot: hot},
-		Receipts:      &OrderReceiptRepository{db: db, hot: hot},
-		APIKeys:       &APIKeyRepository{db: db},
-		Secrets:       &WebhookSecretRepository{db: db},
-		Fixtures:      &FixtureStore{db: db},
+		Organizations:  &OrganizationRepository{db: db},
+		Warehouses:     &WarehouseRepository{db: db},
+		Inventory:      &InventoryRepository{db: db, hot: hot},
+		Invoices:       &InvoiceRepository{db: db},
+		Shipments:      &ShipmentRepository{db: db, hot: hot},
+		Receipts:       &OrderReceiptRepository{db: db, hot: hot},
+		APIKeys:        &APIKeyRepository{db: db},
+		WebhookSecrets: &WebhookSecretRepository{db: db},
+		Fixtures:       &FixtureStore{db: db},
 	}
 }

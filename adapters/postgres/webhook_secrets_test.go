@@ -23,10 +23,10 @@ func TestWebhookSecretRepository(t *testing.T) {
 		t.Fatal(err)
 	}
 	repos := postgres.NewRepositories(db)
-	if s, ok, err := repos.Secrets.WebhookSecret(context.Background(), org); err != nil || !ok || s != "s3cret-0123456789abcdef" {
+	if s, ok, err := repos.WebhookSecrets.WebhookSecret(context.Background(), org); err != nil || !ok || s != "s3cret-0123456789abcdef" {
 		t.Errorf("secret %q %v %v", s, ok, err)
 	}
-	if s, ok, err := repos.Secrets.WebhookSecret(context.Background(), plain); err != nil || ok || s != "" {
+	if s, ok, err := repos.WebhookSecrets.WebhookSecret(context.Background(), plain); err != nil || ok || s != "" {
 		t.Errorf("no secret: %q %v %v", s, ok, err)
 	}
 }
