@@ -17,6 +17,11 @@ import (
 // deadline (503) or a caller gone (499), not a fault of the service (500).
 func TestUnitOfWorkEndedByItsContext(t *testing.T) {
 	uow := postgres.NewUnitOfWork(pgtest.Open(t, testDSN))
+	// A first unit of work prepares the intake's statements and opens a
+	// connection, so that the timed ones below begin at once.
+	if err := uow.Do(context.Background(), func(context.Context, ports.Repositories) error { return nil }); err != nil {
+		t.Fatal(err)
+	}
 	// rolledBack gives database/sql time to roll the transaction back once
 	// its context has ended, as a busy server would.
 	rolledBack := func(ctx context.Context) {
@@ -31,7 +36,7 @@ func TestUnitOfWorkEndedByItsContext(t *testing.T) {
 		wantKind string
 	}{
 		{name: "deadline", ctx: func() (context.Context, context.CancelFunc) {
-			return context.WithTimeout(context.Background(), 500*time.Millisecond)
+			return context.WithTimeout(context.Background(), time.Second)
 		}, want: context.DeadlineExceeded, wantKind: "timeout"},
 		{name: "caller gone", ctx: func() (context.Context, context.CancelFunc) {
 			return context.WithCancel(context.Background())
