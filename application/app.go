@@ -15,9 +15,12 @@ type Application struct {
 	Queries  Queries
 }
 
-// Commands change state.
+// Commands change state. The first three are the operator's, run by the
+// CLI (`fulfillment seed`, `apikey create`, `apikey revoke`).
 type Commands struct {
-	Seed Handler[Seed, ports.FixtureCounts]
+	Seed         Handler[Seed, ports.FixtureCounts]
+	CreateAPIKey Handler[CreateAPIKey, string]
+	RevokeAPIKey Handler[RevokeAPIKey, struct{}]
 
 	CreateShipment Handler[CreateShipment, *domain.Shipment]
 	SubmitShipment Handler[SubmitShipment, *domain.Shipment]
@@ -37,8 +40,9 @@ type Queries struct {
 	GetShipment   Handler[GetShipment, *domain.Shipment]
 	ListStock     Handler[ListStock, StockPage]
 
-	GetOrderReceipt           Handler[GetOrderReceipt, ports.OrderReceipt]
-	VerifyStorefrontSignature Handler[VerifyStorefrontSignature, struct{}]
+	GetOrderReceipt Handler[GetOrderReceipt, *domain.OrderReceipt]
+
+	ListAPIKeys Handler[ListAPIKeys, []domain.APIKey] // `fulfillment apikey list`
 }
 
 // Deps are what the use cases need.
@@ -47,6 +51,7 @@ type Deps struct {
 	Repos      ports.Repositories // bound to the pool, for reads outside a transaction
 	Clock      ports.Clock
 	IDs        ports.IDGenerator
+	Keys       ports.APIKeyGenerator // for CreateAPIKey
 	Tracer     trace.Tracer
 	Log        *slog.Logger
 	// Environment decides whether new shipments are test shipments
@@ -58,7 +63,9 @@ type Deps struct {
 func New(d Deps) *Application {
 	return &Application{
 		Commands: Commands{
-			Seed: Decorate("Seed", NewSeedHandler(d.UnitOfWork), d.Tracer, d.Log),
+			Seed:         Decorate("Seed", NewSeedHandler(d.UnitOfWork), d.Tracer, d.Log),
+			CreateAPIKey: Decorate("CreateAPIKey", NewCreateAPIKeyHandler(d.UnitOfWork, d.Keys, d.Clock, d.IDs, d.Environment), d.Tracer, d.Log),
+			RevokeAPIKey: Decorate("RevokeAPIKey", NewRevokeAPIKeyHandler(d.Repos.APIKeys), d.Tracer, d.Log),
 
 			CreateShipment: Decorate("CreateShipment", NewCreateShipmentHandler(d.UnitOfWork, d.Clock, d.IDs, d.Environment), d.Tracer, d.Log),
 			SubmitShipment: Decorate("SubmitShipment", NewSubmitShipmentHandler(d.UnitOfWork, d.Clock), d.Tracer, d.Log),
@@ -77,8 +84,9 @@ func New(d Deps) *Application {
 			GetShipment:   Decorate("GetShipment", NewGetShipmentHandler(d.Repos.Shipments), d.Tracer, d.Log),
 			ListStock:     Decorate("ListStock", NewListStockHandler(d.Repos.Inventory), d.Tracer, d.Log),
 
-			GetOrderReceipt:           Decorate("GetOrderReceipt", NewGetOrderReceiptHandler(d.Repos.Receipts), d.Tracer, d.Log),
-			VerifyStorefrontSignature: Decorate("VerifyStorefrontSignature", NewVerifyStorefrontSignatureHandler(d.Repos.Receipts, d.Clock), d.Tracer, d.Log),
+			GetOrderReceipt: Decorate("GetOrderReceipt", NewGetOrderReceiptHandler(d.Repos.Receipts), d.Tracer, d.Log),
+
+			ListAPIKeys: Decorate("ListAPIKeys", NewListAPIKeysHandler(d.Repos.APIKeys), d.Tracer, d.Log),
 		},
 	}
 }

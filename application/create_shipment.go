@@ -45,72 +45,56 @@ func NewCreateShipmentHandler(uow ports.UnitOfWork, clock ports.Clock, ids ports
 	return &CreateShipmentHandler{uow: uow, clock: clock, ids: ids, test: env != domain.Production}
 }
 
-// Handle checks the warehouse and the items against the organization's
-// records and stores the draft, in one transaction. The warehouse is
-// checked first (422 invalid_warehouse), then the items (422 unknown_items).
+// Handle validates the draft before any transaction (400s: the warehouse is
+// required, then the shipping address, the notes and the lines, as
+// domain.NewShipment checks them), then, in one transaction, checks the
+// warehouse (422 invalid_warehouse) and the items (422 unknown_items)
+// against the organization's records and stores the draft.
 func (h *CreateShipmentHandler) Handle(ctx context.Context, c CreateShipment) (*domain.Shipment, error) {
-	if c.WarehouseID == "" {
-		return nil, domain.Invalid("warehouseId", "is required")
+	s, err := domain.NewShipment(domain.NewShipmentParams{
+		ID: h.ids.NewID("shp"), OrganizationID: c.OrganizationID, Kind: c.Kind,
+		Warehouse: domain.WarehouseRef{ID: c.WarehouseID}, Address: c.Address, Notes: c.Notes, Lines: c.Lines,
+		Test: h.test, Now: h.clock.Now(),
+	})
+	if err != nil {
+		return nil, err
 	}
-	itemKind := c.Kind.Items()
-	var created *domain.Shipment
-	err := h.uow.Do(ctx, func(ctx context.Context, r ports.Repositories) error {
-		wh, err := h.warehouse(ctx, r, c.OrganizationID, c.WarehouseID)
+	err = h.uow.Do(ctx, func(ctx context.Context, r ports.Repositories) error {
+		wh, err := activeWarehouse(ctx, r.Warehouses, c.OrganizationID, c.WarehouseID)
 		if err != nil {
 			return err
 		}
-		ids := make([]string, len(c.Lines))
-		for i, l := range c.Lines {
+		lines := s.Lines()
+		ids := make([]string, len(lines))
+		for i, l := range lines {
 			ids[i] = l.ItemID
 		}
-		known, err := r.Inventory.FindByIDs(ctx, c.OrganizationID, itemKind, ids)
+		items, err := r.Inventory.FindByIDs(ctx, c.OrganizationID, s.Kind().Items(), ids)
 		if err != nil {
-			return fmt.Errorf("find %ss: %w", itemKind, err)
+			return fmt.Errorf("find %ss: %w", s.Kind().Items(), err)
 		}
-		lines := make([]domain.ShipmentLine, len(c.Lines))
-		var unknown []string
-		seen := make(map[string]bool, len(c.Lines))
-		for i, l := range c.Lines {
-			item, ok := known[l.ItemID]
-			if !ok {
-				if !seen[l.ItemID] {
-					seen[l.ItemID] = true
-					unknown = append(unknown, l.ItemID)
-				}
-				continue
-			}
-			lines[i] = domain.ShipmentLine{ItemID: item.ID, SKU: item.SKU, Quantity: l.Quantity}
-		}
-		if len(unknown) > 0 {
-			return &domain.UnknownItemsError{Kind: itemKind, IDs: unknown}
-		}
-		s, err := domain.NewShipment(domain.NewShipmentParams{
-			ID: h.ids.NewID("shp"), OrganizationID: c.OrganizationID, Kind: c.Kind,
-			Warehouse: domain.WarehouseRef{ID: wh.ID, Name: wh.Name},
-			Address:   c.Address, Notes: c.Notes, Lines: lines, Test: h.test, Now: h.clock.Now(),
-		})
-		if err != nil {
+		if err := s.Resolve(domain.WarehouseRef{ID: wh.ID, Name: wh.Name}, items); err != nil {
 			return err
 		}
 		if err := r.Shipments.Create(ctx, s); err != nil {
 			return fmt.Errorf("store shipment: %w", err)
 		}
-		created = s
 		return nil
 	})
 	if err != nil {
 		return nil, err
 	}
-	return created, nil
+	return s, nil
 }
 
-// warehouse returns the active warehouse the organization may use, or
-// domain.ErrInvalidWarehouse.
-func (h *CreateShipmentHandler) warehouse(ctx context.Context, r ports.Repositories, org, id string) (domain.Warehouse, error) {
+// activeWarehouse returns the active warehouse of this ID that the
+// organization may use, or domain.ErrInvalidWarehouse. An ID of a shape no
+// warehouse has is refused without asking the database.
+func activeWarehouse(ctx context.Context, warehouses ports.WarehouseRepository, org, id string) (domain.Warehouse, error) {
 	if !domain.ValidID(id) {
 		return domain.Warehouse{}, fmt.Errorf("warehouse %q: %w", id, domain.ErrInvalidWarehouse)
 	}
-	wh, err := r.Warehouses.ActiveForOrganization(ctx, org, id)
+	wh, err := warehouses.ActiveForOrganization(ctx, org, id)
 	if errors.Is(err, domain.ErrNotFound) {
 		return domain.Warehouse{}, fmt.Errorf("warehouse %s: %w", id, domain.ErrInvalidWarehouse)
 	}

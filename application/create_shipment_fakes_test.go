@@ -125,12 +125,18 @@ func (r shipShipments) Create(ctx context.Context, s *domain.Shipment) error {
 	return nil
 }
 
-func (r shipShipments) Update(ctx context.Context, s *domain.Shipment) error {
-	if _, ok := r.db.shipments[s.ID()]; !ok {
-		return domain.ErrNotFound
+// Update runs change on a copy and stores it; the unit of work's mutex
+// stands for the row lock.
+func (r shipShipments) Update(ctx context.Context, org, id string, change func(*domain.Shipment) error) (*domain.Shipment, error) {
+	s, err := r.Get(ctx, org, id)
+	if err != nil {
+		return nil, err
+	}
+	if err := change(s); err != nil {
+		return nil, err
 	}
 	r.db.shipments[s.ID()] = shipCopy(s)
-	return nil
+	return s, nil
 }
 
 func (r shipShipments) Get(ctx context.Context, org, id string) (*domain.Shipment, error) {
@@ -139,10 +145,6 @@ func (r shipShipments) Get(ctx context.Context, org, id string) (*domain.Shipmen
 		return nil, domain.ErrNotFound
 	}
 	return shipCopy(s), nil
-}
-
-func (r shipShipments) GetForUpdate(ctx context.Context, org, id string) (*domain.Shipment, error) {
-	return r.Get(ctx, org, id)
 }
 
 func (r shipShipments) List(ctx context.Context, org string, f ports.ShipmentFilter, page ports.Page) ([]*domain.Shipment, bool, error) {

@@ -5,6 +5,7 @@ import (
 
 	"go.opentelemetry.io/otel/attribute"
 
+	"github.com/acme3pl/fulfillment/domain"
 	"github.com/acme3pl/fulfillment/ports"
 )
 
@@ -35,6 +36,6 @@ func NewGetOrderReceiptHandler(receipts ports.OrderReceiptRepository) *GetOrderR
 
 // Handle returns the receipt, or domain.ErrNotFound when the organization
 // has none for this order.
-func (h *GetOrderReceiptHandler) Handle(ctx context.Context, q GetOrderReceipt) (ports.OrderReceipt, error) {
+func (h *GetOrderReceiptHandler) Handle(ctx context.Context, q GetOrderReceipt) (*domain.OrderReceipt, error) {
 	return h.receipts.Get(ctx, q.OrganizationID, q.OrderID)
 }

@@ -2,14 +2,9 @@ package application
 
 import (
 	"context"
-	"crypto/hmac"
-	"crypto/sha256"
-	"encoding/base64"
 	"errors"
 	"fmt"
 	"log/slog"
-	"strings"
-	"sync"
 	"time"
 
 	"go.opentelemetry.io/otel/attribute"
@@ -17,12 +12,6 @@ import (
 
 	"github.com/acme3pl/fulfillment/domain"
 	"github.com/acme3pl/fulfillment/ports"
-)
-
-// Why an acknowledged order made no shipment (CONTRACT §5).
-const (
-	SkipNoShippableItems = "no_shippable_items"
-	SkipOrderCancelled   = "order_cancelled"
 )
 
 // StorefrontOrder is a storefront order as the intake reads it: the fields
@@ -68,9 +57,9 @@ func (c ReceiveStorefrontOrder) SpanAttributes() []attribute.KeyValue {
 
 // StorefrontOrderResult is the answer to a delivery.
 type StorefrontOrderResult struct {
-	ShipmentID string // "" when the order was skipped
-	Skipped    string // SkipNoShippableItems, SkipOrderCancelled or ""
-	Duplicate  bool   // the order had been processed successfully before
+	ShipmentID string            // "" when the order was skipped
+	Skipped    domain.SkipReason // "" unless the order was skipped
+	Duplicate  bool              // the order had been processed successfully before
 }
 
 // ReceiveStorefrontOrderHandler turns a storefront order into a submitted
@@ -140,8 +129,8 @@ func (h *ReceiveStorefrontOrderHandler) Handle(ctx context.Context, c ReceiveSto
 		if err != nil {
 			return fmt.Errorf("claim order receipt: %w", err)
 		}
-		if rec.Status == ports.ReceiptSucceeded {
-			res = StorefrontOrderResult{ShipmentID: rec.ShipmentID, Skipped: rec.Skipped, Duplicate: true}
+		if rec.Duplicate() {
+			res = StorefrontOrderResult{ShipmentID: rec.ShipmentID(), Skipped: rec.Skipped(), Duplicate: true}
 			return nil
 		}
 		s, skipped, err := h.plan(ctx, r, c, lines, missing, d.ReceivedAt)
@@ -149,7 +138,9 @@ func (h *ReceiveStorefrontOrderHandler) Handle(ctx context.Context, c ReceiveSto
 			// Commit the failed attempt without a shipment: nothing has been
 			// written but the receipt.
 			refusal = err
-			rec.Status, rec.LastError = ports.ReceiptFailed, class.IntakeCode
+			if err := rec.Fail(class.IntakeCode); err != nil {
+				return err
+			}
 			return r.Receipts.Finish(ctx, rec)
 		}
 		if err != nil {
@@ -159,13 +150,17 @@ func (h *ReceiveStorefrontOrderHandler) Handle(ctx context.Context, c ReceiveSto
 			if err := submitNew(ctx, r, s, d.ReceivedAt); err != nil {
 				return fmt.Errorf("store shipment: %w", err)
 			}
-			rec.ShipmentID = s.ID()
+			err = rec.Succeed(s.ID())
+		} else {
+			err = rec.Skip(skipped)
 		}
-		rec.Status, rec.Skipped = ports.ReceiptSucceeded, skipped
+		if err != nil {
+			return err
+		}
 		if err := r.Receipts.Finish(ctx, rec); err != nil {
 			return err
 		}
-		res = StorefrontOrderResult{ShipmentID: rec.ShipmentID, Skipped: skipped}
+		res = StorefrontOrderResult{ShipmentID: rec.ShipmentID(), Skipped: rec.Skipped()}
 		return nil
 	})
 	if err != nil {
@@ -215,13 +210,13 @@ func (o StorefrontOrder) shippableLines() (lines []domain.ShipmentLine, missing 
 // and SKUs, then the warehouse.
 func (h *ReceiveStorefrontOrderHandler) plan(ctx context.Context, r ports.Repositories, c ReceiveStorefrontOrder,
 	lines []domain.ShipmentLine, missing []int64, now time.Time,
-) (*domain.Shipment, string, error) {
+) (*domain.Shipment, domain.SkipReason, error) {
 	o := c.Order
 	if o.Cancelled {
-		return nil, SkipOrderCancelled, nil
+		return nil, domain.SkipOrderCancelled, nil
 	}
 	if len(lines) == 0 && len(missing) == 0 {
-		return nil, SkipNoShippableItems, nil
+		return nil, domain.SkipNoShippableItems, nil
 	}
 	if o.ShippingAddress == nil {
 		return nil, "", domain.ErrMissingShippingAddress
@@ -267,6 +262,18 @@ func (h *ReceiveStorefrontOrderHandler) plan(ctx context.Context, r ports.Reposi
 	return s, "", nil
 }
 
+// submitNew submits the order's new draft — reserving its lines at its
+// warehouse, as a submission of a draft does — and stores it as pending.
+func submitNew(ctx context.Context, r ports.Repositories, s *domain.Shipment, now time.Time) error {
+	if err := s.Submit(now); err != nil {
+		return err
+	}
+	if err := r.Inventory.Reserve(ctx, s.Warehouse().ID, s.Kind(), s.Lines()); err != nil {
+		return err
+	}
+	return r.Shipments.Create(ctx, s)
+}
+
 // recordFailure records a failed attempt outside the unit of work: a
 // payload refused before processing, or an attempt whose transaction was
 // rolled back. It is best effort — when the database is down the record is
@@ -285,90 +292,4 @@ func int64Value(p *int64) int64 {
 		return 0
 	}
 	return *p
-}
-
-// VerifyStorefrontSignature checks a delivery's X-Shopify-Hmac-Sha256
-// against the organization's storefront webhook secret, when it has one.
-type VerifyStorefrontSignature struct {
-	OrganizationID string
-	Body           []byte // the raw body, as received
-	Signature      string // base64 HMAC-SHA256 of Body; "" when the header is absent
-}
-
-// SpanAttributes implements Attributer.
-func (q VerifyStorefrontSignature) SpanAttributes() []attribute.KeyValue {
-	return []attribute.KeyValue{attribute.String("organization.id", q.OrganizationID)}
-}
-
-// VerifyStorefrontSignatureHandler answers VerifyStorefrontSignature: nil
-// when the organization has no secret or the signature matches, else an
-// error wrapping ports.ErrInvalidSignature.
-//
-// Secrets are read once per organization and SecretTTL: the intake's hot
-// path would otherwise pay a database round trip per delivery for a value
-// that changes only when an operator sets it. A new or changed secret takes
-// effect within SecretTTL.
-type VerifyStorefrontSignatureHandler struct {
-	receipts ports.OrderReceiptRepository
-	clock    ports.Clock
-
-	mu      sync.Mutex
-	secrets map[string]cachedSecret
-}
-
-// SecretTTL bounds how long a webhook secret (or its absence) is reused.
-const SecretTTL = time.Second
-
-type cachedSecret struct {
-	secret  string
-	ok      bool
-	expires time.Time
-}
-
-// NewVerifyStorefrontSignatureHandler builds the handler.
-func NewVerifyStorefrontSignatureHandler(receipts ports.OrderReceiptRepository, clock ports.Clock) *VerifyStorefrontSignatureHandler {
-	return &VerifyStorefrontSignatureHandler{receipts: receipts, clock: clock, secrets: map[string]cachedSecret{}}
-}
-
-// secret returns the organization's secret, from the cache while fresh.
-func (h *VerifyStorefrontSignatureHandler) secret(ctx context.Context, organizationID string) (string, bool, error) {
-	now := h.clock.Now()
-	h.mu.Lock()
-	c, hit := h.secrets[organizationID]
-	h.mu.Unlock()
-	if hit && now.Before(c.expires) {
-		return c.secret, c.ok, nil
-	}
-	secret, ok, err := h.receipts.WebhookSecret(ctx, organizationID)
-	if err != nil {
-		return "", false, err
-	}
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	if len(h.secrets) > 10_000 {
-		clear(h.secrets) // bounded: a cache, not a copy of the table
-	}
-	h.secrets[organizationID] = cachedSecret{secret: secret, ok: ok, expires: now.Add(SecretTTL)}
-	return secret, ok, nil
-}
-
-// Handle compares the signatures in constant time.
-func (h *VerifyStorefrontSignatureHandler) Handle(ctx context.Context, q VerifyStorefrontSignature) (struct{}, error) {
-	secret, ok, err := h.secret(ctx, q.OrganizationID)
-	if err != nil {
-		return struct{}{}, fmt.Errorf("load webhook secret: %w", err)
-	}
-	if !ok {
-		return struct{}{}, nil
-	}
-	got, err := base64.StdEncoding.DecodeString(strings.TrimSpace(q.Signature))
-	if q.Signature == "" || err != nil {
-		return struct{}{}, fmt.Errorf("storefront signature missing or not base64: %w", ports.ErrInvalidSignature)
-	}
-	mac := hmac.New(sha256.New, []byte(secret))
-	mac.Write(q.Body)
-	if !hmac.Equal(got, mac.Sum(nil)) {
-		return struct{}{}, fmt.Errorf("storefront signature does not match: %w", ports.ErrInvalidSignature)
-	}
-	return struct{}{}, nil
 }

@@ -30,13 +30,12 @@ type intakeKey struct {
 // mutex on a copy that replaces the state only when fn succeeds, like a
 // transaction.
 type intakeState struct {
-	receipts   map[intakeKey]ports.OrderReceipt
+	receipts   map[intakeKey]domain.OrderReceiptParams
 	shipments  map[string]*domain.Shipment
 	reserved   map[string]int64 // warehouse/product → reserved
 	products   map[string]domain.InventoryItem
 	orgs       map[string]domain.Organization
 	warehouses []intakeWarehouse
-	secrets    map[string]string
 }
 
 type intakeWarehouse struct {
@@ -63,9 +62,9 @@ type intakeStore struct {
 
 func newIntakeStore() *intakeStore {
 	return &intakeStore{state: intakeState{
-		receipts: map[intakeKey]ports.OrderReceipt{}, shipments: map[string]*domain.Shipment{},
+		receipts: map[intakeKey]domain.OrderReceiptParams{}, shipments: map[string]*domain.Shipment{},
 		reserved: map[string]int64{}, products: map[string]domain.InventoryItem{},
-		orgs: map[string]domain.Organization{}, secrets: map[string]string{},
+		orgs: map[string]domain.Organization{},
 	}}
 }
 
@@ -82,11 +81,13 @@ func (st *intakeStore) addWarehouse(id, name string, active bool, orgs ...string
 		Warehouse: domain.Warehouse{ID: id, Name: name, Active: active}, orgs: orgs})
 }
 
-func (st *intakeStore) receipt(org string, order int64) (ports.OrderReceipt, bool) {
+// receipt returns the stored receipt of an order; an empty one when there
+// is none.
+func (st *intakeStore) receipt(org string, order int64) (*domain.OrderReceipt, bool) {
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	r, ok := st.state.receipts[intakeKey{org, order}]
-	return r, ok
+	p, ok := st.state.receipts[intakeKey{org, order}]
+	return domain.RehydrateOrderReceipt(p), ok
 }
 
 func (st *intakeStore) shipments() []*domain.Shipment {
@@ -137,11 +138,11 @@ func (p intakePool) receipts() ports.OrderReceiptRepository { return &intakePool
 
 type intakePoolReceipts struct{ st *intakeStore }
 
-func (r *intakePoolReceipts) Claim(context.Context, ports.ReceiptDelivery) (ports.OrderReceipt, error) {
+func (r *intakePoolReceipts) Claim(context.Context, ports.ReceiptDelivery) (*domain.OrderReceipt, error) {
 	panic("Claim outside a unit of work")
 }
 
-func (r *intakePoolReceipts) Finish(context.Context, ports.OrderReceipt) error {
+func (r *intakePoolReceipts) Finish(context.Context, *domain.OrderReceipt) error {
 	panic("Finish outside a unit of work")
 }
 
@@ -151,53 +152,48 @@ func (r *intakePoolReceipts) RecordFailure(ctx context.Context, d ports.ReceiptD
 	return (&intakeReceipts{r.st, &r.st.state}).RecordFailure(ctx, d, code)
 }
 
-func (r *intakePoolReceipts) Get(ctx context.Context, org string, order int64) (ports.OrderReceipt, error) {
+func (r *intakePoolReceipts) Get(ctx context.Context, org string, order int64) (*domain.OrderReceipt, error) {
 	r.st.mu.Lock()
 	defer r.st.mu.Unlock()
 	return (&intakeReceipts{r.st, &r.st.state}).Get(ctx, org, order)
 }
 
-func (r *intakePoolReceipts) WebhookSecret(ctx context.Context, org string) (string, bool, error) {
-	r.st.mu.Lock()
-	defer r.st.mu.Unlock()
-	return (&intakeReceipts{r.st, &r.st.state}).WebhookSecret(ctx, org)
-}
-
+// intakeReceipts keeps receipts as the parameters they are stored with;
+// Claim and RecordFailure do what the postgres adapter's statements do.
 type intakeReceipts struct {
 	st    *intakeStore
 	state *intakeState
 }
 
-func (r *intakeReceipts) Claim(_ context.Context, d ports.ReceiptDelivery) (ports.OrderReceipt, error) {
+func (r *intakeReceipts) Claim(_ context.Context, d ports.ReceiptDelivery) (*domain.OrderReceipt, error) {
 	if err := r.st.check(); err != nil {
-		return ports.OrderReceipt{}, err
+		return nil, err
 	}
 	k := intakeKey{d.OrganizationID, d.OrderID}
-	rec, ok := r.state.receipts[k]
+	p, ok := r.state.receipts[k]
 	if !ok {
-		rec = ports.OrderReceipt{OrganizationID: d.OrganizationID, OrderID: d.OrderID, OrderNumber: d.OrderNumber,
+		p = domain.OrderReceiptParams{OrganizationID: d.OrganizationID, OrderID: d.OrderID, OrderNumber: d.OrderNumber,
 			FirstReceived: d.ReceivedAt}
 	}
-	rec.LastReceived = d.ReceivedAt
-	if rec.Status != ports.ReceiptSucceeded {
-		rec.Status, rec.Attempts, rec.TraceID = ports.ReceiptProcessing, rec.Attempts+1, d.TraceID
+	p.LastReceived = d.ReceivedAt
+	if p.Status != domain.ReceiptSucceeded {
+		p.Status, p.Attempts, p.TraceID = domain.ReceiptProcessing, p.Attempts+1, d.TraceID
 	}
-	r.state.receipts[k] = rec
-	return rec, nil
+	r.state.receipts[k] = p
+	return domain.RehydrateOrderReceipt(p), nil
 }
 
-func (r *intakeReceipts) Finish(_ context.Context, rec ports.OrderReceipt) error {
+func (r *intakeReceipts) Finish(_ context.Context, rec *domain.OrderReceipt) error {
 	if err := r.st.check(); err != nil {
 		return err
 	}
-	k := intakeKey{rec.OrganizationID, rec.OrderID}
-	if _, ok := r.state.receipts[k]; !ok {
+	k := intakeKey{rec.OrganizationID(), rec.OrderID()}
+	p, ok := r.state.receipts[k]
+	if !ok {
 		return fmt.Errorf("finish: no receipt %v", k)
 	}
-	if rec.Status == ports.ReceiptSucceeded && (rec.ShipmentID == "") == (rec.Skipped == "") {
-		return fmt.Errorf("finish: a succeeded receipt has a shipment or a skip reason, not both: %+v", rec)
-	}
-	r.state.receipts[k] = rec
+	p.Status, p.Skipped, p.LastError, p.ShipmentID = rec.Status(), rec.Skipped(), rec.LastError(), rec.ShipmentID()
+	r.state.receipts[k] = p
 	return nil
 }
 
@@ -206,37 +202,29 @@ func (r *intakeReceipts) RecordFailure(_ context.Context, d ports.ReceiptDeliver
 		return err
 	}
 	k := intakeKey{d.OrganizationID, d.OrderID}
-	rec, ok := r.state.receipts[k]
-	if ok && rec.Status == ports.ReceiptSucceeded {
+	p, ok := r.state.receipts[k]
+	if ok && p.Status == domain.ReceiptSucceeded {
 		return nil
 	}
 	if !ok {
-		rec = ports.OrderReceipt{OrganizationID: d.OrganizationID, OrderID: d.OrderID, OrderNumber: d.OrderNumber,
+		p = domain.OrderReceiptParams{OrganizationID: d.OrganizationID, OrderID: d.OrderID, OrderNumber: d.OrderNumber,
 			FirstReceived: d.ReceivedAt}
 	}
-	rec.Status, rec.Attempts, rec.LastError, rec.TraceID, rec.LastReceived =
-		ports.ReceiptFailed, rec.Attempts+1, code, d.TraceID, d.ReceivedAt
-	r.state.receipts[k] = rec
+	p.Status, p.Attempts, p.LastError, p.TraceID, p.LastReceived =
+		domain.ReceiptFailed, p.Attempts+1, code, d.TraceID, d.ReceivedAt
+	r.state.receipts[k] = p
 	return nil
 }
 
-func (r *intakeReceipts) Get(_ context.Context, org string, order int64) (ports.OrderReceipt, error) {
+func (r *intakeReceipts) Get(_ context.Context, org string, order int64) (*domain.OrderReceipt, error) {
 	if err := r.st.check(); err != nil {
-		return ports.OrderReceipt{}, err
+		return nil, err
 	}
-	rec, ok := r.state.receipts[intakeKey{org, order}]
+	p, ok := r.state.receipts[intakeKey{org, order}]
 	if !ok {
-		return ports.OrderReceipt{}, domain.ErrNotFound
+		return nil, domain.ErrNotFound
 	}
-	return rec, nil
-}
-
-func (r *intakeReceipts) WebhookSecret(_ context.Context, org string) (string, bool, error) {
-	if err := r.st.check(); err != nil {
-		return "", false, err
-	}
-	s, ok := r.state.secrets[org]
-	return s, ok, nil
+	return domain.RehydrateOrderReceipt(p), nil
 }
 
 type intakeOrgs struct {

@@ -87,6 +87,7 @@ var PostgresModule = fx.Module("postgres",
 		fx.Annotate(postgres.NewUnitOfWork, fx.As(new(ports.UnitOfWork))),
 		func(db *bun.DB) ports.Repositories { return postgres.NewRepositories(db) },
 		func(r ports.Repositories) ports.APIKeyRepository { return r.APIKeys },
+		func(r ports.Repositories) ports.WebhookSecretRepository { return r.WebhookSecrets },
 		func(db *bun.DB, m *postgres.Migrator) httpapi.ReadinessChecker {
 			return postgres.Readiness{DB: db, Migrator: m}
 		},
@@ -104,13 +105,15 @@ func newDB(lc fx.Lifecycle, cfg Config, tp trace.TracerProvider) (*bun.DB, error
 	return db, nil
 }
 
-// IdentityModule provides the verifiers of access tokens and API keys.
+// IdentityModule provides the verifiers of access tokens, API keys and
+// storefront webhook signatures.
 var IdentityModule = fx.Module("identity",
 	fx.Provide(
 		newTokenVerifier,
 		func(repo ports.APIKeyRepository, cfg Config) ports.APIKeyVerifier {
 			return identity.NewAPIKeyVerifier(repo, cfg.Environment)
 		},
+		fx.Annotate(identity.NewWebhookSignatures, fx.As(new(ports.StorefrontSignatureVerifier))),
 	),
 )
 
@@ -150,8 +153,8 @@ var ApplicationModule = fx.Module("application",
 			tracer trace.Tracer, log *slog.Logger, cfg Config,
 		) *application.Application {
 			return application.New(application.Deps{
-				UnitOfWork: uow, Repos: repos, Clock: clock, IDs: ids, Tracer: tracer, Log: log,
-				Environment: cfg.Environment,
+				UnitOfWork: uow, Repos: repos, Clock: clock, IDs: ids, Keys: identity.APIKeyGenerator{},
+				Tracer: tracer, Log: log, Environment: cfg.Environment,
 			})
 		},
 	),

@@ -11,6 +11,19 @@ const (
 	ScopeInventory Scope = "inventory"
 )
 
+// Scopes are the scopes the service checks, in the order it lists them.
+var Scopes = []Scope{ScopeLocations, ScopeInvoices, ScopeShipments, ScopeInventory}
+
+// ParseScope accepts the name of a scope the service checks.
+func ParseScope(s string) (Scope, error) {
+	for _, sc := range Scopes {
+		if string(sc) == s {
+			return sc, nil
+		}
+	}
+	return "", Invalid("scopes", "%q is not a scope (locations, invoices, shipments, inventory)", s)
+}
+
 // Environment is the deployment's environment; API keys carry it in their prefix.
 type Environment string
 

@@ -2,8 +2,10 @@ package domain
 
 import (
 	"fmt"
+	"regexp"
 	"strings"
 	"time"
+	"unicode/utf8"
 )
 
 // ShipmentKind is Pick & Pack (products picked one by one) or SPD (whole
@@ -45,9 +47,65 @@ func ParseShipmentStatus(s string) (ShipmentStatus, error) {
 	return "", Invalid("status", "%q is not a shipment status", s)
 }
 
+// CheckText refuses a NUL character in text a shipment keeps (PostgreSQL
+// text cannot hold one), naming field.
+func CheckText(field, value string) error {
+	if strings.ContainsRune(value, 0) {
+		return Invalid(field, "must not contain NUL characters")
+	}
+	return nil
+}
+
 // ShippingAddress is the destination of a shipment.
 type ShippingAddress struct {
 	Name, Company, Address1, Address2, City, State, Zip, Country, Phone string
+}
+
+// MaxShippingFieldChars bounds each field of an address entered through the
+// API, in characters (its country has two).
+const MaxShippingFieldChars = 255
+
+// apiCountryCode is a country as a draft may give it: two ASCII letters of
+// either case, stored upper-case.
+var apiCountryCode = regexp.MustCompile(`^[A-Za-z]{2}$`)
+
+// checked returns the address as a shipment keeps it, or the first field
+// that is refused, named as a draft's body names it. No field may hold a NUL
+// character (PostgreSQL text cannot). An address entered through the API
+// (entered) is held to the API's bounds as well — each field at most
+// MaxShippingFieldChars characters, the country two letters, stored
+// upper-case; a storefront's address is kept as the storefront sent it (it
+// has checked it, and refusing an order over a field's length would lose
+// the order).
+func (a ShippingAddress) checked(entered bool) (ShippingAddress, error) {
+	fields := []struct{ name, value string }{
+		{"shippingName", a.Name}, {"shippingCompany", a.Company}, {"shippingAddress1", a.Address1},
+		{"shippingAddress2", a.Address2}, {"shippingCity", a.City}, {"shippingState", a.State},
+		{"shippingZip", a.Zip}, {"shippingCountry", a.Country}, {"shippingPhone", a.Phone},
+	}
+	for _, f := range fields {
+		if err := CheckText(f.name, f.value); err != nil {
+			return ShippingAddress{}, err
+		}
+		if limit := fieldChars(f.name); entered && utf8.RuneCountInString(f.value) > limit {
+			return ShippingAddress{}, Invalid(f.name, "must be at most %d characters", limit)
+		}
+	}
+	if !entered {
+		return a, nil
+	}
+	if a.Country != "" && !apiCountryCode.MatchString(a.Country) {
+		return ShippingAddress{}, Invalid("shippingCountry", "must be a two-letter ISO 3166-1 alpha-2 code")
+	}
+	a.Country = strings.ToUpper(a.Country)
+	return a, nil
+}
+
+func fieldChars(name string) int {
+	if name == "shippingCountry" {
+		return 2
+	}
+	return MaxShippingFieldChars
 }
 
 // ShipmentLine is one product (Pick & Pack) or carton (SPD) of a shipment.
@@ -139,8 +197,19 @@ func MergeLines(lines []ShipmentLine, key func(ShipmentLine) string, field strin
 // MaxNotesBytes bounds a shipment's notes.
 const MaxNotesBytes = 5000
 
-// NewShipment validates p and returns a draft. Lines with the same item are
-// merged into one with the summed quantity, in order of first appearance.
+// NewShipment validates p and returns a draft. It checks, in this order,
+// what a draft's body holds: the warehouse, the shipping address (see
+// ShippingAddress.checked: a draft without a source was entered through the
+// API), the notes, the lines — at least one and at most MaxShipmentLines,
+// each naming its item, each quantity within 1 … MaxLineQuantity. Lines with
+// the same item are merged into one with the summed quantity, in order of
+// first appearance, and the sum is held to the same bound. Errors name the
+// member of a draft's body (`warehouseId`, `shippingCountry`,
+// `items[3].quantity`, `cartons[0].cartonId`, …).
+//
+// The warehouse and item IDs are only required here: whether they name the
+// organization's records is for Resolve to say (an ID of a shape no record
+// has names none). The order intake gives records it has found already.
 func NewShipment(p NewShipmentParams) (*Shipment, error) {
 	if !ValidID(p.ID) || !ValidID(p.OrganizationID) {
 		return nil, Invalid("shipment", "id and organization are required")
@@ -148,40 +217,82 @@ func NewShipment(p NewShipmentParams) (*Shipment, error) {
 	if p.Kind != PickPack && p.Kind != SPD {
 		return nil, Invalid("kind", "%q is not a shipment kind", p.Kind)
 	}
-	if !ValidID(p.Warehouse.ID) {
+	if p.Warehouse.ID == "" {
 		return nil, Invalid("warehouseId", "is required")
 	}
-	field := "items"
-	if p.Kind == SPD {
-		field = "cartons"
-	}
-	if len(p.Lines) == 0 {
-		return nil, Invalid(field, "must hold at least one line")
-	}
-	if len(p.Lines) > MaxShipmentLines {
-		return nil, Invalid(field, "must hold at most %d lines", MaxShipmentLines)
-	}
-	for i, l := range p.Lines {
-		if !ValidID(l.ItemID) {
-			return nil, Invalid(fmt.Sprintf("%s[%d]", field, i), "item ID %q is not valid", l.ItemID)
-		}
-		if err := CheckLineQuantity(fmt.Sprintf("%s[%d].quantity", field, i), l.Quantity); err != nil {
-			return nil, err
-		}
-	}
-	merged, err := MergeLines(p.Lines, func(l ShipmentLine) string { return l.ItemID }, field)
+	address, err := p.Address.checked(p.Source == nil)
 	if err != nil {
+		return nil, err
+	}
+	if err := CheckText("notes", p.Notes); err != nil {
 		return nil, err
 	}
 	if len(p.Notes) > MaxNotesBytes {
 		return nil, Invalid("notes", "must be at most %d bytes", MaxNotesBytes)
 	}
+	lines, err := checkLines(p.Kind, p.Lines)
+	if err != nil {
+		return nil, err
+	}
 	now := p.Now.UTC()
 	return &Shipment{
 		id: p.ID, organizationID: p.OrganizationID, kind: p.Kind, status: ShipmentDraft,
-		warehouse: p.Warehouse, address: p.Address, notes: strings.Clone(p.Notes), lines: merged,
+		warehouse: p.Warehouse, address: address, notes: strings.Clone(p.Notes), lines: lines,
 		source: p.Source, test: p.Test, createdAt: now, updatedAt: now,
 	}, nil
+}
+
+// checkLines checks the lines of a draft of kind and merges those of one
+// item.
+func checkLines(kind ShipmentKind, lines []ShipmentLine) ([]ShipmentLine, error) {
+	member, idMember := "items", "productId"
+	if kind == SPD {
+		member, idMember = "cartons", "cartonId"
+	}
+	if len(lines) == 0 {
+		return nil, Invalid(member, "must hold at least one line")
+	}
+	if len(lines) > MaxShipmentLines {
+		return nil, Invalid(member, "must hold at most %d lines", MaxShipmentLines)
+	}
+	for i, l := range lines {
+		at := fmt.Sprintf("%s[%d]", member, i)
+		if l.ItemID == "" {
+			return nil, Invalid(at+"."+idMember, "is required")
+		}
+		if err := CheckLineQuantity(at+".quantity", l.Quantity); err != nil {
+			return nil, err
+		}
+	}
+	return MergeLines(lines, func(l ShipmentLine) string { return l.ItemID }, member)
+}
+
+// Resolve names a new draft's warehouse and items from the organization's
+// records: warehouse is the warehouse the draft names, items the
+// organization's products (Pick & Pack) or cartons (SPD) found by the IDs of
+// its lines. Lines whose item is not among them — unknown, another
+// organization's, of the other kind, or an ID of a shape no record has —
+// are refused with an *UnknownItemsError listing them in line order;
+// nothing changes then.
+func (s *Shipment) Resolve(warehouse WarehouseRef, items map[string]InventoryItem) error {
+	if s.status != ShipmentDraft || warehouse.ID != s.warehouse.ID {
+		return fmt.Errorf("resolve the records of shipment %s: not a new draft of warehouse %s", s.id, warehouse.ID)
+	}
+	lines := s.Lines()
+	var unknown []string
+	for i, l := range lines {
+		item, ok := items[l.ItemID]
+		if !ok || item.OrganizationID != s.organizationID || item.Kind != s.kind.Items() {
+			unknown = append(unknown, l.ItemID)
+			continue
+		}
+		lines[i].SKU = item.SKU
+	}
+	if len(unknown) > 0 {
+		return &UnknownItemsError{Kind: s.kind.Items(), IDs: unknown}
+	}
+	s.warehouse, s.lines = warehouse, lines
+	return nil
 }
 
 // Submit moves a draft to pending. Stock reservation is the caller's

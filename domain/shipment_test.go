@@ -39,7 +39,13 @@ func TestNewShipmentValidates(t *testing.T) {
 		{"too many lines", func(p *domain.NewShipmentParams) {
 			p.Lines = make([]domain.ShipmentLine, domain.MaxShipmentLines+1)
 		}, "cartons"},
-		{"bad item id", func(p *domain.NewShipmentParams) { p.Lines[0].ItemID = "a b" }, "cartons[0]"},
+		{"no carton id", func(p *domain.NewShipmentParams) { p.Lines[0].ItemID = "" }, "cartons[0].cartonId"},
+		{"no product id", func(p *domain.NewShipmentParams) {
+			p.Kind = domain.PickPack
+			p.Lines = append(p.Lines, domain.ShipmentLine{Quantity: 1})
+		}, "items[1].productId"},
+		{"an item ID no record has is Resolve's to refuse", func(p *domain.NewShipmentParams) { p.Lines[0].ItemID = "a b" }, ""},
+		{"a warehouse ID no warehouse has is the use case's to refuse", func(p *domain.NewShipmentParams) { p.Warehouse.ID = "x y" }, ""},
 		{"zero quantity", func(p *domain.NewShipmentParams) { p.Lines[0].Quantity = 0 }, "cartons[0].quantity"},
 		{"negative quantity", func(p *domain.NewShipmentParams) {
 			p.Kind = domain.PickPack
@@ -57,6 +63,24 @@ func TestNewShipmentValidates(t *testing.T) {
 			p.Lines = []domain.ShipmentLine{{ItemID: "ctn_1", Quantity: domain.MaxLineQuantity}, {ItemID: "ctn_1", Quantity: 1}}
 		}, "cartons"},
 		{"notes too long", func(p *domain.NewShipmentParams) { p.Notes = strings.Repeat("n", 5001) }, "notes"},
+		{"notes at the bound", func(p *domain.NewShipmentParams) { p.Notes = strings.Repeat("é", domain.MaxNotesBytes/2) }, ""},
+		{"notes with NUL", func(p *domain.NewShipmentParams) { p.Notes = "a\x00" }, "notes"},
+		{"shipping fields at the bound", func(p *domain.NewShipmentParams) {
+			p.Address = domain.ShippingAddress{Name: strings.Repeat("ü", 255), Phone: strings.Repeat("1", 255), Country: "de"}
+		}, ""},
+		{"shipping field too long", func(p *domain.NewShipmentParams) { p.Address.Address2 = strings.Repeat("x", 256) }, "shippingAddress2"},
+		{"shipping field with NUL", func(p *domain.NewShipmentParams) { p.Address.City = "a\x00b" }, "shippingCity"},
+		{"country of three letters", func(p *domain.NewShipmentParams) { p.Address.Country = "USA" }, "shippingCountry"},
+		{"country not letters", func(p *domain.NewShipmentParams) { p.Address.Country = "1A" }, "shippingCountry"},
+		{"country not ASCII", func(p *domain.NewShipmentParams) { p.Address.Country = "ıd" }, "shippingCountry"},
+		{"a storefront's address is kept as sent", func(p *domain.NewShipmentParams) {
+			p.Source = &domain.ShipmentSource{Type: "storefront", OrderID: 1}
+			p.Address = domain.ShippingAddress{Name: strings.Repeat("x", 300), Country: "deu"}
+		}, ""},
+		{"a storefront's address holds no NUL either", func(p *domain.NewShipmentParams) {
+			p.Source = &domain.ShipmentSource{Type: "storefront", OrderID: 1}
+			p.Address.Zip = "\x00"
+		}, "shippingZip"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -102,6 +126,118 @@ func TestNewShipmentMergesLinesInOrderOfFirstAppearance(t *testing.T) {
 	}
 	if !s.CreatedAt().Equal(shipNow) || s.CreatedAt().Location() != time.UTC || !s.UpdatedAt().Equal(shipNow) {
 		t.Fatalf("times %v / %v, want %v in UTC", s.CreatedAt(), s.UpdatedAt(), shipNow)
+	}
+}
+
+// The checks run in the order of a draft's body: warehouse, shipping
+// fields, notes, lines.
+func TestNewShipmentChecksInOrder(t *testing.T) {
+	tests := []struct {
+		name      string
+		edit      func(p *domain.NewShipmentParams)
+		wantField string
+	}{
+		{"warehouse first", func(p *domain.NewShipmentParams) {
+			p.Warehouse.ID, p.Address.Name, p.Notes, p.Lines = "", "\x00", "\x00", nil
+		}, "warehouseId"},
+		{"then the shipping fields, in order", func(p *domain.NewShipmentParams) {
+			p.Address.City, p.Address.Name, p.Notes, p.Lines = strings.Repeat("c", 256), "\x00", "\x00", nil
+		}, "shippingName"},
+		{"then the notes", func(p *domain.NewShipmentParams) { p.Notes, p.Lines = "\x00", nil }, "notes"},
+		{"then the lines, in order", func(p *domain.NewShipmentParams) {
+			p.Lines = []domain.ShipmentLine{{ItemID: "ctn_1", Quantity: 0}, {ItemID: "", Quantity: 1}}
+		}, "cartons[0].quantity"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := shipValidParams()
+			tt.edit(&p)
+			_, err := domain.NewShipment(p)
+			var ve *domain.ValidationError
+			if !errors.As(err, &ve) || ve.Field != tt.wantField {
+				t.Fatalf("error %v, want a validation error of %s", err, tt.wantField)
+			}
+		})
+	}
+}
+
+func TestNewShipmentUpperCasesTheCountryOfAnAPIDraft(t *testing.T) {
+	tests := []struct {
+		name   string
+		source *domain.ShipmentSource
+		want   string
+	}{
+		{"entered through the API", nil, "US"},
+		{"from a storefront: as sent", &domain.ShipmentSource{Type: "storefront", OrderID: 1}, "us"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := shipValidParams()
+			p.Address.Country, p.Source = "us", tt.source
+			s, err := domain.NewShipment(p)
+			if err != nil || s.Address().Country != tt.want {
+				t.Fatalf("country %q, %v; want %q", s.Address().Country, err, tt.want)
+			}
+		})
+	}
+}
+
+func TestShipmentResolve(t *testing.T) {
+	item := func(id, org string, kind domain.ItemKind, sku string) domain.InventoryItem {
+		return domain.InventoryItem{ID: id, OrganizationID: org, Kind: kind, SKU: sku}
+	}
+	records := map[string]domain.InventoryItem{
+		"prod_1": item("prod_1", "org_ship_1", domain.KindProduct, "P-1"),
+		"prod_2": item("prod_2", "org_ship_1", domain.KindProduct, "P-2"),
+		"ctn_1":  item("ctn_1", "org_ship_1", domain.KindCarton, "C-1"),
+		"prod_x": item("prod_x", "org_other", domain.KindProduct, "X"),
+	}
+	draft := func(ids ...string) *domain.Shipment {
+		p := shipValidParams()
+		p.Kind, p.Warehouse, p.Lines = domain.PickPack, domain.WarehouseRef{ID: "wh_1"}, nil
+		for _, id := range ids {
+			p.Lines = append(p.Lines, domain.ShipmentLine{ItemID: id, Quantity: 1})
+		}
+		s, err := domain.NewShipment(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	east := domain.WarehouseRef{ID: "wh_1", Name: "East"}
+	tests := []struct {
+		name        string
+		lines       []string
+		want        []domain.ShipmentLine
+		wantUnknown []string
+	}{
+		{name: "known items get their SKUs", lines: []string{"prod_2", "prod_1", "prod_2"},
+			want: []domain.ShipmentLine{{ItemID: "prod_2", SKU: "P-2", Quantity: 2}, {ItemID: "prod_1", SKU: "P-1", Quantity: 1}}},
+		{name: "unknown, another organization's, the other kind and no record's shape, in line order",
+			lines: []string{"prod_nope", "prod_1", "prod_x", "ctn_1", "a b", "prod_nope"}, wantUnknown: []string{"prod_nope", "prod_x", "ctn_1", "a b"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := draft(tt.lines...)
+			before := s.Lines()
+			err := s.Resolve(east, records)
+			if tt.wantUnknown != nil {
+				var ui *domain.UnknownItemsError
+				if !errors.As(err, &ui) || ui.Kind != domain.KindProduct || !reflect.DeepEqual(ui.IDs, tt.wantUnknown) {
+					t.Fatalf("error %v, want unknown products %v", err, tt.wantUnknown)
+				}
+				if !reflect.DeepEqual(s.Lines(), before) || s.Warehouse().Name != "" {
+					t.Fatal("a refused Resolve changed the draft")
+				}
+				return
+			}
+			if err != nil || !reflect.DeepEqual(s.Lines(), tt.want) || s.Warehouse() != east {
+				t.Fatalf("lines %+v warehouse %+v, %v; want %+v at %+v", s.Lines(), s.Warehouse(), err, tt.want, east)
+			}
+		})
+	}
+	if err := draft("prod_1").Resolve(domain.WarehouseRef{ID: "wh_2", Name: "West"}, records); err == nil {
+		t.Fatal("a draft was resolved with another warehouse than it names")
 	}
 }
 

@@ -52,6 +52,14 @@ type APIKeyVerifier interface {
 	VerifyAPIKey(ctx context.Context, key string) (Principal, error)
 }
 
+// APIKeyGenerator makes the secret part of new API keys.
+type APIKeyGenerator interface {
+	// GenerateAPIKey makes a key of env: the key itself, shown once and
+	// never stored; its hash, which is stored and looked up; and its
+	// prefix, stored for people to recognise the key.
+	GenerateAPIKey(env domain.Environment) (plain string, hash []byte, prefix string, err error)
+}
+
 // APIKeyRepository stores API keys by the hash of their secret.
 type APIKeyRepository interface {
 	Create(ctx context.Context, k domain.APIKey) error
@@ -60,4 +68,24 @@ type APIKeyRepository interface {
 	// Revoke marks a key revoked; domain.ErrNotFound when unknown.
 	Revoke(ctx context.Context, id string) error
 	ListByOrganization(ctx context.Context, organizationID string) ([]domain.APIKey, error)
+}
+
+// StorefrontSignatureVerifier checks the signature of a storefront
+// delivery: the authentication step of the order intake that follows the
+// API key.
+type StorefrontSignatureVerifier interface {
+	// VerifyStorefrontSignature returns nil when the organization has no
+	// storefront webhook secret, or when signature (X-Shopify-Hmac-Sha256;
+	// "" when absent) is the base64 HMAC-SHA256 of body under it; otherwise
+	// an error wrapping ErrInvalidSignature. A failure to read the secret is
+	// returned as it is.
+	VerifyStorefrontSignature(ctx context.Context, organizationID string, body []byte, signature string) error
+}
+
+// WebhookSecretRepository reads the organizations' storefront webhook
+// secrets.
+type WebhookSecretRepository interface {
+	// WebhookSecret returns the organization's secret and whether it has
+	// one.
+	WebhookSecret(ctx context.Context, organizationID string) (secret string, ok bool, err error)
 }

@@ -11,16 +11,20 @@ type UnitOfWork interface {
 	Do(ctx context.Context, fn func(ctx context.Context, r Repositories) error) error
 }
 
-// Repositories are the repositories of one unit of work.
+// Repositories are the repositories bound to one database handle: the
+// transaction of a unit of work (what UnitOfWork.Do hands fn), or the pool.
+// In a transaction a use case uses those its job names; outside one, each
+// use case is built with only the repositories it reads.
 type Repositories struct {
-	Organizations OrganizationRepository
-	Warehouses    WarehouseRepository
-	Inventory     InventoryRepository
-	Invoices      InvoiceRepository
-	Shipments     ShipmentRepository
-	Receipts      OrderReceiptRepository
-	APIKeys       APIKeyRepository
-	Fixtures      FixtureStore
+	Organizations  OrganizationRepository
+	Warehouses     WarehouseRepository
+	Inventory      InventoryRepository
+	Invoices       InvoiceRepository
+	Shipments      ShipmentRepository
+	Receipts       OrderReceiptRepository
+	APIKeys        APIKeyRepository
+	WebhookSecrets WebhookSecretRepository
+	Fixtures       FixtureStore
 }
 
 // Clock tells the time; tests pin it.

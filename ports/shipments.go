@@ -12,14 +12,15 @@ import (
 type ShipmentRepository interface {
 	// Create stores a new shipment with its lines.
 	Create(ctx context.Context, s *domain.Shipment) error
-	// Update stores the state of an existing shipment (status and times).
-	Update(ctx context.Context, s *domain.Shipment) error
+	// Update changes one shipment: it loads the organization's shipment
+	// locked until the unit of work ends, so that changes of one shipment
+	// (submit, cancel) are serialised, runs change on it, and stores its new
+	// state (status and times) unless change fails, whose error it returns
+	// as it is. It returns the shipment as changed, or domain.ErrNotFound.
+	// Only meaningful inside UnitOfWork.Do.
+	Update(ctx context.Context, organizationID, id string, change func(*domain.Shipment) error) (*domain.Shipment, error)
 	// Get returns the organization's shipment, or domain.ErrNotFound.
 	Get(ctx context.Context, organizationID, id string) (*domain.Shipment, error)
-	// GetForUpdate is Get with the shipment locked until the unit of work
-	// ends: state changes of one shipment (submit, cancel) are serialised.
-	// It is only meaningful inside UnitOfWork.Do.
-	GetForUpdate(ctx context.Context, organizationID, id string) (*domain.Shipment, error)
 	// List returns one page of the organization's shipments matching
 	// filter, newest first (created at, then ID, both descending), and
 	// whether more follow.

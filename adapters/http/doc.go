@@ -2,4 +2,10 @@
 // out, one mapping from errors to problem+json responses (RFC 9457), the
 // middleware of CONTRACT §2 (trace IDs, panics, metrics, access log,
 // authentication) and the health endpoints.
+//
+// A resource's routes and handlers are in its file (shipments.go,
+// storefront.go, ...), each handler calling one use case; its DTOs beside
+// it (shipment_dto.go). Handlers map JSON, paths and queries to commands and
+// results to DTOs; the rules are the domain's. json.go reads bodies
+// strictly and names the member a decoding error is about.
 package httpapi

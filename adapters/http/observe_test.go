@@ -26,8 +26,8 @@ func TestStorefrontCountsEveryAnswer(t *testing.T) {
 	}{
 		{"created", application.StorefrontOrderResult{ShipmentID: "shp_1"}, nil, nil, "created", "", 1},
 		{"duplicate", application.StorefrontOrderResult{ShipmentID: "shp_1", Duplicate: true}, nil, nil, "duplicate", "", 0},
-		{"duplicate of a skipped order", application.StorefrontOrderResult{Skipped: application.SkipOrderCancelled, Duplicate: true}, nil, nil, "duplicate", "", 0},
-		{"skipped", application.StorefrontOrderResult{Skipped: application.SkipNoShippableItems}, nil, nil, "skipped", "", 0},
+		{"duplicate of a skipped order", application.StorefrontOrderResult{Skipped: domain.SkipOrderCancelled, Duplicate: true}, nil, nil, "duplicate", "", 0},
+		{"skipped", application.StorefrontOrderResult{Skipped: domain.SkipNoShippableItems}, nil, nil, "skipped", "", 0},
 		{"no key", application.StorefrontOrderResult{}, nil, []string{"Authorization", ""}, "refused", "invalid_api_key", 0},
 		{"scope", application.StorefrontOrderResult{}, nil, []string{"Authorization", "Bearer fk_test_shipments_only_00"}, "refused", "insufficient_scope", 0},
 		{"media type", application.StorefrontOrderResult{}, nil, []string{"Content-Type", "text/plain"}, "refused", "unsupported_media_type", 0},

@@ -45,7 +45,8 @@ func (k intakeKeys) VerifyAPIKey(_ context.Context, key string) (ports.Principal
 }
 
 // intakeHarness is the storefront routes with the use cases stubbed: the
-// intake answers what result/err say, or the decoder's refusal.
+// intake answers what result/err say, or the decoder's refusal. It is the
+// signature verifier too.
 type intakeHarness struct {
 	router   *mux.Router
 	result   application.StorefrontOrderResult
@@ -66,18 +67,6 @@ func newIntakeHarness() *intakeHarness {
 			}
 			return h.result, h.err
 		})
-	app.Queries.VerifyStorefrontSignature = application.HandlerFunc[application.VerifyStorefrontSignature, struct{}](
-		func(_ context.Context, q application.VerifyStorefrontSignature) (struct{}, error) {
-			if h.secret == "" {
-				return struct{}{}, nil
-			}
-			mac := hmac.New(sha256.New, []byte(h.secret))
-			mac.Write(q.Body)
-			if q.Signature != base64.StdEncoding.EncodeToString(mac.Sum(nil)) {
-				return struct{}{}, fmt.Errorf("mismatch: %w", ports.ErrInvalidSignature)
-			}
-			return struct{}{}, nil
-		})
 	keys := intakeKeys{
 		intakeKey:                   {OrganizationID: "org_a", Scopes: []domain.Scope{domain.ScopeInventory, domain.ScopeShipments}},
 		"fk_test_shipments_only_00": {OrganizationID: "org_a", Scopes: []domain.Scope{domain.ScopeShipments}},
@@ -85,10 +74,23 @@ func newIntakeHarness() *intakeHarness {
 	}
 	log := slog.New(slog.DiscardHandler)
 	errs := httpapi.ErrorMapper{Log: log}
-	s := httpapi.NewStorefront(app, keys, httpapi.Authenticator{Errors: errs, Log: log}, errs, log, h.metrics)
+	s := httpapi.NewStorefront(app, keys, h, httpapi.Authenticator{Errors: errs, Log: log}, errs, log, h.metrics)
 	h.router = mux.NewRouter()
 	s.Register(h.router)
 	return h
+}
+
+// VerifyStorefrontSignature checks signatures against h.secret, when set.
+func (h *intakeHarness) VerifyStorefrontSignature(_ context.Context, _ string, body []byte, signature string) error {
+	if h.secret == "" {
+		return nil
+	}
+	mac := hmac.New(sha256.New, []byte(h.secret))
+	mac.Write(body)
+	if signature != base64.StdEncoding.EncodeToString(mac.Sum(nil)) {
+		return fmt.Errorf("mismatch: %w", ports.ErrInvalidSignature)
+	}
+	return nil
 }
 
 func (h *intakeHarness) post(body []byte, headers ...string) *httptest.ResponseRecorder {
@@ -250,7 +252,7 @@ func TestStorefrontAnswers(t *testing.T) {
 		{"new", application.StorefrontOrderResult{ShipmentID: shp}, nil, 200, `{"success":true,"shipmentId":"shp_1"}`},
 		{"duplicate", application.StorefrontOrderResult{ShipmentID: shp, Duplicate: true}, nil, 200,
 			`{"success":true,"shipmentId":"shp_1","duplicate":true}`},
-		{"skipped", application.StorefrontOrderResult{Skipped: application.SkipOrderCancelled}, nil, 200,
+		{"skipped", application.StorefrontOrderResult{Skipped: domain.SkipOrderCancelled}, nil, 200,
 			`{"success":true,"shipmentId":null,"skipped":"order_cancelled"}`},
 		{"unknown skus", application.StorefrontOrderResult{}, &domain.UnknownSKUsError{SKUs: []string{"B", "A"}}, 422,
 			`{"success":false,"error":"unknown_skus","message":"these SKUs are not in the organization's inventory","skus":["B","A"]}`},

@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/acme3pl/fulfillment/domain"
@@ -65,6 +64,16 @@ func GenerateAPIKey(env domain.Environment) (plain string, hash []byte, prefix s
 	}
 	plain = p + secret
 	return plain, HashAPIKey(plain), APIKeyPrefix(plain), nil
+}
+
+// APIKeyGenerator implements ports.APIKeyGenerator with GenerateAPIKey.
+type APIKeyGenerator struct{}
+
+var _ ports.APIKeyGenerator = APIKeyGenerator{}
+
+// GenerateAPIKey implements ports.APIKeyGenerator.
+func (APIKeyGenerator) GenerateAPIKey(env domain.Environment) (plain string, hash []byte, prefix string, err error) {
+	return GenerateAPIKey(env)
 }
 
 // randomAlphanumeric draws n characters uniformly from apiKeyAlphabet.
@@ -155,32 +164,22 @@ func isAlphanumeric(c byte) bool {
 // by the key's hash (never the key), in a bounded map. The price: a revoked
 // key keeps working for up to APIKeyCacheTTL on each replica.
 type APIKeyVerifier struct {
-	repo ports.APIKeyRepository
-	env  domain.Environment
-	now  func() time.Time
-
-	mu       sync.Mutex
-	verified map[[sha256.Size]byte]verifiedKey
+	repo     ports.APIKeyRepository
+	env      domain.Environment
+	now      func() time.Time
+	verified *shortCache[[sha256.Size]byte, ports.Principal]
 }
 
 // APIKeyCacheTTL bounds how long a verified key is trusted without a
 // lookup: the time a revocation takes to take effect.
 const APIKeyCacheTTL = time.Second
 
-// maxVerifiedKeys bounds the cache: a cache, not a copy of the table.
-const maxVerifiedKeys = 10_000
-
-type verifiedKey struct {
-	principal ports.Principal
-	expires   time.Time
-}
-
 var _ ports.APIKeyVerifier = (*APIKeyVerifier)(nil)
 
 // NewAPIKeyVerifier verifies keys against repo for a deployment serving env.
 // With an env that is neither sandbox nor production every key is refused.
 func NewAPIKeyVerifier(repo ports.APIKeyRepository, env domain.Environment) *APIKeyVerifier {
-	return &APIKeyVerifier{repo: repo, env: env, now: time.Now, verified: map[[sha256.Size]byte]verifiedKey{}}
+	return &APIKeyVerifier{repo: repo, env: env, now: time.Now, verified: newShortCache[[sha256.Size]byte, ports.Principal](APIKeyCacheTTL)}
 }
 
 // VerifyAPIKey returns the principal of key. Malformed keys and keys of the
@@ -199,22 +198,14 @@ func (v *APIKeyVerifier) VerifyAPIKey(ctx context.Context, key string) (ports.Pr
 	hash := HashAPIKey(key)
 	sum := [sha256.Size]byte(hash)
 	now := v.now()
-	v.mu.Lock()
-	c, hit := v.verified[sum]
-	v.mu.Unlock()
-	if hit && now.Before(c.expires) {
-		return clonePrincipal(c.principal), nil
+	if p, hit := v.verified.get(sum, now); hit {
+		return clonePrincipal(p), nil
 	}
 	p, err := v.lookup(ctx, hash)
 	if err != nil {
 		return ports.Principal{}, err
 	}
-	v.mu.Lock()
-	defer v.mu.Unlock()
-	if len(v.verified) >= maxVerifiedKeys {
-		clear(v.verified)
-	}
-	v.verified[sum] = verifiedKey{principal: clonePrincipal(p), expires: now.Add(APIKeyCacheTTL)}
+	v.verified.put(sum, clonePrincipal(p), now)
 	return p, nil
 }
 

@@ -1,8 +1,9 @@
 // Package identity verifies who is calling: OAuth access tokens (JWTs) for
-// the API and API keys for the storefront order intake. It implements
-// ports.AccessTokenVerifier and ports.APIKeyVerifier, and it mints the HS256
-// tokens printed by `fulfillment token mint` and the keys printed by
-// `fulfillment apikey create`.
+// the API, and API keys and webhook signatures for the storefront order
+// intake. It implements ports.AccessTokenVerifier, ports.APIKeyVerifier and
+// ports.StorefrontSignatureVerifier, and it mints the HS256 tokens printed by
+// `fulfillment token mint` and the keys printed by `fulfillment apikey
+// create`.
 //
 // # Access tokens
 //
@@ -35,6 +36,10 @@
 // Every refusal wraps ports.ErrInvalidCredentials, with a reason meant for
 // debug logs. The token itself never appears in an error or a log line.
 //
+// jwt.go holds all of this, and is longer than the service's other files on
+// purpose: which key source a token's alg selects, and what each source
+// accepts, is one security decision and is reviewed in one place.
+//
 // # JWKS availability
 //
 // Keys are fetched with keyfunc/jwkset, cached, refreshed in the background
@@ -53,5 +58,15 @@
 // An API key is fk_test_ (sandbox) or fk_live_ (production) followed by 40
 // characters of [A-Za-z0-9] drawn uniformly from crypto/rand (about 238 bits).
 // Only its SHA-256 is stored. A deployment serves one environment, and keys of
-// the other one are refused before any database lookup.
+// the other one are refused before any database lookup. A verified key is
+// trusted for APIKeyCacheTTL without a lookup.
+//
+// # Storefront webhook signatures
+//
+// An organization with a storefront webhook secret has every delivery
+// signed: X-Shopify-Hmac-Sha256 must be the base64 HMAC-SHA256 of the raw
+// body under the secret, compared in constant time; anything else wraps
+// ports.ErrInvalidSignature. Organizations without a secret are not
+// checked. The secret, or its absence, is read once per organization and
+// WebhookSecretTTL.
 package identity

@@ -5,6 +5,7 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"database/sql"
+	"database/sql/driver"
 	"errors"
 	"fmt"
 	"io"
@@ -218,7 +219,7 @@ func dbErr(err error) error {
 	var netErr net.Error
 	if errors.As(err, &netErr) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) ||
 		errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.ECONNRESET) ||
-		errors.Is(err, sql.ErrConnDone) {
+		errors.Is(err, sql.ErrConnDone) || errors.Is(err, driver.ErrBadConn) {
 		return fmt.Errorf("%w: %w", domain.ErrUnavailable, err)
 	}
 	return err

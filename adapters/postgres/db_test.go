@@ -10,6 +10,7 @@ import (
 	"crypto/x509"
 	"crypto/x509/pkix"
 	"database/sql"
+	"database/sql/driver"
 	"encoding/pem"
 	"errors"
 	"fmt"
@@ -343,6 +344,7 @@ func TestDBErr(t *testing.T) {
 		{"EOF", io.EOF, domain.ErrUnavailable, true},
 		{"unexpected EOF", io.ErrUnexpectedEOF, domain.ErrUnavailable, true},
 		{"connection done", sql.ErrConnDone, domain.ErrUnavailable, true},
+		{"bad connection (cut in a transaction)", driver.ErrBadConn, domain.ErrUnavailable, true},
 		{"deadline", context.DeadlineExceeded, domain.ErrTimeout, true},
 		{"network deadline", &net.OpError{Op: "read", Net: "tcp", Err: os.ErrDeadlineExceeded}, domain.ErrTimeout, true},
 		{"already a domain error", fmt.Errorf("insert: %w", domain.ErrConflict), domain.ErrConflict, false},

@@ -5,12 +5,13 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
 
 	"github.com/uptrace/bun"
+	"github.com/uptrace/bun/dialect/pgdialect"
+	"github.com/uptrace/bun/schema"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
 	semconv "go.opentelemetry.io/otel/semconv/v1.20.0"
@@ -216,37 +217,24 @@ func (r runner) span(ctx context.Context, q *hotQuery) (context.Context, func(er
 	}
 }
 
-// pgTextArray is ss as a PostgreSQL array literal, one text parameter: every
-// element quoted, backslashes and quotes escaped.
-func pgTextArray(ss []string) string {
-	var b strings.Builder
-	b.WriteByte('{')
-	for i, s := range ss {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		b.WriteByte('"')
-		for j := 0; j < len(s); j++ {
-			if s[j] == '"' || s[j] == '\\' {
-				b.WriteByte('\\')
-			}
-			b.WriteByte(s[j])
-		}
-		b.WriteByte('"')
-	}
-	b.WriteByte('}')
-	return b.String()
-}
+// pgTextArray and pgInt64Array pass a slice as one array parameter of a
+// hot query. They write the literal that pgdialect.Array writes into bun's
+// queries (query.go's pgArray) — one encoder of arrays for both paths — less
+// the SQL string quotes around it: database/sql sends a parameter as it is.
+func pgTextArray(ss []string) string { return arrayParam(ss) }
+func pgInt64Array(ns []int64) string { return arrayParam(ns) }
 
-// pgInt64Array is ns as a PostgreSQL array literal.
-func pgInt64Array(ns []int64) string {
-	b := make([]byte, 0, 2+8*len(ns))
-	b = append(b, '{')
-	for i, n := range ns {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = strconv.AppendInt(b, n, 10)
+// arrayGen formats pgdialect's array literals.
+var arrayGen = schema.NewQueryGen(pgdialect.New())
+
+func arrayParam[T string | int64](v []T) string {
+	if v == nil {
+		v = []T{} // pgdialect writes a nil slice as NULL
 	}
-	return string(append(b, '}'))
+	// The appenders of []string and []int64 cannot fail; the result is the
+	// quoted SQL literal '{…}', in which a quote is doubled. (pgdialect
+	// drops NUL characters: no value passed here holds one — IDs are
+	// checked, and the intake refuses a NUL in a SKU.)
+	lit, _ := pgdialect.Array(v).AppendQuery(arrayGen, nil)
+	return strings.ReplaceAll(string(lit[1:len(lit)-1]), "''", "'")
 }

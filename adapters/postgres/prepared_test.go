@@ -19,9 +19,9 @@ import (
 	"github.com/acme3pl/fulfillment/ports"
 )
 
-// oddSKUs need every escape of an array literal: quotes, backslashes,
-// commas, braces, white space inside, the word NULL, unicode.
-var oddSKUs = []string{`Q"1`, `B\2`, `C,3`, `{D}`, `E F`, `NULL`, `Ü-😀`}
+// oddSKUs need every escape of an array literal: double and single quotes,
+// backslashes, commas, braces, white space inside, the word NULL, unicode.
+var oddSKUs = []string{`Q"1`, `O'1`, `B\2`, `C,3`, `{D}`, `E F`, `NULL`, `Ü-😀`}
 
 func seedOddSKUs(t *testing.T, db *bun.DB, org string) {
 	t.Helper()
@@ -41,8 +41,8 @@ func seedOddSKUs(t *testing.T, db *bun.DB, org string) {
 }
 
 func TestTextArrays(t *testing.T) {
-	ss, ns := postgres.TextArrays([]string{`a"b`, `c\d`, ``, `NULL`}, []int64{1, -2, 9223372036854775807})
-	if want := `{"a\"b","c\\d","","NULL"}`; ss != want {
+	ss, ns := postgres.TextArrays([]string{`a"b`, `c\d`, ``, `NULL`, `it's`}, []int64{1, -2, 9223372036854775807})
+	if want := `{"a\"b","c\\d","","NULL","it's"}`; ss != want {
 		t.Errorf("text array %s, want %s", ss, want)
 	}
 	if want := `{1,-2,9223372036854775807}`; ns != want {

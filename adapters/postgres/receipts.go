@@ -8,6 +8,7 @@ import (
 
 	"github.com/uptrace/bun"
 
+	"github.com/acme3pl/fulfillment/domain"
 	"github.com/acme3pl/fulfillment/ports"
 )
 
@@ -27,13 +28,13 @@ type orderReceiptRow struct {
 	LastReceivedAt  time.Time `bun:"last_received_at"`
 }
 
-func (row orderReceiptRow) toPort() ports.OrderReceipt {
-	return ports.OrderReceipt{
+func (row orderReceiptRow) toDomain() *domain.OrderReceipt {
+	return domain.RehydrateOrderReceipt(domain.OrderReceiptParams{
 		OrganizationID: row.OrganizationID, OrderID: row.OrderID, OrderNumber: row.OrderNumber,
-		Status: ports.ReceiptStatus(row.Status), Skipped: deref(row.Skipped), Attempts: row.Attempts,
+		Status: domain.ReceiptStatus(row.Status), Skipped: domain.SkipReason(deref(row.Skipped)), Attempts: row.Attempts,
 		LastError: deref(row.LastError), ShipmentID: deref(row.ShipmentID), TraceID: row.TraceID,
-		FirstReceived: row.FirstReceivedAt.UTC(), LastReceived: row.LastReceivedAt.UTC(),
-	}
+		FirstReceived: row.FirstReceivedAt, LastReceived: row.LastReceivedAt,
+	})
 }
 
 // nullIfEmpty stores "" as NULL, as the table's checks expect.
@@ -81,8 +82,9 @@ func scanReceipt(rows *sql.Rows, row *orderReceiptRow) error {
 		&row.LastError, &row.ShipmentID, &row.TraceID, &row.FirstReceivedAt, &row.LastReceivedAt)
 }
 
-// Claim implements ports.OrderReceiptRepository.
-func (r *OrderReceiptRepository) Claim(ctx context.Context, d ports.ReceiptDelivery) (ports.OrderReceipt, error) {
+// Claim implements ports.OrderReceiptRepository: claimQuery, then the
+// receipt rehydrated from the row it returns.
+func (r *OrderReceiptRepository) Claim(ctx context.Context, d ports.ReceiptDelivery) (*domain.OrderReceipt, error) {
 	var (
 		row orderReceiptRow
 		n   int
@@ -90,12 +92,12 @@ func (r *OrderReceiptRepository) Claim(ctx context.Context, d ports.ReceiptDeliv
 	err := r.hot.query(ctx, &claimQuery, func(rows *sql.Rows) error { n++; return scanReceipt(rows, &row) },
 		d.OrganizationID, d.OrderID, d.OrderNumber, d.TraceID, d.ReceivedAt)
 	if err != nil {
-		return ports.OrderReceipt{}, dbErr(err)
+		return nil, dbErr(err)
 	}
 	if n != 1 {
-		return ports.OrderReceipt{}, errors.New("claim order receipt: no row returned")
+		return nil, errors.New("claim order receipt: no row returned")
 	}
-	return row.toPort(), nil
+	return row.toDomain(), nil
 }
 
 var finishReceiptQuery = hotQuery{operation: "UPDATE", sql: `UPDATE order_receipts
@@ -103,10 +105,10 @@ var finishReceiptQuery = hotQuery{operation: "UPDATE", sql: `UPDATE order_receip
 	WHERE organization_id = $5 AND order_id = $6`}
 
 // Finish implements ports.OrderReceiptRepository.
-func (r *OrderReceiptRepository) Finish(ctx context.Context, rec ports.OrderReceipt) error {
+func (r *OrderReceiptRepository) Finish(ctx context.Context, rec *domain.OrderReceipt) error {
 	n, err := r.hot.exec(ctx, &finishReceiptQuery,
-		string(rec.Status), nullIfEmpty(rec.Skipped), nullIfEmpty(rec.LastError), nullIfEmpty(rec.ShipmentID),
-		rec.OrganizationID, rec.OrderID)
+		string(rec.Status()), nullIfEmpty(string(rec.Skipped())), nullIfEmpty(rec.LastError()), nullIfEmpty(rec.ShipmentID()),
+		rec.OrganizationID(), rec.OrderID())
 	if err != nil {
 		return dbErr(err)
 	}
@@ -139,26 +141,12 @@ func (r *OrderReceiptRepository) RecordFailure(ctx context.Context, d ports.Rece
 
 // Get implements ports.OrderReceiptRepository: domain.ErrNotFound (through
 // dbErr) when the organization has no receipt of the order.
-func (r *OrderReceiptRepository) Get(ctx context.Context, organizationID string, orderID int64) (ports.OrderReceipt, error) {
+func (r *OrderReceiptRepository) Get(ctx context.Context, organizationID string, orderID int64) (*domain.OrderReceipt, error) {
 	var row orderReceiptRow
 	err := r.db.NewSelect().Model(&row).ColumnExpr(receiptColumns).
 		Where("organization_id = ? AND order_id = ?", organizationID, orderID).Scan(ctx)
 	if err != nil {
-		return ports.OrderReceipt{}, dbErr(err)
+		return nil, dbErr(err)
 	}
-	return row.toPort(), nil
-}
-
-// WebhookSecret implements ports.OrderReceiptRepository.
-func (r *OrderReceiptRepository) WebhookSecret(ctx context.Context, organizationID string) (string, bool, error) {
-	var secret string
-	err := r.db.NewSelect().Table("webhook_secrets").Column("secret").
-		Where("organization_id = ?", organizationID).Scan(ctx, &secret)
-	switch {
-	case errors.Is(err, sql.ErrNoRows):
-		return "", false, nil
-	case err != nil:
-		return "", false, dbErr(err)
-	}
-	return secret, true, nil
+	return row.toDomain(), nil
 }

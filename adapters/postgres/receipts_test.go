@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"reflect"
 	"sync"
 	"testing"
 	"time"
@@ -118,34 +119,35 @@ func TestOrderReceiptRepository(t *testing.T) {
 	}
 	d2 := d
 	d2.TraceID, d2.ReceivedAt, d2.OrderNumber = "trace-2", t0.Add(time.Second), nil
-	var claimed ports.OrderReceipt
+	var claimed *domain.OrderReceipt
 	err := uow.Do(ctx, func(ctx context.Context, r ports.Repositories) error {
 		var err error
 		if claimed, err = r.Receipts.Claim(ctx, d2); err != nil {
 			return err
 		}
-		claimed.Status, claimed.Skipped = ports.ReceiptSucceeded, application.SkipOrderCancelled
+		if claimed.Attempts() != 2 || claimed.TraceID() != "trace-2" || claimed.LastError() != "unknown_skus" {
+			t.Errorf("claimed %+v, want attempt 2 of trace-2 with the last error", claimed)
+		}
+		if err := claimed.Skip(domain.SkipOrderCancelled); err != nil {
+			return err
+		}
 		return r.Receipts.Finish(ctx, claimed)
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if claimed.Attempts != 2 || claimed.TraceID != "trace-2" || claimed.LastError != "unknown_skus" {
-		t.Errorf("claimed %+v, want attempt 2 of trace-2 with the last error", claimed)
-	}
 	got, err := repos.Receipts.Get(ctx, org, big)
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := ports.OrderReceipt{
-		OrganizationID: org, OrderID: big, OrderNumber: &num, Status: ports.ReceiptSucceeded, Skipped: application.SkipOrderCancelled,
+	if got.OrderNumber() == nil || *got.OrderNumber() != num {
+		t.Fatalf("order number %v, want %d kept from the first delivery", got.OrderNumber(), num)
+	}
+	want := domain.RehydrateOrderReceipt(domain.OrderReceiptParams{
+		OrganizationID: org, OrderID: big, OrderNumber: got.OrderNumber(), Status: domain.ReceiptSucceeded, Skipped: domain.SkipOrderCancelled,
 		Attempts: 2, LastError: "unknown_skus", TraceID: "trace-2", FirstReceived: t0, LastReceived: t0.Add(time.Second),
-	}
-	if got.OrderNumber == nil || *got.OrderNumber != num {
-		t.Fatalf("order number %v, want %d kept from the first delivery", got.OrderNumber, num)
-	}
-	got.OrderNumber = want.OrderNumber
-	if got != want {
+	})
+	if !reflect.DeepEqual(got, want) {
 		t.Errorf("receipt\n got %+v\nwant %+v", got, want)
 	}
 	// A succeeded receipt is never turned failed again, and a claim of it
@@ -157,41 +159,25 @@ func TestOrderReceiptRepository(t *testing.T) {
 	d3.TraceID, d3.ReceivedAt = "trace-3", t0.Add(time.Minute)
 	err = uow.Do(ctx, func(ctx context.Context, r ports.Repositories) error {
 		c, err := r.Receipts.Claim(ctx, d3)
-		if c.Status != ports.ReceiptSucceeded || c.Attempts != 2 || c.TraceID != "trace-2" {
+		if err != nil {
+			return err
+		}
+		if !c.Duplicate() || c.Attempts() != 2 || c.TraceID() != "trace-2" {
 			t.Errorf("claim of a succeeded receipt %+v", c)
 		}
-		return err
+		return nil
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, _ = repos.Receipts.Get(ctx, org, big)
-	if got.Status != ports.ReceiptSucceeded || got.Attempts != 2 || got.LastError != "unknown_skus" || !got.LastReceived.Equal(t0.Add(time.Minute)) {
+	if got, err = repos.Receipts.Get(ctx, org, big); err != nil {
+		t.Fatal(err)
+	}
+	if got.Status() != domain.ReceiptSucceeded || got.Attempts() != 2 || got.LastError() != "unknown_skus" || !got.LastReceived().Equal(t0.Add(time.Minute)) {
 		t.Errorf("after a duplicate: %+v", got)
 	}
 	if _, err := repos.Receipts.Get(ctx, intakeOrgID(t), big); !errors.Is(err, domain.ErrNotFound) {
 		t.Errorf("another organization's receipt: %v, want not found", err)
-	}
-}
-
-func TestOrderReceiptWebhookSecret(t *testing.T) {
-	db := pgtest.Open(t, testDSN)
-	org, plain := intakeOrgID(t), intakeOrgID(t)
-	intakeSeed(t, db, org, 0)
-	intakeSeed(t, db, plain, 0)
-	err := postgres.NewUnitOfWork(db).Do(context.Background(), func(ctx context.Context, r ports.Repositories) error {
-		_, err := r.Fixtures.Load(ctx, ports.Fixture{Secrets: []domain.WebhookSecret{{OrganizationID: org, Secret: "s3cret-0123456789abcdef"}}})
-		return err
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	repos := postgres.NewRepositories(db)
-	if s, ok, err := repos.Receipts.WebhookSecret(context.Background(), org); err != nil || !ok || s != "s3cret-0123456789abcdef" {
-		t.Errorf("secret %q %v %v", s, ok, err)
-	}
-	if s, ok, err := repos.Receipts.WebhookSecret(context.Background(), plain); err != nil || ok || s != "" {
-		t.Errorf("no secret: %q %v %v", s, ok, err)
 	}
 }
 
@@ -213,12 +199,14 @@ func TestOrderReceiptClaimWaitsForTheHolder(t *testing.T) {
 			}
 			close(holding)
 			<-release
-			rec.Status, rec.Skipped = ports.ReceiptSucceeded, application.SkipNoShippableItems
+			if err := rec.Skip(domain.SkipNoShippableItems); err != nil {
+				return err
+			}
 			return r.Receipts.Finish(ctx, rec)
 		})
 	}()
 	<-holding
-	seen := make(chan ports.OrderReceipt, 1)
+	seen := make(chan *domain.OrderReceipt, 1)
 	go func() {
 		_ = uow.Do(context.Background(), func(ctx context.Context, r ports.Repositories) error {
 			rec, err := r.Receipts.Claim(ctx, d)
@@ -235,7 +223,7 @@ func TestOrderReceiptClaimWaitsForTheHolder(t *testing.T) {
 	if err := <-done; err != nil {
 		t.Fatal(err)
 	}
-	if rec := <-seen; rec.Status != ports.ReceiptSucceeded || rec.Attempts != 1 {
+	if rec := <-seen; rec == nil || rec.Status() != domain.ReceiptSucceeded || rec.Attempts() != 1 {
 		t.Fatalf("second claim saw %+v, want the holder's success", rec)
 	}
 }
@@ -263,7 +251,7 @@ func TestReceiveStorefrontOrderStoresShipmentItemsAndReceipt(t *testing.T) {
 		t.Errorf("reserved %d, want 4", n)
 	}
 	rec, err := postgres.NewRepositories(db).Receipts.Get(context.Background(), org, o.ID)
-	if err != nil || rec.Status != ports.ReceiptSucceeded || rec.ShipmentID != res.ShipmentID || rec.Attempts != 1 {
+	if err != nil || rec.Status() != domain.ReceiptSucceeded || rec.ShipmentID() != res.ShipmentID || rec.Attempts() != 1 {
 		t.Fatalf("receipt %+v, %v", rec, err)
 	}
 }
@@ -303,15 +291,15 @@ func TestReceiveStorefrontOrderFailureLeavesNoShipment(t *testing.T) {
 		t.Fatalf("reserved %d after a rolled back attempt", n)
 	}
 	rec, err := postgres.NewRepositories(db).Receipts.Get(context.Background(), org, 5)
-	if err != nil || rec.Status != ports.ReceiptFailed || rec.LastError != "internal" || rec.Attempts != 1 {
+	if err != nil || rec.Status() != domain.ReceiptFailed || rec.LastError() != "internal" || rec.Attempts() != 1 {
 		t.Fatalf("receipt %+v, %v; want the failed attempt recorded", rec, err)
 	}
 	res, err := intakeReceive(intakeApp(db, nil), org, o)
 	if err != nil || res.ShipmentID == "" || res.Duplicate {
 		t.Fatalf("retry %+v, %v", res, err)
 	}
-	if rec, _ := postgres.NewRepositories(db).Receipts.Get(context.Background(), org, 5); rec.Attempts != 2 || rec.Status != ports.ReceiptSucceeded {
-		t.Errorf("receipt after retry %+v", rec)
+	if rec, err := postgres.NewRepositories(db).Receipts.Get(context.Background(), org, 5); err != nil || rec.Attempts() != 2 || rec.Status() != domain.ReceiptSucceeded {
+		t.Errorf("receipt after retry %+v, %v", rec, err)
 	}
 }
 

@@ -107,31 +107,33 @@ func (r *ShipmentRepository) Create(ctx context.Context, s *domain.Shipment) err
 	return dbErr(err)
 }
 
-// Update writes the shipment's state: status and its times.
-func (r *ShipmentRepository) Update(ctx context.Context, s *domain.Shipment) error {
+// Update loads the shipment FOR UPDATE (its row stays locked until the
+// transaction ends), runs change on it and writes its new state.
+func (r *ShipmentRepository) Update(ctx context.Context, organizationID, id string, change func(*domain.Shipment) error) (*domain.Shipment, error) {
+	s, err := r.get(ctx, organizationID, id, true)
+	if err != nil {
+		return nil, err
+	}
+	if err := change(s); err != nil {
+		return nil, err
+	}
 	res, err := r.db.NewUpdate().Table("shipments").
 		Set("status = ?", string(s.Status())).
 		Set("updated_at = ?", s.UpdatedAt()).
 		Set("submitted_at = ?", s.SubmittedAt()).
 		Where("organization_id = ? AND id = ?", s.OrganizationID(), s.ID()).Exec(ctx)
 	if err != nil {
-		return dbErr(err)
+		return nil, dbErr(err)
 	}
 	if n, _ := res.RowsAffected(); n == 0 {
-		return domain.ErrNotFound
+		return nil, domain.ErrNotFound
 	}
-	return nil
+	return s, nil
 }
 
 // Get returns the organization's shipment with its warehouse name and lines.
 func (r *ShipmentRepository) Get(ctx context.Context, organizationID, id string) (*domain.Shipment, error) {
 	return r.get(ctx, organizationID, id, false)
-}
-
-// GetForUpdate is Get with the shipment row locked until the transaction
-// ends, so that state changes of one shipment are serialised.
-func (r *ShipmentRepository) GetForUpdate(ctx context.Context, organizationID, id string) (*domain.Shipment, error) {
-	return r.get(ctx, organizationID, id, true)
 }
 
 // List returns a page of the organization's shipments, newest first, with

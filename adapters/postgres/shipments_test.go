@@ -164,7 +164,8 @@ func shipNew(t *testing.T, p domain.NewShipmentParams) *domain.Shipment {
 func TestShipmentRepositoryRoundTrip(t *testing.T) {
 	n := shipNamer()
 	shipShipFixture(t, n)
-	repos := postgres.NewRepositories(shipDB(t, 2))
+	db := shipDB(t, 2)
+	repos := postgres.NewRepositories(db)
 	ctx := context.Background()
 	now := time.Date(2026, 11, 22, 1, 15, 5, 123_456_000, time.UTC)
 	wh := domain.WarehouseRef{ID: n("wh_ship_repo"), Name: "Repo DC"}
@@ -197,21 +198,42 @@ func TestShipmentRepositoryRoundTrip(t *testing.T) {
 		t.Fatalf("second create: %v, want ErrConflict", err)
 	}
 	later := now.Add(time.Minute)
-	if err := spd.Submit(later); err != nil {
-		t.Fatal(err)
-	}
-	if err := repos.Shipments.Update(ctx, spd); err != nil {
-		t.Fatal(err)
+	var updated *domain.Shipment
+	err := postgres.NewUnitOfWork(db).Do(ctx, func(ctx context.Context, r ports.Repositories) error {
+		var err error
+		updated, err = r.Shipments.Update(ctx, n("org_ship_repo"), spd.ID(), func(s *domain.Shipment) error { return s.Submit(later) })
+		return err
+	})
+	if err != nil || updated.Status() != domain.ShipmentPending {
+		t.Fatalf("update: %+v, %v", updated, err)
 	}
 	got, err := repos.Shipments.Get(ctx, n("org_ship_repo"), spd.ID())
-	if err != nil || got.Status() != domain.ShipmentPending || got.SubmittedAt() == nil || !got.SubmittedAt().Equal(later) {
-		t.Fatalf("after update: %+v, %v", got, err)
+	if err != nil || !reflect.DeepEqual(got, updated) || got.SubmittedAt() == nil || !got.SubmittedAt().Equal(later) {
+		t.Fatalf("after update: %+v, %v; want %+v", got, err, updated)
+	}
+	// A change that fails stores nothing, and its error comes back as it is.
+	err = postgres.NewUnitOfWork(db).Do(ctx, func(ctx context.Context, r ports.Repositories) error {
+		_, err := r.Shipments.Update(ctx, n("org_ship_repo"), spd.ID(), func(s *domain.Shipment) error { return s.Submit(later.Add(time.Hour)) })
+		return err
+	})
+	if !errors.Is(err, domain.ErrInvalidState) {
+		t.Fatalf("second submit: %v, want ErrInvalidState", err)
+	}
+	if got, err := repos.Shipments.Get(ctx, n("org_ship_repo"), spd.ID()); err != nil || !got.UpdatedAt().Equal(later) {
+		t.Fatalf("after a failed change: %+v, %v", got, err)
 	}
 	for _, tt := range []struct{ org, id string }{
 		{n("org_ship_repo_x"), spd.ID()}, {n("org_ship_repo"), "shp_nope"}, {n("org_ship_repo"), "shp\x00"}, {n("org_ship_repo"), "' OR 1=1 --"},
 	} {
 		if _, err := repos.Shipments.Get(ctx, tt.org, tt.id); !errors.Is(err, domain.ErrNotFound) {
 			t.Fatalf("Get(%q, %q): %v, want ErrNotFound", tt.org, tt.id, err)
+		}
+		err := postgres.NewUnitOfWork(db).Do(ctx, func(ctx context.Context, r ports.Repositories) error {
+			_, err := r.Shipments.Update(ctx, tt.org, tt.id, func(*domain.Shipment) error { return errors.New("changed a shipment that is not there") })
+			return err
+		})
+		if !errors.Is(err, domain.ErrNotFound) {
+			t.Fatalf("Update(%q, %q): %v, want ErrNotFound", tt.org, tt.id, err)
 		}
 	}
 }
@@ -304,23 +326,24 @@ func TestShipmentRepositoryList(t *testing.T) {
 	}
 }
 
-func TestShipmentGetForUpdateHoldsTheRowUntilCommit(t *testing.T) {
+func TestShipmentUpdateHoldsTheRowUntilCommit(t *testing.T) {
 	n := shipNamer()
 	shipShipFixture(t, n)
 	db := shipDB(t, 4)
 	u := newShipUseCases(db)
 	id := u.draft(t, n("org_ship_repo"), n("wh_ship_repo"), domain.ShipmentLine{ItemID: n("ctn_ship_repo_1"), Quantity: 1})
 	ctx := context.Background()
+	unchanged := func(*domain.Shipment) error { return nil }
 	locked, release := make(chan struct{}), make(chan struct{})
 	first := make(chan error, 1)
 	go func() {
 		first <- postgres.NewUnitOfWork(db).Do(ctx, func(ctx context.Context, r ports.Repositories) error {
-			if _, err := r.Shipments.GetForUpdate(ctx, n("org_ship_repo"), id); err != nil {
-				return err
-			}
-			close(locked)
-			<-release
-			return nil
+			_, err := r.Shipments.Update(ctx, n("org_ship_repo"), id, func(*domain.Shipment) error {
+				close(locked)
+				<-release
+				return nil
+			})
+			return err
 		})
 	}()
 	select {
@@ -332,14 +355,14 @@ func TestShipmentGetForUpdateHoldsTheRowUntilCommit(t *testing.T) {
 	var secondDone atomic.Bool
 	go func() {
 		second <- postgres.NewUnitOfWork(db).Do(ctx, func(ctx context.Context, r ports.Repositories) error {
-			_, err := r.Shipments.GetForUpdate(ctx, n("org_ship_repo"), id)
+			_, err := r.Shipments.Update(ctx, n("org_ship_repo"), id, unchanged)
 			secondDone.Store(true)
 			return err
 		})
 	}()
 	pgtest.WaitForLockWaiters(t, db, 1)
 	if secondDone.Load() {
-		t.Fatal("a second GetForUpdate did not wait for the first transaction")
+		t.Fatal("a second Update did not wait for the first transaction")
 	}
 	close(release)
 	if err := <-first; err != nil {
@@ -350,12 +373,12 @@ func TestShipmentGetForUpdateHoldsTheRowUntilCommit(t *testing.T) {
 	}
 	// A plain Get does not wait.
 	err := postgres.NewUnitOfWork(db).Do(ctx, func(ctx context.Context, r ports.Repositories) error {
-		if _, err := r.Shipments.GetForUpdate(ctx, n("org_ship_repo"), id); err != nil {
+		_, err := r.Shipments.Update(ctx, n("org_ship_repo"), id, func(*domain.Shipment) error {
+			rctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+			defer cancel()
+			_, err := postgres.NewRepositories(db).Shipments.Get(rctx, n("org_ship_repo"), id)
 			return err
-		}
-		rctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-		defer cancel()
-		_, err := postgres.NewRepositories(db).Shipments.Get(rctx, n("org_ship_repo"), id)
+		})
 		return err
 	})
 	if err != nil {

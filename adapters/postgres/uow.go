@@ -2,6 +2,10 @@ package postgres
 
 import (
 	"context"
+	"database/sql"
+	"database/sql/driver"
+	"errors"
+	"fmt"
 
 	"github.com/uptrace/bun"
 
@@ -33,6 +37,13 @@ func (u *UnitOfWork) Do(ctx context.Context, fn func(ctx context.Context, r port
 	err := u.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
 		return fn(ctx, newRepositories(tx, prepared))
 	})
+	if ctx.Err() != nil && (errors.Is(err, sql.ErrTxDone) || errors.Is(err, driver.ErrBadConn)) {
+		// The context ended during the transaction: database/sql rolled it
+		// back, or the connection was cut at its deadline, and the next
+		// statement or the commit says only that. Say why: the deadline (503)
+		// or a caller that went away (499), never a fault of the service.
+		err = fmt.Errorf("%w: %w", ctx.Err(), err)
+	}
 	return dbErr(err)
 }
 
@@ -45,13 +56,14 @@ func NewRepositories(db bun.IDB) ports.Repositories { return newRepositories(db,
 func newRepositories(db bun.IDB, prepared *preparedSet) ports.Repositories {
 	hot := runner{db: db, prepared: prepared}
 	return ports.Repositories{
-		Organizations: &OrganizationRepository{db: db, hot: hot},
-		Warehouses:    &WarehouseRepository{db: db},
-		Inventory:     &InventoryRepository{db: db, hot: hot},
-		Invoices:      &InvoiceRepository{db: db},
-		Shipments:     &ShipmentRepository{db: db, hot: hot},
-		Receipts:      &OrderReceiptRepository{db: db, hot: hot},
-		APIKeys:       &APIKeyRepository{db: db},
-		Fixtures:      &FixtureStore{db: db},
+		Organizations:  &OrganizationRepository{db: db},
+		Warehouses:     &WarehouseRepository{db: db},
+		Inventory:      &InventoryRepository{db: db, hot: hot},
+		Invoices:       &InvoiceRepository{db: db},
+		Shipments:      &ShipmentRepository{db: db, hot: hot},
+		Receipts:       &OrderReceiptRepository{db: db, hot: hot},
+		APIKeys:        &APIKeyRepository{db: db},
+		WebhookSecrets: &WebhookSecretRepository{db: db},
+		Fixtures:       &FixtureStore{db: db},
 	}
 }

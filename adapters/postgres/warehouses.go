@@ -18,10 +18,7 @@ type organizationRow struct {
 }
 
 // OrganizationRepository implements ports.OrganizationRepository.
-type OrganizationRepository struct {
-	db  bun.IDB
-	hot runner
-}
+type OrganizationRepository struct{ db bun.IDB }
 
 var _ ports.OrganizationRepository = (*OrganizationRepository)(nil)
 

@@ -4,12 +4,14 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"strings"
 	"text/tabwriter"
 	"time"
 
 	"github.com/uptrace/bun"
+	"go.opentelemetry.io/otel/trace/noop"
 
 	"github.com/acme3pl/fulfillment/adapters/fixture"
 	"github.com/acme3pl/fulfillment/adapters/identity"
@@ -36,6 +38,19 @@ func withDB(ctx context.Context, cfg bootstrap.Config, fn func(ctx context.Conte
 		return fmt.Errorf("the database at DATABASE_URL does not answer: %w", err)
 	}
 	return fn(ctx, db)
+}
+
+// withApp runs fn with the service's use cases on the database at
+// DATABASE_URL, without spans and without their log lines: a command
+// reports its own outcome, in one line.
+func withApp(ctx context.Context, cfg bootstrap.Config, fn func(ctx context.Context, app *application.Application) error) error {
+	return withDB(ctx, cfg, func(ctx context.Context, db *bun.DB) error {
+		return fn(ctx, application.New(application.Deps{
+			UnitOfWork: postgres.NewUnitOfWork(db), Repos: postgres.NewRepositories(db),
+			Clock: system.Clock{}, IDs: system.IDs{}, Keys: identity.APIKeyGenerator{},
+			Tracer: noop.NewTracerProvider().Tracer(""), Log: slog.New(slog.DiscardHandler), Environment: cfg.Environment,
+		}))
+	})
 }
 
 func migrate(ctx context.Context, cfg bootstrap.Config, args []string, stdout io.Writer) error {
@@ -111,8 +126,8 @@ func seed(ctx context.Context, cfg bootstrap.Config, args []string, stdout io.Wr
 	if err != nil {
 		return fmt.Errorf("seed %s: %w", *file, err)
 	}
-	return withDB(ctx, cfg, func(ctx context.Context, db *bun.DB) error {
-		counts, err := application.NewSeedHandler(postgres.NewUnitOfWork(db)).Handle(ctx, application.Seed{Fixture: doc})
+	return withApp(ctx, cfg, func(ctx context.Context, app *application.Application) error {
+		counts, err := app.Commands.Seed.Handle(ctx, application.Seed{Fixture: doc})
 		if err != nil {
 			return err
 		}
@@ -181,22 +196,17 @@ func apikey(ctx context.Context, cfg bootstrap.Config, args []string, stdout io.
 		if *org == "" || fs.NArg() > 0 {
 			return usagef("apikey create needs --org ID --scopes a,b [--name N]")
 		}
-		plain, hash, prefix, err := identity.GenerateAPIKey(cfg.Environment)
-		if err != nil {
-			return err
-		}
-		key := domain.APIKey{
-			ID: system.IDs{}.NewID("key"), OrganizationID: *org, Name: *name, Environment: cfg.Environment,
-			Prefix: prefix, Hash: hash, CreatedAt: system.Clock{}.Now(),
-		}
+		c := application.CreateAPIKey{OrganizationID: *org, Name: *name}
 		for _, s := range splitScopes(*scopes) {
-			key.Scopes = append(key.Scopes, domain.Scope(s))
-		}
-		return withDB(ctx, cfg, func(ctx context.Context, db *bun.DB) error {
-			if _, err := postgres.NewRepositories(db).Organizations.Get(ctx, *org); err != nil {
-				return fmt.Errorf("apikey create: organization %q: %w", *org, err)
+			scope, err := domain.ParseScope(s)
+			if err != nil {
+				return usagef("apikey create: %v", err)
 			}
-			if err := postgres.NewRepositories(db).APIKeys.Create(ctx, key); err != nil {
+			c.Scopes = append(c.Scopes, scope)
+		}
+		return withApp(ctx, cfg, func(ctx context.Context, app *application.Application) error {
+			plain, err := app.Commands.CreateAPIKey.Handle(ctx, c)
+			if err != nil {
 				return fmt.Errorf("apikey create: %w", err)
 			}
 			fmt.Fprintln(stdout, plain)
@@ -206,8 +216,8 @@ func apikey(ctx context.Context, cfg bootstrap.Config, args []string, stdout io.
 		if len(args) != 2 || !domain.ValidID(args[1]) {
 			return usagef("apikey revoke takes one KEY_ID")
 		}
-		return withDB(ctx, cfg, func(ctx context.Context, db *bun.DB) error {
-			if err := postgres.NewRepositories(db).APIKeys.Revoke(ctx, args[1]); err != nil {
+		return withApp(ctx, cfg, func(ctx context.Context, app *application.Application) error {
+			if _, err := app.Commands.RevokeAPIKey.Handle(ctx, application.RevokeAPIKey{KeyID: args[1]}); err != nil {
 				return fmt.Errorf("apikey revoke %s: %w", args[1], err)
 			}
 			fmt.Fprintf(stdout, "revoked %s\n", args[1])
@@ -222,8 +232,8 @@ func apikey(ctx context.Context, cfg bootstrap.Config, args []string, stdout io.
 		if *org == "" || fs.NArg() > 0 {
 			return usagef("apikey list needs --org ID")
 		}
-		return withDB(ctx, cfg, func(ctx context.Context, db *bun.DB) error {
-			keys, err := postgres.NewRepositories(db).APIKeys.ListByOrganization(ctx, *org)
+		return withApp(ctx, cfg, func(ctx context.Context, app *application.Application) error {
+			keys, err := app.Queries.ListAPIKeys.Handle(ctx, application.ListAPIKeys{OrganizationID: *org})
 			if err != nil {
 				return fmt.Errorf("apikey list: %w", err)
 			}

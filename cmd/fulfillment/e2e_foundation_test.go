@@ -72,6 +72,7 @@ func TestCLIUsageAndErrors(t *testing.T) {
 		{"bad database url", baseEnv("mysql://x"), []string{"migrate", "status"}, 1, "DATABASE_URL"},
 		{"missing fixture file", env, []string{"seed", "--file", "/nonexistent.json"}, 1, "no such file"},
 		{"revoke unknown key", env, []string{"apikey", "revoke", "key_missing"}, 1, "not found"},
+		{"unknown scope", env, []string{"apikey", "create", "--org", "org_e2e_fd_a", "--scopes", "shipments,admin"}, 2, `"admin" is not a scope`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

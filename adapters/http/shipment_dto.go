@@ -1,0 +1,201 @@
+package httpapi
+
+import (
+	"encoding/json"
+	"fmt"
+	"strconv"
+
+	"github.com/acme3pl/fulfillment/application"
+	"github.com/acme3pl/fulfillment/domain"
+)
+
+// The shipment routes' bodies: the shipment of every answer, and the body of
+// a draft, mapped to the use case's command and nothing more.
+
+// WarehouseRefDTO is the short warehouse object carried by shipments and
+// stock levels.
+type WarehouseRefDTO struct {
+	ID   string `json:"id"`
+	Name string `json:"name"`
+}
+
+// ShipmentDTO is the Shipment of api/openapi.yaml. A Pick & Pack shipment carries
+// `items` and no `cartons` member; an SPD shipment carries `cartons` and no
+// `items` member (every shipment has at least one line, so the member of its
+// kind is never empty).
+type ShipmentDTO struct {
+	ID               string              `json:"id"`
+	Kind             string              `json:"kind"`
+	Status           string              `json:"status"`
+	Warehouse        WarehouseRefDTO     `json:"warehouse"`
+	ShippingName     string              `json:"shippingName"`
+	ShippingCompany  string              `json:"shippingCompany"`
+	ShippingAddress1 string              `json:"shippingAddress1"`
+	ShippingAddress2 string              `json:"shippingAddress2"`
+	ShippingCity     string              `json:"shippingCity"`
+	ShippingState    string              `json:"shippingState"`
+	ShippingZip      string              `json:"shippingZip"`
+	ShippingCountry  string              `json:"shippingCountry"`
+	ShippingPhone    string              `json:"shippingPhone"`
+	Notes            string              `json:"notes"`
+	Items            []ShipmentItemDTO   `json:"items,omitempty"`
+	Cartons          []ShipmentCartonDTO `json:"cartons,omitempty"`
+	Source           *ShipmentSourceDTO  `json:"source"`
+	Test             bool                `json:"test"`
+	CreatedAt        string              `json:"createdAt"`
+	UpdatedAt        string              `json:"updatedAt"`
+	SubmittedAt      *string             `json:"submittedAt"`
+}
+
+// ShipmentItemDTO is a product line of a Pick & Pack shipment.
+type ShipmentItemDTO struct {
+	ProductID string `json:"productId"`
+	SKU       string `json:"sku"`
+	Quantity  int64  `json:"quantity"`
+}
+
+// ShipmentCartonDTO is a carton line of an SPD shipment.
+type ShipmentCartonDTO struct {
+	CartonID string `json:"cartonId"`
+	SKU      string `json:"sku"`
+	Quantity int64  `json:"quantity"`
+}
+
+// ShipmentSourceDTO tells which storefront order made a shipment. Storefront
+// IDs are decimal strings: they exceed JavaScript's safe integers.
+type ShipmentSourceDTO struct {
+	Type        string  `json:"type"`
+	OrderID     string  `json:"orderId"`
+	OrderNumber *string `json:"orderNumber"` // null when the order had none
+}
+
+// toShipmentDTO is the one conversion of a shipment for responses; the
+// order intake's responses use it too.
+func toShipmentDTO(s *domain.Shipment) ShipmentDTO {
+	a := s.Address()
+	out := ShipmentDTO{
+		ID: s.ID(), Kind: string(s.Kind()), Status: string(s.Status()),
+		Warehouse:    WarehouseRefDTO{ID: s.Warehouse().ID, Name: s.Warehouse().Name},
+		ShippingName: a.Name, ShippingCompany: a.Company, ShippingAddress1: a.Address1, ShippingAddress2: a.Address2,
+		ShippingCity: a.City, ShippingState: a.State, ShippingZip: a.Zip, ShippingCountry: a.Country, ShippingPhone: a.Phone,
+		Notes: s.Notes(), Test: s.Test(),
+		CreatedAt: FormatTime(s.CreatedAt()), UpdatedAt: FormatTime(s.UpdatedAt()), SubmittedAt: FormatTimePtr(s.SubmittedAt()),
+	}
+	lines := s.Lines()
+	if s.Kind() == domain.SPD {
+		out.Cartons = make([]ShipmentCartonDTO, len(lines))
+		for i, l := range lines {
+			out.Cartons[i] = ShipmentCartonDTO{CartonID: l.ItemID, SKU: l.SKU, Quantity: l.Quantity}
+		}
+	} else {
+		out.Items = make([]ShipmentItemDTO, len(lines))
+		for i, l := range lines {
+			out.Items[i] = ShipmentItemDTO{ProductID: l.ItemID, SKU: l.SKU, Quantity: l.Quantity}
+		}
+	}
+	if src := s.Source(); src != nil {
+		dto := &ShipmentSourceDTO{Type: src.Type, OrderID: strconv.FormatInt(src.OrderID, 10)}
+		if src.OrderNumber != 0 {
+			n := strconv.FormatInt(src.OrderNumber, 10)
+			dto.OrderNumber = &n
+		}
+		out.Source = dto
+	}
+	return out
+}
+
+// shortageDTO is one short carton of a 422 insufficient_stock problem.
+type shortageDTO struct {
+	CartonID  string `json:"cartonId"`
+	SKU       string `json:"sku"`
+	Requested int64  `json:"requested"`
+	Available int64  `json:"available"`
+}
+
+func shortageDTOs(items []domain.StockShortage) []shortageDTO {
+	out := make([]shortageDTO, len(items))
+	for i, it := range items {
+		out[i] = shortageDTO{CartonID: it.ItemID, SKU: it.SKU, Requested: it.Requested, Available: it.Available}
+	}
+	return out
+}
+
+// draftBody is the body of both draft kinds: a Pick & Pack draft has
+// items, an SPD draft cartons, and the member of the other kind is refused
+// like any unknown member. The shipping members repeat ShipmentDTO's rather
+// than embed a struct shared with it: encoding/json names a type error in an
+// embedded struct after the struct ("Fields.shippingCity"), and a 400 names
+// the member itself.
+type draftBody struct {
+	WarehouseID      string             `json:"warehouseId"`
+	ShippingName     string             `json:"shippingName"`
+	ShippingCompany  string             `json:"shippingCompany"`
+	ShippingAddress1 string             `json:"shippingAddress1"`
+	ShippingAddress2 string             `json:"shippingAddress2"`
+	ShippingCity     string             `json:"shippingCity"`
+	ShippingState    string             `json:"shippingState"`
+	ShippingZip      string             `json:"shippingZip"`
+	ShippingCountry  string             `json:"shippingCountry"`
+	ShippingPhone    string             `json:"shippingPhone"`
+	Notes            string             `json:"notes"`
+	Items            *[]json.RawMessage `json:"items"`
+	Cartons          *[]json.RawMessage `json:"cartons"`
+}
+
+// command maps the body and its decoded lines to the use case's command;
+// the domain validates them (domain.NewShipment).
+func (b draftBody) command(org string, kind domain.ShipmentKind, lines []domain.ShipmentLine) application.CreateShipment {
+	return application.CreateShipment{
+		OrganizationID: org, Kind: kind, WarehouseID: b.WarehouseID, Notes: b.Notes, Lines: lines,
+		Address: domain.ShippingAddress{
+			Name: b.ShippingName, Company: b.ShippingCompany, Address1: b.ShippingAddress1, Address2: b.ShippingAddress2,
+			City: b.ShippingCity, State: b.ShippingState, Zip: b.ShippingZip, Country: b.ShippingCountry, Phone: b.ShippingPhone,
+		},
+	}
+}
+
+// productLineBody is a line of a Pick & Pack draft, cartonLineBody one of
+// an SPD draft. A quantity that is not a JSON integer of 64 bits (absent,
+// null, a string, a fraction, out of range) maps to 0, which the domain
+// refuses as it refuses any quantity out of its bounds, in the order of its
+// checks.
+type (
+	productLineBody struct {
+		ProductID string  `json:"productId"`
+		Quantity  jsonInt `json:"quantity"`
+	}
+	cartonLineBody struct {
+		CartonID string  `json:"cartonId"`
+		Quantity jsonInt `json:"quantity"`
+	}
+)
+
+func (l productLineBody) line() domain.ShipmentLine {
+	return domain.ShipmentLine{ItemID: l.ProductID, Quantity: l.Quantity.Value}
+}
+
+func (l cartonLineBody) line() domain.ShipmentLine {
+	return domain.ShipmentLine{ItemID: l.CartonID, Quantity: l.Quantity.Value}
+}
+
+// decodeLines decodes each line of a draft's lines member strictly, naming
+// a line that is not an object of its kind as member[i] or
+// member[i].field. An absent or null member is no lines.
+func decodeLines[L interface{ line() domain.ShipmentLine }](member string, raws *[]json.RawMessage) ([]domain.ShipmentLine, error) {
+	if raws == nil {
+		return nil, nil
+	}
+	lines := make([]domain.ShipmentLine, len(*raws))
+	for i, raw := range *raws {
+		at := fmt.Sprintf("%s[%d]", member, i)
+		var l L
+		if err := strictUnmarshal(raw, &l); err != nil {
+			return nil, jsonError(at, err)
+		}
+		if isLiteral(raw, "null") {
+			return nil, domain.Invalid(at, "must be an object")
+		}
+		lines[i] = l.line()
+	}
+	return lines, nil
+}

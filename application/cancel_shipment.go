@@ -1,0 +1,63 @@
+package application
+
+import (
+	"context"
+
+	"go.opentelemetry.io/otel/attribute"
+
+	"github.com/acme3pl/fulfillment/domain"
+	"github.com/acme3pl/fulfillment/ports"
+)
+
+// CancelShipment asks to cancel a draft or pending shipment. It is also how
+// a shipment whose storefront order was cancelled is cancelled (the
+// storefront's order-cancelled webhook is not handled).
+type CancelShipment struct {
+	OrganizationID string
+	ShipmentID     string
+}
+
+// SpanAttributes implements Attributer.
+func (c CancelShipment) SpanAttributes() []attribute.KeyValue {
+	return []attribute.KeyValue{
+		attribute.String("organization.id", c.OrganizationID),
+		attribute.String("shipment.id", c.ShipmentID),
+	}
+}
+
+// CancelShipmentHandler cancels shipments: draft or pending → cancelled,
+// releasing what a pending one reserved.
+type CancelShipmentHandler struct {
+	uow   ports.UnitOfWork
+	clock ports.Clock
+}
+
+// NewCancelShipmentHandler builds the handler.
+func NewCancelShipmentHandler(uow ports.UnitOfWork, clock ports.Clock) *CancelShipmentHandler {
+	return &CancelShipmentHandler{uow: uow, clock: clock}
+}
+
+// Handle cancels the shipment in one transaction and returns it as
+// cancelled. A cancelled shipment is domain.ErrInvalidState; one that does
+// not exist or belongs to another organization, domain.ErrNotFound.
+func (h *CancelShipmentHandler) Handle(ctx context.Context, c CancelShipment) (*domain.Shipment, error) {
+	if !domain.ValidID(c.ShipmentID) {
+		return nil, domain.ErrNotFound
+	}
+	var cancelled *domain.Shipment
+	err := h.uow.Do(ctx, func(ctx context.Context, r ports.Repositories) error {
+		var err error
+		cancelled, err = r.Shipments.Update(ctx, c.OrganizationID, c.ShipmentID, func(s *domain.Shipment) error {
+			releases, err := s.Cancel(h.clock.Now())
+			if err != nil || !releases {
+				return err
+			}
+			return r.Inventory.Release(ctx, s.Warehouse().ID, s.Kind(), s.Lines())
+		})
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return cancelled, nil
+}

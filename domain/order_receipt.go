@@ -1,0 +1,156 @@
+package domain
+
+import (
+	"errors"
+	"fmt"
+	"time"
+)
+
+// ReceiptStatus is the state of an order receipt. A receipt is
+// ReceiptProcessing only inside the transaction of the delivery that has
+// claimed it; every committed receipt is succeeded or failed.
+type ReceiptStatus string
+
+// Receipt statuses.
+const (
+	ReceiptProcessing ReceiptStatus = "processing"
+	ReceiptSucceeded  ReceiptStatus = "succeeded"
+	ReceiptFailed     ReceiptStatus = "failed"
+)
+
+// SkipReason says why an order that was acknowledged made no shipment.
+type SkipReason string
+
+// The reasons an order is acknowledged without a shipment.
+const (
+	SkipNoShippableItems SkipReason = "no_shippable_items"
+	SkipOrderCancelled   SkipReason = "order_cancelled"
+)
+
+// OrderReceipt is the record of one storefront order's deliveries: the
+// idempotency fact of the order intake, one per organization and order ID.
+//
+// Its life, delivery by delivery:
+//
+//   - A delivery claims the receipt, which makes it on the first delivery
+//     and locks it for the rest of the delivery's transaction, so that
+//     deliveries of one order queue there. Unless the order has succeeded,
+//     the claim marks the receipt processing and counts the delivery as an
+//     attempt (attempts + 1, the delivery's trace ID). A succeeded receipt
+//     is final: a delivery that claims it is a duplicate (Duplicate), is
+//     answered from it, and is not an attempt; only the time of the last
+//     delivery moves. The claim is one statement of the repository
+//     (OrderReceiptRepository.Claim), which returns the receipt as it is
+//     after it.
+//   - The delivery that claimed the receipt ends it: Succeed with the
+//     shipment it made, Skip with why it made none, or Fail with the error
+//     code it was answered. The last error of a failed attempt stays after
+//     a later success: the receipt tells the whole story.
+//   - A delivery that failed outside its transaction (refused before
+//     processing, or rolled back) is recorded failed by one statement of
+//     its own, which leaves a succeeded receipt alone
+//     (OrderReceiptRepository.RecordFailure).
+type OrderReceipt struct {
+	organizationID string
+	orderID        int64
+	orderNumber    *int64
+	status         ReceiptStatus
+	skipped        SkipReason
+	attempts       int
+	lastError      string
+	shipmentID     string
+	traceID        string
+	firstReceived  time.Time
+	lastReceived   time.Time
+}
+
+// OrderReceiptParams carry a stored receipt.
+type OrderReceiptParams struct {
+	OrganizationID string
+	OrderID        int64
+	OrderNumber    *int64 // nil when no delivery had one
+	Status         ReceiptStatus
+	Skipped        SkipReason // for a succeeded order that made no shipment
+	Attempts       int        // deliveries processed (duplicates are not)
+	LastError      string     // code of the last failed attempt; "" when none failed
+	ShipmentID     string     // "" unless a shipment was made
+	TraceID        string     // of the delivery that last processed the order
+	FirstReceived  time.Time
+	LastReceived   time.Time
+}
+
+// RehydrateOrderReceipt rebuilds a receipt from storage. Only the postgres
+// adapter calls it; the table's checks hold the invariants.
+func RehydrateOrderReceipt(p OrderReceiptParams) *OrderReceipt {
+	return &OrderReceipt{
+		organizationID: p.OrganizationID, orderID: p.OrderID, orderNumber: p.OrderNumber, status: p.Status,
+		skipped: p.Skipped, attempts: p.Attempts, lastError: p.LastError, shipmentID: p.ShipmentID,
+		traceID: p.TraceID, firstReceived: p.FirstReceived.UTC(), lastReceived: p.LastReceived.UTC(),
+	}
+}
+
+// Duplicate reports whether the receipt is final: the order has succeeded.
+// Asked of a receipt just claimed, it tells a duplicate delivery, which is
+// answered from the receipt (the same shipment, or the same skip) and was
+// not counted as an attempt.
+func (r *OrderReceipt) Duplicate() bool { return r.status == ReceiptSucceeded }
+
+// Succeed ends the claiming delivery with the shipment it made.
+func (r *OrderReceipt) Succeed(shipmentID string) error {
+	if err := r.claimed("succeed"); err != nil {
+		return err
+	}
+	if shipmentID == "" {
+		return errors.New("order receipt: a success names its shipment")
+	}
+	r.status, r.shipmentID = ReceiptSucceeded, shipmentID
+	return nil
+}
+
+// Skip ends the claiming delivery with an acknowledgement that makes no
+// shipment, for reason.
+func (r *OrderReceipt) Skip(reason SkipReason) error {
+	if err := r.claimed("skip"); err != nil {
+		return err
+	}
+	if reason != SkipNoShippableItems && reason != SkipOrderCancelled {
+		return fmt.Errorf("order receipt: %q is not a reason to skip an order", reason)
+	}
+	r.status, r.skipped = ReceiptSucceeded, reason
+	return nil
+}
+
+// Fail ends the claiming delivery as a failed attempt answered with code;
+// the next delivery is processed from scratch.
+func (r *OrderReceipt) Fail(code string) error {
+	if err := r.claimed("fail"); err != nil {
+		return err
+	}
+	if code == "" {
+		return errors.New("order receipt: a failure names its error code")
+	}
+	r.status, r.lastError = ReceiptFailed, code
+	return nil
+}
+
+// claimed refuses to end a receipt that no delivery holds: a succeeded one
+// is final, and a failed one must be claimed again first.
+func (r *OrderReceipt) claimed(op string) error {
+	if r.status != ReceiptProcessing {
+		return fmt.Errorf("%s a %s order receipt: %w", op, r.status, ErrInvalidState)
+	}
+	return nil
+}
+
+// Accessors.
+func (r *OrderReceipt) OrganizationID() string   { return r.organizationID }
+func (r *OrderReceipt) OrderID() int64           { return r.orderID }
+func (r *OrderReceipt) OrderNumber() *int64      { return r.orderNumber }
+func (r *OrderReceipt) Status() ReceiptStatus    { return r.status }
+func (r *OrderReceipt) Skipped() SkipReason      { return r.skipped }
+func (r *OrderReceipt) Attempts() int            { return r.attempts }
+func (r *OrderReceipt) LastError() string        { return r.lastError }
+func (r *OrderReceipt) ShipmentID() string       { return r.shipmentID }
+func (r *OrderReceipt) TraceID() string          { return r.traceID }
+func (r *OrderReceipt) FirstReceived() time.Time { return r.firstReceived }
+func (r *OrderReceipt) LastReceived() time.Time  { return r.lastReceived }

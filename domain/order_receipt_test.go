@@ -1,0 +1,119 @@
+package domain_test
+
+import (
+	"errors"
+	"reflect"
+	"testing"
+	"time"
+
+	"github.com/acme3pl/fulfillment/domain"
+)
+
+var receiptT0 = time.Date(2026, 11, 22, 1, 2, 3, 0, time.UTC)
+
+// receiptIn is a receipt of order 7 after two attempts, the first refused,
+// in status.
+func receiptIn(status domain.ReceiptStatus) domain.OrderReceiptParams {
+	return domain.OrderReceiptParams{
+		OrganizationID: "org_a", OrderID: 7, Status: status, Attempts: 2, LastError: "unknown_skus",
+		TraceID: "trace-2", FirstReceived: receiptT0, LastReceived: receiptT0.Add(time.Minute),
+	}
+}
+
+func TestOrderReceiptTransitions(t *testing.T) {
+	succeed := func(id string) func(*domain.OrderReceipt) error {
+		return func(r *domain.OrderReceipt) error { return r.Succeed(id) }
+	}
+	skip := func(reason domain.SkipReason) func(*domain.OrderReceipt) error {
+		return func(r *domain.OrderReceipt) error { return r.Skip(reason) }
+	}
+	fail := func(code string) func(*domain.OrderReceipt) error {
+		return func(r *domain.OrderReceipt) error { return r.Fail(code) }
+	}
+	processing, failed := receiptIn(domain.ReceiptProcessing), receiptIn(domain.ReceiptFailed)
+	ended := func(status domain.ReceiptStatus, shipment string, skipped domain.SkipReason, lastError string) domain.OrderReceiptParams {
+		p := processing
+		p.Status, p.ShipmentID, p.Skipped, p.LastError = status, shipment, skipped, lastError
+		return p
+	}
+	succeeded := ended(domain.ReceiptSucceeded, "shp_1", "", "unknown_skus")
+	tests := []struct {
+		name    string
+		from    domain.OrderReceiptParams
+		do      func(*domain.OrderReceipt) error
+		want    domain.OrderReceiptParams // the receipt afterwards; from when the transition is refused
+		wantErr error                     // a sentinel; errAny for any error
+	}{
+		{name: "a claimed receipt succeeds with its shipment, the last error kept", from: processing, do: succeed("shp_9"),
+			want: ended(domain.ReceiptSucceeded, "shp_9", "", "unknown_skus")},
+		{name: "a claimed receipt is skipped: nothing to ship", from: processing, do: skip(domain.SkipNoShippableItems),
+			want: ended(domain.ReceiptSucceeded, "", domain.SkipNoShippableItems, "unknown_skus")},
+		{name: "a claimed receipt is skipped: order cancelled", from: processing, do: skip(domain.SkipOrderCancelled),
+			want: ended(domain.ReceiptSucceeded, "", domain.SkipOrderCancelled, "unknown_skus")},
+		{name: "a claimed receipt fails with the code answered", from: processing, do: fail("no_warehouse"),
+			want: ended(domain.ReceiptFailed, "", "", "no_warehouse")},
+		{name: "a success without a shipment", from: processing, do: succeed(""), want: processing, wantErr: errAny},
+		{name: "a skip without a known reason", from: processing, do: skip("out_of_stock"), want: processing, wantErr: errAny},
+		{name: "a failure without a code", from: processing, do: fail(""), want: processing, wantErr: errAny},
+		{name: "succeeded is final: succeed", from: succeeded, do: succeed("shp_2"), want: succeeded, wantErr: domain.ErrInvalidState},
+		{name: "succeeded is final: skip", from: succeeded, do: skip(domain.SkipOrderCancelled), want: succeeded, wantErr: domain.ErrInvalidState},
+		{name: "succeeded is final: fail", from: succeeded, do: fail("internal"), want: succeeded, wantErr: domain.ErrInvalidState},
+		{name: "a failed receipt is claimed before it ends again", from: failed, do: succeed("shp_2"), want: failed, wantErr: domain.ErrInvalidState},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := domain.RehydrateOrderReceipt(tt.from)
+			err := tt.do(r)
+			switch {
+			case tt.wantErr == nil && err != nil:
+				t.Fatalf("unexpected error: %v", err)
+			case tt.wantErr != nil && err == nil:
+				t.Fatalf("no error, want %v", tt.wantErr)
+			case tt.wantErr != nil && !errors.Is(tt.wantErr, errAny) && !errors.Is(err, tt.wantErr):
+				t.Fatalf("error %v, want %v", err, tt.wantErr)
+			}
+			if want := domain.RehydrateOrderReceipt(tt.want); !reflect.DeepEqual(r, want) {
+				t.Fatalf("receipt\n got %+v\nwant %+v", r, want)
+			}
+		})
+	}
+}
+
+// errAny stands for any error in the tables of this file.
+var errAny = errors.New("any error")
+
+// A succeeded receipt names exactly one of its shipment and its skip
+// reason, whichever transition made it.
+func TestOrderReceiptSuccessHasAShipmentOrASkip(t *testing.T) {
+	for _, end := range []func(*domain.OrderReceipt) error{
+		func(r *domain.OrderReceipt) error { return r.Succeed("shp_1") },
+		func(r *domain.OrderReceipt) error { return r.Skip(domain.SkipOrderCancelled) },
+	} {
+		r := domain.RehydrateOrderReceipt(receiptIn(domain.ReceiptProcessing))
+		if err := end(r); err != nil {
+			t.Fatal(err)
+		}
+		if r.Status() != domain.ReceiptSucceeded || (r.ShipmentID() == "") == (r.Skipped() == "") {
+			t.Fatalf("status %s shipment %q skipped %q: want succeeded with exactly one of them", r.Status(), r.ShipmentID(), r.Skipped())
+		}
+	}
+}
+
+func TestOrderReceiptDuplicate(t *testing.T) {
+	tests := []struct {
+		status domain.ReceiptStatus
+		want   bool
+	}{
+		{domain.ReceiptSucceeded, true},
+		{domain.ReceiptProcessing, false},
+		{domain.ReceiptFailed, false},
+	}
+	for _, tt := range tests {
+		t.Run(string(tt.status), func(t *testing.T) {
+			r := domain.RehydrateOrderReceipt(receiptIn(tt.status))
+			if got := r.Duplicate(); got != tt.want {
+				t.Fatalf("Duplicate() = %v, want %v", got, tt.want)
+			}
+		})
+	}
+}
