@@ -28,3 +28,13 @@ func TextArrays(ss []string, ns []int64) (string, string) { return pgTextArray(s
 
 // DBErr is dbErr, for tests of raw statements.
 var DBErr = dbErr
+
+// ReadStatements are the texts of the statements NewPreparedRepositories
+// prepares.
+func ReadStatements() []string {
+	out := make([]string, len(readQueries))
+	for i, q := range readQueries {
+		out[i] = q.sql
+	}
+	return out
+}

@@ -2,7 +2,7 @@ package postgres
 
 import (
 	"context"
-	"fmt"
+	"database/sql"
 	"strings"
 	"time"
 	"unicode"
@@ -11,6 +11,7 @@ import (
 	"github.com/uptrace/bun/dialect/pgdialect"
 	"github.com/uptrace/bun/schema"
 
+	"github.com/acme3pl/fulfillment/adapters/postgres/invoicesql"
 	"github.com/acme3pl/fulfillment/domain"
 	"github.com/acme3pl/fulfillment/ports"
 )
@@ -104,37 +105,33 @@ func visibleInvoices(q *bun.SelectQuery, organizationID string) *bun.SelectQuery
 }
 
 // InvoiceRepository implements ports.InvoiceRepository.
-type InvoiceRepository struct{ db bun.IDB }
+type InvoiceRepository struct {
+	db    bun.IDB
+	reads *statements // the pool's prepared reads (reads.go); nil: none
+}
 
 var _ ports.InvoiceRepository = (*InvoiceRepository)(nil)
 
+// runner runs the read statements, prepared when the repository's pool has
+// prepared them.
+func (r *InvoiceRepository) runner(ctx context.Context) runner {
+	return runner{db: r.db, prepared: r.reads.get(ctx)}
+}
+
 // Get returns a visible invoice of the organization with its items.
 func (r *InvoiceRepository) Get(ctx context.Context, organizationID, id string) (*domain.Invoice, error) {
-	var row invoiceRow
-	q := visibleInvoices(r.db.NewSelect().Model(&row).ExcludeColumn("search_text"), organizationID).Where("i.id = ?", id)
-	if err := q.Scan(ctx); err != nil {
+	var read []invoiceWithItems
+	if err := r.runner(ctx).read(ctx, invoiceDetailQuery, detailScanner(organizationID, &read), organizationID, id); err != nil {
 		return nil, dbErr(err)
 	}
-	items, err := r.itemsOf(ctx, []string{row.ID})
+	if len(read) == 0 {
+		return nil, domain.ErrNotFound
+	}
+	invs, err := invoicesOf(read[:1])
 	if err != nil {
 		return nil, err
 	}
-	return invoiceFromRows(row, items[row.ID])
-}
-
-// itemsOf fetches the items of many invoices in one query.
-func (r *InvoiceRepository) itemsOf(ctx context.Context, ids []string) (map[string][]invoiceItemRow, error) {
-	var rows []invoiceItemRow
-	err := r.db.NewSelect().Model(&rows).Where("invoice_id IN (?)", bun.List(ids)).
-		OrderExpr("invoice_id, position").Scan(ctx)
-	if err != nil {
-		return nil, dbErr(err)
-	}
-	out := make(map[string][]invoiceItemRow, len(ids))
-	for _, row := range rows {
-		out[row.InvoiceID] = append(out[row.InvoiceID], row)
-	}
-	return out, nil
+	return invs[0], nil
 }
 
 // sortColumns maps the sort keys of the port to columns; each has a partial
@@ -152,18 +149,52 @@ var sortColumns = map[ports.InvoiceSortKey]string{
 // found first, from the sort key's index alone when nothing else filters
 // (an index-only scan: a deep skip walks index entries, not rows), then
 // joined to their rows; one row more than the page tells whether more
-// follow. The items of the page's invoices come in a second query.
+// follow. The items of the page's invoices come in a second statement.
+// Without a search term the page is one of the prepared statements of
+// invoicesql; with one it is built here, for the term.
 func (r *InvoiceRepository) List(ctx context.Context, organizationID string, f ports.InvoiceFilter, page ports.Page) ([]*domain.Invoice, bool, error) {
 	col, ok := sortColumns[f.SortBy]
 	if !ok {
 		return nil, false, domain.Invalid("sortBy", "%q is not a sort key", f.SortBy)
 	}
-	dir := "DESC"
-	if f.Ascending {
-		dir = "ASC"
+	run := r.runner(ctx)
+	var read []invoiceWithItems
+	scan := pageScanner(organizationID, &read)
+	var err error
+	if f.Search == "" && page.Take < invoicesql.PageLimit {
+		q := invoicePageQueries[pageKey{col, f.Ascending, f.Status != ""}]
+		args := []any{organizationID, page.Skip}
+		if f.Status != "" {
+			args = append(args, string(f.Status))
+		}
+		err = run.read(ctx, q, scan, args...)
+	} else {
+		err = r.searchPage(ctx, organizationID, f, col, page, scan)
 	}
-	// col and dir come from the closed sets above, never from the request.
-	order := fmt.Sprintf("i.%s %s, i.id %s", col, dir, dir)
+	if err != nil {
+		return nil, false, dbErr(err)
+	}
+	read, more := trimPage(read, page)
+	if len(read) > 0 {
+		ids := make([]string, len(read))
+		for i, inv := range read {
+			ids[i] = inv.row.ID
+		}
+		if err := run.read(ctx, invoiceItemsQuery, itemScanner(read), pgTextArray(ids)); err != nil {
+			return nil, false, dbErr(err)
+		}
+	}
+	out, err := invoicesOf(read)
+	return out, more, err
+}
+
+// searchPage reads a page with a search term (or longer than
+// invoicesql.PageLimit allows) into scan, formatted by bun for the term.
+func (r *InvoiceRepository) searchPage(ctx context.Context, organizationID string, f ports.InvoiceFilter, col string,
+	page ports.Page, scan func(*sql.Rows) error,
+) error {
+	// col comes from the closed set above, never from the request.
+	order := invoicesql.Order(col, f.Ascending)
 	filtered := func(columns ...string) *bun.SelectQuery {
 		q := visibleInvoices(r.db.NewSelect().TableExpr("invoices AS i").Column(columns...), organizationID)
 		if f.Status != "" {
@@ -181,31 +212,12 @@ func (r *InvoiceRepository) List(ctx context.Context, organizationID string, f p
 	default:
 		ids = shortTermIDs(r.db, filtered, col, order, term, grams, page)
 	}
-	var rows []invoiceRow
-	err := r.db.NewSelect().Model(&rows).ExcludeColumn("search_text").
-		Join("JOIN (?) AS page ON page.id = i.id", ids).OrderExpr(order).Scan(ctx)
+	// bun formats the IDs' statement into the page's placeholder.
+	rows, err := r.db.QueryContext(ctx, invoicesql.PageOf("?", col, f.Ascending), ids)
 	if err != nil {
-		return nil, false, dbErr(err)
+		return err
 	}
-	rows, more := trimPage(rows, page)
-	if len(rows) == 0 {
-		return []*domain.Invoice{}, more, nil
-	}
-	pageIDs := make([]string, len(rows))
-	for i, row := range rows {
-		pageIDs[i] = row.ID
-	}
-	items, err := r.itemsOf(ctx, pageIDs)
-	if err != nil {
-		return nil, false, err
-	}
-	out := make([]*domain.Invoice, len(rows))
-	for i, row := range rows {
-		if out[i], err = invoiceFromRows(row, items[row.ID]); err != nil {
-			return nil, false, fmt.Errorf("load invoice %s: %w", row.ID, err)
-		}
-	}
-	return out, more, nil
+	return scanAll(rows, scan)
 }
 
 // whereLike keeps invoices whose search_text contains term, which is

@@ -356,6 +356,11 @@ func TestInvoiceSearch(t *testing.T) {
 		{term: "fee storage", want: []string{}},                                           // never across two fields
 		{term: "Y F", want: []string{"inv-s-across"}},                                     // no run of three letters: the gram index
 		{term: "xylophone", want: []string{}},
+		{term: "storage extra", want: []string{"inv-s-across"}},      // two words, found by their junction
+		{term: "october nametoken st", want: []string{"inv-s-name"}}, // three words, the last one cut
+		{term: "storage nametoken", want: []string{}},                // both words there, never in this order
+		{term: "To Zoë — DescTok", want: []string{"inv-s-desc"}},     // a run of separators
+		{term: "zoë desctok", want: []string{}},                      // … is not one space
 	}
 	for _, tt := range tests {
 		got, _ := invList(t, repo, org, ports.InvoiceFilter{Search: tt.term, Status: tt.status}, ports.Page{Take: 10})
@@ -505,6 +510,13 @@ func TestInvoiceListReadsItemsInOneQuery(t *testing.T) {
 	}
 	if q := rec.take(); len(q) != 2 {
 		t.Fatalf("%d queries, want 2 (the page, then its items):\n%s", len(q), strings.Join(q, "\n"))
+	}
+	// The detail is one statement, its items joined.
+	if inv, err := invRepo(db).Get(context.Background(), org, "inv-n1-03"); err != nil || len(inv.Items()) != 3 {
+		t.Fatalf("Get: %v", err)
+	}
+	if q := rec.take(); len(q) != 1 {
+		t.Fatalf("%d queries for the detail, want 1:\n%s", len(q), strings.Join(q, "\n"))
 	}
 	// An empty page asks nothing more.
 	if _, _, err := invRepo(db).List(context.Background(), org, ports.InvoiceFilter{Search: "xylophone"}, ports.Page{Take: 10}); err != nil {
@@ -696,5 +708,26 @@ func TestInvoiceQueryPlansUseIndexes(t *testing.T) {
 				t.Errorf("%s: no index used:\n%s\n%s", name, sql, raw)
 			}
 		}
+	}
+	// The statements the service prepares are planned once per connection
+	// and their generic plan reused for any parameters: no sequential scan
+	// there either.
+	for _, sql := range postgres.ReadStatements() {
+		var args []string
+		switch {
+		case strings.Contains(sql, "ANY($1"):
+			args = []string{"'{inv-plan-00001,inv-plan-00002}'"}
+		case strings.Contains(sql, "i.id = $2"):
+			args = []string{"'" + org + "'", "'inv-plan-00001'"}
+		case strings.Contains(sql, "$3"):
+			args = []string{"'" + org + "'", "0", "'refunded'"}
+		default:
+			args = []string{"'" + org + "'", "0"}
+		}
+		explainGeneric(ctx, t, testDSN, sql, args...).walk(func(n planNode) {
+			if n.NodeType == "Seq Scan" && (n.RelationName == "invoices" || n.RelationName == "invoice_items") {
+				t.Errorf("generic plan: sequential scan of %s:\n%s", n.RelationName, sql)
+			}
+		})
 	}
 }
