@@ -38,3 +38,12 @@ func ReadStatements() []string {
 	}
 	return out
 }
+
+// FillOf is the search_fill the repository computes for s.
+func FillOf(s string) string {
+	f, _ := fillOf(s)
+	return string(f)
+}
+
+// FillPattern is the LIKE pattern on search_fill of a lower-cased term.
+var FillPattern = fillPattern

@@ -204,13 +204,13 @@ func (r *InvoiceRepository) searchPage(ctx context.Context, organizationID strin
 	}
 	term := strings.ToLower(f.Search)
 	var ids schema.QueryAppender
-	switch grams := shortGrams(term); {
+	switch pattern := fillPattern(term); {
 	case term == "":
 		ids = filtered("i.id").OrderExpr(order).Offset(page.Skip).Limit(page.Take + 1)
-	case grams == nil:
-		ids = whereLike(filtered("i.id"), term).OrderExpr(order).Offset(page.Skip).Limit(page.Take + 1)
+	case pattern != "":
+		ids = whereContains(filtered("i.id"), term, pattern).OrderExpr(order).Offset(page.Skip).Limit(page.Take + 1)
 	default:
-		ids = shortTermIDs(r.db, filtered, col, order, term, grams, page)
+		ids = shortTermIDs(r.db, filtered, col, order, term, shortGrams(term), page)
 	}
 	// bun formats the IDs' statement into the page's placeholder.
 	rows, err := r.db.QueryContext(ctx, invoicesql.PageOf("?", col, f.Ascending), ids)
@@ -221,14 +221,11 @@ func (r *InvoiceRepository) searchPage(ctx context.Context, organizationID strin
 }
 
 // whereLike keeps invoices whose search_text contains term, which is
-// lower-cased already. search_text is lowered by strings.ToLower
-// (invoiceSearchText) and so is the term; lower() in SQL changes nothing
-// more on this server's ctype but keeps the match case-insensitive should
-// Go's and the database's case mappings ever differ for a character.
-//
-// A term with a run of three letters or digits is served by the trigram
-// index on search_text (or, when it is common, by walking the ordered index
-// until the page is full: the planner chooses).
+// lower-cased already (the short-term path; whereContains serves the
+// others). search_text is lowered by strings.ToLower (invoiceSearchText) and
+// so is the term; lower() in SQL changes nothing more on this server's ctype
+// but keeps the match case-insensitive should Go's and the database's case
+// mappings ever differ for a character.
 func whereLike(q *bun.SelectQuery, term string) *bun.SelectQuery {
 	return q.Where("i.search_text LIKE lower(?)", "%"+escapeLike(term)+"%")
 }
@@ -240,8 +237,9 @@ const (
 	shortWindowMax = 20_000
 )
 
-// shortTermIDs finds the page's IDs for a term pg_trgm cannot look up (one
-// or two characters, or punctuation), in one statement of two steps:
+// shortTermIDs finds the page's IDs for a term the trigram index cannot
+// look up (its search_fill is shorter than three characters: one or two
+// characters, or punctuation), in one statement of two steps:
 //
 //  1. The first rows of the requested order (a window of ten times the rows
 //     the page needs) are checked with LIKE alone. Such terms are mostly
@@ -280,25 +278,14 @@ func escapeLike(s string) string {
 	return strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(s)
 }
 
-// shortGrams returns the grams of term to look up in the gram index, or nil
-// when the term has a run of at least three letters or digits (the trigram
-// index serves it). The grams are the term's distinct two-character grams,
-// or its characters when it has none. Grams with a control character are
-// left out: invoice_search_grams cuts the text at U+001F, so it may lack
-// them, and the use case refuses such terms anyway. Every other gram of a
-// substring is among the text's, so the lookup never loses a match.
+// shortGrams returns the grams of term to look up in the gram index: the
+// term's distinct two-character grams, or its characters when it has none.
+// Grams with a control character are left out: invoice_search_grams cuts the
+// text at U+001F, so it may lack them, and the use case refuses such terms
+// anyway. Every other gram of a substring is among the text's, so the lookup
+// never loses a match.
 func shortGrams(term string) []string {
 	runes := []rune(term)
-	run := 0
-	for _, c := range runes {
-		if unicode.IsLetter(c) || unicode.IsDigit(c) {
-			if run++; run >= 3 {
-				return nil
-			}
-		} else {
-			run = 0
-		}
-	}
 	seen := map[string]bool{}
 	var grams []string
 	add := func(g string) {

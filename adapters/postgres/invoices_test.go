@@ -652,6 +652,10 @@ func TestInvoiceQueryPlansUseIndexes(t *testing.T) {
 		{name: "search short + status", filter: ports.InvoiceFilter{Search: "ß", Status: domain.InvoiceCancelled}},
 		{name: "search rare + status", filter: ports.InvoiceFilter{Search: "anchorage", Status: domain.InvoicePaid}},
 		{name: "search common + sort", filter: ports.InvoiceFilter{Search: "storage", SortBy: ports.InvoicesByDueDate, Ascending: true}},
+		{name: "search common words never together", filter: ports.InvoiceFilter{Search: "storage kitting"}},
+		{name: "search common phrase", filter: ports.InvoiceFilter{Search: "pallet storage"}},
+		{name: "search words and punctuation", filter: ports.InvoiceFilter{Search: "units, order #1000"}},
+		{name: "search rare phrase", filter: ports.InvoiceFilter{Search: "to anchorage"}},
 	}
 	for _, st := range domain.VisibleInvoiceStatuses {
 		shapes = append(shapes, shape{name: "status " + string(st), filter: ports.InvoiceFilter{Status: st}})
