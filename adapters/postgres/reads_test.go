@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/uptrace/bun"
 
@@ -132,4 +133,45 @@ func explainGeneric(ctx context.Context, t *testing.T, dsn, sql string, args ...
 		t.Fatalf("read plan: %v\n%s", err, raw)
 	}
 	return plans[0].Plan
+}
+
+// BenchmarkInvoiceReads reads the default page and an invoice's detail
+// through the repository the service uses (prepared statements) and through
+// bun's formatted statements, on 2,000 invoices of three items:
+//
+//	go test -run '^$' -bench InvoiceReads -benchmem ./adapters/postgres/
+func BenchmarkInvoiceReads(b *testing.B) {
+	db := pgtest.Open(b, testDSN)
+	const org = "org_inv_bench"
+	var specs []invSpec
+	for i := range 2000 {
+		specs = append(specs, invSpec{id: fmt.Sprintf("inv-bench-%04d", i), org: org, created: invT0.Add(time.Duration(i) * time.Minute),
+			items: [][2]string{{"Pick & pack", "12 orders"}, {"Pallet storage", "3 pallets × 31 days"}, {"Labour", "1.5 hours"}}})
+	}
+	invSeed(b, db, []string{org}, specs...)
+	if _, err := db.ExecContext(context.Background(), "ANALYZE invoices, invoice_items"); err != nil {
+		b.Fatal(err)
+	}
+	ctx := context.Background()
+	for _, repo := range []struct {
+		name string
+		repo ports.InvoiceRepository
+	}{{"prepared", postgres.NewPreparedRepositories(db).Invoices}, {"formatted", invRepo(db)}} {
+		b.Run("list/"+repo.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, _, err := repo.repo.List(ctx, org, ports.InvoiceFilter{}, ports.Page{Take: 10}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+		b.Run("detail/"+repo.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := repo.repo.Get(ctx, org, "inv-bench-1000"); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
 }
