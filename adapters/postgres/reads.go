@@ -42,25 +42,33 @@ type pageKey struct {
 }
 
 var (
-	invoicePageQueries = map[pageKey]*readQuery{}
 	invoiceItemsQuery  = newReadQuery(invoicesql.Items)
 	invoiceDetailQuery = newReadQuery(invoicesql.Detail)
+	invoicePageQueries = pageQueries()
 	// readQueries are the statements the pool of NewPreparedRepositories
 	// prepares: 12 pages (3 sort keys × 2 directions × with or without a
 	// status), the items of a page and the detail.
-	readQueries = []*hotQuery{&invoiceItemsQuery.hotQuery, &invoiceDetailQuery.hotQuery}
+	readQueries = append([]*hotQuery{&invoiceItemsQuery.hotQuery, &invoiceDetailQuery.hotQuery}, pageHotQueries()...)
 )
 
-func init() {
+func pageQueries() map[pageKey]*readQuery {
+	m := map[pageKey]*readQuery{}
 	for _, col := range invoicesql.SortColumns {
 		for _, asc := range []bool{false, true} {
 			for _, byStatus := range []bool{false, true} {
-				q := newReadQuery(invoicesql.Page(col, asc, byStatus))
-				invoicePageQueries[pageKey{col, asc, byStatus}] = q
-				readQueries = append(readQueries, &q.hotQuery)
+				m[pageKey{col, asc, byStatus}] = newReadQuery(invoicesql.Page(col, asc, byStatus))
 			}
 		}
 	}
+	return m
+}
+
+func pageHotQueries() []*hotQuery {
+	var out []*hotQuery
+	for _, q := range invoicePageQueries {
+		out = append(out, &q.hotQuery)
+	}
+	return out
 }
 
 // NewPreparedRepositories builds every repository on the pool, as

@@ -47,7 +47,7 @@ func run(ctx context.Context, dsn, org, addr string, maxConns int) error {
 	if err != nil {
 		return err
 	}
-	cfg.MaxConns = int32(min(max(maxConns, 1), 1000)) //nolint:gosec // bounded
+	cfg.MaxConns = int32(min(max(maxConns, 1), 1000))
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
 		return err
@@ -56,7 +56,7 @@ func run(ctx context.Context, dsn, org, addr string, maxConns int) error {
 	if err := pool.Ping(ctx); err != nil {
 		return err
 	}
-	ln, err := net.Listen("tcp", addr)
+	ln, err := (&net.ListenConfig{}).Listen(ctx, "tcp", addr)
 	if err != nil {
 		return err
 	}
