@@ -162,10 +162,13 @@ func (r *InvoiceRepository) List(ctx context.Context, organizationID string, f p
 	scan := pageScanner(organizationID, &read)
 	var err error
 	if f.Search == "" && page.Take < invoicesql.PageLimit {
-		q := invoicePageQueries[pageKey{col, f.Ascending, f.Status != ""}]
-		args := []any{organizationID, page.Skip}
+		q := invoicePageQueries[pageKey{col, f.Ascending, f.Status != "", page.Skip > 0}]
+		args := []any{organizationID}
 		if f.Status != "" {
 			args = append(args, string(f.Status))
+		}
+		if page.Skip > 0 {
+			args = append(args, page.Skip)
 		}
 		err = run.read(ctx, q, scan, args...)
 	} else {

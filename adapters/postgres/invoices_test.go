@@ -717,16 +717,23 @@ func TestInvoiceQueryPlansUseIndexes(t *testing.T) {
 	// and their generic plan reused for any parameters: no sequential scan
 	// there either.
 	for _, sql := range postgres.ReadStatements() {
+		// The arguments by what each placeholder stands for.
 		var args []string
-		switch {
-		case strings.Contains(sql, "ANY($1"):
-			args = []string{"'{inv-plan-00001,inv-plan-00002}'"}
-		case strings.Contains(sql, "i.id = $2"):
-			args = []string{"'" + org + "'", "'inv-plan-00001'"}
-		case strings.Contains(sql, "$3"):
-			args = []string{"'" + org + "'", "0", "'refunded'"}
-		default:
-			args = []string{"'" + org + "'", "0"}
+		for n := 1; strings.Contains(sql, fmt.Sprintf("$%d", n)); n++ {
+			switch p := fmt.Sprintf("$%d", n); {
+			case strings.Contains(sql, "ANY("+p):
+				args = append(args, "'{inv-plan-00001,inv-plan-00002}'")
+			case strings.Contains(sql, "organization_id = "+p):
+				args = append(args, "'"+org+"'")
+			case strings.Contains(sql, "i.id = "+p):
+				args = append(args, "'inv-plan-00001'")
+			case strings.Contains(sql, "i.status = "+p):
+				args = append(args, "'refunded'")
+			case strings.Contains(sql, "OFFSET "+p):
+				args = append(args, "1000")
+			default:
+				t.Fatalf("what does %s stand for in %s", p, sql)
+			}
 		}
 		explainGeneric(ctx, t, testDSN, sql, args...).walk(func(n planNode) {
 			if n.NodeType == "Seq Scan" && (n.RelationName == "invoices" || n.RelationName == "invoice_items") {
@@ -734,4 +741,5 @@ func TestInvoiceQueryPlansUseIndexes(t *testing.T) {
 			}
 		})
 	}
+	checkPlansCached(ctx, t, org, "inv-plan-00001")
 }

@@ -39,6 +39,7 @@ type pageKey struct {
 	column    string
 	ascending bool
 	byStatus  bool
+	skip      bool
 }
 
 var (
@@ -46,8 +47,9 @@ var (
 	invoiceDetailQuery = newReadQuery(invoicesql.Detail)
 	invoicePageQueries = pageQueries()
 	// readQueries are the statements the pool of NewPreparedRepositories
-	// prepares: 12 pages (3 sort keys × 2 directions × with or without a
-	// status), the items of a page and the detail.
+	// prepares: 24 pages (3 sort keys × 2 directions × with or without a
+	// status × the first page or another), the items of a page and the
+	// detail.
 	readQueries = append([]*hotQuery{&invoiceItemsQuery.hotQuery, &invoiceDetailQuery.hotQuery}, pageHotQueries()...)
 )
 
@@ -56,7 +58,9 @@ func pageQueries() map[pageKey]*readQuery {
 	for _, col := range invoicesql.SortColumns {
 		for _, asc := range []bool{false, true} {
 			for _, byStatus := range []bool{false, true} {
-				m[pageKey{col, asc, byStatus}] = newReadQuery(invoicesql.Page(col, asc, byStatus))
+				for _, skip := range []bool{false, true} {
+					m[pageKey{col, asc, byStatus, skip}] = newReadQuery(invoicesql.Page(col, asc, byStatus, skip))
+				}
 			}
 		}
 	}

@@ -108,6 +108,51 @@ func TestInvoicePreparedReadsAnswerAsUnprepared(t *testing.T) {
 	if want := len(postgres.ReadStatements()); n != want {
 		t.Errorf("the connection holds %d prepared read statements, want %d", n, want)
 	}
+
+}
+
+// checkPlansCached runs the first pages of two lists and a detail eight
+// times through NewPreparedRepositories on one connection and fails unless
+// PostgreSQL kept the generic plan of each statement run, instead of
+// planning it anew at every execution: the point of preparing them. (A
+// page with OFFSET keeps custom plans: PostgreSQL costs an OFFSET parameter
+// as a tenth of the rows.) On a table of a few invoices custom plans are so
+// cheap that PostgreSQL keeps them; it needs a few thousand.
+func checkPlansCached(ctx context.Context, t *testing.T, org, id string) {
+	t.Helper()
+	one, err := postgres.Open(postgres.Options{DSN: testDSN, MaxOpenConns: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = one.Close() }()
+	prepared := postgres.NewPreparedRepositories(one).Invoices
+	for range 8 {
+		for _, f := range []ports.InvoiceFilter{{}, {Status: domain.InvoiceUnpaid, SortBy: ports.InvoicesByDueDate, Ascending: true}} {
+			if _, _, err := prepared.List(ctx, org, f, ports.Page{Take: 10}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if _, err := prepared.Get(ctx, org, id); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var stmts []struct {
+		Statement string `bun:"statement"`
+		Generic   int64  `bun:"generic_plans"`
+		Custom    int64  `bun:"custom_plans"`
+	}
+	if err := one.NewRaw("SELECT statement, generic_plans, custom_plans FROM pg_prepared_statements WHERE generic_plans + custom_plans > 0").
+		Scan(ctx, &stmts); err != nil {
+		t.Fatal(err)
+	}
+	if len(stmts) != 4 { // two first pages, the items, the detail
+		t.Fatalf("%d statements executed, want 4: %+v", len(stmts), stmts)
+	}
+	for _, st := range stmts {
+		if st.Generic == 0 {
+			t.Errorf("planned anew at every execution (%d custom plans):\n%s", st.Custom, st.Statement)
+		}
+	}
 }
 
 // explainGeneric returns the generic plan of sql for args (EXPLAIN of an

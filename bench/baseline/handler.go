@@ -91,11 +91,14 @@ func (h *handler) list(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, err.Error(), http.StatusBadRequest)
 		return
 	}
-	args := []any{h.org, skip}
+	args := []any{h.org}
 	if status != "" {
 		args = append(args, status)
 	}
-	invs, err := h.page(r.Context(), invoicesql.Page(column, ascending, status != ""), args...)
+	if skip > 0 {
+		args = append(args, skip)
+	}
+	invs, err := h.page(r.Context(), invoicesql.Page(column, ascending, status != "", skip > 0), args...)
 	if err != nil {
 		http.Error(w, err.Error(), http.StatusInternalServerError)
 		return
