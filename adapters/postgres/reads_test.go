@@ -111,16 +111,36 @@ func TestInvoicePreparedReadsAnswerAsUnprepared(t *testing.T) {
 
 }
 
-// checkPlansCached runs the first pages of two lists and a detail eight
-// times through NewPreparedRepositories on one connection and fails unless
-// PostgreSQL kept the generic plan of each statement run, instead of
-// planning it anew at every execution: the point of preparing them. (A
-// page with OFFSET keeps custom plans: PostgreSQL costs an OFFSET parameter
-// as a tenth of the rows.) On a table of a few invoices custom plans are so
-// cheap that PostgreSQL keeps them; it needs a few thousand.
-func checkPlansCached(ctx context.Context, t *testing.T, org, id string) {
-	t.Helper()
-	one, err := postgres.Open(postgres.Options{DSN: testDSN, MaxOpenConns: 1})
+// TestInvoiceReadsKeepGenericPlans runs the first pages of two lists and a
+// detail eight times through NewPreparedRepositories on one connection and
+// fails unless PostgreSQL kept the generic plan of each statement run
+// instead of planning it anew at every execution: the point of preparing
+// them. (A page with OFFSET keeps custom plans: PostgreSQL costs an OFFSET
+// parameter as a tenth of the rows.) PostgreSQL keeps the generic plan when
+// it is not dearer than the average custom plan so far; on a database of
+// one organization, as the benchmark's, it is. (An organization much larger
+// than the average one gets cheaper custom estimates and keeps being
+// planned: docs/invoices.md.) On a table of a few invoices custom plans are
+// so cheap that PostgreSQL keeps them; it needs a few thousand.
+func TestInvoiceReadsKeepGenericPlans(t *testing.T) {
+	ctx := context.Background()
+	name, dsn, err := pgtest.Create(ctx, pgtest.AdminURL(), true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = pgtest.Drop(context.Background(), pgtest.AdminURL(), name) })
+	db := pgtest.Open(t, dsn)
+	const org = "org_inv_generic"
+	specs := invOrderSpecs(org, 40)
+	for i := range 3000 {
+		specs = append(specs, invSpec{id: fmt.Sprintf("inv-gen-%04d", i), org: org, status: domain.VisibleInvoiceStatuses[i%6],
+			created: invT0.Add(time.Duration(i) * time.Minute), due: invT0.AddDate(0, 0, i%90)})
+	}
+	invSeed(t, db, []string{org}, specs...)
+	if _, err := db.ExecContext(ctx, "VACUUM ANALYZE invoices, invoice_items"); err != nil {
+		t.Fatal(err)
+	}
+	one, err := postgres.Open(postgres.Options{DSN: dsn, MaxOpenConns: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -132,7 +152,7 @@ func checkPlansCached(ctx context.Context, t *testing.T, org, id string) {
 				t.Fatal(err)
 			}
 		}
-		if _, err := prepared.Get(ctx, org, id); err != nil {
+		if _, err := prepared.Get(ctx, org, "inv-gen-1000"); err != nil {
 			t.Fatal(err)
 		}
 	}
