@@ -43,21 +43,8 @@ func TestSearchFillAgreesWithTheDatabase(t *testing.T) {
 			items: [][2]string{{oddNames[(i+2)%len(oddNames)], oddNames[(i+3)%len(oddNames)]}}})
 	}
 	invSeed(t, db, []string{org}, specs...)
-	var rows []struct {
-		SearchText string `bun:"search_text"`
-		SearchFill string `bun:"search_fill"`
-	}
-	if err := db.NewSelect().Table("invoices").Column("search_text", "search_fill").Where("organization_id = ?", org).Scan(ctx, &rows); err != nil {
-		t.Fatal(err)
-	}
-	if len(rows) != len(oddNames) {
-		t.Fatalf("%d rows", len(rows))
-	}
 	var fills, patterns, terms []string
-	for _, r := range rows {
-		if got := postgres.FillOf(r.SearchText); got != r.SearchFill {
-			t.Errorf("fill of %q: Go %q, PostgreSQL %q", r.SearchText, got, r.SearchFill)
-		}
+	for _, r := range checkFilled(ctx, t, db, org, len(oddNames)) {
 		// Every substring of up to 16 characters that a search term could
 		// be: trimmed, no control character.
 		runes := []rune(r.SearchText)
@@ -94,12 +81,7 @@ func TestSearchFillAgreesWithTheDatabase(t *testing.T) {
 // trigram index on search_text, and applying them again works.
 func TestMigration0005BackfillsAndRollsBack(t *testing.T) {
 	ctx := context.Background()
-	name, dsn, err := pgtest.Create(ctx, pgtest.AdminURL(), false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = pgtest.Drop(context.Background(), pgtest.AdminURL(), name) })
-	db := pgtest.Open(t, dsn)
+	db, _ := ownDatabase(t, false)
 	upTo0004 := fstest.MapFS{}
 	files, err := fs.Glob(migrations.FS, "*.sql")
 	if err != nil {
@@ -164,14 +146,17 @@ func TestMigration0005BackfillsAndRollsBack(t *testing.T) {
 	checkFilled(ctx, t, db, org, 4)
 }
 
+// fillRow is an invoice's search text and fill, as stored.
+type fillRow struct {
+	SearchText string `bun:"search_text"`
+	SearchFill string `bun:"search_fill"`
+}
+
 // checkFilled wants n invoices of org, each with the search_fill the
-// repository computes from its search text.
-func checkFilled(ctx context.Context, t *testing.T, db *bun.DB, org string, n int) {
+// repository computes from its search text, and returns them.
+func checkFilled(ctx context.Context, t *testing.T, db *bun.DB, org string, n int) []fillRow {
 	t.Helper()
-	var rows []struct {
-		SearchText string `bun:"search_text"`
-		SearchFill string `bun:"search_fill"`
-	}
+	var rows []fillRow
 	if err := db.NewSelect().Table("invoices").Column("search_text", "search_fill").Where("organization_id = ?", org).Scan(ctx, &rows); err != nil {
 		t.Fatal(err)
 	}
@@ -180,7 +165,20 @@ func checkFilled(ctx context.Context, t *testing.T, db *bun.DB, org string, n in
 	}
 	for _, r := range rows {
 		if want := postgres.FillOf(r.SearchText); r.SearchFill != want || !utf8.ValidString(r.SearchFill) {
-			t.Errorf("search_fill %q, want %q", r.SearchFill, want)
+			t.Errorf("fill of %q: PostgreSQL %q, Go %q", r.SearchText, r.SearchFill, want)
 		}
 	}
+	return rows
+}
+
+// ownDatabase creates a database for one test (migrated when migrate is
+// set), dropped after it.
+func ownDatabase(t *testing.T, migrate bool) (*bun.DB, string) {
+	t.Helper()
+	name, dsn, err := pgtest.Create(context.Background(), pgtest.AdminURL(), migrate)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = pgtest.Drop(context.Background(), pgtest.AdminURL(), name) })
+	return pgtest.Open(t, dsn), dsn
 }

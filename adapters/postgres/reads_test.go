@@ -124,12 +124,7 @@ func TestInvoicePreparedReadsAnswerAsUnprepared(t *testing.T) {
 // so cheap that PostgreSQL keeps them; it needs a few thousand.
 func TestInvoiceReadsKeepGenericPlans(t *testing.T) {
 	ctx := context.Background()
-	name, dsn, err := pgtest.Create(ctx, pgtest.AdminURL(), true)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = pgtest.Drop(context.Background(), pgtest.AdminURL(), name) })
-	db := pgtest.Open(t, dsn)
+	db, dsn := ownDatabase(t, true)
 	const org = "org_inv_generic"
 	specs := invOrderSpecs(org, 40)
 	for i := range 3000 {
