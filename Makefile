@@ -15,7 +15,7 @@ TOOLS = scripts/tools.sh
 # first-time build of a tool never counts against a test's timeout, and the Go modules whose tests
 # it runs (the service's own, then any module of its own under deploy/ or bench/).
 TEST_TOOLS := helm podman chromium prometheus promtool jaeger
-TEST_MODULES := . deploy
+TEST_MODULES := . deploy bench/baseline
 
 # The version stamped into the binary (`fulfillment version`) and the image's tag: `git describe`,
 # or "dev" outside a git checkout. Image times are the last commit's, so that building the same
@@ -78,8 +78,21 @@ test: ## go test -race on every package against a real PostgreSQL; log in .tmp/t
 	if [[ $$status != 0 ]]; then echo "== make test: FAILED (go test exit status $$status)"; else echo "== make test: ok"; fi; \
 	exit $$status
 
-bench: ## placeholder: the Benchmark functions that exist so far, against a real PostgreSQL
-	@$(WITH_PG) go test -run '^$$' -bench . -benchmem ./...
+# The benchmarks `make bench` runs, all by default: go (the Benchmark functions), invoices
+# (bench/invoices/run.sh: list and search at 10k and 1M, database time of every query shape),
+# reads (bench/reads/run.sh: the list and detail against a bare pgx baseline), intake
+# (bench/intake/run.sh: the order intake against pgbench). E.g. `make bench BENCH=reads`.
+BENCH ?= go invoices reads intake
+
+bench: ## the benchmarks of docs/benchmarks.md (BENCH="go invoices reads intake"); the first run generates 1M invoices
+	@$(WITH_PG) \
+	for b in $(BENCH); do \
+		case $$b in \
+		go) go test -run '^$$' -bench . -benchmem ./... ;; \
+		invoices|reads|intake) bench/$$b/run.sh ;; \
+		*) echo "make bench: unknown benchmark $$b (go, invoices, reads, intake)" >&2; exit 2 ;; \
+		esac; \
+	done
 
 lint: ## gofmt -s, go vet and golangci-lint (.golangci.yml) in every module of TEST_MODULES, Redocly on api/openapi.yaml; fails if any fails
 	@golangci_lint=$$($(TOOLS) golangci-lint); \

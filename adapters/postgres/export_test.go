@@ -28,3 +28,22 @@ func TextArrays(ss []string, ns []int64) (string, string) { return pgTextArray(s
 
 // DBErr is dbErr, for tests of raw statements.
 var DBErr = dbErr
+
+// ReadStatements are the texts of the statements NewPreparedRepositories
+// prepares.
+func ReadStatements() []string {
+	out := make([]string, len(readQueries))
+	for i, q := range readQueries {
+		out[i] = q.sql
+	}
+	return out
+}
+
+// FillOf is the search_fill the repository computes for s.
+func FillOf(s string) string {
+	f, _ := fillOf(s)
+	return string(f)
+}
+
+// FillPattern is the LIKE pattern on search_fill of a lower-cased term.
+var FillPattern = fillPattern

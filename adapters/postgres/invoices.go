@@ -2,7 +2,7 @@ package postgres
 
 import (
 	"context"
-	"fmt"
+	"database/sql"
 	"strings"
 	"time"
 	"unicode"
@@ -11,6 +11,7 @@ import (
 	"github.com/uptrace/bun/dialect/pgdialect"
 	"github.com/uptrace/bun/schema"
 
+	"github.com/acme3pl/fulfillment/adapters/postgres/invoicesql"
 	"github.com/acme3pl/fulfillment/domain"
 	"github.com/acme3pl/fulfillment/ports"
 )
@@ -104,37 +105,33 @@ func visibleInvoices(q *bun.SelectQuery, organizationID string) *bun.SelectQuery
 }
 
 // InvoiceRepository implements ports.InvoiceRepository.
-type InvoiceRepository struct{ db bun.IDB }
+type InvoiceRepository struct {
+	db    bun.IDB
+	reads *statements // the pool's prepared reads (reads.go); nil: none
+}
 
 var _ ports.InvoiceRepository = (*InvoiceRepository)(nil)
 
+// runner runs the read statements, prepared when the repository's pool has
+// prepared them.
+func (r *InvoiceRepository) runner(ctx context.Context) runner {
+	return runner{db: r.db, prepared: r.reads.get(ctx)}
+}
+
 // Get returns a visible invoice of the organization with its items.
 func (r *InvoiceRepository) Get(ctx context.Context, organizationID, id string) (*domain.Invoice, error) {
-	var row invoiceRow
-	q := visibleInvoices(r.db.NewSelect().Model(&row).ExcludeColumn("search_text"), organizationID).Where("i.id = ?", id)
-	if err := q.Scan(ctx); err != nil {
+	var read []invoiceWithItems
+	if err := r.runner(ctx).read(ctx, invoiceDetailQuery, detailScanner(organizationID, &read), organizationID, id); err != nil {
 		return nil, dbErr(err)
 	}
-	items, err := r.itemsOf(ctx, []string{row.ID})
+	if len(read) == 0 {
+		return nil, domain.ErrNotFound
+	}
+	invs, err := invoicesOf(read[:1])
 	if err != nil {
 		return nil, err
 	}
-	return invoiceFromRows(row, items[row.ID])
-}
-
-// itemsOf fetches the items of many invoices in one query.
-func (r *InvoiceRepository) itemsOf(ctx context.Context, ids []string) (map[string][]invoiceItemRow, error) {
-	var rows []invoiceItemRow
-	err := r.db.NewSelect().Model(&rows).Where("invoice_id IN (?)", bun.List(ids)).
-		OrderExpr("invoice_id, position").Scan(ctx)
-	if err != nil {
-		return nil, dbErr(err)
-	}
-	out := make(map[string][]invoiceItemRow, len(ids))
-	for _, row := range rows {
-		out[row.InvoiceID] = append(out[row.InvoiceID], row)
-	}
-	return out, nil
+	return invs[0], nil
 }
 
 // sortColumns maps the sort keys of the port to columns; each has a partial
@@ -152,18 +149,55 @@ var sortColumns = map[ports.InvoiceSortKey]string{
 // found first, from the sort key's index alone when nothing else filters
 // (an index-only scan: a deep skip walks index entries, not rows), then
 // joined to their rows; one row more than the page tells whether more
-// follow. The items of the page's invoices come in a second query.
+// follow. The items of the page's invoices come in a second statement.
+// Without a search term the page is one of the prepared statements of
+// invoicesql; with one it is built here, for the term.
 func (r *InvoiceRepository) List(ctx context.Context, organizationID string, f ports.InvoiceFilter, page ports.Page) ([]*domain.Invoice, bool, error) {
 	col, ok := sortColumns[f.SortBy]
 	if !ok {
 		return nil, false, domain.Invalid("sortBy", "%q is not a sort key", f.SortBy)
 	}
-	dir := "DESC"
-	if f.Ascending {
-		dir = "ASC"
+	run := r.runner(ctx)
+	var read []invoiceWithItems
+	scan := pageScanner(organizationID, &read)
+	var err error
+	if f.Search == "" && page.Take < invoicesql.PageLimit {
+		q := invoicePageQueries[pageKey{col, f.Ascending, f.Status != "", page.Skip > 0}]
+		args := []any{organizationID}
+		if f.Status != "" {
+			args = append(args, string(f.Status))
+		}
+		if page.Skip > 0 {
+			args = append(args, page.Skip)
+		}
+		err = run.read(ctx, q, scan, args...)
+	} else {
+		err = r.searchPage(ctx, organizationID, f, col, page, scan)
 	}
-	// col and dir come from the closed sets above, never from the request.
-	order := fmt.Sprintf("i.%s %s, i.id %s", col, dir, dir)
+	if err != nil {
+		return nil, false, dbErr(err)
+	}
+	read, more := trimPage(read, page)
+	if len(read) > 0 {
+		ids := make([]string, len(read))
+		for i, inv := range read {
+			ids[i] = inv.row.ID
+		}
+		if err := run.read(ctx, invoiceItemsQuery, itemScanner(read), pgTextArray(ids)); err != nil {
+			return nil, false, dbErr(err)
+		}
+	}
+	out, err := invoicesOf(read)
+	return out, more, err
+}
+
+// searchPage reads a page with a search term (or longer than
+// invoicesql.PageLimit allows) into scan, formatted by bun for the term.
+func (r *InvoiceRepository) searchPage(ctx context.Context, organizationID string, f ports.InvoiceFilter, col string,
+	page ports.Page, scan func(*sql.Rows) error,
+) error {
+	// col comes from the closed set above, never from the request.
+	order := invoicesql.Order(col, f.Ascending)
 	filtered := func(columns ...string) *bun.SelectQuery {
 		q := visibleInvoices(r.db.NewSelect().TableExpr("invoices AS i").Column(columns...), organizationID)
 		if f.Status != "" {
@@ -173,50 +207,28 @@ func (r *InvoiceRepository) List(ctx context.Context, organizationID string, f p
 	}
 	term := strings.ToLower(f.Search)
 	var ids schema.QueryAppender
-	switch grams := shortGrams(term); {
+	switch pattern := fillPattern(term); {
 	case term == "":
 		ids = filtered("i.id").OrderExpr(order).Offset(page.Skip).Limit(page.Take + 1)
-	case grams == nil:
-		ids = whereLike(filtered("i.id"), term).OrderExpr(order).Offset(page.Skip).Limit(page.Take + 1)
+	case pattern != "":
+		ids = whereContains(filtered("i.id"), term, pattern).OrderExpr(order).Offset(page.Skip).Limit(page.Take + 1)
 	default:
-		ids = shortTermIDs(r.db, filtered, col, order, term, grams, page)
+		ids = shortTermIDs(r.db, filtered, col, order, term, shortGrams(term), page)
 	}
-	var rows []invoiceRow
-	err := r.db.NewSelect().Model(&rows).ExcludeColumn("search_text").
-		Join("JOIN (?) AS page ON page.id = i.id", ids).OrderExpr(order).Scan(ctx)
+	// bun formats the IDs' statement into the page's placeholder.
+	rows, err := r.db.QueryContext(ctx, invoicesql.PageOf("?", col, f.Ascending), ids)
 	if err != nil {
-		return nil, false, dbErr(err)
+		return err
 	}
-	rows, more := trimPage(rows, page)
-	if len(rows) == 0 {
-		return []*domain.Invoice{}, more, nil
-	}
-	pageIDs := make([]string, len(rows))
-	for i, row := range rows {
-		pageIDs[i] = row.ID
-	}
-	items, err := r.itemsOf(ctx, pageIDs)
-	if err != nil {
-		return nil, false, err
-	}
-	out := make([]*domain.Invoice, len(rows))
-	for i, row := range rows {
-		if out[i], err = invoiceFromRows(row, items[row.ID]); err != nil {
-			return nil, false, fmt.Errorf("load invoice %s: %w", row.ID, err)
-		}
-	}
-	return out, more, nil
+	return scanAll(rows, scan)
 }
 
 // whereLike keeps invoices whose search_text contains term, which is
-// lower-cased already. search_text is lowered by strings.ToLower
-// (invoiceSearchText) and so is the term; lower() in SQL changes nothing
-// more on this server's ctype but keeps the match case-insensitive should
-// Go's and the database's case mappings ever differ for a character.
-//
-// A term with a run of three letters or digits is served by the trigram
-// index on search_text (or, when it is common, by walking the ordered index
-// until the page is full: the planner chooses).
+// lower-cased already (the short-term path; whereContains serves the
+// others). search_text is lowered by strings.ToLower (invoiceSearchText) and
+// so is the term; lower() in SQL changes nothing more on this server's ctype
+// but keeps the match case-insensitive should Go's and the database's case
+// mappings ever differ for a character.
 func whereLike(q *bun.SelectQuery, term string) *bun.SelectQuery {
 	return q.Where("i.search_text LIKE lower(?)", "%"+escapeLike(term)+"%")
 }
@@ -228,8 +240,9 @@ const (
 	shortWindowMax = 20_000
 )
 
-// shortTermIDs finds the page's IDs for a term pg_trgm cannot look up (one
-// or two characters, or punctuation), in one statement of two steps:
+// shortTermIDs finds the page's IDs for a term the trigram index cannot
+// look up (its search_fill is shorter than three characters: one or two
+// characters, or punctuation), in one statement of two steps:
 //
 //  1. The first rows of the requested order (a window of ten times the rows
 //     the page needs) are checked with LIKE alone. Such terms are mostly
@@ -268,25 +281,14 @@ func escapeLike(s string) string {
 	return strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(s)
 }
 
-// shortGrams returns the grams of term to look up in the gram index, or nil
-// when the term has a run of at least three letters or digits (the trigram
-// index serves it). The grams are the term's distinct two-character grams,
-// or its characters when it has none. Grams with a control character are
-// left out: invoice_search_grams cuts the text at U+001F, so it may lack
-// them, and the use case refuses such terms anyway. Every other gram of a
-// substring is among the text's, so the lookup never loses a match.
+// shortGrams returns the grams of term to look up in the gram index: the
+// term's distinct two-character grams, or its characters when it has none.
+// Grams with a control character are left out: invoice_search_grams cuts the
+// text at U+001F, so it may lack them, and the use case refuses such terms
+// anyway. Every other gram of a substring is among the text's, so the lookup
+// never loses a match.
 func shortGrams(term string) []string {
 	runes := []rune(term)
-	run := 0
-	for _, c := range runes {
-		if unicode.IsLetter(c) || unicode.IsDigit(c) {
-			if run++; run >= 3 {
-				return nil
-			}
-		} else {
-			run = 0
-		}
-	}
 	seen := map[string]bool{}
 	var grams []string
 	add := func(g string) {

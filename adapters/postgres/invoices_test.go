@@ -356,6 +356,11 @@ func TestInvoiceSearch(t *testing.T) {
 		{term: "fee storage", want: []string{}},                                           // never across two fields
 		{term: "Y F", want: []string{"inv-s-across"}},                                     // no run of three letters: the gram index
 		{term: "xylophone", want: []string{}},
+		{term: "storage extra", want: []string{"inv-s-across"}},      // two words, found by their junction
+		{term: "october nametoken st", want: []string{"inv-s-name"}}, // three words, the last one cut
+		{term: "storage nametoken", want: []string{}},                // both words there, never in this order
+		{term: "To Zoë — DescTok", want: []string{"inv-s-desc"}},     // a run of separators
+		{term: "zoë desctok", want: []string{}},                      // … is not one space
 	}
 	for _, tt := range tests {
 		got, _ := invList(t, repo, org, ports.InvoiceFilter{Search: tt.term, Status: tt.status}, ports.Page{Take: 10})
@@ -506,6 +511,13 @@ func TestInvoiceListReadsItemsInOneQuery(t *testing.T) {
 	if q := rec.take(); len(q) != 2 {
 		t.Fatalf("%d queries, want 2 (the page, then its items):\n%s", len(q), strings.Join(q, "\n"))
 	}
+	// The detail is one statement, its items joined.
+	if inv, err := invRepo(db).Get(context.Background(), org, "inv-n1-03"); err != nil || len(inv.Items()) != 3 {
+		t.Fatalf("Get: %v", err)
+	}
+	if q := rec.take(); len(q) != 1 {
+		t.Fatalf("%d queries for the detail, want 1:\n%s", len(q), strings.Join(q, "\n"))
+	}
 	// An empty page asks nothing more.
 	if _, _, err := invRepo(db).List(context.Background(), org, ports.InvoiceFilter{Search: "xylophone"}, ports.Page{Take: 10}); err != nil {
 		t.Fatal(err)
@@ -640,6 +652,10 @@ func TestInvoiceQueryPlansUseIndexes(t *testing.T) {
 		{name: "search short + status", filter: ports.InvoiceFilter{Search: "ß", Status: domain.InvoiceCancelled}},
 		{name: "search rare + status", filter: ports.InvoiceFilter{Search: "anchorage", Status: domain.InvoicePaid}},
 		{name: "search common + sort", filter: ports.InvoiceFilter{Search: "storage", SortBy: ports.InvoicesByDueDate, Ascending: true}},
+		{name: "search common words never together", filter: ports.InvoiceFilter{Search: "storage kitting"}},
+		{name: "search common phrase", filter: ports.InvoiceFilter{Search: "pallet storage"}},
+		{name: "search words and punctuation", filter: ports.InvoiceFilter{Search: "units, order #1000"}},
+		{name: "search rare phrase", filter: ports.InvoiceFilter{Search: "to anchorage"}},
 	}
 	for _, st := range domain.VisibleInvoiceStatuses {
 		shapes = append(shapes, shape{name: "status " + string(st), filter: ports.InvoiceFilter{Status: st}})
@@ -695,6 +711,42 @@ func TestInvoiceQueryPlansUseIndexes(t *testing.T) {
 			if len(indexes) == 0 {
 				t.Errorf("%s: no index used:\n%s\n%s", name, sql, raw)
 			}
+		}
+	}
+	// The statements the service prepares are planned once per connection
+	// and their generic plan reused for any parameters: no sequential scan
+	// there either.
+	for _, sql := range postgres.ReadStatements() {
+		// The arguments by what each placeholder stands for.
+		var args []string
+		for n := 1; strings.Contains(sql, fmt.Sprintf("$%d", n)); n++ {
+			switch p := fmt.Sprintf("$%d", n); {
+			case strings.Contains(sql, "ANY("+p):
+				args = append(args, "'{inv-plan-00001,inv-plan-00002}'")
+			case strings.Contains(sql, "organization_id = "+p):
+				args = append(args, "'"+org+"'")
+			case strings.Contains(sql, "i.id = "+p):
+				args = append(args, "'inv-plan-00001'")
+			case strings.Contains(sql, "i.status = "+p):
+				args = append(args, "'refunded'")
+			case strings.Contains(sql, "OFFSET "+p):
+				args = append(args, "1000")
+			default:
+				t.Fatalf("what does %s stand for in %s", p, sql)
+			}
+		}
+		// A page's generic plan must walk the list index in order and stop:
+		// estimated for the average organization, a plan that sorts the
+		// organization's invoices would read all of a large one's.
+		ordered := !strings.Contains(sql, "LIMIT")
+		explainGeneric(ctx, t, testDSN, sql, args...).walk(func(n planNode) {
+			if n.NodeType == "Seq Scan" && (n.RelationName == "invoices" || n.RelationName == "invoice_items") {
+				t.Errorf("generic plan: sequential scan of %s:\n%s", n.RelationName, sql)
+			}
+			ordered = ordered || n.NodeType == "Index Only Scan" && strings.HasPrefix(n.IndexName, "invoices_list_")
+		})
+		if !ordered {
+			t.Errorf("generic plan of a page without an index-only scan of a list index:\n%s", sql)
 		}
 	}
 }

@@ -43,7 +43,8 @@ var preparedQueries = []*hotQuery{
 // another could starve the pool). database/sql then prepares each statement
 // once per connection it runs on and keeps it for the connection's life.
 type statements struct {
-	db *bun.DB
+	db      *bun.DB
+	queries []*hotQuery // the set to prepare
 
 	mu    sync.Mutex                  // held while preparing
 	ready atomic.Pointer[preparedSet] // nil until prepared
@@ -54,13 +55,18 @@ type preparedSet struct {
 	dbName  string // db.name of the spans
 }
 
-func newStatements(db *bun.DB) *statements { return &statements{db: db} }
+func newStatements(db *bun.DB, queries []*hotQuery) *statements {
+	return &statements{db: db, queries: queries}
+}
 
 // get returns the prepared set, preparing it when needed. It returns nil
 // when another goroutine is preparing right now or preparing failed (the
-// database is away): the caller's queries then run unprepared, and the
-// next unit of work tries again.
+// database is away), and on a nil *statements: the caller's queries then
+// run unprepared, and the next call tries again.
 func (s *statements) get(ctx context.Context) *preparedSet {
+	if s == nil {
+		return nil
+	}
 	if p := s.ready.Load(); p != nil {
 		return p
 	}
@@ -71,11 +77,11 @@ func (s *statements) get(ctx context.Context) *preparedSet {
 	if p := s.ready.Load(); p != nil {
 		return p
 	}
-	p := &preparedSet{byQuery: make(map[*hotQuery]*sql.Stmt, len(preparedQueries))}
+	p := &preparedSet{byQuery: make(map[*hotQuery]*sql.Stmt, len(s.queries))}
 	if err := s.db.DB.QueryRowContext(ctx, "SELECT current_database()").Scan(&p.dbName); err != nil {
 		return nil
 	}
-	for _, q := range preparedQueries {
+	for _, q := range s.queries {
 		stmt, err := s.db.DB.PrepareContext(ctx, q.sql) //nolint:sqlclosecheck // kept open for the DB's life: the point of preparing
 		if err != nil {
 			for _, st := range p.byQuery {

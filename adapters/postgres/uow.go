@@ -22,7 +22,9 @@ type UnitOfWork struct {
 var _ ports.UnitOfWork = (*UnitOfWork)(nil)
 
 // NewUnitOfWork returns a unit of work on db.
-func NewUnitOfWork(db *bun.DB) *UnitOfWork { return &UnitOfWork{db: db, stmts: newStatements(db)} }
+func NewUnitOfWork(db *bun.DB) *UnitOfWork {
+	return &UnitOfWork{db: db, stmts: newStatements(db, preparedQueries)}
+}
 
 // Do runs fn in a transaction at the server's default isolation, READ
 // COMMITTED; row locks taken inside fn (SELECT … FOR UPDATE, INSERT … ON

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -15,6 +16,7 @@ import (
 	"github.com/uptrace/bun"
 
 	"github.com/acme3pl/fulfillment/adapters/postgres"
+	"github.com/acme3pl/fulfillment/adapters/postgres/invoicesql"
 	"github.com/acme3pl/fulfillment/application"
 	"github.com/acme3pl/fulfillment/ports"
 )
@@ -110,15 +112,19 @@ func explain(ctx context.Context, args []string) error {
 
 	fmt.Printf("Database time per query shape, %s (%d invoices): planning + execution of each statement, "+
 		"median of %d EXPLAIN ANALYZE runs on a warm connection, %s\n\n", *org, n, *runs, time.Now().UTC().Format(time.RFC3339))
-	fmt.Println("| shape | rows | page: plan + run ms | items: plan + run ms | total ms | plan (scans) |")
-	fmt.Println("|---|---:|---:|---:|---:|---|")
+	fmt.Println("| shape | rows | page: plan + run ms | items: plan + run ms | total ms | prepared, as the service runs it: total ms | plan (scans) |")
+	fmt.Println("|---|---:|---:|---:|---:|---:|---|")
 	for _, sh := range shapes() {
 		rows := 0
+		// The statements the service prepares for this shape, with their
+		// arguments as literals; none for a search.
+		var prepared [][2]string
 		if sh.detail {
 			if _, err := get.Handle(ctx, application.GetInvoice{OrganizationID: *org, ID: detailID}); err != nil {
 				return fmt.Errorf("%s: %w", sh.name, err)
 			}
 			rows = 1
+			prepared = [][2]string{{invoicesql.Detail, literals(*org, detailID)}}
 		} else {
 			in, err := listQuery(*org, sh.query)
 			if err != nil {
@@ -129,6 +135,24 @@ func explain(ctx context.Context, args []string) error {
 				return fmt.Errorf("%s: %w", sh.name, err)
 			}
 			rows = len(res.Invoices)
+			if in.Search == "" {
+				values := []string{*org}
+				if in.Status != "" {
+					values = append(values, string(in.Status))
+				}
+				if in.Page.Skip > 0 {
+					values = append(values, strconv.Itoa(in.Page.Skip))
+				}
+				args := literals(values...)
+				col := map[ports.InvoiceSortKey]string{"": "created_at", ports.InvoicesByCreatedAt: "created_at",
+					ports.InvoicesByUpdatedAt: "updated_at", ports.InvoicesByDueDate: "due_date"}[in.SortBy]
+				ids := make([]string, len(res.Invoices))
+				for i, inv := range res.Invoices {
+					ids[i] = `"` + inv.ID() + `"`
+				}
+				prepared = [][2]string{{invoicesql.Page(col, in.Ascending, in.Status != "", in.Page.Skip > 0), args},
+					{invoicesql.Items, literals("{" + strings.Join(ids, ",") + "}")}}
+			}
 		}
 		queries := rec.take()
 		ms := make([][2]float64, 2) // planning, execution
@@ -161,9 +185,62 @@ func explain(ctx context.Context, args []string) error {
 			slices.SortFunc(times, func(a, b [2]float64) int { return cmp.Compare(a[0]+a[1], b[0]+b[1]) })
 			ms[i] = times[len(times)/2]
 		}
-		fmt.Printf("| %s | %d | %.2f + %.2f | %.2f + %.2f | %.2f | %s |\n", sh.name, rows, ms[0][0], ms[0][1], ms[1][0], ms[1][1],
-			ms[0][0]+ms[0][1]+ms[1][0]+ms[1][1], strings.Join(scans, "; "))
+		preparedMS := "—"
+		if len(prepared) > 0 {
+			total := 0.0
+			for _, p := range prepared {
+				t, err := explainPrepared(ctx, db, p[0], p[1], *runs)
+				if err != nil {
+					return fmt.Errorf("%s: %w", sh.name, err)
+				}
+				total += t
+			}
+			preparedMS = fmt.Sprintf("%.2f", total)
+		}
+		rec.take()
+		fmt.Printf("| %s | %d | %.2f + %.2f | %.2f + %.2f | %.2f | %s | %s |\n", sh.name, rows, ms[0][0], ms[0][1], ms[1][0], ms[1][1],
+			ms[0][0]+ms[0][1]+ms[1][0]+ms[1][1], preparedMS, strings.Join(scans, "; "))
 	}
 	fmt.Fprintln(os.Stderr, "explain: done")
 	return nil
+}
+
+// literals quotes values as SQL string literals for an EXECUTE (the
+// benchmark's own IDs and numbers: nothing to escape but quotes).
+func literals(values ...string) string {
+	q := make([]string, len(values))
+	for i, v := range values {
+		q[i] = "'" + strings.ReplaceAll(v, "'", "''") + "'"
+	}
+	return strings.Join(q, ", ")
+}
+
+// explainPrepared prepares sql on the tool's one connection as the service
+// does, executes it six times (PostgreSQL then caches its generic plan, as
+// it does on the service's connections) and returns the median planning +
+// execution time of runs EXPLAIN ANALYZE EXECUTE.
+func explainPrepared(ctx context.Context, db *bun.DB, sql, args string, runs int) (float64, error) {
+	if _, err := db.DB.ExecContext(ctx, "PREPARE bench_read AS "+sql); err != nil {
+		return 0, fmt.Errorf("prepare: %w", err)
+	}
+	defer func() { _, _ = db.DB.ExecContext(context.WithoutCancel(ctx), "DEALLOCATE bench_read") }()
+	for range 6 {
+		if _, err := db.DB.ExecContext(ctx, "EXECUTE bench_read("+args+")"); err != nil {
+			return 0, fmt.Errorf("execute: %w", err)
+		}
+	}
+	times := make([]float64, 0, runs)
+	for range runs {
+		var raw []byte
+		if err := db.DB.QueryRowContext(ctx, "EXPLAIN (ANALYZE, FORMAT JSON) EXECUTE bench_read("+args+")").Scan(&raw); err != nil {
+			return 0, fmt.Errorf("explain execute: %w", err)
+		}
+		var plans []plan
+		if err := json.Unmarshal(raw, &plans); err != nil || len(plans) != 1 {
+			return 0, fmt.Errorf("read plan: %w", err)
+		}
+		times = append(times, plans[0].PlanningTime+plans[0].ExecutionTime)
+	}
+	slices.Sort(times)
+	return times[len(times)/2], nil
 }

@@ -4,8 +4,10 @@
 //	go run ./bench/invoices gen     -dsn DSN -org ORG -n N       # fill an organization with N invoices
 //	go run ./bench/invoices load    -target NAME=URL,TOKEN,ORG ... # p50/p99 per query shape over HTTP
 //	go run ./bench/invoices explain -dsn DSN -org ORG            # database time per query shape
+//	go run ./bench/invoices reads   -service URL,TOKEN -baseline URL # throughput against bench/baseline
 //
-// bench/invoices/run.sh runs the whole benchmark with one command.
+// bench/invoices/run.sh runs the whole benchmark with one command, and
+// bench/reads/run.sh the read benchmark against the bare pgx baseline.
 package main
 
 import (
@@ -16,7 +18,7 @@ import (
 	"syscall"
 )
 
-const usage = `usage: invoices gen|load|explain [flags]  (-h after a subcommand lists its flags)`
+const usage = `usage: invoices gen|load|explain|reads [flags]  (-h after a subcommand lists its flags)`
 
 func main() {
 	if len(os.Args) < 2 {
@@ -33,6 +35,8 @@ func main() {
 		err = load(ctx, os.Args[2:])
 	case "explain":
 		err = explain(ctx, os.Args[2:])
+	case "reads":
+		err = reads(ctx, os.Args[2:])
 	default:
 		fmt.Fprintln(os.Stderr, usage)
 		os.Exit(2)

@@ -26,11 +26,14 @@ func q(kv ...string) url.Values {
 	return v
 }
 
-// shapes are the query shapes of the issue; the search terms fit the text
+// shapes are the query shapes of the issues; the search terms fit the text
 // gen makes with its default seed: "storage" is in about a third of the
-// invoices, "anchorage" in about one in a thousand (so ~10 at 10,000 and
-// ~1,000 at 1,000,000), the tracking number in exactly one (invoice 6, the
-// same in every database), "xylophone" and "ø" in none.
+// invoices, "pallet storage" in a quarter, "juneau" in one in a hundred,
+// "anchorage" in one in a thousand (so ~10 at 10,000 and ~1,000 at
+// 1,000,000), the tracking number in exactly one (invoice 6, the same in
+// every database), "xylophone" and "ø" in none; "storage kitting",
+// "pallet storage kitting" and "pallets × 99 days" in none either, though
+// each of their words is common.
 func shapes() []shape {
 	s := []shape{{name: "default page", query: q()}}
 	for _, st := range domain.VisibleInvoiceStatuses {
@@ -47,6 +50,10 @@ func shapes() []shape {
 		shape{name: "search one invoice (tracking no.)", query: q("search", "1ZX50TBYC1HFUJH3XP")},
 		shape{name: "search no match (xylophone)", query: q("search", "xylophone")},
 		shape{name: "search no match, common trigrams (storage kitting)", query: q("search", "storage kitting")},
+		shape{name: "search no match, three common words (pallet storage kitting)", query: q("search", "pallet storage kitting")},
+		shape{name: "search no match, words and numbers (pallets × 99 days)", query: q("search", "pallets × 99 days")},
+		shape{name: "search common phrase (pallet storage)", query: q("search", "pallet storage")},
+		shape{name: "search word in 1% (juneau)", query: q("search", "juneau")},
 		shape{name: "search rare + status=collecting", query: q("search", "anchorage", "status", "collecting")},
 		shape{name: "search common, sortBy=dueDate asc", query: q("search", "storage", "sortBy", "dueDate", "sortOrder", "asc")},
 		shape{name: "search short common (pa)", query: q("search", "pa")},

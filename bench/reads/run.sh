@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# bench/reads/run.sh — the read benchmark of issue 13 in one command (docs/benchmarks/reads.md):
+# the service and the bare net/http + pgx baseline (bench/baseline) serve GET /v0/invoices and
+# GET /v0/invoices/{id} from the same database with the same SQL; every benchmark request is
+# first checked to get the same answer, byte for byte, from both; then the same closed loop of
+# clients measures each, alternately, round after round, and the ratios are printed.
+#
+#   bench/reads/run.sh                                   # 1,000,000 invoices (generated once, kept)
+#   N=10000 CLIENTS=8 DURATION=10s ROUNDS=5 bench/reads/run.sh
+#   SERVICE_BIN=/path/to/other/fulfillment bench/reads/run.sh   # e.g. a build of an older commit
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/../.."
+
+N=${N:-1000000}
+CLIENTS=${CLIENTS:-8}
+DURATION=${DURATION:-10s}
+WARMUP=${WARMUP:-2s}
+ROUNDS=${ROUNDS:-5}
+ORG=org_bench
+if [[ -z ${TEST_DATABASE_URL:-} ]]; then
+	pg_env="$(scripts/pg.sh)"
+	eval "$pg_env"
+fi
+# The benchmark databases of bench/invoices/run.sh, on the same server as the test databases.
+case $N in
+1000000) db=fulfillment_bench_1m ;;
+10000) db=fulfillment_bench_10k ;;
+*) db=fulfillment_bench_$N ;;
+esac
+u=${TEST_DATABASE_URL%%\?*}
+DSN="${u%/*}/$db${TEST_DATABASE_URL#"$u"}"
+
+work=.tmp/bench-reads
+mkdir -p "$work"
+go build -o "$work/invoices" ./bench/invoices
+if [[ -n ${SERVICE_BIN:-} ]]; then
+	cp "$SERVICE_BIN" "$work/fulfillment"
+else
+	go build -o "$work/fulfillment" ./cmd/fulfillment
+fi
+(cd bench/baseline && go build -o "../../$work/baseline" .)
+
+"$work/invoices" gen -dsn "$DSN" -org "$ORG" -n "$N"
+
+key=bench-signing-key-0123456789abcdef-0123456789
+pids=()
+trap 'for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; wait' EXIT
+ready() { # ready PORT LOG
+	for _ in $(seq 100); do
+		curl -fsS -o /dev/null "http://127.0.0.1:$1/$3" 2>/dev/null && return 0
+		sleep 0.1
+	done
+	echo "run.sh: the server on :$1 did not get ready; see $2" >&2
+	exit 1
+}
+# Both with their defaults: the service's pool is DB_MAX_CONNS = 4 × GOMAXPROCS, as is the
+# baseline's; the service logs each request (LOG_LEVEL=info) and traces nothing.
+DATABASE_URL=$DSN HTTP_ADDR=127.0.0.1:18083 AUTH_SIGNING_KEY=$key OTEL_TRACES_EXPORTER=none \
+	"$work/fulfillment" serve 2>"$work/service.log" &
+service_pid=$!
+pids+=("$service_pid")
+ready 18083 "$work/service.log" readyz
+"$work/baseline" -dsn "$DSN" -org "$ORG" -addr 127.0.0.1:18084 2>"$work/baseline.log" &
+baseline_pid=$!
+pids+=("$baseline_pid")
+ready 18084 "$work/baseline.log" "v0/invoices?take=1"
+token=$(DATABASE_URL=$DSN AUTH_SIGNING_KEY=$key "$work/fulfillment" token mint --org "$ORG" --scopes invoices)
+
+echo "## Machine"
+echo
+echo "$(nproc) CPUs ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs)), $(psql "$DSN" -Atc 'SHOW server_version' 2>/dev/null || echo 'PostgreSQL'), $(go version | cut -d' ' -f3), $db, service $("$work/fulfillment" version 2>/dev/null || echo '?'), load average $(cut -d' ' -f1-3 /proc/loadavg)"
+echo
+"$work/invoices" reads -clients "$CLIENTS" -duration "$DURATION" -warmup "$WARMUP" -rounds "$ROUNDS" \
+	-service "http://127.0.0.1:18083,$token,$service_pid" -baseline "http://127.0.0.1:18084,,$baseline_pid"

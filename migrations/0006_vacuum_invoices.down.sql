@@ -1,0 +1,2 @@
+-- Nothing to undo: 0006 only vacuums.
+SELECT 1;
