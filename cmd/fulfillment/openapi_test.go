@@ -25,7 +25,11 @@ func checkAnswers() error {
 	if err != nil {
 		return err
 	}
-	answers = &apitest.Transport{Base: http.DefaultTransport, Validator: v}
+	// Keep connections for the tests that send hundreds of requests at once,
+	// rather than opening one per request.
+	base := http.DefaultTransport.(*http.Transport).Clone()
+	base.MaxIdleConnsPerHost = 256
+	answers = &apitest.Transport{Base: base, Validator: v}
 	http.DefaultTransport = answers
 	return nil
 }
