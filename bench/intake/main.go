@@ -289,8 +289,15 @@ func (g *generator) order(rng *rand.Rand, id int64) []byte {
 // orderTemplate is a storefront order with placeholders where each order
 // differs: its id, its number, and each line item's id, SKU and quantity.
 type orderTemplate struct {
-	parts []string // the text between placeholders
-	slots []string // the placeholder after each part: "id", "number", "line:N:id", ...
+	parts []string   // the text between placeholders
+	slots []slotName // the placeholder after each part
+}
+
+// slotName is a placeholder: field "id" or "number" of the order, or
+// "id", "sku" or "quantity" of line item line (line ≥ 0).
+type slotName struct {
+	line  int
+	field string
 }
 
 // loadTemplate reads a sample order and makes its template of lines line
@@ -341,8 +348,12 @@ func loadTemplate(path string, lines int) (*orderTemplate, error) {
 			return t, nil
 		}
 		j := strings.IndexByte(rest[i+len(open):], '"')
+		name := slotName{line: -1, field: rest[i+len(open) : i+len(open)+j]}
+		if _, err := fmt.Sscanf(name.field, "line:%d:%s", &name.line, &name.field); err != nil {
+			name.line = -1
+		}
 		t.parts = append(t.parts, rest[:i])
-		t.slots = append(t.slots, rest[i+len(open):i+len(open)+j])
+		t.slots = append(t.slots, name)
 		rest = rest[i+len(open)+j+1:]
 	}
 }
@@ -355,23 +366,17 @@ func (t *orderTemplate) order(id int64, skus []int, skuFormat string, rng *rand.
 		if i == len(t.slots) {
 			break
 		}
-		var line int
-		var field string
 		switch slot := t.slots[i]; {
-		case slot == "id":
+		case slot.line < 0 && slot.field == "id":
 			b.WriteString(strconv.FormatInt(id, 10))
-		case slot == "number":
+		case slot.line < 0 && slot.field == "number":
 			b.WriteString(strconv.FormatInt(1000+id%1_000_000, 10))
-		default:
-			_, _ = fmt.Sscanf(slot, "line:%d:%s", &line, &field)
-			switch field {
-			case "id":
-				b.WriteString(strconv.FormatInt(id*10+int64(line), 10))
-			case "sku":
-				b.WriteString(strconv.Quote(fmt.Sprintf(skuFormat, skus[line])))
-			case "quantity":
-				b.WriteString(strconv.Itoa(1 + rng.IntN(3)))
-			}
+		case slot.field == "id":
+			b.WriteString(strconv.FormatInt(id*10+int64(slot.line), 10))
+		case slot.field == "sku":
+			b.WriteString(strconv.Quote(fmt.Sprintf(skuFormat, skus[slot.line])))
+		case slot.field == "quantity":
+			b.WriteString(strconv.Itoa(1 + rng.IntN(3)))
 		}
 	}
 	return b.Bytes()
