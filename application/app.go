@@ -55,7 +55,7 @@ type Deps struct {
 	Tracer     trace.Tracer
 	Log        *slog.Logger
 	// Environment decides whether new shipments are test shipments
-	// (sandbox) or real ones (production), CONTRACT §7.
+	// (sandbox) or real ones (production).
 	Environment domain.Environment
 }
 

@@ -31,7 +31,7 @@ func (c CreateShipment) SpanAttributes() []attribute.KeyValue {
 }
 
 // CreateShipmentHandler creates drafts. In the sandbox every shipment is a
-// test shipment (CONTRACT §7); in production none is.
+// test shipment; in production none is.
 type CreateShipmentHandler struct {
 	uow   ports.UnitOfWork
 	clock ports.Clock

@@ -13,7 +13,7 @@ import (
 )
 
 // MaxInvoiceSearchLength is the longest search term, in characters, after
-// trimming (CONTRACT §4).
+// trimming (docs/invoices.md).
 const MaxInvoiceSearchLength = 200
 
 // ListInvoices asks for a page of the organization's visible invoices.

@@ -15,7 +15,7 @@ import (
 )
 
 // StorefrontOrder is a storefront order as the intake reads it: the fields
-// of SPEC.md's mapping, decoded by the HTTP adapter. Strings are as sent
+// of the intake's mapping (docs/storefront-intake.md), decoded by the HTTP adapter. Strings are as sent
 // (JSON null is "").
 type StorefrontOrder struct {
 	ID              int64

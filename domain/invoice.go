@@ -23,7 +23,7 @@ const (
 )
 
 // VisibleInvoiceStatuses are the statuses of invoices that are finalized and
-// sent, in the order of SPEC.md.
+// sent, in the order of api/openapi.yaml.
 var VisibleInvoiceStatuses = []InvoiceStatus{
 	InvoiceUnpaid, InvoicePendingPayment, InvoicePaid, InvoiceCancelled, InvoiceRefunded, InvoiceCollecting,
 }

@@ -15,7 +15,7 @@ type InventoryRepository interface {
 	// active, else its first active warehouse by name then ID (the order of
 	// WarehouseRepository.ListActive). Warehouse is nil when the
 	// organization has no active warehouse; deciding what that means is the
-	// caller's (CONTRACT §5 checks unknown SKUs first).
+	// caller's (the intake checks unknown SKUs first).
 	ResolveOrder(ctx context.Context, organizationID string, skus []string) (OrderResolution, error)
 	// FindByIDs returns the organization's items of kind whose ID is in ids,
 	// keyed by ID. IDs of other organizations and IDs that cannot be IDs are
@@ -30,7 +30,7 @@ type InventoryRepository interface {
 	// stock rows in a fixed order for the rest of the transaction. SPD
 	// cartons are checked: when any is short nothing is reserved and the
 	// error is a *domain.InsufficientStockError listing every short carton.
-	// Pick & Pack products are reserved without a check (SPEC.md checks
+	// Pick & Pack products are reserved without a check (stock is checked
 	// stock only for SPD); their available count may go below zero, which
 	// shows a backorder.
 	Reserve(ctx context.Context, warehouseID string, kind domain.ShipmentKind, lines []domain.ShipmentLine) error

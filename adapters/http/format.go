@@ -2,7 +2,7 @@ package httpapi
 
 import "time"
 
-// timeLayout is CONTRACT §2's timestamp: RFC 3339, UTC, milliseconds.
+// timeLayout is the API's timestamp (api/openapi.yaml): RFC 3339, UTC, milliseconds.
 const timeLayout = "2006-01-02T15:04:05.000Z"
 
 // FormatTime writes t in UTC with milliseconds.

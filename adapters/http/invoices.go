@@ -11,7 +11,7 @@ import (
 	"github.com/acme3pl/fulfillment/domain"
 )
 
-// InvoiceDTO is the Invoice of SPEC.md: every field always present.
+// InvoiceDTO is the Invoice of api/openapi.yaml: every field always present.
 // deletedAt is always null, since deleted invoices are never served.
 type InvoiceDTO struct {
 	ID          string           `json:"id"`
@@ -27,7 +27,7 @@ type InvoiceDTO struct {
 	DeletedAt   *string          `json:"deletedAt"`
 }
 
-// InvoiceItemDTO is the Invoice item of SPEC.md. Quantity is a JSON number
+// InvoiceItemDTO is the invoice item of api/openapi.yaml. Quantity is a JSON number
 // written from the fixed-point quantity (62, 1.5, 0.125), never through
 // float64.
 type InvoiceItemDTO struct {

@@ -10,7 +10,7 @@ import (
 	"github.com/acme3pl/fulfillment/ports"
 )
 
-// Limits of CONTRACT §2.
+// Limits of every list (api/openapi.yaml).
 const (
 	DefaultTake = 10
 	MaxTake     = 10

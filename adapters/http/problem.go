@@ -16,7 +16,7 @@ import (
 )
 
 // Problem is an RFC 9457 problem document with the machine code of
-// CONTRACT §2 and optional members.
+// api/openapi.yaml and optional members.
 type Problem struct {
 	Type      string `json:"type"`
 	Title     string `json:"title"`

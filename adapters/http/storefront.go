@@ -19,7 +19,7 @@ import (
 	"github.com/acme3pl/fulfillment/ports"
 )
 
-// StorefrontBodyLimit bounds the body of an order delivery (CONTRACT §5).
+// StorefrontBodyLimit bounds the body of an order delivery (5 MiB: storefronts send whole orders).
 const StorefrontBodyLimit = 5 << 20
 
 // storefrontScopes are the scopes an intake API key needs, in the order a

@@ -9,7 +9,7 @@ import (
 	"github.com/acme3pl/fulfillment/domain"
 )
 
-// WarehouseDTO is the Warehouse of SPEC.md: every field always present.
+// WarehouseDTO is the Warehouse of api/openapi.yaml: every field always present.
 type WarehouseDTO struct {
 	ID          string     `json:"id"`
 	Name        string     `json:"name"`

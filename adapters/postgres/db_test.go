@@ -172,7 +172,7 @@ func serverHandshake(t *testing.T, f *fakeTLSPostgres) error {
 	}
 }
 
-// DEPENDENCIES.md: pgdriver alone does not verify the server's certificate;
+// pgdriver alone does not verify the server's certificate;
 // with sslmode=verify-full (or verify-ca) a wrong certificate must be
 // refused.
 func TestTLSVerifyRefusesWrongCertificates(t *testing.T) {

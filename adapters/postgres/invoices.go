@@ -49,7 +49,7 @@ type invoiceItemRow struct {
 	TotalCost int64  `bun:"total_cost"`
 }
 
-// invoiceSearchText is the one lower-cased text the search of CONTRACT §4
+// invoiceSearchText is the one lower-cased text the invoice search (docs/invoices.md)
 // matches: ID, key, name, notes and every item's title and description,
 // separated by a newline so a term never matches across two fields.
 func invoiceSearchText(inv *domain.Invoice) string {

@@ -226,7 +226,7 @@ func invOrderSpecs(org string, n int) []invSpec {
 	return specs
 }
 
-// invExpected is the order CONTRACT §4 asks for, computed in Go.
+// invExpected is the order docs/invoices.md gives, computed in Go.
 func invExpected(specs []invSpec, org string, f ports.InvoiceFilter) []string {
 	var keep []invSpec
 	for _, s := range specs {

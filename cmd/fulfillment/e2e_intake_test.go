@@ -1,6 +1,6 @@
 package main
 
-// End-to-end tests of the storefront order intake (CONTRACT §5): the real
+// End-to-end tests of the storefront order intake: the real
 // binary, the real database, the samples of docs/samples and payloads made
 // here.
 

@@ -22,7 +22,7 @@ var invE2ET0 = time.Date(2026, 3, 1, 8, 30, 0, 0, time.UTC)
 
 func invE2ETime(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05.000Z") }
 
-// invE2EInvoice is one fixture invoice (CONTRACT §8); i spreads the times.
+// invE2EInvoice is one fixture invoice; i spreads the times.
 func invE2EInvoice(id, org, status string, i int, deleted bool, name, notes string, items ...map[string]any) map[string]any {
 	created := invE2ET0.Add(time.Duration(i)*time.Hour + 123*time.Millisecond)
 	var deletedAt any
@@ -109,7 +109,7 @@ func invE2EIDs(invs []map[string]any) []string {
 
 var invE2ETimestamp = regexp.MustCompile(`^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$`)
 
-// invE2EWantShape checks that an invoice has exactly the fields of SPEC.md.
+// invE2EWantShape checks that an invoice has exactly the fields of api/openapi.yaml.
 func invE2EWantShape(t *testing.T, inv map[string]any) {
 	t.Helper()
 	want := []string{"id", "status", "name", "notes", "dueDate", "items", "totalAmount", "currency", "createdAt", "updatedAt", "deletedAt"}

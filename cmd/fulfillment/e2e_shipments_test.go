@@ -100,7 +100,7 @@ func (c shipClient) list(path string) ([]map[string]any, response) {
 	return out, r
 }
 
-// shipWantShape checks the members every shipment carries (CONTRACT §6).
+// shipWantShape checks the members every shipment carries.
 func shipWantShape(t *testing.T, s map[string]any) {
 	t.Helper()
 	for _, k := range []string{"id", "kind", "status", "warehouse", "shippingName", "shippingCompany", "shippingAddress1",
@@ -420,7 +420,7 @@ func TestShipmentsAPI(t *testing.T) {
 	wantProblem(t, r, 422, "unknown_items")
 }
 
-// In production shipments are real: test is false (CONTRACT §7).
+// In production shipments are real: test is false.
 func TestShipmentsInProductionAreNotTests(t *testing.T) {
 	seedShipE2E(t)
 	srv := startServer(t, baseEnv(testDSN, "ENVIRONMENT=production", "SHUTDOWN_DELAY=0s"))

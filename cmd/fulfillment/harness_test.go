@@ -298,7 +298,7 @@ func do(t testing.TB, method, url string, body any, headers ...string) response 
 	return response{Status: resp.StatusCode, Header: resp.Header, Body: b}
 }
 
-// problem is the problem+json body of CONTRACT §2.
+// problem is the problem+json body of every error but the intake's.
 type problem struct {
 	Type      string `json:"type"`
 	Title     string `json:"title"`

@@ -1,6 +1,6 @@
 // Command fulfillment is the fulfillment service: the HTTP API (serve) and
 // the operator's commands (migrate, seed, token, apikey). Every setting
-// comes from the environment (CONTRACT §1).
+// comes from the environment (README.md, Configuration).
 package main
 
 import (
@@ -21,7 +21,7 @@ import (
 	"github.com/acme3pl/fulfillment/bootstrap"
 )
 
-// Exit statuses of CONTRACT §1.
+// Exit statuses: 0 success, 1 failure (one line on stderr), 2 bad usage.
 const (
 	exitOK      = 0
 	exitFailure = 1
