@@ -28,8 +28,10 @@ type Attributer interface {
 	SpanAttributes() []attribute.KeyValue
 }
 
-// Decorate gives a use case its span and its log line. It is the one
-// wrapper every use case goes through.
+// Decorate gives a use case its span and its (debug) log line. It is the
+// one wrapper every use case goes through. A fault marks the span as
+// failed; it is logged once, by the adapter that answers it (with the
+// request's trace ID), not here as well.
 func Decorate[In, Out any](name string, h Handler[In, Out], tracer trace.Tracer, log *slog.Logger) Handler[In, Out] {
 	return HandlerFunc[In, Out](func(ctx context.Context, in In) (out Out, err error) {
 		var attrs []attribute.KeyValue
@@ -39,15 +41,13 @@ func Decorate[In, Out any](name string, h Handler[In, Out], tracer trace.Tracer,
 		ctx, span := tracer.Start(ctx, name, trace.WithAttributes(attrs...))
 		start := time.Now()
 		defer func() {
-			level := slog.LevelDebug
 			if err != nil {
 				span.RecordError(err)
 				if Classify(err).Fault {
 					span.SetStatus(codes.Error, "use case failed")
-					level = slog.LevelWarn
 				}
 			}
-			log.Log(ctx, level, "use case", slog.String("use_case", name),
+			log.Log(ctx, slog.LevelDebug, "use case", slog.String("use_case", name),
 				slog.Duration("duration", time.Since(start)), slog.Any("error", errText(err)))
 			span.End()
 		}()

@@ -23,6 +23,14 @@ var (
 	ErrOverloaded = errors.New("overloaded")
 )
 
+// The kinds of error that the access log and the metrics tell apart by
+// name (every row of errorTable has a Kind; these are the ones read
+// outside it).
+const (
+	KindShed    = "shed"
+	KindTimeout = "timeout"
+)
+
 // ErrorClass is how the service answers one kind of error.
 type ErrorClass struct {
 	// Kind names the row in logs and metrics ("timeout", "unknown_skus", ...).
@@ -62,11 +70,11 @@ var errorTable = []struct {
 	{is(context.Canceled), ErrorClass{Kind: "client_gone", Status: StatusClientClosedRequest,
 		ProblemCode: "client_closed_request", IntakeCode: "client_closed_request",
 		Detail: "the client closed the connection before the answer"}},
-	{is(ErrOverloaded), ErrorClass{Kind: "shed", Status: http.StatusServiceUnavailable,
+	{is(ErrOverloaded), ErrorClass{Kind: KindShed, Status: http.StatusServiceUnavailable,
 		ProblemCode: "unavailable", IntakeCode: "unavailable",
 		Detail: "the service is overloaded; retry later", Fault: true}},
 	{anyOf(is(domain.ErrTimeout), is(context.DeadlineExceeded), is(os.ErrDeadlineExceeded)), ErrorClass{
-		Kind: "timeout", Status: http.StatusServiceUnavailable, ProblemCode: "unavailable", IntakeCode: "unavailable",
+		Kind: KindTimeout, Status: http.StatusServiceUnavailable, ProblemCode: "unavailable", IntakeCode: "unavailable",
 		Detail: "the request could not be answered in time; retry later", Fault: true}},
 	{is(domain.ErrUnavailable), ErrorClass{Kind: "unavailable", Status: http.StatusServiceUnavailable,
 		ProblemCode: "unavailable", IntakeCode: "unavailable",

@@ -12,6 +12,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/acme3pl/fulfillment/adapters/telemetry"
+	"github.com/acme3pl/fulfillment/application"
 )
 
 // statusRecorder remembers the status code written.
@@ -82,11 +83,11 @@ func withAccessLog(log *slog.Logger, m *telemetry.Metrics, next http.Handler) ht
 		}
 		elapsed := time.Since(start)
 		route, errorKind := record.get()
-		m.ObserveRequest(r.Context(), route, r.Method, strconv.Itoa(sr.status), elapsed.Seconds())
+		m.ObserveRequest(r.Context(), route, methodLabel(r.Method), strconv.Itoa(sr.status), elapsed.Seconds())
 		switch errorKind {
-		case "shed":
+		case application.KindShed:
 			m.RequestsShed.WithLabelValues(route).Inc()
-		case "timeout":
+		case application.KindTimeout:
 			m.RequestsTimedOut.WithLabelValues(route).Inc()
 		}
 		level := slog.LevelInfo
@@ -105,6 +106,18 @@ func withAccessLog(log *slog.Logger, m *telemetry.Metrics, next http.Handler) ht
 	})
 }
 
+// methodLabel is the request's method as a metric label or span name: one
+// of HTTP's nine standard methods, or "_OTHER" for anything a client makes
+// up, so that the label set stays bounded.
+func methodLabel(method string) string {
+	switch method {
+	case http.MethodGet, http.MethodHead, http.MethodPost, http.MethodPut, http.MethodPatch,
+		http.MethodDelete, http.MethodOptions, http.MethodConnect, http.MethodTrace:
+		return method
+	}
+	return "_OTHER"
+}
+
 func isProbe(path string) bool {
 	return path == "/healthz" || path == "/readyz" || path == "/metrics"
 }
@@ -116,7 +129,7 @@ func nameSpan(next http.Handler) http.Handler {
 		if route := mux.CurrentRoute(r); route != nil {
 			if tmpl, err := route.GetPathTemplate(); err == nil {
 				span := trace.SpanFromContext(r.Context())
-				span.SetName(r.Method + " " + tmpl)
+				span.SetName(methodLabel(r.Method) + " " + tmpl)
 				span.SetAttributes(attribute.String("http.route", tmpl))
 				recordFrom(r.Context()).setRoute(tmpl)
 			}

@@ -102,7 +102,7 @@ func ProblemFor(err error) Problem {
 		p.Extra = map[string]any{"items": shortageDTOs(is.Items)}
 	case errors.As(err, &se):
 		p.Detail = "the token " + se.Error()
-	case c.Kind == "invalid_state":
+	case errors.Is(err, domain.ErrInvalidState):
 		p.Detail = strings.TrimSuffix(err.Error(), ": "+domain.ErrInvalidState.Error())
 	}
 	return p
@@ -140,7 +140,7 @@ func scopeNames(scopes []domain.Scope) []string {
 func noteError(log *slog.Logger, r *http.Request, err error) {
 	c := application.Classify(err)
 	recordFrom(r.Context()).setError(c.Kind)
-	if c.Fault && c.Kind != "shed" {
+	if c.Fault && c.Kind != application.KindShed {
 		log.ErrorContext(r.Context(), "request failed", slog.String("error", err.Error()), slog.String("kind", c.Kind),
 			slog.String("method", r.Method), slog.String("path", r.URL.Path))
 	}

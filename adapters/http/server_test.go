@@ -234,6 +234,10 @@ func TestHandlerMetricsUseRouteTemplate(t *testing.T) {
 	for _, path := range []string{"/route/42", "/route/43", "/unknown/99"} {
 		s.do(httptest.NewRequest(http.MethodGet, path, nil))
 	}
+	// Methods a client makes up share one label value, whatever they are.
+	for _, method := range []string{"FOO", "BAR1", "PROPFIND"} {
+		s.do(httptest.NewRequest(method, "/route/42", nil))
+	}
 
 	families, err := s.metrics.Registry.Gather()
 	if err != nil {
@@ -252,7 +256,7 @@ func TestHandlerMetricsUseRouteTemplate(t *testing.T) {
 			counts[labels["route"]+" "+labels["method"]+" "+labels["code"]] += m.GetHistogram().GetSampleCount()
 		}
 	}
-	want := map[string]uint64{"/route/{id} GET 200": 2, "unmatched GET 404": 1}
+	want := map[string]uint64{"/route/{id} GET 200": 2, "unmatched GET 404": 1, "unmatched _OTHER 405": 3}
 	if len(counts) != len(want) {
 		t.Errorf("histogram series = %v, want %v", counts, want)
 	}

@@ -182,7 +182,7 @@ func (h *Storefront) writeFailure(w http.ResponseWriter, r *http.Request, err er
 		}
 	case errors.As(err, &se):
 		e.Message, e.Missing = "the API key "+se.Error(), scopeNames(se.Missing)
-	case c.Kind == "invalid_credentials":
+	case errors.Is(err, ports.ErrInvalidCredentials):
 		h.log.DebugContext(r.Context(), "api key refused", slog.String("reason", err.Error()))
 	}
 	noteError(h.log, r, err)
