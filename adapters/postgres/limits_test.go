@@ -119,10 +119,24 @@ func TestSchemaBoundsQuantitiesAndOrderSources(t *testing.T) {
 	if err := insert(n("shp_src_2"), 77); err == nil {
 		t.Fatal("a second shipment of one storefront order was stored")
 	}
-	_, err := db.ExecContext(ctx, `INSERT INTO shipment_cartons (organization_id, shipment_id, carton_id, position, quantity)
-		VALUES (?, ?, ?, 0, 1000000001)`, org, n("shp_src_1"), n("ctn_ship_repo_1"))
-	if err == nil {
-		t.Fatal("a line of 1,000,000,001 was stored")
+	// Both kinds of line (products, where the intake's summed SKUs land, and
+	// cartons) take 1,000,000,000 and refuse one more.
+	for _, line := range []struct{ table, column, item string }{
+		{"shipment_items", "product_id", n("prod_ship_repo_1")},
+		{"shipment_cartons", "carton_id", n("ctn_ship_repo_1")},
+	} {
+		for _, q := range []int64{1_000_000_001, 0} {
+			_, err := db.ExecContext(ctx, `INSERT INTO ? (organization_id, shipment_id, ?, position, quantity) VALUES (?, ?, ?, 0, ?)`,
+				bun.Ident(line.table), bun.Ident(line.column), org, n("shp_src_1"), line.item, q)
+			if err == nil {
+				t.Fatalf("%s stored a line of %d", line.table, q)
+			}
+		}
+		_, err := db.ExecContext(ctx, `INSERT INTO ? (organization_id, shipment_id, ?, position, quantity) VALUES (?, ?, ?, 0, 1000000000)`,
+			bun.Ident(line.table), bun.Ident(line.column), org, n("shp_src_1"), line.item)
+		if err != nil {
+			t.Fatalf("%s refused a line of 1,000,000,000: %v", line.table, err)
+		}
 	}
 }
 

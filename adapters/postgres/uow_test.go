@@ -16,17 +16,37 @@ import (
 // database/sql, and its commit then fails with sql.ErrTxDone: that is the
 // deadline (503) or a caller gone (499), not a fault of the service (500).
 func TestUnitOfWorkEndedByItsContext(t *testing.T) {
-	uow := postgres.NewUnitOfWork(pgtest.Open(t, testDSN))
+	db := pgtest.Open(t, testDSN)
+	uow := postgres.NewUnitOfWork(db)
 	// A first unit of work prepares the intake's statements and opens a
 	// connection, so that the timed ones below begin at once.
 	if err := uow.Do(context.Background(), func(context.Context, ports.Repositories) error { return nil }); err != nil {
 		t.Fatal(err)
 	}
-	// rolledBack gives database/sql time to roll the transaction back once
-	// its context has ended, as a busy server would.
+	// rolledBack returns once database/sql has rolled the transaction back
+	// after its context ended (as on a busy server, where the work
+	// outlasts the deadline): PostgreSQL then shows no open transaction
+	// but the test's own.
 	rolledBack := func(ctx context.Context) {
 		<-ctx.Done()
-		time.Sleep(100 * time.Millisecond)
+		deadline := time.Now().Add(10 * time.Second)
+		for {
+			var open int
+			err := db.NewRaw(`SELECT count(*) FROM pg_stat_activity WHERE datname = current_database()
+				AND state LIKE 'idle in transaction%' AND pid <> pg_backend_pid()`).Scan(context.Background(), &open)
+			if err != nil {
+				t.Errorf("read pg_stat_activity: %v", err)
+				return
+			}
+			if open == 0 {
+				return
+			}
+			if time.Now().After(deadline) {
+				t.Errorf("%d transaction(s) still open 10 s after their context ended", open)
+				return
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
 	}
 	tests := []struct {
 		name     string
