@@ -107,7 +107,7 @@ func (h *ReceiveStorefrontOrderHandler) Handle(ctx context.Context, c ReceiveSto
 		}
 		return res, domain.Invalid("id", "must be a positive integer")
 	}
-	d := ports.ReceiptDelivery{
+	d := domain.OrderDelivery{
 		OrganizationID: c.OrganizationID, OrderID: c.Order.ID, OrderNumber: c.Order.OrderNumber,
 		TraceID: c.TraceID, ReceivedAt: h.clock.Now(),
 	}
@@ -278,7 +278,7 @@ func submitNew(ctx context.Context, r ports.Repositories, s *domain.Shipment, no
 // payload refused before processing, or an attempt whose transaction was
 // rolled back. It is best effort — when the database is down the record is
 // lost, and the answer (503) says so to the storefront, which retries.
-func (h *ReceiveStorefrontOrderHandler) recordFailure(ctx context.Context, d ports.ReceiptDelivery, cause error) {
+func (h *ReceiveStorefrontOrderHandler) recordFailure(ctx context.Context, d domain.OrderDelivery, cause error) {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), recordBudget)
 	defer cancel()
 	if err := h.receipts.RecordFailure(ctx, d, Classify(cause).IntakeCode); err != nil {

@@ -138,7 +138,7 @@ func (p intakePool) receipts() ports.OrderReceiptRepository { return &intakePool
 
 type intakePoolReceipts struct{ st *intakeStore }
 
-func (r *intakePoolReceipts) Claim(context.Context, ports.ReceiptDelivery) (*domain.OrderReceipt, error) {
+func (r *intakePoolReceipts) Claim(context.Context, domain.OrderDelivery) (*domain.OrderReceipt, error) {
 	panic("Claim outside a unit of work")
 }
 
@@ -146,7 +146,7 @@ func (r *intakePoolReceipts) Finish(context.Context, *domain.OrderReceipt) error
 	panic("Finish outside a unit of work")
 }
 
-func (r *intakePoolReceipts) RecordFailure(ctx context.Context, d ports.ReceiptDelivery, code string) error {
+func (r *intakePoolReceipts) RecordFailure(ctx context.Context, d domain.OrderDelivery, code string) error {
 	r.st.mu.Lock()
 	defer r.st.mu.Unlock()
 	return (&intakeReceipts{r.st, &r.st.state}).RecordFailure(ctx, d, code)
@@ -159,60 +159,54 @@ func (r *intakePoolReceipts) Get(ctx context.Context, org string, order int64) (
 }
 
 // intakeReceipts keeps receipts as the parameters they are stored with;
-// Claim and RecordFailure do what the postgres adapter's statements do.
+// Claim and RecordFailure apply the domain's rules, as the postgres
+// adapter's statements do.
 type intakeReceipts struct {
 	st    *intakeStore
 	state *intakeState
 }
 
-func (r *intakeReceipts) Claim(_ context.Context, d ports.ReceiptDelivery) (*domain.OrderReceipt, error) {
+// stored is the receipt of k, or nil.
+func (r *intakeReceipts) stored(k intakeKey) *domain.OrderReceipt {
+	if p, ok := r.state.receipts[k]; ok {
+		return domain.RehydrateOrderReceipt(p)
+	}
+	return nil
+}
+
+func (r *intakeReceipts) store(rec *domain.OrderReceipt) {
+	r.state.receipts[intakeKey{rec.OrganizationID(), rec.OrderID()}] = domain.OrderReceiptParams{
+		OrganizationID: rec.OrganizationID(), OrderID: rec.OrderID(), OrderNumber: rec.OrderNumber(), Status: rec.Status(),
+		Skipped: rec.Skipped(), Attempts: rec.Attempts(), LastError: rec.LastError(), ShipmentID: rec.ShipmentID(),
+		TraceID: rec.TraceID(), FirstReceived: rec.FirstReceived(), LastReceived: rec.LastReceived(),
+	}
+}
+
+func (r *intakeReceipts) Claim(_ context.Context, d domain.OrderDelivery) (*domain.OrderReceipt, error) {
 	if err := r.st.check(); err != nil {
 		return nil, err
 	}
-	k := intakeKey{d.OrganizationID, d.OrderID}
-	p, ok := r.state.receipts[k]
-	if !ok {
-		p = domain.OrderReceiptParams{OrganizationID: d.OrganizationID, OrderID: d.OrderID, OrderNumber: d.OrderNumber,
-			FirstReceived: d.ReceivedAt}
-	}
-	p.LastReceived = d.ReceivedAt
-	if p.Status != domain.ReceiptSucceeded {
-		p.Status, p.Attempts, p.TraceID = domain.ReceiptProcessing, p.Attempts+1, d.TraceID
-	}
-	r.state.receipts[k] = p
-	return domain.RehydrateOrderReceipt(p), nil
+	rec := domain.ClaimOrderReceipt(r.stored(intakeKey{d.OrganizationID, d.OrderID}), d)
+	r.store(rec)
+	return domain.RehydrateOrderReceipt(r.state.receipts[intakeKey{d.OrganizationID, d.OrderID}]), nil
 }
 
 func (r *intakeReceipts) Finish(_ context.Context, rec *domain.OrderReceipt) error {
 	if err := r.st.check(); err != nil {
 		return err
 	}
-	k := intakeKey{rec.OrganizationID(), rec.OrderID()}
-	p, ok := r.state.receipts[k]
-	if !ok {
+	if k := (intakeKey{rec.OrganizationID(), rec.OrderID()}); r.stored(k) == nil {
 		return fmt.Errorf("finish: no receipt %v", k)
 	}
-	p.Status, p.Skipped, p.LastError, p.ShipmentID = rec.Status(), rec.Skipped(), rec.LastError(), rec.ShipmentID()
-	r.state.receipts[k] = p
+	r.store(rec)
 	return nil
 }
 
-func (r *intakeReceipts) RecordFailure(_ context.Context, d ports.ReceiptDelivery, code string) error {
+func (r *intakeReceipts) RecordFailure(_ context.Context, d domain.OrderDelivery, code string) error {
 	if err := r.st.check(); err != nil {
 		return err
 	}
-	k := intakeKey{d.OrganizationID, d.OrderID}
-	p, ok := r.state.receipts[k]
-	if ok && p.Status == domain.ReceiptSucceeded {
-		return nil
-	}
-	if !ok {
-		p = domain.OrderReceiptParams{OrganizationID: d.OrganizationID, OrderID: d.OrderID, OrderNumber: d.OrderNumber,
-			FirstReceived: d.ReceivedAt}
-	}
-	p.Status, p.Attempts, p.LastError, p.TraceID, p.LastReceived =
-		domain.ReceiptFailed, p.Attempts+1, code, d.TraceID, d.ReceivedAt
-	r.state.receipts[k] = p
+	r.store(domain.RecordFailedDelivery(r.stored(intakeKey{d.OrganizationID, d.OrderID}), d, code))
 	return nil
 }
 

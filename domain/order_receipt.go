@@ -39,8 +39,9 @@ const (
 //     attempt (attempts + 1, the delivery's trace ID). A succeeded receipt
 //     is final: a delivery that claims it is a duplicate (Duplicate), is
 //     answered from it, and is not an attempt; only the time of the last
-//     delivery moves. The claim is one statement of the repository
-//     (OrderReceiptRepository.Claim), which returns the receipt as it is
+//     delivery moves (ClaimOrderReceipt). The repository makes the claim
+//     in one statement that also takes the lock
+//     (OrderReceiptRepository.Claim) and returns the receipt as it is
 //     after it.
 //   - The delivery that claimed the receipt ends it: Succeed with the
 //     shipment it made, Skip with why it made none, or Fail with the error
@@ -49,7 +50,7 @@ const (
 //   - A delivery that failed outside its transaction (refused before
 //     processing, or rolled back) is recorded failed by one statement of
 //     its own, which leaves a succeeded receipt alone
-//     (OrderReceiptRepository.RecordFailure).
+//     (RecordFailedDelivery; OrderReceiptRepository.RecordFailure).
 type OrderReceipt struct {
 	organizationID string
 	orderID        int64
@@ -62,6 +63,63 @@ type OrderReceipt struct {
 	traceID        string
 	firstReceived  time.Time
 	lastReceived   time.Time
+}
+
+// OrderDelivery is one delivery of a storefront order, as its receipt
+// records it.
+type OrderDelivery struct {
+	OrganizationID string
+	OrderID        int64
+	OrderNumber    *int64 // nil when the payload had none
+	TraceID        string
+	ReceivedAt     time.Time
+}
+
+// ClaimOrderReceipt is the claim of delivery d on the order's receipt
+// (stored; nil on the order's first delivery): the receipt as it is after
+// the claim. A first delivery makes the receipt, processing, its first
+// attempt. Later ones mark it processing and count an attempt with their
+// trace ID, unless the order has succeeded: a succeeded receipt is final
+// and a delivery that claims it is a duplicate, not an attempt. Every
+// delivery moves the time of the last delivery (never back) and fills an
+// order number the receipt lacks. The postgres adapter does the same in the
+// one statement that also takes the receipt's lock.
+func ClaimOrderReceipt(stored *OrderReceipt, d OrderDelivery) *OrderReceipt {
+	r := delivered(stored, d)
+	if r.status != ReceiptSucceeded {
+		r.status, r.attempts, r.traceID = ReceiptProcessing, r.attempts+1, d.TraceID
+	}
+	return r
+}
+
+// RecordFailedDelivery is the record of delivery d that failed outside its
+// transaction (refused before processing, or rolled back), answered with
+// code: a failed attempt, unless the order has succeeded (then the stored
+// receipt is returned unchanged, nothing is recorded).
+func RecordFailedDelivery(stored *OrderReceipt, d OrderDelivery, code string) *OrderReceipt {
+	if stored != nil && stored.status == ReceiptSucceeded {
+		return stored
+	}
+	r := delivered(stored, d)
+	r.status, r.attempts, r.lastError, r.traceID = ReceiptFailed, r.attempts+1, code, d.TraceID
+	return r
+}
+
+// delivered is a copy of stored (or a new receipt of d's order, without
+// attempts) with d's time of delivery and order number taken in.
+func delivered(stored *OrderReceipt, d OrderDelivery) *OrderReceipt {
+	if stored == nil {
+		return &OrderReceipt{organizationID: d.OrganizationID, orderID: d.OrderID, orderNumber: d.OrderNumber,
+			firstReceived: d.ReceivedAt.UTC(), lastReceived: d.ReceivedAt.UTC()}
+	}
+	r := *stored
+	if d.ReceivedAt.After(r.lastReceived) {
+		r.lastReceived = d.ReceivedAt.UTC()
+	}
+	if r.orderNumber == nil {
+		r.orderNumber = d.OrderNumber
+	}
+	return &r
 }
 
 // OrderReceiptParams carry a stored receipt.

@@ -2,6 +2,7 @@ package domain_test
 
 import (
 	"errors"
+	"fmt"
 	"reflect"
 	"testing"
 	"time"
@@ -113,6 +114,70 @@ func TestOrderReceiptDuplicate(t *testing.T) {
 			r := domain.RehydrateOrderReceipt(receiptIn(tt.status))
 			if got := r.Duplicate(); got != tt.want {
 				t.Fatalf("Duplicate() = %v, want %v", got, tt.want)
+			}
+		})
+	}
+}
+
+// A delivery's claim, and the record of a delivery that failed outside its
+// transaction, from each state a stored receipt can be in (or none).
+func TestOrderReceiptDeliveries(t *testing.T) {
+	num := int64(1001)
+	d := domain.OrderDelivery{OrganizationID: "org_a", OrderID: 7, OrderNumber: &num, TraceID: "trace-3", ReceivedAt: receiptT0.Add(time.Hour)}
+	late := d
+	late.ReceivedAt = receiptT0 // delivered late: the last delivery's time does not go back
+	with := func(p domain.OrderReceiptParams, set func(*domain.OrderReceiptParams)) domain.OrderReceiptParams {
+		set(&p)
+		return p
+	}
+	succeeded := with(receiptIn(domain.ReceiptSucceeded), func(p *domain.OrderReceiptParams) { p.ShipmentID = "shp_1" })
+	failed := receiptIn(domain.ReceiptFailed)
+	claim := func(stored *domain.OrderReceipt, d domain.OrderDelivery) *domain.OrderReceipt {
+		return domain.ClaimOrderReceipt(stored, d)
+	}
+	fail := func(stored *domain.OrderReceipt, d domain.OrderDelivery) *domain.OrderReceipt {
+		return domain.RecordFailedDelivery(stored, d, "unavailable")
+	}
+	tests := []struct {
+		name   string
+		stored *domain.OrderReceiptParams // nil: the order's first delivery
+		d      domain.OrderDelivery
+		do     func(*domain.OrderReceipt, domain.OrderDelivery) *domain.OrderReceipt
+		want   domain.OrderReceiptParams
+	}{
+		{name: "first delivery: a new receipt, processing, one attempt", d: d, do: claim,
+			want: domain.OrderReceiptParams{OrganizationID: "org_a", OrderID: 7, OrderNumber: &num, Status: domain.ReceiptProcessing,
+				Attempts: 1, TraceID: "trace-3", FirstReceived: d.ReceivedAt, LastReceived: d.ReceivedAt}},
+		{name: "after a failure: processing again, one more attempt, the last error kept", stored: &failed, d: d, do: claim,
+			want: with(failed, func(p *domain.OrderReceiptParams) {
+				p.Status, p.Attempts, p.TraceID, p.OrderNumber, p.LastReceived = domain.ReceiptProcessing, 3, "trace-3", &num, d.ReceivedAt
+			})},
+		{name: "a duplicate: not an attempt, only the time moves", stored: &succeeded, d: d, do: claim,
+			want: with(succeeded, func(p *domain.OrderReceiptParams) { p.OrderNumber, p.LastReceived = &num, d.ReceivedAt })},
+		{name: "a late duplicate: the time does not go back", stored: &succeeded, d: late, do: claim,
+			want: with(succeeded, func(p *domain.OrderReceiptParams) { p.OrderNumber = &num })},
+		{name: "a failure of the first delivery: a failed receipt, one attempt", d: d, do: fail,
+			want: domain.OrderReceiptParams{OrganizationID: "org_a", OrderID: 7, OrderNumber: &num, Status: domain.ReceiptFailed,
+				Attempts: 1, LastError: "unavailable", TraceID: "trace-3", FirstReceived: d.ReceivedAt, LastReceived: d.ReceivedAt}},
+		{name: "a failure after a failure: one more attempt, its code", stored: &failed, d: d, do: fail,
+			want: with(failed, func(p *domain.OrderReceiptParams) {
+				p.Attempts, p.LastError, p.TraceID, p.OrderNumber, p.LastReceived = 3, "unavailable", "trace-3", &num, d.ReceivedAt
+			})},
+		{name: "a failure after a success changes nothing", stored: &succeeded, d: d, do: fail, want: succeeded},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var stored *domain.OrderReceipt
+			if tt.stored != nil {
+				stored = domain.RehydrateOrderReceipt(*tt.stored)
+			}
+			before := fmt.Sprintf("%+v", stored)
+			got := tt.do(stored, tt.d)
+			if want := domain.RehydrateOrderReceipt(tt.want); !reflect.DeepEqual(got, want) {
+				t.Fatalf("receipt\n got %+v\nwant %+v", got, want)
+			}
+			if after := fmt.Sprintf("%+v", stored); after != before {
+				t.Fatalf("the stored receipt changed: %s, was %s", after, before)
 			}
 		})
 	}

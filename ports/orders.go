@@ -2,19 +2,9 @@ package ports
 
 import (
 	"context"
-	"time"
 
 	"github.com/acme3pl/fulfillment/domain"
 )
-
-// ReceiptDelivery identifies one delivery of an order.
-type ReceiptDelivery struct {
-	OrganizationID string
-	OrderID        int64
-	OrderNumber    *int64
-	TraceID        string
-	ReceivedAt     time.Time
-}
 
 // OrderReceiptRepository stores the receipts of storefront orders
 // (domain.OrderReceipt).
@@ -25,7 +15,7 @@ type OrderReceiptRepository interface {
 	// Unless the order has succeeded already, the receipt is marked
 	// processing for d (attempts + 1, d's trace ID). It returns the receipt
 	// as it is after the claim. Only meaningful inside UnitOfWork.Do.
-	Claim(ctx context.Context, d ReceiptDelivery) (*domain.OrderReceipt, error)
+	Claim(ctx context.Context, d domain.OrderDelivery) (*domain.OrderReceipt, error)
 	// Finish stores how the delivery that claimed the receipt ended it:
 	// status, skip reason, last error and shipment.
 	Finish(ctx context.Context, r *domain.OrderReceipt) error
@@ -33,7 +23,7 @@ type OrderReceiptRepository interface {
 	// error code answered) without a claim, in one statement: used for
 	// payloads refused before processing and for attempts whose transaction
 	// was rolled back. A succeeded receipt is left as it is.
-	RecordFailure(ctx context.Context, d ReceiptDelivery, code string) error
+	RecordFailure(ctx context.Context, d domain.OrderDelivery, code string) error
 	// Get returns the organization's receipt of an order, or
 	// domain.ErrNotFound.
 	Get(ctx context.Context, organizationID string, orderID int64) (*domain.OrderReceipt, error)

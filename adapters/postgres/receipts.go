@@ -63,8 +63,9 @@ const receiptColumns = "organization_id, order_id, order_number, status, skipped
 // row in one round trip. Under READ COMMITTED, ON CONFLICT DO UPDATE acts
 // on the latest committed version of the row even when the statement's
 // snapshot predates it, so a delivery that waited sees the outcome of the
-// one it waited for. A succeeded receipt keeps its state: only the time of
-// the last delivery moves.
+// one it waited for. The SET is domain.ClaimOrderReceipt written in SQL (a
+// succeeded receipt keeps its state: only the time of the last delivery
+// moves).
 var claimQuery = hotQuery{operation: "INSERT", sql: `INSERT INTO order_receipts AS r
 	(organization_id, order_id, order_number, status, attempts, trace_id, first_received_at, last_received_at)
 VALUES ($1, $2, $3, 'processing', 1, $4, $5, $5)
@@ -84,7 +85,7 @@ func scanReceipt(rows *sql.Rows, row *orderReceiptRow) error {
 
 // Claim implements ports.OrderReceiptRepository: claimQuery, then the
 // receipt rehydrated from the row it returns.
-func (r *OrderReceiptRepository) Claim(ctx context.Context, d ports.ReceiptDelivery) (*domain.OrderReceipt, error) {
+func (r *OrderReceiptRepository) Claim(ctx context.Context, d domain.OrderDelivery) (*domain.OrderReceipt, error) {
 	var (
 		row orderReceiptRow
 		n   int
@@ -118,8 +119,9 @@ func (r *OrderReceiptRepository) Finish(ctx context.Context, rec *domain.OrderRe
 	return nil
 }
 
-// recordFailureSQL counts a failed attempt in one statement; a succeeded
-// receipt is left alone (the WHERE of DO UPDATE).
+// recordFailureSQL is domain.RecordFailedDelivery in one statement: a
+// failed attempt counted, a succeeded receipt left alone (the WHERE of DO
+// UPDATE).
 const recordFailureSQL = `INSERT INTO order_receipts AS r
 	(organization_id, order_id, order_number, status, attempts, last_error, trace_id, first_received_at, last_received_at)
 VALUES (?, ?, ?, 'failed', 1, ?, ?, ?, ?)
@@ -133,7 +135,7 @@ ON CONFLICT (organization_id, order_id) DO UPDATE SET
 WHERE r.status <> 'succeeded'`
 
 // RecordFailure implements ports.OrderReceiptRepository.
-func (r *OrderReceiptRepository) RecordFailure(ctx context.Context, d ports.ReceiptDelivery, code string) error {
+func (r *OrderReceiptRepository) RecordFailure(ctx context.Context, d domain.OrderDelivery, code string) error {
 	_, err := r.db.NewRaw(recordFailureSQL, d.OrganizationID, d.OrderID, d.OrderNumber, code, d.TraceID,
 		d.ReceivedAt, d.ReceivedAt).Exec(ctx)
 	return dbErr(err)

@@ -108,7 +108,7 @@ func TestOrderReceiptRepository(t *testing.T) {
 	t0 := time.Date(2026, 11, 22, 1, 2, 3, 456000000, time.UTC)
 	num := int64(1042)
 	big := int64(9223372036854775807) // the largest int64 round-trips
-	d := ports.ReceiptDelivery{OrganizationID: org, OrderID: big, OrderNumber: &num, TraceID: "trace-1", ReceivedAt: t0}
+	d := domain.OrderDelivery{OrganizationID: org, OrderID: big, OrderNumber: &num, TraceID: "trace-1", ReceivedAt: t0}
 
 	if _, err := repos.Receipts.Get(ctx, org, big); !errors.Is(err, domain.ErrNotFound) {
 		t.Fatalf("get before any delivery: %v, want not found", err)
@@ -188,7 +188,7 @@ func TestOrderReceiptClaimWaitsForTheHolder(t *testing.T) {
 	org := intakeOrgID(t)
 	intakeSeed(t, db, org, 0)
 	uow := postgres.NewUnitOfWork(db)
-	d := ports.ReceiptDelivery{OrganizationID: org, OrderID: 42, TraceID: "a", ReceivedAt: time.Now().UTC()}
+	d := domain.OrderDelivery{OrganizationID: org, OrderID: 42, TraceID: "a", ReceivedAt: time.Now().UTC()}
 	holding, release := make(chan struct{}), make(chan struct{})
 	done := make(chan error, 1)
 	go func() {
@@ -214,10 +214,13 @@ func TestOrderReceiptClaimWaitsForTheHolder(t *testing.T) {
 			return err
 		})
 	}()
+	// The second claim is seen waiting for the holder's row lock in
+	// PostgreSQL itself, not inferred from a timer.
+	pgtest.WaitForLockWaiters(t, db, 1)
 	select {
 	case rec := <-seen:
 		t.Fatalf("second claim did not wait for the holder: %+v", rec)
-	case <-time.After(300 * time.Millisecond):
+	default:
 	}
 	close(release)
 	if err := <-done; err != nil {
@@ -402,5 +405,104 @@ func TestResolveOrder(t *testing.T) {
 	res, err := inventory.ResolveOrder(ctx, other, nil)
 	if err != nil || len(res.Products) != 0 || res.Warehouse == nil || *res.Warehouse != (domain.WarehouseRef{ID: other + "_wh2", Name: "Zulu"}) {
 		t.Fatalf("another organization, no SKUs: %+v, %v", res, err)
+	}
+}
+
+// The repository's one-statement claim and failure record are the domain's
+// rules (domain.ClaimOrderReceipt, domain.RecordFailedDelivery): a life of
+// one order's deliveries, applied to the database and to the domain alone,
+// leaves the same receipt after every step.
+func TestOrderReceiptStatementsFollowTheDomain(t *testing.T) {
+	db := pgtest.Open(t, testDSN)
+	org := intakeOrgID(t)
+	intakeSeed(t, db, org, 0)
+	uow := postgres.NewUnitOfWork(db)
+	ctx := context.Background()
+	num := int64(1234)
+	at := time.Now().UTC().Truncate(time.Millisecond)
+	delivery := func(i int, number *int64) domain.OrderDelivery {
+		return domain.OrderDelivery{OrganizationID: org, OrderID: 77, OrderNumber: number, TraceID: fmt.Sprintf("trace-%d", i),
+			ReceivedAt: at.Add(time.Duration(i%3) * time.Minute)} // times out of order, as redeliveries come
+	}
+	var model *domain.OrderReceipt
+	steps := []struct {
+		name string
+		run  func(i int) error
+	}{
+		{"first delivery refused in its transaction", func(i int) error {
+			d := delivery(i, nil)
+			model = domain.ClaimOrderReceipt(model, d)
+			if err := model.Fail("unknown_skus"); err != nil {
+				return err
+			}
+			return uow.Do(ctx, func(ctx context.Context, r ports.Repositories) error {
+				rec, err := r.Receipts.Claim(ctx, d)
+				if err != nil {
+					return err
+				}
+				if err := rec.Fail("unknown_skus"); err != nil {
+					return err
+				}
+				return r.Receipts.Finish(ctx, rec)
+			})
+		}},
+		{"a delivery that failed outside its transaction", func(i int) error {
+			d := delivery(i, &num)
+			model = domain.RecordFailedDelivery(model, d, "unavailable")
+			return uow.Do(ctx, func(ctx context.Context, r ports.Repositories) error {
+				return r.Receipts.RecordFailure(ctx, d, "unavailable")
+			})
+		}},
+		{"a delivery that succeeds (skipped)", func(i int) error {
+			d := delivery(i, nil)
+			model = domain.ClaimOrderReceipt(model, d)
+			if err := model.Skip(domain.SkipOrderCancelled); err != nil {
+				return err
+			}
+			return uow.Do(ctx, func(ctx context.Context, r ports.Repositories) error {
+				rec, err := r.Receipts.Claim(ctx, d)
+				if err != nil {
+					return err
+				}
+				if err := rec.Skip(domain.SkipOrderCancelled); err != nil {
+					return err
+				}
+				return r.Receipts.Finish(ctx, rec)
+			})
+		}},
+		{"a duplicate", func(i int) error {
+			d := delivery(i, nil)
+			model = domain.ClaimOrderReceipt(model, d)
+			return uow.Do(ctx, func(ctx context.Context, r ports.Repositories) error {
+				rec, err := r.Receipts.Claim(ctx, d)
+				if err == nil && !rec.Duplicate() {
+					err = errors.New("the claim of a succeeded receipt is not a duplicate")
+				}
+				return err
+			})
+		}},
+		{"a failure after the success", func(i int) error {
+			d := delivery(i, nil)
+			model = domain.RecordFailedDelivery(model, d, "unavailable")
+			return uow.Do(ctx, func(ctx context.Context, r ports.Repositories) error {
+				return r.Receipts.RecordFailure(ctx, d, "unavailable")
+			})
+		}},
+	}
+	for i, step := range steps {
+		if err := step.run(i); err != nil {
+			t.Fatalf("%s: %v", step.name, err)
+		}
+		var stored *domain.OrderReceipt
+		err := uow.Do(ctx, func(ctx context.Context, r ports.Repositories) (err error) {
+			stored, err = r.Receipts.Get(ctx, org, 77)
+			return err
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(stored, model) {
+			t.Fatalf("after %s:\nstored %+v\ndomain %+v", step.name, stored, model)
+		}
 	}
 }
