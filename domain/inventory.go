@@ -81,6 +81,23 @@ type StockShortage struct {
 	Available int64
 }
 
+// CheckAvailable is the rule of an SPD submission: every line must be
+// available at its warehouse (levels by item ID; an item without a level
+// has none). It lists every short item, with what is available (never
+// below zero), in the lines' order.
+func CheckAvailable(lines []ShipmentLine, levels map[string]StockLevel) error {
+	var short []StockShortage
+	for _, l := range lines {
+		if avail := levels[l.ItemID].Available(); avail < l.Quantity {
+			short = append(short, StockShortage{ItemID: l.ItemID, SKU: l.SKU, Requested: l.Quantity, Available: max(avail, 0)})
+		}
+	}
+	if len(short) > 0 {
+		return &InsufficientStockError{Items: short}
+	}
+	return nil
+}
+
 // InsufficientStockError lists every short item of a submission; nothing
 // was reserved.
 type InsufficientStockError struct {

@@ -210,19 +210,12 @@ func (r *InventoryRepository) Reserve(ctx context.Context, warehouseID string, k
 		return err
 	}
 	if kind == domain.SPD {
-		have := make(map[string]stockLockRow, len(rows))
+		levels := make(map[string]domain.StockLevel, len(rows))
 		for _, row := range rows {
-			have[row.ItemID] = row
+			levels[row.ItemID] = domain.StockLevel{OnHand: row.OnHand, Reserved: row.Reserved}
 		}
-		var short []domain.StockShortage
-		for _, l := range lines {
-			row := have[l.ItemID]
-			if avail := row.OnHand - row.Reserved; avail < l.Quantity {
-				short = append(short, domain.StockShortage{ItemID: l.ItemID, SKU: l.SKU, Requested: l.Quantity, Available: max(avail, 0)})
-			}
-		}
-		if len(short) > 0 {
-			return &domain.InsufficientStockError{Items: short}
+		if err := domain.CheckAvailable(lines, levels); err != nil {
+			return err
 		}
 	}
 	return r.adjust(ctx, table, column, warehouseID, lines, +1)
