@@ -232,7 +232,7 @@ func checkDeliveryTrace(t *testing.T, spans []otlpSpan, traceID string, status i
 	// The use case claims the receipt and, for a new order, resolves SKUs,
 	// writes the shipment and finishes the receipt, in a transaction: each
 	// statement has its span (BEGIN and COMMIT too).
-	if least := map[string]int{"created": 6, "duplicate": 3, "refused": 5}[outcome]; inUseCase < least {
+	if least := map[string]int{"created": 6, "duplicate": 3, "refused": 5, "skipped": 4}[outcome]; inUseCase < least {
 		t.Errorf("%s: %d SQL spans in the use case (want ≥ %d) of %d in all; spans: %v", outcome, inUseCase, least, len(queries), spanNames(spans))
 	}
 }
@@ -259,6 +259,10 @@ func TestTracesInJaeger(t *testing.T) {
 	duplicate := deliver(t, srv, obsIntakeKey, obsOrder(t, 7_300_001, "OBS-1", nil))
 	refused := deliver(t, srv, obsIntakeKey, obsOrder(t, 7_300_002, "NO-SUCH-SKU", nil))
 	wantIntakeError(t, refused, 422, "unknown_skus")
+	skipped := deliver(t, srv, obsIntakeKey, obsOrder(t, 7_300_003, "OBS-1", map[string]any{"cancelled_at": "2026-01-01T00:00:00Z"}))
+	if s := intakeJSON(t, skipped); skipped.Status != 200 || s.Skipped != "order_cancelled" {
+		t.Fatalf("cancelled order: %d %s, want skipped", skipped.Status, skipped.Body)
+	}
 
 	for _, tt := range []struct {
 		name       string
@@ -270,6 +274,7 @@ func TestTracesInJaeger(t *testing.T) {
 		{"created", created, 200, "7300001", shipmentID},
 		{"duplicate", duplicate, 200, "7300001", shipmentID},
 		{"refused", refused, 422, "7300002", ""},
+		{"skipped", skipped, 200, "7300003", ""},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			id := tt.r.Header.Get("X-Trace-Id")
