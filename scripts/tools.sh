@@ -80,6 +80,7 @@ go_module_tool() {
 		[[ ${TOOLS_NO_INSTALL:-0} == 1 ]] && die "$name $version is not built (unset TOOLS_NO_INSTALL)"
 		log "building $name $version into $TOOLS_DIR (once; it can take 15 minutes or more)"
 		local dir src
+		mkdir -p "$TOOLS_DIR"
 		dir=$(cd "$TOOLS_DIR" && GOFLAGS=-mod=mod go mod download -json "$module@$version" | sed -n 's/^[[:space:]]*"Dir": "\(.*\)",\{0,1\}$/\1/p')
 		[[ -n $dir && -d $dir ]] || die "go mod download $module@$version gave no source directory"
 		mkdir -p "$TOOLS_DIR/$name-$version/bin"

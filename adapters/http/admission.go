@@ -71,10 +71,7 @@ func NewAdmission(cfg AdmissionConfig, log *slog.Logger) *Admission {
 	}
 }
 
-// InFlight and Queued tell how many requests run and wait right now.
-func (a *Admission) InFlight() int { return len(a.slots) }
-
-// Queued: see InFlight.
+// Queued tells how many requests wait for a turn right now.
 func (a *Admission) Queued() int { return len(a.queued) }
 
 // errorWriter answers an error in a route's error shape (problem+json, or
