@@ -259,7 +259,7 @@ func TestTracesInJaeger(t *testing.T) {
 	duplicate := deliver(t, srv, obsIntakeKey, obsOrder(t, 7_300_001, "OBS-1", nil))
 	refused := deliver(t, srv, obsIntakeKey, obsOrder(t, 7_300_002, "NO-SUCH-SKU", nil))
 	wantIntakeError(t, refused, 422, "unknown_skus")
-	skipped := deliver(t, srv, obsIntakeKey, obsOrder(t, 7_300_003, "OBS-1", map[string]any{"cancelled_at": "2026-01-01T00:00:00Z"}))
+	skipped := deliver(t, srv, obsIntakeKey, obsOrder(t, 7_300_004, "OBS-1", map[string]any{"cancelled_at": "2026-01-01T00:00:00Z"}))
 	if s := intakeJSON(t, skipped); skipped.Status != 200 || s.Skipped != "order_cancelled" {
 		t.Fatalf("cancelled order: %d %s, want skipped", skipped.Status, skipped.Body)
 	}
@@ -274,7 +274,7 @@ func TestTracesInJaeger(t *testing.T) {
 		{"created", created, 200, "7300001", shipmentID},
 		{"duplicate", duplicate, 200, "7300001", shipmentID},
 		{"refused", refused, 422, "7300002", ""},
-		{"skipped", skipped, 200, "7300003", ""},
+		{"skipped", skipped, 200, "7300004", ""},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			id := tt.r.Header.Get("X-Trace-Id")
