@@ -152,11 +152,12 @@ func TestValidateTracing(t *testing.T) {
 
 var hex32 = regexp.MustCompile(`^[0-9a-f]{32}$`)
 
-// With OTEL_TRACES_EXPORTER=none spans are still made, so every response can
-// carry a trace ID (api/openapi.yaml: X-Trace-Id on every answer).
+// With OTEL_TRACES_EXPORTER=none nothing is recorded, whatever the sampler
+// says, but spans still have trace IDs, so every response can carry one
+// (api/openapi.yaml: X-Trace-Id on every answer).
 func TestNewTracerProviderNoneMakesTraceIDs(t *testing.T) {
 	ctx := context.Background()
-	tp, err := telemetry.NewTracerProvider(ctx, telemetry.TracingConfig{Exporter: "none", ServiceVersion: "test"})
+	tp, err := telemetry.NewTracerProvider(ctx, telemetry.TracingConfig{Exporter: "none", ServiceVersion: "test", Sampler: "always_on"})
 	if err != nil {
 		t.Fatalf("NewTracerProvider(none) = %v", err)
 	}
@@ -165,6 +166,9 @@ func TestNewTracerProviderNoneMakesTraceIDs(t *testing.T) {
 	seen := map[string]bool{}
 	for range 3 {
 		_, span := tp.Tracer("test").Start(ctx, "op")
+		if span.IsRecording() || span.SpanContext().IsSampled() {
+			t.Fatalf("exporter none: a recording or sampled span %v", span.SpanContext())
+		}
 		sc := span.SpanContext()
 		span.End()
 		id := sc.TraceID().String()

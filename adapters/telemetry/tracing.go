@@ -21,8 +21,10 @@ import (
 // TracingConfig selects the span exporter.
 type TracingConfig struct {
 	// Exporter is OTEL_TRACES_EXPORTER: "otlp" (the SDK default), "console"
-	// or "none". With "none" spans are still made, so every response gets a
-	// trace ID, but nothing is exported.
+	// or "none". With "none" no span is recorded, whatever the sampler: each
+	// request still gets a trace ID (logs and X-Trace-Id carry it), but
+	// attributes, events and timings that nobody would receive cost
+	// nothing, and no exemplar points at a trace that does not exist.
 	Exporter string
 	// Protocol is OTEL_EXPORTER_OTLP_(TRACES_)PROTOCOL; only http/protobuf
 	// is built in.
@@ -126,6 +128,7 @@ func NewTracerProvider(ctx context.Context, c TracingConfig) (*sdktrace.TracerPr
 	opts := []sdktrace.TracerProviderOption{sdktrace.WithResource(res), sdktrace.WithSampler(sampler)}
 	switch strings.ToLower(c.Exporter) {
 	case "none":
+		opts[1] = sdktrace.WithSampler(sdktrace.NeverSample())
 	case "console":
 		w := c.Console
 		if w == nil {

@@ -2,6 +2,7 @@ package telemetry_test
 
 import (
 	"context"
+	"io"
 	"strings"
 	"testing"
 
@@ -57,7 +58,7 @@ func TestParseSampler(t *testing.T) {
 func TestNewTracerProviderSamples(t *testing.T) {
 	ctx := context.Background()
 	sampled := func(sampler, arg string) (n int) {
-		tp, err := telemetry.NewTracerProvider(ctx, telemetry.TracingConfig{Exporter: "none", Sampler: sampler, SamplerArg: arg})
+		tp, err := telemetry.NewTracerProvider(ctx, telemetry.TracingConfig{Exporter: "console", Console: io.Discard, Sampler: sampler, SamplerArg: arg})
 		if err != nil {
 			t.Fatalf("NewTracerProvider(%s %s) = %v", sampler, arg, err)
 		}
@@ -91,7 +92,7 @@ func TestNewTracerProviderSamples(t *testing.T) {
 // A parent-based sampler follows the caller's decision.
 func TestNewTracerProviderParentBased(t *testing.T) {
 	ctx := context.Background()
-	tp, err := telemetry.NewTracerProvider(ctx, telemetry.TracingConfig{Exporter: "none", Sampler: "parentbased_always_on"})
+	tp, err := telemetry.NewTracerProvider(ctx, telemetry.TracingConfig{Exporter: "console", Console: io.Discard, Sampler: "parentbased_always_on"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -121,7 +122,7 @@ func TestNewTracerProviderResource(t *testing.T) {
 			t.Setenv("OTEL_SERVICE_NAME", tt.serviceName) // the binary's config and the SDK read the same variable
 			t.Setenv("OTEL_RESOURCE_ATTRIBUTES", tt.resourceAttrs)
 			tp, err := telemetry.NewTracerProvider(ctx, telemetry.TracingConfig{
-				Exporter: "none", ServiceName: tt.serviceName, ServiceVersion: "1.2.3", Environment: "production",
+				Exporter: "console", Console: io.Discard, ServiceName: tt.serviceName, ServiceVersion: "1.2.3", Environment: "production",
 			})
 			if err != nil {
 				t.Fatal(err)

@@ -152,7 +152,9 @@ func (p *prometheus) waitValue(t *testing.T, expr string, want float64) {
 // load and evaluate.
 func TestObservabilityUnderWorkload(t *testing.T) {
 	seedObs(t)
-	srv := startServer(t, baseEnv(testDSN))
+	// Exemplars link to exported traces: this server exports its spans.
+	collector := newSpanCollector(t)
+	srv := startServer(t, baseEnv(testDSN, "OTEL_TRACES_EXPORTER=otlp", "OTEL_EXPORTER_OTLP_ENDPOINT="+collector.url))
 	down := startDownServer(t)
 	hostPort := func(s *server) string { return strings.TrimPrefix(s.URL, "http://") }
 	prom := startPrometheus(t, []string{hostPort(srv), hostPort(down)}, repoFile("deploy", "prometheus", "rules.yaml"))
