@@ -282,6 +282,23 @@ func TestHealthEndpoints(t *testing.T) {
 	}
 }
 
+// TestServeGCPercent: serve collects garbage at GOGC=400 unless GOGC says
+// otherwise (the runtime's own gauge on /metrics tells).
+func TestServeGCPercent(t *testing.T) {
+	for _, tt := range []struct {
+		env  []string
+		want string
+	}{
+		{nil, "go_gc_gogc_percent 400\n"},
+		{[]string{"GOGC=150"}, "go_gc_gogc_percent 150\n"},
+	} {
+		srv := startServer(t, baseEnv(testDSN, tt.env...))
+		if r := do(t, "GET", srv.URL+"/metrics", nil); !strings.Contains(string(r.Body), tt.want) {
+			t.Errorf("with %v, /metrics has no %q", tt.env, tt.want)
+		}
+	}
+}
+
 // TestReadyzRequiresLatestSchema: against a database the binary has not
 // migrated, the server runs but is not ready.
 func TestReadyzRequiresLatestSchema(t *testing.T) {

@@ -11,6 +11,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"strings"
 	"syscall"
 	"time"
@@ -140,6 +141,9 @@ func dispatch(ctx context.Context, args []string, env map[string]string, stdout,
 func serve(cfg bootstrap.Config, stderr io.Writer) error {
 	if err := cfg.RequireAuth(); err != nil {
 		return err
+	}
+	if cfg.GOGC == "" {
+		debug.SetGCPercent(bootstrap.ServeGCPercent)
 	}
 	app := fx.New(append(bootstrap.Options(cfg, stderr), fx.StopTimeout(cfg.ShutdownTimeout))...)
 	if err := app.Err(); err != nil {
