@@ -1,0 +1,132 @@
+package bootstrap_test
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"go.uber.org/fx"
+
+	"github.com/acme3pl/fulfillment/adapters/fixture"
+	"github.com/acme3pl/fulfillment/adapters/postgres"
+	"github.com/acme3pl/fulfillment/adapters/postgres/pgtest"
+	"github.com/acme3pl/fulfillment/bootstrap"
+	"github.com/acme3pl/fulfillment/ports"
+)
+
+// BenchmarkIntake runs deliveries of the storefront sample (4.9 KB, three
+// line items, each with a SKU drawn from a thousand) through the real
+// handler of the real graph against PostgreSQL, in parallel: where the
+// service's CPU goes on the intake's path, without the network in between.
+//
+//	go test -run '^$' -bench Intake -benchtime 10s -cpuprofile cpu.out ./bootstrap/
+//	go tool pprof -top cpu.out
+func BenchmarkIntake(b *testing.B) {
+	const skus = 1000
+	seedIntakeBench(b, skus)
+	sample, err := os.ReadFile(filepath.Join("..", "docs", "samples", "orders-create.json"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	handler := benchHandler(b)
+	var nextID atomic.Int64
+	nextID.Store(time.Now().UnixMicro() * 1000)
+	b.ReportAllocs()
+	b.SetParallelism(4) // 8 deliveries at once on 2 CPUs, as bench/intake's 8 clients
+	b.ResetTimer()
+	b.RunParallel(func(pb *testing.PB) {
+		rng := rand.New(rand.NewPCG(uint64(nextID.Add(1)), 1)) //nolint:gosec // load shape, not secrets
+		for pb.Next() {
+			body := benchOrder(sample, nextID.Add(1), rng, skus)
+			req := httptest.NewRequest(http.MethodPost, "/v0/storefront/orders", bytes.NewReader(body))
+			req.Header.Set("Content-Type", "application/json")
+			req.Header.Set("Authorization", "Bearer "+benchKey)
+			w := httptest.NewRecorder()
+			handler.ServeHTTP(w, req)
+			if w.Code != http.StatusOK {
+				b.Errorf("status %d: %s", w.Code, w.Body)
+				return
+			}
+		}
+	})
+}
+
+const benchKey = "fk_test_BenchIntakeGraph0123456789abcdefghijklmn"
+
+// benchOrder is the sample with its own order id and three distinct SKUs.
+func benchOrder(sample []byte, id int64, rng *rand.Rand, skus int) []byte {
+	a := 1 + rng.IntN(skus)
+	bb := a%skus + 1
+	c := bb%skus + 1
+	return []byte(strings.NewReplacer(
+		`"id": 5726128734520`, `"id": `+strconv.FormatInt(id, 10),
+		`"SOCK-MER-CH-4346"`, fmt.Sprintf(`"BENCH-%05d"`, a),
+		`"KEY-LTH-01 "`, fmt.Sprintf(`"BENCH-%05d"`, bb),
+		`"sku": ""`, fmt.Sprintf(`"sku": "BENCH-%05d"`, c),
+	).Replace(string(sample)))
+}
+
+// seedIntakeBench loads an organization with a warehouse, skus products
+// BENCH-00001… and the API key benchKey.
+func seedIntakeBench(b *testing.B, skus int) {
+	b.Helper()
+	var doc strings.Builder
+	doc.WriteString(`{"organizations": [{"id": "org_bench", "name": "Bench", "defaultWarehouseId": "wh_bench"}],
+		"warehouses": [{"id": "wh_bench", "name": "Bench DC", "description": null, "active": true, "tags": [],
+			"organizations": ["org_bench"], "address": {"name": "Bench DC", "line1": "1 Dock St", "line2": "", "district": "",
+			"city": "Newark", "state": "NJ", "countryCode": "US", "postalCode": "07102"},
+			"contact": {"name": "Ops", "email": "ops@example.com", "phoneNumber": "+1 555 0100", "fax": ""}}],
+		"apiKeys": [{"id": "key_bench", "organizationId": "org_bench", "key": "` + benchKey + `",
+			"scopes": ["shipments", "inventory"], "revoked": false}],
+		"products": [`)
+	for i := 1; i <= skus; i++ {
+		if i > 1 {
+			doc.WriteByte(',')
+		}
+		fmt.Fprintf(&doc, `{"id": "prod_bench_%d", "organizationId": "org_bench", "sku": "BENCH-%05d", "name": "Bench"}`, i, i)
+	}
+	doc.WriteString(`]}`)
+	f, err := fixture.Decode(strings.NewReader(doc.String()), time.Now())
+	if err != nil {
+		b.Fatal(err)
+	}
+	err = postgres.NewUnitOfWork(pgtest.Open(b, testDSN)).Do(context.Background(), func(ctx context.Context, r ports.Repositories) error {
+		_, err := r.Fixtures.Load(ctx, f)
+		return err
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+}
+
+// benchHandler starts the real graph, as `serve` does (sandbox, no span
+// export), and returns its HTTP handler.
+func benchHandler(b *testing.B) http.Handler {
+	b.Helper()
+	cfg, err := bootstrap.Load(map[string]string{
+		"DATABASE_URL": testDSN, "AUTH_SIGNING_KEY": signingKey, "OTEL_TRACES_EXPORTER": "none",
+		"HTTP_ADDR": "127.0.0.1:0", "LOG_LEVEL": "warn",
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+	var handler http.Handler
+	app := fx.New(append(bootstrap.Options(cfg, &bytes.Buffer{}), fx.NopLogger, fx.Populate(&handler))...)
+	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+	defer cancel()
+	if err := app.Start(ctx); err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { _ = app.Stop(context.Background()) })
+	return handler
+}
