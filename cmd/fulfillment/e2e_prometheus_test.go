@@ -337,12 +337,17 @@ func checkMetricsEndpoint(t *testing.T, srv, down *server, answers []obsAnswers)
 }
 
 // grafanaPanel is what the test reads of a Grafana panel.
+type grafanaLink struct {
+	URL string `json:"url"`
+}
+
 type grafanaPanel struct {
 	ID         int            `json:"id"`
 	Type       string         `json:"type"`
 	Title      string         `json:"title"`
 	Datasource map[string]any `json:"datasource"`
 	Panels     []grafanaPanel `json:"panels"` // of a collapsed row
+	Links      []grafanaLink  `json:"links"`
 	Targets    []struct {
 		RefID    string `json:"refId"`
 		Expr     string `json:"expr"`
@@ -446,8 +451,16 @@ func checkDashboardQueries(t *testing.T, prom *prometheus) {
 			if !slices.ContainsFunc(samples, func(s promSample) bool { return !math.IsNaN(s.Value) && !math.IsInf(s.Value, 0) }) {
 				t.Errorf("panel %q %s: no series with a number (%d series)\n%s", p.Title, tg.RefID, len(samples), expr)
 			}
-			if strings.Contains(tg.Expr, "http_server_request_duration_seconds_bucket") && strings.HasPrefix(tg.Expr, "histogram_quantile") && !tg.Exemplar {
-				t.Errorf("panel %q %s: a latency query without exemplars (the link to traces)", p.Title, tg.RefID)
+			if strings.Contains(tg.Expr, "http_server_request_duration_seconds_bucket") && strings.HasPrefix(tg.Expr, "histogram_quantile") {
+				if !tg.Exemplar {
+					t.Errorf("panel %q %s: a latency query without exemplars (the link to traces)", p.Title, tg.RefID)
+				}
+				// And a link to the traces of the panel's time range, which needs no exemplar.
+				if !slices.ContainsFunc(p.Links, func(l grafanaLink) bool {
+					return strings.HasPrefix(l.URL, "/explore?") && strings.Contains(l.URL, "${traces}") && strings.Contains(l.URL, "${__from}")
+				}) {
+					t.Errorf("panel %q: a latency panel without a link to its time range's traces", p.Title)
+				}
 			}
 		}
 		if strings.Contains(p.Title, "5 s") {
