@@ -7,6 +7,10 @@
 // scheduled at R per second whatever the answers, and each latency counts
 // from the order's scheduled time, so a stall is not hidden by the workers
 // waiting on it (no coordinated omission).
+//
+// It is one file of about 400 lines on purpose: the options, the two loops,
+// the order template and the fixture are read together when a figure of
+// the benchmark is in doubt.
 package main
 
 import (
