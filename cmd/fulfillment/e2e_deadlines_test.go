@@ -326,6 +326,7 @@ func TestLocksHeldElsewhere(t *testing.T) {
 			pgtest.WaitForLockWaiters(t, db, waiters) // they really wait behind the lock
 			for range waiters {
 				r := <-answers
+				t.Logf("behind the lock: %d after %s", r.Status, r.Elapsed.Round(time.Millisecond))
 				if !unavailableAnswer(r) || r.Elapsed >= storefrontBudget {
 					t.Errorf("behind the lock: %d %s after %s, want 503 unavailable within 5s", r.Status, r.Body, r.Elapsed)
 				}
