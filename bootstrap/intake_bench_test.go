@@ -45,7 +45,7 @@ func BenchmarkIntake(b *testing.B) {
 	b.SetParallelism(4) // 8 deliveries at once on 2 CPUs, as bench/intake's 8 clients
 	b.ResetTimer()
 	b.RunParallel(func(pb *testing.PB) {
-		rng := rand.New(rand.NewPCG(uint64(nextID.Add(1)), 1)) //nolint:gosec // load shape, not secrets
+		rng := rand.New(rand.NewPCG(uint64(nextID.Add(1)), 1))
 		for pb.Next() {
 			body := benchOrder(sample, nextID.Add(1), rng, skus)
 			req := httptest.NewRequest(http.MethodPost, "/v0/storefront/orders", bytes.NewReader(body))
