@@ -125,10 +125,13 @@ func NewTracerProvider(ctx context.Context, c TracingConfig) (*sdktrace.TracerPr
 	if err != nil {
 		return nil, fmt.Errorf("tracing resource: %w", err)
 	}
+	exporter := strings.ToLower(c.Exporter)
+	if exporter == "none" {
+		sampler = sdktrace.NeverSample() // trace IDs still made; nothing recorded for nobody
+	}
 	opts := []sdktrace.TracerProviderOption{sdktrace.WithResource(res), sdktrace.WithSampler(sampler)}
-	switch strings.ToLower(c.Exporter) {
+	switch exporter {
 	case "none":
-		opts[1] = sdktrace.WithSampler(sdktrace.NeverSample())
 	case "console":
 		w := c.Console
 		if w == nil {
