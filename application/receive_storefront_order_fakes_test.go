@@ -187,8 +187,8 @@ func (r *intakeReceipts) Claim(_ context.Context, d domain.OrderDelivery) (*doma
 		return nil, err
 	}
 	rec := domain.ClaimOrderReceipt(r.stored(intakeKey{d.OrganizationID, d.OrderID}), d)
-	r.store(rec)
-	return domain.RehydrateOrderReceipt(r.state.receipts[intakeKey{d.OrganizationID, d.OrderID}]), nil
+	r.store(rec) // a copy: what the use case does to rec counts only when it finishes the receipt
+	return rec, nil
 }
 
 func (r *intakeReceipts) Finish(_ context.Context, rec *domain.OrderReceipt) error {

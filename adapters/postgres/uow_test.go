@@ -25,28 +25,10 @@ func TestUnitOfWorkEndedByItsContext(t *testing.T) {
 	}
 	// rolledBack returns once database/sql has rolled the transaction back
 	// after its context ended (as on a busy server, where the work
-	// outlasts the deadline): PostgreSQL then shows no open transaction
-	// but the test's own.
+	// outlasts the deadline): PostgreSQL then shows no open transaction.
 	rolledBack := func(ctx context.Context) {
 		<-ctx.Done()
-		deadline := time.Now().Add(10 * time.Second)
-		for {
-			var open int
-			err := db.NewRaw(`SELECT count(*) FROM pg_stat_activity WHERE datname = current_database()
-				AND state LIKE 'idle in transaction%' AND pid <> pg_backend_pid()`).Scan(context.Background(), &open)
-			if err != nil {
-				t.Errorf("read pg_stat_activity: %v", err)
-				return
-			}
-			if open == 0 {
-				return
-			}
-			if time.Now().After(deadline) {
-				t.Errorf("%d transaction(s) still open 10 s after their context ended", open)
-				return
-			}
-			time.Sleep(5 * time.Millisecond)
-		}
+		pgtest.WaitForNoOpenTransaction(t, db)
 	}
 	tests := []struct {
 		name     string

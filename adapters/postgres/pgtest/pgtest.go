@@ -115,22 +115,41 @@ func Open(t testing.TB, dsn string) *bun.DB {
 // behind a lock, rather than sleeping and hoping.
 func WaitForLockWaiters(t testing.TB, db *bun.DB, n int) {
 	t.Helper()
+	waitForSessions(t, db, "wait_event_type = 'Lock'", func(k int) bool { return k >= n },
+		fmt.Sprintf("session(s) wait for a lock, want %d", n))
+}
+
+// WaitForNoOpenTransaction waits until no other session of db's database
+// is idle in a transaction (pg_stat_activity.state), failing t after 15 s:
+// a transaction that ended on the client's side has been rolled back on
+// the server's.
+func WaitForNoOpenTransaction(t testing.TB, db *bun.DB) {
+	t.Helper()
+	waitForSessions(t, db, "state LIKE 'idle in transaction%'", func(k int) bool { return k == 0 },
+		"session(s) still idle in a transaction, want none")
+}
+
+// waitForSessions polls how many other sessions of db's database match
+// cond (an SQL condition on pg_stat_activity) until done accepts the count,
+// failing t after 15 s with the count and what.
+func waitForSessions(t testing.TB, db *bun.DB, cond string, done func(int) bool, what string) {
+	t.Helper()
 	deadline := time.Now().Add(15 * time.Second)
 	for {
-		var waiting int
+		var n int
 		err := db.NewRaw(`SELECT count(*) FROM pg_stat_activity
-			WHERE datname = current_database() AND wait_event_type = 'Lock' AND pid <> pg_backend_pid()`).
-			Scan(context.Background(), &waiting)
+			WHERE datname = current_database() AND pid <> pg_backend_pid() AND `+cond).
+			Scan(context.Background(), &n)
 		if err != nil {
 			t.Fatalf("read pg_stat_activity: %v", err)
 		}
-		if waiting >= n {
+		if done(n) {
 			return
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("%d session(s) wait for a lock after 15s, want %d", waiting, n)
+			t.Fatalf("after 15s %d %s", n, what)
 		}
-		time.Sleep(10 * time.Millisecond)
+		time.Sleep(5 * time.Millisecond)
 	}
 }
 
