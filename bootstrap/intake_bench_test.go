@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"net/http"
 	"net/http/httptest"
@@ -38,7 +39,7 @@ func BenchmarkIntake(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	handler := benchHandler(b)
+	handler := benchHandler(b, "LOG_LEVEL", "warn")
 	var nextID atomic.Int64
 	nextID.Store(time.Now().UnixMicro() * 1000)
 	b.ReportAllocs()
@@ -110,18 +111,23 @@ func seedIntakeBench(b *testing.B, skus int) {
 }
 
 // benchHandler starts the real graph, as `serve` does (sandbox, no span
-// export), and returns its HTTP handler.
-func benchHandler(b *testing.B) http.Handler {
+// export), with the settings env adds (name, value, …), and returns its
+// HTTP handler.
+func benchHandler(b *testing.B, env ...string) http.Handler {
 	b.Helper()
-	cfg, err := bootstrap.Load(map[string]string{
+	vars := map[string]string{
 		"DATABASE_URL": testDSN, "AUTH_SIGNING_KEY": signingKey, "OTEL_TRACES_EXPORTER": "none",
-		"HTTP_ADDR": "127.0.0.1:0", "LOG_LEVEL": "warn",
-	})
+		"HTTP_ADDR": "127.0.0.1:0",
+	}
+	for i := 0; i+1 < len(env); i += 2 {
+		vars[env[i]] = env[i+1]
+	}
+	cfg, err := bootstrap.Load(vars)
 	if err != nil {
 		b.Fatal(err)
 	}
 	var handler http.Handler
-	app := fx.New(append(bootstrap.Options(cfg, &bytes.Buffer{}), fx.NopLogger, fx.Populate(&handler))...)
+	app := fx.New(append(bootstrap.Options(cfg, io.Discard), fx.NopLogger, fx.Populate(&handler))...)
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
 	defer cancel()
 	if err := app.Start(ctx); err != nil {

@@ -43,10 +43,15 @@ func (c *shortCache[K, V]) get(k K, now time.Time) (V, bool) {
 
 // put remembers v for k from now on, for the cache's TTL.
 func (c *shortCache[K, V]) put(k K, v V, now time.Time) {
+	c.putUntil(k, v, now.Add(c.ttl))
+}
+
+// putUntil remembers v for k until expires, whatever the cache's TTL.
+func (c *shortCache[K, V]) putUntil(k K, v V, expires time.Time) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if len(c.entries) >= maxCached {
 		clear(c.entries)
 	}
-	c.entries[k] = shortEntry[V]{value: v, expires: now.Add(c.ttl)}
+	c.entries[k] = shortEntry[V]{value: v, expires: expires}
 }

@@ -36,6 +36,11 @@
 // Every refusal wraps ports.ErrInvalidCredentials, with a reason meant for
 // debug logs. The token itself never appears in an error or a log line.
 //
+// An accepted token is remembered by its SHA-256 until it expires, so that a
+// client's next requests with it skip the parse and the signature check; a
+// JWKS token only while the JWKS still holds the key that verified it under
+// its kid (jwt_cache.go says why and what is not remembered).
+//
 // jwt.go holds all of this, and is longer than the service's other files on
 // purpose: which key source a token's alg selects, and what each source
 // accepts, is one security decision and is reviewed in one place.

@@ -5,6 +5,7 @@ import (
 	"crypto/ecdsa"
 	"crypto/elliptic"
 	"crypto/rsa"
+	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
@@ -108,8 +109,12 @@ type TokenVerifier struct {
 	jwks       jwkset.Storage // nil without JWKSURL
 	jwksParser *jwt.Parser
 	orgClaim   string
+	leeway     time.Duration
 	stop       context.CancelFunc
 	stopOnce   sync.Once
+
+	now      func() time.Time // the clock of the parsers and of verified
+	verified *shortCache[[sha256.Size]byte, verifiedToken]
 }
 
 var _ ports.AccessTokenVerifier = (*TokenVerifier)(nil)
@@ -136,7 +141,10 @@ func newTokenVerifier(ctx context.Context, cfg TokenConfig, httpClient *http.Cli
 		return nil, fmt.Errorf("token config: organization claim %q has surrounding white space", orgClaim)
 	}
 
+	v := &TokenVerifier{orgClaim: orgClaim, leeway: cfg.Leeway, stop: func() {}, now: time.Now,
+		verified: newShortCache[[sha256.Size]byte, verifiedToken](0)}
 	common := []jwt.ParserOption{
+		jwt.WithTimeFunc(func() time.Time { return v.now() }),
 		jwt.WithExpirationRequired(),
 		jwt.WithIssuedAt(),
 		jwt.WithLeeway(cfg.Leeway),
@@ -148,7 +156,6 @@ func newTokenVerifier(ctx context.Context, cfg TokenConfig, httpClient *http.Cli
 		common = append(common, jwt.WithAudience(cfg.Audience))
 	}
 
-	v := &TokenVerifier{orgClaim: orgClaim, stop: func() {}}
 	if len(cfg.SigningKey) > 0 {
 		// Copy: the caller's slice must not change the key under our feet.
 		v.hmacKey = slices.Clone(cfg.SigningKey)
@@ -235,6 +242,11 @@ func (v *TokenVerifier) VerifyAccessToken(ctx context.Context, token string) (po
 	if len(token) > maxTokenBytes {
 		return ports.Principal{}, invalid("token longer than %d bytes", maxTokenBytes)
 	}
+	sum := sha256.Sum256([]byte(token))
+	now := v.now()
+	if p, ok := v.cached(ctx, sum, now); ok {
+		return p, nil
+	}
 	alg, err := headerAlg(token)
 	if err != nil {
 		return ports.Principal{}, invalid("malformed header: %v", err)
@@ -262,11 +274,24 @@ func (v *TokenVerifier) VerifyAccessToken(ctx context.Context, token string) (po
 		return ports.Principal{}, invalid("alg %q is not accepted", truncate(alg, 16))
 	}
 
+	// The key that verified the signature, remembered with the token.
+	var used verifiedToken
+	remember := func(t *jwt.Token) (any, error) {
+		key, err := keyFunc(t)
+		used.key, used.alg = key, alg
+		used.kid, _ = t.Header[jwkset.HeaderKID].(string)
+		return key, err
+	}
 	claims := jwt.MapClaims{}
-	if _, err := parser.ParseWithClaims(token, claims, keyFunc); err != nil {
+	if _, err := parser.ParseWithClaims(token, claims, remember); err != nil {
 		return ports.Principal{}, fmt.Errorf("access token: %w: %w", ports.ErrInvalidCredentials, err)
 	}
-	return principal(claims, v.orgClaim)
+	p, err := principal(claims, v.orgClaim)
+	if err != nil {
+		return ports.Principal{}, err
+	}
+	v.remember(sum, claims, p, used)
+	return p, nil
 }
 
 func (v *TokenVerifier) hmacKeyFunc(t *jwt.Token) (any, error) {
