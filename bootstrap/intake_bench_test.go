@@ -10,6 +10,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -111,7 +112,7 @@ func seedIntakeBench(b *testing.B, skus int) {
 }
 
 // benchHandler starts the real graph, as `serve` does (sandbox, no span
-// export), with the settings env adds (name, value, …), and returns its
+// export, GOGC=400), with the settings env adds (name, value, …), and returns its
 // HTTP handler.
 func benchHandler(b *testing.B, env ...string) http.Handler {
 	b.Helper()
@@ -128,6 +129,8 @@ func benchHandler(b *testing.B, env ...string) http.Handler {
 	}
 	var handler http.Handler
 	app := fx.New(append(bootstrap.Options(cfg, io.Discard), fx.NopLogger, fx.Populate(&handler))...)
+	// As `serve` runs it.
+	b.Cleanup(func(old int) func() { return func() { debug.SetGCPercent(old) } }(debug.SetGCPercent(bootstrap.ServeGCPercent)))
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
 	defer cancel()
 	if err := app.Start(ctx); err != nil {

@@ -133,14 +133,3 @@ func (n jsonInt) ptr() *int64 {
 func isLiteral(raw json.RawMessage, lit string) bool {
 	return string(bytes.TrimSpace(raw)) == lit
 }
-
-// jsonKind names the JSON type a Go type decodes from.
-func jsonKind(goType string) string {
-	switch {
-	case goType == "string":
-		return "string"
-	case strings.HasPrefix(goType, "[]"), strings.HasPrefix(goType, "*[]"):
-		return "array"
-	}
-	return "object"
-}

@@ -3,7 +3,6 @@ package httpapi
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 
 	"github.com/acme3pl/fulfillment/application"
@@ -12,7 +11,9 @@ import (
 
 // The storefront's order payload, as far as the intake reads it. Mapped
 // strings are plain strings: JSON null leaves them "". Integers go through
-// jsonInt, never float64. Unknown fields are ignored.
+// jsonInt, never float64. Unknown fields are ignored. scanOrder and
+// scanAddress (order_json.go) decode these types as encoding/json decodes
+// them by their tags, which the tests use to hold them to it.
 type orderPayload struct {
 	ID              jsonInt            `json:"id"`
 	OrderNumber     jsonInt            `json:"order_number"`
@@ -53,13 +54,11 @@ type lineItemPayload struct {
 // recorded.
 func DecodeStorefrontOrder(body []byte) (application.StorefrontOrder, error) {
 	var p orderPayload
-	err := json.Unmarshal(body, &p)
-	var syntaxErr *json.SyntaxError
-	var typeErr *json.UnmarshalTypeError
+	valid, typeErr := scanOrder(body, &p)
 	switch {
-	case errors.As(err, &syntaxErr) || (err != nil && !errors.As(err, &typeErr)):
+	case !valid:
 		return application.StorefrontOrder{}, domain.Invalid("body", "is not valid JSON")
-	case errors.As(err, &typeErr) && typeErr.Field == "":
+	case typeErr != nil && typeErr.field == "":
 		return application.StorefrontOrder{}, domain.Invalid("body", "must be a JSON object")
 	}
 	if !p.ID.positive() {
@@ -67,7 +66,7 @@ func DecodeStorefrontOrder(body []byte) (application.StorefrontOrder, error) {
 	}
 	order := application.StorefrontOrder{ID: p.ID.Value, OrderNumber: p.OrderNumber.ptr()}
 	if typeErr != nil {
-		return order, domain.Invalid(typeErr.Field, "must be a JSON %s", jsonKind(typeErr.Type.String()))
+		return order, domain.Invalid(typeErr.field, "must be a JSON %s", typeErr.kind)
 	}
 	if p.LineItems == nil {
 		return order, domain.Invalid("line_items", "is required")
@@ -78,12 +77,8 @@ func DecodeStorefrontOrder(body []byte) (application.StorefrontOrder, error) {
 	strs := []struct{ field, value string }{{"note", p.Note}}
 	if sa := bytes.TrimSpace(p.ShippingAddress); len(sa) > 0 && sa[0] == '{' {
 		var a addressPayload
-		if err := json.Unmarshal(sa, &a); err != nil {
-			field := "shipping_address"
-			if errors.As(err, &typeErr) {
-				field += "." + typeErr.Field
-			}
-			return order, domain.Invalid(field, "must be a JSON string")
+		if typeErr := scanAddress(sa, &a); typeErr != nil {
+			return order, domain.Invalid("shipping_address."+typeErr.field, "must be a JSON string")
 		}
 		order.ShippingAddress = &domain.ShippingAddress{
 			Name: a.Name, Company: a.Company, Address1: a.Address1, Address2: a.Address2, City: a.City,

@@ -527,3 +527,15 @@ func rawQuantities(body []byte) []string {
 	}
 	return out
 }
+
+// BenchmarkDecodeStorefrontOrder decodes the storefront sample (4.9 KB).
+func BenchmarkDecodeStorefrontOrder(b *testing.B) {
+	body := readSample(b, "orders-create.json")
+	b.ReportAllocs()
+	b.SetBytes(int64(len(body)))
+	for b.Loop() {
+		if _, err := httpapi.DecodeStorefrontOrder(body); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -15,7 +15,8 @@
 # LINES (3), PAYLOAD (docs/samples/orders-create.json: every order is a copy of
 # the sample, about 4.9 KB; "trimmed" for the 1.5 KB order of earlier runs),
 # PORT (18090), KEEP=1 keeps the database afterwards, ALSO (a second pgbench script, e.g. an older
-# version of intake.sql, run in every round after the first and reported beside it).
+# version of intake.sql, run in every round after the first and reported beside it), SERVICE_BIN
+# (another build of the service, e.g. of an older commit, to measure before and after).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
 

@@ -4,7 +4,8 @@
 #   serve PORT [VAR=VALUE...]   start `fulfillment serve` on 127.0.0.1:PORT, wait until ready
 #   loadgen PORT [FLAGS...]     one run of the load generator against it (JSON result)
 #   field NAME JSON             a number of that result
-# Everything it starts is stopped on exit (KEEP=1 keeps the database).
+# Everything it starts is stopped on exit (KEEP=1 keeps the database). SERVICE_BIN runs another build
+# of the service (e.g. of an older commit) instead of building this one.
 CLIENTS=${CLIENTS:-8}
 DURATION=${DURATION:-20s}
 ROUNDS=${ROUNDS:-3}
@@ -22,16 +23,17 @@ bench_url=$(printf '%s' "$admin" | sed -E "s#(//[^/]*)/[^?]*#\1/$DB#")
 field() { sed -nE "s/.*\"$1\":([0-9.e+-]+).*/\1/p" <<<"$2"; }
 
 mkdir -p .tmp bin
-go build -o bin/fulfillment ./cmd/fulfillment
+svc=${SERVICE_BIN:-bin/fulfillment}
+[[ -n ${SERVICE_BIN:-} ]] || go build -o bin/fulfillment ./cmd/fulfillment
 go build -o bin/intake-loadgen ./bench/intake
 
 psql -q "$admin" -c "DROP DATABASE IF EXISTS $DB WITH (FORCE)" -c "CREATE DATABASE $DB"
 export DATABASE_URL=$bench_url
 export AUTH_SIGNING_KEY=bench-intake-signing-key-0123456789abcdef
 export OTEL_TRACES_EXPORTER=none LOG_LEVEL=warn ENVIRONMENT=sandbox
-bin/fulfillment migrate up >/dev/null
+"$svc" migrate up >/dev/null
 bin/intake-loadgen -print-fixture -skus "$SKUS" >.tmp/bench-intake-fixture.json
-bin/fulfillment seed --file .tmp/bench-intake-fixture.json >/dev/null
+"$svc" seed --file .tmp/bench-intake-fixture.json >/dev/null
 
 pids=()
 cleanup() {
@@ -43,7 +45,7 @@ trap cleanup EXIT
 serve() { # serve PORT [VAR=VALUE...]
 	local port=$1
 	shift
-	env HTTP_ADDR="127.0.0.1:$port" "$@" bin/fulfillment serve 2>".tmp/bench-intake-server-$port.log" &
+	env HTTP_ADDR="127.0.0.1:$port" "$@" "$svc" serve 2>".tmp/bench-intake-server-$port.log" &
 	pids+=($!)
 	for _ in $(seq 100); do
 		curl -sf "http://127.0.0.1:$port/readyz" >/dev/null 2>&1 && return 0
