@@ -1,7 +1,6 @@
 package bootstrap_test
 
 import (
-	"context"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -9,11 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/acme3pl/fulfillment/adapters/fixture"
 	"github.com/acme3pl/fulfillment/adapters/identity"
-	"github.com/acme3pl/fulfillment/adapters/postgres"
-	"github.com/acme3pl/fulfillment/adapters/postgres/pgtest"
-	"github.com/acme3pl/fulfillment/ports"
 )
 
 // BenchmarkInvoiceReads serves the invoice list's first page and invoice
@@ -44,12 +39,7 @@ func BenchmarkInvoiceReads(b *testing.B) {
 			b.SetParallelism(4) // 8 requests at once on 2 CPUs, as bench/reads's 8 clients
 			b.RunParallel(func(pb *testing.PB) {
 				for i := 0; pb.Next(); i++ {
-					req := httptest.NewRequest(http.MethodGet, bench.path(i), nil)
-					req.Header.Set("Authorization", "Bearer "+token)
-					w := httptest.NewRecorder()
-					handler.ServeHTTP(w, req)
-					if w.Code != http.StatusOK {
-						b.Errorf("status %d: %s", w.Code, w.Body)
+					if !serveOK(b, handler, httptest.NewRequest(http.MethodGet, bench.path(i), nil), token) {
 						return
 					}
 				}
@@ -82,15 +72,5 @@ func seedReadsBench(b *testing.B, n int) {
 		doc.WriteString(`]}`)
 	}
 	doc.WriteString(`]}`)
-	f, err := fixture.Decode(strings.NewReader(doc.String()), time.Now())
-	if err != nil {
-		b.Fatal(err)
-	}
-	err = postgres.NewUnitOfWork(pgtest.Open(b, testDSN)).Do(context.Background(), func(ctx context.Context, r ports.Repositories) error {
-		_, err := r.Fixtures.Load(ctx, f)
-		return err
-	})
-	if err != nil {
-		b.Fatal(err)
-	}
+	loadBenchFixture(b, doc.String())
 }

@@ -435,25 +435,38 @@ func TestKeyRotation(t *testing.T) {
 	}
 }
 
-// TestBackgroundRefresh: keys removed by the identity provider stop being
-// accepted without any token asking for a refresh.
+// TestBackgroundRefresh: keys the identity provider removes, or replaces
+// under the same kid, stop being accepted without any token asking for a
+// refresh, also for tokens the verifier remembers.
 func TestBackgroundRefresh(t *testing.T) {
 	c := claims(time.Now())
 	tokenA := sign(jwt.SigningMethodRS256, rsaKeyA(), "key-a", c)
-	tokenB := sign(jwt.SigningMethodRS256, rsaKeyB(), "key-b", c)
-	idp := newJWKSServer(t, rsaJWK("key-a", &rsaKeyA().PublicKey, nil))
-	opts := testJWKSOptions
-	opts.refreshInterval = 20 * time.Millisecond
-	v, _ := newVerifier(t, TokenConfig{JWKSURL: idp.url()}, opts)
-	checkVerify(t, v, tokenA, acme, nil)
+	tests := []struct {
+		name, newKID string
+		wantErr      error
+	}{
+		{name: "removed", newKID: "key-b", wantErr: ports.ErrInvalidCredentials},
+		{name: "replaced under its kid", newKID: "key-a", wantErr: jwt.ErrTokenSignatureInvalid},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tokenB := sign(jwt.SigningMethodRS256, rsaKeyB(), tt.newKID, c)
+			idp := newJWKSServer(t, rsaJWK("key-a", &rsaKeyA().PublicKey, nil))
+			opts := testJWKSOptions
+			opts.refreshInterval = 20 * time.Millisecond
+			v, _ := newVerifier(t, TokenConfig{JWKSURL: idp.url()}, opts)
+			checkVerify(t, v, tokenA, acme, nil)
 
-	idp.setKeys(rsaJWK("key-b", &rsaKeyB().PublicKey, nil))
-	// Key A stays accepted from the cache until a background refresh drops it.
-	waitFor(t, 5*time.Second, func() bool {
-		_, err := v.VerifyAccessToken(context.Background(), tokenA)
-		return err != nil
-	})
-	checkVerify(t, v, tokenB, acme, nil)
+			idp.setKeys(rsaJWK(tt.newKID, &rsaKeyB().PublicKey, nil))
+			// Key A stays accepted from the cache until a background refresh drops it.
+			waitFor(t, 5*time.Second, func() bool {
+				_, err := v.VerifyAccessToken(context.Background(), tokenA)
+				return err != nil
+			})
+			checkVerify(t, v, tokenA, ports.Principal{}, tt.wantErr)
+			checkVerify(t, v, tokenB, acme, nil)
+		})
+	}
 }
 
 func TestCloseStopsBackgroundRefresh(t *testing.T) {
