@@ -55,6 +55,7 @@ type Admission struct {
 	queued  chan struct{}
 	handler time.Duration // the handler's own deadline, before cfg.Timeout
 	hold    atomic.Int64  // moving average of the time a request holds its turn, in ns
+	idle    chan func()   // unbuffered: a send succeeds only when a worker waits (run)
 	log     *slog.Logger
 }
 
@@ -67,7 +68,7 @@ func NewAdmission(cfg AdmissionConfig, log *slog.Logger) *Admission {
 	margin := min(max(cfg.Timeout/10, 20*time.Millisecond), 500*time.Millisecond)
 	return &Admission{
 		cfg: cfg, slots: make(chan struct{}, cfg.MaxInFlight), queued: make(chan struct{}, max(cfg.MaxQueue, 0)),
-		handler: max(cfg.Timeout-margin, cfg.Timeout/2), log: log,
+		handler: max(cfg.Timeout-margin, cfg.Timeout/2), idle: make(chan func()), log: log,
 	}
 }
 
@@ -93,14 +94,14 @@ func (a *Admission) Guard(write errorWriter, next http.Handler) http.Handler {
 		ctx, cancel := context.WithDeadline(r.Context(), start.Add(a.handler))
 		bw := &bufferedWriter{header: http.Header{}}
 		done := make(chan any, 1)
-		go func() {
+		a.run(func() {
 			defer func() {
 				cancel()
 				a.release(time.Since(admitted))
 				done <- recover()
 			}()
 			next.ServeHTTP(bw, r.WithContext(ctx))
-		}()
+		})
 		deadline := time.NewTimer(time.Until(start.Add(a.cfg.Timeout)))
 		defer deadline.Stop()
 		select {
@@ -119,6 +120,37 @@ func (a *Admission) Guard(write errorWriter, next http.Handler) http.Handler {
 			go a.logLatePanic(r, done)
 		}
 	})
+}
+
+// run runs job on a goroutine apart, so that the request can be answered at
+// its deadline whatever the job does: an idle worker of the admission's when
+// one waits, else a new one, which then stays for later jobs until it has
+// waited workerIdle for one. A goroutine started per request would grow its
+// stack anew every time for the handler's deep call chain (router, use
+// case, database/sql, driver): that cost a read 6 % of its CPU.
+func (a *Admission) run(job func()) {
+	select {
+	case a.idle <- job:
+	default:
+		go a.work(job)
+	}
+}
+
+// workerIdle is how long a worker waits for its next job before it ends.
+const workerIdle = 10 * time.Second
+
+func (a *Admission) work(job func()) {
+	wait := time.NewTimer(workerIdle)
+	defer wait.Stop()
+	for {
+		job()
+		wait.Reset(workerIdle)
+		select {
+		case job = <-a.idle:
+		case <-wait.C:
+			return
+		}
+	}
 }
 
 // acquire takes a turn: at once when a slot is free, else after waiting in

@@ -51,3 +51,20 @@ func TestAdmissionLearnsHowLongTurnsAreHeld(t *testing.T) {
 		t.Fatalf("average %s after 100 turns of 80ms", got)
 	}
 }
+
+// TestAdmissionReusesItsWorkers: the goroutine that ran a handler waits for
+// the next one instead of ending, so that it keeps the stack it grew.
+func TestAdmissionReusesItsWorkers(t *testing.T) {
+	a := NewAdmission(AdmissionConfig{Timeout: time.Second, MaxInFlight: 1}, slog.New(slog.DiscardHandler))
+	ran := make(chan struct{})
+	a.run(func() { ran <- struct{}{} })
+	<-ran
+	for range 3 {
+		select {
+		case a.idle <- func() { ran <- struct{}{} }:
+		case <-time.After(5 * time.Second):
+			t.Fatal("no worker waits for a job after running one")
+		}
+		<-ran
+	}
+}
