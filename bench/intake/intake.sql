@@ -1,8 +1,9 @@
 -- pgbench script: one order intake's transaction, statement for statement the SQL the service
 -- runs for a new order (adapters/postgres: claimQuery, resolveOrderQuery, reservePickPackQuery,
 -- createPickPackQuery, finishReceiptQuery), with pgbench variables in place of the parameters
--- (docs/benchmarks/intake.md). Run with -M prepared and -D org=… -D wh=… -D skus=N; products
--- prod_bench_1..N with SKUs BENCH-00001.. must exist, and wh must be org's default warehouse.
+-- (docs/benchmarks/intake.md; adapters/postgres/benchsql_internal_test.go fails when the two
+-- differ). Run with -M prepared and -D org=… -D wh=… -D skus=N; products prod_bench_1..N with
+-- SKUs BENCH-00001.. must exist, and wh must be org's default warehouse.
 \set oid random(1000000000000000, 9000000000000000000)
 \set s1 random(1, :skus)
 \set s2 (:s1 % :skus) + 1
