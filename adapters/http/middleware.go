@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"log/slog"
+	"net"
 	"net/http"
 	"strconv"
 	"strings"
@@ -9,6 +10,9 @@ import (
 
 	"github.com/gorilla/mux"
 	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/propagation"
+	semconv "go.opentelemetry.io/otel/semconv/v1.37.0"
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/acme3pl/fulfillment/adapters/telemetry"
@@ -37,15 +41,102 @@ func (s *statusRecorder) Write(b []byte) (int, error) {
 
 func (s *statusRecorder) Unwrap() http.ResponseWriter { return s.ResponseWriter }
 
-// withTraceID sets X-Trace-Id from the server span before anything is
-// written, so that every response carries it, errors and panics included.
-func withTraceID(next http.Handler) http.Handler {
+// withServerSpan starts the request's server span, a child of the caller's
+// traceparent when it sends one, and sets X-Trace-Id from it before anything
+// is written, so that every response carries it, errors and panics included.
+// The span is named by the method until the router names it by its route
+// (nameSpan): never by the raw path, whose values are unbounded.
+//
+// The span's attributes follow OpenTelemetry's semantic conventions for HTTP
+// servers, and are computed only for a span that is recorded: a request the
+// sampler leaves out costs a trace ID, not the attributes nobody will read.
+// The query string is left out: search terms are customers' words.
+func withServerSpan(tp trace.TracerProvider, prop propagation.TextMapPropagator, next http.Handler) http.Handler {
+	tracer := tp.Tracer(tracerName)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if sc := trace.SpanContextFromContext(r.Context()); sc.HasTraceID() {
+		ctx := prop.Extract(r.Context(), propagation.HeaderCarrier(r.Header))
+		ctx, span := tracer.Start(ctx, methodLabel(r.Method), trace.WithSpanKind(trace.SpanKindServer))
+		defer span.End()
+		if sc := span.SpanContext(); sc.HasTraceID() {
 			w.Header().Set("X-Trace-Id", sc.TraceID().String())
 		}
-		next.ServeHTTP(w, r)
+		if !span.IsRecording() {
+			next.ServeHTTP(w, r.WithContext(ctx))
+			return
+		}
+		span.SetAttributes(requestAttributes(r)...)
+		sr := &statusRecorder{ResponseWriter: w}
+		next.ServeHTTP(sr, r.WithContext(ctx))
+		status := sr.status
+		if status == 0 {
+			status = http.StatusOK
+		}
+		span.SetAttributes(semconv.HTTPResponseStatusCode(status))
+		if status >= http.StatusInternalServerError {
+			// A server span fails on a 5xx only: a 4xx is the client's mistake.
+			span.SetStatus(codes.Error, "")
+			span.SetAttributes(semconv.ErrorTypeKey.String(strconv.Itoa(status)))
+		}
 	})
+}
+
+// tracerName names the tracer of the server spans (the instrumentation scope).
+const tracerName = "github.com/acme3pl/fulfillment/adapters/http"
+
+// requestAttributes are the semantic conventions' attributes of an HTTP
+// server span known before the handler runs.
+func requestAttributes(r *http.Request) []attribute.KeyValue {
+	scheme := "http"
+	if r.TLS != nil {
+		scheme = "https"
+	}
+	method := methodLabel(r.Method)
+	attrs := append(make([]attribute.KeyValue, 0, 10),
+		semconv.HTTPRequestMethodKey.String(method), semconv.URLScheme(scheme), semconv.URLPath(r.URL.Path))
+	if method != r.Method {
+		attrs = append(attrs, semconv.HTTPRequestMethodOriginal(r.Method))
+	}
+	if host, port := splitHostPort(r.Host); host != "" {
+		attrs = append(attrs, semconv.ServerAddress(host))
+		if port > 0 {
+			attrs = append(attrs, semconv.ServerPort(port))
+		}
+	}
+	peer, peerPort := splitHostPort(r.RemoteAddr)
+	if peer != "" {
+		attrs = append(attrs, semconv.NetworkPeerAddress(peer), semconv.NetworkPeerPort(peerPort))
+	}
+	// The client is the first address of X-Forwarded-For when a proxy (the
+	// cluster's ingress) sent one, else the peer.
+	client, _, _ := strings.Cut(r.Header.Get("X-Forwarded-For"), ",")
+	if client = strings.TrimSpace(client); client == "" {
+		client = peer
+	}
+	if client != "" {
+		attrs = append(attrs, semconv.ClientAddress(client))
+	}
+	if ua := r.UserAgent(); ua != "" {
+		attrs = append(attrs, semconv.UserAgentOriginal(ua))
+	}
+	if r.ProtoMajor > 0 {
+		version := strconv.Itoa(r.ProtoMajor)
+		if r.ProtoMajor == 1 {
+			version += "." + strconv.Itoa(r.ProtoMinor)
+		}
+		attrs = append(attrs, semconv.NetworkProtocolVersion(version))
+	}
+	return attrs
+}
+
+// splitHostPort splits "host:port", "[v6]:port" or a bare host; port is 0
+// when absent or not a number.
+func splitHostPort(hostport string) (host string, port int) {
+	host, p, err := net.SplitHostPort(hostport)
+	if err != nil {
+		return strings.Trim(hostport, "[]"), 0
+	}
+	port, _ = strconv.Atoi(p)
+	return host, port
 }
 
 // withRecovery turns a panic into a 500 problem without internals; the

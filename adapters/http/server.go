@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/gorilla/mux"
-	"go.opentelemetry.io/contrib/instrumentation/net/http/otelhttp"
 	"go.opentelemetry.io/otel/propagation"
 	"go.opentelemetry.io/otel/trace"
 
@@ -49,14 +48,7 @@ func NewHandler(p RouterParams) http.Handler {
 	var h http.Handler = router
 	h = withAccessLog(p.Log, p.Metrics, h)
 	h = withRecovery(p.Log, h)
-	h = withTraceID(h)
-	return otelhttp.NewHandler(h, "HTTP",
-		otelhttp.WithTracerProvider(p.TracerProvider),
-		otelhttp.WithPropagators(p.Propagator),
-		// Until the router names it by route template, the span is named by
-		// method only: never by raw path, whose values are unbounded.
-		otelhttp.WithSpanNameFormatter(func(_ string, r *http.Request) string { return r.Method }),
-	)
+	return withServerSpan(p.TracerProvider, p.Propagator, h)
 }
 
 // NewServer returns the HTTP server with the timeouts a public API needs:

@@ -12,9 +12,11 @@ import (
 	"testing"
 
 	"github.com/gorilla/mux"
+	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/propagation"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
+	"go.opentelemetry.io/otel/trace"
 
 	httpapi "github.com/acme3pl/fulfillment/adapters/http"
 	"github.com/acme3pl/fulfillment/adapters/telemetry"
@@ -48,8 +50,14 @@ type testServer struct {
 
 func newTestServer(t *testing.T, routes ...httpapi.Routes) *testServer {
 	t.Helper()
+	return newSampledTestServer(t, sdktrace.AlwaysSample(), routes...)
+}
+
+// newSampledTestServer is newTestServer with the sampler given.
+func newSampledTestServer(t *testing.T, sampler sdktrace.Sampler, routes ...httpapi.Routes) *testServer {
+	t.Helper()
 	spans := tracetest.NewSpanRecorder()
-	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(spans))
+	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(spans), sdktrace.WithSampler(sampler))
 	t.Cleanup(func() { _ = tp.Shutdown(context.Background()) })
 	s := &testServer{spans: spans, metrics: telemetry.NewMetrics(), logs: &bytes.Buffer{}}
 	s.handler = httpapi.NewHandler(httpapi.RouterParams{
@@ -206,6 +214,97 @@ func TestHandlerStartsATraceWithoutTraceparent(t *testing.T) {
 	s.do(httptest.NewRequest(http.MethodGet, "/route/42", nil))
 	if parent := s.serverSpan(t).Parent(); parent.IsValid() {
 		t.Errorf("server span has parent %v, want a root span", parent)
+	}
+}
+
+func TestHandlerServerSpanAttributes(t *testing.T) {
+	s := newTestServer(t)
+	r := httptest.NewRequest(http.MethodGet, "/route/42?q=customer+words", nil)
+	r.RemoteAddr = "10.1.2.3:41000"
+	r.Header.Set("User-Agent", "storefront/1.0")
+	r.Header.Set("X-Forwarded-For", "203.0.113.7, 10.0.0.1")
+	s.do(r)
+
+	span := s.serverSpan(t)
+	want := map[string]string{
+		"http.request.method":       "GET",
+		"http.route":                "/route/{id}",
+		"http.response.status_code": "200",
+		"url.scheme":                "http",
+		"url.path":                  "/route/42",
+		"server.address":            "example.com", // httptest's Host
+		"network.peer.address":      "10.1.2.3",
+		"network.peer.port":         "41000",
+		"client.address":            "203.0.113.7",
+		"user_agent.original":       "storefront/1.0",
+		"network.protocol.version":  "1.1",
+	}
+	got := map[string]string{}
+	for _, kv := range span.Attributes() {
+		got[string(kv.Key)] = kv.Value.Emit()
+	}
+	for k, v := range want {
+		if got[k] != v {
+			t.Errorf("attribute %s = %q, want %q", k, got[k], v)
+		}
+	}
+	for k := range got {
+		if _, ok := want[k]; !ok {
+			t.Errorf("unexpected attribute %s = %q (the query string and anything else stay out)", k, got[k])
+		}
+	}
+	if span.SpanKind() != trace.SpanKindServer || span.Status().Code != codes.Unset {
+		t.Errorf("span kind %v, status %v; want server, unset", span.SpanKind(), span.Status())
+	}
+}
+
+func TestHandlerServerSpanFailsOnServerErrorsOnly(t *testing.T) {
+	tests := []struct {
+		method, path string
+		wantStatus   codes.Code
+		wantAttrs    map[string]string
+	}{
+		{http.MethodGet, "/panic", codes.Error, map[string]string{"error.type": "500", "http.response.status_code": "500"}},
+		{http.MethodGet, "/nowhere", codes.Unset, map[string]string{"error.type": "", "http.response.status_code": "404"}},
+		{"BREW", "/route/42", codes.Unset, map[string]string{
+			"http.request.method": "_OTHER", "http.request.method_original": "BREW", "http.response.status_code": "405"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.method+" "+tt.path, func(t *testing.T) {
+			s := newTestServer(t)
+			s.do(httptest.NewRequest(tt.method, tt.path, nil))
+			span := s.serverSpan(t)
+			if span.Status().Code != tt.wantStatus {
+				t.Errorf("span status = %v, want %v", span.Status().Code, tt.wantStatus)
+			}
+			got := map[string]string{}
+			for _, kv := range span.Attributes() {
+				got[string(kv.Key)] = kv.Value.Emit()
+			}
+			for k, v := range tt.wantAttrs {
+				if got[k] != v {
+					t.Errorf("attribute %s = %q, want %q", k, got[k], v)
+				}
+			}
+		})
+	}
+}
+
+// A request the sampler leaves out records nothing, and still answers with
+// its trace ID: the caller's when it sent one.
+func TestHandlerUnsampledRequestKeepsItsTraceID(t *testing.T) {
+	const callerTrace = "4bf92f3577b34da6a3ce929d0e0e4736"
+	s := newSampledTestServer(t, sdktrace.ParentBased(sdktrace.NeverSample()))
+
+	w := s.do(httptest.NewRequest(http.MethodGet, "/route/42", nil))
+	checkTraceIDHeader(t, w)
+	r := httptest.NewRequest(http.MethodGet, "/route/42", nil)
+	r.Header.Set("traceparent", "00-"+callerTrace+"-00f067aa0ba902b7-00")
+	if got := s.do(r).Header().Get("X-Trace-Id"); got != callerTrace {
+		t.Errorf("X-Trace-Id = %q, want the caller's %q", got, callerTrace)
+	}
+	if n := len(s.spans.Ended()); n != 0 {
+		t.Errorf("recorded %d spans, want none", n)
 	}
 }
 
