@@ -92,7 +92,7 @@ func (a *Admission) Guard(write errorWriter, next http.Handler) http.Handler {
 		}
 		admitted := time.Now()
 		ctx, cancel := context.WithDeadline(r.Context(), start.Add(a.handler))
-		bw := &bufferedWriter{header: http.Header{}}
+		bw := bufferedWriters.Get().(*bufferedWriter)
 		done := make(chan any, 1)
 		a.run(func() {
 			defer func() {
@@ -110,6 +110,7 @@ func (a *Admission) Guard(write errorWriter, next http.Handler) http.Handler {
 				panic(p) // to the recovery middleware, as if the handler ran here
 			}
 			bw.copyTo(w)
+			bw.recycle()
 		case <-deadline.C:
 			bw.abandon()
 			a.answer(w, r, write, fmt.Errorf("no answer within %s: %w", a.cfg.Timeout, domain.ErrTimeout))
@@ -221,6 +222,23 @@ type bufferedWriter struct {
 	status    int
 	body      bytes.Buffer
 	abandoned bool
+}
+
+// bufferedWriters keeps the writers of answers copied out, with their
+// header map and body buffer, for the next requests. An abandoned writer is
+// never reused: its handler may still write to it.
+var bufferedWriters = sync.Pool{New: func() any { return &bufferedWriter{header: http.Header{}} }}
+
+// recycle empties b and returns it to bufferedWriters, after copyTo. A rare
+// huge body's buffer is not kept.
+func (b *bufferedWriter) recycle() {
+	if b.body.Cap() > 1<<20 {
+		return
+	}
+	clear(b.header) // the response shares the values, which nobody changes; the map is ours
+	b.status = 0
+	b.body.Reset()
+	bufferedWriters.Put(b)
 }
 
 func (b *bufferedWriter) Header() http.Header { return b.header }

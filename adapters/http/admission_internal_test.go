@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"sync"
 	"testing"
 	"time"
 
@@ -67,4 +68,62 @@ func TestAdmissionReusesItsWorkers(t *testing.T) {
 		}
 		<-ran
 	}
+}
+
+// A writer reused after an answer carries nothing of it into the next one:
+// no header, status or body; and a writer abandoned at the deadline, which
+// its handler may still write to, is never reused.
+func TestAdmissionReusedWritersStartEmpty(t *testing.T) {
+	a := NewAdmission(AdmissionConfig{Timeout: 200 * time.Millisecond, MaxInFlight: 2}, slog.New(slog.DiscardHandler))
+	var (
+		mu      sync.Mutex
+		writers []*bufferedWriter
+	)
+	last := func() *bufferedWriter {
+		mu.Lock()
+		defer mu.Unlock()
+		return writers[len(writers)-1]
+	}
+	late := make(chan struct{})
+	h := a.Guard(func(w http.ResponseWriter, _ *http.Request, _ error) { w.WriteHeader(http.StatusGatewayTimeout) },
+		http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			mu.Lock()
+			writers = append(writers, w.(*bufferedWriter))
+			mu.Unlock()
+			switch r.URL.Path {
+			case "/first":
+				w.Header().Set("X-First", "1")
+				w.WriteHeader(http.StatusCreated)
+				_, _ = w.Write([]byte("first answer"))
+			case "/stuck":
+				<-late
+				_, _ = w.Write([]byte("too late"))
+			}
+		}))
+	serve := func(path string) *httptest.ResponseRecorder {
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, httptest.NewRequest(http.MethodGet, path, nil))
+		return w
+	}
+	if w := serve("/first"); w.Code != http.StatusCreated || w.Body.String() != "first answer" || w.Header().Get("X-First") != "1" {
+		t.Fatalf("first answer: %d %q %v", w.Code, w.Body.String(), w.Header())
+	}
+	for range 20 { // sync.Pool may drop a writer; one of these gets it back
+		if w := serve("/second"); w.Code != http.StatusOK || w.Body.Len() != 0 || w.Header().Get("X-First") != "" {
+			t.Fatalf("second answer: %d %q %v", w.Code, w.Body.String(), w.Header())
+		}
+	}
+	if w := serve("/stuck"); w.Code != http.StatusGatewayTimeout {
+		t.Fatalf("stuck answer: %d", w.Code)
+	}
+	abandoned := last()
+	for range 20 {
+		if w := serve("/other"); w.Code != http.StatusOK {
+			t.Fatalf("other answer: %d", w.Code)
+		}
+		if last() == abandoned {
+			t.Fatal("the abandoned writer was reused while its handler still runs")
+		}
+	}
+	close(late)
 }

@@ -158,7 +158,7 @@ func (r *InvoiceRepository) List(ctx context.Context, organizationID string, f p
 		return nil, false, domain.Invalid("sortBy", "%q is not a sort key", f.SortBy)
 	}
 	run := r.runner(ctx)
-	var read []invoiceWithItems
+	read := make([]invoiceWithItems, 0, max(page.Take+1, invoicesql.PageLimit))
 	scan := pageScanner(organizationID, &read)
 	var err error
 	if f.Search == "" && page.Take < invoicesql.PageLimit {
@@ -183,9 +183,11 @@ func (r *InvoiceRepository) List(ctx context.Context, organizationID string, f p
 		for i, inv := range read {
 			ids[i] = inv.row.ID
 		}
-		if err := run.read(ctx, invoiceItemsQuery, itemScanner(read), pgTextArray(ids)); err != nil {
+		items := pageItems{page: read, all: make([]invoiceItemRow, 0, 4*len(read))}
+		if err := run.read(ctx, invoiceItemsQuery, items.scan, pgTextArray(ids)); err != nil {
 			return nil, false, dbErr(err)
 		}
+		items.assign()
 	}
 	out, err := invoicesOf(read)
 	return out, more, err

@@ -137,21 +137,41 @@ func pageScanner(organizationID string, out *[]invoiceWithItems) func(*sql.Rows)
 	}
 }
 
-// itemScanner adds the items of a page (invoicesql.Items) to its invoices.
-func itemScanner(page []invoiceWithItems) func(*sql.Rows) error {
-	at := make(map[string]int, len(page))
-	for i, inv := range page {
+// pageItems reads the items of a page (invoicesql.Items) into one slice,
+// and then gives each invoice of the page its run of it: the statement
+// returns them grouped by invoice, so that this costs a few allocations
+// per page rather than a few per invoice.
+type pageItems struct {
+	page []invoiceWithItems
+	all  []invoiceItemRow
+}
+
+func (p *pageItems) scan(rows *sql.Rows) error {
+	var it invoiceItemRow
+	if err := rows.Scan(&it.InvoiceID, &it.ID, &it.Title, &it.Description, &it.Quantity, &it.UnitCost, &it.TotalCost); err != nil {
+		return err
+	}
+	p.all = append(p.all, it)
+	return nil
+}
+
+// assign adds the items read to their invoices, in the order read.
+func (p *pageItems) assign() {
+	at := make(map[string]int, len(p.page))
+	for i, inv := range p.page {
 		at[inv.row.ID] = i
 	}
-	return func(rows *sql.Rows) error {
-		var it invoiceItemRow
-		if err := rows.Scan(&it.InvoiceID, &it.ID, &it.Title, &it.Description, &it.Quantity, &it.UnitCost, &it.TotalCost); err != nil {
-			return err
+	for j := 0; j < len(p.all); {
+		k := j + 1
+		for k < len(p.all) && p.all[k].InvoiceID == p.all[j].InvoiceID {
+			k++
 		}
-		if i, ok := at[it.InvoiceID]; ok {
-			page[i].items = append(page[i].items, it)
+		if i, ok := at[p.all[j].InvoiceID]; ok {
+			// Capped, so that a later run of the same invoice (were the rows
+			// not grouped) is appended to a copy, not over its neighbour's.
+			p.page[i].items = append(p.page[i].items, p.all[j:k:k]...)
 		}
-		return nil
+		j = k
 	}
 }
 
