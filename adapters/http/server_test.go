@@ -241,7 +241,7 @@ func TestHandlerServerSpanAttributes(t *testing.T) {
 	}
 	got := map[string]string{}
 	for _, kv := range span.Attributes() {
-		got[string(kv.Key)] = kv.Value.Emit()
+		got[string(kv.Key)] = kv.Value.String()
 	}
 	for k, v := range want {
 		if got[k] != v {
@@ -279,7 +279,7 @@ func TestHandlerServerSpanFailsOnServerErrorsOnly(t *testing.T) {
 			}
 			got := map[string]string{}
 			for _, kv := range span.Attributes() {
-				got[string(kv.Key)] = kv.Value.Emit()
+				got[string(kv.Key)] = kv.Value.String()
 			}
 			for k, v := range tt.wantAttrs {
 				if got[k] != v {
