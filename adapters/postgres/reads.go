@@ -167,9 +167,14 @@ func (p *pageItems) assign() {
 			k++
 		}
 		if i, ok := at[p.all[j].InvoiceID]; ok {
-			// Capped, so that a later run of the same invoice (were the rows
-			// not grouped) is appended to a copy, not over its neighbour's.
-			p.page[i].items = append(p.page[i].items, p.all[j:k:k]...)
+			if p.page[i].items == nil {
+				// Shares all's array, capped: a later run of the same
+				// invoice (were the rows not grouped) is appended to a
+				// copy, not over the next invoice's items.
+				p.page[i].items = p.all[j:k:k]
+			} else {
+				p.page[i].items = append(p.page[i].items, p.all[j:k]...)
+			}
 		}
 		j = k
 	}
