@@ -50,7 +50,8 @@ func (s *statusRecorder) Unwrap() http.ResponseWriter { return s.ResponseWriter 
 // The span's attributes follow OpenTelemetry's semantic conventions for HTTP
 // servers, and are computed only for a span that is recorded: a request the
 // sampler leaves out costs a trace ID, not the attributes nobody will read.
-// The query string is left out: search terms are customers' words.
+// The query string is left out: search terms are customers' words. The
+// answer's status is set by withAccessLog (recordAnswer), which has it.
 func withServerSpan(tp trace.TracerProvider, prop propagation.TextMapPropagator, next http.Handler) http.Handler {
 	tracer := tp.Tracer(tracerName)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -60,24 +61,25 @@ func withServerSpan(tp trace.TracerProvider, prop propagation.TextMapPropagator,
 		if sc := span.SpanContext(); sc.HasTraceID() {
 			w.Header().Set("X-Trace-Id", sc.TraceID().String())
 		}
-		if !span.IsRecording() {
-			next.ServeHTTP(w, r.WithContext(ctx))
-			return
+		if span.IsRecording() {
+			span.SetAttributes(requestAttributes(r)...)
 		}
-		span.SetAttributes(requestAttributes(r)...)
-		sr := &statusRecorder{ResponseWriter: w}
-		next.ServeHTTP(sr, r.WithContext(ctx))
-		status := sr.status
-		if status == 0 {
-			status = http.StatusOK
-		}
-		span.SetAttributes(semconv.HTTPResponseStatusCode(status))
-		if status >= http.StatusInternalServerError {
-			// A server span fails on a 5xx only: a 4xx is the client's mistake.
-			span.SetStatus(codes.Error, "")
-			span.SetAttributes(semconv.ErrorTypeKey.String(strconv.Itoa(status)))
-		}
+		next.ServeHTTP(w, r.WithContext(ctx))
 	})
+}
+
+// recordAnswer sets the answer's status on a recorded server span; the
+// access log, which knows the status, calls it.
+func recordAnswer(span trace.Span, status int) {
+	if !span.IsRecording() {
+		return
+	}
+	span.SetAttributes(semconv.HTTPResponseStatusCode(status))
+	if status >= http.StatusInternalServerError {
+		// A server span fails on a 5xx only: a 4xx is the client's mistake.
+		span.SetStatus(codes.Error, "")
+		span.SetAttributes(semconv.ErrorTypeKey.String(strconv.Itoa(status)))
+	}
 }
 
 // tracerName names the tracer of the server spans (the instrumentation scope).
@@ -158,10 +160,11 @@ func withRecovery(log *slog.Logger, next http.Handler) http.Handler {
 	})
 }
 
-// withAccessLog records the request in the metrics and writes one access
-// log line. The route is the template the request matched, or the fixed
-// word "unmatched": the metric label set stays bounded whatever paths
-// clients send.
+// withAccessLog records the answer in the metrics and on the server span,
+// and writes one access log line. The route is the template the request
+// matched, or the fixed word "unmatched": the metric label set stays bounded
+// whatever paths clients send. It runs outside withRecovery, so that an
+// answer to a panic is counted and logged like any other 500.
 func withAccessLog(log *slog.Logger, m *telemetry.Metrics, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
@@ -173,6 +176,7 @@ func withAccessLog(log *slog.Logger, m *telemetry.Metrics, next http.Handler) ht
 			sr.status = http.StatusOK
 		}
 		elapsed := time.Since(start)
+		recordAnswer(trace.SpanFromContext(r.Context()), sr.status)
 		route, errorKind := record.get()
 		m.ObserveRequest(r.Context(), route, methodLabel(r.Method), strconv.Itoa(sr.status), elapsed.Seconds())
 		switch errorKind {

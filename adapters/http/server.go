@@ -46,8 +46,8 @@ func NewHandler(p RouterParams) http.Handler {
 	}
 	initRouteMetrics(router, p.Metrics)
 	var h http.Handler = router
-	h = withAccessLog(p.Log, p.Metrics, h)
 	h = withRecovery(p.Log, h)
+	h = withAccessLog(p.Log, p.Metrics, h)
 	return withServerSpan(p.TracerProvider, p.Propagator, h)
 }
 

@@ -330,7 +330,8 @@ func TestHandlerNamesSpanByRouteTemplate(t *testing.T) {
 
 func TestHandlerMetricsUseRouteTemplate(t *testing.T) {
 	s := newTestServer(t)
-	for _, path := range []string{"/route/42", "/route/43", "/unknown/99"} {
+	// A panic is answered 500 and counted as one.
+	for _, path := range []string{"/route/42", "/route/43", "/unknown/99", "/panic"} {
 		s.do(httptest.NewRequest(http.MethodGet, path, nil))
 	}
 	// Methods a client makes up share one label value, whatever they are.
@@ -355,7 +356,7 @@ func TestHandlerMetricsUseRouteTemplate(t *testing.T) {
 			counts[labels["route"]+" "+labels["method"]+" "+labels["code"]] += m.GetHistogram().GetSampleCount()
 		}
 	}
-	want := map[string]uint64{"/route/{id} GET 200": 2, "unmatched GET 404": 1, "unmatched _OTHER 405": 3}
+	want := map[string]uint64{"/route/{id} GET 200": 2, "unmatched GET 404": 1, "unmatched _OTHER 405": 3, "/panic GET 500": 1}
 	if len(counts) != len(want) {
 		t.Errorf("histogram series = %v, want %v", counts, want)
 	}
