@@ -144,8 +144,8 @@ func benchHandler(b *testing.B, env ...string) http.Handler {
 	}
 	var handler http.Handler
 	app := fx.New(append(bootstrap.Options(cfg, io.Discard), fx.NopLogger, fx.Populate(&handler))...)
-	// As `serve` runs it.
-	b.Cleanup(func(old int) func() { return func() { debug.SetGCPercent(old) } }(debug.SetGCPercent(bootstrap.ServeGCPercent)))
+	old := debug.SetGCPercent(bootstrap.ServeGCPercent) // as `serve` runs it
+	b.Cleanup(func() { debug.SetGCPercent(old) })
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
 	defer cancel()
 	if err := app.Start(ctx); err != nil {
