@@ -3,6 +3,8 @@ package httpapi
 import (
 	"log/slog"
 	"net/http"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/gorilla/mux"
@@ -41,14 +43,60 @@ func NewHandler(p RouterParams) http.Handler {
 	router.NotFoundHandler = http.HandlerFunc(notFound)
 	router.MethodNotAllowedHandler = methodNotAllowed(router)
 	router.Use(nameSpan)
-	for _, g := range p.Routes {
-		g.Register(router)
+	groups := make([]*mux.Router, len(p.Routes))
+	for i, g := range p.Routes {
+		groups[i] = mux.NewRouter().SkipClean(true)
+		g.Register(groups[i])
+		gated(router, groups[i])
 	}
-	initRouteMetrics(router, p.Metrics)
+	initRouteMetrics(groups, p.Metrics)
 	var h http.Handler = router
 	h = withRecovery(p.Log, h)
 	h = withAccessLog(p.Log, p.Metrics, h)
 	return withServerSpan(p.TracerProvider, p.Propagator, h)
+}
+
+// gated adds a route that leads to a group's own router only for a path
+// that starts with the literal part of one of the group's path templates.
+// gorilla/mux tries routes one after another, each by its regular
+// expression: with every route on one router, in whatever order fx supplies
+// the groups, a read tried some twenty routes before its own, a tenth of its
+// CPU. Now it makes a few string comparisons per group and tries the
+// expressions of its own group only. A route without a path template opens
+// the gate for every path.
+//
+// The group's router is the route's one matcher, not a mux subrouter, which
+// would copy the gate into each of its routes, where the gate matching
+// clears a "method mismatch" found before: a 405 would become a 404.
+func gated(router, group *mux.Router) {
+	var literals []string
+	everyPath := false
+	_ = group.Walk(func(route *mux.Route, _ *mux.Router, _ []*mux.Route) error {
+		tmpl, err := route.GetPathTemplate()
+		everyPath = everyPath || err != nil
+		literal, _, _ := strings.Cut(tmpl, "{")
+		literals = append(literals, literal)
+		return nil
+	})
+	if everyPath {
+		literals = []string{""}
+	}
+	// Sorted, the literals a prefix covers follow it.
+	slices.Sort(literals)
+	var prefixes []string
+	for _, l := range literals {
+		if len(prefixes) == 0 || !strings.HasPrefix(l, prefixes[len(prefixes)-1]) {
+			prefixes = append(prefixes, l)
+		}
+	}
+	router.MatcherFunc(func(r *http.Request, match *mux.RouteMatch) bool {
+		for _, p := range prefixes {
+			if strings.HasPrefix(r.URL.Path, p) {
+				return group.Match(r, match)
+			}
+		}
+		return false
+	})
 }
 
 // NewServer returns the HTTP server with the timeouts a public API needs:

@@ -137,6 +137,71 @@ func TestHandlerMethodNotAllowed(t *testing.T) {
 	}
 }
 
+// pathRoutes is a route group that answers 200 with the route's template
+// and its variables, for the routes "METHOD template" it is given.
+type pathRoutes []string
+
+func (p pathRoutes) Register(r *mux.Router) {
+	for _, route := range p {
+		method, tmpl, _ := strings.Cut(route, " ")
+		r.HandleFunc(tmpl, func(w http.ResponseWriter, r *http.Request) {
+			httpapi.WriteJSON(w, http.StatusOK, map[string]any{"route": tmpl, "vars": mux.Vars(r)})
+		}).Methods(method)
+	}
+}
+
+// NewHandler gives each route group a router of its own behind a gate on
+// its paths' literal prefixes. Whatever the groups' order and however their
+// paths overlap, it must answer as one router holding every route would:
+// the same route with the same variables, or the same 404 or 405.
+func TestHandlerGroupsAnswerAsOneRouter(t *testing.T) {
+	groups := []pathRoutes{
+		{"GET /item/{id}", "POST /item/{id}/sub"},
+		{"PUT /item/x", "GET /other"},
+		{"POST /other", "DELETE /other/{a}/{b}"},
+		{"GET /"},
+	}
+	paths := []string{"/item/1", "/item/x", "/item/1/sub", "/item/x/sub", "/item/", "/item", "/route/1", "/other",
+		"/other/1/2", "/other/1", "/otherwise", "/", "/nope", "/panic"}
+	methods := []string{http.MethodGet, http.MethodPost, http.MethodPut, http.MethodDelete}
+	for _, order := range [][]int{{0, 1, 2, 3}, {3, 2, 1, 0}, {1, 3, 0, 2}} {
+		flat := mux.NewRouter().SkipClean(true)
+		var routes []httpapi.Routes
+		for _, i := range order {
+			groups[i].Register(flat)
+			routes = append(routes, groups[i])
+		}
+		testRoutes{}.Register(flat)
+		s := newTestServer(t, routes...)
+		for _, m := range methods {
+			for _, path := range paths {
+				var match mux.RouteMatch
+				want := http.StatusNotFound
+				if flat.Match(httptest.NewRequest(m, path, nil), &match) {
+					want = http.StatusOK
+				} else if match.MatchErr == mux.ErrMethodMismatch {
+					want = http.StatusMethodNotAllowed
+				}
+				if path == "/panic" && want == http.StatusOK {
+					want = http.StatusInternalServerError
+				}
+				w := s.do(httptest.NewRequest(m, path, nil))
+				if w.Code != want {
+					t.Errorf("groups in order %v: %s %s: status %d, want %d as from one router", order, m, path, w.Code, want)
+					continue
+				}
+				if want == http.StatusOK {
+					one := httptest.NewRecorder()
+					flat.ServeHTTP(one, httptest.NewRequest(m, path, nil))
+					if w.Body.String() != one.Body.String() {
+						t.Errorf("groups in order %v: %s %s: %s, want %s as from one router", order, m, path, w.Body, one.Body)
+					}
+				}
+			}
+		}
+	}
+}
+
 func TestHandlerRecoversFromPanic(t *testing.T) {
 	s := newTestServer(t)
 	w := s.do(httptest.NewRequest(http.MethodGet, "/panic", nil))
