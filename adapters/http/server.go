@@ -60,10 +60,10 @@ func NewHandler(p RouterParams) http.Handler {
 // that starts with the literal part of one of the group's path templates.
 // gorilla/mux tries routes one after another, each by its regular
 // expression: with every route on one router, in whatever order fx supplies
-// the groups, a read tried some twenty routes before its own, a tenth of its
-// CPU. Now it makes a few string comparisons per group and tries the
-// expressions of its own group only. A route without a path template opens
-// the gate for every path.
+// the groups, a read tried some twenty routes before its own (7.7 % of a
+// detail's instructions). Now it makes a few string comparisons per group
+// and tries the expressions of its own group only (4.7 %). A route without
+// a path template opens the gate for every path.
 //
 // The group's router is the route's one matcher, not a mux subrouter, which
 // would copy the gate into each of its routes, where the gate matching

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
@@ -179,7 +180,7 @@ func TestHandlerGroupsAnswerAsOneRouter(t *testing.T) {
 				want := http.StatusNotFound
 				if flat.Match(httptest.NewRequest(m, path, nil), &match) {
 					want = http.StatusOK
-				} else if match.MatchErr == mux.ErrMethodMismatch {
+				} else if errors.Is(match.MatchErr, mux.ErrMethodMismatch) {
 					want = http.StatusMethodNotAllowed
 				}
 				if path == "/panic" && want == http.StatusOK {
