@@ -134,6 +134,12 @@ chromium)
 	have chromium || apt_install chromium
 	found "$(command -v chromium)"
 	;;
+valgrind | callgrind_control)
+	# Debian's valgrind: callgrind counts the instructions per request of
+	# bench/reads/run.sh with INSTRUCTIONS=1.
+	have "$1" || apt_install valgrind
+	found "$(command -v "$1")"
+	;;
 "" | -h | --help)
 	sed -n '2,/^set -euo pipefail/p' "${BASH_SOURCE[0]}" | sed '$d; s/^# \{0,1\}//'
 	;;

@@ -18,7 +18,7 @@ import (
 	"syscall"
 )
 
-const usage = `usage: invoices gen|load|explain|reads [flags]  (-h after a subcommand lists its flags)`
+const usage = `usage: invoices gen|load|explain|reads|instructions [flags]  (-h after a subcommand lists its flags)`
 
 func main() {
 	if len(os.Args) < 2 {
@@ -37,6 +37,8 @@ func main() {
 		err = explain(ctx, os.Args[2:])
 	case "reads":
 		err = reads(ctx, os.Args[2:])
+	case "instructions":
+		err = instructions(ctx, os.Args[2:])
 	default:
 		fmt.Fprintln(os.Stderr, usage)
 		os.Exit(2)

@@ -73,18 +73,11 @@ func reads(ctx context.Context, args []string) error {
 		MaxIdleConns: 2 * *clients, MaxIdleConnsPerHost: *clients, IdleConnTimeout: time.Minute,
 	}}
 
-	var list []string
-	for _, s := range shapes() {
-		if s.detail || s.query.Has("search") || s.query.Has("skip") {
-			continue
-		}
-		list = append(list, "/v0/invoices"+encodeQuery(s))
-	}
-	detail, err := detailPaths(ctx, client, service, *details)
+	workloads, err := readWorkloads(ctx, client, service, *details)
 	if err != nil {
 		return err
 	}
-	workloads := []workload{{"list", list}, {"detail", detail}}
+	list, detail := workloads[0].paths, workloads[1].paths
 
 	// Same bytes, or the comparison means nothing: every list shape of the
 	// benchmark (searches excepted: the baseline does not serve them), a
@@ -164,6 +157,24 @@ func reads(ctx context.Context, args []string) error {
 	}
 	fmt.Fprintln(os.Stderr, "reads: done")
 	return nil
+}
+
+// readWorkloads are the benchmark's two workloads. list: the first page
+// of every list shape without a search term (the baseline serves none) or
+// a skip; detail: n invoices spread over the organization, found through s.
+func readWorkloads(ctx context.Context, c *http.Client, s *server, n int) ([]workload, error) {
+	var list []string
+	for _, sh := range shapes() {
+		if sh.detail || sh.query.Has("search") || sh.query.Has("skip") {
+			continue
+		}
+		list = append(list, "/v0/invoices"+encodeQuery(sh))
+	}
+	detail, err := detailPaths(ctx, c, s, n)
+	if err != nil {
+		return nil, err
+	}
+	return []workload{{"list", list}, {"detail", detail}}, nil
 }
 
 func encodeQuery(s shape) string {

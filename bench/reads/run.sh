@@ -8,6 +8,12 @@
 #   bench/reads/run.sh                                   # 1,000,000 invoices (generated once, kept)
 #   N=10000 CLIENTS=8 DURATION=10s ROUNDS=5 bench/reads/run.sh
 #   SERVICE_BIN=/path/to/other/fulfillment bench/reads/run.sh   # e.g. a build of an older commit
+#   INSTRUCTIONS=1 N=10000 bench/reads/run.sh   # instructions per request instead, under callgrind
+#
+# With INSTRUCTIONS=1 both servers run under valgrind's callgrind (one P, no asynchronous
+# preemption, which callgrind's signal handling does not follow), and `invoices instructions`
+# counts the user-space instructions each runs per request, the requests sent one after
+# another: a figure that hardly moves with the machine's other load.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
 
@@ -45,8 +51,16 @@ fi
 key=bench-signing-key-0123456789abcdef-0123456789
 pids=()
 trap 'for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; wait' EXIT
+under=(env)
+tries=100
+if [[ -n ${INSTRUCTIONS:-} ]]; then
+	valgrind=$(scripts/tools.sh valgrind)
+	rm -f "$work"/callgrind.out.*
+	under=(env GOMAXPROCS=1 GODEBUG=asyncpreemptoff=1 "$valgrind" --tool=callgrind "--callgrind-out-file=$PWD/$work/callgrind.out.%p")
+	tries=1200
+fi
 ready() { # ready PORT LOG
-	for _ in $(seq 100); do
+	for _ in $(seq "$tries"); do
 		curl -fsS -o /dev/null "http://127.0.0.1:$1/$3" 2>/dev/null && return 0
 		sleep 0.1
 	done
@@ -56,11 +70,11 @@ ready() { # ready PORT LOG
 # Both with their defaults: the service's pool is DB_MAX_CONNS = 4 × GOMAXPROCS, as is the
 # baseline's; the service logs each request (LOG_LEVEL=info) and traces nothing.
 DATABASE_URL=$DSN HTTP_ADDR=127.0.0.1:18083 AUTH_SIGNING_KEY=$key OTEL_TRACES_EXPORTER=none \
-	"$work/fulfillment" serve 2>"$work/service.log" &
+	"${under[@]}" "$work/fulfillment" serve 2>"$work/service.log" &
 service_pid=$!
 pids+=("$service_pid")
 ready 18083 "$work/service.log" readyz
-"$work/baseline" -dsn "$DSN" -org "$ORG" -addr 127.0.0.1:18084 2>"$work/baseline.log" &
+"${under[@]}" "$work/baseline" -dsn "$DSN" -org "$ORG" -addr 127.0.0.1:18084 2>"$work/baseline.log" &
 baseline_pid=$!
 pids+=("$baseline_pid")
 ready 18084 "$work/baseline.log" "v0/invoices?take=1"
@@ -70,5 +84,10 @@ echo "## Machine"
 echo
 echo "$(nproc) CPUs ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs)), $(psql "$DSN" -Atc 'SHOW server_version' 2>/dev/null || echo 'PostgreSQL'), $(go version | cut -d' ' -f3), $db, service $("$work/fulfillment" version 2>/dev/null || echo '?'), load average $(cut -d' ' -f1-3 /proc/loadavg)"
 echo
+if [[ -n ${INSTRUCTIONS:-} ]]; then
+	"$work/invoices" instructions -service "http://127.0.0.1:18083,$token,$service_pid" \
+		-baseline "http://127.0.0.1:18084,,$baseline_pid" -dumps "$work"
+	exit
+fi
 "$work/invoices" reads -clients "$CLIENTS" -duration "$DURATION" -warmup "$WARMUP" -rounds "$ROUNDS" \
 	-service "http://127.0.0.1:18083,$token,$service_pid" -baseline "http://127.0.0.1:18084,,$baseline_pid"
