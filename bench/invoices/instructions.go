@@ -33,11 +33,7 @@ func instructions(ctx context.Context, args []string) error {
 	warmup := fs.Int("warmup", 300, "unmeasured requests before")
 	details := fs.Int("details", 200, "invoices of the detail workload, spread over the organization")
 	_ = fs.Parse(args)
-	service, err := parseServer("service", *serviceFlag)
-	if err != nil {
-		return err
-	}
-	baseline, err := parseServer("baseline", *baselineFlag)
+	service, baseline, err := parseServers(*serviceFlag, *baselineFlag)
 	if err != nil {
 		return err
 	}

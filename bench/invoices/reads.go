@@ -42,6 +42,16 @@ func parseServer(name, v string) (*server, error) {
 	return s, nil
 }
 
+// parseServers reads the -service and -baseline flags.
+func parseServers(service, baseline string) (*server, *server, error) {
+	s, err := parseServer("service", service)
+	if err != nil {
+		return nil, nil, err
+	}
+	b, err := parseServer("baseline", baseline)
+	return s, b, err
+}
+
 // workload is a list of request paths that the clients walk round-robin.
 type workload struct {
 	name  string
@@ -61,11 +71,7 @@ func reads(ctx context.Context, args []string) error {
 	rounds := fs.Int("rounds", 5, "rounds; each measures every workload on both servers, alternating which goes first")
 	details := fs.Int("details", 200, "invoices of the detail workload, spread over the organization")
 	_ = fs.Parse(args)
-	service, err := parseServer("service", *serviceFlag)
-	if err != nil {
-		return err
-	}
-	baseline, err := parseServer("baseline", *baselineFlag)
+	service, baseline, err := parseServers(*serviceFlag, *baselineFlag)
 	if err != nil {
 		return err
 	}
