@@ -114,40 +114,7 @@ func appendQuantity(b []byte, q domain.Quantity) []byte {
 // appendJSONTime appends FormatTime(t) as a JSON string: its characters
 // (digits, - : . T Z) need no escaping.
 func appendJSONTime(b []byte, t time.Time) []byte {
-	t = t.UTC()
-	year, month, day := t.Date()
-	if year < 0 || year > 9999 {
-		b = append(b, '"')
-		return append(t.AppendFormat(b, timeLayout), '"')
-	}
-	// timeLayout written digit by digit: AppendFormat interprets the
-	// layout anew each time, and a page holds some thirty timestamps.
-	hour, minute, second := t.Clock()
-	b = append(b, '"')
-	b = appendDigits(b, year, 4)
-	b = append(b, '-')
-	b = appendDigits(b, int(month), 2)
-	b = append(b, '-')
-	b = appendDigits(b, day, 2)
-	b = append(b, 'T')
-	b = appendDigits(b, hour, 2)
-	b = append(b, ':')
-	b = appendDigits(b, minute, 2)
-	b = append(b, ':')
-	b = appendDigits(b, second, 2)
-	b = append(b, '.')
-	b = appendDigits(b, t.Nanosecond()/int(time.Millisecond), 3)
-	return append(b, 'Z', '"')
-}
-
-// appendDigits appends n, 0 ≤ n < 10^width ≤ 10^4, in width digits.
-func appendDigits(b []byte, n, width int) []byte {
-	var digits [4]byte
-	for i := width - 1; i >= 0; i-- {
-		digits[i] = byte('0' + n%10)
-		n /= 10
-	}
-	return append(b, digits[:width]...)
+	return append(appendTime(append(b, '"'), t), '"')
 }
 
 // appendJSONString appends s as encoding/json writes a string with HTML

@@ -130,10 +130,11 @@ func (discard) Header() http.Header         { return discardHeader }
 func (discard) Write(b []byte) (int, error) { return len(b), nil }
 func (discard) WriteHeader(int)             {}
 
-// appendJSONTime writes what FormatTime does, quoted: every year the layout
-// has four digits for, each field at its bounds, zones and monotonic
-// readings stripped, and the years it falls back for.
-func TestAppendJSONTimeIsFormatTime(t *testing.T) {
+// FormatTime and appendJSONTime, written digit by digit, write what
+// AppendFormat writes with the layout: every year the layout has four
+// digits for, each field at its bounds, zones and monotonic readings
+// stripped, and the years they fall back for.
+func TestTimesAreTheLayout(t *testing.T) {
 	times := []time.Time{
 		{}, time.Unix(0, 0), time.Date(9999, 12, 31, 23, 59, 59, 999_999_999, time.UTC), time.Now(),
 		time.Date(2026, 3, 29, 1, 30, 0, 1_000_000, time.FixedZone("+14", 14*3600)),
@@ -145,8 +146,12 @@ func TestAppendJSONTimeIsFormatTime(t *testing.T) {
 		times = append(times, time.Unix(-62_167_219_200+int64(i)*15_778_463, int64(i)*48_271%1_000_000_000))
 	}
 	for _, at := range times {
-		if got, want := string(appendJSONTime(nil, at)), `"`+FormatTime(at)+`"`; got != want {
-			t.Fatalf("appendJSONTime(%v) = %s, want %s", at, got, want)
+		want := at.UTC().Format(timeLayout)
+		if got := FormatTime(at); got != want {
+			t.Fatalf("FormatTime(%v) = %s, want %s", at, got, want)
+		}
+		if got := string(appendJSONTime(nil, at)); got != `"`+want+`"` {
+			t.Fatalf("appendJSONTime(%v) = %s, want %q", at, got, want)
 		}
 	}
 }
