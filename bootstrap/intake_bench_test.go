@@ -127,13 +127,20 @@ func loadBenchFixture(b *testing.B, doc string) {
 }
 
 // benchHandler starts the real graph, as `serve` does (sandbox, no span
-// export, GOGC=400), with the settings env adds (name, value, …), and returns its
-// HTTP handler.
+// export unless the environment's OTEL_* settings say otherwise, GOGC=400),
+// with the settings env adds (name, value, …), and returns its HTTP handler.
 func benchHandler(b *testing.B, env ...string) http.Handler {
 	b.Helper()
 	vars := map[string]string{
 		"DATABASE_URL": testDSN, "AUTH_SIGNING_KEY": signingKey, "OTEL_TRACES_EXPORTER": "none",
 		"HTTP_ADDR": "127.0.0.1:0",
+	}
+	// The OTEL_* settings of the environment apply, so that the benchmark
+	// can measure tracing (bench/intake/instructions.sh).
+	for _, kv := range os.Environ() {
+		if k, v, _ := strings.Cut(kv, "="); strings.HasPrefix(k, "OTEL_") {
+			vars[k] = v
+		}
 	}
 	for i := 0; i+1 < len(env); i += 2 {
 		vars[env[i]] = env[i+1]

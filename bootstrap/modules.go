@@ -94,9 +94,9 @@ var PostgresModule = fx.Module("postgres",
 	),
 )
 
-func newDB(lc fx.Lifecycle, cfg Config, tp trace.TracerProvider) (*bun.DB, error) {
+func newDB(lc fx.Lifecycle, cfg Config) (*bun.DB, error) {
 	db, err := postgres.Open(postgres.Options{
-		DSN: cfg.DatabaseURL, TracerProvider: tp, MaxOpenConns: cfg.DBMaxConns, Limits: cfg.SessionLimits(),
+		DSN: cfg.DatabaseURL, MaxOpenConns: cfg.DBMaxConns, Limits: cfg.SessionLimits(),
 	})
 	if err != nil {
 		return nil, err

@@ -20,17 +20,14 @@ import (
 	"github.com/uptrace/bun"
 	"github.com/uptrace/bun/dialect/pgdialect"
 	"github.com/uptrace/bun/driver/pgdriver"
-	"github.com/uptrace/bun/extra/bunotel"
-	"go.opentelemetry.io/otel/trace"
 
 	"github.com/acme3pl/fulfillment/domain"
 )
 
 // Options configure Open.
 type Options struct {
-	DSN            string
-	TracerProvider trace.TracerProvider // nil: no query spans
-	MaxOpenConns   int                  // 0: 4 × GOMAXPROCS, bun's advice
+	DSN          string
+	MaxOpenConns int // 0: 4 × GOMAXPROCS, bun's advice
 	// Limits bound every session the pool opens. The server sets them below
 	// its request deadline; operator commands (a migration may build an
 	// index for minutes) leave them zero and bound their work by context.
@@ -84,7 +81,7 @@ func Open(opts Options) (*bun.DB, error) {
 		pgdriver.WithReadTimeout(opts.Limits.IOTimeout),
 		pgdriver.WithWriteTimeout(opts.Limits.IOTimeout),
 		pgdriver.WithApplicationName("fulfillment"),
-		// Query spans come from bunotel; the driver's own would repeat them.
+		// Statement spans come from querySpans; the driver's own would repeat them.
 		pgdriver.WithTracing(false),
 	)
 	// Added to the DSN's own parameters, not in their place.
@@ -107,15 +104,7 @@ func Open(opts Options) (*bun.DB, error) {
 	sqldb.SetMaxIdleConns(maxConns)
 	sqldb.SetConnMaxIdleTime(5 * time.Minute)
 	db := bun.NewDB(sqldb, pgdialect.New())
-	if opts.TracerProvider != nil {
-		// Query text without argument values: bunotel formats queries only
-		// when asked to, and WithFormattedQueries(false) keeps it so.
-		db.AddQueryHook(bunotel.NewQueryHook(
-			bunotel.WithTracerProvider(opts.TracerProvider),
-			bunotel.WithFormattedQueries(false),
-			bunotel.WithDBName(databaseName(opts.DSN)),
-		))
-	}
+	db.AddQueryHook(querySpans{dbName: databaseName(opts.DSN)})
 	return db, nil
 }
 

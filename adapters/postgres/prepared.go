@@ -3,7 +3,6 @@ package postgres
 import (
 	"context"
 	"database/sql"
-	"errors"
 	"fmt"
 	"strings"
 	"sync"
@@ -12,10 +11,6 @@ import (
 	"github.com/uptrace/bun"
 	"github.com/uptrace/bun/dialect/pgdialect"
 	"github.com/uptrace/bun/schema"
-	"go.opentelemetry.io/otel/attribute"
-	"go.opentelemetry.io/otel/codes"
-	semconv "go.opentelemetry.io/otel/semconv/v1.20.0"
-	"go.opentelemetry.io/otel/trace"
 )
 
 // A hotQuery is a statement of the order intake's hot path written once with
@@ -97,10 +92,8 @@ func (s *statements) get(ctx context.Context) *preparedSet {
 
 // runner runs hotQuery statements on a repository's handle — the pool, a
 // transaction or a connection — prepared when the unit of work has prepared
-// them, else formatted by the driver. Either way each statement gets one
-// client span, as bunotel gives bun's queries: named by the operation, with
-// db.system, db.name, db.operation and db.statement, the statement's text
-// with its placeholders and never the argument values.
+// them, else formatted by the driver. Either way each statement gets its
+// client span, the same as bun's queries get (spans.go).
 type runner struct {
 	db       bun.IDB
 	prepared *preparedSet // nil: unprepared
@@ -192,35 +185,13 @@ func (r runner) bind(ctx context.Context, q *hotQuery) (boundQuery, func()) {
 	panic(fmt.Sprintf("postgres: unexpected bun.IDB %T", r.db))
 }
 
-// span starts q's span in ctx's trace — on the tracer provider of the span
-// ctx carries, so no span is made where there is no trace — and returns the
-// function that ends it.
+// span starts q's span (spans.go) and returns the function that ends it.
 func (r runner) span(ctx context.Context, q *hotQuery) (context.Context, func(error, int64)) {
-	parent := trace.SpanFromContext(ctx)
-	if !parent.IsRecording() {
-		return ctx, func(error, int64) {}
-	}
-	ctx, span := parent.TracerProvider().Tracer("github.com/acme3pl/fulfillment/adapters/postgres").
-		Start(ctx, q.operation, trace.WithSpanKind(trace.SpanKindClient))
-	attrs := []attribute.KeyValue{
-		semconv.DBSystemPostgreSQL,
-		semconv.DBOperationKey.String(q.operation),
-		semconv.DBStatementKey.String(q.sql),
-	}
+	var dbName string
 	if r.prepared != nil {
-		attrs = append(attrs, semconv.DBNameKey.String(r.prepared.dbName))
+		dbName = r.prepared.dbName
 	}
-	span.SetAttributes(attrs...)
-	return ctx, func(err error, n int64) {
-		if n >= 0 {
-			span.SetAttributes(attribute.Int64("db.rows_affected", n))
-		}
-		if err != nil && !errors.Is(err, sql.ErrNoRows) {
-			span.RecordError(err)
-			span.SetStatus(codes.Error, err.Error())
-		}
-		span.End()
-	}
+	return startStatementSpan(ctx, q.operation, q.sql, dbName)
 }
 
 // pgTextArray and pgInt64Array pass a slice as one array parameter of a
