@@ -1,7 +1,9 @@
 package httpapi
 
 import (
+	"encoding/binary"
 	"encoding/json"
+	"math/bits"
 	"strings"
 	"unicode/utf8"
 )
@@ -320,6 +322,15 @@ func (s *jsonScanner) strEnd() (plain, ascii bool) {
 	plain, ascii = true, true
 	b, i := s.b, s.i+1 // past the opening quote; locals keep the loop in registers
 	for i < len(b) {
+		// Eight bytes at a time to the first that needs a look.
+		if i+8 <= len(b) {
+			m := needsLook(binary.LittleEndian.Uint64(b[i:]))
+			if m == 0 {
+				i += 8
+				continue
+			}
+			i += bits.TrailingZeros64(m) / 8
+		}
 		c := b[i]
 		switch {
 		case c == '"':
@@ -349,6 +360,18 @@ func (s *jsonScanner) strEnd() (plain, ascii bool) {
 	}
 	s.i, s.bad = i, true // unterminated
 	return false, false
+}
+
+// needsLook marks, in the high bit of each of the eight bytes of x (b[i]
+// in the lowest), those that end a run of plain string characters: a
+// quote, a backslash, a control character or a byte of a multi-byte UTF-8
+// sequence. Bytes above the lowest one marked may be marked wrongly (a
+// borrow carries upwards), never those below it, and it is itself right;
+// so the lowest mark is the first such byte, and no mark means none.
+func needsLook(x uint64) uint64 {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	quote, backslash := x^(ones*'"'), x^(ones*'\\')
+	return ((x - ones*0x20) | (quote-ones)&^quote | (backslash-ones)&^backslash | x) & highs
 }
 
 // escape moves past the escape after a backslash.

@@ -2,14 +2,17 @@ package httpapi
 
 import (
 	"bytes"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
+	"math/bits"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 // unmarshalOrder is what scanOrder must answer: encoding/json decoding body
@@ -164,4 +167,48 @@ func FuzzOrderScannerAsEncodingJSON(f *testing.F) {
 	f.Fuzz(func(t *testing.T, body []byte) {
 		checkScanAsEncodingJSON(t, body)
 	})
+}
+
+// TestNeedsLook holds the eight-byte test of strEnd to the byte-by-byte
+// one: no mark when no byte needs a look, else the lowest mark on the
+// first that does, over every byte value in every position among plain
+// ones, and random words.
+func TestNeedsLook(t *testing.T) {
+	look := func(c byte) bool { return c == '"' || c == '\\' || c < 0x20 || c >= utf8.RuneSelf }
+	check := func(w [8]byte) {
+		first := 8
+		for k, c := range w {
+			if look(c) {
+				first = k
+				break
+			}
+		}
+		m := needsLook(binary.LittleEndian.Uint64(w[:]))
+		if got := bits.TrailingZeros64(m) / 8; (m == 0) != (first == 8) || m != 0 && got != first {
+			t.Fatalf("% x: mark %#x, first byte to look at %d", w, m, first)
+		}
+	}
+	for pos := range 8 {
+		for c := range 256 {
+			for _, fill := range []byte{'a', ' ', '~', 0x21} {
+				var w [8]byte
+				for k := range w {
+					w[k] = fill
+				}
+				w[pos] = byte(c)
+				check(w)
+			}
+		}
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	for range 1_000_000 {
+		var w [8]byte
+		binary.LittleEndian.PutUint64(w[:], rng.Uint64())
+		for k := range w { // mostly plain bytes, so that the first mark falls anywhere
+			if rng.IntN(4) != 0 {
+				w[k] = byte(0x20 + rng.IntN(0x60))
+			}
+		}
+		check(w)
+	}
 }
