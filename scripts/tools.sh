@@ -136,7 +136,7 @@ chromium)
 	;;
 valgrind | callgrind_control)
 	# Debian's valgrind: callgrind counts the instructions per request of
-	# bench/reads/run.sh with INSTRUCTIONS=1.
+	# bench/reads/run.sh with INSTRUCTIONS=1 and of bench/intake/instructions.sh.
 	have "$1" || apt_install valgrind
 	found "$(command -v "$1")"
 	;;
