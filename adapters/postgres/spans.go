@@ -87,6 +87,8 @@ type endKey struct{}
 
 // BeforeQuery starts the statement's span.
 func (h querySpans) BeforeQuery(ctx context.Context, e *bun.QueryEvent) context.Context {
+	// Checked here too, so that an unsampled request does not pay for the
+	// statement's text.
 	if !trace.SpanFromContext(ctx).IsRecording() {
 		return ctx
 	}

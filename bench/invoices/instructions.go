@@ -17,7 +17,8 @@ import (
 
 // instructions counts the user-space instructions each server runs per
 // request of each workload of reads, with both servers running under
-// valgrind's callgrind (bench/reads/instructions.sh starts them so). Unlike
+// valgrind's callgrind (bench/reads/run.sh starts them so with
+// INSTRUCTIONS=1). Unlike
 // throughput and CPU time, the count hardly moves with the machine's other
 // load, so that a change of a few percent shows from one run. The kernel's
 // work (system calls, the loopback network) is not counted.
