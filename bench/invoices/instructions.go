@@ -18,10 +18,10 @@ import (
 // instructions counts the user-space instructions each server runs per
 // request of each workload of reads, with both servers running under
 // valgrind's callgrind (bench/reads/run.sh starts them so with
-// INSTRUCTIONS=1). Unlike
-// throughput and CPU time, the count hardly moves with the machine's other
-// load, so that a change of a few percent shows from one run. The kernel's
-// work (system calls, the loopback network) is not counted.
+// INSTRUCTIONS=1). Unlike throughput and CPU time, the count hardly moves
+// with the machine's other load, so that a change of a few percent shows
+// from one run. The kernel's work (system calls, the loopback network) is
+// not counted.
 //
 // For each server and workload: warm-up requests, callgrind's counters
 // zeroed, requests one after another, the counters dumped and read.
