@@ -181,23 +181,28 @@ func (p *pageItems) assign() {
 }
 
 // detailScanner reads an invoice with its items (invoicesql.Detail) into
-// *out, which holds it after the first row.
+// *out, which holds it after the first row: that row's invoice columns,
+// then each later row's item columns, the rest of each row being NULL.
 func detailScanner(organizationID string, out *[]invoiceWithItems) func(*sql.Rows) error {
+	var null any // a NULL column's destination
+	var it invoiceItemRow
+	item := []any{&null, &null, &null, &null, &null, &null, &null, &null, &null, &null,
+		&it.ID, &it.Title, &it.Description, &it.Quantity, &it.UnitCost, &it.TotalCost, &it.Position}
 	return func(rows *sql.Rows) error {
-		var itemID, title, description, quantity sql.NullString
-		var unitCost, totalCost sql.NullInt64
-		row, err := scanInvoice(rows, organizationID, &itemID, &title, &description, &quantity, &unitCost, &totalCost)
-		if err != nil {
+		if len(*out) == 0 {
+			row, err := scanInvoice(rows, organizationID, &null, &null, &null, &null, &null, &null, &null)
+			if err != nil {
+				return err
+			}
+			*out = append(*out, invoiceWithItems{row: row})
+			return nil
+		}
+		inv := &(*out)[0]
+		if err := rows.Scan(item...); err != nil {
 			return err
 		}
-		if len(*out) == 0 {
-			*out = append(*out, invoiceWithItems{row: row})
-		}
-		if itemID.Valid {
-			inv := &(*out)[0]
-			inv.items = append(inv.items, invoiceItemRow{ID: itemID.String, InvoiceID: row.ID, Title: title.String,
-				Description: description.String, Quantity: quantity.String, UnitCost: unitCost.Int64, TotalCost: totalCost.Int64})
-		}
+		it.InvoiceID = inv.row.ID
+		inv.items = append(inv.items, it)
 		return nil
 	}
 }

@@ -193,32 +193,38 @@ func (h *handler) items(ctx context.Context, invs []invoice) error {
 	return err
 }
 
-// detail runs invoicesql.Detail: one row per item, the item's columns NULL
-// for an invoice without items.
+// detail runs invoicesql.Detail: the invoice's columns on the first row,
+// an item's on each later one, NULL (a nil destination: skipped) the rest.
 func (h *handler) detail(ctx context.Context, id string) (invoice, bool, error) {
 	rows, err := h.pool.Query(ctx, invoicesql.Detail, h.org, id)
 	if err != nil {
 		return invoice{}, false, err
 	}
+	defer rows.Close()
 	var inv invoice
 	dest, finish := invoiceDest(&inv)
-	var itemID, title, description, quantity *string
-	var unitCost, totalCost *int64
+	var it item
+	var quantity string
 	found := false
-	var items []item
-	_, err = pgx.ForEachRow(rows, append(dest, &itemID, &title, &description, &quantity, &unitCost, &totalCost), func() error {
-		found = true
-		if itemID != nil {
-			items = append(items, item{ID: *itemID, Title: *title, Description: *description,
-				Quantity: json.Number(trimQuantity(*quantity)), UnitCost: *unitCost, TotalCost: *totalCost})
+	for rows.Next() {
+		if !found {
+			found = true
+			if err := rows.Scan(append(dest, nil, nil, nil, nil, nil, nil, nil)...); err != nil {
+				return invoice{}, false, err
+			}
+			finish()
+			continue
 		}
-		return nil
-	})
-	if err != nil || !found {
+		if err := rows.Scan(nil, nil, nil, nil, nil, nil, nil, nil, nil, nil,
+			&it.ID, &it.Title, &it.Description, &quantity, &it.UnitCost, &it.TotalCost, nil); err != nil {
+			return invoice{}, false, err
+		}
+		it.Quantity = json.Number(trimQuantity(quantity))
+		inv.Items = append(inv.Items, it)
+	}
+	if err := rows.Err(); err != nil || !found {
 		return invoice{}, false, err
 	}
-	finish()
-	inv.Items = append(inv.Items, items...)
 	return inv, true, nil
 }
 
