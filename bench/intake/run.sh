@@ -11,7 +11,7 @@
 # and prints each pair's ratio. Last, the load generator runs open loop at
 # half the best intake rate measured and prints p50/p99/p99.9.
 #
-# Knobs (environment): CLIENTS (8), DURATION (20s), ROUNDS (3), SKUS (1000),
+# Knobs (environment): CLIENTS (8), DURATION (15s), ROUNDS (5), SKUS (1000),
 # LINES (3), PAYLOAD (docs/samples/orders-create.json: every order is a copy of
 # the sample, about 4.9 KB; "trimmed" for the 1.5 KB order of earlier runs),
 # PORT (18090), KEEP=1 keeps the database afterwards, ALSO (a second pgbench script, e.g. an older

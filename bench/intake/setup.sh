@@ -7,8 +7,8 @@
 # Everything it starts is stopped on exit (KEEP=1 keeps the database). SERVICE_BIN runs another build
 # of the service (e.g. of an older commit) instead of building this one.
 CLIENTS=${CLIENTS:-8}
-DURATION=${DURATION:-20s}
-ROUNDS=${ROUNDS:-3}
+DURATION=${DURATION:-15s}
+ROUNDS=${ROUNDS:-5}
 SKUS=${SKUS:-1000}
 LINES=${LINES:-3}
 PAYLOAD=${PAYLOAD:-docs/samples/orders-create.json}
