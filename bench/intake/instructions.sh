@@ -29,14 +29,10 @@ bin=${TEST_BIN:-$work/bootstrap.test}
 [[ -n ${TEST_BIN:-} ]] || go test -c -o "$bin" ./bootstrap/
 bin=$(realpath "$bin")
 
-JAEGER_OTLP_ADDR=127.0.0.1:$JAEGER_PORT JAEGER_QUERY_ADDR=127.0.0.1:$((JAEGER_PORT + 1)) \
-	JAEGER_QUERY_GRPC_ADDR=127.0.0.1:$((JAEGER_PORT + 2)) scripts/jaeger.sh 2>"$work/jaeger.log" &
-jaeger=$!
-trap 'kill $jaeger 2>/dev/null; wait $jaeger 2>/dev/null || true' EXIT
-for _ in $(seq 100); do
-	curl -s -o /dev/null "http://127.0.0.1:$JAEGER_PORT/v1/traces" && break
-	sleep 0.2
-done
+# shellcheck source=bench/intake/jaeger.sh
+source bench/intake/jaeger.sh
+start_jaeger "$JAEGER_PORT" "$work/jaeger.log"
+trap 'kill "$jaeger_pid" 2>/dev/null; wait "$jaeger_pid" 2>/dev/null || true' EXIT
 
 # count MODE N: the instructions of one run of BenchmarkIntake with N deliveries.
 count() {

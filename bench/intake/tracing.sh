@@ -18,13 +18,10 @@ JAEGER_PORT=${JAEGER_PORT:-14318}
 # shellcheck source=bench/intake/setup.sh
 source bench/intake/setup.sh
 
-JAEGER_OTLP_ADDR=127.0.0.1:$JAEGER_PORT JAEGER_QUERY_ADDR=127.0.0.1:$((JAEGER_PORT + 1)) \
-	JAEGER_QUERY_GRPC_ADDR=127.0.0.1:$((JAEGER_PORT + 2)) scripts/jaeger.sh 2>.tmp/bench-jaeger.log &
-pids+=($!)
-for _ in $(seq 100); do
-	curl -s -o /dev/null "http://127.0.0.1:$JAEGER_PORT/v1/traces" && break
-	sleep 0.2
-done
+# shellcheck source=bench/intake/jaeger.sh
+source bench/intake/jaeger.sh
+start_jaeger "$JAEGER_PORT" .tmp/bench-jaeger.log
+pids+=("$jaeger_pid")
 otlp=(OTEL_TRACES_EXPORTER=otlp OTEL_EXPORTER_OTLP_ENDPOINT=http://127.0.0.1:$JAEGER_PORT OTEL_TRACES_SAMPLER=parentbased_traceidratio)
 serve "$p_none"
 serve "$p_10" "${otlp[@]}" OTEL_TRACES_SAMPLER_ARG=0.1
