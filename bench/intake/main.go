@@ -14,6 +14,7 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -22,7 +23,9 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
+	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"slices"
 	"strconv"
@@ -84,10 +87,10 @@ func run() error {
 			return err
 		}
 	}
-	g := &generator{o: o, tmpl: tmpl, client: &http.Client{
-		Timeout:   10 * time.Second,
-		Transport: &http.Transport{MaxIdleConnsPerHost: o.workers * 2, MaxConnsPerHost: 0},
-	}}
+	g, err := newGenerator(o, tmpl)
+	if err != nil {
+		return err
+	}
 	// Order IDs above 2^53, distinct from every earlier run.
 	g.nextID.Store(time.Now().UnixMicro() * 1000)
 	if o.warmup > 0 {
@@ -102,10 +105,27 @@ func run() error {
 	return res.print(os.Stdout, o)
 }
 
+// newGenerator returns the generator of o's orders (tmpl nil: the trimmed
+// order) to the server at o.url.
+func newGenerator(o options, tmpl *orderTemplate) (*generator, error) {
+	u, err := url.Parse(o.url)
+	if err != nil || u.Scheme != "http" || u.Host == "" {
+		return nil, fmt.Errorf("-url %q: want http://host:port", o.url)
+	}
+	addr := u.Host
+	if u.Port() == "" {
+		addr = net.JoinHostPort(u.Hostname(), "80")
+	}
+	return &generator{o: o, tmpl: tmpl, addr: addr,
+		head: "POST " + strings.TrimSuffix(u.Path, "/") + "/v0/storefront/orders HTTP/1.1\r\nHost: " + u.Host +
+			"\r\nContent-Type: application/json\r\nAuthorization: Bearer " + o.key + "\r\nContent-Length: "}, nil
+}
+
 type generator struct {
 	o      options
 	tmpl   *orderTemplate // nil: the trimmed order
-	client *http.Client
+	addr   string         // the server's host:port
+	head   string         // a request up to its Content-Length's value
 	nextID atomic.Int64
 }
 
@@ -152,9 +172,11 @@ func (g *generator) phase(d time.Duration) (result, error) {
 			go func() {
 				defer wg.Done()
 				rng := rand.New(rand.NewPCG(uint64(w), uint64(start.UnixNano()))) //nolint:gosec // load shape, not secrets
+				c := &client{g: g}
+				defer c.close()
 				for ctx.Err() == nil {
 					t0 := time.Now()
-					err := g.deliver(rng)
+					err := c.deliver(rng)
 					if ctx.Err() != nil && err != nil {
 						return
 					}
@@ -170,8 +192,10 @@ func (g *generator) phase(d time.Duration) (result, error) {
 			go func() {
 				defer wg.Done()
 				rng := rand.New(rand.NewPCG(uint64(w), uint64(start.UnixNano()))) //nolint:gosec // load shape, not secrets
+				c := &client{g: g}
+				defer c.close()
 				for due := range jobs {
-					err := g.deliver(rng)
+					err := c.deliver(rng)
 					record(time.Since(due), err)
 				}
 			}()
@@ -226,23 +250,51 @@ func (r result) print(w io.Writer, o options) error {
 	return err
 }
 
+// A client is one worker's kept-alive HTTP/1.1 connection. It writes each
+// request whole, in one write, and reads the answer with net/http's own
+// parser. net/http's client passes every request between three goroutines
+// (the caller's and the connection's writer and reader) and costs about
+// twice the CPU per order (docs/benchmarks/intake.md), CPU that the server
+// and PostgreSQL share on the benchmark's machine while pgbench's client is
+// cheap C.
+type client struct {
+	g    *generator
+	conn net.Conn // nil until the first delivery, and after an error
+	br   *bufio.Reader
+	req  []byte // the request being written, reused
+}
+
 // deliver sends one new order with -lines distinct random SKUs and checks
 // that it made a shipment.
-func (g *generator) deliver(rng *rand.Rand) error {
-	id := g.nextID.Add(1)
-	body := g.order(rng, id)
-	req, err := http.NewRequestWithContext(context.Background(), http.MethodPost, g.o.url+"/v0/storefront/orders", bytes.NewReader(body))
-	if err != nil {
+func (c *client) deliver(rng *rand.Rand) error {
+	id := c.g.nextID.Add(1)
+	body := c.g.order(rng, id)
+	if c.conn == nil {
+		conn, err := (&net.Dialer{Timeout: 10 * time.Second}).DialContext(context.Background(), "tcp", c.g.addr)
+		if err != nil {
+			return err
+		}
+		c.conn, c.br = conn, bufio.NewReader(conn)
+	}
+	if err := c.conn.SetDeadline(time.Now().Add(10 * time.Second)); err != nil {
+		c.close()
 		return err
 	}
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Authorization", "Bearer "+g.o.key)
-	resp, err := g.client.Do(req)
-	if err != nil {
+	c.req = append(append(append(append(c.req[:0], c.g.head...), strconv.Itoa(len(body))...), "\r\n\r\n"...), body...)
+	if _, err := c.conn.Write(c.req); err != nil {
+		c.close()
 		return err
 	}
-	defer func() { _ = resp.Body.Close() }()
+	resp, err := http.ReadResponse(c.br, nil)
+	if err != nil {
+		c.close()
+		return err
+	}
 	b, err := io.ReadAll(resp.Body)
+	_ = resp.Body.Close()
+	if err != nil || resp.Close {
+		c.close()
+	}
 	if err != nil {
 		return err
 	}
@@ -250,6 +302,13 @@ func (g *generator) deliver(rng *rand.Rand) error {
 		return fmt.Errorf("status %d: %s", resp.StatusCode, bytes.TrimSpace(b))
 	}
 	return nil
+}
+
+func (c *client) close() {
+	if c.conn != nil {
+		_ = c.conn.Close()
+		c.conn = nil
+	}
 }
 
 // order writes a storefront order with its own id and -lines distinct
