@@ -32,6 +32,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 )
 
@@ -53,6 +54,7 @@ type options struct {
 	payload     string
 	jsonOut     bool
 	fixture     bool
+	serverPID   int
 }
 
 func run() error {
@@ -69,6 +71,7 @@ func run() error {
 	flag.StringVar(&o.payload, "payload", "docs/samples/orders-create.json",
 		"a storefront order whose shape every order copies (its line items cycled to -lines); \"trimmed\" for a 1.5 KB order")
 	flag.BoolVar(&o.jsonOut, "json", false, "print the result as one JSON object")
+	flag.IntVar(&o.serverPID, "pid", 0, "the server's process ID, to report its CPU time per order too (Linux)")
 	flag.BoolVar(&o.fixture, "print-fixture", false, "print the benchmark's fixture document (fulfillment seed --file) and exit")
 	flag.Parse()
 	if o.fixture {
@@ -139,7 +142,11 @@ type result struct {
 	P99        float64       `json:"p99_ms"`
 	P999       float64       `json:"p999_ms"`
 	Max        float64       `json:"max_ms"`
-	FirstError string        `json:"first_error,omitempty"`
+	// CPU time per order, µs: the load generator's own, and the server's
+	// with -pid.
+	CPU        float64 `json:"cpu_us_per_order"`
+	ServerCPU  float64 `json:"server_cpu_us_per_order,omitempty"`
+	FirstError string  `json:"first_error,omitempty"`
 }
 
 // phase sends orders for d and collects what happened.
@@ -164,6 +171,7 @@ func (g *generator) phase(d time.Duration) (result, error) {
 		}
 		latencies = append(latencies, lat)
 	}
+	cpu0, serverCPU0 := cpuTime(0), cpuTime(g.o.serverPID)
 	start := time.Now()
 	var wg sync.WaitGroup
 	if g.o.rate <= 0 {
@@ -214,14 +222,45 @@ func (g *generator) phase(d time.Duration) (result, error) {
 	}
 	wg.Wait()
 	elapsed := time.Since(start)
+	cpu, serverCPU := cpuTime(0)-cpu0, cpuTime(g.o.serverPID)-serverCPU0
 	slices.Sort(latencies)
 	res := result{Sent: len(latencies) + failed, OK: len(latencies), Failed: failed, Elapsed: elapsed, FirstError: firstErr}
 	res.Throughput = float64(len(latencies)) / elapsed.Seconds()
 	res.P50, res.P99, res.P999 = pct(latencies, 0.50), pct(latencies, 0.99), pct(latencies, 0.999)
 	if len(latencies) > 0 {
 		res.Max = ms(latencies[len(latencies)-1])
+		res.CPU = float64(cpu.Microseconds()) / float64(len(latencies))
+		if g.o.serverPID != 0 {
+			res.ServerCPU = float64(serverCPU.Microseconds()) / float64(len(latencies))
+		}
 	}
 	return res, nil
+}
+
+// cpuTime returns the CPU time, user and system, that process pid has used
+// so far (0: this process; from /proc, in the kernel's clock ticks of 10 ms;
+// 0 when it cannot be read).
+func cpuTime(pid int) time.Duration {
+	if pid == 0 {
+		var ru syscall.Rusage
+		if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
+			return 0
+		}
+		return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+	}
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return 0
+	}
+	// After the command's name in parentheses: state, then utime and stime
+	// as the 12th and 13th fields.
+	f := strings.Fields(string(b[bytes.LastIndexByte(b, ')')+1:]))
+	if len(f) < 13 {
+		return 0
+	}
+	utime, _ := strconv.ParseInt(f[11], 10, 64)
+	stime, _ := strconv.ParseInt(f[12], 10, 64)
+	return time.Duration(utime+stime) * 10 * time.Millisecond
 }
 
 func pct(sorted []time.Duration, p float64) float64 {
@@ -242,8 +281,14 @@ func (r result) print(w io.Writer, o options) error {
 	if o.rate > 0 {
 		mode = fmt.Sprintf("open loop at %.0f/s", o.rate)
 	}
-	_, err := fmt.Fprintf(w, "intake: %s, %d clients, %s: %d ok, %d failed, %.1f orders/s, p50 %.2f ms, p99 %.2f ms, p99.9 %.2f ms, max %.2f ms\n",
-		mode, o.workers, r.Elapsed.Round(time.Millisecond), r.OK, r.Failed, r.Throughput, r.P50, r.P99, r.P999, r.Max)
+	_, err := fmt.Fprintf(w, "intake: %s, %d clients, %s: %d ok, %d failed, %.1f orders/s, p50 %.2f ms, p99 %.2f ms, p99.9 %.2f ms, max %.2f ms; CPU per order: %.0f µs here",
+		mode, o.workers, r.Elapsed.Round(time.Millisecond), r.OK, r.Failed, r.Throughput, r.P50, r.P99, r.P999, r.Max, r.CPU)
+	if err == nil && o.serverPID != 0 {
+		_, err = fmt.Fprintf(w, ", %.0f µs in the server", r.ServerCPU)
+	}
+	if err == nil {
+		_, err = fmt.Fprintln(w)
+	}
 	if err == nil && r.FirstError != "" {
 		_, err = fmt.Fprintf(w, "intake: first error: %s\n", r.FirstError)
 	}

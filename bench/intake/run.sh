@@ -8,7 +8,8 @@
 #     CLIENTS concurrent clients for DURATION (closed loop: the maximum rate);
 #   - pgbench running bench/intake/intake.sql, the equivalent SQL transaction,
 #     with the same CLIENTS, -M prepared, for DURATION;
-# and prints each pair's ratio. Last, the load generator runs open loop at
+# and prints each pair's ratio, with the CPU time per order of the server and of the load
+# generator. Last, the load generator runs open loop at
 # half the best intake rate measured and prints p50/p99/p99.9.
 #
 # Knobs (environment): CLIENTS (8), DURATION (15s), ROUNDS (5), SKUS (1000),
@@ -25,6 +26,7 @@ command -v pgbench >/dev/null || { echo "run.sh: pgbench is missing (Debian: apt
 # shellcheck source=bench/intake/setup.sh
 source bench/intake/setup.sh
 serve "$PORT"
+server_pid=${pids[-1]}
 
 echo "clients $CLIENTS, $DURATION per run, $ROUNDS rounds, $SKUS SKUs, $LINES lines per order ($PAYLOAD), $(nproc) CPUs, load average $(cut -d' ' -f1-3 /proc/loadavg)"
 pgbench_tps() { # pgbench_tps SCRIPT
@@ -34,7 +36,7 @@ pgbench_tps() { # pgbench_tps SCRIPT
 median() { printf '%s\n' "$@" | sort -g | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'; }
 intake_rates=() ratios=() also_ratios=()
 for round in $(seq "$ROUNDS"); do
-	out=$(loadgen "$PORT" -c "$CLIENTS" -d "$DURATION")
+	out=$(loadgen "$PORT" -c "$CLIENTS" -d "$DURATION" -pid "$server_pid")
 	rate=$(field throughput "$out")
 	failed=$(field failed "$out")
 	tps=$(pgbench_tps bench/intake/intake.sql)
@@ -46,8 +48,9 @@ for round in $(seq "$ROUNDS"); do
 		also_ratios+=("$(awk -v a="$rate" -v b="$also_tps" 'BEGIN { printf "%.2f", a / b }')")
 		also=$(printf ' | %s: %.1f tps, ratio %s' "$ALSO" "$also_tps" "${also_ratios[-1]}")
 	fi
-	printf 'round %d: intake %.1f orders/s (%s failed, p50 %s ms, p99 %s ms) | pgbench %.1f tps | ratio %s%s\n' \
-		"$round" "$rate" "$failed" "$(field p50_ms "$out")" "$(field p99_ms "$out")" "$tps" "$ratio" "$also"
+	printf 'round %d: intake %.1f orders/s (%s failed, p50 %s ms, p99 %s ms; CPU per order: server %.0f µs, load generator %.0f µs) | pgbench %.1f tps | ratio %s%s\n' \
+		"$round" "$rate" "$failed" "$(field p50_ms "$out")" "$(field p99_ms "$out")" "$(field server_cpu_us_per_order "$out")" \
+		"$(field cpu_us_per_order "$out")" "$tps" "$ratio" "$also"
 done
 best=$(printf '%s\n' "${intake_rates[@]}" | sort -g | tail -1)
 half=$(awk -v b="$best" 'BEGIN { printf "%.0f", b / 2 }')
