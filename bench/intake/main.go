@@ -32,7 +32,6 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"time"
 )
 
@@ -171,7 +170,8 @@ func (g *generator) phase(d time.Duration) (result, error) {
 		}
 		latencies = append(latencies, lat)
 	}
-	cpu0, serverCPU0 := cpuTime(0), cpuTime(g.o.serverPID)
+	self := os.Getpid()
+	cpu0, serverCPU0 := cpuTime(self), cpuTime(g.o.serverPID)
 	start := time.Now()
 	var wg sync.WaitGroup
 	if g.o.rate <= 0 {
@@ -222,7 +222,7 @@ func (g *generator) phase(d time.Duration) (result, error) {
 	}
 	wg.Wait()
 	elapsed := time.Since(start)
-	cpu, serverCPU := cpuTime(0)-cpu0, cpuTime(g.o.serverPID)-serverCPU0
+	cpu, serverCPU := cpuTime(self)-cpu0, cpuTime(g.o.serverPID)-serverCPU0
 	slices.Sort(latencies)
 	res := result{Sent: len(latencies) + failed, OK: len(latencies), Failed: failed, Elapsed: elapsed, FirstError: firstErr}
 	res.Throughput = float64(len(latencies)) / elapsed.Seconds()
@@ -230,24 +230,15 @@ func (g *generator) phase(d time.Duration) (result, error) {
 	if len(latencies) > 0 {
 		res.Max = ms(latencies[len(latencies)-1])
 		res.CPU = float64(cpu.Microseconds()) / float64(len(latencies))
-		if g.o.serverPID != 0 {
-			res.ServerCPU = float64(serverCPU.Microseconds()) / float64(len(latencies))
-		}
+		res.ServerCPU = float64(serverCPU.Microseconds()) / float64(len(latencies))
 	}
 	return res, nil
 }
 
 // cpuTime returns the CPU time, user and system, that process pid has used
-// so far (0: this process; from /proc, in the kernel's clock ticks of 10 ms;
-// 0 when it cannot be read).
+// so far: from /proc, in the kernel's clock ticks of 10 ms; 0 when it
+// cannot be read (pid 0: no server named).
 func cpuTime(pid int) time.Duration {
-	if pid == 0 {
-		var ru syscall.Rusage
-		if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
-			return 0
-		}
-		return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-	}
 	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
 	if err != nil {
 		return 0
@@ -281,7 +272,7 @@ func (r result) print(w io.Writer, o options) error {
 	if o.rate > 0 {
 		mode = fmt.Sprintf("open loop at %.0f/s", o.rate)
 	}
-	_, err := fmt.Fprintf(w, "intake: %s, %d clients, %s: %d ok, %d failed, %.1f orders/s, p50 %.2f ms, p99 %.2f ms, p99.9 %.2f ms, max %.2f ms; CPU per order: %.0f µs here",
+	_, err := fmt.Fprintf(w, "intake: %s, %d clients, %s: %d ok, %d failed, %.1f orders/s, p50 %.2f ms, p99 %.2f ms, p99.9 %.2f ms, max %.2f ms; CPU per order: %.0f µs in the load generator",
 		mode, o.workers, r.Elapsed.Round(time.Millisecond), r.OK, r.Failed, r.Throughput, r.P50, r.P99, r.P999, r.Max, r.CPU)
 	if err == nil && o.serverPID != 0 {
 		_, err = fmt.Fprintf(w, ", %.0f µs in the server", r.ServerCPU)
@@ -298,7 +289,7 @@ func (r result) print(w io.Writer, o options) error {
 // A client is one worker's kept-alive HTTP/1.1 connection. It writes each
 // request whole, in one write, and reads the answer with net/http's own
 // parser. net/http's client passes every request between three goroutines
-// (the caller's and the connection's writer and reader) and costs about
+// (the caller's and the connection's writer and reader) and costs nearly
 // twice the CPU per order (docs/benchmarks/intake.md), CPU that the server
 // and PostgreSQL share on the benchmark's machine while pgbench's client is
 // cheap C.
