@@ -185,12 +185,20 @@ func (p *pageItems) assign() {
 // then each later row's item columns, the rest of each row being NULL.
 func detailScanner(organizationID string, out *[]invoiceWithItems) func(*sql.Rows) error {
 	var null any // a NULL column's destination
+	nulls := func(n int) []any {
+		d := make([]any, n)
+		for i := range d {
+			d[i] = &null
+		}
+		return d
+	}
 	var it invoiceItemRow
-	item := []any{&null, &null, &null, &null, &null, &null, &null, &null, &null, &null,
-		&it.ID, &it.Title, &it.Description, &it.Quantity, &it.UnitCost, &it.TotalCost, &it.Position}
+	item := append(nulls(invoicesql.Width(invoicesql.InvoiceColumns)),
+		&it.ID, &it.Title, &it.Description, &it.Quantity, &it.UnitCost, &it.TotalCost, &it.Position)
+	invoiceRest := nulls(invoicesql.Width(invoicesql.ItemColumns) + 1) // and the position
 	return func(rows *sql.Rows) error {
 		if len(*out) == 0 {
-			row, err := scanInvoice(rows, organizationID, &null, &null, &null, &null, &null, &null, &null)
+			row, err := scanInvoice(rows, organizationID, invoiceRest...)
 			if err != nil {
 				return err
 			}

@@ -203,20 +203,22 @@ func (h *handler) detail(ctx context.Context, id string) (invoice, bool, error) 
 	defer rows.Close()
 	var inv invoice
 	dest, finish := invoiceDest(&inv)
+	dest = append(dest, make([]any, invoicesql.Width(invoicesql.ItemColumns)+1)...) // and the position
 	var it item
 	var quantity string
+	itemDest := append(make([]any, invoicesql.Width(invoicesql.InvoiceColumns)),
+		&it.ID, &it.Title, &it.Description, &quantity, &it.UnitCost, &it.TotalCost, nil)
 	found := false
 	for rows.Next() {
 		if !found {
 			found = true
-			if err := rows.Scan(append(dest, nil, nil, nil, nil, nil, nil, nil)...); err != nil {
+			if err := rows.Scan(dest...); err != nil {
 				return invoice{}, false, err
 			}
 			finish()
 			continue
 		}
-		if err := rows.Scan(nil, nil, nil, nil, nil, nil, nil, nil, nil, nil,
-			&it.ID, &it.Title, &it.Description, &quantity, &it.UnitCost, &it.TotalCost, nil); err != nil {
+		if err := rows.Scan(itemDest...); err != nil {
 			return invoice{}, false, err
 		}
 		it.Quantity = json.Number(trimQuantity(quantity))

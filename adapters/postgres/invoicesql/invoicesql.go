@@ -116,7 +116,14 @@ var Detail = "SELECT " + InvoiceColumns + ", " + nulls(ItemColumns) + ", NULL::i
 
 var detailWhere = "i.organization_id = $1 AND i.id = $2 AND " + Visible
 
-// nulls is a NULL for each of columns (a comma-separated list).
+// nulls is a NULL for each of columns.
 func nulls(columns string) string {
-	return strings.Repeat("NULL, ", strings.Count(columns, ",")) + "NULL"
+	return strings.Repeat("NULL, ", Width(columns)-1) + "NULL"
+}
+
+// Width is the number of columns in a comma-separated list of them
+// (InvoiceColumns, ItemColumns): what a scanner of Detail's rows skips of
+// the other's.
+func Width(columns string) int {
+	return strings.Count(columns, ",") + 1
 }
