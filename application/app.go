@@ -2,6 +2,7 @@ package application
 
 import (
 	"log/slog"
+	"time"
 
 	"go.opentelemetry.io/otel/trace"
 
@@ -27,6 +28,8 @@ type Commands struct {
 	CancelShipment Handler[CancelShipment, *domain.Shipment]
 
 	ReceiveStorefrontOrder Handler[ReceiveStorefrontOrder, StorefrontOrderResult]
+	ReplayStorefrontOrder  Handler[ReplayStorefrontOrder, StorefrontOrderResult]
+	PurgeFailedOrders      Handler[PurgeFailedOrders, int]
 }
 
 // Queries read state.
@@ -40,7 +43,10 @@ type Queries struct {
 	GetShipment   Handler[GetShipment, *domain.Shipment]
 	ListStock     Handler[ListStock, StockPage]
 
-	GetOrderReceipt Handler[GetOrderReceipt, *domain.OrderReceipt]
+	GetOrderReceipt      Handler[GetOrderReceipt, *domain.OrderReceipt]
+	ListOrderReceipts    Handler[ListOrderReceipts, OrderReceiptPage]
+	ListReplayableOrders Handler[ListReplayableOrders, []int64] // `fulfillment orders replay --all-failed`
+	CountFailedOrders    Handler[CountFailedOrders, FailedOrders]
 
 	ListAPIKeys Handler[ListAPIKeys, []domain.APIKey] // `fulfillment apikey list`
 }
@@ -57,10 +63,18 @@ type Deps struct {
 	// Environment decides whether new shipments are test shipments
 	// (sandbox) or real ones (production).
 	Environment domain.Environment
+	// DecodeStorefrontOrder is the intake's decoder of an order's body,
+	// which a replay runs on the kept body.
+	DecodeStorefrontOrder StorefrontOrderDecoder
+	// FailedOrderRetention is how long a failed order's body is kept after
+	// its last delivery (FAILED_ORDER_RETENTION); 0 is the default.
+	FailedOrderRetention time.Duration
 }
 
 // New builds the application.
 func New(d Deps) *Application {
+	intake := Decorate("ReceiveStorefrontOrder", NewReceiveStorefrontOrderHandler(
+		d.UnitOfWork, d.Repos.Receipts, d.Clock, d.IDs, d.Environment, d.Log), d.Tracer, d.Log)
 	return &Application{
 		Commands: Commands{
 			Seed:         Decorate("Seed", NewSeedHandler(d.UnitOfWork), d.Tracer, d.Log),
@@ -71,8 +85,11 @@ func New(d Deps) *Application {
 			SubmitShipment: Decorate("SubmitShipment", NewSubmitShipmentHandler(d.UnitOfWork, d.Clock), d.Tracer, d.Log),
 			CancelShipment: Decorate("CancelShipment", NewCancelShipmentHandler(d.UnitOfWork, d.Clock), d.Tracer, d.Log),
 
-			ReceiveStorefrontOrder: Decorate("ReceiveStorefrontOrder", NewReceiveStorefrontOrderHandler(
-				d.UnitOfWork, d.Repos.Receipts, d.Clock, d.IDs, d.Environment, d.Log), d.Tracer, d.Log),
+			ReceiveStorefrontOrder: intake,
+			ReplayStorefrontOrder: Decorate("ReplayStorefrontOrder", NewReplayStorefrontOrderHandler(
+				d.Repos.Receipts, intake, d.DecodeStorefrontOrder), d.Tracer, d.Log),
+			PurgeFailedOrders: Decorate("PurgeFailedOrders", NewPurgeFailedOrdersHandler(
+				d.Repos.Receipts, d.Clock, d.FailedOrderRetention), d.Tracer, d.Log),
 		},
 		Queries: Queries{
 			ListWarehouses: Decorate("ListWarehouses", NewListWarehousesHandler(d.Repos.Warehouses), d.Tracer, d.Log),
@@ -84,7 +101,10 @@ func New(d Deps) *Application {
 			GetShipment:   Decorate("GetShipment", NewGetShipmentHandler(d.Repos.Shipments), d.Tracer, d.Log),
 			ListStock:     Decorate("ListStock", NewListStockHandler(d.Repos.Inventory), d.Tracer, d.Log),
 
-			GetOrderReceipt: Decorate("GetOrderReceipt", NewGetOrderReceiptHandler(d.Repos.Receipts), d.Tracer, d.Log),
+			GetOrderReceipt:      Decorate("GetOrderReceipt", NewGetOrderReceiptHandler(d.Repos.Receipts), d.Tracer, d.Log),
+			ListOrderReceipts:    Decorate("ListOrderReceipts", NewListOrderReceiptsHandler(d.Repos.Receipts), d.Tracer, d.Log),
+			ListReplayableOrders: Decorate("ListReplayableOrders", NewListReplayableOrdersHandler(d.Repos.Receipts), d.Tracer, d.Log),
+			CountFailedOrders:    Decorate("CountFailedOrders", NewCountFailedOrdersHandler(d.Repos.Receipts, d.Clock), d.Tracer, d.Log),
 
 			ListAPIKeys: Decorate("ListAPIKeys", NewListAPIKeysHandler(d.Repos.APIKeys), d.Tracer, d.Log),
 		},

@@ -45,6 +45,10 @@ type ReceiveStorefrontOrder struct {
 	// recorded as a failed attempt when Order.ID is known, and Refused is
 	// returned.
 	Refused error
+	// Body is the delivery's body as received: kept with the receipt when
+	// the delivery is recorded as failed, so that the order can be
+	// replayed (ReplayStorefrontOrder).
+	Body []byte
 }
 
 // SpanAttributes implements Attributer.
@@ -109,7 +113,7 @@ func (h *ReceiveStorefrontOrderHandler) Handle(ctx context.Context, c ReceiveSto
 	}
 	d := domain.OrderDelivery{
 		OrganizationID: c.OrganizationID, OrderID: c.Order.ID, OrderNumber: c.Order.OrderNumber,
-		TraceID: c.TraceID, ReceivedAt: h.clock.Now(),
+		TraceID: c.TraceID, ReceivedAt: h.clock.Now(), Payload: c.Body,
 	}
 	var (
 		lines   []domain.ShipmentLine
@@ -138,7 +142,7 @@ func (h *ReceiveStorefrontOrderHandler) Handle(ctx context.Context, c ReceiveSto
 			// Commit the failed attempt without a shipment: nothing has been
 			// written but the receipt.
 			refusal = err
-			if err := rec.Fail(class.IntakeCode); err != nil {
+			if err := rec.Fail(class.IntakeCode, c.Body); err != nil {
 				return err
 			}
 			return r.Receipts.Finish(ctx, rec)

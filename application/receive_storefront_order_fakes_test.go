@@ -4,6 +4,7 @@ package application_test
 // with `intake` (other use cases' fakes live in this package too).
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"log/slog"
@@ -21,6 +22,12 @@ import (
 	"github.com/acme3pl/fulfillment/ports"
 )
 
+// intakeStored is a receipt as stored: its parameters and its kept body.
+type intakeStored struct {
+	domain.OrderReceiptParams
+	payload []byte
+}
+
 type intakeKey struct {
 	org   string
 	order int64
@@ -30,7 +37,7 @@ type intakeKey struct {
 // mutex on a copy that replaces the state only when fn succeeds, like a
 // transaction.
 type intakeState struct {
-	receipts   map[intakeKey]domain.OrderReceiptParams
+	receipts   map[intakeKey]intakeStored
 	shipments  map[string]*domain.Shipment
 	reserved   map[string]int64 // warehouse/product → reserved
 	products   map[string]domain.InventoryItem
@@ -62,7 +69,7 @@ type intakeStore struct {
 
 func newIntakeStore() *intakeStore {
 	return &intakeStore{state: intakeState{
-		receipts: map[intakeKey]domain.OrderReceiptParams{}, shipments: map[string]*domain.Shipment{},
+		receipts: map[intakeKey]intakeStored{}, shipments: map[string]*domain.Shipment{},
 		reserved: map[string]int64{}, products: map[string]domain.InventoryItem{},
 		orgs: map[string]domain.Organization{},
 	}}
@@ -87,7 +94,14 @@ func (st *intakeStore) receipt(org string, order int64) (*domain.OrderReceipt, b
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	p, ok := st.state.receipts[intakeKey{org, order}]
-	return domain.RehydrateOrderReceipt(p), ok
+	return domain.RehydrateOrderReceipt(p.OrderReceiptParams), ok
+}
+
+// payload returns the body kept with an order's receipt (nil: none).
+func (st *intakeStore) payload(org string, order int64) []byte {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	return st.state.receipts[intakeKey{org, order}].payload
 }
 
 func (st *intakeStore) shipments() []*domain.Shipment {
@@ -158,6 +172,36 @@ func (r *intakePoolReceipts) Get(ctx context.Context, org string, order int64) (
 	return (&intakeReceipts{r.st, &r.st.state}).Get(ctx, org, order)
 }
 
+func (r *intakePoolReceipts) List(ctx context.Context, org string, f ports.ReceiptFilter, page ports.Page) ([]*domain.OrderReceipt, bool, error) {
+	r.st.mu.Lock()
+	defer r.st.mu.Unlock()
+	return (&intakeReceipts{r.st, &r.st.state}).List(ctx, org, f, page)
+}
+
+func (r *intakePoolReceipts) GetWithPayload(ctx context.Context, org string, order int64) (*domain.OrderReceipt, []byte, error) {
+	r.st.mu.Lock()
+	defer r.st.mu.Unlock()
+	return (&intakeReceipts{r.st, &r.st.state}).GetWithPayload(ctx, org, order)
+}
+
+func (r *intakePoolReceipts) ListKept(ctx context.Context, org string, after int64, limit int) ([]int64, error) {
+	r.st.mu.Lock()
+	defer r.st.mu.Unlock()
+	return (&intakeReceipts{r.st, &r.st.state}).ListKept(ctx, org, after, limit)
+}
+
+func (r *intakePoolReceipts) PurgePayloads(ctx context.Context, cutoff time.Time, limit int) (int, error) {
+	r.st.mu.Lock()
+	defer r.st.mu.Unlock()
+	return (&intakeReceipts{r.st, &r.st.state}).PurgePayloads(ctx, cutoff, limit)
+}
+
+func (r *intakePoolReceipts) FailedOrderStats(ctx context.Context) (ports.FailedOrderStats, error) {
+	r.st.mu.Lock()
+	defer r.st.mu.Unlock()
+	return (&intakeReceipts{r.st, &r.st.state}).FailedOrderStats(ctx)
+}
+
 // intakeReceipts keeps receipts as the parameters they are stored with;
 // Claim and RecordFailure apply the domain's rules, as the postgres
 // adapter's statements do.
@@ -169,17 +213,29 @@ type intakeReceipts struct {
 // stored is the receipt of k, or nil.
 func (r *intakeReceipts) stored(k intakeKey) *domain.OrderReceipt {
 	if p, ok := r.state.receipts[k]; ok {
-		return domain.RehydrateOrderReceipt(p)
+		return domain.RehydrateOrderReceipt(p.OrderReceiptParams)
 	}
 	return nil
 }
 
-func (r *intakeReceipts) store(rec *domain.OrderReceipt) {
-	r.state.receipts[intakeKey{rec.OrganizationID(), rec.OrderID()}] = domain.OrderReceiptParams{
+// store keeps rec; keep tells whether the body rec's last transition keeps
+// replaces the stored one (a claim keeps the stored body as it is).
+func (r *intakeReceipts) store(rec *domain.OrderReceipt, keep bool) {
+	k := intakeKey{rec.OrganizationID(), rec.OrderID()}
+	payload := r.state.receipts[k].payload
+	if keep {
+		payload = slices.Clone(rec.Payload())
+	}
+	var size *int
+	if payload != nil {
+		n := len(payload)
+		size = &n
+	}
+	r.state.receipts[k] = intakeStored{OrderReceiptParams: domain.OrderReceiptParams{
 		OrganizationID: rec.OrganizationID(), OrderID: rec.OrderID(), OrderNumber: rec.OrderNumber(), Status: rec.Status(),
 		Skipped: rec.Skipped(), Attempts: rec.Attempts(), LastError: rec.LastError(), ShipmentID: rec.ShipmentID(),
-		TraceID: rec.TraceID(), FirstReceived: rec.FirstReceived(), LastReceived: rec.LastReceived(),
-	}
+		TraceID: rec.TraceID(), FirstReceived: rec.FirstReceived(), LastReceived: rec.LastReceived(), PayloadBytes: size,
+	}, payload: payload}
 }
 
 func (r *intakeReceipts) Claim(_ context.Context, d domain.OrderDelivery) (*domain.OrderReceipt, error) {
@@ -187,7 +243,7 @@ func (r *intakeReceipts) Claim(_ context.Context, d domain.OrderDelivery) (*doma
 		return nil, err
 	}
 	rec := domain.ClaimOrderReceipt(r.stored(intakeKey{d.OrganizationID, d.OrderID}), d)
-	r.store(rec) // a copy: what the use case does to rec counts only when it finishes the receipt
+	r.store(rec, false) // a copy: what the use case does to rec counts only when it finishes the receipt
 	return rec, nil
 }
 
@@ -198,7 +254,7 @@ func (r *intakeReceipts) Finish(_ context.Context, rec *domain.OrderReceipt) err
 	if k := (intakeKey{rec.OrganizationID(), rec.OrderID()}); r.stored(k) == nil {
 		return fmt.Errorf("finish: no receipt %v", k)
 	}
-	r.store(rec)
+	r.store(rec, true)
 	return nil
 }
 
@@ -206,7 +262,9 @@ func (r *intakeReceipts) RecordFailure(_ context.Context, d domain.OrderDelivery
 	if err := r.st.check(); err != nil {
 		return err
 	}
-	r.store(domain.RecordFailedDelivery(r.stored(intakeKey{d.OrganizationID, d.OrderID}), d, code))
+	stored := r.stored(intakeKey{d.OrganizationID, d.OrderID})
+	rec := domain.RecordFailedDelivery(stored, d, code)
+	r.store(rec, rec != stored)
 	return nil
 }
 
@@ -218,7 +276,87 @@ func (r *intakeReceipts) Get(_ context.Context, org string, order int64) (*domai
 	if !ok {
 		return nil, domain.ErrNotFound
 	}
-	return domain.RehydrateOrderReceipt(p), nil
+	return domain.RehydrateOrderReceipt(p.OrderReceiptParams), nil
+}
+
+// List is the rule of ports.OrderReceiptRepository spelled out: latest
+// delivery first, then order ID descending.
+func (r *intakeReceipts) List(_ context.Context, org string, f ports.ReceiptFilter, page ports.Page) ([]*domain.OrderReceipt, bool, error) {
+	if err := r.st.check(); err != nil {
+		return nil, false, err
+	}
+	var all []intakeStored
+	for k, p := range r.state.receipts {
+		if k.org == org && (f.Status == "" || p.Status == f.Status) && (f.Error == "" || p.LastError == f.Error) {
+			all = append(all, p)
+		}
+	}
+	slices.SortFunc(all, func(a, b intakeStored) int {
+		if c := b.LastReceived.Compare(a.LastReceived); c != 0 {
+			return c
+		}
+		return cmp.Compare(b.OrderID, a.OrderID)
+	})
+	all = all[min(page.Skip, len(all)):]
+	more := len(all) > page.Take
+	out := make([]*domain.OrderReceipt, 0, page.Take)
+	for _, p := range all[:min(page.Take, len(all))] {
+		out = append(out, domain.RehydrateOrderReceipt(p.OrderReceiptParams))
+	}
+	return out, more, nil
+}
+
+func (r *intakeReceipts) GetWithPayload(ctx context.Context, org string, order int64) (*domain.OrderReceipt, []byte, error) {
+	rec, err := r.Get(ctx, org, order)
+	if err != nil {
+		return nil, nil, err
+	}
+	return rec, slices.Clone(r.state.receipts[intakeKey{org, order}].payload), nil
+}
+
+func (r *intakeReceipts) ListKept(_ context.Context, org string, after int64, limit int) ([]int64, error) {
+	if err := r.st.check(); err != nil {
+		return nil, err
+	}
+	var ids []int64
+	for k, p := range r.state.receipts {
+		if k.org == org && k.order > after && p.payload != nil && p.Status == domain.ReceiptFailed {
+			ids = append(ids, k.order)
+		}
+	}
+	slices.Sort(ids)
+	return ids[:min(limit, len(ids))], nil
+}
+
+func (r *intakeReceipts) PurgePayloads(_ context.Context, cutoff time.Time, limit int) (int, error) {
+	if err := r.st.check(); err != nil {
+		return 0, err
+	}
+	n := 0
+	for k, p := range r.state.receipts {
+		if n < limit && p.payload != nil && p.LastReceived.Before(cutoff) {
+			p.payload, p.PayloadBytes = nil, nil
+			r.state.receipts[k] = p
+			n++
+		}
+	}
+	return n, nil
+}
+
+func (r *intakeReceipts) FailedOrderStats(context.Context) (ports.FailedOrderStats, error) {
+	if err := r.st.check(); err != nil {
+		return ports.FailedOrderStats{}, err
+	}
+	stats := ports.FailedOrderStats{ByCode: map[string]int{}}
+	for _, p := range r.state.receipts {
+		if p.payload != nil && p.Status == domain.ReceiptFailed {
+			stats.ByCode[p.LastError]++
+			if stats.Oldest.IsZero() || p.FirstReceived.Before(stats.Oldest) {
+				stats.Oldest = p.FirstReceived
+			}
+		}
+	}
+	return stats, nil
 }
 
 type intakeOrgs struct {

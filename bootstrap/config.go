@@ -45,6 +45,10 @@ type Config struct {
 	// 4 × GOMAXPROCS.
 	DBMaxConns int `env:"DB_MAX_CONNS"`
 
+	// FailedOrderRetention is how long a failed storefront order's body is
+	// kept after its last delivery, for a replay.
+	FailedOrderRetention time.Duration `env:"FAILED_ORDER_RETENTION" envDefault:"720h"`
+
 	// Tracing beyond the exporter: sampling and the resource (see
 	// docs/observability.md).
 	TracesSampler    string `env:"OTEL_TRACES_SAMPLER"`
@@ -115,6 +119,9 @@ func Load(environ map[string]string) (Config, error) {
 	}
 	if c.DBMaxConns == 0 {
 		c.DBMaxConns = 4 * runtime.GOMAXPROCS(0)
+	}
+	if c.FailedOrderRetention < time.Second || c.FailedOrderRetention > 87600*time.Hour {
+		return c, errors.New("FAILED_ORDER_RETENTION: must be a duration between 1s and 87600h (for example 720h)")
 	}
 	if c.ShutdownTimeout < time.Second || c.ShutdownTimeout > 10*time.Minute {
 		return c, errors.New("SHUTDOWN_TIMEOUT: must be between 1s and 10m")

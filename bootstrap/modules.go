@@ -44,6 +44,7 @@ func Options(cfg Config, stderr io.Writer) []fx.Option {
 		IdentityModule,
 		ApplicationModule,
 		HTTPModule,
+		FailedOrdersModule,
 	}
 }
 
@@ -155,6 +156,7 @@ var ApplicationModule = fx.Module("application",
 			return application.New(application.Deps{
 				UnitOfWork: uow, Repos: repos, Clock: clock, IDs: ids, Keys: identity.APIKeyGenerator{},
 				Tracer: tracer, Log: log, Environment: cfg.Environment,
+				DecodeStorefrontOrder: httpapi.DecodeStorefrontOrder, FailedOrderRetention: cfg.FailedOrderRetention,
 			})
 		},
 	),
@@ -181,6 +183,7 @@ var HTTPModule = fx.Module("http",
 		AsRoutes(httpapi.NewWarehouses),
 		AsRoutes(httpapi.NewInvoices),
 		AsRoutes(httpapi.NewStorefront),
+		AsRoutes(httpapi.NewStorefrontOrders),
 		AsRoutes(httpapi.NewShipments),
 		AsRoutes(httpapi.NewInventory),
 		AsRoutes(httpapi.NewAPIDocs),

@@ -51,6 +51,11 @@ const (
 //     processing, or rolled back) is recorded failed by one statement of
 //     its own, which leaves a succeeded receipt alone
 //     (RecordFailedDelivery; OrderReceiptRepository.RecordFailure).
+//   - Every failed attempt keeps the delivery's body as received (the
+//     kept payload), replacing an earlier one, so that the order can be
+//     replayed once the organization's data is fixed; a success drops it.
+//     Reads never load the body: a receipt read from storage knows only
+//     whether one is kept and its size.
 type OrderReceipt struct {
 	organizationID string
 	orderID        int64
@@ -63,7 +68,15 @@ type OrderReceipt struct {
 	traceID        string
 	firstReceived  time.Time
 	lastReceived   time.Time
+	payloadKept    bool
+	payloadBytes   int    // the kept body's size; 0 when none is kept
+	payload        []byte // the body to keep, set by Fail; never loaded by reads
 }
+
+// ErrPayloadNotKept: the order has failed, but its body is no longer kept
+// (it was purged after the retention period, or the failure was recorded
+// before bodies were kept): it cannot be replayed.
+var ErrPayloadNotKept = errors.New("the order's body is no longer kept")
 
 // OrderDelivery is one delivery of a storefront order, as its receipt
 // records it.
@@ -73,6 +86,9 @@ type OrderDelivery struct {
 	OrderNumber    *int64 // nil when the payload had none
 	TraceID        string
 	ReceivedAt     time.Time
+	// Payload is the delivery's body as received, kept when the delivery
+	// is recorded as failed.
+	Payload []byte
 }
 
 // ClaimOrderReceipt is the claim of delivery d on the order's receipt
@@ -102,6 +118,7 @@ func RecordFailedDelivery(stored *OrderReceipt, d OrderDelivery, code string) *O
 	}
 	r := delivered(stored, d)
 	r.status, r.attempts, r.lastError, r.traceID = ReceiptFailed, r.attempts+1, code, d.TraceID
+	r.keep(d.Payload)
 	return r
 }
 
@@ -135,6 +152,7 @@ type OrderReceiptParams struct {
 	TraceID        string     // of the delivery that last processed the order
 	FirstReceived  time.Time
 	LastReceived   time.Time
+	PayloadBytes   *int // size of the kept body; nil when none is kept
 }
 
 // RehydrateOrderReceipt rebuilds a receipt from storage. Only the postgres
@@ -144,7 +162,15 @@ func RehydrateOrderReceipt(p OrderReceiptParams) *OrderReceipt {
 		organizationID: p.OrganizationID, orderID: p.OrderID, orderNumber: p.OrderNumber, status: p.Status,
 		skipped: p.Skipped, attempts: p.Attempts, lastError: p.LastError, shipmentID: p.ShipmentID,
 		traceID: p.TraceID, firstReceived: p.FirstReceived.UTC(), lastReceived: p.LastReceived.UTC(),
+		payloadKept: p.PayloadBytes != nil, payloadBytes: derefInt(p.PayloadBytes),
 	}
+}
+
+func derefInt(p *int) int {
+	if p == nil {
+		return 0
+	}
+	return *p
 }
 
 // Duplicate reports whether the receipt is final: the order has succeeded.
@@ -162,6 +188,7 @@ func (r *OrderReceipt) Succeed(shipmentID string) error {
 		return errors.New("order receipt: a success names its shipment")
 	}
 	r.status, r.shipmentID = ReceiptSucceeded, shipmentID
+	r.keep(nil)
 	return nil
 }
 
@@ -175,12 +202,14 @@ func (r *OrderReceipt) Skip(reason SkipReason) error {
 		return fmt.Errorf("order receipt: %q is not a reason to skip an order", reason)
 	}
 	r.status, r.skipped = ReceiptSucceeded, reason
+	r.keep(nil)
 	return nil
 }
 
-// Fail ends the claiming delivery as a failed attempt answered with code;
-// the next delivery is processed from scratch.
-func (r *OrderReceipt) Fail(code string) error {
+// Fail ends the claiming delivery as a failed attempt answered with code,
+// keeping payload, the delivery's body as received; the next delivery is
+// processed from scratch.
+func (r *OrderReceipt) Fail(code string, payload []byte) error {
 	if err := r.claimed("fail"); err != nil {
 		return err
 	}
@@ -188,7 +217,13 @@ func (r *OrderReceipt) Fail(code string) error {
 		return errors.New("order receipt: a failure names its error code")
 	}
 	r.status, r.lastError = ReceiptFailed, code
+	r.keep(payload)
 	return nil
+}
+
+// keep makes payload the kept body (nil: none is kept).
+func (r *OrderReceipt) keep(payload []byte) {
+	r.payload, r.payloadKept, r.payloadBytes = payload, payload != nil, len(payload)
 }
 
 // claimed refuses to end a receipt that no delivery holds: a succeeded one
@@ -212,3 +247,12 @@ func (r *OrderReceipt) ShipmentID() string       { return r.shipmentID }
 func (r *OrderReceipt) TraceID() string          { return r.traceID }
 func (r *OrderReceipt) FirstReceived() time.Time { return r.firstReceived }
 func (r *OrderReceipt) LastReceived() time.Time  { return r.lastReceived }
+func (r *OrderReceipt) PayloadKept() bool        { return r.payloadKept }
+
+// PayloadBytes is the size of the kept body (0 when none is kept).
+func (r *OrderReceipt) PayloadBytes() int { return r.payloadBytes }
+
+// Payload is the body the last transition keeps, for the repository to
+// store: set by Fail and RecordFailedDelivery, nil after Succeed and Skip.
+// A receipt read from storage has none (reads never load bodies).
+func (r *OrderReceipt) Payload() []byte { return r.payload }

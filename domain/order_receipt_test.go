@@ -29,7 +29,7 @@ func TestOrderReceiptTransitions(t *testing.T) {
 		return func(r *domain.OrderReceipt) error { return r.Skip(reason) }
 	}
 	fail := func(code string) func(*domain.OrderReceipt) error {
-		return func(r *domain.OrderReceipt) error { return r.Fail(code) }
+		return func(r *domain.OrderReceipt) error { return r.Fail(code, nil) }
 	}
 	processing, failed := receiptIn(domain.ReceiptProcessing), receiptIn(domain.ReceiptFailed)
 	ended := func(status domain.ReceiptStatus, shipment string, skipped domain.SkipReason, lastError string) domain.OrderReceiptParams {
@@ -180,5 +180,44 @@ func TestOrderReceiptDeliveries(t *testing.T) {
 				t.Fatalf("the stored receipt changed: %s, was %s", after, before)
 			}
 		})
+	}
+}
+
+// A failed attempt keeps the delivery's body, a later failure replaces it,
+// and a success drops it; a receipt read from storage tells only the size.
+func TestOrderReceiptKeepsTheFailedBody(t *testing.T) {
+	first, second := []byte(`{"id":7,"a":1}`), []byte(`{"id":7,"a":22}`)
+	r := domain.RehydrateOrderReceipt(receiptIn(domain.ReceiptProcessing))
+	if r.PayloadKept() || r.Payload() != nil {
+		t.Fatalf("a claimed receipt without a kept body: kept %v payload %q", r.PayloadKept(), r.Payload())
+	}
+	if err := r.Fail("unknown_skus", first); err != nil {
+		t.Fatal(err)
+	}
+	if !r.PayloadKept() || r.PayloadBytes() != len(first) || string(r.Payload()) != string(first) {
+		t.Fatalf("after a failure: kept %v bytes %d payload %q", r.PayloadKept(), r.PayloadBytes(), r.Payload())
+	}
+	d := domain.OrderDelivery{OrganizationID: "org_a", OrderID: 7, TraceID: "t", ReceivedAt: receiptT0.Add(time.Hour), Payload: second}
+	r = domain.RecordFailedDelivery(r, d, "unavailable")
+	if !r.PayloadKept() || r.PayloadBytes() != len(second) || string(r.Payload()) != string(second) {
+		t.Fatalf("after a recorded failure: kept %v bytes %d payload %q", r.PayloadKept(), r.PayloadBytes(), r.Payload())
+	}
+	for _, end := range []func(*domain.OrderReceipt) error{
+		func(r *domain.OrderReceipt) error { return r.Succeed("shp_1") },
+		func(r *domain.OrderReceipt) error { return r.Skip(domain.SkipOrderCancelled) },
+	} {
+		r := domain.ClaimOrderReceipt(r, d)
+		if err := end(r); err != nil {
+			t.Fatal(err)
+		}
+		if r.PayloadKept() || r.PayloadBytes() != 0 || r.Payload() != nil {
+			t.Fatalf("after a success: kept %v bytes %d payload %q", r.PayloadKept(), r.PayloadBytes(), r.Payload())
+		}
+	}
+	n := 123
+	stored := receiptIn(domain.ReceiptFailed)
+	stored.PayloadBytes = &n
+	if r := domain.RehydrateOrderReceipt(stored); !r.PayloadKept() || r.PayloadBytes() != n || r.Payload() != nil {
+		t.Fatalf("read from storage: kept %v bytes %d payload %q", r.PayloadKept(), r.PayloadBytes(), r.Payload())
 	}
 }

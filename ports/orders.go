@@ -2,6 +2,7 @@ package ports
 
 import (
 	"context"
+	"time"
 
 	"github.com/acme3pl/fulfillment/domain"
 )
@@ -17,14 +18,50 @@ type OrderReceiptRepository interface {
 	// as it is after the claim. Only meaningful inside UnitOfWork.Do.
 	Claim(ctx context.Context, d domain.OrderDelivery) (*domain.OrderReceipt, error)
 	// Finish stores how the delivery that claimed the receipt ended it:
-	// status, skip reason, last error and shipment.
+	// status, skip reason, last error and shipment, and the body it keeps
+	// (r.Payload(): the delivery's body after a failure, none after a
+	// success), in the statement that stores the rest.
 	Finish(ctx context.Context, r *domain.OrderReceipt) error
 	// RecordFailure records a processed delivery that failed (code is the
 	// error code answered) without a claim, in one statement: used for
 	// payloads refused before processing and for attempts whose transaction
-	// was rolled back. A succeeded receipt is left as it is.
+	// was rolled back. It keeps d.Payload as the order's body, replacing
+	// the one kept before. A succeeded receipt is left as it is.
 	RecordFailure(ctx context.Context, d domain.OrderDelivery, code string) error
 	// Get returns the organization's receipt of an order, or
 	// domain.ErrNotFound.
 	Get(ctx context.Context, organizationID string, orderID int64) (*domain.OrderReceipt, error)
+
+	// List returns one page of the organization's receipts matching filter,
+	// latest delivery first (last received, then order ID, both
+	// descending), and whether more follow. It never loads kept bodies.
+	List(ctx context.Context, organizationID string, filter ReceiptFilter, page Page) (rs []*domain.OrderReceipt, more bool, err error)
+	// GetWithPayload returns the organization's receipt of an order and
+	// its kept body (nil when none is kept), or domain.ErrNotFound.
+	GetWithPayload(ctx context.Context, organizationID string, orderID int64) (*domain.OrderReceipt, []byte, error)
+	// ListKept returns up to limit IDs of the organization's failed orders
+	// that keep their body, greater than after, in ascending order: a walk
+	// over them that replays change nothing in.
+	ListKept(ctx context.Context, organizationID string, after int64, limit int) ([]int64, error)
+	// PurgePayloads deletes up to limit kept bodies of orders whose last
+	// delivery was before cutoff, and returns how many it deleted. Several
+	// callers at once (replicas) delete disjoint bodies and never wait for
+	// each other.
+	PurgePayloads(ctx context.Context, cutoff time.Time, limit int) (int, error)
+	// FailedOrderStats counts the failed orders of every organization that
+	// keep their body, by error code, and tells when the first delivery of
+	// the oldest of them arrived (zero when there is none).
+	FailedOrderStats(ctx context.Context) (FailedOrderStats, error)
+}
+
+// ReceiptFilter narrows a receipt list; zero fields do not filter.
+type ReceiptFilter struct {
+	Status domain.ReceiptStatus // succeeded or failed
+	Error  string               // the last error's code
+}
+
+// FailedOrderStats is the answer of OrderReceiptRepository.FailedOrderStats.
+type FailedOrderStats struct {
+	ByCode map[string]int // failed orders with a kept body, by last error code
+	Oldest time.Time      // first delivery of the oldest of them; zero when none
 }

@@ -25,6 +25,11 @@ type OrderReceiptDTO struct {
 	TraceID         *string `json:"traceId"`
 	FirstReceivedAt string  `json:"firstReceivedAt"`
 	LastReceivedAt  string  `json:"lastReceivedAt"`
+	// PayloadKept tells whether the body of the order's last failed
+	// delivery is kept for a replay; PayloadBytes is its size (null when
+	// none is kept). The body itself is never returned.
+	PayloadKept  bool `json:"payloadKept"`
+	PayloadBytes *int `json:"payloadBytes"`
 }
 
 func orderReceiptDTO(rec *domain.OrderReceipt) OrderReceiptDTO {
@@ -36,6 +41,10 @@ func orderReceiptDTO(rec *domain.OrderReceipt) OrderReceiptDTO {
 	if n := rec.OrderNumber(); n != nil {
 		s := strconv.FormatInt(*n, 10)
 		out.OrderNumber = &s
+	}
+	if rec.PayloadKept() {
+		n := rec.PayloadBytes()
+		out.PayloadKept, out.PayloadBytes = true, &n
 	}
 	return out
 }
@@ -50,9 +59,8 @@ func optional(s string) *string {
 // receipt serves GET /v0/storefront/orders/{orderId}. An orderId that is
 // not the decimal form of a positive 64-bit integer names no order: 404.
 func (h *Storefront) receipt(w http.ResponseWriter, r *http.Request) {
-	raw := mux.Vars(r)["orderId"]
-	id, err := strconv.ParseInt(raw, 10, 64)
-	if err != nil || id <= 0 || strconv.FormatInt(id, 10) != raw {
+	id, ok := pathOrderID(r)
+	if !ok {
 		h.errors.Write(w, r, domain.ErrNotFound)
 		return
 	}
@@ -65,4 +73,117 @@ func (h *Storefront) receipt(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	WriteJSON(w, http.StatusOK, orderReceiptDTO(rec))
+}
+
+// pathOrderID reads {orderId}: the decimal form of a positive 64-bit
+// integer, written the one way strconv writes it (no sign, no leading
+// zero), or no order at all.
+func pathOrderID(r *http.Request) (int64, bool) {
+	raw := mux.Vars(r)["orderId"]
+	id, err := strconv.ParseInt(raw, 10, 64)
+	if err != nil || id <= 0 || strconv.FormatInt(id, 10) != raw {
+		return 0, false
+	}
+	return id, true
+}
+
+// StorefrontOrders serves the operator's routes of failed orders (OAuth,
+// scope shipments): the list of receipts and the replay of a kept body.
+type StorefrontOrders struct {
+	app    *application.Application
+	auth   Authenticator
+	errors ErrorMapper
+}
+
+// NewStorefrontOrders builds the routes.
+func NewStorefrontOrders(app *application.Application, auth Authenticator, errs ErrorMapper) *StorefrontOrders {
+	return &StorefrontOrders{app: app, auth: auth, errors: errs}
+}
+
+// Register implements Routes. The list shares its path with the intake's
+// POST (another group): the router answers each method from its own group.
+func (h *StorefrontOrders) Register(r *mux.Router) {
+	guard := func(next http.HandlerFunc) http.Handler { return h.auth.RequireScope(domain.ScopeShipments, next) }
+	r.Handle("/v0/storefront/orders", guard(h.list)).Methods(http.MethodGet)
+	r.Handle("/v0/storefront/orders/{orderId}/replay", guard(h.replay)).Methods(http.MethodPost)
+}
+
+// list serves GET /v0/storefront/orders.
+func (h *StorefrontOrders) list(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	page, err := ParsePage(q)
+	if err != nil {
+		h.errors.Write(w, r, err)
+		return
+	}
+	var status, code string
+	if v, ok := q["status"]; ok {
+		if status = last(v); status == "" {
+			status = "-" // present but empty: not a status
+		}
+	}
+	if v, ok := q["error"]; ok {
+		if code = last(v); code == "" {
+			code = "-"
+		}
+	}
+	filter, err := application.ParseReceiptFilter(status, code)
+	if err != nil {
+		h.errors.Write(w, r, err)
+		return
+	}
+	org := PrincipalFrom(r.Context()).OrganizationID
+	res, err := h.app.Queries.ListOrderReceipts.Handle(r.Context(),
+		application.ListOrderReceipts{OrganizationID: org, Filter: filter, Page: page})
+	if err != nil {
+		h.errors.Write(w, r, err)
+		return
+	}
+	out := make([]OrderReceiptDTO, len(res.Receipts))
+	for i, rec := range res.Receipts {
+		out[i] = orderReceiptDTO(rec)
+	}
+	SetNextLink(w, r, page, res.More)
+	WriteJSON(w, http.StatusOK, out)
+}
+
+// replay serves POST /v0/storefront/orders/{orderId}/replay. It answers as
+// the intake answers an order it processed — 200 with the intake's success
+// body, 400 or 422 with its error body — and every other error (the order
+// unknown, its body gone, the database away) as a problem, as the other
+// OAuth routes do. A replay takes no body.
+func (h *StorefrontOrders) replay(w http.ResponseWriter, r *http.Request) {
+	id, ok := pathOrderID(r)
+	if !ok {
+		h.errors.Write(w, r, domain.ErrNotFound)
+		return
+	}
+	ctx := r.Context()
+	org := PrincipalFrom(ctx).OrganizationID
+	traceID := ""
+	if sc := trace.SpanContextFromContext(ctx); sc.HasTraceID() {
+		traceID = sc.TraceID().String()
+	}
+	trace.SpanFromContext(ctx).SetAttributes(attribute.String("organization.id", org),
+		attribute.Int64("storefront.order.id", id))
+	res, err := h.app.Commands.ReplayStorefrontOrder.Handle(ctx, application.ReplayStorefrontOrder{
+		OrganizationID: org, OrderID: id, TraceID: traceID,
+	})
+	w.Header().Set("Cache-Control", "no-store")
+	if err != nil {
+		if application.Classify(err).Refused() {
+			e := intakeErrorOf(err)
+			noteError(h.errors.Log, r, err)
+			WriteJSON(w, e.status, e)
+			return
+		}
+		h.errors.Write(w, r, err)
+		return
+	}
+	out := intakeResult{Success: true, Duplicate: res.Duplicate, Skipped: string(res.Skipped)}
+	if res.ShipmentID != "" {
+		trace.SpanFromContext(ctx).SetAttributes(attribute.String("shipment.id", res.ShipmentID))
+		out.ShipmentID = &res.ShipmentID
+	}
+	WriteJSON(w, http.StatusOK, out)
 }

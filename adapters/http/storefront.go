@@ -122,7 +122,7 @@ func (h *Storefront) receive(w http.ResponseWriter, r *http.Request) {
 		traceID = sc.TraceID().String()
 	}
 	res, err := h.app.Commands.ReceiveStorefrontOrder.Handle(ctx, application.ReceiveStorefrontOrder{
-		OrganizationID: p.OrganizationID, TraceID: traceID, Order: order, Refused: decodeErr,
+		OrganizationID: p.OrganizationID, TraceID: traceID, Order: order, Refused: decodeErr, Body: body,
 	})
 	if err != nil {
 		h.writeFailure(w, r, err)
@@ -162,6 +162,20 @@ func readStorefrontBody(w http.ResponseWriter, r *http.Request) ([]byte, error) 
 // that explain them, faults with 503 or 500 (logged once, with the trace
 // ID; never sent).
 func (h *Storefront) writeFailure(w http.ResponseWriter, r *http.Request, err error) {
+	e := intakeErrorOf(err)
+	if errors.Is(err, ports.ErrInvalidCredentials) {
+		h.log.DebugContext(r.Context(), "api key refused", slog.String("reason", err.Error()))
+	}
+	noteError(h.log, r, err)
+	setRetryAfter(w, e.status)
+	w.Header().Set("Cache-Control", "no-store")
+	countIntakeError(h.m, e)
+	WriteJSON(w, e.status, e)
+}
+
+// intakeErrorOf is the intake's answer to err, by the one error table
+// (application.Classify): its code and the members that explain it.
+func intakeErrorOf(err error) intakeError {
 	c := application.Classify(err)
 	e := intakeError{status: c.Status, Error: c.IntakeCode, Message: c.Detail}
 	var (
@@ -182,13 +196,6 @@ func (h *Storefront) writeFailure(w http.ResponseWriter, r *http.Request, err er
 		}
 	case errors.As(err, &se):
 		e.Message, e.Missing = "the API key "+se.Error(), scopeNames(se.Missing)
-	case errors.Is(err, ports.ErrInvalidCredentials):
-		h.log.DebugContext(r.Context(), "api key refused", slog.String("reason", err.Error()))
 	}
-	noteError(h.log, r, err)
-	setRetryAfter(w, e.status)
-	w.Header().Set("Cache-Control", "no-store")
-	e.Success = false
-	countIntakeError(h.m, e)
-	WriteJSON(w, e.status, e)
+	return e
 }

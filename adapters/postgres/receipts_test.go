@@ -432,7 +432,7 @@ func TestOrderReceiptStatementsFollowTheDomain(t *testing.T) {
 		{"first delivery refused in its transaction", func(i int) error {
 			d := delivery(i, nil)
 			model = domain.ClaimOrderReceipt(model, d)
-			if err := model.Fail("unknown_skus"); err != nil {
+			if err := model.Fail("unknown_skus", nil); err != nil {
 				return err
 			}
 			return uow.Do(ctx, func(ctx context.Context, r ports.Repositories) error {
@@ -440,7 +440,7 @@ func TestOrderReceiptStatementsFollowTheDomain(t *testing.T) {
 				if err != nil {
 					return err
 				}
-				if err := rec.Fail("unknown_skus"); err != nil {
+				if err := rec.Fail("unknown_skus", nil); err != nil {
 					return err
 				}
 				return r.Receipts.Finish(ctx, rec)

@@ -14,6 +14,7 @@ import (
 	"go.opentelemetry.io/otel/trace/noop"
 
 	"github.com/acme3pl/fulfillment/adapters/fixture"
+	httpapi "github.com/acme3pl/fulfillment/adapters/http"
 	"github.com/acme3pl/fulfillment/adapters/identity"
 	"github.com/acme3pl/fulfillment/adapters/postgres"
 	"github.com/acme3pl/fulfillment/adapters/system"
@@ -27,7 +28,12 @@ import (
 const commandTimeout = 10 * time.Minute
 
 func withDB(ctx context.Context, cfg bootstrap.Config, fn func(ctx context.Context, db *bun.DB) error) error {
-	db, err := postgres.Open(postgres.Options{DSN: cfg.DatabaseURL, MaxOpenConns: 4})
+	return withDBConns(ctx, cfg, 4, fn)
+}
+
+// withDBConns is withDB with a pool of conns connections.
+func withDBConns(ctx context.Context, cfg bootstrap.Config, conns int, fn func(ctx context.Context, db *bun.DB) error) error {
+	db, err := postgres.Open(postgres.Options{DSN: cfg.DatabaseURL, MaxOpenConns: conns})
 	if err != nil {
 		return err
 	}
@@ -44,11 +50,17 @@ func withDB(ctx context.Context, cfg bootstrap.Config, fn func(ctx context.Conte
 // DATABASE_URL, without spans and without their log lines: a command
 // reports its own outcome, in one line.
 func withApp(ctx context.Context, cfg bootstrap.Config, fn func(ctx context.Context, app *application.Application) error) error {
-	return withDB(ctx, cfg, func(ctx context.Context, db *bun.DB) error {
+	return withAppConns(ctx, cfg, 4, fn)
+}
+
+// withAppConns is withApp with a pool of conns connections.
+func withAppConns(ctx context.Context, cfg bootstrap.Config, conns int, fn func(ctx context.Context, app *application.Application) error) error {
+	return withDBConns(ctx, cfg, conns, func(ctx context.Context, db *bun.DB) error {
 		return fn(ctx, application.New(application.Deps{
 			UnitOfWork: postgres.NewUnitOfWork(db), Repos: postgres.NewRepositories(db),
 			Clock: system.Clock{}, IDs: system.IDs{}, Keys: identity.APIKeyGenerator{},
 			Tracer: noop.NewTracerProvider().Tracer(""), Log: slog.New(slog.DiscardHandler), Environment: cfg.Environment,
+			DecodeStorefrontOrder: httpapi.DecodeStorefrontOrder, FailedOrderRetention: cfg.FailedOrderRetention,
 		}))
 	})
 }

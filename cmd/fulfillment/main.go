@@ -1,5 +1,5 @@
 // Command fulfillment is the fulfillment service: the HTTP API (serve) and
-// the operator's commands (migrate, seed, token, apikey). Every setting
+// the operator's commands (migrate, seed, token, apikey, orders). Every setting
 // comes from the environment (README.md, Configuration).
 package main
 
@@ -39,12 +39,17 @@ commands:
   apikey create --org ID --scopes a,b [--name N] print a new API key
   apikey revoke KEY_ID                          revoke an API key
   apikey list --org ID                          list an organization's keys
+  orders list --org ID [--status S] [--error CODE]
+                                                list an organization's storefront order receipts
+  orders replay --org ID (--order ORDER_ID | --all-failed) [--workers N]
+                                                replay failed orders from their kept bodies
+  orders purge                                  delete kept bodies past FAILED_ORDER_RETENTION
   version                                       print the version
 
 Settings come from the environment: DATABASE_URL, HTTP_ADDR, ENVIRONMENT,
 AUTH_SIGNING_KEY, AUTH_JWKS_URL, AUTH_ISSUER, AUTH_AUDIENCE, AUTH_ORG_CLAIM,
 LOG_LEVEL, REQUEST_TIMEOUT, DB_MAX_CONNS, SHUTDOWN_DELAY, SHUTDOWN_TIMEOUT,
-OTEL_*.
+FAILED_ORDER_RETENTION, OTEL_*.
 `
 
 // usageError is a mistake in the command line: exit status 2.
@@ -132,6 +137,8 @@ func dispatch(ctx context.Context, args []string, env map[string]string, stdout,
 		return token(cfg, rest, stdout)
 	case "apikey":
 		return apikey(ctx, cfg, rest, stdout)
+	case "orders":
+		return orders(ctx, cfg, rest, stdout, stderr)
 	}
 	return usagef("unknown command %q", cmd)
 }
