@@ -228,15 +228,18 @@ LIMIT ?`, organizationID, after, limit).Scan(ctx, &ids)
 // purgePayloadsSQL deletes a batch of kept bodies past retention. SKIP
 // LOCKED leaves rows that another purge, or a delivery in flight, holds:
 // replicas purging at once share the work without waiting, and a delivery
-// is never held up by a purge.
-const purgePayloadsSQL = `UPDATE order_receipts AS r SET payload = NULL
-FROM (
+// is never held up by a purge. The batch is chosen once (MATERIALIZED),
+// and the UPDATE checks the body again, so that a row another purge
+// emptied between the two is neither emptied again nor counted twice.
+const purgePayloadsSQL = `WITH old AS MATERIALIZED (
 	SELECT organization_id, order_id FROM order_receipts
 	WHERE payload IS NOT NULL AND last_received_at < ?
 	LIMIT ?
 	FOR UPDATE SKIP LOCKED
-) AS old
-WHERE r.organization_id = old.organization_id AND r.order_id = old.order_id`
+)
+UPDATE order_receipts AS r SET payload = NULL
+FROM old
+WHERE r.organization_id = old.organization_id AND r.order_id = old.order_id AND r.payload IS NOT NULL`
 
 // PurgePayloads implements ports.OrderReceiptRepository.
 func (r *OrderReceiptRepository) PurgePayloads(ctx context.Context, cutoff time.Time, limit int) (int, error) {

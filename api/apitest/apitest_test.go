@@ -39,7 +39,8 @@ func headers(kv ...string) http.Header {
 const (
 	notFound = `{"type":"about:blank","title":"Not Found","status":404,"detail":"no such route","code":"not_found","traceId":"` + traceID + `"}`
 	receipt  = `{"orderId":"5726128734520","orderNumber":null,"status":"failed","attempts":1,"lastError":"missing_shipping_address",` +
-		`"shipmentId":null,"skipped":null,"traceId":"` + traceID + `","firstReceivedAt":"2026-11-23T14:34:10.900Z","lastReceivedAt":"2026-11-23T14:34:10.900Z"}`
+		`"shipmentId":null,"skipped":null,"traceId":"` + traceID + `","firstReceivedAt":"2026-11-23T14:34:10.900Z","lastReceivedAt":"2026-11-23T14:34:10.900Z",` +
+		`"payloadKept":true,"payloadBytes":412}`
 )
 
 func TestCheck(t *testing.T) {

@@ -52,6 +52,6 @@ INSERT INTO shipment_items (organization_id, shipment_id, product_id, position, 
 SELECT :org, 'shp_' || :oid, v.item_id, (v.position - 1)::int, v.quantity
 FROM unnest(ARRAY['prod_bench_' || :s1, 'prod_bench_' || :s2, 'prod_bench_' || :s3], ARRAY[:q1, :q2, :q3]::bigint[])
     WITH ORDINALITY AS v(item_id, quantity, position);
-UPDATE order_receipts SET status = 'succeeded', skipped = NULL, last_error = NULL, shipment_id = 'shp_' || :oid
+UPDATE order_receipts SET status = 'succeeded', skipped = NULL, last_error = NULL, shipment_id = 'shp_' || :oid, payload = NULL
     WHERE organization_id = :org AND order_id = :oid;
 END;
