@@ -474,6 +474,6 @@ func intakeAppTraced(st *intakeStore, env domain.Environment, tracer trace.Trace
 	return application.New(application.Deps{
 		UnitOfWork: intakeUoW{st}, Repos: repos, Clock: intakeClock{time.Date(2026, 11, 22, 1, 2, 3, 0, time.UTC)},
 		IDs: &intakeIDs{}, Tracer: tracer, Log: slog.New(slog.DiscardHandler),
-		Environment: env,
+		Environment: env, DecodeStorefrontOrder: fakeDecode, FailedOrderRetention: 24 * time.Hour,
 	})
 }

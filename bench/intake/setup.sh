@@ -12,7 +12,7 @@ ROUNDS=${ROUNDS:-5}
 SKUS=${SKUS:-1000}
 LINES=${LINES:-3}
 PAYLOAD=${PAYLOAD:-docs/samples/orders-create.json}
-DB=fulfillment_bench_intake
+DB=${BENCH_DB:-fulfillment_bench_intake} # bench/replay uses one of its own
 secs=${DURATION%s}
 
 command -v psql >/dev/null || { echo "bench: psql is missing (Debian: apt-get install postgresql-client)" >&2; exit 1; }

@@ -207,7 +207,7 @@ func ordersReplay(ctx context.Context, cfg bootstrap.Config, args []string, stdo
 	org := fs.String("org", "", "organization ID")
 	orderFlag := fs.String("order", "", "storefront order ID")
 	all := fs.Bool("all-failed", false, "every failed order that keeps its body")
-	workers := fs.Int("workers", 4, "replays at a time")
+	workers := fs.Int("workers", 8, "replays at a time")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}

@@ -1,0 +1,363 @@
+package application_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+
+	"reflect"
+	"testing"
+	"time"
+
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/sdk/trace/tracetest"
+	"go.opentelemetry.io/otel/trace"
+
+	"github.com/acme3pl/fulfillment/application"
+	"github.com/acme3pl/fulfillment/domain"
+	"github.com/acme3pl/fulfillment/ports"
+)
+
+// fakeDecode stands for the HTTP adapter's decoder: {"id": N, "skus":
+// [...]} is the order N of intakeOrder with one line per SKU; "bad": true
+// makes it unreadable, its ID read.
+func fakeDecode(body []byte) (application.StorefrontOrder, error) {
+	var v struct {
+		ID   int64    `json:"id"`
+		SKUs []string `json:"skus"`
+		Bad  bool     `json:"bad"`
+	}
+	if err := json.Unmarshal(body, &v); err != nil {
+		return application.StorefrontOrder{}, domain.Invalid("body", "is not valid JSON")
+	}
+	o := intakeOrder(v.ID)
+	for i, sku := range v.SKUs {
+		o.Lines = append(o.Lines, intakeLine(int64(i+1), sku, 1))
+	}
+	if v.Bad {
+		return application.StorefrontOrder{ID: v.ID}, domain.Invalid("test", "must be a boolean")
+	}
+	return o, nil
+}
+
+func orderBody(id int64, skus ...string) []byte {
+	b, _ := json.Marshal(map[string]any{"id": id, "skus": skus})
+	return b
+}
+
+// deliverBody is a storefront delivery of body, as the HTTP adapter makes it.
+func deliverBody(app *application.Application, trace string, body []byte) (application.StorefrontOrderResult, error) {
+	o, refused := fakeDecode(body)
+	return app.Commands.ReceiveStorefrontOrder.Handle(context.Background(), application.ReceiveStorefrontOrder{
+		OrganizationID: intakeOrg, TraceID: trace, Order: o, Refused: refused, Body: body,
+	})
+}
+
+func replay(app *application.Application, ctx context.Context, org string, id int64, trace string) (application.StorefrontOrderResult, error) {
+	return app.Commands.ReplayStorefrontOrder.Handle(ctx, application.ReplayStorefrontOrder{
+		OrganizationID: org, OrderID: id, TraceID: trace,
+	})
+}
+
+func TestFailedDeliveriesKeepTheirBody(t *testing.T) {
+	st := intakeFixture()
+	app := intakeApp(st, domain.Sandbox)
+	first, second := orderBody(11, "NEW-1"), orderBody(11, "NEW-1", "SOCK-1")
+	if _, err := deliverBody(app, "t1", first); !errors.As(err, new(*domain.UnknownSKUsError)) {
+		t.Fatalf("first delivery: %v", err)
+	}
+	if got := st.payload(intakeOrg, 11); !reflect.DeepEqual(got, first) {
+		t.Fatalf("kept %q, want %q", got, first)
+	}
+	if _, err := deliverBody(app, "t2", second); err == nil {
+		t.Fatal("second delivery succeeded")
+	}
+	if got := st.payload(intakeOrg, 11); !reflect.DeepEqual(got, second) {
+		t.Fatalf("kept %q, want the later body %q", got, second)
+	}
+	// Refused before processing (unreadable, its ID read): kept as well.
+	bad := []byte(`{"id": 12, "bad": true}`)
+	if _, err := deliverBody(app, "t3", bad); !errors.As(err, new(*domain.ValidationError)) {
+		t.Fatalf("bad delivery: %v", err)
+	}
+	if got := st.payload(intakeOrg, 12); !reflect.DeepEqual(got, bad) {
+		t.Fatalf("kept %q, want %q", got, bad)
+	}
+	// A success deletes it.
+	st.addProduct(intakeOrg, "prod_new", "NEW-1")
+	if _, err := deliverBody(app, "t4", second); err != nil {
+		t.Fatal(err)
+	}
+	if got := st.payload(intakeOrg, 11); got != nil {
+		t.Fatalf("kept %q after the success", got)
+	}
+	if rec, _ := st.receipt(intakeOrg, 11); rec.PayloadKept() {
+		t.Fatalf("receipt %+v keeps a body", rec)
+	}
+}
+
+func TestReplayStorefrontOrder(t *testing.T) {
+	st := intakeFixture()
+	app := intakeApp(st, domain.Sandbox)
+	ctx := context.Background()
+	body := orderBody(21, "SOCK-1", "NEW-2")
+	if _, err := deliverBody(app, "0af7651916cd43dd8448eb211c80319c", body); err == nil {
+		t.Fatal("the order went through")
+	}
+
+	// Not fixed yet: refused again, counted, the body kept, the replay's trace on the receipt.
+	_, err := replay(app, ctx, intakeOrg, 21, "trace-replay-1")
+	var unknown *domain.UnknownSKUsError
+	if !errors.As(err, &unknown) || !reflect.DeepEqual(unknown.SKUs, []string{"NEW-2"}) {
+		t.Fatalf("replay before the fix: %v", err)
+	}
+	rec, _ := st.receipt(intakeOrg, 21)
+	if rec.Attempts() != 2 || rec.TraceID() != "trace-replay-1" || !rec.PayloadKept() || !reflect.DeepEqual(st.payload(intakeOrg, 21), body) {
+		t.Fatalf("receipt after a refused replay: %+v", rec)
+	}
+
+	// Fixed: one shipment, the kept body's mapping.
+	st.addProduct(intakeOrg, "prod_new2", "NEW-2")
+	res, err := replay(app, ctx, intakeOrg, 21, "trace-replay-2")
+	if err != nil || res.ShipmentID == "" || res.Duplicate {
+		t.Fatalf("replay after the fix: %+v %v", res, err)
+	}
+	ss := st.shipments()
+	if len(ss) != 1 || ss[0].Source().OrderID != 21 || len(ss[0].Lines()) != 2 {
+		t.Fatalf("shipments %+v", ss)
+	}
+	rec, _ = st.receipt(intakeOrg, 21)
+	if rec.Status() != domain.ReceiptSucceeded || rec.ShipmentID() != res.ShipmentID || rec.PayloadKept() ||
+		st.payload(intakeOrg, 21) != nil || rec.TraceID() != "trace-replay-2" || rec.Attempts() != 3 {
+		t.Fatalf("receipt after the replay: %+v", rec)
+	}
+
+	// Done: duplicate, nothing counted.
+	again, err := replay(app, ctx, intakeOrg, 21, "trace-replay-3")
+	if err != nil || !again.Duplicate || again.ShipmentID != res.ShipmentID {
+		t.Fatalf("replay of a done order: %+v %v", again, err)
+	}
+	if rec2, _ := st.receipt(intakeOrg, 21); !reflect.DeepEqual(rec2, rec) {
+		t.Fatalf("a duplicate replay changed the receipt: %+v, was %+v", rec2, rec)
+	}
+	if len(st.shipments()) != 1 {
+		t.Fatal("a second shipment")
+	}
+}
+
+func TestReplayStorefrontOrderRefusals(t *testing.T) {
+	st := intakeFixture()
+	app := intakeApp(st, domain.Sandbox)
+	ctx := context.Background()
+	if _, err := deliverBody(app, "t", orderBody(31, "NEW-3")); err == nil {
+		t.Fatal("the order went through")
+	}
+	tests := []struct {
+		name    string
+		org     string
+		id      int64
+		prepare func()
+		wantErr error
+	}{
+		{name: "no receipt", org: intakeOrg, id: 999, wantErr: domain.ErrNotFound},
+		{name: "another organization's order", org: "org_other", id: 31, wantErr: domain.ErrNotFound},
+		{name: "the body is gone", org: intakeOrg, id: 31, wantErr: domain.ErrPayloadNotKept, prepare: func() {
+			n, err := app.Commands.PurgeFailedOrders.Handle(ctx, application.PurgeFailedOrders{})
+			if err != nil || n != 0 {
+				t.Fatalf("purge within retention: %d %v", n, err)
+			}
+			st.mu.Lock()
+			p := st.state.receipts[intakeKey{intakeOrg, 31}]
+			p.payload, p.PayloadBytes = nil, nil
+			st.state.receipts[intakeKey{intakeOrg, 31}] = p
+			st.mu.Unlock()
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if tt.prepare != nil {
+				tt.prepare()
+			}
+			before, _ := st.receipt(intakeOrg, 31)
+			_, err := replay(app, ctx, tt.org, tt.id, "tr")
+			if !errors.Is(err, tt.wantErr) {
+				t.Fatalf("error %v, want %v", err, tt.wantErr)
+			}
+			if after, _ := st.receipt(intakeOrg, 31); !reflect.DeepEqual(after, before) {
+				t.Fatalf("the receipt changed: %+v, was %+v", after, before)
+			}
+		})
+	}
+	if got := application.Classify(domain.ErrPayloadNotKept); got.Status != 409 || got.ProblemCode != "payload_not_kept" {
+		t.Fatalf("payload_not_kept is answered %+v", got)
+	}
+}
+
+// A kept body the decoder now reads as another order touches no order.
+func TestReplayStorefrontOrderOfAnotherID(t *testing.T) {
+	st := intakeFixture()
+	app := intakeApp(st, domain.Sandbox)
+	if _, err := deliverBody(app, "t", orderBody(41, "NEW-4")); err == nil {
+		t.Fatal("the order went through")
+	}
+	st.mu.Lock()
+	p := st.state.receipts[intakeKey{intakeOrg, 41}]
+	p.payload = orderBody(42, "SOCK-1")
+	st.state.receipts[intakeKey{intakeOrg, 41}] = p
+	st.mu.Unlock()
+	before, _ := st.receipt(intakeOrg, 41)
+	if _, err := replay(app, context.Background(), intakeOrg, 41, "tr"); !errors.As(err, new(*domain.ValidationError)) {
+		t.Fatalf("error %v, want invalid", err)
+	}
+	if after, _ := st.receipt(intakeOrg, 41); !reflect.DeepEqual(after, before) {
+		t.Fatalf("the receipt changed")
+	}
+	if _, ok := st.receipt(intakeOrg, 42); ok || len(st.shipments()) != 0 {
+		t.Fatal("another order was touched")
+	}
+}
+
+// The replay's span links to the trace of the delivery that failed, and
+// the intake's own span is under it.
+func TestReplayStorefrontOrderLinksTheFailedTrace(t *testing.T) {
+	st := intakeFixture()
+	rec := tracetest.NewSpanRecorder()
+	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(rec))
+	app := intakeAppTraced(st, domain.Sandbox, tp.Tracer("test"))
+	failed := "0af7651916cd43dd8448eb211c80319c"
+	if _, err := deliverBody(app, failed, orderBody(51, "NEW-5")); err == nil {
+		t.Fatal("the order went through")
+	}
+	st.addProduct(intakeOrg, "prod_new5", "NEW-5")
+	if _, err := replay(app, context.Background(), intakeOrg, 51, "4bf92f3577b34da6a3ce929d0e0e4736"); err != nil {
+		t.Fatal(err)
+	}
+	var replaySpan, intakeSpan sdktrace.ReadOnlySpan
+	for _, s := range rec.Ended() {
+		switch s.Name() {
+		case "ReplayStorefrontOrder":
+			replaySpan = s
+		case "ReceiveStorefrontOrder":
+			intakeSpan = s
+		}
+	}
+	if replaySpan == nil || intakeSpan == nil || intakeSpan.Parent().SpanID() != replaySpan.SpanContext().SpanID() {
+		t.Fatal("want the intake's span under the replay's")
+	}
+	want, _ := trace.TraceIDFromHex(failed)
+	links := replaySpan.Links()
+	if len(links) != 1 || links[0].SpanContext.TraceID() != want {
+		t.Fatalf("links %+v, want one to trace %s", links, failed)
+	}
+	found := false
+	for _, a := range replaySpan.Attributes() {
+		found = found || (a.Key == application.ReplayedTraceKey && a.Value.AsString() == failed)
+	}
+	if !found {
+		t.Errorf("replay span attributes %v lack %s", replaySpan.Attributes(), application.ReplayedTraceKey)
+	}
+}
+
+func TestParseReceiptFilter(t *testing.T) {
+	tests := []struct {
+		status, code string
+		want         ports.ReceiptFilter
+		wantParam    string // the parameter a refusal names; "" when accepted
+	}{
+		{"", "", ports.ReceiptFilter{}, ""},
+		{"failed", "unknown_skus", ports.ReceiptFilter{Status: domain.ReceiptFailed, Error: "unknown_skus"}, ""},
+		{"succeeded", "", ports.ReceiptFilter{Status: domain.ReceiptSucceeded}, ""},
+		{"processing", "", ports.ReceiptFilter{}, "status"},
+		{"Failed", "", ports.ReceiptFilter{}, "status"},
+		{"", "invalid_api_key", ports.ReceiptFilter{}, "error"},
+		{"", "UNKNOWN_SKUS", ports.ReceiptFilter{}, "error"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.status+"/"+tt.code, func(t *testing.T) {
+			got, err := application.ParseReceiptFilter(tt.status, tt.code)
+			var ve *domain.ValidationError
+			switch {
+			case tt.wantParam == "" && err != nil:
+				t.Fatalf("unexpected error %v", err)
+			case tt.wantParam != "" && (!errors.As(err, &ve) || ve.Field != tt.wantParam):
+				t.Fatalf("error %v, want one naming %s", err, tt.wantParam)
+			case tt.wantParam == "" && got != tt.want:
+				t.Fatalf("filter %+v, want %+v", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestListOrderReceipts(t *testing.T) {
+	st := intakeFixture()
+	app := intakeApp(st, domain.Sandbox)
+	for i := range 4 {
+		if _, err := deliverBody(app, "t", orderBody(int64(60+i), "NEW-6")); err == nil {
+			t.Fatal("the order went through")
+		}
+	}
+	res, err := app.Queries.ListOrderReceipts.Handle(context.Background(), application.ListOrderReceipts{
+		OrganizationID: intakeOrg, Filter: ports.ReceiptFilter{Status: domain.ReceiptFailed}, Page: ports.Page{Skip: 1, Take: 2},
+	})
+	if err != nil || len(res.Receipts) != 2 || !res.More || res.Receipts[0].OrderID() != 62 || !res.Receipts[0].PayloadKept() {
+		t.Fatalf("page %+v %v", res, err)
+	}
+	ids, err := app.Queries.ListReplayableOrders.Handle(context.Background(), application.ListReplayableOrders{
+		OrganizationID: intakeOrg, After: 60, Limit: 2,
+	})
+	if err != nil || !reflect.DeepEqual(ids, []int64{61, 62}) {
+		t.Fatalf("replayable %v %v", ids, err)
+	}
+}
+
+// The purge deletes what is past retention, batch after batch; the counts
+// are by code, every code present, the oldest's age from its first delivery.
+func TestPurgeAndCountFailedOrders(t *testing.T) {
+	st := intakeFixture()
+	now := time.Date(2026, 11, 22, 1, 2, 3, 0, time.UTC) // the fake application's clock
+	st.mu.Lock()
+	for i := range 2500 {
+		at := now.Add(-25 * time.Hour) // past the fake application's 24 h retention
+		code := "unknown_skus"
+		if i >= 2400 {
+			at, code = now.Add(-time.Hour), "no_warehouse"
+		}
+		if i == 2499 {
+			code = "conflict"
+		}
+		n := 2
+		st.state.receipts[intakeKey{intakeOrg, int64(1000 + i)}] = intakeStored{OrderReceiptParams: domain.OrderReceiptParams{
+			OrganizationID: intakeOrg, OrderID: int64(1000 + i), Status: domain.ReceiptFailed, Attempts: 1, LastError: code,
+			FirstReceived: at.Add(-time.Duration(i) * time.Second), LastReceived: at, PayloadBytes: &n,
+		}, payload: []byte("{}")}
+	}
+	st.mu.Unlock()
+	app := intakeApp(st, domain.Sandbox)
+	ctx := context.Background()
+
+	counts, err := app.Queries.CountFailedOrders.Handle(ctx, application.CountFailedOrders{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]int{"invalid_payload": 0, "unknown_skus": 2400, "missing_sku": 0, "missing_shipping_address": 0,
+		"no_warehouse": 99, "unavailable": 0, "internal": 0, "other": 1}
+	if !reflect.DeepEqual(counts.ByCode, want) || counts.OldestAge != 25*time.Hour+2399*time.Second {
+		t.Fatalf("counts %v, oldest %s; want %v, 25h39m59s", counts.ByCode, counts.OldestAge, want)
+	}
+
+	n, err := app.Commands.PurgeFailedOrders.Handle(ctx, application.PurgeFailedOrders{})
+	if err != nil || n != 2400 {
+		t.Fatalf("purged %d %v, want 2400 in three batches", n, err)
+	}
+	counts, err = app.Queries.CountFailedOrders.Handle(ctx, application.CountFailedOrders{})
+	if err != nil || counts.ByCode["unknown_skus"] != 0 || counts.ByCode["no_warehouse"] != 99 {
+		t.Fatalf("counts after the purge %v %v", counts.ByCode, err)
+	}
+	if rec, ok := st.receipt(intakeOrg, 1000); !ok || rec.PayloadKept() || rec.Status() != domain.ReceiptFailed {
+		t.Fatalf("a purged order's receipt: %v %+v", ok, rec)
+	}
+	st.down = true
+	if _, err := app.Commands.PurgeFailedOrders.Handle(ctx, application.PurgeFailedOrders{}); !errors.Is(err, domain.ErrUnavailable) {
+		t.Fatalf("purge with the database down: %v", err)
+	}
+}
