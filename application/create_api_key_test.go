@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"log/slog"
 	"reflect"
 	"testing"
 	"time"
@@ -13,43 +12,7 @@ import (
 
 	"github.com/acme3pl/fulfillment/application"
 	"github.com/acme3pl/fulfillment/domain"
-	"github.com/acme3pl/fulfillment/ports"
 )
-
-// keyStore is a fake of the repositories API keys need: organizations and
-// keys, committed by its unit of work only when fn succeeds.
-type keyStore struct {
-	orgs map[string]bool
-	keys []domain.APIKey
-}
-
-func (s *keyStore) Do(ctx context.Context, fn func(ctx context.Context, r ports.Repositories) error) error {
-	tx := &keyStore{orgs: s.orgs, keys: append([]domain.APIKey(nil), s.keys...)}
-	if err := fn(ctx, ports.Repositories{Organizations: keyOrgs{tx}, APIKeys: keyRepo{s: tx}}); err != nil {
-		return err
-	}
-	s.keys = tx.keys
-	return nil
-}
-
-type keyOrgs struct{ s *keyStore }
-
-func (r keyOrgs) Get(_ context.Context, id string) (domain.Organization, error) {
-	if !r.s.orgs[id] {
-		return domain.Organization{}, domain.ErrNotFound
-	}
-	return domain.Organization{ID: id}, nil
-}
-
-type keyRepo struct {
-	ports.APIKeyRepository // what CreateAPIKey does not use panics
-	s                      *keyStore
-}
-
-func (r keyRepo) Create(_ context.Context, k domain.APIKey) error {
-	r.s.keys = append(r.s.keys, k)
-	return nil
-}
 
 // keyGenerator makes the same key every time.
 type keyGenerator struct{}
@@ -59,12 +22,10 @@ func (keyGenerator) GenerateAPIKey(env domain.Environment) (string, []byte, stri
 }
 
 func TestCreateAPIKey(t *testing.T) {
-	store := &keyStore{orgs: map[string]bool{"org_keys": true}}
+	db := newFakeDB()
+	db.state.orgs["org_keys"] = domain.Organization{ID: "org_keys", Name: "Keys"}
 	now := time.Date(2026, 11, 22, 1, 2, 3, 0, time.UTC)
-	app := application.New(application.Deps{
-		UnitOfWork: store, Keys: keyGenerator{}, Clock: &shipClock{now: now}, IDs: &shipIDs{},
-		Tracer: noop.NewTracerProvider().Tracer("test"), Log: slog.New(slog.DiscardHandler), Environment: domain.Sandbox,
-	})
+	app := fakeApp(db, domain.Sandbox, &fakeClock{now: now}, noop.NewTracerProvider().Tracer("test"))
 	c := application.CreateAPIKey{OrganizationID: "org_keys", Name: "shop", Scopes: []domain.Scope{domain.ScopeShipments, domain.ScopeInventory}}
 	plain, err := app.Commands.CreateAPIKey.Handle(context.Background(), c)
 	if err != nil || plain != "fk_test_sandbox-secret" {
@@ -74,15 +35,15 @@ func TestCreateAPIKey(t *testing.T) {
 		ID: "key_1", OrganizationID: "org_keys", Name: "shop", Environment: domain.Sandbox, Prefix: "fk_test_abcd",
 		Hash: []byte("hash-of-the-key"), Scopes: c.Scopes, CreatedAt: now,
 	}}
-	if !reflect.DeepEqual(store.keys, want) || bytes.Contains(store.keys[0].Hash, []byte(plain)) {
-		t.Fatalf("stored %+v, want %+v (the hash, never the key)", store.keys, want)
+	if !reflect.DeepEqual(db.state.keys, want) || bytes.Contains(db.state.keys[0].Hash, []byte(plain)) {
+		t.Fatalf("stored %+v, want %+v (the hash, never the key)", db.state.keys, want)
 	}
 
 	c.OrganizationID = "org_missing"
 	if _, err := app.Commands.CreateAPIKey.Handle(context.Background(), c); !errors.Is(err, domain.ErrNotFound) {
 		t.Fatalf("unknown organization: %v, want ErrNotFound", err)
 	}
-	if len(store.keys) != 1 {
-		t.Fatalf("%d keys stored, want the first only", len(store.keys))
+	if len(db.state.keys) != 1 {
+		t.Fatalf("%d keys stored, want the first only", len(db.state.keys))
 	}
 }

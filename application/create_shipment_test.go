@@ -17,10 +17,10 @@ import (
 var shipT0 = time.Date(2026, 11, 22, 1, 15, 5, 123_000_000, time.UTC)
 
 // shipApp is the real application on the fakes of db.
-func shipApp(db *shipStore, env domain.Environment) (*application.Application, *shipClock) {
-	clock := &shipClock{now: shipT0}
+func shipApp(db *fakeDB, env domain.Environment) (*application.Application, *fakeClock) {
+	clock := &fakeClock{now: shipT0}
 	return application.New(application.Deps{
-		UnitOfWork: shipUoW{db}, Repos: db.repos(), Clock: clock, IDs: &shipIDs{},
+		UnitOfWork: fakeUoW{db}, Repos: db.pool(), Clock: clock, IDs: &fakeIDs{},
 		Tracer: noop.NewTracerProvider().Tracer("test"), Log: slog.New(slog.DiscardHandler),
 		Environment: env,
 	}), clock
@@ -147,8 +147,8 @@ func TestCreateShipmentRefusals(t *testing.T) {
 					t.Fatalf("error %v, want %v", err, tt.wantErr)
 				}
 			}
-			if len(db.shipments) != 0 || db.commits != 0 {
-				t.Fatalf("a refused draft was stored (%d shipments, %d commits)", len(db.shipments), db.commits)
+			if len(db.state.shipments) != 0 || db.commits != 0 {
+				t.Fatalf("a refused draft was stored (%d shipments, %d commits)", len(db.state.shipments), db.commits)
 			}
 		})
 	}

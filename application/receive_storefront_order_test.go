@@ -19,8 +19,8 @@ const intakeOrg = "org_intake"
 
 // intakeFixture is an organization with two active warehouses (default
 // wh_b), one inactive, and three products.
-func intakeFixture() *intakeStore {
-	st := newIntakeStore()
+func intakeFixture() *fakeDB {
+	st := newFakeDB()
 	st.state.orgs[intakeOrg] = domain.Organization{ID: intakeOrg, Name: "Intake", DefaultWarehouseID: "wh_b"}
 	st.addWarehouse("wh_a", "Alpha", true, intakeOrg)
 	st.addWarehouse("wh_b", "Bravo", true, intakeOrg)
@@ -89,7 +89,7 @@ func TestReceiveStorefrontOrderCreatesASubmittedShipment(t *testing.T) {
 	if src := s.Source(); src == nil || *src != (domain.ShipmentSource{Type: "storefront", OrderID: big, OrderNumber: 1042}) {
 		t.Errorf("source %+v", src)
 	}
-	if got := st.state.reserved["wh_b/prod_sock"]; got != 5 {
+	if got := st.level("wh_b", "prod_sock").reserved; got != 5 {
 		t.Errorf("reserved %d socks at wh_b, want 5", got)
 	}
 	rec, _ := st.receipt(intakeOrg, big)
@@ -157,7 +157,7 @@ func TestReceiveStorefrontOrderRefusalsAreRecordedAndRetried(t *testing.T) {
 func TestReceiveStorefrontOrderRefusals(t *testing.T) {
 	tests := []struct {
 		name     string
-		setup    func(st *intakeStore)
+		setup    func(st *fakeDB)
 		order    application.StorefrontOrder
 		wantCode string
 	}{
@@ -176,12 +176,12 @@ func TestReceiveStorefrontOrderRefusals(t *testing.T) {
 		},
 		{
 			name: "no active warehouse", wantCode: "no_warehouse",
-			setup: func(st *intakeStore) { st.state.warehouses = st.state.warehouses[2:] },
+			setup: func(st *fakeDB) { st.state.warehouses = st.state.warehouses[2:] },
 			order: intakeOrder(12, intakeLine(1, "TEE", 1)),
 		},
 		{
 			name: "unknown skus before no warehouse", wantCode: "unknown_skus",
-			setup: func(st *intakeStore) { st.state.warehouses = nil },
+			setup: func(st *fakeDB) { st.state.warehouses = nil },
 			order: intakeOrder(13, intakeLine(1, "X", 1)),
 		},
 		{
@@ -288,20 +288,20 @@ func TestReceiveStorefrontOrderSkips(t *testing.T) {
 func TestReceiveStorefrontOrderWarehouseChoice(t *testing.T) {
 	tests := []struct {
 		name    string
-		setup   func(st *intakeStore)
+		setup   func(st *fakeDB)
 		wantID  string
 		wantErr error
 	}{
 		{"default set and active", nil, "wh_b", nil},
-		{"no default: first active by name", func(st *intakeStore) {
+		{"no default: first active by name", func(st *fakeDB) {
 			o := st.state.orgs[intakeOrg]
 			o.DefaultWarehouseID = ""
 			st.state.orgs[intakeOrg] = o
 		}, "wh_a", nil},
-		{"default inactive: first active by name", func(st *intakeStore) {
+		{"default inactive: first active by name", func(st *fakeDB) {
 			st.state.warehouses[1].Active = false
 		}, "wh_a", nil},
-		{"default of another organization", func(st *intakeStore) {
+		{"default of another organization", func(st *fakeDB) {
 			st.state.warehouses[1].orgs = []string{"org_other"}
 		}, "wh_a", nil},
 	}
@@ -376,8 +376,8 @@ func TestReceiveStorefrontOrderFaultRollsBackAndIsRecorded(t *testing.T) {
 		t.Fatalf("error %v, want an internal failure", err)
 	}
 	rec, _ := st.receipt(intakeOrg, 70)
-	if rec.Status() != domain.ReceiptFailed || rec.LastError() != "internal" || rec.Attempts() != 1 || len(st.state.reserved) != 0 {
-		t.Fatalf("receipt %+v, reserved %v; want the attempt recorded failed and the reservation rolled back", rec, st.state.reserved)
+	if rec.Status() != domain.ReceiptFailed || rec.LastError() != "internal" || rec.Attempts() != 1 || st.level("wh_b", "prod_tee").reserved != 0 {
+		t.Fatalf("receipt %+v, reserved %v; want the attempt recorded failed and the reservation rolled back", rec, st.level("wh_b", "prod_tee"))
 	}
 	st.failCreate = nil
 	if res, err := receive(t, app, intakeOrder(70, intakeLine(1, "TEE", 1))); err != nil || res.ShipmentID == "" {

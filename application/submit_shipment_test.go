@@ -37,10 +37,10 @@ func TestSubmitSPDReservesCartons(t *testing.T) {
 	if s.Status() != domain.ShipmentPending || s.SubmittedAt() == nil || !s.SubmittedAt().Equal(clock.now) || !s.UpdatedAt().Equal(clock.now) {
 		t.Fatalf("status %s submitted %v updated %v", s.Status(), s.SubmittedAt(), s.UpdatedAt())
 	}
-	if l := db.level("wh_a", "ctn_1"); l != (shipLevel{onHand: 5, reserved: 3}) {
+	if l := db.level("wh_a", "ctn_1"); l != (stockLevel{onHand: 5, reserved: 3}) {
 		t.Fatalf("ctn_1 %+v, want 5 on hand, 3 reserved", l)
 	}
-	if l := db.level("wh_a", "ctn_2"); l != (shipLevel{onHand: 2, reserved: 2}) {
+	if l := db.level("wh_a", "ctn_2"); l != (stockLevel{onHand: 2, reserved: 2}) {
 		t.Fatalf("ctn_2 %+v, want 2 on hand, 2 reserved", l)
 	}
 	// The last two cartons of ctn_1 fit; a third does not.
@@ -98,7 +98,7 @@ func TestSubmitPickPackReservesWithoutACheck(t *testing.T) {
 	if _, err := shipSubmit(app, "org_ship_a", id); err != nil {
 		t.Fatal(err)
 	}
-	if l := db.level("wh_a", "prod_1"); l != (shipLevel{onHand: 0, reserved: 7}) {
+	if l := db.level("wh_a", "prod_1"); l != (stockLevel{onHand: 0, reserved: 7}) {
 		t.Fatalf("prod_1 %+v, want a backorder of 7", l)
 	}
 }
