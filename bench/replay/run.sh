@@ -15,12 +15,12 @@
 #      timed for each W in WORKERS; between two runs the orders are made failed again.
 # It checks that every order was replayed and made exactly one shipment.
 #
-# Knobs (environment): ORDERS (10000), MISSING (100), WORKERS ("4 8"), CLIENTS (8), DURATION (15s), KEEP=1.
+# Knobs (environment): ORDERS (10000), MISSING (100), WORKERS ("8 4"), CLIENTS (8), DURATION (15s), KEEP=1.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
 
 ORDERS=${ORDERS:-10000}
-WORKERS=${WORKERS:-"4 8"}
+WORKERS=${WORKERS:-"8 4"}
 PORT=${PORT:-18091}
 ROUNDS=1
 export BENCH_DB=fulfillment_bench_replay
@@ -75,14 +75,15 @@ for w in $WORKERS; do
 	fail_all
 	fix
 	start=$(date +%s.%N)
-	"$svc" orders replay --org "$org" --all-failed --workers "$w" >.tmp/bench-replay-out.txt
+	/usr/bin/time -f "%U %S" -o .tmp/bench-replay-cpu.txt "$svc" orders replay --org "$org" --all-failed --workers "$w" >.tmp/bench-replay-out.txt
 	end=$(date +%s.%N)
 	summary=$(tail -1 .tmp/bench-replay-out.txt)
 	shipments=$(psql -tA "$bench_url" -c "SELECT count(DISTINCT source_order_id) || ' ' || count(*) FROM shipments WHERE organization_id = '$org' AND source_order_id > 8000000000000000")
 	[[ $summary == "replayed $ORDERS: $ORDERS succeeded, 0 duplicate, 0 failed" && $shipments == "$ORDERS $ORDERS" ]] ||
 		{ echo "replay: $summary; shipments (orders, rows): $shipments" >&2; exit 1; }
 	rate=$(awk -v n="$ORDERS" -v s="$start" -v e="$end" 'BEGIN { printf "%.1f", n / (e - s) }')
-	printf 'replay --all-failed --workers %s: %s orders in %.1f s, %s orders/s, %s of the intake'"'"'s rate (%s)\n' \
+	cpu=$(awk -v n="$ORDERS" '{ printf "%.0f", ($1 + $2) * 1e6 / n }' .tmp/bench-replay-cpu.txt)
+	printf 'replay --all-failed --workers %s: %s orders in %.1f s, %s orders/s, %s of the intake'"'"'s rate; the command'"'"'s CPU %s µs per order (%s)\n' \
 		"$w" "$ORDERS" "$(awk -v s="$start" -v e="$end" 'BEGIN { print e - s }')" "$rate" \
-		"$(awk -v a="$rate" -v b="$intake" 'BEGIN { printf "%.2f", a / b }')" "$summary"
+		"$(awk -v a="$rate" -v b="$intake" 'BEGIN { printf "%.2f", a / b }')" "$cpu" "$summary"
 done

@@ -621,3 +621,38 @@ func TestFailedOrderMetrics(t *testing.T) {
 		t.Errorf("oldest failed order's age %v s, want at least the 6 s waited", age)
 	}
 }
+
+// The replay's trace: the server span of the replay route, the replay's
+// use case linked to the trace of the delivery that failed, the intake's
+// use case under it; the receipt names the replay's trace.
+func TestReplayTrace(t *testing.T) {
+	replaySetup(t)
+	j := startJaeger(t)
+	srv := startServer(t, baseEnv(testDSN, "OTEL_TRACES_EXPORTER=otlp", "OTEL_EXPORTER_OTLP_ENDPOINT=http://"+j.OTLP,
+		"OTEL_SERVICE_NAME=fulfillment-e2e-replay", "OTEL_BSP_SCHEDULE_DELAY=100"))
+	failed := deliver(t, srv, rpKeyA, rpOrder(8_800_001, "RP-NEW-TRACE"))
+	wantIntakeError(t, failed, 422, "unknown_skus")
+	addProduct(t, "org_e2e_rp_a", "RP-NEW-TRACE")
+	r := replayOrder(t, srv, rpTokA, "8800001")
+	shipment := wantShipment(t, r)
+	failedTrace, replayTrace := failed.Header.Get("X-Trace-Id"), r.Header.Get("X-Trace-Id")
+	if rec := receiptAs(t, srv, rpTokA, "8800001"); rec["traceId"] != replayTrace {
+		t.Fatalf("receipt trace %v, want the replay's %s", rec["traceId"], replayTrace)
+	}
+	spans := j.wholeTrace(t, replayTrace)
+	byName := map[string]otlpSpan{}
+	for _, s := range spans {
+		byName[s.Name] = s
+	}
+	srvSpan, replaySpan, intakeSpan := byName["POST /v0/storefront/orders/{orderId}/replay"], byName["ReplayStorefrontOrder"], byName["ReceiveStorefrontOrder"]
+	if srvSpan.SpanID == "" || replaySpan.ParentSpanID != srvSpan.SpanID || intakeSpan.ParentSpanID != replaySpan.SpanID {
+		t.Fatalf("want server → ReplayStorefrontOrder → ReceiveStorefrontOrder; spans: %v", spanNames(spans))
+	}
+	if !slices.Contains(replaySpan.LinkedTraces, failedTrace) || replaySpan.Attrs["fulfillment.replay.failed_trace_id"] != failedTrace {
+		t.Errorf("replay span links %v, attributes %v; want a link to the failed delivery's trace %s", replaySpan.LinkedTraces, replaySpan.Attrs, failedTrace)
+	}
+	if intakeSpan.Attrs["fulfillment.intake.outcome"] != "created" || intakeSpan.Attrs["shipment.id"] != shipment ||
+		replaySpan.Attrs["storefront.order.id"] != "8800001" || replaySpan.Attrs["organization.id"] != "org_e2e_rp_a" {
+		t.Errorf("attributes: replay %v, intake %v", replaySpan.Attrs, intakeSpan.Attrs)
+	}
+}

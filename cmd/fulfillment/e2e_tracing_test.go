@@ -55,6 +55,7 @@ type otlpSpan struct {
 	Kind         string // SERVER, CLIENT, INTERNAL, ...
 	Attrs        map[string]string
 	Resource     map[string]string
+	LinkedTraces []string // the trace IDs of the span's links
 }
 
 // otlpAttrs flattens OTLP JSON attributes to strings.
@@ -105,6 +106,9 @@ func (j *jaeger) trace(t *testing.T, id string) []otlpSpan {
 						Name         string          `json:"name"`
 						Kind         json.RawMessage `json:"kind"`
 						Attributes   attrs           `json:"attributes"`
+						Links        []struct {
+							TraceID string `json:"traceId"`
+						} `json:"links"`
 					} `json:"spans"`
 				} `json:"scopeSpans"`
 			} `json:"resourceSpans"`
@@ -126,8 +130,12 @@ func (j *jaeger) trace(t *testing.T, id string) []otlpSpan {
 				if k, ok := kinds[kind]; ok {
 					kind = k
 				}
-				out = append(out, otlpSpan{TraceID: s.TraceID, SpanID: s.SpanID, ParentSpanID: s.ParentSpanID, Name: s.Name,
-					Kind: kind, Attrs: otlpAttrs(s.Attributes), Resource: res})
+				sp := otlpSpan{TraceID: s.TraceID, SpanID: s.SpanID, ParentSpanID: s.ParentSpanID, Name: s.Name,
+					Kind: kind, Attrs: otlpAttrs(s.Attributes), Resource: res}
+				for _, l := range s.Links {
+					sp.LinkedTraces = append(sp.LinkedTraces, l.TraceID)
+				}
+				out = append(out, sp)
 			}
 		}
 	}
