@@ -120,6 +120,8 @@ seccompProfile:
   value: {{ .Values.config.shutdownTimeout | quote }}
 - name: SHUTDOWN_DELAY
   value: {{ .Values.config.shutdownDelay | quote }}
+- name: FAILED_ORDER_RETENTION
+  value: {{ .Values.config.failedOrderRetention | quote }}
 {{- with .Values.auth.jwksURL }}
 - name: AUTH_JWKS_URL
   value: {{ . | quote }}
