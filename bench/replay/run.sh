@@ -36,49 +36,43 @@ out=$(loadgen "$PORT" -c "$CLIENTS" -d "$DURATION" -pid "$server_pid")
 intake=$(field throughput "$out")
 printf 'intake: %.1f orders/s (%s clients, closed loop, p99 %s ms)\n' "$intake" "$CLIENTS" "$(field p99_ms "$out")"
 
-# fail_all: ORDERS orders of org_bench (the intake benchmark's organization, its warehouse and its
-# products BENCH-00001…), each failed for want of one of MISSING products REPLAY-000… (its SKUs: one of
-# the organization's, at random as the load generator picks them, and a missing one), its body kept,
-# no shipment; the missing products removed.
+# fail_all RUN: ORDERS orders of org_bench (the intake benchmark's organization, its warehouse and
+# its products BENCH-00001…), with IDs of the run's own, each failed for want of one of MISSING
+# products REPLAY-<run>-000… (its SKUs: one of the organization's, at random as the load generator
+# picks them, and a missing one), its body kept, no shipment.
 fail_all() {
-	psql -q "$bench_url" -v n="$ORDERS" -v skus="$SKUS" -v missing="$MISSING" -v body="$(cat "$PAYLOAD")" <<'SQL'
-BEGIN;
-DELETE FROM order_receipts WHERE organization_id = 'org_bench' AND order_id > 8000000000000000;
-DELETE FROM shipment_items WHERE shipment_id IN
-    (SELECT id FROM shipments WHERE organization_id = 'org_bench' AND source_order_id > 8000000000000000);
-DELETE FROM shipments WHERE organization_id = 'org_bench' AND source_order_id > 8000000000000000;
-DELETE FROM product_stock WHERE product_id LIKE 'prod_bench_replay_%';
-DELETE FROM products WHERE id LIKE 'prod_bench_replay_%';
+	psql -q "$bench_url" -v run="$1" -v n="$ORDERS" -v skus="$SKUS" -v missing="$MISSING" -v body="$(cat "$PAYLOAD")" <<'SQL'
 INSERT INTO order_receipts (organization_id, order_id, order_number, status, attempts, last_error, trace_id,
                             first_received_at, last_received_at, payload)
-SELECT 'org_bench', 8000000000000000 + i, 1042, 'failed', 8, 'unknown_skus', '4bf92f3577b34da6a3ce929d0e0e4736',
-       now(), now(),
+SELECT 'org_bench', 8000000000000000 + :run * 1000000000 + i, 1042, 'failed', 8, 'unknown_skus',
+       '4bf92f3577b34da6a3ce929d0e0e4736', now(), now(),
        convert_to(replace(replace(replace(:'body',
-           '"id": 5726128734520,', '"id": ' || (8000000000000000 + i) || ','),
+           '"id": 5726128734520,', '"id": ' || (8000000000000000 + :run * 1000000000 + i) || ','),
            '"SOCK-MER-CH-4346"', '"BENCH-' || lpad((1 + floor(random() * :skus))::text, 5, '0') || '"'),
-           '"KEY-LTH-01 "', '"REPLAY-' || lpad((i % :missing)::text, 3, '0') || '"'), 'UTF8')
+           '"KEY-LTH-01 "', '"REPLAY-' || :run || '-' || lpad((i % :missing)::text, 3, '0') || '"'), 'UTF8')
 FROM generate_series(1, :n) AS i;
-COMMIT;
 SQL
 }
 
-# fix: the missing products added.
+# fix RUN: the run's missing products added.
 fix() {
-	psql -q "$bench_url" -v missing="$MISSING" <<'SQL'
+	psql -q "$bench_url" -v run="$1" -v missing="$MISSING" <<'SQL'
 INSERT INTO products (id, organization_id, sku, name)
-SELECT 'prod_bench_replay_' || i, 'org_bench', 'REPLAY-' || lpad(i::text, 3, '0'), 'Replay product'
+SELECT 'prod_bench_replay_' || :run || '_' || i, 'org_bench', 'REPLAY-' || :run || '-' || lpad(i::text, 3, '0'), 'Replay product'
 FROM generate_series(0, :missing - 1) AS i;
 SQL
 }
 
+run=0
 for w in $WORKERS; do
-	fail_all
-	fix
+	run=$((run + 1))
+	fail_all "$run"
+	fix "$run"
 	start=$(date +%s.%N)
 	/usr/bin/time -f "%U %S" -o .tmp/bench-replay-cpu.txt "$svc" orders replay --org "$org" --all-failed --workers "$w" >.tmp/bench-replay-out.txt
 	end=$(date +%s.%N)
 	summary=$(tail -1 .tmp/bench-replay-out.txt)
-	shipments=$(psql -tA "$bench_url" -c "SELECT count(DISTINCT source_order_id) || ' ' || count(*) FROM shipments WHERE organization_id = '$org' AND source_order_id > 8000000000000000")
+	shipments=$(psql -tA "$bench_url" -c "SELECT count(DISTINCT source_order_id) || ' ' || count(*) FROM shipments WHERE organization_id = '$org' AND source_order_id / 1000000000 = 8000000 + $run")
 	[[ $summary == "replayed $ORDERS: $ORDERS succeeded, 0 duplicate, 0 failed" && $shipments == "$ORDERS $ORDERS" ]] ||
 		{ echo "replay: $summary; shipments (orders, rows): $shipments" >&2; exit 1; }
 	rate=$(awk -v n="$ORDERS" -v s="$start" -v e="$end" 'BEGIN { printf "%.1f", n / (e - s) }')
