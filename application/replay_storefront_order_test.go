@@ -53,7 +53,7 @@ func deliverBody(app *application.Application, trace string, body []byte) (appli
 	})
 }
 
-func replay(app *application.Application, ctx context.Context, org string, id int64, trace string) (application.StorefrontOrderResult, error) {
+func replay(ctx context.Context, app *application.Application, org string, id int64, trace string) (application.StorefrontOrderResult, error) {
 	return app.Commands.ReplayStorefrontOrder.Handle(ctx, application.ReplayStorefrontOrder{
 		OrganizationID: org, OrderID: id, TraceID: trace,
 	})
@@ -106,7 +106,7 @@ func TestReplayStorefrontOrder(t *testing.T) {
 	}
 
 	// Not fixed yet: refused again, counted, the body kept, the replay's trace on the receipt.
-	_, err := replay(app, ctx, intakeOrg, 21, "trace-replay-1")
+	_, err := replay(ctx, app, intakeOrg, 21, "trace-replay-1")
 	var unknown *domain.UnknownSKUsError
 	if !errors.As(err, &unknown) || !reflect.DeepEqual(unknown.SKUs, []string{"NEW-2"}) {
 		t.Fatalf("replay before the fix: %v", err)
@@ -118,7 +118,7 @@ func TestReplayStorefrontOrder(t *testing.T) {
 
 	// Fixed: one shipment, the kept body's mapping.
 	st.addProduct(intakeOrg, "prod_new2", "NEW-2")
-	res, err := replay(app, ctx, intakeOrg, 21, "trace-replay-2")
+	res, err := replay(ctx, app, intakeOrg, 21, "trace-replay-2")
 	if err != nil || res.ShipmentID == "" || res.Duplicate {
 		t.Fatalf("replay after the fix: %+v %v", res, err)
 	}
@@ -133,7 +133,7 @@ func TestReplayStorefrontOrder(t *testing.T) {
 	}
 
 	// Done: duplicate, nothing counted.
-	again, err := replay(app, ctx, intakeOrg, 21, "trace-replay-3")
+	again, err := replay(ctx, app, intakeOrg, 21, "trace-replay-3")
 	if err != nil || !again.Duplicate || again.ShipmentID != res.ShipmentID {
 		t.Fatalf("replay of a done order: %+v %v", again, err)
 	}
@@ -179,7 +179,7 @@ func TestReplayStorefrontOrderRefusals(t *testing.T) {
 				tt.prepare()
 			}
 			before, _ := st.receipt(intakeOrg, 31)
-			_, err := replay(app, ctx, tt.org, tt.id, "tr")
+			_, err := replay(ctx, app, tt.org, tt.id, "tr")
 			if !errors.Is(err, tt.wantErr) {
 				t.Fatalf("error %v, want %v", err, tt.wantErr)
 			}
@@ -206,7 +206,7 @@ func TestReplayStorefrontOrderOfAnotherID(t *testing.T) {
 	st.state.receipts[intakeKey{intakeOrg, 41}] = p
 	st.mu.Unlock()
 	before, _ := st.receipt(intakeOrg, 41)
-	if _, err := replay(app, context.Background(), intakeOrg, 41, "tr"); !errors.As(err, new(*domain.ValidationError)) {
+	if _, err := replay(context.Background(), app, intakeOrg, 41, "tr"); !errors.As(err, new(*domain.ValidationError)) {
 		t.Fatalf("error %v, want invalid", err)
 	}
 	if after, _ := st.receipt(intakeOrg, 41); !reflect.DeepEqual(after, before) {
@@ -229,7 +229,7 @@ func TestReplayStorefrontOrderLinksTheFailedTrace(t *testing.T) {
 		t.Fatal("the order went through")
 	}
 	st.addProduct(intakeOrg, "prod_new5", "NEW-5")
-	if _, err := replay(app, context.Background(), intakeOrg, 51, "4bf92f3577b34da6a3ce929d0e0e4736"); err != nil {
+	if _, err := replay(context.Background(), app, intakeOrg, 51, "4bf92f3577b34da6a3ce929d0e0e4736"); err != nil {
 		t.Fatal(err)
 	}
 	var replaySpan, intakeSpan sdktrace.ReadOnlySpan
