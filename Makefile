@@ -82,17 +82,19 @@ test: ## go test -race on every package against a real PostgreSQL; log in .tmp/t
 # (bench/invoices/run.sh: list and search at 10k and 1M, database time of every query shape),
 # reads (bench/reads/run.sh: the list and detail against a bare pgx baseline), intake
 # (bench/intake/run.sh: the order intake against pgbench), tracing (bench/intake/tracing.sh: the
-# intake with no export, 10 % and every trace sampled to Jaeger). E.g. `make bench BENCH=reads`.
-BENCH ?= go invoices reads intake tracing
+# intake with no export, 10 % and every trace sampled to Jaeger), replay (bench/replay/run.sh:
+# `fulfillment orders replay --all-failed` over 10,000 kept orders against the intake's rate).
+# E.g. `make bench BENCH=reads`.
+BENCH ?= go invoices reads intake tracing replay
 
-bench: ## the benchmarks of docs/benchmarks.md (BENCH="go invoices reads intake tracing"); the first run generates 1M invoices
+bench: ## the benchmarks of docs/benchmarks.md (BENCH="go invoices reads intake tracing replay"); the first run generates 1M invoices
 	@$(WITH_PG) \
 	for b in $(BENCH); do \
 		case $$b in \
 		go) go test -run '^$$' -bench . -benchmem ./... ;; \
-		invoices|reads|intake) bench/$$b/run.sh ;; \
+		invoices|reads|intake|replay) bench/$$b/run.sh ;; \
 		tracing) bench/intake/tracing.sh ;; \
-		*) echo "make bench: unknown benchmark $$b (go, invoices, reads, intake, tracing)" >&2; exit 2 ;; \
+		*) echo "make bench: unknown benchmark $$b (go, invoices, reads, intake, tracing, replay)" >&2; exit 2 ;; \
 		esac; \
 	done
 

@@ -19,6 +19,7 @@
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
 
+[[ -x /usr/bin/time ]] || { echo "run.sh: /usr/bin/time is missing (Debian: apt-get install time)" >&2; exit 1; }
 ORDERS=${ORDERS:-10000}
 WORKERS=${WORKERS:-"8 4"}
 PORT=${PORT:-18091}
