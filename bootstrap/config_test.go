@@ -47,6 +47,7 @@ func TestConfigDefaults(t *testing.T) {
 		{"SHUTDOWN_TIMEOUT", c.ShutdownTimeout, 25 * time.Second},
 		{"SHUTDOWN_DELAY", c.ShutdownDelay, 2 * time.Second},
 		{"DB_MAX_CONNS", c.DBMaxConns, 4 * runtime.GOMAXPROCS(0)},
+		{"FAILED_ORDER_RETENTION", c.FailedOrderRetention, 720 * time.Hour},
 	}
 	for _, ch := range checks {
 		if ch.got != ch.want {
@@ -106,6 +107,8 @@ func TestConfigValid(t *testing.T) {
 			func(c bootstrap.Config) any { return c.RequestTimeout }, 2500 * time.Millisecond},
 		{"pool size", map[string]string{"DB_MAX_CONNS": "3"},
 			func(c bootstrap.Config) any { return c.DBMaxConns }, 3},
+		{"failed-order retention", map[string]string{"FAILED_ORDER_RETENTION": "168h"},
+			func(c bootstrap.Config) any { return c.FailedOrderRetention }, 168 * time.Hour},
 		{"the longest delay the stop allows", map[string]string{"SHUTDOWN_TIMEOUT": "10s", "REQUEST_TIMEOUT": "4s", "SHUTDOWN_DELAY": "5s"},
 			func(c bootstrap.Config) any { return c.ShutdownDelay }, 5 * time.Second},
 		{"session limits below the deadline", map[string]string{"REQUEST_TIMEOUT": "4s"},
@@ -163,6 +166,10 @@ func TestConfigInvalid(t *testing.T) {
 		{"negative delay", map[string]string{"SHUTDOWN_DELAY": "-1s"}, "SHUTDOWN_DELAY"},
 		{"a delay the stop cannot fit", map[string]string{"SHUTDOWN_TIMEOUT": "10s", "REQUEST_TIMEOUT": "4s", "SHUTDOWN_DELAY": "5001ms"}, "SHUTDOWN_DELAY"},
 		{"a delay of a minute in the default stop", map[string]string{"SHUTDOWN_DELAY": "60s"}, "SHUTDOWN_DELAY"},
+		{"retention not a duration", map[string]string{"FAILED_ORDER_RETENTION": "a month"}, "FAILED_ORDER_RETENTION"},
+		{"retention of nothing", map[string]string{"FAILED_ORDER_RETENTION": "0s"}, "FAILED_ORDER_RETENTION"},
+		{"negative retention", map[string]string{"FAILED_ORDER_RETENTION": "-1h"}, "FAILED_ORDER_RETENTION"},
+		{"retention beyond ten years", map[string]string{"FAILED_ORDER_RETENTION": "87601h"}, "FAILED_ORDER_RETENTION"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
