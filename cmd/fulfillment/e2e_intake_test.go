@@ -377,8 +377,13 @@ func TestIntakeChecksAndPayloadErrors(t *testing.T) {
 	if rec["status"] != "failed" || rec["lastError"] != "invalid_payload" || rec["attempts"] != float64(1) {
 		t.Errorf("receipt of a refused payload: %v", rec)
 	}
-	if r := do(t, "GET", srv.URL+"/v0/storefront/orders", nil, "Authorization", "Bearer "+intakeKeyA); r.Status != 405 {
-		t.Errorf("GET of the webhook: %d", r.Status)
+	// GET of the webhook's path is the operator's list of receipts (an
+	// access token's route): an API key is no access token.
+	if r := do(t, "PUT", srv.URL+"/v0/storefront/orders", nil, "Authorization", "Bearer "+intakeKeyA); r.Status != 405 {
+		t.Errorf("PUT of the webhook: %d", r.Status)
+	}
+	if r := do(t, "GET", srv.URL+"/v0/storefront/orders", nil, "Authorization", "Bearer "+intakeKeyA); r.Status != 401 {
+		t.Errorf("GET of the webhook's path with an API key: %d", r.Status)
 	}
 }
 
