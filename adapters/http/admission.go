@@ -61,10 +61,11 @@ func (a *Admission) Guard(write ErrorWriter, next http.Handler) http.Handler {
 		}
 		// The slot is held until the handler returns, also when the
 		// deadline was answered for it: it may still hold a connection.
+		handlerDeadline := time.Now().Add(a.handler)
 		run := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			defer func() { <-a.slots }()
 			defer a.logLatePanic(r)
-			ctx, cancel := context.WithTimeout(r.Context(), a.handler)
+			ctx, cancel := context.WithDeadline(r.Context(), handlerDeadline)
 			defer cancel()
 			next.ServeHTTP(w, r.WithContext(ctx))
 			w.Header().Set(handledHeader, "1")

@@ -180,3 +180,40 @@ func TestAdmissionRecordsClientsThatLeaveAs499(t *testing.T) {
 		t.Errorf("access log: %s; want status 499 and no error line", s.logs.String())
 	}
 }
+
+// stuckRoute is a route whose handler ignores its context until release is
+// closed, guarded with the order intake's kind of error writer.
+type stuckRoute struct {
+	adm     *httpapi.Admission
+	release chan struct{}
+}
+
+func (s stuckRoute) Register(r *mux.Router) {
+	write := func(w http.ResponseWriter, _ *http.Request, err error) {
+		w.Header().Set("Retry-After", "5")
+		httpapi.WriteJSON(w, http.StatusServiceUnavailable, map[string]any{"success": false, "error": "unavailable", "why": err.Error()})
+	}
+	r.Handle("/v0/stuck", s.adm.Guard(write, http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		<-s.release
+		httpapi.WriteJSON(w, http.StatusOK, map[string]bool{"late": true})
+	}))).Methods(http.MethodPost)
+}
+
+// The answer for a stuck handler is written by the route's own error
+// writer: the intake's body, not a problem and not http.TimeoutHandler's
+// HTML.
+func TestAdmissionAnswersInTheRoutesShape(t *testing.T) {
+	route := stuckRoute{adm: httpapi.NewAdmission(200*time.Millisecond, 1, slog.New(slog.DiscardHandler)), release: make(chan struct{})}
+	defer close(route.release)
+	s := newTestServer(t, route)
+	w := s.do(httptest.NewRequest(http.MethodPost, "/v0/stuck", nil))
+	if w.Code != http.StatusServiceUnavailable || w.Header().Get("Content-Type") != "application/json" || w.Header().Get("Retry-After") == "" {
+		t.Fatalf("%d %v, want 503 application/json with Retry-After", w.Code, w.Header())
+	}
+	if body := w.Body.String(); !strings.HasPrefix(body, `{"error":"unavailable","success":false,"why":"no answer within the request deadline`) {
+		t.Errorf("body %s, want the route's own", body)
+	}
+	if w.Header().Get("X-Fulfillment-Handled") != "" {
+		t.Errorf("the internal mark leaked: %v", w.Header())
+	}
+}
