@@ -29,7 +29,9 @@ type Authenticator struct {
 
 // RequireScope guards an OAuth route: an access token that holds scope.
 func (a Authenticator) RequireScope(scope domain.Scope, next http.HandlerFunc) http.Handler {
-	verify := func(ctx context.Context, token string) (ports.Principal, error) { return a.Tokens.VerifyAccessToken(ctx, token) }
+	verify := func(ctx context.Context, token string) (ports.Principal, error) {
+		return a.Tokens.VerifyAccessToken(ctx, token)
+	}
 	return a.require(verify, a.Errors.Write, []domain.Scope{scope}, next)
 }
 
