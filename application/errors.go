@@ -29,11 +29,11 @@ type Kind string
 
 // The kinds of error, in the order KindOf tests them (see kinds).
 const (
-	KindClientGone             Kind = "client_gone"  // the caller went away before the answer
-	KindShed                   Kind = "shed"         // ErrOverloaded
-	KindTimeout                Kind = "timeout"      // the deadline passed, or a lock was not granted in time
-	KindUnavailable            Kind = "unavailable"  // the database cannot be reached
-	KindInvalid                Kind = "invalid"      // a *domain.ValidationError
+	KindClientGone             Kind = "client_gone" // the caller went away before the answer
+	KindShed                   Kind = "shed"        // ErrOverloaded
+	KindTimeout                Kind = "timeout"     // the deadline passed, or a lock was not granted in time
+	KindUnavailable            Kind = "unavailable" // the database cannot be reached
+	KindInvalid                Kind = "invalid"     // a *domain.ValidationError
 	KindTooLarge               Kind = "payload_too_large"
 	KindUnsupportedMedia       Kind = "unsupported_media_type"
 	KindInvalidSignature       Kind = "invalid_signature"
