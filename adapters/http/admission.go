@@ -105,7 +105,7 @@ type deadlineWriter struct {
 	http.ResponseWriter
 	r          *http.Request
 	write      ErrorWriter
-	answeredBy bool // the route's error writer has answered; TimeoutHandler's body is dropped
+	replaced bool // TimeoutHandler's own answer was replaced: its body is dropped
 }
 
 func (d *deadlineWriter) WriteHeader(code int) {
@@ -115,7 +115,7 @@ func (d *deadlineWriter) WriteHeader(code int) {
 		d.ResponseWriter.WriteHeader(code)
 		return
 	}
-	d.answeredBy = true
+	d.replaced = true
 	if d.r.Context().Err() != nil {
 		d.ResponseWriter.WriteHeader(StatusClientClosedRequest)
 		return
@@ -124,7 +124,7 @@ func (d *deadlineWriter) WriteHeader(code int) {
 }
 
 func (d *deadlineWriter) Write(b []byte) (int, error) {
-	if d.answeredBy {
+	if d.replaced {
 		return len(b), nil
 	}
 	return d.ResponseWriter.Write(b)
