@@ -103,8 +103,8 @@ var errNoAnswer = fmt.Errorf("no answer within the request deadline: %w", domain
 // passed, 499 when the client went away.
 type deadlineWriter struct {
 	http.ResponseWriter
-	r          *http.Request
-	write      ErrorWriter
+	r        *http.Request
+	write    ErrorWriter
 	replaced bool // TimeoutHandler's own answer was replaced: its body is dropped
 }
 
