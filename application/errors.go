@@ -37,7 +37,7 @@ const (
 	KindTooLarge               Kind = "payload_too_large"
 	KindUnsupportedMedia       Kind = "unsupported_media_type"
 	KindInvalidSignature       Kind = "invalid_signature"
-	KindInvalidCredentials     Kind = "invalid_credentials"
+	KindInvalidCredentials     Kind = "invalid_credentials" //nolint:gosec // the name of a kind of error, not a credential
 	KindInsufficientScope      Kind = "insufficient_scope"
 	KindNotFound               Kind = "not_found"
 	KindInvalidState           Kind = "invalid_state"
