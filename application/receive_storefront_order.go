@@ -138,11 +138,11 @@ func (h *ReceiveStorefrontOrderHandler) Handle(ctx context.Context, c ReceiveSto
 			return nil
 		}
 		s, skipped, err := h.plan(ctx, r, c, lines, missing, d.ReceivedAt)
-		if class := Classify(err); class.Refused() {
+		if kind := KindOf(err); kind.Refused() {
 			// Commit the failed attempt without a shipment: nothing has been
 			// written but the receipt.
 			refusal = err
-			if err := rec.Fail(class.IntakeCode, c.Body); err != nil {
+			if err := rec.Fail(kind.Code(), c.Body); err != nil {
 				return err
 			}
 			return r.Receipts.Finish(ctx, rec)
@@ -285,7 +285,7 @@ func submitNew(ctx context.Context, r ports.Repositories, s *domain.Shipment, no
 func (h *ReceiveStorefrontOrderHandler) recordFailure(ctx context.Context, d domain.OrderDelivery, cause error) {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), recordBudget)
 	defer cancel()
-	if err := h.receipts.RecordFailure(ctx, d, Classify(cause).IntakeCode); err != nil {
+	if err := h.receipts.RecordFailure(ctx, d, KindOf(cause).Code()); err != nil {
 		h.log.WarnContext(ctx, "record failed storefront delivery", slog.Int64("storefront.order.id", d.OrderID),
 			slog.String("error", err.Error()))
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 
 	"reflect"
 	"testing"
@@ -188,8 +189,9 @@ func TestReplayStorefrontOrderRefusals(t *testing.T) {
 			}
 		})
 	}
-	if got := application.Classify(domain.ErrPayloadNotKept); got.Status != 409 || got.ProblemCode != "payload_not_kept" {
-		t.Fatalf("payload_not_kept is answered %+v", got)
+	if got := application.KindOf(fmt.Errorf("replay: %w", domain.ErrPayloadNotKept)); got != application.KindPayloadNotKept ||
+		got.Code() != "payload_not_kept" || got.Fault() || got.Refused() {
+		t.Fatalf("payload_not_kept is of kind %q", got)
 	}
 }
 

@@ -171,7 +171,7 @@ func (h *StorefrontOrders) replay(w http.ResponseWriter, r *http.Request) {
 	})
 	w.Header().Set("Cache-Control", "no-store")
 	if err != nil {
-		if application.Classify(err).Refused() {
+		if application.KindOf(err).Refused() {
 			e := intakeErrorOf(err)
 			noteError(h.errors.Log, r, err)
 			WriteJSON(w, e.status, e)

@@ -74,7 +74,7 @@ func newIntakeHarness() *intakeHarness {
 	}
 	log := slog.New(slog.DiscardHandler)
 	errs := httpapi.ErrorMapper{Log: log}
-	s := httpapi.NewStorefront(app, keys, h, httpapi.Authenticator{Errors: errs, Log: log}, errs, log, h.metrics)
+	s := httpapi.NewStorefront(app, h, httpapi.Authenticator{Keys: keys, Errors: errs, Log: log}, errs, log, h.metrics)
 	h.router = mux.NewRouter()
 	s.Register(h.router)
 	return h

@@ -135,7 +135,7 @@ func (t *replayTally) add(orderID int64, res application.StorefrontOrderResult, 
 	switch {
 	case err != nil:
 		t.failed++
-		fmt.Fprintf(t.out, "%d failed %s\n", orderID, application.Classify(err).IntakeCode)
+		fmt.Fprintf(t.out, "%d failed %s\n", orderID, application.KindOf(err).Code())
 	case res.Duplicate:
 		t.duplicate++
 		fmt.Fprintf(t.out, "%d duplicate %s\n", orderID, shipmentOrSkip(res))
