@@ -285,10 +285,7 @@ func walkFailed(ctx context.Context, app *application.Application, org string, i
 			OrganizationID: org, After: after, Limit: replayWalkBatch,
 		})
 		if err != nil {
-			if ctx.Err() != nil {
-				return nil
-			}
-			return err
+			return err // after an interrupt, the caller says so instead
 		}
 		for _, id := range batch {
 			select {
