@@ -10,6 +10,7 @@ import (
 	"github.com/uptrace/bun"
 	"github.com/uptrace/bun/dialect/pgdialect"
 	"github.com/uptrace/bun/schema"
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/acme3pl/fulfillment/ports"
 )
@@ -122,8 +123,11 @@ func (r runner) prepared(ctx context.Context, text string) (*sql.Stmt, func()) {
 	return nil, nil // database/sql has no per-connection copy of a statement
 }
 
-// span starts sql's span (spans.go) and returns the function that ends it.
+// span starts text's span (spans.go) and returns the function that ends it.
 func (r runner) span(ctx context.Context, text string) (context.Context, func(error, int64)) {
+	if !trace.SpanFromContext(ctx).IsRecording() {
+		return ctx, func(error, int64) {} // and operation's parsing is not paid for
+	}
 	var dbName string
 	if r.stmts != nil {
 		dbName, _ = r.stmts.dbName.Load().(string)
