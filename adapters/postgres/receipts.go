@@ -6,26 +6,22 @@ import (
 	"errors"
 	"time"
 
-	"github.com/uptrace/bun"
-
 	"github.com/acme3pl/fulfillment/domain"
 	"github.com/acme3pl/fulfillment/ports"
 )
 
 type orderReceiptRow struct {
-	bun.BaseModel `bun:"table:order_receipts,alias:r"`
-
-	OrganizationID  string    `bun:"organization_id,pk"`
-	OrderID         int64     `bun:"order_id,pk"`
-	OrderNumber     *int64    `bun:"order_number"`
-	Status          string    `bun:"status"`
-	Skipped         *string   `bun:"skipped"`
-	Attempts        int       `bun:"attempts"`
-	LastError       *string   `bun:"last_error"`
-	ShipmentID      *string   `bun:"shipment_id"`
-	TraceID         string    `bun:"trace_id"`
-	FirstReceivedAt time.Time `bun:"first_received_at"`
-	LastReceivedAt  time.Time `bun:"last_received_at"`
+	OrganizationID  string
+	OrderID         int64
+	OrderNumber     *int64
+	Status          string
+	Skipped         *string
+	Attempts        int
+	LastError       *string
+	ShipmentID      *string
+	TraceID         string
+	FirstReceivedAt time.Time
+	LastReceivedAt  time.Time
 }
 
 func (row orderReceiptRow) toDomain() *domain.OrderReceipt {
@@ -47,18 +43,16 @@ func nullIfEmpty(s string) *string {
 
 // OrderReceiptRepository implements ports.OrderReceiptRepository.
 type OrderReceiptRepository struct {
-	db  bun.IDB
-	hot runner
+	run runner
 }
 
 var _ ports.OrderReceiptRepository = (*OrderReceiptRepository)(nil)
 
-// receiptColumns is what every statement returns, in orderReceiptRow's
-// shape.
-const receiptColumns = "organization_id, order_id, order_number, status, skipped, attempts, last_error, " +
-	"shipment_id, trace_id, first_received_at, last_received_at"
+// receiptColumns is what every statement returns, in scanReceipt's order.
+const receiptColumns = `organization_id, order_id, order_number, status, skipped, attempts, last_error,
+	shipment_id, trace_id, first_received_at, last_received_at`
 
-// claimQuery inserts the receipt or, when it exists, updates it — which takes
+// claimReceiptSQL inserts the receipt or, when it exists, updates it — which takes
 // the row lock, waiting for a concurrent holder to commit — and returns the
 // row in one round trip. Under READ COMMITTED, ON CONFLICT DO UPDATE acts
 // on the latest committed version of the row even when the statement's
@@ -66,7 +60,7 @@ const receiptColumns = "organization_id, order_id, order_number, status, skipped
 // one it waited for. The SET is domain.ClaimOrderReceipt written in SQL (a
 // succeeded receipt keeps its state: only the time of the last delivery
 // moves).
-var claimQuery = hotQuery{operation: "INSERT", sql: `INSERT INTO order_receipts AS r
+const claimReceiptSQL = `INSERT INTO order_receipts AS r
 	(organization_id, order_id, order_number, status, attempts, trace_id, first_received_at, last_received_at)
 VALUES ($1, $2, $3, 'processing', 1, $4, $5, $5)
 ON CONFLICT (organization_id, order_id) DO UPDATE SET
@@ -75,7 +69,7 @@ ON CONFLICT (organization_id, order_id) DO UPDATE SET
 	status           = CASE WHEN r.status = 'succeeded' THEN r.status ELSE 'processing' END,
 	attempts         = CASE WHEN r.status = 'succeeded' THEN r.attempts ELSE r.attempts + 1 END,
 	trace_id         = CASE WHEN r.status = 'succeeded' THEN r.trace_id ELSE excluded.trace_id END
-RETURNING ` + receiptColumns}
+RETURNING ` + receiptColumns
 
 // scanReceipt reads one row of receiptColumns.
 func scanReceipt(rows *sql.Rows, row *orderReceiptRow) error {
@@ -83,14 +77,14 @@ func scanReceipt(rows *sql.Rows, row *orderReceiptRow) error {
 		&row.LastError, &row.ShipmentID, &row.TraceID, &row.FirstReceivedAt, &row.LastReceivedAt)
 }
 
-// Claim implements ports.OrderReceiptRepository: claimQuery, then the
+// Claim implements ports.OrderReceiptRepository: claimReceiptSQL, then the
 // receipt rehydrated from the row it returns.
 func (r *OrderReceiptRepository) Claim(ctx context.Context, d domain.OrderDelivery) (*domain.OrderReceipt, error) {
 	var (
 		row orderReceiptRow
 		n   int
 	)
-	err := r.hot.query(ctx, &claimQuery, func(rows *sql.Rows) error { n++; return scanReceipt(rows, &row) },
+	err := r.run.query(ctx, claimReceiptSQL, func(rows *sql.Rows) error { n++; return scanReceipt(rows, &row) },
 		d.OrganizationID, d.OrderID, d.OrderNumber, d.TraceID, d.ReceivedAt)
 	if err != nil {
 		return nil, dbErr(err)
@@ -101,13 +95,13 @@ func (r *OrderReceiptRepository) Claim(ctx context.Context, d domain.OrderDelive
 	return row.toDomain(), nil
 }
 
-var finishReceiptQuery = hotQuery{operation: "UPDATE", sql: `UPDATE order_receipts
+const finishReceiptSQL = `UPDATE order_receipts
 	SET status = $1, skipped = $2, last_error = $3, shipment_id = $4
-	WHERE organization_id = $5 AND order_id = $6`}
+	WHERE organization_id = $5 AND order_id = $6`
 
 // Finish implements ports.OrderReceiptRepository.
 func (r *OrderReceiptRepository) Finish(ctx context.Context, rec *domain.OrderReceipt) error {
-	n, err := r.hot.exec(ctx, &finishReceiptQuery,
+	n, err := r.run.exec(ctx, finishReceiptSQL,
 		string(rec.Status()), nullIfEmpty(string(rec.Skipped())), nullIfEmpty(rec.LastError()), nullIfEmpty(rec.ShipmentID()),
 		rec.OrganizationID(), rec.OrderID())
 	if err != nil {
@@ -124,7 +118,7 @@ func (r *OrderReceiptRepository) Finish(ctx context.Context, rec *domain.OrderRe
 // UPDATE).
 const recordFailureSQL = `INSERT INTO order_receipts AS r
 	(organization_id, order_id, order_number, status, attempts, last_error, trace_id, first_received_at, last_received_at)
-VALUES (?, ?, ?, 'failed', 1, ?, ?, ?, ?)
+VALUES ($1, $2, $3, 'failed', 1, $4, $5, $6, $6)
 ON CONFLICT (organization_id, order_id) DO UPDATE SET
 	status           = 'failed',
 	attempts         = r.attempts + 1,
@@ -136,19 +130,26 @@ WHERE r.status <> 'succeeded'`
 
 // RecordFailure implements ports.OrderReceiptRepository.
 func (r *OrderReceiptRepository) RecordFailure(ctx context.Context, d domain.OrderDelivery, code string) error {
-	_, err := r.db.NewRaw(recordFailureSQL, d.OrganizationID, d.OrderID, d.OrderNumber, code, d.TraceID,
-		d.ReceivedAt, d.ReceivedAt).Exec(ctx)
+	_, err := r.run.exec(ctx, recordFailureSQL, d.OrganizationID, d.OrderID, d.OrderNumber, code, d.TraceID, d.ReceivedAt)
 	return dbErr(err)
 }
 
-// Get implements ports.OrderReceiptRepository: domain.ErrNotFound (through
-// dbErr) when the organization has no receipt of the order.
+const getReceiptSQL = `SELECT ` + receiptColumns + ` FROM order_receipts WHERE organization_id = $1 AND order_id = $2`
+
+// Get implements ports.OrderReceiptRepository: domain.ErrNotFound when the
+// organization has no receipt of the order.
 func (r *OrderReceiptRepository) Get(ctx context.Context, organizationID string, orderID int64) (*domain.OrderReceipt, error) {
-	var row orderReceiptRow
-	err := r.db.NewSelect().Model(&row).ColumnExpr(receiptColumns).
-		Where("organization_id = ? AND order_id = ?", organizationID, orderID).Scan(ctx)
+	var (
+		row orderReceiptRow
+		n   int
+	)
+	err := r.run.query(ctx, getReceiptSQL, func(rows *sql.Rows) error { n++; return scanReceipt(rows, &row) },
+		organizationID, orderID)
 	if err != nil {
 		return nil, dbErr(err)
+	}
+	if n == 0 {
+		return nil, domain.ErrNotFound
 	}
 	return row.toDomain(), nil
 }
