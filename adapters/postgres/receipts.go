@@ -6,27 +6,23 @@ import (
 	"errors"
 	"time"
 
-	"github.com/uptrace/bun"
-
 	"github.com/acme3pl/fulfillment/domain"
 	"github.com/acme3pl/fulfillment/ports"
 )
 
 type orderReceiptRow struct {
-	bun.BaseModel `bun:"table:order_receipts,alias:r"`
-
-	OrganizationID  string    `bun:"organization_id,pk"`
-	OrderID         int64     `bun:"order_id,pk"`
-	OrderNumber     *int64    `bun:"order_number"`
-	Status          string    `bun:"status"`
-	Skipped         *string   `bun:"skipped"`
-	Attempts        int       `bun:"attempts"`
-	LastError       *string   `bun:"last_error"`
-	ShipmentID      *string   `bun:"shipment_id"`
-	TraceID         string    `bun:"trace_id"`
-	FirstReceivedAt time.Time `bun:"first_received_at"`
-	LastReceivedAt  time.Time `bun:"last_received_at"`
-	PayloadBytes    *int      `bun:"payload_bytes"` // octet_length(payload) of the reads (receiptReadColumns)
+	OrganizationID  string
+	OrderID         int64
+	OrderNumber     *int64
+	Status          string
+	Skipped         *string
+	Attempts        int
+	LastError       *string
+	ShipmentID      *string
+	TraceID         string
+	FirstReceivedAt time.Time
+	LastReceivedAt  time.Time
+	PayloadBytes    *int // octet_length(payload) of the reads (receiptReadColumns)
 }
 
 func (row orderReceiptRow) toDomain() *domain.OrderReceipt {
@@ -48,18 +44,16 @@ func nullIfEmpty(s string) *string {
 
 // OrderReceiptRepository implements ports.OrderReceiptRepository.
 type OrderReceiptRepository struct {
-	db  bun.IDB
-	hot runner
+	run runner
 }
 
 var _ ports.OrderReceiptRepository = (*OrderReceiptRepository)(nil)
 
-// receiptColumns is what every statement returns, in orderReceiptRow's
-// shape.
-const receiptColumns = "organization_id, order_id, order_number, status, skipped, attempts, last_error, " +
-	"shipment_id, trace_id, first_received_at, last_received_at"
+// receiptColumns is what every statement returns, in scanReceipt's order.
+const receiptColumns = `organization_id, order_id, order_number, status, skipped, attempts, last_error,
+	shipment_id, trace_id, first_received_at, last_received_at`
 
-// claimQuery inserts the receipt or, when it exists, updates it — which takes
+// claimReceiptSQL inserts the receipt or, when it exists, updates it — which takes
 // the row lock, waiting for a concurrent holder to commit — and returns the
 // row in one round trip. Under READ COMMITTED, ON CONFLICT DO UPDATE acts
 // on the latest committed version of the row even when the statement's
@@ -67,7 +61,7 @@ const receiptColumns = "organization_id, order_id, order_number, status, skipped
 // one it waited for. The SET is domain.ClaimOrderReceipt written in SQL (a
 // succeeded receipt keeps its state: only the time of the last delivery
 // moves).
-var claimQuery = hotQuery{operation: "INSERT", sql: `INSERT INTO order_receipts AS r
+const claimReceiptSQL = `INSERT INTO order_receipts AS r
 	(organization_id, order_id, order_number, status, attempts, trace_id, first_received_at, last_received_at)
 VALUES ($1, $2, $3, 'processing', 1, $4, $5, $5)
 ON CONFLICT (organization_id, order_id) DO UPDATE SET
@@ -76,7 +70,7 @@ ON CONFLICT (organization_id, order_id) DO UPDATE SET
 	status           = CASE WHEN r.status = 'succeeded' THEN r.status ELSE 'processing' END,
 	attempts         = CASE WHEN r.status = 'succeeded' THEN r.attempts ELSE r.attempts + 1 END,
 	trace_id         = CASE WHEN r.status = 'succeeded' THEN r.trace_id ELSE excluded.trace_id END
-RETURNING ` + receiptColumns}
+RETURNING ` + receiptColumns
 
 // scanReceipt reads one row of receiptColumns.
 func scanReceipt(rows *sql.Rows, row *orderReceiptRow) error {
@@ -84,14 +78,14 @@ func scanReceipt(rows *sql.Rows, row *orderReceiptRow) error {
 		&row.LastError, &row.ShipmentID, &row.TraceID, &row.FirstReceivedAt, &row.LastReceivedAt)
 }
 
-// Claim implements ports.OrderReceiptRepository: claimQuery, then the
+// Claim implements ports.OrderReceiptRepository: claimReceiptSQL, then the
 // receipt rehydrated from the row it returns.
 func (r *OrderReceiptRepository) Claim(ctx context.Context, d domain.OrderDelivery) (*domain.OrderReceipt, error) {
 	var (
 		row orderReceiptRow
 		n   int
 	)
-	err := r.hot.query(ctx, &claimQuery, func(rows *sql.Rows) error { n++; return scanReceipt(rows, &row) },
+	err := r.run.query(ctx, claimReceiptSQL, func(rows *sql.Rows) error { n++; return scanReceipt(rows, &row) },
 		d.OrganizationID, d.OrderID, d.OrderNumber, d.TraceID, d.ReceivedAt)
 	if err != nil {
 		return nil, dbErr(err)
@@ -102,16 +96,16 @@ func (r *OrderReceiptRepository) Claim(ctx context.Context, d domain.OrderDelive
 	return row.toDomain(), nil
 }
 
-// finishReceiptQuery also sets the kept body: the delivery's after a
+// finishReceiptSQL also sets the kept body: the delivery's after a
 // failure, NULL after a success — which deletes a body an earlier failure
 // kept, in the statement that records the success (no statement more).
-var finishReceiptQuery = hotQuery{operation: "UPDATE", sql: `UPDATE order_receipts
+const finishReceiptSQL = `UPDATE order_receipts
 	SET status = $1, skipped = $2, last_error = $3, shipment_id = $4, payload = $7
-	WHERE organization_id = $5 AND order_id = $6`}
+	WHERE organization_id = $5 AND order_id = $6`
 
 // Finish implements ports.OrderReceiptRepository.
 func (r *OrderReceiptRepository) Finish(ctx context.Context, rec *domain.OrderReceipt) error {
-	n, err := r.hot.exec(ctx, &finishReceiptQuery,
+	n, err := r.run.exec(ctx, finishReceiptSQL,
 		string(rec.Status()), nullIfEmpty(string(rec.Skipped())), nullIfEmpty(rec.LastError()), nullIfEmpty(rec.ShipmentID()),
 		rec.OrganizationID(), rec.OrderID(), rec.Payload())
 	if err != nil {
@@ -128,7 +122,7 @@ func (r *OrderReceiptRepository) Finish(ctx context.Context, rec *domain.OrderRe
 // (the WHERE of DO UPDATE).
 const recordFailureSQL = `INSERT INTO order_receipts AS r
 	(organization_id, order_id, order_number, status, attempts, last_error, trace_id, first_received_at, last_received_at, payload)
-VALUES (?, ?, ?, 'failed', 1, ?, ?, ?, ?, ?)
+VALUES ($1, $2, $3, 'failed', 1, $4, $5, $6, $6, $7)
 ON CONFLICT (organization_id, order_id) DO UPDATE SET
 	status           = 'failed',
 	attempts         = r.attempts + 1,
@@ -141,19 +135,26 @@ WHERE r.status <> 'succeeded'`
 
 // RecordFailure implements ports.OrderReceiptRepository.
 func (r *OrderReceiptRepository) RecordFailure(ctx context.Context, d domain.OrderDelivery, code string) error {
-	_, err := r.db.NewRaw(recordFailureSQL, d.OrganizationID, d.OrderID, d.OrderNumber, code, d.TraceID,
-		d.ReceivedAt, d.ReceivedAt, d.Payload).Exec(ctx)
+	_, err := r.run.exec(ctx, recordFailureSQL, d.OrganizationID, d.OrderID, d.OrderNumber, code, d.TraceID, d.ReceivedAt, d.Payload)
 	return dbErr(err)
 }
 
-// Get implements ports.OrderReceiptRepository: domain.ErrNotFound (through
-// dbErr) when the organization has no receipt of the order.
+const getReceiptSQL = `SELECT ` + receiptReadColumns + ` FROM order_receipts WHERE organization_id = $1 AND order_id = $2`
+
+// Get implements ports.OrderReceiptRepository: domain.ErrNotFound when the
+// organization has no receipt of the order.
 func (r *OrderReceiptRepository) Get(ctx context.Context, organizationID string, orderID int64) (*domain.OrderReceipt, error) {
-	var row orderReceiptRow
-	err := r.db.NewSelect().Model(&row).ColumnExpr(receiptReadColumns).
-		Where("organization_id = ? AND order_id = ?", organizationID, orderID).Scan(ctx)
+	var (
+		row orderReceiptRow
+		n   int
+	)
+	err := r.run.query(ctx, getReceiptSQL, func(rows *sql.Rows) error { n++; return scanReceiptRead(rows, &row) },
+		organizationID, orderID)
 	if err != nil {
 		return nil, dbErr(err)
+	}
+	if n == 0 {
+		return nil, domain.ErrNotFound
 	}
 	return row.toDomain(), nil
 }
@@ -165,63 +166,86 @@ func (r *OrderReceiptRepository) Get(ctx context.Context, organizationID string,
 // body.
 
 // receiptReadColumns is receiptColumns and the kept body's size (NULL when
-// none is kept), in orderReceiptRow's shape.
-const receiptReadColumns = receiptColumns + ", octet_length(payload) AS payload_bytes"
+// none is kept), in scanReceiptRead's order.
+const receiptReadColumns = receiptColumns + `, octet_length(payload)`
+
+// scanReceiptRead reads one row of receiptReadColumns and, when more are
+// given, the columns that follow.
+func scanReceiptRead(rows *sql.Rows, row *orderReceiptRow, more ...any) error {
+	return rows.Scan(append([]any{&row.OrganizationID, &row.OrderID, &row.OrderNumber, &row.Status, &row.Skipped,
+		&row.Attempts, &row.LastError, &row.ShipmentID, &row.TraceID, &row.FirstReceivedAt, &row.LastReceivedAt,
+		&row.PayloadBytes}, more...)...)
+}
 
 // listReceiptsSQL pages the organization's receipts, latest delivery first.
-// A NULL filter does not filter (bun formats the values into the statement,
-// so the planner drops the unused conditions).
+// A NULL filter does not filter.
 const listReceiptsSQL = `SELECT ` + receiptReadColumns + `
 FROM order_receipts
-WHERE organization_id = ?0
-	AND (?1::text IS NULL OR status = ?1)
-	AND (?2::text IS NULL OR last_error = ?2)
+WHERE organization_id = $1
+	AND ($2::text IS NULL OR status = $2)
+	AND ($3::text IS NULL OR last_error = $3)
 ORDER BY last_received_at DESC, order_id DESC
-LIMIT ?3 OFFSET ?4`
+OFFSET $4 LIMIT $5`
 
 // List implements ports.OrderReceiptRepository.
 func (r *OrderReceiptRepository) List(ctx context.Context, organizationID string, filter ports.ReceiptFilter,
 	page ports.Page,
 ) ([]*domain.OrderReceipt, bool, error) {
-	var rows []orderReceiptRow
-	err := r.db.NewRaw(listReceiptsSQL, organizationID, nullIfEmpty(string(filter.Status)), nullIfEmpty(filter.Error),
-		page.Take+1, page.Skip).Scan(ctx, &rows)
+	var out []*domain.OrderReceipt
+	err := r.run.query(ctx, listReceiptsSQL, func(rows *sql.Rows) error {
+		var row orderReceiptRow
+		if err := scanReceiptRead(rows, &row); err != nil {
+			return err
+		}
+		out = append(out, row.toDomain())
+		return nil
+	}, organizationID, nullIfEmpty(string(filter.Status)), nullIfEmpty(filter.Error), page.Skip, page.Take+1)
 	if err != nil {
 		return nil, false, dbErr(err)
 	}
-	rows, more := trimPage(rows, page)
-	out := make([]*domain.OrderReceipt, len(rows))
-	for i, row := range rows {
-		out[i] = row.toDomain()
-	}
+	out, more := trimPage(out, page)
 	return out, more, nil
 }
 
-// receiptWithPayloadRow is a receipt and its kept body.
-type receiptWithPayloadRow struct {
-	orderReceiptRow
-	Payload []byte `bun:"payload"`
-}
+const getReceiptWithPayloadSQL = `SELECT ` + receiptReadColumns + `, payload FROM order_receipts
+WHERE organization_id = $1 AND order_id = $2`
 
 // GetWithPayload implements ports.OrderReceiptRepository.
 func (r *OrderReceiptRepository) GetWithPayload(ctx context.Context, organizationID string, orderID int64) (*domain.OrderReceipt, []byte, error) {
-	var row receiptWithPayloadRow
-	err := r.db.NewRaw(`SELECT `+receiptReadColumns+`, payload FROM order_receipts
-WHERE organization_id = ? AND order_id = ?`, organizationID, orderID).Scan(ctx, &row)
+	var (
+		row     orderReceiptRow
+		payload []byte
+		n       int
+	)
+	err := r.run.query(ctx, getReceiptWithPayloadSQL, func(rows *sql.Rows) error { n++; return scanReceiptRead(rows, &row, &payload) },
+		organizationID, orderID)
 	if err != nil {
 		return nil, nil, dbErr(err)
 	}
-	return row.toDomain(), row.Payload, nil
+	if n == 0 {
+		return nil, nil, domain.ErrNotFound
+	}
+	return row.toDomain(), payload, nil
 }
 
-// ListKept implements ports.OrderReceiptRepository, on the partial index
-// order_receipts_kept_idx.
+// listKeptSQL walks the organization's failed orders that keep their body,
+// on the partial index order_receipts_kept_idx.
+const listKeptSQL = `SELECT order_id FROM order_receipts
+WHERE organization_id = $1 AND payload IS NOT NULL AND status = 'failed' AND order_id > $2
+ORDER BY order_id
+LIMIT $3`
+
+// ListKept implements ports.OrderReceiptRepository.
 func (r *OrderReceiptRepository) ListKept(ctx context.Context, organizationID string, after int64, limit int) ([]int64, error) {
 	var ids []int64
-	err := r.db.NewRaw(`SELECT order_id FROM order_receipts
-WHERE organization_id = ? AND payload IS NOT NULL AND status = 'failed' AND order_id > ?
-ORDER BY order_id
-LIMIT ?`, organizationID, after, limit).Scan(ctx, &ids)
+	err := r.run.query(ctx, listKeptSQL, func(rows *sql.Rows) error {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			return err
+		}
+		ids = append(ids, id)
+		return nil
+	}, organizationID, after, limit)
 	return ids, dbErr(err)
 }
 
@@ -233,8 +257,8 @@ LIMIT ?`, organizationID, after, limit).Scan(ctx, &ids)
 // emptied between the two is neither emptied again nor counted twice.
 const purgePayloadsSQL = `WITH old AS MATERIALIZED (
 	SELECT organization_id, order_id FROM order_receipts
-	WHERE payload IS NOT NULL AND last_received_at < ?
-	LIMIT ?
+	WHERE payload IS NOT NULL AND last_received_at < $1
+	LIMIT $2
 	FOR UPDATE SKIP LOCKED
 )
 UPDATE order_receipts AS r SET payload = NULL
@@ -243,36 +267,38 @@ WHERE r.organization_id = old.organization_id AND r.order_id = old.order_id AND 
 
 // PurgePayloads implements ports.OrderReceiptRepository.
 func (r *OrderReceiptRepository) PurgePayloads(ctx context.Context, cutoff time.Time, limit int) (int, error) {
-	res, err := r.db.NewRaw(purgePayloadsSQL, cutoff, limit).Exec(ctx)
-	if err != nil {
-		return 0, dbErr(err)
-	}
-	n, err := res.RowsAffected()
-	return int(n), err
+	n, err := r.run.exec(ctx, purgePayloadsSQL, cutoff, limit)
+	return int(n), dbErr(err)
 }
 
-// FailedOrderStats implements ports.OrderReceiptRepository, on the partial
-// index order_receipts_kept_idx: its cost grows with the number of kept
-// bodies, not with the number of orders.
-func (r *OrderReceiptRepository) FailedOrderStats(ctx context.Context) (ports.FailedOrderStats, error) {
-	var rows []struct {
-		Code   string    `bun:"code"`
-		Count  int       `bun:"count"`
-		Oldest time.Time `bun:"oldest"`
-	}
-	err := r.db.NewRaw(`SELECT coalesce(last_error, '') AS code, count(*) AS count, min(first_received_at) AS oldest
+// failedOrderStatsSQL counts, on the partial index order_receipts_kept_idx:
+// its cost grows with the number of kept bodies, not with the number of
+// orders.
+const failedOrderStatsSQL = `SELECT coalesce(last_error, ''), count(*), min(first_received_at)
 FROM order_receipts
 WHERE payload IS NOT NULL AND status = 'failed'
-GROUP BY 1`).Scan(ctx, &rows)
+GROUP BY 1`
+
+// FailedOrderStats implements ports.OrderReceiptRepository.
+func (r *OrderReceiptRepository) FailedOrderStats(ctx context.Context) (ports.FailedOrderStats, error) {
+	stats := ports.FailedOrderStats{ByCode: map[string]int{}}
+	err := r.run.query(ctx, failedOrderStatsSQL, func(rows *sql.Rows) error {
+		var (
+			code   string
+			count  int
+			oldest time.Time
+		)
+		if err := rows.Scan(&code, &count, &oldest); err != nil {
+			return err
+		}
+		stats.ByCode[code] = count
+		if stats.Oldest.IsZero() || oldest.Before(stats.Oldest) {
+			stats.Oldest = oldest.UTC()
+		}
+		return nil
+	})
 	if err != nil {
 		return ports.FailedOrderStats{}, dbErr(err)
-	}
-	stats := ports.FailedOrderStats{ByCode: make(map[string]int, len(rows))}
-	for _, row := range rows {
-		stats.ByCode[row.Code] = row.Count
-		if stats.Oldest.IsZero() || row.Oldest.Before(stats.Oldest) {
-			stats.Oldest = row.Oldest.UTC()
-		}
 	}
 	return stats, nil
 }
