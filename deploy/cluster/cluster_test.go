@@ -160,7 +160,7 @@ func TestPlatformTeamsDay(t *testing.T) {
 		}
 		err := evict(c, pods[1].name)
 		if err == nil || !strings.Contains(err.Error(), "TooManyRequests") {
-			return fmt.Errorf("evicting %s right after %s: %v; want 429 TooManyRequests (the PodDisruptionBudget)", pods[1].name, pods[0].name, err)
+			return fmt.Errorf("evicting %s right after %s: %w; want 429 TooManyRequests (the PodDisruptionBudget)", pods[1].name, pods[0].name, err)
 		}
 		return waitPods(c, 2, versionB)
 	})
@@ -463,36 +463,12 @@ func checkOrders(t *testing.T, db *sql.DB, phases []*phase) (lost, duplicated in
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	shipments := map[int64]int{}
-	rows, err := db.QueryContext(ctx, `SELECT source_order_id, count(*) FROM shipments WHERE organization_id = $1 GROUP BY 1`, org)
+	shipments, err := countByOrder(ctx, db, `SELECT source_order_id, count(*) FROM shipments WHERE organization_id = $1 GROUP BY 1`)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for rows.Next() {
-		var id int64
-		var n int
-		if err := rows.Scan(&id, &n); err != nil {
-			t.Fatal(err)
-		}
-		shipments[id] = n
-	}
-	if err := rows.Close(); err != nil {
-		t.Fatal(err)
-	}
-	receipts := map[int64]int{}
-	rows, err = db.QueryContext(ctx, `SELECT order_id, count(*) FROM order_receipts WHERE organization_id = $1 AND status = 'succeeded' GROUP BY 1`, org)
+	receipts, err := countByOrder(ctx, db, `SELECT order_id, count(*) FROM order_receipts WHERE organization_id = $1 AND status = 'succeeded' GROUP BY 1`)
 	if err != nil {
-		t.Fatal(err)
-	}
-	for rows.Next() {
-		var id int64
-		var n int
-		if err := rows.Scan(&id, &n); err != nil {
-			t.Fatal(err)
-		}
-		receipts[id] = n
-	}
-	if err := rows.Close(); err != nil {
 		t.Fatal(err)
 	}
 	sent := 0
@@ -516,6 +492,25 @@ func checkOrders(t *testing.T, db *sql.DB, phases []*phase) (lost, duplicated in
 		t.Errorf("%d orders have shipments, %d were delivered", len(shipments), sent)
 	}
 	return lost, duplicated
+}
+
+// countByOrder runs a query of (order id, count) rows for the storefront's organization.
+func countByOrder(ctx context.Context, db *sql.DB, query string) (map[int64]int, error) {
+	rows, err := db.QueryContext(ctx, query, org)
+	if err != nil {
+		return nil, err
+	}
+	defer func() { _ = rows.Close() }()
+	counts := map[int64]int{}
+	for rows.Next() {
+		var id int64
+		var n int
+		if err := rows.Scan(&id, &n); err != nil {
+			return nil, err
+		}
+		counts[id] = n
+	}
+	return counts, rows.Err()
 }
 
 // checkAllOn applies the prometheus-operator's published CRDs, then has the

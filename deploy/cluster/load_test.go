@@ -153,7 +153,7 @@ func (s *storefront) underLoad(name string, settle time.Duration, action func() 
 				break
 			}
 			if attempt == 20 {
-				return p, fmt.Errorf("%s: order %d not accepted after %d redeliveries: last %v", name, d.order, attempt+1, r.err)
+				return p, fmt.Errorf("%s: order %d not accepted after %d redeliveries: last %w", name, d.order, attempt+1, r.err)
 			}
 			time.Sleep(500 * time.Millisecond)
 		}
