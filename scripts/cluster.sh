@@ -16,7 +16,7 @@
 # containerd's pod namespaces and mounts under STATE, so that `down` finds all of them.
 #
 # Binaries: Kubernetes and CoreDNS from scripts/tools.sh (built once into its cache), containerd,
-# runc, CNI plugins, etcd, iptables and conntrack from Debian, PostgreSQL 15 from Debian.
+# runc, CNI plugins, etcd, iptables and conntrack from Debian, PostgreSQL (15 here) from Debian.
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -27,7 +27,7 @@ NODE_NET=172.31.255.0/24
 POD_CIDR=10.88.0.0/16
 SERVICE_CIDR=10.96.0.0/24
 PAUSE_IMAGE=localhost/fulfillment-test/pause:1
-PG_BIN=${PG_BIN:-/usr/lib/postgresql/15/bin}
+PG_BIN=${PG_BIN:-$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n 1)} # Debian's newest
 PG_PORT=5432
 
 log() { printf 'cluster.sh: %s\n' "$*" >&2; }
@@ -120,7 +120,7 @@ up() {
 	KUBECTL=${BIN[kubectl]}
 	[[ -x /usr/lib/cni/bridge && -x /usr/lib/cni/host-local && -x /usr/lib/cni/loopback ]] ||
 		die "CNI plugins missing in /usr/lib/cni (Debian: containernetworking-plugins)"
-	[[ -x $PG_BIN/initdb ]] || die "PostgreSQL 15 missing in $PG_BIN (Debian: postgresql-15)"
+	[[ -x $PG_BIN/initdb ]] || die "PostgreSQL's server programs are missing in /usr/lib/postgresql/*/bin (Debian: postgresql)"
 	id postgres >/dev/null 2>&1 || die "no postgres user (Debian: postgresql)"
 
 	# Made first, so that `down` finds what to undo whatever fails next.
@@ -397,7 +397,9 @@ down() {
 	# Files outside STATE: the kubelet's links to container logs, the CNI library's result cache.
 	find /var/log/containers -maxdepth 1 -type l -lname "$STATE/*" -delete 2>/dev/null || true
 	# (each names the pod's network namespace, which lies under STATE).
-	grep -lsF "$STATE/" /var/lib/cni/results/* | while read -r f; do rm -f "$f"; done
+	if [[ -d /var/lib/cni/results ]]; then
+		find /var/lib/cni/results -maxdepth 1 -type f -exec grep -lsF "$STATE/" {} + | while read -r f; do rm -f "$f"; done || true
+	fi
 	rmdir /var/lib/cni/results /var/lib/cni 2>/dev/null || true
 	# Everything else is files under STATE; the caller removes STATE itself.
 	find "$STATE" -mindepth 1 -xdev -delete 2>/dev/null || rm -rf --one-file-system "${STATE:?}"/* || true
