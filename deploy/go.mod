@@ -23,6 +23,7 @@ require (
 	github.com/opencontainers/image-spec v1.1.1 // indirect
 	golang.org/x/net v0.23.0 // indirect
 	golang.org/x/sync v0.22.0 // indirect
+	golang.org/x/sys v0.48.0 // indirect
 	golang.org/x/text v0.14.0 // indirect
 	gopkg.in/inf.v0 v0.9.1 // indirect
 	gopkg.in/yaml.v2 v2.4.0 // indirect

@@ -36,9 +36,9 @@ apt_install() {
 	fi
 	log "installing Debian package(s) $* (once)"
 	# A stale package index makes apt-get fail on a fresh machine; refresh it once on failure.
-	if ! DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$@" >&2; then
+	if ! DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 install -y -qq "$@" >&2; then
 		apt-get update -qq >&2
-		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$@" >&2
+		DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 install -y -qq "$@" >&2
 	fi
 }
 
@@ -95,10 +95,58 @@ go_module_tool() {
 	found "$bin"
 }
 
+# kubernetes_tool NAME: NAME (kube-apiserver, kube-controller-manager, kube-scheduler, kubelet,
+# kube-proxy or kubectl) of Kubernetes $KUBERNETES_VERSION. `go install` refuses k8s.io/kubernetes
+# (its go.mod replaces the staging modules by relative path), so a wrapper module is generated that
+# requires it and replaces each staging module by its published release of the same minor; the six
+# commands are built together (one build, shared packages) with the version stamped the way the
+# upstream release build does it (else the servers say v0.0.0), and moved into place when complete.
+kubernetes_tool() {
+	local name=$1 dir="$TOOLS_DIR/kubernetes-$KUBERNETES_VERSION" staging=${KUBERNETES_VERSION/#v1./v0.}
+	local cmds=(kube-apiserver kube-controller-manager kube-scheduler kubelet kube-proxy kubectl)
+	if [[ ! -x $dir/bin/$name ]]; then
+		[[ ${TOOLS_NO_INSTALL:-0} == 1 ]] && die "kubernetes $KUBERNETES_VERSION is not built (unset TOOLS_NO_INSTALL)"
+		mkdir -p "$dir"
+		# One build at a time: a second caller waits for the first and then finds the binaries.
+		exec 9>"$dir/.lock"
+		flock 9
+		if [[ ! -x $dir/bin/$name ]]; then
+			log "building Kubernetes $KUBERNETES_VERSION (${cmds[*]}) into $dir (once; 10-20 minutes)"
+			local src gomod mod c pkgs=() x ldflags="-s -w" minor=${KUBERNETES_VERSION#v1.}
+			minor=${minor%%.*}
+			src=$(mktemp -d "$dir/src.XXXXXX")
+			# shellcheck disable=SC2064 # expand $src now: it is local to this function
+			trap "rm -rf '$src'" EXIT
+			gomod=$(cd "$src" && GOFLAGS=-mod=mod go mod download -json "k8s.io/kubernetes@$KUBERNETES_VERSION" | sed -n 's/^[[:space:]]*"GoMod": "\(.*\)",\{0,1\}$/\1/p')
+			[[ -n $gomod && -f $gomod ]] || die "go mod download k8s.io/kubernetes@$KUBERNETES_VERSION gave no go.mod"
+			{
+				printf 'module fulfillment.local/kubernetes-tools\n\ngo 1.24\n\nrequire k8s.io/kubernetes %s\n\n' "$KUBERNETES_VERSION"
+				sed -n 's#^[[:space:]]*\(k8s\.io/[^[:space:]]*\) => \./staging/src/.*#\1#p' "$gomod" | while read -r mod; do
+					printf 'replace %s => %s %s\n' "$mod" "$mod" "$staging"
+				done
+			} >"$src/go.mod"
+			grep -q '^replace ' "$src/go.mod" || die "no staging modules found in $gomod"
+			for c in "${cmds[@]}"; do pkgs+=("k8s.io/kubernetes/cmd/$c"); done
+			for x in k8s.io/component-base/version k8s.io/client-go/pkg/version; do
+				ldflags+=" -X $x.gitVersion=$KUBERNETES_VERSION -X $x.gitMajor=1 -X $x.gitMinor=$minor"
+				ldflags+=" -X $x.gitTreeState=clean -X $x.buildDate=1970-01-01T00:00:00Z"
+			done
+			mkdir -p "$src/bin"
+			(cd "$src" && CGO_ENABLED=0 GOFLAGS=-mod=mod go build -trimpath -ldflags "$ldflags" -o "$src/bin/" "${pkgs[@]}") >&2
+			mkdir -p "$dir/bin"
+			for c in "${cmds[@]}"; do mv "$src/bin/$c" "$dir/bin/$c"; done
+		fi
+		flock -u 9
+	fi
+	found "$dir/bin/$name"
+}
+
 # Pinned versions.
 GOLANGCI_LINT_VERSION=v2.15.0
 # Redocly CLI 2.x runs on Node 20.19+ (20.x) or 22.12+.
 REDOCLY_VERSION=2.77.0
+KUBERNETES_VERSION=v1.33.13
+COREDNS_VERSION=v1.12.4
 JAEGER_VERSION=v1.76.0 # the module's v1 tags carry Jaeger v2 (v1.76.0 = Jaeger v2.13)
 
 case "${1:-}" in
@@ -138,6 +186,21 @@ valgrind | callgrind_control)
 	# Debian's valgrind: callgrind counts the instructions per request of
 	# bench/reads/run.sh with INSTRUCTIONS=1 and of bench/intake/instructions.sh.
 	have "$1" || apt_install valgrind
+	found "$(command -v "$1")"
+	;;
+kube-apiserver | kube-controller-manager | kube-scheduler | kubelet | kube-proxy | kubectl)
+	kubernetes_tool "$1"
+	;;
+coredns)
+	go_tool coredns github.com/coredns/coredns "$COREDNS_VERSION"
+	;;
+containerd | ctr | etcd | conntrack | iptables | iptables-save | nsenter)
+	# Debian's packages for the single-node cluster of deploy/'s cluster test: containerd (with
+	# ctr), runc, the CNI plugins (bridge, host-local, loopback, portmap), etcd, iptables, conntrack.
+	if ! have containerd || ! have ctr || ! have runc || ! have etcd || ! have conntrack || ! have iptables ||
+		! [[ -x /usr/lib/cni/bridge ]]; then
+		apt_install containerd runc containernetworking-plugins etcd-server iptables conntrack
+	fi
 	found "$(command -v "$1")"
 	;;
 "" | -h | --help)

@@ -163,7 +163,7 @@ type expect struct {
 
 func TestDefaultValues(t *testing.T) {
 	m := render(t)
-	want := []string{"Deployment", "HorizontalPodAutoscaler", "Job", "PodDisruptionBudget", "Service", "ServiceAccount"}
+	want := []string{"Deployment", "HorizontalPodAutoscaler", "Job", "Pod", "PodDisruptionBudget", "Service", "ServiceAccount"}
 	if got := m.kinds(); !slices.Equal(got, want) {
 		t.Fatalf("kinds %v, want %v (the optional parts are off by default)", got, want)
 	}
@@ -172,7 +172,7 @@ func TestDefaultValues(t *testing.T) {
 
 func TestEveryOptionalPartOn(t *testing.T) {
 	m := render(t, "-f", allOn)
-	want := []string{"ConfigMap", "Deployment", "HorizontalPodAutoscaler", "Ingress", "Job", "NetworkPolicy",
+	want := []string{"ConfigMap", "Deployment", "HorizontalPodAutoscaler", "Ingress", "Job", "NetworkPolicy", "Pod",
 		"PodDisruptionBudget", "PrometheusRule", "Secret", "Service", "ServiceAccount", "ServiceMonitor"}
 	if got := m.kinds(); !slices.Equal(got, want) {
 		t.Fatalf("kinds %v, want %v", got, want)
@@ -371,6 +371,22 @@ func checkCore(t *testing.T, m manifest, e expect) {
 	pdb := one[*policyv1.PodDisruptionBudget](t, m)
 	if !selects(t, pdb.Spec.Selector, pod.Labels) || pdb.Spec.MaxUnavailable == nil || pdb.Spec.MaxUnavailable.IntValue() < 1 {
 		t.Errorf("PodDisruptionBudget %+v: want the server's pods, at least one evictable at a time", pdb.Spec)
+	}
+
+	// `helm test`: a hook Pod that probes /readyz through the Service by its cluster name, with the
+	// server's image and hardening, selected by neither the Service nor the Deployment.
+	probe := one[*corev1.Pod](t, m)
+	if probe.Annotations["helm.sh/hook"] != "test" || len(probe.Spec.Containers) != 1 {
+		t.Fatalf("test Pod %s: annotations %v, %d containers; want a helm test hook with one container", probe.Name, probe.Annotations, len(probe.Spec.Containers))
+	}
+	pc := probe.Spec.Containers[0]
+	wantURL := fmt.Sprintf("http://%s.%s.svc:%d/readyz", svc.Name, "default", svc.Spec.Ports[0].Port)
+	if !slices.Equal(pc.Args, []string{"probe", wantURL}) || pc.Image != c.Image || probe.Spec.RestartPolicy != corev1.RestartPolicyNever {
+		t.Errorf("test Pod runs %s %v (restart %s); want %s probe %s, never restarted", pc.Image, pc.Args, probe.Spec.RestartPolicy, c.Image, wantURL)
+	}
+	checkSecurity(t, "test", probe.Spec, pc)
+	if selects(t, d.Spec.Selector, probe.Labels) || selects(t, &metav1.LabelSelector{MatchLabels: svc.Spec.Selector}, probe.Labels) {
+		t.Error("the Deployment or the Service selects the test Pod")
 	}
 }
 

@@ -1,0 +1,566 @@
+// Package cluster_test proves the chart on a real Kubernetes: the platform
+// team's day (install, upgrade, pod loss, rollback, every optional part) on a
+// single-node cluster that scripts/cluster.sh brings up inside a network
+// namespace of its own, with storefront deliveries flowing through the
+// Service the whole time. See docs/deploy.md, "How the chart is checked".
+package cluster_test
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	_ "github.com/lib/pq" // PostgreSQL driver: the test reads the pods' database
+
+	"github.com/acme3pl/fulfillment/deploy/image"
+	"github.com/acme3pl/fulfillment/deploy/internal/testenv"
+)
+
+const (
+	namespace  = "shop"
+	release    = "shop"
+	fullname   = "shop-fulfillment"
+	database   = "fulfillment"
+	org        = "org_day"
+	sku        = "DAY-SOCK-01"
+	apiKey     = "fk_test_ClusterDay0123456789abcdefghijklmnopqrstuvw"
+	signingKey = "cluster-day-signing-key-0123456789abcdef"
+	// The cluster's version (helm template, offline, would assume 1.20, which the chart refuses).
+	kubeVersion = "v1.33.13"
+	// The prometheus-operator release whose published CRDs the optional parts are checked against.
+	promOperatorModule = "github.com/prometheus-operator/prometheus-operator@v0.94.0"
+)
+
+var serverSelector = "app.kubernetes.io/instance=" + release + ",app.kubernetes.io/component=server"
+
+func TestPlatformTeamsDay(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Fatal("the cluster test needs root (network namespaces, mounts, cgroups); CI runs as root")
+	}
+	root := testenv.Root(t)
+	for _, tool := range []string{"helm", "kube-apiserver", "coredns", "containerd"} {
+		testenv.Tool(t, tool) // built or installed once, before any timing starts
+	}
+	work := t.TempDir()
+	suffix := fmt.Sprintf("%d", time.Now().UnixNano()%1_000_000_000)
+	versionA, versionB := "day-a-"+suffix, "day-b-"+suffix
+
+	// The images: two builds of the current source, stamped with two versions, and the pod sandbox's.
+	begin := time.Now()
+	for _, v := range []string{versionA, versionB} {
+		out, err := testenv.Run(10*time.Minute, root, "make", "-s", "image", "VERSION="+v, "IMAGE_DIR="+filepath.Join(work, v))
+		if err != nil {
+			t.Fatalf("make image: %v", err)
+		}
+		if want := "localhost/fulfillment:" + v; strings.TrimSpace(out) != want {
+			t.Fatalf("make image printed %q, want %q", out, want)
+		}
+	}
+	pauseArchive := buildPause(t, work)
+	chartArchive := packageChart(t, work)
+	imagesTook := time.Since(begin)
+
+	before := snapshotHostNetwork(t)
+	t.Cleanup(func() { // registered first, so it runs after the cluster's teardown
+		if diff := before.diff(snapshotHostNetwork(t)); len(diff) > 0 {
+			t.Errorf("the host's network namespace changed:\n%s", strings.Join(diff, "\n"))
+		}
+	})
+
+	begin = time.Now()
+	c := startCluster(t)
+	clusterTook := time.Since(begin)
+	t.Logf("cluster up in %v", clusterTook.Round(100*time.Millisecond))
+
+	begin = time.Now()
+	for _, archive := range []string{pauseArchive, filepath.Join(work, versionA, "fulfillment.tar"), filepath.Join(work, versionB, "fulfillment.tar")} {
+		if out, err := runCmd(3*time.Minute, "", nil, c.env["CTR"], "--address", c.env["CONTAINERD_ADDRESS"], "-n", "k8s.io", "images", "import", archive); err != nil {
+			t.Fatalf("ctr images import %s: %v\n%s", archive, err, out)
+		}
+	}
+	db := openDB(t, c)
+	c.mustKubectl("create", "namespace", namespace)
+	dsn := fmt.Sprintf("postgres://postgres@%s:%s/%s?sslmode=disable", c.env["NODE_IP"], c.env["PG_PORT"], database)
+	c.mustKubectl("-n", namespace, "create", "secret", "generic", fullname,
+		"--from-literal=DATABASE_URL="+dsn, "--from-literal=AUTH_SIGNING_KEY="+signingKey)
+	values := func(version string) []string {
+		return []string{"--namespace", namespace, "--set", "image.tag=" + version, "--set", "image.pullPolicy=Never",
+			"--wait", "--timeout", "4m"}
+	}
+
+	// Install: the migration Job completes before any server pod exists; two pods Ready; /readyz 200
+	// through the Service; helm test passes.
+	c.mustHelm(5*time.Minute, append([]string{"install", release, chartArchive}, values(versionA)...)...)
+	checkMigrationFirst(t, c)
+	waitServing(t, c, versionA)
+	serviceURL := "http://" + strings.TrimSpace(c.mustKubectl("-n", namespace, "get", "service", fullname, "-o", "jsonpath={.spec.clusterIP}")) + ":80"
+	if status, body := get(t, c, serviceURL+"/readyz"); status != http.StatusOK {
+		t.Fatalf("GET /readyz through the Service: %d %s", status, body)
+	}
+	if out, err := c.helm(3*time.Minute, "test", release, "--namespace", namespace, "--logs", "--timeout", "2m"); err != nil {
+		t.Fatalf("helm test: %v\n%s", err, out)
+	}
+	installTook := time.Since(begin)
+
+	seed(t, c, filepath.Join(work, versionA, "fulfillment"), dsn)
+	shop := newStorefront(c, serviceURL, apiKey, time.Now().Unix()*1000)
+	var phases []*phase
+	run := func(name string, action func() error) {
+		t.Helper()
+		p, err := shop.underLoad(name, 3*time.Second, action)
+		phases = append(phases, p)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if bad := p.unacceptable(); len(bad) > 0 {
+			t.Errorf("%s: %d of %d deliveries not answered within %v with 200 or 503 + Retry-After:\n%s",
+				name, len(bad), len(p.deliveries), deliveryDeadline, strings.Join(bad, "\n"))
+		}
+	}
+
+	// Upgrade to the other image under load; every pod reports the new version.
+	run("upgrade", func() error {
+		_, err := c.helm(5*time.Minute, append([]string{"upgrade", release, chartArchive}, values(versionB)...)...)
+		return err
+	})
+	waitServing(t, c, versionB)
+
+	// Pod loss: a graceful deletion, then a forced one; then the disruption budget holds.
+	run("delete", func() error {
+		pods := serverPods(t, c)
+		if _, err := c.kubectl(time.Minute, "-n", namespace, "delete", "pod", pods[0].name, "--wait=false"); err != nil {
+			return err
+		}
+		return waitPods(c, 2, versionB)
+	})
+	run("force-delete", func() error {
+		pods := serverPods(t, c)
+		if _, err := c.kubectl(time.Minute, "-n", namespace, "delete", "pod", pods[0].name, "--grace-period=0", "--force", "--wait=false"); err != nil {
+			return err
+		}
+		return waitPods(c, 2, versionB)
+	})
+	run("evict", func() error {
+		if err := waitDisruptionAllowed(c); err != nil {
+			return err
+		}
+		pods := serverPods(t, c)
+		if err := evict(c, pods[0].name); err != nil {
+			return fmt.Errorf("evicting %s with the budget's disruption free: %w", pods[0].name, err)
+		}
+		err := evict(c, pods[1].name)
+		if err == nil || !strings.Contains(err.Error(), "TooManyRequests") {
+			return fmt.Errorf("evicting %s right after %s: %w; want 429 TooManyRequests (the PodDisruptionBudget)", pods[1].name, pods[0].name, err)
+		}
+		return waitPods(c, 2, versionB)
+	})
+	waitServing(t, c, versionB)
+
+	// Rollback to the first release under load.
+	run("rollback", func() error {
+		_, err := c.helm(5*time.Minute, "rollback", release, "1", "--namespace", namespace, "--wait", "--timeout", "4m")
+		return err
+	})
+	waitServing(t, c, versionA)
+
+	// Exactly once, in the database: each order has one shipment and one succeeded receipt.
+	lost, duplicated := checkOrders(t, db, phases)
+
+	// Every optional part on, accepted by the real API server with strict field validation.
+	begin = time.Now()
+	checkAllOn(t, c, chartArchive)
+	allOnTook := time.Since(begin)
+
+	total, within, statuses := 0, 0, map[string]int{}
+	var phaseTimes []string
+	for _, p := range phases {
+		total += len(p.deliveries)
+		for _, d := range p.deliveries {
+			if d.acceptable() {
+				within++
+			}
+		}
+		for k, v := range p.statuses() {
+			statuses[k] += v
+		}
+		phaseTimes = append(phaseTimes, fmt.Sprintf("%s %.0fs (%d, redelivered %d)", p.name, p.took.Seconds(), len(p.deliveries), p.redelivery))
+	}
+	summary := fmt.Sprintf("cluster day: %d deliveries at %d/s, %d answered within 5 s as promised, statuses %s, lost %d, duplicated %d; "+
+		"images %.0fs, cluster up %.1fs, install+test %.0fs, %s, all-on strict %.0fs",
+		total, deliveryRate, within, formatStatuses(statuses), lost, duplicated,
+		imagesTook.Seconds(), clusterTook.Seconds(), installTook.Seconds(), strings.Join(phaseTimes, ", "), allOnTook.Seconds())
+	t.Log(summary)
+	if err := os.MkdirAll(filepath.Join(root, ".tmp"), 0o755); err == nil {
+		_ = os.WriteFile(filepath.Join(root, ".tmp", "cluster-day.txt"), []byte(summary+"\n"), 0o644)
+	}
+}
+
+// buildPause makes the pod sandbox image (nothing can be pulled): a static
+// program that waits for a signal, in an image of its own.
+func buildPause(t *testing.T, work string) string {
+	t.Helper()
+	bin := filepath.Join(work, "pause")
+	cmd, argv := "go", []string{"build", "-trimpath", "-o", bin, "./testdata/pause"}
+	if out, err := runCmd(5*time.Minute, ".", []string{"CGO_ENABLED=0"}, cmd, argv...); err != nil {
+		t.Fatalf("building pause: %v\n%s", err, out)
+	}
+	archive := filepath.Join(work, "pause.tar")
+	if _, err := image.Build(image.Options{Binary: bin, CACerts: "/etc/ssl/certs/ca-certificates.crt", Repository: "localhost/fulfillment-test/pause",
+		Version: "1", Created: time.Unix(0, 0)}, archive); err != nil {
+		t.Fatalf("pause image: %v", err)
+	}
+	return archive
+}
+
+// packageChart is `helm package`: the release is installed from the archive,
+// as a platform team gets it.
+func packageChart(t *testing.T, work string) string {
+	t.Helper()
+	dir := filepath.Join(work, "chart")
+	out, err := testenv.Run(2*time.Minute, ".", testenv.Tool(t, "helm"), "package", "../helm/fulfillment", "--destination", dir)
+	if err != nil {
+		t.Fatalf("helm package: %v\n%s", err, out)
+	}
+	archives, _ := filepath.Glob(filepath.Join(dir, "fulfillment-*.tgz"))
+	if len(archives) != 1 {
+		t.Fatalf("helm package wrote %v", archives)
+	}
+	return archives[0]
+}
+
+// openDB makes the pods' database and returns a connection to it, through
+// the private PostgreSQL's socket.
+func openDB(t *testing.T, c *cluster) *sql.DB {
+	t.Helper()
+	admin, err := sql.Open("postgres", fmt.Sprintf("host=%s user=postgres dbname=postgres sslmode=disable", c.env["PG_SOCKET_DIR"]))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = admin.Close() }()
+	if _, err := admin.Exec("CREATE DATABASE " + database); err != nil {
+		t.Fatalf("creating the pods' database: %v", err)
+	}
+	db, err := sql.Open("postgres", fmt.Sprintf("host=%s user=postgres dbname=%s sslmode=disable", c.env["PG_SOCKET_DIR"], database))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = db.Close() })
+	return db
+}
+
+// seed loads the storefront's organization, warehouse, product and API key
+// with `fulfillment seed`, run inside the cluster's network namespace.
+func seed(t *testing.T, c *cluster, bin, dsn string) {
+	t.Helper()
+	doc := map[string]any{
+		"organizations": []any{map[string]any{"id": org, "name": "Day Shop", "defaultWarehouseId": "wh_day"}},
+		"warehouses": []any{map[string]any{
+			"id": "wh_day", "name": "Day DC", "description": nil, "active": true, "tags": []string{}, "organizations": []string{org},
+			"address": map[string]any{"name": "Day DC", "line1": "1 Dock St", "line2": "", "district": "", "city": "Newark",
+				"state": "NJ", "countryCode": "US", "postalCode": "07102"},
+			"contact": map[string]any{"name": "Ops", "email": "ops@example.com", "phoneNumber": "+1 555 0100", "fax": ""},
+		}},
+		"products": []any{map[string]any{"id": "prod_day_1", "organizationId": org, "sku": sku, "name": "Merino Crew Sock"}},
+		"apiKeys": []any{map[string]any{"id": "key_day", "organizationId": org, "key": apiKey,
+			"scopes": []string{"shipments", "inventory"}, "revoked": false}},
+	}
+	b, _ := json.Marshal(doc)
+	file := filepath.Join(t.TempDir(), "fixture.json")
+	if err := os.WriteFile(file, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	name, argv := c.inNS(bin, "seed", "--file", file)
+	if out, err := runCmd(2*time.Minute, "", []string{"DATABASE_URL=" + dsn, "AUTH_SIGNING_KEY=" + signingKey, "OTEL_TRACES_EXPORTER=none"}, name, argv...); err != nil {
+		t.Fatalf("fulfillment seed: %v\n%s", err, out)
+	}
+}
+
+// checkMigrationFirst: the migration hook Job completed (its event stays
+// after the hook is deleted) no later than the first server pod was made.
+func checkMigrationFirst(t *testing.T, c *cluster) {
+	t.Helper()
+	var events struct {
+		Items []struct {
+			Reason         string    `json:"reason"`
+			LastTimestamp  time.Time `json:"lastTimestamp"`
+			EventTime      time.Time `json:"eventTime"` // set instead by recorders of the events.k8s.io API
+			InvolvedObject struct {
+				Kind, Name string
+			} `json:"involvedObject"`
+		} `json:"items"`
+	}
+	if err := json.Unmarshal([]byte(c.mustKubectl("-n", namespace, "get", "events", "-o", "json")), &events); err != nil {
+		t.Fatal(err)
+	}
+	var completed time.Time
+	for _, e := range events.Items {
+		if e.InvolvedObject.Kind == "Job" && e.InvolvedObject.Name == fullname+"-migrate" && e.Reason == "Completed" {
+			completed = e.LastTimestamp
+			if e.EventTime.After(completed) {
+				completed = e.EventTime
+			}
+		}
+	}
+	if completed.IsZero() {
+		t.Fatalf("no Completed event of the migration Job %s-migrate", fullname)
+	}
+	// Pods' times are whole seconds: compare whole seconds.
+	completed = completed.Truncate(time.Second)
+	for _, p := range serverPods(t, c) {
+		if p.created.Before(completed) {
+			t.Errorf("server pod %s was made at %v, before the migration Job completed at %v", p.name, p.created, completed)
+		}
+	}
+}
+
+type serverPod struct {
+	name, ip, version string
+	created           time.Time
+	ready, deleting   bool
+}
+
+// serverPods lists the release's server pods, oldest first.
+func serverPods(t *testing.T, c *cluster) []serverPod {
+	t.Helper()
+	pods, err := listServerPods(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pods
+}
+
+func listServerPods(c *cluster) ([]serverPod, error) {
+	out, err := c.kubectl(time.Minute, "-n", namespace, "get", "pods", "-l", serverSelector, "-o", "json")
+	if err != nil {
+		return nil, err
+	}
+	var list struct {
+		Items []struct {
+			Metadata struct {
+				Name              string            `json:"name"`
+				CreationTimestamp time.Time         `json:"creationTimestamp"`
+				DeletionTimestamp *time.Time        `json:"deletionTimestamp"`
+				Labels            map[string]string `json:"labels"`
+			} `json:"metadata"`
+			Status struct {
+				PodIP      string `json:"podIP"`
+				Conditions []struct{ Type, Status string }
+			} `json:"status"`
+		} `json:"items"`
+	}
+	if err := json.Unmarshal([]byte(out), &list); err != nil {
+		return nil, err
+	}
+	var pods []serverPod
+	for _, i := range list.Items {
+		p := serverPod{name: i.Metadata.Name, ip: i.Status.PodIP, version: i.Metadata.Labels["app.kubernetes.io/version"],
+			created: i.Metadata.CreationTimestamp, deleting: i.Metadata.DeletionTimestamp != nil}
+		for _, cond := range i.Status.Conditions {
+			if cond.Type == "Ready" && cond.Status == "True" {
+				p.ready = true
+			}
+		}
+		pods = append(pods, p)
+	}
+	slices.SortFunc(pods, func(a, b serverPod) int { return a.created.Compare(b.created) })
+	return pods, nil
+}
+
+// waitPods waits until exactly n server pods of version exist, all Ready,
+// none terminating.
+func waitPods(c *cluster, n int, version string) error {
+	deadline := time.Now().Add(3 * time.Minute)
+	var last []serverPod
+	for time.Now().Before(deadline) {
+		pods, err := listServerPods(c)
+		if err == nil {
+			last = pods
+			ok := len(pods) == n
+			for _, p := range pods {
+				ok = ok && p.ready && !p.deleting && p.version == version
+			}
+			if ok {
+				return nil
+			}
+		}
+		time.Sleep(time.Second)
+	}
+	return fmt.Errorf("after 3m the server pods are %+v; want %d Ready pods of %s", last, n, version)
+}
+
+// waitServing waits for two Ready pods of version and checks that each one
+// reports that version itself (fulfillment_build_info on /metrics).
+func waitServing(t *testing.T, c *cluster, version string) {
+	t.Helper()
+	if err := waitPods(c, 2, version); err != nil {
+		t.Fatal(err)
+	}
+	re := regexp.MustCompile(`fulfillment_build_info\{[^}]*version="([^"]*)"`)
+	for _, p := range serverPods(t, c) {
+		status, body := get(t, c, "http://"+p.ip+":8080/metrics")
+		m := re.FindStringSubmatch(body)
+		if status != http.StatusOK || m == nil || m[1] != version {
+			t.Fatalf("pod %s /metrics: status %d, build info %v; want version %s", p.name, status, m, version)
+		}
+	}
+}
+
+// get is one GET from inside the cluster's network namespace.
+func get(t *testing.T, c *cluster, url string) (int, string) {
+	t.Helper()
+	client := &http.Client{Timeout: 5 * time.Second, Transport: &http.Transport{DialContext: c.dial, DisableKeepAlives: true}}
+	resp, err := client.Get(url)
+	if err != nil {
+		t.Fatalf("GET %s: %v", url, err)
+	}
+	defer func() { _ = resp.Body.Close() }()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(b)
+}
+
+// waitDisruptionAllowed waits until the PodDisruptionBudget's controller has
+// seen both pods healthy, so that one eviction is allowed.
+func waitDisruptionAllowed(c *cluster) error {
+	deadline := time.Now().Add(time.Minute)
+	var out string
+	for time.Now().Before(deadline) {
+		var err error
+		out, err = c.kubectl(time.Minute, "-n", namespace, "get", "pdb", fullname, "-o", "jsonpath={.status.currentHealthy}/{.status.disruptionsAllowed}")
+		if err == nil && strings.TrimSpace(out) == "2/1" {
+			return nil
+		}
+		time.Sleep(500 * time.Millisecond)
+	}
+	return fmt.Errorf("the PodDisruptionBudget's healthy/allowed is %q after 1m, want 2/1", out)
+}
+
+// evict asks the API server to evict a pod (the eviction subresource, as a
+// node drain does).
+func evict(c *cluster, pod string) error {
+	body := fmt.Sprintf(`{"apiVersion":"policy/v1","kind":"Eviction","metadata":{"name":%q,"namespace":%q}}`, pod, namespace)
+	file := filepath.Join(c.state, "eviction-"+pod+".json")
+	if err := os.WriteFile(file, []byte(body), 0o644); err != nil {
+		return err
+	}
+	_, err := c.kubectl(time.Minute, "create", "--raw", "/api/v1/namespaces/"+namespace+"/pods/"+pod+"/eviction", "-f", file)
+	return err
+}
+
+// checkOrders checks in the database that every order delivered has exactly
+// one shipment and one succeeded receipt; it returns the lost and the
+// duplicated ones.
+func checkOrders(t *testing.T, db *sql.DB, phases []*phase) (lost, duplicated int) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	shipments, err := countByOrder(ctx, db, `SELECT source_order_id, count(*) FROM shipments WHERE organization_id = $1 GROUP BY 1`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	receipts, err := countByOrder(ctx, db, `SELECT order_id, count(*) FROM order_receipts WHERE organization_id = $1 AND status = 'succeeded' GROUP BY 1`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sent := 0
+	for _, p := range phases {
+		for _, d := range p.deliveries {
+			sent++
+			switch n := shipments[d.order]; {
+			case n == 0:
+				lost++
+				t.Errorf("order %d (%s): no shipment", d.order, p.name)
+			case n > 1:
+				duplicated++
+				t.Errorf("order %d (%s): %d shipments", d.order, p.name, n)
+			}
+			if receipts[d.order] != 1 {
+				t.Errorf("order %d (%s): %d succeeded receipts, want 1", d.order, p.name, receipts[d.order])
+			}
+		}
+	}
+	if len(shipments) != sent {
+		t.Errorf("%d orders have shipments, %d were delivered", len(shipments), sent)
+	}
+	return lost, duplicated
+}
+
+// countByOrder runs a query of (order id, count) rows for the storefront's organization.
+func countByOrder(ctx context.Context, db *sql.DB, query string) (map[int64]int, error) {
+	rows, err := db.QueryContext(ctx, query, org)
+	if err != nil {
+		return nil, err
+	}
+	defer func() { _ = rows.Close() }()
+	counts := map[int64]int{}
+	for rows.Next() {
+		var id int64
+		var n int
+		if err := rows.Scan(&id, &n); err != nil {
+			return nil, err
+		}
+		counts[id] = n
+	}
+	return counts, rows.Err()
+}
+
+// checkAllOn applies the prometheus-operator's published CRDs, then has the
+// API server validate every object of the chart with every optional part on
+// (strict: an unknown or duplicate field is refused), without keeping any.
+func checkAllOn(t *testing.T, c *cluster, chartArchive string) {
+	t.Helper()
+	out, err := runCmd(5*time.Minute, t.TempDir(), []string{"GOFLAGS=-mod=mod"}, "go", "mod", "download", "-json", promOperatorModule)
+	if err != nil {
+		t.Fatalf("go mod download %s: %v", promOperatorModule, err)
+	}
+	var mod struct{ Dir string }
+	if err := json.Unmarshal([]byte(out), &mod); err != nil || mod.Dir == "" {
+		t.Fatalf("go mod download %s: no directory in %s", promOperatorModule, out)
+	}
+	for _, crd := range []string{"servicemonitors", "prometheusrules"} {
+		file := filepath.Join(mod.Dir, "example", "prometheus-operator-crd", "monitoring.coreos.com_"+crd+".yaml")
+		c.mustKubectl("apply", "--server-side", "-f", file)
+		// Polled rather than `kubectl wait`, which fails while the CRD has no conditions yet.
+		established := ""
+		for deadline := time.Now().Add(time.Minute); established != "True" && time.Now().Before(deadline); time.Sleep(250 * time.Millisecond) {
+			established, _ = c.kubectl(time.Minute, "get", "crd", crd+".monitoring.coreos.com", "-o", `jsonpath={.status.conditions[?(@.type=="Established")].status}`)
+			established = strings.TrimSpace(established)
+		}
+		if established != "True" {
+			t.Fatalf("the CRD %s.monitoring.coreos.com is not Established after 1m", crd)
+		}
+	}
+	// Into the namespace "default", where the objects are new (the release runs in its own); the
+	// all-on values put the dashboard in the namespace "monitoring".
+	c.mustKubectl("create", "namespace", "monitoring")
+	rendered := c.mustHelm(2*time.Minute, "template", release, chartArchive, "--namespace", "default", "--kube-version", kubeVersion, "-f", "../helm/testdata/all-on.yaml")
+	file := filepath.Join(c.state, "all-on.yaml")
+	if err := os.WriteFile(file, []byte(rendered), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, err = c.kubectl(2*time.Minute, "create", "--dry-run=server", "--validate=strict", "-f", file)
+	if err != nil {
+		t.Fatalf("the API server refuses the chart with every optional part on: %v\n%s", err, out)
+	}
+	kinds := map[string]bool{}
+	for _, l := range strings.Split(strings.TrimSpace(out), "\n") {
+		if kind, _, ok := strings.Cut(l, "/"); ok {
+			kinds[kind] = true
+		}
+	}
+	for _, want := range []string{"servicemonitor.monitoring.coreos.com", "prometheusrule.monitoring.coreos.com", "ingress.networking.k8s.io",
+		"networkpolicy.networking.k8s.io", "configmap", "deployment.apps", "job.batch", "secret", "pod"} {
+		if !kinds[want] {
+			t.Errorf("the server-side dry run did not report a %s:\n%s", want, out)
+		}
+	}
+}

@@ -1,0 +1,199 @@
+package cluster_test
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"sort"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+const (
+	// The storefront's patience: a webhook not answered within it counts as failed.
+	deliveryDeadline = 5 * time.Second
+	// Deliveries per second: a busy shop's order webhooks, far from the service's limits.
+	deliveryRate = 30
+)
+
+// delivery is the outcome of one POST of an order.
+type delivery struct {
+	order      int64
+	status     int // 0: no answer (connection error or the storefront's deadline)
+	retryAfter bool
+	took       time.Duration
+	err        error
+}
+
+// acceptable is the contract's promise to the storefront: answered within 5 s
+// with 200, or with 503 and Retry-After (the storefront retries).
+func (d delivery) acceptable() bool {
+	return d.took <= deliveryDeadline && (d.status == http.StatusOK || d.status == http.StatusServiceUnavailable && d.retryAfter)
+}
+
+// storefront sends distinct orders to the service through its Service's
+// cluster IP, from inside the cluster's network namespace, one new connection
+// per delivery (as a storefront's webhooks come).
+type storefront struct {
+	c      *cluster
+	url    string // the intake's URL through the Service
+	apiKey string
+	client *http.Client
+	next   atomic.Int64 // the next order id
+}
+
+func newStorefront(c *cluster, serviceURL, apiKey string, firstOrder int64) *storefront {
+	s := &storefront{c: c, url: serviceURL + "/v0/storefront/orders", apiKey: apiKey}
+	s.client = &http.Client{
+		Timeout:   deliveryDeadline + time.Second,
+		Transport: &http.Transport{DialContext: c.dial, DisableKeepAlives: true},
+	}
+	s.next.Store(firstOrder)
+	return s
+}
+
+func orderPayload(id int64) []byte {
+	return fmt.Appendf(nil, `{"id":%d,"order_number":%d,"test":false,"cancelled_at":null,`+
+		`"line_items":[{"id":%d,"sku":%q,"quantity":%d,"requires_shipping":true}],`+
+		`"shipping_address":{"name":"Zoë Müller","address1":"Straße des 17. Juni 135","address2":null,`+
+		`"city":"Berlin","zip":"10623","country_code":"DE","phone":"+49 30 1234567"}}`,
+		id, 1000+id%1_000_000, id*10+1, sku, 1+id%3)
+}
+
+func (s *storefront) deliver(ctx context.Context, order int64) delivery {
+	start := time.Now()
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, s.url, bytes.NewReader(orderPayload(order)))
+	if err != nil {
+		return delivery{order: order, err: err}
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Authorization", "Bearer "+s.apiKey)
+	resp, err := s.client.Do(req)
+	d := delivery{order: order, took: time.Since(start), err: err}
+	if err != nil {
+		return d
+	}
+	_, _ = io.Copy(io.Discard, resp.Body)
+	_ = resp.Body.Close()
+	d.took = time.Since(start)
+	d.status = resp.StatusCode
+	d.retryAfter = resp.Header.Get("Retry-After") != ""
+	if d.status != http.StatusOK {
+		d.err = fmt.Errorf("status %d", d.status)
+	}
+	return d
+}
+
+// phase is one stretch of the day under load.
+type phase struct {
+	name       string
+	took       time.Duration // from the first delivery to the last answer
+	deliveries []delivery
+	redelivery int // deliveries made again after the phase (each non-200 one, until 200)
+}
+
+// underLoad delivers orders at deliveryRate while action runs, and for
+// settle more after it returns; then redelivers every order that was not
+// answered 200 until it is. It returns the phase's figures and action's
+// error.
+func (s *storefront) underLoad(name string, settle time.Duration, action func() error) (*phase, error) {
+	p := &phase{name: name}
+	start := time.Now()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var (
+		mu sync.Mutex
+		wg sync.WaitGroup
+	)
+	stop := make(chan struct{})
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		tick := time.NewTicker(time.Second / deliveryRate)
+		defer tick.Stop()
+		for {
+			select {
+			case <-stop:
+				return
+			case <-tick.C:
+			}
+			order := s.next.Add(1)
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				d := s.deliver(ctx, order)
+				mu.Lock()
+				p.deliveries = append(p.deliveries, d)
+				mu.Unlock()
+			}()
+		}
+	}()
+	// A moment of steady traffic before the action, and after it.
+	time.Sleep(2 * time.Second)
+	err := action()
+	time.Sleep(settle)
+	close(stop)
+	wg.Wait()
+	p.took = time.Since(start)
+	sort.Slice(p.deliveries, func(i, j int) bool { return p.deliveries[i].order < p.deliveries[j].order })
+
+	// The storefront retries every delivery not answered 200 until it is.
+	for _, d := range p.deliveries {
+		if d.status == http.StatusOK {
+			continue
+		}
+		for attempt := 0; ; attempt++ {
+			p.redelivery++
+			r := s.deliver(ctx, d.order)
+			if r.status == http.StatusOK {
+				break
+			}
+			if attempt == 20 {
+				return p, fmt.Errorf("%s: order %d not accepted after %d redeliveries: last %w", name, d.order, attempt+1, r.err)
+			}
+			time.Sleep(500 * time.Millisecond)
+		}
+	}
+	return p, err
+}
+
+// statuses counts the phase's answers by status ("none" for no answer).
+func (p *phase) statuses() map[string]int {
+	m := map[string]int{}
+	for _, d := range p.deliveries {
+		k := fmt.Sprint(d.status)
+		if d.status == 0 {
+			k = "none"
+		}
+		m[k]++
+	}
+	return m
+}
+
+// unacceptable lists the deliveries that broke the promise to the storefront.
+func (p *phase) unacceptable() []string {
+	var out []string
+	for _, d := range p.deliveries {
+		if !d.acceptable() {
+			out = append(out, fmt.Sprintf("order %d: status %d, Retry-After %v, %v: %v", d.order, d.status, d.retryAfter, d.took.Round(time.Millisecond), d.err))
+		}
+	}
+	return out
+}
+
+func formatStatuses(m map[string]int) string {
+	var keys []string
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	var parts []string
+	for _, k := range keys {
+		parts = append(parts, fmt.Sprintf("%s×%d", k, m[k]))
+	}
+	return strings.Join(parts, " ")
+}
