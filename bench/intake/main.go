@@ -26,11 +26,13 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"os/signal"
 	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 )
 
@@ -53,6 +55,9 @@ type options struct {
 	jsonOut     bool
 	fixture     bool
 	serverPID   int
+	pgPID       int
+	pgDB        string
+	watch       bool
 }
 
 func run() error {
@@ -70,10 +75,23 @@ func run() error {
 		"a storefront order whose shape every order copies (its line items cycled to -lines); \"trimmed\" for a 1.5 KB order")
 	flag.BoolVar(&o.jsonOut, "json", false, "print the result as one JSON object")
 	flag.IntVar(&o.serverPID, "pid", 0, "the server's process ID, to report its CPU time per order too (Linux)")
+	flag.IntVar(&o.pgPID, "pg-pid", 0, "PostgreSQL's postmaster, to report PostgreSQL's CPU time per order (Linux): the whole server's, and with -pg-db that of the backends of one database")
+	flag.StringVar(&o.pgDB, "pg-db", "", "the database whose backends' CPU time is reported (with -pg-pid)")
+	flag.BoolVar(&o.watch, "watch-pg", false, "no orders: watch -pg-pid's CPU time until SIGINT or SIGTERM, then print µs used by -pg-db's backends and by the whole server")
 	flag.BoolVar(&o.fixture, "print-fixture", false, "print the benchmark's fixture document (fulfillment seed --file) and exit")
 	flag.Parse()
 	if o.fixture {
 		return printFixture(os.Stdout, o)
+	}
+	if o.watch {
+		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+		defer stop()
+		g := &generator{o: o}
+		end := g.watchPG(ctx)
+		<-ctx.Done()
+		db, server := end()
+		_, err := fmt.Println(db.Microseconds(), server.Microseconds())
+		return err
 	}
 	if o.key == "" {
 		o.key = BenchKey
@@ -140,11 +158,32 @@ type result struct {
 	P99        float64       `json:"p99_ms"`
 	P999       float64       `json:"p999_ms"`
 	Max        float64       `json:"max_ms"`
-	// CPU time per order, µs: the load generator's own, and the server's
-	// with -pid.
+	// CPU time per order, µs: the load generator's own, the server's with
+	// -pid, and PostgreSQL's with -pg-pid: the backends' of -pg-db and the
+	// whole server's (the postmaster and its children, those of other
+	// databases included).
 	CPU        float64 `json:"cpu_us_per_order"`
 	ServerCPU  float64 `json:"server_cpu_us_per_order,omitempty"`
+	PGCPU      float64 `json:"pg_cpu_us_per_order,omitempty"`
+	PGServer   float64 `json:"pg_server_cpu_us_per_order,omitempty"`
 	FirstError string  `json:"first_error,omitempty"`
+}
+
+// watchPG starts following PostgreSQL's CPU time until ctx ends; the
+// function it returns waits for that and returns the CPU time -pg-db's
+// backends and the whole server used meanwhile (zeros without -pg-pid).
+func (g *generator) watchPG(ctx context.Context) func() (db, server time.Duration) {
+	if g.o.pgPID == 0 {
+		return func() (time.Duration, time.Duration) { return 0, 0 }
+	}
+	server0 := treeCPUTime(g.o.pgPID)
+	w := newBackendWatch(g.o.pgPID, g.o.pgDB)
+	done := make(chan time.Duration, 1)
+	go func() { done <- w.watch(ctx, 50*time.Millisecond) }()
+	return func() (time.Duration, time.Duration) {
+		db := <-done
+		return db, treeCPUTime(g.o.pgPID) - server0
+	}
 }
 
 // phase sends orders for d and collects what happened.
@@ -171,6 +210,8 @@ func (g *generator) phase(d time.Duration) (result, error) {
 	}
 	self := os.Getpid()
 	cpu0, serverCPU0 := cpuTime(self), cpuTime(g.o.serverPID)
+	pgCtx, pgStop := context.WithCancel(context.Background())
+	pgEnd := g.watchPG(pgCtx)
 	start := time.Now()
 	var wg sync.WaitGroup
 	if g.o.rate <= 0 {
@@ -222,6 +263,8 @@ func (g *generator) phase(d time.Duration) (result, error) {
 	wg.Wait()
 	elapsed := time.Since(start)
 	cpu, serverCPU := cpuTime(self)-cpu0, cpuTime(g.o.serverPID)-serverCPU0
+	pgStop()
+	pgCPU, pgServer := pgEnd()
 	slices.Sort(latencies)
 	res := result{Sent: len(latencies) + failed, OK: len(latencies), Failed: failed, Elapsed: elapsed, FirstError: firstErr}
 	res.Throughput = float64(len(latencies)) / elapsed.Seconds()
@@ -230,6 +273,8 @@ func (g *generator) phase(d time.Duration) (result, error) {
 		res.Max = ms(latencies[len(latencies)-1])
 		res.CPU = float64(cpu.Microseconds()) / float64(len(latencies))
 		res.ServerCPU = float64(serverCPU.Microseconds()) / float64(len(latencies))
+		res.PGCPU = float64(pgCPU.Microseconds()) / float64(len(latencies))
+		res.PGServer = float64(pgServer.Microseconds()) / float64(len(latencies))
 	}
 	return res, nil
 }
@@ -256,6 +301,9 @@ func (r result) print(w io.Writer, o options) error {
 		mode, o.workers, r.Elapsed.Round(time.Millisecond), r.OK, r.Failed, r.Throughput, r.P50, r.P99, r.P999, r.Max, r.CPU)
 	if err == nil && o.serverPID != 0 {
 		_, err = fmt.Fprintf(w, ", %.0f µs in the server", r.ServerCPU)
+	}
+	if err == nil && o.pgPID != 0 {
+		_, err = fmt.Fprintf(w, ", %.0f µs in PostgreSQL (%.0f µs in %s's backends)", r.PGServer, r.PGCPU, o.pgDB)
 	}
 	if err == nil {
 		_, err = fmt.Fprintln(w)
