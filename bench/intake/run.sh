@@ -19,6 +19,8 @@
 # includes whatever other databases did meanwhile (and the WAL writer's and checkpointer's work). Last, the load
 # generator runs open loop at half the best intake rate measured and prints p50/p99/p99.9.
 #
+# Before each phase the benchmark database is vacuumed (see vacuum below).
+#
 # Knobs (environment): CLIENTS (8), DURATION (15s), ROUNDS (5), SKUS (1000),
 # LINES (3), PAYLOAD (docs/samples/orders-create.json: every order is a copy of
 # the sample, about 4.9 KB; "trimmed" for the 1.5 KB order of earlier runs),
@@ -46,9 +48,15 @@ else
 fi
 
 echo "clients $CLIENTS, $DURATION per run, $ROUNDS rounds, $SKUS SKUs, $LINES lines per order ($PAYLOAD), $(nproc) CPUs, load average $(cut -d' ' -f1-3 /proc/loadavg)"
+# vacuum: the benchmark's tables vacuumed before each phase, as autovacuum would keep them (it may be
+# off, as on the project's development machine): each phase, the intake's or pgbench's, then starts
+# from the same state instead of paying for the dead row versions the phases before it left, the
+# stock rows' above all (every order updates three).
+vacuum() { psql -X -q "$bench_url" -c VACUUM; }
 pgbench_run() { # pgbench_run SCRIPT: sets tps, pg_us and pg_server_us (PostgreSQL's CPU µs per transaction: the
 	# benchmark database's backends, the whole server; "" when unknown)
 	local out n watcher cpu
+	vacuum
 	if [[ -n $pg_pid ]]; then
 		bin/intake-loadgen -watch-pg -pg-pid "$pg_pid" -pg-db "$DB" >.tmp/bench-intake-pgcpu &
 		watcher=$!
@@ -71,6 +79,7 @@ pgbench_run() { # pgbench_run SCRIPT: sets tps, pg_us and pg_server_us (PostgreS
 median() { printf '%s\n' "$@" | sort -g | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'; }
 intake_rates=() ratios=() also_ratios=() pg_ratios=()
 for round in $(seq "$ROUNDS"); do
+	vacuum
 	out=$(loadgen "$PORT" -c "$CLIENTS" -d "$DURATION" -pid "$server_pid" ${pg_pid:+-pg-pid "$pg_pid" -pg-db "$DB"})
 	rate=$(field throughput "$out")
 	failed=$(field failed "$out")
