@@ -37,46 +37,7 @@ source bench/intake/setup.sh
 serve "$PORT"
 server_pid=${pids[-1]}
 
-# PostgreSQL's postmaster: the parent of the server's checkpointer, when that is a process of
-# this machine (empty otherwise: PostgreSQL's CPU is then not reported).
-pg_pid=$(psql -X -At "$bench_url" -c "SELECT pid FROM pg_stat_activity WHERE backend_type = 'checkpointer'" 2>/dev/null || true)
-if [[ $pg_pid =~ ^[0-9]+$ && $(cat "/proc/$pg_pid/comm" 2>/dev/null) == postgres ]]; then
-	pg_pid=$(awk '{ print $4 }' "/proc/$pg_pid/stat")
-	[[ $(cat "/proc/$pg_pid/comm" 2>/dev/null) == postgres ]] || pg_pid=""
-else
-	pg_pid=""
-fi
-
 echo "clients $CLIENTS, $DURATION per run, $ROUNDS rounds, $SKUS SKUs, $LINES lines per order ($PAYLOAD), $(nproc) CPUs, load average $(cut -d' ' -f1-3 /proc/loadavg)"
-# vacuum: the benchmark's tables vacuumed before each phase, as autovacuum would keep them (it may be
-# off, as on the project's development machine): each phase, the intake's or pgbench's, then starts
-# from the same state instead of paying for the dead row versions the phases before it left, the
-# stock rows' above all (every order updates three).
-vacuum() { psql -X -q "$bench_url" -c VACUUM; }
-pgbench_run() { # pgbench_run SCRIPT: sets tps, pg_us and pg_server_us (PostgreSQL's CPU µs per transaction: the
-	# benchmark database's backends, the whole server; "" when unknown)
-	local out n watcher cpu
-	vacuum
-	if [[ -n $pg_pid ]]; then
-		bin/intake-loadgen -watch-pg -pg-pid "$pg_pid" -pg-db "$DB" >.tmp/bench-intake-pgcpu &
-		watcher=$!
-	fi
-	out=$(pgbench -n -M prepared -c "$CLIENTS" -j 2 -T "$secs" -D org=org_bench -D wh=wh_bench -D skus="$SKUS" \
-		-f "$1" "$bench_url" 2>&1)
-	tps=$(sed -nE 's/^tps = ([0-9.]+).*/\1/p' <<<"$out")
-	n=$(sed -nE 's/^number of transactions actually processed: ([0-9]+).*/\1/p' <<<"$out")
-	pg_us="" pg_server_us=""
-	if [[ -n $pg_pid ]]; then
-		sleep 0.2 # pgbench's backends end after it: the whole server's figure waits until they are reaped
-		kill -TERM "$watcher" && wait "$watcher"
-		read -r -a cpu <.tmp/bench-intake-pgcpu
-		if ((${n:-0} > 0)); then
-			pg_us=$(awk -v c="${cpu[0]}" -v n="$n" 'BEGIN { printf "%.0f", c / n }')
-			pg_server_us=$(awk -v c="${cpu[1]}" -v n="$n" 'BEGIN { printf "%.0f", c / n }')
-		fi
-	fi
-}
-median() { printf '%s\n' "$@" | sort -g | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'; }
 intake_rates=() ratios=() also_ratios=() pg_ratios=()
 for round in $(seq "$ROUNDS"); do
 	vacuum
