@@ -187,10 +187,6 @@ func (r shipWarehouses) ActiveForOrganization(ctx context.Context, org, id strin
 // the contract: SPD cartons are checked, products are not.
 type shipInventory struct{ db *shipStore }
 
-func (r shipInventory) ResolveOrder(ctx context.Context, org string, skus []string) (ports.OrderResolution, error) {
-	return ports.OrderResolution{}, fmt.Errorf("not used by the shipment use cases")
-}
-
 func (r shipInventory) FindByIDs(ctx context.Context, org string, kind domain.ItemKind, ids []string) (map[string]domain.InventoryItem, error) {
 	out := map[string]domain.InventoryItem{}
 	for _, id := range ids {

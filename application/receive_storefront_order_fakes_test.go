@@ -54,7 +54,8 @@ func (s intakeState) clone() intakeState {
 type intakeStore struct {
 	mu    sync.Mutex
 	state intakeState
-	// failCreate, when set, is returned by the shipment repository's Create.
+	// failCreate, when set, is returned by the receipts' Accept (where the
+	// shipment is stored).
 	failCreate error
 	// down makes every repository call fail with domain.ErrUnavailable.
 	down bool
@@ -101,8 +102,6 @@ func (st *intakeStore) shipments() []*domain.Shipment {
 func (st *intakeStore) repos(state *intakeState) ports.Repositories {
 	return ports.Repositories{
 		Organizations: &intakeOrgs{st, state},
-		Inventory:     &intakeInventory{st: st, state: state},
-		Shipments:     &intakeShipments{st: st, state: state},
 		Receipts:      &intakeReceipts{st, state},
 	}
 }
@@ -138,12 +137,16 @@ func (p intakePool) receipts() ports.OrderReceiptRepository { return &intakePool
 
 type intakePoolReceipts struct{ st *intakeStore }
 
-func (r *intakePoolReceipts) Claim(context.Context, domain.OrderDelivery) (*domain.OrderReceipt, error) {
+func (r *intakePoolReceipts) Claim(context.Context, domain.OrderDelivery, []string) (*domain.OrderReceipt, ports.OrderResolution, error) {
 	panic("Claim outside a unit of work")
 }
 
 func (r *intakePoolReceipts) Finish(context.Context, *domain.OrderReceipt) error {
 	panic("Finish outside a unit of work")
+}
+
+func (r *intakePoolReceipts) Accept(context.Context, *domain.OrderReceipt, *domain.Shipment) error {
+	panic("Accept outside a unit of work")
 }
 
 func (r *intakePoolReceipts) RecordFailure(ctx context.Context, d domain.OrderDelivery, code string) error {
@@ -182,13 +185,35 @@ func (r *intakeReceipts) store(rec *domain.OrderReceipt) {
 	}
 }
 
-func (r *intakeReceipts) Claim(_ context.Context, d domain.OrderDelivery) (*domain.OrderReceipt, error) {
+func (r *intakeReceipts) Claim(_ context.Context, d domain.OrderDelivery, skus []string) (*domain.OrderReceipt, ports.OrderResolution, error) {
 	if err := r.st.check(); err != nil {
-		return nil, err
+		return nil, ports.OrderResolution{}, err
 	}
 	rec := domain.ClaimOrderReceipt(r.stored(intakeKey{d.OrganizationID, d.OrderID}), d)
 	r.store(rec) // a copy: what the use case does to rec counts only when it finishes the receipt
-	return rec, nil
+	return rec, resolveOrder(r.state, d.OrganizationID, skus), nil
+}
+
+// Accept reserves s's lines, stores s and finishes rec, as the postgres
+// adapter's one statement does.
+func (r *intakeReceipts) Accept(ctx context.Context, rec *domain.OrderReceipt, s *domain.Shipment) error {
+	if err := r.st.check(); err != nil {
+		return err
+	}
+	if s.Kind() != domain.PickPack {
+		return fmt.Errorf("the intake reserves products, not %s", s.Kind())
+	}
+	for _, l := range s.Lines() {
+		r.state.reserved[s.Warehouse().ID+"/"+l.ItemID] += l.Quantity
+	}
+	if r.st.failCreate != nil {
+		return r.st.failCreate
+	}
+	if _, ok := r.state.shipments[s.ID()]; ok {
+		return domain.ErrConflict
+	}
+	r.state.shipments[s.ID()] = s
+	return r.Finish(ctx, rec)
 }
 
 func (r *intakeReceipts) Finish(_ context.Context, rec *domain.OrderReceipt) error {
@@ -251,61 +276,28 @@ func activeWarehouses(state *intakeState, org string) []domain.Warehouse {
 	return out
 }
 
-type intakeInventory struct {
-	ports.InventoryRepository // methods the intake does not use panic
-	st                        *intakeStore
-	state                     *intakeState
-}
-
-// ResolveOrder is the rule of ports.InventoryRepository, spelled out: the
+// resolveOrder is the rule of ports.OrderResolution, spelled out: the
 // products found by SKU, and the default warehouse when active, else the
 // first active by name then ID, else none.
-func (r *intakeInventory) ResolveOrder(_ context.Context, org string, skus []string) (ports.OrderResolution, error) {
+func resolveOrder(state *intakeState, org string, skus []string) ports.OrderResolution {
 	res := ports.OrderResolution{Products: map[string]domain.InventoryItem{}}
 	for _, s := range skus {
-		if it, ok := r.state.products[org+"/"+s]; ok {
+		if it, ok := state.products[org+"/"+s]; ok {
 			res.Products[s] = it
 		}
 	}
-	ws := activeWarehouses(r.state, org)
+	ws := activeWarehouses(state, org)
 	if len(ws) == 0 {
-		return res, nil
+		return res
 	}
 	pick := ws[0]
 	for _, w := range ws {
-		if w.ID == r.state.orgs[org].DefaultWarehouseID {
+		if w.ID == state.orgs[org].DefaultWarehouseID {
 			pick = w
 		}
 	}
 	res.Warehouse = &domain.WarehouseRef{ID: pick.ID, Name: pick.Name}
-	return res, nil
-}
-
-func (r *intakeInventory) Reserve(_ context.Context, wh string, kind domain.ShipmentKind, lines []domain.ShipmentLine) error {
-	if kind != domain.PickPack {
-		return fmt.Errorf("the intake reserves products, not %s", kind)
-	}
-	for _, l := range lines {
-		r.state.reserved[wh+"/"+l.ItemID] += l.Quantity
-	}
-	return nil
-}
-
-type intakeShipments struct {
-	ports.ShipmentRepository // methods the intake does not use panic
-	st                       *intakeStore
-	state                    *intakeState
-}
-
-func (r *intakeShipments) Create(_ context.Context, s *domain.Shipment) error {
-	if r.st.failCreate != nil {
-		return r.st.failCreate
-	}
-	if _, ok := r.state.shipments[s.ID()]; ok {
-		return domain.ErrConflict
-	}
-	r.state.shipments[s.ID()] = s
-	return nil
+	return res
 }
 
 type intakeClock struct{ now time.Time }

@@ -28,8 +28,7 @@ type hotQuery struct {
 // order intake. The others run through runner as one statement formatted by
 // the driver.
 var preparedQueries = []*hotQuery{
-	&claimQuery, &finishReceiptQuery, &resolveOrderQuery,
-	&reservePickPackQuery, &createPickPackQuery,
+	&claimOrderQuery, &finishReceiptQuery, &acceptOrderQuery,
 }
 
 // statements holds the prepared statements of one *bun.DB, made once, on
