@@ -75,9 +75,11 @@ const receiptColumns = "organization_id, order_id, order_number, status, skipped
 // subquery's LIMIT keeps the planner from turning the lookup into a join
 // that reads every product of the organization — and its warehouse: the
 // default one when set and active (two primary-key lookups), else, and only
-// then, its first active one by name then ID. The statement returns the
-// claimed receipt once per product found (once with NULLs when none is),
-// with the warehouse's ID and name, NULL when there is none.
+// then, its first active one by name then ID. The reads see the database as
+// the statement began, which for a delivery that waited for a concurrent one
+// is when it began to wait (READ COMMITTED allows either). The statement
+// returns the claimed receipt once per product found (once with NULLs when
+// none is), with the warehouse's ID and name, NULL when there is none.
 var claimOrderQuery = hotQuery{operation: "INSERT", sql: `WITH claimed AS (
 	INSERT INTO order_receipts AS r
 		(organization_id, order_id, order_number, status, attempts, trace_id, first_received_at, last_received_at)
