@@ -43,7 +43,7 @@ func Decorate[In, Out any](name string, h Handler[In, Out], tracer trace.Tracer,
 		defer func() {
 			if err != nil {
 				span.RecordError(err)
-				if Classify(err).Fault {
+				if KindOf(err).Fault() {
 					span.SetStatus(codes.Error, "use case failed")
 				}
 			}

@@ -3,7 +3,6 @@ package application
 import (
 	"context"
 	"errors"
-	"net/http"
 	"os"
 
 	"github.com/acme3pl/fulfillment/domain"
@@ -11,136 +10,128 @@ import (
 )
 
 // Refusals the HTTP adapter makes before a use case runs. They are declared
-// here so that every error the service can answer has its row in
-// errorTable.
+// here so that every error the service can answer has its Kind.
 var (
 	// ErrPayloadTooLarge: the request body is over the route's limit.
 	ErrPayloadTooLarge = errors.New("payload too large")
 	// ErrUnsupportedMediaType: the request body is not application/json.
 	ErrUnsupportedMediaType = errors.New("unsupported media type")
-	// ErrOverloaded: the request was shed: more requests are in flight and
-	// waiting than the database can serve within the request deadline.
+	// ErrOverloaded: the request was shed: more requests are in flight than
+	// the database can serve within the request deadline.
 	ErrOverloaded = errors.New("overloaded")
 )
 
-// The kinds of error that the access log and the metrics tell apart by
-// name (every row of errorTable has a Kind; these are the ones read
-// outside it).
+// Kind is what an error means to the service, whatever wraps it. The
+// application names the kinds; the adapters decide how each is answered
+// (the HTTP adapter's status and codes, the CLI's exit status). Its value
+// is the name logs and metrics tell it apart by.
+type Kind string
+
+// The kinds of error, in the order KindOf tests them (see kinds).
 const (
-	KindShed    = "shed"
-	KindTimeout = "timeout"
+	KindClientGone             Kind = "client_gone" // the caller went away before the answer
+	KindShed                   Kind = "shed"        // ErrOverloaded
+	KindTimeout                Kind = "timeout"     // the deadline passed, or a lock was not granted in time
+	KindUnavailable            Kind = "unavailable" // the database cannot be reached
+	KindInvalid                Kind = "invalid"     // a *domain.ValidationError
+	KindTooLarge               Kind = "payload_too_large"
+	KindUnsupportedMedia       Kind = "unsupported_media_type"
+	KindInvalidSignature       Kind = "invalid_signature"
+	KindInvalidCredentials     Kind = "invalid_credentials" //nolint:gosec // the name of a kind of error, not a credential
+	KindInsufficientScope      Kind = "insufficient_scope"
+	KindNotFound               Kind = "not_found"
+	KindInvalidState           Kind = "invalid_state"
+	KindConflict               Kind = "conflict"
+	KindUnknownItems           Kind = "unknown_items"
+	KindInsufficientStock      Kind = "insufficient_stock"
+	KindInvalidWarehouse       Kind = "invalid_warehouse"
+	KindUnknownSKUs            Kind = "unknown_skus"
+	KindMissingSKU             Kind = "missing_sku"
+	KindMissingShippingAddress Kind = "missing_shipping_address"
+	KindNoWarehouse            Kind = "no_warehouse"
+	KindInternal               Kind = "internal" // no other kind: a bug
 )
 
-// ErrorClass is how the service answers one kind of error.
-type ErrorClass struct {
-	// Kind names the row in logs and metrics ("timeout", "unknown_skus", ...).
-	Kind string
-	// Status is the HTTP status of the answer.
-	Status int
-	// ProblemCode is the `code` of a problem+json answer (every route but
-	// the order intake); IntakeCode the `error` of the order intake's
-	// answer. They differ only where the intake's storefront-facing words
-	// differ (invalid_payload, invalid_api_key).
-	ProblemCode, IntakeCode string
-	// Detail is the human sentence sent with it, unless the error carries a
-	// more precise one of its own (a *domain.ValidationError).
-	Detail string
-	// Fault is true for errors of the service (the database is away, the
-	// deadline passed, a bug), which are logged and mark the use case's span
-	// as failed; false for refusals of the request, which are normal
-	// outcomes.
-	Fault bool
-}
-
-// Refused tells a refusal that the order itself causes (400 or 422), which
-// the order intake records as a failed attempt in the delivery's own
-// transaction.
-func (c ErrorClass) Refused() bool {
-	return c.Status == http.StatusBadRequest || c.Status == http.StatusUnprocessableEntity
-}
-
-// errorTable is the one place that says how each kind of error is
-// answered. Classify takes the first row that matches, so the order
-// matters where one error wraps another (a client that went away before a
-// timeout, a timeout before an unreachable database).
-var errorTable = []struct {
+// kinds is the one place that says which errors are of which kind. KindOf
+// takes the first row that matches, so the order matters where one error
+// wraps another (a client that went away before a timeout, a timeout before
+// an unreachable database).
+var kinds = []struct {
 	match func(error) bool
-	class ErrorClass
+	kind  Kind
 }{
-	{is(context.Canceled), ErrorClass{Kind: "client_gone", Status: StatusClientClosedRequest,
-		ProblemCode: "client_closed_request", IntakeCode: "client_closed_request",
-		Detail: "the client closed the connection before the answer"}},
-	{is(ErrOverloaded), ErrorClass{Kind: KindShed, Status: http.StatusServiceUnavailable,
-		ProblemCode: "unavailable", IntakeCode: "unavailable",
-		Detail: "the service is overloaded; retry later", Fault: true}},
-	{anyOf(is(domain.ErrTimeout), is(context.DeadlineExceeded), is(os.ErrDeadlineExceeded)), ErrorClass{
-		Kind: KindTimeout, Status: http.StatusServiceUnavailable, ProblemCode: "unavailable", IntakeCode: "unavailable",
-		Detail: "the request could not be answered in time; retry later", Fault: true}},
-	{is(domain.ErrUnavailable), ErrorClass{Kind: "unavailable", Status: http.StatusServiceUnavailable,
-		ProblemCode: "unavailable", IntakeCode: "unavailable",
-		Detail: "the database cannot be reached; retry later", Fault: true}},
-
-	{as[*domain.ValidationError], ErrorClass{Kind: "invalid", Status: http.StatusBadRequest,
-		ProblemCode: "invalid_parameter", IntakeCode: "invalid_payload", Detail: "the request is malformed"}},
-	{is(ErrPayloadTooLarge), ErrorClass{Kind: "payload_too_large", Status: http.StatusRequestEntityTooLarge,
-		ProblemCode: "payload_too_large", IntakeCode: "payload_too_large", Detail: "the body is larger than the limit"}},
-	{is(ErrUnsupportedMediaType), ErrorClass{Kind: "unsupported_media_type", Status: http.StatusUnsupportedMediaType,
-		ProblemCode: "unsupported_media_type", IntakeCode: "unsupported_media_type",
-		Detail: "the body must be JSON with Content-Type: application/json"}},
-	{is(ports.ErrInvalidSignature), ErrorClass{Kind: "invalid_signature", Status: http.StatusUnauthorized,
-		ProblemCode: "invalid_signature", IntakeCode: "invalid_signature",
-		Detail: "X-Shopify-Hmac-Sha256 is not the HMAC-SHA256 of the body under the organization's webhook secret"}},
-	{is(ports.ErrInvalidCredentials), ErrorClass{Kind: "invalid_credentials", Status: http.StatusUnauthorized,
-		ProblemCode: "invalid_token", IntakeCode: "invalid_api_key",
-		Detail: "the credentials are missing, malformed, expired, revoked or not trusted"}},
-	{as[*ports.InsufficientScopeError], ErrorClass{Kind: "insufficient_scope", Status: http.StatusForbidden,
-		ProblemCode: "insufficient_scope", IntakeCode: "insufficient_scope", Detail: "the credentials lack a scope"}},
-	{is(domain.ErrNotFound), ErrorClass{Kind: "not_found", Status: http.StatusNotFound,
-		ProblemCode: "not_found", IntakeCode: "not_found", Detail: "the record does not exist"}},
-	{is(domain.ErrInvalidState), ErrorClass{Kind: "invalid_state", Status: http.StatusConflict,
-		ProblemCode: "invalid_state", IntakeCode: "invalid_state", Detail: "the record's state does not allow this"}},
-	{is(domain.ErrConflict), ErrorClass{Kind: "conflict", Status: http.StatusConflict,
-		ProblemCode: "conflict", IntakeCode: "conflict", Detail: "a record with this identity exists already"}},
-	{as[*domain.UnknownItemsError], ErrorClass{Kind: "unknown_items", Status: http.StatusUnprocessableEntity,
-		ProblemCode: "unknown_items", IntakeCode: "unknown_items", Detail: "these items are not records of the organization"}},
-	{as[*domain.InsufficientStockError], ErrorClass{Kind: "insufficient_stock", Status: http.StatusUnprocessableEntity,
-		ProblemCode: "insufficient_stock", IntakeCode: "insufficient_stock",
-		Detail: "the warehouse does not hold enough of these cartons; nothing was reserved"}},
-	{is(domain.ErrInvalidWarehouse), ErrorClass{Kind: "invalid_warehouse", Status: http.StatusUnprocessableEntity,
-		ProblemCode: "invalid_warehouse", IntakeCode: "invalid_warehouse",
-		Detail: "warehouseId is not an active warehouse of the organization"}},
-	{as[*domain.UnknownSKUsError], ErrorClass{Kind: "unknown_skus", Status: http.StatusUnprocessableEntity,
-		ProblemCode: "unknown_skus", IntakeCode: "unknown_skus", Detail: "these SKUs are not in the organization's inventory"}},
-	{as[*domain.MissingSKUError], ErrorClass{Kind: "missing_sku", Status: http.StatusUnprocessableEntity,
-		ProblemCode: "missing_sku", IntakeCode: "missing_sku", Detail: "these line items require shipping but have no SKU"}},
-	{is(domain.ErrMissingShippingAddress), ErrorClass{Kind: "missing_shipping_address", Status: http.StatusUnprocessableEntity,
-		ProblemCode: "missing_shipping_address", IntakeCode: "missing_shipping_address",
-		Detail: "the order has no shipping_address object"}},
-	{is(domain.ErrNoWarehouse), ErrorClass{Kind: "no_warehouse", Status: http.StatusUnprocessableEntity,
-		ProblemCode: "no_warehouse", IntakeCode: "no_warehouse", Detail: "the organization has no active warehouse"}},
+	{is(context.Canceled), KindClientGone},
+	{is(ErrOverloaded), KindShed},
+	{anyOf(is(domain.ErrTimeout), is(context.DeadlineExceeded), is(os.ErrDeadlineExceeded)), KindTimeout},
+	{is(domain.ErrUnavailable), KindUnavailable},
+	{as[*domain.ValidationError], KindInvalid},
+	{is(ErrPayloadTooLarge), KindTooLarge},
+	{is(ErrUnsupportedMediaType), KindUnsupportedMedia},
+	{is(ports.ErrInvalidSignature), KindInvalidSignature},
+	{is(ports.ErrInvalidCredentials), KindInvalidCredentials},
+	{as[*ports.InsufficientScopeError], KindInsufficientScope},
+	{is(domain.ErrNotFound), KindNotFound},
+	{is(domain.ErrInvalidState), KindInvalidState},
+	{is(domain.ErrConflict), KindConflict},
+	{as[*domain.UnknownItemsError], KindUnknownItems},
+	{as[*domain.InsufficientStockError], KindInsufficientStock},
+	{is(domain.ErrInvalidWarehouse), KindInvalidWarehouse},
+	{as[*domain.UnknownSKUsError], KindUnknownSKUs},
+	{as[*domain.MissingSKUError], KindMissingSKU},
+	{is(domain.ErrMissingShippingAddress), KindMissingShippingAddress},
+	{is(domain.ErrNoWarehouse), KindNoWarehouse},
 }
 
-// internalError is the class of every error no row matches: a bug.
-var internalError = ErrorClass{Kind: "internal", Status: http.StatusInternalServerError,
-	ProblemCode: "internal", IntakeCode: "internal",
-	Detail: "an internal error occurred; quote the trace ID to support", Fault: true}
-
-// StatusClientClosedRequest is the status logged and counted for a client
-// that went away before its answer (nginx's 499): not an error of the
-// service, and never seen by the client.
-const StatusClientClosedRequest = 499
-
-// Classify returns the class of err; nil has none (the zero class).
-func Classify(err error) ErrorClass {
+// KindOf returns the kind of err; nil has none ("").
+func KindOf(err error) Kind {
 	if err == nil {
-		return ErrorClass{}
+		return ""
 	}
-	for _, row := range errorTable {
+	for _, row := range kinds {
 		if row.match(err) {
-			return row.class
+			return row.kind
 		}
 	}
-	return internalError
+	return KindInternal
+}
+
+// Fault tells an error of the service (the database is away, the deadline
+// passed, a bug), which is logged and marks the use case's span as failed,
+// from a refusal of the request, which is a normal outcome.
+func (k Kind) Fault() bool {
+	switch k {
+	case KindShed, KindTimeout, KindUnavailable, KindInternal:
+		return true
+	}
+	return false
+}
+
+// Refused tells a refusal that the order itself causes (its content, or the
+// organization's data it names), which the order intake records as a
+// failed attempt in the delivery's own transaction.
+func (k Kind) Refused() bool {
+	switch k {
+	case KindInvalid, KindUnknownItems, KindInsufficientStock, KindInvalidWarehouse,
+		KindUnknownSKUs, KindMissingSKU, KindMissingShippingAddress, KindNoWarehouse:
+		return true
+	}
+	return false
+}
+
+// Code is the error code clients read for the kind: an order receipt's
+// lastError and the order intake's `error` member. It is the kind's name
+// but where the storefront's words differ: the faults a storefront retries
+// are all "unavailable", a malformed order is "invalid_payload".
+func (k Kind) Code() string {
+	switch k {
+	case KindClientGone:
+		return "client_closed_request"
+	case KindShed, KindTimeout:
+		return string(KindUnavailable)
+	case KindInvalid:
+		return "invalid_payload"
+	}
+	return string(k)
 }
 
 func is(target error) func(error) bool {

@@ -17,7 +17,7 @@ const IntakeOutcomeKey = attribute.Key("fulfillment.intake.outcome")
 func setIntakeOutcome(ctx context.Context, res StorefrontOrderResult, err error) {
 	var outcome string
 	switch {
-	case Classify(err).Refused():
+	case KindOf(err).Refused():
 		outcome = "refused"
 	case err != nil:
 		return

@@ -140,11 +140,11 @@ func (h *ReceiveStorefrontOrderHandler) Handle(ctx context.Context, c ReceiveSto
 			return nil
 		}
 		s, skipped, err := h.plan(c, lines, missing, resolved, d.ReceivedAt)
-		if class := Classify(err); class.Refused() {
+		if kind := KindOf(err); kind.Refused() {
 			// Commit the failed attempt without a shipment: nothing has been
 			// written but the receipt.
 			refusal = err
-			if err := rec.Fail(class.IntakeCode); err != nil {
+			if err := rec.Fail(kind.Code()); err != nil {
 				return err
 			}
 			return r.Receipts.Finish(ctx, rec)
@@ -273,7 +273,7 @@ func (h *ReceiveStorefrontOrderHandler) plan(c ReceiveStorefrontOrder, lines []d
 func (h *ReceiveStorefrontOrderHandler) recordFailure(ctx context.Context, d domain.OrderDelivery, cause error) {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), recordBudget)
 	defer cancel()
-	if err := h.receipts.RecordFailure(ctx, d, Classify(cause).IntakeCode); err != nil {
+	if err := h.receipts.RecordFailure(ctx, d, KindOf(cause).Code()); err != nil {
 		h.log.WarnContext(ctx, "record failed storefront delivery", slog.Int64("storefront.order.id", d.OrderID),
 			slog.String("error", err.Error()))
 	}

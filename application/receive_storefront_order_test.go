@@ -134,8 +134,8 @@ func TestReceiveStorefrontOrderRefusalsAreRecordedAndRetried(t *testing.T) {
 	if !errors.As(err, &us) || !reflect.DeepEqual(us.SKUs, []string{"NOPE-2", "NOPE-1", "tee"}) {
 		t.Fatalf("error %v, want unknown skus NOPE-2, NOPE-1, tee (de-duplicated, payload order, case-sensitive)", err)
 	}
-	if c := application.Classify(err); !c.Refused() || c.IntakeCode != "unknown_skus" {
-		t.Fatalf("class %+v, want a refusal unknown_skus", c)
+	if k := application.KindOf(err); !k.Refused() || k.Code() != "unknown_skus" {
+		t.Fatalf("kind %q, want a refusal unknown_skus", k)
 	}
 	rec, ok := st.receipt(intakeOrg, 88)
 	if !ok || rec.Status() != domain.ReceiptFailed || rec.LastError() != "unknown_skus" || rec.Attempts() != 1 || len(st.shipments()) != 0 {
@@ -220,8 +220,8 @@ func TestReceiveStorefrontOrderRefusals(t *testing.T) {
 				tt.setup(st)
 			}
 			_, err := receive(t, intakeApp(st, domain.Sandbox), tt.order)
-			if c := application.Classify(err); !c.Refused() || c.IntakeCode != tt.wantCode {
-				t.Fatalf("error %v (class %+v), want a refusal %s", err, c, tt.wantCode)
+			if k := application.KindOf(err); !k.Refused() || k.Code() != tt.wantCode {
+				t.Fatalf("error %v (kind %q), want a refusal %s", err, k, tt.wantCode)
 			}
 			rec, _ := st.receipt(intakeOrg, tt.order.ID)
 			if rec.Status() != domain.ReceiptFailed || rec.LastError() != tt.wantCode || rec.Attempts() != 1 {
@@ -362,7 +362,7 @@ func TestReceiveStorefrontOrderRefusedPayload(t *testing.T) {
 	// Without an id there is nothing to record.
 	_, err = app.Commands.ReceiveStorefrontOrder.Handle(context.Background(), application.ReceiveStorefrontOrder{
 		OrganizationID: intakeOrg, Refused: domain.Invalid("id", "must be a positive integer")})
-	if code := application.Classify(err).IntakeCode; code != "invalid_payload" || len(st.state.receipts) != 1 {
+	if code := application.KindOf(err).Code(); code != "invalid_payload" || len(st.state.receipts) != 1 {
 		t.Errorf("error %v, %d receipts; want invalid_payload and no new receipt", err, len(st.state.receipts))
 	}
 }
@@ -372,7 +372,7 @@ func TestReceiveStorefrontOrderFaultRollsBackAndIsRecorded(t *testing.T) {
 	app := intakeApp(st, domain.Sandbox)
 	st.failCreate = errors.New("disk on fire")
 	_, err := receive(t, app, intakeOrder(70, intakeLine(1, "TEE", 1)))
-	if c := application.Classify(err); !c.Fault || c.IntakeCode != "internal" {
+	if k := application.KindOf(err); !k.Fault() || k.Code() != "internal" {
 		t.Fatalf("error %v, want an internal failure", err)
 	}
 	rec, _ := st.receipt(intakeOrg, 70)
@@ -392,7 +392,7 @@ func TestReceiveStorefrontOrderDatabaseDownIsUnavailable(t *testing.T) {
 	st := intakeFixture()
 	st.down = true
 	_, err := receive(t, intakeApp(st, domain.Sandbox), intakeOrder(71, intakeLine(1, "TEE", 1)))
-	if c := application.Classify(err); !errors.Is(err, domain.ErrUnavailable) || c.IntakeCode != "unavailable" || c.Status != 503 {
+	if k := application.KindOf(err); !errors.Is(err, domain.ErrUnavailable) || k.Code() != "unavailable" || !k.Fault() {
 		t.Fatalf("error %v, want unavailable", err)
 	}
 }

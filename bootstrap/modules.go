@@ -170,11 +170,17 @@ func AsRoutes(ctor any) any {
 var HTTPModule = fx.Module("http",
 	fx.Provide(
 		func(log *slog.Logger) httpapi.ErrorMapper { return httpapi.ErrorMapper{Log: log} },
+		// A request holds at most one connection at a time. Twice the pool
+		// in flight lets one request wait for each connection, a wait of one
+		// statement's time, far inside the deadline, so that a burst is
+		// served; beyond that requests are shed instead of queueing.
 		func(cfg Config, log *slog.Logger) *httpapi.Admission {
-			return httpapi.NewAdmission(httpapi.NewAdmissionConfig(cfg.RequestTimeout, cfg.DBMaxConns), log)
+			return httpapi.NewAdmission(cfg.RequestTimeout, 2*cfg.DBMaxConns, log)
 		},
-		func(tokens ports.AccessTokenVerifier, errs httpapi.ErrorMapper, adm *httpapi.Admission, log *slog.Logger) httpapi.Authenticator {
-			return httpapi.Authenticator{Tokens: tokens, Errors: errs, Admission: adm, Log: log}
+		func(tokens ports.AccessTokenVerifier, keys ports.APIKeyVerifier, errs httpapi.ErrorMapper, adm *httpapi.Admission,
+			log *slog.Logger,
+		) httpapi.Authenticator {
+			return httpapi.Authenticator{Tokens: tokens, Keys: keys, Errors: errs, Admission: adm, Log: log}
 		},
 		httpapi.NewHealth,
 		AsRoutes(func(h *httpapi.Health) *httpapi.Health { return h }),

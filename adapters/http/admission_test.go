@@ -29,10 +29,10 @@ type admissionRoutes struct {
 	late          chan error     // what a write after the deadline returned
 }
 
-func newAdmissionRoutes(cfg httpapi.AdmissionConfig) *admissionRoutes {
+func newAdmissionRoutes(timeout time.Duration, capacity int) *admissionRoutes {
 	log := slog.New(slog.DiscardHandler)
 	return &admissionRoutes{
-		adm: httpapi.NewAdmission(cfg, log), errs: httpapi.ErrorMapper{Log: log},
+		adm: httpapi.NewAdmission(timeout, capacity, log), errs: httpapi.ErrorMapper{Log: log},
 		release: make(chan struct{}), started: make(chan time.Time, 64), late: make(chan error, 64),
 	}
 }
@@ -56,14 +56,14 @@ func (a *admissionRoutes) Register(r *mux.Router) {
 	}))).Methods(http.MethodGet)
 }
 
-// Requests beyond the slots and the queue are refused at once; a queued
-// request gets its turn when a slot frees.
-func TestAdmissionShedsBeyondSlotsAndQueue(t *testing.T) {
-	routes := newAdmissionRoutes(httpapi.AdmissionConfig{Timeout: 10 * time.Second, MaxInFlight: 2, MaxQueue: 1, QueueWait: 5 * time.Second})
+// Requests beyond the capacity are refused at once; the admitted ones are
+// served.
+func TestAdmissionShedsBeyondCapacity(t *testing.T) {
+	routes := newAdmissionRoutes(10*time.Second, 2)
 	s := newTestServer(t, routes)
 	var wg sync.WaitGroup
-	results := make(chan int, 3)
-	for range 3 {
+	results := make(chan int, 2)
+	for range 2 {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -71,15 +71,12 @@ func TestAdmissionShedsBeyondSlotsAndQueue(t *testing.T) {
 		}()
 	}
 	<-routes.started
-	<-routes.started // two in flight; the third waits in the queue
-	for routes.adm.Queued() != 1 {
-		time.Sleep(time.Millisecond)
-	}
+	<-routes.started // two in flight
 
 	start := time.Now()
 	w := s.do(httptest.NewRequest(http.MethodGet, "/v0/slow", nil))
 	if w.Code != http.StatusServiceUnavailable || w.Header().Get("Retry-After") == "" {
-		t.Fatalf("a fourth request: %d (Retry-After %q), want 503 with Retry-After", w.Code, w.Header().Get("Retry-After"))
+		t.Fatalf("a third request: %d (Retry-After %q), want 503 with Retry-After", w.Code, w.Header().Get("Retry-After"))
 	}
 	if p := problemOf(t, w); p.Code != "unavailable" {
 		t.Errorf("problem %+v, want code unavailable", p)
@@ -98,30 +95,16 @@ func TestAdmissionShedsBeyondSlotsAndQueue(t *testing.T) {
 	if got := testutil.ToFloat64(s.metrics.RequestsShed.WithLabelValues("/v0/slow")); got != 1 {
 		t.Errorf("shed counter %v, want 1", got)
 	}
-}
-
-// When the requests in flight are stuck, a queued request waits at most
-// QueueWait.
-func TestAdmissionBoundsTheWaitInTheQueue(t *testing.T) {
-	routes := newAdmissionRoutes(httpapi.AdmissionConfig{Timeout: 10 * time.Second, MaxInFlight: 1, MaxQueue: 4, QueueWait: 100 * time.Millisecond})
-	s := newTestServer(t, routes)
-	go s.do(httptest.NewRequest(http.MethodGet, "/v0/slow", nil))
-	<-routes.started
-	start := time.Now()
-	w := s.do(httptest.NewRequest(http.MethodGet, "/v0/slow", nil))
-	if w.Code != http.StatusServiceUnavailable {
-		t.Fatalf("status %d, want 503", w.Code)
+	// The slots are free again.
+	if w := s.do(httptest.NewRequest(http.MethodGet, "/v0/slow", nil)); w.Code != http.StatusOK {
+		t.Errorf("a request after the others: %d, want 200", w.Code)
 	}
-	if elapsed := time.Since(start); elapsed < 100*time.Millisecond || elapsed > 5*time.Second {
-		t.Errorf("shed after %s, want after the 100ms queue wait", elapsed)
-	}
-	close(routes.release)
 }
 
 // A handler's context ends before the request deadline, so that it answers
 // for itself; the answer is a 503 timeout, counted.
 func TestAdmissionGivesTheHandlerADeadline(t *testing.T) {
-	routes := newAdmissionRoutes(httpapi.AdmissionConfig{Timeout: 400 * time.Millisecond, MaxInFlight: 1})
+	routes := newAdmissionRoutes(400*time.Millisecond, 1)
 	s := newTestServer(t, routes)
 	start := time.Now()
 	w := s.do(httptest.NewRequest(http.MethodGet, "/v0/slow", nil))
@@ -144,7 +127,7 @@ func TestAdmissionGivesTheHandlerADeadline(t *testing.T) {
 // A handler that ignores its context is answered for at the deadline; what
 // it writes later is dropped.
 func TestAdmissionAnswersForAStuckHandler(t *testing.T) {
-	routes := newAdmissionRoutes(httpapi.AdmissionConfig{Timeout: 300 * time.Millisecond, MaxInFlight: 1})
+	routes := newAdmissionRoutes(300*time.Millisecond, 1)
 	routes.ignoreContext = true
 	s := newTestServer(t, routes)
 	start := time.Now()
@@ -154,6 +137,15 @@ func TestAdmissionAnswersForAStuckHandler(t *testing.T) {
 	}
 	if strings.Contains(w.Body.String(), `"late":true`) {
 		t.Fatalf("the late answer leaked: %s", w.Body)
+	}
+	// The answer is the route's own 503: a problem, with Retry-After,
+	// counted as a timeout.
+	if p := problemOf(t, w); p.Code != "unavailable" || w.Header().Get("Retry-After") == "" ||
+		w.Header().Get("Content-Type") != "application/problem+json" {
+		t.Errorf("answer %v %+v, want a problem unavailable with Retry-After", w.Header(), p)
+	}
+	if got := testutil.ToFloat64(s.metrics.RequestsTimedOut.WithLabelValues("/v0/slow")); got != 1 {
+		t.Errorf("timed-out counter %v, want 1", got)
 	}
 	close(routes.release)
 	if err := <-routes.late; !errors.Is(err, http.ErrHandlerTimeout) {
@@ -171,7 +163,7 @@ func TestAdmissionAnswersForAStuckHandler(t *testing.T) {
 // A client that goes away is recorded as 499, not as an error of the
 // service.
 func TestAdmissionRecordsClientsThatLeaveAs499(t *testing.T) {
-	routes := newAdmissionRoutes(httpapi.AdmissionConfig{Timeout: 10 * time.Second, MaxInFlight: 1})
+	routes := newAdmissionRoutes(10*time.Second, 1)
 	routes.ignoreContext = true
 	s := newTestServer(t, routes)
 	ctx, cancel := context.WithCancel(context.Background())
@@ -186,5 +178,42 @@ func TestAdmissionRecordsClientsThatLeaveAs499(t *testing.T) {
 	close(routes.release)
 	if !strings.Contains(s.logs.String(), `"status":499`) || strings.Contains(s.logs.String(), `"level":"ERROR"`) {
 		t.Errorf("access log: %s; want status 499 and no error line", s.logs.String())
+	}
+}
+
+// stuckRoute is a route whose handler ignores its context until release is
+// closed, guarded with the order intake's kind of error writer.
+type stuckRoute struct {
+	adm     *httpapi.Admission
+	release chan struct{}
+}
+
+func (s stuckRoute) Register(r *mux.Router) {
+	write := func(w http.ResponseWriter, _ *http.Request, err error) {
+		w.Header().Set("Retry-After", "5")
+		httpapi.WriteJSON(w, http.StatusServiceUnavailable, map[string]any{"success": false, "error": "unavailable", "why": err.Error()})
+	}
+	r.Handle("/v0/stuck", s.adm.Guard(write, http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		<-s.release
+		httpapi.WriteJSON(w, http.StatusOK, map[string]bool{"late": true})
+	}))).Methods(http.MethodPost)
+}
+
+// The answer for a stuck handler is written by the route's own error
+// writer: the intake's body, not a problem and not http.TimeoutHandler's
+// HTML.
+func TestAdmissionAnswersInTheRoutesShape(t *testing.T) {
+	route := stuckRoute{adm: httpapi.NewAdmission(200*time.Millisecond, 1, slog.New(slog.DiscardHandler)), release: make(chan struct{})}
+	defer close(route.release)
+	s := newTestServer(t, route)
+	w := s.do(httptest.NewRequest(http.MethodPost, "/v0/stuck", nil))
+	if w.Code != http.StatusServiceUnavailable || w.Header().Get("Content-Type") != "application/json" || w.Header().Get("Retry-After") == "" {
+		t.Fatalf("%d %v, want 503 application/json with Retry-After", w.Code, w.Header())
+	}
+	if body := w.Body.String(); !strings.HasPrefix(body, `{"error":"unavailable","success":false,"why":"no answer within the request deadline`) {
+		t.Errorf("body %s, want the route's own", body)
+	}
+	if w.Header().Get("X-Fulfillment-Handled") != "" {
+		t.Errorf("the internal mark leaked: %v", w.Header())
 	}
 }

@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -11,18 +12,69 @@ import (
 	"github.com/acme3pl/fulfillment/ports"
 )
 
-// Authenticator guards the OAuth endpoints: admission control (the request
-// deadline and load shedding), then a Bearer access token with the route's
-// scope. It runs before any validation of the request, so a request with a
-// bad token and a bad parameter gets 401.
+// Authenticator guards the /v0 routes, each in one of two ways: a Bearer
+// access token (the OAuth endpoints, errors as problem+json) or a Bearer API
+// key (the order intake, errors in its own shape). Either way admission
+// control comes first (the request deadline and load shedding), then the
+// credentials and the route's scopes, before any validation of the request:
+// a request with bad credentials and a bad parameter gets 401. The handler
+// finds the caller with PrincipalFrom.
 type Authenticator struct {
 	Tokens    ports.AccessTokenVerifier
+	Keys      ports.APIKeyVerifier
 	Errors    ErrorMapper
 	Admission *Admission // nil: none (unit tests of one handler)
 	Log       *slog.Logger
 }
 
-// bearer returns the token of an "Authorization: Bearer …" header.
+// RequireScope guards an OAuth route: an access token that holds scope.
+func (a Authenticator) RequireScope(scope domain.Scope, next http.HandlerFunc) http.Handler {
+	verify := func(ctx context.Context, token string) (ports.Principal, error) {
+		return a.Tokens.VerifyAccessToken(ctx, token)
+	}
+	return a.require(verify, a.Errors.Write, []domain.Scope{scope}, next)
+}
+
+// RequireAPIKey guards a route of API keys: a key that holds every one of
+// scopes. write answers its errors in the route's shape; a 403 lists every
+// scope missing, in the order of scopes.
+func (a Authenticator) RequireAPIKey(write ErrorWriter, scopes []domain.Scope, next http.HandlerFunc) http.Handler {
+	verify := func(ctx context.Context, key string) (ports.Principal, error) { return a.Keys.VerifyAPIKey(ctx, key) }
+	return a.require(verify, write, scopes, next)
+}
+
+func (a Authenticator) require(verify func(context.Context, string) (ports.Principal, error), write ErrorWriter,
+	scopes []domain.Scope, next http.HandlerFunc,
+) http.Handler {
+	return a.Admission.Guard(write, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		credential, ok := bearer(r)
+		if !ok {
+			write(w, r, fmt.Errorf("no Authorization: Bearer credentials: %w", ports.ErrInvalidCredentials))
+			return
+		}
+		p, err := verify(r.Context(), credential)
+		if err != nil {
+			if errors.Is(err, ports.ErrInvalidCredentials) {
+				a.Log.DebugContext(r.Context(), "credentials refused", slog.String("reason", err.Error()))
+			}
+			write(w, r, err)
+			return
+		}
+		var missing []domain.Scope
+		for _, s := range scopes {
+			if !p.Has(s) {
+				missing = append(missing, s)
+			}
+		}
+		if len(missing) > 0 {
+			write(w, r, &ports.InsufficientScopeError{Missing: missing})
+			return
+		}
+		next.ServeHTTP(w, r.WithContext(contextWithPrincipal(r.Context(), p)))
+	}))
+}
+
+// bearer returns the credentials of an "Authorization: Bearer …" header.
 func bearer(r *http.Request) (string, bool) {
 	scheme, token, ok := strings.Cut(r.Header.Get("Authorization"), " ")
 	if !ok || !strings.EqualFold(scheme, "Bearer") {
@@ -30,29 +82,4 @@ func bearer(r *http.Request) (string, bool) {
 	}
 	token = strings.TrimSpace(token)
 	return token, token != ""
-}
-
-// RequireScope wraps next with admission control, token verification and a
-// scope check.
-func (a Authenticator) RequireScope(scope domain.Scope, next http.HandlerFunc) http.Handler {
-	return a.Admission.Guard(a.Errors.Write, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		token, ok := bearer(r)
-		if !ok {
-			a.Errors.Write(w, r, fmt.Errorf("no Authorization: Bearer token: %w", ports.ErrInvalidCredentials))
-			return
-		}
-		p, err := a.Tokens.VerifyAccessToken(r.Context(), token)
-		if err != nil {
-			if errors.Is(err, ports.ErrInvalidCredentials) {
-				a.Log.DebugContext(r.Context(), "access token refused", slog.String("reason", err.Error()))
-			}
-			a.Errors.Write(w, r, err)
-			return
-		}
-		if !p.Has(scope) {
-			a.Errors.Write(w, r, &ports.InsufficientScopeError{Missing: []domain.Scope{scope}})
-			return
-		}
-		next.ServeHTTP(w, r.WithContext(contextWithPrincipal(r.Context(), p)))
-	}))
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"sync"
 
+	"github.com/acme3pl/fulfillment/application"
 	"github.com/acme3pl/fulfillment/ports"
 )
 
@@ -15,11 +16,12 @@ type (
 // requestRecord is what the middleware outside the router learns from
 // inside it, for the access log and the metrics: the route template the
 // request matched and the kind of error it was answered with. A handler
-// that Admission abandoned may still set it, hence the lock.
+// still running after its deadline was answered for may set it, hence the
+// lock.
 type requestRecord struct {
 	mu        sync.Mutex
 	route     string
-	errorKind string
+	errorKind application.Kind
 }
 
 func (rec *requestRecord) setRoute(route string) {
@@ -29,7 +31,7 @@ func (rec *requestRecord) setRoute(route string) {
 }
 
 // setError keeps the first error kind answered: the one the client got.
-func (rec *requestRecord) setError(kind string) {
+func (rec *requestRecord) setError(kind application.Kind) {
 	rec.mu.Lock()
 	defer rec.mu.Unlock()
 	if rec.errorKind == "" {
@@ -37,7 +39,7 @@ func (rec *requestRecord) setError(kind string) {
 	}
 }
 
-func (rec *requestRecord) get() (route, errorKind string) {
+func (rec *requestRecord) get() (route string, errorKind application.Kind) {
 	rec.mu.Lock()
 	defer rec.mu.Unlock()
 	return rec.route, rec.errorKind
@@ -61,7 +63,7 @@ func contextWithPrincipal(ctx context.Context, p ports.Principal) context.Contex
 }
 
 // PrincipalFrom returns the authenticated caller; handlers behind
-// RequireScope always have one.
+// RequireScope or RequireAPIKey always have one.
 func PrincipalFrom(ctx context.Context) ports.Principal {
 	p, _ := ctx.Value(principalKey{}).(ports.Principal)
 	return p

@@ -39,9 +39,8 @@ type InvoiceItemDTO struct {
 	TotalCost   int64       `json:"totalCost"`
 }
 
-// invoiceDTO is inv as the API shows it. The handlers write the same bytes
-// without building it (invoice_json.go); the tests hold the two equal.
-func invoiceDTO(inv *domain.Invoice) InvoiceDTO {
+// toInvoiceDTO is inv as the API shows it.
+func toInvoiceDTO(inv *domain.Invoice) InvoiceDTO {
 	items := inv.Items()
 	out := InvoiceDTO{
 		ID: inv.ID(), Status: string(inv.Status()), Name: inv.Name(), Notes: inv.Notes(),
@@ -120,7 +119,11 @@ func (h *Invoices) list(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	SetNextLink(w, r, in.Page, res.More)
-	writeInvoicesJSON(w, res.Invoices) // []InvoiceDTO, without reflection (invoice_json.go)
+	out := make([]InvoiceDTO, len(res.Invoices))
+	for i, inv := range res.Invoices {
+		out[i] = toInvoiceDTO(inv)
+	}
+	WriteJSON(w, http.StatusOK, out)
 }
 
 func (h *Invoices) get(w http.ResponseWriter, r *http.Request) {
@@ -130,5 +133,5 @@ func (h *Invoices) get(w http.ResponseWriter, r *http.Request) {
 		h.errors.Write(w, r, err)
 		return
 	}
-	writeInvoiceJSON(w, inv) // InvoiceDTO, without reflection (invoice_json.go)
+	WriteJSON(w, http.StatusOK, toInvoiceDTO(inv))
 }

@@ -93,43 +93,10 @@ func jsonError(at string, err error) error {
 	return domain.Invalid(join(""), "is not valid JSON")
 }
 
-// jsonInt is a JSON integer decoded exactly into an int64 from its digits
-// (Shopify's IDs exceed 2^53, which float64 cannot hold). Anything else — a
-// fraction, an exponent, a string, out of range — is kept as invalid, so
-// the decoder can name the field.
-type jsonInt struct {
-	Value   int64
-	Set     bool // a valid integer was given
-	Invalid bool // a value other than null and an integer was given
-}
-
-// UnmarshalJSON implements json.Unmarshaler; it never fails, so that one
-// bad number does not hide the rest of the document.
-func (n *jsonInt) UnmarshalJSON(b []byte) error {
-	*n = jsonInt{}
-	if string(b) == "null" {
-		return nil
-	}
-	// A bad number marks the field invalid instead of failing the decode.
-	if v, err := strconv.ParseInt(string(b), 10, 64); err == nil {
-		n.Value, n.Set = v, true
-	} else {
-		n.Invalid = true
-	}
-	return nil
-}
-
-func (n jsonInt) positive() bool { return n.Set && n.Value > 0 }
-
-func (n jsonInt) ptr() *int64 {
-	if !n.Set {
-		return nil
-	}
-	v := n.Value
-	return &v
-}
-
-// isLiteral reports whether raw is the JSON literal lit, white space aside.
-func isLiteral(raw json.RawMessage, lit string) bool {
-	return string(bytes.TrimSpace(raw)) == lit
+// jsonInteger reads a JSON integer of 64 bits from its digits, as
+// encoding/json reads one into an int64 (never through float64); false for
+// anything else: absent, null, a string, a fraction, out of range.
+func jsonInteger(raw json.RawMessage) (int64, bool) {
+	n, err := strconv.ParseInt(string(raw), 10, 64)
+	return n, err == nil
 }

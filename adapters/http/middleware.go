@@ -12,7 +12,7 @@ import (
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/propagation"
-	semconv "go.opentelemetry.io/otel/semconv/v1.37.0"
+	semconv "go.opentelemetry.io/otel/semconv/v1.43.0"
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/acme3pl/fulfillment/adapters/telemetry"
@@ -194,7 +194,7 @@ func withAccessLog(log *slog.Logger, m *telemetry.Metrics, next http.Handler) ht
 		}
 		// The record goes to the handler directly: Logger.LogAttrs would
 		// also walk the stack for the caller's address, which no line of
-		// this service prints (a fifth of the line's cost).
+		// this service prints.
 		h := log.Handler()
 		if !h.Enabled(r.Context(), level) {
 			return
@@ -203,7 +203,7 @@ func withAccessLog(log *slog.Logger, m *telemetry.Metrics, next http.Handler) ht
 		line.AddAttrs(slog.String("method", r.Method), slog.String("route", route),
 			slog.Int("status", sr.status), slog.Duration("duration", elapsed))
 		if errorKind != "" {
-			line.AddAttrs(slog.String("error_kind", errorKind))
+			line.AddAttrs(slog.String("error_kind", string(errorKind)))
 		}
 		_ = h.Handle(r.Context(), line)
 	})

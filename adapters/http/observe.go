@@ -21,7 +21,7 @@ import (
 // again.
 func countIntakeError(m *telemetry.Metrics, e intakeError) {
 	switch {
-	case e.status == application.StatusClientClosedRequest:
+	case e.status == StatusClientClosedRequest:
 	case e.status >= http.StatusInternalServerError:
 		m.ObserveIntake(telemetry.IntakeFailed, e.Error)
 	default:
@@ -53,17 +53,15 @@ func countTransition(m *telemetry.Metrics, s *domain.Shipment, err error) {
 
 // initRouteMetrics creates the per-route series of every /v0 route at 0, so
 // that dashboards and alerts over them have data before the first event.
-func initRouteMetrics(groups []*mux.Router, m *telemetry.Metrics) {
+func initRouteMetrics(router *mux.Router, m *telemetry.Metrics) {
 	var routes []string
 	seen := map[string]bool{}
-	for _, group := range groups {
-		_ = group.Walk(func(route *mux.Route, _ *mux.Router, _ []*mux.Route) error {
-			if tmpl, err := route.GetPathTemplate(); err == nil && strings.HasPrefix(tmpl, "/v0/") && !seen[tmpl] {
-				seen[tmpl] = true
-				routes = append(routes, tmpl)
-			}
-			return nil
-		})
-	}
+	_ = router.Walk(func(route *mux.Route, _ *mux.Router, _ []*mux.Route) error {
+		if tmpl, err := route.GetPathTemplate(); err == nil && strings.HasPrefix(tmpl, "/v0/") && !seen[tmpl] {
+			seen[tmpl] = true
+			routes = append(routes, tmpl)
+		}
+		return nil
+	})
 	m.InitRoutes(routes)
 }

@@ -16,7 +16,7 @@ import (
 )
 
 // Problem is an RFC 9457 problem document with the machine code of
-// api/openapi.yaml and optional members.
+// api/openapi.yaml and the extension members some codes carry.
 type Problem struct {
 	Type      string `json:"type"`
 	Title     string `json:"title"`
@@ -25,31 +25,10 @@ type Problem struct {
 	Code      string `json:"code"`
 	Parameter string `json:"parameter,omitempty"`
 	TraceID   string `json:"traceId,omitempty"`
-	// Extra members some codes carry (for example items of
-	// insufficient_stock); merged into the document.
-	Extra map[string]any `json:"-"`
-}
-
-// MarshalJSON merges Extra into the document.
-func (p Problem) MarshalJSON() ([]byte, error) {
-	type plain Problem
-	if len(p.Extra) == 0 {
-		return json.Marshal(plain(p))
-	}
-	b, err := json.Marshal(plain(p))
-	if err != nil {
-		return nil, err
-	}
-	m := map[string]any{}
-	if err := json.Unmarshal(b, &m); err != nil {
-		return nil, err
-	}
-	for k, v := range p.Extra {
-		if _, taken := m[k]; !taken {
-			m[k] = v
-		}
-	}
-	return json.Marshal(m)
+	// IDs are the records of unknown_items.
+	IDs []string `json:"ids,omitempty"`
+	// Items are the shortages of insufficient_stock.
+	Items []shortageDTO `json:"items,omitempty"`
 }
 
 // NewProblem builds a problem with the standard title of status.
@@ -79,13 +58,13 @@ type ErrorMapper struct {
 	Log *slog.Logger
 }
 
-// ProblemFor maps an error to its problem, by the one error table
-// (application.Classify), without writing it. The detail is the class's
-// sentence, or the domain's own words where the domain wrote them for the
-// client; some codes carry members that explain them.
+// ProblemFor maps an error to its problem (answerFor of its kind) without
+// writing it. The detail is the kind's sentence, or the domain's own words
+// where the domain wrote them for the client; some codes carry members that
+// explain them.
 func ProblemFor(err error) Problem {
-	c := application.Classify(err)
-	p := NewProblem(c.Status, c.ProblemCode, c.Detail)
+	a := answerFor(application.KindOf(err))
+	p := NewProblem(a.Status, a.Problem, a.Detail)
 	var (
 		ve *domain.ValidationError
 		ui *domain.UnknownItemsError
@@ -97,9 +76,9 @@ func ProblemFor(err error) Problem {
 		p.Detail, p.Parameter = ve.Error(), ve.Field
 	case errors.As(err, &ui):
 		p.Detail = "these " + string(ui.Kind) + "s are not records of the organization"
-		p.Extra = map[string]any{"ids": ui.IDs}
+		p.IDs = ui.IDs
 	case errors.As(err, &is):
-		p.Extra = map[string]any{"items": shortageDTOs(is.Items)}
+		p.Items = shortageDTOs(is.Items)
 	case errors.As(err, &se):
 		p.Detail = "the token " + se.Error()
 	case errors.Is(err, domain.ErrInvalidState):
@@ -138,10 +117,10 @@ func scopeNames(scopes []domain.Scope) []string {
 // that went away are not faults; shed requests are counted, not logged one
 // by one (the access log has them).
 func noteError(log *slog.Logger, r *http.Request, err error) {
-	c := application.Classify(err)
-	recordFrom(r.Context()).setError(c.Kind)
-	if c.Fault && c.Kind != application.KindShed {
-		log.ErrorContext(r.Context(), "request failed", slog.String("error", err.Error()), slog.String("kind", c.Kind),
+	k := application.KindOf(err)
+	recordFrom(r.Context()).setError(k)
+	if k.Fault() && k != application.KindShed {
+		log.ErrorContext(r.Context(), "request failed", slog.String("error", err.Error()), slog.String("kind", string(k)),
 			slog.String("method", r.Method), slog.String("path", r.URL.Path))
 	}
 }

@@ -154,17 +154,11 @@ func TestWriteProblemKeepsRetryAfterAndAddsTraceID(t *testing.T) {
 
 func TestProblemMarshalJSON(t *testing.T) {
 	base := httpapi.NewProblem(http.StatusUnprocessableEntity, "insufficient_stock", "not enough cartons")
-	withExtra := base
-	withExtra.Extra = map[string]any{
-		"items":  []map[string]any{{"cartonId": "ctn_1", "requested": 3, "available": 1}},
-		"status": 200,       // a standard member is never overwritten
-		"code":   "hijack",  // nor is the code
-		"detail": "smuggle", // nor the detail
-	}
 	withParameter := httpapi.NewProblem(http.StatusBadRequest, "invalid_parameter", "bad take")
 	withParameter.Parameter = "take"
-	emptyExtra := base
-	emptyExtra.Extra = map[string]any{}
+	withItems := httpapi.ProblemFor(&domain.InsufficientStockError{Items: []domain.StockShortage{
+		{ItemID: "ctn_1", SKU: "BOX-1", Requested: 3, Available: 1}}})
+	withIDs := httpapi.ProblemFor(&domain.UnknownItemsError{Kind: domain.KindCarton, IDs: []string{"ctn_9"}})
 
 	tests := []struct {
 		name string
@@ -173,12 +167,12 @@ func TestProblemMarshalJSON(t *testing.T) {
 	}{
 		{"plain", base,
 			`{"type":"about:blank","title":"Unprocessable Entity","status":422,"detail":"not enough cartons","code":"insufficient_stock"}`},
-		{"empty extra", emptyExtra,
-			`{"type":"about:blank","title":"Unprocessable Entity","status":422,"detail":"not enough cartons","code":"insufficient_stock"}`},
 		{"parameter", withParameter,
 			`{"type":"about:blank","title":"Bad Request","status":400,"detail":"bad take","code":"invalid_parameter","parameter":"take"}`},
-		{"extra merged", withExtra,
-			`{"code":"insufficient_stock","detail":"not enough cartons","items":[{"available":1,"cartonId":"ctn_1","requested":3}],"status":422,"title":"Unprocessable Entity","type":"about:blank"}`},
+		{"items", withItems,
+			`{"type":"about:blank","title":"Unprocessable Entity","status":422,"detail":"the warehouse does not hold enough of these cartons; nothing was reserved","code":"insufficient_stock","items":[{"cartonId":"ctn_1","sku":"BOX-1","requested":3,"available":1}]}`},
+		{"ids", withIDs,
+			`{"type":"about:blank","title":"Unprocessable Entity","status":422,"detail":"these cartons are not records of the organization","code":"unknown_items","ids":["ctn_9"]}`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -151,10 +151,10 @@ func (p pathRoutes) Register(r *mux.Router) {
 	}
 }
 
-// NewHandler gives each route group a router of its own behind a gate on
-// its paths' literal prefixes. Whatever the groups' order and however their
-// paths overlap, it must answer as one router holding every route would:
-// the same route with the same variables, or the same 404 or 405.
+// NewHandler registers every route group on one router. Whatever the
+// groups' order and however their paths overlap, it must answer as a bare
+// gorilla/mux router holding every route would: the same route with the
+// same variables, or the same 404 or 405 (as problems).
 func TestHandlerGroupsAnswerAsOneRouter(t *testing.T) {
 	groups := []pathRoutes{
 		{"GET /item/{id}", "POST /item/{id}/sub"},

@@ -161,21 +161,23 @@ func (b draftBody) command(org string, kind domain.ShipmentKind, lines []domain.
 // checks.
 type (
 	productLineBody struct {
-		ProductID string  `json:"productId"`
-		Quantity  jsonInt `json:"quantity"`
+		ProductID string          `json:"productId"`
+		Quantity  json.RawMessage `json:"quantity"`
 	}
 	cartonLineBody struct {
-		CartonID string  `json:"cartonId"`
-		Quantity jsonInt `json:"quantity"`
+		CartonID string          `json:"cartonId"`
+		Quantity json.RawMessage `json:"quantity"`
 	}
 )
 
 func (l productLineBody) line() domain.ShipmentLine {
-	return domain.ShipmentLine{ItemID: l.ProductID, Quantity: l.Quantity.Value}
+	quantity, _ := jsonInteger(l.Quantity)
+	return domain.ShipmentLine{ItemID: l.ProductID, Quantity: quantity}
 }
 
 func (l cartonLineBody) line() domain.ShipmentLine {
-	return domain.ShipmentLine{ItemID: l.CartonID, Quantity: l.Quantity.Value}
+	quantity, _ := jsonInteger(l.Quantity)
+	return domain.ShipmentLine{ItemID: l.CartonID, Quantity: quantity}
 }
 
 // decodeLines decodes each line of a draft's lines member strictly, naming
@@ -192,7 +194,7 @@ func decodeLines[L interface{ line() domain.ShipmentLine }](member string, raws 
 		if err := strictUnmarshal(raw, &l); err != nil {
 			return nil, jsonError(at, err)
 		}
-		if isLiteral(raw, "null") {
+		if string(raw) == "null" {
 			return nil, domain.Invalid(at, "must be an object")
 		}
 		lines[i] = l.line()

@@ -30,7 +30,6 @@ var storefrontScopes = []domain.Scope{domain.ScopeShipments, domain.ScopeInvento
 // and the order receipt (OAuth, problem+json).
 type Storefront struct {
 	app        *application.Application
-	keys       ports.APIKeyVerifier
 	signatures ports.StorefrontSignatureVerifier
 	auth       Authenticator
 	errors     ErrorMapper
@@ -39,15 +38,15 @@ type Storefront struct {
 }
 
 // NewStorefront builds the storefront routes.
-func NewStorefront(app *application.Application, keys ports.APIKeyVerifier, signatures ports.StorefrontSignatureVerifier,
+func NewStorefront(app *application.Application, signatures ports.StorefrontSignatureVerifier,
 	auth Authenticator, errs ErrorMapper, log *slog.Logger, m *telemetry.Metrics,
 ) *Storefront {
-	return &Storefront{app: app, keys: keys, signatures: signatures, auth: auth, errors: errs, log: log, m: m}
+	return &Storefront{app: app, signatures: signatures, auth: auth, errors: errs, log: log, m: m}
 }
 
 // Register implements Routes.
 func (h *Storefront) Register(r *mux.Router) {
-	r.Handle("/v0/storefront/orders", h.auth.Admission.Guard(h.writeFailure, http.HandlerFunc(h.receive))).Methods(http.MethodPost)
+	r.Handle("/v0/storefront/orders", h.auth.RequireAPIKey(h.writeFailure, storefrontScopes, h.receive)).Methods(http.MethodPost)
 	r.Handle("/v0/storefront/orders/{orderId}", h.auth.RequireScope(domain.ScopeShipments, h.receipt)).Methods(http.MethodGet)
 }
 
@@ -71,31 +70,12 @@ type intakeResult struct {
 	Skipped    string  `json:"skipped,omitempty"`
 }
 
-// receive runs the intake's checks in their documented order — key, body
-// size, media type, (signature), JSON shape — and hands the order to the
-// use case, which checks SKUs and the warehouse.
+// receive runs the intake's checks after the key's (RequireAPIKey) in
+// their documented order — body size, media type, (signature), JSON shape —
+// and hands the order to the use case, which checks SKUs and the warehouse.
 func (h *Storefront) receive(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
-	key, ok := bearer(r)
-	if !ok {
-		h.writeFailure(w, r, fmt.Errorf("no Authorization: Bearer API key: %w", ports.ErrInvalidCredentials))
-		return
-	}
-	p, err := h.keys.VerifyAPIKey(ctx, key)
-	if err != nil {
-		h.writeFailure(w, r, err)
-		return
-	}
-	var missing []domain.Scope
-	for _, s := range storefrontScopes {
-		if !p.Has(s) {
-			missing = append(missing, s)
-		}
-	}
-	if len(missing) > 0 {
-		h.writeFailure(w, r, &ports.InsufficientScopeError{Missing: missing})
-		return
-	}
+	p := PrincipalFrom(ctx)
 	span := trace.SpanFromContext(ctx)
 	span.SetAttributes(attribute.String("organization.id", p.OrganizationID))
 
@@ -157,13 +137,12 @@ func readStorefrontBody(w http.ResponseWriter, r *http.Request) ([]byte, error) 
 	return body, nil
 }
 
-// writeFailure answers an error in the intake's shape, by the one error
-// table (application.Classify): refusals with their code and the members
-// that explain them, faults with 503 or 500 (logged once, with the trace
-// ID; never sent).
+// writeFailure answers an error in the intake's shape (answerFor of its
+// kind): refusals with their code and the members that explain them,
+// faults with 503 or 500 (logged once, with the trace ID; never sent).
 func (h *Storefront) writeFailure(w http.ResponseWriter, r *http.Request, err error) {
-	c := application.Classify(err)
-	e := intakeError{status: c.Status, Error: c.IntakeCode, Message: c.Detail}
+	a := answerFor(application.KindOf(err))
+	e := intakeError{status: a.Status, Error: a.Intake, Message: a.Detail}
 	var (
 		ve *domain.ValidationError
 		us *domain.UnknownSKUsError
@@ -182,8 +161,6 @@ func (h *Storefront) writeFailure(w http.ResponseWriter, r *http.Request, err er
 		}
 	case errors.As(err, &se):
 		e.Message, e.Missing = "the API key "+se.Error(), scopeNames(se.Missing)
-	case errors.Is(err, ports.ErrInvalidCredentials):
-		h.log.DebugContext(r.Context(), "api key refused", slog.String("reason", err.Error()))
 	}
 	noteError(h.log, r, err)
 	setRetryAfter(w, e.status)

@@ -1,26 +1,30 @@
 package httpapi
 
 import (
-	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"reflect"
 
 	"github.com/acme3pl/fulfillment/application"
 	"github.com/acme3pl/fulfillment/domain"
 )
 
-// The storefront's order payload, as far as the intake reads it. Mapped
-// strings are plain strings: JSON null leaves them "". Integers go through
-// jsonInt, never float64. Unknown fields are ignored. scanOrder and
-// scanAddress (order_json.go) decode these types as encoding/json decodes
-// them by their tags, which the tests use to hold them to it.
+// orderPayload is the storefront's order payload as far as the intake reads
+// it, decoded by encoding/json: member names match case-insensitively,
+// members not mapped here are skipped whatever their type, and JSON null
+// leaves a member as if it were absent. Each field's Go type is the JSON
+// type the member must have, so a member of another type is a
+// *json.UnmarshalTypeError naming it; encoding/json keeps decoding after
+// one, so the id is read wherever it stands in the body. Integers are
+// int64, which encoding/json reads from their digits, never through float64.
 type orderPayload struct {
-	ID              jsonInt            `json:"id"`
-	OrderNumber     jsonInt            `json:"order_number"`
-	Test            json.RawMessage    `json:"test"`
-	CancelledAt     json.RawMessage    `json:"cancelled_at"`
+	ID              int64              `json:"id"`
+	OrderNumber     *int64             `json:"order_number"`
+	Test            bool               `json:"test"`
+	CancelledAt     string             `json:"cancelled_at"`
 	Note            string             `json:"note"`
-	ShippingAddress json.RawMessage    `json:"shipping_address"`
+	ShippingAddress *addressPayload    `json:"shipping_address"`
 	LineItems       *[]lineItemPayload `json:"line_items"`
 }
 
@@ -36,72 +40,90 @@ type addressPayload struct {
 	Phone        string `json:"phone"`
 }
 
+// lineItemPayload is a line item. Its quantity is kept raw so that a
+// missing or malformed one is named with the line's index.
 type lineItemPayload struct {
-	ID               jsonInt         `json:"id"`
+	ID               int64           `json:"id"`
 	SKU              string          `json:"sku"`
-	Quantity         jsonInt         `json:"quantity"`
-	RequiresShipping json.RawMessage `json:"requires_shipping"`
+	Quantity         json.RawMessage `json:"quantity"`
+	RequiresShipping *bool           `json:"requires_shipping"`
 }
 
 // DecodeStorefrontOrder reads an order-creation payload. Its errors are
-// *domain.ValidationError (answered 400 invalid_payload): not a JSON object,
-// id missing or not a positive integer, a mapped field of the wrong type,
-// line_items missing, a quantity that is not a 64-bit integer, a NUL
+// *domain.ValidationError (answered 400 invalid_payload), in this order:
+// not JSON; not a JSON object; id missing or not a positive integer; the
+// first mapped member, in the body's order, of the wrong JSON type;
+// line_items missing; a quantity that is not a 64-bit integer; a NUL
 // character (domain.CheckText, called here so that it is refused before
 // the use case acknowledges a cancelled order). Whether a quantity is
-// within bounds is the domain's rule, checked by the use case. The returned order carries the id whenever
-// it could be read, also with an error, so that the failed attempt can be
-// recorded.
+// within bounds is the domain's rule, checked by the use case. The
+// returned order carries the id whenever it could be read, also with an
+// error, so that the failed attempt can be recorded.
 func DecodeStorefrontOrder(body []byte) (application.StorefrontOrder, error) {
 	var p orderPayload
-	valid, typeErr := scanOrder(body, &p)
-	switch {
-	case !valid:
+	var typeErr *json.UnmarshalTypeError
+	if err := json.Unmarshal(body, &p); err != nil && !errors.As(err, &typeErr) {
 		return application.StorefrontOrder{}, domain.Invalid("body", "is not valid JSON")
-	case typeErr != nil && typeErr.field == "":
+	}
+	if typeErr != nil && typeErr.Field == "" {
 		return application.StorefrontOrder{}, domain.Invalid("body", "must be a JSON object")
 	}
-	if !p.ID.positive() {
+	if p.ID <= 0 {
 		return application.StorefrontOrder{}, domain.Invalid("id", "must be a positive integer")
 	}
-	order := application.StorefrontOrder{ID: p.ID.Value, OrderNumber: p.OrderNumber.ptr()}
+	order := application.StorefrontOrder{ID: p.ID, OrderNumber: p.OrderNumber}
 	if typeErr != nil {
-		return order, domain.Invalid(typeErr.field, "must be a JSON %s", typeErr.kind)
+		if typeErr.Field == "order_number" {
+			order.OrderNumber = nil
+		}
+		return order, domain.Invalid(typeErr.Field, "must be %s", jsonKind(typeErr.Type))
 	}
 	if p.LineItems == nil {
 		return order, domain.Invalid("line_items", "is required")
 	}
-	order.Test = isLiteral(p.Test, "true")
-	order.Cancelled = len(bytes.TrimSpace(p.CancelledAt)) > 0 && !isLiteral(p.CancelledAt, "null") && !isLiteral(p.CancelledAt, `""`)
+	order.Test = p.Test
+	order.Cancelled = p.CancelledAt != ""
 	order.Note = p.Note
-	strs := []struct{ field, value string }{{"note", p.Note}}
-	if sa := bytes.TrimSpace(p.ShippingAddress); len(sa) > 0 && sa[0] == '{' {
-		var a addressPayload
-		if typeErr := scanAddress(sa, &a); typeErr != nil {
-			return order, domain.Invalid("shipping_address."+typeErr.field, "must be a JSON string")
-		}
+	texts := []struct{ field, value string }{{"note", p.Note}}
+	if a := p.ShippingAddress; a != nil {
 		order.ShippingAddress = &domain.ShippingAddress{
 			Name: a.Name, Company: a.Company, Address1: a.Address1, Address2: a.Address2, City: a.City,
 			State: a.ProvinceCode, Zip: a.Zip, Country: a.CountryCode, Phone: a.Phone,
 		}
-		strs = append(strs,
-			struct{ field, value string }{"shipping_address", a.Name + a.Company + a.Address1 + a.Address2 + a.City + a.ProvinceCode + a.Zip + a.CountryCode + a.Phone})
+		texts = append(texts, struct{ field, value string }{"shipping_address",
+			a.Name + a.Company + a.Address1 + a.Address2 + a.City + a.ProvinceCode + a.Zip + a.CountryCode + a.Phone})
 	}
 	order.Lines = make([]application.StorefrontLine, len(*p.LineItems))
 	for i, l := range *p.LineItems {
-		if !l.Quantity.Set {
+		quantity, ok := jsonInteger(l.Quantity)
+		if !ok {
 			return order, domain.Invalid(fmt.Sprintf("line_items[%d].quantity", i), "must be an integer")
 		}
 		order.Lines[i] = application.StorefrontLine{
-			ID: l.ID.Value, SKU: l.SKU, Quantity: l.Quantity.Value,
-			RequiresShipping: !isLiteral(l.RequiresShipping, "false"),
+			ID: l.ID, SKU: l.SKU, Quantity: quantity,
+			RequiresShipping: l.RequiresShipping == nil || *l.RequiresShipping,
 		}
-		strs = append(strs, struct{ field, value string }{fmt.Sprintf("line_items[%d].sku", i), l.SKU})
+		texts = append(texts, struct{ field, value string }{fmt.Sprintf("line_items[%d].sku", i), l.SKU})
 	}
-	for _, s := range strs {
+	for _, s := range texts {
 		if err := domain.CheckText(s.field, s.value); err != nil {
 			return order, err
 		}
 	}
 	return order, nil
+}
+
+// jsonKind names the JSON type a payload field's Go type is decoded from.
+func jsonKind(t reflect.Type) string {
+	switch t.Kind() {
+	case reflect.String:
+		return "a JSON string"
+	case reflect.Bool:
+		return "a JSON boolean"
+	case reflect.Int64:
+		return "a 64-bit integer"
+	case reflect.Slice:
+		return "a JSON array"
+	}
+	return "a JSON object"
 }

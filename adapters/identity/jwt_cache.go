@@ -14,7 +14,7 @@ import (
 
 // A client sends the same access token with every request until it expires,
 // and verifying it — two JSON decodes, an HMAC or an RSA/ECDSA signature —
-// cost the invoice detail a seventh of its CPU. So the verifier remembers
+// is a large share of a cheap read's work. So the verifier remembers
 // the tokens it accepted, by their SHA-256 (never the token), until they
 // expire (exp plus the leeway, when the parser would refuse them), in a
 // bounded map. Refusals are not remembered.

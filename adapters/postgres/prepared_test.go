@@ -134,8 +134,8 @@ func TestIntakeQuerySpans(t *testing.T) {
 			}
 			ops = append(ops, s.Name())
 			checkStatementSpan(t, s, org, `Q"1`)
-			if s.Name() != "BEGIN" && s.Name() != "COMMIT" && !strings.Contains(attr(s, "db.statement"), "$1") {
-				t.Errorf("span %q has no db.statement with placeholders: %v", s.Name(), s.Attributes())
+			if s.Name() != "BEGIN" && s.Name() != "COMMIT" && !strings.Contains(attr(s, "db.query.text"), "$1") {
+				t.Errorf("span %q has no db.query.text with placeholders: %v", s.Name(), s.Attributes())
 			}
 		}
 		// claim with its SKUs and warehouse; reservation, shipment and items, and success.

@@ -10,7 +10,7 @@ import (
 	"github.com/uptrace/bun/schema"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
-	semconv "go.opentelemetry.io/otel/semconv/v1.20.0"
+	semconv "go.opentelemetry.io/otel/semconv/v1.43.0"
 	"go.opentelemetry.io/otel/trace"
 )
 
@@ -19,15 +19,15 @@ import (
 // querySpans, the hook on the pool that sees bun's queries (and BEGIN,
 // COMMIT, ROLLBACK), and runner.span, for the hot statements that bypass
 // bun. The span is named by the operation (SELECT, INSERT, BEGIN, …) and
-// carries db.system, db.name, db.operation and db.statement — the
-// statement's text with its placeholders, never the argument values — and
+// carries db.system.name, db.namespace, db.operation.name and db.query.text
+// — the statement's text with its placeholders, never the argument values — and
 // db.rows_affected when the driver reports it. Outside a recorded span (a
 // request nobody samples, a command) no span is made.
 
 // tracerName names the tracer of the statements' spans.
 const tracerName = "github.com/acme3pl/fulfillment/adapters/postgres"
 
-// maxStatement caps db.statement: a statement longer than this (a bulk
+// maxStatement caps db.query.text: a statement longer than this (a bulk
 // insert of a fixture, say) is cut, at a character boundary.
 const maxStatement = 16000
 
@@ -48,12 +48,12 @@ func startStatementSpan(ctx context.Context, operation, statement, dbName string
 	ctx, span := parent.TracerProvider().Tracer(tracerName).
 		Start(ctx, operation, trace.WithSpanKind(trace.SpanKindClient))
 	attrs := []attribute.KeyValue{
-		semconv.DBSystemPostgreSQL,
-		semconv.DBOperationKey.String(operation),
-		semconv.DBStatementKey.String(statement),
+		semconv.DBSystemNamePostgreSQL,
+		semconv.DBOperationName(operation),
+		semconv.DBQueryText(statement),
 	}
 	if dbName != "" {
-		attrs = append(attrs, semconv.DBNameKey.String(dbName))
+		attrs = append(attrs, semconv.DBNamespace(dbName))
 	}
 	span.SetAttributes(attrs...)
 	return ctx, func(err error, n int64) {

@@ -33,9 +33,9 @@ func checkStatementSpan(t *testing.T, s sdktrace.ReadOnlySpan, values ...string)
 	if s.SpanKind() != trace.SpanKindClient {
 		t.Errorf("span %q is a %v span, want client", s.Name(), s.SpanKind())
 	}
-	if attr(s, "db.system") != "postgresql" || attr(s, "db.operation") != s.Name() ||
-		attr(s, "db.name") == "" || attr(s, "db.statement") == "" {
-		t.Errorf("span %q: attributes %v, want db.system postgresql, db.operation its name, db.name, db.statement", s.Name(), s.Attributes())
+	if attr(s, "db.system.name") != "postgresql" || attr(s, "db.operation.name") != s.Name() ||
+		attr(s, "db.namespace") == "" || attr(s, "db.query.text") == "" {
+		t.Errorf("span %q: attributes %v, want db.system.name postgresql, db.operation.name its name, db.namespace, db.query.text", s.Name(), s.Attributes())
 	}
 	for _, a := range s.Attributes() {
 		for _, v := range values {
@@ -100,16 +100,16 @@ func TestBunQuerySpans(t *testing.T) {
 			t.Errorf("span %q is not a child of the span it ran under", s.Name())
 		}
 	}
-	if st := attr(spans[0], "db.statement"); !strings.Contains(st, "?") || spans[0].Status().Code != codes.Unset {
+	if st := attr(spans[0], "db.query.text"); !strings.Contains(st, "?") || spans[0].Status().Code != codes.Unset {
 		t.Errorf("a select with no row: statement %q, status %v; want a placeholder and no error", st, spans[0].Status())
 	}
-	if st := attr(spans[1], "db.statement"); st != "UPDATE warehouses SET name = name WHERE id = ?" || attr(spans[1], "db.rows_affected") != "0" {
+	if st := attr(spans[1], "db.query.text"); st != "UPDATE warehouses SET name = name WHERE id = ?" || attr(spans[1], "db.rows_affected") != "0" {
 		t.Errorf("an update: %v, want its text and db.rows_affected 0", spans[1].Attributes())
 	}
 	if spans[2].Status().Code != codes.Error || len(spans[2].Events()) == 0 {
 		t.Errorf("a failed statement: status %v, events %v; want the error", spans[2].Status(), spans[2].Events())
 	}
-	if st := attr(spans[3], "db.statement"); len(st) > 16000 || !utf8.ValidString(st) || !strings.HasPrefix(long, st) {
+	if st := attr(spans[3], "db.query.text"); len(st) > 16000 || !utf8.ValidString(st) || !strings.HasPrefix(long, st) {
 		t.Errorf("a long statement: %d bytes, valid UTF-8 %v; want at most 16,000 bytes of its start", len(st), utf8.ValidString(st))
 	}
 }

@@ -60,8 +60,8 @@ func TestUnitOfWorkEndedByItsContext(t *testing.T) {
 			if !ran {
 				t.Fatalf("the unit of work did not run: %v", err)
 			}
-			if !errors.Is(err, tt.want) || application.Classify(err).Kind != tt.wantKind {
-				t.Fatalf("error %v (kind %s), want %v (%s)", err, application.Classify(err).Kind, tt.want, tt.wantKind)
+			if !errors.Is(err, tt.want) || string(application.KindOf(err)) != tt.wantKind {
+				t.Fatalf("error %v (kind %s), want %v (%s)", err, string(application.KindOf(err)), tt.want, tt.wantKind)
 			}
 		})
 	}

@@ -15,7 +15,7 @@ import (
 	"go.opentelemetry.io/otel/propagation"
 	"go.opentelemetry.io/otel/sdk/resource"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
-	semconv "go.opentelemetry.io/otel/semconv/v1.37.0"
+	semconv "go.opentelemetry.io/otel/semconv/v1.43.0"
 )
 
 // TracingConfig selects the span exporter.
@@ -116,7 +116,7 @@ func NewTracerProvider(ctx context.Context, c TracingConfig) (*sdktrace.TracerPr
 	}
 	attrs := []attribute.KeyValue{semconv.ServiceName(name), semconv.ServiceVersion(c.ServiceVersion)}
 	if c.Environment != "" {
-		attrs = append(attrs, semconv.DeploymentEnvironmentName(c.Environment))
+		attrs = append(attrs, semconv.DeploymentEnvironmentNameKey.String(c.Environment))
 	}
 	res, err := resource.New(ctx,
 		resource.WithAttributes(attrs...),

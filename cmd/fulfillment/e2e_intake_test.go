@@ -364,6 +364,12 @@ func TestIntakeChecksAndPayloadErrors(t *testing.T) {
 		"quantity negative":          `{"id": 1000008, "line_items": [{"id": 1, "sku": "KEY-LTH-01", "quantity": -1}]}`,
 		"quantity a string":          `{"id": 1000009, "line_items": [{"id": 1, "sku": "KEY-LTH-01", "quantity": "1"}]}`,
 		"mapped field of wrong type": `{"id": 1000010, "note": 5, "line_items": []}`,
+		"test a string":              `{"id": 1000011, "test": "true", "line_items": []}`,
+		"cancelled_at false":         `{"id": 1000012, "cancelled_at": false, "line_items": []}`,
+		"order_number a string":      `{"id": 1000013, "order_number": "abc", "line_items": []}`,
+		"line id a string":           `{"id": 1000014, "line_items": [{"id": "1", "sku": "KEY-LTH-01", "quantity": 1}]}`,
+		"requires_shipping a string": `{"id": 1000015, "line_items": [{"id": 1, "sku": "KEY-LTH-01", "quantity": 1, "requires_shipping": "false"}]}`,
+		"shipping_address a string":  `{"id": 1000016, "shipping_address": "Berlin", "line_items": [{"id": 1, "sku": "KEY-LTH-01", "quantity": 1}]}`,
 	} {
 		t.Run(name, func(t *testing.T) {
 			a := wantIntakeError(t, deliver(t, srv, intakeKeyA, []byte(body)), 400, "invalid_payload")
@@ -566,6 +572,84 @@ func TestIntakeProductionEnvironment(t *testing.T) {
 		if s["test"] != tt.wantTest {
 			t.Errorf("order %s: test %v, want %v", tt.id, s["test"], tt.wantTest)
 		}
+	}
+}
+
+// A mapped member of the wrong JSON type is refused with 400, naming it, and
+// never guessed: in production, "test": "true" read as false would ship a
+// test order for real, "cancelled_at": false read as cancelled would drop
+// a paid order. The refusal is a recorded attempt without a shipment, and
+// the delivery with the member's right type is processed from scratch.
+func TestIntakeWronglyTypedMembers(t *testing.T) {
+	intakeServer(t) // the fixture
+	srv := startServer(t, baseEnv(testDSN, "ENVIRONMENT=production"))
+	tok := mintToken(t, "org_e2e_in_a", "shipments")
+	sample := intakeSample(t, "orders-create.json")
+	line := func(k string, v any) []any {
+		return []any{map[string]any{"id": 14658123456011, "sku": "KEY-LTH-01", "quantity": 1, k: v}}
+	}
+	for _, tt := range []struct {
+		id      string
+		set     map[string]any
+		message string
+	}{
+		{"6100001", map[string]any{"test": "true"}, "test: must be a JSON boolean"},
+		{"6100002", map[string]any{"cancelled_at": false}, "cancelled_at: must be a JSON string"},
+		{"6100003", map[string]any{"line_items": line("requires_shipping", "false")}, "line_items.requires_shipping: must be a JSON boolean"},
+		{"6100004", map[string]any{"order_number": "abc"}, "order_number: must be a 64-bit integer"},
+		{"6100005", map[string]any{"line_items": line("id", "14658123456011")}, "line_items.id: must be a 64-bit integer"},
+		{"6100006", map[string]any{"shipping_address": "Berlin"}, "shipping_address: must be a JSON object"},
+		{"6100007", map[string]any{"shipping_address": map[string]any{"name": "A", "zip": 10623}}, "shipping_address.zip: must be a JSON string"},
+		{"6100008", map[string]any{"note": false}, "note: must be a JSON string"},
+	} {
+		t.Run(tt.message, func(t *testing.T) {
+			a := wantIntakeError(t, deliver(t, srv, intakeKeyLive, withID(t, sample, tt.id, tt.set)), 400, "invalid_payload")
+			if a.Message != tt.message {
+				t.Errorf("message %q, want %q", a.Message, tt.message)
+			}
+			var rec map[string]any
+			if r := getJSON(t, srv, "/v0/storefront/orders/"+tt.id, tok, &rec); r.Status != 200 {
+				t.Fatalf("receipt: %d %s", r.Status, r.Body)
+			}
+			wantNumber := any("1042")
+			if tt.id == "6100004" {
+				wantNumber = nil
+			}
+			if rec["status"] != "failed" || rec["lastError"] != "invalid_payload" || rec["attempts"] != float64(1) ||
+				rec["shipmentId"] != nil || rec["orderNumber"] != wantNumber {
+				t.Errorf("receipt %v", rec)
+			}
+		})
+	}
+	id := wantShipment(t, deliver(t, srv, intakeKeyLive, withID(t, sample, "6100001", map[string]any{"test": true})))
+	var s, rec map[string]any
+	getJSON(t, srv, "/v0/shipments/"+id, tok, &s)
+	getJSON(t, srv, "/v0/storefront/orders/6100001", tok, &rec)
+	if s["test"] != true || rec["status"] != "succeeded" || rec["attempts"] != float64(2) || rec["shipmentId"] != id {
+		t.Errorf("the corrected delivery: shipment test %v, receipt %v", s["test"], rec)
+	}
+}
+
+// A receipt that has succeeded is final: a later delivery of the order
+// that is refused is answered, and changes nothing in the receipt.
+func TestIntakeSucceededReceiptIsFinal(t *testing.T) {
+	srv := intakeServer(t)
+	sample := intakeSample(t, "orders-create.json")
+	id := wantShipment(t, deliver(t, srv, intakeKeyA, withID(t, sample, "6200001", nil)))
+	before := receiptOf(t, srv, "6200001")
+	for _, body := range [][]byte{
+		withID(t, sample, "6200001", map[string]any{"test": "true"}),
+		withID(t, sample, "6200001", map[string]any{"line_items": []any{map[string]any{"id": 1, "sku": "KEY-LTH-01", "quantity": 0}}}),
+		[]byte(`{"id": 6200001}`),
+	} {
+		wantIntakeError(t, deliver(t, srv, intakeKeyA, body), 400, "invalid_payload")
+	}
+	if after := receiptOf(t, srv, "6200001"); !reflect.DeepEqual(after, before) {
+		t.Errorf("refused deliveries changed a succeeded receipt:\n before %v\n after  %v", before, after)
+	}
+	again := deliver(t, srv, intakeKeyA, withID(t, sample, "6200001", nil))
+	if strings.TrimSpace(string(again.Body)) != `{"success":true,"shipmentId":"`+id+`","duplicate":true}` {
+		t.Fatalf("redelivery: %d %s", again.Status, again.Body)
 	}
 }
 
