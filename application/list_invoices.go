@@ -24,7 +24,7 @@ type ListInvoices struct {
 	// Search is the term as the caller sent it: the handler trims it; empty
 	// does not filter.
 	Search string
-	// SortBy is the order; "" is createdAt.
+	// SortBy is the order.
 	SortBy ports.InvoiceSortKey
 	// Ascending orders oldest first; the default is newest first.
 	Ascending bool
@@ -44,11 +44,12 @@ type InvoicePage struct {
 
 // ParseInvoiceSortBy reads the sortBy parameter.
 func ParseInvoiceSortBy(s string) (ports.InvoiceSortKey, error) {
-	switch k := ports.InvoiceSortKey(s); k {
-	case ports.InvoicesByCreatedAt, ports.InvoicesByUpdatedAt, ports.InvoicesByDueDate:
-		return k, nil
+	for _, k := range []ports.InvoiceSortKey{ports.InvoicesByCreatedAt, ports.InvoicesByUpdatedAt, ports.InvoicesByDueDate} {
+		if k.String() == s {
+			return k, nil
+		}
 	}
-	return "", domain.Invalid("sortBy", "%q is not one of createdAt, updatedAt, dueDate", s)
+	return ports.InvoiceSortKey{}, domain.Invalid("sortBy", "%q is not one of createdAt, updatedAt, dueDate", s)
 }
 
 // ParseInvoiceSortOrder reads the sortOrder parameter: "asc" or "desc".
@@ -72,19 +73,11 @@ func NewListInvoicesHandler(r ports.InvoiceRepository) *ListInvoicesHandler {
 	return &ListInvoicesHandler{invoices: r}
 }
 
-// Handle validates the filter and reads one page.
+// Handle checks the search term and reads one page. The status and the
+// order come typed from the caller's parsing (domain.ParseVisibleInvoiceStatus,
+// ParseInvoiceSortBy).
 func (h *ListInvoicesHandler) Handle(ctx context.Context, q ListInvoices) (InvoicePage, error) {
 	f := ports.InvoiceFilter{Status: q.Status, SortBy: q.SortBy, Ascending: q.Ascending}
-	if f.Status != "" {
-		if _, err := domain.ParseVisibleInvoiceStatus(string(f.Status)); err != nil {
-			return InvoicePage{}, err
-		}
-	}
-	if f.SortBy == "" {
-		f.SortBy = ports.InvoicesByCreatedAt
-	} else if _, err := ParseInvoiceSortBy(string(f.SortBy)); err != nil {
-		return InvoicePage{}, err
-	}
 	var err error
 	if f.Search, err = searchTerm(q.Search); err != nil {
 		return InvoicePage{}, err

@@ -85,7 +85,7 @@ var PostgresModule = fx.Module("postgres",
 		newDB,
 		func(db *bun.DB) (*postgres.Migrator, error) { return postgres.NewMigrator(db, migrations.FS) },
 		fx.Annotate(postgres.NewUnitOfWork, fx.As(new(ports.UnitOfWork))),
-		func(db *bun.DB) ports.Repositories { return postgres.NewPreparedRepositories(db) },
+		func(db *bun.DB) ports.Repositories { return postgres.NewRepositories(db) },
 		func(r ports.Repositories) ports.APIKeyRepository { return r.APIKeys },
 		func(r ports.Repositories) ports.WebhookSecretRepository { return r.WebhookSecrets },
 		func(db *bun.DB, m *postgres.Migrator) httpapi.ReadinessChecker {

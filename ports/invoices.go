@@ -18,15 +18,25 @@ type InvoiceRepository interface {
 	List(ctx context.Context, organizationID string, filter InvoiceFilter, page Page) (invoices []*domain.Invoice, more bool, err error)
 }
 
-// InvoiceSortKey is the field an invoice list is ordered by.
-type InvoiceSortKey string
+// InvoiceSortKey is the field an invoice list is ordered by: one of the
+// InvoicesBy values, and nothing else (its field is unexported); the zero
+// value is InvoicesByCreatedAt.
+type InvoiceSortKey struct{ name string }
 
 // The sort keys of GET /v0/invoices.
-const (
-	InvoicesByCreatedAt InvoiceSortKey = "createdAt"
-	InvoicesByUpdatedAt InvoiceSortKey = "updatedAt"
-	InvoicesByDueDate   InvoiceSortKey = "dueDate"
+var (
+	InvoicesByCreatedAt = InvoiceSortKey{}
+	InvoicesByUpdatedAt = InvoiceSortKey{"updatedAt"}
+	InvoicesByDueDate   = InvoiceSortKey{"dueDate"}
 )
+
+// String is the key's name in the API: createdAt, updatedAt or dueDate.
+func (k InvoiceSortKey) String() string {
+	if k.name == "" {
+		return "createdAt"
+	}
+	return k.name
+}
 
 // InvoiceFilter narrows and orders an invoice list; the zero value lists
 // every visible invoice, newest first.
@@ -37,7 +47,7 @@ type InvoiceFilter struct {
 	// or description contains it, case-insensitively, with % _ \ matching
 	// themselves. "" does not filter. The application trims and bounds it.
 	Search string
-	// SortBy is the order; "" is InvoicesByCreatedAt.
+	// SortBy is the order.
 	SortBy InvoiceSortKey
 	// Ascending orders oldest first; the default is descending.
 	Ascending bool

@@ -2,26 +2,25 @@ package postgres
 
 import (
 	"context"
+	"database/sql"
 	"time"
 
-	"github.com/uptrace/bun"
+	"github.com/uptrace/bun/dialect/pgdialect"
 
 	"github.com/acme3pl/fulfillment/domain"
 	"github.com/acme3pl/fulfillment/ports"
 )
 
 type apiKeyRow struct {
-	bun.BaseModel `bun:"table:api_keys,alias:k"`
-
-	ID             string     `bun:"id,pk"`
-	OrganizationID string     `bun:"organization_id"`
-	Name           string     `bun:"name"`
-	Environment    string     `bun:"environment"`
-	Prefix         string     `bun:"prefix"`
-	Hash           []byte     `bun:"hash"`
-	Scopes         []string   `bun:"scopes,array"`
-	CreatedAt      time.Time  `bun:"created_at"`
-	RevokedAt      *time.Time `bun:"revoked_at"`
+	ID             string
+	OrganizationID string
+	Name           string
+	Environment    string
+	Prefix         string
+	Hash           []byte
+	Scopes         []string
+	CreatedAt      time.Time
+	RevokedAt      *time.Time
 }
 
 func apiKeyToRow(k domain.APIKey) apiKeyRow {
@@ -47,34 +46,48 @@ func (r apiKeyRow) toDomain() domain.APIKey {
 }
 
 // APIKeyRepository implements ports.APIKeyRepository.
-type APIKeyRepository struct{ db bun.IDB }
+type APIKeyRepository struct{ run runner }
 
 var _ ports.APIKeyRepository = (*APIKeyRepository)(nil)
+
+const (
+	// apiKeyColumns are what the reads return, in scanAPIKeys' order.
+	apiKeyColumns = `id, organization_id, name, environment, prefix, hash, scopes, created_at, revoked_at`
+
+	createAPIKeySQL = `INSERT INTO api_keys (` + apiKeyColumns + `) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`
+	findAPIKeySQL   = `SELECT ` + apiKeyColumns + ` FROM api_keys WHERE hash = $1`
+	// Revoking a revoked key keeps the first time.
+	revokeAPIKeySQL     = `UPDATE api_keys SET revoked_at = coalesce(revoked_at, now()) WHERE id = $1`
+	organizationKeysSQL = `SELECT ` + apiKeyColumns + ` FROM api_keys WHERE organization_id = $1 ORDER BY created_at, id`
+)
 
 // Create stores a new key (its hash, never its secret).
 func (r *APIKeyRepository) Create(ctx context.Context, k domain.APIKey) error {
 	row := apiKeyToRow(k)
-	_, err := r.db.NewInsert().Model(&row).Exec(ctx)
+	_, err := r.run.exec(ctx, createAPIKeySQL, row.ID, row.OrganizationID, row.Name, row.Environment, row.Prefix,
+		row.Hash, pgArray(row.Scopes), row.CreatedAt, row.RevokedAt)
 	return dbErr(err)
 }
 
 // FindByHash returns the key with this hash, revoked or not.
 func (r *APIKeyRepository) FindByHash(ctx context.Context, hash []byte) (domain.APIKey, error) {
-	var row apiKeyRow
-	if err := r.db.NewSelect().Model(&row).Where("hash = ?", hash).Scan(ctx); err != nil {
-		return domain.APIKey{}, dbErr(err)
+	rows, err := r.read(ctx, findAPIKeySQL, hash)
+	if err != nil {
+		return domain.APIKey{}, err
 	}
-	return row.toDomain(), nil
+	if len(rows) == 0 {
+		return domain.APIKey{}, domain.ErrNotFound
+	}
+	return rows[0].toDomain(), nil
 }
 
 // Revoke marks a key revoked; revoking it again keeps the first time.
 func (r *APIKeyRepository) Revoke(ctx context.Context, id string) error {
-	res, err := r.db.NewUpdate().Model((*apiKeyRow)(nil)).
-		Set("revoked_at = coalesce(revoked_at, now())").Where("id = ?", id).Exec(ctx)
+	n, err := r.run.exec(ctx, revokeAPIKeySQL, id)
 	if err != nil {
 		return dbErr(err)
 	}
-	if n, _ := res.RowsAffected(); n == 0 {
+	if n == 0 {
 		return domain.ErrNotFound
 	}
 	return nil
@@ -82,15 +95,26 @@ func (r *APIKeyRepository) Revoke(ctx context.Context, id string) error {
 
 // ListByOrganization lists an organization's keys, oldest first.
 func (r *APIKeyRepository) ListByOrganization(ctx context.Context, organizationID string) ([]domain.APIKey, error) {
-	var rows []apiKeyRow
-	err := r.db.NewSelect().Model(&rows).Where("organization_id = ?", organizationID).
-		OrderExpr("created_at, id").Scan(ctx)
+	rows, err := r.read(ctx, organizationKeysSQL, organizationID)
 	if err != nil {
-		return nil, dbErr(err)
+		return nil, err
 	}
 	out := make([]domain.APIKey, len(rows))
 	for i, row := range rows {
 		out[i] = row.toDomain()
 	}
 	return out, nil
+}
+
+// read runs q, a statement of apiKeyColumns.
+func (r *APIKeyRepository) read(ctx context.Context, q string, args ...any) ([]apiKeyRow, error) {
+	var rows []apiKeyRow
+	err := r.run.query(ctx, q, func(sr *sql.Rows) error {
+		var k apiKeyRow
+		err := sr.Scan(&k.ID, &k.OrganizationID, &k.Name, &k.Environment, &k.Prefix, &k.Hash,
+			pgdialect.Array(&k.Scopes), &k.CreatedAt, &k.RevokedAt)
+		rows = append(rows, k)
+		return err
+	}, args...)
+	return rows, dbErr(err)
 }

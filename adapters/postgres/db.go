@@ -86,13 +86,18 @@ func Open(opts Options) (*bun.DB, error) {
 	)
 	// Added to the DSN's own parameters, not in their place.
 	conf := connector.Config()
+	if conf.ConnParams == nil {
+		conf.ConnParams = map[string]any{}
+	}
 	for k, v := range opts.Limits.params() {
-		if conf.ConnParams == nil {
-			conf.ConnParams = map[string]any{}
-		}
 		conf.ConnParams[k] = v
 	}
-	sqldb := sql.OpenDB(connector)
+	// Prepared statements (statements.go) keep the one generic plan made
+	// for them: left to choose, PostgreSQL plans a statement with an OFFSET
+	// or LIMIT parameter anew at every run, because it costs the parameter
+	// as a tenth of the table.
+	conf.ConnParams["plan_cache_mode"] = "force_generic_plan"
+	sqldb := sql.OpenDB(droppingConnector{connector})
 	maxConns := opts.MaxOpenConns
 	if maxConns <= 0 {
 		maxConns = 4 * runtime.GOMAXPROCS(0)
@@ -162,6 +167,61 @@ func tlsConfig(dsn string) (*tls.Config, error) {
 		}
 	}
 	return conf, nil
+}
+
+// droppingConnector makes pgdriver's connections drop themselves when a
+// prepared statement fails other than with PostgreSQL's error (a timeout,
+// a cut connection): pgdriver does so after a simple query but not after a
+// prepared statement, and database/sql would hand the connection, the rest
+// of the response unread, to the next caller.
+type droppingConnector struct{ *pgdriver.Connector }
+
+func (c droppingConnector) Connect(ctx context.Context) (driver.Conn, error) {
+	cn, err := c.Connector.Connect(ctx)
+	if err != nil {
+		return nil, err
+	}
+	pc, ok := cn.(*pgdriver.Conn)
+	if !ok {
+		_ = cn.Close()
+		return nil, fmt.Errorf("postgres: pgdriver made a %T", cn)
+	}
+	return droppingConn{pc}, nil
+}
+
+type droppingConn struct{ *pgdriver.Conn }
+
+func (c droppingConn) PrepareContext(ctx context.Context, query string) (driver.Stmt, error) {
+	st, err := c.Conn.PrepareContext(ctx, query)
+	if err != nil {
+		return nil, c.dropOn(err)
+	}
+	return droppingStmt{st, c}, nil
+}
+
+// dropOn closes the connection unless err is nil or PostgreSQL's own
+// (after which the connection is in step); database/sql then discards it.
+func (c droppingConn) dropOn(err error) error {
+	var pgErr pgdriver.Error
+	if err != nil && !errors.As(err, &pgErr) {
+		_ = c.Conn.Close()
+	}
+	return err
+}
+
+type droppingStmt struct {
+	driver.Stmt
+	cn droppingConn
+}
+
+func (s droppingStmt) ExecContext(ctx context.Context, args []driver.NamedValue) (driver.Result, error) {
+	res, err := s.Stmt.(driver.StmtExecContext).ExecContext(ctx, args)
+	return res, s.cn.dropOn(err)
+}
+
+func (s droppingStmt) QueryContext(ctx context.Context, args []driver.NamedValue) (driver.Rows, error) {
+	rows, err := s.Stmt.(driver.StmtQueryContext).QueryContext(ctx, args)
+	return rows, s.cn.dropOn(err)
 }
 
 func databaseName(dsn string) string {

@@ -2,41 +2,51 @@ package postgres
 
 import (
 	"context"
+	"strings"
 
 	"github.com/uptrace/bun"
 
 	"github.com/acme3pl/fulfillment/domain"
+	"github.com/acme3pl/fulfillment/ports"
 )
 
 // PreparedOnConnection runs the intake's claim, with its reads, the way a
-// unit of work does (for a new order each time: d with order ID orderID) and
-// returns how many server-side prepared statements of it the transaction's
-// connection holds afterwards (pg_prepared_statements is per session).
+// unit of work does (for d's order) and returns how many server-side
+// prepared statements of it the transaction's connection holds afterwards
+// (pg_prepared_statements is per session).
 func PreparedOnConnection(ctx context.Context, u *UnitOfWork, d domain.OrderDelivery, skus []string) (int, error) {
-	prepared := u.stmts.get(ctx)
+	u.stmts.prepareWanted(ctx)
 	var n int
 	err := u.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
-		if _, _, err := newRepositories(tx, prepared).Receipts.Claim(ctx, d, skus); err != nil {
+		if _, _, err := newRepositories(runner{db: tx, stmts: u.stmts}).Receipts.Claim(ctx, d, skus); err != nil {
 			return err
 		}
 		return tx.QueryRowContext(ctx, "SELECT count(*) FROM pg_prepared_statements WHERE statement = ?",
-			claimOrderQuery.sql).Scan(&n)
+			claimOrderSQL).Scan(&n)
 	})
 	return n, err
 }
 
-// TextArrays encodes ss and ns as the hot queries' array parameters do.
-func TextArrays(ss []string, ns []int64) (string, string) { return pgTextArray(ss), pgInt64Array(ns) }
+// UnpreparedRepositories builds every repository on db with statements
+// that run unprepared, planned at each run.
+func UnpreparedRepositories(db *bun.DB) ports.Repositories { return newRepositories(runner{db: db}) }
+
+// TextArrays encodes ss and ns as array parameters.
+func TextArrays(ss []string, ns []int64) (string, string) { return pgArray(ss), pgArray(ns) }
 
 // DBErr is dbErr, for tests of raw statements.
 var DBErr = dbErr
 
-// ReadStatements are the texts of the statements NewPreparedRepositories
-// prepares.
+// ReadStatements are the texts of the statements the invoice list without
+// a search term and the detail prepare.
 func ReadStatements() []string {
-	out := make([]string, len(readQueries))
-	for i, q := range readQueries {
-		out[i] = q.sql
+	out := []string{invoiceItemsSQL, invoiceDetailSQL}
+	for _, orders := range invoiceOrders {
+		for _, order := range orders {
+			for _, ids := range []string{invoiceIDsSQL, invoiceIDsOfSQL} {
+				out = append(out, strings.ReplaceAll(strings.Replace(invoicePageSQL, "{ids}", ids, 1), "{order}", order))
+			}
+		}
 	}
 	return out
 }

@@ -2,7 +2,10 @@ package postgres
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
+	"strconv"
+	"time"
 
 	"github.com/uptrace/bun"
 
@@ -12,106 +15,145 @@ import (
 
 // FixtureStore implements ports.FixtureStore. Every insert is
 // ON CONFLICT DO NOTHING: a record whose key exists is left as it is, so a
-// second load of the same document changes nothing.
-type FixtureStore struct{ db bun.IDB }
+// second load of the same document changes nothing. Rows travel as one
+// array parameter per column, batchSize rows per statement; warehouses and
+// API keys, with array columns of their own, one row per statement.
+type FixtureStore struct{ run runner }
 
 var _ ports.FixtureStore = (*FixtureStore)(nil)
 
 // batchSize bounds the rows of one INSERT statement.
 const batchSize = 1000
 
-type warehouseOrganizationRow struct {
-	bun.BaseModel `bun:"table:warehouse_organizations"`
+const (
+	insertOrganizationsSQL = `INSERT INTO organizations (id, name, default_warehouse_id)
+SELECT v.id, v.name, nullif(v.warehouse, '') FROM unnest($1::text[], $2::text[], $3::text[]) AS v(id, name, warehouse)
+ON CONFLICT (id) DO NOTHING`
 
-	OrganizationID string `bun:"organization_id,pk"`
-	WarehouseID    string `bun:"warehouse_id,pk"`
+	insertWarehouseSQL = `INSERT INTO warehouses (id, name, description, active, address_name, address_line1, address_line2,
+	address_district, address_city, address_state, address_country_code, address_postal_code,
+	contact_name, contact_email, contact_phone_number, contact_fax, tags)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17::text[])
+ON CONFLICT (id) DO NOTHING`
+
+	insertWarehouseOrganizationsSQL = `INSERT INTO warehouse_organizations (organization_id, warehouse_id)
+SELECT * FROM unnest($1::text[], $2::text[]) ON CONFLICT (organization_id, warehouse_id) DO NOTHING`
+
+	insertAPIKeySQL = createAPIKeySQL + ` ON CONFLICT (id) DO NOTHING`
+
+	insertWebhookSecretsSQL = `INSERT INTO webhook_secrets (organization_id, secret)
+SELECT * FROM unnest($1::text[], $2::text[]) ON CONFLICT (organization_id) DO NOTHING`
+
+	// Times travel as text (RFC 3339), a deleted_at that is not set as "".
+	insertInvoicesSQL = `INSERT INTO invoices (id, organization_id, key, status, name, notes, due_date, currency,
+	total_amount, search_text, created_at, updated_at, deleted_at)
+SELECT v.id, v.org, v.key, v.status, v.name, v.notes, v.due::timestamptz, v.currency,
+	v.total, v.search, v.created::timestamptz, v.updated::timestamptz, nullif(v.deleted, '')::timestamptz
+FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[],
+	$9::bigint[], $10::text[], $11::text[], $12::text[], $13::text[])
+	AS v(id, org, key, status, name, notes, due, currency, total, search, created, updated, deleted)
+ON CONFLICT (id) DO NOTHING
+RETURNING id`
+
+	insertInvoiceItemsSQL = `INSERT INTO invoice_items (id, invoice_id, position, title, description, quantity, unit_cost, total_cost)
+SELECT v.id, v.invoice, v.position, v.title, v.description, v.quantity::numeric, v.unit_cost, v.total_cost
+FROM unnest($1::text[], $2::text[], $3::bigint[], $4::text[], $5::text[], $6::text[], $7::bigint[], $8::bigint[])
+	AS v(id, invoice, position, title, description, quantity, unit_cost, total_cost)
+ON CONFLICT (id) DO NOTHING`
+)
+
+// insertItemsSQL and insertStockSQL insert products or cartons and their
+// stock.
+func insertItemsSQL(kind domain.ItemKind) string {
+	return `INSERT INTO ` + inventoryTable(kind) + ` (id, organization_id, sku, name)
+SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[]) ON CONFLICT (id) DO NOTHING`
 }
 
-type stockRow struct {
-	ItemID      string `bun:"item_id"`
-	WarehouseID string `bun:"warehouse_id"`
-	OnHand      int64  `bun:"on_hand"`
-}
-
-type webhookSecretRow struct {
-	bun.BaseModel `bun:"table:webhook_secrets"`
-
-	OrganizationID string `bun:"organization_id,pk"`
-	Secret         string `bun:"secret"`
+func insertStockSQL(kind domain.ItemKind) string {
+	table, column := stockTable(kind)
+	return `INSERT INTO ` + table + ` (` + column + `, warehouse_id, on_hand)
+SELECT * FROM unnest($1::text[], $2::text[], $3::bigint[]) ON CONFLICT DO NOTHING`
 }
 
 // Load writes f and counts the records it inserted.
 func (s *FixtureStore) Load(ctx context.Context, f ports.Fixture) (ports.FixtureCounts, error) {
 	counts := ports.FixtureCounts{}
 	var err error
-
-	orgs := make([]organizationRow, len(f.Organizations))
-	for i, o := range f.Organizations {
-		orgs[i] = organizationRow{ID: o.ID, Name: o.Name}
-		if o.DefaultWarehouseID != "" {
-			id := o.DefaultWarehouseID
-			orgs[i].DefaultWarehouseID = &id
-		}
-	}
-	if counts["organizations"], err = insertIgnore(ctx, s.db, orgs, "id"); err != nil {
+	if counts["organizations"], err = inserted(ctx, s.run, insertOrganizationsSQL, f.Organizations,
+		func(o domain.Organization) []any { return []any{o.ID, o.Name, o.DefaultWarehouseID} }); err != nil {
 		return nil, err
 	}
 
-	whs := make([]warehouseRow, len(f.Warehouses))
-	var links []warehouseOrganizationRow
-	for i, w := range f.Warehouses {
-		whs[i] = warehouseToRow(w.Warehouse)
+	type link struct{ organization, warehouse string }
+	var links []link
+	counts["warehouses"] = 0
+	for _, w := range f.Warehouses {
+		row := warehouseToRow(w.Warehouse)
+		n, err := s.run.exec(ctx, insertWarehouseSQL, row.ID, row.Name, row.Description, row.Active, row.AddressName,
+			row.AddressLine1, row.AddressLine2, row.AddressDistrict, row.AddressCity, row.AddressState,
+			row.AddressCountryCode, row.AddressPostalCode, row.ContactName, row.ContactEmail, row.ContactPhoneNumber,
+			row.ContactFax, pgArray(row.Tags))
+		if err != nil {
+			return nil, dbErr(err)
+		}
+		counts["warehouses"] += int(n)
 		for _, org := range w.Organizations {
-			links = append(links, warehouseOrganizationRow{OrganizationID: org, WarehouseID: w.ID})
+			links = append(links, link{org, w.ID})
 		}
 	}
-	if counts["warehouses"], err = insertIgnore(ctx, s.db, whs, "id"); err != nil {
-		return nil, err
-	}
-	if _, err = insertIgnore(ctx, s.db, links, "organization_id, warehouse_id"); err != nil {
+	if _, err = inserted(ctx, s.run, insertWarehouseOrganizationsSQL, links,
+		func(l link) []any { return []any{l.organization, l.warehouse} }); err != nil {
 		return nil, err
 	}
 
-	byKind := map[domain.ItemKind][]inventoryRow{}
-	for _, it := range f.Inventory {
-		byKind[it.Kind] = append(byKind[it.Kind], inventoryRow{ID: it.ID, OrganizationID: it.OrganizationID, SKU: it.SKU, Name: it.Name})
-	}
-	for _, kind := range []domain.ItemKind{domain.KindProduct, domain.KindCarton} {
-		table := inventoryTable(kind)
-		if counts[table], err = insertIgnoreInto(ctx, s.db, table, byKind[kind], "id"); err != nil {
+	kinds := []domain.ItemKind{domain.KindProduct, domain.KindCarton}
+	for _, kind := range kinds {
+		var items []domain.InventoryItem
+		for _, it := range f.Inventory {
+			if it.Kind == kind {
+				items = append(items, it)
+			}
+		}
+		if counts[inventoryTable(kind)], err = inserted(ctx, s.run, insertItemsSQL(kind), items,
+			func(it domain.InventoryItem) []any { return []any{it.ID, it.OrganizationID, it.SKU, it.Name} }); err != nil {
 			return nil, err
 		}
 	}
-
-	stock := map[domain.ItemKind][]stockRow{}
-	for _, st := range f.Stock {
-		stock[st.Kind] = append(stock[st.Kind], stockRow{ItemID: st.ItemID, WarehouseID: st.WarehouseID, OnHand: st.OnHand})
-	}
-	for kind, rows := range stock {
-		n, err := insertStock(ctx, s.db, kind, rows)
+	for _, kind := range kinds {
+		var stock []domain.Stock
+		for _, st := range f.Stock {
+			if st.Kind == kind {
+				stock = append(stock, st)
+			}
+		}
+		if len(stock) == 0 {
+			continue
+		}
+		n, err := inserted(ctx, s.run, insertStockSQL(kind), stock,
+			func(st domain.Stock) []any { return []any{st.ItemID, st.WarehouseID, st.OnHand} })
 		if err != nil {
 			return nil, err
 		}
 		counts["stock"] += n
 	}
 
-	if counts["invoices"], err = SaveInvoices(ctx, s.db, f.Invoices); err != nil {
+	if counts["invoices"], err = saveInvoices(ctx, s.run, f.Invoices); err != nil {
 		return nil, err
 	}
 
-	keys := make([]apiKeyRow, len(f.APIKeys))
-	for i, k := range f.APIKeys {
-		keys[i] = apiKeyToRow(k)
-	}
-	if counts["apiKeys"], err = insertIgnore(ctx, s.db, keys, "id"); err != nil {
-		return nil, err
+	counts["apiKeys"] = 0
+	for _, k := range f.APIKeys {
+		row := apiKeyToRow(k)
+		n, err := s.run.exec(ctx, insertAPIKeySQL, row.ID, row.OrganizationID, row.Name, row.Environment, row.Prefix,
+			row.Hash, pgArray(row.Scopes), row.CreatedAt, row.RevokedAt)
+		if err != nil {
+			return nil, dbErr(err)
+		}
+		counts["apiKeys"] += int(n)
 	}
 
-	secrets := make([]webhookSecretRow, len(f.Secrets))
-	for i, sec := range f.Secrets {
-		secrets[i] = webhookSecretRow{OrganizationID: sec.OrganizationID, Secret: sec.Secret}
-	}
-	if counts["webhookSecrets"], err = insertIgnore(ctx, s.db, secrets, "organization_id"); err != nil {
+	if counts["webhookSecrets"], err = inserted(ctx, s.run, insertWebhookSecretsSQL, f.Secrets,
+		func(sec domain.WebhookSecret) []any { return []any{sec.OrganizationID, sec.Secret} }); err != nil {
 		return nil, err
 	}
 	return counts, nil
@@ -121,71 +163,97 @@ func (s *FixtureStore) Load(ctx context.Context, f ports.Fixture) (ports.Fixture
 // exists already are skipped with their items. It returns how many were
 // inserted. The data generator of the benchmarks uses it too.
 func SaveInvoices(ctx context.Context, db bun.IDB, invoices []*domain.Invoice) (int, error) {
-	inserted := 0
+	return saveInvoices(ctx, runner{db: db}, invoices)
+}
+
+func saveInvoices(ctx context.Context, run runner, invoices []*domain.Invoice) (int, error) {
+	total := 0
 	for start := 0; start < len(invoices); start += batchSize {
-		end := min(start+batchSize, len(invoices))
-		rows := make([]invoiceRow, 0, end-start)
+		batch := invoices[start:min(start+batchSize, len(invoices))]
 		items := map[string][]invoiceItemRow{}
-		for _, inv := range invoices[start:end] {
-			row, its := invoiceToRows(inv)
-			rows = append(rows, row)
-			items[row.ID] = its
+		rows := make([]invoiceRow, len(batch))
+		for i, inv := range batch {
+			rows[i], items[inv.ID()] = invoiceToRows(inv)
 		}
-		var ids []string
-		err := db.NewInsert().Model(&rows).On("CONFLICT (id) DO NOTHING").Returning("id").Scan(ctx, &ids)
+		var newItems []invoiceItemRow
+		err := run.query(ctx, insertInvoicesSQL, func(sr *sql.Rows) error {
+			var id string
+			if err := sr.Scan(&id); err != nil {
+				return err
+			}
+			newItems = append(newItems, items[id]...)
+			total++
+			return nil
+		}, columns(rows, func(r invoiceRow) []any {
+			deleted := ""
+			if r.DeletedAt != nil {
+				deleted = timeText(*r.DeletedAt)
+			}
+			return []any{r.ID, r.OrganizationID, r.Key, r.Status, r.Name, r.Notes, timeText(r.DueDate), r.Currency,
+				r.TotalAmount, r.SearchText, timeText(r.CreatedAt), timeText(r.UpdatedAt), deleted}
+		})...)
 		if err != nil {
 			return 0, fmt.Errorf("insert invoices: %w", dbErr(err))
 		}
-		var newItems []invoiceItemRow
-		for _, id := range ids {
-			newItems = append(newItems, items[id]...)
-		}
-		if _, err := insertIgnore(ctx, db, newItems, "id"); err != nil {
+		if _, err := inserted(ctx, run, insertInvoiceItemsSQL, newItems, func(it invoiceItemRow) []any {
+			return []any{it.ID, it.InvoiceID, int64(it.Position), it.Title, it.Description, it.Quantity, it.UnitCost, it.TotalCost}
+		}); err != nil {
 			return 0, fmt.Errorf("insert invoice items: %w", err)
 		}
-		inserted += len(ids)
 	}
-	return inserted, nil
+	return total, nil
 }
 
-func insertIgnore[T any](ctx context.Context, db bun.IDB, rows []T, conflict string) (int, error) {
-	return insertIgnoreInto(ctx, db, "", rows, conflict)
-}
+func timeText(t time.Time) string { return t.UTC().Format(time.RFC3339Nano) }
 
-// insertIgnoreInto inserts rows in batches with ON CONFLICT (conflict) DO
-// NOTHING into table (or the model's table when empty) and counts the rows
-// inserted.
-func insertIgnoreInto[T any](ctx context.Context, db bun.IDB, table string, rows []T, conflict string) (int, error) {
+// inserted runs q, an INSERT of one array parameter per column, over rows
+// in batches, and counts the rows it inserted. values gives a row's columns,
+// each a string or an int64.
+func inserted[T any](ctx context.Context, run runner, q string, rows []T, values func(T) []any) (int, error) {
 	n := 0
 	for start := 0; start < len(rows); start += batchSize {
-		batch := rows[start:min(start+batchSize, len(rows))]
-		q := db.NewInsert().Model(&batch).On("CONFLICT (" + conflict + ") DO NOTHING")
-		if table != "" {
-			q = q.ModelTableExpr(table)
-		}
-		res, err := q.Exec(ctx)
+		affected, err := run.exec(ctx, q, columns(rows[start:min(start+batchSize, len(rows))], values)...)
 		if err != nil {
 			return 0, dbErr(err)
 		}
-		affected, _ := res.RowsAffected()
 		n += int(affected)
 	}
 	return n, nil
 }
 
-func insertStock(ctx context.Context, db bun.IDB, kind domain.ItemKind, rows []stockRow) (int, error) {
-	table, column := stockTable(kind)
-	n := 0
-	for start := 0; start < len(rows); start += batchSize {
-		batch := rows[start:min(start+batchSize, len(rows))]
-		res, err := db.NewRaw(
-			"INSERT INTO ? (?, warehouse_id, on_hand) SELECT v.item_id, v.warehouse_id, v.on_hand FROM (?) AS v (item_id, warehouse_id, on_hand) ON CONFLICT DO NOTHING",
-			bun.Ident(table), bun.Ident(column), db.NewValues(&batch)).Exec(ctx)
-		if err != nil {
-			return 0, dbErr(err)
-		}
-		affected, _ := res.RowsAffected()
-		n += int(affected)
+// columns turns rows into one array parameter per column (pgArray).
+func columns[T any](rows []T, values func(T) []any) []any {
+	if len(rows) == 0 {
+		return nil
 	}
-	return n, nil
+	var texts [][]string
+	var ints [][]int64
+	kinds := values(rows[0])
+	out := make([]any, len(kinds))
+	for _, row := range rows {
+		for c, v := range values(row) {
+			switch v := v.(type) {
+			case string:
+				for len(texts) <= c {
+					texts = append(texts, nil)
+				}
+				texts[c] = append(texts[c], v)
+			case int64:
+				for len(ints) <= c {
+					ints = append(ints, nil)
+				}
+				ints[c] = append(ints[c], v)
+			default:
+				panic("postgres: a fixture column of type " + strconv.Quote(fmt.Sprintf("%T", v)))
+			}
+		}
+	}
+	for c, v := range kinds {
+		if _, ok := v.(string); ok {
+			out[c] = pgArray(texts[c])
+		} else {
+			out[c] = pgArray(ints[c])
+		}
+	}
+	return out
 }

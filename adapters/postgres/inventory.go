@@ -2,21 +2,20 @@ package postgres
 
 import (
 	"context"
+	"database/sql"
 	"slices"
 	"strings"
-
-	"github.com/uptrace/bun"
 
 	"github.com/acme3pl/fulfillment/domain"
 	"github.com/acme3pl/fulfillment/ports"
 )
 
-// inventoryRow maps both products and cartons: the two tables share a shape.
+// inventoryRow is a product or a carton: the two tables share a shape.
 type inventoryRow struct {
-	ID             string `bun:"id,pk"`
-	OrganizationID string `bun:"organization_id"`
-	SKU            string `bun:"sku"`
-	Name           string `bun:"name"`
+	ID             string
+	OrganizationID string
+	SKU            string
+	Name           string
 }
 
 func inventoryTable(kind domain.ItemKind) string {
@@ -26,13 +25,80 @@ func inventoryTable(kind domain.ItemKind) string {
 	return "products"
 }
 
+// stockTable names the stock table of a kind of item and its item column.
+func stockTable(kind domain.ItemKind) (table, column string) {
+	if kind == domain.KindCarton {
+		return "carton_stock", "carton_id"
+	}
+	return "product_stock", "product_id"
+}
+
 // InventoryRepository implements ports.InventoryRepository.
 type InventoryRepository struct {
-	db  bun.IDB
-	hot runner
+	run runner
 }
 
 var _ ports.InventoryRepository = (*InventoryRepository)(nil)
+
+// inventorySQL are the statements of one kind of item, which differ only
+// in their tables (inventoryTable, stockTable).
+type inventorySQL struct {
+	findByIDs, page, pageBySKU, levels, lock, adjust string
+}
+
+func newInventorySQL(kind domain.ItemKind) inventorySQL {
+	items := inventoryTable(kind)
+	stock, column := stockTable(kind)
+	return inventorySQL{
+		// $1 the organization, $2 the items' IDs.
+		findByIDs: `SELECT id, organization_id, sku, name FROM ` + items + ` WHERE organization_id = $1 AND id = ANY($2::text[])`,
+		// A page of items by SKU, one row more than the page ($3) to tell
+		// whether more follow; all of them, or the one with SKU $4.
+		page:      `SELECT id, organization_id, sku, name FROM ` + items + ` WHERE organization_id = $1 ORDER BY sku, id OFFSET $2 LIMIT $3`,
+		pageBySKU: `SELECT id, organization_id, sku, name FROM ` + items + ` WHERE organization_id = $1 AND sku = $4 ORDER BY sku, id OFFSET $2 LIMIT $3`,
+		// The stock of items $1 at every active warehouse available to the
+		// organization $2, zeros where the warehouse holds no row for one.
+		levels: `SELECT x.item_id, w.id, w.name, coalesce(st.on_hand, 0), coalesce(st.reserved, 0)
+FROM unnest($1::text[]) AS x (item_id)
+CROSS JOIN warehouses AS w
+JOIN warehouse_organizations AS wo ON wo.warehouse_id = w.id AND wo.organization_id = $2
+LEFT JOIN ` + stock + ` AS st ON st.` + column + ` = x.item_id AND st.warehouse_id = w.id
+WHERE w.active
+ORDER BY x.item_id, w.name, w.id`,
+		// Locks the stock rows of items $2 at warehouse $1 until the
+		// transaction ends, in item ID order.
+		lock: `SELECT ` + column + `, on_hand, reserved FROM ` + stock + ` WHERE warehouse_id = $1 AND ` + column + ` = ANY($2::text[])
+ORDER BY ` + column + ` FOR UPDATE`,
+		// Adds quantities $3 to the reservations of items $2 at warehouse $1.
+		adjust: `UPDATE ` + stock + ` AS s SET reserved = s.reserved + v.q
+FROM (SELECT unnest($2::text[]) AS id, unnest($3::bigint[]) AS q) AS v
+WHERE s.warehouse_id = $1 AND s.` + column + ` = v.id`,
+	}
+}
+
+var (
+	productSQL = newInventorySQL(domain.KindProduct)
+	cartonSQL  = newInventorySQL(domain.KindCarton)
+)
+
+func inventorySQLOf(kind domain.ItemKind) inventorySQL {
+	if kind == domain.KindCarton {
+		return cartonSQL
+	}
+	return productSQL
+}
+
+// items runs q, a statement of inventoryRow's columns.
+func (r *InventoryRepository) items(ctx context.Context, q string, args ...any) ([]inventoryRow, error) {
+	var rows []inventoryRow
+	err := r.run.query(ctx, q, func(sr *sql.Rows) error {
+		var row inventoryRow
+		err := sr.Scan(&row.ID, &row.OrganizationID, &row.SKU, &row.Name)
+		rows = append(rows, row)
+		return err
+	}, args...)
+	return rows, dbErr(err)
+}
 
 // FindByIDs returns the organization's items of kind whose ID is in ids, in
 // one query. IDs that cannot be IDs are not sent to the database.
@@ -47,11 +113,9 @@ func (r *InventoryRepository) FindByIDs(ctx context.Context, organizationID stri
 	if len(valid) == 0 {
 		return out, nil
 	}
-	var rows []inventoryRow
-	err := r.db.NewSelect().Model(&rows).ModelTableExpr("? AS inventory_row", bun.Ident(inventoryTable(kind))).
-		Where("organization_id = ?", organizationID).Where("id IN (?)", bun.List(valid)).Scan(ctx)
+	rows, err := r.items(ctx, inventorySQLOf(kind).findByIDs, organizationID, pgArray(valid))
 	if err != nil {
-		return nil, dbErr(err)
+		return nil, err
 	}
 	for _, row := range rows {
 		out[row.ID] = domain.InventoryItem{ID: row.ID, OrganizationID: row.OrganizationID, Kind: kind, SKU: row.SKU, Name: row.Name}
@@ -59,37 +123,18 @@ func (r *InventoryRepository) FindByIDs(ctx context.Context, organizationID stri
 	return out, nil
 }
 
-// stockLevelRow is one item's stock at one warehouse (zeros where the
-// warehouse holds no row for it).
-type stockLevelRow struct {
-	ItemID        string `bun:"item_id"`
-	WarehouseID   string `bun:"warehouse_id"`
-	WarehouseName string `bun:"warehouse_name"`
-	OnHand        int64  `bun:"on_hand"`
-	Reserved      int64  `bun:"reserved"`
-}
-
-// stockTable names the stock table of a kind of item and its item column.
-func stockTable(kind domain.ItemKind) (table, column string) {
-	if kind == domain.KindCarton {
-		return "carton_stock", "carton_id"
-	}
-	return "product_stock", "product_id"
-}
-
 // ListStock returns a page of items with their stock levels in two queries:
-// the page of items (one row more, to tell whether more follow), then the
-// levels of all of them at every active warehouse available to the
-// organization.
+// the page of items, then the levels of all of them at every active
+// warehouse available to the organization.
 func (r *InventoryRepository) ListStock(ctx context.Context, organizationID string, kind domain.ItemKind, filter ports.StockFilter, page ports.Page) ([]ports.ItemStock, bool, error) {
-	var rows []inventoryRow
-	q := r.db.NewSelect().Model(&rows).ModelTableExpr("? AS inventory_row", bun.Ident(inventoryTable(kind))).
-		Where("organization_id = ?", organizationID)
+	stmts := inventorySQLOf(kind)
+	q, args := stmts.page, []any{organizationID, page.Skip, page.Take + 1}
 	if filter.SKU != "" {
-		q = q.Where("sku = ?", filter.SKU)
+		q, args = stmts.pageBySKU, append(args, filter.SKU)
 	}
-	if err := q.OrderExpr("sku ASC, id ASC").Offset(page.Skip).Limit(page.Take + 1).Scan(ctx); err != nil {
-		return nil, false, dbErr(err)
+	rows, err := r.items(ctx, q, args...)
+	if err != nil {
+		return nil, false, err
 	}
 	rows, more := trimPage(rows, page)
 	out := make([]ports.ItemStock, len(rows))
@@ -105,35 +150,25 @@ func (r *InventoryRepository) ListStock(ctx context.Context, organizationID stri
 			Levels: []domain.StockLevel{},
 		}
 	}
-	table, column := stockTable(kind)
-	var levels []stockLevelRow
-	err := r.db.NewRaw(
-		"SELECT x.item_id, w.id AS warehouse_id, w.name AS warehouse_name, "+
-			"coalesce(st.on_hand, 0) AS on_hand, coalesce(st.reserved, 0) AS reserved "+
-			"FROM unnest(?::text[]) AS x (item_id) "+
-			"CROSS JOIN warehouses AS w "+
-			"JOIN warehouse_organizations AS wo ON wo.warehouse_id = w.id AND wo.organization_id = ? "+
-			"LEFT JOIN ? AS st ON st.? = x.item_id AND st.warehouse_id = w.id "+
-			"WHERE w.active "+
-			"ORDER BY x.item_id, w.name, w.id",
-		pgArray(ids), organizationID, bun.Ident(table), bun.Ident(column)).Scan(ctx, &levels)
+	err = r.run.query(ctx, stmts.levels, func(sr *sql.Rows) error {
+		var itemID string
+		var l domain.StockLevel
+		if err := sr.Scan(&itemID, &l.Warehouse.ID, &l.Warehouse.Name, &l.OnHand, &l.Reserved); err != nil {
+			return err
+		}
+		out[index[itemID]].Levels = append(out[index[itemID]].Levels, l)
+		return nil
+	}, pgArray(ids), organizationID)
 	if err != nil {
 		return nil, false, dbErr(err)
-	}
-	for _, l := range levels {
-		i := index[l.ItemID]
-		out[i].Levels = append(out[i].Levels, domain.StockLevel{
-			Warehouse: domain.WarehouseRef{ID: l.WarehouseID, Name: l.WarehouseName},
-			OnHand:    l.OnHand, Reserved: l.Reserved,
-		})
 	}
 	return out, more, nil
 }
 
 type stockLockRow struct {
-	ItemID   string `bun:"item_id"`
-	OnHand   int64  `bun:"on_hand"`
-	Reserved int64  `bun:"reserved"`
+	ItemID   string
+	OnHand   int64
+	Reserved int64
 }
 
 // sortedLines returns the lines ordered by item ID: every transaction locks
@@ -144,30 +179,32 @@ func sortedLines(lines []domain.ShipmentLine) []domain.ShipmentLine {
 	return out
 }
 
-var reservePickPackQuery = hotQuery{operation: "INSERT", sql: "INSERT INTO product_stock AS s (product_id, warehouse_id, on_hand, reserved) " +
-	"SELECT v.id, $1, 0, sum(v.q) FROM unnest($2::text[], $3::bigint[]) AS v(id, q) GROUP BY v.id ORDER BY v.id " +
-	"ON CONFLICT (product_id, warehouse_id) DO UPDATE SET reserved = s.reserved + excluded.reserved"}
+// reservePickPackSQL makes the missing stock rows of products $2 at
+// warehouse $1 and adds quantities $3 to their reservations, row by row in
+// product order (the lock order of every reservation).
+const reservePickPackSQL = `INSERT INTO product_stock AS s (product_id, warehouse_id, on_hand, reserved)
+SELECT v.id, $1, 0, sum(v.q) FROM unnest($2::text[], $3::bigint[]) AS v(id, q) GROUP BY v.id ORDER BY v.id
+ON CONFLICT (product_id, warehouse_id) DO UPDATE SET reserved = s.reserved + excluded.reserved`
 
 // Reserve implements ports.InventoryRepository.
 func (r *InventoryRepository) Reserve(ctx context.Context, warehouseID string, kind domain.ShipmentKind, lines []domain.ShipmentLine) error {
 	lines = sortedLines(lines)
-	table, column := stockTable(kind.Items())
 	ids := make([]string, len(lines))
 	for i, l := range lines {
 		ids[i] = l.ItemID
 	}
 	if kind == domain.PickPack {
-		// Nothing to check: one statement makes the missing stock rows and
-		// adds the reservation, row by row in item order (the lock order of
-		// every reservation), on the hot path of the order intake.
+		// Nothing to check: one statement, on the hot path of the order
+		// intake.
 		qty := make([]int64, len(lines))
 		for i, l := range lines {
 			qty[i] = l.Quantity
 		}
-		_, err := r.hot.exec(ctx, &reservePickPackQuery, warehouseID, pgTextArray(ids), pgInt64Array(qty))
+		_, err := r.run.exec(ctx, reservePickPackSQL, warehouseID, pgArray(ids), pgArray(qty))
 		return dbErr(err)
 	}
-	rows, err := r.lockStock(ctx, table, column, warehouseID, ids)
+	stmts := inventorySQLOf(kind.Items())
+	rows, err := r.lockStock(ctx, stmts, warehouseID, ids)
 	if err != nil {
 		return err
 	}
@@ -180,7 +217,7 @@ func (r *InventoryRepository) Reserve(ctx context.Context, warehouseID string, k
 			return err
 		}
 	}
-	return r.adjust(ctx, table, column, warehouseID, lines, +1)
+	return r.adjust(ctx, stmts, warehouseID, lines, +1)
 }
 
 // Release implements ports.InventoryRepository. It locks the stock rows in
@@ -189,23 +226,27 @@ func (r *InventoryRepository) Reserve(ctx context.Context, warehouseID string, k
 // of the same cartons could deadlock.
 func (r *InventoryRepository) Release(ctx context.Context, warehouseID string, kind domain.ShipmentKind, lines []domain.ShipmentLine) error {
 	lines = sortedLines(lines)
-	table, column := stockTable(kind.Items())
+	stmts := inventorySQLOf(kind.Items())
 	ids := make([]string, len(lines))
 	for i, l := range lines {
 		ids[i] = l.ItemID
 	}
-	if _, err := r.lockStock(ctx, table, column, warehouseID, ids); err != nil {
+	if _, err := r.lockStock(ctx, stmts, warehouseID, ids); err != nil {
 		return err
 	}
-	return r.adjust(ctx, table, column, warehouseID, lines, -1)
+	return r.adjust(ctx, stmts, warehouseID, lines, -1)
 }
 
 // lockStock reads and locks the stock rows of ids at the warehouse, in item
 // ID order, until the transaction ends.
-func (r *InventoryRepository) lockStock(ctx context.Context, table, column, warehouseID string, ids []string) ([]stockLockRow, error) {
+func (r *InventoryRepository) lockStock(ctx context.Context, stmts inventorySQL, warehouseID string, ids []string) ([]stockLockRow, error) {
 	var rows []stockLockRow
-	err := r.db.NewRaw("SELECT ? AS item_id, on_hand, reserved FROM ? WHERE warehouse_id = ? AND ? IN (?) ORDER BY ? FOR UPDATE",
-		bun.Ident(column), bun.Ident(table), warehouseID, bun.Ident(column), bun.List(ids), bun.Ident(column)).Scan(ctx, &rows)
+	err := r.run.query(ctx, stmts.lock, func(sr *sql.Rows) error {
+		var row stockLockRow
+		err := sr.Scan(&row.ItemID, &row.OnHand, &row.Reserved)
+		rows = append(rows, row)
+		return err
+	}, warehouseID, pgArray(ids))
 	if err != nil {
 		return nil, dbErr(err)
 	}
@@ -213,15 +254,12 @@ func (r *InventoryRepository) lockStock(ctx context.Context, table, column, ware
 }
 
 // adjust adds sign × quantity to reserved for every line, in one statement.
-func (r *InventoryRepository) adjust(ctx context.Context, table, column, warehouseID string, lines []domain.ShipmentLine, sign int64) error {
+func (r *InventoryRepository) adjust(ctx context.Context, stmts inventorySQL, warehouseID string, lines []domain.ShipmentLine, sign int64) error {
 	ids := make([]string, len(lines))
 	qty := make([]int64, len(lines))
 	for i, l := range lines {
 		ids[i], qty[i] = l.ItemID, sign*l.Quantity
 	}
-	_, err := r.db.NewRaw(
-		"UPDATE ? AS s SET reserved = s.reserved + v.q FROM (SELECT unnest(?::text[]) AS id, unnest(?::bigint[]) AS q) AS v "+
-			"WHERE s.warehouse_id = ? AND s.? = v.id",
-		bun.Ident(table), pgArray(ids), pgArray(qty), warehouseID, bun.Ident(column)).Exec(ctx)
+	_, err := r.run.exec(ctx, stmts.adjust, warehouseID, pgArray(ids), pgArray(qty))
 	return dbErr(err)
 }

@@ -2,8 +2,7 @@ package postgres
 
 import (
 	"strings"
-
-	"github.com/uptrace/bun"
+	"unicode"
 )
 
 // searchFiller stands for every run of separators in invoices.search_fill
@@ -53,9 +52,8 @@ func fillOf(s string) ([]byte, []bool) {
 // precisely as the whole term's, while the GIN scan only intersects the
 // junctions' posting lists: it checks every trigram of the pattern for each
 // item of the rarest one, so each common trigram left out of it saves a
-// pass over that list (at 1,000,000 invoices, "storage kitting" takes 15 ms
-// with its 13 trigrams and 2 ms with the junction's 3). Whatever the pattern
-// lets through, strpos on search_text decides (whereContains).
+// pass over that list (docs/benchmarks.md, "Every search shape"). Whatever the pattern
+// lets through, strpos on search_text decides (containsIDsSQL).
 func fillPattern(term string) string {
 	f, filler := fillOf(term)
 	n := len(f)
@@ -98,17 +96,35 @@ func fillPattern(term string) string {
 	return b.String()
 }
 
-// whereContains keeps invoices whose search text contains term, lower case
-// already, looked up with pattern (fillPattern) in the trigram index on
-// search_fill (or, when the term is common, by walking the ordered index
-// until the page is full: the planner chooses from search_fill's
-// statistics). strpos decides exactly: a literal substring, so % _ and \
-// match themselves without escaping. lower() changes nothing more on this
-// server's ctype but keeps the match case-insensitive should Go's and the
-// database's case mappings ever differ for a character. PostgreSQL has no
-// statistics for the strpos expression and estimates that it keeps 99.5 %
-// of the rows: the row estimate is the pattern's alone, as it should be,
-// instead of the product of two estimates of nearly the same condition.
-func whereContains(q *bun.SelectQuery, term, pattern string) *bun.SelectQuery {
-	return q.Where("i.search_fill LIKE ?", pattern).Where("strpos(i.search_text, lower(?)) <> 0", term)
+// escapeLike makes %, _ and the escape character \ match themselves in a
+// LIKE pattern.
+func escapeLike(s string) string {
+	return strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(s)
+}
+
+// shortGrams returns the grams of term to look up in the gram index: the
+// term's distinct two-character grams, or its characters when it has none.
+// Grams with a control character are left out: invoice_search_grams cuts the
+// text at U+001F, so it may lack them, and the use case refuses such terms
+// anyway. Every other gram of a substring is among the text's, so the lookup
+// never loses a match.
+func shortGrams(term string) []string {
+	runes := []rune(term)
+	seen := map[string]bool{}
+	var grams []string
+	add := func(g string) {
+		if !seen[g] && strings.IndexFunc(g, unicode.IsControl) < 0 {
+			seen[g] = true
+			grams = append(grams, g)
+		}
+	}
+	for i := 0; i+1 < len(runes); i++ {
+		add(string(runes[i : i+2]))
+	}
+	if len(grams) == 0 {
+		for _, c := range runes {
+			add(string(c))
+		}
+	}
+	return grams
 }

@@ -3,50 +3,41 @@ package postgres
 import (
 	"context"
 	"database/sql"
+	"fmt"
 	"strings"
 	"time"
-	"unicode"
 
-	"github.com/uptrace/bun"
-	"github.com/uptrace/bun/dialect/pgdialect"
-	"github.com/uptrace/bun/schema"
-
-	"github.com/acme3pl/fulfillment/adapters/postgres/invoicesql"
 	"github.com/acme3pl/fulfillment/domain"
 	"github.com/acme3pl/fulfillment/ports"
 )
 
 type invoiceRow struct {
-	bun.BaseModel `bun:"table:invoices,alias:i"`
-
-	ID             string     `bun:"id,pk"`
-	OrganizationID string     `bun:"organization_id"`
-	Key            string     `bun:"key"`
-	Status         string     `bun:"status"`
-	Name           string     `bun:"name"`
-	Notes          string     `bun:"notes"`
-	DueDate        time.Time  `bun:"due_date"`
-	Currency       string     `bun:"currency"`
-	TotalAmount    int64      `bun:"total_amount"`
-	SearchText     string     `bun:"search_text"`
-	CreatedAt      time.Time  `bun:"created_at"`
-	UpdatedAt      time.Time  `bun:"updated_at"`
-	DeletedAt      *time.Time `bun:"deleted_at"`
+	ID             string
+	OrganizationID string
+	Key            string
+	Status         string
+	Name           string
+	Notes          string
+	DueDate        time.Time
+	Currency       string
+	TotalAmount    int64
+	SearchText     string
+	CreatedAt      time.Time
+	UpdatedAt      time.Time
+	DeletedAt      *time.Time
 }
 
 type invoiceItemRow struct {
-	bun.BaseModel `bun:"table:invoice_items,alias:it"`
-
-	ID          string `bun:"id,pk"`
-	InvoiceID   string `bun:"invoice_id"`
-	Position    int    `bun:"position"`
-	Title       string `bun:"title"`
-	Description string `bun:"description"`
+	ID          string
+	InvoiceID   string
+	Position    int
+	Title       string
+	Description string
 	// Quantity travels as text: numeric(22,3) ↔ domain.Quantity without
 	// passing through float64.
-	Quantity  string `bun:"quantity,type:numeric"`
-	UnitCost  int64  `bun:"unit_cost"`
-	TotalCost int64  `bun:"total_cost"`
+	Quantity  string
+	UnitCost  int64
+	TotalCost int64
 }
 
 // invoiceSearchText is the one lower-cased text the invoice search (docs/invoices.md)
@@ -97,31 +88,152 @@ func invoiceFromRows(row invoiceRow, items []invoiceItemRow) (*domain.Invoice, e
 	return domain.RehydrateInvoice(p, row.TotalAmount), nil
 }
 
-// visibleInvoices restricts q to invoices an organization may see.
-func visibleInvoices(q *bun.SelectQuery, organizationID string) *bun.SelectQuery {
-	return q.Where("i.organization_id = ?", organizationID).
-		Where("i.status IN (?)", bun.List(domain.VisibleInvoiceStatuses)).
-		Where("i.deleted_at IS NULL")
+// visibleInvoice is the predicate of the invoices an organization may see
+// (domain.VisibleInvoiceStatuses, not deleted), on alias i: the literal
+// predicate of the partial indexes of migration 0002, so that PostgreSQL
+// can use them in the generic plan of a prepared statement too (a parameter
+// in place of the list would not prove the index predicate).
+const visibleInvoice = `i.status IN ('unpaid', 'pending_payment', 'paid', 'cancelled', 'refunded', 'collecting') AND i.deleted_at IS NULL`
+
+// invoiceDetailSQL reads one visible invoice with its items in one round
+// trip: a first row with the invoice's columns, then one row per item, in
+// position order, with the item's; what is not a row's own is NULL, so the
+// invoice's columns travel once rather than on each item's row. No row:
+// no such visible invoice. (Both halves look the invoice up by its key:
+// cheaper for PostgreSQL than one lookup shared through a WITH query, which
+// it would materialise.)
+const invoiceDetailSQL = `
+SELECT i.id, i.key, i.status, i.name, i.notes, i.due_date, i.currency, i.total_amount, i.created_at, i.updated_at,
+	NULL, NULL, NULL, NULL, NULL, NULL, NULL::integer AS position
+FROM invoices AS i
+WHERE i.organization_id = $1 AND i.id = $2 AND ` + visibleInvoice + `
+UNION ALL
+SELECT NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
+	it.id, it.title, it.description, it.quantity, it.unit_cost, it.total_cost, it.position
+FROM invoices AS i JOIN invoice_items AS it ON it.invoice_id = i.id
+WHERE i.organization_id = $1 AND i.id = $2 AND ` + visibleInvoice + `
+ORDER BY position NULLS FIRST`
+
+// invoicePageSQL reads the invoices of a page: {ids} selects their IDs, in
+// the list's {order}. The IDs come first, from the sort key's index alone
+// when nothing else filters (an index-only scan: a deep skip walks index
+// entries, not rows), then their rows are joined.
+const invoicePageSQL = `
+SELECT i.id, i.key, i.status, i.name, i.notes, i.due_date, i.currency, i.total_amount, i.created_at, i.updated_at
+FROM ({ids}) AS page JOIN invoices AS i ON i.id = page.id
+ORDER BY {order}`
+
+// The IDs of a page without a search term, with and without a status:
+// $1 the organization, $2 the invoices to skip, $3 the status. The limit is
+// a constant, the longest page the API serves (10) and one more row, which
+// tells whether more follow: PostgreSQL costs a LIMIT parameter as a tenth
+// of the organization's invoices, and would plan a sort of them all.
+const (
+	pageLimit       = 11
+	invoiceIDsSQL   = `SELECT i.id FROM invoices AS i WHERE i.organization_id = $1 AND ` + visibleInvoice + ` ORDER BY {order} OFFSET $2 LIMIT 11`
+	invoiceIDsOfSQL = `SELECT i.id FROM invoices AS i WHERE i.organization_id = $1 AND ` + visibleInvoice + ` AND i.status = $3 ORDER BY {order} OFFSET $2 LIMIT 11`
+)
+
+// invoiceItemsSQL reads the items of a page's invoices, $1 their IDs as
+// one array, grouped by invoice in position order. A page and its items are
+// two statements: one joining them would repeat each invoice's columns on
+// every item's row, and decoding those costs the driver more than the
+// second round trip does.
+const invoiceItemsSQL = `SELECT it.invoice_id, it.id, it.title, it.description, it.quantity, it.unit_cost, it.total_cost
+FROM invoice_items AS it WHERE it.invoice_id = ANY($1::text[]) ORDER BY it.invoice_id, it.position`
+
+// The IDs of a page with a search term, or longer than pageLimit allows,
+// planned for their values at each run (runner.adHocStatements): the best
+// plan depends on the term (the trigram index for a rare one, the ordered
+// index for a common one). Parameters: $1 the organization, $2 the
+// invoices to skip, $3 the rows to read (take + 1), $4 the status or "",
+// and those of each statement.
+const (
+	// searchIDsSQL: no term.
+	searchIDsSQL = `SELECT i.id FROM invoices AS i
+WHERE i.organization_id = $1 AND ` + visibleInvoice + ` AND ($4 = '' OR i.status = $4)
+ORDER BY {order} OFFSET $2 LIMIT $3`
+
+	// containsIDsSQL: a term whose search_fill is at least a trigram long,
+	// $5 its LIKE pattern on search_fill (fillPattern), $6 the term. The
+	// pattern looks it up in the trigram index on search_fill (or, when the
+	// term is common, PostgreSQL walks the ordered index until the page is
+	// full, by search_fill's statistics); strpos decides exactly: a literal
+	// substring, so % _ and \ match themselves without escaping. lower()
+	// changes nothing more on this server's ctype but keeps the match
+	// case-insensitive should Go's and the database's case mappings ever
+	// differ. PostgreSQL has no statistics for the strpos expression and
+	// estimates that it keeps nearly every row, so the row estimate is the
+	// pattern's alone, as it should be.
+	containsIDsSQL = `SELECT i.id FROM invoices AS i
+WHERE i.organization_id = $1 AND ` + visibleInvoice + ` AND ($4 = '' OR i.status = $4)
+	AND i.search_fill LIKE $5 AND strpos(i.search_text, lower($6)) <> 0
+ORDER BY {order} OFFSET $2 LIMIT $3`
+
+	// shortTermIDsSQL: a term the trigram index cannot look up (its
+	// search_fill is shorter than three characters: one or two characters,
+	// or punctuation), $5 its LIKE pattern on search_text, $6 its grams
+	// (shortGrams), $7 the window, $8 the page's take. Two steps:
+	//
+	//  1. The first $7 rows of the requested order are checked with LIKE
+	//     alone. Such terms are mostly common ("pa", "1"): the window then
+	//     holds the whole page, which is exact because the window is a
+	//     prefix of the order.
+	//  2. Only when it does not, the term's grams are looked up in the GIN
+	//     index on invoice_search_grams(search_text), and LIKE decides among
+	//     the candidates. The one-time filter on w's count skips this step
+	//     entirely when step 1 filled the page.
+	//
+	// Step 1 bounds the work for common terms, step 2 for rare ones; neither
+	// reads every invoice of the organization. The gram condition stays out
+	// of step 1: invoice_search_grams is dear per row, and the ordered plan
+	// would pay it on every match it walks. (LIKE's lower() as in
+	// containsIDsSQL's.)
+	shortTermIDsSQL = `WITH w AS MATERIALIZED (
+	SELECT i.id FROM (
+		SELECT i.id, i.created_at, i.updated_at, i.due_date, i.search_text FROM invoices AS i
+		WHERE i.organization_id = $1 AND ` + visibleInvoice + ` AND ($4 = '' OR i.status = $4)
+		ORDER BY {order} LIMIT $7
+	) AS i
+	WHERE i.search_text LIKE lower($5)
+	ORDER BY {order} OFFSET $2 LIMIT $3)
+SELECT w.id FROM w WHERE (SELECT count(*) FROM w) > $8
+UNION ALL
+SELECT e.id FROM (
+	SELECT i.id FROM invoices AS i
+	WHERE i.organization_id = $1 AND ` + visibleInvoice + ` AND ($4 = '' OR i.status = $4)
+		AND i.search_text LIKE lower($5) AND invoice_search_grams(i.search_text) @> $6::text[]
+	ORDER BY {order} OFFSET $2 LIMIT $3
+) AS e WHERE (SELECT count(*) FROM w) <= $8`
+)
+
+// invoiceOrders are the list's orders, ties broken by ID in the same
+// direction. Each has its partial index (organization_id, column, id), and
+// one with status after the organization (migration 0002).
+var invoiceOrders = map[ports.InvoiceSortKey][2]string{ // descending, ascending
+	ports.InvoicesByCreatedAt: {"i.created_at DESC, i.id DESC", "i.created_at ASC, i.id ASC"},
+	ports.InvoicesByUpdatedAt: {"i.updated_at DESC, i.id DESC", "i.updated_at ASC, i.id ASC"},
+	ports.InvoicesByDueDate:   {"i.due_date DESC, i.id DESC", "i.due_date ASC, i.id ASC"},
 }
+
+// Bounds of the window of shortTermIDsSQL: ten times the rows the page
+// needs, at least shortWindowMin, at most shortWindowMax.
+const (
+	shortWindowMin = 1_000
+	shortWindowMax = 20_000
+)
 
 // InvoiceRepository implements ports.InvoiceRepository.
 type InvoiceRepository struct {
-	db    bun.IDB
-	reads *statements // the pool's prepared reads (reads.go); nil: none
+	run runner
 }
 
 var _ ports.InvoiceRepository = (*InvoiceRepository)(nil)
 
-// runner runs the read statements, prepared when the repository's pool has
-// prepared them.
-func (r *InvoiceRepository) runner(ctx context.Context) runner {
-	return runner{db: r.db, prepared: r.reads.get(ctx)}
-}
-
 // Get returns a visible invoice of the organization with its items.
 func (r *InvoiceRepository) Get(ctx context.Context, organizationID, id string) (*domain.Invoice, error) {
 	var read []invoiceWithItems
-	if err := r.runner(ctx).read(ctx, invoiceDetailQuery, detailScanner(organizationID, &read), organizationID, id); err != nil {
+	if err := r.run.query(ctx, invoiceDetailSQL, detailScanner(organizationID, &read), organizationID, id); err != nil {
 		return nil, dbErr(err)
 	}
 	if len(read) == 0 {
@@ -134,47 +246,36 @@ func (r *InvoiceRepository) Get(ctx context.Context, organizationID, id string) 
 	return invs[0], nil
 }
 
-// sortColumns maps the sort keys of the port to columns; each has a partial
-// index (organization_id, column, id) and one with status after the
-// organization (migration 0002).
-var sortColumns = map[ports.InvoiceSortKey]string{
-	"":                        "created_at",
-	ports.InvoicesByCreatedAt: "created_at",
-	ports.InvoicesByUpdatedAt: "updated_at",
-	ports.InvoicesByDueDate:   "due_date",
-}
-
 // List returns one page of the organization's visible invoices matching f,
-// ordered by f's key then ID in the same direction. The page's IDs are
-// found first, from the sort key's index alone when nothing else filters
-// (an index-only scan: a deep skip walks index entries, not rows), then
-// joined to their rows; one row more than the page tells whether more
-// follow. The items of the page's invoices come in a second statement.
-// Without a search term the page is one of the prepared statements of
-// invoicesql; with one it is built here, for the term.
+// ordered by f's key then ID in the same direction (invoicePageSQL); one
+// row more than the page tells whether more follow. The items of the
+// page's invoices come in a second statement.
 func (r *InvoiceRepository) List(ctx context.Context, organizationID string, f ports.InvoiceFilter, page ports.Page) ([]*domain.Invoice, bool, error) {
-	col, ok := sortColumns[f.SortBy]
-	if !ok {
-		return nil, false, domain.Invalid("sortBy", "%q is not a sort key", f.SortBy)
+	order := invoiceOrders[f.SortBy][0]
+	if f.Ascending {
+		order = invoiceOrders[f.SortBy][1]
 	}
-	run := r.runner(ctx)
-	read := make([]invoiceWithItems, 0, max(page.Take+1, invoicesql.PageLimit))
-	scan := pageScanner(organizationID, &read)
-	var err error
-	if f.Search == "" && page.Take < invoicesql.PageLimit {
-		q := invoicePageQueries[pageKey{col, f.Ascending, f.Status != "", page.Skip > 0}]
-		args := []any{organizationID}
-		if f.Status != "" {
-			args = append(args, string(f.Status))
+	run, ids, args := r.run, invoiceIDsSQL, []any{organizationID, page.Skip}
+	term := strings.ToLower(f.Search)
+	switch pattern := fillPattern(term); {
+	case term == "" && page.Take < pageLimit && f.Status == "":
+	case term == "" && page.Take < pageLimit:
+		ids, args = invoiceIDsOfSQL, append(args, string(f.Status))
+	default:
+		run, ids = run.adHocStatements(), searchIDsSQL
+		args = append(args, page.Take+1, string(f.Status))
+		switch {
+		case pattern != "":
+			ids, args = containsIDsSQL, append(args, pattern, term)
+		case term != "":
+			need := page.Skip + page.Take + 1
+			window := min(max(10*need, shortWindowMin), shortWindowMax)
+			ids, args = shortTermIDsSQL, append(args, "%"+escapeLike(term)+"%", pgArray(shortGrams(term)), window, page.Take)
 		}
-		if page.Skip > 0 {
-			args = append(args, page.Skip)
-		}
-		err = run.read(ctx, q, scan, args...)
-	} else {
-		err = r.searchPage(ctx, organizationID, f, col, page, scan)
 	}
-	if err != nil {
+	read := make([]invoiceWithItems, 0, max(page.Take+1, pageLimit))
+	pageSQL := strings.ReplaceAll(strings.Replace(invoicePageSQL, "{ids}", ids, 1), "{order}", order)
+	if err := run.query(ctx, pageSQL, pageScanner(organizationID, &read), args...); err != nil {
 		return nil, false, dbErr(err)
 	}
 	read, more := trimPage(read, page)
@@ -184,7 +285,7 @@ func (r *InvoiceRepository) List(ctx context.Context, organizationID string, f p
 			ids[i] = inv.row.ID
 		}
 		items := pageItems{page: read, all: make([]invoiceItemRow, 0, 4*len(read))}
-		if err := run.read(ctx, invoiceItemsQuery, items.scan, pgTextArray(ids)); err != nil {
+		if err := r.run.query(ctx, invoiceItemsSQL, items.scan, pgArray(ids)); err != nil {
 			return nil, false, dbErr(err)
 		}
 		items.assign()
@@ -193,119 +294,119 @@ func (r *InvoiceRepository) List(ctx context.Context, organizationID string, f p
 	return out, more, err
 }
 
-// searchPage reads a page with a search term (or longer than
-// invoicesql.PageLimit allows) into scan, formatted by bun for the term.
-func (r *InvoiceRepository) searchPage(ctx context.Context, organizationID string, f ports.InvoiceFilter, col string,
-	page ports.Page, scan func(*sql.Rows) error,
-) error {
-	// col comes from the closed set above, never from the request.
-	order := invoicesql.Order(col, f.Ascending)
-	filtered := func(columns ...string) *bun.SelectQuery {
-		q := visibleInvoices(r.db.NewSelect().TableExpr("invoices AS i").Column(columns...), organizationID)
-		if f.Status != "" {
-			q = q.Where("i.status = ?", string(f.Status))
-		}
-		return q
-	}
-	term := strings.ToLower(f.Search)
-	var ids schema.QueryAppender
-	switch pattern := fillPattern(term); {
-	case term == "":
-		ids = filtered("i.id").OrderExpr(order).Offset(page.Skip).Limit(page.Take + 1)
-	case pattern != "":
-		ids = whereContains(filtered("i.id"), term, pattern).OrderExpr(order).Offset(page.Skip).Limit(page.Take + 1)
-	default:
-		ids = shortTermIDs(r.db, filtered, col, order, term, shortGrams(term), page)
-	}
-	// bun formats the IDs' statement into the page's placeholder.
-	rows, err := r.db.QueryContext(ctx, invoicesql.PageOf("?", col, f.Ascending), ids)
-	if err != nil {
+// invoiceWithItems is an invoice read with its items.
+type invoiceWithItems struct {
+	row   invoiceRow
+	items []invoiceItemRow
+}
+
+// The scanners read rows with explicit destinations instead of bun's
+// reflection over a model.
+
+// scanInvoice reads the invoice columns of invoicePageSQL and
+// invoiceDetailSQL, then more.
+func scanInvoice(rows *sql.Rows, organizationID string, more ...any) (invoiceRow, error) {
+	row := invoiceRow{OrganizationID: organizationID}
+	dest := append([]any{&row.ID, &row.Key, &row.Status, &row.Name, &row.Notes, &row.DueDate, &row.Currency,
+		&row.TotalAmount, &row.CreatedAt, &row.UpdatedAt}, more...)
+	return row, rows.Scan(dest...)
+}
+
+// pageScanner appends the invoices of a page (invoicePageSQL) to *out.
+func pageScanner(organizationID string, out *[]invoiceWithItems) func(*sql.Rows) error {
+	return func(rows *sql.Rows) error {
+		row, err := scanInvoice(rows, organizationID)
+		*out = append(*out, invoiceWithItems{row: row})
 		return err
 	}
-	return scanAll(rows, scan)
 }
 
-// whereLike keeps invoices whose search_text contains term, which is
-// lower-cased already (the short-term path; whereContains serves the
-// others). search_text is lowered by strings.ToLower (invoiceSearchText) and
-// so is the term; lower() in SQL changes nothing more on this server's ctype
-// but keeps the match case-insensitive should Go's and the database's case
-// mappings ever differ for a character.
-func whereLike(q *bun.SelectQuery, term string) *bun.SelectQuery {
-	return q.Where("i.search_text LIKE lower(?)", "%"+escapeLike(term)+"%")
+// pageItems reads the items of a page (invoiceItemsSQL) into one slice,
+// and then gives each invoice of the page its run of it: the statement
+// returns them grouped by invoice, so that this costs a few allocations
+// per page rather than a few per invoice.
+type pageItems struct {
+	page []invoiceWithItems
+	all  []invoiceItemRow
 }
 
-// Bounds of the window of shortTermIDs: ten times the rows the page needs,
-// at least shortWindowMin, at most shortWindowMax.
-const (
-	shortWindowMin = 1_000
-	shortWindowMax = 20_000
-)
-
-// shortTermIDs finds the page's IDs for a term the trigram index cannot
-// look up (its search_fill is shorter than three characters: one or two
-// characters, or punctuation), in one statement of two steps:
-//
-//  1. The first rows of the requested order (a window of ten times the rows
-//     the page needs) are checked with LIKE alone. Such terms are mostly
-//     common ("pa", "1"): the window then holds the whole page, which is
-//     exact because the window is a prefix of the order.
-//  2. Only when it does not, the term's grams are looked up in the GIN index
-//     on invoice_search_grams(search_text), and LIKE decides among the
-//     candidates. The statement's one-time filter skips this step entirely
-//     when step 1 filled the page.
-//
-// Step 1 bounds the work for common terms, step 2 for rare ones; neither
-// reads every invoice of the organization. Keeping the gram condition out of
-// step 1 matters: evaluating invoice_search_grams on a row costs about
-// 0.1 ms, which the planner's ordered plan would pay on every match it walks.
-func shortTermIDs(db bun.IDB, filtered func(columns ...string) *bun.SelectQuery, col, order, term string,
-	grams []string, page ports.Page,
-) schema.QueryAppender {
-	need := page.Skip + page.Take + 1
-	window := min(max(10*need, shortWindowMin), shortWindowMax)
-	head := filtered("i.id", "i."+col, "i.search_text").OrderExpr(order).Limit(window)
-	inWindow := whereLike(db.NewSelect().TableExpr("(?) AS i", head).Column("i.id"), term).
-		OrderExpr(order).Offset(page.Skip).Limit(page.Take + 1)
-	everywhere := whereLike(filtered("i.id"), term).
-		Where("invoice_search_grams(i.search_text) @> ?", pgdialect.Array(grams)).
-		OrderExpr(order).Offset(page.Skip).Limit(page.Take + 1)
-	return db.NewRaw(`WITH w AS MATERIALIZED (?)
-		SELECT w.id FROM w WHERE (SELECT count(*) FROM w) > ?
-		UNION ALL
-		SELECT e.id FROM (?) AS e WHERE (SELECT count(*) FROM w) <= ?`,
-		inWindow, page.Take, everywhere, page.Take)
+func (p *pageItems) scan(rows *sql.Rows) error {
+	var it invoiceItemRow
+	if err := rows.Scan(&it.InvoiceID, &it.ID, &it.Title, &it.Description, &it.Quantity, &it.UnitCost, &it.TotalCost); err != nil {
+		return err
+	}
+	p.all = append(p.all, it)
+	return nil
 }
 
-// escapeLike makes %, _ and the escape character \ match themselves in a
-// LIKE pattern.
-func escapeLike(s string) string {
-	return strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(s)
+// assign adds the items read to their invoices, in the order read.
+func (p *pageItems) assign() {
+	at := make(map[string]int, len(p.page))
+	for i, inv := range p.page {
+		at[inv.row.ID] = i
+	}
+	for j := 0; j < len(p.all); {
+		k := j + 1
+		for k < len(p.all) && p.all[k].InvoiceID == p.all[j].InvoiceID {
+			k++
+		}
+		if i, ok := at[p.all[j].InvoiceID]; ok {
+			if p.page[i].items == nil {
+				// Shares all's array, capped: a later run of the same
+				// invoice (were the rows not grouped) is appended to a
+				// copy, not over the next invoice's items.
+				p.page[i].items = p.all[j:k:k]
+			} else {
+				p.page[i].items = append(p.page[i].items, p.all[j:k]...)
+			}
+		}
+		j = k
+	}
 }
 
-// shortGrams returns the grams of term to look up in the gram index: the
-// term's distinct two-character grams, or its characters when it has none.
-// Grams with a control character are left out: invoice_search_grams cuts the
-// text at U+001F, so it may lack them, and the use case refuses such terms
-// anyway. Every other gram of a substring is among the text's, so the lookup
-// never loses a match.
-func shortGrams(term string) []string {
-	runes := []rune(term)
-	seen := map[string]bool{}
-	var grams []string
-	add := func(g string) {
-		if !seen[g] && strings.IndexFunc(g, unicode.IsControl) < 0 {
-			seen[g] = true
-			grams = append(grams, g)
+// detailScanner reads an invoice with its items (invoiceDetailSQL) into
+// *out, which holds it after the first row: that row's invoice columns,
+// then each later row's item columns, the rest of each row being NULL.
+func detailScanner(organizationID string, out *[]invoiceWithItems) func(*sql.Rows) error {
+	var null any // a NULL column's destination
+	nulls := func(n int) []any {
+		d := make([]any, n)
+		for i := range d {
+			d[i] = &null
+		}
+		return d
+	}
+	var it invoiceItemRow
+	item := append(nulls(10), // the invoice's columns
+		&it.ID, &it.Title, &it.Description, &it.Quantity, &it.UnitCost, &it.TotalCost, &it.Position)
+	invoiceRest := nulls(7) // the item's columns and its position
+	return func(rows *sql.Rows) error {
+		if len(*out) == 0 {
+			row, err := scanInvoice(rows, organizationID, invoiceRest...)
+			if err != nil {
+				return err
+			}
+			*out = append(*out, invoiceWithItems{row: row})
+			return nil
+		}
+		inv := &(*out)[0]
+		if err := rows.Scan(item...); err != nil {
+			return err
+		}
+		it.InvoiceID = inv.row.ID
+		inv.items = append(inv.items, it)
+		return nil
+	}
+}
+
+// invoicesOf builds the domain invoices of what the scanners read.
+func invoicesOf(read []invoiceWithItems) ([]*domain.Invoice, error) {
+	out := make([]*domain.Invoice, len(read))
+	for i, r := range read {
+		var err error
+		if out[i], err = invoiceFromRows(r.row, r.items); err != nil {
+			return nil, fmt.Errorf("load invoice %s: %w", r.row.ID, err)
 		}
 	}
-	for i := 0; i+1 < len(runes); i++ {
-		add(string(runes[i : i+2]))
-	}
-	if len(grams) == 0 {
-		for _, c := range runes {
-			add(string(c))
-		}
-	}
-	return grams
+	return out, nil
 }

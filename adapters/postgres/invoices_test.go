@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -284,7 +283,7 @@ func TestInvoiceListOrderTiesAndPages(t *testing.T) {
 }
 
 func invCheckOrder(t *testing.T, repo ports.InvoiceRepository, org string, specs []invSpec) {
-	for _, by := range []ports.InvoiceSortKey{"", ports.InvoicesByCreatedAt, ports.InvoicesByUpdatedAt, ports.InvoicesByDueDate} {
+	for _, by := range []ports.InvoiceSortKey{ports.InvoicesByCreatedAt, ports.InvoicesByUpdatedAt, ports.InvoicesByDueDate} {
 		for _, asc := range []bool{false, true} {
 			for _, status := range []domain.InvoiceStatus{"", domain.InvoiceUnpaid} {
 				f := ports.InvoiceFilter{SortBy: by, Ascending: asc, Status: status}
@@ -463,30 +462,9 @@ func TestInvoiceSearchPagesWithTies(t *testing.T) {
 	}
 }
 
-// invRecorder is a bun query hook that keeps the SQL sent.
-type invRecorder struct {
-	mu      sync.Mutex
-	queries []string
-}
-
-func (r *invRecorder) BeforeQuery(ctx context.Context, _ *bun.QueryEvent) context.Context { return ctx }
-
-func (r *invRecorder) AfterQuery(_ context.Context, e *bun.QueryEvent) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.queries = append(r.queries, e.Query)
-}
-
-func (r *invRecorder) take() []string {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	q := r.queries
-	r.queries = nil
-	return q
-}
-
 func TestInvoiceListReadsItemsInOneQuery(t *testing.T) {
-	db := pgtest.Open(t, testDSN)
+	db, rec := pgtest.OpenRecording(testDSN)
+	t.Cleanup(func() { _ = db.Close() })
 	const org = "org_inv_nplus1"
 	var specs []invSpec
 	for i := range 12 {
@@ -494,8 +472,7 @@ func TestInvoiceListReadsItemsInOneQuery(t *testing.T) {
 			items: [][2]string{{"A", "a"}, {"B", "b"}, {"C", "c"}}})
 	}
 	invSeed(t, db, []string{org}, specs...)
-	rec := &invRecorder{}
-	db.AddQueryHook(rec)
+	rec.Take()
 	invs, more, err := invRepo(db).List(context.Background(), org, ports.InvoiceFilter{}, ports.Page{Take: 10})
 	if err != nil {
 		t.Fatal(err)
@@ -508,21 +485,21 @@ func TestInvoiceListReadsItemsInOneQuery(t *testing.T) {
 			t.Fatalf("invoice %s items %+v", inv.ID(), inv.Items())
 		}
 	}
-	if q := rec.take(); len(q) != 2 {
-		t.Fatalf("%d queries, want 2 (the page, then its items):\n%s", len(q), strings.Join(q, "\n"))
+	if q := rec.Take(); len(q) != 2 {
+		t.Fatalf("%d queries, want 2 (the page, then its items):\n%v", len(q), q)
 	}
 	// The detail is one statement, its items joined.
 	if inv, err := invRepo(db).Get(context.Background(), org, "inv-n1-03"); err != nil || len(inv.Items()) != 3 {
 		t.Fatalf("Get: %v", err)
 	}
-	if q := rec.take(); len(q) != 1 {
-		t.Fatalf("%d queries for the detail, want 1:\n%s", len(q), strings.Join(q, "\n"))
+	if q := rec.Take(); len(q) != 1 {
+		t.Fatalf("%d queries for the detail, want 1:\n%v", len(q), q)
 	}
 	// An empty page asks nothing more.
 	if _, _, err := invRepo(db).List(context.Background(), org, ports.InvoiceFilter{Search: "xylophone"}, ports.Page{Take: 10}); err != nil {
 		t.Fatal(err)
 	}
-	if q := rec.take(); len(q) != 1 {
+	if q := rec.Take(); len(q) != 1 {
 		t.Fatalf("%d queries for an empty page, want 1", len(q))
 	}
 }
@@ -590,7 +567,8 @@ func (n planNode) walk(fn func(planNode)) {
 // any of the statements sent. Sequential scans are not disabled: the plans
 // are the planner's own choice with fresh statistics.
 func TestInvoiceQueryPlansUseIndexes(t *testing.T) {
-	db := pgtest.Open(t, testDSN)
+	db, rec := pgtest.OpenRecording(testDSN)
+	t.Cleanup(func() { _ = db.Close() })
 	ctx := context.Background()
 	const org, other = "org_inv_plan", "org_inv_plan_x"
 	words := []string{"pallet storage", "pick & pack", "shipping label UPS Ground", "returns processing", "kitting",
@@ -631,8 +609,7 @@ func TestInvoiceQueryPlansUseIndexes(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	rec := &invRecorder{}
-	db.AddQueryHook(rec)
+	rec.Take()
 	repo := invRepo(db)
 	type shape struct {
 		name   string
@@ -666,7 +643,7 @@ func TestInvoiceQueryPlansUseIndexes(t *testing.T) {
 				shape{name: fmt.Sprintf("status + sort %s asc=%v", by, asc), filter: ports.InvoiceFilter{SortBy: by, Ascending: asc, Status: domain.InvoiceRefunded}})
 		}
 	}
-	statements := map[string][]string{}
+	statements := map[string][]pgtest.Statement{}
 	for _, sh := range shapes {
 		if sh.page.Take == 0 {
 			sh.page.Take = 10
@@ -675,7 +652,7 @@ func TestInvoiceQueryPlansUseIndexes(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", sh.name, err)
 		}
-		statements[sh.name] = rec.take()
+		statements[sh.name] = rec.Take()
 		if want, wantMore := invOracle(invs, org, sh.filter, sh.page); !slices.Equal(invIDs(got), want) || more != wantMore {
 			t.Errorf("%s: %v (more %v), want %v (more %v)", sh.name, invIDs(got), more, want, wantMore)
 		}
@@ -683,16 +660,17 @@ func TestInvoiceQueryPlansUseIndexes(t *testing.T) {
 			if _, err := repo.Get(ctx, org, got[0].ID()); err != nil {
 				t.Fatal(err)
 			}
-			statements["detail"] = rec.take()
+			statements["detail"] = rec.Take()
 		}
 	}
 	for name, sqls := range statements {
 		if len(sqls) == 0 {
 			t.Fatalf("%s: no statement recorded", name)
 		}
-		for _, sql := range sqls {
+		for _, st := range sqls {
+			sql := st.SQL
 			var raw []byte
-			if err := db.DB.QueryRowContext(ctx, "EXPLAIN (FORMAT JSON) "+sql).Scan(&raw); err != nil {
+			if err := db.DB.QueryRowContext(ctx, "EXPLAIN (FORMAT JSON) "+sql, st.Args...).Scan(&raw); err != nil {
 				t.Fatalf("%s: explain: %v\n%s", name, err, sql)
 			}
 			var plans []struct{ Plan planNode }

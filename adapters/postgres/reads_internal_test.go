@@ -6,7 +6,7 @@ import (
 )
 
 // pageItems gives each invoice its items in the order read: in runs when
-// the rows come grouped by invoice, as invoicesql.Items returns them, and
+// the rows come grouped by invoice, as invoiceItemsSQL returns them, and
 // still right when they do not; an item of an invoice not on the page is
 // dropped.
 func TestPageItemsAssign(t *testing.T) {

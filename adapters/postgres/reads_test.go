@@ -30,8 +30,8 @@ func invSnapshot(inv *domain.Invoice) string {
 
 // TestInvoicePreparedReadsAnswerAsUnprepared reads every list shape without
 // a search term, every page size and the detail of every invoice both ways —
-// as the service does, through the prepared statements of
-// NewPreparedRepositories, and formatted by bun — and wants the same
+// as the service does, through prepared statements, and unprepared — and
+// wants the same
 // answers, the order checked against the expected one as well; then checks
 // that the statements really ran prepared.
 func TestInvoicePreparedReadsAnswerAsUnprepared(t *testing.T) {
@@ -49,8 +49,8 @@ func TestInvoicePreparedReadsAnswerAsUnprepared(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = one.Close() })
-	prepared := postgres.NewPreparedRepositories(one).Invoices
-	plain := invRepo(db)
+	prepared := postgres.NewRepositories(one).Invoices
+	plain := postgres.UnpreparedRepositories(db).Invoices
 	ctx := context.Background()
 
 	read := func(repo ports.InvoiceRepository, f ports.InvoiceFilter, p ports.Page) ([]string, bool) {
@@ -65,7 +65,7 @@ func TestInvoicePreparedReadsAnswerAsUnprepared(t *testing.T) {
 		}
 		return out, more
 	}
-	for _, by := range []ports.InvoiceSortKey{"", ports.InvoicesByCreatedAt, ports.InvoicesByUpdatedAt, ports.InvoicesByDueDate} {
+	for _, by := range []ports.InvoiceSortKey{ports.InvoicesByCreatedAt, ports.InvoicesByUpdatedAt, ports.InvoicesByDueDate} {
 		for _, asc := range []bool{false, true} {
 			for _, status := range []domain.InvoiceStatus{"", domain.InvoiceUnpaid, domain.InvoiceCollecting} {
 				f := ports.InvoiceFilter{SortBy: by, Ascending: asc, Status: status}
@@ -112,16 +112,10 @@ func TestInvoicePreparedReadsAnswerAsUnprepared(t *testing.T) {
 }
 
 // TestInvoiceReadsKeepGenericPlans runs the first pages of two lists and a
-// detail eight times through NewPreparedRepositories on one connection and
-// fails unless PostgreSQL kept the generic plan of each statement run
-// instead of planning it anew at every execution: the point of preparing
-// them. (A page with OFFSET keeps custom plans: PostgreSQL costs an OFFSET
-// parameter as a tenth of the rows.) PostgreSQL keeps the generic plan when
-// it is not dearer than the average custom plan so far; on a database of
-// one organization, as the benchmark's, it is. (An organization much larger
-// than the average one gets cheaper custom estimates and keeps being
-// planned: docs/invoices.md.) On a table of a few invoices custom plans are
-// so cheap that PostgreSQL keeps them; it needs a few thousand.
+// detail eight times through the repositories on one connection and fails
+// unless PostgreSQL ran the generic plan of each statement instead of
+// planning it anew at every execution: the point of preparing them
+// (postgres.Open's plan_cache_mode).
 func TestInvoiceReadsKeepGenericPlans(t *testing.T) {
 	ctx := context.Background()
 	db, dsn := ownDatabase(t, true)
@@ -140,7 +134,7 @@ func TestInvoiceReadsKeepGenericPlans(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer func() { _ = one.Close() }()
-	prepared := postgres.NewPreparedRepositories(one).Invoices
+	prepared := postgres.NewRepositories(one).Invoices
 	for range 8 {
 		for _, f := range []ports.InvoiceFilter{{}, {Status: domain.InvoiceUnpaid, SortBy: ports.InvoicesByDueDate, Ascending: true}} {
 			if _, _, err := prepared.List(ctx, org, f, ports.Page{Take: 10}); err != nil {
@@ -196,8 +190,8 @@ func explainGeneric(ctx context.Context, t *testing.T, dsn, sql string, args ...
 }
 
 // BenchmarkInvoiceReads reads the default page and an invoice's detail
-// through the repository the service uses (prepared statements) and through
-// bun's formatted statements, on 2,000 invoices of three items:
+// through the repository the service uses (prepared statements) and
+// unprepared, on 2,000 invoices of three items:
 //
 //	go test -run '^$' -bench InvoiceReads -benchmem ./adapters/postgres/
 func BenchmarkInvoiceReads(b *testing.B) {
@@ -216,7 +210,7 @@ func BenchmarkInvoiceReads(b *testing.B) {
 	for _, repo := range []struct {
 		name string
 		repo ports.InvoiceRepository
-	}{{"prepared", postgres.NewPreparedRepositories(db).Invoices}, {"formatted", invRepo(db)}} {
+	}{{"prepared", postgres.NewRepositories(db).Invoices}, {"unprepared", postgres.UnpreparedRepositories(db).Invoices}} {
 		b.Run("list/"+repo.name, func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {

@@ -6,26 +6,22 @@ import (
 	"errors"
 	"time"
 
-	"github.com/uptrace/bun"
-
 	"github.com/acme3pl/fulfillment/domain"
 	"github.com/acme3pl/fulfillment/ports"
 )
 
 type orderReceiptRow struct {
-	bun.BaseModel `bun:"table:order_receipts,alias:r"`
-
-	OrganizationID  string    `bun:"organization_id,pk"`
-	OrderID         int64     `bun:"order_id,pk"`
-	OrderNumber     *int64    `bun:"order_number"`
-	Status          string    `bun:"status"`
-	Skipped         *string   `bun:"skipped"`
-	Attempts        int       `bun:"attempts"`
-	LastError       *string   `bun:"last_error"`
-	ShipmentID      *string   `bun:"shipment_id"`
-	TraceID         string    `bun:"trace_id"`
-	FirstReceivedAt time.Time `bun:"first_received_at"`
-	LastReceivedAt  time.Time `bun:"last_received_at"`
+	OrganizationID  string
+	OrderID         int64
+	OrderNumber     *int64
+	Status          string
+	Skipped         *string
+	Attempts        int
+	LastError       *string
+	ShipmentID      *string
+	TraceID         string
+	FirstReceivedAt time.Time
+	LastReceivedAt  time.Time
 }
 
 func (row orderReceiptRow) toDomain() *domain.OrderReceipt {
@@ -47,18 +43,16 @@ func nullIfEmpty(s string) *string {
 
 // OrderReceiptRepository implements ports.OrderReceiptRepository.
 type OrderReceiptRepository struct {
-	db  bun.IDB
-	hot runner
+	run runner
 }
 
 var _ ports.OrderReceiptRepository = (*OrderReceiptRepository)(nil)
 
-// receiptColumns is what every statement returns, in orderReceiptRow's
-// shape.
-const receiptColumns = "organization_id, order_id, order_number, status, skipped, attempts, last_error, " +
-	"shipment_id, trace_id, first_received_at, last_received_at"
+// receiptColumns is what every statement returns, in scanReceipt's order.
+const receiptColumns = `organization_id, order_id, order_number, status, skipped, attempts, last_error,
+	shipment_id, trace_id, first_received_at, last_received_at`
 
-// claimOrderQuery is the order intake's first statement: it claims the
+// claimOrderSQL is the order intake's first statement: it claims the
 // order's receipt and reads what the intake needs to know before it writes,
 // in one round trip.
 //
@@ -80,7 +74,7 @@ const receiptColumns = "organization_id, order_id, order_number, status, skipped
 // is when it began to wait (READ COMMITTED allows either). The statement
 // returns the claimed receipt once per product found (once with NULLs when
 // none is), with the warehouse's ID and name, NULL when there is none.
-var claimOrderQuery = hotQuery{operation: "INSERT", sql: `WITH claimed AS (
+const claimOrderSQL = `WITH claimed AS (
 	INSERT INTO order_receipts AS r
 		(organization_id, order_id, order_number, status, attempts, trace_id, first_received_at, last_received_at)
 	VALUES ($1, $2, $3, 'processing', 1, $4, $5, $5)
@@ -112,9 +106,9 @@ var claimOrderQuery = hotQuery{operation: "INSERT", sql: `WITH claimed AS (
 SELECT claimed.*, product.id, product.sku, product.name, warehouse.id, warehouse.name
 FROM claimed
 LEFT JOIN product ON true
-LEFT JOIN warehouse ON true`}
+LEFT JOIN warehouse ON true`
 
-// Claim implements ports.OrderReceiptRepository: claimOrderQuery, then the
+// Claim implements ports.OrderReceiptRepository: claimOrderSQL, then the
 // receipt rehydrated from the row it returns and what it read.
 func (r *OrderReceiptRepository) Claim(ctx context.Context, d domain.OrderDelivery, skus []string) (*domain.OrderReceipt, ports.OrderResolution, error) {
 	var (
@@ -122,7 +116,7 @@ func (r *OrderReceiptRepository) Claim(ctx context.Context, d domain.OrderDelive
 		n   int
 		res = ports.OrderResolution{Products: make(map[string]domain.InventoryItem, len(skus))}
 	)
-	err := r.hot.query(ctx, &claimOrderQuery, func(rows *sql.Rows) error {
+	err := r.run.query(ctx, claimOrderSQL, func(rows *sql.Rows) error {
 		n++
 		var productID, sku, name, warehouseID, warehouseName sql.NullString
 		err := rows.Scan(&row.OrganizationID, &row.OrderID, &row.OrderNumber, &row.Status, &row.Skipped, &row.Attempts,
@@ -139,7 +133,7 @@ func (r *OrderReceiptRepository) Claim(ctx context.Context, d domain.OrderDelive
 			res.Warehouse = &domain.WarehouseRef{ID: warehouseID.String, Name: warehouseName.String}
 		}
 		return nil
-	}, d.OrganizationID, d.OrderID, d.OrderNumber, d.TraceID, d.ReceivedAt, pgTextArray(skus))
+	}, d.OrganizationID, d.OrderID, d.OrderNumber, d.TraceID, d.ReceivedAt, pgArray(skus))
 	if err != nil {
 		return nil, ports.OrderResolution{}, dbErr(err)
 	}
@@ -149,13 +143,19 @@ func (r *OrderReceiptRepository) Claim(ctx context.Context, d domain.OrderDelive
 	return row.toDomain(), res, nil
 }
 
-var finishReceiptQuery = hotQuery{operation: "UPDATE", sql: `UPDATE order_receipts
+// scanReceipt reads one row of receiptColumns.
+func scanReceipt(rows *sql.Rows, row *orderReceiptRow) error {
+	return rows.Scan(&row.OrganizationID, &row.OrderID, &row.OrderNumber, &row.Status, &row.Skipped, &row.Attempts,
+		&row.LastError, &row.ShipmentID, &row.TraceID, &row.FirstReceivedAt, &row.LastReceivedAt)
+}
+
+const finishReceiptSQL = `UPDATE order_receipts
 	SET status = $1, skipped = $2, last_error = $3, shipment_id = $4
-	WHERE organization_id = $5 AND order_id = $6`}
+	WHERE organization_id = $5 AND order_id = $6`
 
 // Finish implements ports.OrderReceiptRepository.
 func (r *OrderReceiptRepository) Finish(ctx context.Context, rec *domain.OrderReceipt) error {
-	n, err := r.hot.exec(ctx, &finishReceiptQuery,
+	n, err := r.run.exec(ctx, finishReceiptSQL,
 		string(rec.Status()), nullIfEmpty(string(rec.Skipped())), nullIfEmpty(rec.LastError()), nullIfEmpty(rec.ShipmentID()),
 		rec.OrganizationID(), rec.OrderID())
 	if err != nil {
@@ -167,9 +167,9 @@ func (r *OrderReceiptRepository) Finish(ctx context.Context, rec *domain.OrderRe
 	return nil
 }
 
-// acceptOrderQuery is the order intake's second statement when it makes a
-// shipment: what InventoryRepository.Reserve (reservePickPackQuery),
-// ShipmentRepository.Create (createPickPackQuery) and Finish do, as the
+// acceptOrderSQL is the order intake's second statement when it makes a
+// shipment: what InventoryRepository.Reserve (reservePickPackSQL),
+// ShipmentRepository.Create (createPickPackSQL) and Finish do, as the
 // data-modifying CTEs of the receipt's UPDATE, in one round trip. The stock
 // rows are made when missing and locked in product order, the order of
 // every reservation; $23 and $24 are the lines' products and quantities in
@@ -177,7 +177,7 @@ func (r *OrderReceiptRepository) Finish(ctx context.Context, rec *domain.OrderRe
 // last error of an earlier attempt ($25), as Finish stores it. The foreign
 // keys between the new rows are checked at the statement's end, when all
 // are there. It affects one row, the receipt's.
-var acceptOrderQuery = hotQuery{operation: "UPDATE", sql: `WITH reserved AS (
+const acceptOrderSQL = `WITH reserved AS (
 	INSERT INTO product_stock AS s (product_id, warehouse_id, on_hand, reserved)
 	SELECT v.id, $5, 0, sum(v.q) FROM unnest($23::text[], $24::bigint[]) AS v(id, q) GROUP BY v.id ORDER BY v.id
 	ON CONFLICT (product_id, warehouse_id) DO UPDATE SET reserved = s.reserved + excluded.reserved
@@ -193,9 +193,9 @@ var acceptOrderQuery = hotQuery{operation: "UPDATE", sql: `WITH reserved AS (
 	FROM unnest($23::text[], $24::bigint[]) WITH ORDINALITY AS v(item_id, quantity, position)
 )
 UPDATE order_receipts SET status = 'succeeded', skipped = NULL, last_error = $25, shipment_id = $1
-WHERE organization_id = $2 AND order_id = $26`}
+WHERE organization_id = $2 AND order_id = $26`
 
-// Accept implements ports.OrderReceiptRepository with acceptOrderQuery.
+// Accept implements ports.OrderReceiptRepository with acceptOrderSQL.
 func (r *OrderReceiptRepository) Accept(ctx context.Context, rec *domain.OrderReceipt, s *domain.Shipment) error {
 	if s.Kind() != domain.PickPack || s.Status() != domain.ShipmentPending ||
 		rec.Status() != domain.ReceiptSucceeded || rec.ShipmentID() != s.ID() || rec.OrganizationID() != s.OrganizationID() {
@@ -208,11 +208,11 @@ func (r *OrderReceiptRepository) Accept(ctx context.Context, rec *domain.OrderRe
 	for i, l := range lines {
 		ids[i], qty[i] = l.ItemID, l.Quantity
 	}
-	n, err := r.hot.exec(ctx, &acceptOrderQuery,
+	n, err := r.run.exec(ctx, acceptOrderSQL,
 		row.ID, row.OrganizationID, row.Kind, row.Status, row.WarehouseID, row.ShippingName, row.ShippingCompany,
 		row.ShippingAddress1, row.ShippingAddress2, row.ShippingCity, row.ShippingState, row.ShippingZip,
 		row.ShippingCountry, row.ShippingPhone, row.Notes, row.SourceType, row.SourceOrderID, row.SourceOrderNumber,
-		row.Test, row.CreatedAt, row.UpdatedAt, row.SubmittedAt, pgTextArray(ids), pgInt64Array(qty),
+		row.Test, row.CreatedAt, row.UpdatedAt, row.SubmittedAt, pgArray(ids), pgArray(qty),
 		nullIfEmpty(rec.LastError()), rec.OrderID())
 	if err != nil {
 		return dbErr(err)
@@ -228,7 +228,7 @@ func (r *OrderReceiptRepository) Accept(ctx context.Context, rec *domain.OrderRe
 // UPDATE).
 const recordFailureSQL = `INSERT INTO order_receipts AS r
 	(organization_id, order_id, order_number, status, attempts, last_error, trace_id, first_received_at, last_received_at)
-VALUES (?, ?, ?, 'failed', 1, ?, ?, ?, ?)
+VALUES ($1, $2, $3, 'failed', 1, $4, $5, $6, $6)
 ON CONFLICT (organization_id, order_id) DO UPDATE SET
 	status           = 'failed',
 	attempts         = r.attempts + 1,
@@ -240,19 +240,26 @@ WHERE r.status <> 'succeeded'`
 
 // RecordFailure implements ports.OrderReceiptRepository.
 func (r *OrderReceiptRepository) RecordFailure(ctx context.Context, d domain.OrderDelivery, code string) error {
-	_, err := r.db.NewRaw(recordFailureSQL, d.OrganizationID, d.OrderID, d.OrderNumber, code, d.TraceID,
-		d.ReceivedAt, d.ReceivedAt).Exec(ctx)
+	_, err := r.run.exec(ctx, recordFailureSQL, d.OrganizationID, d.OrderID, d.OrderNumber, code, d.TraceID, d.ReceivedAt)
 	return dbErr(err)
 }
 
-// Get implements ports.OrderReceiptRepository: domain.ErrNotFound (through
-// dbErr) when the organization has no receipt of the order.
+const getReceiptSQL = `SELECT ` + receiptColumns + ` FROM order_receipts WHERE organization_id = $1 AND order_id = $2`
+
+// Get implements ports.OrderReceiptRepository: domain.ErrNotFound when the
+// organization has no receipt of the order.
 func (r *OrderReceiptRepository) Get(ctx context.Context, organizationID string, orderID int64) (*domain.OrderReceipt, error) {
-	var row orderReceiptRow
-	err := r.db.NewSelect().Model(&row).ColumnExpr(receiptColumns).
-		Where("organization_id = ? AND order_id = ?", organizationID, orderID).Scan(ctx)
+	var (
+		row orderReceiptRow
+		n   int
+	)
+	err := r.run.query(ctx, getReceiptSQL, func(rows *sql.Rows) error { n++; return scanReceipt(rows, &row) },
+		organizationID, orderID)
 	if err != nil {
 		return nil, dbErr(err)
+	}
+	if n == 0 {
+		return nil, domain.ErrNotFound
 	}
 	return row.toDomain(), nil
 }

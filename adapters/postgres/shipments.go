@@ -2,74 +2,52 @@ package postgres
 
 import (
 	"context"
+	"database/sql"
 	"time"
-
-	"github.com/uptrace/bun"
 
 	"github.com/acme3pl/fulfillment/domain"
 	"github.com/acme3pl/fulfillment/ports"
 )
 
 type shipmentRow struct {
-	bun.BaseModel `bun:"table:shipments,alias:s"`
-
-	ID                string     `bun:"id,pk"`
-	OrganizationID    string     `bun:"organization_id"`
-	Kind              string     `bun:"kind"`
-	Status            string     `bun:"status"`
-	WarehouseID       string     `bun:"warehouse_id"`
-	WarehouseName     string     `bun:"warehouse_name,scanonly"`
-	ShippingName      string     `bun:"shipping_name"`
-	ShippingCompany   string     `bun:"shipping_company"`
-	ShippingAddress1  string     `bun:"shipping_address1"`
-	ShippingAddress2  string     `bun:"shipping_address2"`
-	ShippingCity      string     `bun:"shipping_city"`
-	ShippingState     string     `bun:"shipping_state"`
-	ShippingZip       string     `bun:"shipping_zip"`
-	ShippingCountry   string     `bun:"shipping_country"`
-	ShippingPhone     string     `bun:"shipping_phone"`
-	Notes             string     `bun:"notes"`
-	SourceType        *string    `bun:"source_type"`
-	SourceOrderID     *int64     `bun:"source_order_id"`
-	SourceOrderNumber *int64     `bun:"source_order_number"`
-	Test              bool       `bun:"test"`
-	CreatedAt         time.Time  `bun:"created_at"`
-	UpdatedAt         time.Time  `bun:"updated_at"`
-	SubmittedAt       *time.Time `bun:"submitted_at"`
-}
-
-// shipmentLineRow maps shipment_items (products) and shipment_cartons alike;
-// ItemID is product_id or carton_id.
-type shipmentLineRow struct {
-	OrganizationID string `bun:"organization_id"`
-	ShipmentID     string `bun:"shipment_id"`
-	ItemID         string `bun:"item_id"`
-	Position       int    `bun:"position"`
-	Quantity       int64  `bun:"quantity"`
-	SKU            string `bun:"sku,scanonly"`
-}
-
-func lineTable(kind domain.ShipmentKind) (table, column string) {
-	if kind == domain.SPD {
-		return "shipment_cartons", "carton_id"
-	}
-	return "shipment_items", "product_id"
+	ID                string
+	OrganizationID    string
+	Kind              string
+	Status            string
+	WarehouseID       string
+	WarehouseName     string
+	ShippingName      string
+	ShippingCompany   string
+	ShippingAddress1  string
+	ShippingAddress2  string
+	ShippingCity      string
+	ShippingState     string
+	ShippingZip       string
+	ShippingCountry   string
+	ShippingPhone     string
+	Notes             string
+	SourceType        *string
+	SourceOrderID     *int64
+	SourceOrderNumber *int64
+	Test              bool
+	CreatedAt         time.Time
+	UpdatedAt         time.Time
+	SubmittedAt       *time.Time
 }
 
 // ShipmentRepository implements ports.ShipmentRepository.
 type ShipmentRepository struct {
-	db  bun.IDB
-	hot runner
+	run runner
 }
 
 var _ ports.ShipmentRepository = (*ShipmentRepository)(nil)
 
-// createShipmentQuery inserts a shipment and its lines in one statement, one
+// createShipmentSQL inserts a shipment and its lines in one statement, one
 // round trip: the shipment row in a CTE, its lines in the main insert from
 // two array parameters (foreign keys are checked at the statement's end,
 // when both are there). Line positions are the arrays' order, from 0.
-func createShipmentQuery(lineTable, itemColumn string) hotQuery {
-	return hotQuery{operation: "INSERT", sql: `WITH new_shipment AS (
+func createShipmentSQL(lineTable, itemColumn string) string {
+	return `WITH new_shipment AS (
 	INSERT INTO shipments (id, organization_id, kind, status, warehouse_id, shipping_name, shipping_company,
 		shipping_address1, shipping_address2, shipping_city, shipping_state, shipping_zip, shipping_country,
 		shipping_phone, notes, source_type, source_order_id, source_order_number, test, created_at, updated_at,
@@ -78,12 +56,12 @@ func createShipmentQuery(lineTable, itemColumn string) hotQuery {
 )
 INSERT INTO ` + lineTable + ` (organization_id, shipment_id, ` + itemColumn + `, position, quantity)
 SELECT $2, $1, v.item_id, (v.position - 1)::int, v.quantity
-FROM unnest($23::text[], $24::bigint[]) WITH ORDINALITY AS v(item_id, quantity, position)`}
+FROM unnest($23::text[], $24::bigint[]) WITH ORDINALITY AS v(item_id, quantity, position)`
 }
 
 var (
-	createPickPackQuery = createShipmentQuery("shipment_items", "product_id")
-	createSPDQuery      = createShipmentQuery("shipment_cartons", "carton_id")
+	createPickPackSQL = createShipmentSQL("shipment_items", "product_id")
+	createSPDSQL      = createShipmentSQL("shipment_cartons", "carton_id")
 )
 
 // Create inserts the shipment and its lines.
@@ -95,59 +73,83 @@ func (r *ShipmentRepository) Create(ctx context.Context, s *domain.Shipment) err
 	for i, l := range lines {
 		ids[i], qty[i] = l.ItemID, l.Quantity
 	}
-	q := &createPickPackQuery
+	q := createPickPackSQL
 	if s.Kind() == domain.SPD {
-		q = &createSPDQuery
+		q = createSPDSQL
 	}
-	_, err := r.hot.exec(ctx, q,
+	_, err := r.run.exec(ctx, q,
 		row.ID, row.OrganizationID, row.Kind, row.Status, row.WarehouseID, row.ShippingName, row.ShippingCompany,
 		row.ShippingAddress1, row.ShippingAddress2, row.ShippingCity, row.ShippingState, row.ShippingZip,
 		row.ShippingCountry, row.ShippingPhone, row.Notes, row.SourceType, row.SourceOrderID, row.SourceOrderNumber,
-		row.Test, row.CreatedAt, row.UpdatedAt, row.SubmittedAt, pgTextArray(ids), pgInt64Array(qty))
+		row.Test, row.CreatedAt, row.UpdatedAt, row.SubmittedAt, pgArray(ids), pgArray(qty))
 	return dbErr(err)
 }
+
+const updateShipmentSQL = `UPDATE shipments SET status = $1, updated_at = $2, submitted_at = $3
+WHERE organization_id = $4 AND id = $5`
 
 // Update loads the shipment FOR UPDATE (its row stays locked until the
 // transaction ends), runs change on it and writes its new state.
 func (r *ShipmentRepository) Update(ctx context.Context, organizationID, id string, change func(*domain.Shipment) error) (*domain.Shipment, error) {
-	s, err := r.get(ctx, organizationID, id, true)
+	s, err := r.get(ctx, lockShipmentSQL, organizationID, id)
 	if err != nil {
 		return nil, err
 	}
 	if err := change(s); err != nil {
 		return nil, err
 	}
-	res, err := r.db.NewUpdate().Table("shipments").
-		Set("status = ?", string(s.Status())).
-		Set("updated_at = ?", s.UpdatedAt()).
-		Set("submitted_at = ?", s.SubmittedAt()).
-		Where("organization_id = ? AND id = ?", s.OrganizationID(), s.ID()).Exec(ctx)
+	n, err := r.run.exec(ctx, updateShipmentSQL, string(s.Status()), s.UpdatedAt(), s.SubmittedAt(), s.OrganizationID(), s.ID())
 	if err != nil {
 		return nil, dbErr(err)
 	}
-	if n, _ := res.RowsAffected(); n == 0 {
+	if n == 0 {
 		return nil, domain.ErrNotFound
 	}
 	return s, nil
 }
 
+// selectShipmentsSQL reads shipments with their warehouse's name, in
+// scanShipment's order; the statements below complete it.
+const selectShipmentsSQL = `SELECT s.id, s.organization_id, s.kind, s.status, s.warehouse_id, w.name, s.shipping_name,
+	s.shipping_company, s.shipping_address1, s.shipping_address2, s.shipping_city, s.shipping_state, s.shipping_zip,
+	s.shipping_country, s.shipping_phone, s.notes, s.source_type, s.source_order_id, s.source_order_number, s.test,
+	s.created_at, s.updated_at, s.submitted_at
+FROM shipments AS s JOIN warehouses AS w ON w.id = s.warehouse_id`
+
+func scanShipment(rows *sql.Rows) (shipmentRow, error) {
+	var r shipmentRow
+	err := rows.Scan(&r.ID, &r.OrganizationID, &r.Kind, &r.Status, &r.WarehouseID, &r.WarehouseName, &r.ShippingName,
+		&r.ShippingCompany, &r.ShippingAddress1, &r.ShippingAddress2, &r.ShippingCity, &r.ShippingState, &r.ShippingZip,
+		&r.ShippingCountry, &r.ShippingPhone, &r.Notes, &r.SourceType, &r.SourceOrderID, &r.SourceOrderNumber, &r.Test,
+		&r.CreatedAt, &r.UpdatedAt, &r.SubmittedAt)
+	return r, err
+}
+
+const (
+	getShipmentSQL  = selectShipmentsSQL + ` WHERE s.organization_id = $1 AND s.id = $2`
+	lockShipmentSQL = getShipmentSQL + ` FOR UPDATE OF s`
+
+	// A page of shipments, newest first, one row more than the page ($3)
+	// to tell whether more follow; with a status ($4) or without.
+	listShipmentsSQL         = selectShipmentsSQL + ` WHERE s.organization_id = $1 ORDER BY s.created_at DESC, s.id DESC OFFSET $2 LIMIT $3`
+	listShipmentsByStatusSQL = selectShipmentsSQL + ` WHERE s.organization_id = $1 AND s.status = $4 ORDER BY s.created_at DESC, s.id DESC OFFSET $2 LIMIT $3`
+)
+
 // Get returns the organization's shipment with its warehouse name and lines.
 func (r *ShipmentRepository) Get(ctx context.Context, organizationID, id string) (*domain.Shipment, error) {
-	return r.get(ctx, organizationID, id, false)
+	return r.get(ctx, getShipmentSQL, organizationID, id)
 }
 
 // List returns a page of the organization's shipments, newest first, with
 // their lines: two round trips at most (the page, then its lines per kind).
-// It reads one row more than the page to tell whether more follow.
 func (r *ShipmentRepository) List(ctx context.Context, organizationID string, filter ports.ShipmentFilter, page ports.Page) ([]*domain.Shipment, bool, error) {
-	var rows []shipmentRow
-	q := r.selectShipments(&rows).Where("s.organization_id = ?", organizationID)
+	q, args := listShipmentsSQL, []any{organizationID, page.Skip, page.Take + 1}
 	if filter.Status != "" {
-		q = q.Where("s.status = ?", string(filter.Status))
+		q, args = listShipmentsByStatusSQL, append(args, string(filter.Status))
 	}
-	err := q.OrderExpr("s.created_at DESC, s.id DESC").Offset(page.Skip).Limit(page.Take + 1).Scan(ctx)
+	rows, err := r.read(ctx, q, args...)
 	if err != nil {
-		return nil, false, dbErr(err)
+		return nil, false, err
 	}
 	rows, more := trimPage(rows, page)
 	if len(rows) == 0 {
@@ -160,18 +162,11 @@ func (r *ShipmentRepository) List(ctx context.Context, organizationID string, fi
 	return out, more, nil
 }
 
-func (r *ShipmentRepository) get(ctx context.Context, organizationID, id string, lock bool) (*domain.Shipment, error) {
-	if !domain.ValidID(id) {
-		// Not an ID the service could have made: no such shipment.
-		return nil, domain.ErrNotFound
-	}
-	var rows []shipmentRow
-	q := r.selectShipments(&rows).Where("s.organization_id = ? AND s.id = ?", organizationID, id)
-	if lock {
-		q = q.For("UPDATE OF s")
-	}
-	if err := q.Scan(ctx); err != nil {
-		return nil, dbErr(err)
+// get reads one shipment with q, getShipmentSQL or lockShipmentSQL.
+func (r *ShipmentRepository) get(ctx context.Context, q, organizationID, id string) (*domain.Shipment, error) {
+	rows, err := r.read(ctx, q, organizationID, id)
+	if err != nil {
+		return nil, err
 	}
 	if len(rows) == 0 {
 		return nil, domain.ErrNotFound
@@ -183,11 +178,26 @@ func (r *ShipmentRepository) get(ctx context.Context, organizationID, id string,
 	return out[0], nil
 }
 
-func (r *ShipmentRepository) selectShipments(rows *[]shipmentRow) *bun.SelectQuery {
-	return r.db.NewSelect().Model(rows).
-		ColumnExpr("s.*").ColumnExpr("w.name AS warehouse_name").
-		Join("JOIN warehouses AS w ON w.id = s.warehouse_id")
+func (r *ShipmentRepository) read(ctx context.Context, q string, args ...any) ([]shipmentRow, error) {
+	var rows []shipmentRow
+	err := r.run.query(ctx, q, func(sr *sql.Rows) error {
+		row, err := scanShipment(sr)
+		rows = append(rows, row)
+		return err
+	}, args...)
+	return rows, dbErr(err)
 }
+
+// The lines of many shipments ($1 their IDs) with their SKUs, in position
+// order: a pick and pack shipment's products, an SPD shipment's cartons.
+const (
+	shipmentProductsSQL = `SELECT l.shipment_id, l.product_id, p.sku, l.quantity
+FROM shipment_items AS l JOIN products AS p ON p.id = l.product_id
+WHERE l.shipment_id = ANY($1::text[]) ORDER BY l.shipment_id, l.position`
+	shipmentCartonsSQL = `SELECT l.shipment_id, l.carton_id, c.sku, l.quantity
+FROM shipment_cartons AS l JOIN cartons AS c ON c.id = l.carton_id
+WHERE l.shipment_id = ANY($1::text[]) ORDER BY l.shipment_id, l.position`
+)
 
 // withLines loads the lines of many shipments: one query per kind present.
 func (r *ShipmentRepository) withLines(ctx context.Context, rows []shipmentRow) ([]*domain.Shipment, error) {
@@ -198,21 +208,21 @@ func (r *ShipmentRepository) withLines(ctx context.Context, rows []shipmentRow) 
 	}
 	lines := make(map[string][]domain.ShipmentLine, len(rows))
 	for kind, ids := range byKind {
-		table, column := lineTable(kind)
-		itemTable := inventoryTable(kind.Items())
-		var lrows []shipmentLineRow
-		err := r.db.NewSelect().Model(&lrows).ModelTableExpr("? AS l", bun.Ident(table)).
-			ColumnExpr("l.organization_id, l.shipment_id, l.position, l.quantity").
-			ColumnExpr("l.? AS item_id", bun.Ident(column)).
-			ColumnExpr("p.sku").
-			Join("JOIN ? AS p ON p.id = l.?", bun.Ident(itemTable), bun.Ident(column)).
-			Where("l.shipment_id IN (?)", bun.List(ids)).
-			OrderExpr("l.shipment_id, l.position").Scan(ctx)
+		q := shipmentProductsSQL
+		if kind == domain.SPD {
+			q = shipmentCartonsSQL
+		}
+		err := r.run.query(ctx, q, func(sr *sql.Rows) error {
+			var shipmentID string
+			var l domain.ShipmentLine
+			if err := sr.Scan(&shipmentID, &l.ItemID, &l.SKU, &l.Quantity); err != nil {
+				return err
+			}
+			lines[shipmentID] = append(lines[shipmentID], l)
+			return nil
+		}, pgArray(ids))
 		if err != nil {
 			return nil, dbErr(err)
-		}
-		for _, l := range lrows {
-			lines[l.ShipmentID] = append(lines[l.ShipmentID], domain.ShipmentLine{ItemID: l.ItemID, SKU: l.SKU, Quantity: l.Quantity})
 		}
 	}
 	out := make([]*domain.Shipment, len(rows))

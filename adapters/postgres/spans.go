@@ -16,13 +16,14 @@ import (
 
 // Every SQL statement the service runs inside a recorded span gets one
 // client span of its own, from one of two places that write the same span:
-// querySpans, the hook on the pool that sees bun's queries (and BEGIN,
-// COMMIT, ROLLBACK), and runner.span, for the hot statements that bypass
-// bun. The span is named by the operation (SELECT, INSERT, BEGIN, …) and
-// carries db.system.name, db.namespace, db.operation.name and db.query.text
-// — the statement's text with its placeholders, never the argument values — and
-// db.rows_affected when the driver reports it. Outside a recorded span (a
-// request nobody samples, a command) no span is made.
+// querySpans, the hook on the pool that sees bun's queries (BEGIN, COMMIT,
+// ROLLBACK, the migrations), and runner.span, for the repositories'
+// statements, which bypass bun (statements.go). The span is named by the
+// operation (SELECT, INSERT, BEGIN, …) and carries db.system.name,
+// db.namespace, db.operation.name and db.query.text — the statement's text
+// with its placeholders, never the argument values — and db.rows_affected
+// when the driver reports it. Outside a recorded span (a request nobody
+// samples, a command) no span is made.
 
 // tracerName names the tracer of the statements' spans.
 const tracerName = "github.com/acme3pl/fulfillment/adapters/postgres"

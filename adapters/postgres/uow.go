@@ -16,14 +16,14 @@ import (
 // handed to fn are built on the transaction.
 type UnitOfWork struct {
 	db    *bun.DB
-	stmts *statements // the order intake's, prepared on first use
+	stmts *statements
 }
 
 var _ ports.UnitOfWork = (*UnitOfWork)(nil)
 
 // NewUnitOfWork returns a unit of work on db.
 func NewUnitOfWork(db *bun.DB) *UnitOfWork {
-	return &UnitOfWork{db: db, stmts: newStatements(db, preparedQueries)}
+	return &UnitOfWork{db: db, stmts: newStatements(db)}
 }
 
 // Do runs fn in a transaction at the server's default isolation, READ
@@ -31,13 +31,12 @@ func NewUnitOfWork(db *bun.DB) *UnitOfWork {
 // CONFLICT) serialise competing work. Naming the level would make pgdriver
 // send "BEGIN; SET TRANSACTION …" on every transaction for nothing.
 //
-// The repositories run the order intake's statements as server-side
-// prepared statements (prepared.go); the set is prepared before the
-// transaction begins, the first time.
+// The repositories run their statements prepared (statements.go); those
+// first run in an earlier transaction are prepared before this one begins.
 func (u *UnitOfWork) Do(ctx context.Context, fn func(ctx context.Context, r ports.Repositories) error) error {
-	prepared := u.stmts.get(ctx)
+	u.stmts.prepareWanted(ctx)
 	err := u.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
-		return fn(ctx, newRepositories(tx, prepared))
+		return fn(ctx, newRepositories(runner{db: tx, stmts: u.stmts}))
 	})
 	if ctx.Err() != nil && (errors.Is(err, sql.ErrTxDone) || errors.Is(err, driver.ErrBadConn)) {
 		// The context ended during the transaction: database/sql rolled it
@@ -49,23 +48,28 @@ func (u *UnitOfWork) Do(ctx context.Context, fn func(ctx context.Context, r port
 	return dbErr(err)
 }
 
-// NewRepositories builds every repository on db, which is a *bun.DB or a
-// bun.Tx. Their statements run unprepared.
-func NewRepositories(db bun.IDB) ports.Repositories { return newRepositories(db, nil) }
+// NewRepositories builds every repository on db: on a pool (*bun.DB) they
+// run their statements prepared on it; on a transaction (bun.Tx),
+// unprepared.
+func NewRepositories(db bun.IDB) ports.Repositories {
+	run := runner{db: db}
+	if pool, ok := db.(*bun.DB); ok {
+		run.stmts = newStatements(pool)
+	}
+	return newRepositories(run)
+}
 
-// newRepositories builds every repository on db, with the prepared
-// statements of prepared (nil: none).
-func newRepositories(db bun.IDB, prepared *preparedSet) ports.Repositories {
-	hot := runner{db: db, prepared: prepared}
+// newRepositories builds every repository on run.
+func newRepositories(run runner) ports.Repositories {
 	return ports.Repositories{
-		Organizations:  &OrganizationRepository{db: db},
-		Warehouses:     &WarehouseRepository{db: db},
-		Inventory:      &InventoryRepository{db: db, hot: hot},
-		Invoices:       &InvoiceRepository{db: db},
-		Shipments:      &ShipmentRepository{db: db, hot: hot},
-		Receipts:       &OrderReceiptRepository{db: db, hot: hot},
-		APIKeys:        &APIKeyRepository{db: db},
-		WebhookSecrets: &WebhookSecretRepository{db: db},
-		Fixtures:       &FixtureStore{db: db},
+		Organizations:  &OrganizationRepository{run: run},
+		Warehouses:     &WarehouseRepository{run: run},
+		Inventory:      &InventoryRepository{run: run},
+		Invoices:       &InvoiceRepository{run: run},
+		Shipments:      &ShipmentRepository{run: run},
+		Receipts:       &OrderReceiptRepository{run: run},
+		APIKeys:        &APIKeyRepository{run: run},
+		WebhookSecrets: &WebhookSecretRepository{run: run},
+		Fixtures:       &FixtureStore{run: run},
 	}
 }

@@ -2,55 +2,56 @@ package postgres
 
 import (
 	"context"
+	"database/sql"
 
-	"github.com/uptrace/bun"
+	"github.com/uptrace/bun/dialect/pgdialect"
 
 	"github.com/acme3pl/fulfillment/domain"
 	"github.com/acme3pl/fulfillment/ports"
 )
 
-type organizationRow struct {
-	bun.BaseModel `bun:"table:organizations"`
-
-	ID                 string  `bun:"id,pk"`
-	Name               string  `bun:"name"`
-	DefaultWarehouseID *string `bun:"default_warehouse_id"`
-}
-
 // OrganizationRepository implements ports.OrganizationRepository.
-type OrganizationRepository struct{ db bun.IDB }
+type OrganizationRepository struct{ run runner }
 
 var _ ports.OrganizationRepository = (*OrganizationRepository)(nil)
 
+const organizationSQL = `SELECT id, name, coalesce(default_warehouse_id, '') FROM organizations WHERE id = $1`
+
 // Get returns an organization or domain.ErrNotFound.
 func (r *OrganizationRepository) Get(ctx context.Context, id string) (domain.Organization, error) {
-	var row organizationRow
-	if err := r.db.NewSelect().Model(&row).Where("id = ?", id).Scan(ctx); err != nil {
+	var org domain.Organization
+	found := false
+	err := r.run.query(ctx, organizationSQL, func(rows *sql.Rows) error {
+		found = true
+		return rows.Scan(&org.ID, &org.Name, &org.DefaultWarehouseID)
+	}, id)
+	switch {
+	case err != nil:
 		return domain.Organization{}, dbErr(err)
+	case !found:
+		return domain.Organization{}, domain.ErrNotFound
 	}
-	return domain.Organization{ID: row.ID, Name: row.Name, DefaultWarehouseID: deref(row.DefaultWarehouseID)}, nil
+	return org, nil
 }
 
 type warehouseRow struct {
-	bun.BaseModel `bun:"table:warehouses,alias:w"`
-
-	ID                 string   `bun:"id,pk"`
-	Name               string   `bun:"name"`
-	Description        *string  `bun:"description"`
-	Active             bool     `bun:"active"`
-	AddressName        string   `bun:"address_name"`
-	AddressLine1       string   `bun:"address_line1"`
-	AddressLine2       string   `bun:"address_line2"`
-	AddressDistrict    string   `bun:"address_district"`
-	AddressCity        string   `bun:"address_city"`
-	AddressState       string   `bun:"address_state"`
-	AddressCountryCode string   `bun:"address_country_code"`
-	AddressPostalCode  string   `bun:"address_postal_code"`
-	ContactName        string   `bun:"contact_name"`
-	ContactEmail       string   `bun:"contact_email"`
-	ContactPhoneNumber string   `bun:"contact_phone_number"`
-	ContactFax         string   `bun:"contact_fax"`
-	Tags               []string `bun:"tags,array"`
+	ID                 string
+	Name               string
+	Description        *string
+	Active             bool
+	AddressName        string
+	AddressLine1       string
+	AddressLine2       string
+	AddressDistrict    string
+	AddressCity        string
+	AddressState       string
+	AddressCountryCode string
+	AddressPostalCode  string
+	ContactName        string
+	ContactEmail       string
+	ContactPhoneNumber string
+	ContactFax         string
+	Tags               []string
 }
 
 func (w warehouseRow) toDomain() domain.Warehouse {
@@ -85,26 +86,31 @@ func warehouseToRow(w domain.Warehouse) warehouseRow {
 }
 
 // WarehouseRepository implements ports.WarehouseRepository.
-type WarehouseRepository struct{ db bun.IDB }
+type WarehouseRepository struct{ run runner }
 
 var _ ports.WarehouseRepository = (*WarehouseRepository)(nil)
 
-func (r *WarehouseRepository) available(organizationID string, rows *[]warehouseRow) *bun.SelectQuery {
-	return r.db.NewSelect().Model(rows).
-		Join("JOIN warehouse_organizations AS wo ON wo.warehouse_id = w.id").
-		Where("wo.organization_id = ?", organizationID).
-		Where("w.active")
-}
+const (
+	// availableWarehousesSQL reads the organization's ($1) active
+	// warehouses in scanWarehouse's order; the statements below complete it.
+	availableWarehousesSQL = `SELECT w.id, w.name, w.description, w.active, w.address_name, w.address_line1, w.address_line2,
+	w.address_district, w.address_city, w.address_state, w.address_country_code, w.address_postal_code,
+	w.contact_name, w.contact_email, w.contact_phone_number, w.contact_fax, w.tags
+FROM warehouses AS w JOIN warehouse_organizations AS wo ON wo.warehouse_id = w.id
+WHERE wo.organization_id = $1 AND w.active`
+
+	// A page by name then ID, one row more than the page ($3) to tell
+	// whether more follow.
+	activeWarehousesSQL = availableWarehousesSQL + ` ORDER BY w.name ASC, w.id ASC OFFSET $2 LIMIT $3`
+	activeWarehouseSQL  = availableWarehousesSQL + ` AND w.id = $2`
+)
 
 // ListActive returns one page of the organization's active warehouses,
-// ordered by name then ID; it reads one row more than the page to tell
-// whether more follow.
+// ordered by name then ID.
 func (r *WarehouseRepository) ListActive(ctx context.Context, organizationID string, page ports.Page) ([]domain.Warehouse, bool, error) {
-	var rows []warehouseRow
-	err := r.available(organizationID, &rows).
-		OrderExpr("w.name ASC, w.id ASC").Offset(page.Skip).Limit(page.Take + 1).Scan(ctx)
+	rows, err := r.read(ctx, activeWarehousesSQL, organizationID, page.Skip, page.Take+1)
 	if err != nil {
-		return nil, false, dbErr(err)
+		return nil, false, err
 	}
 	rows, more := trimPage(rows, page)
 	out := make([]domain.Warehouse, len(rows))
@@ -117,14 +123,27 @@ func (r *WarehouseRepository) ListActive(ctx context.Context, organizationID str
 // ActiveForOrganization returns an active warehouse available to the
 // organization, or domain.ErrNotFound.
 func (r *WarehouseRepository) ActiveForOrganization(ctx context.Context, organizationID, warehouseID string) (domain.Warehouse, error) {
-	var rows []warehouseRow
-	if err := r.available(organizationID, &rows).Where("w.id = ?", warehouseID).Limit(1).Scan(ctx); err != nil {
-		return domain.Warehouse{}, dbErr(err)
+	rows, err := r.read(ctx, activeWarehouseSQL, organizationID, warehouseID)
+	if err != nil {
+		return domain.Warehouse{}, err
 	}
 	if len(rows) == 0 {
 		return domain.Warehouse{}, domain.ErrNotFound
 	}
 	return rows[0].toDomain(), nil
+}
+
+func (r *WarehouseRepository) read(ctx context.Context, q string, args ...any) ([]warehouseRow, error) {
+	var rows []warehouseRow
+	err := r.run.query(ctx, q, func(sr *sql.Rows) error {
+		var w warehouseRow
+		err := sr.Scan(&w.ID, &w.Name, &w.Description, &w.Active, &w.AddressName, &w.AddressLine1, &w.AddressLine2,
+			&w.AddressDistrict, &w.AddressCity, &w.AddressState, &w.AddressCountryCode, &w.AddressPostalCode,
+			&w.ContactName, &w.ContactEmail, &w.ContactPhoneNumber, &w.ContactFax, pgdialect.Array(&w.Tags))
+		rows = append(rows, w)
+		return err
+	}, args...)
+	return rows, dbErr(err)
 }
 
 func deref(s *string) string {

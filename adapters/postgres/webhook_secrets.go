@@ -3,29 +3,28 @@ package postgres
 import (
 	"context"
 	"database/sql"
-	"errors"
-
-	"github.com/uptrace/bun"
 
 	"github.com/acme3pl/fulfillment/ports"
 )
 
 // WebhookSecretRepository implements ports.WebhookSecretRepository.
-type WebhookSecretRepository struct{ db bun.IDB }
+type WebhookSecretRepository struct{ run runner }
 
 var _ ports.WebhookSecretRepository = (*WebhookSecretRepository)(nil)
+
+const webhookSecretSQL = `SELECT secret FROM webhook_secrets WHERE organization_id = $1`
 
 // WebhookSecret returns the organization's storefront webhook secret and
 // whether it has one.
 func (r *WebhookSecretRepository) WebhookSecret(ctx context.Context, organizationID string) (string, bool, error) {
 	var secret string
-	err := r.db.NewSelect().Table("webhook_secrets").Column("secret").
-		Where("organization_id = ?", organizationID).Scan(ctx, &secret)
-	switch {
-	case errors.Is(err, sql.ErrNoRows):
-		return "", false, nil
-	case err != nil:
+	found := false
+	err := r.run.query(ctx, webhookSecretSQL, func(rows *sql.Rows) error {
+		found = true
+		return rows.Scan(&secret)
+	}, organizationID)
+	if err != nil {
 		return "", false, dbErr(err)
 	}
-	return secret, true, nil
+	return secret, found, nil
 }

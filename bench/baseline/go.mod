@@ -16,5 +16,5 @@ require (
 	golang.org/x/text v0.42.0 // indirect
 )
 
-// The SQL comes from the service's own package, in this checkout.
+// The tests compare with the service's own packages, in this checkout.
 replace github.com/acme3pl/fulfillment => ../..

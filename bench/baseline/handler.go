@@ -12,8 +12,6 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
-
-	"github.com/acme3pl/fulfillment/adapters/postgres/invoicesql"
 )
 
 type handler struct {
@@ -91,14 +89,11 @@ func (h *handler) list(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, err.Error(), http.StatusBadRequest)
 		return
 	}
-	args := []any{h.org}
+	args := []any{h.org, skip}
 	if status != "" {
 		args = append(args, status)
 	}
-	if skip > 0 {
-		args = append(args, skip)
-	}
-	invs, err := h.page(r.Context(), invoicesql.Page(column, ascending, status != "", skip > 0), args...)
+	invs, err := h.page(r.Context(), listSQL(column, ascending, status != ""), args...)
 	if err != nil {
 		http.Error(w, err.Error(), http.StatusInternalServerError)
 		return
@@ -139,7 +134,7 @@ func writeJSON(w http.ResponseWriter, v any) {
 // timeLayout is the service's timestamp: UTC, milliseconds.
 const timeLayout = "2006-01-02T15:04:05.000Z"
 
-// invoiceDest returns the destinations of invoicesql.InvoiceColumns in inv
+// invoiceDest returns the destinations of the invoice columns in inv
 // and the function that finishes inv after a row is scanned.
 func invoiceDest(inv *invoice) ([]any, func()) {
 	var key string
@@ -151,13 +146,13 @@ func invoiceDest(inv *invoice) ([]any, func()) {
 		}
 }
 
-// page runs invoicesql.Page.
+// page runs a list statement (listSQL).
 func (h *handler) page(ctx context.Context, sql string, args ...any) ([]invoice, error) {
 	rows, err := h.pool.Query(ctx, sql, args...)
 	if err != nil {
 		return nil, err
 	}
-	out := make([]invoice, 0, invoicesql.PageLimit)
+	out := make([]invoice, 0, maxTake+1)
 	var inv invoice
 	dest, finish := invoiceDest(&inv)
 	_, err = pgx.ForEachRow(rows, dest, func() error {
@@ -168,7 +163,7 @@ func (h *handler) page(ctx context.Context, sql string, args ...any) ([]invoice,
 	return out, err
 }
 
-// items fills in the items of invs with invoicesql.Items.
+// items fills in the items of invs with itemsSQL.
 func (h *handler) items(ctx context.Context, invs []invoice) error {
 	if len(invs) == 0 {
 		return nil
@@ -179,7 +174,7 @@ func (h *handler) items(ctx context.Context, invs []invoice) error {
 		ids[i] = inv.ID
 		at[inv.ID] = i
 	}
-	rows, err := h.pool.Query(ctx, invoicesql.Items, ids)
+	rows, err := h.pool.Query(ctx, itemsSQL, ids)
 	if err != nil {
 		return err
 	}
@@ -193,20 +188,20 @@ func (h *handler) items(ctx context.Context, invs []invoice) error {
 	return err
 }
 
-// detail runs invoicesql.Detail: the invoice's columns on the first row,
+// detail runs detailSQL: the invoice's columns on the first row,
 // an item's on each later one, NULL (a nil destination: skipped) the rest.
 func (h *handler) detail(ctx context.Context, id string) (invoice, bool, error) {
-	rows, err := h.pool.Query(ctx, invoicesql.Detail, h.org, id)
+	rows, err := h.pool.Query(ctx, detailSQL, h.org, id)
 	if err != nil {
 		return invoice{}, false, err
 	}
 	defer rows.Close()
 	var inv invoice
 	dest, finish := invoiceDest(&inv)
-	dest = append(dest, make([]any, invoicesql.Width(invoicesql.ItemColumns)+1)...) // and the position
+	dest = append(dest, make([]any, 7)...) // the item's columns and its position
 	var it item
 	var quantity string
-	itemDest := append(make([]any, invoicesql.Width(invoicesql.InvoiceColumns)),
+	itemDest := append(make([]any, 10), // the invoice's columns
 		&it.ID, &it.Title, &it.Description, &quantity, &it.UnitCost, &it.TotalCost, nil)
 	found := false
 	for rows.Next() {

@@ -1,8 +1,8 @@
 // Command baseline is the yardstick of the read benchmark
 // (docs/benchmarks/reads.md): a bare net/http + pgx v5 server of
 // GET /v0/invoices and GET /v0/invoices/{id} for one organization, running
-// the same SQL as the service (package invoicesql; pgx prepares each
-// statement once per connection) and writing the same JSON, byte for byte.
+// the same SQL as the service (sql.go; pgx prepares each statement once per
+// connection, planned as the service's are) and writing the same JSON, byte for byte.
 // It has none of the service's layers — authentication, admission control,
 // tracing, access log, metrics, the domain model, bun and database/sql — so
 // the service's throughput against it measures what those cost.
@@ -48,6 +48,7 @@ func run(ctx context.Context, dsn, org, addr string, maxConns int) error {
 		return err
 	}
 	cfg.MaxConns = int32(min(max(maxConns, 1), 1000))
+	cfg.ConnConfig.RuntimeParams["plan_cache_mode"] = "force_generic_plan" // as the service's sessions (postgres.Open)
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
 		return err

@@ -8,40 +8,16 @@ import (
 	"fmt"
 	"os"
 	"slices"
-	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/uptrace/bun"
 
 	"github.com/acme3pl/fulfillment/adapters/postgres"
-	"github.com/acme3pl/fulfillment/adapters/postgres/invoicesql"
+	"github.com/acme3pl/fulfillment/adapters/postgres/pgtest"
 	"github.com/acme3pl/fulfillment/application"
 	"github.com/acme3pl/fulfillment/ports"
 )
-
-// recorder is a bun query hook that keeps the SQL the repository sends.
-type recorder struct {
-	mu      sync.Mutex
-	queries []string
-}
-
-func (r *recorder) BeforeQuery(ctx context.Context, _ *bun.QueryEvent) context.Context { return ctx }
-
-func (r *recorder) AfterQuery(_ context.Context, e *bun.QueryEvent) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.queries = append(r.queries, e.Query)
-}
-
-func (r *recorder) take() []string {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	q := r.queries
-	r.queries = nil
-	return q
-}
 
 // plan is the part of EXPLAIN (FORMAT JSON) the report reads.
 type plan struct {
@@ -84,14 +60,11 @@ func explain(ctx context.Context, args []string) error {
 	_ = fs.Parse(args)
 
 	// One connection: its catalog caches are warm after the first statements,
-	// as those of the service's pooled connections are.
-	db, err := postgres.Open(postgres.Options{DSN: *dsn, MaxOpenConns: 1})
-	if err != nil {
-		return err
-	}
+	// as those of the service's pooled connections are. The recorder keeps
+	// the statements the repository sends, with their arguments.
+	db, rec := pgtest.OpenRecording(*dsn)
+	db.SetMaxOpenConns(1)
 	defer func() { _ = db.Close() }()
-	rec := &recorder{}
-	db.AddQueryHook(rec)
 	repo := postgres.NewRepositories(db).Invoices
 	list := application.NewListInvoicesHandler(repo)
 	get := application.NewGetInvoiceHandler(repo)
@@ -108,7 +81,7 @@ func explain(ctx context.Context, args []string) error {
 		return fmt.Errorf("%s holds fewer than 101 visible invoices; run gen first", *org)
 	}
 	detailID := page.Invoices[0].ID()
-	rec.take()
+	rec.Take()
 
 	fmt.Printf("Database time per query shape, %s (%d invoices): planning + execution of each statement, "+
 		"median of %d EXPLAIN ANALYZE runs on a warm connection, %s\n\n", *org, n, *runs, time.Now().UTC().Format(time.RFC3339))
@@ -116,15 +89,11 @@ func explain(ctx context.Context, args []string) error {
 	fmt.Println("|---|---:|---:|---:|---:|---:|---|")
 	for _, sh := range shapes() {
 		rows := 0
-		// The statements the service prepares for this shape, with their
-		// arguments as literals; none for a search.
-		var prepared [][2]string
 		if sh.detail {
 			if _, err := get.Handle(ctx, application.GetInvoice{OrganizationID: *org, ID: detailID}); err != nil {
 				return fmt.Errorf("%s: %w", sh.name, err)
 			}
 			rows = 1
-			prepared = [][2]string{{invoicesql.Detail, literals(*org, detailID)}}
 		} else {
 			in, err := listQuery(*org, sh.query)
 			if err != nil {
@@ -135,38 +104,20 @@ func explain(ctx context.Context, args []string) error {
 				return fmt.Errorf("%s: %w", sh.name, err)
 			}
 			rows = len(res.Invoices)
-			if in.Search == "" {
-				values := []string{*org}
-				if in.Status != "" {
-					values = append(values, string(in.Status))
-				}
-				if in.Page.Skip > 0 {
-					values = append(values, strconv.Itoa(in.Page.Skip))
-				}
-				args := literals(values...)
-				col := map[ports.InvoiceSortKey]string{"": "created_at", ports.InvoicesByCreatedAt: "created_at",
-					ports.InvoicesByUpdatedAt: "updated_at", ports.InvoicesByDueDate: "due_date"}[in.SortBy]
-				ids := make([]string, len(res.Invoices))
-				for i, inv := range res.Invoices {
-					ids[i] = `"` + inv.ID() + `"`
-				}
-				prepared = [][2]string{{invoicesql.Page(col, in.Ascending, in.Status != "", in.Page.Skip > 0), args},
-					{invoicesql.Items, literals("{" + strings.Join(ids, ",") + "}")}}
-			}
 		}
-		queries := rec.take()
+		queries := rec.Take()
 		ms := make([][2]float64, 2) // planning, execution
 		var scans []string
-		for i, sql := range queries {
+		for i, q := range queries {
 			if i > 1 {
 				break
 			}
 			times := make([][2]float64, 0, *runs)
 			for range *runs {
 				var raw []byte
-				// database/sql directly: the recorded SQL is final, and bun
-				// would read a ? in it as a placeholder.
-				if err := db.DB.QueryRowContext(ctx, "EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) "+sql).Scan(&raw); err != nil {
+				// database/sql directly: bun would read a ? in the SQL as a
+				// placeholder.
+				if err := db.DB.QueryRowContext(ctx, "EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) "+q.SQL, q.Args...).Scan(&raw); err != nil {
 					return fmt.Errorf("%s: explain: %w", sh.name, err)
 				}
 				var plans []plan
@@ -181,15 +132,16 @@ func explain(ctx context.Context, args []string) error {
 					scans = append(scans, plans[0].Plan.scans(nil)...)
 				}
 			}
-			rec.take() // the EXPLAIN statements themselves
+			rec.Take() // the EXPLAIN statements themselves
 			slices.SortFunc(times, func(a, b [2]float64) int { return cmp.Compare(a[0]+a[1], b[0]+b[1]) })
 			ms[i] = times[len(times)/2]
 		}
 		preparedMS := "—"
-		if len(prepared) > 0 {
+		if !sh.query.Has("search") {
+			// The statements the service prepares: those without a search term.
 			total := 0.0
-			for _, p := range prepared {
-				t, err := explainPrepared(ctx, db, p[0], p[1], *runs)
+			for _, q := range queries {
+				t, err := explainPrepared(ctx, db, q.SQL, literals(q.Args), *runs)
 				if err != nil {
 					return fmt.Errorf("%s: %w", sh.name, err)
 				}
@@ -197,7 +149,7 @@ func explain(ctx context.Context, args []string) error {
 			}
 			preparedMS = fmt.Sprintf("%.2f", total)
 		}
-		rec.take()
+		rec.Take()
 		fmt.Printf("| %s | %d | %.2f + %.2f | %.2f + %.2f | %.2f | %s | %s |\n", sh.name, rows, ms[0][0], ms[0][1], ms[1][0], ms[1][1],
 			ms[0][0]+ms[0][1]+ms[1][0]+ms[1][1], preparedMS, strings.Join(scans, "; "))
 	}
@@ -205,29 +157,33 @@ func explain(ctx context.Context, args []string) error {
 	return nil
 }
 
-// literals quotes values as SQL string literals for an EXECUTE (the
-// benchmark's own IDs and numbers: nothing to escape but quotes).
-func literals(values ...string) string {
+// literals writes values as SQL literals for an EXECUTE: strings quoted
+// (the benchmark's own IDs and array literals: nothing to escape but
+// quotes), numbers as they are.
+func literals(values []any) string {
 	q := make([]string, len(values))
 	for i, v := range values {
-		q[i] = "'" + strings.ReplaceAll(v, "'", "''") + "'"
+		q[i] = fmt.Sprint(v)
+		if s, ok := v.(string); ok {
+			q[i] = "'" + strings.ReplaceAll(s, "'", "''") + "'"
+		}
 	}
 	return strings.Join(q, ", ")
 }
 
 // explainPrepared prepares sql on the tool's one connection as the service
-// does, executes it six times (PostgreSQL then caches its generic plan, as
-// it does on the service's connections) and returns the median planning +
-// execution time of runs EXPLAIN ANALYZE EXECUTE.
+// does, with the service's plan_cache_mode (postgres.Open), executes it
+// once and returns the median planning + execution time of runs EXPLAIN
+// ANALYZE EXECUTE.
 func explainPrepared(ctx context.Context, db *bun.DB, sql, args string, runs int) (float64, error) {
-	if _, err := db.DB.ExecContext(ctx, "PREPARE bench_read AS "+sql); err != nil {
-		return 0, fmt.Errorf("prepare: %w", err)
+	for _, stmt := range []string{"SET plan_cache_mode = force_generic_plan", "PREPARE bench_read AS " + sql} {
+		if _, err := db.DB.ExecContext(ctx, stmt); err != nil {
+			return 0, fmt.Errorf("%s: %w", strings.Fields(stmt)[0], err)
+		}
 	}
 	defer func() { _, _ = db.DB.ExecContext(context.WithoutCancel(ctx), "DEALLOCATE bench_read") }()
-	for range 6 {
-		if _, err := db.DB.ExecContext(ctx, "EXECUTE bench_read("+args+")"); err != nil {
-			return 0, fmt.Errorf("execute: %w", err)
-		}
+	if _, err := db.DB.ExecContext(ctx, "EXECUTE bench_read("+args+")"); err != nil {
+		return 0, fmt.Errorf("execute: %w", err)
 	}
 	times := make([]float64, 0, runs)
 	for range runs {
