@@ -57,7 +57,7 @@ const (
 	createAPIKeySQL = `INSERT INTO api_keys (` + apiKeyColumns + `) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`
 	findAPIKeySQL   = `SELECT ` + apiKeyColumns + ` FROM api_keys WHERE hash = $1`
 	// Revoking a revoked key keeps the first time.
-	revokeAPIKeySQL     = `UPDATE api_keys SET revoked_at = coalesce(revoked_at, now()) WHERE id = $1`
+	revokeAPIKeySQL     = `UPDATE api_keys SET revoked_at = coalesce(revoked_at, now()) WHERE id = $1` //nolint:gosec // SQL text, not a credential
 	organizationKeysSQL = `SELECT ` + apiKeyColumns + ` FROM api_keys WHERE organization_id = $1 ORDER BY created_at, id`
 )
 

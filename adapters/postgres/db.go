@@ -204,7 +204,7 @@ func (c droppingConn) PrepareContext(ctx context.Context, query string) (driver.
 func (c droppingConn) dropOn(err error) error {
 	var pgErr pgdriver.Error
 	if err != nil && !errors.As(err, &pgErr) {
-		_ = c.Conn.Close()
+		_ = c.Close()
 	}
 	return err
 }

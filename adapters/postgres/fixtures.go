@@ -41,6 +41,7 @@ SELECT * FROM unnest($1::text[], $2::text[]) ON CONFLICT (organization_id, wareh
 
 	insertAPIKeySQL = createAPIKeySQL + ` ON CONFLICT (id) DO NOTHING`
 
+	//nolint:gosec // SQL text, not a credential
 	insertWebhookSecretsSQL = `INSERT INTO webhook_secrets (organization_id, secret)
 SELECT * FROM unnest($1::text[], $2::text[]) ON CONFLICT (organization_id) DO NOTHING`
 

@@ -46,7 +46,7 @@ func (r runner) query(ctx context.Context, text string, scan func(*sql.Rows) err
 	ctx, end := r.span(ctx, text)
 	defer func() { end(err, -1) }()
 	var rows *sql.Rows
-	if stmt, done := r.prepared(ctx, text); stmt != nil {
+	if stmt, done := r.prepared(ctx, text); stmt != nil { //nolint:sqlclosecheck // the pool's statement lives as long as the pool; done releases a transaction's copy
 		defer done()
 		rows, err = stmt.QueryContext(ctx, args...)
 	} else {
@@ -69,7 +69,7 @@ func (r runner) exec(ctx context.Context, text string, args ...any) (n int64, er
 	ctx, end := r.span(ctx, text)
 	defer func() { end(err, n) }()
 	var res sql.Result
-	if stmt, done := r.prepared(ctx, text); stmt != nil {
+	if stmt, done := r.prepared(ctx, text); stmt != nil { //nolint:sqlclosecheck // the pool's statement lives as long as the pool; done releases a transaction's copy
 		defer done()
 		res, err = stmt.ExecContext(ctx, args...)
 	} else {
@@ -220,7 +220,7 @@ func (s *statements) prepare(ctx context.Context, text string) *sql.Stmt {
 		return stmt
 	}
 	s.loadDBName(ctx)
-	stmt, err := s.db.DB.PrepareContext(ctx, text) //nolint:sqlclosecheck // kept open for the pool's life: the point of preparing
+	stmt, err := s.db.DB.PrepareContext(ctx, text)
 	if err != nil {
 		return nil
 	}
