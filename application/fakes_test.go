@@ -30,7 +30,8 @@ type fakeDB struct {
 	mu      sync.Mutex
 	state   fakeState
 	commits int // units of work committed
-	// failCreate, when set, is returned by the shipment repository's Create.
+	// failCreate, when set, is returned where a shipment is stored (the
+	// shipment repository's Create, the receipts' Accept).
 	failCreate error
 	// down makes every unit of work and every call outside one fail with
 	// domain.ErrUnavailable.
@@ -252,35 +253,6 @@ func (r fakeWarehouses) ActiveForOrganization(_ context.Context, org, id string)
 // of the contract: SPD cartons are checked, products are not.
 type fakeInventory struct{ fakeRepos }
 
-// ResolveOrder is the rule of ports.InventoryRepository spelled out: the
-// products found by SKU, and the default warehouse when active, else the
-// first active by name then ID, else none.
-func (r fakeInventory) ResolveOrder(_ context.Context, org string, skus []string) (ports.OrderResolution, error) {
-	end, err := r.begin()
-	if err != nil {
-		return ports.OrderResolution{}, err
-	}
-	defer end()
-	res := ports.OrderResolution{Products: map[string]domain.InventoryItem{}}
-	for _, it := range r.state.items {
-		if it.OrganizationID == org && it.Kind == domain.KindProduct && slices.Contains(skus, it.SKU) {
-			res.Products[it.SKU] = it
-		}
-	}
-	ws := r.state.activeFor(org)
-	if len(ws) == 0 {
-		return res, nil
-	}
-	pick := ws[0]
-	for _, w := range ws {
-		if w.ID == r.state.orgs[org].DefaultWarehouseID {
-			pick = w
-		}
-	}
-	res.Warehouse = &domain.WarehouseRef{ID: pick.ID, Name: pick.Name}
-	return res, nil
-}
-
 func (r fakeInventory) FindByIDs(_ context.Context, org string, kind domain.ItemKind, ids []string) (map[string]domain.InventoryItem, error) {
 	end, err := r.begin()
 	if err != nil {
@@ -487,13 +459,55 @@ func (r fakeReceipts) store(rec *domain.OrderReceipt, keep bool) {
 	}, payload: payload}
 }
 
-func (r fakeReceipts) Claim(_ context.Context, d domain.OrderDelivery) (*domain.OrderReceipt, error) {
+func (r fakeReceipts) Claim(_ context.Context, d domain.OrderDelivery, skus []string) (*domain.OrderReceipt, ports.OrderResolution, error) {
 	if r.pooled {
 		panic("Claim outside a unit of work")
 	}
 	rec := domain.ClaimOrderReceipt(r.stored(intakeKey{d.OrganizationID, d.OrderID}), d)
 	r.store(rec, false) // a copy: what the use case does to rec counts only when it finishes the receipt
-	return rec, nil
+	return rec, r.state.resolveOrder(d.OrganizationID, skus), nil
+}
+
+// resolveOrder is the rule of ports.OrderResolution spelled out: the
+// products found by SKU, and the default warehouse when active, else the
+// first active by name then ID, else none.
+func (s *fakeState) resolveOrder(org string, skus []string) ports.OrderResolution {
+	res := ports.OrderResolution{Products: map[string]domain.InventoryItem{}}
+	for _, it := range s.items {
+		if it.OrganizationID == org && it.Kind == domain.KindProduct && slices.Contains(skus, it.SKU) {
+			res.Products[it.SKU] = it
+		}
+	}
+	ws := s.activeFor(org)
+	if len(ws) == 0 {
+		return res
+	}
+	pick := ws[0]
+	for _, w := range ws {
+		if w.ID == s.orgs[org].DefaultWarehouseID {
+			pick = w
+		}
+	}
+	res.Warehouse = &domain.WarehouseRef{ID: pick.ID, Name: pick.Name}
+	return res
+}
+
+// Accept reserves s's lines, stores s and finishes rec, as the postgres
+// adapter's one statement does.
+func (r fakeReceipts) Accept(ctx context.Context, rec *domain.OrderReceipt, s *domain.Shipment) error {
+	if r.pooled {
+		panic("Accept outside a unit of work")
+	}
+	if s.Kind() != domain.PickPack {
+		return fmt.Errorf("the intake reserves products, not %s", s.Kind())
+	}
+	if err := (fakeInventory{r.fakeRepos}).Reserve(ctx, s.Warehouse().ID, s.Kind(), s.Lines()); err != nil {
+		return err
+	}
+	if err := (fakeShipments{r.fakeRepos}).Create(ctx, s); err != nil {
+		return err
+	}
+	return r.Finish(ctx, rec)
 }
 
 func (r fakeReceipts) Finish(_ context.Context, rec *domain.OrderReceipt) error {

@@ -127,9 +127,15 @@ func (h *ReceiveStorefrontOrderHandler) Handle(ctx context.Context, c ReceiveSto
 		h.recordFailure(ctx, d, err)
 		return res, err
 	}
+	skus := make([]string, len(lines))
+	for i, l := range lines {
+		skus[i] = l.SKU
+	}
 	var refusal error
 	err = h.uow.Do(ctx, func(ctx context.Context, r ports.Repositories) error {
-		rec, err := r.Receipts.Claim(ctx, d)
+		// The claim also reads the order's products and warehouse: one
+		// statement, whatever plan then makes of them.
+		rec, resolved, err := r.Receipts.Claim(ctx, d, skus)
 		if err != nil {
 			return fmt.Errorf("claim order receipt: %w", err)
 		}
@@ -137,7 +143,7 @@ func (h *ReceiveStorefrontOrderHandler) Handle(ctx context.Context, c ReceiveSto
 			res = StorefrontOrderResult{ShipmentID: rec.ShipmentID(), Skipped: rec.Skipped(), Duplicate: true}
 			return nil
 		}
-		s, skipped, err := h.plan(ctx, r, c, lines, missing, d.ReceivedAt)
+		s, skipped, err := h.plan(c, lines, missing, resolved, d.ReceivedAt)
 		if kind := KindOf(err); kind.Refused() {
 			// Commit the failed attempt without a shipment: nothing has been
 			// written but the receipt.
@@ -151,18 +157,24 @@ func (h *ReceiveStorefrontOrderHandler) Handle(ctx context.Context, c ReceiveSto
 			return err
 		}
 		if s != nil {
-			if err := submitNew(ctx, r, s, d.ReceivedAt); err != nil {
+			// Submitted as a draft is (its lines reserved at its warehouse),
+			// stored, and the receipt's success: one statement.
+			if err := s.Submit(d.ReceivedAt); err != nil {
 				return fmt.Errorf("store shipment: %w", err)
 			}
-			err = rec.Succeed(s.ID())
+			if err := rec.Succeed(s.ID()); err != nil {
+				return err
+			}
+			if err := r.Receipts.Accept(ctx, rec, s); err != nil {
+				return fmt.Errorf("store shipment: %w", err)
+			}
 		} else {
-			err = rec.Skip(skipped)
-		}
-		if err != nil {
-			return err
-		}
-		if err := r.Receipts.Finish(ctx, rec); err != nil {
-			return err
+			if err := rec.Skip(skipped); err != nil {
+				return err
+			}
+			if err := r.Receipts.Finish(ctx, rec); err != nil {
+				return err
+			}
 		}
 		res = StorefrontOrderResult{ShipmentID: rec.ShipmentID(), Skipped: rec.Skipped()}
 		return nil
@@ -208,12 +220,12 @@ func (o StorefrontOrder) shippableLines() (lines []domain.ShipmentLine, missing 
 	return lines, missing, err
 }
 
-// plan checks the order and builds its shipment without writing anything:
-// a skip reason, or a refusal (a class that is Refused), or the draft to
-// submit. The checks run in the intake's documented order: shipping address
-// and SKUs, then the warehouse.
-func (h *ReceiveStorefrontOrderHandler) plan(ctx context.Context, r ports.Repositories, c ReceiveStorefrontOrder,
-	lines []domain.ShipmentLine, missing []int64, now time.Time,
+// plan checks the order against what the claim read (resolved) and builds
+// its shipment: a skip reason, or a refusal (a class that is Refused), or
+// the draft to submit. The checks run in the intake's documented order:
+// shipping address and SKUs, then the warehouse.
+func (h *ReceiveStorefrontOrderHandler) plan(c ReceiveStorefrontOrder, lines []domain.ShipmentLine, missing []int64,
+	resolved ports.OrderResolution, now time.Time,
 ) (*domain.Shipment, domain.SkipReason, error) {
 	o := c.Order
 	if o.Cancelled {
@@ -228,19 +240,11 @@ func (h *ReceiveStorefrontOrderHandler) plan(ctx context.Context, r ports.Reposi
 	if len(missing) > 0 {
 		return nil, "", &domain.MissingSKUError{LineItemIDs: missing}
 	}
-	skus := make([]string, len(lines))
-	for i, l := range lines {
-		skus[i] = l.SKU
-	}
-	// One read answers both checks; they still run in the documented order.
-	resolved, err := r.Inventory.ResolveOrder(ctx, c.OrganizationID, skus)
-	if err != nil {
-		return nil, "", fmt.Errorf("look up skus and warehouse: %w", err)
-	}
+	// One read answered both checks; they still run in the documented order.
 	var unknown []string
-	for _, sku := range skus {
-		if _, ok := resolved.Products[sku]; !ok {
-			unknown = append(unknown, sku)
+	for _, l := range lines {
+		if _, ok := resolved.Products[l.SKU]; !ok {
+			unknown = append(unknown, l.SKU)
 		}
 	}
 	if len(unknown) > 0 {
@@ -264,18 +268,6 @@ func (h *ReceiveStorefrontOrderHandler) plan(ctx context.Context, r ports.Reposi
 		return nil, "", err
 	}
 	return s, "", nil
-}
-
-// submitNew submits the order's new draft — reserving its lines at its
-// warehouse, as a submission of a draft does — and stores it as pending.
-func submitNew(ctx context.Context, r ports.Repositories, s *domain.Shipment, now time.Time) error {
-	if err := s.Submit(now); err != nil {
-		return err
-	}
-	if err := r.Inventory.Reserve(ctx, s.Warehouse().ID, s.Kind(), s.Lines()); err != nil {
-		return err
-	}
-	return r.Shipments.Create(ctx, s)
 }
 
 // recordFailure records a failed attempt outside the unit of work: a

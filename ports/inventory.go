@@ -8,15 +8,6 @@ import (
 
 // InventoryRepository reads products and cartons and keeps their stock.
 type InventoryRepository interface {
-	// ResolveOrder is the order intake's combined read, one round trip for
-	// what the intake must know before it writes: the organization's
-	// products whose SKU is in skus, and the warehouse its shipments use
-	// when none is named — its default warehouse when that is set and
-	// active, else its first active warehouse by name then ID (the order of
-	// WarehouseRepository.ListActive). Warehouse is nil when the
-	// organization has no active warehouse; deciding what that means is the
-	// caller's (the intake checks unknown SKUs first).
-	ResolveOrder(ctx context.Context, organizationID string, skus []string) (OrderResolution, error)
 	// FindByIDs returns the organization's items of kind whose ID is in ids,
 	// keyed by ID. IDs of other organizations and IDs that cannot be IDs are
 	// simply absent.
@@ -37,12 +28,6 @@ type InventoryRepository interface {
 	// Release gives back what Reserve held for these lines, locking the
 	// stock rows in the same fixed order as Reserve.
 	Release(ctx context.Context, warehouseID string, kind domain.ShipmentKind, lines []domain.ShipmentLine) error
-}
-
-// OrderResolution is the answer of InventoryRepository.ResolveOrder.
-type OrderResolution struct {
-	Products  map[string]domain.InventoryItem // found products, keyed by SKU
-	Warehouse *domain.WarehouseRef            // nil: no active warehouse
 }
 
 // StockFilter narrows a stock list; zero fields do not filter.

@@ -15,13 +15,22 @@ type OrderReceiptRepository interface {
 	// same order waits here until the holder commits, then sees its outcome.
 	// Unless the order has succeeded already, the receipt is marked
 	// processing for d (attempts + 1, d's trace ID). It returns the receipt
-	// as it is after the claim. Only meaningful inside UnitOfWork.Do.
-	Claim(ctx context.Context, d domain.OrderDelivery) (*domain.OrderReceipt, error)
-	// Finish stores how the delivery that claimed the receipt ended it:
-	// status, skip reason, last error and shipment, and the body it keeps
-	// (r.Payload(): the delivery's body after a failure, none after a
-	// success), in the statement that stores the rest.
+	// as it is after the claim and, read by the same statement, what the
+	// intake must know before it writes: the organization's products whose
+	// SKU is in skus, and its warehouse (OrderResolution). Only meaningful
+	// inside UnitOfWork.Do.
+	Claim(ctx context.Context, d domain.OrderDelivery, skus []string) (*domain.OrderReceipt, OrderResolution, error)
+	// Finish stores how the delivery that claimed the receipt ended it
+	// without a shipment: status, skip reason, last error, and the body it
+	// keeps (r.Payload(): the delivery's body after a failure, none after a
+	// skip), in the statement that stores the rest.
 	Finish(ctx context.Context, r *domain.OrderReceipt) error
+	// Accept ends the claiming delivery with the shipment it made, in one
+	// statement: s's lines reserved at its warehouse (as
+	// InventoryRepository.Reserve reserves Pick & Pack lines), s stored with
+	// its lines (as ShipmentRepository.Create), and r's success (as Finish).
+	// s is a new, pending Pick & Pack shipment; r has succeeded with s's ID.
+	Accept(ctx context.Context, r *domain.OrderReceipt, s *domain.Shipment) error
 	// RecordFailure records a processed delivery that failed (code is the
 	// error code answered) without a claim, in one statement: used for
 	// payloads refused before processing and for attempts whose transaction
@@ -64,4 +73,16 @@ type ReceiptFilter struct {
 type FailedOrderStats struct {
 	ByCode map[string]int // failed orders with a kept body, by last error code
 	Oldest time.Time      // first delivery of the oldest of them; zero when none
+}
+
+// OrderResolution is what OrderReceiptRepository.Claim reads for the order
+// intake: the organization's products whose SKU the order names, and the
+// warehouse its shipments use when none is named — its default warehouse
+// when that is set and active, else its first active warehouse by name then
+// ID (the order of WarehouseRepository.ListActive). Warehouse is nil when
+// the organization has no active warehouse; deciding what that means is the
+// caller's (the intake checks unknown SKUs first).
+type OrderResolution struct {
+	Products  map[string]domain.InventoryItem // found products, keyed by SKU
+	Warehouse *domain.WarehouseRef            // nil: no active warehouse
 }

@@ -6,22 +6,23 @@ import (
 
 	"github.com/uptrace/bun"
 
+	"github.com/acme3pl/fulfillment/domain"
 	"github.com/acme3pl/fulfillment/ports"
 )
 
-// PreparedOnConnection runs the intake's combined read the way a unit of
-// work does and returns how many server-side prepared statements of it the
-// transaction's connection holds afterwards (pg_prepared_statements is per
-// session).
-func PreparedOnConnection(ctx context.Context, u *UnitOfWork, organizationID string, skus []string) (int, error) {
+// PreparedOnConnection runs the intake's claim, with its reads, the way a
+// unit of work does (for d's order) and returns how many server-side
+// prepared statements of it the transaction's connection holds afterwards
+// (pg_prepared_statements is per session).
+func PreparedOnConnection(ctx context.Context, u *UnitOfWork, d domain.OrderDelivery, skus []string) (int, error) {
 	u.stmts.prepareWanted(ctx)
 	var n int
 	err := u.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
-		if _, err := newRepositories(runner{db: tx, stmts: u.stmts}).Inventory.ResolveOrder(ctx, organizationID, skus); err != nil {
+		if _, _, err := newRepositories(runner{db: tx, stmts: u.stmts}).Receipts.Claim(ctx, d, skus); err != nil {
 			return err
 		}
 		return tx.QueryRowContext(ctx, "SELECT count(*) FROM pg_prepared_statements WHERE statement = ?",
-			resolveOrderSQL).Scan(&n)
+			claimOrderSQL).Scan(&n)
 	})
 	return n, err
 }

@@ -88,43 +88,6 @@ func inventorySQLOf(kind domain.ItemKind) inventorySQL {
 	return productSQL
 }
 
-// resolveOrderSQL is the order intake's combined read, one statement for
-// two answers: the organization's products by SKU (one array parameter for
-// any number of SKUs), one 'product' row each, and the warehouse its
-// shipments use when none is named, one 'warehouse' row or none. The
-// default warehouse sorts first when it is among the active ones.
-const resolveOrderSQL = `WITH warehouse AS (
-		SELECT w.id, w.name FROM warehouse_organizations AS wo
-		JOIN warehouses AS w ON w.id = wo.warehouse_id AND w.active
-		JOIN organizations AS o ON o.id = wo.organization_id
-		WHERE wo.organization_id = $1
-		ORDER BY w.id IS NOT DISTINCT FROM o.default_warehouse_id DESC, w.name, w.id
-		LIMIT 1)
-	SELECT 'product', p.id, p.sku, p.name FROM products AS p WHERE p.organization_id = $1 AND p.sku = ANY($2::text[])
-	UNION ALL
-	SELECT 'warehouse', warehouse.id, '', warehouse.name FROM warehouse`
-
-// ResolveOrder implements ports.InventoryRepository in one query.
-func (r *InventoryRepository) ResolveOrder(ctx context.Context, organizationID string, skus []string) (ports.OrderResolution, error) {
-	res := ports.OrderResolution{Products: make(map[string]domain.InventoryItem, len(skus))}
-	err := r.run.query(ctx, resolveOrderSQL, func(rows *sql.Rows) error {
-		var kind, id, sku, name string
-		if err := rows.Scan(&kind, &id, &sku, &name); err != nil {
-			return err
-		}
-		if kind == "warehouse" {
-			res.Warehouse = &domain.WarehouseRef{ID: id, Name: name}
-			return nil
-		}
-		res.Products[sku] = domain.InventoryItem{ID: id, OrganizationID: organizationID, Kind: domain.KindProduct, SKU: sku, Name: name}
-		return nil
-	}, organizationID, pgArray(skus))
-	if err != nil {
-		return ports.OrderResolution{}, dbErr(err)
-	}
-	return res, nil
-}
-
 // items runs q, a statement of inventoryRow's columns.
 func (r *InventoryRepository) items(ctx context.Context, q string, args ...any) ([]inventoryRow, error) {
 	var rows []inventoryRow

@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/uptrace/bun"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
@@ -50,9 +51,9 @@ func TestTextArrays(t *testing.T) {
 	}
 }
 
-// TestHotQueriesPreparedAndUnprepared runs the intake's combined read both ways — on
-// the pool, formatted by the driver, and in a unit of work, as a
-// server-side prepared statement — with SKUs that need escaping.
+// TestHotQueriesPreparedAndUnprepared runs the intake's claim, with its
+// reads, both ways — on the pool, formatted by the driver, and in a unit of
+// work, as a server-side prepared statement — with SKUs that need escaping.
 func TestHotQueriesPreparedAndUnprepared(t *testing.T) {
 	db := pgtest.Open(t, testDSN)
 	org := intakeOrgID(t)
@@ -60,7 +61,10 @@ func TestHotQueriesPreparedAndUnprepared(t *testing.T) {
 	ctx := context.Background()
 	skus := append([]string{"absent"}, oddSKUs...)
 
-	got, err := postgres.NewRepositories(db).Inventory.ResolveOrder(ctx, org, skus)
+	delivery := func(order int64) domain.OrderDelivery {
+		return domain.OrderDelivery{OrganizationID: org, OrderID: order, TraceID: "t", ReceivedAt: time.Now()}
+	}
+	_, got, err := postgres.NewRepositories(db).Receipts.Claim(ctx, delivery(900), skus)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -81,8 +85,8 @@ func TestHotQueriesPreparedAndUnprepared(t *testing.T) {
 	defer func() { _ = one.Close() }()
 	uow := postgres.NewUnitOfWork(one)
 	var counts []int
-	for range 3 {
-		n, err := postgres.PreparedOnConnection(ctx, uow, org, skus)
+	for i := range 3 {
+		n, err := postgres.PreparedOnConnection(ctx, uow, delivery(int64(901+i)), skus)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -134,8 +138,8 @@ func TestIntakeQuerySpans(t *testing.T) {
 				t.Errorf("span %q has no db.query.text with placeholders: %v", s.Name(), s.Attributes())
 			}
 		}
-		// claim, SKUs and warehouse, reservation, shipment and items, finish.
-		if want := "BEGIN INSERT SELECT INSERT INSERT UPDATE COMMIT"; strings.Join(ops, " ") != want {
+		// claim with its SKUs and warehouse; reservation, shipment and items, and success.
+		if want := "BEGIN SELECT UPDATE COMMIT"; strings.Join(ops, " ") != want {
 			t.Errorf("round %d: query spans %v, want %s", round, ops, want)
 		}
 	}

@@ -53,47 +53,101 @@ var _ ports.OrderReceiptRepository = (*OrderReceiptRepository)(nil)
 const receiptColumns = `organization_id, order_id, order_number, status, skipped, attempts, last_error,
 	shipment_id, trace_id, first_received_at, last_received_at`
 
-// claimReceiptSQL inserts the receipt or, when it exists, updates it — which takes
-// the row lock, waiting for a concurrent holder to commit — and returns the
-// row in one round trip. Under READ COMMITTED, ON CONFLICT DO UPDATE acts
-// on the latest committed version of the row even when the statement's
-// snapshot predates it, so a delivery that waited sees the outcome of the
-// one it waited for. The SET is domain.ClaimOrderReceipt written in SQL (a
-// succeeded receipt keeps its state: only the time of the last delivery
-// moves).
-const claimReceiptSQL = `INSERT INTO order_receipts AS r
-	(organization_id, order_id, order_number, status, attempts, trace_id, first_received_at, last_received_at)
-VALUES ($1, $2, $3, 'processing', 1, $4, $5, $5)
-ON CONFLICT (organization_id, order_id) DO UPDATE SET
-	last_received_at = greatest(r.last_received_at, excluded.last_received_at),
-	order_number     = coalesce(r.order_number, excluded.order_number),
-	status           = CASE WHEN r.status = 'succeeded' THEN r.status ELSE 'processing' END,
-	attempts         = CASE WHEN r.status = 'succeeded' THEN r.attempts ELSE r.attempts + 1 END,
-	trace_id         = CASE WHEN r.status = 'succeeded' THEN r.trace_id ELSE excluded.trace_id END
-RETURNING ` + receiptColumns
+// claimOrderSQL is the order intake's first statement: it claims the
+// order's receipt and reads what the intake needs to know before it writes,
+// in one round trip.
+//
+// The claim inserts the receipt or, when it exists, updates it — which takes
+// the row lock, waiting for a concurrent holder to commit. Under READ
+// COMMITTED, ON CONFLICT DO UPDATE acts on the latest committed version of
+// the row even when the statement's snapshot predates it, so a delivery that
+// waited sees the outcome of the one it waited for. The SET is
+// domain.ClaimOrderReceipt written in SQL (a succeeded receipt keeps its
+// state: only the time of the last delivery moves).
+//
+// The reads (ports.OrderResolution): the organization's product of each SKU
+// of $6 — one probe of the (organization_id, sku) index each: the LATERAL
+// subquery's LIMIT keeps the planner from turning the lookup into a join
+// that reads every product of the organization — and its warehouse: the
+// default one when set and active (two primary-key lookups), else, and only
+// then, its first active one by name then ID. The reads see the database as
+// the statement began, which for a delivery that waited for a concurrent one
+// is when it began to wait (READ COMMITTED allows either). The statement
+// returns the claimed receipt once per product found (once with NULLs when
+// none is), with the warehouse's ID and name, NULL when there is none.
+const claimOrderSQL = `WITH claimed AS (
+	INSERT INTO order_receipts AS r
+		(organization_id, order_id, order_number, status, attempts, trace_id, first_received_at, last_received_at)
+	VALUES ($1, $2, $3, 'processing', 1, $4, $5, $5)
+	ON CONFLICT (organization_id, order_id) DO UPDATE SET
+		last_received_at = greatest(r.last_received_at, excluded.last_received_at),
+		order_number     = coalesce(r.order_number, excluded.order_number),
+		status           = CASE WHEN r.status = 'succeeded' THEN r.status ELSE 'processing' END,
+		attempts         = CASE WHEN r.status = 'succeeded' THEN r.attempts ELSE r.attempts + 1 END,
+		trace_id         = CASE WHEN r.status = 'succeeded' THEN r.trace_id ELSE excluded.trace_id END
+	RETURNING ` + receiptColumns + `
+), product AS (
+	SELECT p.id, p.sku, p.name
+	FROM unnest($6::text[]) AS s(sku)
+	CROSS JOIN LATERAL (
+		SELECT p.id, p.sku, p.name FROM products AS p WHERE p.organization_id = $1 AND p.sku = s.sku LIMIT 1
+	) AS p
+), warehouse AS (
+	SELECT w.id, w.name FROM organizations AS o
+	JOIN warehouses AS w ON w.id = o.default_warehouse_id AND w.active
+	WHERE o.id = $1
+	UNION ALL
+	(SELECT w.id, w.name FROM warehouse_organizations AS wo
+	JOIN warehouses AS w ON w.id = wo.warehouse_id AND w.active
+	WHERE wo.organization_id = $1
+	ORDER BY w.name, w.id
+	LIMIT 1)
+	LIMIT 1
+)
+SELECT claimed.*, product.id, product.sku, product.name, warehouse.id, warehouse.name
+FROM claimed
+LEFT JOIN product ON true
+LEFT JOIN warehouse ON true`
+
+// Claim implements ports.OrderReceiptRepository: claimOrderSQL, then the
+// receipt rehydrated from the row it returns and what it read.
+func (r *OrderReceiptRepository) Claim(ctx context.Context, d domain.OrderDelivery, skus []string) (*domain.OrderReceipt, ports.OrderResolution, error) {
+	var (
+		row orderReceiptRow
+		n   int
+		res = ports.OrderResolution{Products: make(map[string]domain.InventoryItem, len(skus))}
+	)
+	err := r.run.query(ctx, claimOrderSQL, func(rows *sql.Rows) error {
+		n++
+		var productID, sku, name, warehouseID, warehouseName sql.NullString
+		err := rows.Scan(&row.OrganizationID, &row.OrderID, &row.OrderNumber, &row.Status, &row.Skipped, &row.Attempts,
+			&row.LastError, &row.ShipmentID, &row.TraceID, &row.FirstReceivedAt, &row.LastReceivedAt,
+			&productID, &sku, &name, &warehouseID, &warehouseName)
+		if err != nil {
+			return err
+		}
+		if productID.Valid {
+			res.Products[sku.String] = domain.InventoryItem{ID: productID.String, OrganizationID: d.OrganizationID,
+				Kind: domain.KindProduct, SKU: sku.String, Name: name.String}
+		}
+		if warehouseID.Valid {
+			res.Warehouse = &domain.WarehouseRef{ID: warehouseID.String, Name: warehouseName.String}
+		}
+		return nil
+	}, d.OrganizationID, d.OrderID, d.OrderNumber, d.TraceID, d.ReceivedAt, pgArray(skus))
+	if err != nil {
+		return nil, ports.OrderResolution{}, dbErr(err)
+	}
+	if n == 0 {
+		return nil, ports.OrderResolution{}, errors.New("claim order receipt: no row returned")
+	}
+	return row.toDomain(), res, nil
+}
 
 // scanReceipt reads one row of receiptColumns.
 func scanReceipt(rows *sql.Rows, row *orderReceiptRow) error {
 	return rows.Scan(&row.OrganizationID, &row.OrderID, &row.OrderNumber, &row.Status, &row.Skipped, &row.Attempts,
 		&row.LastError, &row.ShipmentID, &row.TraceID, &row.FirstReceivedAt, &row.LastReceivedAt)
-}
-
-// Claim implements ports.OrderReceiptRepository: claimReceiptSQL, then the
-// receipt rehydrated from the row it returns.
-func (r *OrderReceiptRepository) Claim(ctx context.Context, d domain.OrderDelivery) (*domain.OrderReceipt, error) {
-	var (
-		row orderReceiptRow
-		n   int
-	)
-	err := r.run.query(ctx, claimReceiptSQL, func(rows *sql.Rows) error { n++; return scanReceipt(rows, &row) },
-		d.OrganizationID, d.OrderID, d.OrderNumber, d.TraceID, d.ReceivedAt)
-	if err != nil {
-		return nil, dbErr(err)
-	}
-	if n != 1 {
-		return nil, errors.New("claim order receipt: no row returned")
-	}
-	return row.toDomain(), nil
 }
 
 // finishReceiptSQL also sets the kept body: the delivery's after a
@@ -113,6 +167,62 @@ func (r *OrderReceiptRepository) Finish(ctx context.Context, rec *domain.OrderRe
 	}
 	if n != 1 {
 		return errors.New("finish order receipt: the claimed receipt is gone")
+	}
+	return nil
+}
+
+// acceptOrderSQL is the order intake's second statement when it makes a
+// shipment: what InventoryRepository.Reserve (reservePickPackSQL),
+// ShipmentRepository.Create (createPickPackSQL) and Finish do, as the
+// data-modifying CTEs of the receipt's UPDATE, in one round trip. The stock
+// rows are made when missing and locked in product order, the order of
+// every reservation; $23 and $24 are the lines' products and quantities in
+// the shipment's order, which is their positions. The receipt keeps the
+// last error of an earlier attempt ($25), as Finish stores it. The foreign
+// keys between the new rows are checked at the statement's end, when all
+// are there. It affects one row, the receipt's.
+const acceptOrderSQL = `WITH reserved AS (
+	INSERT INTO product_stock AS s (product_id, warehouse_id, on_hand, reserved)
+	SELECT v.id, $5, 0, sum(v.q) FROM unnest($23::text[], $24::bigint[]) AS v(id, q) GROUP BY v.id ORDER BY v.id
+	ON CONFLICT (product_id, warehouse_id) DO UPDATE SET reserved = s.reserved + excluded.reserved
+), new_shipment AS (
+	INSERT INTO shipments (id, organization_id, kind, status, warehouse_id, shipping_name, shipping_company,
+		shipping_address1, shipping_address2, shipping_city, shipping_state, shipping_zip, shipping_country,
+		shipping_phone, notes, source_type, source_order_id, source_order_number, test, created_at, updated_at,
+		submitted_at)
+	VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22)
+), new_items AS (
+	INSERT INTO shipment_items (organization_id, shipment_id, product_id, position, quantity)
+	SELECT $2, $1, v.item_id, (v.position - 1)::int, v.quantity
+	FROM unnest($23::text[], $24::bigint[]) WITH ORDINALITY AS v(item_id, quantity, position)
+)
+UPDATE order_receipts SET status = 'succeeded', skipped = NULL, last_error = $25, shipment_id = $1, payload = NULL
+WHERE organization_id = $2 AND order_id = $26`
+
+// Accept implements ports.OrderReceiptRepository with acceptOrderSQL.
+func (r *OrderReceiptRepository) Accept(ctx context.Context, rec *domain.OrderReceipt, s *domain.Shipment) error {
+	if s.Kind() != domain.PickPack || s.Status() != domain.ShipmentPending ||
+		rec.Status() != domain.ReceiptSucceeded || rec.ShipmentID() != s.ID() || rec.OrganizationID() != s.OrganizationID() {
+		return errors.New("accept order: not a pending Pick & Pack shipment of the receipt's success")
+	}
+	row := shipmentToRow(s)
+	lines := s.Lines()
+	ids := make([]string, len(lines))
+	qty := make([]int64, len(lines))
+	for i, l := range lines {
+		ids[i], qty[i] = l.ItemID, l.Quantity
+	}
+	n, err := r.run.exec(ctx, acceptOrderSQL,
+		row.ID, row.OrganizationID, row.Kind, row.Status, row.WarehouseID, row.ShippingName, row.ShippingCompany,
+		row.ShippingAddress1, row.ShippingAddress2, row.ShippingCity, row.ShippingState, row.ShippingZip,
+		row.ShippingCountry, row.ShippingPhone, row.Notes, row.SourceType, row.SourceOrderID, row.SourceOrderNumber,
+		row.Test, row.CreatedAt, row.UpdatedAt, row.SubmittedAt, pgArray(ids), pgArray(qty),
+		nullIfEmpty(rec.LastError()), rec.OrderID())
+	if err != nil {
+		return dbErr(err)
+	}
+	if n != 1 {
+		return errors.New("accept order: the claimed receipt is gone")
 	}
 	return nil
 }

@@ -122,7 +122,7 @@ func TestOrderReceiptRepository(t *testing.T) {
 	var claimed *domain.OrderReceipt
 	err := uow.Do(ctx, func(ctx context.Context, r ports.Repositories) error {
 		var err error
-		if claimed, err = r.Receipts.Claim(ctx, d2); err != nil {
+		if claimed, _, err = r.Receipts.Claim(ctx, d2, nil); err != nil {
 			return err
 		}
 		if claimed.Attempts() != 2 || claimed.TraceID() != "trace-2" || claimed.LastError() != "unknown_skus" {
@@ -158,7 +158,7 @@ func TestOrderReceiptRepository(t *testing.T) {
 	d3 := d
 	d3.TraceID, d3.ReceivedAt = "trace-3", t0.Add(time.Minute)
 	err = uow.Do(ctx, func(ctx context.Context, r ports.Repositories) error {
-		c, err := r.Receipts.Claim(ctx, d3)
+		c, _, err := r.Receipts.Claim(ctx, d3, nil)
 		if err != nil {
 			return err
 		}
@@ -193,7 +193,7 @@ func TestOrderReceiptClaimWaitsForTheHolder(t *testing.T) {
 	done := make(chan error, 1)
 	go func() {
 		done <- uow.Do(context.Background(), func(ctx context.Context, r ports.Repositories) error {
-			rec, err := r.Receipts.Claim(ctx, d)
+			rec, _, err := r.Receipts.Claim(ctx, d, nil)
 			if err != nil {
 				return err
 			}
@@ -209,7 +209,7 @@ func TestOrderReceiptClaimWaitsForTheHolder(t *testing.T) {
 	seen := make(chan *domain.OrderReceipt, 1)
 	go func() {
 		_ = uow.Do(context.Background(), func(ctx context.Context, r ports.Repositories) error {
-			rec, err := r.Receipts.Claim(ctx, d)
+			rec, _, err := r.Receipts.Claim(ctx, d, nil)
 			seen <- rec
 			return err
 		})
@@ -259,12 +259,13 @@ func TestReceiveStorefrontOrderStoresShipmentItemsAndReceipt(t *testing.T) {
 	}
 }
 
-// failingCreate stores the shipment, then fails: the transaction must roll
-// the shipment, its items and its reservation back.
-type failingCreate struct{ ports.ShipmentRepository }
+// failingAccept stores the shipment (with its reservation and the
+// receipt's success), then fails: the transaction must roll the shipment,
+// its items and its reservation back.
+type failingAccept struct{ ports.OrderReceiptRepository }
 
-func (f failingCreate) Create(ctx context.Context, s *domain.Shipment) error {
-	if err := f.ShipmentRepository.Create(ctx, s); err != nil {
+func (f failingAccept) Accept(ctx context.Context, rec *domain.OrderReceipt, s *domain.Shipment) error {
+	if err := f.OrderReceiptRepository.Accept(ctx, rec, s); err != nil {
 		return err
 	}
 	return errors.New("injected failure after the insert")
@@ -274,7 +275,7 @@ type failingUoW struct{ inner ports.UnitOfWork }
 
 func (u failingUoW) Do(ctx context.Context, fn func(ctx context.Context, r ports.Repositories) error) error {
 	return u.inner.Do(ctx, func(ctx context.Context, r ports.Repositories) error {
-		r.Shipments = failingCreate{r.Shipments}
+		r.Receipts = failingAccept{r.Receipts}
 		return fn(ctx, r)
 	})
 }
@@ -362,22 +363,30 @@ func TestReceiveStorefrontOrderConcurrentDeliveries(t *testing.T) {
 	}
 }
 
-// TestResolveOrder checks the intake's combined read: the organization's
-// products by SKU, and the warehouse rule of ports.InventoryRepository.
-func TestResolveOrder(t *testing.T) {
+// TestClaimResolvesTheOrder checks what the intake's claim reads: the
+// organization's products by SKU, and the warehouse rule of
+// ports.OrderResolution.
+func TestClaimResolvesTheOrder(t *testing.T) {
 	db := pgtest.Open(t, testDSN)
 	ctx := context.Background()
 	org, other := intakeOrgID(t), intakeOrgID(t)
 	intakeSeed(t, db, org, 2) // Alpha and Zulu, default Zulu; SKU-1 and SKU-2
 	intakeSeed(t, db, other, 3)
-	inventory := postgres.NewRepositories(db).Inventory
+	receipts := postgres.NewRepositories(db).Receipts
+	order := int64(0)
+	claim := func(org string, skus []string) ports.OrderResolution {
+		t.Helper()
+		order++
+		_, res, err := receipts.Claim(ctx, domain.OrderDelivery{OrganizationID: org, OrderID: order, TraceID: "t", ReceivedAt: time.Now()}, skus)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res
+	}
 	skus := []string{"SKU-3", "SKU-1", "absent", "SKU-2"}
 	want := func(label, id string) {
 		t.Helper()
-		res, err := inventory.ResolveOrder(ctx, org, skus)
-		if err != nil {
-			t.Fatalf("%s: %v", label, err)
-		}
+		res := claim(org, skus)
 		if len(res.Products) != 2 || res.Products["SKU-1"].ID != org+"_p1" || res.Products["SKU-2"].ID != org+"_p2" {
 			t.Fatalf("%s: products %+v, want SKU-1 and SKU-2 of %s only", label, res.Products, org)
 		}
@@ -402,9 +411,8 @@ func TestResolveOrder(t *testing.T) {
 	want("no default: first active by name", org+"_wh1")
 	exec("UPDATE warehouses SET active = false WHERE id IN (?, ?)", org+"_wh1", org+"_wh2")
 	want("no active warehouse", "")
-	res, err := inventory.ResolveOrder(ctx, other, nil)
-	if err != nil || len(res.Products) != 0 || res.Warehouse == nil || *res.Warehouse != (domain.WarehouseRef{ID: other + "_wh2", Name: "Zulu"}) {
-		t.Fatalf("another organization, no SKUs: %+v, %v", res, err)
+	if res := claim(other, nil); len(res.Products) != 0 || res.Warehouse == nil || *res.Warehouse != (domain.WarehouseRef{ID: other + "_wh2", Name: "Zulu"}) {
+		t.Fatalf("another organization, no SKUs: %+v", res)
 	}
 }
 
@@ -436,7 +444,7 @@ func TestOrderReceiptStatementsFollowTheDomain(t *testing.T) {
 				return err
 			}
 			return uow.Do(ctx, func(ctx context.Context, r ports.Repositories) error {
-				rec, err := r.Receipts.Claim(ctx, d)
+				rec, _, err := r.Receipts.Claim(ctx, d, nil)
 				if err != nil {
 					return err
 				}
@@ -460,7 +468,7 @@ func TestOrderReceiptStatementsFollowTheDomain(t *testing.T) {
 				return err
 			}
 			return uow.Do(ctx, func(ctx context.Context, r ports.Repositories) error {
-				rec, err := r.Receipts.Claim(ctx, d)
+				rec, _, err := r.Receipts.Claim(ctx, d, nil)
 				if err != nil {
 					return err
 				}
@@ -474,7 +482,7 @@ func TestOrderReceiptStatementsFollowTheDomain(t *testing.T) {
 			d := delivery(i, nil)
 			model = domain.ClaimOrderReceipt(model, d)
 			return uow.Do(ctx, func(ctx context.Context, r ports.Repositories) error {
-				rec, err := r.Receipts.Claim(ctx, d)
+				rec, _, err := r.Receipts.Claim(ctx, d, nil)
 				if err == nil && !rec.Duplicate() {
 					err = errors.New("the claim of a succeeded receipt is not a duplicate")
 				}

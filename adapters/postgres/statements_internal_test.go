@@ -11,9 +11,10 @@ func TestOperation(t *testing.T) {
 	for _, tt := range []struct{ sql, want string }{
 		{"SELECT 1", "SELECT"},
 		{"\n\tupdate order_receipts SET status = $1", "UPDATE"},
-		{resolveOrderSQL, "SELECT"},
+		{claimOrderSQL, "SELECT"},
 		{createPickPackSQL, "INSERT"},
-		{claimReceiptSQL, "INSERT"},
+		{acceptOrderSQL, "UPDATE"},
+		{recordFailureSQL, "INSERT"},
 		{strings.ReplaceAll(strings.Replace(invoicePageSQL, "{ids}", shortTermIDsSQL, 1), "{order}", "i.id"), "SELECT"},
 		{"WITH x AS (SELECT 1) DELETE FROM t", "DELETE"},
 	} {

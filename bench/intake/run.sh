@@ -8,9 +8,18 @@
 #     CLIENTS concurrent clients for DURATION (closed loop: the maximum rate);
 #   - pgbench running bench/intake/intake.sql, the equivalent SQL transaction,
 #     with the same CLIENTS, -M prepared, for DURATION;
+#   - pgbench running bench/intake/minimal.sql, the minimal transaction of one order (look up
+#     the SKUs, insert the receipt, the shipment and its items, mark the receipt), the same way;
 # and prints each pair's ratio, with the CPU time per order of the server and of the load
-# generator. Last, the load generator runs open loop at
-# half the best intake rate measured and prints p50/p99/p99.9.
+# generator, and PostgreSQL's CPU time per order (the postmaster and its children, backends that
+# ended during the phase included) in each of the three phases: the intake's over the minimal
+# transaction's is the database's cost of an order against the least it could be. That figure is
+# the CPU of the benchmark database's backends (sampled every 50 ms, so a backend that ends counts
+# up to its last sample): the server is shared, and the whole server's, printed in parentheses,
+# includes whatever other databases did meanwhile (and the WAL writer's and checkpointer's work). Last, the load
+# generator runs open loop at half the best intake rate measured and prints p50/p99/p99.9.
+#
+# Before each phase the benchmark database is vacuumed (see vacuum below).
 #
 # Knobs (environment): CLIENTS (8), DURATION (15s), ROUNDS (5), SKUS (1000),
 # LINES (3), PAYLOAD (docs/samples/orders-create.json: every order is a copy of
@@ -29,32 +38,40 @@ serve "$PORT"
 server_pid=${pids[-1]}
 
 echo "clients $CLIENTS, $DURATION per run, $ROUNDS rounds, $SKUS SKUs, $LINES lines per order ($PAYLOAD), $(nproc) CPUs, load average $(cut -d' ' -f1-3 /proc/loadavg)"
-pgbench_tps() { # pgbench_tps SCRIPT
-	pgbench -n -M prepared -c "$CLIENTS" -j 2 -T "$secs" -D org=org_bench -D wh=wh_bench -D skus="$SKUS" \
-		-f "$1" "$bench_url" 2>&1 | sed -nE 's/^tps = ([0-9.]+).*/\1/p'
-}
-median() { printf '%s\n' "$@" | sort -g | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'; }
-intake_rates=() ratios=() also_ratios=()
+intake_rates=() ratios=() also_ratios=() pg_ratios=()
 for round in $(seq "$ROUNDS"); do
-	out=$(loadgen "$PORT" -c "$CLIENTS" -d "$DURATION" -pid "$server_pid")
+	vacuum
+	out=$(loadgen "$PORT" -c "$CLIENTS" -d "$DURATION" -pid "$server_pid" ${pg_pid:+-pg-pid "$pg_pid" -pg-db "$DB"})
 	rate=$(field throughput "$out")
 	failed=$(field failed "$out")
-	tps=$(pgbench_tps bench/intake/intake.sql)
+	intake_pg=$(field pg_cpu_us_per_order "$out") intake_pg_server=$(field pg_server_cpu_us_per_order "$out")
+	pgbench_run bench/intake/intake.sql
 	ratio=$(awk -v a="$rate" -v b="$tps" 'BEGIN { printf "%.2f", a / b }')
+	same_tps=$tps same_pg=$pg_us same_pg_server=$pg_server_us
+	pgbench_run bench/intake/minimal.sql
+	minimal_tps=$tps minimal_pg=$pg_us minimal_pg_server=$pg_server_us
 	intake_rates+=("$rate") ratios+=("$ratio")
+	pg=""
+	if [[ -n $intake_pg && -n $minimal_pg ]]; then
+		pg_ratios+=("$(awk -v a="$intake_pg" -v b="$minimal_pg" 'BEGIN { printf "%.2f", a / b }')")
+		pg=$(printf ' | PostgreSQL CPU per order, its backends (whole server): intake %.0f µs (%.0f), intake.sql %s µs (%s), minimal.sql %s µs (%s) at %.1f tps, ratio %s' \
+			"$intake_pg" "$intake_pg_server" "$same_pg" "$same_pg_server" "$minimal_pg" "$minimal_pg_server" "$minimal_tps" "${pg_ratios[-1]}")
+	fi
 	also=""
 	if [[ -n ${ALSO:-} ]]; then
-		also_tps=$(pgbench_tps "$ALSO")
-		also_ratios+=("$(awk -v a="$rate" -v b="$also_tps" 'BEGIN { printf "%.2f", a / b }')")
-		also=$(printf ' | %s: %.1f tps, ratio %s' "$ALSO" "$also_tps" "${also_ratios[-1]}")
+		pgbench_run "$ALSO"
+		also_ratios+=("$(awk -v a="$rate" -v b="$tps" 'BEGIN { printf "%.2f", a / b }')")
+		also=$(printf ' | %s: %.1f tps, ratio %s, PostgreSQL %s µs' "$ALSO" "$tps" "${also_ratios[-1]}" "$pg_us")
 	fi
-	printf 'round %d: intake %.1f orders/s (%s failed, p50 %s ms, p99 %s ms; CPU per order: server %.0f µs, load generator %.0f µs) | pgbench %.1f tps | ratio %s%s\n' \
+	printf 'round %d: intake %.1f orders/s (%s failed, p50 %s ms, p99 %s ms; CPU per order: server %.0f µs, load generator %.0f µs) | pgbench intake.sql %.1f tps | ratio %s%s%s\n' \
 		"$round" "$rate" "$failed" "$(field p50_ms "$out")" "$(field p99_ms "$out")" "$(field server_cpu_us_per_order "$out")" \
-		"$(field cpu_us_per_order "$out")" "$tps" "$ratio" "$also"
+		"$(field cpu_us_per_order "$out")" "$same_tps" "$ratio" "$pg" "$also"
 done
 best=$(printf '%s\n' "${intake_rates[@]}" | sort -g | tail -1)
 half=$(awk -v b="$best" 'BEGIN { printf "%.0f", b / 2 }')
 echo "median ratio intake/pgbench: $(median "${ratios[@]}") (target ≥ 0.80)${ALSO:+; against $ALSO: $(median "${also_ratios[@]}")}"
+((${#pg_ratios[@]} == 0)) ||
+	echo "median ratio of PostgreSQL's CPU per order, intake/minimal.sql: $(median "${pg_ratios[@]}") (rounds ${pg_ratios[*]}; target ≤ 1.3)"
 out=$(loadgen "$PORT" -c $((CLIENTS * 4)) -d "$DURATION" -rate "$half")
 printf 'open loop at %s orders/s (half the best rate): %s ok, %s failed, p50 %s ms, p99 %s ms, p99.9 %s ms (target p99 ≤ 25 ms)\n' \
 	"$half" "$(field ok "$out")" "$(field failed "$out")" "$(field p50_ms "$out")" "$(field p99_ms "$out")" "$(field p999_ms "$out")"

@@ -4,6 +4,10 @@
 #   serve PORT [VAR=VALUE...]   start `fulfillment serve` on 127.0.0.1:PORT, wait until ready
 #   loadgen PORT [FLAGS...]     one run of the load generator against it (JSON result)
 #   field NAME JSON             a number of that result
+#   vacuum                      VACUUM the benchmark's database
+#   pgbench_run SCRIPT          one pgbench run of SCRIPT; sets tps, pg_us and pg_server_us
+#   median N...                 the median of numbers
+# and pg_pid, PostgreSQL's postmaster (empty when it is not a process of this machine).
 # Everything it starts is stopped on exit (KEEP=1 keeps the database). SERVICE_BIN runs another build
 # of the service (e.g. of an older commit) instead of building this one.
 CLIENTS=${CLIENTS:-8}
@@ -61,3 +65,43 @@ loadgen() { # loadgen PORT [FLAGS...]
 	shift
 	bin/intake-loadgen -url "http://127.0.0.1:$port" -skus "$SKUS" -lines "$LINES" -payload "$PAYLOAD" -json "$@"
 }
+
+# PostgreSQL's postmaster: the parent of the server's checkpointer, when that is a process of
+# this machine (empty otherwise: PostgreSQL's CPU is then not reported).
+pg_pid=$(psql -X -At "$bench_url" -c "SELECT pid FROM pg_stat_activity WHERE backend_type = 'checkpointer'" 2>/dev/null || true)
+if [[ $pg_pid =~ ^[0-9]+$ && $(cat "/proc/$pg_pid/comm" 2>/dev/null) == postgres ]]; then
+	pg_pid=$(awk '{ print $4 }' "/proc/$pg_pid/stat")
+	[[ $(cat "/proc/$pg_pid/comm" 2>/dev/null) == postgres ]] || pg_pid=""
+else
+	pg_pid=""
+fi
+
+# vacuum: the benchmark's tables vacuumed before each phase, as autovacuum would keep them (it may be
+# off, as on the project's development machine): each phase, the intake's or pgbench's, then starts
+# from the same state instead of paying for the dead row versions the phases before it left, the
+# stock rows' above all (every order updates three).
+vacuum() { psql -X -q "$bench_url" -c VACUUM; }
+pgbench_run() { # pgbench_run SCRIPT: sets tps, pg_us and pg_server_us (PostgreSQL's CPU µs per transaction: the
+	# benchmark database's backends, the whole server; "" when unknown)
+	local out n watcher cpu
+	vacuum
+	if [[ -n $pg_pid ]]; then
+		bin/intake-loadgen -watch-pg -pg-pid "$pg_pid" -pg-db "$DB" >.tmp/bench-intake-pgcpu &
+		watcher=$!
+	fi
+	out=$(pgbench -n -M prepared -c "$CLIENTS" -j 2 -T "$secs" -D org=org_bench -D wh=wh_bench -D skus="$SKUS" \
+		-f "$1" "$bench_url" 2>&1)
+	tps=$(sed -nE 's/^tps = ([0-9.]+).*/\1/p' <<<"$out")
+	n=$(sed -nE 's/^number of transactions actually processed: ([0-9]+).*/\1/p' <<<"$out")
+	pg_us="" pg_server_us=""
+	if [[ -n $pg_pid ]]; then
+		sleep 0.2 # pgbench's backends end after it: the whole server's figure waits until they are reaped
+		kill -TERM "$watcher" && wait "$watcher"
+		read -r -a cpu <.tmp/bench-intake-pgcpu
+		if ((${n:-0} > 0)); then
+			pg_us=$(awk -v c="${cpu[0]}" -v n="$n" 'BEGIN { printf "%.0f", c / n }')
+			pg_server_us=$(awk -v c="${cpu[1]}" -v n="$n" 'BEGIN { printf "%.0f", c / n }')
+		fi
+	fi
+}
+median() { printf '%s\n' "$@" | sort -g | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'; }

@@ -1,0 +1,170 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// procStat returns the fields of /proc/PID/stat after the command's name in
+// parentheses (state, ppid, ... utime is the 12th, stime the 13th, cutime
+// and cstime the 14th and 15th), or nil when it cannot be read.
+func procStat(pid int) []string {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return nil
+	}
+	f := strings.Fields(string(b[bytes.LastIndexByte(b, ')')+1:]))
+	if len(f) < 15 {
+		return nil
+	}
+	return f
+}
+
+// ticks sums fields of a procStat as CPU time: the kernel counts in clock
+// ticks of 10 ms.
+func ticks(f []string, idx ...int) time.Duration {
+	var n int64
+	for _, i := range idx {
+		v, _ := strconv.ParseInt(f[i], 10, 64)
+		n += v
+	}
+	return time.Duration(n) * 10 * time.Millisecond
+}
+
+// cpuTime returns the CPU time, user and system, that process pid has used
+// so far: from /proc, in the kernel's clock ticks of 10 ms; 0 when it
+// cannot be read (pid 0: no server named).
+func cpuTime(pid int) time.Duration {
+	f := procStat(pid)
+	if f == nil {
+		return 0
+	}
+	return ticks(f, 11, 12)
+}
+
+// treeCPUTime returns the CPU time, user and system, that process pid and
+// its children have used so far: its own, that of the children it has
+// waited for (cutime, cstime: the kernel adds a child's times there when
+// its parent reaps it), and that of its live children. For PostgreSQL's
+// postmaster that is the whole server: every backend, those that ended
+// included (the postmaster reaps them), and the background processes. 0
+// when pid cannot be read.
+func treeCPUTime(pid int) time.Duration {
+	for attempt := 0; ; attempt++ {
+		before := procStat(pid)
+		if before == nil {
+			return 0
+		}
+		children := childrenCPUTime(pid)
+		after := procStat(pid)
+		if after == nil {
+			return 0
+		}
+		// A child reaped during the scan would be counted twice (live, then
+		// in cutime) or not at all: scan again.
+		if reaped := ticks(before, 13, 14); reaped == ticks(after, 13, 14) || attempt == 10 {
+			return ticks(after, 11, 12, 13, 14) + children
+		}
+	}
+}
+
+// childrenCPUTime sums the CPU time of pid's live children (zombies not yet
+// reaped included: /proc still holds their times).
+func childrenCPUTime(pid int) time.Duration {
+	entries, err := os.ReadDir("/proc")
+	if err != nil {
+		return 0
+	}
+	var sum time.Duration
+	parent := strconv.Itoa(pid)
+	for _, e := range entries {
+		child, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		if f := procStat(child); f != nil && f[1] == parent {
+			sum += ticks(f, 11, 12)
+		}
+	}
+	return sum
+}
+
+// backendWatch follows the CPU time of the PostgreSQL backends serving one
+// database: the postmaster's children whose process title (PostgreSQL
+// writes "postgres: CLUSTER: USER DATABASE HOST(PORT) STATE" over its
+// command line) names it. A backend that ends during the watch still counts
+// up to its last sample, which is why the watch samples often: the server is
+// shared with other databases, and the postmaster's reaped children do not
+// say which database they served.
+type backendWatch struct {
+	postmaster int
+	title      string                // " DATABASE " as it appears in a title
+	base, last map[int]time.Duration // per backend: at its first sample (0 when it began during the watch), at its last
+}
+
+// newBackendWatch takes the first sample: backends that exist now count from
+// here on, later ones from their start.
+func newBackendWatch(postmaster int, database string) *backendWatch {
+	w := &backendWatch{postmaster: postmaster, title: " " + database + " ", base: map[int]time.Duration{}, last: map[int]time.Duration{}}
+	w.sample()
+	for pid, cpu := range w.last {
+		w.base[pid] = cpu
+	}
+	return w
+}
+
+// sample reads every backend of the database once.
+func (w *backendWatch) sample() {
+	entries, err := os.ReadDir("/proc")
+	if err != nil {
+		return
+	}
+	parent := strconv.Itoa(w.postmaster)
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		f := procStat(pid)
+		if f == nil || f[1] != parent {
+			continue
+		}
+		if _, known := w.last[pid]; !known {
+			cmd, err := os.ReadFile("/proc/" + e.Name() + "/cmdline")
+			if err != nil || !strings.Contains(string(cmd), w.title) {
+				continue
+			}
+		}
+		w.last[pid] = ticks(f, 11, 12)
+	}
+}
+
+// total is the CPU time the database's backends have used since the watch
+// began, up to the last sample.
+func (w *backendWatch) total() time.Duration {
+	var sum time.Duration
+	for pid, cpu := range w.last {
+		sum += cpu - w.base[pid]
+	}
+	return sum
+}
+
+// watch samples every interval until ctx ends, then once more, and returns
+// the total.
+func (w *backendWatch) watch(ctx context.Context, interval time.Duration) time.Duration {
+	t := time.NewTicker(interval)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			w.sample()
+			return w.total()
+		case <-t.C:
+			w.sample()
+		}
+	}
+}
