@@ -11,7 +11,7 @@ import (
 	"strings"
 	"testing"
 
-	httpapi "github.com/acme3pl/fulfillment/adapters/http"
+	"github.com/acme3pl/fulfillment/adapters/httpapi"
 	"github.com/acme3pl/fulfillment/application"
 	"github.com/acme3pl/fulfillment/domain"
 )
@@ -436,7 +436,7 @@ func TestDecodeStorefrontOrderAsContractOnMutations(t *testing.T) {
 
 // FuzzDecodeStorefrontOrderAsContract: for any body, DecodeStorefrontOrder
 // answers as the contract reads it (go test -fuzz
-// FuzzDecodeStorefrontOrderAsContract ./adapters/http/).
+// FuzzDecodeStorefrontOrderAsContract ./adapters/httpapi/).
 func FuzzDecodeStorefrontOrderAsContract(f *testing.F) {
 	for _, s := range contractSeeds(f) {
 		f.Add(s)

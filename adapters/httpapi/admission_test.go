@@ -14,7 +14,7 @@ import (
 	"github.com/gorilla/mux"
 	"github.com/prometheus/client_golang/prometheus/testutil"
 
-	httpapi "github.com/acme3pl/fulfillment/adapters/http"
+	"github.com/acme3pl/fulfillment/adapters/httpapi"
 )
 
 // admissionRoutes serves /v0/slow behind an Admission: the handler blocks

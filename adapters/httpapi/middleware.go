@@ -83,7 +83,7 @@ func recordAnswer(span trace.Span, status int) {
 }
 
 // tracerName names the tracer of the server spans (the instrumentation scope).
-const tracerName = "github.com/acme3pl/fulfillment/adapters/http"
+const tracerName = "github.com/acme3pl/fulfillment/adapters/httpapi"
 
 // requestAttributes are the semantic conventions' attributes of an HTTP
 // server span known before the handler runs.

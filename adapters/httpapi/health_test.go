@@ -9,7 +9,7 @@ import (
 	"sync/atomic"
 	"testing"
 
-	httpapi "github.com/acme3pl/fulfillment/adapters/http"
+	"github.com/acme3pl/fulfillment/adapters/httpapi"
 	"github.com/acme3pl/fulfillment/adapters/telemetry"
 )
 

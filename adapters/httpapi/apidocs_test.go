@@ -8,7 +8,7 @@ import (
 
 	"github.com/gorilla/mux"
 
-	httpapi "github.com/acme3pl/fulfillment/adapters/http"
+	"github.com/acme3pl/fulfillment/adapters/httpapi"
 )
 
 func TestAPIDocsRevalidation(t *testing.T) {
