@@ -205,19 +205,7 @@ func (r *OrderReceiptRepository) Accept(ctx context.Context, rec *domain.OrderRe
 		rec.Status() != domain.ReceiptSucceeded || rec.ShipmentID() != s.ID() || rec.OrganizationID() != s.OrganizationID() {
 		return errors.New("accept order: not a pending Pick & Pack shipment of the receipt's success")
 	}
-	row := shipmentToRow(s)
-	lines := s.Lines()
-	ids := make([]string, len(lines))
-	qty := make([]int64, len(lines))
-	for i, l := range lines {
-		ids[i], qty[i] = l.ItemID, l.Quantity
-	}
-	n, err := r.run.exec(ctx, acceptOrderSQL,
-		row.ID, row.OrganizationID, row.Kind, row.Status, row.WarehouseID, row.ShippingName, row.ShippingCompany,
-		row.ShippingAddress1, row.ShippingAddress2, row.ShippingCity, row.ShippingState, row.ShippingZip,
-		row.ShippingCountry, row.ShippingPhone, row.Notes, row.SourceType, row.SourceOrderID, row.SourceOrderNumber,
-		row.Test, row.CreatedAt, row.UpdatedAt, row.SubmittedAt, pgArray(ids), pgArray(qty),
-		nullIfEmpty(rec.LastError()), rec.OrderID())
+	n, err := r.run.exec(ctx, acceptOrderSQL, append(shipmentArgs(s), nullIfEmpty(rec.LastError()), rec.OrderID())...)
 	if err != nil {
 		return dbErr(err)
 	}

@@ -66,6 +66,19 @@ var (
 
 // Create inserts the shipment and its lines.
 func (r *ShipmentRepository) Create(ctx context.Context, s *domain.Shipment) error {
+	q := createPickPackSQL
+	if s.Kind() == domain.SPD {
+		q = createSPDSQL
+	}
+	_, err := r.run.exec(ctx, q, shipmentArgs(s)...)
+	return dbErr(err)
+}
+
+// shipmentArgs are the values of $1 … $24 of the statements that insert a
+// shipment with its lines (createShipmentSQL, acceptOrderSQL): its row's
+// columns in the order they name them, then its lines' items and
+// quantities.
+func shipmentArgs(s *domain.Shipment) []any {
 	row := shipmentToRow(s)
 	lines := s.Lines()
 	ids := make([]string, len(lines))
@@ -73,16 +86,12 @@ func (r *ShipmentRepository) Create(ctx context.Context, s *domain.Shipment) err
 	for i, l := range lines {
 		ids[i], qty[i] = l.ItemID, l.Quantity
 	}
-	q := createPickPackSQL
-	if s.Kind() == domain.SPD {
-		q = createSPDSQL
-	}
-	_, err := r.run.exec(ctx, q,
+	return []any{
 		row.ID, row.OrganizationID, row.Kind, row.Status, row.WarehouseID, row.ShippingName, row.ShippingCompany,
 		row.ShippingAddress1, row.ShippingAddress2, row.ShippingCity, row.ShippingState, row.ShippingZip,
 		row.ShippingCountry, row.ShippingPhone, row.Notes, row.SourceType, row.SourceOrderID, row.SourceOrderNumber,
-		row.Test, row.CreatedAt, row.UpdatedAt, row.SubmittedAt, pgArray(ids), pgArray(qty))
-	return dbErr(err)
+		row.Test, row.CreatedAt, row.UpdatedAt, row.SubmittedAt, pgArray(ids), pgArray(qty),
+	}
 }
 
 const updateShipmentSQL = `UPDATE shipments SET status = $1, updated_at = $2, submitted_at = $3
