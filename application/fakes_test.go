@@ -501,10 +501,10 @@ func (r fakeReceipts) Accept(ctx context.Context, rec *domain.OrderReceipt, s *d
 	if s.Kind() != domain.PickPack {
 		return fmt.Errorf("the intake reserves products, not %s", s.Kind())
 	}
-	if err := (fakeInventory{r.fakeRepos}).Reserve(ctx, s.Warehouse().ID, s.Kind(), s.Lines()); err != nil {
+	if err := fakeInventory(r).Reserve(ctx, s.Warehouse().ID, s.Kind(), s.Lines()); err != nil {
 		return err
 	}
-	if err := (fakeShipments{r.fakeRepos}).Create(ctx, s); err != nil {
+	if err := fakeShipments(r).Create(ctx, s); err != nil {
 		return err
 	}
 	return r.Finish(ctx, rec)

@@ -120,10 +120,7 @@ func (r *OrderReceiptRepository) Claim(ctx context.Context, d domain.OrderDelive
 	err := r.run.query(ctx, claimOrderSQL, func(rows *sql.Rows) error {
 		n++
 		var productID, sku, name, warehouseID, warehouseName sql.NullString
-		err := rows.Scan(&row.OrganizationID, &row.OrderID, &row.OrderNumber, &row.Status, &row.Skipped, &row.Attempts,
-			&row.LastError, &row.ShipmentID, &row.TraceID, &row.FirstReceivedAt, &row.LastReceivedAt,
-			&productID, &sku, &name, &warehouseID, &warehouseName)
-		if err != nil {
+		if err := scanReceipt(rows, &row, &productID, &sku, &name, &warehouseID, &warehouseName); err != nil {
 			return err
 		}
 		if productID.Valid {
@@ -144,10 +141,12 @@ func (r *OrderReceiptRepository) Claim(ctx context.Context, d domain.OrderDelive
 	return row.toDomain(), res, nil
 }
 
-// scanReceipt reads one row of receiptColumns.
-func scanReceipt(rows *sql.Rows, row *orderReceiptRow) error {
-	return rows.Scan(&row.OrganizationID, &row.OrderID, &row.OrderNumber, &row.Status, &row.Skipped, &row.Attempts,
-		&row.LastError, &row.ShipmentID, &row.TraceID, &row.FirstReceivedAt, &row.LastReceivedAt)
+// scanReceipt reads one row of receiptColumns and, when more are given, the
+// columns that follow.
+func scanReceipt(rows *sql.Rows, row *orderReceiptRow, more ...any) error {
+	return rows.Scan(append([]any{&row.OrganizationID, &row.OrderID, &row.OrderNumber, &row.Status, &row.Skipped,
+		&row.Attempts, &row.LastError, &row.ShipmentID, &row.TraceID, &row.FirstReceivedAt, &row.LastReceivedAt},
+		more...)...)
 }
 
 // finishReceiptSQL also sets the kept body: the delivery's after a
@@ -270,9 +269,7 @@ const receiptReadColumns = receiptColumns + `, octet_length(payload)`
 // scanReceiptRead reads one row of receiptReadColumns and, when more are
 // given, the columns that follow.
 func scanReceiptRead(rows *sql.Rows, row *orderReceiptRow, more ...any) error {
-	return rows.Scan(append([]any{&row.OrganizationID, &row.OrderID, &row.OrderNumber, &row.Status, &row.Skipped,
-		&row.Attempts, &row.LastError, &row.ShipmentID, &row.TraceID, &row.FirstReceivedAt, &row.LastReceivedAt,
-		&row.PayloadBytes}, more...)...)
+	return scanReceipt(rows, row, append([]any{&row.PayloadBytes}, more...)...)
 }
 
 // listReceiptsSQL pages the organization's receipts, latest delivery first.
