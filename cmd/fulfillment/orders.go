@@ -17,6 +17,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/acme3pl/fulfillment/adapters/httpapi"
 	"github.com/acme3pl/fulfillment/application"
 	"github.com/acme3pl/fulfillment/bootstrap"
 	"github.com/acme3pl/fulfillment/domain"
@@ -111,7 +112,7 @@ func receiptLine(r *domain.OrderReceipt) string {
 	}
 	return fmt.Sprintf("%d %s error=%s shipment=%s attempts=%d payloadBytes=%s lastReceivedAt=%s",
 		r.OrderID(), r.Status(), dash(r.LastError()), dash(shipment), r.Attempts(), kept,
-		r.LastReceived().UTC().Format("2006-01-02T15:04:05.000Z"))
+		httpapi.FormatTime(r.LastReceived()))
 }
 
 // replayTally counts the outcomes of a replay run.
