@@ -14,7 +14,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"log"
@@ -26,6 +25,7 @@ import (
 	"syscall"
 	"time"
 
+	json "github.com/goccy/go-json"
 	"github.com/jackc/pgx/v5/pgxpool"
 )
 
