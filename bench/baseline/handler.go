@@ -24,6 +24,7 @@ func newHandler(pool *pgxpool.Pool, org string) http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /v0/invoices", h.list)
 	mux.HandleFunc("GET /v0/invoices/{id}", h.get)
+	mux.HandleFunc("POST /v0/storefront/orders", h.intake) // intake.go
 	return mux
 }
 
@@ -125,9 +126,11 @@ func (h *handler) get(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, inv)
 }
 
-func writeJSON(w http.ResponseWriter, v any) {
+func writeJSON(w http.ResponseWriter, v any) { writeStatusJSON(w, http.StatusOK, v) }
+
+func writeStatusJSON(w http.ResponseWriter, status int, v any) {
 	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(http.StatusOK)
+	w.WriteHeader(status)
 	_ = json.NewEncoder(w).Encode(v)
 }
 

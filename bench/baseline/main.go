@@ -10,6 +10,9 @@
 //	go run . -dsn postgres://…/fulfillment_bench_1m -org org_bench -addr 127.0.0.1:18090
 //
 // Search terms are not served (400): their SQL is built for each term.
+//
+// It is also the yardstick of the intake benchmark (bench/intake/run.sh):
+// POST /v0/storefront/orders with the service's two statements, in intake.go.
 package main
 
 import (

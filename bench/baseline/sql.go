@@ -62,3 +62,67 @@ func listSQL(column string, ascending, byStatus bool) string {
 	}
 	return strings.ReplaceAll(strings.Replace(pageSQL, "{ids}", ids, 1), "{order}", order)
 }
+
+// The order intake's two statements (adapters/postgres/receipts.go),
+// copies of the service's claimOrderSQL and acceptOrderSQL with
+// receiptColumns written out; intake_test.go checks they are identical.
+
+// claimOrderSQL claims the order's receipt and reads the products of the
+// SKUs ($6) and the warehouse: the receipt's columns then product.id,
+// product.sku, product.name, warehouse.id, warehouse.name, once per
+// product found.
+const claimOrderSQL = `WITH claimed AS (
+	INSERT INTO order_receipts AS r
+		(organization_id, order_id, order_number, status, attempts, trace_id, first_received_at, last_received_at)
+	VALUES ($1, $2, $3, 'processing', 1, $4, $5, $5)
+	ON CONFLICT (organization_id, order_id) DO UPDATE SET
+		last_received_at = greatest(r.last_received_at, excluded.last_received_at),
+		order_number     = coalesce(r.order_number, excluded.order_number),
+		status           = CASE WHEN r.status = 'succeeded' THEN r.status ELSE 'processing' END,
+		attempts         = CASE WHEN r.status = 'succeeded' THEN r.attempts ELSE r.attempts + 1 END,
+		trace_id         = CASE WHEN r.status = 'succeeded' THEN r.trace_id ELSE excluded.trace_id END
+	RETURNING organization_id, order_id, order_number, status, skipped, attempts, last_error,
+	shipment_id, trace_id, first_received_at, last_received_at
+), product AS (
+	SELECT p.id, p.sku, p.name
+	FROM unnest($6::text[]) AS s(sku)
+	CROSS JOIN LATERAL (
+		SELECT p.id, p.sku, p.name FROM products AS p WHERE p.organization_id = $1 AND p.sku = s.sku LIMIT 1
+	) AS p
+), warehouse AS (
+	SELECT w.id, w.name FROM organizations AS o
+	JOIN warehouses AS w ON w.id = o.default_warehouse_id AND w.active
+	WHERE o.id = $1
+	UNION ALL
+	(SELECT w.id, w.name FROM warehouse_organizations AS wo
+	JOIN warehouses AS w ON w.id = wo.warehouse_id AND w.active
+	WHERE wo.organization_id = $1
+	ORDER BY w.name, w.id
+	LIMIT 1)
+	LIMIT 1
+)
+SELECT claimed.*, product.id, product.sku, product.name, warehouse.id, warehouse.name
+FROM claimed
+LEFT JOIN product ON true
+LEFT JOIN warehouse ON true`
+
+// acceptOrderSQL reserves the stock, inserts the shipment ($1 … $22) and
+// its items ($23 products, $24 quantities) and marks the receipt of order
+// $26 succeeded, keeping last error $25.
+const acceptOrderSQL = `WITH reserved AS (
+	INSERT INTO product_stock AS s (product_id, warehouse_id, on_hand, reserved)
+	SELECT v.id, $5, 0, sum(v.q) FROM unnest($23::text[], $24::bigint[]) AS v(id, q) GROUP BY v.id ORDER BY v.id
+	ON CONFLICT (product_id, warehouse_id) DO UPDATE SET reserved = s.reserved + excluded.reserved
+), new_shipment AS (
+	INSERT INTO shipments (id, organization_id, kind, status, warehouse_id, shipping_name, shipping_company,
+		shipping_address1, shipping_address2, shipping_city, shipping_state, shipping_zip, shipping_country,
+		shipping_phone, notes, source_type, source_order_id, source_order_number, test, created_at, updated_at,
+		submitted_at)
+	VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22)
+), new_items AS (
+	INSERT INTO shipment_items (organization_id, shipment_id, product_id, position, quantity)
+	SELECT $2, $1, v.item_id, (v.position - 1)::int, v.quantity
+	FROM unnest($23::text[], $24::bigint[]) WITH ORDINALITY AS v(item_id, quantity, position)
+)
+UPDATE order_receipts SET status = 'succeeded', skipped = NULL, last_error = $25, shipment_id = $1, payload = NULL
+WHERE organization_id = $2 AND order_id = $26`

@@ -2,6 +2,7 @@
 # makes the benchmark's database (fulfillment_bench_intake, dropped and made anew) on the server
 # scripts/pg.sh finds, seeds products and an API key, and defines
 #   serve PORT [VAR=VALUE...]   start `fulfillment serve` on 127.0.0.1:PORT, wait until ready
+#   serve_baseline PORT         start bin/intake-baseline (bench/baseline, built by the caller) there
 #   loadgen PORT [FLAGS...]     one run of the load generator against it (JSON result)
 #   field NAME JSON             a number of that result
 #   vacuum                      VACUUM the benchmark's database
@@ -57,6 +58,19 @@ serve() { # serve PORT [VAR=VALUE...]
 	done
 	echo "bench: the server on :$port did not get ready" >&2
 	cat ".tmp/bench-intake-server-$port.log" >&2
+	exit 1
+}
+
+serve_baseline() { # serve_baseline PORT: the bare net/http + pgx server of bench/baseline, on the same database
+	local port=$1
+	bin/intake-baseline -dsn "$bench_url" -org org_bench -addr "127.0.0.1:$port" 2>".tmp/bench-intake-baseline-$port.log" &
+	pids+=($!)
+	for _ in $(seq 100); do
+		curl -s -o /dev/null "http://127.0.0.1:$port/" 2>&1 && return 0 # it has no /readyz: any answer will do
+		sleep 0.2
+	done
+	echo "bench: the baseline on :$port did not get ready" >&2
+	cat ".tmp/bench-intake-baseline-$port.log" >&2
 	exit 1
 }
 
