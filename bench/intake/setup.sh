@@ -63,7 +63,9 @@ serve() { # serve PORT [VAR=VALUE...]
 
 serve_baseline() { # serve_baseline PORT: the bare net/http + pgx server of bench/baseline, on the same database
 	local port=$1
-	bin/intake-baseline -dsn "$bench_url" -org org_bench -addr "127.0.0.1:$port" 2>".tmp/bench-intake-baseline-$port.log" &
+	# GOGC: the garbage collector's target `fulfillment serve` sets itself (bootstrap.ServeGCPercent),
+	# so that the two servers differ by their code only.
+	GOGC=400 bin/intake-baseline -dsn "$bench_url" -org org_bench -addr "127.0.0.1:$port" 2>".tmp/bench-intake-baseline-$port.log" &
 	pids+=($!)
 	for _ in $(seq 100); do
 		curl -s -o /dev/null "http://127.0.0.1:$port/" 2>&1 && return 0 # it has no /readyz: any answer will do
