@@ -6,11 +6,11 @@ package api
 import (
 	"bytes"
 	_ "embed"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 
-	json "github.com/goccy/go-json"
 	"go.yaml.in/yaml/v3"
 )
 

@@ -1,10 +1,10 @@
 package httpapi
 
 import (
+	"encoding/json"
 	"net/http"
 	"net/url"
 
-	json "github.com/goccy/go-json"
 	"github.com/gorilla/mux"
 
 	"github.com/acme3pl/fulfillment/application"

@@ -2,15 +2,13 @@ package httpapi
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"io"
 	"mime"
 	"net/http"
-	"reflect"
 	"strconv"
 	"strings"
-
-	json "github.com/goccy/go-json"
 
 	"github.com/acme3pl/fulfillment/application"
 	"github.com/acme3pl/fulfillment/domain"
@@ -18,11 +16,6 @@ import (
 
 // Strict JSON for request bodies: one way to read a body, to name the member
 // a decoding error is about, and to read an integer exactly.
-//
-// Every body is read and written by github.com/goccy/go-json, a drop-in for
-// encoding/json's API and behaviour that decodes the storefront's 4.9 KB
-// order about ten times as fast, which the intake benchmark shows end to
-// end (docs/benchmarks.md).
 
 // readJSON decodes the request body into dst strictly: the content type must
 // be application/json (a charset parameter, if any, utf-8), the body one
@@ -42,7 +35,7 @@ func readJSON(r *http.Request, dst any) error {
 		if errors.Is(err, io.EOF) {
 			return domain.Invalid("body", "a JSON object is required")
 		}
-		return jsonError("", reflect.TypeOf(dst), err)
+		return jsonError("", err)
 	}
 	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
 		var tooLarge *http.MaxBytesError
@@ -61,10 +54,10 @@ func strictUnmarshal(raw []byte, dst any) error {
 	return dec.Decode(dst)
 }
 
-// jsonError turns an error decoding a value of type t into a
-// *domain.ValidationError naming the member (prefixed with at, the path of
-// the value decoded), or application.ErrPayloadTooLarge.
-func jsonError(at string, t reflect.Type, err error) error {
+// jsonError turns a decoding error into a *domain.ValidationError naming the
+// member (prefixed with at, the path of the value decoded), or
+// application.ErrPayloadTooLarge.
+func jsonError(at string, err error) error {
 	join := func(name string) string {
 		switch {
 		case at == "" && name == "":
@@ -86,11 +79,11 @@ func jsonError(at string, t reflect.Type, err error) error {
 		if typeErr.Field == "" {
 			return domain.Invalid(join(""), "must be a JSON object")
 		}
-		return domain.Invalid(join(memberPath(t, typeErr.Field)), "must not be a JSON %s", typeErr.Value)
+		return domain.Invalid(join(typeErr.Field), "must not be a JSON %s", typeErr.Value)
 	case errors.As(err, &syntaxErr), errors.Is(err, io.ErrUnexpectedEOF):
 		return domain.Invalid(join(""), "is not valid JSON")
 	}
-	// The JSON library has no typed error for unknown members.
+	// encoding/json has no typed error for unknown members.
 	if name, ok := strings.CutPrefix(err.Error(), "json: unknown field "); ok {
 		if unq, uerr := strconv.Unquote(name); uerr == nil {
 			name = unq
@@ -100,42 +93,8 @@ func jsonError(at string, t reflect.Type, err error) error {
 	return domain.Invalid(join(""), "is not valid JSON")
 }
 
-// memberPath spells the path of a type error's member (dot-separated, as
-// the body wrote each name, array elements by their index) as the
-// messages name members: each name as t's json tags spell it, whatever its
-// case in the body, and each index in brackets, e.g. line_items[0].sku.
-func memberPath(t reflect.Type, field string) string {
-	var b strings.Builder
-	for _, name := range strings.Split(field, ".") {
-		for t != nil && t.Kind() == reflect.Pointer {
-			t = t.Elem()
-		}
-		if _, err := strconv.Atoi(name); err == nil && t != nil && t.Kind() == reflect.Slice {
-			b.WriteString("[" + name + "]")
-			t = t.Elem()
-			continue
-		}
-		var next reflect.Type
-		if t != nil && t.Kind() == reflect.Struct {
-			for i := range t.NumField() {
-				f := t.Field(i)
-				if tag, _, _ := strings.Cut(f.Tag.Get("json"), ","); strings.EqualFold(tag, name) {
-					name, next = tag, f.Type
-					break
-				}
-			}
-		}
-		if b.Len() > 0 {
-			b.WriteByte('.')
-		}
-		b.WriteString(name)
-		t = next
-	}
-	return b.String()
-}
-
-// jsonInteger reads a JSON integer of 64 bits from its digits, as the
-// decoder reads one into an int64 (never through float64); false for
+// jsonInteger reads a JSON integer of 64 bits from its digits, as
+// encoding/json reads one into an int64 (never through float64); false for
 // anything else: absent, null, a string, a fraction, out of range.
 func jsonInteger(raw json.RawMessage) (int64, bool) {
 	n, err := strconv.ParseInt(string(raw), 10, 64)

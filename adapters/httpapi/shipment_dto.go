@@ -1,11 +1,9 @@
 package httpapi
 
 import (
+	"encoding/json"
 	"fmt"
-	"reflect"
 	"strconv"
-
-	json "github.com/goccy/go-json"
 
 	"github.com/acme3pl/fulfillment/application"
 	"github.com/acme3pl/fulfillment/domain"
@@ -125,9 +123,9 @@ func shortageDTOs(items []domain.StockShortage) []shortageDTO {
 // draftBody is the body of both draft kinds: a Pick & Pack draft has
 // items, an SPD draft cartons, and the member of the other kind is refused
 // like any unknown member. The shipping members repeat ShipmentDTO's rather
-// than embed a struct shared with it: a type error in an embedded struct is
-// named after the struct ("Fields.shippingCity"), and a 400 names the
-// member itself.
+// than embed a struct shared with it: encoding/json names a type error in an
+// embedded struct after the struct ("Fields.shippingCity"), and a 400 names
+// the member itself.
 type draftBody struct {
 	WarehouseID      string             `json:"warehouseId"`
 	ShippingName     string             `json:"shippingName"`
@@ -194,7 +192,7 @@ func decodeLines[L interface{ line() domain.ShipmentLine }](member string, raws 
 		at := fmt.Sprintf("%s[%d]", member, i)
 		var l L
 		if err := strictUnmarshal(raw, &l); err != nil {
-			return nil, jsonError(at, reflect.TypeOf(l), err)
+			return nil, jsonError(at, err)
 		}
 		if string(raw) == "null" {
 			return nil, domain.Invalid(at, "must be an object")

@@ -1,24 +1,23 @@
 package httpapi
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"reflect"
-
-	json "github.com/goccy/go-json"
 
 	"github.com/acme3pl/fulfillment/application"
 	"github.com/acme3pl/fulfillment/domain"
 )
 
 // orderPayload is the storefront's order payload as far as the intake reads
-// it, decoded as encoding/json decodes (json.go): member names match
-// case-insensitively, members not mapped here are skipped whatever their
-// type, and JSON null leaves a member as if it were absent. Each field's Go
-// type is the JSON type the member must have, so a member of another type
-// is a *json.UnmarshalTypeError naming it; decoding goes on after one, so
-// the id is read wherever it stands in the body. Integers are int64, read
-// from their digits, never through float64.
+// it, decoded by encoding/json: member names match case-insensitively,
+// members not mapped here are skipped whatever their type, and JSON null
+// leaves a member as if it were absent. Each field's Go type is the JSON
+// type the member must have, so a member of another type is a
+// *json.UnmarshalTypeError naming it; encoding/json keeps decoding after
+// one, so the id is read wherever it stands in the body. Integers are
+// int64, which encoding/json reads from their digits, never through float64.
 type orderPayload struct {
 	ID              int64              `json:"id"`
 	OrderNumber     *int64             `json:"order_number"`
@@ -74,11 +73,10 @@ func DecodeStorefrontOrder(body []byte) (application.StorefrontOrder, error) {
 	}
 	order := application.StorefrontOrder{ID: p.ID, OrderNumber: p.OrderNumber}
 	if typeErr != nil {
-		member := memberPath(reflect.TypeOf(p), typeErr.Field)
-		if member == "order_number" {
+		if typeErr.Field == "order_number" {
 			order.OrderNumber = nil
 		}
-		return order, domain.Invalid(member, "must be %s", jsonKind(typeErr.Type))
+		return order, domain.Invalid(typeErr.Field, "must be %s", jsonKind(typeErr.Type))
 	}
 	if p.LineItems == nil {
 		return order, domain.Invalid("line_items", "is required")

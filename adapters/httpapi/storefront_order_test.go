@@ -30,22 +30,22 @@ func TestDecodeStorefrontOrderTypes(t *testing.T) {
 		{"cancelled_at false", `{"id":7,"cancelled_at":false,` + lines + `}`, "cancelled_at", "must be a JSON string", nil},
 		{"cancelled_at a number", `{"id":7,"cancelled_at":1710410400,` + lines + `}`, "cancelled_at", "must be a JSON string", nil},
 		{"requires_shipping a string", `{"id":7,"line_items":[{"id":1,"sku":"A","quantity":1,"requires_shipping":"false"}]}`,
-			"line_items[0].requires_shipping", "must be a JSON boolean", nil},
+			"line_items.requires_shipping", "must be a JSON boolean", nil},
 		{"order_number a string", `{"id":7,"order_number":"abc",` + lines + `}`, "order_number", "must be a 64-bit integer", nil},
 		{"order_number fractional", `{"id":7,"order_number":1042.5,` + lines + `}`, "order_number", "must be a 64-bit integer", nil},
 		{"order_number beyond int64", `{"id":7,"order_number":9223372036854775808,` + lines + `}`, "order_number", "must be a 64-bit integer", nil},
 		{"line id a string", `{"id":7,"order_number":1042,"line_items":[{"id":"14658123456011","sku":"A","quantity":1}]}`,
-			"line_items[0].id", "must be a 64-bit integer", ptr(int64(1042))},
-		{"line id fractional", `{"id":7,"line_items":[{"id":1.5,"sku":"A","quantity":1}]}`, "line_items[0].id", "must be a 64-bit integer", nil},
+			"line_items.id", "must be a 64-bit integer", ptr(int64(1042))},
+		{"line id fractional", `{"id":7,"line_items":[{"id":1.5,"sku":"A","quantity":1}]}`, "line_items.id", "must be a 64-bit integer", nil},
 		{"shipping_address a string", `{"id":7,"shipping_address":"Berlin",` + lines + `}`, "shipping_address", "must be a JSON object", nil},
 		{"shipping_address an array", `{"id":7,"shipping_address":[],` + lines + `}`, "shipping_address", "must be a JSON object", nil},
 		{"address member a number", `{"id":7,"shipping_address":{"zip":10623},` + lines + `}`, "shipping_address.zip", "must be a JSON string", nil},
 		{"address member a boolean", `{"id":7,"shipping_address":{"province_code":false},` + lines + `}`,
 			"shipping_address.province_code", "must be a JSON string", nil},
 		{"note an object", `{"id":7,"note":{},` + lines + `}`, "note", "must be a JSON string", nil},
-		{"sku a number", `{"id":7,"line_items":[{"sku":5,"quantity":1}]}`, "line_items[0].sku", "must be a JSON string", nil},
+		{"sku a number", `{"id":7,"line_items":[{"sku":5,"quantity":1}]}`, "line_items.sku", "must be a JSON string", nil},
 		{"line_items an object", `{"id":7,"line_items":{"sku":"A"}}`, "line_items", "must be a JSON array", nil},
-		{"a line not an object", `{"id":7,"line_items":[{"sku":"A","quantity":1},1]}`, "line_items[1]", "must be a JSON object", nil},
+		{"a line not an object", `{"id":7,"line_items":[1]}`, "line_items", "must be a JSON object", nil},
 		// The id is read wherever it stands, so that the attempt is recorded.
 		{"id after the wrong member", `{"test":"yes","order_number":12,` + lines + `,"id":7}`, "test", "must be a JSON boolean", ptr(int64(12))},
 		// The first wrong member in the body's order is named.
@@ -209,10 +209,9 @@ func contractTypes(root jsonNode) (refusal string, ok bool) {
 			}
 		case strings.EqualFold(mb.name, "line_items"):
 			bad = check("line_items", mb.value, '[', "a JSON array")
-			for i, item := range mb.value.elems {
-				line := fmt.Sprintf("line_items[%d]", i)
+			for _, item := range mb.value.elems {
 				if bad == "" {
-					bad = check(line, item, '{', object)
+					bad = check("line_items", item, '{', object)
 				}
 				if _, ok := item.mapped("id", "sku", "quantity", "requires_shipping"); !ok {
 					return "", false
@@ -221,11 +220,11 @@ func contractTypes(root jsonNode) (refusal string, ok bool) {
 					switch {
 					case bad != "":
 					case strings.EqualFold(f.name, "id"):
-						bad = check(line+".id", f.value, '0', integer)
+						bad = check("line_items.id", f.value, '0', integer)
 					case strings.EqualFold(f.name, "sku"):
-						bad = check(line+".sku", f.value, '"', str)
+						bad = check("line_items.sku", f.value, '"', str)
 					case strings.EqualFold(f.name, "requires_shipping"):
-						bad = check(line+".requires_shipping", f.value, 't', boolean)
+						bad = check("line_items.requires_shipping", f.value, 't', boolean)
 					}
 				}
 			}

@@ -397,7 +397,7 @@ func TestDecodeStorefrontOrder(t *testing.T) {
 		{name: "no quantity", body: `{"id":7,"line_items":[{"sku":"A"}]}`, wantID: 7, wantErr: "line_items[0].quantity"},
 		{name: "string quantity", body: `{"id":7,"line_items":[{"sku":"A","quantity":"2"}]}`, wantID: 7, wantErr: "line_items[0].quantity"},
 		{name: "fractional quantity", body: `{"id":7,"line_items":[{"sku":"A","quantity":1.5}]}`, wantID: 7, wantErr: "line_items[0].quantity"},
-		{name: "sku not a string", body: `{"id":7,"line_items":[{"sku":5,"quantity":1}]}`, wantID: 7, wantErr: "line_items[0].sku"},
+		{name: "sku not a string", body: `{"id":7,"line_items":[{"sku":5,"quantity":1}]}`, wantID: 7, wantErr: "line_items.sku"},
 		{name: "note not a string", body: `{"id":7,"note":5,` + lines + `}`, wantID: 7, wantErr: "note"},
 		{name: "address field not a string", body: `{"id":7,"shipping_address":{"zip":10623},` + lines + `}`, wantID: 7, wantErr: "shipping_address.zip"},
 		{name: "NUL in a sku", body: `{"id":7,"line_items":[{"sku":"A\u0000","quantity":1}]}`, wantID: 7, wantErr: "line_items[0].sku"},

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/base64"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -15,7 +16,6 @@ import (
 	"time"
 
 	"github.com/MicahParks/jwkset"
-	json "github.com/goccy/go-json"
 	"github.com/golang-jwt/jwt/v5"
 
 	"github.com/acme3pl/fulfillment/domain"

@@ -4,7 +4,6 @@ go 1.26.0
 
 require (
 	github.com/acme3pl/fulfillment v0.0.0
-	github.com/goccy/go-json v0.12.0
 	github.com/jackc/pgx/v5 v5.7.6
 )
 

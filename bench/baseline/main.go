@@ -17,6 +17,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"log"
@@ -28,7 +29,6 @@ import (
 	"syscall"
 	"time"
 
-	json "github.com/goccy/go-json"
 	"github.com/jackc/pgx/v5/pgxpool"
 )
 

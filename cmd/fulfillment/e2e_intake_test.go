@@ -600,9 +600,9 @@ func TestIntakeWronglyTypedMembers(t *testing.T) {
 	}{
 		{"6100001", map[string]any{"test": "true"}, "test: must be a JSON boolean"},
 		{"6100002", map[string]any{"cancelled_at": false}, "cancelled_at: must be a JSON string"},
-		{"6100003", map[string]any{"line_items": line("requires_shipping", "false")}, "line_items[0].requires_shipping: must be a JSON boolean"},
+		{"6100003", map[string]any{"line_items": line("requires_shipping", "false")}, "line_items.requires_shipping: must be a JSON boolean"},
 		{"6100004", map[string]any{"order_number": "abc"}, "order_number: must be a 64-bit integer"},
-		{"6100005", map[string]any{"line_items": line("id", "14658123456011")}, "line_items[0].id: must be a 64-bit integer"},
+		{"6100005", map[string]any{"line_items": line("id", "14658123456011")}, "line_items.id: must be a 64-bit integer"},
 		{"6100006", map[string]any{"shipping_address": "Berlin"}, "shipping_address: must be a JSON object"},
 		{"6100007", map[string]any{"shipping_address": map[string]any{"name": "A", "zip": 10623}}, "shipping_address.zip: must be a JSON string"},
 		{"6100008", map[string]any{"note": false}, "note: must be a JSON string"},
