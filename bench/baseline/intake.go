@@ -4,13 +4,13 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"io"
 	"net/http"
 	"strings"
 	"time"
 
-	json "github.com/goccy/go-json"
 	"github.com/jackc/pgx/v5"
 )
 
