@@ -22,25 +22,16 @@ import (
 
 // foundationFixture: organizations and warehouses of the foundation tests.
 func foundationFixture() map[string]any {
-	addr := func(name string) map[string]any {
-		return map[string]any{"name": name, "line1": "1 Dock St", "line2": "", "district": "", "city": "Newark",
-			"state": "NJ", "countryCode": "US", "postalCode": "07102"}
-	}
-	contact := map[string]any{"name": "Ops", "email": "ops@example.com", "phoneNumber": "+1 555 0100", "fax": ""}
-	wh := func(id, name string, active bool, orgs ...string) map[string]any {
-		return map[string]any{"id": id, "name": name, "description": nil, "active": active, "address": addr(name),
-			"contact": contact, "tags": []string{}, "organizations": orgs}
-	}
 	return map[string]any{
 		"organizations": []any{
 			map[string]any{"id": "org_e2e_fd_a", "name": "A"},
 			map[string]any{"id": "org_e2e_fd_b", "name": "B"},
 		},
 		"warehouses": []any{
-			wh("wh_e2e_fd_3", "Gamma", true, "org_e2e_fd_a"),
-			wh("wh_e2e_fd_1", "Alpha", true, "org_e2e_fd_a", "org_e2e_fd_b"),
-			wh("wh_e2e_fd_2", "Beta", false, "org_e2e_fd_a"),
-			wh("wh_e2e_fd_4", "Delta", true, "org_e2e_fd_b"),
+			fixtureWarehouse("wh_e2e_fd_3", "Gamma", true, "org_e2e_fd_a"),
+			fixtureWarehouse("wh_e2e_fd_1", "Alpha", true, "org_e2e_fd_a", "org_e2e_fd_b"),
+			fixtureWarehouse("wh_e2e_fd_2", "Beta", false, "org_e2e_fd_a"),
+			fixtureWarehouse("wh_e2e_fd_4", "Delta", true, "org_e2e_fd_b"),
 		},
 	}
 }

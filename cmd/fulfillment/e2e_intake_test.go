@@ -46,13 +46,6 @@ const (
 // warehouse; org_e2e_in_sig has a webhook secret. Every organization has the
 // samples' SKUs; org_e2e_in_a also LARGE-0000..0999.
 func intakeFixture() map[string]any {
-	addr := map[string]any{"name": "DC", "line1": "1 Dock St", "line2": "", "district": "", "city": "Newark",
-		"state": "NJ", "countryCode": "US", "postalCode": "07102"}
-	contact := map[string]any{"name": "Ops", "email": "ops@example.com", "phoneNumber": "+1 555 0100", "fax": ""}
-	wh := func(id, name string, active bool, orgs ...string) map[string]any {
-		return map[string]any{"id": id, "name": name, "description": nil, "active": active, "address": addr,
-			"contact": contact, "tags": []string{}, "organizations": orgs}
-	}
 	orgs := []string{"org_e2e_in_a", "org_e2e_in_first", "org_e2e_in_inact", "org_e2e_in_nowh", "org_e2e_in_sig"}
 	var products, keys []any
 	for _, org := range orgs {
@@ -86,10 +79,10 @@ func intakeFixture() map[string]any {
 			map[string]any{"id": "org_e2e_in_sig", "name": "Intake Signed"},
 		},
 		"warehouses": []any{
-			wh("wh_e2e_in_a", "Alpha", true, "org_e2e_in_a", "org_e2e_in_first", "org_e2e_in_sig"),
-			wh("wh_e2e_in_b", "Bravo", true, "org_e2e_in_a"),
-			wh("wh_e2e_in_z", "Zulu", true, "org_e2e_in_first", "org_e2e_in_inact"),
-			wh("wh_e2e_in_off", "Aardvark", false, "org_e2e_in_inact"),
+			fixtureWarehouse("wh_e2e_in_a", "Alpha", true, "org_e2e_in_a", "org_e2e_in_first", "org_e2e_in_sig"),
+			fixtureWarehouse("wh_e2e_in_b", "Bravo", true, "org_e2e_in_a"),
+			fixtureWarehouse("wh_e2e_in_z", "Zulu", true, "org_e2e_in_first", "org_e2e_in_inact"),
+			fixtureWarehouse("wh_e2e_in_off", "Aardvark", false, "org_e2e_in_inact"),
 		},
 		"products":       products,
 		"apiKeys":        keys,

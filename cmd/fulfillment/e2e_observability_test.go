@@ -108,15 +108,11 @@ const (
 )
 
 func obsFixture() map[string]any {
-	addr := map[string]any{"name": "DC", "line1": "1 Dock St", "line2": "", "district": "", "city": "Newark",
-		"state": "NJ", "countryCode": "US", "postalCode": "07102"}
-	contact := map[string]any{"name": "Ops", "email": "ops@example.com", "phoneNumber": "+1 555 0100", "fax": ""}
 	return map[string]any{
 		"organizations": []any{map[string]any{"id": obsOrg, "name": "Observability", "defaultWarehouseId": "wh_e2e_obs"}},
-		"warehouses": []any{map[string]any{"id": "wh_e2e_obs", "name": "Obs", "description": nil, "active": true,
-			"address": addr, "contact": contact, "tags": []string{}, "organizations": []string{obsOrg}}},
-		"products": []any{map[string]any{"id": "prod_e2e_obs", "organizationId": obsOrg, "sku": "OBS-1", "name": "Obs"}},
-		"cartons":  []any{map[string]any{"id": "ctn_e2e_obs", "organizationId": obsOrg, "sku": "OBS-CTN", "name": "Obs carton"}},
+		"warehouses":    []any{fixtureWarehouse("wh_e2e_obs", "Obs", true, obsOrg)},
+		"products":      []any{map[string]any{"id": "prod_e2e_obs", "organizationId": obsOrg, "sku": "OBS-1", "name": "Obs"}},
+		"cartons":       []any{map[string]any{"id": "ctn_e2e_obs", "organizationId": obsOrg, "sku": "OBS-CTN", "name": "Obs carton"}},
 		"stock": []any{
 			map[string]any{"warehouseId": "wh_e2e_obs", "productId": "prod_e2e_obs", "onHand": 1_000_000},
 			map[string]any{"warehouseId": "wh_e2e_obs", "cartonId": "ctn_e2e_obs", "onHand": 1_000_000},

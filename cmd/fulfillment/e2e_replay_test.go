@@ -36,16 +36,12 @@ const (
 // the product RP-SOCK; org_e2e_rp_cli is the CLI's (RP-SOCK too);
 // org_e2e_rp_nowh has no warehouse.
 func replayFixture() map[string]any {
-	addr := map[string]any{"name": "DC", "line1": "1 Dock St", "line2": "", "district": "", "city": "Newark",
-		"state": "NJ", "countryCode": "US", "postalCode": "07102"}
-	contact := map[string]any{"name": "Ops", "email": "ops@example.com", "phoneNumber": "+1 555 0100", "fax": ""}
 	orgs := []string{"org_e2e_rp_a", "org_e2e_rp_b", "org_e2e_rp_cli", "org_e2e_rp_nowh"}
 	var organizations, warehouses, products, keys []any
 	for i, org := range orgs {
 		organizations = append(organizations, map[string]any{"id": org, "name": org})
 		if org != "org_e2e_rp_nowh" {
-			warehouses = append(warehouses, map[string]any{"id": "wh_" + org[4:], "name": "DC " + org, "description": nil,
-				"active": true, "address": addr, "contact": contact, "tags": []string{}, "organizations": []string{org}})
+			warehouses = append(warehouses, fixtureWarehouse("wh_"+org[4:], "DC "+org, true, org))
 		}
 		products = append(products, map[string]any{"id": fmt.Sprintf("prod_e2e_rp_%d", i), "organizationId": org, "sku": "RP-SOCK", "name": "Socks"})
 	}

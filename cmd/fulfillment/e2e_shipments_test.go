@@ -16,13 +16,6 @@ import (
 // (inactive); org_e2e_ship_b uses East and its own Far. Cartons: ctn_1 (5 at
 // East), ctn_2 (1 at East); product prod_1 (120 at East).
 func shipE2EFixture() map[string]any {
-	addr := map[string]any{"name": "DC", "line1": "1 Dock St", "line2": "", "district": "", "city": "Newark",
-		"state": "NJ", "countryCode": "US", "postalCode": "07102"}
-	contact := map[string]any{"name": "Ops", "email": "ops@example.com", "phoneNumber": "+1 555 0100", "fax": ""}
-	wh := func(id, name string, active bool, orgs ...string) map[string]any {
-		return map[string]any{"id": id, "name": name, "description": nil, "active": active, "address": addr,
-			"contact": contact, "tags": []string{}, "organizations": orgs}
-	}
 	item := func(id, org, sku string) map[string]any {
 		return map[string]any{"id": id, "organizationId": org, "sku": sku, "name": sku}
 	}
@@ -33,10 +26,10 @@ func shipE2EFixture() map[string]any {
 			map[string]any{"id": "org_e2e_ship_p", "name": "Ship Production"},
 		},
 		"warehouses": []any{
-			wh("wh_e2e_ship_east", "East", true, "org_e2e_ship_a", "org_e2e_ship_b", "org_e2e_ship_p"),
-			wh("wh_e2e_ship_west", "West", true, "org_e2e_ship_a"),
-			wh("wh_e2e_ship_closed", "Closed", false, "org_e2e_ship_a"),
-			wh("wh_e2e_ship_far", "Far", true, "org_e2e_ship_b"),
+			fixtureWarehouse("wh_e2e_ship_east", "East", true, "org_e2e_ship_a", "org_e2e_ship_b", "org_e2e_ship_p"),
+			fixtureWarehouse("wh_e2e_ship_west", "West", true, "org_e2e_ship_a"),
+			fixtureWarehouse("wh_e2e_ship_closed", "Closed", false, "org_e2e_ship_a"),
+			fixtureWarehouse("wh_e2e_ship_far", "Far", true, "org_e2e_ship_b"),
 		},
 		"products": []any{
 			item("prod_e2e_ship_1", "org_e2e_ship_a", "TEE-BLK-M"),

@@ -104,6 +104,16 @@ func mustCLI(t testing.TB, env []string, args ...string) string {
 	return r.Stdout
 }
 
+// fixtureWarehouse is a warehouse of a seed fixture, used by orgs: the
+// same dock in Newark for every test, its address named as the warehouse.
+func fixtureWarehouse(id, name string, active bool, orgs ...string) map[string]any {
+	return map[string]any{"id": id, "name": name, "description": nil, "active": active,
+		"address": map[string]any{"name": name, "line1": "1 Dock St", "line2": "", "district": "", "city": "Newark",
+			"state": "NJ", "countryCode": "US", "postalCode": "07102"},
+		"contact": map[string]any{"name": "Ops", "email": "ops@example.com", "phoneNumber": "+1 555 0100", "fax": ""},
+		"tags":    []string{}, "organizations": orgs}
+}
+
 // seedFixture writes doc to a file and seeds it.
 func seedFixture(t testing.TB, dsn string, doc any) {
 	t.Helper()
