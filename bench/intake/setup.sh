@@ -51,14 +51,7 @@ serve() { # serve PORT [VAR=VALUE...]
 	local port=$1
 	shift
 	env HTTP_ADDR="127.0.0.1:$port" "$@" "$svc" serve 2>".tmp/bench-intake-server-$port.log" &
-	pids+=($!)
-	for _ in $(seq 100); do
-		curl -sf "http://127.0.0.1:$port/readyz" >/dev/null 2>&1 && return 0
-		sleep 0.2
-	done
-	echo "bench: the server on :$port did not get ready" >&2
-	cat ".tmp/bench-intake-server-$port.log" >&2
-	exit 1
+	started "$port" server -f "/readyz"
 }
 
 serve_baseline() { # serve_baseline PORT: the bare net/http + pgx server of bench/baseline, on the same database
@@ -66,13 +59,18 @@ serve_baseline() { # serve_baseline PORT: the bare net/http + pgx server of benc
 	# GOGC: the garbage collector's target `fulfillment serve` sets itself (bootstrap.ServeGCPercent),
 	# so that the two servers differ by their code only.
 	GOGC=400 bin/intake-baseline -dsn "$bench_url" -org org_bench -addr "127.0.0.1:$port" 2>".tmp/bench-intake-baseline-$port.log" &
+	started "$port" baseline -s "/" # it has no /readyz: any answer will do
+}
+
+started() { # started PORT NAME CURL_FLAG PATH: note the last background process, wait until PATH answers
+	local port=$1 name=$2
 	pids+=($!)
 	for _ in $(seq 100); do
-		curl -s -o /dev/null "http://127.0.0.1:$port/" 2>&1 && return 0 # it has no /readyz: any answer will do
+		curl -s "$3" -o /dev/null "http://127.0.0.1:$port$4" 2>/dev/null && return 0
 		sleep 0.2
 	done
-	echo "bench: the baseline on :$port did not get ready" >&2
-	cat ".tmp/bench-intake-baseline-$port.log" >&2
+	echo "bench: the $name on :$port did not get ready" >&2
+	cat ".tmp/bench-intake-$name-$port.log" >&2
 	exit 1
 }
 
