@@ -104,8 +104,8 @@ func TestPlatformTeamsDay(t *testing.T) {
 	checkMigrationFirst(t, c)
 	waitServing(t, c, versionA)
 	serviceURL := "http://" + strings.TrimSpace(c.mustKubectl("-n", namespace, "get", "service", fullname, "-o", "jsonpath={.spec.clusterIP}")) + ":80"
-	if status, body := get(t, c, serviceURL+"/readyz"); status != http.StatusOK {
-		t.Fatalf("GET /readyz through the Service: %d %s", status, body)
+	if err := waitOK(c, serviceURL+"/readyz"); err != nil {
+		t.Fatalf("GET /readyz through the Service: %v", err)
 	}
 	if out, err := c.helm(3*time.Minute, "test", release, "--namespace", namespace, "--logs", "--timeout", "2m"); err != nil {
 		t.Fatalf("helm test: %v\n%s", err, out)
@@ -418,14 +418,42 @@ func waitServing(t *testing.T, c *cluster, version string) {
 // get is one GET from inside the cluster's network namespace.
 func get(t *testing.T, c *cluster, url string) (int, string) {
 	t.Helper()
-	client := &http.Client{Timeout: 5 * time.Second, Transport: &http.Transport{DialContext: c.dial, DisableKeepAlives: true}}
-	resp, err := client.Get(url)
+	status, body, err := tryGet(c, url)
 	if err != nil {
 		t.Fatalf("GET %s: %v", url, err)
 	}
+	return status, body
+}
+
+func tryGet(c *cluster, url string) (int, string, error) {
+	client := &http.Client{Timeout: 5 * time.Second, Transport: &http.Transport{DialContext: c.dial, DisableKeepAlives: true}}
+	resp, err := client.Get(url)
+	if err != nil {
+		return 0, "", err
+	}
 	defer func() { _ = resp.Body.Close() }()
 	b, _ := io.ReadAll(resp.Body)
-	return resp.StatusCode, string(b)
+	return resp.StatusCode, string(b), nil
+}
+
+// waitOK GETs url until it answers 200, for up to 30 s: kube-proxy programs
+// a new Service's endpoints a moment after the pods are Ready, and until
+// then the Service refuses connections.
+func waitOK(c *cluster, url string) error {
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		status, body, err := tryGet(c, url)
+		switch {
+		case err == nil && status == http.StatusOK:
+			return nil
+		case err == nil:
+			err = fmt.Errorf("%d %s", status, body)
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("not 200 after 30 s: %w", err)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
 }
 
 // waitDisruptionAllowed waits until the PodDisruptionBudget's controller has
