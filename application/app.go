@@ -74,7 +74,7 @@ type Deps struct {
 // New builds the application.
 func New(d Deps) *Application {
 	intake := Decorate("ReceiveStorefrontOrder", NewReceiveStorefrontOrderHandler(
-		d.UnitOfWork, d.Repos.Receipts, d.Clock, d.IDs, d.Environment, d.Log), d.Tracer, d.Log)
+		d.UnitOfWork, d.Clock, d.IDs, d.Environment, d.Log), d.Tracer, d.Log)
 	return &Application{
 		Commands: Commands{
 			Seed:         Decorate("Seed", NewSeedHandler(d.UnitOfWork), d.Tracer, d.Log),

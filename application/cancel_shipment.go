@@ -37,24 +37,29 @@ func NewCancelShipmentHandler(uow ports.UnitOfWork, clock ports.Clock) *CancelSh
 	return &CancelShipmentHandler{uow: uow, clock: clock}
 }
 
-// Handle cancels the shipment in one transaction and returns it as
-// cancelled. A cancelled shipment is domain.ErrInvalidState; one that does
+// Handle cancels the shipment in one transaction, with its
+// shipment.cancelled event, and returns it as cancelled. A cancelled shipment is domain.ErrInvalidState; one that does
 // not exist or belongs to another organization, domain.ErrNotFound.
 func (h *CancelShipmentHandler) Handle(ctx context.Context, c CancelShipment) (*domain.Shipment, error) {
 	if !domain.ValidID(c.ShipmentID) {
 		return nil, domain.ErrNotFound
 	}
 	var cancelled *domain.Shipment
+	now := h.clock.Now()
 	err := h.uow.Do(ctx, func(ctx context.Context, r ports.Repositories) error {
 		var err error
 		cancelled, err = r.Shipments.Update(ctx, c.OrganizationID, c.ShipmentID, func(s *domain.Shipment) error {
-			releases, err := s.Cancel(h.clock.Now())
+			releases, err := s.Cancel(now)
 			if err != nil || !releases {
 				return err
 			}
 			return r.Inventory.Release(ctx, s.Warehouse().ID, s.Kind(), s.Lines())
 		})
-		return err
+		if err != nil {
+			return err
+		}
+		// Update holds the shipment's row lock: its events are in commit order.
+		return r.Events.Record(ctx, ports.ShipmentEvent(ports.EventShipmentCancelled, cancelled, now))
 	})
 	if err != nil {
 		return nil, err

@@ -49,7 +49,8 @@ func NewCreateShipmentHandler(uow ports.UnitOfWork, clock ports.Clock, ids ports
 // required, then the shipping address, the notes and the lines, as
 // domain.NewShipment checks them), then, in one transaction, checks the
 // warehouse (422 invalid_warehouse) and the items (422 unknown_items)
-// against the organization's records and stores the draft.
+// against the organization's records and stores the draft, with its
+// shipment.created event.
 func (h *CreateShipmentHandler) Handle(ctx context.Context, c CreateShipment) (*domain.Shipment, error) {
 	s, err := domain.NewShipment(domain.NewShipmentParams{
 		ID: h.ids.NewID("shp"), OrganizationID: c.OrganizationID, Kind: c.Kind,
@@ -79,7 +80,7 @@ func (h *CreateShipmentHandler) Handle(ctx context.Context, c CreateShipment) (*
 		if err := r.Shipments.Create(ctx, s); err != nil {
 			return fmt.Errorf("store shipment: %w", err)
 		}
-		return nil
+		return r.Events.Record(ctx, ports.ShipmentEvent(ports.EventShipmentCreated, s, s.CreatedAt()))
 	})
 	if err != nil {
 		return nil, err

@@ -47,6 +47,7 @@ type fakeState struct {
 	shipments  map[string]*domain.Shipment // by ID; stored copies
 	receipts   map[intakeKey]intakeStored
 	keys       []domain.APIKey
+	events     []ports.Event // recorded by committed units of work, in order
 }
 
 type fakeWarehouse struct {
@@ -84,6 +85,7 @@ func (s fakeState) clone() fakeState {
 	s.shipments = maps.Clone(s.shipments) // values are replaced, never changed
 	s.receipts = maps.Clone(s.receipts)
 	s.keys = slices.Clone(s.keys)
+	s.events = slices.Clone(s.events)
 	return s
 }
 
@@ -146,7 +148,7 @@ func (db *fakeDB) repos(state *fakeState, pooled bool) ports.Repositories {
 	f := fakeRepos{db: db, state: state, pooled: pooled}
 	return ports.Repositories{
 		Organizations: fakeOrgs{f}, Warehouses: fakeWarehouses{f}, Inventory: fakeInventory{f},
-		Shipments: fakeShipments{f}, Receipts: fakeReceipts{f}, APIKeys: fakeKeys{f},
+		Shipments: fakeShipments{f}, Receipts: fakeReceipts{f}, APIKeys: fakeKeys{f}, Events: fakeEvents{f},
 	}
 }
 
@@ -521,16 +523,38 @@ func (r fakeReceipts) Finish(_ context.Context, rec *domain.OrderReceipt) error 
 	return nil
 }
 
-func (r fakeReceipts) RecordFailure(_ context.Context, d domain.OrderDelivery, code string) error {
+func (r fakeReceipts) RecordFailure(_ context.Context, d domain.OrderDelivery, code string) (*domain.OrderReceipt, error) {
 	end, err := r.begin()
 	if err != nil {
-		return err
+		return nil, err
 	}
 	defer end()
 	stored := r.stored(intakeKey{d.OrganizationID, d.OrderID})
 	rec := domain.RecordFailedDelivery(stored, d, code)
-	r.store(rec, rec != stored)
+	if rec == stored {
+		return nil, nil
+	}
+	r.store(rec, true)
+	return r.stored(intakeKey{d.OrganizationID, d.OrderID}), nil
+}
+
+// fakeEvents records events in the transaction's state: only a committed
+// unit of work keeps them, as the outbox's rows.
+type fakeEvents struct{ fakeRepos }
+
+func (r fakeEvents) Record(_ context.Context, e ports.Event) error {
+	if r.pooled {
+		return fmt.Errorf("record %s outside a unit of work", e.Type)
+	}
+	r.state.events = append(r.state.events, e)
 	return nil
+}
+
+// recorded returns the events committed so far.
+func (db *fakeDB) recorded() []ports.Event {
+	db.mu.Lock()
+	defer db.mu.Unlock()
+	return slices.Clone(db.state.events)
 }
 
 func (r fakeReceipts) Get(_ context.Context, org string, order int64) (*domain.OrderReceipt, error) {

@@ -83,7 +83,6 @@ type StorefrontOrderResult struct {
 // statement when the database allows.
 type ReceiveStorefrontOrderHandler struct {
 	uow      ports.UnitOfWork
-	receipts ports.OrderReceiptRepository // on the pool: records outside the unit of work
 	clock    ports.Clock
 	ids      ports.IDGenerator
 	env      domain.Environment
@@ -92,10 +91,10 @@ type ReceiveStorefrontOrderHandler struct {
 
 // NewReceiveStorefrontOrderHandler builds the handler. Shipments are test
 // shipments unless env is production.
-func NewReceiveStorefrontOrderHandler(uow ports.UnitOfWork, receipts ports.OrderReceiptRepository,
-	clock ports.Clock, ids ports.IDGenerator, env domain.Environment, log *slog.Logger,
+func NewReceiveStorefrontOrderHandler(uow ports.UnitOfWork, clock ports.Clock, ids ports.IDGenerator,
+	env domain.Environment, log *slog.Logger,
 ) *ReceiveStorefrontOrderHandler {
-	return &ReceiveStorefrontOrderHandler{uow: uow, receipts: receipts, clock: clock, ids: ids, env: env, log: log}
+	return &ReceiveStorefrontOrderHandler{uow: uow, clock: clock, ids: ids, env: env, log: log}
 }
 
 // recordBudget bounds the separate statement that records an attempt whose
@@ -151,7 +150,10 @@ func (h *ReceiveStorefrontOrderHandler) Handle(ctx context.Context, c ReceiveSto
 			if err := rec.Fail(kind.Code(), c.Body); err != nil {
 				return err
 			}
-			return r.Receipts.Finish(ctx, rec)
+			if err := r.Receipts.Finish(ctx, rec); err != nil {
+				return err
+			}
+			return r.Events.Record(ctx, ports.OrderFailedEvent(rec, d.ReceivedAt))
 		}
 		if err != nil {
 			return err
@@ -163,6 +165,10 @@ func (h *ReceiveStorefrontOrderHandler) Handle(ctx context.Context, c ReceiveSto
 				return fmt.Errorf("store shipment: %w", err)
 			}
 			if err := rec.Succeed(s.ID()); err != nil {
+				return err
+			}
+			// Recorded first: Accept's one statement writes it too.
+			if err := r.Events.Record(ctx, ports.ShipmentEvent(ports.EventShipmentCreated, s, d.ReceivedAt)); err != nil {
 				return err
 			}
 			if err := r.Receipts.Accept(ctx, rec, s); err != nil {
@@ -270,14 +276,23 @@ func (h *ReceiveStorefrontOrderHandler) plan(c ReceiveStorefrontOrder, lines []d
 	return s, "", nil
 }
 
-// recordFailure records a failed attempt outside the unit of work: a
-// payload refused before processing, or an attempt whose transaction was
-// rolled back. It is best effort — when the database is down the record is
-// lost, and the answer (503) says so to the storefront, which retries.
+// recordFailure records a failed attempt outside the delivery's unit of
+// work: a payload refused before processing, or an attempt whose
+// transaction was rolled back — in a transaction of its own with its
+// storefront_order.failed event. It is best effort — when the database is
+// down the record is lost, and the answer (503) says so to the storefront,
+// which retries.
 func (h *ReceiveStorefrontOrderHandler) recordFailure(ctx context.Context, d domain.OrderDelivery, cause error) {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), recordBudget)
 	defer cancel()
-	if err := h.receipts.RecordFailure(ctx, d, KindOf(cause).Code()); err != nil {
+	err := h.uow.Do(ctx, func(ctx context.Context, r ports.Repositories) error {
+		rec, err := r.Receipts.RecordFailure(ctx, d, KindOf(cause).Code())
+		if err != nil || rec == nil {
+			return err
+		}
+		return r.Events.Record(ctx, ports.OrderFailedEvent(rec, d.ReceivedAt))
+	})
+	if err != nil {
 		h.log.WarnContext(ctx, "record failed storefront delivery", slog.Int64("storefront.order.id", d.OrderID),
 			slog.String("error", err.Error()))
 	}

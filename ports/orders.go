@@ -35,8 +35,9 @@ type OrderReceiptRepository interface {
 	// error code answered) without a claim, in one statement: used for
 	// payloads refused before processing and for attempts whose transaction
 	// was rolled back. It keeps d.Payload as the order's body, replacing
-	// the one kept before. A succeeded receipt is left as it is.
-	RecordFailure(ctx context.Context, d domain.OrderDelivery, code string) error
+	// the one kept before, and returns the receipt as recorded. A succeeded
+	// receipt is left as it is, and nil returned.
+	RecordFailure(ctx context.Context, d domain.OrderDelivery, code string) (*domain.OrderReceipt, error)
 	// Get returns the organization's receipt of an order, or
 	// domain.ErrNotFound.
 	Get(ctx context.Context, organizationID string, orderID int64) (*domain.OrderReceipt, error)

@@ -25,6 +25,9 @@ type Repositories struct {
 	APIKeys        APIKeyRepository
 	WebhookSecrets WebhookSecretRepository
 	Fixtures       FixtureStore
+	// Events records the platform's events of the transaction's changes
+	// (EventRecorder); outside a unit of work it refuses to.
+	Events EventRecorder
 }
 
 // Clock tells the time; tests pin it.

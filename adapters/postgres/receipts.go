@@ -44,7 +44,8 @@ func nullIfEmpty(s string) *string {
 
 // OrderReceiptRepository implements ports.OrderReceiptRepository.
 type OrderReceiptRepository struct {
-	run runner
+	run    runner
+	events *txEvents // the unit of work's events, which Accept may write
 }
 
 var _ ports.OrderReceiptRepository = (*OrderReceiptRepository)(nil)
@@ -180,7 +181,15 @@ func (r *OrderReceiptRepository) Finish(ctx context.Context, rec *domain.OrderRe
 // last error of an earlier attempt ($25), as Finish stores it. The foreign
 // keys between the new rows are checked at the statement's end, when all
 // are there. It affects one row, the receipt's.
-const acceptOrderSQL = `WITH reserved AS (
+const acceptOrderSQL = `WITH ` + acceptOrderCTEs
+
+// acceptOrderWithEventSQL is acceptOrderSQL writing the transaction's event
+// too (shipment.created, $27 … $32): with events on, the intake's success
+// path runs no statement more.
+const acceptOrderWithEventSQL = `WITH ` + insertEventCTE + `, ` + acceptOrderCTEs
+
+// acceptOrderCTEs is acceptOrderSQL after its WITH.
+const acceptOrderCTEs = `reserved AS (
 	INSERT INTO product_stock AS s (product_id, warehouse_id, on_hand, reserved)
 	SELECT v.id, $5, 0, sum(v.q) FROM unnest($23::text[], $24::bigint[]) AS v(id, q) GROUP BY v.id ORDER BY v.id
 	ON CONFLICT (product_id, warehouse_id) DO UPDATE SET reserved = s.reserved + excluded.reserved
@@ -204,7 +213,11 @@ func (r *OrderReceiptRepository) Accept(ctx context.Context, rec *domain.OrderRe
 		rec.Status() != domain.ReceiptSucceeded || rec.ShipmentID() != s.ID() || rec.OrganizationID() != s.OrganizationID() {
 		return errors.New("accept order: not a pending Pick & Pack shipment of the receipt's success")
 	}
-	n, err := r.run.exec(ctx, acceptOrderSQL, append(shipmentArgs(s), nullIfEmpty(rec.LastError()), rec.OrderID())...)
+	text, args := acceptOrderSQL, append(shipmentArgs(s), nullIfEmpty(rec.LastError()), rec.OrderID())
+	if ev := r.events.takeOne(); ev != nil {
+		text, args = acceptOrderWithEventSQL, append(args, ev.args()...)
+	}
+	n, err := r.run.exec(ctx, text, args...)
 	if err != nil {
 		return dbErr(err)
 	}
@@ -228,12 +241,24 @@ ON CONFLICT (organization_id, order_id) DO UPDATE SET
 	payload          = excluded.payload,
 	order_number     = coalesce(r.order_number, excluded.order_number),
 	last_received_at = greatest(r.last_received_at, excluded.last_received_at)
-WHERE r.status <> 'succeeded'`
+WHERE r.status <> 'succeeded'
+RETURNING ` + receiptReadColumns
 
 // RecordFailure implements ports.OrderReceiptRepository.
-func (r *OrderReceiptRepository) RecordFailure(ctx context.Context, d domain.OrderDelivery, code string) error {
-	_, err := r.run.exec(ctx, recordFailureSQL, d.OrganizationID, d.OrderID, d.OrderNumber, code, d.TraceID, d.ReceivedAt, d.Payload)
-	return dbErr(err)
+func (r *OrderReceiptRepository) RecordFailure(ctx context.Context, d domain.OrderDelivery, code string) (*domain.OrderReceipt, error) {
+	var rec *domain.OrderReceipt
+	err := r.run.query(ctx, recordFailureSQL, func(rows *sql.Rows) error {
+		var row orderReceiptRow
+		if err := scanReceiptRead(rows, &row); err != nil {
+			return err
+		}
+		rec = row.toDomain()
+		return nil
+	}, d.OrganizationID, d.OrderID, d.OrderNumber, code, d.TraceID, d.ReceivedAt, d.Payload)
+	if err != nil {
+		return nil, dbErr(err)
+	}
+	return rec, nil
 }
 
 const getReceiptSQL = `SELECT ` + receiptReadColumns + ` FROM order_receipts WHERE organization_id = $1 AND order_id = $2`

@@ -173,7 +173,7 @@ func TestOrderReceiptList(t *testing.T) {
 	record := func(org string, order int64, at time.Time, code string, body []byte) {
 		t.Helper()
 		d := domain.OrderDelivery{OrganizationID: org, OrderID: order, TraceID: "t", ReceivedAt: at, Payload: body}
-		if err := repos.Receipts.RecordFailure(ctx, d, code); err != nil {
+		if _, err := repos.Receipts.RecordFailure(ctx, d, code); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -269,7 +269,7 @@ func TestPurgePayloadsConcurrently(t *testing.T) {
 			at = now
 		}
 		d := domain.OrderDelivery{OrganizationID: org, OrderID: int64(i + 1), TraceID: "t", ReceivedAt: at, Payload: []byte(`{"a":1}`)}
-		if err := repos.Receipts.RecordFailure(ctx, d, "unknown_skus"); err != nil {
+		if _, err := repos.Receipts.RecordFailure(ctx, d, "unknown_skus"); err != nil {
 			t.Fatal(err)
 		}
 	}

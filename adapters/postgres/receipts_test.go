@@ -114,7 +114,7 @@ func TestOrderReceiptRepository(t *testing.T) {
 		t.Fatalf("get before any delivery: %v, want not found", err)
 	}
 	// A refused first attempt, then a successful one.
-	if err := repos.Receipts.RecordFailure(ctx, d, "unknown_skus"); err != nil {
+	if _, err := repos.Receipts.RecordFailure(ctx, d, "unknown_skus"); err != nil {
 		t.Fatal(err)
 	}
 	d2 := d
@@ -152,7 +152,7 @@ func TestOrderReceiptRepository(t *testing.T) {
 	}
 	// A succeeded receipt is never turned failed again, and a claim of it
 	// changes nothing but the time of the last delivery.
-	if err := repos.Receipts.RecordFailure(ctx, d, "invalid_payload"); err != nil {
+	if _, err := repos.Receipts.RecordFailure(ctx, d, "invalid_payload"); err != nil {
 		t.Fatal(err)
 	}
 	d3 := d
@@ -458,7 +458,8 @@ func TestOrderReceiptStatementsFollowTheDomain(t *testing.T) {
 			d := delivery(i, &num)
 			model = domain.RecordFailedDelivery(model, d, "unavailable")
 			return uow.Do(ctx, func(ctx context.Context, r ports.Repositories) error {
-				return r.Receipts.RecordFailure(ctx, d, "unavailable")
+				_, err := r.Receipts.RecordFailure(ctx, d, "unavailable")
+				return err
 			})
 		}},
 		{"a delivery that succeeds (skipped)", func(i int) error {
@@ -493,7 +494,8 @@ func TestOrderReceiptStatementsFollowTheDomain(t *testing.T) {
 			d := delivery(i, nil)
 			model = domain.RecordFailedDelivery(model, d, "unavailable")
 			return uow.Do(ctx, func(ctx context.Context, r ports.Repositories) error {
-				return r.Receipts.RecordFailure(ctx, d, "unavailable")
+				_, err := r.Receipts.RecordFailure(ctx, d, "unavailable")
+				return err
 			})
 		}},
 	}

@@ -15,15 +15,23 @@ import (
 // UnitOfWork implements ports.UnitOfWork with db.RunInTx: the repositories
 // handed to fn are built on the transaction.
 type UnitOfWork struct {
-	db    *bun.DB
-	stmts *statements
+	db     *bun.DB
+	stmts  *statements
+	outbox *Outbox // nil: events off
 }
 
 var _ ports.UnitOfWork = (*UnitOfWork)(nil)
 
-// NewUnitOfWork returns a unit of work on db.
+// NewUnitOfWork returns a unit of work on db that records no events.
 func NewUnitOfWork(db *bun.DB) *UnitOfWork {
-	return &UnitOfWork{db: db, stmts: newStatements(db)}
+	return NewUnitOfWorkWithEvents(db, nil)
+}
+
+// NewUnitOfWorkWithEvents returns a unit of work on db whose transactions
+// write the events their use cases record in the outbox; a nil outbox
+// records none.
+func NewUnitOfWorkWithEvents(db *bun.DB, outbox *Outbox) *UnitOfWork {
+	return &UnitOfWork{db: db, stmts: newStatements(db), outbox: outbox}
 }
 
 // Do runs fn in a transaction at the server's default isolation, READ
@@ -31,13 +39,25 @@ func NewUnitOfWork(db *bun.DB) *UnitOfWork {
 // CONFLICT) serialise competing work. Naming the level would make pgdriver
 // send "BEGIN; SET TRANSACTION …" on every transaction for nothing.
 //
+// Events fn records are written before the commit, by a statement of fn
+// that carries them or by one INSERT after fn (outbox.go); once the
+// transaction has committed, the local relay is woken.
+//
 // The repositories run their statements prepared (statements.go); those
 // first run in an earlier transaction are prepared before this one begins.
 func (u *UnitOfWork) Do(ctx context.Context, fn func(ctx context.Context, r ports.Repositories) error) error {
 	u.stmts.prepareWanted(ctx)
+	events := &txEvents{outbox: u.outbox, inTx: true}
 	err := u.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
-		return fn(ctx, newRepositories(runner{db: tx, stmts: u.stmts}))
+		run := runner{db: tx, stmts: u.stmts}
+		if err := fn(ctx, newRepositories(run, events)); err != nil {
+			return err
+		}
+		return events.flush(ctx, run)
 	})
+	if err == nil && events.wrote && u.outbox.Wake != nil {
+		u.outbox.Wake()
+	}
 	if ctx.Err() != nil && (errors.Is(err, sql.ErrTxDone) || errors.Is(err, driver.ErrBadConn)) {
 		// The context ended during the transaction: database/sql rolled it
 		// back, or the connection was cut at its deadline, and the next
@@ -56,20 +76,22 @@ func NewRepositories(db bun.IDB) ports.Repositories {
 	if pool, ok := db.(*bun.DB); ok {
 		run.stmts = newStatements(pool)
 	}
-	return newRepositories(run)
+	return newRepositories(run, &txEvents{})
 }
 
-// newRepositories builds every repository on run.
-func newRepositories(run runner) ports.Repositories {
+// newRepositories builds every repository on run, recording events with
+// events.
+func newRepositories(run runner, events *txEvents) ports.Repositories {
 	return ports.Repositories{
 		Organizations:  &OrganizationRepository{run: run},
 		Warehouses:     &WarehouseRepository{run: run},
 		Inventory:      &InventoryRepository{run: run},
 		Invoices:       &InvoiceRepository{run: run},
 		Shipments:      &ShipmentRepository{run: run},
-		Receipts:       &OrderReceiptRepository{run: run},
+		Receipts:       &OrderReceiptRepository{run: run, events: events},
 		APIKeys:        &APIKeyRepository{run: run},
 		WebhookSecrets: &WebhookSecretRepository{run: run},
 		Fixtures:       &FixtureStore{run: run},
+		Events:         events,
 	}
 }

@@ -1,0 +1,228 @@
+package postgres
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/uptrace/bun"
+	"go.opentelemetry.io/otel/propagation"
+
+	"github.com/acme3pl/fulfillment/ports"
+)
+
+// The transactional outbox of the platform's events (docs/events.md). A use
+// case records an event through Repositories.Events inside its unit of work;
+// the recorder encodes it at once (the record as the change left it) and
+// keeps it until the transaction writes it: in a statement the transaction
+// runs anyway (the intake's acceptOrderSQL), or in one INSERT just before
+// the commit (insertEventsSQL). The relay (EventOutboxRepository) publishes
+// and deletes.
+
+// Outbox is what recording events needs: the encoder of their messages
+// (CloudEvents around the API's view of the record), the IDs of events,
+// and a function called after a transaction that wrote events commits
+// (the local relay's wake-up). A nil *Outbox is events off: nothing is
+// recorded.
+type Outbox struct {
+	Encoder ports.EventEncoder
+	IDs     ports.IDGenerator
+	Wake    func() // may be nil
+}
+
+// outboxRow is an encoded event waiting for its transaction to write it.
+type outboxRow struct {
+	eventID, typ, subject, brokerSubject, body, traceparent string
+}
+
+// args are the row's values in the order of the outbox's columns in
+// insertEventCTE and insertEventsSQL.
+func (o outboxRow) args() []any {
+	return []any{o.eventID, o.typ, o.subject, o.brokerSubject, o.body, nullIfEmpty(o.traceparent)}
+}
+
+// txEvents records the events of one unit of work (ports.EventRecorder).
+type txEvents struct {
+	outbox  *Outbox // nil: events off
+	inTx    bool    // false: bound to the pool, where there is no transaction to record in
+	pending []outboxRow
+	wrote   bool // a statement of the transaction wrote events
+}
+
+var _ ports.EventRecorder = (*txEvents)(nil)
+
+var errEventOutsideTx = errors.New("record an event: only inside a unit of work")
+
+// Record implements ports.EventRecorder.
+func (t *txEvents) Record(ctx context.Context, e ports.Event) error {
+	if !t.inTx {
+		return errEventOutsideTx
+	}
+	if t.outbox == nil {
+		return nil
+	}
+	id := t.outbox.IDs.NewID("evt")
+	subject, body, err := t.outbox.Encoder.EncodeEvent(id, e)
+	if err != nil {
+		return fmt.Errorf("encode event %s of %s: %w", e.Type, e.Subject, err)
+	}
+	carrier := propagation.MapCarrier{}
+	propagation.TraceContext{}.Inject(ctx, carrier)
+	t.pending = append(t.pending, outboxRow{
+		eventID: id, typ: string(e.Type), subject: e.Subject, brokerSubject: subject, body: string(body),
+		traceparent: carrier.Get("traceparent"),
+	})
+	return nil
+}
+
+// takeOne hands the one pending event to a statement that writes it
+// itself; nil when none or several are pending (flush writes those).
+func (t *txEvents) takeOne() *outboxRow {
+	if t == nil || len(t.pending) != 1 {
+		return nil
+	}
+	row := t.pending[0]
+	t.pending, t.wrote = nil, true
+	return &row
+}
+
+// insertEventCTE writes one event in a statement of the transaction, as a
+// data-modifying common table expression ($27 … $32 of acceptOrderSQL's
+// variant).
+const insertEventCTE = `new_event AS (
+	INSERT INTO event_outbox (event_id, type, subject, broker_subject, body, traceparent)
+	VALUES ($27, $28, $29, $30, $31, $32)
+)`
+
+// insertEventsSQL writes the events a transaction recorded and no
+// statement of it wrote, in the order recorded, just before the commit.
+const insertEventsSQL = `INSERT INTO event_outbox (event_id, type, subject, broker_subject, body, traceparent)
+SELECT e.event_id, e.type, e.subject, e.broker_subject, e.body, nullif(e.traceparent, '')
+FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[])
+	WITH ORDINALITY AS e(event_id, type, subject, broker_subject, body, traceparent, n)
+ORDER BY e.n`
+
+// flush writes what is pending with insertEventsSQL.
+func (t *txEvents) flush(ctx context.Context, run runner) error {
+	if len(t.pending) == 0 {
+		return nil
+	}
+	cols := make([][]string, 6)
+	for _, row := range t.pending {
+		for i, v := range []string{row.eventID, row.typ, row.subject, row.brokerSubject, row.body, row.traceparent} {
+			cols[i] = append(cols[i], v)
+		}
+	}
+	args := make([]any, len(cols))
+	for i, c := range cols {
+		args[i] = pgArray(c)
+	}
+	if _, err := run.exec(ctx, insertEventsSQL, args...); err != nil {
+		return dbErr(err)
+	}
+	t.pending, t.wrote = nil, true
+	return nil
+}
+
+// EventOutboxRepository implements ports.EventOutbox: the relay's side.
+type EventOutboxRepository struct {
+	db    *bun.DB
+	stmts *statements
+}
+
+var _ ports.EventOutbox = (*EventOutboxRepository)(nil)
+
+// NewEventOutboxRepository returns the relay's side of the outbox on db.
+func NewEventOutboxRepository(db *bun.DB) *EventOutboxRepository {
+	return &EventOutboxRepository{db: db, stmts: newStatements(db)}
+}
+
+// claimEventsSQL takes the oldest waiting event of each subject that no
+// other relay holds — FOR UPDATE SKIP LOCKED on the heads: a row with an
+// older one of its subject still in the outbox is no head, so while a relay
+// holds a subject's head, no other relay can take any row of that subject —
+// then reads, for each head taken, the events of its subject in order,
+// up to $2 of them. Rows after a head need no lock of their own: no other
+// relay can see them as heads until the head is deleted and committed.
+const claimEventsSQL = `WITH heads AS (
+	SELECT o.id, o.subject FROM event_outbox AS o
+	WHERE NOT EXISTS (SELECT 1 FROM event_outbox AS p WHERE p.subject = o.subject AND p.id < o.id)
+	ORDER BY o.id
+	LIMIT $1
+	FOR UPDATE SKIP LOCKED
+)
+SELECT e.id, e.event_id, e.type, e.subject, e.broker_subject, e.body, coalesce(e.traceparent, ''), e.recorded_at
+FROM heads AS h
+CROSS JOIN LATERAL (
+	SELECT * FROM event_outbox AS e WHERE e.subject = h.subject AND e.id >= h.id ORDER BY e.id LIMIT $2
+) AS e
+ORDER BY e.id`
+
+// deleteEventsSQL deletes the events the broker acknowledged.
+const deleteEventsSQL = `DELETE FROM event_outbox WHERE id = ANY($1::bigint[])`
+
+// relayPerSubject bounds the events of one subject in one batch.
+const relayPerSubject = 100
+
+// Relay implements ports.EventOutbox, in one transaction: claimEventsSQL,
+// publish, deleteEventsSQL. The transaction stays open while publish waits
+// for the broker; publish must end within the session's
+// idle_in_transaction_session_timeout, or the database ends the
+// transaction and the events are published again by the next run.
+func (r *EventOutboxRepository) Relay(ctx context.Context, limit int, publish ports.EventPublish) (int, error) {
+	r.stmts.prepareWanted(ctx)
+	var deleted int
+	var pubErr error
+	err := r.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+		run := runner{db: tx, stmts: r.stmts}
+		var events []ports.OutboxEvent
+		err := run.query(ctx, claimEventsSQL, func(rows *sql.Rows) error {
+			var e ports.OutboxEvent
+			var body, typ string
+			if err := rows.Scan(&e.Seq, &e.ID, &typ, &e.Subject, &e.BrokerSubject, &body, &e.TraceParent, &e.RecordedAt); err != nil {
+				return err
+			}
+			e.Type, e.Body = ports.EventType(typ), []byte(body)
+			events = append(events, e)
+			return nil
+		}, limit, relayPerSubject)
+		if err != nil || len(events) == 0 {
+			return err
+		}
+		acked, err := publish(ctx, events)
+		pubErr = err
+		if len(acked) == 0 {
+			return nil
+		}
+		n, err := run.exec(ctx, deleteEventsSQL, pgArray(acked))
+		deleted = int(n)
+		return err
+	})
+	if err != nil {
+		return 0, errors.Join(dbErr(err), pubErr)
+	}
+	return deleted, pubErr
+}
+
+// outboxStatsSQL counts the waiting events and the oldest one's age by the
+// database's clock (the one that stamped recorded_at).
+const outboxStatsSQL = `SELECT count(*), coalesce(extract(epoch FROM clock_timestamp() - min(recorded_at)), 0)::float8
+FROM event_outbox`
+
+// Stats implements ports.EventOutbox.
+func (r *EventOutboxRepository) Stats(ctx context.Context) (ports.OutboxStats, error) {
+	var (
+		out ports.OutboxStats
+		age float64
+	)
+	err := runner{db: r.db, stmts: r.stmts}.query(ctx, outboxStatsSQL, func(rows *sql.Rows) error {
+		return rows.Scan(&out.Pending, &age)
+	})
+	if err != nil {
+		return ports.OutboxStats{}, dbErr(err)
+	}
+	out.OldestAge = max(time.Duration(age*float64(time.Second)), 0)
+	return out, nil
+}
