@@ -49,6 +49,16 @@ type Config struct {
 	// kept after its last delivery, for a replay.
 	FailedOrderRetention time.Duration `env:"FAILED_ORDER_RETENTION" envDefault:"720h"`
 
+	// Events for the platform (docs/events.md): none are recorded unless
+	// EVENTS_NATS_URL names the broker. Credentials: a .creds file, or a
+	// user and password, or a token (or in the URL).
+	EventsNATSURL      string `env:"EVENTS_NATS_URL"`
+	EventsStream       string `env:"EVENTS_STREAM" envDefault:"FULFILLMENT"`
+	EventsNATSCreds    string `env:"EVENTS_NATS_CREDS"`
+	EventsNATSUser     string `env:"EVENTS_NATS_USER"`
+	EventsNATSPassword string `env:"EVENTS_NATS_PASSWORD"`
+	EventsNATSToken    string `env:"EVENTS_NATS_TOKEN"`
+
 	// Tracing beyond the exporter: sampling and the resource (see
 	// docs/observability.md).
 	TracesSampler    string `env:"OTEL_TRACES_SAMPLER"`
@@ -138,6 +148,9 @@ func Load(environ map[string]string) (Config, error) {
 		return c, errors.New("AUTH_ORG_CLAIM: must not be empty")
 	}
 	if err := telemetry.ValidateTracing(c.Tracing()); err != nil {
+		return c, err
+	}
+	if err := c.validateEvents(); err != nil {
 		return c, err
 	}
 	return c, nil

@@ -45,6 +45,7 @@ func Options(cfg Config, stderr io.Writer) []fx.Option {
 		ApplicationModule,
 		HTTPModule,
 		FailedOrdersModule,
+		EventsModule,
 	}
 }
 
@@ -85,7 +86,7 @@ var PostgresModule = fx.Module("postgres",
 	fx.Provide(
 		newDB,
 		func(db *bun.DB) (*postgres.Migrator, error) { return postgres.NewMigrator(db, migrations.FS) },
-		fx.Annotate(postgres.NewUnitOfWork, fx.As(new(ports.UnitOfWork))),
+		fx.Annotate(postgres.NewUnitOfWorkWithEvents, fx.As(new(ports.UnitOfWork))),
 		func(db *bun.DB) ports.Repositories { return postgres.NewRepositories(db) },
 		func(r ports.Repositories) ports.APIKeyRepository { return r.APIKeys },
 		func(r ports.Repositories) ports.WebhookSecretRepository { return r.WebhookSecrets },

@@ -8,6 +8,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/uptrace/bun"
 
+	"github.com/acme3pl/fulfillment/adapters/postgres"
 	"github.com/acme3pl/fulfillment/adapters/telemetry"
 	"github.com/acme3pl/fulfillment/application"
 	"github.com/acme3pl/fulfillment/ports"
@@ -27,5 +28,6 @@ func registerCollectors(m *telemetry.Metrics, db *bun.DB, repos ports.Repositori
 		m.Registry.Register(collectors.NewDBStatsCollector(db.DB, "fulfillment")),
 		m.Registry.Register(telemetry.BuildInfo(Version)),
 		m.Registry.Register(failed),
+		m.Registry.Register(telemetry.NewOutboxCollector(postgres.NewEventOutboxRepository(db).Stats)),
 	)
 }

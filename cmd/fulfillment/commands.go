@@ -57,7 +57,7 @@ func withApp(ctx context.Context, cfg bootstrap.Config, fn func(ctx context.Cont
 func withAppConns(ctx context.Context, cfg bootstrap.Config, conns int, fn func(ctx context.Context, app *application.Application) error) error {
 	return withDBConns(ctx, cfg, conns, func(ctx context.Context, db *bun.DB) error {
 		return fn(ctx, application.New(application.Deps{
-			UnitOfWork: postgres.NewUnitOfWork(db), Repos: postgres.NewRepositories(db),
+			UnitOfWork: postgres.NewUnitOfWorkWithEvents(db, bootstrap.EventOutbox(cfg, system.IDs{}, nil)), Repos: postgres.NewRepositories(db),
 			Clock: system.Clock{}, IDs: system.IDs{}, Keys: identity.APIKeyGenerator{},
 			Tracer: noop.NewTracerProvider().Tracer(""), Log: slog.New(slog.DiscardHandler), Environment: cfg.Environment,
 			DecodeStorefrontOrder: httpapi.DecodeStorefrontOrder, FailedOrderRetention: cfg.FailedOrderRetention,

@@ -44,13 +44,16 @@ commands:
   orders replay --org ID (--order ORDER_ID | --all-failed) [--workers N]
                                                 replay failed orders from their kept bodies
   orders purge                                  delete kept bodies past FAILED_ORDER_RETENTION
+  events tail [--all] [--count N]               print the platform's events as they arrive
+  events relay                                  publish what waits in the events outbox
   version                                       print the version
   probe URL                                     GET URL; exit 0 when it answers 200
 
 Settings come from the environment: DATABASE_URL, HTTP_ADDR, ENVIRONMENT,
 AUTH_SIGNING_KEY, AUTH_JWKS_URL, AUTH_ISSUER, AUTH_AUDIENCE, AUTH_ORG_CLAIM,
 LOG_LEVEL, REQUEST_TIMEOUT, DB_MAX_CONNS, SHUTDOWN_DELAY, SHUTDOWN_TIMEOUT,
-FAILED_ORDER_RETENTION, OTEL_*.
+FAILED_ORDER_RETENTION, EVENTS_NATS_URL, EVENTS_STREAM, EVENTS_NATS_CREDS,
+EVENTS_NATS_USER, EVENTS_NATS_PASSWORD, EVENTS_NATS_TOKEN, OTEL_*.
 `
 
 // usageError is a mistake in the command line: exit status 2.
@@ -143,6 +146,8 @@ func dispatch(ctx context.Context, args []string, env map[string]string, stdout,
 		return apikey(ctx, cfg, rest, stdout)
 	case "orders":
 		return orders(ctx, cfg, rest, stdout, stderr)
+	case "events":
+		return events(ctx, cfg, rest, stdout)
 	}
 	return usagef("unknown command %q", cmd)
 }

@@ -1,0 +1,64 @@
+package broker
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"github.com/acme3pl/fulfillment/ports"
+)
+
+// timeLayout is the events' time, as the API writes times: RFC 3339, UTC,
+// milliseconds.
+const timeLayout = "2006-01-02T15:04:05.000Z"
+
+// CloudEvent is an event in CloudEvents 1.0 structured JSON mode, as
+// published. OrganizationID is the extension attribute organizationid:
+// every event names its organization, whatever its data holds.
+type CloudEvent struct {
+	SpecVersion     string          `json:"specversion"`
+	ID              string          `json:"id"`
+	Source          string          `json:"source"`
+	Type            string          `json:"type"`
+	Subject         string          `json:"subject"`
+	Time            string          `json:"time"`
+	DataContentType string          `json:"datacontenttype"`
+	OrganizationID  string          `json:"organizationid"`
+	Data            json.RawMessage `json:"data"`
+}
+
+// CloudEvents implements ports.EventEncoder: the source is
+// fulfillment/<environment>, the broker subject
+// fulfillment.<environment>.<type>, and Data gives the value whose JSON is
+// the event's data (httpapi.EventData, the API's view of the record).
+type CloudEvents struct {
+	Environment string
+	Data        func(ports.Event) (any, error)
+}
+
+var _ ports.EventEncoder = CloudEvents{}
+
+// Subject is the broker subject of events of type t.
+func (c CloudEvents) Subject(t ports.EventType) string {
+	return "fulfillment." + c.Environment + "." + string(t)
+}
+
+// EncodeEvent implements ports.EventEncoder.
+func (c CloudEvents) EncodeEvent(id string, e ports.Event) (string, []byte, error) {
+	v, err := c.Data(e)
+	if err != nil {
+		return "", nil, err
+	}
+	data, err := json.Marshal(v)
+	if err != nil {
+		return "", nil, fmt.Errorf("encode the data of %s: %w", e.Type, err)
+	}
+	body, err := json.Marshal(CloudEvent{
+		SpecVersion: "1.0", ID: id, Source: "fulfillment/" + c.Environment, Type: string(e.Type), Subject: e.Subject,
+		Time: e.Time.UTC().Format(timeLayout), DataContentType: "application/json", OrganizationID: e.OrganizationID,
+		Data: data,
+	})
+	if err != nil {
+		return "", nil, fmt.Errorf("encode %s: %w", e.Type, err)
+	}
+	return c.Subject(e.Type), body, nil
+}

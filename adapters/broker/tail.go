@@ -1,0 +1,53 @@
+package broker
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+)
+
+// Tail writes the events of stream to w, one JSON document a line, as they
+// arrive — from the stream's first message when all is set, else from now
+// — until ctx ends or, when limit > 0, limit events have been written. It
+// is the consumer of `fulfillment events tail`: an ordered, ephemeral
+// consumer, which leaves nothing behind on the server.
+func Tail(ctx context.Context, nc *nats.Conn, stream string, w io.Writer, all bool, limit int) error {
+	js, err := jetstream.New(nc)
+	if err != nil {
+		return fmt.Errorf("jetstream: %w", err)
+	}
+	policy := jetstream.DeliverNewPolicy
+	if all {
+		policy = jetstream.DeliverAllPolicy
+	}
+	cons, err := js.OrderedConsumer(ctx, stream, jetstream.OrderedConsumerConfig{DeliverPolicy: policy})
+	if err != nil {
+		return fmt.Errorf("consume stream %s: %w", stream, err)
+	}
+	it, err := cons.Messages()
+	if err != nil {
+		return fmt.Errorf("consume stream %s: %w", stream, err)
+	}
+	go func() {
+		<-ctx.Done()
+		it.Stop()
+	}()
+	for n := 0; limit <= 0 || n < limit; n++ {
+		msg, err := it.Next()
+		if err != nil {
+			if errors.Is(err, jetstream.ErrMsgIteratorClosed) && ctx.Err() != nil {
+				return nil
+			}
+			return fmt.Errorf("consume stream %s: %w", stream, err)
+		}
+		if _, err := fmt.Fprintf(w, "%s\n", msg.Data()); err != nil {
+			return err
+		}
+	}
+	it.Stop()
+	return nil
+}

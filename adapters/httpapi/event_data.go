@@ -1,0 +1,42 @@
+package httpapi
+
+import (
+	"fmt"
+
+	"github.com/acme3pl/fulfillment/domain"
+	"github.com/acme3pl/fulfillment/ports"
+)
+
+// The data of the platform's events (docs/events.md): the record as the
+// API shows it, by the same conversions as the answers, so that an event's
+// data equals the GET of its record once the change has committed.
+
+// shipmentEventData is a shipment's event data: the shipment as
+// GET /v0/shipments/{id} shows it, with its organization.
+type shipmentEventData struct {
+	ShipmentDTO
+	OrganizationID string `json:"organizationId"`
+}
+
+// invoiceEventData is an invoice's event data: the invoice as
+// GET /v0/invoices/{id} shows it, with its organization.
+type invoiceEventData struct {
+	InvoiceDTO
+	OrganizationID string `json:"organizationId"`
+}
+
+// EventData returns the value whose JSON is e's data: a shipment's,
+// an invoice's, or a storefront order's receipt (as
+// GET /v0/storefront/orders/{orderId} shows it: never the kept body).
+// A record of another type is an error; a new event type adds its case.
+func EventData(e ports.Event) (any, error) {
+	switch v := e.Data.(type) {
+	case *domain.Shipment:
+		return shipmentEventData{ShipmentDTO: toShipmentDTO(v), OrganizationID: v.OrganizationID()}, nil
+	case *domain.Invoice:
+		return invoiceEventData{InvoiceDTO: toInvoiceDTO(v), OrganizationID: v.OrganizationID()}, nil
+	case *domain.OrderReceipt:
+		return orderReceiptDTO(v), nil
+	}
+	return nil, fmt.Errorf("event %s: no API view of %T", e.Type, e.Data)
+}

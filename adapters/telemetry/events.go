@@ -1,0 +1,104 @@
+package telemetry
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/acme3pl/fulfillment/ports"
+)
+
+// EventMetrics are the relay's own metrics: events published by type, and
+// the time from a change's commit to the broker's acknowledgement of its
+// event.
+type EventMetrics struct {
+	Published *prometheus.CounterVec
+	Lag       prometheus.Histogram
+}
+
+// NewEventMetrics registers the relay's metrics on m's registry, every
+// type at 0.
+func NewEventMetrics(m *Metrics) (*EventMetrics, error) {
+	e := &EventMetrics{
+		Published: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "fulfillment_events_published_total",
+			Help: "Events the broker acknowledged, by CloudEvents type (an event published again after a relay died counts again).",
+		}, []string{"type"}),
+		Lag: prometheus.NewHistogram(prometheus.HistogramOpts{
+			Name:    "fulfillment_events_publish_lag_seconds",
+			Help:    "Time from the change that wrote an event to the broker's acknowledgement of it.",
+			Buckets: []float64{.005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10, 30, 60, 300, 900, 3600},
+		}),
+	}
+	for _, t := range ports.EventTypes {
+		e.Published.WithLabelValues(string(t))
+	}
+	for _, c := range []prometheus.Collector{e.Published, e.Lag} {
+		if err := m.Registry.Register(c); err != nil {
+			return nil, err
+		}
+	}
+	return e, nil
+}
+
+// Observe counts an acknowledged event of type t, lag after its change.
+func (e *EventMetrics) Observe(t ports.EventType, lag time.Duration) {
+	e.Published.WithLabelValues(string(t)).Inc()
+	e.Lag.Observe(max(lag, 0).Seconds())
+}
+
+// OutboxStats reads the outbox's gauges.
+type OutboxStats func(ctx context.Context) (ports.OutboxStats, error)
+
+// OutboxCollector exposes fulfillment_events_outbox_pending and
+// fulfillment_events_outbox_oldest_age_seconds, read from the database when
+// /metrics is scraped, at most once per refresh interval and within a
+// short timeout; when a read fails the last values are exposed again
+// (before the first success, none).
+type OutboxCollector struct {
+	stats            OutboxStats
+	refresh, timeout time.Duration
+	pending, oldest  *prometheus.Desc
+
+	mu   sync.Mutex
+	at   time.Time
+	last *ports.OutboxStats
+}
+
+// NewOutboxCollector builds the collector.
+func NewOutboxCollector(stats OutboxStats) *OutboxCollector {
+	return &OutboxCollector{
+		stats: stats, refresh: 5 * time.Second, timeout: 500 * time.Millisecond,
+		pending: prometheus.NewDesc("fulfillment_events_outbox_pending",
+			"Events written by committed changes and not yet acknowledged by the broker.", nil, nil),
+		oldest: prometheus.NewDesc("fulfillment_events_outbox_oldest_age_seconds",
+			"Seconds the oldest event of the outbox has waited; 0 when none waits.", nil, nil),
+	}
+}
+
+// Describe implements prometheus.Collector.
+func (c *OutboxCollector) Describe(ch chan<- *prometheus.Desc) {
+	ch <- c.pending
+	ch <- c.oldest
+}
+
+// Collect implements prometheus.Collector.
+func (c *OutboxCollector) Collect(ch chan<- prometheus.Metric) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if time.Since(c.at) >= c.refresh {
+		ctx, cancel := context.WithTimeout(context.Background(), c.timeout)
+		s, err := c.stats(ctx)
+		cancel()
+		if err == nil {
+			c.at, c.last = time.Now(), &s
+		}
+	}
+	if c.last == nil {
+		return
+	}
+	ch <- prometheus.MustNewConstMetric(c.pending, prometheus.GaugeValue, float64(c.last.Pending))
+	ch <- prometheus.MustNewConstMetric(c.oldest, prometheus.GaugeValue, c.last.OldestAge.Seconds())
+}

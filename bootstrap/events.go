@@ -1,0 +1,219 @@
+package bootstrap
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/uptrace/bun"
+	"go.opentelemetry.io/otel/trace"
+	"go.uber.org/fx"
+
+	"github.com/acme3pl/fulfillment/adapters/broker"
+	"github.com/acme3pl/fulfillment/adapters/httpapi"
+	"github.com/acme3pl/fulfillment/adapters/postgres"
+	"github.com/acme3pl/fulfillment/adapters/telemetry"
+	"github.com/acme3pl/fulfillment/application"
+	"github.com/acme3pl/fulfillment/ports"
+)
+
+// EventsOn tells whether events are recorded and relayed: EVENTS_NATS_URL
+// is set.
+func (c Config) EventsOn() bool { return c.EventsNATSURL != "" }
+
+// Broker is the events part of the configuration.
+func (c Config) Broker() broker.Config {
+	return broker.Config{
+		URL: c.EventsNATSURL, Stream: c.EventsStream, CredsFile: c.EventsNATSCreds,
+		User: c.EventsNATSUser, Password: c.EventsNATSPassword, Token: c.EventsNATSToken,
+		Name: "fulfillment " + string(c.Environment),
+	}
+}
+
+// validateEvents checks the EVENTS_* settings.
+func (c Config) validateEvents() error {
+	if strings.TrimSpace(c.EventsStream) == "" || strings.ContainsAny(c.EventsStream, " \t\r\n.*>/\\") {
+		return fmt.Errorf("EVENTS_STREAM: %q is not a stream name (letters, digits, - and _; for example FULFILLMENT)", c.EventsStream)
+	}
+	if !c.EventsOn() {
+		return nil
+	}
+	for _, s := range strings.Split(c.EventsNATSURL, ",") {
+		u, err := url.Parse(strings.TrimSpace(s))
+		if err != nil || u.Host == "" || (u.Scheme != "nats" && u.Scheme != "tls" && u.Scheme != "ws" && u.Scheme != "wss") {
+			return errors.New("EVENTS_NATS_URL: not a nats://host:port URL (several may be given, comma-separated)")
+		}
+	}
+	kinds := 0
+	for _, set := range []bool{c.EventsNATSCreds != "", c.EventsNATSUser != "", c.EventsNATSToken != ""} {
+		if set {
+			kinds++
+		}
+	}
+	switch {
+	case kinds > 1:
+		return errors.New("EVENTS_NATS_CREDS, EVENTS_NATS_USER and EVENTS_NATS_TOKEN: set one kind of credentials at most")
+	case c.EventsNATSPassword != "" && c.EventsNATSUser == "":
+		return errors.New("EVENTS_NATS_PASSWORD: set without EVENTS_NATS_USER")
+	}
+	return nil
+}
+
+// RelayWake wakes the local relay after a transaction that wrote events
+// commits: a channel of one slot, so that wake-ups coalesce.
+type RelayWake chan struct{}
+
+// Wake wakes the relay, or leaves it awake.
+func (w RelayWake) Wake() {
+	select {
+	case w <- struct{}{}:
+	default:
+	}
+}
+
+// EventOutbox is what the unit of work needs to record events, nil when
+// events are off (nothing is recorded). wake may be nil (a command without
+// a relay of its own: the servers' relays publish what it records).
+func EventOutbox(cfg Config, ids ports.IDGenerator, wake func()) *postgres.Outbox {
+	if !cfg.EventsOn() {
+		return nil
+	}
+	return &postgres.Outbox{
+		Encoder: broker.CloudEvents{Environment: string(cfg.Environment), Data: httpapi.EventData},
+		IDs:     ids, Wake: wake,
+	}
+}
+
+// EventsModule records the platform's events and relays them, on every
+// replica, when EVENTS_NATS_URL is set (docs/events.md).
+var EventsModule = fx.Module("events",
+	fx.Provide(
+		func() RelayWake { return make(RelayWake, 1) },
+		func(cfg Config, ids ports.IDGenerator, wake RelayWake) *postgres.Outbox {
+			return EventOutbox(cfg, ids, wake.Wake)
+		},
+		telemetry.NewEventMetrics,
+	),
+	fx.Invoke(startRelay),
+)
+
+// relayPoll is how often an idle relay looks at the outbox for events
+// other replicas committed (its own commits wake it at once).
+const relayPoll = 200 * time.Millisecond
+
+// relayBackoff is the wait after the n-th failure in a row: 100 ms
+// doubling up to 5 s, so that a broker back from an outage is used within
+// seconds, and a broker away for an hour costs a check every 5 s.
+func relayBackoff(n int) time.Duration {
+	return min(100*time.Millisecond<<min(n, 6), 5*time.Second)
+}
+
+// startRelay connects to the broker and runs the relay with the server:
+// at start, after each local commit that wrote events (wake), every
+// relayPoll, and at once again after a run that published. On stop it
+// waits for a batch in progress, then closes the connection.
+func startRelay(lc fx.Lifecycle, cfg Config, db *bun.DB, wake RelayWake, tp trace.TracerProvider,
+	m *telemetry.EventMetrics, log *slog.Logger,
+) error {
+	if !cfg.EventsOn() {
+		return nil
+	}
+	nc, err := broker.Connect(cfg.Broker(), log)
+	if err != nil {
+		return err
+	}
+	tracer := tp.Tracer("github.com/acme3pl/fulfillment/events")
+	pub, err := broker.NewPublisher(nc, cfg.EventsStream, tracer, m.Observe)
+	if err != nil {
+		nc.Close()
+		return err
+	}
+	relay := application.NewRelayEventsHandler(postgres.NewEventOutboxRepository(db), pub, tracer,
+		cfg.SessionLimits().IdleInTransactionTimeout*2/3)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	lc.Append(fx.Hook{
+		OnStart: func(context.Context) error {
+			go func() {
+				defer close(done)
+				runRelay(ctx, relay, wake, log)
+			}()
+			return nil
+		},
+		OnStop: func(stop context.Context) error {
+			cancel()
+			select {
+			case <-done:
+			case <-stop.Done():
+			}
+			nc.Close()
+			return nil
+		},
+	})
+	return nil
+}
+
+// runRelay is the relay's loop, until ctx ends.
+func runRelay(ctx context.Context, relay *application.RelayEventsHandler, wake RelayWake, log *slog.Logger) {
+	failures := 0
+	var wait time.Duration
+	for {
+		timer := time.NewTimer(wait)
+		woken := wake
+		if failures > 0 {
+			woken = nil // backing off: commits do not cut the wait short
+		}
+		select {
+		case <-ctx.Done():
+			timer.Stop()
+			return
+		case <-woken:
+			timer.Stop()
+		case <-timer.C:
+		}
+		n, err := relay.Handle(ctx, application.RelayEvents{})
+		switch {
+		case ctx.Err() != nil:
+			return
+		case err != nil:
+			failures++
+			if failures == 1 || failures%60 == 0 {
+				log.WarnContext(ctx, "relay events: the outbox keeps them until the broker takes them",
+					slog.Int("published", n), slog.Int("failures", failures), slog.String("error", err.Error()))
+			}
+			wait = jitter(relayBackoff(failures))
+			continue
+		case failures > 0:
+			log.InfoContext(ctx, "relay events: the broker takes events again", slog.Int("failures", failures))
+		}
+		failures = 0
+		if n > 0 {
+			wait = 0
+			continue
+		}
+		wait = jitter(relayPoll)
+	}
+}
+
+// ConnectBroker connects a command to the broker and waits until it
+// answers, within ctx.
+func ConnectBroker(ctx context.Context, cfg Config, log *slog.Logger) (*nats.Conn, error) {
+	nc, err := broker.Connect(cfg.Broker(), log)
+	if err != nil {
+		return nil, err
+	}
+	for !nc.IsConnected() {
+		select {
+		case <-ctx.Done():
+			nc.Close()
+			return nil, fmt.Errorf("the events broker at EVENTS_NATS_URL does not answer: %w", ctx.Err())
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+	return nc, nil
+}
