@@ -82,11 +82,11 @@ type StorefrontOrderResult struct {
 // (the database is gone) is rolled back and recorded by a separate
 // statement when the database allows.
 type ReceiveStorefrontOrderHandler struct {
-	uow      ports.UnitOfWork
-	clock    ports.Clock
-	ids      ports.IDGenerator
-	env      domain.Environment
-	log      *slog.Logger
+	uow   ports.UnitOfWork
+	clock ports.Clock
+	ids   ports.IDGenerator
+	env   domain.Environment
+	log   *slog.Logger
 }
 
 // NewReceiveStorefrontOrderHandler builds the handler. Shipments are test
