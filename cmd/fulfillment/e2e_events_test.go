@@ -1,0 +1,348 @@
+package main
+
+// End-to-end tests of the platform's events (docs/events.md): the real
+// binary with EVENTS_NATS_URL on a private nats-server (natstest), a
+// consumer that reads the stream and checks every event against the API's
+// view of its record, and the broker stopped and started under load.
+//
+// The tests of this file do not run in parallel: the outbox is the
+// package database's, and every server with events on relays it.
+
+import (
+	"context"
+	"encoding/json"
+	"maps"
+	"net/http"
+	"reflect"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/acme3pl/fulfillment/adapters/broker/natstest"
+	"github.com/acme3pl/fulfillment/adapters/postgres"
+)
+
+// streamed is a message of the events stream.
+type streamed struct {
+	Subject string // the broker's
+	MsgID   string // Nats-Msg-Id
+	Event   struct {
+		SpecVersion     string          `json:"specversion"`
+		ID              string          `json:"id"`
+		Source          string          `json:"source"`
+		Type            string          `json:"type"`
+		Subject         string          `json:"subject"`
+		Time            string          `json:"time"`
+		DataContentType string          `json:"datacontenttype"`
+		OrganizationID  string          `json:"organizationid"`
+		Data            json.RawMessage `json:"data"`
+	}
+}
+
+// readStream reads the stream FULFILLMENT of the broker at url until it
+// holds at least want messages (within 30 s), and returns them all.
+func readStream(t *testing.T, url string, want int) []streamed {
+	t.Helper()
+	nc, err := nats.Connect(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	js, err := jetstream.New(nc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	var last uint64
+	for {
+		if s, err := js.Stream(ctx, "FULFILLMENT"); err == nil {
+			if info, err := s.Info(ctx); err == nil && info.State.Msgs >= uint64(want) { //nolint:gosec // a count
+				last = info.State.LastSeq
+				break
+			}
+		}
+		if ctx.Err() != nil {
+			t.Fatalf("the stream does not hold %d events within 30 s", want)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	s, err := js.Stream(ctx, "FULFILLMENT")
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := make([]streamed, 0, last)
+	for seq := uint64(1); seq <= last; seq++ {
+		msg, err := s.GetMsg(ctx, seq)
+		if err != nil {
+			t.Fatalf("message %d: %v", seq, err)
+		}
+		m := streamed{Subject: msg.Subject, MsgID: msg.Header.Get(jetstream.MsgIDHeader)}
+		if err := json.Unmarshal(msg.Data, &m.Event); err != nil {
+			t.Fatalf("message %d is not a CloudEvent: %v: %s", seq, err, msg.Data)
+		}
+		out = append(out, m)
+	}
+	return out
+}
+
+// checkEnvelope checks the CloudEvents attributes and the broker's side of
+// every event; ids are unique.
+func checkEnvelope(t *testing.T, events []streamed) {
+	t.Helper()
+	ids := map[string]bool{}
+	for _, m := range events {
+		e := m.Event
+		if e.SpecVersion != "1.0" || e.ID == "" || e.Source != "fulfillment/sandbox" || e.Subject == "" ||
+			e.DataContentType != "application/json" || !intakeTimestamp.MatchString(e.Time) || len(e.Data) == 0 {
+			t.Errorf("CloudEvent attributes: %+v", e)
+		}
+		if m.Subject != "fulfillment.sandbox."+e.Type || m.MsgID != e.ID {
+			t.Errorf("event %s on %s with Nats-Msg-Id %q", e.ID, m.Subject, m.MsgID)
+		}
+		if ids[e.ID] {
+			t.Errorf("event %s twice", e.ID)
+		}
+		ids[e.ID] = true
+	}
+}
+
+// sameJSON compares an event's data with an API answer, less the members
+// named in drop.
+func sameJSON(t *testing.T, what string, data json.RawMessage, api []byte, drop ...string) {
+	t.Helper()
+	var got, want map[string]any
+	if err := json.Unmarshal(data, &got); err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(api, &want); err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range drop {
+		delete(got, k)
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("%s: event data\n%v\nAPI\n%v", what, got, want)
+	}
+}
+
+func eventsEnv(url string) []string {
+	return baseEnv(testDSN, "EVENTS_NATS_URL="+url, "DB_MAX_CONNS=8")
+}
+
+func TestEventsMatchTheAPI(t *testing.T) {
+	intakeServer(t) // the intake's fixture, seeded once
+	broker := natstest.Start(t)
+	srv := startServer(t, eventsEnv(broker.URL()))
+	get := func(path string) []byte {
+		r := do(t, "GET", srv.URL+path, nil, "Authorization", "Bearer "+intakeTokenA)
+		if r.Status != http.StatusOK {
+			t.Fatalf("GET %s: %d %s", path, r.Status, r.Body)
+		}
+		return r.Body
+	}
+
+	// shipment.created by the intake, then shipment.cancelled.
+	orderID := strconv.FormatInt(7100000000000+time.Now().UnixNano()%1000000000, 10)
+	shipped := wantShipment(t, deliver(t, srv, intakeKeyA, withID(t, intakeSample(t, "orders-create.json"), orderID, nil)))
+	createdView := get("/v0/shipments/" + shipped)
+	if r := do(t, "POST", srv.URL+"/v0/shipments/"+shipped+"/cancel", nil, "Authorization", "Bearer "+intakeTokenA); r.Status != 200 {
+		t.Fatalf("cancel: %d %s", r.Status, r.Body)
+	}
+	cancelledView := get("/v0/shipments/" + shipped)
+	// shipment.created by the API: a draft.
+	r := do(t, "POST", srv.URL+"/v0/shipments/pick-pack", map[string]any{
+		"warehouseId": "wh_e2e_in_a", "shippingName": "Events", "items": []any{map[string]any{"productId": "prod_in_a_1", "quantity": 2}},
+	}, "Authorization", "Bearer "+intakeTokenA)
+	if r.Status != http.StatusCreated {
+		t.Fatalf("draft: %d %s", r.Status, r.Body)
+	}
+	var draft struct{ ID string }
+	r.JSON(t, &draft)
+	draftView := get("/v0/shipments/" + draft.ID)
+	// storefront_order.failed: an unknown SKU.
+	failedID := strconv.FormatInt(7200000000000+time.Now().UnixNano()%1000000000, 10)
+	bad := withID(t, intakeSample(t, "orders-create.json"), failedID, map[string]any{
+		"line_items": []any{map[string]any{"id": 1, "sku": "NO-SUCH-SKU", "quantity": 1, "requires_shipping": true}},
+	})
+	wantIntakeError(t, deliver(t, srv, intakeKeyA, bad), 422, "unknown_skus")
+	failedView := get("/v0/storefront/orders/" + failedID)
+
+	events := readStream(t, broker.URL(), 4)
+	checkEnvelope(t, events)
+	var got []string
+	for _, m := range events {
+		got = append(got, m.Event.Type+" "+m.Event.Subject)
+	}
+	want := []string{"shipment.created " + shipped, "shipment.cancelled " + shipped, "shipment.created " + draft.ID,
+		"storefront_order.failed " + failedID}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("events %v, want %v", got, want)
+	}
+	for i, api := range [][]byte{createdView, cancelledView, draftView} {
+		var data struct {
+			OrganizationID string `json:"organizationId"`
+		}
+		if err := json.Unmarshal(events[i].Event.Data, &data); err != nil || data.OrganizationID != "org_e2e_in_a" ||
+			events[i].Event.OrganizationID != "org_e2e_in_a" {
+			t.Errorf("%s: organizationId %q / %q", got[i], data.OrganizationID, events[i].Event.OrganizationID)
+		}
+		sameJSON(t, got[i], events[i].Event.Data, api, "organizationId")
+	}
+	sameJSON(t, got[3], events[3].Event.Data, failedView)
+
+	// The outbox is empty once published, and the metrics say so.
+	waitOutboxEmpty(t)
+	metrics := do(t, "GET", srv.URL+"/metrics", nil)
+	for _, s := range []string{`fulfillment_events_published_total{type="shipment.created"} 2`,
+		`fulfillment_events_published_total{type="shipment.cancelled"} 1`, "fulfillment_events_outbox_pending ",
+		"fulfillment_events_outbox_oldest_age_seconds "} {
+		if !strings.Contains(string(metrics.Body), s) {
+			t.Errorf("/metrics lacks %q", s)
+		}
+	}
+}
+
+// waitOutboxEmpty waits up to 30 s for the relays to empty the outbox.
+func waitOutboxEmpty(t *testing.T) {
+	t.Helper()
+	db, err := postgres.Open(postgres.Options{DSN: testDSN, MaxOpenConns: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = db.Close() }()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		var n int
+		if err := db.QueryRowContext(context.Background(), "SELECT count(*) FROM event_outbox").Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		if n == 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the outbox still holds %d events", n)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// The broker stopped for seconds while orders keep coming to two
+// replicas: every delivery is answered as before, /readyz stays 200, the
+// outbox grows; once the broker is back every event arrives, in order per
+// subject, none twice.
+func TestEventsSurviveTheBrokerAway(t *testing.T) {
+	intakeServer(t)
+	broker := natstest.Start(t)
+	replicas := []*server{startServer(t, eventsEnv(broker.URL())), startServer(t, eventsEnv(broker.URL()))}
+
+	var (
+		mu        sync.Mutex
+		shipments []string
+		cancelled = map[string]bool{}
+		next      atomic.Int64
+		stop      = make(chan struct{})
+		wg        sync.WaitGroup
+	)
+	base := 7300000000000 + time.Now().UnixNano()%1000000000*1000
+	for w := range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			srv := replicas[w%2]
+			for i := 0; ; i++ {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				id := strconv.FormatInt(base+next.Add(1), 10)
+				shp := wantShipment(t, deliver(t, srv, intakeKeyA, withID(t, intakeSample(t, "orders-create.json"), id, nil)))
+				cancel := i%4 == 0
+				if cancel {
+					r := do(t, "POST", srv.URL+"/v0/shipments/"+shp+"/cancel", nil, "Authorization", "Bearer "+intakeTokenA)
+					if r.Status != 200 {
+						t.Errorf("cancel %s: %d %s", shp, r.Status, r.Body)
+						return
+					}
+				}
+				mu.Lock()
+				shipments = append(shipments, shp)
+				cancelled[shp] = cancel
+				mu.Unlock()
+			}
+		}()
+	}
+	readyAll := func() {
+		for _, srv := range replicas {
+			if r := do(t, "GET", srv.URL+"/readyz", nil); r.Status != 200 {
+				t.Errorf("/readyz %d with the broker away", r.Status)
+			}
+		}
+	}
+	time.Sleep(time.Second)
+	broker.Stop()
+	for range 8 {
+		time.Sleep(500 * time.Millisecond)
+		readyAll()
+	}
+	var waiting int
+	db, err := postgres.Open(postgres.Options{DSN: testDSN, MaxOpenConns: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = db.Close() }()
+	if err := db.QueryRowContext(context.Background(), "SELECT count(*) FROM event_outbox").Scan(&waiting); err != nil {
+		t.Fatal(err)
+	}
+	if waiting == 0 {
+		t.Error("the outbox is empty with the broker away")
+	}
+	broker.Start()
+	time.Sleep(time.Second)
+	close(stop)
+	wg.Wait()
+	if t.Failed() {
+		return
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	want := 0
+	for _, s := range shipments {
+		want++
+		if cancelled[s] {
+			want++
+		}
+	}
+	t.Logf("%d shipments, %d events, %d waiting in the outbox during the outage", len(shipments), want, waiting)
+	waitOutboxEmpty(t)
+	events := readStream(t, broker.URL(), want)
+	checkEnvelope(t, events)
+	bySubject := map[string][]string{}
+	for _, m := range events {
+		bySubject[m.Event.Subject] = append(bySubject[m.Event.Subject], m.Event.Type)
+	}
+	for _, s := range shipments {
+		wantTypes := []string{"shipment.created"}
+		if cancelled[s] {
+			wantTypes = append(wantTypes, "shipment.cancelled")
+		}
+		if !slices.Equal(bySubject[s], wantTypes) {
+			t.Errorf("shipment %s: events %v, want %v", s, bySubject[s], wantTypes)
+		}
+		delete(bySubject, s)
+	}
+	if len(bySubject) > 0 {
+		t.Errorf("events of other subjects: %v", slices.Collect(maps.Keys(bySubject)))
+	}
+	if len(events) != want {
+		t.Errorf("%d events in the stream, want %d", len(events), want)
+	}
+}
