@@ -603,3 +603,49 @@ func atoi(s string) int {
 	}
 	return n
 }
+
+// Events (docs/events.md): off by default; with events.natsUrl, the broker, the stream and the
+// credentials from the named Secret (each key optional), a .creds file mounted read-only.
+func TestEventsSettings(t *testing.T) {
+	envOf := func(m manifest) map[string]corev1.EnvVar {
+		d := one[*appsv1.Deployment](t, m)
+		out := map[string]corev1.EnvVar{}
+		for _, e := range d.Spec.Template.Spec.Containers[0].Env {
+			out[e.Name] = e
+		}
+		return out
+	}
+	for name := range envOf(render(t)) {
+		if strings.HasPrefix(name, "EVENTS_") {
+			t.Errorf("default values set %s: events are off unless events.natsUrl is set", name)
+		}
+	}
+	m := render(t, "-f", allOn)
+	env := envOf(m)
+	if env["EVENTS_NATS_URL"].Value != "nats://nats-0.messaging:4222,nats://nats-1.messaging:4222" ||
+		env["EVENTS_STREAM"].Value != "FULFILLMENT_EU" || env["EVENTS_NATS_CREDS"].Value != "/var/run/secrets/nats/nats.creds" {
+		t.Errorf("events env: %v", env)
+	}
+	for _, key := range []string{"EVENTS_NATS_USER", "EVENTS_NATS_PASSWORD", "EVENTS_NATS_TOKEN"} {
+		ref := env[key].ValueFrom
+		if ref == nil || ref.SecretKeyRef == nil || ref.SecretKeyRef.Name != "nats-credentials" || ref.SecretKeyRef.Key != key ||
+			ref.SecretKeyRef.Optional == nil || !*ref.SecretKeyRef.Optional {
+			t.Errorf("%s: %+v, want the optional key %s of Secret nats-credentials", key, env[key], key)
+		}
+	}
+	d := one[*appsv1.Deployment](t, m)
+	pod := d.Spec.Template.Spec
+	if len(pod.Volumes) != 1 || pod.Volumes[0].Secret == nil || pod.Volumes[0].Secret.SecretName != "nats-credentials" ||
+		len(pod.Volumes[0].Secret.Items) != 1 || pod.Volumes[0].Secret.Items[0].Key != "fulfillment.creds" {
+		t.Fatalf("volumes %+v, want the .creds key of nats-credentials", pod.Volumes)
+	}
+	mounts := pod.Containers[0].VolumeMounts
+	if len(mounts) != 1 || mounts[0].MountPath != "/var/run/secrets/nats" || !mounts[0].ReadOnly {
+		t.Errorf("mounts %+v", mounts)
+	}
+	for _, o := range m.objects {
+		if s, ok := o.(*corev1.Secret); ok && s.StringData["EVENTS_NATS_USER"] != "fulfillment" {
+			t.Errorf("the chart's Secret lacks EVENTS_NATS_USER: %v", s.StringData)
+		}
+	}
+}

@@ -196,3 +196,32 @@ seccompProfile:
 {{- fail "ingress.enabled is true: set ingress.host" -}}
 {{- end -}}
 {{- end -}}
+
+{{/* The Secret that holds the events broker's credentials: events.credentialsSecret, else the service's. */}}
+{{- define "fulfillment.eventsSecretName" -}}
+{{- default (include "fulfillment.secretName" .) .Values.events.credentialsSecret -}}
+{{- end -}}
+
+{{/* Events for the platform (docs/events.md), when events.natsUrl is set: the broker, the stream, and the
+credentials from a Secret — each key optional: EVENTS_NATS_USER and EVENTS_NATS_PASSWORD, or
+EVENTS_NATS_TOKEN, or a .creds file (events.credsKey) mounted read-only. */}}
+{{- define "fulfillment.eventsEnv" -}}
+{{- if .Values.events.natsUrl }}
+- name: EVENTS_NATS_URL
+  value: {{ .Values.events.natsUrl | quote }}
+- name: EVENTS_STREAM
+  value: {{ .Values.events.stream | quote }}
+{{- range $key := list "EVENTS_NATS_USER" "EVENTS_NATS_PASSWORD" "EVENTS_NATS_TOKEN" }}
+- name: {{ $key }}
+  valueFrom:
+    secretKeyRef:
+      name: {{ include "fulfillment.eventsSecretName" $ }}
+      key: {{ $key }}
+      optional: true
+{{- end }}
+{{- if .Values.events.credsKey }}
+- name: EVENTS_NATS_CREDS
+  value: /var/run/secrets/nats/nats.creds
+{{- end }}
+{{- end }}
+{{- end -}}
