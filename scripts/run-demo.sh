@@ -7,7 +7,9 @@
 # scripts/pg.sh, HTTP_ADDR=:8080, ENVIRONMENT=sandbox, OTEL_TRACES_EXPORTER=none (no collector
 # is needed; responses still carry X-Trace-Id), and a development signing key generated once
 # into .tmp/dev-signing-key (gitignored) and reused, so tokens printed by an earlier run keep
-# working until they expire.
+# working until they expire. Events (docs/events.md) go to the local NATS JetStream when it
+# answers at 127.0.0.1:4222 (EVENTS_NATS_URL set here unless set already; EVENTS_NATS_URL= turns
+# them off); `bin/fulfillment events tail` shows them.
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -49,6 +51,9 @@ export AUTH_SIGNING_KEY
 export HTTP_ADDR=${HTTP_ADDR:-:8080}
 export ENVIRONMENT=${ENVIRONMENT:-sandbox}
 export OTEL_TRACES_EXPORTER=${OTEL_TRACES_EXPORTER:-none}
+if [[ -z ${EVENTS_NATS_URL+set} ]] && (exec 9<>/dev/tcp/127.0.0.1/4222) 2>/dev/null; then
+	export EVENTS_NATS_URL=nats://127.0.0.1:4222
+fi
 
 bin/fulfillment migrate up
 bin/fulfillment seed --file "$FIXTURE"
@@ -88,6 +93,12 @@ Try it from another terminal (the lines are self-contained):
   curl -sS -i -H $auth $base/v0/storefront/orders/5726128734520
 
 The API reference (every operation, status and body): $base/docs
+$(if [[ -n ${EVENTS_NATS_URL:-} ]]; then
+		printf '\nEvents go to %s (stream %s); watch them as they arrive:\n\n  EVENTS_NATS_URL=%s bin/fulfillment events tail\n' \
+			"$EVENTS_NATS_URL" "${EVENTS_STREAM:-FULFILLMENT}" "$(shq "$EVENTS_NATS_URL")"
+	else
+		printf '\nEvents are off: no NATS answers at 127.0.0.1:4222 (scripts/nats.sh starts one).\n'
+	fi)
 
 Starting the server on $HTTP_ADDR (Ctrl-C stops it).
 

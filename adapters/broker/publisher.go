@@ -104,25 +104,34 @@ func NewPublisher(nc *nats.Conn, stream string, tracer trace.Tracer, observed fu
 // Connected implements ports.EventPublisher.
 func (p *Publisher) Connected() bool { return p.nc.IsConnected() }
 
-// EnsureStream creates the stream when it is missing, with StreamSubjects;
-// an existing stream is left as it is.
+// EnsureStream makes sure the stream exists (ensureStream), once per
+// connection.
 func (p *Publisher) EnsureStream(ctx context.Context) error {
 	if p.ensured.Load() {
 		return nil
 	}
-	if _, err := p.js.Stream(ctx, p.stream); err != nil {
+	if err := ensureStream(ctx, p.js, p.stream); err != nil {
+		return err
+	}
+	p.ensured.Store(true)
+	return nil
+}
+
+// ensureStream creates the stream when it is missing, with StreamSubjects
+// and DuplicateWindow; an existing stream is left as it is.
+func ensureStream(ctx context.Context, js jetstream.JetStream, stream string) error {
+	if _, err := js.Stream(ctx, stream); err != nil {
 		if !errors.Is(err, jetstream.ErrStreamNotFound) {
-			return fmt.Errorf("stream %s: %w", p.stream, err)
+			return fmt.Errorf("stream %s: %w", stream, err)
 		}
-		_, err := p.js.CreateStream(ctx, jetstream.StreamConfig{
-			Name: p.stream, Subjects: []string{StreamSubjects}, Storage: jetstream.FileStorage,
+		_, err := js.CreateStream(ctx, jetstream.StreamConfig{
+			Name: stream, Subjects: []string{StreamSubjects}, Storage: jetstream.FileStorage,
 			Duplicates: DuplicateWindow,
 		})
 		if err != nil && !errors.Is(err, jetstream.ErrStreamNameAlreadyInUse) {
-			return fmt.Errorf("create stream %s: %w", p.stream, err)
+			return fmt.Errorf("create stream %s: %w", stream, err)
 		}
 	}
-	p.ensured.Store(true)
 	return nil
 }
 

@@ -14,11 +14,15 @@ import (
 // arrive — from the stream's first message when all is set, else from now
 // — until ctx ends or, when limit > 0, limit events have been written. It
 // is the consumer of `fulfillment events tail`: an ordered, ephemeral
-// consumer, which leaves nothing behind on the server.
+// consumer, which leaves nothing behind on the server. A missing stream is
+// created as the relay creates it, so that the tail can start first.
 func Tail(ctx context.Context, nc *nats.Conn, stream string, w io.Writer, all bool, limit int) error {
 	js, err := jetstream.New(nc)
 	if err != nil {
 		return fmt.Errorf("jetstream: %w", err)
+	}
+	if err := ensureStream(ctx, js, stream); err != nil {
+		return err
 	}
 	policy := jetstream.DeliverNewPolicy
 	if all {
