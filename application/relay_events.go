@@ -52,10 +52,11 @@ func NewRelayEventsHandler(outbox ports.EventOutbox, publisher ports.EventPublis
 	return &RelayEventsHandler{outbox: outbox, publisher: publisher, tracer: tracer, budget: budget}
 }
 
-// Handle relays batch after batch until the outbox has nothing this relay
-// may take, or relayBatches are done. A batch is one trace: its span, and
+// Handle relays batch after batch while batches come full (more may
+// wait), at most relayBatches of them. A batch is one trace: its span, and
 // a span per event linked to the change's. With the broker away it does
-// nothing and says so (ErrBrokerUnavailable).
+// nothing and says so (ErrBrokerUnavailable). It returns how many events
+// it published; Full(n) tells the caller that more may wait.
 func (h *RelayEventsHandler) Handle(ctx context.Context, _ RelayEvents) (int, error) {
 	total := 0
 	for range relayBatches {
@@ -64,12 +65,16 @@ func (h *RelayEventsHandler) Handle(ctx context.Context, _ RelayEvents) (int, er
 		}
 		n, err := h.outbox.Relay(ctx, relayBatch, h.publish)
 		total += n
-		if err != nil || n == 0 {
+		if err != nil || n < relayBatch {
 			return total, err
 		}
 	}
 	return total, nil
 }
+
+// Full tells whether a run that published n events may have left events
+// it could take at once: its last batch came full.
+func (h *RelayEventsHandler) Full(n int) bool { return n >= relayBatch }
 
 // publish publishes one batch within the budget, in its own trace.
 func (h *RelayEventsHandler) publish(ctx context.Context, events []ports.OutboxEvent) ([]int64, error) {

@@ -106,6 +106,12 @@ var EventsModule = fx.Module("events",
 // other replicas committed (its own commits wake it at once).
 const relayPoll = 200 * time.Millisecond
 
+// relayGather is how long a relay woken by a commit waits for the commits
+// that follow it, so that under load a batch carries many events rather
+// than one: a few milliseconds of lag for a fraction of the relay's
+// statements per event.
+const relayGather = 5 * time.Millisecond
+
 // relayBackoff is the wait after the n-th failure in a row: 100 ms
 // doubling up to 5 s, so that a broker back from an outage is used within
 // seconds, and a broker away for an hour costs a check every 5 s.
@@ -115,7 +121,7 @@ func relayBackoff(n int) time.Duration {
 
 // startRelay connects to the broker and runs the relay with the server:
 // at start, after each local commit that wrote events (wake), every
-// relayPoll, and at once again after a run that published. On stop it
+// relayPoll, and at once again after a run that may have left work. On stop it
 // waits for a batch in progress, then closes the connection.
 func startRelay(lc fx.Lifecycle, cfg Config, db *bun.DB, wake RelayWake, tp trace.TracerProvider,
 	m *telemetry.EventMetrics, log *slog.Logger,
@@ -174,6 +180,7 @@ func runRelay(ctx context.Context, relay *application.RelayEventsHandler, wake R
 			return
 		case <-woken:
 			timer.Stop()
+			time.Sleep(relayGather)
 		case <-timer.C:
 		}
 		n, err := relay.Handle(ctx, application.RelayEvents{})
@@ -192,7 +199,7 @@ func runRelay(ctx context.Context, relay *application.RelayEventsHandler, wake R
 			log.InfoContext(ctx, "relay events: the broker takes events again", slog.Int("failures", failures))
 		}
 		failures = 0
-		if n > 0 {
+		if relay.Full(n) {
 			wait = 0
 			continue
 		}

@@ -24,3 +24,8 @@ CREATE TABLE event_outbox (
 -- The relay finds the oldest waiting event of a subject (the NOT EXISTS of
 -- claimEventsSQL) and the rest of the subject in order.
 CREATE INDEX event_outbox_subject_idx ON event_outbox (subject, id);
+
+-- A queue table: every row is inserted once and deleted within moments, so
+-- its dead rows are vacuumed after a fixed number of deletes rather than a
+-- fraction of a table that is mostly empty (where autovacuum runs).
+ALTER TABLE event_outbox SET (autovacuum_vacuum_scale_factor = 0, autovacuum_vacuum_threshold = 5000);

@@ -29,7 +29,7 @@ func NewEventMetrics(m *Metrics) (*EventMetrics, error) {
 		Lag: prometheus.NewHistogram(prometheus.HistogramOpts{
 			Name:    "fulfillment_events_publish_lag_seconds",
 			Help:    "Time from the change that wrote an event to the broker's acknowledgement of it.",
-			Buckets: []float64{.005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10, 30, 60, 300, 900, 3600},
+			Buckets: []float64{.001, .0025, .005, .0075, .01, .015, .02, .03, .05, .075, .1, .25, .5, 1, 2.5, 5, 10, 30, 60, 300, 900, 3600},
 		}),
 	}
 	for _, t := range ports.EventTypes {

@@ -1,0 +1,95 @@
+#!/usr/bin/env bash
+# bench/events/run.sh — the events benchmark of docs/benchmarks.md (docs/events.md): what the
+# transactional outbox costs the order intake, and how fast and how late the relay publishes.
+#
+# On the intake benchmark's setup (bench/intake/setup.sh: its own database, fulfillment_bench_events,
+# products and an API key; the same load generator) it starts a private nats-server with JetStream
+# on NATS_PORT (store under .tmp, removed afterwards) and two servers on the one database: events
+# off on PORT, events on (EVENTS_NATS_URL = that broker) on PORT+2. After a warm-up of both, it
+# alternates ROUNDS times, each for DURATION, the same closed-loop load (CLIENTS clients, distinct
+# valid orders):
+#   - off: the intake without events;
+#   - on: the intake with events — one event per order, written by the acceptance's own statement —
+#     and the relay publishing them meanwhile; its lag (from an event's write, inside the order's
+#     transaction, to the broker's acknowledgement) is read from the server's histogram
+#     fulfillment_events_publish_lag_seconds (bench/events/main.go: p50 and p99 of the phase);
+# and prints each round's rates, the ratio on/off, and the median ratio. Last, the relay's own
+# throughput: the broker is stopped, the intake runs for DRAIN_LOAD with events on (the outbox
+# grows), the broker is started again, and the time from the first event published to the outbox
+# empty gives the relay's rate to the local JetStream.
+#
+# Knobs (environment): those of bench/intake/run.sh (CLIENTS 8, DURATION 15s, ROUNDS 5, WARMUP 5s,
+# SKUS, LINES, PAYLOAD), PORT (18190), NATS_PORT (14290), DRAIN_LOAD (10s).
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/../.."
+
+PORT=${PORT:-18190}
+NATS_PORT=${NATS_PORT:-14290}
+DRAIN_LOAD=${DRAIN_LOAD:-10s}
+export BENCH_DB=fulfillment_bench_events
+nats_bin=$(command -v nats-server || echo /usr/sbin/nats-server)
+[[ -x $nats_bin ]] || { echo "run.sh: nats-server is missing (Debian: apt-get install nats-server; scripts/nats.sh)" >&2; exit 1; }
+# shellcheck source=bench/intake/setup.sh
+source bench/intake/setup.sh
+go build -o bin/events-lag ./bench/events
+
+nats_dir=.tmp/bench-events-nats
+rm -rf "$nats_dir" && mkdir -p "$nats_dir"
+nats_pid=""
+nats_start() {
+	"$nats_bin" -a 127.0.0.1 -p "$NATS_PORT" -js -sd "$nats_dir/store" -l "$nats_dir/nats-server.log" &
+	nats_pid=$!
+	for _ in $(seq 100); do
+		(exec 9<>"/dev/tcp/127.0.0.1/$NATS_PORT") 2>/dev/null && return 0
+		sleep 0.1
+	done
+	echo "run.sh: nats-server did not start (log: $nats_dir/nats-server.log)" >&2
+	exit 1
+}
+nats_stop() { kill "$nats_pid" && wait "$nats_pid" 2>/dev/null || true; }
+trap 'nats_stop; rm -rf "$nats_dir"; cleanup' EXIT
+nats_start
+
+serve "$PORT" EVENTS_NATS_URL=
+off_pid=${pids[-1]}
+serve $((PORT + 2)) EVENTS_NATS_URL="nats://127.0.0.1:$NATS_PORT"
+on_pid=${pids[-1]}
+metrics="http://127.0.0.1:$((PORT + 2))/metrics"
+pending() { psql -X -At "$bench_url" -c "SELECT count(*) FROM event_outbox"; }
+WARMUP=${WARMUP:-5s}
+loadgen "$PORT" -c "$CLIENTS" -d "$WARMUP" >/dev/null
+loadgen $((PORT + 2)) -c "$CLIENTS" -d "$WARMUP" >/dev/null
+
+echo "clients $CLIENTS, $DURATION per run, $ROUNDS rounds, $SKUS SKUs, $LINES lines per order ($PAYLOAD), $(nproc) CPUs, load average $(cut -d' ' -f1-3 /proc/loadavg)"
+ratios=()
+for round in $(seq "$ROUNDS"); do
+	vacuum
+	off=$(loadgen "$PORT" -c "$CLIENTS" -d "$DURATION" -pid "$off_pid")
+	vacuum
+	bin/events-lag -metrics "$metrics" -save .tmp/bench-events-lag.json
+	on=$(loadgen $((PORT + 2)) -c "$CLIENTS" -d "$DURATION" -pid "$on_pid")
+	sleep 1 # the last events of the phase
+	lag=$(bin/events-lag -metrics "$metrics" -since .tmp/bench-events-lag.json)
+	off_rate=$(field throughput "$off") on_rate=$(field throughput "$on")
+	ratio=$(awk -v a="$on_rate" -v b="$off_rate" 'BEGIN { printf "%.2f", a / b }')
+	ratios+=("$ratio")
+	printf 'round %d: off %s orders/s (p99 %s ms, failed %s) | on %s orders/s (p99 %s ms, failed %s) | on/off %s | relay: %s published, lag p50 %.1f ms, p99 %.1f ms, %s waiting after 1 s\n' \
+		"$round" "$off_rate" "$(field p99_ms "$off")" "$(field failed "$off")" "$on_rate" "$(field p99_ms "$on")" "$(field failed "$on")" \
+		"$ratio" "$(field published "$lag")" "$(field p50_ms "$lag")" "$(field p99_ms "$lag")" "$(pending)"
+done
+echo "median on/off: $(median "${ratios[@]}") (target ≥ 0.9)"
+
+# The relay's throughput: a backlog made with the broker away, drained when it returns.
+nats_stop
+sleep 1
+loadgen $((PORT + 2)) -c "$CLIENTS" -d "$DRAIN_LOAD" >/dev/null
+backlog=$(pending)
+nats_start
+# From the first event published (the relay notices the broker within its back-off, up to 5 s) to
+# the last.
+while (($(pending) >= backlog)); do sleep 0.02; done
+start=$(date +%s.%N) left=$(pending)
+while (($(pending) > 0)); do sleep 0.02; done
+end=$(date +%s.%N)
+awk -v b="$backlog" -v n="$left" -v s="$start" -v e="$end" \
+	'BEGIN { printf "relay: a backlog of %d events made with the broker away; after its return, %d of them published in %.2f s: %.0f events/s\n", b, n, e - s, n / (e - s) }'
