@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/nats-io/nats.go"
-	"github.com/uptrace/bun"
 	"go.opentelemetry.io/otel/trace"
 	"go.uber.org/fx"
 
@@ -119,24 +118,35 @@ func relayBackoff(n int) time.Duration {
 	return min(100*time.Millisecond<<min(n, 6), 5*time.Second)
 }
 
+// relayConns is the size of the relay's own connection pool: the relay
+// never takes a connection the API's requests wait for, and a slow broker,
+// which keeps the relay's transaction open, never holds the API's pool.
+const relayConns = 2
+
 // startRelay connects to the broker and runs the relay with the server:
 // at start, after each local commit that wrote events (wake), every
 // relayPoll, and at once again after a run that may have left work. On stop it
 // waits for a batch in progress, then closes the connection.
-func startRelay(lc fx.Lifecycle, cfg Config, db *bun.DB, wake RelayWake, tp trace.TracerProvider,
+func startRelay(lc fx.Lifecycle, cfg Config, wake RelayWake, tp trace.TracerProvider,
 	m *telemetry.EventMetrics, log *slog.Logger,
 ) error {
 	if !cfg.EventsOn() {
 		return nil
 	}
+	db, err := postgres.Open(postgres.Options{DSN: cfg.DatabaseURL, MaxOpenConns: relayConns, Limits: cfg.SessionLimits()})
+	if err != nil {
+		return err
+	}
 	nc, err := broker.Connect(cfg.Broker(), log)
 	if err != nil {
+		_ = db.Close()
 		return err
 	}
 	tracer := tp.Tracer("github.com/acme3pl/fulfillment/events")
 	pub, err := broker.NewPublisher(nc, cfg.EventsStream, tracer, m.Observe)
 	if err != nil {
 		nc.Close()
+		_ = db.Close()
 		return err
 	}
 	relay := application.NewRelayEventsHandler(postgres.NewEventOutboxRepository(db), pub, tracer,
@@ -158,7 +168,7 @@ func startRelay(lc fx.Lifecycle, cfg Config, db *bun.DB, wake RelayWake, tp trac
 			case <-stop.Done():
 			}
 			nc.Close()
-			return nil
+			return db.Close()
 		},
 	})
 	return nil

@@ -99,12 +99,13 @@ type EventPublish func(ctx context.Context, events []OutboxEvent) (acked []int64
 
 // EventOutbox is the relay's side of the outbox.
 type EventOutbox interface {
-	// Relay takes up to limit waiting events, the oldest of every subject
-	// no other relay holds and those of the same subject after it, hands
-	// them to publish in order, and deletes those publish reports
-	// acknowledged, in one transaction: relays running at once never hold
-	// the same subject, so never reorder it. It returns how many it
-	// deleted, and publish's error.
+	// Relay takes the waiting events of up to limit subjects — the oldest
+	// of every subject no other relay holds, and those of the same subject
+	// after it — hands them to publish in order, and deletes them if
+	// publish reports every one acknowledged, in one transaction; else
+	// they stay, for the next run. Relays running at once never hold the
+	// same subject, so never reorder it. It returns how many it deleted,
+	// or publish's error.
 	Relay(ctx context.Context, limit int, publish EventPublish) (int, error)
 	// Stats counts the waiting events and tells how long the oldest has
 	// waited (0 when none waits).

@@ -1,10 +1,12 @@
 package postgres
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/uptrace/bun"
@@ -139,38 +141,47 @@ func NewEventOutboxRepository(db *bun.DB) *EventOutboxRepository {
 	return &EventOutboxRepository{db: db, stmts: newStatements(db)}
 }
 
-// claimEventsSQL takes the oldest waiting event of each subject that no
-// other relay holds — FOR UPDATE SKIP LOCKED on the heads: a row with an
-// older one of its subject still in the outbox is no head, so while a relay
-// holds a subject's head, no other relay can take any row of that subject —
-// then reads, for each head taken, the events of its subject in order,
-// up to $2 of them. Rows after a head need no lock of their own: no other
-// relay can see them as heads until the head is deleted and committed.
+// claimEventsSQL takes a batch of waiting events and deletes them, in
+// one statement of the relay's transaction, which commits only once the
+// broker has acknowledged every one (a rollback puts them back). It takes
+// the oldest waiting event of each subject that no other relay holds —
+// FOR UPDATE SKIP LOCKED on the heads: a row with an older one of its
+// subject still in the outbox is no head, so while a relay holds a
+// subject's head, no other relay can take any row of that subject — then,
+// for each head taken, the events of its subject that follow, up to $2.
+// Rows after a head need no lock of their own: no other relay can see
+// them as heads until the head's delete has committed. The rows come back
+// in no order; Relay sorts them by id.
 const claimEventsSQL = `WITH heads AS (
 	SELECT o.id, o.subject FROM event_outbox AS o
 	WHERE NOT EXISTS (SELECT 1 FROM event_outbox AS p WHERE p.subject = o.subject AND p.id < o.id)
 	ORDER BY o.id
 	LIMIT $1
 	FOR UPDATE SKIP LOCKED
+), batch AS (
+	SELECT e.id FROM heads AS h
+	CROSS JOIN LATERAL (
+		SELECT e.id FROM event_outbox AS e WHERE e.subject = h.subject AND e.id >= h.id ORDER BY e.id LIMIT $2
+	) AS e
 )
-SELECT e.id, e.event_id, e.type, e.subject, e.broker_subject, e.body, coalesce(e.traceparent, ''), e.recorded_at
-FROM heads AS h
-CROSS JOIN LATERAL (
-	SELECT * FROM event_outbox AS e WHERE e.subject = h.subject AND e.id >= h.id ORDER BY e.id LIMIT $2
-) AS e
-ORDER BY e.id`
-
-// deleteEventsSQL deletes the events the broker acknowledged.
-const deleteEventsSQL = `DELETE FROM event_outbox WHERE id = ANY($1::bigint[])`
+DELETE FROM event_outbox AS e USING batch AS b
+WHERE e.id = b.id
+RETURNING e.id, e.event_id, e.type, e.subject, e.broker_subject, e.body, coalesce(e.traceparent, ''), e.recorded_at`
 
 // relayPerSubject bounds the events of one subject in one batch.
 const relayPerSubject = 100
 
-// Relay implements ports.EventOutbox, in one transaction: claimEventsSQL,
-// publish, deleteEventsSQL. The transaction stays open while publish waits
-// for the broker; publish must end within the session's
+// errNotAcknowledged rolls a batch back that the broker did not take whole.
+var errNotAcknowledged = errors.New("the broker did not acknowledge every event of the batch")
+
+// Relay implements ports.EventOutbox in one transaction: claimEventsSQL
+// takes and deletes a batch, publish publishes it, and the transaction
+// commits only if the broker acknowledged every event; otherwise it rolls
+// back, and the next run publishes the batch again, with the same IDs (the
+// stream drops those it has stored already). The transaction stays open
+// while publish waits for the broker; publish must end within the session's
 // idle_in_transaction_session_timeout, or the database ends the
-// transaction and the events are published again by the next run.
+// transaction, with the same effect.
 func (r *EventOutboxRepository) Relay(ctx context.Context, limit int, publish ports.EventPublish) (int, error) {
 	r.stmts.prepareWanted(ctx)
 	var deleted int
@@ -191,19 +202,22 @@ func (r *EventOutboxRepository) Relay(ctx context.Context, limit int, publish po
 		if err != nil || len(events) == 0 {
 			return err
 		}
+		slices.SortFunc(events, func(a, b ports.OutboxEvent) int { return cmp.Compare(a.Seq, b.Seq) })
 		acked, err := publish(ctx, events)
-		pubErr = err
-		if len(acked) == 0 {
-			return nil
+		if err != nil || len(acked) != len(events) {
+			pubErr = cmp.Or(err, errNotAcknowledged)
+			return pubErr
 		}
-		n, err := run.exec(ctx, deleteEventsSQL, pgArray(acked))
-		deleted = int(n)
-		return err
+		deleted = len(events)
+		return nil
 	})
-	if err != nil {
-		return 0, errors.Join(dbErr(err), pubErr)
+	if pubErr != nil {
+		return 0, pubErr
 	}
-	return deleted, pubErr
+	if err != nil {
+		return 0, dbErr(err)
+	}
+	return deleted, nil
 }
 
 // outboxStatsSQL counts the waiting events and the oldest one's age by the
