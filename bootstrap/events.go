@@ -123,6 +123,17 @@ func relayBackoff(n int) time.Duration {
 // which keeps the relay's transaction open, never holds the API's pool.
 const relayConns = 2
 
+// RelayDB is the relay's own pool of relayConns connections. No JIT in its
+// sessions: the generic plan of claimEventsSQL is costed for full batches
+// of every subject, past PostgreSQL's jit_above_cost, and compiling it took
+// longer than running it — seconds, under load, until the statement timed
+// out.
+func (c Config) RelayDB() postgres.Options {
+	return postgres.Options{
+		DSN: c.DatabaseURL, MaxOpenConns: relayConns, Limits: c.SessionLimits(), Settings: map[string]string{"jit": "off"},
+	}
+}
+
 // startRelay connects to the broker and runs the relay with the server:
 // at start, after each local commit that wrote events (wake), every
 // relayPoll, and at once again after a run that may have left work. On stop it
@@ -133,7 +144,7 @@ func startRelay(lc fx.Lifecycle, cfg Config, wake RelayWake, tp trace.TracerProv
 	if !cfg.EventsOn() {
 		return nil
 	}
-	db, err := postgres.Open(postgres.Options{DSN: cfg.DatabaseURL, MaxOpenConns: relayConns, Limits: cfg.SessionLimits()})
+	db, err := postgres.Open(cfg.RelayDB())
 	if err != nil {
 		return err
 	}

@@ -32,6 +32,9 @@ type Options struct {
 	// its request deadline; operator commands (a migration may build an
 	// index for minutes) leave them zero and bound their work by context.
 	Limits SessionLimits
+	// Settings are more session settings (name → value) for every session
+	// the pool opens, e.g. the events relay's jit = off.
+	Settings map[string]string
 }
 
 // SessionLimits are PostgreSQL's own bounds on a session, set on every
@@ -97,6 +100,9 @@ func Open(opts Options) (*bun.DB, error) {
 	// or LIMIT parameter anew at every run, because it costs the parameter
 	// as a tenth of the table.
 	conf.ConnParams["plan_cache_mode"] = "force_generic_plan"
+	for k, v := range opts.Settings {
+		conf.ConnParams[k] = v
+	}
 	sqldb := sql.OpenDB(droppingConnector{connector})
 	maxConns := opts.MaxOpenConns
 	if maxConns <= 0 {

@@ -14,7 +14,6 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/uptrace/bun"
 	"go.opentelemetry.io/otel/trace/noop"
 
 	"github.com/acme3pl/fulfillment/adapters/broker"
@@ -74,34 +73,39 @@ func eventsTail(ctx context.Context, cfg bootstrap.Config, args []string, stdout
 }
 
 // eventsRelay publishes what waits in the outbox, as the servers' relays
-// do, until it is empty.
+// do (on a pool like theirs), until it is empty.
 func eventsRelay(ctx context.Context, cfg bootstrap.Config, stdout io.Writer) error {
-	return withDB(ctx, cfg, func(ctx context.Context, db *bun.DB) error {
-		log := slog.New(slog.NewJSONHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-		wait, cancel := context.WithTimeout(ctx, brokerWait)
-		defer cancel()
-		nc, err := bootstrap.ConnectBroker(wait, cfg, log)
+	db, err := postgres.Open(cfg.RelayDB())
+	if err != nil {
+		return err
+	}
+	defer func() { _ = db.Close() }()
+	ctx, cancel := context.WithTimeout(ctx, commandTimeout)
+	defer cancel()
+	log := slog.New(slog.NewJSONHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	wait, cancelWait := context.WithTimeout(ctx, brokerWait)
+	defer cancelWait()
+	nc, err := bootstrap.ConnectBroker(wait, cfg, log)
+	if err != nil {
+		return err
+	}
+	defer nc.Close()
+	tracer := noop.NewTracerProvider().Tracer("")
+	pub, err := broker.NewPublisher(nc, cfg.EventsStream, tracer, nil)
+	if err != nil {
+		return err
+	}
+	relay := application.NewRelayEventsHandler(postgres.NewEventOutboxRepository(db), pub, tracer, 0)
+	total := 0
+	for {
+		n, err := relay.Handle(ctx, application.RelayEvents{})
+		total += n
 		if err != nil {
-			return err
+			return fmt.Errorf("events relay: published %d, then: %w", total, err)
 		}
-		defer nc.Close()
-		tracer := noop.NewTracerProvider().Tracer("")
-		pub, err := broker.NewPublisher(nc, cfg.EventsStream, tracer, nil)
-		if err != nil {
-			return err
+		if n == 0 {
+			fmt.Fprintf(stdout, "published %d events\n", total)
+			return nil
 		}
-		relay := application.NewRelayEventsHandler(postgres.NewEventOutboxRepository(db), pub, tracer, 0)
-		total := 0
-		for {
-			n, err := relay.Handle(ctx, application.RelayEvents{})
-			total += n
-			if err != nil {
-				return fmt.Errorf("events relay: published %d, then: %w", total, err)
-			}
-			if n == 0 {
-				fmt.Fprintf(stdout, "published %d events\n", total)
-				return nil
-			}
-		}
-	})
+	}
 }
