@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"sync"
 	"time"
 
 	"github.com/uptrace/bun"
@@ -129,9 +130,24 @@ func (t *txEvents) flush(ctx context.Context, run runner) error {
 }
 
 // EventOutboxRepository implements ports.EventOutbox: the relay's side.
+//
+// It remembers where the live part of the outbox begins (floor): the rows
+// before the oldest head it last took are deleted ones, or held by another
+// relay, or — rarely — written by a transaction that committed after a
+// later one. Published rows are deleted at the front of the outbox, and
+// until they are vacuumed away every scan from the start would step over
+// them (under load, most of a claim's time). So a claim looks past the
+// floor, and a claim that finds nothing there, or one a second after the
+// last full scan, looks from the start again: a late row waits a second at
+// most, and order per subject does not depend on the floor (the NOT EXISTS
+// of claimEventsSQL looks at the whole subject).
 type EventOutboxRepository struct {
 	db    *bun.DB
 	stmts *statements
+
+	mu       sync.Mutex
+	floor    int64     // claims look at ids above it
+	fullScan time.Time // of the last claim from the start
 }
 
 var _ ports.EventOutbox = (*EventOutboxRepository)(nil)
@@ -152,9 +168,12 @@ func NewEventOutboxRepository(db *bun.DB) *EventOutboxRepository {
 // Rows after a head need no lock of their own: no other relay can see
 // them as heads until the head's delete has committed. The rows come back
 // in no order; Relay sorts them by id.
+//
+// $3 is the floor (EventOutboxRepository): heads are looked for above it.
 const claimEventsSQL = `WITH heads AS (
 	SELECT o.id, o.subject FROM event_outbox AS o
-	WHERE NOT EXISTS (SELECT 1 FROM event_outbox AS p WHERE p.subject = o.subject AND p.id < o.id)
+	WHERE o.id > $3
+		AND NOT EXISTS (SELECT 1 FROM event_outbox AS p WHERE p.subject = o.subject AND p.id < o.id)
 	ORDER BY o.id
 	LIMIT $1
 	FOR UPDATE SKIP LOCKED
@@ -184,6 +203,7 @@ var errNotAcknowledged = errors.New("the broker did not acknowledge every event 
 // transaction, with the same effect.
 func (r *EventOutboxRepository) Relay(ctx context.Context, limit int, publish ports.EventPublish) (int, error) {
 	r.stmts.prepareWanted(ctx)
+	floor := r.claimFloor()
 	var deleted int
 	var pubErr error
 	err := r.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
@@ -198,9 +218,13 @@ func (r *EventOutboxRepository) Relay(ctx context.Context, limit int, publish po
 			e.Type, e.Body = ports.EventType(typ), []byte(body)
 			events = append(events, e)
 			return nil
-		}, limit, relayPerSubject)
-		if err != nil || len(events) == 0 {
+		}, limit, relayPerSubject, floor)
+		if err != nil {
 			return err
+		}
+		r.moveFloor(floor, events)
+		if len(events) == 0 {
+			return nil
 		}
 		slices.SortFunc(events, func(a, b ports.OutboxEvent) int { return cmp.Compare(a.Seq, b.Seq) })
 		acked, err := publish(ctx, events)
@@ -218,6 +242,39 @@ func (r *EventOutboxRepository) Relay(ctx context.Context, limit int, publish po
 		return 0, dbErr(err)
 	}
 	return deleted, nil
+}
+
+// fullScanEvery is how often a claim looks at the outbox from its start.
+const fullScanEvery = time.Second
+
+// claimFloor is the floor of the next claim: 0 (from the start) once a
+// second.
+func (r *EventOutboxRepository) claimFloor() int64 {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if time.Since(r.fullScan) >= fullScanEvery {
+		r.floor, r.fullScan = 0, time.Now()
+	}
+	return r.floor
+}
+
+// moveFloor sets the floor below the oldest event a claim from floor took
+// (they are in no order), or back to the start when it took none.
+func (r *EventOutboxRepository) moveFloor(floor int64, events []ports.OutboxEvent) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if len(events) == 0 {
+		r.floor = 0
+		if floor == 0 {
+			r.fullScan = time.Now()
+		}
+		return
+	}
+	oldest := events[0].Seq
+	for _, e := range events {
+		oldest = min(oldest, e.Seq)
+	}
+	r.floor = max(r.floor, oldest-1)
 }
 
 // outboxStatsSQL counts the waiting events and the oldest one's age by the

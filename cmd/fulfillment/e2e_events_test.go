@@ -198,6 +198,22 @@ func TestEventsMatchTheAPI(t *testing.T) {
 	}
 	sameJSON(t, got[3], events[3].Event.Data, failedView)
 
+	// The operator's view: `fulfillment events tail --all` prints the same events, one a line.
+	tail := mustCLI(t, eventsEnv(broker.URL()), "events", "tail", "--all", "--count", "4")
+	lines := strings.Split(strings.TrimSpace(tail), "\n")
+	if len(lines) != 4 {
+		t.Fatalf("events tail printed %d lines: %s", len(lines), tail)
+	}
+	for i, line := range lines {
+		var e struct{ ID string }
+		if err := json.Unmarshal([]byte(line), &e); err != nil || e.ID != events[i].Event.ID {
+			t.Errorf("events tail line %d: %v, %s; want the event %s", i, err, line, events[i].Event.ID)
+		}
+	}
+	if r := runCLI(t, baseEnv(testDSN), "events", "tail"); r.Code != 1 || !strings.Contains(r.Stderr, "EVENTS_NATS_URL") {
+		t.Errorf("events tail without EVENTS_NATS_URL: exit %d, %q", r.Code, r.Stderr)
+	}
+
 	// The outbox is empty once published, and the metrics say so.
 	waitOutboxEmpty(t)
 	metrics := do(t, "GET", srv.URL+"/metrics", nil)

@@ -1,0 +1,53 @@
+package bootstrap_test
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestEventsConfig(t *testing.T) {
+	c, err := load(t, map[string]string{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.EventsOn() || c.EventsStream != "FULFILLMENT" {
+		t.Fatalf("defaults: on %v, stream %q; want off and FULFILLMENT", c.EventsOn(), c.EventsStream)
+	}
+	c, err = load(t, map[string]string{"EVENTS_NATS_URL": "nats://a:4222, nats://b:4222", "EVENTS_STREAM": "FULFILLMENT_EU",
+		"EVENTS_NATS_USER": "u", "EVENTS_NATS_PASSWORD": "p", "ENVIRONMENT": "production"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := c.Broker()
+	if !c.EventsOn() || b.URL != "nats://a:4222, nats://b:4222" || b.Stream != "FULFILLMENT_EU" || b.User != "u" || b.Password != "p" ||
+		b.Name != "fulfillment production" {
+		t.Fatalf("broker config %+v", b)
+	}
+	if _, err := load(t, map[string]string{"EVENTS_NATS_TOKEN": "t"}); err != nil {
+		t.Errorf("credentials without a URL (events off): %v, want them ignored", err)
+	}
+}
+
+func TestEventsConfigRefused(t *testing.T) {
+	for name, tc := range map[string]struct {
+		env  map[string]string
+		want string
+	}{
+		"a URL of another scheme":    {map[string]string{"EVENTS_NATS_URL": "http://nats:4222"}, "EVENTS_NATS_URL"},
+		"a URL without a host":       {map[string]string{"EVENTS_NATS_URL": "nats://"}, "EVENTS_NATS_URL"},
+		"one bad URL among several":  {map[string]string{"EVENTS_NATS_URL": "nats://a:4222,b:4222"}, "EVENTS_NATS_URL"},
+		"a stream name with a dot":   {map[string]string{"EVENTS_STREAM": "FULFILL.MENT"}, "EVENTS_STREAM"},
+		"a stream name with a space": {map[string]string{"EVENTS_STREAM": "A B"}, "EVENTS_STREAM"},
+		"two kinds of credentials": {map[string]string{"EVENTS_NATS_URL": "nats://a:4222", "EVENTS_NATS_USER": "u",
+			"EVENTS_NATS_TOKEN": "t"}, "one kind of credentials"},
+		"a password without a user": {map[string]string{"EVENTS_NATS_URL": "nats://a:4222", "EVENTS_NATS_PASSWORD": "p"},
+			"EVENTS_NATS_PASSWORD"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			_, err := load(t, tc.env)
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("Load = %v, want an error naming %s", err, tc.want)
+			}
+		})
+	}
+}
