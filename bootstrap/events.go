@@ -128,11 +128,23 @@ const relayConns = 2
 // of every subject, past PostgreSQL's jit_above_cost, and compiling it took
 // longer than running it — seconds, under load, until the statement timed
 // out.
+//
+// Its sessions have bounds of their own: it serves no request, and a
+// statement cut at the API's bound under load is work thrown away and done
+// again; the broker's acknowledgements are bounded apart (relayPublishBudget).
 func (c Config) RelayDB() postgres.Options {
 	return postgres.Options{
-		DSN: c.DatabaseURL, MaxOpenConns: relayConns, Limits: c.SessionLimits(), Settings: map[string]string{"jit": "off"},
+		DSN: c.DatabaseURL, MaxOpenConns: relayConns, Settings: map[string]string{"jit": "off"},
+		Limits: postgres.SessionLimits{
+			StatementTimeout: 10 * time.Second, LockTimeout: c.SessionLimits().LockTimeout,
+			IdleInTransactionTimeout: 10 * time.Second, IOTimeout: 15 * time.Second,
+		},
 	}
 }
+
+// relayPublishBudget bounds the broker's acknowledgements of one batch,
+// well inside the relay sessions' idle_in_transaction_session_timeout.
+const relayPublishBudget = 2 * time.Second
 
 // startRelay connects to the broker and runs the relay with the server:
 // at start, after each local commit that wrote events (wake), every
@@ -160,8 +172,7 @@ func startRelay(lc fx.Lifecycle, cfg Config, wake RelayWake, tp trace.TracerProv
 		_ = db.Close()
 		return err
 	}
-	relay := application.NewRelayEventsHandler(postgres.NewEventOutboxRepository(db), pub, tracer,
-		cfg.SessionLimits().IdleInTransactionTimeout*2/3)
+	relay := application.NewRelayEventsHandler(postgres.NewEventOutboxRepository(db), pub, tracer, relayPublishBudget)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	lc.Append(fx.Hook{

@@ -131,16 +131,17 @@ func (t *txEvents) flush(ctx context.Context, run runner) error {
 
 // EventOutboxRepository implements ports.EventOutbox: the relay's side.
 //
-// It remembers where the live part of the outbox begins (floor): the rows
-// before the oldest head it last took are deleted ones, or held by another
-// relay, or — rarely — written by a transaction that committed after a
-// later one. Published rows are deleted at the front of the outbox, and
-// until they are vacuumed away every scan from the start would step over
-// them (under load, most of a claim's time). So a claim looks past the
-// floor, and a claim that finds nothing there, or one a second after the
-// last full scan, looks from the start again: a late row waits a second at
-// most, and order per subject does not depend on the floor (the NOT EXISTS
-// of claimEventsSQL looks at the whole subject).
+// It remembers about where the live part of the outbox begins (floor):
+// floorMargin ids below the oldest head it last took. Below that, rows are
+// deleted ones, or held by another relay, or written by a transaction that
+// got its id long before it committed. Published rows are deleted at the
+// front of the outbox, and until they are vacuumed away every scan from the
+// start would step over them (under load, most of a claim's time). So a
+// claim looks past the floor, and a claim that finds nothing there, or one
+// a second after the last full scan, looks from the start again: such a
+// late row waits a second at most, and order per subject does not depend
+// on the floor (the NOT EXISTS of claimEventsSQL looks at the whole
+// subject).
 type EventOutboxRepository struct {
 	db    *bun.DB
 	stmts *statements
@@ -247,6 +248,12 @@ func (r *EventOutboxRepository) Relay(ctx context.Context, limit int, publish po
 // fullScanEvery is how often a claim looks at the outbox from its start.
 const fullScanEvery = time.Second
 
+// floorMargin is how far below the oldest head it took a relay looks next:
+// the ids that transactions still in flight may hold (an id is taken when
+// the event is written, moments before the commit; concurrent changes
+// commit in another order).
+const floorMargin = 1000
+
 // claimFloor is the floor of the next claim: 0 (from the start) once a
 // second.
 func (r *EventOutboxRepository) claimFloor() int64 {
@@ -274,7 +281,7 @@ func (r *EventOutboxRepository) moveFloor(floor int64, events []ports.OutboxEven
 	for _, e := range events {
 		oldest = min(oldest, e.Seq)
 	}
-	r.floor = max(r.floor, oldest-1)
+	r.floor = max(r.floor, oldest-1-floorMargin)
 }
 
 // outboxStatsSQL counts the waiting events and the oldest one's age by the
