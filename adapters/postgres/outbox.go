@@ -195,7 +195,7 @@ const relayPerSubject = 100
 var errNotAcknowledged = errors.New("the broker did not acknowledge every event of the batch")
 
 // Relay implements ports.EventOutbox in one transaction: claimEventsSQL
-// takes and deletes a batch, publish publishes it, and the transaction
+// (unprepared) takes and deletes a batch, publish publishes it, and the transaction
 // commits only if the broker acknowledged every event; otherwise it rolls
 // back, and the next run publishes the batch again, with the same IDs (the
 // stream drops those it has stored already). The transaction stays open
@@ -208,7 +208,12 @@ func (r *EventOutboxRepository) Relay(ctx context.Context, limit int, publish po
 	var deleted int
 	var pubErr error
 	err := r.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
-		run := runner{db: tx, stmts: r.stmts}
+		// Planned at each run, for the outbox as it is: a plan made once
+		// for a near-empty outbox (a fresh connection after a vacuum, the
+		// statistics of an empty table) turned quadratic in the thousands
+		// of rows the broker's absence leaves, and the relay fell minutes
+		// behind.
+		run := runner{db: tx, stmts: r.stmts}.adHocStatements()
 		var events []ports.OutboxEvent
 		err := run.query(ctx, claimEventsSQL, func(rows *sql.Rows) error {
 			var e ports.OutboxEvent
