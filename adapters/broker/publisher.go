@@ -215,7 +215,7 @@ func (p *Publisher) publishWave(ctx context.Context, wave []ports.OutboxEvent) (
 		case ack := <-s.future.Ok():
 			acked = append(acked, s.event.Seq)
 			s.span.SetAttributes(attribute.Bool("messaging.nats.duplicate", ack.Duplicate),
-				attribute.Int64("messaging.nats.stream_sequence", int64(ack.Sequence))) //nolint:gosec // a stream sequence fits
+				attribute.Int64("messaging.nats.stream_sequence", int64(ack.Sequence)))
 			if p.observed != nil {
 				p.observed(s.event.Type, time.Since(s.event.RecordedAt))
 			}

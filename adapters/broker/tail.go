@@ -43,10 +43,7 @@ func Tail(ctx context.Context, nc *nats.Conn, stream string, w io.Writer, all bo
 	for n := 0; limit <= 0 || n < limit; n++ {
 		msg, err := it.Next()
 		if err != nil {
-			if errors.Is(err, jetstream.ErrMsgIteratorClosed) && ctx.Err() != nil {
-				return nil
-			}
-			return fmt.Errorf("consume stream %s: %w", stream, err)
+			return tailEnd(ctx, stream, err)
 		}
 		if _, err := fmt.Fprintf(w, "%s\n", msg.Data()); err != nil {
 			return err
@@ -54,4 +51,14 @@ func Tail(ctx context.Context, nc *nats.Conn, stream string, w io.Writer, all bo
 	}
 	it.Stop()
 	return nil
+}
+
+// tailEnd is how a tail whose iterator stopped ends: an interrupt (ctx
+// ended, which stops the iterator) is its normal end; anything else is an
+// error.
+func tailEnd(ctx context.Context, stream string, err error) error {
+	if errors.Is(err, jetstream.ErrMsgIteratorClosed) && ctx.Err() != nil {
+		return nil //nolint:nilerr // stopped by the interrupt: no error
+	}
+	return fmt.Errorf("consume stream %s: %w", stream, err)
 }

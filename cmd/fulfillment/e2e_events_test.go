@@ -64,7 +64,7 @@ func readStream(t *testing.T, url string, want int) []streamed {
 	var last uint64
 	for {
 		if s, err := js.Stream(ctx, "FULFILLMENT"); err == nil {
-			if info, err := s.Info(ctx); err == nil && info.State.Msgs >= uint64(want) { //nolint:gosec // a count
+			if info, err := s.Info(ctx); err == nil && info.State.Msgs >= uint64(want) {
 				last = info.State.LastSeq
 				break
 			}

@@ -6,6 +6,7 @@
 package natstest
 
 import (
+	"context"
 	"fmt"
 	"net"
 	"os"
@@ -50,7 +51,8 @@ func Start(t testing.TB) *Server {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	var lc net.ListenConfig
+	ln, err := lc.Listen(context.Background(), "tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -77,7 +79,8 @@ func (s *Server) Start() {
 		s.t.Fatal(err)
 	}
 	defer func() { _ = log.Close() }()
-	cmd := exec.Command(s.bin, "-a", "127.0.0.1", "-p", strconv.Itoa(s.port), "-js", "-sd", filepath.Join(s.dir, "store")) //nolint:gosec // the test's own server
+	// Not CommandContext: the server outlives this call, until Stop.
+	cmd := exec.Command(s.bin, "-a", "127.0.0.1", "-p", strconv.Itoa(s.port), "-js", "-sd", filepath.Join(s.dir, "store")) //nolint:gosec,noctx // the test's own server, stopped by Stop
 	cmd.Stdout, cmd.Stderr = log, log
 	if err := cmd.Start(); err != nil {
 		s.t.Fatalf("start nats-server: %v", err)
@@ -86,7 +89,8 @@ func (s *Server) Start() {
 	go func(exit chan struct{}) { _ = cmd.Wait(); close(exit) }(s.exit)
 	deadline := time.Now().Add(10 * time.Second)
 	for {
-		c, err := net.DialTimeout("tcp", "127.0.0.1:"+strconv.Itoa(s.port), 200*time.Millisecond)
+		d := net.Dialer{Timeout: 200 * time.Millisecond}
+		c, err := d.DialContext(context.Background(), "tcp", "127.0.0.1:"+strconv.Itoa(s.port))
 		if err == nil {
 			_ = c.Close()
 			return
