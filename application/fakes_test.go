@@ -47,6 +47,7 @@ type fakeState struct {
 	shipments  map[string]*domain.Shipment // by ID; stored copies
 	receipts   map[intakeKey]intakeStored
 	keys       []domain.APIKey
+	wh         warehouseSideState // warehouse_fakes_test.go
 }
 
 type fakeWarehouse struct {
@@ -84,6 +85,7 @@ func (s fakeState) clone() fakeState {
 	s.shipments = maps.Clone(s.shipments) // values are replaced, never changed
 	s.receipts = maps.Clone(s.receipts)
 	s.keys = slices.Clone(s.keys)
+	s.wh = s.wh.clone()
 	return s
 }
 
@@ -147,6 +149,7 @@ func (db *fakeDB) repos(state *fakeState, pooled bool) ports.Repositories {
 	return ports.Repositories{
 		Organizations: fakeOrgs{f}, Warehouses: fakeWarehouses{f}, Inventory: fakeInventory{f},
 		Shipments: fakeShipments{f}, Receipts: fakeReceipts{f}, APIKeys: fakeKeys{f},
+		WarehouseReceipts: fakeWarehouseReceipts{f}, WarehouseServices: fakeWarehouseServices{f}, Stock: fakeStockLedger{f},
 	}
 }
 
