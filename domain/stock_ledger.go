@@ -1,6 +1,9 @@
 package domain
 
-import "time"
+import (
+	"errors"
+	"time"
+)
 
 // MovementReason tells why on hand changed.
 type MovementReason string
@@ -42,3 +45,7 @@ type OnHand struct {
 	ItemID      string
 	Quantity    int64
 }
+
+// ErrNegativeStock: a change would take on hand of an item below zero at
+// its warehouse; nothing was changed.
+var ErrNegativeStock = errors.New("on hand would go below zero")
