@@ -23,7 +23,7 @@ type StockLedger struct {
 var _ ports.StockLedger = (*StockLedger)(nil)
 
 // moveStockSQL applies one change of on hand ($1 organization, $2
-// warehouse, $3 reason, $4 receipt or ”, $5 shipment or ”, $6 time; $7
+// warehouse, $3 reason, $4 receipt or empty, $5 shipment or empty, $6 time; $7
 // kinds, $8 item IDs, $9 signed quantities): one movement per delta, and
 // each item's balance raised or lowered by its summed deltas, the missing
 // balances made. The balances are upserted in item order, the lock order of

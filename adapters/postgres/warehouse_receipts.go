@@ -17,7 +17,7 @@ type WarehouseReceiptRepository struct {
 var _ ports.WarehouseReceiptRepository = (*WarehouseReceiptRepository)(nil)
 
 // createReceiptSQL inserts a receipt ($1 … $7) and its lines ($8 product
-// IDs or ”, $9 carton IDs or ”, $10 quantities), unless the warehouse has
+// IDs or empty, $9 carton IDs or empty, $10 quantities), unless the warehouse has
 // a receipt under the reference: the unique (warehouse_id, reference) makes
 // a second insert wait for the first's transaction, then do nothing. It
 // returns 1 when it inserted, 0 when it did not.
