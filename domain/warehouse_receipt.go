@@ -157,7 +157,8 @@ func checkReceiptLines(in []ReceiptLine) ([]ReceiptLine, error) {
 // products and cartons found by the IDs of its lines. Lines whose item is
 // not among them — unknown, another organization's, of the other kind, an
 // ID of a shape no record has — are refused with an *UnknownItemsError
-// listing them in line order (its Kind empty when both kinds are listed);
+// listing them de-duplicated in line order (its Kind empty when both kinds
+// are listed);
 // nothing changes then.
 func (r *Receipt) Resolve(products, cartons map[string]InventoryItem) error {
 	var unknown []string
@@ -170,7 +171,9 @@ func (r *Receipt) Resolve(products, cartons map[string]InventoryItem) error {
 		}
 		it, ok := items[l.ItemID]
 		if !ok || it.OrganizationID != r.organizationID {
-			unknown = append(unknown, l.ItemID)
+			if !slices.Contains(unknown, l.ItemID) { // one ID named as a product and as a carton
+				unknown = append(unknown, l.ItemID)
+			}
 			kinds[l.Kind] = true
 			continue
 		}
