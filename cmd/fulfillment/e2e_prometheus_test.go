@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"net/http"
 	"net/url"
@@ -256,6 +257,11 @@ func checkMetricsEndpoint(t *testing.T, srv, down *server, answers []obsAnswers)
 	}
 	if len(transitions) != 6 {
 		t.Errorf("transitions_total has %d series, want 6: %v", len(transitions), transitions)
+	}
+
+	received := family("fulfillment_warehouse_units_received_total")
+	if want := map[string]float64{"kind=product": 3 * n, "kind=carton": 2 * n}; !maps.Equal(received, want) {
+		t.Errorf("warehouse_units_received_total = %v, want %v (a retried receipt counts nothing)", received, want)
 	}
 
 	for _, name := range []string{"fulfillment_http_requests_shed_total", "fulfillment_http_requests_timed_out_total"} {
