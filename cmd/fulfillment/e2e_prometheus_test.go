@@ -430,7 +430,7 @@ func checkDashboardQueries(t *testing.T, prom *prometheus) {
 		}
 		panels = append(panels, p)
 	}
-	if want := []string{"Traffic and errors per route", "Order intake", "Capacity", "Shipments", "Failed orders"}; !slices.Equal(rows, want) {
+	if want := []string{"Traffic and errors per route", "Order intake", "Capacity", "Shipments", "Failed orders", "Warehouse"}; !slices.Equal(rows, want) {
 		t.Errorf("rows %q, want %q", rows, want)
 	}
 
