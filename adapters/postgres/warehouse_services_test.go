@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/acme3pl/fulfillment/adapters/postgres"
+	"github.com/acme3pl/fulfillment/adapters/system"
+	"github.com/acme3pl/fulfillment/application"
 	"github.com/acme3pl/fulfillment/domain"
 )
 
@@ -47,5 +49,48 @@ func TestServiceRepositoryIsIdempotentOnItsReference(t *testing.T) {
 	})
 	if _, _, err := repos.WarehouseServices.Create(ctx, other); err == nil || errors.Is(err, domain.ErrConflict) {
 		t.Fatalf("a warehouse that does not serve the organization: %v, want a foreign key violation", err)
+	}
+}
+
+// Services with one reference racing on several pools: one record, every
+// answer the same one.
+func TestServicesWithOneReferenceRacing(t *testing.T) {
+	w := recvFixture(t, time.Now().Add(-time.Hour))
+	const instances, each = 3, 6
+	var fns []func() error
+	results := make([]application.WarehouseServiceResult, instances*each)
+	for i := range instances {
+		uc := application.NewRecordWarehouseServiceHandler(postgres.NewUnitOfWork(shipDB(t, 3)), system.Clock{}, system.IDs{},
+			application.WarehouseHooks{})
+		for j := range each {
+			k := i*each + j
+			fns = append(fns, func() error {
+				var err error
+				results[k], err = uc.Handle(context.Background(), application.RecordWarehouseService{
+					WarehouseID: w.wh, OrganizationID: w.org, Reference: "JOB-RACE", Service: "kitting", QuantityMilli: 2500,
+				})
+				return err
+			})
+		}
+	}
+	created := 0
+	for i, err := range shipRun(fns) {
+		if err != nil {
+			t.Fatalf("service %d: %v", i, err)
+		}
+		if results[i].Created {
+			created++
+		}
+		if results[i].Service.ID() != results[0].Service.ID() {
+			t.Fatalf("service %d answered %s, service 0 %s", i, results[i].Service.ID(), results[0].Service.ID())
+		}
+	}
+	var stored int
+	if err := shipDB(t, 1).NewRaw("SELECT count(*) FROM warehouse_services WHERE organization_id = ?", w.org).
+		Scan(context.Background(), &stored); err != nil {
+		t.Fatal(err)
+	}
+	if created != 1 || stored != 1 {
+		t.Fatalf("%d created, %d stored; want 1 and 1", created, stored)
 	}
 }
