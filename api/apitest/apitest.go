@@ -23,7 +23,7 @@ import (
 	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/getkin/kin-openapi/openapi3filter"
 	"github.com/getkin/kin-openapi/routers"
-	"github.com/gorilla/mux"
+	"github.com/getkin/kin-openapi/routers/gorillamux"
 
 	"github.com/acme3pl/fulfillment/api"
 )
@@ -46,8 +46,11 @@ func (o Operation) String() string { return o.Method + " " + o.Path }
 // Validator checks answers against the document. It is safe for concurrent use: checks are
 // serialised, which also keeps kin-openapi's lazily built schema state race-free.
 type Validator struct {
-	doc           *openapi3.T
-	router        *mux.Router
+	doc *openapi3.T
+	// kin-openapi's gorilla/mux routers: one per method over the paths that list it, as the
+	// service's router matches a path and a method together, and one over every path.
+	byMethod      map[string]routers.Router
+	paths         routers.Router
 	ops           []Operation
 	unknownPath   *openapi3.ResponseRef // the answer to a path the document does not list
 	unknownMethod *openapi3.ResponseRef // ... and to a method a listed path does not accept
@@ -76,12 +79,24 @@ func New() (*Validator, error) {
 	if err := doc.Validate(loader.Context); err != nil {
 		return nil, fmt.Errorf("api/openapi.yaml is not a valid OpenAPI document: %w", err)
 	}
-	v := &Validator{doc: doc, router: mux.NewRouter().SkipClean(true), seen: map[string]map[int]int{}}
+	v := &Validator{doc: doc, byMethod: map[string]routers.Router{}, seen: map[string]map[int]int{}}
+	if v.paths, err = gorillamux.NewRouter(doc); err != nil {
+		return nil, fmt.Errorf("route api/openapi.yaml: %w", err)
+	}
+	byMethod := map[string]*openapi3.Paths{}
 	for path, item := range doc.Paths.Map() {
 		for method, o := range item.Operations() {
-			op := Operation{Method: method, Path: path, ID: o.OperationID, Summary: o.Summary}
-			v.ops = append(v.ops, op)
-			v.router.Path(path).Methods(method).Name(op.String())
+			v.ops = append(v.ops, Operation{Method: method, Path: path, ID: o.OperationID, Summary: o.Summary})
+			if byMethod[method] == nil {
+				byMethod[method] = openapi3.NewPaths()
+			}
+			byMethod[method].Set(path, item)
+		}
+	}
+	for method, paths := range byMethod {
+		only := &openapi3.T{OpenAPI: doc.OpenAPI, Info: doc.Info, Servers: doc.Servers, Paths: paths}
+		if v.byMethod[method], err = gorillamux.NewRouter(only); err != nil {
+			return nil, fmt.Errorf("route api/openapi.yaml: %w", err)
 		}
 	}
 	sort.Slice(v.ops, func(i, j int) bool { return v.ops[i].String() < v.ops[j].String() })
@@ -129,22 +144,24 @@ func (v *Validator) Check(req *http.Request, status int, header http.Header, bod
 	return nil
 }
 
-// route finds the documented operation of req the way the service's router does: the first
-// path template that matches with the method; a matching path without the method is an
-// unknown method, no matching path an unknown path.
+// route finds the documented operation of req the way the service's router (gorilla/mux)
+// does, with kin-openapi's gorilla/mux router: the path the method's router matches (a path
+// that lists another method does not hide a template that lists this one: GET
+// /v0/shipments/pick-pack is GET /v0/shipments/{id}); a listed path without the method is an
+// unknown method, no listed path an unknown path.
 func (v *Validator) route(req *http.Request) (*routers.Route, map[string]string, error) {
-	var match mux.RouteMatch
-	if v.router.Match(req, &match) {
-		tmpl, err := match.Route.GetPathTemplate()
-		if err != nil {
+	if r := v.byMethod[req.Method]; r != nil {
+		route, params, err := r.FindRoute(req)
+		if err == nil {
+			route.Spec = v.doc
+			return route, params, nil
+		}
+		if !errors.Is(err, routers.ErrPathNotFound) {
 			return nil, nil, err
 		}
-		item := v.doc.Paths.Value(tmpl)
-		return &routers.Route{Spec: v.doc, Path: tmpl, PathItem: item, Method: req.Method,
-			Operation: item.GetOperation(req.Method)}, match.Vars, nil
 	}
 	resp, status, name := v.unknownPath, http.StatusNotFound, "unknown path"
-	if errors.Is(match.MatchErr, mux.ErrMethodMismatch) {
+	if _, _, err := v.paths.FindRoute(req); !errors.Is(err, routers.ErrPathNotFound) {
 		resp, status, name = v.unknownMethod, http.StatusMethodNotAllowed, "unknown method"
 	}
 	op := &openapi3.Operation{OperationID: name, Responses: openapi3.NewResponses(openapi3.WithStatus(status, resp))}
