@@ -79,6 +79,9 @@ func New() (*Validator, error) {
 	if err := doc.Validate(loader.Context); err != nil {
 		return nil, fmt.Errorf("api/openapi.yaml is not a valid OpenAPI document: %w", err)
 	}
+	if err := headersDecided(doc); err != nil {
+		return nil, err
+	}
 	v := &Validator{doc: doc, byMethod: map[string]routers.Router{}, seen: map[string]map[int]int{}}
 	if v.paths, err = gorillamux.NewRouter(doc); err != nil {
 		return nil, fmt.Errorf("route api/openapi.yaml: %w", err)
@@ -107,6 +110,35 @@ func New() (*Validator, error) {
 		return nil, err
 	}
 	return v, nil
+}
+
+// headersDecided checks that every response header the document declares is either required,
+// and so checked on every answer (kin-openapi fails an answer that lacks a required header), or
+// conditional, saying when it is sent in x-sent-when (Link: only when more records follow). A
+// header an answer always carries and the document declares without either would go unchecked.
+func headersDecided(doc *openapi3.T) error {
+	var undecided []string
+	for path, item := range doc.Paths.Map() {
+		for method, o := range item.Operations() {
+			for status, resp := range o.Responses.Map() {
+				if resp.Value == nil {
+					continue
+				}
+				for name, h := range resp.Value.Headers {
+					if h.Value == nil || h.Value.Required || h.Value.Extensions["x-sent-when"] != nil {
+						continue
+					}
+					undecided = append(undecided, fmt.Sprintf("%s %s %s %s", method, path, status, name))
+				}
+			}
+		}
+	}
+	if len(undecided) > 0 {
+		slices.Sort(undecided)
+		return fmt.Errorf("api/openapi.yaml declares response headers neither `required: true` nor `x-sent-when`: %s",
+			strings.Join(undecided, "; "))
+	}
+	return nil
 }
 
 // unmatched returns the response that x-unmatched-requests names for key.
