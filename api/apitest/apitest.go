@@ -180,7 +180,9 @@ func (v *Validator) Check(req *http.Request, status int, header http.Header, bod
 // does, with kin-openapi's gorilla/mux router: the path the method's router matches (a path
 // that lists another method does not hide a template that lists this one: GET
 // /v0/shipments/pick-pack is GET /v0/shipments/{id}); a listed path without the method is an
-// unknown method, no listed path an unknown path.
+// unknown method, no listed path an unknown path. One difference: kin's router matches the
+// escaped path, so an encoded slash (/v0/invoices/a%2Fb) stays in its segment and names an
+// invoice, where the service sees an unknown path; both answer the same NotFound problem.
 func (v *Validator) route(req *http.Request) (*routers.Route, map[string]string, error) {
 	if r := v.byMethod[req.Method]; r != nil {
 		route, params, err := r.FindRoute(req)
