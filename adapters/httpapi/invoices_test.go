@@ -52,8 +52,12 @@ func TestListInvoicesQuery(t *testing.T) {
 			if p := httpapi.ProblemFor(err); p.Status != 400 || p.Code != "invalid_parameter" || p.Parameter != tt.wantFields[0] {
 				t.Errorf("problem %+v, want 400 invalid_parameter naming %q", p, tt.wantFields[0])
 			}
+			joined, ok := err.(interface{ Unwrap() []error })
+			if !ok {
+				t.Fatalf("%T is not the list of every invalid parameter", err)
+			}
 			var fields []string
-			for _, e := range err.(interface{ Unwrap() []error }).Unwrap() { //nolint:errorlint // the joined list itself
+			for _, e := range joined.Unwrap() {
 				var ve *domain.ValidationError
 				if errors.As(e, &ve) {
 					fields = append(fields, ve.Field)
