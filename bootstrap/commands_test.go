@@ -50,6 +50,20 @@ func TestRunCommand(t *testing.T) {
 	if err != nil {
 		t.Fatalf("migrator: %v", err)
 	}
+	type several struct {
+		fx.In
+		App      *application.Application
+		Migrator *postgres.Migrator
+	}
+	err = bootstrap.RunCommand(ctx, cfg, 2, func(_ context.Context, d several) error {
+		if d.App == nil || d.Migrator == nil {
+			return errors.New("a value of the struct is missing")
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatalf("several values: %v", err)
+	}
 	want := errors.New("the command's own error")
 	if err := bootstrap.RunCommand(ctx, cfg, 1, func(context.Context, *application.Application) error { return want }); !errors.Is(err, want) {
 		t.Fatalf("err %v, want the command's", err)
