@@ -33,7 +33,7 @@ type Stderr io.Writer
 // Options is the whole service graph for `fulfillment serve`.
 func Options(cfg Config, stderr io.Writer) []fx.Option {
 	return []fx.Option{
-		fx.Supply(cfg, fx.Annotate(stderr, fx.As(new(Stderr)))),
+		fx.Supply(cfg, fx.Annotate(stderr, fx.As(new(Stderr))), cfg.ServerDatabase()),
 		fx.WithLogger(func(log *slog.Logger) fxevent.Logger {
 			l := &fxevent.SlogLogger{Logger: log}
 			l.UseLogLevel(slog.LevelDebug)
@@ -80,7 +80,9 @@ func newTracerProvider(lc fx.Lifecycle, cfg Config, log *slog.Logger) (*sdktrace
 }
 
 // PostgresModule provides the database, the migrator, the unit of work and
-// the repositories bound to the pool.
+// the repositories bound to the pool. The pool's options (postgres.Options)
+// come from the graph: the server's (Config.ServerDatabase) or a command's
+// (CommandOptions).
 var PostgresModule = fx.Module("postgres",
 	fx.Provide(
 		newDB,
@@ -95,10 +97,14 @@ var PostgresModule = fx.Module("postgres",
 	),
 )
 
-func newDB(lc fx.Lifecycle, cfg Config) (*bun.DB, error) {
-	db, err := postgres.Open(postgres.Options{
-		DSN: cfg.DatabaseURL, MaxOpenConns: cfg.DBMaxConns, Limits: cfg.SessionLimits(),
-	})
+// ServerDatabase is the server's pool: DB_MAX_CONNS connections, every
+// session bounded below the request deadline.
+func (c Config) ServerDatabase() postgres.Options {
+	return postgres.Options{DSN: c.DatabaseURL, MaxOpenConns: c.DBMaxConns, Limits: c.SessionLimits()}
+}
+
+func newDB(lc fx.Lifecycle, opts postgres.Options) (*bun.DB, error) {
+	db, err := postgres.Open(opts)
 	if err != nil {
 		return nil, err
 	}
