@@ -47,7 +47,8 @@ type fakeState struct {
 	shipments  map[string]*domain.Shipment // by ID; stored copies
 	receipts   map[intakeKey]intakeStored
 	keys       []domain.APIKey
-	events     []ports.Event // recorded by committed units of work, in order
+	events     []ports.Event      // recorded by committed units of work, in order
+	wh         warehouseSideState // warehouse_fakes_test.go
 }
 
 type fakeWarehouse struct {
@@ -86,6 +87,7 @@ func (s fakeState) clone() fakeState {
 	s.receipts = maps.Clone(s.receipts)
 	s.keys = slices.Clone(s.keys)
 	s.events = slices.Clone(s.events)
+	s.wh = s.wh.clone()
 	return s
 }
 
@@ -148,7 +150,9 @@ func (db *fakeDB) repos(state *fakeState, pooled bool) ports.Repositories {
 	f := fakeRepos{db: db, state: state, pooled: pooled}
 	return ports.Repositories{
 		Organizations: fakeOrgs{f}, Warehouses: fakeWarehouses{f}, Inventory: fakeInventory{f},
-		Shipments: fakeShipments{f}, Receipts: fakeReceipts{f}, APIKeys: fakeKeys{f}, Events: fakeEvents{f},
+		Shipments: fakeShipments{f}, Receipts: fakeReceipts{f}, APIKeys: fakeKeys{f},
+		WarehouseReceipts: fakeWarehouseReceipts{f}, WarehouseServices: fakeWarehouseServices{f}, Stock: fakeStockLedger{f},
+		Events: fakeEvents{f},
 	}
 }
 
@@ -235,6 +239,20 @@ func (r fakeWarehouses) ListActive(_ context.Context, org string, page ports.Pag
 	ws := r.state.activeFor(org)
 	ws = ws[min(page.Skip, len(ws)):]
 	return ws[:min(page.Take, len(ws))], len(ws) > page.Take, nil
+}
+
+func (r fakeWarehouses) IsActive(_ context.Context, id string) (bool, error) {
+	end, err := r.begin()
+	if err != nil {
+		return false, err
+	}
+	defer end()
+	for _, w := range r.state.warehouses {
+		if w.ID == id {
+			return w.Active, nil
+		}
+	}
+	return false, nil
 }
 
 func (r fakeWarehouses) ActiveForOrganization(_ context.Context, org, id string) (domain.Warehouse, error) {

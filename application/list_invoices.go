@@ -21,8 +21,8 @@ type ListInvoices struct {
 	OrganizationID string
 	// Status keeps one visible status; "" keeps all six.
 	Status domain.InvoiceStatus
-	// Search is the term as the caller sent it: the handler trims it; empty
-	// does not filter.
+	// Search is the term as the caller sent it: Handle checks and trims it
+	// (ParseInvoiceSearch); empty does not filter.
 	Search string
 	// SortBy is the order.
 	SortBy ports.InvoiceSortKey
@@ -74,12 +74,13 @@ func NewListInvoicesHandler(r ports.InvoiceRepository) *ListInvoicesHandler {
 }
 
 // Handle checks the search term and reads one page. The status and the
-// order come typed from the caller's parsing (domain.ParseVisibleInvoiceStatus,
-// ParseInvoiceSortBy).
+// order come typed; the HTTP adapter parses all of the list's parameters in
+// one place (adapters/httpapi/invoices.go, ListInvoicesQuery), the term
+// included, and the check here keeps the rule for every other caller.
 func (h *ListInvoicesHandler) Handle(ctx context.Context, q ListInvoices) (InvoicePage, error) {
 	f := ports.InvoiceFilter{Status: q.Status, SortBy: q.SortBy, Ascending: q.Ascending}
 	var err error
-	if f.Search, err = searchTerm(q.Search); err != nil {
+	if f.Search, err = ParseInvoiceSearch(q.Search); err != nil {
 		return InvoicePage{}, err
 	}
 	invs, more, err := h.invoices.List(ctx, q.OrganizationID, f, q.Page)
@@ -89,11 +90,12 @@ func (h *ListInvoicesHandler) Handle(ctx context.Context, q ListInvoices) (Invoi
 	return InvoicePage{Invoices: invs, More: more}, nil
 }
 
-// searchTerm trims s and checks it: at most MaxInvoiceSearchLength
-// characters, valid UTF-8 and no control characters (no stored text can
-// hold a NUL, and the fields of an invoice are joined by newlines, which a
-// term must not match across).
-func searchTerm(s string) (string, error) {
+// ParseInvoiceSearch reads the search parameter: it trims s and checks it:
+// at most MaxInvoiceSearchLength characters, valid UTF-8 and no control
+// characters (no stored text can hold a NUL, and the fields of an invoice
+// are joined by newlines, which a term must not match across). Trimming a
+// term it returned changes nothing.
+func ParseInvoiceSearch(s string) (string, error) {
 	if !utf8.ValidString(s) {
 		return "", domain.Invalid("search", "is not valid UTF-8")
 	}

@@ -91,14 +91,20 @@ func EventOutbox(cfg Config, ids ports.IDGenerator, wake func()) *postgres.Outbo
 // EventsModule records the platform's events and relays them, on every
 // replica, when EVENTS_NATS_URL is set (docs/events.md).
 var EventsModule = fx.Module("events",
-	fx.Provide(
-		func() RelayWake { return make(RelayWake, 1) },
-		func(cfg Config, ids ports.IDGenerator, wake RelayWake) *postgres.Outbox {
-			return EventOutbox(cfg, ids, wake.Wake)
-		},
-		telemetry.NewEventMetrics,
-	),
+	eventRecording,
+	fx.Provide(telemetry.NewEventMetrics),
 	fx.Invoke(startRelay),
+)
+
+// eventRecording is what the unit of work needs to record events: the
+// outbox (nil when events are off) and the local relay's wake-up. An
+// operator command records events too (a replay's failure) and leaves them
+// to the servers' relays: nothing reads its wake-up.
+var eventRecording = fx.Provide(
+	func() RelayWake { return make(RelayWake, 1) },
+	func(cfg Config, ids ports.IDGenerator, wake RelayWake) *postgres.Outbox {
+		return EventOutbox(cfg, ids, wake.Wake)
+	},
 )
 
 // relayPoll is how often an idle relay looks at the outbox for events

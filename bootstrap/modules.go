@@ -33,7 +33,7 @@ type Stderr io.Writer
 // Options is the whole service graph for `fulfillment serve`.
 func Options(cfg Config, stderr io.Writer) []fx.Option {
 	return []fx.Option{
-		fx.Supply(cfg, fx.Annotate(stderr, fx.As(new(Stderr)))),
+		fx.Supply(cfg, fx.Annotate(stderr, fx.As(new(Stderr))), cfg.ServerDatabase()),
 		fx.WithLogger(func(log *slog.Logger) fxevent.Logger {
 			l := &fxevent.SlogLogger{Logger: log}
 			l.UseLogLevel(slog.LevelDebug)
@@ -81,7 +81,9 @@ func newTracerProvider(lc fx.Lifecycle, cfg Config, log *slog.Logger) (*sdktrace
 }
 
 // PostgresModule provides the database, the migrator, the unit of work and
-// the repositories bound to the pool.
+// the repositories bound to the pool. The pool's options (postgres.Options)
+// come from the graph: the server's (Config.ServerDatabase) or a command's
+// (CommandOptions).
 var PostgresModule = fx.Module("postgres",
 	fx.Provide(
 		newDB,
@@ -96,10 +98,14 @@ var PostgresModule = fx.Module("postgres",
 	),
 )
 
-func newDB(lc fx.Lifecycle, cfg Config) (*bun.DB, error) {
-	db, err := postgres.Open(postgres.Options{
-		DSN: cfg.DatabaseURL, MaxOpenConns: cfg.DBMaxConns, Limits: cfg.SessionLimits(),
-	})
+// ServerDatabase is the server's pool: DB_MAX_CONNS connections, every
+// session bounded below the request deadline.
+func (c Config) ServerDatabase() postgres.Options {
+	return postgres.Options{DSN: c.DatabaseURL, MaxOpenConns: c.DBMaxConns, Limits: c.SessionLimits()}
+}
+
+func newDB(lc fx.Lifecycle, opts postgres.Options) (*bun.DB, error) {
+	db, err := postgres.Open(opts)
 	if err != nil {
 		return nil, err
 	}
@@ -123,7 +129,7 @@ var IdentityModule = fx.Module("identity",
 func (c Config) TokenConfig(log *slog.Logger) identity.TokenConfig {
 	tc := identity.TokenConfig{
 		SigningKey: []byte(c.SigningKey), JWKSURL: c.JWKSURL, Issuer: c.Issuer, Audience: c.Audience,
-		OrgClaim: c.OrgClaim, Logger: log,
+		OrgClaim: c.OrgClaim, WarehouseClaim: c.WarehouseClaim, Logger: log,
 	}
 	if c.JWKSURL != "" {
 		// An external identity provider's clock is not ours: tolerate a
@@ -134,7 +140,9 @@ func (c Config) TokenConfig(log *slog.Logger) identity.TokenConfig {
 	return tc
 }
 
-func newTokenVerifier(lc fx.Lifecycle, cfg Config, log *slog.Logger) (ports.AccessTokenVerifier, error) {
+// newTokenVerifier verifies access tokens, and a warehouse's only while its
+// warehouse is active.
+func newTokenVerifier(lc fx.Lifecycle, cfg Config, log *slog.Logger, repos ports.Repositories) (ports.AccessTokenVerifier, error) {
 	if err := cfg.RequireAuth(); err != nil {
 		return nil, err
 	}
@@ -143,7 +151,7 @@ func newTokenVerifier(lc fx.Lifecycle, cfg Config, log *slog.Logger) (ports.Acce
 		return nil, err
 	}
 	lc.Append(fx.StopHook(v.Close))
-	return v, nil
+	return identity.NewActiveWarehouses(v, repos.Warehouses), nil
 }
 
 // ApplicationModule provides the use cases.
@@ -193,6 +201,7 @@ var HTTPModule = fx.Module("http",
 		AsRoutes(httpapi.NewStorefrontOrders),
 		AsRoutes(httpapi.NewShipments),
 		AsRoutes(httpapi.NewInventory),
+		AsRoutes(httpapi.NewWarehouseReceiving),
 		AsRoutes(httpapi.NewAPIDocs),
 		fx.Annotate(newHTTPHandler, fx.ParamTags(`group:"routes"`)),
 	),

@@ -28,6 +28,10 @@ type Repositories struct {
 	// Events records the platform's events of the transaction's changes
 	// (EventRecorder); outside a unit of work it refuses to.
 	Events EventRecorder
+
+	WarehouseReceipts WarehouseReceiptRepository
+	WarehouseServices WarehouseServiceRepository
+	Stock             StockLedger
 }
 
 // Clock tells the time; tests pin it.

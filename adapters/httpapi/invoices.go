@@ -76,38 +76,24 @@ func (h *Invoices) Register(r *mux.Router) {
 	r.Handle("/v0/invoices/{id}", h.auth.RequireScope(domain.ScopeInvoices, h.get)).Methods(http.MethodGet)
 }
 
-// listQuery reads the query parameters of the list; a parameter that is
-// present must hold an allowed value (an empty status, sortBy or sortOrder
-// is refused too). search is checked by the use case.
-func listQuery(q url.Values) (application.ListInvoices, error) {
-	var in application.ListInvoices
-	var err error
-	if in.Page, err = ParsePage(q); err != nil {
-		return in, err
-	}
-	if v, ok := q["status"]; ok {
-		if in.Status, err = domain.ParseVisibleInvoiceStatus(last(v)); err != nil {
-			return in, err
-		}
-	}
-	if v, ok := q["sortBy"]; ok {
-		if in.SortBy, err = application.ParseInvoiceSortBy(last(v)); err != nil {
-			return in, err
-		}
-	}
-	if v, ok := q["sortOrder"]; ok {
-		if in.Ascending, err = application.ParseInvoiceSortOrder(last(v)); err != nil {
-			return in, err
-		}
-	}
-	if v, ok := q["search"]; ok {
-		in.Search = last(v)
-	}
-	return in, nil
+// ListInvoicesQuery is the one place that reads the invoice list's query
+// parameters into the use case's query: skip, take, status, sortBy,
+// sortOrder and search, each with the parser of the rule's owner. A
+// parameter that is present must hold an allowed value (an empty status,
+// sortBy or sortOrder is refused too). Every invalid parameter is
+// collected; the error names the first in that order.
+func ListInvoicesQuery(q url.Values) (application.ListInvoices, error) {
+	p := readQuery(q)
+	in := application.ListInvoices{Page: p.page()}
+	readParam(p, "status", domain.ParseVisibleInvoiceStatus, &in.Status)
+	readParam(p, "sortBy", application.ParseInvoiceSortBy, &in.SortBy)
+	readParam(p, "sortOrder", application.ParseInvoiceSortOrder, &in.Ascending)
+	readParam(p, "search", application.ParseInvoiceSearch, &in.Search)
+	return in, p.err()
 }
 
 func (h *Invoices) list(w http.ResponseWriter, r *http.Request) {
-	in, err := listQuery(r.URL.Query())
+	in, err := ListInvoicesQuery(r.URL.Query())
 	if err != nil {
 		h.errors.Write(w, r, err)
 		return

@@ -72,6 +72,7 @@ func (h *Storefront) receipt(w http.ResponseWriter, r *http.Request) {
 		h.errors.Write(w, r, err)
 		return
 	}
+	w.Header().Set("Cache-Control", "no-store") // a receipt changes with each delivery and replay
 	WriteJSON(w, http.StatusOK, orderReceiptDTO(rec))
 }
 
@@ -144,6 +145,7 @@ func (h *StorefrontOrders) list(w http.ResponseWriter, r *http.Request) {
 		out[i] = orderReceiptDTO(rec)
 	}
 	SetNextLink(w, r, page, res.More)
+	w.Header().Set("Cache-Control", "no-store") // receipts change with each delivery and replay
 	WriteJSON(w, http.StatusOK, out)
 }
 

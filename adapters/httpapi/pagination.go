@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -22,22 +23,59 @@ const (
 // ParsePage reads skip and take strictly: anything but an integer in range
 // is a *domain.ValidationError naming the parameter; nothing is clamped.
 func ParsePage(q url.Values) (ports.Page, error) {
+	p := readQuery(q)
+	page := p.page()
+	return page, p.err()
+}
+
+// queryParams reads a request's query parameters into typed values and
+// collects what is wrong with them, so that a handler reads every parameter
+// and then checks once (err). A parameter that is present must hold a valid
+// value (an empty one included); a repeated one counts by its last value.
+type queryParams struct {
+	q    url.Values
+	errs []error
+}
+
+func readQuery(q url.Values) *queryParams { return &queryParams{q: q} }
+
+// page reads skip and take (defaults 0 and DefaultTake).
+func (p *queryParams) page() ports.Page {
 	page := ports.Page{Skip: 0, Take: DefaultTake}
-	if v, ok := q["skip"]; ok {
-		n, err := strconv.Atoi(last(v))
+	readParam(p, "skip", func(s string) (int, error) {
+		n, err := strconv.Atoi(s)
 		if err != nil || n < 0 || n > maxSkip {
-			return page, domain.Invalid("skip", "must be an integer from 0 to %d", maxSkip)
+			return 0, domain.Invalid("skip", "must be an integer from 0 to %d", maxSkip)
 		}
-		page.Skip = n
-	}
-	if v, ok := q["take"]; ok {
-		n, err := strconv.Atoi(last(v))
+		return n, nil
+	}, &page.Skip)
+	readParam(p, "take", func(s string) (int, error) {
+		n, err := strconv.Atoi(s)
 		if err != nil || n < 1 || n > MaxTake {
-			return page, domain.Invalid("take", "must be an integer from 1 to %d", MaxTake)
+			return 0, domain.Invalid("take", "must be an integer from 1 to %d", MaxTake)
 		}
-		page.Take = n
+		return n, nil
+	}, &page.Take)
+	return page
+}
+
+// err is nil when every parameter read was valid, else their errors joined
+// in the order they were read: the answer names the first (ProblemFor).
+func (p *queryParams) err() error { return errors.Join(p.errs...) }
+
+// readParam parses the parameter name with parse into dst when it is
+// present, and keeps parse's error when it fails (dst is then unchanged).
+func readParam[T any](p *queryParams, name string, parse func(string) (T, error), dst *T) {
+	v, ok := p.q[name]
+	if !ok {
+		return
 	}
-	return page, nil
+	x, err := parse(last(v))
+	if err != nil {
+		p.errs = append(p.errs, err)
+		return
+	}
+	*dst = x
 }
 
 func last(v []string) string { return v[len(v)-1] }

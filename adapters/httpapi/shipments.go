@@ -38,18 +38,13 @@ func (h *Shipments) Register(r *mux.Router) {
 }
 
 func (h *Shipments) list(w http.ResponseWriter, r *http.Request) {
-	q := r.URL.Query()
-	page, err := ParsePage(q)
-	if err != nil {
+	p := readQuery(r.URL.Query())
+	page := p.page()
+	var status domain.ShipmentStatus
+	readParam(p, "status", domain.ParseShipmentStatus, &status)
+	if err := p.err(); err != nil {
 		h.errors.Write(w, r, err)
 		return
-	}
-	var status domain.ShipmentStatus
-	if v, ok := q["status"]; ok {
-		if status, err = domain.ParseShipmentStatus(last(v)); err != nil {
-			h.errors.Write(w, r, err)
-			return
-		}
 	}
 	org := PrincipalFrom(r.Context()).OrganizationID
 	res, err := h.app.Queries.ListShipments.Handle(r.Context(), application.ListShipments{OrganizationID: org, Status: status, Page: page})

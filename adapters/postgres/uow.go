@@ -93,5 +93,9 @@ func newRepositories(run runner, events *txEvents) ports.Repositories {
 		WebhookSecrets: &WebhookSecretRepository{run: run},
 		Fixtures:       &FixtureStore{run: run},
 		Events:         events,
+
+		WarehouseReceipts: &WarehouseReceiptRepository{run: run},
+		WarehouseServices: &WarehouseServiceRepository{run: run},
+		Stock:             &StockLedger{run: run},
 	}
 }

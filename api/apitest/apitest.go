@@ -23,7 +23,7 @@ import (
 	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/getkin/kin-openapi/openapi3filter"
 	"github.com/getkin/kin-openapi/routers"
-	"github.com/gorilla/mux"
+	"github.com/getkin/kin-openapi/routers/gorillamux"
 
 	"github.com/acme3pl/fulfillment/api"
 )
@@ -46,8 +46,11 @@ func (o Operation) String() string { return o.Method + " " + o.Path }
 // Validator checks answers against the document. It is safe for concurrent use: checks are
 // serialised, which also keeps kin-openapi's lazily built schema state race-free.
 type Validator struct {
-	doc           *openapi3.T
-	router        *mux.Router
+	doc *openapi3.T
+	// kin-openapi's gorilla/mux routers: one per method over the paths that list it, as the
+	// service's router matches a path and a method together, and one over every path.
+	byMethod      map[string]routers.Router
+	paths         routers.Router
 	ops           []Operation
 	unknownPath   *openapi3.ResponseRef // the answer to a path the document does not list
 	unknownMethod *openapi3.ResponseRef // ... and to a method a listed path does not accept
@@ -76,12 +79,27 @@ func New() (*Validator, error) {
 	if err := doc.Validate(loader.Context); err != nil {
 		return nil, fmt.Errorf("api/openapi.yaml is not a valid OpenAPI document: %w", err)
 	}
-	v := &Validator{doc: doc, router: mux.NewRouter().SkipClean(true), seen: map[string]map[int]int{}}
+	if err := headersDecided(doc); err != nil {
+		return nil, err
+	}
+	v := &Validator{doc: doc, byMethod: map[string]routers.Router{}, seen: map[string]map[int]int{}}
+	if v.paths, err = gorillamux.NewRouter(doc); err != nil {
+		return nil, fmt.Errorf("route api/openapi.yaml: %w", err)
+	}
+	byMethod := map[string]*openapi3.Paths{}
 	for path, item := range doc.Paths.Map() {
 		for method, o := range item.Operations() {
-			op := Operation{Method: method, Path: path, ID: o.OperationID, Summary: o.Summary}
-			v.ops = append(v.ops, op)
-			v.router.Path(path).Methods(method).Name(op.String())
+			v.ops = append(v.ops, Operation{Method: method, Path: path, ID: o.OperationID, Summary: o.Summary})
+			if byMethod[method] == nil {
+				byMethod[method] = openapi3.NewPaths()
+			}
+			byMethod[method].Set(path, item)
+		}
+	}
+	for method, paths := range byMethod {
+		only := &openapi3.T{OpenAPI: doc.OpenAPI, Info: doc.Info, Servers: doc.Servers, Paths: paths}
+		if v.byMethod[method], err = gorillamux.NewRouter(only); err != nil {
+			return nil, fmt.Errorf("route api/openapi.yaml: %w", err)
 		}
 	}
 	sort.Slice(v.ops, func(i, j int) bool { return v.ops[i].String() < v.ops[j].String() })
@@ -92,6 +110,35 @@ func New() (*Validator, error) {
 		return nil, err
 	}
 	return v, nil
+}
+
+// headersDecided checks that every response header the document declares is either required,
+// and so checked on every answer (kin-openapi fails an answer that lacks a required header), or
+// conditional, saying when it is sent in x-sent-when (Link: only when more records follow). A
+// header an answer always carries and the document declares without either would go unchecked.
+func headersDecided(doc *openapi3.T) error {
+	var undecided []string
+	for path, item := range doc.Paths.Map() {
+		for method, o := range item.Operations() {
+			for status, resp := range o.Responses.Map() {
+				if resp.Value == nil {
+					continue
+				}
+				for name, h := range resp.Value.Headers {
+					if h.Value == nil || h.Value.Required || h.Value.Extensions["x-sent-when"] != nil {
+						continue
+					}
+					undecided = append(undecided, fmt.Sprintf("%s %s %s %s", method, path, status, name))
+				}
+			}
+		}
+	}
+	if len(undecided) > 0 {
+		slices.Sort(undecided)
+		return fmt.Errorf("api/openapi.yaml declares response headers neither `required: true` nor `x-sent-when`: %s",
+			strings.Join(undecided, "; "))
+	}
+	return nil
 }
 
 // unmatched returns the response that x-unmatched-requests names for key.
@@ -129,22 +176,26 @@ func (v *Validator) Check(req *http.Request, status int, header http.Header, bod
 	return nil
 }
 
-// route finds the documented operation of req the way the service's router does: the first
-// path template that matches with the method; a matching path without the method is an
-// unknown method, no matching path an unknown path.
+// route finds the documented operation of req the way the service's router (gorilla/mux)
+// does, with kin-openapi's gorilla/mux router: the path the method's router matches (a path
+// that lists another method does not hide a template that lists this one: GET
+// /v0/shipments/pick-pack is GET /v0/shipments/{id}); a listed path without the method is an
+// unknown method, no listed path an unknown path. One difference: kin's router matches the
+// escaped path, so an encoded slash (/v0/invoices/a%2Fb) stays in its segment and names an
+// invoice, where the service sees an unknown path; both answer the same NotFound problem.
 func (v *Validator) route(req *http.Request) (*routers.Route, map[string]string, error) {
-	var match mux.RouteMatch
-	if v.router.Match(req, &match) {
-		tmpl, err := match.Route.GetPathTemplate()
-		if err != nil {
+	if r := v.byMethod[req.Method]; r != nil {
+		route, params, err := r.FindRoute(req)
+		if err == nil {
+			route.Spec = v.doc
+			return route, params, nil
+		}
+		if !errors.Is(err, routers.ErrPathNotFound) {
 			return nil, nil, err
 		}
-		item := v.doc.Paths.Value(tmpl)
-		return &routers.Route{Spec: v.doc, Path: tmpl, PathItem: item, Method: req.Method,
-			Operation: item.GetOperation(req.Method)}, match.Vars, nil
 	}
 	resp, status, name := v.unknownPath, http.StatusNotFound, "unknown path"
-	if errors.Is(match.MatchErr, mux.ErrMethodMismatch) {
+	if _, _, err := v.paths.FindRoute(req); !errors.Is(err, routers.ErrPathNotFound) {
 		resp, status, name = v.unknownMethod, http.StatusMethodNotAllowed, "unknown method"
 	}
 	op := &openapi3.Operation{OperationID: name, Responses: openapi3.NewResponses(openapi3.WithStatus(status, resp))}

@@ -47,6 +47,7 @@ func TestCheck(t *testing.T) {
 	v := newValidator(t)
 	problemJSON := []string{"Content-Type", "application/problem+json", "Cache-Control", "no-store"}
 	appJSON := []string{"Content-Type", "application/json"}
+	receiptJSON := []string{"Content-Type", "application/json", "Cache-Control", "no-store"}
 	tests := []struct {
 		name         string
 		method, path string
@@ -63,17 +64,28 @@ func TestCheck(t *testing.T) {
 		{"undocumented member", "GET", "/healthz", 200, headers(appJSON...), `{"status":"ok","uptime":3}`, "additional properties"},
 		{"wrong value", "GET", "/healthz", 200, headers(appJSON...), `{"status":"fine"}`, "doesn't match schema"},
 		{"undocumented content type", "GET", "/healthz", 200, headers("Content-Type", "text/plain"), `ok`, `Content-Type has unexpected value: "text/plain"`},
-		{"storefront IDs are digit strings", "GET", "/v0/storefront/orders/5726128734520", 200, headers(appJSON...),
+		{"storefront IDs are digit strings", "GET", "/v0/storefront/orders/5726128734520", 200, headers(receiptJSON...),
 			strings.Replace(receipt, `"5726128734520"`, `5726128734520`, 1), "doesn't match schema"},
-		{"timestamps are date-times", "GET", "/v0/storefront/orders/5726128734520", 200, headers(appJSON...),
+		{"timestamps are date-times", "GET", "/v0/storefront/orders/5726128734520", 200, headers(receiptJSON...),
 			strings.Replace(receipt, `"2026-11-23T14:34:10.900Z"`, `"yesterday"`, 1), "doesn't match schema"},
-		{"receipt", "GET", "/v0/storefront/orders/5726128734520", 200, headers(appJSON...), receipt, ""},
+		{"receipt", "GET", "/v0/storefront/orders/5726128734520", 200, headers(receiptJSON...), receipt, ""},
+		{"receipt without the Cache-Control it promises", "GET", "/v0/storefront/orders/5726128734520", 200, headers(appJSON...), receipt,
+			`"Cache-Control" missing`},
+		{"receipts", "GET", "/v0/storefront/orders?status=failed", 200, headers(receiptJSON...), "[" + receipt + "]", ""},
+		{"receipts without the Cache-Control they promise", "GET", "/v0/storefront/orders?status=failed", 200, headers(appJSON...), "[" + receipt + "]",
+			`"Cache-Control" missing`},
 		{"unknown path", "GET", "/v0/nowhere", 404, headers(problemJSON...), notFound, ""},
 		{"unknown path answered 200", "GET", "/v0/nowhere", 200, headers(appJSON...), `{}`, "status 200 is not documented"},
 		{"unknown method", "DELETE", "/v0/warehouses", 405, headers(append(problemJSON, "Allow", "GET")...),
 			strings.NewReplacer("Not Found", "Method Not Allowed", "404", "405", "no such route", "this path accepts GET", "not_found", "method_not_allowed").Replace(notFound), ""},
 		{"unknown method without Allow", "DELETE", "/v0/warehouses", 405, headers(problemJSON...),
 			strings.NewReplacer("Not Found", "Method Not Allowed", "404", "405", "not_found", "method_not_allowed").Replace(notFound), `"Allow" missing`},
+		{"a path of another method does not hide a template of this one", "GET", "/v0/shipments/pick-pack", 404,
+			headers(problemJSON...), strings.Replace(notFound, "no such route", "no such shipment", 1), ""},
+		{"a template is matched with its method", "GET", "/v0/shipments/pick-pack", 405, headers(append(problemJSON, "Allow", "POST")...),
+			strings.NewReplacer("Not Found", "Method Not Allowed", "404", "405", "not_found", "method_not_allowed").Replace(notFound), "status 405 is not documented"},
+		{"a listed path without the method", "PUT", "/v0/shipments/pick-pack", 405, headers(append(problemJSON, "Allow", "POST")...),
+			strings.NewReplacer("Not Found", "Method Not Allowed", "404", "405", "not_found", "method_not_allowed").Replace(notFound), ""},
 		{"HEAD", "HEAD", "/healthz", 200, headers(appJSON...), "", ""},
 		{"HEAD with an undocumented header", "HEAD", "/healthz", 200, headers(append(appJSON, "Set-Cookie", "a=b")...), "", "header Set-Cookie is not documented"},
 		{"HEAD without a required header", "HEAD", "/readyz", 503, headers(append(problemJSON, "Retry-After", "")...), "", `"Retry-After" missing`},

@@ -1,13 +1,11 @@
 package main
 
 import (
-	"fmt"
 	"net/url"
-	"strconv"
 
+	"github.com/acme3pl/fulfillment/adapters/httpapi"
 	"github.com/acme3pl/fulfillment/application"
 	"github.com/acme3pl/fulfillment/domain"
-	"github.com/acme3pl/fulfillment/ports"
 )
 
 // shape is one kind of request of the benchmark: a list query, or the
@@ -65,28 +63,10 @@ func shapes() []shape {
 	return s
 }
 
-// listQuery turns a shape's parameters into the use case's input, as the
-// HTTP adapter does.
+// listQuery turns a shape's parameters into the use case's input with the
+// HTTP adapter's own parser.
 func listQuery(org string, v url.Values) (application.ListInvoices, error) {
-	in := application.ListInvoices{OrganizationID: org, Search: v.Get("search"), Page: ports.Page{Take: 10}}
-	var err error
-	if st := v.Get("status"); st != "" {
-		in.Status = domain.InvoiceStatus(st)
-	}
-	if by := v.Get("sortBy"); by != "" {
-		if in.SortBy, err = application.ParseInvoiceSortBy(by); err != nil {
-			return in, err
-		}
-	}
-	if order := v.Get("sortOrder"); order != "" {
-		if in.Ascending, err = application.ParseInvoiceSortOrder(order); err != nil {
-			return in, err
-		}
-	}
-	if skip := v.Get("skip"); skip != "" {
-		if in.Page.Skip, err = strconv.Atoi(skip); err != nil {
-			return in, fmt.Errorf("skip: %w", err)
-		}
-	}
-	return in, nil
+	in, err := httpapi.ListInvoicesQuery(v)
+	in.OrganizationID = org
+	return in, err
 }

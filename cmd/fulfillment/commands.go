@@ -4,65 +4,45 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"log/slog"
 	"os"
 	"strings"
 	"text/tabwriter"
 	"time"
 
-	"github.com/uptrace/bun"
-	"go.opentelemetry.io/otel/trace/noop"
-
 	"github.com/acme3pl/fulfillment/adapters/fixture"
-	"github.com/acme3pl/fulfillment/adapters/httpapi"
 	"github.com/acme3pl/fulfillment/adapters/identity"
 	"github.com/acme3pl/fulfillment/adapters/postgres"
 	"github.com/acme3pl/fulfillment/adapters/system"
 	"github.com/acme3pl/fulfillment/application"
 	"github.com/acme3pl/fulfillment/bootstrap"
 	"github.com/acme3pl/fulfillment/domain"
-	"github.com/acme3pl/fulfillment/migrations"
 )
 
 // commandTimeout bounds an operator command's work on the database.
 const commandTimeout = 10 * time.Minute
 
-func withDB(ctx context.Context, cfg bootstrap.Config, fn func(ctx context.Context, db *bun.DB) error) error {
-	return withDBConns(ctx, cfg, 4, fn)
-}
-
-// withDBConns is withDB with a pool of conns connections.
-func withDBConns(ctx context.Context, cfg bootstrap.Config, conns int, fn func(ctx context.Context, db *bun.DB) error) error {
-	db, err := postgres.Open(postgres.Options{DSN: cfg.DatabaseURL, MaxOpenConns: conns})
-	if err != nil {
-		return err
-	}
-	defer func() { _ = db.Close() }()
+// command runs fn, within commandTimeout, with what it asks for from the
+// command graph (bootstrap.RunCommand: the server's own wiring of the
+// database and the use cases) on a pool of conns connections. A command is
+// a function of its flags that calls it:
+//
+//	return command(ctx, cfg, 4, func(ctx context.Context, app *application.Application) error { … })
+func command[T any](ctx context.Context, cfg bootstrap.Config, conns int, fn func(context.Context, T) error) error {
 	ctx, cancel := context.WithTimeout(ctx, commandTimeout)
 	defer cancel()
-	if err := db.PingContext(ctx); err != nil {
-		return fmt.Errorf("the database at DATABASE_URL does not answer: %w", err)
-	}
-	return fn(ctx, db)
+	return bootstrap.RunCommand(ctx, cfg, conns, fn)
 }
 
 // withApp runs fn with the service's use cases on the database at
 // DATABASE_URL, without spans and without their log lines: a command
 // reports its own outcome, in one line.
 func withApp(ctx context.Context, cfg bootstrap.Config, fn func(ctx context.Context, app *application.Application) error) error {
-	return withAppConns(ctx, cfg, 4, fn)
+	return command(ctx, cfg, 4, fn)
 }
 
 // withAppConns is withApp with a pool of conns connections.
 func withAppConns(ctx context.Context, cfg bootstrap.Config, conns int, fn func(ctx context.Context, app *application.Application) error) error {
-	return withDBConns(ctx, cfg, conns, func(ctx context.Context, db *bun.DB) error {
-		return fn(ctx, application.New(application.Deps{
-			UnitOfWork: postgres.NewUnitOfWorkWithEvents(db, bootstrap.EventOutbox(cfg, system.IDs{}, nil)), Repos: postgres.NewRepositories(db),
-			Clock: system.Clock{}, IDs: system.IDs{}, Keys: identity.APIKeyGenerator{},
-			Tracer: noop.NewTracerProvider().Tracer(""), Log: slog.New(slog.DiscardHandler), Environment: cfg.Environment,
-			DecodeStorefrontOrder: httpapi.DecodeStorefrontOrder, FailedOrderRetention: cfg.FailedOrderRetention,
-		}))
-	})
+	return command(ctx, cfg, conns, fn)
 }
 
 func migrate(ctx context.Context, cfg bootstrap.Config, args []string, stdout io.Writer) error {
@@ -76,11 +56,7 @@ func migrate(ctx context.Context, cfg bootstrap.Config, args []string, stdout io
 	if sub != "up" && sub != "down" && sub != "status" {
 		return usagef("migrate: unknown subcommand %q (up, down, status)", sub)
 	}
-	return withDB(ctx, cfg, func(ctx context.Context, db *bun.DB) error {
-		m, err := postgres.NewMigrator(db, migrations.FS)
-		if err != nil {
-			return err
-		}
+	return command(ctx, cfg, 4, func(ctx context.Context, m *postgres.Migrator) error {
 		switch sub {
 		case "up":
 			applied, err := m.Up(ctx)
@@ -168,13 +144,14 @@ func token(cfg bootstrap.Config, args []string, stdout io.Writer) error {
 	}
 	fs := newFlagSet("token mint")
 	org := fs.String("org", "", "organization ID")
+	warehouse := fs.String("warehouse", "", "warehouse ID (a token of the warehouse's management system)")
 	scopes := fs.String("scopes", "", "comma-separated scopes")
 	ttl := fs.Duration("ttl", time.Hour, "lifetime")
 	if err := parseFlags(fs, args[1:]); err != nil {
 		return err
 	}
-	if *org == "" || fs.NArg() > 0 {
-		return usagef("token mint needs --org ID [--scopes a,b] [--ttl 1h]")
+	if (*org == "") == (*warehouse == "") || fs.NArg() > 0 {
+		return usagef("token mint needs exactly one of --org ID and --warehouse ID [--scopes a,b] [--ttl 1h]")
 	}
 	if *ttl <= 0 {
 		return usagef("token mint: --ttl must be positive")
@@ -183,7 +160,7 @@ func token(cfg bootstrap.Config, args []string, stdout io.Writer) error {
 		return fmt.Errorf("token mint: AUTH_SIGNING_KEY is not set")
 	}
 	tok, err := identity.MintToken(cfg.TokenConfig(nil), identity.MintParams{
-		Organization: *org, Scopes: splitScopes(*scopes), TTL: *ttl,
+		Organization: *org, Warehouse: *warehouse, Scopes: splitScopes(*scopes), TTL: *ttl,
 	})
 	if err != nil {
 		return err

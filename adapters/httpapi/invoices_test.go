@@ -1,0 +1,71 @@
+package httpapi_test
+
+import (
+	"errors"
+	"net/url"
+	"slices"
+	"testing"
+
+	"github.com/acme3pl/fulfillment/adapters/httpapi"
+	"github.com/acme3pl/fulfillment/application"
+	"github.com/acme3pl/fulfillment/domain"
+	"github.com/acme3pl/fulfillment/ports"
+)
+
+// The invoice list's parameters are read in one place, every invalid one
+// collected, and the answer names the first in the order skip, take,
+// status, sortBy, sortOrder, search.
+func TestListInvoicesQuery(t *testing.T) {
+	tests := []struct {
+		query      string
+		want       application.ListInvoices
+		wantFields []string // the parameters the error names, first the one the answer names
+	}{
+		{query: "", want: application.ListInvoices{Page: ports.Page{Take: 10}}},
+		{query: "status=paid&sortBy=dueDate&sortOrder=asc&search=+pallet+&skip=20&take=5",
+			want: application.ListInvoices{Status: domain.InvoicePaid, SortBy: ports.InvoicesByDueDate, Ascending: true,
+				Search: "pallet", Page: ports.Page{Skip: 20, Take: 5}}},
+		{query: "sortOrder=desc&sortOrder=asc", want: application.ListInvoices{Ascending: true, Page: ports.Page{Take: 10}}},
+		{query: "status=draft&sortBy=name", wantFields: []string{"status", "sortBy"}},
+		{query: "search=a%00b&sortOrder=up", wantFields: []string{"sortOrder", "search"}},
+		{query: "status=bogus&take=0", wantFields: []string{"take", "status"}},
+		{query: "search=%FF&sortBy=&status=&take=11&skip=x&sortOrder=DESC",
+			wantFields: []string{"skip", "take", "status", "sortBy", "sortOrder", "search"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.query, func(t *testing.T) {
+			q, err := url.ParseQuery(tt.query)
+			if err != nil {
+				t.Fatalf("bad test query %q: %v", tt.query, err)
+			}
+			got, err := httpapi.ListInvoicesQuery(q)
+			if len(tt.wantFields) == 0 {
+				if err != nil || got != tt.want {
+					t.Fatalf("ListInvoicesQuery(%q) = %+v, %v; want %+v", tt.query, got, err, tt.want)
+				}
+				return
+			}
+			var first *domain.ValidationError
+			if !errors.As(err, &first) || first.Field != tt.wantFields[0] {
+				t.Fatalf("ListInvoicesQuery(%q) = %v, want a validation error of %q first", tt.query, err, tt.wantFields[0])
+			}
+			if p := httpapi.ProblemFor(err); p.Status != 400 || p.Code != "invalid_parameter" || p.Parameter != tt.wantFields[0] {
+				t.Errorf("problem %+v, want 400 invalid_parameter naming %q", p, tt.wantFields[0])
+			}
+			joined, ok := err.(interface{ Unwrap() []error })
+			if !ok {
+				t.Fatalf("%T is not the list of every invalid parameter", err)
+			}
+			var fields []string
+			for _, e := range joined.Unwrap() {
+				var ve *domain.ValidationError
+				if errors.As(e, &ve) {
+					fields = append(fields, ve.Field)
+				}
+			}
+			if !slices.Equal(fields, tt.wantFields) {
+				t.Errorf("the error names %v, want %v", fields, tt.wantFields)
+			}
+		})
+	}
+}

@@ -1,0 +1,73 @@
+package bootstrap
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/uptrace/bun"
+	"go.opentelemetry.io/otel/trace"
+	"go.opentelemetry.io/otel/trace/noop"
+	"go.uber.org/dig"
+	"go.uber.org/fx"
+
+	"github.com/acme3pl/fulfillment/adapters/postgres"
+)
+
+// CommandOptions is the graph of an operator command (cmd/fulfillment): the
+// server's own modules for the database, the repositories and the use
+// cases, so that a command runs exactly the wiring `serve` runs, without the
+// HTTP server, the background jobs and the identity verifiers. Its pool has
+// conns connections and no session limits (a migration may build an index
+// for minutes; the command bounds its work by its context instead). A
+// command reports its own outcome on stdout and stderr: its use cases record
+// no spans and log nothing, and fx's own event log is off. A module a new
+// command needs is added here as in Options.
+func CommandOptions(cfg Config, conns int) []fx.Option {
+	return []fx.Option{
+		fx.Supply(cfg, postgres.Options{DSN: cfg.DatabaseURL, MaxOpenConns: conns}),
+		fx.NopLogger,
+		commandTelemetryModule,
+		PostgresModule,
+		ApplicationModule,
+		fx.Module("command-events", eventRecording),
+	}
+}
+
+// commandTelemetryModule stands for TelemetryModule in a command's graph.
+var commandTelemetryModule = fx.Module("command-telemetry",
+	fx.Provide(
+		func() *slog.Logger { return slog.New(slog.DiscardHandler) },
+		func() trace.Tracer { return noop.NewTracerProvider().Tracer("") },
+	),
+)
+
+// RunCommand builds the command graph with conns connections, checks that
+// the database answers, and runs fn with what it asks for from the graph:
+// T is *application.Application for a command that calls use cases,
+// *postgres.Migrator for `migrate`, or a struct embedding fx.In for several
+// values. The graph is stopped (the pool closed) when fn returns. A graph
+// that cannot be built (an unusable DATABASE_URL) is reported by its cause.
+func RunCommand[T any](ctx context.Context, cfg Config, conns int, fn func(context.Context, T) error) error {
+	var (
+		deps T
+		db   *bun.DB
+	)
+	app := fx.New(append(CommandOptions(cfg, conns), fx.Populate(&deps, &db))...)
+	if err := app.Err(); err != nil {
+		return dig.RootCause(err)
+	}
+	if err := app.Start(ctx); err != nil {
+		return err
+	}
+	defer func() {
+		stop, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+		defer cancel()
+		_ = app.Stop(stop) // closing the pool: nothing to report once fn is done
+	}()
+	if err := db.PingContext(ctx); err != nil {
+		return fmt.Errorf("the database at DATABASE_URL does not answer: %w", err)
+	}
+	return fn(ctx, deps)
+}
