@@ -5,6 +5,7 @@ package application_test
 // the change is refused or rolled back.
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"testing"
@@ -99,4 +100,20 @@ func TestIntakeRolledBackRecordsOnlyTheFailure(t *testing.T) {
 		t.Fatalf("receive: %v", err)
 	}
 	wantEvents(t, db.recorded(), "storefront_order.failed 7")
+}
+
+// inventory.received: once per new warehouse receipt, none for its retry.
+func TestReceiptEvent(t *testing.T) {
+	db := shipFixture()
+	h := recvHandler(db, application.WarehouseHooks{ReceiptEvent: application.RecordReceiptEvent})
+	for range 2 {
+		if _, err := h.Handle(context.Background(), recvCommand()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got := db.recorded()
+	wantEvents(t, got, "inventory.received rcv_1")
+	if r := got[0].Data.(*domain.Receipt); r.Reference() != "ASN-1" || got[0].OrganizationID != "org_ship_a" || !got[0].Time.Equal(recvT0) {
+		t.Fatalf("event %+v", got[0])
+	}
 }

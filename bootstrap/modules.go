@@ -166,6 +166,7 @@ var ApplicationModule = fx.Module("application",
 				UnitOfWork: uow, Repos: repos, Clock: clock, IDs: ids, Keys: identity.APIKeyGenerator{},
 				Tracer: tracer, Log: log, Environment: cfg.Environment,
 				DecodeStorefrontOrder: httpapi.DecodeStorefrontOrder, FailedOrderRetention: cfg.FailedOrderRetention,
+				Warehouse: application.WarehouseHooks{ReceiptEvent: application.RecordReceiptEvent},
 			})
 		},
 	),

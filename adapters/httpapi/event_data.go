@@ -26,8 +26,9 @@ type invoiceEventData struct {
 }
 
 // EventData returns the value whose JSON is e's data: a shipment's,
-// an invoice's, or a storefront order's receipt (as
-// GET /v0/storefront/orders/{orderId} shows it: never the kept body).
+// an invoice's, a storefront order's receipt (as
+// GET /v0/storefront/orders/{orderId} shows it: never the kept body), or a
+// warehouse receipt (as POST /v0/warehouse/receipts answers it).
 // A record of another type is an error; a new event type adds its case.
 func EventData(e ports.Event) (any, error) {
 	switch v := e.Data.(type) {
@@ -37,6 +38,8 @@ func EventData(e ports.Event) (any, error) {
 		return invoiceEventData{InvoiceDTO: toInvoiceDTO(v), OrganizationID: v.OrganizationID()}, nil
 	case *domain.OrderReceipt:
 		return orderReceiptDTO(v), nil
+	case *domain.Receipt:
+		return toWarehouseReceiptDTO(v), nil
 	}
 	return nil, fmt.Errorf("event %s: no API view of %T", e.Type, e.Data)
 }

@@ -174,15 +174,25 @@ func TestEventsMatchTheAPI(t *testing.T) {
 	})
 	wantIntakeError(t, deliver(t, srv, intakeKeyA, bad), 422, "unknown_skus")
 	failedView := get("/v0/storefront/orders/" + failedID)
+	// inventory.received: a truck at Alpha, reported by the warehouse.
+	wh := mintWarehouseToken(t, "wh_e2e_in_a", "warehouse")
+	received := do(t, "POST", srv.URL+"/v0/warehouse/receipts", map[string]any{"organizationId": "org_e2e_in_a",
+		"reference": "ASN-EVENTS-" + orderID, "items": []any{map[string]any{"productId": "prod_in_a_0", "quantity": 5}}},
+		"Authorization", "Bearer "+wh)
+	if received.Status != http.StatusCreated {
+		t.Fatalf("warehouse receipt: %d %s", received.Status, received.Body)
+	}
+	var receipt struct{ ID string }
+	received.JSON(t, &receipt)
 
-	events := readStream(t, broker.URL(), 4)
+	events := readStream(t, broker.URL(), 5)
 	checkEnvelope(t, events)
 	var got []string
 	for _, m := range events {
 		got = append(got, m.Event.Type+" "+m.Event.Subject)
 	}
 	want := []string{"shipment.created " + shipped, "shipment.cancelled " + shipped, "shipment.created " + draft.ID,
-		"storefront_order.failed " + failedID}
+		"storefront_order.failed " + failedID, "inventory.received " + receipt.ID}
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("events %v, want %v", got, want)
 	}
@@ -197,11 +207,12 @@ func TestEventsMatchTheAPI(t *testing.T) {
 		sameJSON(t, got[i], events[i].Event.Data, api, "organizationId")
 	}
 	sameJSON(t, got[3], events[3].Event.Data, failedView)
+	sameJSON(t, got[4], events[4].Event.Data, received.Body)
 
 	// The operator's view: `fulfillment events tail --all` prints the same events, one a line.
-	tail := mustCLI(t, eventsEnv(broker.URL()), "events", "tail", "--all", "--count", "4")
+	tail := mustCLI(t, eventsEnv(broker.URL()), "events", "tail", "--all", "--count", "5")
 	lines := strings.Split(strings.TrimSpace(tail), "\n")
-	if len(lines) != 4 {
+	if len(lines) != 5 {
 		t.Fatalf("events tail printed %d lines: %s", len(lines), tail)
 	}
 	for i, line := range lines {

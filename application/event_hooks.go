@@ -1,0 +1,19 @@
+package application
+
+import (
+	"context"
+
+	"github.com/acme3pl/fulfillment/domain"
+	"github.com/acme3pl/fulfillment/ports"
+)
+
+// RecordReceiptEvent is the events' WarehouseHooks.ReceiptEvent: a new
+// warehouse receipt's inventory.received, in the receipt's transaction
+// (the receipt is a new row: nobody else writes events of it before the
+// commit). Bootstrap sets it.
+func RecordReceiptEvent(ctx context.Context, r ports.Repositories, receipt *domain.Receipt) error {
+	return r.Events.Record(ctx, ports.Event{
+		Type: ports.EventInventoryReceived, Subject: receipt.ID(), OrganizationID: receipt.OrganizationID(),
+		Time: receipt.CreatedAt(), Data: receipt,
+	})
+}
