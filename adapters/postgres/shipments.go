@@ -42,26 +42,42 @@ type ShipmentRepository struct {
 
 var _ ports.ShipmentRepository = (*ShipmentRepository)(nil)
 
-// createShipmentSQL inserts a shipment and its lines in one statement, one
-// round trip: the shipment row in a CTE, its lines in the main insert from
-// two array parameters (foreign keys are checked at the statement's end,
-// when both are there). Line positions are the arrays' order, from 0.
-func createShipmentSQL(lineTable, itemColumn string) string {
-	return `WITH new_shipment AS (
-	INSERT INTO shipments (id, organization_id, kind, status, warehouse_id, shipping_name, shipping_company,
+// The statements that write a new shipment share one text each, so that
+// every path that makes a shipment — a draft of the API (Create), an order
+// of the intake (acceptOrderSQL, receipts.go) — runs the same INSERT. They
+// number their parameters as shipmentArgs does: $1 the warehouse, $2 and $3
+// the lines' items and quantities (the order of their positions), $4 … $24
+// the shipment's other columns; reserveProductsSQL (inventory.go) uses the
+// same first three, so that the intake can run all three as CTEs of one
+// statement.
+const (
+	// insertShipmentSQL inserts the shipment's row.
+	insertShipmentSQL = `INSERT INTO shipments (id, organization_id, kind, status, warehouse_id, shipping_name, shipping_company,
 		shipping_address1, shipping_address2, shipping_city, shipping_state, shipping_zip, shipping_country,
 		shipping_phone, notes, source_type, source_order_id, source_order_number, test, created_at, updated_at,
 		submitted_at)
-	VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22)
-)
-INSERT INTO ` + lineTable + ` (organization_id, shipment_id, ` + itemColumn + `, position, quantity)
-SELECT $2, $1, v.item_id, (v.position - 1)::int, v.quantity
-FROM unnest($23::text[], $24::bigint[]) WITH ORDINALITY AS v(item_id, quantity, position)`
-}
+	VALUES ($4, $5, $6, $7, $1, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24)`
 
-var (
-	createPickPackSQL = createShipmentSQL("shipment_items", "product_id")
-	createSPDSQL      = createShipmentSQL("shipment_cartons", "carton_id")
+	// shipmentLinesSQL are the lines of the shipment $4 of organization $5
+	// from the arrays $2 and $3, positions from 0 in the arrays' order.
+	shipmentLinesSQL = `
+	SELECT $5, $4, v.item_id, (v.position - 1)::int, v.quantity
+	FROM unnest($2::text[], $3::bigint[]) WITH ORDINALITY AS v(item_id, quantity, position)`
+	insertShipmentItemsSQL   = `INSERT INTO shipment_items (organization_id, shipment_id, product_id, position, quantity)` + shipmentLinesSQL
+	insertShipmentCartonsSQL = `INSERT INTO shipment_cartons (organization_id, shipment_id, carton_id, position, quantity)` + shipmentLinesSQL
+
+	// createPickPackSQL and createSPDSQL insert a draft and its lines in
+	// one statement, one round trip: the shipment row in a CTE, its lines
+	// in the main insert (foreign keys are checked at the statement's end,
+	// when both are there).
+	createPickPackSQL = `WITH new_shipment AS (
+	` + insertShipmentSQL + `
+)
+` + insertShipmentItemsSQL
+	createSPDSQL = `WITH new_shipment AS (
+	` + insertShipmentSQL + `
+)
+` + insertShipmentCartonsSQL
 )
 
 // Create inserts the shipment and its lines.
@@ -75,9 +91,9 @@ func (r *ShipmentRepository) Create(ctx context.Context, s *domain.Shipment) err
 }
 
 // shipmentArgs are the values of $1 … $24 of the statements that insert a
-// shipment with its lines (createShipmentSQL, acceptOrderSQL): its row's
-// columns in the order they name them, then its lines' items and
-// quantities.
+// shipment with its lines (insertShipmentSQL and the lines' statements,
+// reserveProductsSQL): the warehouse, the lines' items and quantities,
+// then the row's other columns in the order insertShipmentSQL names them.
 func shipmentArgs(s *domain.Shipment) []any {
 	row := shipmentToRow(s)
 	lines := s.Lines()
@@ -87,10 +103,11 @@ func shipmentArgs(s *domain.Shipment) []any {
 		ids[i], qty[i] = l.ItemID, l.Quantity
 	}
 	return []any{
-		row.ID, row.OrganizationID, row.Kind, row.Status, row.WarehouseID, row.ShippingName, row.ShippingCompany,
+		row.WarehouseID, pgArray(ids), pgArray(qty),
+		row.ID, row.OrganizationID, row.Kind, row.Status, row.ShippingName, row.ShippingCompany,
 		row.ShippingAddress1, row.ShippingAddress2, row.ShippingCity, row.ShippingState, row.ShippingZip,
 		row.ShippingCountry, row.ShippingPhone, row.Notes, row.SourceType, row.SourceOrderID, row.SourceOrderNumber,
-		row.Test, row.CreatedAt, row.UpdatedAt, row.SubmittedAt, pgArray(ids), pgArray(qty),
+		row.Test, row.CreatedAt, row.UpdatedAt, row.SubmittedAt,
 	}
 }
 
