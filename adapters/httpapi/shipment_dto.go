@@ -45,6 +45,14 @@ type ShipmentDTO struct {
 	CreatedAt        string              `json:"createdAt"`
 	UpdatedAt        string              `json:"updatedAt"`
 	SubmittedAt      *string             `json:"submittedAt"`
+	ShippedAt        *string             `json:"shippedAt"`
+	Tracking         *TrackingDTO        `json:"tracking"`
+}
+
+// TrackingDTO is a shipped shipment's carrier and tracking number.
+type TrackingDTO struct {
+	Carrier string `json:"carrier"`
+	Number  string `json:"number"`
 }
 
 // ShipmentItemDTO is a product line of a Pick & Pack shipment.
@@ -80,6 +88,10 @@ func toShipmentDTO(s *domain.Shipment) ShipmentDTO {
 		ShippingCity: a.City, ShippingState: a.State, ShippingZip: a.Zip, ShippingCountry: a.Country, ShippingPhone: a.Phone,
 		Notes: s.Notes(), Test: s.Test(),
 		CreatedAt: FormatTime(s.CreatedAt()), UpdatedAt: FormatTime(s.UpdatedAt()), SubmittedAt: FormatTimePtr(s.SubmittedAt()),
+		ShippedAt: FormatTimePtr(s.ShippedAt()),
+	}
+	if t := s.Tracking(); t != nil {
+		out.Tracking = &TrackingDTO{Carrier: t.Carrier, Number: t.Number}
 	}
 	lines := s.Lines()
 	if s.Kind() == domain.SPD {

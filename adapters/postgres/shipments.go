@@ -33,6 +33,9 @@ type shipmentRow struct {
 	CreatedAt         time.Time
 	UpdatedAt         time.Time
 	SubmittedAt       *time.Time
+	ShippedAt         *time.Time
+	TrackingCarrier   *string
+	TrackingNumber    *string
 }
 
 // ShipmentRepository implements ports.ShipmentRepository.
@@ -111,8 +114,12 @@ func shipmentArgs(s *domain.Shipment) []any {
 	}
 }
 
-const updateShipmentSQL = `UPDATE shipments SET status = $1, updated_at = $2, submitted_at = $3
-WHERE organization_id = $4 AND id = $5`
+// updateShipmentSQL stores a shipment's state after any transition (the
+// one UPDATE of shipments): its status and times, and its tracking once
+// shipped.
+const updateShipmentSQL = `UPDATE shipments SET status = $1, updated_at = $2, submitted_at = $3, shipped_at = $4,
+	tracking_carrier = $5, tracking_number = $6
+WHERE organization_id = $7 AND id = $8`
 
 // Update loads the shipment FOR UPDATE (its row stays locked until the
 // transaction ends), runs change on it and writes its new state.
@@ -124,7 +131,9 @@ func (r *ShipmentRepository) Update(ctx context.Context, organizationID, id stri
 	if err := change(s); err != nil {
 		return nil, err
 	}
-	n, err := r.run.exec(ctx, updateShipmentSQL, string(s.Status()), s.UpdatedAt(), s.SubmittedAt(), s.OrganizationID(), s.ID())
+	row := shipmentToRow(s)
+	n, err := r.run.exec(ctx, updateShipmentSQL, row.Status, row.UpdatedAt, row.SubmittedAt, row.ShippedAt,
+		row.TrackingCarrier, row.TrackingNumber, row.OrganizationID, row.ID)
 	if err != nil {
 		return nil, dbErr(err)
 	}
@@ -139,7 +148,7 @@ func (r *ShipmentRepository) Update(ctx context.Context, organizationID, id stri
 const selectShipmentsSQL = `SELECT s.id, s.organization_id, s.kind, s.status, s.warehouse_id, w.name, s.shipping_name,
 	s.shipping_company, s.shipping_address1, s.shipping_address2, s.shipping_city, s.shipping_state, s.shipping_zip,
 	s.shipping_country, s.shipping_phone, s.notes, s.source_type, s.source_order_id, s.source_order_number, s.test,
-	s.created_at, s.updated_at, s.submitted_at
+	s.created_at, s.updated_at, s.submitted_at, s.shipped_at, s.tracking_carrier, s.tracking_number
 FROM shipments AS s JOIN warehouses AS w ON w.id = s.warehouse_id`
 
 func scanShipment(rows *sql.Rows) (shipmentRow, error) {
@@ -147,7 +156,7 @@ func scanShipment(rows *sql.Rows) (shipmentRow, error) {
 	err := rows.Scan(&r.ID, &r.OrganizationID, &r.Kind, &r.Status, &r.WarehouseID, &r.WarehouseName, &r.ShippingName,
 		&r.ShippingCompany, &r.ShippingAddress1, &r.ShippingAddress2, &r.ShippingCity, &r.ShippingState, &r.ShippingZip,
 		&r.ShippingCountry, &r.ShippingPhone, &r.Notes, &r.SourceType, &r.SourceOrderID, &r.SourceOrderNumber, &r.Test,
-		&r.CreatedAt, &r.UpdatedAt, &r.SubmittedAt)
+		&r.CreatedAt, &r.UpdatedAt, &r.SubmittedAt, &r.ShippedAt, &r.TrackingCarrier, &r.TrackingNumber)
 	return r, err
 }
 
@@ -265,7 +274,10 @@ func shipmentToRow(s *domain.Shipment) shipmentRow {
 		WarehouseID: s.Warehouse().ID, ShippingName: a.Name, ShippingCompany: a.Company,
 		ShippingAddress1: a.Address1, ShippingAddress2: a.Address2, ShippingCity: a.City, ShippingState: a.State,
 		ShippingZip: a.Zip, ShippingCountry: a.Country, ShippingPhone: a.Phone, Notes: s.Notes(), Test: s.Test(),
-		CreatedAt: s.CreatedAt(), UpdatedAt: s.UpdatedAt(), SubmittedAt: s.SubmittedAt(),
+		CreatedAt: s.CreatedAt(), UpdatedAt: s.UpdatedAt(), SubmittedAt: s.SubmittedAt(), ShippedAt: s.ShippedAt(),
+	}
+	if t := s.Tracking(); t != nil {
+		row.TrackingCarrier, row.TrackingNumber = &t.Carrier, &t.Number
 	}
 	if src := s.Source(); src != nil {
 		t, id, num := src.Type, src.OrderID, src.OrderNumber
@@ -287,7 +299,10 @@ func shipmentFromRow(row shipmentRow, lines []domain.ShipmentLine) *domain.Shipm
 			Notes: row.Notes, Lines: lines, Test: row.Test,
 		},
 		Status: domain.ShipmentStatus(row.Status), CreatedAt: row.CreatedAt, UpdatedAt: row.UpdatedAt,
-		SubmittedAt: row.SubmittedAt,
+		SubmittedAt: row.SubmittedAt, ShippedAt: row.ShippedAt,
+	}
+	if row.TrackingCarrier != nil && row.TrackingNumber != nil {
+		p.Tracking = &domain.Tracking{Carrier: *row.TrackingCarrier, Number: *row.TrackingNumber}
 	}
 	if row.SourceType != nil && row.SourceOrderID != nil {
 		src := &domain.ShipmentSource{Type: *row.SourceType, OrderID: *row.SourceOrderID}
