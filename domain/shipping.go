@@ -63,3 +63,16 @@ func (s *Shipment) Ship(now time.Time, t Tracking) (replay bool, err error) {
 	s.status, s.updatedAt, s.shippedAt, s.tracking = ShipmentShipped, at, &at, &t
 	return false, nil
 }
+
+// OnHandShortageError lists the items a shipment would take more of than
+// its warehouse holds on hand (Available is the on-hand count): shipping it
+// would make on hand negative, so nothing was changed. Kind tells products
+// from cartons.
+type OnHandShortageError struct {
+	Kind  ItemKind
+	Items []StockShortage
+}
+
+func (e *OnHandShortageError) Error() string {
+	return fmt.Sprintf("on hand short for %d %s(s)", len(e.Items), e.Kind)
+}

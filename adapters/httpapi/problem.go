@@ -69,6 +69,7 @@ func ProblemFor(err error) Problem {
 		ve *domain.ValidationError
 		ui *domain.UnknownItemsError
 		is *domain.InsufficientStockError
+		os *domain.OnHandShortageError
 		se *ports.InsufficientScopeError
 	)
 	switch {
@@ -78,7 +79,9 @@ func ProblemFor(err error) Problem {
 		p.Detail = "these " + string(ui.Kind) + "s are not records of the organization"
 		p.IDs = ui.IDs
 	case errors.As(err, &is):
-		p.Items = shortageDTOs(is.Items)
+		p.Items = shortageDTOs(domain.KindCarton, is.Items)
+	case errors.As(err, &os):
+		p.Items = shortageDTOs(os.Kind, os.Items)
 	case errors.As(err, &se):
 		p.Detail = "the token " + se.Error()
 	case errors.Is(err, domain.ErrInvalidState):

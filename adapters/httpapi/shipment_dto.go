@@ -116,18 +116,26 @@ func toShipmentDTO(s *domain.Shipment) ShipmentDTO {
 	return out
 }
 
-// shortageDTO is one short carton of a 422 insufficient_stock problem.
+// shortageDTO is one short item of an insufficient_stock problem: a
+// carton of an SPD submission (422), or a product or carton of a ship
+// (409), whose available count is then its on-hand count.
 type shortageDTO struct {
-	CartonID  string `json:"cartonId"`
+	ProductID string `json:"productId,omitempty"`
+	CartonID  string `json:"cartonId,omitempty"`
 	SKU       string `json:"sku"`
 	Requested int64  `json:"requested"`
 	Available int64  `json:"available"`
 }
 
-func shortageDTOs(items []domain.StockShortage) []shortageDTO {
+func shortageDTOs(kind domain.ItemKind, items []domain.StockShortage) []shortageDTO {
 	out := make([]shortageDTO, len(items))
 	for i, it := range items {
-		out[i] = shortageDTO{CartonID: it.ItemID, SKU: it.SKU, Requested: it.Requested, Available: it.Available}
+		out[i] = shortageDTO{SKU: it.SKU, Requested: it.Requested, Available: it.Available}
+		if kind == domain.KindCarton {
+			out[i].CartonID = it.ItemID
+		} else {
+			out[i].ProductID = it.ItemID
+		}
 	}
 	return out
 }

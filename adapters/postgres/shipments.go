@@ -121,15 +121,32 @@ const updateShipmentSQL = `UPDATE shipments SET status = $1, updated_at = $2, su
 	tracking_carrier = $5, tracking_number = $6
 WHERE organization_id = $7 AND id = $8`
 
-// Update loads the shipment FOR UPDATE (its row stays locked until the
-// transaction ends), runs change on it and writes its new state.
+// Update loads the organization's shipment FOR UPDATE (its row stays
+// locked until the transaction ends), runs change on it and writes its new
+// state.
 func (r *ShipmentRepository) Update(ctx context.Context, organizationID, id string, change func(*domain.Shipment) error) (*domain.Shipment, error) {
-	s, err := r.get(ctx, lockShipmentSQL, organizationID, id)
+	return r.update(ctx, lockShipmentSQL, organizationID, id, change)
+}
+
+// UpdateAtWarehouse is Update with the shipment found at its warehouse.
+func (r *ShipmentRepository) UpdateAtWarehouse(ctx context.Context, warehouseID, id string, change func(*domain.Shipment) error) (*domain.Shipment, error) {
+	return r.update(ctx, lockShipmentAtWarehouseSQL, warehouseID, id, change)
+}
+
+// update locks the shipment with lock (lockShipmentSQL or
+// lockShipmentAtWarehouseSQL, whose $1 is key), runs change and writes
+// the new state, unless change left the shipment as it was.
+func (r *ShipmentRepository) update(ctx context.Context, lock, key, id string, change func(*domain.Shipment) error) (*domain.Shipment, error) {
+	s, err := r.get(ctx, lock, key, id)
 	if err != nil {
 		return nil, err
 	}
+	status, updated := s.Status(), s.UpdatedAt()
 	if err := change(s); err != nil {
 		return nil, err
+	}
+	if s.Status() == status && s.UpdatedAt().Equal(updated) {
+		return s, nil
 	}
 	row := shipmentToRow(s)
 	n, err := r.run.exec(ctx, updateShipmentSQL, row.Status, row.UpdatedAt, row.SubmittedAt, row.ShippedAt,
@@ -143,26 +160,34 @@ func (r *ShipmentRepository) Update(ctx context.Context, organizationID, id stri
 	return s, nil
 }
 
-// selectShipmentsSQL reads shipments with their warehouse's name, in
-// scanShipment's order; the statements below complete it.
-const selectShipmentsSQL = `SELECT s.id, s.organization_id, s.kind, s.status, s.warehouse_id, w.name, s.shipping_name,
+// shipmentColumns are a shipment's columns with its warehouse's name (w),
+// in scanShipment's order; selectShipmentsSQL reads them, the statements
+// below complete it.
+const (
+	shipmentColumns = `s.id, s.organization_id, s.kind, s.status, s.warehouse_id, w.name, s.shipping_name,
 	s.shipping_company, s.shipping_address1, s.shipping_address2, s.shipping_city, s.shipping_state, s.shipping_zip,
 	s.shipping_country, s.shipping_phone, s.notes, s.source_type, s.source_order_id, s.source_order_number, s.test,
-	s.created_at, s.updated_at, s.submitted_at, s.shipped_at, s.tracking_carrier, s.tracking_number
+	s.created_at, s.updated_at, s.submitted_at, s.shipped_at, s.tracking_carrier, s.tracking_number`
+	selectShipmentsSQL = `SELECT ` + shipmentColumns + `
 FROM shipments AS s JOIN warehouses AS w ON w.id = s.warehouse_id`
+)
 
-func scanShipment(rows *sql.Rows) (shipmentRow, error) {
+// scanShipment reads one row of shipmentColumns and, when more are given,
+// the columns that follow.
+func scanShipment(rows *sql.Rows, more ...any) (shipmentRow, error) {
 	var r shipmentRow
-	err := rows.Scan(&r.ID, &r.OrganizationID, &r.Kind, &r.Status, &r.WarehouseID, &r.WarehouseName, &r.ShippingName,
+	err := rows.Scan(append([]any{&r.ID, &r.OrganizationID, &r.Kind, &r.Status, &r.WarehouseID, &r.WarehouseName, &r.ShippingName,
 		&r.ShippingCompany, &r.ShippingAddress1, &r.ShippingAddress2, &r.ShippingCity, &r.ShippingState, &r.ShippingZip,
 		&r.ShippingCountry, &r.ShippingPhone, &r.Notes, &r.SourceType, &r.SourceOrderID, &r.SourceOrderNumber, &r.Test,
-		&r.CreatedAt, &r.UpdatedAt, &r.SubmittedAt, &r.ShippedAt, &r.TrackingCarrier, &r.TrackingNumber)
+		&r.CreatedAt, &r.UpdatedAt, &r.SubmittedAt, &r.ShippedAt, &r.TrackingCarrier, &r.TrackingNumber}, more...)...)
 	return r, err
 }
 
 const (
 	getShipmentSQL  = selectShipmentsSQL + ` WHERE s.organization_id = $1 AND s.id = $2`
 	lockShipmentSQL = getShipmentSQL + ` FOR UPDATE OF s`
+	// The warehouse's side finds a shipment by the warehouse it is at ($1).
+	lockShipmentAtWarehouseSQL = selectShipmentsSQL + ` WHERE s.warehouse_id = $1 AND s.id = $2 FOR UPDATE OF s`
 
 	// A page of shipments, newest first, one row more than the page ($3)
 	// to tell whether more follow; with a status ($4) or without.
@@ -197,9 +222,50 @@ func (r *ShipmentRepository) List(ctx context.Context, organizationID string, fi
 	return out, more, nil
 }
 
-// get reads one shipment with q, getShipmentSQL or lockShipmentSQL.
-func (r *ShipmentRepository) get(ctx context.Context, q, organizationID, id string) (*domain.Shipment, error) {
-	rows, err := r.read(ctx, q, organizationID, id)
+// listAtWarehouseSQL is a page of the submitted shipments in status $2 at
+// warehouse $1, oldest submission first, with their organization's name,
+// one row more than the page ($4) to tell whether more follow: a range of
+// the index shipments_warehouse_queue_idx.
+const listAtWarehouseSQL = `SELECT ` + shipmentColumns + `, o.name
+FROM shipments AS s JOIN warehouses AS w ON w.id = s.warehouse_id JOIN organizations AS o ON o.id = s.organization_id
+WHERE s.warehouse_id = $1 AND s.status = $2 AND s.submitted_at IS NOT NULL
+ORDER BY s.submitted_at, s.id OFFSET $3 LIMIT $4`
+
+// ListAtWarehouse implements ports.ShipmentRepository: two round trips at
+// most (the page, then its lines per kind).
+func (r *ShipmentRepository) ListAtWarehouse(ctx context.Context, warehouseID string, status domain.ShipmentStatus, page ports.Page) ([]ports.WarehouseShipment, bool, error) {
+	var (
+		rows  []shipmentRow
+		names []string
+	)
+	err := r.run.query(ctx, listAtWarehouseSQL, func(sr *sql.Rows) error {
+		var name string
+		row, err := scanShipment(sr, &name)
+		rows, names = append(rows, row), append(names, name)
+		return err
+	}, warehouseID, string(status), page.Skip, page.Take+1)
+	if err != nil {
+		return nil, false, dbErr(err)
+	}
+	rows, more := trimPage(rows, page)
+	out := make([]ports.WarehouseShipment, len(rows))
+	if len(rows) == 0 {
+		return out, false, nil
+	}
+	ss, err := r.withLines(ctx, rows)
+	if err != nil {
+		return nil, false, err
+	}
+	for i, s := range ss {
+		out[i] = ports.WarehouseShipment{Shipment: s, OrganizationName: names[i]}
+	}
+	return out, more, nil
+}
+
+// get reads one shipment with q (getShipmentSQL, lockShipmentSQL: $1 the
+// organization; lockShipmentAtWarehouseSQL: $1 the warehouse).
+func (r *ShipmentRepository) get(ctx context.Context, q, key, id string) (*domain.Shipment, error) {
+	rows, err := r.read(ctx, q, key, id)
 	if err != nil {
 		return nil, err
 	}
