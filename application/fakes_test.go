@@ -244,6 +244,20 @@ func (r fakeWarehouses) ListActive(_ context.Context, org string, page ports.Pag
 	return ws[:min(page.Take, len(ws))], len(ws) > page.Take, nil
 }
 
+func (r fakeWarehouses) IsActive(_ context.Context, id string) (bool, error) {
+	end, err := r.begin()
+	if err != nil {
+		return false, err
+	}
+	defer end()
+	for _, w := range r.state.warehouses {
+		if w.ID == id {
+			return w.Active, nil
+		}
+	}
+	return false, nil
+}
+
 func (r fakeWarehouses) ActiveForOrganization(_ context.Context, org, id string) (domain.Warehouse, error) {
 	end, err := r.begin()
 	if err != nil {

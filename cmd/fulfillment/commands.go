@@ -168,13 +168,14 @@ func token(cfg bootstrap.Config, args []string, stdout io.Writer) error {
 	}
 	fs := newFlagSet("token mint")
 	org := fs.String("org", "", "organization ID")
+	warehouse := fs.String("warehouse", "", "warehouse ID (a token of the warehouse's management system)")
 	scopes := fs.String("scopes", "", "comma-separated scopes")
 	ttl := fs.Duration("ttl", time.Hour, "lifetime")
 	if err := parseFlags(fs, args[1:]); err != nil {
 		return err
 	}
-	if *org == "" || fs.NArg() > 0 {
-		return usagef("token mint needs --org ID [--scopes a,b] [--ttl 1h]")
+	if (*org == "") == (*warehouse == "") || fs.NArg() > 0 {
+		return usagef("token mint needs exactly one of --org ID and --warehouse ID [--scopes a,b] [--ttl 1h]")
 	}
 	if *ttl <= 0 {
 		return usagef("token mint: --ttl must be positive")
@@ -183,7 +184,7 @@ func token(cfg bootstrap.Config, args []string, stdout io.Writer) error {
 		return fmt.Errorf("token mint: AUTH_SIGNING_KEY is not set")
 	}
 	tok, err := identity.MintToken(cfg.TokenConfig(nil), identity.MintParams{
-		Organization: *org, Scopes: splitScopes(*scopes), TTL: *ttl,
+		Organization: *org, Warehouse: *warehouse, Scopes: splitScopes(*scopes), TTL: *ttl,
 	})
 	if err != nil {
 		return err
