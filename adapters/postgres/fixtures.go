@@ -70,9 +70,24 @@ func insertItemsSQL(kind domain.ItemKind) string {
 SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[]) ON CONFLICT (id) DO NOTHING`
 }
 
+// The stock a fixture loads is the opening balance of the stock ledger:
+// each row inserted gets its opening movement, at the time of the seed, so
+// that on hand stays the sum of the item's movements. A row that exists
+// already is left alone (ON CONFLICT DO NOTHING), and so gets no movement;
+// of a row given twice, the first is kept, as the insert keeps it.
 func insertStockSQL(kind domain.ItemKind) string {
 	table, column := stockTable(kind)
-	return `INSERT INTO ` + table + ` (` + column + `, warehouse_id, on_hand)
+	return `WITH opening AS (
+	INSERT INTO stock_movements (organization_id, warehouse_id, ` + column + `, quantity, reason, occurred_at)
+	SELECT i.organization_id, v.warehouse_id, v.item_id, v.on_hand, 'opening', now()
+	FROM (SELECT DISTINCT ON (u.item_id, u.warehouse_id) u.item_id, u.warehouse_id, u.on_hand
+		FROM unnest($1::text[], $2::text[], $3::bigint[]) WITH ORDINALITY AS u(item_id, warehouse_id, on_hand, n)
+		ORDER BY u.item_id, u.warehouse_id, u.n) AS v
+	JOIN ` + inventoryTable(kind) + ` AS i ON i.id = v.item_id
+	WHERE v.on_hand <> 0
+		AND NOT EXISTS (SELECT 1 FROM ` + table + ` AS s WHERE s.` + column + ` = v.item_id AND s.warehouse_id = v.warehouse_id)
+)
+INSERT INTO ` + table + ` (` + column + `, warehouse_id, on_hand)
 SELECT * FROM unnest($1::text[], $2::text[], $3::bigint[]) ON CONFLICT DO NOTHING`
 }
 

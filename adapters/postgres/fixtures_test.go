@@ -131,3 +131,49 @@ func TestDatabaseRefusesInconsistentInvoices(t *testing.T) {
 		})
 	}
 }
+
+// The stock a fixture loads is the ledger's opening balance: one movement
+// per stock row inserted, none for a row that exists or holds nothing, so
+// that on hand is the sum of the movements.
+func TestFixtureStockOpensTheLedger(t *testing.T) {
+	n := shipNamer()
+	org, wh := n("org_fx_ledger"), n("wh_fx_ledger")
+	f := ports.Fixture{
+		Organizations: []domain.Organization{{ID: org, Name: "Ledger"}},
+		Warehouses:    []ports.FixtureWarehouse{{Warehouse: warehouse(wh, "Ledger DC", true), Organizations: []string{org}}},
+		Inventory: []domain.InventoryItem{
+			{ID: n("prod_fx_l"), OrganizationID: org, Kind: domain.KindProduct, SKU: "L-1", Name: "P"},
+			{ID: n("prod_fx_z"), OrganizationID: org, Kind: domain.KindProduct, SKU: "L-0", Name: "Z"},
+			{ID: n("ctn_fx_l"), OrganizationID: org, Kind: domain.KindCarton, SKU: "L-C", Name: "C"},
+		},
+		Stock: []domain.Stock{
+			{WarehouseID: wh, Kind: domain.KindProduct, ItemID: n("prod_fx_l"), OnHand: 7},
+			{WarehouseID: wh, Kind: domain.KindProduct, ItemID: n("prod_fx_l"), OnHand: 9}, // given twice: the first is kept
+			{WarehouseID: wh, Kind: domain.KindProduct, ItemID: n("prod_fx_z"), OnHand: 0},
+			{WarehouseID: wh, Kind: domain.KindCarton, ItemID: n("ctn_fx_l"), OnHand: 3},
+		},
+	}
+	load(t, f)
+	load(t, f) // a second load inserts nothing, and moves nothing
+	db := pgtest.Open(t, testDSN)
+	var rows []struct {
+		Item     string `bun:"item"`
+		Quantity int64  `bun:"quantity"`
+		Reason   string `bun:"reason"`
+	}
+	if err := db.NewRaw(`SELECT coalesce(product_id, carton_id) AS item, quantity, reason FROM stock_movements
+		WHERE organization_id = ? ORDER BY item`, org).Scan(context.Background(), &rows); err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]int64{}
+	for _, r := range rows {
+		if r.Reason != "opening" {
+			t.Errorf("movement %+v, want an opening", r)
+		}
+		got[r.Item] += r.Quantity
+	}
+	if len(rows) != 2 || got[n("prod_fx_l")] != 7 || got[n("ctn_fx_l")] != 3 {
+		t.Fatalf("movements %+v, want the openings 7 and 3", rows)
+	}
+	shipWantStock(t, db, "product_stock", wh, n("prod_fx_l"), 7, 0)
+}
