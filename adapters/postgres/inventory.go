@@ -80,9 +80,12 @@ WHERE s.warehouse_id = $1 AND s.` + column + ` = v.id`,
 		// then, unless an item would go below zero on hand (short),
 		// on hand and reserved both go down and each item gets its
 		// movement. It returns the short items with their on-hand counts;
-		// none when it shipped. Reserved cannot go below zero (a
-		// shipment's lines were reserved when it was submitted; the floor
-		// only keeps a stock row loaded by hand from blocking a ship).
+		// none when it shipped. The UPDATE names the items by $2 as well,
+		// so that the generic plan probes the primary key instead of
+		// hashing every stock row of the warehouse. Reserved cannot go
+		// below zero (a shipment's lines were reserved when it was
+		// submitted; the floor only keeps a stock row loaded by hand from
+		// blocking a ship).
 		consume: `WITH line AS (
 	SELECT v.id, sum(v.q)::bigint AS q FROM unnest($2::text[], $3::bigint[]) AS v(id, q) GROUP BY v.id
 ), stock AS (
@@ -95,7 +98,8 @@ WHERE s.warehouse_id = $1 AND s.` + column + ` = v.id`,
 ), consumed AS (
 	UPDATE ` + stock + ` AS s SET on_hand = s.on_hand - line.q, reserved = greatest(s.reserved - line.q, 0)
 	FROM line
-	WHERE s.warehouse_id = $1 AND s.` + column + ` = line.id AND NOT EXISTS (SELECT 1 FROM short)
+	WHERE s.warehouse_id = $1 AND s.` + column + ` = ANY($2::text[]) AND s.` + column + ` = line.id
+		AND NOT EXISTS (SELECT 1 FROM short)
 	RETURNING s.` + column + ` AS id, line.q
 ), moved AS (
 	INSERT INTO stock_movements (organization_id, warehouse_id, ` + column + `, quantity, reason, shipment_id, occurred_at)

@@ -291,12 +291,15 @@ func (r *ShipmentRepository) read(ctx context.Context, q string, args ...any) ([
 
 // The lines of many shipments ($1 their IDs) with their SKUs, in position
 // order: a pick and pack shipment's products, an SPD shipment's cartons.
+// Each SKU is one probe of the item's primary key: under the generic plan
+// the sessions keep, a join guessed the array at thousands of lines and
+// hashed every product of the database for the three of a shipment.
 const (
-	shipmentProductsSQL = `SELECT l.shipment_id, l.product_id, p.sku, l.quantity
-FROM shipment_items AS l JOIN products AS p ON p.id = l.product_id
+	shipmentProductsSQL = `SELECT l.shipment_id, l.product_id, (SELECT p.sku FROM products AS p WHERE p.id = l.product_id), l.quantity
+FROM shipment_items AS l
 WHERE l.shipment_id = ANY($1::text[]) ORDER BY l.shipment_id, l.position`
-	shipmentCartonsSQL = `SELECT l.shipment_id, l.carton_id, c.sku, l.quantity
-FROM shipment_cartons AS l JOIN cartons AS c ON c.id = l.carton_id
+	shipmentCartonsSQL = `SELECT l.shipment_id, l.carton_id, (SELECT c.sku FROM cartons AS c WHERE c.id = l.carton_id), l.quantity
+FROM shipment_cartons AS l
 WHERE l.shipment_id = ANY($1::text[]) ORDER BY l.shipment_id, l.position`
 )
 

@@ -5,9 +5,9 @@
 -- lines, no check of on hand). Shipments shp_pgb_1..n of bench/ship/pending.sql, picked at random
 -- (one shipped again updates the same rows). Run with -M prepared and -D org=… -D wh=… -D skus=… -D n=….
 \set g random(1, :n)
-\set p1 (:g % :skus) + 1
-\set p2 ((:g + 1) % :skus) + 1
-\set p3 ((:g + 2) % :skus) + 1
+\set p1 ((7919 * :g) % :skus) + 1
+\set p2 ((7919 * :g + 331) % :skus) + 1
+\set p3 ((7919 * :g + 662) % :skus) + 1
 BEGIN;
 SELECT id, status FROM shipments WHERE organization_id = :org AND id = 'shp_pgb_' || :g FOR UPDATE;
 UPDATE product_stock SET on_hand = on_hand - 1, reserved = greatest(reserved - 1, 0)
