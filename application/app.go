@@ -33,6 +33,9 @@ type Commands struct {
 	ReceiveStorefrontOrder Handler[ReceiveStorefrontOrder, StorefrontOrderResult]
 	ReplayStorefrontOrder  Handler[ReplayStorefrontOrder, StorefrontOrderResult]
 	PurgeFailedOrders      Handler[PurgeFailedOrders, int]
+
+	RecordWarehouseReceipt Handler[RecordWarehouseReceipt, WarehouseReceiptResult]
+	RecordWarehouseService Handler[RecordWarehouseService, WarehouseServiceResult]
 }
 
 // Queries read state.
@@ -75,6 +78,9 @@ type Deps struct {
 	// FailedOrderRetention is how long a failed order's body is kept after
 	// its last delivery (FAILED_ORDER_RETENTION); 0 is the default.
 	FailedOrderRetention time.Duration
+	// Warehouse are the hooks of the warehouse's reports that billing and
+	// the events own; the zero value checks and writes nothing more.
+	Warehouse WarehouseHooks
 }
 
 // New builds the application.
@@ -83,7 +89,7 @@ func New(d Deps) *Application {
 		d.UnitOfWork, d.Repos.Receipts, d.Clock, d.IDs, d.Environment, d.Log), d.Tracer, d.Log)
 	return &Application{
 		Commands: Commands{
-			Seed:         Decorate("Seed", NewSeedHandler(d.UnitOfWork), d.Tracer, d.Log),
+			Seed:         Decorate("Seed", NewSeedHandler(d.UnitOfWork, d.Clock), d.Tracer, d.Log),
 			CreateAPIKey: Decorate("CreateAPIKey", NewCreateAPIKeyHandler(d.UnitOfWork, d.Keys, d.Clock, d.IDs, d.Environment), d.Tracer, d.Log),
 			RevokeAPIKey: Decorate("RevokeAPIKey", NewRevokeAPIKeyHandler(d.Repos.APIKeys), d.Tracer, d.Log),
 
@@ -98,6 +104,11 @@ func New(d Deps) *Application {
 				d.Repos.Receipts, intake, d.DecodeStorefrontOrder), d.Tracer, d.Log),
 			PurgeFailedOrders: Decorate("PurgeFailedOrders", NewPurgeFailedOrdersHandler(
 				d.Repos.Receipts, d.Clock, d.FailedOrderRetention), d.Tracer, d.Log),
+
+			RecordWarehouseReceipt: Decorate("RecordWarehouseReceipt", NewRecordWarehouseReceiptHandler(
+				d.UnitOfWork, d.Clock, d.IDs, d.Warehouse), d.Tracer, d.Log),
+			RecordWarehouseService: Decorate("RecordWarehouseService", NewRecordWarehouseServiceHandler(
+				d.UnitOfWork, d.Clock, d.IDs, d.Warehouse), d.Tracer, d.Log),
 		},
 		Queries: Queries{
 			ListWarehouses: Decorate("ListWarehouses", NewListWarehousesHandler(d.Repos.Warehouses), d.Tracer, d.Log),

@@ -47,14 +47,7 @@ type fakeState struct {
 	shipments  map[string]*domain.Shipment // by ID; stored copies
 	receipts   map[intakeKey]intakeStored
 	keys       []domain.APIKey
-	movements  []fakeMovement
-}
-
-// fakeMovement is a stock movement of a shipment.
-type fakeMovement struct {
-	warehouse, item, shipment string
-	quantity                  int64
-	at                        time.Time
+	wh         warehouseSideState // warehouse_fakes_test.go
 }
 
 type fakeWarehouse struct {
@@ -92,7 +85,7 @@ func (s fakeState) clone() fakeState {
 	s.shipments = maps.Clone(s.shipments) // values are replaced, never changed
 	s.receipts = maps.Clone(s.receipts)
 	s.keys = slices.Clone(s.keys)
-	s.movements = slices.Clone(s.movements)
+	s.wh = s.wh.clone()
 	return s
 }
 
@@ -156,6 +149,7 @@ func (db *fakeDB) repos(state *fakeState, pooled bool) ports.Repositories {
 	return ports.Repositories{
 		Organizations: fakeOrgs{f}, Warehouses: fakeWarehouses{f}, Inventory: fakeInventory{f},
 		Shipments: fakeShipments{f}, Receipts: fakeReceipts{f}, APIKeys: fakeKeys{f},
+		WarehouseReceipts: fakeWarehouseReceipts{f}, WarehouseServices: fakeWarehouseServices{f}, Stock: fakeStockLedger{f},
 	}
 }
 
@@ -375,8 +369,9 @@ func (r fakeInventory) ConsumeShipped(_ context.Context, s *domain.Shipment) err
 		lv.onHand -= l.Quantity
 		lv.reserved = max(lv.reserved-l.Quantity, 0)
 		r.state.stock[k] = lv
-		r.state.movements = append(r.state.movements, fakeMovement{
-			warehouse: s.Warehouse().ID, item: l.ItemID, quantity: -l.Quantity, shipment: s.ID(), at: *s.ShippedAt(),
+		r.state.wh.movements = append(r.state.wh.movements, fakeMovement{
+			org: s.OrganizationID(), warehouse: s.Warehouse().ID, reason: domain.MovementShipment, at: *s.ShippedAt(),
+			delta: domain.StockDelta{Kind: s.Kind().Items(), ItemID: l.ItemID, Quantity: -l.Quantity},
 		})
 	}
 	return nil

@@ -47,11 +47,11 @@ func TestShipConsumesTheReservation(t *testing.T) {
 	if l := db.level("wh_a", "ctn_2"); l != (stockLevel{onHand: 0, reserved: 0}) {
 		t.Fatalf("ctn_2 %+v, want on hand 0 reserved 0", l)
 	}
-	if got := len(db.state.movements); got != 2 {
+	if got := len(db.movements()); got != 2 {
 		t.Fatalf("%d movements, want 2", got)
 	}
-	for _, m := range db.state.movements {
-		if m.shipment != id || m.quantity >= 0 || !m.at.Equal(clock.now) {
+	for _, m := range db.movements() {
+		if m.reason != domain.MovementShipment || m.delta.Kind != domain.KindCarton || m.delta.Quantity >= 0 || !m.at.Equal(clock.now) {
 			t.Errorf("movement %+v", m)
 		}
 	}
@@ -78,8 +78,8 @@ func TestShipAgainIsAReplay(t *testing.T) {
 	if !again.Replay || !again.Shipment.ShippedAt().Equal(*first.Shipment.ShippedAt()) || !again.Shipment.UpdatedAt().Equal(first.Shipment.UpdatedAt()) {
 		t.Fatalf("replay %v shipped %v updated %v", again.Replay, again.Shipment.ShippedAt(), again.Shipment.UpdatedAt())
 	}
-	if l := db.level("wh_a", "ctn_1"); l.onHand != 4 || len(db.state.movements) != 1 {
-		t.Fatalf("ctn_1 %+v, %d movements: the replay changed the stock", l, len(db.state.movements))
+	if l := db.level("wh_a", "ctn_1"); l.onHand != 4 || len(db.movements()) != 1 {
+		t.Fatalf("ctn_1 %+v, %d movements: the replay changed the stock", l, len(db.movements()))
 	}
 	if db.commits != commits+1 {
 		t.Fatalf("%d commits, want one more (an empty transaction)", db.commits-commits)

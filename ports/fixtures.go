@@ -2,6 +2,7 @@ package ports
 
 import (
 	"context"
+	"time"
 
 	"github.com/acme3pl/fulfillment/domain"
 )
@@ -15,6 +16,9 @@ type Fixture struct {
 	Invoices      []*domain.Invoice
 	APIKeys       []domain.APIKey
 	Secrets       []domain.WebhookSecret
+	// OpenedAt dates the opening movements of the stock rows (the stock
+	// ledger): when the seed runs.
+	OpenedAt time.Time
 }
 
 // FixtureWarehouse is a warehouse and the organizations it is available to.

@@ -25,6 +25,10 @@ type Repositories struct {
 	APIKeys        APIKeyRepository
 	WebhookSecrets WebhookSecretRepository
 	Fixtures       FixtureStore
+
+	WarehouseReceipts WarehouseReceiptRepository
+	WarehouseServices WarehouseServiceRepository
+	Stock             StockLedger
 }
 
 // Clock tells the time; tests pin it.

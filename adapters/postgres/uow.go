@@ -71,5 +71,9 @@ func newRepositories(run runner) ports.Repositories {
 		APIKeys:        &APIKeyRepository{run: run},
 		WebhookSecrets: &WebhookSecretRepository{run: run},
 		Fixtures:       &FixtureStore{run: run},
+
+		WarehouseReceipts: &WarehouseReceiptRepository{run: run},
+		WarehouseServices: &WarehouseServiceRepository{run: run},
+		Stock:             &StockLedger{run: run},
 	}
 }

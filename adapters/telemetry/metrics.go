@@ -29,6 +29,9 @@ type Metrics struct {
 	// RequestsTimedOut counts requests answered 503 because their deadline
 	// passed or a lock or statement timed out, by route.
 	RequestsTimedOut *prometheus.CounterVec
+	// UnitsReceived counts the units of new warehouse receipts by kind of
+	// item (warehouse_metrics.go).
+	UnitsReceived *prometheus.CounterVec
 }
 
 // Outcomes of an order delivery: the label values of
@@ -88,8 +91,10 @@ func NewMetrics() *Metrics {
 			Name: "fulfillment_http_requests_timed_out_total",
 			Help: "Requests answered 503 because their deadline passed or a lock or statement timed out, by route template.",
 		}, []string{"route"}),
+		UnitsReceived: newUnitsReceived(),
 	}
-	reg.MustRegister(m.RequestDuration, m.IntakeOrders, m.ShipmentTransitions, m.RequestsShed, m.RequestsTimedOut)
+	reg.MustRegister(m.RequestDuration, m.IntakeOrders, m.ShipmentTransitions, m.RequestsShed, m.RequestsTimedOut,
+		m.UnitsReceived)
 	for _, o := range []string{IntakeCreated, IntakeDuplicate, IntakeSkipped} {
 		m.IntakeOrders.WithLabelValues(o, "")
 	}
@@ -103,6 +108,9 @@ func NewMetrics() *Metrics {
 		for _, s := range ShipmentStatuses {
 			m.ShipmentTransitions.WithLabelValues(k, s)
 		}
+	}
+	for _, k := range ItemKinds {
+		m.UnitsReceived.WithLabelValues(k)
 	}
 	return m
 }

@@ -32,6 +32,7 @@ func TestTokensFromAnIdentityProvider(t *testing.T) {
 	seedFixture(t, testDSN, map[string]any{
 		"organizations": []any{map[string]any{"id": idpOrg, "name": "IdP Org", "defaultWarehouseId": idpWarehouse}},
 		"warehouses":    []any{fixtureWarehouse(idpWarehouse, "IdP East", true, idpOrg)},
+		"products":      []any{map[string]any{"id": "prod_e2e_idp", "organizationId": idpOrg, "sku": "IDP-TEE", "name": "Tee"}},
 	})
 	dir := tool(t, "oidc-provider")
 	clients := []map[string]any{
@@ -52,10 +53,17 @@ func TestTokensFromAnIdentityProvider(t *testing.T) {
 		t.Fatalf("the organization's token: %d %s", r.Status, r.Body)
 	}
 
-	// The warehouse's token is verified (a 401 would say it was not) and is
-	// not an organization's.
+	// The warehouse's management system reports a receipt with its token,
+	// which is not an organization's.
 	whToken := clientCredentials(t, issuer, "wms-east", "wms-east-secret-0123456789", "warehouse")
+	receipt := map[string]any{"organizationId": idpOrg, "reference": "ASN-IDP-1",
+		"items": []any{map[string]any{"productId": "prod_e2e_idp", "quantity": 3}}}
+	if r := do(t, "POST", srv.URL+"/v0/warehouse/receipts", receipt, "Authorization", "Bearer "+whToken); r.Status != 201 {
+		t.Fatalf("the warehouse's token on its route: %d %s", r.Status, r.Body)
+	}
 	r = do(t, "GET", srv.URL+"/v0/warehouses", nil, "Authorization", "Bearer "+whToken)
+	wantProblem(t, r, 403, "insufficient_scope")
+	r = do(t, "POST", srv.URL+"/v0/warehouse/receipts", receipt, "Authorization", "Bearer "+orgToken)
 	wantProblem(t, r, 403, "insufficient_scope")
 
 	// Key rotation: the provider restarts signing with a new key and still
