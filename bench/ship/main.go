@@ -151,7 +151,8 @@ func run(o options) result {
 // shipOne ships one shipment; anything but 200 is an error.
 func shipOne(c *http.Client, o options, id string) error {
 	body := `{"carrier": "UPS", "trackingNumber": "` + strings.TrimPrefix(id, o.prefix) + `"}`
-	req, err := http.NewRequest(http.MethodPost, o.url+"/v0/warehouse/shipments/"+id+"/ship", strings.NewReader(body))
+	req, err := http.NewRequestWithContext(context.Background(), http.MethodPost, o.url+"/v0/warehouse/shipments/"+id+"/ship",
+		strings.NewReader(body))
 	if err != nil {
 		return err
 	}
