@@ -97,7 +97,7 @@ func New(d Deps) *Application {
 			SubmitShipment: Decorate("SubmitShipment", NewSubmitShipmentHandler(d.UnitOfWork, d.Clock), d.Tracer, d.Log),
 			CancelShipment: Decorate("CancelShipment", NewCancelShipmentHandler(d.UnitOfWork, d.Clock), d.Tracer, d.Log),
 
-			ShipShipment: Decorate("ShipShipment", NewShipShipmentHandler(d.UnitOfWork, d.Clock), d.Tracer, d.Log),
+			ShipShipment: Decorate("ShipShipment", NewShipShipmentHandler(d.UnitOfWork, d.Clock, d.Warehouse), d.Tracer, d.Log),
 
 			ReceiveStorefrontOrder: intake,
 			ReplayStorefrontOrder: Decorate("ReplayStorefrontOrder", NewReplayStorefrontOrderHandler(

@@ -38,18 +38,20 @@ type ShipResult struct {
 type ShipShipmentHandler struct {
 	uow   ports.UnitOfWork
 	clock ports.Clock
+	hooks WarehouseHooks // ShipmentCharges (billing) and ShipmentEvent (the outbox)
 }
 
 // NewShipShipmentHandler builds the handler.
-func NewShipShipmentHandler(uow ports.UnitOfWork, clock ports.Clock) *ShipShipmentHandler {
-	return &ShipShipmentHandler{uow: uow, clock: clock}
+func NewShipShipmentHandler(uow ports.UnitOfWork, clock ports.Clock, hooks WarehouseHooks) *ShipShipmentHandler {
+	return &ShipShipmentHandler{uow: uow, clock: clock, hooks: hooks}
 }
 
 // Handle ships the shipment in one transaction: the shipment locked (found
 // at the command's warehouse: another warehouse's shipment is
 // domain.ErrNotFound), the domain's transition, the stock consumed with
-// its movements, the shipment stored. A bad tracking is refused before the
-// transaction opens. The same ship again is a replay that changes nothing;
+// its movements, the shipment stored, then its charges (billing's hook)
+// and its event (the outbox's hook), one statement each. A bad tracking is
+// refused before the transaction opens. The same ship again is a replay that changes nothing;
 // a shipment in another state, or shipped with another tracking, is
 // domain.ErrInvalidState; on hand short for any item is a
 // *domain.OnHandShortageError, and nothing changes.
@@ -74,11 +76,10 @@ func (h *ShipShipmentHandler) Handle(ctx context.Context, c ShipShipment) (ShipR
 		if err != nil || res.Replay {
 			return err
 		}
-		// Billing: the shipment's charges accrue here, in this
-		// transaction, with one statement.
-		// Events: the shipment.shipped event is written to the outbox
-		// here, in this transaction.
-		return nil
+		if err := run(ctx, h.hooks.ShipmentCharges, r, shipped, "charge shipment"); err != nil {
+			return err
+		}
+		return run(ctx, h.hooks.ShipmentEvent, r, shipped, "event of shipment")
 	})
 	if err != nil {
 		return ShipResult{}, err

@@ -175,3 +175,44 @@ func TestListWarehouseShipments(t *testing.T) {
 		t.Fatalf("drafts: %v, want an invalid status", err)
 	}
 }
+
+// Billing's and the outbox's hooks run in the ship's transaction, once per
+// shipment shipped: never for a replay, and a failing hook ships nothing.
+func TestShipRunsItsHooksOnce(t *testing.T) {
+	db := shipFixture()
+	clock := &fakeClock{now: shipT0}
+	var charged, events []string
+	fail := false
+	hooks := application.WarehouseHooks{
+		ShipmentCharges: func(_ context.Context, _ ports.Repositories, s *domain.Shipment) error {
+			if fail {
+				return errors.New("rate card unreadable")
+			}
+			charged = append(charged, s.ID()+"/"+string(s.Status()))
+			return nil
+		},
+		ShipmentEvent: func(_ context.Context, _ ports.Repositories, s *domain.Shipment) error {
+			events = append(events, s.ID())
+			return nil
+		},
+	}
+	app, _ := shipApp(db, domain.Sandbox)
+	ship := application.NewShipShipmentHandler(fakeUoW{db}, clock, hooks)
+	id := shipPending(t, app, shipSPD(shipLine("ctn_1", 1)))
+	other := shipPending(t, app, shipSPD(shipLine("ctn_2", 1)))
+	for range 2 {
+		if _, err := ship.Handle(context.Background(), application.ShipShipment{WarehouseID: "wh_a", ShipmentID: id, Carrier: "UPS", TrackingNumber: "1"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if len(charged) != 1 || charged[0] != id+"/shipped" || len(events) != 1 {
+		t.Fatalf("charged %v, events %v: want one of each for the first ship", charged, events)
+	}
+	fail = true
+	if _, err := ship.Handle(context.Background(), application.ShipShipment{WarehouseID: "wh_a", ShipmentID: other, Carrier: "UPS", TrackingNumber: "2"}); err == nil {
+		t.Fatal("a failing charge hook shipped")
+	}
+	if l := db.level("wh_a", "ctn_2"); l != (stockLevel{onHand: 2, reserved: 1}) {
+		t.Fatalf("ctn_2 %+v after a failed ship, want untouched", l)
+	}
+}

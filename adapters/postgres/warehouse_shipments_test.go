@@ -60,7 +60,7 @@ func (u shipUseCases) pendingOf(t *testing.T, org, wh string, kind domain.Shipme
 }
 
 func shipShipper(db *bun.DB) *application.ShipShipmentHandler {
-	return application.NewShipShipmentHandler(postgres.NewUnitOfWork(db), system.Clock{})
+	return application.NewShipShipmentHandler(postgres.NewUnitOfWork(db), system.Clock{}, application.WarehouseHooks{})
 }
 
 func shipShipIt(h *application.ShipShipmentHandler, wh, id, number string) (application.ShipResult, error) {
