@@ -83,18 +83,19 @@ test: ## go test -race on every package against a real PostgreSQL; log in .tmp/t
 # reads (bench/reads/run.sh: the list and detail against a bare pgx baseline), intake
 # (bench/intake/run.sh: the order intake against pgbench), tracing (bench/intake/tracing.sh: the
 # intake with no export, 10 % and every trace sampled to Jaeger), replay (bench/replay/run.sh:
-# `fulfillment orders replay --all-failed` over 10,000 kept orders against the intake's rate).
+# `fulfillment orders replay --all-failed` over 10,000 kept orders against the intake's rate), ship
+# (bench/ship/run.sh: the warehouse's loop beside the intake: ships against pgbench, open loop at half).
 # E.g. `make bench BENCH=reads`.
-BENCH ?= go invoices reads intake tracing replay
+BENCH ?= go invoices reads intake tracing replay ship
 
-bench: ## the benchmarks of docs/benchmarks.md (BENCH="go invoices reads intake tracing replay"); the first run generates 1M invoices
+bench: ## the benchmarks of docs/benchmarks.md (BENCH="go invoices reads intake tracing replay ship"); the first run generates 1M invoices
 	@$(WITH_PG) \
 	for b in $(BENCH); do \
 		case $$b in \
 		go) go test -run '^$$' -bench . -benchmem ./... ;; \
-		invoices|reads|intake|replay) bench/$$b/run.sh ;; \
+		invoices|reads|intake|replay|ship) bench/$$b/run.sh ;; \
 		tracing) bench/intake/tracing.sh ;; \
-		*) echo "make bench: unknown benchmark $$b (go, invoices, reads, intake, tracing, replay)" >&2; exit 2 ;; \
+		*) echo "make bench: unknown benchmark $$b (go, invoices, reads, intake, tracing, replay, ship)" >&2; exit 2 ;; \
 		esac; \
 	done
 

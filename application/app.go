@@ -27,6 +27,9 @@ type Commands struct {
 	SubmitShipment Handler[SubmitShipment, *domain.Shipment]
 	CancelShipment Handler[CancelShipment, *domain.Shipment]
 
+	// The warehouse's side.
+	ShipShipment Handler[ShipShipment, ShipResult]
+
 	ReceiveStorefrontOrder Handler[ReceiveStorefrontOrder, StorefrontOrderResult]
 	ReplayStorefrontOrder  Handler[ReplayStorefrontOrder, StorefrontOrderResult]
 	PurgeFailedOrders      Handler[PurgeFailedOrders, int]
@@ -45,6 +48,9 @@ type Queries struct {
 	ListShipments Handler[ListShipments, ShipmentPage]
 	GetShipment   Handler[GetShipment, *domain.Shipment]
 	ListStock     Handler[ListStock, StockPage]
+
+	// The warehouse's side.
+	ListWarehouseShipments Handler[ListWarehouseShipments, WarehouseShipmentPage]
 
 	GetOrderReceipt      Handler[GetOrderReceipt, *domain.OrderReceipt]
 	ListOrderReceipts    Handler[ListOrderReceipts, OrderReceiptPage]
@@ -91,6 +97,8 @@ func New(d Deps) *Application {
 			SubmitShipment: Decorate("SubmitShipment", NewSubmitShipmentHandler(d.UnitOfWork, d.Clock), d.Tracer, d.Log),
 			CancelShipment: Decorate("CancelShipment", NewCancelShipmentHandler(d.UnitOfWork, d.Clock), d.Tracer, d.Log),
 
+			ShipShipment: Decorate("ShipShipment", NewShipShipmentHandler(d.UnitOfWork, d.Clock, d.Warehouse), d.Tracer, d.Log),
+
 			ReceiveStorefrontOrder: intake,
 			ReplayStorefrontOrder: Decorate("ReplayStorefrontOrder", NewReplayStorefrontOrderHandler(
 				d.Repos.Receipts, intake, d.DecodeStorefrontOrder), d.Tracer, d.Log),
@@ -111,6 +119,8 @@ func New(d Deps) *Application {
 			ListShipments: Decorate("ListShipments", NewListShipmentsHandler(d.Repos.Shipments), d.Tracer, d.Log),
 			GetShipment:   Decorate("GetShipment", NewGetShipmentHandler(d.Repos.Shipments), d.Tracer, d.Log),
 			ListStock:     Decorate("ListStock", NewListStockHandler(d.Repos.Inventory), d.Tracer, d.Log),
+
+			ListWarehouseShipments: Decorate("ListWarehouseShipments", NewListWarehouseShipmentsHandler(d.Repos.Shipments), d.Tracer, d.Log),
 
 			GetOrderReceipt:      Decorate("GetOrderReceipt", NewGetOrderReceiptHandler(d.Repos.Receipts), d.Tracer, d.Log),
 			ListOrderReceipts:    Decorate("ListOrderReceipts", NewListOrderReceiptsHandler(d.Repos.Receipts), d.Tracer, d.Log),
