@@ -89,38 +89,47 @@ func checkMembers(body []byte) (err *domain.ValidationError, idRepeated bool) {
 			if k == 0 {
 				idRepeated = true
 			}
-			err = firstOf(err, orderMembers.names[k], "occurs more than once")
+			err = firstOf(err, "", -1, orderMembers.names[k], "occurs more than once")
 		}
 		seen |= 1 << k
 		switch orderMembers.names[k] {
 		case "shipping_address":
-			s.members(addressMembers, "shipping_address.", &err)
+			s.members(addressMembers, "shipping_address", -1, &err)
 		case "line_items":
 			if s.b[s.i] != '[' {
 				s.skip()
 				return
 			}
 			s.array(func(i int) {
-				s.members(lineMembers, fmt.Sprintf("line_items[%d].", i), &err)
+				s.members(lineMembers, "line_items", i, &err)
 			})
 		default:
-			s.text(orderMembers, k, "", &err)
+			s.text(orderMembers, k, "", -1, &err)
 		}
 	})
 	return err, idRepeated
 }
 
-// firstOf keeps the first problem found.
-func firstOf(first *domain.ValidationError, field, reason string) *domain.ValidationError {
+// firstOf keeps the first problem found: member of the object named by
+// parent (and index, when it is an element of that array; -1 when not).
+func firstOf(first *domain.ValidationError, parent string, index int, member, reason string) *domain.ValidationError {
 	if first != nil {
 		return first
+	}
+	field := member
+	switch {
+	case index >= 0:
+		field = fmt.Sprintf("%s[%d].%s", parent, index, member)
+	case parent != "":
+		field = parent + "." + member
 	}
 	return &domain.ValidationError{Field: field, Reason: reason}
 }
 
 // members checks an object value of mapped members (or skips any other
-// value): a member repeated, a string not valid UTF-8.
-func (s *jsonScan) members(set memberSet, prefix string, err **domain.ValidationError) {
+// value): a member repeated, a string not valid UTF-8. parent and index
+// name the object, as firstOf takes them.
+func (s *jsonScan) members(set memberSet, parent string, index int, err **domain.ValidationError) {
 	if s.b[s.i] != '{' {
 		s.skip()
 		return
@@ -133,22 +142,22 @@ func (s *jsonScan) members(set memberSet, prefix string, err **domain.Validation
 			return
 		}
 		if seen&(1<<k) != 0 {
-			*err = firstOf(*err, prefix+set.names[k], "occurs more than once")
+			*err = firstOf(*err, parent, index, set.names[k], "occurs more than once")
 		}
 		seen |= 1 << k
-		s.text(set, k, prefix, err)
+		s.text(set, k, parent, index, err)
 	})
 }
 
 // text skips a member's value, refusing a mapped string that is not valid
 // UTF-8.
-func (s *jsonScan) text(set memberSet, k int, prefix string, err **domain.ValidationError) {
+func (s *jsonScan) text(set memberSet, k int, parent string, index int, err **domain.ValidationError) {
 	if set.strings&(1<<k) == 0 || s.b[s.i] != '"' {
 		s.skip()
 		return
 	}
 	if !validJSONText(s.str()) {
-		*err = firstOf(*err, prefix+set.names[k], "must be valid UTF-8")
+		*err = firstOf(*err, parent, index, set.names[k], "must be valid UTF-8")
 	}
 }
 
@@ -247,7 +256,11 @@ func (s *jsonScan) skip() {
 			}
 		}
 	default: // a number, true, false, null
-		for s.i < len(s.b) && !strings.ContainsRune(",}] \t\n\r", rune(s.b[s.i])) {
+		for s.i < len(s.b) {
+			switch s.b[s.i] {
+			case ',', '}', ']', ' ', '\t', '\n', '\r':
+				return
+			}
 			s.i++
 		}
 	}
