@@ -7,7 +7,6 @@ import (
 	"reflect"
 	"time"
 
-	"github.com/acme3pl/fulfillment/application"
 	"github.com/acme3pl/fulfillment/domain"
 )
 
@@ -59,30 +58,29 @@ type lineItemPayload struct {
 // type; the first mapped member, in the body's order, that occurs twice in
 // its object or is a string that is not valid UTF-8 (checkMembers);
 // line_items missing; a cancelled_at that is not an RFC 3339 timestamp; a
-// quantity that is not a 64-bit integer; a NUL character (domain.CheckText,
-// called here so that it is refused before the use case acknowledges a
-// cancelled order). Whether a quantity is within bounds is the domain's
-// rule, checked by the use case. The returned order carries the id whenever
-// it could be read, also with an error, so that the failed attempt can be
-// recorded.
-func DecodeStorefrontOrder(body []byte) (application.StorefrontOrder, error) {
+// quantity that is not a 64-bit integer; then what the domain refuses
+// (domain.StorefrontOrder.Check: NUL characters, quantities out of bounds),
+// so that it is refused before the use case acknowledges a cancelled
+// order. The returned order carries the id whenever it could be read, also
+// with an error, so that the failed attempt can be recorded.
+func DecodeStorefrontOrder(body []byte) (domain.StorefrontOrder, error) {
 	var p orderPayload
 	var typeErr *json.UnmarshalTypeError
 	if err := json.Unmarshal(body, &p); err != nil && !errors.As(err, &typeErr) {
-		return application.StorefrontOrder{}, domain.Invalid("body", "is not valid JSON")
+		return domain.StorefrontOrder{}, domain.Invalid("body", "is not valid JSON")
 	}
 	if typeErr != nil && typeErr.Field == "" {
-		return application.StorefrontOrder{}, domain.Invalid("body", "must be a JSON object")
+		return domain.StorefrontOrder{}, domain.Invalid("body", "must be a JSON object")
 	}
 	// The body is valid JSON and an object (or null) from here on.
 	memberErr, idRepeated := checkMembers(body)
 	if idRepeated {
-		return application.StorefrontOrder{}, domain.Invalid("id", "occurs more than once")
+		return domain.StorefrontOrder{}, domain.Invalid("id", "occurs more than once")
 	}
-	if p.ID <= 0 {
-		return application.StorefrontOrder{}, domain.Invalid("id", "must be a positive integer")
+	if err := domain.CheckStorefrontOrderID(p.ID); err != nil {
+		return domain.StorefrontOrder{}, err
 	}
-	order := application.StorefrontOrder{ID: p.ID, OrderNumber: p.OrderNumber}
+	order := domain.StorefrontOrder{ID: p.ID, OrderNumber: p.OrderNumber}
 	if typeErr != nil {
 		if typeErr.Field == "order_number" {
 			order.OrderNumber = nil
@@ -108,33 +106,24 @@ func DecodeStorefrontOrder(body []byte) (application.StorefrontOrder, error) {
 	order.Test = p.Test
 	order.Cancelled = p.CancelledAt != nil
 	order.Note = p.Note
-	texts := []struct{ field, value string }{{"note", p.Note}}
 	if a := p.ShippingAddress; a != nil {
 		order.ShippingAddress = &domain.ShippingAddress{
 			Name: a.Name, Company: a.Company, Address1: a.Address1, Address2: a.Address2, City: a.City,
 			State: a.ProvinceCode, Zip: a.Zip, Country: a.CountryCode, Phone: a.Phone,
 		}
-		texts = append(texts, struct{ field, value string }{"shipping_address",
-			a.Name + a.Company + a.Address1 + a.Address2 + a.City + a.ProvinceCode + a.Zip + a.CountryCode + a.Phone})
 	}
-	order.Lines = make([]application.StorefrontLine, len(*p.LineItems))
+	order.Lines = make([]domain.StorefrontLine, len(*p.LineItems))
 	for i, l := range *p.LineItems {
 		quantity, ok := jsonInteger(l.Quantity)
 		if !ok {
 			return order, domain.Invalid(fmt.Sprintf("line_items[%d].quantity", i), "must be an integer")
 		}
-		order.Lines[i] = application.StorefrontLine{
+		order.Lines[i] = domain.StorefrontLine{
 			ID: l.ID, SKU: l.SKU, Quantity: quantity,
 			RequiresShipping: l.RequiresShipping == nil || *l.RequiresShipping,
 		}
-		texts = append(texts, struct{ field, value string }{fmt.Sprintf("line_items[%d].sku", i), l.SKU})
 	}
-	for _, s := range texts {
-		if err := domain.CheckText(s.field, s.value); err != nil {
-			return order, err
-		}
-	}
-	return order, nil
+	return order, order.Check()
 }
 
 // jsonKind names the JSON type a payload field's Go type is decoded from.

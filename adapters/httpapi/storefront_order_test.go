@@ -14,7 +14,6 @@ import (
 	"time"
 
 	"github.com/acme3pl/fulfillment/adapters/httpapi"
-	"github.com/acme3pl/fulfillment/application"
 	"github.com/acme3pl/fulfillment/domain"
 )
 
@@ -163,13 +162,13 @@ func ptr[T any](v T) *T { return &v }
 func TestDecodeStorefrontOrderNullIsAbsent(t *testing.T) {
 	o, err := httpapi.DecodeStorefrontOrder([]byte(`{"id":7,"order_number":null,"test":null,"cancelled_at":null,"note":null,
 		"shipping_address":null,"line_items":[{"id":null,"sku":null,"quantity":1,"requires_shipping":null}]}`))
-	want := application.StorefrontOrder{ID: 7, Lines: []application.StorefrontLine{{Quantity: 1, RequiresShipping: true}}}
+	want := domain.StorefrontOrder{ID: 7, Lines: []domain.StorefrontLine{{Quantity: 1, RequiresShipping: true}}}
 	if err != nil || !reflect.DeepEqual(o, want) {
 		t.Fatalf("%+v, %v; want %+v", o, err, want)
 	}
 	o, err = httpapi.DecodeStorefrontOrder([]byte(`{"id":7,"test":false,"cancelled_at":null,"line_items":[{"sku":"A","quantity":1,"requires_shipping":false}],
 		"email":5,"title":{"x":[1,"2",null]},"tags":null,"total_price":"10.00","customer":[true]}`))
-	want = application.StorefrontOrder{ID: 7, Lines: []application.StorefrontLine{{SKU: "A", Quantity: 1}}}
+	want = domain.StorefrontOrder{ID: 7, Lines: []domain.StorefrontLine{{SKU: "A", Quantity: 1}}}
 	if err != nil || !reflect.DeepEqual(o, want) {
 		t.Fatalf("members not mapped must be ignored whatever their type: %+v, %v; want %+v", o, err, want)
 	}
@@ -178,7 +177,7 @@ func TestDecodeStorefrontOrderNullIsAbsent(t *testing.T) {
 // contractOrder is the contract's reading of a body, made independently of
 // DecodeStorefrontOrder: from encoding/json's token stream, member by
 // member, as docs/storefront-intake.md states the rules.
-func contractOrder(t testing.TB, body []byte) (order application.StorefrontOrder, refusal string) {
+func contractOrder(t testing.TB, body []byte) (order domain.StorefrontOrder, refusal string) {
 	if !json.Valid(body) {
 		return order, "body: is not valid JSON"
 	}
@@ -237,7 +236,7 @@ func contractOrder(t testing.TB, body []byte) (order application.StorefrontOrder
 		}
 		texts = append(texts, [2]string{"shipping_address", all})
 	}
-	order.Lines = []application.StorefrontLine{}
+	order.Lines = []domain.StorefrontLine{}
 	for i, item := range items.elems {
 		f := item.mapped("id", "sku", "quantity", "requires_shipping")
 		q, isInt := f["quantity"].integer()
@@ -245,12 +244,27 @@ func contractOrder(t testing.TB, body []byte) (order application.StorefrontOrder
 			return order, fmt.Sprintf("line_items[%d].quantity: must be an integer", i)
 		}
 		lineID, _ := f["id"].integer()
-		order.Lines = append(order.Lines, application.StorefrontLine{ID: lineID, SKU: f["sku"].str, Quantity: q, RequiresShipping: f["requires_shipping"].kind != 'f'})
+		order.Lines = append(order.Lines, domain.StorefrontLine{ID: lineID, SKU: f["sku"].str, Quantity: q, RequiresShipping: f["requires_shipping"].kind != 'f'})
 		texts = append(texts, [2]string{fmt.Sprintf("line_items[%d].sku", i), f["sku"].str})
 	}
 	for _, s := range texts {
 		if strings.ContainsRune(s[1], 0) {
 			return order, s[0] + ": must not contain NUL characters"
+		}
+	}
+	// Quantities are 1 … 1,000,000,000 on every line, and summed per SKU
+	// (trimmed) over the lines to ship.
+	for i, l := range order.Lines {
+		if l.Quantity < 1 || l.Quantity > 1_000_000_000 {
+			return order, fmt.Sprintf("line_items[%d].quantity: must be an integer from 1 to 1000000000", i)
+		}
+	}
+	sums := map[string]int64{}
+	for _, l := range order.Lines {
+		if sku := strings.TrimSpace(l.SKU); l.RequiresShipping && sku != "" {
+			if sums[sku] += l.Quantity; sums[sku] > 1_000_000_000 {
+				return order, fmt.Sprintf("line_items: the quantities of %q add up to more than 1000000000", sku)
+			}
 		}
 	}
 	return order, ""

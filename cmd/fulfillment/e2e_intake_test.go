@@ -751,7 +751,7 @@ func TestIntakeGuessesNoValue(t *testing.T) {
 	// Members not mapped are ignored whatever their bytes; the mapped ones
 	// are kept as sent.
 	id := wantShipment(t, deliver(t, srv, intakeKeyA, edit("6300010", `"email": "zoe.mueller@example.de"`, "\"email\": \"zo\xeb@example.de\"",
-		`"first_name": "Zoë"`, "\"first_name\": \"Zo\xeb\"", `"tags": `, `"tags": "\xff", "tags": `)))
+		`"first_name": "Zoë"`, "\"first_name\": \"Zo\xeb\"", `"tags": `, "\"tags\": \"\xff\", \"tags\": ")))
 	var s map[string]any
 	getJSON(t, srv, "/v0/shipments/"+id, intakeTokenA, &s)
 	if s["shippingName"] != "Zoë Müller" || len(s["items"].([]any)) != 2 {
