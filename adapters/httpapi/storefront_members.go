@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -223,10 +224,12 @@ func (s *jsonScan) space() {
 func (s *jsonScan) str() []byte {
 	start := s.i + 1
 	for j := start; ; j++ {
-		switch s.b[j] {
-		case '\\':
-			j++
-		case '"':
+		j += bytes.IndexByte(s.b[j:], '"')
+		escapes := 0 // backslashes right before the quote: an odd number escapes it
+		for k := j - 1; k >= start && s.b[k] == '\\'; k-- {
+			escapes++
+		}
+		if escapes%2 == 0 {
 			s.i = j + 1
 			return s.b[start:j]
 		}
