@@ -1,6 +1,9 @@
 package domain
 
-import "fmt"
+import (
+	"errors"
+	"fmt"
+)
 
 // StorefrontOrder is a storefront order as the intake reads it: the members
 // of the intake's mapping (docs/storefront-intake.md), decoded by the HTTP
@@ -52,17 +55,32 @@ func (o StorefrontOrder) Check() error {
 		}
 	}
 	for i, l := range o.Lines {
-		if err := CheckText(fmt.Sprintf("line_items[%d].sku", i), l.SKU); err != nil {
-			return err
+		if err := CheckText("sku", l.SKU); err != nil {
+			return atLine(err, i)
 		}
 	}
+	var total int64 // cannot overflow: each line is within bounds, and a body holds at most millions of lines
 	for i, l := range o.Lines {
-		if err := CheckLineQuantity(fmt.Sprintf("line_items[%d].quantity", i), l.Quantity); err != nil {
-			return err
+		if err := CheckLineQuantity("quantity", l.Quantity); err != nil {
+			return atLine(err, i)
 		}
+		total += l.Quantity
+	}
+	if total <= MaxLineQuantity {
+		return nil // no SKU's sum can be above the bound
 	}
 	_, _, err := o.shipmentLines()
 	return err
+}
+
+// atLine names the member of line i that err refuses as the payload names
+// it (line_items[i].sku); the name is made only for a refusal.
+func atLine(err error, i int) error {
+	var ve *ValidationError
+	if !errors.As(err, &ve) {
+		return err
+	}
+	return &ValidationError{Field: fmt.Sprintf("line_items[%d].%s", i, ve.Field), Reason: ve.Reason}
 }
 
 // ShipmentLines returns what a checked order ships: one line per SKU
