@@ -93,7 +93,7 @@ func TestIntakeBurstOfOneOrderIsServed(t *testing.T) {
 	const deliveries = 40
 	var ids []int64
 	for round := range 3 {
-		id := int64(8600000 + round)
+		id := int64(8700000 + round)
 		ids = append(ids, id)
 		urls, bodies := make([]string, deliveries), make([][]byte, deliveries)
 		for i := range deliveries {
@@ -123,7 +123,7 @@ func TestIntakeBurstOverThreeReplicasIsServed(t *testing.T) {
 		var urls []string
 		var bodies [][]byte
 		for i := first; i < first+batch; i++ {
-			ids[i] = int64(8610000 + i)
+			ids[i] = int64(8710000 + i)
 			for j := range deliveries {
 				urls = append(urls, replicas[(i+j)%len(replicas)].URL)
 				bodies = append(bodies, smallOrder(ids[i], "KEY-LTH-01", "1"))
@@ -152,13 +152,13 @@ func TestIntakeBurstInFlightAtSIGTERMIsServed(t *testing.T) {
 	intakeServer(t)
 	proxy := newTCPProxy(t, dbAddr(t))
 	srv := startServer(t, baseEnv(proxy.dsn(t)))
-	wantShipment(t, deliver(t, srv, intakeKeyA, smallOrder(8620000, "KEY-LTH-01", "1"))) // the pool is warm
+	wantShipment(t, deliver(t, srv, intakeKeyA, smallOrder(8720000, "KEY-LTH-01", "1"))) // the pool is warm
 
 	const n = 40
 	ids := make([]int64, n)
 	urls, bodies := make([]string, n), make([][]byte, n)
 	for i := range n {
-		ids[i] = int64(8620001 + i)
+		ids[i] = int64(8720001 + i)
 		urls[i], bodies[i] = srv.URL, smallOrder(ids[i], "KEY-LTH-01", "1")
 	}
 	proxy.pause()
