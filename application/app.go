@@ -31,6 +31,7 @@ type Commands struct {
 	ShipShipment Handler[ShipShipment, ShipResult]
 
 	ReceiveStorefrontOrder Handler[ReceiveStorefrontOrder, StorefrontOrderResult]
+	RefuseStorefrontOrder  Handler[RefuseStorefrontOrder, struct{}]
 	ReplayStorefrontOrder  Handler[ReplayStorefrontOrder, StorefrontOrderResult]
 	PurgeFailedOrders      Handler[PurgeFailedOrders, int]
 
@@ -87,6 +88,7 @@ type Deps struct {
 func New(d Deps) *Application {
 	intake := Decorate("ReceiveStorefrontOrder", NewReceiveStorefrontOrderHandler(
 		d.UnitOfWork, d.Repos.Receipts, d.Clock, d.IDs, d.Environment, d.Log), d.Tracer, d.Log)
+	refuse := Decorate("RefuseStorefrontOrder", NewRefuseStorefrontOrderHandler(d.Repos.Receipts, d.Clock, d.Log), d.Tracer, d.Log)
 	return &Application{
 		Commands: Commands{
 			Seed:         Decorate("Seed", NewSeedHandler(d.UnitOfWork, d.Clock), d.Tracer, d.Log),
@@ -100,8 +102,9 @@ func New(d Deps) *Application {
 			ShipShipment: Decorate("ShipShipment", NewShipShipmentHandler(d.UnitOfWork, d.Clock, d.Warehouse), d.Tracer, d.Log),
 
 			ReceiveStorefrontOrder: intake,
+			RefuseStorefrontOrder:  refuse,
 			ReplayStorefrontOrder: Decorate("ReplayStorefrontOrder", NewReplayStorefrontOrderHandler(
-				d.Repos.Receipts, intake, d.DecodeStorefrontOrder), d.Tracer, d.Log),
+				d.Repos.Receipts, intake, refuse, d.DecodeStorefrontOrder), d.Tracer, d.Log),
 			PurgeFailedOrders: Decorate("PurgeFailedOrders", NewPurgeFailedOrdersHandler(
 				d.Repos.Receipts, d.Clock, d.FailedOrderRetention), d.Tracer, d.Log),
 

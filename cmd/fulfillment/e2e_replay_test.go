@@ -652,3 +652,31 @@ func TestReplayTrace(t *testing.T) {
 		t.Errorf("attributes: replay %v, intake %v", replaySpan.Attrs, intakeSpan.Attrs)
 	}
 }
+
+// The replay reads a kept body by the intake's rules: a SKU that is not
+// UTF-8, refused and kept byte for byte, is refused again on replay, naming
+// the member, and counted; never replaced and shipped.
+func TestReplayGuessesNoValue(t *testing.T) {
+	replaySetup(t)
+	srv := startServer(t, baseEnv(testDSN))
+	const id = int64(9007199254741013)
+	body := bytes.Replace(rpOrder(id, "RP-SOCK"), []byte(`"sku": "RP-SOCK",`), []byte("\"sku\": \"RP-SOCK\xff\","), 1)
+	const message = "line_items[0].sku: must be valid UTF-8"
+	if a := wantIntakeError(t, deliver(t, srv, rpKeyA, body), 400, "invalid_payload"); a.Message != message {
+		t.Fatalf("message %q, want %q", a.Message, message)
+	}
+	if got := storedBody(t, "org_e2e_rp_a", id); !bytes.Equal(got, body) {
+		t.Fatalf("kept body differs from the bytes sent:\n got %q\nwant %q", got, body)
+	}
+	r := replayOrder(t, srv, rpTokA, fmt.Sprint(id))
+	if a := wantIntakeError(t, r, 400, "invalid_payload"); a.Message != message {
+		t.Errorf("replay: message %q, want %q", a.Message, message)
+	}
+	rec := receiptAs(t, srv, rpTokA, fmt.Sprint(id))
+	if rec["status"] != "failed" || rec["lastError"] != "invalid_payload" || rec["attempts"] != float64(2) || rec["payloadKept"] != true {
+		t.Errorf("receipt after the replay %v, want failed, 2 attempts, kept", rec)
+	}
+	if n := shipmentsOf(t, "org_e2e_rp_a", id); n != 0 {
+		t.Errorf("%d shipments, want none", n)
+	}
+}
