@@ -37,9 +37,14 @@ const (
 	signingKey = "cluster-day-signing-key-0123456789abcdef"
 	// The cluster's version (helm template, offline, would assume 1.20, which the chart refuses).
 	kubeVersion = "v1.33.13"
-	// The prometheus-operator release whose published CRDs the optional parts are checked against.
-	promOperatorModule = "github.com/prometheus-operator/prometheus-operator@v0.94.0"
 )
+
+// The prometheus-operator's published CRDs the optional parts are checked against, in the directory
+// `scripts/tools.sh monitoring-crds` prints (fetched once, before the test).
+var monitoringCRDs = []struct{ plural, file string }{
+	{"servicemonitors", "monitoring.coreos.com_servicemonitors.yaml"},
+	{"prometheusrules", "monitoring.coreos.com_prometheusrules.yaml"},
+}
 
 var serverSelector = "app.kubernetes.io/instance=" + release + ",app.kubernetes.io/component=server"
 
@@ -50,6 +55,12 @@ func TestPlatformTeamsDay(t *testing.T) {
 	root := testenv.Root(t)
 	for _, tool := range []string{"helm", "kube-apiserver", "coredns", "containerd"} {
 		testenv.Tool(t, tool) // built or installed once, before any timing starts
+	}
+	crdDir := testenv.Tool(t, "monitoring-crds")
+	for _, crd := range monitoringCRDs {
+		if _, err := os.Stat(filepath.Join(crdDir, crd.file)); err != nil {
+			t.Fatalf("scripts/tools.sh monitoring-crds printed %s, which lacks %s: %v", crdDir, crd.file, err)
+		}
 	}
 	work := t.TempDir()
 	suffix := fmt.Sprintf("%d", time.Now().UnixNano()%1_000_000_000)
@@ -178,7 +189,7 @@ func TestPlatformTeamsDay(t *testing.T) {
 
 	// Every optional part on, accepted by the real API server with strict field validation.
 	begin = time.Now()
-	checkAllOn(t, c, chartArchive)
+	checkAllOn(t, c, chartArchive, crdDir)
 	allOnTook := time.Since(begin)
 
 	total, within, statuses := 0, 0, map[string]int{}
@@ -541,30 +552,22 @@ func countByOrder(ctx context.Context, db *sql.DB, query string) (map[int64]int,
 	return counts, rows.Err()
 }
 
-// checkAllOn applies the prometheus-operator's published CRDs, then has the
-// API server validate every object of the chart with every optional part on
-// (strict: an unknown or duplicate field is refused), without keeping any.
-func checkAllOn(t *testing.T, c *cluster, chartArchive string) {
+// checkAllOn applies the prometheus-operator's published CRDs (from crdDir),
+// then has the API server validate every object of the chart with every
+// optional part on (strict: an unknown or duplicate field is refused),
+// without keeping any.
+func checkAllOn(t *testing.T, c *cluster, chartArchive, crdDir string) {
 	t.Helper()
-	out, err := runCmd(5*time.Minute, t.TempDir(), []string{"GOFLAGS=-mod=mod"}, "go", "mod", "download", "-json", promOperatorModule)
-	if err != nil {
-		t.Fatalf("go mod download %s: %v", promOperatorModule, err)
-	}
-	var mod struct{ Dir string }
-	if err := json.Unmarshal([]byte(out), &mod); err != nil || mod.Dir == "" {
-		t.Fatalf("go mod download %s: no directory in %s", promOperatorModule, out)
-	}
-	for _, crd := range []string{"servicemonitors", "prometheusrules"} {
-		file := filepath.Join(mod.Dir, "example", "prometheus-operator-crd", "monitoring.coreos.com_"+crd+".yaml")
-		c.mustKubectl("apply", "--server-side", "-f", file)
+	for _, crd := range monitoringCRDs {
+		c.mustKubectl("apply", "--server-side", "-f", filepath.Join(crdDir, crd.file))
 		// Polled rather than `kubectl wait`, which fails while the CRD has no conditions yet.
 		established := ""
 		for deadline := time.Now().Add(time.Minute); established != "True" && time.Now().Before(deadline); time.Sleep(250 * time.Millisecond) {
-			established, _ = c.kubectl(time.Minute, "get", "crd", crd+".monitoring.coreos.com", "-o", `jsonpath={.status.conditions[?(@.type=="Established")].status}`)
+			established, _ = c.kubectl(time.Minute, "get", "crd", crd.plural+".monitoring.coreos.com", "-o", `jsonpath={.status.conditions[?(@.type=="Established")].status}`)
 			established = strings.TrimSpace(established)
 		}
 		if established != "True" {
-			t.Fatalf("the CRD %s.monitoring.coreos.com is not Established after 1m", crd)
+			t.Fatalf("the CRD %s.monitoring.coreos.com is not Established after 1m", crd.plural)
 		}
 	}
 	// Into the namespace "default", where the objects are new (the release runs in its own); the
@@ -575,7 +578,7 @@ func checkAllOn(t *testing.T, c *cluster, chartArchive string) {
 	if err := os.WriteFile(file, []byte(rendered), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	out, err = c.kubectl(2*time.Minute, "create", "--dry-run=server", "--validate=strict", "-f", file)
+	out, err := c.kubectl(2*time.Minute, "create", "--dry-run=server", "--validate=strict", "-f", file)
 	if err != nil {
 		t.Fatalf("the API server refuses the chart with every optional part on: %v\n%s", err, out)
 	}
