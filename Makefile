@@ -14,7 +14,7 @@ TOOLS = scripts/tools.sh
 # What `make test` needs besides Go: the tools it installs (once) before the tests run, so that a
 # first-time build of a tool never counts against a test's timeout, and the Go modules whose tests
 # it runs (the service's own, then any module of its own under deploy/ or bench/).
-TEST_TOOLS := helm podman chromium prometheus promtool jaeger kube-apiserver coredns containerd oidc-provider
+TEST_TOOLS := helm podman chromium prometheus promtool jaeger kube-apiserver coredns containerd monitoring-crds oidc-provider
 TEST_MODULES := . deploy bench/baseline
 
 # The version stamped into the binary (`fulfillment version`) and the image's tag: `git describe`,
@@ -84,18 +84,20 @@ test: ## go test -race on every package against a real PostgreSQL (and nats-serv
 # reads (bench/reads/run.sh: the list and detail against a bare pgx baseline), intake
 # (bench/intake/run.sh: the order intake against pgbench), tracing (bench/intake/tracing.sh: the
 # intake with no export, 10 % and every trace sampled to Jaeger), replay (bench/replay/run.sh:
-# `fulfillment orders replay --all-failed` over 10,000 kept orders against the intake's rate), events (bench/events/run.sh: the intake with events on against off, the relay's lag and throughput).
+# `fulfillment orders replay --all-failed` over 10,000 kept orders against the intake's rate), ship
+# (bench/ship/run.sh: the warehouse's loop beside the intake: ships against pgbench, open loop at half),
+# events (bench/events/run.sh: the intake with events on against off, the relay's lag and throughput).
 # E.g. `make bench BENCH=reads`.
-BENCH ?= go invoices reads intake tracing replay events
+BENCH ?= go invoices reads intake tracing replay ship events
 
-bench: ## the benchmarks of docs/benchmarks.md (BENCH="go invoices reads intake tracing replay events"); the first run generates 1M invoices
+bench: ## the benchmarks of docs/benchmarks.md (BENCH="go invoices reads intake tracing replay ship events"); the first run generates 1M invoices
 	@$(WITH_PG) \
 	for b in $(BENCH); do \
 		case $$b in \
 		go) go test -run '^$$' -bench . -benchmem ./... ;; \
-		invoices|reads|intake|replay|events) bench/$$b/run.sh ;; \
+		invoices|reads|intake|replay|ship|events) bench/$$b/run.sh ;; \
 		tracing) bench/intake/tracing.sh ;; \
-		*) echo "make bench: unknown benchmark $$b (go, invoices, reads, intake, tracing, replay, events)" >&2; exit 2 ;; \
+		*) echo "make bench: unknown benchmark $$b (go, invoices, reads, intake, tracing, replay, ship, events)" >&2; exit 2 ;; \
 		esac; \
 	done
 

@@ -27,7 +27,11 @@ type Commands struct {
 	SubmitShipment Handler[SubmitShipment, *domain.Shipment]
 	CancelShipment Handler[CancelShipment, *domain.Shipment]
 
+	// The warehouse's side.
+	ShipShipment Handler[ShipShipment, ShipResult]
+
 	ReceiveStorefrontOrder Handler[ReceiveStorefrontOrder, StorefrontOrderResult]
+	RefuseStorefrontOrder  Handler[RefuseStorefrontOrder, struct{}]
 	ReplayStorefrontOrder  Handler[ReplayStorefrontOrder, StorefrontOrderResult]
 	PurgeFailedOrders      Handler[PurgeFailedOrders, int]
 
@@ -45,6 +49,9 @@ type Queries struct {
 	ListShipments Handler[ListShipments, ShipmentPage]
 	GetShipment   Handler[GetShipment, *domain.Shipment]
 	ListStock     Handler[ListStock, StockPage]
+
+	// The warehouse's side.
+	ListWarehouseShipments Handler[ListWarehouseShipments, WarehouseShipmentPage]
 
 	GetOrderReceipt      Handler[GetOrderReceipt, *domain.OrderReceipt]
 	ListOrderReceipts    Handler[ListOrderReceipts, OrderReceiptPage]
@@ -81,6 +88,7 @@ type Deps struct {
 func New(d Deps) *Application {
 	intake := Decorate("ReceiveStorefrontOrder", NewReceiveStorefrontOrderHandler(
 		d.UnitOfWork, d.Clock, d.IDs, d.Environment, d.Log), d.Tracer, d.Log)
+	refuse := Decorate("RefuseStorefrontOrder", NewRefuseStorefrontOrderHandler(d.UnitOfWork, d.Clock, d.Log), d.Tracer, d.Log)
 	return &Application{
 		Commands: Commands{
 			Seed:         Decorate("Seed", NewSeedHandler(d.UnitOfWork, d.Clock), d.Tracer, d.Log),
@@ -91,9 +99,12 @@ func New(d Deps) *Application {
 			SubmitShipment: Decorate("SubmitShipment", NewSubmitShipmentHandler(d.UnitOfWork, d.Clock), d.Tracer, d.Log),
 			CancelShipment: Decorate("CancelShipment", NewCancelShipmentHandler(d.UnitOfWork, d.Clock), d.Tracer, d.Log),
 
+			ShipShipment: Decorate("ShipShipment", NewShipShipmentHandler(d.UnitOfWork, d.Clock, d.Warehouse), d.Tracer, d.Log),
+
 			ReceiveStorefrontOrder: intake,
+			RefuseStorefrontOrder:  refuse,
 			ReplayStorefrontOrder: Decorate("ReplayStorefrontOrder", NewReplayStorefrontOrderHandler(
-				d.Repos.Receipts, intake, d.DecodeStorefrontOrder), d.Tracer, d.Log),
+				d.Repos.Receipts, intake, refuse, d.DecodeStorefrontOrder), d.Tracer, d.Log),
 			PurgeFailedOrders: Decorate("PurgeFailedOrders", NewPurgeFailedOrdersHandler(
 				d.Repos.Receipts, d.Clock, d.FailedOrderRetention), d.Tracer, d.Log),
 
@@ -111,6 +122,8 @@ func New(d Deps) *Application {
 			ListShipments: Decorate("ListShipments", NewListShipmentsHandler(d.Repos.Shipments), d.Tracer, d.Log),
 			GetShipment:   Decorate("GetShipment", NewGetShipmentHandler(d.Repos.Shipments), d.Tracer, d.Log),
 			ListStock:     Decorate("ListStock", NewListStockHandler(d.Repos.Inventory), d.Tracer, d.Log),
+
+			ListWarehouseShipments: Decorate("ListWarehouseShipments", NewListWarehouseShipmentsHandler(d.Repos.Shipments), d.Tracer, d.Log),
 
 			GetOrderReceipt:      Decorate("GetOrderReceipt", NewGetOrderReceiptHandler(d.Repos.Receipts), d.Tracer, d.Log),
 			ListOrderReceipts:    Decorate("ListOrderReceipts", NewListOrderReceiptsHandler(d.Repos.Receipts), d.Tracer, d.Log),

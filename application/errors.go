@@ -45,6 +45,7 @@ const (
 	KindConflict               Kind = "conflict"
 	KindUnknownItems           Kind = "unknown_items"
 	KindInsufficientStock      Kind = "insufficient_stock"
+	KindOnHandShort            Kind = "on_hand_short" // a ship that would make on hand negative; code insufficient_stock
 	KindInvalidWarehouse       Kind = "invalid_warehouse"
 	KindUnknownSKUs            Kind = "unknown_skus"
 	KindMissingSKU             Kind = "missing_sku"
@@ -80,6 +81,7 @@ var kinds = []struct {
 	{is(domain.ErrConflict), KindConflict},
 	{as[*domain.UnknownItemsError], KindUnknownItems},
 	{as[*domain.InsufficientStockError], KindInsufficientStock},
+	{as[*domain.OnHandShortageError], KindOnHandShort},
 	{is(domain.ErrInvalidWarehouse), KindInvalidWarehouse},
 	{as[*domain.UnknownSKUsError], KindUnknownSKUs},
 	{as[*domain.MissingSKUError], KindMissingSKU},
@@ -138,6 +140,8 @@ func (k Kind) Code() string {
 		return string(KindUnavailable)
 	case KindInvalid:
 		return "invalid_payload"
+	case KindOnHandShort:
+		return string(KindInsufficientStock)
 	}
 	return string(k)
 }

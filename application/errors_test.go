@@ -55,6 +55,8 @@ func TestKindOf(t *testing.T) {
 		{"database away", fmt.Errorf("dial: %w", domain.ErrUnavailable), KindUnavailable, false, true, "unavailable"},
 		{"shed", ErrOverloaded, KindShed, false, true, "unavailable"},
 		{"too large", ErrPayloadTooLarge, KindTooLarge, false, false, "payload_too_large"},
+		{"on hand short", fmt.Errorf("ship: %w", &domain.OnHandShortageError{Kind: domain.KindProduct}), KindOnHandShort, false, false,
+			"insufficient_stock"},
 		{"bug", errors.New("nil map"), KindInternal, false, true, "internal"},
 	}
 	for _, tt := range tests {

@@ -17,3 +17,11 @@ func RecordReceiptEvent(ctx context.Context, r ports.Repositories, receipt *doma
 		Time: receipt.CreatedAt(), Data: receipt,
 	})
 }
+
+// RecordShippedEvent is the events' WarehouseHooks.ShipmentEvent: a
+// shipment's shipment.shipped, in the ship's transaction, which holds the
+// shipment's row lock (UpdateAtWarehouse); never for a replay. Bootstrap
+// sets it.
+func RecordShippedEvent(ctx context.Context, r ports.Repositories, shipped *domain.Shipment) error {
+	return r.Events.Record(ctx, ports.ShipmentEvent(ports.EventShipmentShipped, shipped, shipped.UpdatedAt()))
+}

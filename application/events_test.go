@@ -117,3 +117,23 @@ func TestReceiptEvent(t *testing.T) {
 		t.Fatalf("event %+v", got[0])
 	}
 }
+
+// shipment.shipped: once per ship, none for its replay, after the created
+// event of the same subject.
+func TestShippedEvent(t *testing.T) {
+	db := shipFixture()
+	app, clock := shipApp(db, domain.Sandbox)
+	ship := application.NewShipShipmentHandler(fakeUoW{db}, clock, application.WarehouseHooks{ShipmentEvent: application.RecordShippedEvent})
+	id := shipPending(t, app, shipSPD(shipLine("ctn_1", 1)))
+	clock.now = shipT0.Add(2 * time.Hour)
+	for range 2 {
+		if _, err := ship.Handle(context.Background(), application.ShipShipment{WarehouseID: "wh_a", ShipmentID: id, Carrier: "UPS", TrackingNumber: "1Z"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got := db.recorded()
+	wantEvents(t, got, "shipment.created "+id, "shipment.shipped "+id)
+	if s := got[1].Data.(*domain.Shipment); s.Status() != domain.ShipmentShipped || !got[1].Time.Equal(clock.now) {
+		t.Fatalf("shipped event: %s at %v", s.Status(), got[1].Time)
+	}
+}

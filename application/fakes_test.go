@@ -349,6 +349,37 @@ func (r fakeInventory) Release(_ context.Context, warehouse string, _ domain.Shi
 	return r.adjust(warehouse, lines, -1)
 }
 
+// ConsumeShipped takes each line off on hand and reserved, refusing when
+// on hand would go below zero, and records the movements.
+func (r fakeInventory) ConsumeShipped(_ context.Context, s *domain.Shipment) error {
+	end, err := r.begin()
+	if err != nil {
+		return err
+	}
+	defer end()
+	var short []domain.StockShortage
+	for _, l := range s.Lines() {
+		if lv := r.state.stock[stockKey{s.Warehouse().ID, l.ItemID}]; lv.onHand < l.Quantity {
+			short = append(short, domain.StockShortage{ItemID: l.ItemID, SKU: l.SKU, Requested: l.Quantity, Available: lv.onHand})
+		}
+	}
+	if len(short) > 0 {
+		return &domain.OnHandShortageError{Kind: s.Kind().Items(), Items: short}
+	}
+	for _, l := range s.Lines() {
+		k := stockKey{s.Warehouse().ID, l.ItemID}
+		lv := r.state.stock[k]
+		lv.onHand -= l.Quantity
+		lv.reserved = max(lv.reserved-l.Quantity, 0)
+		r.state.stock[k] = lv
+		r.state.wh.movements = append(r.state.wh.movements, fakeMovement{
+			org: s.OrganizationID(), warehouse: s.Warehouse().ID, reason: domain.MovementShipment, at: *s.ShippedAt(),
+			delta: domain.StockDelta{Kind: s.Kind().Items(), ItemID: l.ItemID, Quantity: -l.Quantity},
+		})
+	}
+	return nil
+}
+
 func (r fakeInventory) adjust(warehouse string, lines []domain.ShipmentLine, sign int64) error {
 	for _, l := range lines {
 		k := stockKey{warehouse, l.ItemID}
@@ -370,6 +401,7 @@ func shipCopy(s *domain.Shipment) *domain.Shipment {
 			Address: s.Address(), Notes: s.Notes(), Lines: s.Lines(), Source: s.Source(), Test: s.Test(),
 		},
 		Status: s.Status(), CreatedAt: s.CreatedAt(), UpdatedAt: s.UpdatedAt(), SubmittedAt: s.SubmittedAt(),
+		ShippedAt: s.ShippedAt(), Tracking: s.Tracking(),
 	})
 }
 
@@ -411,11 +443,53 @@ func (r fakeShipments) Update(_ context.Context, org, id string, change func(*do
 	if err != nil {
 		return nil, err
 	}
+	return r.store(s, change)
+}
+
+// UpdateAtWarehouse is Update with the shipment found at its warehouse.
+func (r fakeShipments) UpdateAtWarehouse(_ context.Context, warehouse, id string, change func(*domain.Shipment) error) (*domain.Shipment, error) {
+	end, err := r.begin()
+	if err != nil {
+		return nil, err
+	}
+	defer end()
+	s, ok := r.state.shipments[id]
+	if !ok || s.Warehouse().ID != warehouse {
+		return nil, domain.ErrNotFound
+	}
+	return r.store(shipCopy(s), change)
+}
+
+// store runs change and stores the shipment unless change left it as it
+// was.
+func (r fakeShipments) store(s *domain.Shipment, change func(*domain.Shipment) error) (*domain.Shipment, error) {
+	status, updated := s.Status(), s.UpdatedAt()
 	if err := change(s); err != nil {
 		return nil, err
 	}
-	r.state.shipments[s.ID()] = shipCopy(s)
+	if s.Status() != status || !s.UpdatedAt().Equal(updated) {
+		r.state.shipments[s.ID()] = shipCopy(s)
+	}
 	return s, nil
+}
+
+func (r fakeShipments) ListAtWarehouse(_ context.Context, warehouse string, status domain.ShipmentStatus, page ports.Page) ([]ports.WarehouseShipment, bool, error) {
+	end, err := r.begin()
+	if err != nil {
+		return nil, false, err
+	}
+	defer end()
+	var all []ports.WarehouseShipment
+	for _, s := range r.state.shipments {
+		if s.Warehouse().ID == warehouse && s.Status() == status && s.SubmittedAt() != nil {
+			all = append(all, ports.WarehouseShipment{Shipment: shipCopy(s), OrganizationName: r.state.orgs[s.OrganizationID()].Name})
+		}
+	}
+	slices.SortFunc(all, func(a, b ports.WarehouseShipment) int {
+		return cmp.Or(a.Shipment.SubmittedAt().Compare(*b.Shipment.SubmittedAt()), strings.Compare(a.Shipment.ID(), b.Shipment.ID()))
+	})
+	all = all[min(page.Skip, len(all)):]
+	return all[:min(page.Take, len(all))], len(all) > page.Take, nil
 }
 
 func (r fakeShipments) Get(_ context.Context, org, id string) (*domain.Shipment, error) {

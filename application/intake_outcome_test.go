@@ -11,15 +11,20 @@ import (
 	"github.com/acme3pl/fulfillment/domain"
 )
 
-// The use case's span says what each delivery came to; a failed delivery
-// has no outcome, only the span's error status.
+// The use case's span says what each delivery came to (a payload refused
+// before processing is RefuseStorefrontOrder's); a failed delivery has no
+// outcome, only the span's error status.
 func TestReceiveStorefrontOrderSpanOutcome(t *testing.T) {
 	st := intakeFixture()
 	rec := tracetest.NewSpanRecorder()
 	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(rec))
-	h := intakeAppTraced(st, domain.Sandbox, tp.Tracer("test")).Commands.ReceiveStorefrontOrder
-	deliver := func(o application.StorefrontOrder, refused error) {
-		_, _ = h.Handle(context.Background(), application.ReceiveStorefrontOrder{OrganizationID: intakeOrg, Order: o, Refused: refused})
+	app := intakeAppTraced(st, domain.Sandbox, tp.Tracer("test"))
+	deliver := func(o domain.StorefrontOrder, refused error) {
+		if refused != nil {
+			_, _ = app.Commands.RefuseStorefrontOrder.Handle(context.Background(), application.RefuseStorefrontOrder{OrganizationID: intakeOrg, OrderID: o.ID})
+			return
+		}
+		_, _ = app.Commands.ReceiveStorefrontOrder.Handle(context.Background(), application.ReceiveStorefrontOrder{OrganizationID: intakeOrg, Order: o})
 	}
 	created := intakeOrder(1, intakeLine(1, "TEE", 1))
 	cancelled := intakeOrder(2, intakeLine(1, "TEE", 1))
@@ -35,7 +40,7 @@ func TestReceiveStorefrontOrderSpanOutcome(t *testing.T) {
 	want := []string{"created", "duplicate", "skipped", "refused", "refused", ""}
 	var got []string
 	for _, s := range rec.Ended() {
-		if s.Name() != "ReceiveStorefrontOrder" {
+		if s.Name() != "ReceiveStorefrontOrder" && s.Name() != "RefuseStorefrontOrder" {
 			continue
 		}
 		outcome := ""

@@ -14,37 +14,14 @@ import (
 	"github.com/acme3pl/fulfillment/ports"
 )
 
-// StorefrontOrder is a storefront order as the intake reads it: the fields
-// of the intake's mapping (docs/storefront-intake.md), decoded by the HTTP adapter. Strings are as sent
-// (JSON null is "").
-type StorefrontOrder struct {
-	ID              int64
-	OrderNumber     *int64 // nil when the payload has none
-	Test            bool
-	Cancelled       bool
-	Note            string
-	ShippingAddress *domain.ShippingAddress // nil when the payload has no shipping_address object
-	Lines           []StorefrontLine
-}
-
-// StorefrontLine is one line item of a storefront order.
-type StorefrontLine struct {
-	ID               int64
-	SKU              string // as sent; matched after trimming
-	Quantity         int64
-	RequiresShipping bool
-}
-
-// ReceiveStorefrontOrder is one delivery of the order-creation webhook.
+// ReceiveStorefrontOrder is one delivery of the order-creation webhook,
+// its order read and checked (domain.StorefrontOrder.Check). A delivery
+// whose order cannot be read or is refused by the check is
+// RefuseStorefrontOrder.
 type ReceiveStorefrontOrder struct {
 	OrganizationID string
 	TraceID        string // X-Trace-Id of this delivery, kept on the receipt
-	Order          StorefrontOrder
-	// Refused, when set, is why the adapter could not read the payload (a
-	// *domain.ValidationError, answered invalid_payload). The delivery is
-	// recorded as a failed attempt when Order.ID is known, and Refused is
-	// returned.
-	Refused error
+	Order          domain.StorefrontOrder
 	// Body is the delivery's body as received: kept with the receipt when
 	// the delivery is recorded as failed, so that the order can be
 	// replayed (ReplayStorefrontOrder).
@@ -76,6 +53,10 @@ type StorefrontOrderResult struct {
 // success record commit together; whoever comes next sees the receipt
 // succeeded and answers duplicate with the same shipment.
 //
+// The order has been checked (domain.StorefrontOrder.Check: its ID, text,
+// quantities) before it comes here; a payload refused before processing is
+// recorded by RefuseStorefrontOrderHandler.
+//
 // A refused attempt (unknown SKUs, no warehouse, ...) is recorded as failed
 // in the same transaction, which then commits without a shipment; the next
 // delivery is processed from scratch. An attempt whose transaction fails
@@ -104,28 +85,11 @@ const recordBudget = time.Second
 // Handle processes one delivery.
 func (h *ReceiveStorefrontOrderHandler) Handle(ctx context.Context, c ReceiveStorefrontOrder) (res StorefrontOrderResult, err error) {
 	defer func() { setIntakeOutcome(ctx, res, err) }()
-	if c.Order.ID <= 0 {
-		if c.Refused != nil {
-			return res, c.Refused
-		}
-		return res, domain.Invalid("id", "must be a positive integer")
-	}
 	d := domain.OrderDelivery{
 		OrganizationID: c.OrganizationID, OrderID: c.Order.ID, OrderNumber: c.Order.OrderNumber,
 		TraceID: c.TraceID, ReceivedAt: h.clock.Now(), Payload: c.Body,
 	}
-	var (
-		lines   []domain.ShipmentLine
-		missing []int64
-	)
-	err = c.Refused
-	if err == nil {
-		lines, missing, err = c.Order.shippableLines()
-	}
-	if err != nil {
-		h.recordFailure(ctx, d, err)
-		return res, err
-	}
+	lines, missing := c.Order.ShipmentLines()
 	skus := make([]string, len(lines))
 	for i, l := range lines {
 		skus[i] = l.SKU
@@ -201,31 +165,6 @@ func (h *ReceiveStorefrontOrderHandler) Handle(ctx context.Context, c ReceiveSto
 	return res, refusal
 }
 
-// shippableLines checks every line's quantity and returns the lines to
-// ship — one per SKU, in order of first appearance, quantities summed (a
-// storefront may list one SKU on many lines; the shipment's bounds are on
-// distinct items) — and the IDs of lines to ship that have no SKU. Lines
-// that do not require shipping are left out, but their quantities are
-// checked like the others: the whole payload is refused or none of it.
-func (o StorefrontOrder) shippableLines() (lines []domain.ShipmentLine, missing []int64, err error) {
-	for i, l := range o.Lines {
-		if err := domain.CheckLineQuantity(fmt.Sprintf("line_items[%d].quantity", i), l.Quantity); err != nil {
-			return nil, nil, err
-		}
-		if !l.RequiresShipping {
-			continue
-		}
-		sku := domain.NormalizeSKU(l.SKU)
-		if sku == "" {
-			missing = append(missing, l.ID)
-			continue
-		}
-		lines = append(lines, domain.ShipmentLine{SKU: sku, Quantity: l.Quantity})
-	}
-	lines, err = domain.MergeLines(lines, func(l domain.ShipmentLine) string { return l.SKU }, "line_items")
-	return lines, missing, err
-}
-
 // plan checks the order against what the claim read (resolved) and builds
 // its shipment: a skip reason, or a refusal (a class that is Refused), or
 // the draft to submit. The checks run in the intake's documented order:
@@ -276,24 +215,30 @@ func (h *ReceiveStorefrontOrderHandler) plan(c ReceiveStorefrontOrder, lines []d
 	return s, "", nil
 }
 
+// recordFailure records an attempt whose transaction was rolled back
+// (recordFailure).
+func (h *ReceiveStorefrontOrderHandler) recordFailure(ctx context.Context, d domain.OrderDelivery, cause error) {
+	recordFailure(ctx, h.uow, h.log, d, KindOf(cause).Code())
+}
+
 // recordFailure records a failed attempt outside the delivery's unit of
 // work: a payload refused before processing, or an attempt whose
 // transaction was rolled back — in a transaction of its own with its
 // storefront_order.failed event. It is best effort — when the database is
 // down the record is lost, and the answer (503) says so to the storefront,
 // which retries.
-func (h *ReceiveStorefrontOrderHandler) recordFailure(ctx context.Context, d domain.OrderDelivery, cause error) {
+func recordFailure(ctx context.Context, uow ports.UnitOfWork, log *slog.Logger, d domain.OrderDelivery, code string) {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), recordBudget)
 	defer cancel()
-	err := h.uow.Do(ctx, func(ctx context.Context, r ports.Repositories) error {
-		rec, err := r.Receipts.RecordFailure(ctx, d, KindOf(cause).Code())
+	err := uow.Do(ctx, func(ctx context.Context, r ports.Repositories) error {
+		rec, err := r.Receipts.RecordFailure(ctx, d, code)
 		if err != nil || rec == nil {
 			return err
 		}
 		return r.Events.Record(ctx, ports.OrderFailedEvent(rec, d.ReceivedAt))
 	})
 	if err != nil {
-		h.log.WarnContext(ctx, "record failed storefront delivery", slog.Int64("storefront.order.id", d.OrderID),
+		log.WarnContext(ctx, "record failed storefront delivery", slog.Int64("storefront.order.id", d.OrderID),
 			slog.String("error", err.Error()))
 	}
 }

@@ -31,9 +31,9 @@ func intakeFixture() *fakeDB {
 	return st
 }
 
-func intakeOrder(id int64, lines ...application.StorefrontLine) application.StorefrontOrder {
+func intakeOrder(id int64, lines ...domain.StorefrontLine) domain.StorefrontOrder {
 	n := int64(1042)
-	return application.StorefrontOrder{
+	return domain.StorefrontOrder{
 		ID: id, OrderNumber: &n, Note: "Bitte klingeln 🙏",
 		ShippingAddress: &domain.ShippingAddress{Name: "Zoë Müller", Company: "", Address1: "Straße des 17. Juni 135",
 			City: "Berlin", Zip: "10623", Country: "DE", Phone: "+49 30 1234567"},
@@ -41,14 +41,29 @@ func intakeOrder(id int64, lines ...application.StorefrontLine) application.Stor
 	}
 }
 
-func intakeLine(id int64, sku string, qty int64) application.StorefrontLine {
-	return application.StorefrontLine{ID: id, SKU: sku, Quantity: qty, RequiresShipping: true}
+func intakeLine(id int64, sku string, qty int64) domain.StorefrontLine {
+	return domain.StorefrontLine{ID: id, SKU: sku, Quantity: qty, RequiresShipping: true}
 }
 
-func receive(t *testing.T, app *application.Application, o application.StorefrontOrder) (application.StorefrontOrderResult, error) {
+// receive delivers o as the HTTP adapter does: the domain checks the order
+// (domain.StorefrontOrder.Check); a refused one is recorded
+// (RefuseStorefrontOrder), a checked one processed (ReceiveStorefrontOrder).
+func receive(t *testing.T, app *application.Application, o domain.StorefrontOrder) (application.StorefrontOrderResult, error) {
 	t.Helper()
+	return deliverOrder(app, o, fmt.Sprintf("trace-%d", o.ID), nil)
+}
+
+// deliverOrder is receive with a trace ID and a body.
+func deliverOrder(app *application.Application, o domain.StorefrontOrder, trace string, body []byte) (application.StorefrontOrderResult, error) {
+	if err := o.Check(); err != nil {
+		if o.ID > 0 {
+			_, _ = app.Commands.RefuseStorefrontOrder.Handle(context.Background(), application.RefuseStorefrontOrder{
+				OrganizationID: intakeOrg, TraceID: trace, OrderID: o.ID, OrderNumber: o.OrderNumber, Body: body})
+		}
+		return application.StorefrontOrderResult{}, err
+	}
 	return app.Commands.ReceiveStorefrontOrder.Handle(context.Background(),
-		application.ReceiveStorefrontOrder{OrganizationID: intakeOrg, TraceID: fmt.Sprintf("trace-%d", o.ID), Order: o})
+		application.ReceiveStorefrontOrder{OrganizationID: intakeOrg, TraceID: trace, Order: o, Body: body})
 }
 
 func TestReceiveStorefrontOrderCreatesASubmittedShipment(t *testing.T) {
@@ -58,7 +73,7 @@ func TestReceiveStorefrontOrderCreatesASubmittedShipment(t *testing.T) {
 	o := intakeOrder(big,
 		intakeLine(1, "SOCK-1", 2),
 		intakeLine(2, " KEY-LTH-01 ", 1),
-		application.StorefrontLine{ID: 3, SKU: "", Quantity: 1, RequiresShipping: false}, // gift card
+		domain.StorefrontLine{ID: 3, SKU: "", Quantity: 1, RequiresShipping: false}, // gift card
 		intakeLine(4, "SOCK-1", 3),
 	)
 	res, err := receive(t, app, o)
@@ -109,7 +124,7 @@ func TestReceiveStorefrontOrderDuplicateAnswersTheSameShipment(t *testing.T) {
 	}
 	// A redelivery, even one whose SKUs would now be refused, is answered
 	// from the receipt: no second shipment, not counted as an attempt.
-	o.Lines = []application.StorefrontLine{intakeLine(1, "GONE", 1)}
+	o.Lines = []domain.StorefrontLine{intakeLine(1, "GONE", 1)}
 	second, err := receive(t, app, o)
 	if err != nil {
 		t.Fatal(err)
@@ -158,12 +173,12 @@ func TestReceiveStorefrontOrderRefusals(t *testing.T) {
 	tests := []struct {
 		name     string
 		setup    func(st *fakeDB)
-		order    application.StorefrontOrder
+		order    domain.StorefrontOrder
 		wantCode string
 	}{
 		{
 			name: "missing shipping address", wantCode: "missing_shipping_address",
-			order: func() application.StorefrontOrder {
+			order: func() domain.StorefrontOrder {
 				o := intakeOrder(10, intakeLine(1, "TEE", 1))
 				o.ShippingAddress = nil
 				return o
@@ -172,7 +187,7 @@ func TestReceiveStorefrontOrderRefusals(t *testing.T) {
 		{
 			name: "line to ship without sku", wantCode: "missing_sku",
 			order: intakeOrder(11, intakeLine(1, "TEE", 1), intakeLine(21, "  ", 1), intakeLine(22, "", 2),
-				application.StorefrontLine{ID: 23, Quantity: 1}),
+				domain.StorefrontLine{ID: 23, Quantity: 1}),
 		},
 		{
 			name: "no active warehouse", wantCode: "no_warehouse",
@@ -194,7 +209,7 @@ func TestReceiveStorefrontOrderRefusals(t *testing.T) {
 		},
 		{
 			name: "a quantity of 2^62 on a line not to ship", wantCode: "invalid_payload",
-			order: func() application.StorefrontOrder {
+			order: func() domain.StorefrontOrder {
 				o := intakeOrder(17, intakeLine(1, "TEE", 1), intakeLine(2, "GIFT", 1<<62))
 				o.Lines[1].RequiresShipping = false
 				return o
@@ -206,7 +221,7 @@ func TestReceiveStorefrontOrderRefusals(t *testing.T) {
 		},
 		{
 			name: "note longer than a shipment holds", wantCode: "invalid_payload",
-			order: func() application.StorefrontOrder {
+			order: func() domain.StorefrontOrder {
 				o := intakeOrder(14, intakeLine(1, "TEE", 1))
 				o.Note = string(make([]byte, 5001))
 				return o
@@ -237,7 +252,7 @@ func TestReceiveStorefrontOrderRefusals(t *testing.T) {
 func TestReceiveStorefrontOrderMissingSKUListsLineItems(t *testing.T) {
 	st := intakeFixture()
 	_, err := receive(t, intakeApp(st, domain.Sandbox), intakeOrder(11, intakeLine(1, "TEE", 1), intakeLine(21, "  ", 1),
-		application.StorefrontLine{ID: 22, Quantity: 1, RequiresShipping: false}, intakeLine(23, "", 2)))
+		domain.StorefrontLine{ID: 22, Quantity: 1, RequiresShipping: false}, intakeLine(23, "", 2)))
 	var ms *domain.MissingSKUError
 	if !errors.As(err, &ms) || !reflect.DeepEqual(ms.LineItemIDs, []int64{21, 23}) {
 		t.Fatalf("error %v, want missing sku on line items 21 and 23", err)
@@ -247,16 +262,16 @@ func TestReceiveStorefrontOrderMissingSKUListsLineItems(t *testing.T) {
 func TestReceiveStorefrontOrderSkips(t *testing.T) {
 	tests := []struct {
 		name  string
-		order application.StorefrontOrder
+		order domain.StorefrontOrder
 		want  domain.SkipReason
 	}{
-		{"cancelled", func() application.StorefrontOrder {
+		{"cancelled", func() domain.StorefrontOrder {
 			o := intakeOrder(30, intakeLine(1, "UNKNOWN", 1))
 			o.Cancelled, o.ShippingAddress = true, nil
 			return o
 		}(), domain.SkipOrderCancelled},
-		{"nothing to ship", func() application.StorefrontOrder {
-			o := intakeOrder(31, application.StorefrontLine{ID: 1, SKU: "", Quantity: 1})
+		{"nothing to ship", func() domain.StorefrontOrder {
+			o := intakeOrder(31, domain.StorefrontLine{ID: 1, SKU: "", Quantity: 1})
 			o.ShippingAddress = nil // digital orders have none
 			return o
 		}(), domain.SkipNoShippableItems},
@@ -350,18 +365,16 @@ func TestReceiveStorefrontOrderTestFlag(t *testing.T) {
 func TestReceiveStorefrontOrderRefusedPayload(t *testing.T) {
 	st := intakeFixture()
 	app := intakeApp(st, domain.Sandbox)
-	bad := domain.Invalid("line_items[0].quantity", "must be a positive integer")
-	_, err := app.Commands.ReceiveStorefrontOrder.Handle(context.Background(), application.ReceiveStorefrontOrder{
-		OrganizationID: intakeOrg, TraceID: "t1", Order: application.StorefrontOrder{ID: 60}, Refused: bad})
-	if !errors.Is(err, bad) {
-		t.Fatalf("error %v, want the refusal", err)
+	_, err := app.Commands.RefuseStorefrontOrder.Handle(context.Background(), application.RefuseStorefrontOrder{
+		OrganizationID: intakeOrg, TraceID: "t1", OrderID: 60, Body: []byte(`{"id": 60}`)})
+	if err != nil {
+		t.Fatalf("error %v, want the refusal recorded", err)
 	}
 	if rec, _ := st.receipt(intakeOrg, 60); rec.Status() != domain.ReceiptFailed || rec.LastError() != "invalid_payload" || rec.Attempts() != 1 {
 		t.Errorf("receipt %+v, want failed invalid_payload", rec)
 	}
 	// Without an id there is nothing to record.
-	_, err = app.Commands.ReceiveStorefrontOrder.Handle(context.Background(), application.ReceiveStorefrontOrder{
-		OrganizationID: intakeOrg, Refused: domain.Invalid("id", "must be a positive integer")})
+	_, err = app.Commands.RefuseStorefrontOrder.Handle(context.Background(), application.RefuseStorefrontOrder{OrganizationID: intakeOrg})
 	if code := application.KindOf(err).Code(); code != "invalid_payload" || len(st.state.receipts) != 1 {
 		t.Errorf("error %v, %d receipts; want invalid_payload and no new receipt", err, len(st.state.receipts))
 	}
@@ -416,7 +429,7 @@ func TestGetOrderReceipt(t *testing.T) {
 
 func TestReceiveStorefrontOrderMergesBeyondTheLineBound(t *testing.T) {
 	st := intakeFixture()
-	var lines []application.StorefrontLine
+	var lines []domain.StorefrontLine
 	for i := range 3 * domain.MaxShipmentLines {
 		lines = append(lines, intakeLine(int64(i), []string{"TEE", "SOCK-1", "KEY-LTH-01"}[i%3], 1))
 	}

@@ -12,10 +12,11 @@ import (
 )
 
 // StorefrontOrderDecoder reads a storefront order's body as the intake
-// reads it (the HTTP adapter's decoder): the order, and why it cannot be
-// read when it cannot (a *domain.ValidationError; the order's ID is set
-// when it could be read).
-type StorefrontOrderDecoder func(body []byte) (StorefrontOrder, error)
+// reads it (the HTTP adapter's decoder): the order, checked
+// (domain.StorefrontOrder.Check), or why it cannot be read or is refused
+// (a *domain.ValidationError; the order's ID and number are set when they
+// could be read).
+type StorefrontOrderDecoder func(body []byte) (domain.StorefrontOrder, error)
 
 // ReplayStorefrontOrder runs the kept body of a failed order through the
 // intake again, as a new delivery of the organization would run.
@@ -49,14 +50,16 @@ const ReplayedTraceKey = attribute.Key("fulfillment.replay.failed_trace_id")
 type ReplayStorefrontOrderHandler struct {
 	receipts ports.OrderReceiptRepository // on the pool
 	intake   Handler[ReceiveStorefrontOrder, StorefrontOrderResult]
+	refuse   Handler[RefuseStorefrontOrder, struct{}]
 	decode   StorefrontOrderDecoder
 }
 
 // NewReplayStorefrontOrderHandler builds the handler.
 func NewReplayStorefrontOrderHandler(receipts ports.OrderReceiptRepository,
-	intake Handler[ReceiveStorefrontOrder, StorefrontOrderResult], decode StorefrontOrderDecoder,
+	intake Handler[ReceiveStorefrontOrder, StorefrontOrderResult], refuse Handler[RefuseStorefrontOrder, struct{}],
+	decode StorefrontOrderDecoder,
 ) *ReplayStorefrontOrderHandler {
-	return &ReplayStorefrontOrderHandler{receipts: receipts, intake: intake, decode: decode}
+	return &ReplayStorefrontOrderHandler{receipts: receipts, intake: intake, refuse: refuse, decode: decode}
 }
 
 // Handle replays the order: domain.ErrNotFound when the organization has
@@ -77,14 +80,23 @@ func (h *ReplayStorefrontOrderHandler) Handle(ctx context.Context, c ReplayStore
 	}
 	linkFailedDelivery(ctx, rec.TraceID())
 	order, refused := h.decode(body)
-	if refused == nil && order.ID != c.OrderID {
+	if refused != nil {
+		// Refused as a delivery of these bytes is: recorded when its ID
+		// could be read.
+		if order.ID > 0 {
+			_, _ = h.refuse.Handle(ctx, RefuseStorefrontOrder{
+				OrganizationID: c.OrganizationID, TraceID: c.TraceID, OrderID: order.ID, OrderNumber: order.OrderNumber, Body: body,
+			})
+		}
+		return StorefrontOrderResult{}, refused
+	}
+	if order.ID != c.OrderID {
 		// The same decoder read this ID from these bytes when it kept them;
 		// a decoder that reads another now must not touch another order.
-		refused = domain.Invalid("id", "is %d in the kept body of order %d", order.ID, c.OrderID)
-		order.ID = 0
+		return StorefrontOrderResult{}, domain.Invalid("id", "is %d in the kept body of order %d", order.ID, c.OrderID)
 	}
 	return h.intake.Handle(ctx, ReceiveStorefrontOrder{
-		OrganizationID: c.OrganizationID, TraceID: c.TraceID, Order: order, Refused: refused, Body: body,
+		OrganizationID: c.OrganizationID, TraceID: c.TraceID, Order: order, Body: body,
 	})
 }
 

@@ -20,25 +20,25 @@ import (
 )
 
 // fakeDecode stands for the HTTP adapter's decoder: {"id": N, "skus":
-// [...]} is the order N of intakeOrder with one line per SKU; "bad": true
-// makes it unreadable, its ID read.
-func fakeDecode(body []byte) (application.StorefrontOrder, error) {
+// [...]} is the order N of intakeOrder with one line per SKU, checked;
+// "bad": true makes it unreadable, its ID read.
+func fakeDecode(body []byte) (domain.StorefrontOrder, error) {
 	var v struct {
 		ID   int64    `json:"id"`
 		SKUs []string `json:"skus"`
 		Bad  bool     `json:"bad"`
 	}
 	if err := json.Unmarshal(body, &v); err != nil {
-		return application.StorefrontOrder{}, domain.Invalid("body", "is not valid JSON")
+		return domain.StorefrontOrder{}, domain.Invalid("body", "is not valid JSON")
 	}
 	o := intakeOrder(v.ID)
 	for i, sku := range v.SKUs {
 		o.Lines = append(o.Lines, intakeLine(int64(i+1), sku, 1))
 	}
 	if v.Bad {
-		return application.StorefrontOrder{ID: v.ID}, domain.Invalid("test", "must be a boolean")
+		return domain.StorefrontOrder{ID: v.ID}, domain.Invalid("test", "must be a boolean")
 	}
-	return o, nil
+	return o, o.Check()
 }
 
 func orderBody(id int64, skus ...string) []byte {
@@ -49,9 +49,15 @@ func orderBody(id int64, skus ...string) []byte {
 // deliverBody is a storefront delivery of body, as the HTTP adapter makes it.
 func deliverBody(app *application.Application, trace string, body []byte) (application.StorefrontOrderResult, error) {
 	o, refused := fakeDecode(body)
-	return app.Commands.ReceiveStorefrontOrder.Handle(context.Background(), application.ReceiveStorefrontOrder{
-		OrganizationID: intakeOrg, TraceID: trace, Order: o, Refused: refused, Body: body,
-	})
+	if refused != nil {
+		if o.ID > 0 {
+			_, _ = app.Commands.RefuseStorefrontOrder.Handle(context.Background(), application.RefuseStorefrontOrder{
+				OrganizationID: intakeOrg, TraceID: trace, OrderID: o.ID, OrderNumber: o.OrderNumber, Body: body,
+			})
+		}
+		return application.StorefrontOrderResult{}, refused
+	}
+	return deliverOrder(app, o, trace, body)
 }
 
 func replay(ctx context.Context, app *application.Application, org string, id int64, trace string) (application.StorefrontOrderResult, error) {

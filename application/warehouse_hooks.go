@@ -9,7 +9,7 @@ import (
 	"github.com/acme3pl/fulfillment/ports"
 )
 
-// WarehouseHooks are what the warehouse's reports (receipts, services) need
+// WarehouseHooks are what the warehouse's reports (receipts, services, ships) need
 // from the contexts that own them: billing's rate cards, periods and
 // charges, and the events' outbox. Each runs inside the report's
 // transaction, with that transaction's repositories, so that what it writes
@@ -31,6 +31,11 @@ type WarehouseHooks struct {
 	// outbox (one statement); they never run for a retry.
 	ReceiptEvent func(ctx context.Context, r ports.Repositories, receipt *domain.Receipt) error
 	ServiceEvent func(ctx context.Context, r ports.Repositories, service *domain.ServiceRecord) error
+	// ShipmentCharges accrues a shipment's charges when it is shipped (one
+	// statement); ShipmentEvent writes its shipment.shipped event to the
+	// outbox (one statement). Neither runs for a replayed ship.
+	ShipmentCharges func(ctx context.Context, r ports.Repositories, shipped *domain.Shipment) error
+	ShipmentEvent   func(ctx context.Context, r ports.Repositories, shipped *domain.Shipment) error
 }
 
 // checkPeriodOpen refuses a fact dated inside a closed period.

@@ -19,13 +19,14 @@ const (
 )
 
 // ShipmentStatus is a state of the shipment state machine:
-// draft → pending, draft|pending → cancelled.
+// draft → pending → shipped, draft|pending → cancelled.
 type ShipmentStatus string
 
 // Shipment statuses.
 const (
 	ShipmentDraft     ShipmentStatus = "draft"
 	ShipmentPending   ShipmentStatus = "pending"
+	ShipmentShipped   ShipmentStatus = "shipped"
 	ShipmentCancelled ShipmentStatus = "cancelled"
 )
 
@@ -38,10 +39,10 @@ func (k ShipmentKind) Items() ItemKind {
 	return KindProduct
 }
 
-// ParseShipmentStatus accepts the three statuses.
+// ParseShipmentStatus accepts the four statuses.
 func ParseShipmentStatus(s string) (ShipmentStatus, error) {
 	switch st := ShipmentStatus(s); st {
-	case ShipmentDraft, ShipmentPending, ShipmentCancelled:
+	case ShipmentDraft, ShipmentPending, ShipmentShipped, ShipmentCancelled:
 		return st, nil
 	}
 	return "", Invalid("status", "%q is not a shipment status", s)
@@ -137,6 +138,8 @@ type Shipment struct {
 	createdAt      time.Time
 	updatedAt      time.Time
 	submittedAt    *time.Time
+	shippedAt      *time.Time
+	tracking       *Tracking
 }
 
 // NewShipmentParams are the inputs of a new draft.
@@ -306,7 +309,8 @@ func (s *Shipment) Submit(now time.Time) error {
 	return nil
 }
 
-// Cancel moves a draft or pending shipment to cancelled. It reports whether
+// Cancel moves a draft or pending shipment to cancelled (a shipped one has
+// left the warehouse: ErrInvalidState). It reports whether
 // the shipment held a reservation (was pending) that must be released.
 func (s *Shipment) Cancel(now time.Time) (releases bool, err error) {
 	if s.status != ShipmentDraft && s.status != ShipmentPending {
@@ -324,6 +328,8 @@ type RehydrateShipmentParams struct {
 	CreatedAt   time.Time
 	UpdatedAt   time.Time
 	SubmittedAt *time.Time
+	ShippedAt   *time.Time
+	Tracking    *Tracking // with ShippedAt, when shipped
 }
 
 // RehydrateShipment rebuilds a shipment from storage. Only the postgres
@@ -333,7 +339,7 @@ func RehydrateShipment(p RehydrateShipmentParams) *Shipment {
 		id: p.ID, organizationID: p.OrganizationID, kind: p.Kind, status: p.Status,
 		warehouse: p.Warehouse, address: p.Address, notes: p.Notes, lines: p.Lines,
 		source: p.Source, test: p.Test, createdAt: p.CreatedAt.UTC(), updatedAt: p.UpdatedAt.UTC(),
-		submittedAt: utcPtr(p.SubmittedAt),
+		submittedAt: utcPtr(p.SubmittedAt), shippedAt: utcPtr(p.ShippedAt), tracking: p.Tracking,
 	}
 }
 
@@ -351,3 +357,5 @@ func (s *Shipment) Test() bool               { return s.test }
 func (s *Shipment) CreatedAt() time.Time     { return s.createdAt }
 func (s *Shipment) UpdatedAt() time.Time     { return s.updatedAt }
 func (s *Shipment) SubmittedAt() *time.Time  { return s.submittedAt }
+func (s *Shipment) ShippedAt() *time.Time    { return s.shippedAt }
+func (s *Shipment) Tracking() *Tracking      { return s.tracking }

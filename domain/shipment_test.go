@@ -243,13 +243,19 @@ func TestShipmentResolve(t *testing.T) {
 
 // stored returns a shipment in status st as the postgres adapter would.
 func shipStored(st domain.ShipmentStatus) *domain.Shipment {
-	var submitted *time.Time
-	if st == domain.ShipmentPending {
+	var submitted, shipped *time.Time
+	var tracking *domain.Tracking
+	if st == domain.ShipmentPending || st == domain.ShipmentShipped {
 		t := shipNow
 		submitted = &t
 	}
+	if st == domain.ShipmentShipped {
+		t := shipNow
+		shipped, tracking = &t, &domain.Tracking{Carrier: "UPS", Number: "1Z999AA10123456784"}
+	}
 	return domain.RehydrateShipment(domain.RehydrateShipmentParams{
 		NewShipmentParams: shipValidParams(), Status: st, CreatedAt: shipNow, UpdatedAt: shipNow, SubmittedAt: submitted,
+		ShippedAt: shipped, Tracking: tracking,
 	})
 }
 
@@ -262,6 +268,7 @@ func TestSubmitTransitions(t *testing.T) {
 	}{
 		{domain.ShipmentDraft, domain.ShipmentPending, nil},
 		{domain.ShipmentPending, domain.ShipmentPending, domain.ErrInvalidState},
+		{domain.ShipmentShipped, domain.ShipmentShipped, domain.ErrInvalidState},
 		{domain.ShipmentCancelled, domain.ShipmentCancelled, domain.ErrInvalidState},
 	}
 	for _, tt := range tests {
@@ -298,6 +305,7 @@ func TestCancelTransitions(t *testing.T) {
 	}{
 		{domain.ShipmentDraft, domain.ShipmentCancelled, false, nil},
 		{domain.ShipmentPending, domain.ShipmentCancelled, true, nil},
+		{domain.ShipmentShipped, domain.ShipmentShipped, false, domain.ErrInvalidState},
 		{domain.ShipmentCancelled, domain.ShipmentCancelled, false, domain.ErrInvalidState},
 	}
 	for _, tt := range tests {
@@ -345,10 +353,11 @@ func TestParseShipmentStatus(t *testing.T) {
 	}{
 		{"draft", domain.ShipmentDraft, false},
 		{"pending", domain.ShipmentPending, false},
+		{"shipped", domain.ShipmentShipped, false},
 		{"cancelled", domain.ShipmentCancelled, false},
 		{"", "", true},
 		{"Pending", "", true},
-		{"shipped", "", true},
+		{"delivered", "", true},
 	}
 	for _, tt := range tests {
 		got, err := domain.ParseShipmentStatus(tt.in)

@@ -19,6 +19,17 @@ type ShipmentRepository interface {
 	// as it is. It returns the shipment as changed, or domain.ErrNotFound.
 	// Only meaningful inside UnitOfWork.Do.
 	Update(ctx context.Context, organizationID, id string, change func(*domain.Shipment) error) (*domain.Shipment, error)
+	// UpdateAtWarehouse is Update on the warehouse's side: the shipment is
+	// found by the warehouse it is at, whatever its organization (another
+	// warehouse's shipment is domain.ErrNotFound). Both store nothing when
+	// change leaves the shipment as it was (a replayed ship).
+	UpdateAtWarehouse(ctx context.Context, warehouseID, id string, change func(*domain.Shipment) error) (*domain.Shipment, error)
+	// ListAtWarehouse returns one page of the submitted shipments at the
+	// warehouse, of every organization it serves, in status, oldest
+	// submission first (then ID), each with its organization's name, and
+	// whether more follow. A draft never reached the warehouse: a draft
+	// cancelled before submission is not listed.
+	ListAtWarehouse(ctx context.Context, warehouseID string, status domain.ShipmentStatus, page Page) (ss []WarehouseShipment, more bool, err error)
 	// Get returns the organization's shipment, or domain.ErrNotFound.
 	Get(ctx context.Context, organizationID, id string) (*domain.Shipment, error)
 	// List returns one page of the organization's shipments matching
@@ -30,4 +41,11 @@ type ShipmentRepository interface {
 // ShipmentFilter narrows a shipment list; zero fields do not filter.
 type ShipmentFilter struct {
 	Status domain.ShipmentStatus
+}
+
+// WarehouseShipment is a shipment as its warehouse lists it: with the name
+// of the organization it is for.
+type WarehouseShipment struct {
+	Shipment         *domain.Shipment
+	OrganizationName string
 }

@@ -3,6 +3,7 @@
 #
 #   scripts/tools.sh NAME    print the absolute path of NAME's executable on stdout, installing
 #                            it on first use; diagnostics go to stderr; exit 1 when it cannot
+#                            (monitoring-crds prints a directory of CRD manifests instead)
 #
 # Go-built tools are built once into $TOOLS_DIR (default ~/.cache/fulfillment-tools, outside the
 # checkout, so that a fresh clone on the same machine reuses them) under a directory named after
@@ -141,6 +142,32 @@ kubernetes_tool() {
 	found "$dir/bin/$name"
 }
 
+# monitoring_crds: the directory holding the prometheus-operator's published ServiceMonitor and
+# PrometheusRule CRDs (the cluster test applies them to its API server), copied once out of the
+# module's source (`go mod download`) into $TOOLS_DIR/monitoring-crds-VERSION, complete or not at all.
+monitoring_crds() {
+	local dir="$TOOLS_DIR/monitoring-crds-$PROMETHEUS_OPERATOR_VERSION" module=github.com/prometheus-operator/prometheus-operator
+	local files=(monitoring.coreos.com_servicemonitors.yaml monitoring.coreos.com_prometheusrules.yaml) src tmp f
+	if ! [[ -s $dir/${files[0]} && -s $dir/${files[1]} ]]; then
+		[[ ${TOOLS_NO_INSTALL:-0} == 1 ]] && die "the monitoring CRDs $PROMETHEUS_OPERATOR_VERSION are not fetched (unset TOOLS_NO_INSTALL)"
+		log "fetching the monitoring CRDs of $module@$PROMETHEUS_OPERATOR_VERSION into $dir (once)"
+		mkdir -p "$TOOLS_DIR"
+		src=$(cd "$TOOLS_DIR" && GOFLAGS=-mod=mod go mod download -json "$module@$PROMETHEUS_OPERATOR_VERSION" | sed -n 's/^[[:space:]]*"Dir": "\(.*\)",\{0,1\}$/\1/p')
+		[[ -n $src && -d $src ]] || die "go mod download $module@$PROMETHEUS_OPERATOR_VERSION gave no source directory"
+		tmp=$(mktemp -d "$TOOLS_DIR/monitoring-crds.XXXXXX")
+		# shellcheck disable=SC2064 # expand $tmp now: it is local to this function
+		trap "rm -rf '$tmp'" EXIT
+		for f in "${files[@]}"; do
+			[[ -s $src/example/prometheus-operator-crd/$f ]] || die "$module@$PROMETHEUS_OPERATOR_VERSION has no example/prometheus-operator-crd/$f"
+			install -m 0644 "$src/example/prometheus-operator-crd/$f" "$tmp/$f"
+		done
+		chmod 0755 "$tmp"
+		rm -rf "$dir"
+		mv -T "$tmp" "$dir"
+	fi
+	found "$dir"
+}
+
 # Pinned versions.
 GOLANGCI_LINT_VERSION=v2.15.0
 # Redocly CLI 2.x runs on Node 20.19+ (20.x) or 22.12+.
@@ -149,6 +176,7 @@ KUBERNETES_VERSION=v1.33.13
 COREDNS_VERSION=v1.12.4
 OIDC_PROVIDER_VERSION=9.13.3
 JAEGER_VERSION=v1.76.0 # the module's v1 tags carry Jaeger v2 (v1.76.0 = Jaeger v2.13)
+PROMETHEUS_OPERATOR_VERSION=v0.94.0 # the release whose CRDs the chart's ServiceMonitor and PrometheusRule must pass
 
 case "${1:-}" in
 golangci-lint)
@@ -217,6 +245,11 @@ containerd | ctr | etcd | conntrack | iptables | iptables-save | nsenter)
 		apt_install containerd runc containernetworking-plugins etcd-server iptables conntrack
 	fi
 	found "$(command -v "$1")"
+	;;
+monitoring-crds)
+	# Not an executable: the directory holding monitoring.coreos.com_servicemonitors.yaml and
+	# monitoring.coreos.com_prometheusrules.yaml.
+	monitoring_crds
 	;;
 "" | -h | --help)
 	sed -n '2,/^set -euo pipefail/p' "${BASH_SOURCE[0]}" | sed '$d; s/^# \{0,1\}//'

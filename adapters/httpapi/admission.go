@@ -7,6 +7,8 @@ import (
 	"net/http"
 	"time"
 
+	"golang.org/x/sync/semaphore"
+
 	"github.com/acme3pl/fulfillment/application"
 	"github.com/acme3pl/fulfillment/domain"
 )
@@ -16,33 +18,46 @@ import (
 type ErrorWriter func(w http.ResponseWriter, r *http.Request, err error)
 
 // Admission keeps every /v0 request within its deadline, whatever the
-// database does (CONTRACT: deadlines, limits and overload).
+// database does (docs/decisions.md: request deadlines, load shedding).
 //
-//   - At most Capacity requests run at once; one more is refused at once
-//     with 503 and Retry-After (shed) instead of queueing past its deadline.
-//   - An admitted request's context ends a margin before the deadline, so
-//     that its handler rolls back and answers for itself.
+//   - At most Capacity requests run at once. One more waits for a slot, in
+//     order of arrival, for at most the wait budget — half the request
+//     deadline (2 s of the default 4 s) — and is refused with 503 and
+//     Retry-After (shed) only when no slot came free within it: a burst
+//     that the service serves within the deadline is served, a load it
+//     cannot serve in time is refused instead of queueing past it. Half
+//     leaves the admitted request at least the other half for its work,
+//     while a burst of one storefront (tens of deliveries of a millisecond
+//     of database time each) waits milliseconds.
+//   - A request's deadline counts from its arrival, its wait included:
+//     its context ends a margin before the deadline, so that its handler
+//     rolls back and answers for itself.
 //   - If it has not answered when the deadline comes (a round trip that
 //     ignores its context), http.TimeoutHandler answers for it and drops
 //     whatever it writes later; that answer is the route's own 503.
-//   - A client that goes away is recorded as status 499.
+//   - A client that goes away, also while waiting, is recorded as status
+//     499.
 //
 // Health and metrics routes are not wrapped: they are never shed.
 type Admission struct {
-	timeout time.Duration // the request deadline
-	handler time.Duration // the handler's own deadline, a margin before timeout
-	slots   chan struct{} // one token per request in flight
-	log     *slog.Logger
+	timeout  time.Duration // the request deadline
+	handler  time.Duration // the handler's own deadline, a margin before timeout
+	wait     time.Duration // how long a request may wait for a slot
+	capacity int64
+	slots    *semaphore.Weighted // one unit per request in flight
+	log      *slog.Logger
 }
 
 // NewAdmission builds the admission control of one server: requests are
-// answered within timeout, and capacity of them run at once.
+// answered within timeout, capacity of them run at once, and the others
+// wait for a slot for at most half of timeout.
 func NewAdmission(timeout time.Duration, capacity int, log *slog.Logger) *Admission {
 	// The handler's margin: a tenth of the deadline, 20 ms to 500 ms.
 	margin := min(max(timeout/10, 20*time.Millisecond), 500*time.Millisecond)
+	n := int64(max(capacity, 1))
 	return &Admission{
-		timeout: timeout, handler: max(timeout-margin, timeout/2),
-		slots: make(chan struct{}, max(capacity, 1)), log: log,
+		timeout: timeout, handler: max(timeout-margin, timeout/2), wait: timeout / 2,
+		capacity: n, slots: semaphore.NewWeighted(n), log: log,
 	}
 }
 
@@ -53,25 +68,44 @@ func (a *Admission) Guard(write ErrorWriter, next http.Handler) http.Handler {
 		return next
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		select {
-		case a.slots <- struct{}{}:
-		default:
-			write(w, r, fmt.Errorf("%d requests in flight: %w", cap(a.slots), application.ErrOverloaded))
+		arrived := time.Now()
+		if err := a.acquire(r.Context()); err != nil {
+			if r.Context().Err() != nil {
+				w.WriteHeader(StatusClientClosedRequest) // nobody reads the answer
+				return
+			}
+			write(w, r, err)
 			return
 		}
 		// The slot is held until the handler returns, also when the
 		// deadline was answered for it: it may still hold a connection.
-		handlerDeadline := time.Now().Add(a.handler)
+		handlerDeadline := arrived.Add(a.handler)
 		run := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			defer func() { <-a.slots }()
+			defer a.slots.Release(1)
 			defer a.logLatePanic(r)
 			ctx, cancel := context.WithDeadline(r.Context(), handlerDeadline)
 			defer cancel()
 			next.ServeHTTP(w, r.WithContext(ctx))
 			w.Header().Set(handledHeader, "1")
 		})
-		http.TimeoutHandler(run, a.timeout, "").ServeHTTP(&deadlineWriter{ResponseWriter: w, r: r, write: write}, r)
+		remaining := a.timeout - time.Since(arrived)
+		http.TimeoutHandler(run, remaining, "").ServeHTTP(&deadlineWriter{ResponseWriter: w, r: r, write: write}, r)
 	})
+}
+
+// acquire takes a slot, waiting for one at most the wait budget: an error
+// wrapping application.ErrOverloaded when none came free in time (or ctx
+// ended first).
+func (a *Admission) acquire(ctx context.Context) error {
+	if a.slots.TryAcquire(1) {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(ctx, a.wait)
+	defer cancel()
+	if err := a.slots.Acquire(ctx, 1); err != nil {
+		return fmt.Errorf("no slot of %d came free within %s: %w", a.capacity, a.wait, application.ErrOverloaded)
+	}
+	return nil
 }
 
 // logLatePanic logs a panic of a handler whose request was answered for

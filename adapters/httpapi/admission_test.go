@@ -15,6 +15,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/testutil"
 
 	"github.com/acme3pl/fulfillment/adapters/httpapi"
+	"github.com/acme3pl/fulfillment/adapters/telemetry"
 )
 
 // admissionRoutes serves /v0/slow behind an Admission: the handler blocks
@@ -56,10 +57,46 @@ func (a *admissionRoutes) Register(r *mux.Router) {
 	}))).Methods(http.MethodGet)
 }
 
-// Requests beyond the capacity are refused at once; the admitted ones are
-// served.
-func TestAdmissionShedsBeyondCapacity(t *testing.T) {
-	routes := newAdmissionRoutes(10*time.Second, 2)
+// A request that finds every slot taken waits for one and is served when
+// one comes free within the wait budget (half the deadline); its deadline
+// counts from its arrival. Nothing is shed.
+func TestAdmissionWaitingRequestIsServed(t *testing.T) {
+	routes := newAdmissionRoutes(4*time.Second, 1)
+	s := newTestServer(t, routes)
+	first := make(chan int, 1)
+	go func() { first <- s.do(httptest.NewRequest(http.MethodGet, "/v0/slow", nil)).Code }()
+	<-routes.started // the only slot is taken
+
+	start := time.Now()
+	second := make(chan int, 1)
+	go func() { second <- s.do(httptest.NewRequest(http.MethodGet, "/v0/slow", nil)).Code }()
+	time.Sleep(300 * time.Millisecond)
+	select {
+	case d := <-routes.started:
+		t.Fatalf("the second request ran while the slot was taken (deadline %s)", d.Sub(start))
+	case code := <-second:
+		t.Fatalf("the second request was answered %d while the slot was taken, want it to wait", code)
+	default:
+	}
+	close(routes.release)
+	if code := <-first; code != http.StatusOK {
+		t.Errorf("the first request: %d, want 200", code)
+	}
+	if code := <-second; code != http.StatusOK {
+		t.Errorf("the waiting request: %d, want 200", code)
+	}
+	if d := <-routes.started; !d.Before(start.Add(4 * time.Second)) {
+		t.Errorf("the waiting request's handler deadline is %s after its arrival, want before the 4s deadline", d.Sub(start))
+	}
+	if got := testutil.ToFloat64(s.metrics.RequestsShed.WithLabelValues("/v0/slow")); got != 0 {
+		t.Errorf("shed counter %v, want 0", got)
+	}
+}
+
+// A request that would still be waiting when half its deadline has passed
+// is shed then, with 503 and Retry-After; the admitted ones are served.
+func TestAdmissionShedsWhatWaitsBeyondTheBudget(t *testing.T) {
+	routes := newAdmissionRoutes(2*time.Second, 2) // a wait budget of 1s
 	s := newTestServer(t, routes)
 	var wg sync.WaitGroup
 	results := make(chan int, 2)
@@ -75,14 +112,15 @@ func TestAdmissionShedsBeyondCapacity(t *testing.T) {
 
 	start := time.Now()
 	w := s.do(httptest.NewRequest(http.MethodGet, "/v0/slow", nil))
+	elapsed := time.Since(start)
 	if w.Code != http.StatusServiceUnavailable || w.Header().Get("Retry-After") == "" {
 		t.Fatalf("a third request: %d (Retry-After %q), want 503 with Retry-After", w.Code, w.Header().Get("Retry-After"))
 	}
 	if p := problemOf(t, w); p.Code != "unavailable" {
 		t.Errorf("problem %+v, want code unavailable", p)
 	}
-	if elapsed := time.Since(start); elapsed > time.Second {
-		t.Errorf("shed after %s, want at once", elapsed)
+	if elapsed < time.Second || elapsed > 1900*time.Millisecond {
+		t.Errorf("shed after %s, want when the 1s wait budget ran out, before the 2s deadline", elapsed)
 	}
 	close(routes.release)
 	wg.Wait()
@@ -95,10 +133,59 @@ func TestAdmissionShedsBeyondCapacity(t *testing.T) {
 	if got := testutil.ToFloat64(s.metrics.RequestsShed.WithLabelValues("/v0/slow")); got != 1 {
 		t.Errorf("shed counter %v, want 1", got)
 	}
+	if got := testutil.ToFloat64(s.metrics.RequestsTimedOut.WithLabelValues("/v0/slow")); got != 0 {
+		t.Errorf("timed-out counter %v, want 0", got)
+	}
 	// The slots are free again.
 	if w := s.do(httptest.NewRequest(http.MethodGet, "/v0/slow", nil)); w.Code != http.StatusOK {
 		t.Errorf("a request after the others: %d, want 200", w.Code)
 	}
+}
+
+// A client that leaves while waiting for a slot is recorded as 499, not
+// shed.
+func TestAdmissionClientLeavingWhileWaitingIs499(t *testing.T) {
+	routes := newAdmissionRoutes(10*time.Second, 1)
+	s := newTestServer(t, routes)
+	done := make(chan int, 1)
+	go func() { done <- s.do(httptest.NewRequest(http.MethodGet, "/v0/slow", nil)).Code }()
+	<-routes.started
+	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	w := s.do(httptest.NewRequest(http.MethodGet, "/v0/slow", nil).WithContext(ctx))
+	if w.Code != 499 || time.Since(start) > 2*time.Second {
+		t.Fatalf("status %d after %s, want 499 when the client left", w.Code, time.Since(start))
+	}
+	if got := testutil.ToFloat64(s.metrics.RequestsShed.WithLabelValues("/v0/slow")); got != 0 {
+		t.Errorf("shed counter %v, want 0", got)
+	}
+	close(routes.release)
+	if code := <-done; code != http.StatusOK {
+		t.Errorf("the admitted request: %d, want 200", code)
+	}
+}
+
+// Health and metrics routes are not behind admission: with every slot
+// taken and requests waiting, they answer at once.
+func TestAdmissionNeverShedsHealthRoutes(t *testing.T) {
+	routes := newAdmissionRoutes(10*time.Second, 1)
+	h := httpapi.NewHealth(&fakeReadiness{}, telemetry.NewMetrics())
+	s := newTestServer(t, routes, h)
+	var wg sync.WaitGroup
+	for range 3 {
+		wg.Go(func() { _ = s.do(httptest.NewRequest(http.MethodGet, "/v0/slow", nil)) })
+	}
+	<-routes.started // the slot is taken; two wait
+	for _, path := range []string{"/healthz", "/readyz", "/metrics"} {
+		start := time.Now()
+		w := s.do(httptest.NewRequest(http.MethodGet, path, nil))
+		if w.Code != http.StatusOK || time.Since(start) > time.Second {
+			t.Errorf("%s: %d after %s, want 200 at once", path, w.Code, time.Since(start))
+		}
+	}
+	close(routes.release)
+	wg.Wait()
 }
 
 // A handler's context ends before the request deadline, so that it answers

@@ -64,6 +64,9 @@ func answerFor(k application.Kind) answer {
 	case application.KindInsufficientStock:
 		a.Status = http.StatusUnprocessableEntity
 		a.Detail = "the warehouse does not hold enough of these cartons; nothing was reserved"
+	case application.KindOnHandShort:
+		a.Status = http.StatusConflict
+		a.Detail = "the warehouse does not hold enough of these items on hand to ship them; nothing changed"
 	case application.KindInvalidWarehouse:
 		a.Status, a.Detail = http.StatusUnprocessableEntity, "warehouseId is not an active warehouse of the organization"
 	case application.KindUnknownSKUs:

@@ -69,6 +69,7 @@ func ProblemFor(err error) Problem {
 		ve *domain.ValidationError
 		ui *domain.UnknownItemsError
 		is *domain.InsufficientStockError
+		os *domain.OnHandShortageError
 		se *ports.InsufficientScopeError
 	)
 	switch {
@@ -81,7 +82,9 @@ func ProblemFor(err error) Problem {
 		}
 		p.IDs = ui.IDs
 	case errors.As(err, &is):
-		p.Items = shortageDTOs(is.Items)
+		p.Items = shortageDTOs(domain.KindCarton, is.Items)
+	case errors.As(err, &os):
+		p.Items = shortageDTOs(os.Kind, os.Items)
 	case errors.As(err, &se):
 		p.Detail = "the token " + se.Error()
 	case errors.Is(err, domain.ErrInvalidState):

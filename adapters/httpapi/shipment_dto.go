@@ -45,6 +45,14 @@ type ShipmentDTO struct {
 	CreatedAt        string              `json:"createdAt"`
 	UpdatedAt        string              `json:"updatedAt"`
 	SubmittedAt      *string             `json:"submittedAt"`
+	ShippedAt        *string             `json:"shippedAt"`
+	Tracking         *TrackingDTO        `json:"tracking"`
+}
+
+// TrackingDTO is a shipped shipment's carrier and tracking number.
+type TrackingDTO struct {
+	Carrier string `json:"carrier"`
+	Number  string `json:"number"`
 }
 
 // ShipmentItemDTO is a product line of a Pick & Pack shipment.
@@ -80,6 +88,10 @@ func toShipmentDTO(s *domain.Shipment) ShipmentDTO {
 		ShippingCity: a.City, ShippingState: a.State, ShippingZip: a.Zip, ShippingCountry: a.Country, ShippingPhone: a.Phone,
 		Notes: s.Notes(), Test: s.Test(),
 		CreatedAt: FormatTime(s.CreatedAt()), UpdatedAt: FormatTime(s.UpdatedAt()), SubmittedAt: FormatTimePtr(s.SubmittedAt()),
+		ShippedAt: FormatTimePtr(s.ShippedAt()),
+	}
+	if t := s.Tracking(); t != nil {
+		out.Tracking = &TrackingDTO{Carrier: t.Carrier, Number: t.Number}
 	}
 	lines := s.Lines()
 	if s.Kind() == domain.SPD {
@@ -104,18 +116,26 @@ func toShipmentDTO(s *domain.Shipment) ShipmentDTO {
 	return out
 }
 
-// shortageDTO is one short carton of a 422 insufficient_stock problem.
+// shortageDTO is one short item of an insufficient_stock problem: a
+// carton of an SPD submission (422), or a product or carton of a ship
+// (409), whose available count is then its on-hand count.
 type shortageDTO struct {
-	CartonID  string `json:"cartonId"`
+	ProductID string `json:"productId,omitempty"`
+	CartonID  string `json:"cartonId,omitempty"`
 	SKU       string `json:"sku"`
 	Requested int64  `json:"requested"`
 	Available int64  `json:"available"`
 }
 
-func shortageDTOs(items []domain.StockShortage) []shortageDTO {
+func shortageDTOs(kind domain.ItemKind, items []domain.StockShortage) []shortageDTO {
 	out := make([]shortageDTO, len(items))
 	for i, it := range items {
-		out[i] = shortageDTO{CartonID: it.ItemID, SKU: it.SKU, Requested: it.Requested, Available: it.Available}
+		out[i] = shortageDTO{SKU: it.SKU, Requested: it.Requested, Available: it.Available}
+		if kind == domain.KindCarton {
+			out[i].CartonID = it.ItemID
+		} else {
+			out[i].ProductID = it.ItemID
+		}
 	}
 	return out
 }

@@ -93,7 +93,7 @@ func (h *Storefront) receive(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 
-	order, decodeErr := DecodeStorefrontOrder(body)
+	order, refused := DecodeStorefrontOrder(body)
 	if order.ID > 0 {
 		span.SetAttributes(attribute.Int64("storefront.order.id", order.ID))
 	}
@@ -101,8 +101,18 @@ func (h *Storefront) receive(w http.ResponseWriter, r *http.Request) {
 	if sc := trace.SpanContextFromContext(ctx); sc.HasTraceID() {
 		traceID = sc.TraceID().String()
 	}
+	if refused != nil {
+		// A refusal is a recorded attempt when the order's ID could be read.
+		if order.ID > 0 {
+			_, _ = h.app.Commands.RefuseStorefrontOrder.Handle(ctx, application.RefuseStorefrontOrder{
+				OrganizationID: p.OrganizationID, TraceID: traceID, OrderID: order.ID, OrderNumber: order.OrderNumber, Body: body,
+			})
+		}
+		h.writeFailure(w, r, refused)
+		return
+	}
 	res, err := h.app.Commands.ReceiveStorefrontOrder.Handle(ctx, application.ReceiveStorefrontOrder{
-		OrganizationID: p.OrganizationID, TraceID: traceID, Order: order, Refused: decodeErr, Body: body,
+		OrganizationID: p.OrganizationID, TraceID: traceID, Order: order, Body: body,
 	})
 	if err != nil {
 		h.writeFailure(w, r, err)

@@ -5,15 +5,17 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"time"
 
-	"github.com/acme3pl/fulfillment/application"
 	"github.com/acme3pl/fulfillment/domain"
 )
 
 // orderPayload is the storefront's order payload as far as the intake reads
 // it, decoded by encoding/json: member names match case-insensitively,
 // members not mapped here are skipped whatever their type, and JSON null
-// leaves a member as if it were absent. Each field's Go type is the JSON
+// leaves a member as if it were absent. What encoding/json does not refuse
+// — a mapped member given twice (it merges them), a mapped string that is
+// not valid UTF-8 (it replaces the bytes) — checkMembers refuses. Each field's Go type is the JSON
 // type the member must have, so a member of another type is a
 // *json.UnmarshalTypeError naming it; encoding/json keeps decoding after
 // one, so the id is read wherever it stands in the body. Integers are
@@ -22,7 +24,7 @@ type orderPayload struct {
 	ID              int64              `json:"id"`
 	OrderNumber     *int64             `json:"order_number"`
 	Test            bool               `json:"test"`
-	CancelledAt     string             `json:"cancelled_at"`
+	CancelledAt     *string            `json:"cancelled_at"`
 	Note            string             `json:"note"`
 	ShippingAddress *addressPayload    `json:"shipping_address"`
 	LineItems       *[]lineItemPayload `json:"line_items"`
@@ -51,66 +53,77 @@ type lineItemPayload struct {
 
 // DecodeStorefrontOrder reads an order-creation payload. Its errors are
 // *domain.ValidationError (answered 400 invalid_payload), in this order:
-// not JSON; not a JSON object; id missing or not a positive integer; the
-// first mapped member, in the body's order, of the wrong JSON type;
-// line_items missing; a quantity that is not a 64-bit integer; a NUL
-// character (domain.CheckText, called here so that it is refused before
-// the use case acknowledges a cancelled order). Whether a quantity is
-// within bounds is the domain's rule, checked by the use case. The
-// returned order carries the id whenever it could be read, also with an
-// error, so that the failed attempt can be recorded.
-func DecodeStorefrontOrder(body []byte) (application.StorefrontOrder, error) {
+// not JSON; not a JSON object; id repeated, missing or not a positive
+// integer; the first mapped member, in the body's order, of the wrong JSON
+// type; the first mapped member, in the body's order, that occurs twice in
+// its object or is a string that is not valid UTF-8 (checkMembers);
+// line_items missing; a cancelled_at that is not an RFC 3339 timestamp; a
+// quantity that is not a 64-bit integer; then what the domain refuses
+// (domain.StorefrontOrder.Check: NUL characters, quantities out of bounds),
+// so that it is refused before the use case acknowledges a cancelled
+// order. The returned order carries the id whenever it could be read, also
+// with an error, so that the failed attempt can be recorded.
+func DecodeStorefrontOrder(body []byte) (domain.StorefrontOrder, error) {
 	var p orderPayload
 	var typeErr *json.UnmarshalTypeError
 	if err := json.Unmarshal(body, &p); err != nil && !errors.As(err, &typeErr) {
-		return application.StorefrontOrder{}, domain.Invalid("body", "is not valid JSON")
+		return domain.StorefrontOrder{}, domain.Invalid("body", "is not valid JSON")
 	}
 	if typeErr != nil && typeErr.Field == "" {
-		return application.StorefrontOrder{}, domain.Invalid("body", "must be a JSON object")
+		return domain.StorefrontOrder{}, domain.Invalid("body", "must be a JSON object")
 	}
-	if p.ID <= 0 {
-		return application.StorefrontOrder{}, domain.Invalid("id", "must be a positive integer")
+	// The body is valid JSON and an object (or null) from here on.
+	memberErr, idRepeated := checkMembers(body)
+	if idRepeated {
+		return domain.StorefrontOrder{}, domain.Invalid("id", "occurs more than once")
 	}
-	order := application.StorefrontOrder{ID: p.ID, OrderNumber: p.OrderNumber}
+	if err := domain.CheckStorefrontOrderID(p.ID); err != nil {
+		return domain.StorefrontOrder{}, err
+	}
+	order := domain.StorefrontOrder{ID: p.ID, OrderNumber: p.OrderNumber}
 	if typeErr != nil {
 		if typeErr.Field == "order_number" {
 			order.OrderNumber = nil
 		}
 		return order, domain.Invalid(typeErr.Field, "must be %s", jsonKind(typeErr.Type))
 	}
+	if memberErr != nil {
+		if memberErr.Field == "order_number" {
+			order.OrderNumber = nil
+		}
+		return order, memberErr
+	}
 	if p.LineItems == nil {
 		return order, domain.Invalid("line_items", "is required")
 	}
+	if p.CancelledAt != nil {
+		// Null or absent is not cancelled; a string says when it was, or
+		// nothing can be read from it ("", "false", "null").
+		if _, err := time.Parse(time.RFC3339, *p.CancelledAt); err != nil {
+			return order, domain.Invalid("cancelled_at", "must be null or an RFC 3339 timestamp")
+		}
+	}
 	order.Test = p.Test
-	order.Cancelled = p.CancelledAt != ""
+	order.Cancelled = p.CancelledAt != nil
 	order.Note = p.Note
-	texts := []struct{ field, value string }{{"note", p.Note}}
 	if a := p.ShippingAddress; a != nil {
 		order.ShippingAddress = &domain.ShippingAddress{
 			Name: a.Name, Company: a.Company, Address1: a.Address1, Address2: a.Address2, City: a.City,
 			State: a.ProvinceCode, Zip: a.Zip, Country: a.CountryCode, Phone: a.Phone,
 		}
-		texts = append(texts, struct{ field, value string }{"shipping_address",
-			a.Name + a.Company + a.Address1 + a.Address2 + a.City + a.ProvinceCode + a.Zip + a.CountryCode + a.Phone})
 	}
-	order.Lines = make([]application.StorefrontLine, len(*p.LineItems))
+	order.Lines = make([]domain.StorefrontLine, len(*p.LineItems))
 	for i, l := range *p.LineItems {
 		quantity, ok := jsonInteger(l.Quantity)
 		if !ok {
 			return order, domain.Invalid(fmt.Sprintf("line_items[%d].quantity", i), "must be an integer")
 		}
-		order.Lines[i] = application.StorefrontLine{
+		order.Lines[i] = domain.StorefrontLine{
 			ID: l.ID, SKU: l.SKU, Quantity: quantity,
 			RequiresShipping: l.RequiresShipping == nil || *l.RequiresShipping,
 		}
-		texts = append(texts, struct{ field, value string }{fmt.Sprintf("line_items[%d].sku", i), l.SKU})
 	}
-	for _, s := range texts {
-		if err := domain.CheckText(s.field, s.value); err != nil {
-			return order, err
-		}
-	}
-	return order, nil
+	return order, order.Check()
 }
 
 // jsonKind names the JSON type a payload field's Go type is decoded from.

@@ -7,12 +7,13 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/acme3pl/fulfillment/adapters/httpapi"
-	"github.com/acme3pl/fulfillment/application"
 	"github.com/acme3pl/fulfillment/domain"
 )
 
@@ -82,18 +83,92 @@ func TestDecodeStorefrontOrderTypes(t *testing.T) {
 	}
 }
 
+// Values are not guessed either (api/openapi.yaml, docs/storefront-intake.md):
+// a cancelled_at that is no timestamp, a mapped member given twice in its
+// object, a mapped string that is not valid UTF-8 are refused, naming the
+// member; the refusal carries the id, so that the attempt is recorded.
+// Members not mapped are ignored whatever they hold.
+func TestDecodeStorefrontOrderValues(t *testing.T) {
+	const line = `{"id":1,"sku":"A","quantity":1}`
+	const address = `{"name":"Ada","city":"Berlin","country_code":"DE"}`
+	tests := []struct{ name, body, want string }{
+		{"cancelled_at empty", `{"id":7,"cancelled_at":"","line_items":[` + line + `]}`, "cancelled_at: must be null or an RFC 3339 timestamp"},
+		{"cancelled_at false", `{"id":7,"cancelled_at":"false","line_items":[` + line + `]}`, "cancelled_at: must be null or an RFC 3339 timestamp"},
+		{"cancelled_at null as text", `{"id":7,"cancelled_at":"null","line_items":[` + line + `]}`, "cancelled_at: must be null or an RFC 3339 timestamp"},
+		{"cancelled_at a date only", `{"id":7,"cancelled_at":"2024-03-14","line_items":[` + line + `]}`, "cancelled_at: must be null or an RFC 3339 timestamp"},
+		{"line_items twice", `{"id":7,"line_items":[{"id":1,"sku":"A","quantity":1,"requires_shipping":false}],"line_items":[{"id":2,"sku":"B","quantity":1}]}`,
+			"line_items: occurs more than once"},
+		{"line_items twice, another case", `{"id":7,"line_items":[` + line + `],"Line_Items":[` + line + `]}`, "line_items: occurs more than once"},
+		{"sku twice in a line", `{"id":7,"line_items":[` + line + `,{"id":2,"sku":"A","quantity":1,"sku":"B"}]}`, "line_items[1].sku: occurs more than once"},
+		{"quantity twice in a line", `{"id":7,"line_items":[{"id":2,"sku":"A","quantity":1,"QUANTITY":5}]}`, "line_items[0].quantity: occurs more than once"},
+		{"shipping_address twice", `{"id":7,"shipping_address":` + address + `,"shipping_address":` + address + `,"line_items":[` + line + `]}`,
+			"shipping_address: occurs more than once"},
+		{"a member of the address twice", `{"id":7,"shipping_address":{"zip":"1","city":"B","zip":"2"},"line_items":[` + line + `]}`,
+			"shipping_address.zip: occurs more than once"},
+		{"cancelled_at twice", `{"id":7,"cancelled_at":null,"line_items":[` + line + `],"cancelled_at":"2024-03-14T10:00:00Z"}`,
+			"cancelled_at: occurs more than once"},
+		{"the first in the body's order", `{"id":7,"line_items":[{"sku":"A","sku":"B","quantity":1}],"note":"a","note":"b"}`,
+			"line_items[0].sku: occurs more than once"},
+		{"sku not UTF-8", "{\"id\":7,\"line_items\":[{\"id\":1,\"sku\":\"KEY-\xff\",\"quantity\":1}]}", "line_items[0].sku: must be valid UTF-8"},
+		{"name not UTF-8", "{\"id\":7,\"shipping_address\":{\"name\":\"Ad\xc3\"},\"line_items\":[" + line + "]}", "shipping_address.name: must be valid UTF-8"},
+		{"note a lone surrogate", `{"id":7,"note":"\ud800","line_items":[` + line + `]}`, "note: must be valid UTF-8"},
+		{"sku a reversed pair", `{"id":7,"line_items":[{"sku":"\udc00\ud800","quantity":1}]}`, "line_items[0].sku: must be valid UTF-8"},
+		{"cancelled_at not UTF-8", "{\"id\":7,\"cancelled_at\":\"2024\xff\",\"line_items\":[]}", "cancelled_at: must be valid UTF-8"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			o, err := httpapi.DecodeStorefrontOrder([]byte(tt.body))
+			var ve *domain.ValidationError
+			if !errors.As(err, &ve) || ve.Field+": "+ve.Reason != tt.want {
+				t.Fatalf("error %v, want %s", err, tt.want)
+			}
+			if o.ID != 7 {
+				t.Errorf("refusal carries id %d, want 7", o.ID)
+			}
+		})
+	}
+	// A repeated id names no order: nothing can be recorded.
+	o, err := httpapi.DecodeStorefrontOrder([]byte(`{"id":7,"line_items":[` + line + `],"Id":8}`))
+	if err == nil || err.Error() != "invalid id: occurs more than once" || o.ID != 0 {
+		t.Errorf("a repeated id: %+v, %v; want id: occurs more than once, no id", o, err)
+	}
+
+	accepted := []struct {
+		name, body string
+		cancelled  bool
+		sku        string
+	}{
+		{"cancelled_at a timestamp", `{"id":7,"cancelled_at":"2024-03-14T10:00:00-04:00","line_items":[` + line + `]}`, true, "A"},
+		{"cancelled_at in UTC with a fraction", `{"id":7,"cancelled_at":"2024-03-14T14:00:00.123Z","line_items":[` + line + `]}`, true, "A"},
+		{"cancelled_at null", `{"id":7,"cancelled_at":null,"line_items":[` + line + `]}`, false, "A"},
+		{"an unmapped member twice", `{"id":7,"tags":"a","tags":"b","line_items":[{"sku":"A","quantity":1,"properties":[],"properties":{}}]}`, false, "A"},
+		{"an unmapped member not UTF-8", "{\"id\":7,\"email\":\"\xff\xfe\",\"customer\":{\"name\":\"\xc3\"},\"line_items\":[{\"sku\":\"A\",\"title\":\"\xff\",\"quantity\":1}]}", false, "A"},
+		{"an unmapped object with mapped names", `{"id":7,"billing_address":{"zip":"1","zip":"2"},"line_items":[{"sku":"A","quantity":1,"tax_lines":[{"id":1,"id":2}]}]}`, false, "A"},
+		{"a surrogate pair and U+FFFD as sent", `{"id":7,"line_items":[{"sku":"\ud83d\ude00\ufffd` + "\uFFFD\xef\xbf\xbd" + `","quantity":1}]}`, false, "\U0001F600\uFFFD\uFFFD\uFFFD"},
+		{"an escaped name", `{"id":7,"line_items":[{"s\u006bu":"A","quantity":1}]}`, false, "A"},
+	}
+	for _, tt := range accepted {
+		t.Run(tt.name, func(t *testing.T) {
+			o, err := httpapi.DecodeStorefrontOrder([]byte(tt.body))
+			if err != nil || o.Cancelled != tt.cancelled || len(o.Lines) != 1 || o.Lines[0].SKU != tt.sku {
+				t.Fatalf("%+v, %v; want cancelled %v, sku %q", o, err, tt.cancelled, tt.sku)
+			}
+		})
+	}
+}
+
 func ptr[T any](v T) *T { return &v }
 
 func TestDecodeStorefrontOrderNullIsAbsent(t *testing.T) {
 	o, err := httpapi.DecodeStorefrontOrder([]byte(`{"id":7,"order_number":null,"test":null,"cancelled_at":null,"note":null,
 		"shipping_address":null,"line_items":[{"id":null,"sku":null,"quantity":1,"requires_shipping":null}]}`))
-	want := application.StorefrontOrder{ID: 7, Lines: []application.StorefrontLine{{Quantity: 1, RequiresShipping: true}}}
+	want := domain.StorefrontOrder{ID: 7, Lines: []domain.StorefrontLine{{Quantity: 1, RequiresShipping: true}}}
 	if err != nil || !reflect.DeepEqual(o, want) {
 		t.Fatalf("%+v, %v; want %+v", o, err, want)
 	}
-	o, err = httpapi.DecodeStorefrontOrder([]byte(`{"id":7,"test":false,"cancelled_at":"","line_items":[{"sku":"A","quantity":1,"requires_shipping":false}],
+	o, err = httpapi.DecodeStorefrontOrder([]byte(`{"id":7,"test":false,"cancelled_at":null,"line_items":[{"sku":"A","quantity":1,"requires_shipping":false}],
 		"email":5,"title":{"x":[1,"2",null]},"tags":null,"total_price":"10.00","customer":[true]}`))
-	want = application.StorefrontOrder{ID: 7, Lines: []application.StorefrontLine{{SKU: "A", Quantity: 1}}}
+	want = domain.StorefrontOrder{ID: 7, Lines: []domain.StorefrontLine{{SKU: "A", Quantity: 1}}}
 	if err != nil || !reflect.DeepEqual(o, want) {
 		t.Fatalf("members not mapped must be ignored whatever their type: %+v, %v; want %+v", o, err, want)
 	}
@@ -101,49 +176,57 @@ func TestDecodeStorefrontOrderNullIsAbsent(t *testing.T) {
 
 // contractOrder is the contract's reading of a body, made independently of
 // DecodeStorefrontOrder: from encoding/json's token stream, member by
-// member, as docs/storefront-intake.md states the rules. ok is false when
-// a mapped member is given twice (in any case), which JSON leaves to the
-// implementation; there is nothing to compare then.
-func contractOrder(t testing.TB, body []byte) (order application.StorefrontOrder, refusal string, ok bool) {
+// member, as docs/storefront-intake.md states the rules.
+func contractOrder(t testing.TB, body []byte) (order domain.StorefrontOrder, refusal string) {
 	if !json.Valid(body) {
-		return order, "body: is not valid JSON", true
+		return order, "body: is not valid JSON"
 	}
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.UseNumber()
-	root := parseNode(t, dec)
+	root := parseNode(t, dec, body)
 	switch root.kind {
 	case 'z': // null decodes as an object without members
 		root = jsonNode{kind: '{'}
 	case '{':
 	default:
-		return order, "body: must be a JSON object", true
+		return order, "body: must be a JSON object"
 	}
-	m, ok := root.mapped("id", "order_number", "test", "cancelled_at", "note", "shipping_address", "line_items")
-	if !ok {
-		return order, "", false
+	if root.count("id") > 1 {
+		return order, "id: occurs more than once"
 	}
+	m := root.mapped("id", "order_number", "test", "cancelled_at", "note", "shipping_address", "line_items")
 	id, isInt := m["id"].integer()
 	if !isInt || id <= 0 {
-		return order, "id: must be a positive integer", true
+		return order, "id: must be a positive integer"
 	}
 	order.ID = id
-	if n, isInt := m["order_number"].integer(); isInt {
+	if n, isInt := m["order_number"].integer(); isInt && root.count("order_number") == 1 {
 		order.OrderNumber = &n
 	}
-	refusal, ok = contractTypes(root)
-	if refusal != "" || !ok {
-		return order, refusal, ok
+	if refusal = contractTypes(root); refusal != "" {
+		return order, refusal
+	}
+	if refusal = contractMembers(root); refusal != "" {
+		if strings.HasPrefix(refusal, "order_number:") {
+			order.OrderNumber = nil
+		}
+		return order, refusal
 	}
 	items := m["line_items"]
 	if items.kind == 0 || items.kind == 'z' {
-		return order, "line_items: is required", true
+		return order, "line_items: is required"
+	}
+	if c := m["cancelled_at"]; c.kind == '"' {
+		if _, err := time.Parse(time.RFC3339, c.str); err != nil {
+			return order, "cancelled_at: must be null or an RFC 3339 timestamp"
+		}
+		order.Cancelled = true
 	}
 	order.Test = m["test"].kind == 't'
-	order.Cancelled = m["cancelled_at"].str != ""
 	order.Note = m["note"].str
 	texts := [][2]string{{"note", order.Note}}
 	if a := m["shipping_address"]; a.kind == '{' {
-		f, _ := a.mapped(addressMembers...)
+		f := a.mapped(addressMembers...)
 		order.ShippingAddress = &domain.ShippingAddress{Name: f["name"].str, Company: f["company"].str, Address1: f["address1"].str,
 			Address2: f["address2"].str, City: f["city"].str, State: f["province_code"].str, Zip: f["zip"].str,
 			Country: f["country_code"].str, Phone: f["phone"].str}
@@ -153,30 +236,83 @@ func contractOrder(t testing.TB, body []byte) (order application.StorefrontOrder
 		}
 		texts = append(texts, [2]string{"shipping_address", all})
 	}
-	order.Lines = []application.StorefrontLine{}
+	order.Lines = []domain.StorefrontLine{}
 	for i, item := range items.elems {
-		f, _ := item.mapped("id", "sku", "quantity", "requires_shipping")
+		f := item.mapped("id", "sku", "quantity", "requires_shipping")
 		q, isInt := f["quantity"].integer()
 		if !isInt {
-			return order, fmt.Sprintf("line_items[%d].quantity: must be an integer", i), true
+			return order, fmt.Sprintf("line_items[%d].quantity: must be an integer", i)
 		}
 		lineID, _ := f["id"].integer()
-		order.Lines = append(order.Lines, application.StorefrontLine{ID: lineID, SKU: f["sku"].str, Quantity: q, RequiresShipping: f["requires_shipping"].kind != 'f'})
+		order.Lines = append(order.Lines, domain.StorefrontLine{ID: lineID, SKU: f["sku"].str, Quantity: q, RequiresShipping: f["requires_shipping"].kind != 'f'})
 		texts = append(texts, [2]string{fmt.Sprintf("line_items[%d].sku", i), f["sku"].str})
 	}
 	for _, s := range texts {
 		if strings.ContainsRune(s[1], 0) {
-			return order, s[0] + ": must not contain NUL characters", true
+			return order, s[0] + ": must not contain NUL characters"
 		}
 	}
-	return order, "", true
+	// Quantities are 1 … 1,000,000,000 on every line, and summed per SKU
+	// (trimmed) over the lines to ship.
+	for i, l := range order.Lines {
+		if l.Quantity < 1 || l.Quantity > 1_000_000_000 {
+			return order, fmt.Sprintf("line_items[%d].quantity: must be an integer from 1 to 1000000000", i)
+		}
+	}
+	sums := map[string]int64{}
+	for _, l := range order.Lines {
+		if sku := strings.TrimSpace(l.SKU); l.RequiresShipping && sku != "" {
+			if sums[sku] += l.Quantity; sums[sku] > 1_000_000_000 {
+				return order, fmt.Sprintf("line_items: the quantities of %q add up to more than 1000000000", sku)
+			}
+		}
+	}
+	return order, ""
+}
+
+// contractMembers returns the first mapped member, in the body's order,
+// that occurs a second time in its object or is a string the token stream
+// had to repair (bytes that are not UTF-8, a lone surrogate: U+FFFD stands
+// in the decoded string where the body had none).
+func contractMembers(root jsonNode) string {
+	var first string
+	var walk func(n jsonNode, prefix string, names []string, strs []string)
+	walk = func(n jsonNode, prefix string, names []string, strs []string) {
+		seen := map[string]bool{}
+		for _, mb := range n.members {
+			for _, name := range names {
+				if first != "" || !strings.EqualFold(mb.name, name) {
+					continue
+				}
+				if seen[name] {
+					first = prefix + name + ": occurs more than once"
+					return
+				}
+				seen[name] = true
+				switch {
+				case name == "shipping_address" && prefix == "" && mb.value.kind == '{':
+					walk(mb.value, "shipping_address.", addressMembers, addressMembers)
+				case name == "line_items" && prefix == "":
+					for i, item := range mb.value.elems {
+						if item.kind == '{' {
+							walk(item, fmt.Sprintf("line_items[%d].", i), []string{"id", "sku", "quantity", "requires_shipping"}, []string{"sku"})
+						}
+					}
+				case slices.Contains(strs, name) && mb.value.kind == '"' && mb.value.repaired():
+					first = prefix + name + ": must be valid UTF-8"
+				}
+			}
+		}
+	}
+	walk(root, "", []string{"id", "order_number", "test", "cancelled_at", "note", "shipping_address", "line_items"}, []string{"cancelled_at", "note"})
+	return first
 }
 
 var addressMembers = []string{"name", "company", "address1", "address2", "city", "province_code", "zip", "country_code", "phone"}
 
 // contractTypes returns the first mapped member, in the body's order, of a
 // JSON type the contract does not allow it (null is allowed everywhere).
-func contractTypes(root jsonNode) (refusal string, ok bool) {
+func contractTypes(root jsonNode) string {
 	check := func(path string, v jsonNode, allowed byte, kind string) string {
 		_, isInt := v.integer()
 		switch {
@@ -213,9 +349,6 @@ func contractTypes(root jsonNode) (refusal string, ok bool) {
 				if bad == "" {
 					bad = check("line_items", item, '{', object)
 				}
-				if _, ok := item.mapped("id", "sku", "quantity", "requires_shipping"); !ok {
-					return "", false
-				}
 				for _, f := range item.members {
 					switch {
 					case bad != "":
@@ -230,15 +363,10 @@ func contractTypes(root jsonNode) (refusal string, ok bool) {
 			}
 		}
 		if bad != "" {
-			return bad, true
+			return bad
 		}
 	}
-	if a, _ := root.mapped("shipping_address"); a["shipping_address"].kind == '{' {
-		if _, ok := a["shipping_address"].mapped(addressMembers...); !ok {
-			return "", false
-		}
-	}
-	return "", true
+	return ""
 }
 
 // jsonNode is a JSON value with its object members in order: kind is
@@ -251,10 +379,12 @@ type jsonNode struct {
 	}
 	elems []jsonNode
 	str   string
+	raw   []byte // a string's text as the body has it, quotes included
 	num   json.Number
 }
 
-func parseNode(t testing.TB, dec *json.Decoder) jsonNode {
+func parseNode(t testing.TB, dec *json.Decoder, body []byte) jsonNode {
+	start := dec.InputOffset()
 	tok, err := dec.Token()
 	if err != nil {
 		t.Fatalf("token of valid JSON: %v", err)
@@ -264,19 +394,19 @@ func parseNode(t testing.TB, dec *json.Decoder) jsonNode {
 		n := jsonNode{kind: byte(v)}
 		for dec.More() {
 			if v == '[' {
-				n.elems = append(n.elems, parseNode(t, dec))
+				n.elems = append(n.elems, parseNode(t, dec, body))
 				continue
 			}
 			name, _ := dec.Token()
 			n.members = append(n.members, struct {
 				name  string
 				value jsonNode
-			}{name.(string), parseNode(t, dec)})
+			}{name.(string), parseNode(t, dec, body)})
 		}
 		_, _ = dec.Token()
 		return n
 	case string:
-		return jsonNode{kind: '"', str: v}
+		return jsonNode{kind: '"', str: v, raw: body[start:dec.InputOffset()]}
 	case json.Number:
 		return jsonNode{kind: '0', num: v}
 	case bool:
@@ -289,20 +419,46 @@ func parseNode(t testing.TB, dec *json.Decoder) jsonNode {
 }
 
 // mapped returns the members of an object by the names given, matched
-// case-insensitively; false when one is given twice.
-func (n jsonNode) mapped(names ...string) (map[string]jsonNode, bool) {
+// case-insensitively (the last of a name given twice).
+func (n jsonNode) mapped(names ...string) map[string]jsonNode {
 	out := map[string]jsonNode{}
 	for _, mb := range n.members {
 		for _, name := range names {
 			if strings.EqualFold(mb.name, name) {
-				if _, twice := out[name]; twice {
-					return nil, false
-				}
 				out[name] = mb.value
 			}
 		}
 	}
-	return out, true
+	return out
+}
+
+// count is how many members of an object have name, matched
+// case-insensitively.
+func (n jsonNode) count(name string) int {
+	c := 0
+	for _, mb := range n.members {
+		if strings.EqualFold(mb.name, name) {
+			c++
+		}
+	}
+	return c
+}
+
+// repaired tells whether the token stream replaced something of a string
+// by U+FFFD: the decoded string has more of it than the body wrote, as the
+// character itself or as the escape \ufffd.
+func (n jsonNode) repaired() bool {
+	written := strings.Count(strings.ToValidUTF8(string(n.raw), ""), "\uFFFD")
+	for i := 0; i < len(n.raw); i++ {
+		if n.raw[i] != '\\' {
+			continue
+		}
+		if n.raw[i+1] == 'u' && strings.EqualFold(string(n.raw[i+2:i+6]), "fffd") {
+			written++
+		}
+		i++
+	}
+	return strings.Count(n.str, "\uFFFD") > written
 }
 
 // integer reads a JSON number as a 64-bit integer from its digits.
@@ -316,18 +472,14 @@ func (n jsonNode) integer() (int64, bool) {
 
 // checkAsContract fails unless DecodeStorefrontOrder answers body as the
 // contract reads it: the same order, or the same refusal carrying the
-// same id and order number. It reports whether there was an answer to
-// compare.
-func checkAsContract(t *testing.T, body []byte) bool {
+// same id and order number.
+func checkAsContract(t *testing.T, body []byte) {
 	t.Helper()
-	want, refusal, ok := contractOrder(t, body)
+	want, refusal := contractOrder(t, body)
 	got, err := httpapi.DecodeStorefrontOrder(body)
 	var ve *domain.ValidationError
 	if err != nil && !errors.As(err, &ve) {
 		t.Fatalf("%q: refusal %v is not a validation error", body, err)
-	}
-	if !ok {
-		return false
 	}
 	switch {
 	case refusal == "" && err != nil:
@@ -342,7 +494,6 @@ func checkAsContract(t *testing.T, body []byte) bool {
 				got.ID, got.OrderNumber, refusal, want.ID, want.OrderNumber)
 		}
 	}
-	return true
 }
 
 // contractSeeds are bodies at the edges of the contract and of JSON.
@@ -373,6 +524,15 @@ func contractSeeds(t testing.TB) [][]byte {
 		`{"order_number":5,"test":"x","id":7,"line_items":[{"id":null,"sku":"\u0000","quantity":1,"requires_shipping":null}]}`,
 		`{"id":7,"test":null,"cancelled_at":null,"order_number":null,"shipping_address":null,"line_items":[{"quantity":-3}]}`,
 		`{"id":7,"shipping_address":{"name":"\u0000"},"note":"n\u0000","line_items":[{"quantity":"1"}]}`,
+		`{"id":7,"cancelled_at":"false","line_items":[]}`, `{"id":7,"cancelled_at":"null","line_items":[]}`,
+		`{"id":7,"cancelled_at":"2024-03-14T10:00:00-04:00","line_items":[]}`, `{"id":7,"cancelled_at":"2024-03-14T10:00:00","line_items":[]}`,
+		`{"id":7,"line_items":[{"sku":"A","quantity":1,"requires_shipping":false}],"line_items":[{"sku":"B","quantity":1}]}`,
+		`{"id":7,"line_items":[{"sku":"A","quantity":1,"SKU":"B"}]}`, `{"ID":7,"id":7,"line_items":[]}`,
+		`{"id":7,"shipping_address":{"zip":"1"},"Shipping_Address":{"zip":"2"},"line_items":[]}`,
+		`{"id":7,"shipping_address":{"zip":"1","ZIP":"2"},"note":"a","note":"b","line_items":[]}`,
+		"{\"id\":7,\"line_items\":[{\"sku\":\"A\xff\",\"quantity\":1}]}", "{\"id\":7,\"shipping_address\":{\"name\":\"\xc3\"},\"line_items\":[]}",
+		"{\"id\":7,\"email\":\"\xff\",\"line_items\":[{\"sku\":\"A\",\"name\":\"\xff\",\"quantity\":1}]}",
+		`{"id":7,"line_items":[{"sku":"\ud83d\ude00\ud800x\udc00","quantity":1}]}`, `{"id":7,"note":"\ufffd\uFFFD","line_items":[]}`,
 	} {
 		seeds = append(seeds, []byte(s))
 	}
@@ -381,9 +541,7 @@ func contractSeeds(t testing.TB) [][]byte {
 
 func TestDecodeStorefrontOrderAsContractOnSeeds(t *testing.T) {
 	for _, body := range contractSeeds(t) {
-		if !checkAsContract(t, body) {
-			t.Fatalf("seed %q not compared", body)
-		}
+		checkAsContract(t, body)
 	}
 }
 
@@ -398,7 +556,6 @@ func TestDecodeStorefrontOrderAsContractOnMutations(t *testing.T) {
 		`"1"`, `{}`, `[]`, "9223372036854775808", `"id"`, `"ID"`, `"sku"`, `"quantity"`, `"line_items"`, `"note"`, `"shipping_address"`,
 		`"zip"`, `"test"`, `"cancelled_at"`, `"order_number"`, `"requires_shipping"`, `[{"sku":"Z","quantity":3}]`}
 	const cases = 10000
-	compared := 0
 	for n := range cases {
 		body := []byte(string(seeds[n%len(seeds)]))
 		for range 1 + rng.IntN(3) {
@@ -425,12 +582,7 @@ func TestDecodeStorefrontOrderAsContractOnMutations(t *testing.T) {
 				body = body[:at]
 			}
 		}
-		if checkAsContract(t, body) {
-			compared++
-		}
-	}
-	if compared < cases*3/4 {
-		t.Fatalf("only %d of %d bodies compared", compared, cases)
+		checkAsContract(t, body)
 	}
 }
 

@@ -45,7 +45,7 @@ func (k intakeKeys) VerifyAPIKey(_ context.Context, key string) (ports.Principal
 }
 
 // intakeHarness is the storefront routes with the use cases stubbed: the
-// intake answers what result/err say, or the decoder's refusal. It is the
+// intake answers what result/err say; refusals are kept. It is the
 // signature verifier too.
 type intakeHarness struct {
 	router   *mux.Router
@@ -53,6 +53,7 @@ type intakeHarness struct {
 	err      error
 	secret   string
 	received []application.ReceiveStorefrontOrder
+	refused  []application.RefuseStorefrontOrder
 	metrics  *telemetry.Metrics
 }
 
@@ -62,10 +63,12 @@ func newIntakeHarness() *intakeHarness {
 	app.Commands.ReceiveStorefrontOrder = application.HandlerFunc[application.ReceiveStorefrontOrder, application.StorefrontOrderResult](
 		func(_ context.Context, c application.ReceiveStorefrontOrder) (application.StorefrontOrderResult, error) {
 			h.received = append(h.received, c)
-			if c.Refused != nil {
-				return application.StorefrontOrderResult{}, c.Refused
-			}
 			return h.result, h.err
+		})
+	app.Commands.RefuseStorefrontOrder = application.HandlerFunc[application.RefuseStorefrontOrder, struct{}](
+		func(_ context.Context, c application.RefuseStorefrontOrder) (struct{}, error) {
+			h.refused = append(h.refused, c)
+			return struct{}{}, nil
 		})
 	keys := intakeKeys{
 		intakeKey:                   {OrganizationID: "org_a", Scopes: []domain.Scope{domain.ScopeInventory, domain.ScopeShipments}},
@@ -298,12 +301,12 @@ func TestDecodeStorefrontOrderSample(t *testing.T) {
 		t.Fatal(err)
 	}
 	num := int64(1042)
-	want := application.StorefrontOrder{
+	want := domain.StorefrontOrder{
 		ID: 5726128734520, OrderNumber: &num, Note: "Bitte beim Nachbarn (Hinterhaus, 2. OG) abgeben 🙏 — danke!",
 		ShippingAddress: &domain.ShippingAddress{Name: "Zoë Müller", Company: "Bäckerei Größe GmbH",
 			Address1: "Straße des 17. Juni 135", Address2: "Hinterhaus, 2. OG, c/o Ünal", City: "Berlin", State: "",
 			Zip: "10623", Country: "DE", Phone: "+49 30 1234567"},
-		Lines: []application.StorefrontLine{
+		Lines: []domain.StorefrontLine{
 			{ID: 14658123456011, SKU: "SOCK-MER-CH-4346", Quantity: 2, RequiresShipping: true},
 			{ID: 14658123456012, SKU: "KEY-LTH-01 ", Quantity: 1, RequiresShipping: true},
 			{ID: 14658123456013, SKU: "", Quantity: 1, RequiresShipping: false},
@@ -325,53 +328,53 @@ func TestDecodeStorefrontOrder(t *testing.T) {
 		body    string
 		wantID  int64 // the id the refusal still carries (0: none)
 		wantErr string
-		check   func(t *testing.T, o application.StorefrontOrder)
+		check   func(t *testing.T, o domain.StorefrontOrder)
 	}{
 		{name: "id above 2^53 exactly", body: `{"id":9007199254740993,"order_number":9007199254740995,` + lines + `}`,
-			check: func(t *testing.T, o application.StorefrontOrder) {
+			check: func(t *testing.T, o domain.StorefrontOrder) {
 				if o.ID != 9007199254740993 || *o.OrderNumber != 9007199254740995 {
 					t.Errorf("id %d number %d", o.ID, *o.OrderNumber)
 				}
 			}},
-		{name: "largest int64", body: `{"id":9223372036854775807,"line_items":[{"id":9223372036854775807,"sku":"A","quantity":9223372036854775807}]}`,
-			check: func(t *testing.T, o application.StorefrontOrder) {
-				if o.ID != 1<<63-1 || o.Lines[0].ID != 1<<63-1 || o.Lines[0].Quantity != 1<<63-1 {
+		{name: "largest int64", body: `{"id":9223372036854775807,"line_items":[{"id":9223372036854775807,"sku":"A","quantity":1000000000}]}`,
+			check: func(t *testing.T, o domain.StorefrontOrder) {
+				if o.ID != 1<<63-1 || o.Lines[0].ID != 1<<63-1 || o.Lines[0].Quantity != 1_000_000_000 {
 					t.Errorf("%+v", o)
 				}
 			}},
 		{name: "nulls map to empty strings", body: `{"id":1,"note":null,"shipping_address":{"name":null,"company":null,"address1":"x","address2":null,"province_code":null,"country_code":null,"phone":null,"zip":null,"city":null},"line_items":[{"id":1,"sku":null,"quantity":1,"requires_shipping":null}]}`,
-			check: func(t *testing.T, o application.StorefrontOrder) {
+			check: func(t *testing.T, o domain.StorefrontOrder) {
 				if o.Note != "" || *o.ShippingAddress != (domain.ShippingAddress{Address1: "x"}) || o.Lines[0].SKU != "" || !o.Lines[0].RequiresShipping {
 					t.Errorf("%+v %+v", o, o.ShippingAddress)
 				}
 			}},
 		{name: "null order number", body: `{"id":1,"order_number":null,` + lines + `}`,
-			check: func(t *testing.T, o application.StorefrontOrder) {
+			check: func(t *testing.T, o domain.StorefrontOrder) {
 				if o.OrderNumber != nil {
 					t.Errorf("order number %v", *o.OrderNumber)
 				}
 			}},
 		{name: "test and cancelled", body: `{"id":1,"test":true,"cancelled_at":"2025-03-14T11:00:00+01:00",` + lines + `}`,
-			check: func(t *testing.T, o application.StorefrontOrder) {
+			check: func(t *testing.T, o domain.StorefrontOrder) {
 				if !o.Test || !o.Cancelled {
 					t.Errorf("%+v", o)
 				}
 			}},
 		{name: "not cancelled", body: `{"id":1,"test":false,"cancelled_at":null,` + lines + `}`,
-			check: func(t *testing.T, o application.StorefrontOrder) {
+			check: func(t *testing.T, o domain.StorefrontOrder) {
 				if o.Test || o.Cancelled {
 					t.Errorf("%+v", o)
 				}
 			}},
 		{name: "shipping address not an object", body: `{"id":1,"shipping_address":"Berlin",` + lines + `}`, wantID: 1, wantErr: "shipping_address"},
 		{name: "unicode and emoji kept", body: `{"id":1,"note":"🙏 Łukasz \u00e9\ud83d\ude00","shipping_address":{"name":"山田 太郎"},` + lines + `}`,
-			check: func(t *testing.T, o application.StorefrontOrder) {
+			check: func(t *testing.T, o domain.StorefrontOrder) {
 				if o.Note != "🙏 Łukasz é😀" || o.ShippingAddress.Name != "山田 太郎" {
 					t.Errorf("%q %q", o.Note, o.ShippingAddress.Name)
 				}
 			}},
 		{name: "empty line items", body: `{"id":1,"line_items":[]}`,
-			check: func(t *testing.T, o application.StorefrontOrder) {
+			check: func(t *testing.T, o domain.StorefrontOrder) {
 				if len(o.Lines) != 0 {
 					t.Errorf("%+v", o.Lines)
 				}
@@ -393,6 +396,7 @@ func TestDecodeStorefrontOrder(t *testing.T) {
 		{name: "no line items", body: `{"id":7}`, wantID: 7, wantErr: "line_items"},
 		{name: "null line items", body: `{"id":7,"line_items":null}`, wantID: 7, wantErr: "line_items"},
 		{name: "line items not an array", body: `{"id":7,"line_items":{"sku":"A"}}`, wantID: 7, wantErr: "line_items"},
+		{name: "largest int64 quantity", body: `{"id":7,"line_items":[{"sku":"A","quantity":9223372036854775807}]}`, wantID: 7, wantErr: "line_items[0].quantity"},
 		{name: "quantity beyond int64", body: `{"id":7,"line_items":[{"sku":"A","quantity":1},{"sku":"B","quantity":9223372036854775808}]}`, wantID: 7, wantErr: "line_items[1].quantity"},
 		{name: "no quantity", body: `{"id":7,"line_items":[{"sku":"A"}]}`, wantID: 7, wantErr: "line_items[0].quantity"},
 		{name: "string quantity", body: `{"id":7,"line_items":[{"sku":"A","quantity":"2"}]}`, wantID: 7, wantErr: "line_items[0].quantity"},
@@ -470,7 +474,7 @@ func FuzzDecodeStorefrontOrder(f *testing.F) {
 	}
 	h := newIntakeHarness()
 	f.Fuzz(func(t *testing.T, body []byte) {
-		h.received = nil
+		h.received, h.refused = nil, nil
 		o, err := httpapi.DecodeStorefrontOrder(body)
 		if err != nil {
 			var ve *domain.ValidationError

@@ -172,15 +172,15 @@ func (r *OrderReceiptRepository) Finish(ctx context.Context, rec *domain.OrderRe
 }
 
 // acceptOrderSQL is the order intake's second statement when it makes a
-// shipment: what InventoryRepository.Reserve (reservePickPackSQL),
-// ShipmentRepository.Create (createPickPackSQL) and Finish do, as the
-// data-modifying CTEs of the receipt's UPDATE, in one round trip. The stock
-// rows are made when missing and locked in product order, the order of
-// every reservation; $23 and $24 are the lines' products and quantities in
-// the shipment's order, which is their positions. The receipt keeps the
-// last error of an earlier attempt ($25), as Finish stores it. The foreign
-// keys between the new rows are checked at the statement's end, when all
-// are there. It affects one row, the receipt's.
+// shipment: what InventoryRepository.Reserve (reserveProductsSQL),
+// ShipmentRepository.Create (insertShipmentSQL, insertShipmentItemsSQL)
+// and Finish do, as the data-modifying CTEs of the receipt's UPDATE, in one
+// round trip — the same statements, from the same constants, with
+// shipmentArgs' parameters $1 … $24. The stock rows are made when missing
+// and locked in product order, the order of every reservation. The receipt
+// keeps the last error of an earlier attempt ($25), as Finish stores it.
+// The foreign keys between the new rows are checked at the statement's
+// end, when all are there. It affects one row, the receipt's.
 const acceptOrderSQL = `WITH ` + acceptOrderCTEs
 
 // acceptOrderWithEventSQL is acceptOrderSQL writing the transaction's event
@@ -190,22 +190,14 @@ const acceptOrderWithEventSQL = `WITH ` + insertEventCTE + `, ` + acceptOrderCTE
 
 // acceptOrderCTEs is acceptOrderSQL after its WITH.
 const acceptOrderCTEs = `reserved AS (
-	INSERT INTO product_stock AS s (product_id, warehouse_id, on_hand, reserved)
-	SELECT v.id, $5, 0, sum(v.q) FROM unnest($23::text[], $24::bigint[]) AS v(id, q) GROUP BY v.id ORDER BY v.id
-	ON CONFLICT (product_id, warehouse_id) DO UPDATE SET reserved = s.reserved + excluded.reserved
+	` + reserveProductsSQL + `
 ), new_shipment AS (
-	INSERT INTO shipments (id, organization_id, kind, status, warehouse_id, shipping_name, shipping_company,
-		shipping_address1, shipping_address2, shipping_city, shipping_state, shipping_zip, shipping_country,
-		shipping_phone, notes, source_type, source_order_id, source_order_number, test, created_at, updated_at,
-		submitted_at)
-	VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22)
+	` + insertShipmentSQL + `
 ), new_items AS (
-	INSERT INTO shipment_items (organization_id, shipment_id, product_id, position, quantity)
-	SELECT $2, $1, v.item_id, (v.position - 1)::int, v.quantity
-	FROM unnest($23::text[], $24::bigint[]) WITH ORDINALITY AS v(item_id, quantity, position)
+	` + insertShipmentItemsSQL + `
 )
-UPDATE order_receipts SET status = 'succeeded', skipped = NULL, last_error = $25, shipment_id = $1, payload = NULL
-WHERE organization_id = $2 AND order_id = $26`
+UPDATE order_receipts SET status = 'succeeded', skipped = NULL, last_error = $25, shipment_id = $4, payload = NULL
+WHERE organization_id = $5 AND order_id = $26`
 
 // Accept implements ports.OrderReceiptRepository with acceptOrderSQL.
 func (r *OrderReceiptRepository) Accept(ctx context.Context, rec *domain.OrderReceipt, s *domain.Shipment) error {

@@ -73,18 +73,18 @@ func intakeApp(db *bun.DB, uow ports.UnitOfWork) *application.Application {
 	})
 }
 
-func intakeOrderOf(id int64, skus ...string) application.StorefrontOrder {
-	o := application.StorefrontOrder{
+func intakeOrderOf(id int64, skus ...string) domain.StorefrontOrder {
+	o := domain.StorefrontOrder{
 		ID: id, Note: "Hinterhaus 🙏",
 		ShippingAddress: &domain.ShippingAddress{Name: "Zoë Müller", Address1: "Straße des 17. Juni 135", City: "Berlin", Country: "DE"},
 	}
 	for i, s := range skus {
-		o.Lines = append(o.Lines, application.StorefrontLine{ID: int64(i + 1), SKU: s, Quantity: int64(i + 1), RequiresShipping: true})
+		o.Lines = append(o.Lines, domain.StorefrontLine{ID: int64(i + 1), SKU: s, Quantity: int64(i + 1), RequiresShipping: true})
 	}
 	return o
 }
 
-func intakeReceive(app *application.Application, org string, o application.StorefrontOrder) (application.StorefrontOrderResult, error) {
+func intakeReceive(app *application.Application, org string, o domain.StorefrontOrder) (application.StorefrontOrderResult, error) {
 	return app.Commands.ReceiveStorefrontOrder.Handle(context.Background(),
 		application.ReceiveStorefrontOrder{OrganizationID: org, TraceID: "0123456789abcdef0123456789abcdef", Order: o})
 }

@@ -33,6 +33,9 @@ type shipmentRow struct {
 	CreatedAt         time.Time
 	UpdatedAt         time.Time
 	SubmittedAt       *time.Time
+	ShippedAt         *time.Time
+	TrackingCarrier   *string
+	TrackingNumber    *string
 }
 
 // ShipmentRepository implements ports.ShipmentRepository.
@@ -42,26 +45,42 @@ type ShipmentRepository struct {
 
 var _ ports.ShipmentRepository = (*ShipmentRepository)(nil)
 
-// createShipmentSQL inserts a shipment and its lines in one statement, one
-// round trip: the shipment row in a CTE, its lines in the main insert from
-// two array parameters (foreign keys are checked at the statement's end,
-// when both are there). Line positions are the arrays' order, from 0.
-func createShipmentSQL(lineTable, itemColumn string) string {
-	return `WITH new_shipment AS (
-	INSERT INTO shipments (id, organization_id, kind, status, warehouse_id, shipping_name, shipping_company,
+// The statements that write a new shipment share one text each, so that
+// every path that makes a shipment — a draft of the API (Create), an order
+// of the intake (acceptOrderSQL, receipts.go) — runs the same INSERT. They
+// number their parameters as shipmentArgs does: $1 the warehouse, $2 and $3
+// the lines' items and quantities (the order of their positions), $4 … $24
+// the shipment's other columns; reserveProductsSQL (inventory.go) uses the
+// same first three, so that the intake can run all three as CTEs of one
+// statement.
+const (
+	// insertShipmentSQL inserts the shipment's row.
+	insertShipmentSQL = `INSERT INTO shipments (id, organization_id, kind, status, warehouse_id, shipping_name, shipping_company,
 		shipping_address1, shipping_address2, shipping_city, shipping_state, shipping_zip, shipping_country,
 		shipping_phone, notes, source_type, source_order_id, source_order_number, test, created_at, updated_at,
 		submitted_at)
-	VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22)
-)
-INSERT INTO ` + lineTable + ` (organization_id, shipment_id, ` + itemColumn + `, position, quantity)
-SELECT $2, $1, v.item_id, (v.position - 1)::int, v.quantity
-FROM unnest($23::text[], $24::bigint[]) WITH ORDINALITY AS v(item_id, quantity, position)`
-}
+	VALUES ($4, $5, $6, $7, $1, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24)`
 
-var (
-	createPickPackSQL = createShipmentSQL("shipment_items", "product_id")
-	createSPDSQL      = createShipmentSQL("shipment_cartons", "carton_id")
+	// shipmentLinesSQL are the lines of the shipment $4 of organization $5
+	// from the arrays $2 and $3, positions from 0 in the arrays' order.
+	shipmentLinesSQL = `
+	SELECT $5, $4, v.item_id, (v.position - 1)::int, v.quantity
+	FROM unnest($2::text[], $3::bigint[]) WITH ORDINALITY AS v(item_id, quantity, position)`
+	insertShipmentItemsSQL   = `INSERT INTO shipment_items (organization_id, shipment_id, product_id, position, quantity)` + shipmentLinesSQL
+	insertShipmentCartonsSQL = `INSERT INTO shipment_cartons (organization_id, shipment_id, carton_id, position, quantity)` + shipmentLinesSQL
+
+	// createPickPackSQL and createSPDSQL insert a draft and its lines in
+	// one statement, one round trip: the shipment row in a CTE, its lines
+	// in the main insert (foreign keys are checked at the statement's end,
+	// when both are there).
+	createPickPackSQL = `WITH new_shipment AS (
+	` + insertShipmentSQL + `
+)
+` + insertShipmentItemsSQL
+	createSPDSQL = `WITH new_shipment AS (
+	` + insertShipmentSQL + `
+)
+` + insertShipmentCartonsSQL
 )
 
 // Create inserts the shipment and its lines.
@@ -75,9 +94,9 @@ func (r *ShipmentRepository) Create(ctx context.Context, s *domain.Shipment) err
 }
 
 // shipmentArgs are the values of $1 … $24 of the statements that insert a
-// shipment with its lines (createShipmentSQL, acceptOrderSQL): its row's
-// columns in the order they name them, then its lines' items and
-// quantities.
+// shipment with its lines (insertShipmentSQL and the lines' statements,
+// reserveProductsSQL): the warehouse, the lines' items and quantities,
+// then the row's other columns in the order insertShipmentSQL names them.
 func shipmentArgs(s *domain.Shipment) []any {
 	row := shipmentToRow(s)
 	lines := s.Lines()
@@ -87,27 +106,51 @@ func shipmentArgs(s *domain.Shipment) []any {
 		ids[i], qty[i] = l.ItemID, l.Quantity
 	}
 	return []any{
-		row.ID, row.OrganizationID, row.Kind, row.Status, row.WarehouseID, row.ShippingName, row.ShippingCompany,
+		row.WarehouseID, pgArray(ids), pgArray(qty),
+		row.ID, row.OrganizationID, row.Kind, row.Status, row.ShippingName, row.ShippingCompany,
 		row.ShippingAddress1, row.ShippingAddress2, row.ShippingCity, row.ShippingState, row.ShippingZip,
 		row.ShippingCountry, row.ShippingPhone, row.Notes, row.SourceType, row.SourceOrderID, row.SourceOrderNumber,
-		row.Test, row.CreatedAt, row.UpdatedAt, row.SubmittedAt, pgArray(ids), pgArray(qty),
+		row.Test, row.CreatedAt, row.UpdatedAt, row.SubmittedAt,
 	}
 }
 
-const updateShipmentSQL = `UPDATE shipments SET status = $1, updated_at = $2, submitted_at = $3
-WHERE organization_id = $4 AND id = $5`
+// updateShipmentSQL stores a shipment's state after any transition (the
+// one UPDATE of shipments): its status and times, and its tracking once
+// shipped.
+const updateShipmentSQL = `UPDATE shipments SET status = $1, updated_at = $2, submitted_at = $3, shipped_at = $4,
+	tracking_carrier = $5, tracking_number = $6
+WHERE organization_id = $7 AND id = $8`
 
-// Update loads the shipment FOR UPDATE (its row stays locked until the
-// transaction ends), runs change on it and writes its new state.
+// Update loads the organization's shipment FOR UPDATE (its row stays
+// locked until the transaction ends), runs change on it and writes its new
+// state.
 func (r *ShipmentRepository) Update(ctx context.Context, organizationID, id string, change func(*domain.Shipment) error) (*domain.Shipment, error) {
-	s, err := r.get(ctx, lockShipmentSQL, organizationID, id)
+	return r.update(ctx, lockShipmentSQL, organizationID, id, change)
+}
+
+// UpdateAtWarehouse is Update with the shipment found at its warehouse.
+func (r *ShipmentRepository) UpdateAtWarehouse(ctx context.Context, warehouseID, id string, change func(*domain.Shipment) error) (*domain.Shipment, error) {
+	return r.update(ctx, lockShipmentAtWarehouseSQL, warehouseID, id, change)
+}
+
+// update locks the shipment with lock (lockShipmentSQL or
+// lockShipmentAtWarehouseSQL, whose $1 is key), runs change and writes
+// the new state, unless change left the shipment as it was.
+func (r *ShipmentRepository) update(ctx context.Context, lock, key, id string, change func(*domain.Shipment) error) (*domain.Shipment, error) {
+	s, err := r.get(ctx, lock, key, id)
 	if err != nil {
 		return nil, err
 	}
+	status, updated := s.Status(), s.UpdatedAt()
 	if err := change(s); err != nil {
 		return nil, err
 	}
-	n, err := r.run.exec(ctx, updateShipmentSQL, string(s.Status()), s.UpdatedAt(), s.SubmittedAt(), s.OrganizationID(), s.ID())
+	if s.Status() == status && s.UpdatedAt().Equal(updated) {
+		return s, nil
+	}
+	row := shipmentToRow(s)
+	n, err := r.run.exec(ctx, updateShipmentSQL, row.Status, row.UpdatedAt, row.SubmittedAt, row.ShippedAt,
+		row.TrackingCarrier, row.TrackingNumber, row.OrganizationID, row.ID)
 	if err != nil {
 		return nil, dbErr(err)
 	}
@@ -117,26 +160,34 @@ func (r *ShipmentRepository) Update(ctx context.Context, organizationID, id stri
 	return s, nil
 }
 
-// selectShipmentsSQL reads shipments with their warehouse's name, in
-// scanShipment's order; the statements below complete it.
-const selectShipmentsSQL = `SELECT s.id, s.organization_id, s.kind, s.status, s.warehouse_id, w.name, s.shipping_name,
+// shipmentColumns are a shipment's columns with its warehouse's name (w),
+// in scanShipment's order; selectShipmentsSQL reads them, the statements
+// below complete it.
+const (
+	shipmentColumns = `s.id, s.organization_id, s.kind, s.status, s.warehouse_id, w.name, s.shipping_name,
 	s.shipping_company, s.shipping_address1, s.shipping_address2, s.shipping_city, s.shipping_state, s.shipping_zip,
 	s.shipping_country, s.shipping_phone, s.notes, s.source_type, s.source_order_id, s.source_order_number, s.test,
-	s.created_at, s.updated_at, s.submitted_at
+	s.created_at, s.updated_at, s.submitted_at, s.shipped_at, s.tracking_carrier, s.tracking_number`
+	selectShipmentsSQL = `SELECT ` + shipmentColumns + `
 FROM shipments AS s JOIN warehouses AS w ON w.id = s.warehouse_id`
+)
 
-func scanShipment(rows *sql.Rows) (shipmentRow, error) {
+// scanShipment reads one row of shipmentColumns and, when more are given,
+// the columns that follow.
+func scanShipment(rows *sql.Rows, more ...any) (shipmentRow, error) {
 	var r shipmentRow
-	err := rows.Scan(&r.ID, &r.OrganizationID, &r.Kind, &r.Status, &r.WarehouseID, &r.WarehouseName, &r.ShippingName,
+	err := rows.Scan(append([]any{&r.ID, &r.OrganizationID, &r.Kind, &r.Status, &r.WarehouseID, &r.WarehouseName, &r.ShippingName,
 		&r.ShippingCompany, &r.ShippingAddress1, &r.ShippingAddress2, &r.ShippingCity, &r.ShippingState, &r.ShippingZip,
 		&r.ShippingCountry, &r.ShippingPhone, &r.Notes, &r.SourceType, &r.SourceOrderID, &r.SourceOrderNumber, &r.Test,
-		&r.CreatedAt, &r.UpdatedAt, &r.SubmittedAt)
+		&r.CreatedAt, &r.UpdatedAt, &r.SubmittedAt, &r.ShippedAt, &r.TrackingCarrier, &r.TrackingNumber}, more...)...)
 	return r, err
 }
 
 const (
 	getShipmentSQL  = selectShipmentsSQL + ` WHERE s.organization_id = $1 AND s.id = $2`
 	lockShipmentSQL = getShipmentSQL + ` FOR UPDATE OF s`
+	// The warehouse's side finds a shipment by the warehouse it is at ($1).
+	lockShipmentAtWarehouseSQL = selectShipmentsSQL + ` WHERE s.warehouse_id = $1 AND s.id = $2 FOR UPDATE OF s`
 
 	// A page of shipments, newest first, one row more than the page ($3)
 	// to tell whether more follow; with a status ($4) or without.
@@ -171,9 +222,50 @@ func (r *ShipmentRepository) List(ctx context.Context, organizationID string, fi
 	return out, more, nil
 }
 
-// get reads one shipment with q, getShipmentSQL or lockShipmentSQL.
-func (r *ShipmentRepository) get(ctx context.Context, q, organizationID, id string) (*domain.Shipment, error) {
-	rows, err := r.read(ctx, q, organizationID, id)
+// listAtWarehouseSQL is a page of the submitted shipments in status $2 at
+// warehouse $1, oldest submission first, with their organization's name,
+// one row more than the page ($4) to tell whether more follow: a range of
+// the index shipments_warehouse_queue_idx.
+const listAtWarehouseSQL = `SELECT ` + shipmentColumns + `, o.name
+FROM shipments AS s JOIN warehouses AS w ON w.id = s.warehouse_id JOIN organizations AS o ON o.id = s.organization_id
+WHERE s.warehouse_id = $1 AND s.status = $2 AND s.submitted_at IS NOT NULL
+ORDER BY s.submitted_at, s.id OFFSET $3 LIMIT $4`
+
+// ListAtWarehouse implements ports.ShipmentRepository: two round trips at
+// most (the page, then its lines per kind).
+func (r *ShipmentRepository) ListAtWarehouse(ctx context.Context, warehouseID string, status domain.ShipmentStatus, page ports.Page) ([]ports.WarehouseShipment, bool, error) {
+	var (
+		rows  []shipmentRow
+		names []string
+	)
+	err := r.run.query(ctx, listAtWarehouseSQL, func(sr *sql.Rows) error {
+		var name string
+		row, err := scanShipment(sr, &name)
+		rows, names = append(rows, row), append(names, name)
+		return err
+	}, warehouseID, string(status), page.Skip, page.Take+1)
+	if err != nil {
+		return nil, false, dbErr(err)
+	}
+	rows, more := trimPage(rows, page)
+	out := make([]ports.WarehouseShipment, len(rows))
+	if len(rows) == 0 {
+		return out, false, nil
+	}
+	ss, err := r.withLines(ctx, rows)
+	if err != nil {
+		return nil, false, err
+	}
+	for i, s := range ss {
+		out[i] = ports.WarehouseShipment{Shipment: s, OrganizationName: names[i]}
+	}
+	return out, more, nil
+}
+
+// get reads one shipment with q (getShipmentSQL, lockShipmentSQL: $1 the
+// organization; lockShipmentAtWarehouseSQL: $1 the warehouse).
+func (r *ShipmentRepository) get(ctx context.Context, q, key, id string) (*domain.Shipment, error) {
+	rows, err := r.read(ctx, q, key, id)
 	if err != nil {
 		return nil, err
 	}
@@ -199,12 +291,15 @@ func (r *ShipmentRepository) read(ctx context.Context, q string, args ...any) ([
 
 // The lines of many shipments ($1 their IDs) with their SKUs, in position
 // order: a pick and pack shipment's products, an SPD shipment's cartons.
+// Each SKU is one probe of the item's primary key: under the generic plan
+// the sessions keep, a join guessed the array at thousands of lines and
+// hashed every product of the database for the three of a shipment.
 const (
-	shipmentProductsSQL = `SELECT l.shipment_id, l.product_id, p.sku, l.quantity
-FROM shipment_items AS l JOIN products AS p ON p.id = l.product_id
+	shipmentProductsSQL = `SELECT l.shipment_id, l.product_id, (SELECT p.sku FROM products AS p WHERE p.id = l.product_id), l.quantity
+FROM shipment_items AS l
 WHERE l.shipment_id = ANY($1::text[]) ORDER BY l.shipment_id, l.position`
-	shipmentCartonsSQL = `SELECT l.shipment_id, l.carton_id, c.sku, l.quantity
-FROM shipment_cartons AS l JOIN cartons AS c ON c.id = l.carton_id
+	shipmentCartonsSQL = `SELECT l.shipment_id, l.carton_id, (SELECT c.sku FROM cartons AS c WHERE c.id = l.carton_id), l.quantity
+FROM shipment_cartons AS l
 WHERE l.shipment_id = ANY($1::text[]) ORDER BY l.shipment_id, l.position`
 )
 
@@ -248,7 +343,10 @@ func shipmentToRow(s *domain.Shipment) shipmentRow {
 		WarehouseID: s.Warehouse().ID, ShippingName: a.Name, ShippingCompany: a.Company,
 		ShippingAddress1: a.Address1, ShippingAddress2: a.Address2, ShippingCity: a.City, ShippingState: a.State,
 		ShippingZip: a.Zip, ShippingCountry: a.Country, ShippingPhone: a.Phone, Notes: s.Notes(), Test: s.Test(),
-		CreatedAt: s.CreatedAt(), UpdatedAt: s.UpdatedAt(), SubmittedAt: s.SubmittedAt(),
+		CreatedAt: s.CreatedAt(), UpdatedAt: s.UpdatedAt(), SubmittedAt: s.SubmittedAt(), ShippedAt: s.ShippedAt(),
+	}
+	if t := s.Tracking(); t != nil {
+		row.TrackingCarrier, row.TrackingNumber = &t.Carrier, &t.Number
 	}
 	if src := s.Source(); src != nil {
 		t, id, num := src.Type, src.OrderID, src.OrderNumber
@@ -270,7 +368,10 @@ func shipmentFromRow(row shipmentRow, lines []domain.ShipmentLine) *domain.Shipm
 			Notes: row.Notes, Lines: lines, Test: row.Test,
 		},
 		Status: domain.ShipmentStatus(row.Status), CreatedAt: row.CreatedAt, UpdatedAt: row.UpdatedAt,
-		SubmittedAt: row.SubmittedAt,
+		SubmittedAt: row.SubmittedAt, ShippedAt: row.ShippedAt,
+	}
+	if row.TrackingCarrier != nil && row.TrackingNumber != nil {
+		p.Tracking = &domain.Tracking{Carrier: *row.TrackingCarrier, Number: *row.TrackingNumber}
 	}
 	if row.SourceType != nil && row.SourceOrderID != nil {
 		src := &domain.ShipmentSource{Type: *row.SourceType, OrderID: *row.SourceOrderID}

@@ -58,7 +58,8 @@ var (
 // fulfillment_shipment_transitions_total.
 var (
 	ShipmentKinds    = []string{string(domain.PickPack), string(domain.SPD)}
-	ShipmentStatuses = []string{string(domain.ShipmentDraft), string(domain.ShipmentPending), string(domain.ShipmentCancelled)}
+	ShipmentStatuses = []string{string(domain.ShipmentDraft), string(domain.ShipmentPending), string(domain.ShipmentShipped),
+		string(domain.ShipmentCancelled)}
 )
 
 // NewMetrics registers the Go runtime and process collectors and the
@@ -80,7 +81,7 @@ func NewMetrics() *Metrics {
 		}, []string{"outcome", "code"}),
 		ShipmentTransitions: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "fulfillment_shipment_transitions_total",
-			Help: "Shipment changes committed, by kind (pick_pack, spd) and the status reached (draft, pending, cancelled).",
+			Help: "Shipment changes committed, by kind (pick_pack, spd) and the status reached (draft, pending, shipped, cancelled).",
 		}, []string{"kind", "status"}),
 		RequestsShed: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "fulfillment_http_requests_shed_total",

@@ -16,7 +16,8 @@ import (
 // a new order's intake, word for word, with pgbench expressions in place of
 // the parameters; a change to one side that the other misses fails here.
 func TestIntakeBenchScriptRunsTheIntakesSQL(t *testing.T) {
-	service := stringConsts(t, "../../adapters/postgres/receipts.go")
+	service := stringConsts(t, "../../adapters/postgres/receipts.go", "../../adapters/postgres/shipments.go",
+		"../../adapters/postgres/inventory.go")
 	raw, err := os.ReadFile("../intake/intake.sql")
 	if err != nil {
 		t.Fatal(err)

@@ -171,10 +171,11 @@ func (h *handler) accept(ctx context.Context, o order, skus []string, qty []int6
 	// The arguments in shipmentArgs' order (adapters/postgres/shipments.go),
 	// then the receipt's last error and the order.
 	_, err = tx.Exec(ctx, acceptOrderSQL,
-		id, h.org, "pick_pack", "pending", *warehouseID, a.Name, a.Company,
+		*warehouseID, ids, qty,
+		id, h.org, "pick_pack", "pending", a.Name, a.Company,
 		a.Address1, a.Address2, a.City, a.ProvinceCode, a.Zip,
 		a.CountryCode, a.Phone, o.Note, "storefront", o.ID, number,
-		o.Test, now, now, now, ids, qty,
+		o.Test, now, now, now,
 		nil, o.ID)
 	if err != nil {
 		return intakeResult{}, err

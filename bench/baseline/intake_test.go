@@ -11,9 +11,11 @@ import (
 )
 
 // The intake's statements must be the service's, byte for byte: its
-// constants are unexported, so they are read from its source.
+// constants are unexported, so they are read from its source (the files
+// whose constants acceptOrderSQL is made of).
 func TestIntakeSQLIsTheService(t *testing.T) {
-	service := stringConsts(t, "../../adapters/postgres/receipts.go")
+	service := stringConsts(t, "../../adapters/postgres/receipts.go", "../../adapters/postgres/shipments.go",
+		"../../adapters/postgres/inventory.go")
 	for name, ours := range map[string]string{"claimOrderSQL": claimOrderSQL, "acceptOrderSQL": acceptOrderSQL} {
 		if theirs, ok := service[name]; !ok {
 			t.Errorf("%s: not found in the service's receipts.go", name)
@@ -23,22 +25,24 @@ func TestIntakeSQLIsTheService(t *testing.T) {
 	}
 }
 
-// stringConsts evaluates the string constants of a Go file made of
-// literals, other constants of the file and +.
-func stringConsts(t *testing.T, path string) map[string]string {
+// stringConsts evaluates the string constants of Go files made of
+// literals, other constants of the files and +.
+func stringConsts(t *testing.T, paths ...string) map[string]string {
 	t.Helper()
-	f, err := parser.ParseFile(token.NewFileSet(), path, nil, parser.SkipObjectResolution)
-	if err != nil {
-		t.Fatal(err)
-	}
 	exprs := map[string]ast.Expr{}
-	for _, d := range f.Decls {
-		if g, ok := d.(*ast.GenDecl); ok && g.Tok == token.CONST {
-			for _, s := range g.Specs {
-				v := s.(*ast.ValueSpec)
-				for i, n := range v.Names {
-					if i < len(v.Values) {
-						exprs[n.Name] = v.Values[i]
+	for _, path := range paths {
+		f, err := parser.ParseFile(token.NewFileSet(), path, nil, parser.SkipObjectResolution)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, d := range f.Decls {
+			if g, ok := d.(*ast.GenDecl); ok && g.Tok == token.CONST {
+				for _, s := range g.Specs {
+					v := s.(*ast.ValueSpec)
+					for i, n := range v.Names {
+						if i < len(v.Values) {
+							exprs[n.Name] = v.Values[i]
+						}
 					}
 				}
 			}

@@ -6,7 +6,7 @@
 #   loadgen PORT [FLAGS...]     one run of the load generator against it (JSON result)
 #   field NAME JSON             a number of that result
 #   vacuum                      VACUUM the benchmark's database
-#   pgbench_run SCRIPT          one pgbench run of SCRIPT; sets tps, pg_us and pg_server_us
+#   pgbench_run SCRIPT [ARGS]   one pgbench run of SCRIPT (more pgbench ARGS, e.g. -D n=…); sets tps, pg_us and pg_server_us
 #   median N...                 the median of numbers
 # and pg_pid, PostgreSQL's postmaster (empty when it is not a process of this machine).
 # Everything it starts is stopped on exit (KEEP=1 keeps the database). SERVICE_BIN runs another build
@@ -95,7 +95,7 @@ fi
 # from the same state instead of paying for the dead row versions the phases before it left, the
 # stock rows' above all (every order updates three).
 vacuum() { psql -X -q "$bench_url" -c VACUUM; }
-pgbench_run() { # pgbench_run SCRIPT: sets tps, pg_us and pg_server_us (PostgreSQL's CPU µs per transaction: the
+pgbench_run() { # pgbench_run SCRIPT [ARGS...]: sets tps, pg_us and pg_server_us (PostgreSQL's CPU µs per transaction: the
 	# benchmark database's backends, the whole server; "" when unknown)
 	local out n watcher cpu
 	vacuum
@@ -104,7 +104,7 @@ pgbench_run() { # pgbench_run SCRIPT: sets tps, pg_us and pg_server_us (PostgreS
 		watcher=$!
 	fi
 	out=$(pgbench -n -M prepared -c "$CLIENTS" -j 2 -T "$secs" -D org=org_bench -D wh=wh_bench -D skus="$SKUS" \
-		-f "$1" "$bench_url" 2>&1)
+		-f "$1" "${@:2}" "$bench_url" 2>&1)
 	tps=$(sed -nE 's/^tps = ([0-9.]+).*/\1/p' <<<"$out")
 	n=$(sed -nE 's/^number of transactions actually processed: ([0-9]+).*/\1/p' <<<"$out")
 	pg_us="" pg_server_us=""

@@ -55,6 +55,11 @@ type timed struct {
 // send is do for many goroutines: it reports transport errors instead of
 // failing the test.
 func send(method, url string, body []byte, headers ...string) timed {
+	return sendWith(timedClient, method, url, body, headers...)
+}
+
+// sendWith is send through client.
+func sendWith(client *http.Client, method, url string, body []byte, headers ...string) timed {
 	var rd io.Reader
 	if body != nil {
 		rd = bytes.NewReader(body)
@@ -77,7 +82,7 @@ func send(method, url string, body []byte, headers ...string) timed {
 	req = req.WithContext(httptrace.WithClientTrace(req.Context(), &httptrace.ClientTrace{
 		GotFirstResponseByte: func() { answered = time.Now() },
 	}))
-	resp, err := timedClient.Do(req)
+	resp, err := client.Do(req)
 	if err != nil {
 		return timed{Elapsed: time.Since(start), Err: err}
 	}

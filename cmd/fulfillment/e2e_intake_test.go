@@ -6,7 +6,6 @@ package main
 
 import (
 	"bytes"
-	"context"
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/base64"
@@ -21,8 +20,6 @@ import (
 	"sync"
 	"testing"
 	"time"
-
-	"github.com/acme3pl/fulfillment/adapters/postgres/pgtest"
 )
 
 // Keys of the intake fixture: fk_test_ (sandbox) or fk_live_ (production)
@@ -691,56 +688,73 @@ func TestIntakeDatabaseDown(t *testing.T) {
 	}
 }
 
-// Three replicas on one database: 32 deliveries of each of 50 orders at
-// once, spread over the replicas, make exactly one shipment per order, and
-// every answer names it. A burst this size may be more than two CPUs serve
-// within the deadline: a delivery shed with 503 and Retry-After is
-// delivered again, as a storefront does, until it is answered.
-func TestIntakeConcurrentDeliveriesToThreeReplicas(t *testing.T) {
-	intakeServer(t)
-	replicas := []*server{startServer(t, baseEnv(testDSN)), startServer(t, baseEnv(testDSN)), startServer(t, baseEnv(testDSN))}
-	const orders, deliveries, batch = 50, 32, 10
+// Values are not guessed either: the sample's bytes with one value changed
+// (raw bytes, not re-encoded). A cancelled_at that is no timestamp, a mapped
+// member given twice, a mapped string that is not UTF-8 are 400 naming the
+// member, recorded as a failed attempt; a timestamp cancels; an unmapped
+// member that is not UTF-8 is ignored.
+func TestIntakeGuessesNoValue(t *testing.T) {
+	srv := intakeServer(t)
 	sample := intakeSample(t, "orders-create.json")
-	answers := make([][]intakeAnswer, orders)
-	for start := 0; start < orders; start += batch {
-		var wg sync.WaitGroup
-		for i := start; i < start+batch; i++ {
-			body := withID(t, sample, fmt.Sprint(7000000+i), nil)
-			answers[i] = make([]intakeAnswer, deliveries)
-			for j := range deliveries {
-				wg.Add(1)
-				go func() {
-					defer wg.Done()
-					r := deliverUntilAnswered(t, replicas[j%len(replicas)], intakeKeyA, body)
-					if r.Status != 200 {
-						t.Errorf("order %d delivery %d: %d %s", i, j, r.Status, r.Body)
-						return
-					}
-					r.JSON(t, &answers[i][j])
-				}()
+	edit := func(id string, pairs ...string) []byte {
+		t.Helper()
+		b := bytes.Replace(sample, []byte(`"id": 5726128734520,`), []byte(`"id": `+id+`,`), 1)
+		for i := 0; i+1 < len(pairs); i += 2 {
+			if !bytes.Contains(b, []byte(pairs[i])) {
+				t.Fatalf("the sample has no %q", pairs[i])
 			}
+			b = bytes.Replace(b, []byte(pairs[i]), []byte(pairs[i+1]), 1)
 		}
-		wg.Wait()
+		return b
 	}
-	if t.Failed() {
-		t.FailNow()
+	const null = `"cancelled_at": null`
+	for _, tt := range []struct {
+		name, id string
+		body     []byte
+		message  string
+	}{
+		{"cancelled_at empty", "6300001", edit("6300001", null, `"cancelled_at": ""`), "cancelled_at: must be null or an RFC 3339 timestamp"},
+		{"cancelled_at false", "6300002", edit("6300002", null, `"cancelled_at": "false"`), "cancelled_at: must be null or an RFC 3339 timestamp"},
+		{"cancelled_at null", "6300003", edit("6300003", null, `"cancelled_at": "null"`), "cancelled_at: must be null or an RFC 3339 timestamp"},
+		{"line_items twice", "6300004", []byte(`{"id": 6300004, "line_items": [{"id": 1, "sku": "SOCK-MER-CH-4346", "quantity": 1, "requires_shipping": false}],
+			"shipping_address": {"name": "Ada", "city": "Berlin"}, "line_items": [{"id": 2, "sku": "KEY-LTH-01", "quantity": 1}]}`),
+			"line_items: occurs more than once"},
+		{"sku twice in a line", "6300005", edit("6300005", `"sku": "SOCK-MER-CH-4346",`, `"sku": "SOCK-MER-CH-4346", "sku": "KEY-LTH-01",`),
+			"line_items[0].sku: occurs more than once"},
+		{"shipping_address twice", "6300006", edit("6300006", `"billing_address": {`, `"shipping_address": {"name": "X"}, "billing_address": {`),
+			"shipping_address: occurs more than once"},
+		{"sku not UTF-8", "6300007", edit("6300007", `"sku": "KEY-LTH-01 "`, "\"sku\": \"KEY-LTH-\xff1 \""), "line_items[1].sku: must be valid UTF-8"},
+		{"shipping name in Latin-1", "6300008", edit("6300008", `"name": "Zoë Müller"`, "\"name\": \"Zo\xeb M\xfcller\""), "shipping_address.name: must be valid UTF-8"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			a := wantIntakeError(t, deliver(t, srv, intakeKeyA, tt.body), 400, "invalid_payload")
+			if a.Message != tt.message {
+				t.Errorf("message %q, want %q", a.Message, tt.message)
+			}
+			rec := receiptOf(t, srv, tt.id)
+			if rec["status"] != "failed" || rec["lastError"] != "invalid_payload" || rec["attempts"] != float64(1) || rec["shipmentId"] != nil {
+				t.Errorf("receipt %v, want one failed attempt", rec)
+			}
+		})
 	}
-	db := pgtest.Open(t, testDSN)
-	for i, as := range answers {
-		fresh := 0
-		for _, a := range as {
-			if a.ShipmentID == nil || *a.ShipmentID != *as[0].ShipmentID {
-				t.Fatalf("order %d: answers disagree", i)
-			}
-			if !a.Duplicate {
-				fresh++
-			}
-		}
-		var n int
-		err := db.NewRaw("SELECT count(*) FROM shipments WHERE organization_id = 'org_e2e_in_a' AND source_order_id = ?", 7000000+i).
-			Scan(context.Background(), &n)
-		if err != nil || n != 1 || fresh != 1 {
-			t.Errorf("order %d: %d shipments (%v), %d answers without duplicate; want 1 and 1", i, n, err, fresh)
-		}
+	// The delivery with the right bytes is processed from scratch.
+	wantShipment(t, deliver(t, srv, intakeKeyA, edit("6300007")))
+	if rec := receiptOf(t, srv, "6300007"); rec["status"] != "succeeded" || rec["attempts"] != float64(2) {
+		t.Errorf("receipt after the corrected delivery %v", rec)
+	}
+
+	// A timestamp cancels the order.
+	a := intakeJSON(t, deliver(t, srv, intakeKeyA, edit("6300009", null, `"cancelled_at": "2026-03-14T10:00:00-04:00"`)))
+	if !*a.Success || a.Skipped != "order_cancelled" || a.ShipmentID != nil {
+		t.Errorf("a cancelled order: %+v, want skipped order_cancelled", a)
+	}
+	// Members not mapped are ignored whatever their bytes; the mapped ones
+	// are kept as sent.
+	id := wantShipment(t, deliver(t, srv, intakeKeyA, edit("6300010", `"email": "zoe.mueller@example.de"`, "\"email\": \"zo\xeb@example.de\"",
+		`"first_name": "Zoë"`, "\"first_name\": \"Zo\xeb\"", `"tags": `, "\"tags\": \"\xff\", \"tags\": ")))
+	var s map[string]any
+	getJSON(t, srv, "/v0/shipments/"+id, intakeTokenA, &s)
+	if s["shippingName"] != "Zoë Müller" || len(s["items"].([]any)) != 2 {
+		t.Errorf("shipment %v", s)
 	}
 }

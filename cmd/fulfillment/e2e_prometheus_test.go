@@ -250,13 +250,14 @@ func checkMetricsEndpoint(t *testing.T, srv, down *server, answers []obsAnswers)
 		"kind=pick_pack,status=draft":   n, "kind=spd,status=draft": n, "kind=spd,status=cancelled": n,
 		"kind=spd,status=pending":         0, // refused: not counted
 		"kind=pick_pack,status=cancelled": 0,
+		"kind=pick_pack,status=shipped":   0, "kind=spd,status=shipped": 0,
 	} {
 		if transitions[key] != want {
 			t.Errorf("transitions_total{%s} = %v, want %v", key, transitions[key], want)
 		}
 	}
-	if len(transitions) != 6 {
-		t.Errorf("transitions_total has %d series, want 6: %v", len(transitions), transitions)
+	if len(transitions) != 8 {
+		t.Errorf("transitions_total has %d series, want 8: %v", len(transitions), transitions)
 	}
 
 	received := family("fulfillment_warehouse_units_received_total")

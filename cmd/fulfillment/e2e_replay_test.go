@@ -30,13 +30,15 @@ const (
 	rpKeyB    = "fk_test_E2EreplayBbbbbbbbbbbbbbbbbbbbbbbbbbbbbb"
 	rpKeyCLI  = "fk_test_E2EreplayCLIcccccccccccccccccccccccccccc"
 	rpKeyNoWH = "fk_test_E2EreplayNoWarehouseeeeeeeeeeeeeeeeeeee"
+	rpKeyInt  = "fk_test_E2EreplayInterruptediiiiiiiiiiiiiiiiiii"
 )
 
 // replayFixture: org_e2e_rp_a and org_e2e_rp_b each have a warehouse and
 // the product RP-SOCK; org_e2e_rp_cli is the CLI's (RP-SOCK too);
-// org_e2e_rp_nowh has no warehouse.
+// org_e2e_rp_nowh has no warehouse; org_e2e_rp_int is the interrupted
+// replay's alone, so that no other test's failed order is in its way.
 func replayFixture() map[string]any {
-	orgs := []string{"org_e2e_rp_a", "org_e2e_rp_b", "org_e2e_rp_cli", "org_e2e_rp_nowh"}
+	orgs := []string{"org_e2e_rp_a", "org_e2e_rp_b", "org_e2e_rp_cli", "org_e2e_rp_nowh", "org_e2e_rp_int"}
 	var organizations, warehouses, products, keys []any
 	for i, org := range orgs {
 		organizations = append(organizations, map[string]any{"id": org, "name": org})
@@ -45,7 +47,7 @@ func replayFixture() map[string]any {
 		}
 		products = append(products, map[string]any{"id": fmt.Sprintf("prod_e2e_rp_%d", i), "organizationId": org, "sku": "RP-SOCK", "name": "Socks"})
 	}
-	for _, k := range [][2]string{{"org_e2e_rp_a", rpKeyA}, {"org_e2e_rp_b", rpKeyB}, {"org_e2e_rp_cli", rpKeyCLI}, {"org_e2e_rp_nowh", rpKeyNoWH}} {
+	for _, k := range [][2]string{{"org_e2e_rp_a", rpKeyA}, {"org_e2e_rp_b", rpKeyB}, {"org_e2e_rp_cli", rpKeyCLI}, {"org_e2e_rp_nowh", rpKeyNoWH}, {"org_e2e_rp_int", rpKeyInt}} {
 		keys = append(keys, map[string]any{"id": "key_" + k[0][4:], "organizationId": k[0], "key": k[1],
 			"scopes": []string{"shipments", "inventory"}, "revoked": false})
 	}
@@ -522,12 +524,12 @@ func TestOrdersCommand(t *testing.T) {
 func TestOrdersReplayInterrupted(t *testing.T) {
 	replaySetup(t)
 	srv := startServer(t, baseEnv(testDSN))
-	const org, n = "org_e2e_rp_b", 400
+	const org, n = "org_e2e_rp_int", 400
 	var wg sync.WaitGroup
 	for w := range 8 {
 		wg.Go(func() {
 			for i := w; i < n; i += 8 {
-				wantIntakeError(t, deliverUntilAnswered(t, srv, rpKeyB, rpOrder(int64(8_600_000+i), "RP-NEW-INT")), 422, "unknown_skus")
+				wantIntakeError(t, deliverUntilAnswered(t, srv, rpKeyInt, rpOrder(int64(8_600_000+i), "RP-NEW-INT")), 422, "unknown_skus")
 			}
 		})
 	}
@@ -650,5 +652,33 @@ func TestReplayTrace(t *testing.T) {
 	if intakeSpan.Attrs["fulfillment.intake.outcome"] != "created" || intakeSpan.Attrs["shipment.id"] != shipment ||
 		replaySpan.Attrs["storefront.order.id"] != "8800001" || replaySpan.Attrs["organization.id"] != "org_e2e_rp_a" {
 		t.Errorf("attributes: replay %v, intake %v", replaySpan.Attrs, intakeSpan.Attrs)
+	}
+}
+
+// The replay reads a kept body by the intake's rules: a SKU that is not
+// UTF-8, refused and kept byte for byte, is refused again on replay, naming
+// the member, and counted; never replaced and shipped.
+func TestReplayGuessesNoValue(t *testing.T) {
+	replaySetup(t)
+	srv := startServer(t, baseEnv(testDSN))
+	const id = int64(9007199254741013)
+	body := bytes.Replace(rpOrder(id, "RP-SOCK"), []byte(`"sku": "RP-SOCK",`), []byte("\"sku\": \"RP-SOCK\xff\","), 1)
+	const message = "line_items[0].sku: must be valid UTF-8"
+	if a := wantIntakeError(t, deliver(t, srv, rpKeyA, body), 400, "invalid_payload"); a.Message != message {
+		t.Fatalf("message %q, want %q", a.Message, message)
+	}
+	if got := storedBody(t, "org_e2e_rp_a", id); !bytes.Equal(got, body) {
+		t.Fatalf("kept body differs from the bytes sent:\n got %q\nwant %q", got, body)
+	}
+	r := replayOrder(t, srv, rpTokA, fmt.Sprint(id))
+	if a := wantIntakeError(t, r, 400, "invalid_payload"); a.Message != message {
+		t.Errorf("replay: message %q, want %q", a.Message, message)
+	}
+	rec := receiptAs(t, srv, rpTokA, fmt.Sprint(id))
+	if rec["status"] != "failed" || rec["lastError"] != "invalid_payload" || rec["attempts"] != float64(2) || rec["payloadKept"] != true {
+		t.Errorf("receipt after the replay %v, want failed, 2 attempts, kept", rec)
+	}
+	if n := shipmentsOf(t, "org_e2e_rp_a", id); n != 0 {
+		t.Errorf("%d shipments, want none", n)
 	}
 }

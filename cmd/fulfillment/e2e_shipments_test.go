@@ -98,7 +98,7 @@ func shipWantShape(t *testing.T, s map[string]any) {
 	t.Helper()
 	for _, k := range []string{"id", "kind", "status", "warehouse", "shippingName", "shippingCompany", "shippingAddress1",
 		"shippingAddress2", "shippingCity", "shippingState", "shippingZip", "shippingCountry", "shippingPhone", "notes",
-		"source", "test", "createdAt", "updatedAt", "submittedAt"} {
+		"source", "test", "createdAt", "updatedAt", "submittedAt", "shippedAt", "tracking"} {
 		if _, ok := s[k]; !ok {
 			t.Fatalf("shipment lacks %s: %v", k, s)
 		}
@@ -376,7 +376,7 @@ func TestShipmentsAPI(t *testing.T) {
 			}
 		})
 	}
-	for _, q := range []string{"/v0/shipments?status=shipped", "/v0/shipments?take=11", "/v0/shipments?skip=-1",
+	for _, q := range []string{"/v0/shipments?status=delivered", "/v0/shipments?take=11", "/v0/shipments?skip=-1",
 		"/v0/products?take=0", "/v0/cartons?sku=" + strings.Repeat("s", 256)} {
 		p := wantProblem(t, a.do("GET", q, nil), 400, "invalid_parameter")
 		if p.Parameter == "" {

@@ -37,9 +37,14 @@ const (
 	signingKey = "cluster-day-signing-key-0123456789abcdef"
 	// The cluster's version (helm template, offline, would assume 1.20, which the chart refuses).
 	kubeVersion = "v1.33.13"
-	// The prometheus-operator release whose published CRDs the optional parts are checked against.
-	promOperatorModule = "github.com/prometheus-operator/prometheus-operator@v0.94.0"
 )
+
+// The prometheus-operator's published CRDs the optional parts are checked against, in the directory
+// `scripts/tools.sh monitoring-crds` prints (fetched once, before the test).
+var monitoringCRDs = []struct{ plural, file string }{
+	{"servicemonitors", "monitoring.coreos.com_servicemonitors.yaml"},
+	{"prometheusrules", "monitoring.coreos.com_prometheusrules.yaml"},
+}
 
 var serverSelector = "app.kubernetes.io/instance=" + release + ",app.kubernetes.io/component=server"
 
@@ -50,6 +55,12 @@ func TestPlatformTeamsDay(t *testing.T) {
 	root := testenv.Root(t)
 	for _, tool := range []string{"helm", "kube-apiserver", "coredns", "containerd"} {
 		testenv.Tool(t, tool) // built or installed once, before any timing starts
+	}
+	crdDir := testenv.Tool(t, "monitoring-crds")
+	for _, crd := range monitoringCRDs {
+		if _, err := os.Stat(filepath.Join(crdDir, crd.file)); err != nil {
+			t.Fatalf("scripts/tools.sh monitoring-crds printed %s, which lacks %s: %v", crdDir, crd.file, err)
+		}
 	}
 	work := t.TempDir()
 	suffix := fmt.Sprintf("%d", time.Now().UnixNano()%1_000_000_000)
@@ -173,12 +184,13 @@ func TestPlatformTeamsDay(t *testing.T) {
 	})
 	waitServing(t, c, versionA)
 
-	// Exactly once, in the database: each order has one shipment and one succeeded receipt.
-	lost, duplicated := checkOrders(t, db, phases)
+	// Exactly once, in the database: each order has one shipment and one succeeded receipt, and the
+	// answers to its deliveries name that shipment, all but one as a duplicate.
+	once := checkOrders(t, db, phases)
 
 	// Every optional part on, accepted by the real API server with strict field validation.
 	begin = time.Now()
-	checkAllOn(t, c, chartArchive)
+	checkAllOn(t, c, chartArchive, crdDir)
 	allOnTook := time.Since(begin)
 
 	total, within, statuses := 0, 0, map[string]int{}
@@ -193,11 +205,15 @@ func TestPlatformTeamsDay(t *testing.T) {
 		for k, v := range p.statuses() {
 			statuses[k] += v
 		}
-		phaseTimes = append(phaseTimes, fmt.Sprintf("%s %.0fs (%d, redelivered %d)", p.name, p.took.Seconds(), len(p.deliveries), p.redelivery))
+		phaseTimes = append(phaseTimes, fmt.Sprintf("%s %.0fs (%d orders, %d at once, retried %d)",
+			p.name, p.took.Seconds(), p.orders(), p.atOnce(), len(p.retries)))
 	}
-	summary := fmt.Sprintf("cluster day: %d deliveries at %d/s, %d answered within 5 s as promised, statuses %s, lost %d, duplicated %d; "+
+	summary := fmt.Sprintf("cluster day: %d orders at %d/s, %d deliveries (%d of them deliberate redeliveries at once), "+
+		"%d answered within 5 s as promised, statuses %s, retried %d; %d answers 200, %d of them duplicate; "+
+		"in the database: lost %d, duplicated %d; "+
 		"images %.0fs, cluster up %.1fs, install+test %.0fs, %s, all-on strict %.0fs",
-		total, deliveryRate, within, formatStatuses(statuses), lost, duplicated,
+		once.orders, deliveryRate, total, once.atOnce, within, formatStatuses(statuses), once.retried, once.answers, once.duplicates,
+		once.lost, once.duplicated,
 		imagesTook.Seconds(), clusterTook.Seconds(), installTook.Seconds(), strings.Join(phaseTimes, ", "), allOnTook.Seconds())
 	t.Log(summary)
 	if err := os.MkdirAll(filepath.Join(root, ".tmp"), 0o755); err == nil {
@@ -484,87 +500,146 @@ func evict(c *cluster, pod string) error {
 	return err
 }
 
-// checkOrders checks in the database that every order delivered has exactly
-// one shipment and one succeeded receipt; it returns the lost and the
-// duplicated ones.
-func checkOrders(t *testing.T, db *sql.DB, phases []*phase) (lost, duplicated int) {
+// exactlyOnce is what the database and the answers say about the day's
+// orders.
+type exactlyOnce struct {
+	orders     int // distinct orders delivered
+	lost       int // orders without a shipment in the database
+	duplicated int // orders with more than one
+	atOnce     int // deliberate redeliveries, sent at the same moment as an order's first delivery
+	retried    int // redeliveries after a non-200 answer
+	answers    int // 200 answers
+	duplicates int // 200 answers with "duplicate": true
+}
+
+// checkOrders checks exactly-once against the pods' database: every order
+// delivered has exactly one shipment and one succeeded receipt naming it,
+// no other order has one, and of all the 200 answers an order got (its
+// first delivery, the deliberate redeliveries at once, the retries) every
+// one names that shipment and at most one does not say "duplicate": true.
+// The deliberate redeliveries are what can break it: the test fails when
+// there were none, or when fewer of them were answered duplicate than sent.
+func checkOrders(t *testing.T, db *sql.DB, phases []*phase) exactlyOnce {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	shipments, err := countByOrder(ctx, db, `SELECT source_order_id, count(*) FROM shipments WHERE organization_id = $1 GROUP BY 1`)
+	shipments, err := idsByOrder(ctx, db, `SELECT source_order_id, id FROM shipments WHERE organization_id = $1 AND source_order_id IS NOT NULL`)
 	if err != nil {
 		t.Fatal(err)
 	}
-	receipts, err := countByOrder(ctx, db, `SELECT order_id, count(*) FROM order_receipts WHERE organization_id = $1 AND status = 'succeeded' GROUP BY 1`)
+	receipts, err := idsByOrder(ctx, db, `SELECT order_id, coalesce(shipment_id, '') FROM order_receipts WHERE organization_id = $1 AND status = 'succeeded'`)
 	if err != nil {
 		t.Fatal(err)
 	}
-	sent := 0
+	r, problems := judgeOrders(shipments, receipts, phases)
+	for _, p := range problems {
+		t.Error(p)
+	}
+	return r
+}
+
+// judgeOrders is checkOrders' verdict on the database's shipment and
+// succeeded receipt ids per order and the phases' answers: the figures, and
+// what breaks exactly-once.
+func judgeOrders(shipments, receipts map[int64][]string, phases []*phase) (exactlyOnce, []string) {
+	var r exactlyOnce
+	var problems []string
+	fail := func(format string, args ...any) { problems = append(problems, fmt.Sprintf(format, args...)) }
+	answers := map[int64][]delivery{} // each order's 200 answers
+	phaseOf := map[int64]string{}
 	for _, p := range phases {
-		for _, d := range p.deliveries {
-			sent++
-			switch n := shipments[d.order]; {
-			case n == 0:
-				lost++
-				t.Errorf("order %d (%s): no shipment", d.order, p.name)
-			case n > 1:
-				duplicated++
-				t.Errorf("order %d (%s): %d shipments", d.order, p.name, n)
-			}
-			if receipts[d.order] != 1 {
-				t.Errorf("order %d (%s): %d succeeded receipts, want 1", d.order, p.name, receipts[d.order])
+		r.atOnce += p.atOnce()
+		r.retried += len(p.retries)
+		for _, d := range slices.Concat(p.deliveries, p.retries) {
+			phaseOf[d.order] = p.name
+			if d.status == http.StatusOK {
+				answers[d.order] = append(answers[d.order], d)
 			}
 		}
 	}
-	if len(shipments) != sent {
-		t.Errorf("%d orders have shipments, %d were delivered", len(shipments), sent)
+	r.orders = len(phaseOf)
+	for order, name := range phaseOf {
+		ids := shipments[order]
+		switch {
+		case len(ids) == 0:
+			r.lost++
+			fail("order %d (%s): no shipment", order, name)
+			continue
+		case len(ids) > 1:
+			r.duplicated++
+			fail("order %d (%s): %d shipments %v", order, name, len(ids), ids)
+			continue
+		}
+		if got := receipts[order]; len(got) != 1 || got[0] != ids[0] {
+			fail("order %d (%s): succeeded receipts naming %v, want one naming the shipment %s", order, name, got, ids[0])
+		}
+		created := 0
+		for _, d := range answers[order] {
+			r.answers++
+			if d.duplicate {
+				r.duplicates++
+			} else {
+				created++
+			}
+			if d.shipmentID != ids[0] {
+				fail("order %d (%s): a 200 answer (at once %v, retry %v, duplicate %v) names shipment %q, the database %s",
+					order, name, d.atOnce, d.retry, d.duplicate, d.shipmentID, ids[0])
+			}
+		}
+		if created > 1 {
+			fail("order %d (%s): %d of its %d 200 answers say it was created, not a duplicate", order, name, created, len(answers[order]))
+		}
 	}
-	return lost, duplicated
+	if len(shipments) != r.orders {
+		fail("%d orders have shipments, %d were delivered", len(shipments), r.orders)
+	}
+	// Without deliberate redeliveries nothing above could find a duplicate.
+	if r.atOnce == 0 {
+		fail("no order was delivered more than once at the same moment: exactly-once went untested")
+	}
+	if r.duplicates < r.atOnce {
+		fail("%d deliberate redeliveries at once, but only %d answers said duplicate", r.atOnce, r.duplicates)
+	}
+	slices.Sort(problems)
+	return r, problems
 }
 
-// countByOrder runs a query of (order id, count) rows for the storefront's organization.
-func countByOrder(ctx context.Context, db *sql.DB, query string) (map[int64]int, error) {
+// idsByOrder runs a query of (order id, id) rows for the storefront's
+// organization and groups the ids by order.
+func idsByOrder(ctx context.Context, db *sql.DB, query string) (map[int64][]string, error) {
 	rows, err := db.QueryContext(ctx, query, org)
 	if err != nil {
 		return nil, err
 	}
 	defer func() { _ = rows.Close() }()
-	counts := map[int64]int{}
+	ids := map[int64][]string{}
 	for rows.Next() {
-		var id int64
-		var n int
-		if err := rows.Scan(&id, &n); err != nil {
+		var order int64
+		var id string
+		if err := rows.Scan(&order, &id); err != nil {
 			return nil, err
 		}
-		counts[id] = n
+		ids[order] = append(ids[order], id)
 	}
-	return counts, rows.Err()
+	return ids, rows.Err()
 }
 
-// checkAllOn applies the prometheus-operator's published CRDs, then has the
-// API server validate every object of the chart with every optional part on
-// (strict: an unknown or duplicate field is refused), without keeping any.
-func checkAllOn(t *testing.T, c *cluster, chartArchive string) {
+// checkAllOn applies the prometheus-operator's published CRDs (from crdDir),
+// then has the API server validate every object of the chart with every
+// optional part on (strict: an unknown or duplicate field is refused),
+// without keeping any.
+func checkAllOn(t *testing.T, c *cluster, chartArchive, crdDir string) {
 	t.Helper()
-	out, err := runCmd(5*time.Minute, t.TempDir(), []string{"GOFLAGS=-mod=mod"}, "go", "mod", "download", "-json", promOperatorModule)
-	if err != nil {
-		t.Fatalf("go mod download %s: %v", promOperatorModule, err)
-	}
-	var mod struct{ Dir string }
-	if err := json.Unmarshal([]byte(out), &mod); err != nil || mod.Dir == "" {
-		t.Fatalf("go mod download %s: no directory in %s", promOperatorModule, out)
-	}
-	for _, crd := range []string{"servicemonitors", "prometheusrules"} {
-		file := filepath.Join(mod.Dir, "example", "prometheus-operator-crd", "monitoring.coreos.com_"+crd+".yaml")
-		c.mustKubectl("apply", "--server-side", "-f", file)
+	for _, crd := range monitoringCRDs {
+		c.mustKubectl("apply", "--server-side", "-f", filepath.Join(crdDir, crd.file))
 		// Polled rather than `kubectl wait`, which fails while the CRD has no conditions yet.
 		established := ""
 		for deadline := time.Now().Add(time.Minute); established != "True" && time.Now().Before(deadline); time.Sleep(250 * time.Millisecond) {
-			established, _ = c.kubectl(time.Minute, "get", "crd", crd+".monitoring.coreos.com", "-o", `jsonpath={.status.conditions[?(@.type=="Established")].status}`)
+			established, _ = c.kubectl(time.Minute, "get", "crd", crd.plural+".monitoring.coreos.com", "-o", `jsonpath={.status.conditions[?(@.type=="Established")].status}`)
 			established = strings.TrimSpace(established)
 		}
 		if established != "True" {
-			t.Fatalf("the CRD %s.monitoring.coreos.com is not Established after 1m", crd)
+			t.Fatalf("the CRD %s.monitoring.coreos.com is not Established after 1m", crd.plural)
 		}
 	}
 	// Into the namespace "default", where the objects are new (the release runs in its own); the
@@ -575,7 +650,7 @@ func checkAllOn(t *testing.T, c *cluster, chartArchive string) {
 	if err := os.WriteFile(file, []byte(rendered), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	out, err = c.kubectl(2*time.Minute, "create", "--dry-run=server", "--validate=strict", "-f", file)
+	out, err := c.kubectl(2*time.Minute, "create", "--dry-run=server", "--validate=strict", "-f", file)
 	if err != nil {
 		t.Fatalf("the API server refuses the chart with every optional part on: %v\n%s", err, out)
 	}

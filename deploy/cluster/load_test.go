@@ -3,6 +3,7 @@ package cluster_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
@@ -18,15 +19,25 @@ const (
 	deliveryDeadline = 5 * time.Second
 	// Deliveries per second: a busy shop's order webhooks, far from the service's limits.
 	deliveryRate = 30
+	// Every redeliverEvery-th order is delivered deliveredAtOnce times at the same moment, each on
+	// a connection of its own through the Service (so to whichever pods kube-proxy picks), as a
+	// storefront does when it retries a webhook it thinks timed out: exactly-once is put to the test.
+	redeliverEvery  = 10
+	deliveredAtOnce = 3
 )
 
 // delivery is the outcome of one POST of an order.
 type delivery struct {
 	order      int64
-	status     int // 0: no answer (connection error or the storefront's deadline)
+	atOnce     bool // a deliberate redelivery, sent at the same moment as the order's first delivery
+	retry      bool // a redelivery after a non-200 answer
+	status     int  // 0: no answer (connection error or the storefront's deadline)
 	retryAfter bool
 	took       time.Duration
 	err        error
+	// The 200 answer's body.
+	shipmentID string
+	duplicate  bool
 }
 
 // acceptable is the contract's promise to the storefront: answered within 5 s
@@ -77,13 +88,25 @@ func (s *storefront) deliver(ctx context.Context, order int64) delivery {
 	if err != nil {
 		return d
 	}
-	_, _ = io.Copy(io.Discard, resp.Body)
+	body, readErr := io.ReadAll(resp.Body)
 	_ = resp.Body.Close()
 	d.took = time.Since(start)
 	d.status = resp.StatusCode
 	d.retryAfter = resp.Header.Get("Retry-After") != ""
-	if d.status != http.StatusOK {
+	switch {
+	case d.status != http.StatusOK:
 		d.err = fmt.Errorf("status %d", d.status)
+	case readErr != nil:
+		d.err = fmt.Errorf("status 200, reading the body: %w", readErr)
+	default:
+		var accepted struct {
+			ShipmentID string `json:"shipmentId"`
+			Duplicate  bool   `json:"duplicate"`
+		}
+		if err := json.Unmarshal(body, &accepted); err != nil {
+			d.err = fmt.Errorf("status 200, body %q: %w", body, err)
+		}
+		d.shipmentID, d.duplicate = accepted.ShipmentID, accepted.Duplicate
 	}
 	return d
 }
@@ -92,12 +115,33 @@ func (s *storefront) deliver(ctx context.Context, order int64) delivery {
 type phase struct {
 	name       string
 	took       time.Duration // from the first delivery to the last answer
-	deliveries []delivery
-	redelivery int // deliveries made again after the phase (each non-200 one, until 200)
+	deliveries []delivery    // during the phase: each order's first, and the deliberate redeliveries at once
+	retries    []delivery    // after the phase: each delivery not answered 200 again, until it is
+}
+
+// orders is the number of distinct orders the phase delivered.
+func (p *phase) orders() int {
+	seen := map[int64]bool{}
+	for _, d := range p.deliveries {
+		seen[d.order] = true
+	}
+	return len(seen)
+}
+
+// atOnce is the number of deliberate redeliveries at once.
+func (p *phase) atOnce() int {
+	n := 0
+	for _, d := range p.deliveries {
+		if d.atOnce {
+			n++
+		}
+	}
+	return n
 }
 
 // underLoad delivers orders at deliveryRate while action runs, and for
-// settle more after it returns; then redelivers every order that was not
+// settle more after it returns, every redeliverEvery-th one deliveredAtOnce
+// times at the same moment; then redelivers every delivery that was not
 // answered 200 until it is. It returns the phase's figures and action's
 // error.
 func (s *storefront) underLoad(name string, settle time.Duration, action func() error) (*phase, error) {
@@ -122,14 +166,25 @@ func (s *storefront) underLoad(name string, settle time.Duration, action func() 
 			case <-tick.C:
 			}
 			order := s.next.Add(1)
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				d := s.deliver(ctx, order)
-				mu.Lock()
-				p.deliveries = append(p.deliveries, d)
-				mu.Unlock()
-			}()
+			copies := 1
+			if order%redeliverEvery == 0 {
+				copies = deliveredAtOnce
+			}
+			// The copies wait for one another, then go out together.
+			gate := make(chan struct{})
+			for i := range copies {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					<-gate
+					d := s.deliver(ctx, order)
+					d.atOnce = i > 0
+					mu.Lock()
+					p.deliveries = append(p.deliveries, d)
+					mu.Unlock()
+				}()
+			}
+			close(gate)
 		}
 	}()
 	// A moment of steady traffic before the action, and after it.
@@ -139,7 +194,7 @@ func (s *storefront) underLoad(name string, settle time.Duration, action func() 
 	close(stop)
 	wg.Wait()
 	p.took = time.Since(start)
-	sort.Slice(p.deliveries, func(i, j int) bool { return p.deliveries[i].order < p.deliveries[j].order })
+	sort.SliceStable(p.deliveries, func(i, j int) bool { return p.deliveries[i].order < p.deliveries[j].order })
 
 	// The storefront retries every delivery not answered 200 until it is.
 	for _, d := range p.deliveries {
@@ -147,8 +202,9 @@ func (s *storefront) underLoad(name string, settle time.Duration, action func() 
 			continue
 		}
 		for attempt := 0; ; attempt++ {
-			p.redelivery++
 			r := s.deliver(ctx, d.order)
+			r.retry = true
+			p.retries = append(p.retries, r)
 			if r.status == http.StatusOK {
 				break
 			}

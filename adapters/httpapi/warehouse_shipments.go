@@ -1,0 +1,108 @@
+package httpapi
+
+import (
+	"net/http"
+
+	"github.com/gorilla/mux"
+
+	"github.com/acme3pl/fulfillment/adapters/telemetry"
+	"github.com/acme3pl/fulfillment/application"
+	"github.com/acme3pl/fulfillment/domain"
+)
+
+// WarehouseShipments serves the warehouse's shipment routes (a warehouse's
+// token, scope warehouse): its work list and the ship.
+type WarehouseShipments struct {
+	app    *application.Application
+	auth   Authenticator
+	errors ErrorMapper
+	m      *telemetry.Metrics
+}
+
+// NewWarehouseShipments builds the warehouse's shipment routes.
+func NewWarehouseShipments(app *application.Application, auth Authenticator, errs ErrorMapper, m *telemetry.Metrics) *WarehouseShipments {
+	return &WarehouseShipments{app: app, auth: auth, errors: errs, m: m}
+}
+
+// Register implements Routes.
+func (h *WarehouseShipments) Register(r *mux.Router) {
+	r.Handle("/v0/warehouse/shipments", h.auth.RequireWarehouse(h.list)).Methods(http.MethodGet)
+	r.Handle("/v0/warehouse/shipments/{id}/ship",
+		h.auth.RequireWarehouse(withBodyLimit(DefaultBodyLimit, http.HandlerFunc(h.ship)).ServeHTTP)).Methods(http.MethodPost)
+}
+
+// OrganizationRefDTO names the organization a warehouse's shipment is for.
+type OrganizationRefDTO struct {
+	ID   string `json:"id"`
+	Name string `json:"name"`
+}
+
+// WarehouseShipmentDTO is a shipment as its warehouse lists it: the
+// shipment of every answer and its organization.
+type WarehouseShipmentDTO struct {
+	ShipmentDTO
+	Organization OrganizationRefDTO `json:"organization"`
+}
+
+// list serves GET /v0/warehouse/shipments: status pending by default.
+func (h *WarehouseShipments) list(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	page, err := ParsePage(q)
+	if err != nil {
+		h.errors.Write(w, r, err)
+		return
+	}
+	var status domain.ShipmentStatus
+	if v, ok := q["status"]; ok {
+		if status, err = domain.ParseShipmentStatus(last(v)); err != nil {
+			h.errors.Write(w, r, err)
+			return
+		}
+	}
+	wh := PrincipalFrom(r.Context()).WarehouseID
+	res, err := h.app.Queries.ListWarehouseShipments.Handle(r.Context(),
+		application.ListWarehouseShipments{WarehouseID: wh, Status: status, Page: page})
+	if err != nil {
+		h.errors.Write(w, r, err)
+		return
+	}
+	out := make([]WarehouseShipmentDTO, len(res.Shipments))
+	for i, ws := range res.Shipments {
+		out[i] = WarehouseShipmentDTO{
+			ShipmentDTO:  toShipmentDTO(ws.Shipment),
+			Organization: OrganizationRefDTO{ID: ws.Shipment.OrganizationID(), Name: ws.OrganizationName},
+		}
+	}
+	SetNextLink(w, r, page, res.More)
+	WriteJSON(w, http.StatusOK, out)
+}
+
+// shipBody is the body of a ship: strict JSON, like every body of the API
+// (a member of another type or an unknown member is 400 naming it). A
+// member absent or null is empty, which the domain refuses.
+type shipBody struct {
+	Carrier        string `json:"carrier"`
+	TrackingNumber string `json:"trackingNumber"`
+}
+
+// ship serves POST /v0/warehouse/shipments/{id}/ship: 200 with the
+// shipment, the first time and on every replay.
+func (h *WarehouseShipments) ship(w http.ResponseWriter, r *http.Request) {
+	var body shipBody
+	if err := readJSON(r, &body); err != nil {
+		h.errors.Write(w, r, err)
+		return
+	}
+	res, err := h.app.Commands.ShipShipment.Handle(r.Context(), application.ShipShipment{
+		WarehouseID: PrincipalFrom(r.Context()).WarehouseID, ShipmentID: mux.Vars(r)["id"],
+		Carrier: body.Carrier, TrackingNumber: body.TrackingNumber,
+	})
+	if err != nil {
+		h.errors.Write(w, r, err)
+		return
+	}
+	if !res.Replay {
+		countTransition(h.m, res.Shipment, nil)
+	}
+	WriteJSON(w, http.StatusOK, toShipmentDTO(res.Shipment))
+}

@@ -1,0 +1,218 @@
+package application_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/acme3pl/fulfillment/application"
+	"github.com/acme3pl/fulfillment/domain"
+	"github.com/acme3pl/fulfillment/ports"
+)
+
+func shipShip(app *application.Application, warehouse, id, carrier, number string) (application.ShipResult, error) {
+	return app.Commands.ShipShipment.Handle(context.Background(), application.ShipShipment{
+		WarehouseID: warehouse, ShipmentID: id, Carrier: carrier, TrackingNumber: number,
+	})
+}
+
+// shipPending makes a submitted shipment of c and returns its ID.
+func shipPending(t *testing.T, app *application.Application, c application.CreateShipment) string {
+	t.Helper()
+	id := shipDraft(t, app, c)
+	if _, err := shipSubmit(app, "org_ship_a", id); err != nil {
+		t.Fatal(err)
+	}
+	return id
+}
+
+func TestShipConsumesTheReservation(t *testing.T) {
+	db := shipFixture()
+	app, clock := shipApp(db, domain.Sandbox)
+	id := shipPending(t, app, shipSPD(shipLine("ctn_1", 3), shipLine("ctn_2", 2)))
+	clock.now = shipT0.Add(time.Hour)
+	res, err := shipShip(app, "wh_a", id, " UPS ", "1Z999")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := res.Shipment
+	if res.Replay || s.Status() != domain.ShipmentShipped || !s.ShippedAt().Equal(clock.now) || !s.UpdatedAt().Equal(clock.now) ||
+		*s.Tracking() != (domain.Tracking{Carrier: "UPS", Number: "1Z999"}) {
+		t.Fatalf("replay %v status %s shipped %v tracking %+v", res.Replay, s.Status(), s.ShippedAt(), s.Tracking())
+	}
+	if l := db.level("wh_a", "ctn_1"); l != (stockLevel{onHand: 2, reserved: 0}) {
+		t.Fatalf("ctn_1 %+v, want on hand 2 reserved 0", l)
+	}
+	if l := db.level("wh_a", "ctn_2"); l != (stockLevel{onHand: 0, reserved: 0}) {
+		t.Fatalf("ctn_2 %+v, want on hand 0 reserved 0", l)
+	}
+	if got := len(db.movements()); got != 2 {
+		t.Fatalf("%d movements, want 2", got)
+	}
+	for _, m := range db.movements() {
+		if m.reason != domain.MovementShipment || m.delta.Kind != domain.KindCarton || m.delta.Quantity >= 0 || !m.at.Equal(clock.now) {
+			t.Errorf("movement %+v", m)
+		}
+	}
+	// The organization may no longer cancel it.
+	if _, err := shipCancel(app, "org_ship_a", id); !errors.Is(err, domain.ErrInvalidState) {
+		t.Fatalf("cancel after ship: %v, want ErrInvalidState", err)
+	}
+}
+
+func TestShipAgainIsAReplay(t *testing.T) {
+	db := shipFixture()
+	app, clock := shipApp(db, domain.Sandbox)
+	id := shipPending(t, app, shipSPD(shipLine("ctn_1", 1)))
+	first, err := shipShip(app, "wh_a", id, "UPS", "1Z1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	commits := db.commits
+	clock.now = shipT0.Add(time.Hour)
+	again, err := shipShip(app, "wh_a", id, "UPS", "1Z1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !again.Replay || !again.Shipment.ShippedAt().Equal(*first.Shipment.ShippedAt()) || !again.Shipment.UpdatedAt().Equal(first.Shipment.UpdatedAt()) {
+		t.Fatalf("replay %v shipped %v updated %v", again.Replay, again.Shipment.ShippedAt(), again.Shipment.UpdatedAt())
+	}
+	if l := db.level("wh_a", "ctn_1"); l.onHand != 4 || len(db.movements()) != 1 {
+		t.Fatalf("ctn_1 %+v, %d movements: the replay changed the stock", l, len(db.movements()))
+	}
+	if db.commits != commits+1 {
+		t.Fatalf("%d commits, want one more (an empty transaction)", db.commits-commits)
+	}
+	if _, err := shipShip(app, "wh_a", id, "UPS", "1Z2"); !errors.Is(err, domain.ErrInvalidState) {
+		t.Fatalf("ship with another number: %v, want ErrInvalidState", err)
+	}
+}
+
+func TestShipRefusals(t *testing.T) {
+	db := shipFixture()
+	app, _ := shipApp(db, domain.Sandbox)
+	draft := shipDraft(t, app, shipSPD(shipLine("ctn_1", 1)))
+	cancelled := shipDraft(t, app, shipSPD(shipLine("ctn_1", 1)))
+	if _, err := shipCancel(app, "org_ship_a", cancelled); err != nil {
+		t.Fatal(err)
+	}
+	pending := shipPending(t, app, shipSPD(shipLine("ctn_1", 1)))
+	// Pick & Pack is reserved without a check: on hand 0 when it ships.
+	backorder := shipPending(t, app, shipPickPack(shipLine("prod_1", 2), shipLine("prod_2", 1)))
+	var short *domain.OnHandShortageError
+	var invalid *domain.ValidationError
+	tests := []struct {
+		name                string
+		warehouse, id       string
+		carrier, number     string
+		wantIs              error
+		wantAs              any
+		wantShortItems      int
+		wantInvalidArgument string
+	}{
+		{"a draft", "wh_a", draft, "UPS", "1", domain.ErrInvalidState, nil, 0, ""},
+		{"a cancelled shipment", "wh_a", cancelled, "UPS", "1", domain.ErrInvalidState, nil, 0, ""},
+		{"another warehouse's shipment", "wh_b", pending, "UPS", "1", domain.ErrNotFound, nil, 0, ""},
+		{"an unknown shipment", "wh_a", "shp_404", "UPS", "1", domain.ErrNotFound, nil, 0, ""},
+		{"an ID no shipment has", "wh_a", "a b", "UPS", "1", domain.ErrNotFound, nil, 0, ""},
+		{"no carrier", "wh_a", pending, " ", "1", nil, &invalid, 0, "carrier"},
+		{"no number", "wh_a", pending, "UPS", "", nil, &invalid, 0, "trackingNumber"},
+		{"on hand short", "wh_a", backorder, "UPS", "1", nil, &short, 2, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			commits := db.commits
+			_, err := shipShip(app, tt.warehouse, tt.id, tt.carrier, tt.number)
+			switch {
+			case tt.wantIs != nil && !errors.Is(err, tt.wantIs):
+				t.Fatalf("error %v, want %v", err, tt.wantIs)
+			case tt.wantAs != nil && !errors.As(err, tt.wantAs):
+				t.Fatalf("error %v, want %T", err, tt.wantAs)
+			}
+			if tt.wantShortItems > 0 && len(short.Items) != tt.wantShortItems {
+				t.Fatalf("short items %+v", short.Items)
+			}
+			if tt.wantInvalidArgument != "" && invalid.Field != tt.wantInvalidArgument {
+				t.Fatalf("invalid %s, want %s", invalid.Field, tt.wantInvalidArgument)
+			}
+			if db.commits != commits {
+				t.Fatal("a refused ship committed")
+			}
+		})
+	}
+	if l := db.level("wh_a", "prod_1"); l != (stockLevel{onHand: 0, reserved: 2}) {
+		t.Fatalf("prod_1 %+v after the refused ship", l)
+	}
+}
+
+func TestListWarehouseShipments(t *testing.T) {
+	db := shipFixture()
+	db.state.orgs["org_ship_a"] = domain.Organization{ID: "org_ship_a", Name: "Acme"}
+	app, clock := shipApp(db, domain.Sandbox)
+	var ids []string
+	for i := range 3 {
+		clock.now = shipT0.Add(time.Duration(3-i) * time.Minute) // submitted in reverse of creation
+		ids = append(ids, shipPending(t, app, shipSPD(shipLine("ctn_1", 1))))
+	}
+	shipDraft(t, app, shipSPD(shipLine("ctn_1", 1))) // a draft is not the warehouse's
+	list := func(q application.ListWarehouseShipments) (application.WarehouseShipmentPage, error) {
+		return app.Queries.ListWarehouseShipments.Handle(context.Background(), q)
+	}
+	page, err := list(application.ListWarehouseShipments{WarehouseID: "wh_a", Page: ports.Page{Take: 2}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(page.Shipments) != 2 || !page.More || page.Shipments[0].Shipment.ID() != ids[2] || page.Shipments[1].Shipment.ID() != ids[1] ||
+		page.Shipments[0].OrganizationName != "Acme" {
+		t.Fatalf("page %+v more %v, want %s then %s (oldest submission first)", page.Shipments, page.More, ids[2], ids[1])
+	}
+	if page, err = list(application.ListWarehouseShipments{WarehouseID: "wh_b", Page: ports.Page{Take: 10}}); err != nil || len(page.Shipments) != 0 {
+		t.Fatalf("another warehouse: %+v %v", page.Shipments, err)
+	}
+	var ve *domain.ValidationError
+	if _, err := list(application.ListWarehouseShipments{WarehouseID: "wh_a", Status: domain.ShipmentDraft, Page: ports.Page{Take: 1}}); !errors.As(err, &ve) || ve.Field != "status" {
+		t.Fatalf("drafts: %v, want an invalid status", err)
+	}
+}
+
+// Billing's and the outbox's hooks run in the ship's transaction, once per
+// shipment shipped: never for a replay, and a failing hook ships nothing.
+func TestShipRunsItsHooksOnce(t *testing.T) {
+	db := shipFixture()
+	clock := &fakeClock{now: shipT0}
+	var charged, events []string
+	fail := false
+	hooks := application.WarehouseHooks{
+		ShipmentCharges: func(_ context.Context, _ ports.Repositories, s *domain.Shipment) error {
+			if fail {
+				return errors.New("rate card unreadable")
+			}
+			charged = append(charged, s.ID()+"/"+string(s.Status()))
+			return nil
+		},
+		ShipmentEvent: func(_ context.Context, _ ports.Repositories, s *domain.Shipment) error {
+			events = append(events, s.ID())
+			return nil
+		},
+	}
+	app, _ := shipApp(db, domain.Sandbox)
+	ship := application.NewShipShipmentHandler(fakeUoW{db}, clock, hooks)
+	id := shipPending(t, app, shipSPD(shipLine("ctn_1", 1)))
+	other := shipPending(t, app, shipSPD(shipLine("ctn_2", 1)))
+	for range 2 {
+		if _, err := ship.Handle(context.Background(), application.ShipShipment{WarehouseID: "wh_a", ShipmentID: id, Carrier: "UPS", TrackingNumber: "1"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if len(charged) != 1 || charged[0] != id+"/shipped" || len(events) != 1 {
+		t.Fatalf("charged %v, events %v: want one of each for the first ship", charged, events)
+	}
+	fail = true
+	if _, err := ship.Handle(context.Background(), application.ShipShipment{WarehouseID: "wh_a", ShipmentID: other, Carrier: "UPS", TrackingNumber: "2"}); err == nil {
+		t.Fatal("a failing charge hook shipped")
+	}
+	if l := db.level("wh_a", "ctn_2"); l != (stockLevel{onHand: 2, reserved: 1}) {
+		t.Fatalf("ctn_2 %+v after a failed ship, want untouched", l)
+	}
+}

@@ -1,0 +1,105 @@
+package domain_test
+
+import (
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/acme3pl/fulfillment/domain"
+)
+
+func TestNewTracking(t *testing.T) {
+	tests := []struct {
+		name            string
+		carrier, number string
+		want            domain.Tracking
+		wantField       string // "" when valid
+	}{
+		{"plain", "UPS", "1Z999AA10123456784", domain.Tracking{Carrier: "UPS", Number: "1Z999AA10123456784"}, ""},
+		{"trimmed", " DHL\t", "  00340434161234567890 \n", domain.Tracking{Carrier: "DHL", Number: "00340434161234567890"}, ""},
+		{"at the bound, in characters", strings.Repeat("é", 64), strings.Repeat("9", 64),
+			domain.Tracking{Carrier: strings.Repeat("é", 64), Number: strings.Repeat("9", 64)}, ""},
+		{"no carrier", "", "1Z", domain.Tracking{}, "carrier"},
+		{"blank carrier", "   ", "1Z", domain.Tracking{}, "carrier"},
+		{"carrier too long", strings.Repeat("c", 65), "1Z", domain.Tracking{}, "carrier"},
+		{"no number", "UPS", "", domain.Tracking{}, "trackingNumber"},
+		{"number too long", "UPS", strings.Repeat("1", 65), domain.Tracking{}, "trackingNumber"},
+		{"number with NUL", "UPS", "1Z\x00", domain.Tracking{}, "trackingNumber"},
+		{"carrier with a line break inside", "U\nPS", "1Z", domain.Tracking{}, "carrier"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := domain.NewTracking(tt.carrier, tt.number)
+			var ve *domain.ValidationError
+			switch {
+			case tt.wantField == "" && err != nil:
+				t.Fatalf("NewTracking: %v", err)
+			case tt.wantField != "" && (!errors.As(err, &ve) || ve.Field != tt.wantField):
+				t.Fatalf("NewTracking: %v, want an invalid %s", err, tt.wantField)
+			}
+			if got != tt.want {
+				t.Fatalf("NewTracking = %+v, want %+v", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestShipTransitions(t *testing.T) {
+	later := shipNow.Add(time.Hour)
+	same := domain.Tracking{Carrier: "UPS", Number: "1Z999AA10123456784"} // shipStored's
+	tests := []struct {
+		name       string
+		from       domain.ShipmentStatus
+		tracking   domain.Tracking
+		want       domain.ShipmentStatus
+		wantReplay bool
+		wantErr    error
+	}{
+		{"pending is shipped", domain.ShipmentPending, domain.Tracking{Carrier: "DHL", Number: "42"}, domain.ShipmentShipped, false, nil},
+		{"the same ship again is a replay", domain.ShipmentShipped, same, domain.ShipmentShipped, true, nil},
+		{"the same ship, padded, is a replay", domain.ShipmentShipped, domain.Tracking{Carrier: " UPS ", Number: "1Z999AA10123456784 "},
+			domain.ShipmentShipped, true, nil},
+		{"another number", domain.ShipmentShipped, domain.Tracking{Carrier: "UPS", Number: "1Z999AA10123456785"},
+			domain.ShipmentShipped, false, domain.ErrInvalidState},
+		{"another carrier", domain.ShipmentShipped, domain.Tracking{Carrier: "ups", Number: same.Number},
+			domain.ShipmentShipped, false, domain.ErrInvalidState},
+		{"a draft", domain.ShipmentDraft, same, domain.ShipmentDraft, false, domain.ErrInvalidState},
+		{"a cancelled shipment", domain.ShipmentCancelled, same, domain.ShipmentCancelled, false, domain.ErrInvalidState},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := shipStored(tt.from)
+			beforeShipped, beforeTracking := s.ShippedAt(), s.Tracking()
+			replay, err := s.Ship(later, tt.tracking)
+			if !errors.Is(err, tt.wantErr) || (tt.wantErr == nil && err != nil) {
+				t.Fatalf("Ship: %v, want %v", err, tt.wantErr)
+			}
+			if replay != tt.wantReplay || s.Status() != tt.want {
+				t.Fatalf("replay %v, status %s; want %v, %s", replay, s.Status(), tt.wantReplay, tt.want)
+			}
+			if tt.wantErr != nil || tt.wantReplay {
+				if s.ShippedAt() != beforeShipped || s.Tracking() != beforeTracking || !s.UpdatedAt().Equal(shipNow) {
+					t.Fatal("a refused or replayed Ship changed the shipment")
+				}
+				return
+			}
+			if s.ShippedAt() == nil || !s.ShippedAt().Equal(later) || !s.UpdatedAt().Equal(later) || *s.Tracking() != tt.tracking {
+				t.Fatalf("shippedAt %v updatedAt %v tracking %+v", s.ShippedAt(), s.UpdatedAt(), s.Tracking())
+			}
+		})
+	}
+}
+
+func TestShipRefusesABadTrackingBeforeItsState(t *testing.T) {
+	for _, st := range []domain.ShipmentStatus{domain.ShipmentPending, domain.ShipmentShipped, domain.ShipmentCancelled} {
+		s := shipStored(st)
+		var ve *domain.ValidationError
+		if _, err := s.Ship(shipNow, domain.Tracking{Carrier: "UPS"}); !errors.As(err, &ve) || ve.Field != "trackingNumber" {
+			t.Errorf("%s: Ship without a number: %v, want an invalid trackingNumber", st, err)
+		}
+		if s.Status() != st {
+			t.Errorf("%s: status %s after a refused Ship", st, s.Status())
+		}
+	}
+}
