@@ -184,15 +184,35 @@ func TestEventsMatchTheAPI(t *testing.T) {
 	}
 	var receipt struct{ ID string }
 	received.JSON(t, &receipt)
+	// shipment.shipped: an order's shipment at Bravo (the default), its stock received there first,
+	// shipped by Bravo's warehouse.
+	bravo := mintWarehouseToken(t, "wh_e2e_in_b", "warehouse")
+	stocked := do(t, "POST", srv.URL+"/v0/warehouse/receipts", map[string]any{"organizationId": "org_e2e_in_a",
+		"reference": "ASN-EVENTS-B-" + orderID, "items": []any{map[string]any{"productId": "prod_in_a_0", "quantity": 2},
+			map[string]any{"productId": "prod_in_a_1", "quantity": 1}}}, "Authorization", "Bearer "+bravo)
+	if stocked.Status != http.StatusCreated {
+		t.Fatalf("warehouse receipt at Bravo: %d %s", stocked.Status, stocked.Body)
+	}
+	var stockedReceipt struct{ ID string }
+	stocked.JSON(t, &stockedReceipt)
+	shipOrderID := strconv.FormatInt(7400000000000+time.Now().UnixNano()%1000000000, 10)
+	toShip := wantShipment(t, deliver(t, srv, intakeKeyA, withID(t, intakeSample(t, "orders-create.json"), shipOrderID, nil)))
+	toShipView := get("/v0/shipments/" + toShip)
+	if r := do(t, "POST", srv.URL+"/v0/warehouse/shipments/"+toShip+"/ship", map[string]any{"carrier": "UPS", "trackingNumber": "1Z999"},
+		"Authorization", "Bearer "+bravo); r.Status != http.StatusOK {
+		t.Fatalf("ship: %d %s", r.Status, r.Body)
+	}
+	shippedView := get("/v0/shipments/" + toShip)
 
-	events := readStream(t, broker.URL(), 5)
+	events := readStream(t, broker.URL(), 8)
 	checkEnvelope(t, events)
 	var got []string
 	for _, m := range events {
 		got = append(got, m.Event.Type+" "+m.Event.Subject)
 	}
 	want := []string{"shipment.created " + shipped, "shipment.cancelled " + shipped, "shipment.created " + draft.ID,
-		"storefront_order.failed " + failedID, "inventory.received " + receipt.ID}
+		"storefront_order.failed " + failedID, "inventory.received " + receipt.ID, "inventory.received " + stockedReceipt.ID,
+		"shipment.created " + toShip, "shipment.shipped " + toShip}
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("events %v, want %v", got, want)
 	}
@@ -208,6 +228,9 @@ func TestEventsMatchTheAPI(t *testing.T) {
 	}
 	sameJSON(t, got[3], events[3].Event.Data, failedView)
 	sameJSON(t, got[4], events[4].Event.Data, received.Body)
+	sameJSON(t, got[5], events[5].Event.Data, stocked.Body)
+	sameJSON(t, got[6], events[6].Event.Data, toShipView, "organizationId")
+	sameJSON(t, got[7], events[7].Event.Data, shippedView, "organizationId")
 
 	// The operator's view: `fulfillment events tail --all` prints the same events, one a line.
 	tail := mustCLI(t, eventsEnv(broker.URL()), "events", "tail", "--all", "--count", "5")
@@ -228,7 +251,7 @@ func TestEventsMatchTheAPI(t *testing.T) {
 	// The outbox is empty once published, and the metrics say so.
 	waitOutboxEmpty(t)
 	metrics := do(t, "GET", srv.URL+"/metrics", nil)
-	for _, s := range []string{`fulfillment_events_published_total{type="shipment.created"} 2`,
+	for _, s := range []string{`fulfillment_events_published_total{type="shipment.created"} 3`, `fulfillment_events_published_total{type="shipment.shipped"} 1`,
 		`fulfillment_events_published_total{type="shipment.cancelled"} 1`, "fulfillment_events_outbox_pending ",
 		"fulfillment_events_outbox_oldest_age_seconds "} {
 		if !strings.Contains(string(metrics.Body), s) {
