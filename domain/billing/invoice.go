@@ -185,7 +185,7 @@ func Dollars(cents int64) string {
 	sign := ""
 	u := uint64(cents)
 	if cents < 0 {
-		sign, u = "-", uint64(-(cents + 1))+1
+		sign, u = "-", uint64(-(cents+1))+1
 	}
 	whole := strconv.FormatUint(u/100, 10)
 	for i := len(whole) - 3; i > 0; i -= 3 {
