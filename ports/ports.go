@@ -25,6 +25,9 @@ type Repositories struct {
 	APIKeys        APIKeyRepository
 	WebhookSecrets WebhookSecretRepository
 	Fixtures       FixtureStore
+	RateCards      RateCardRepository
+	Charges        ChargeRepository
+	BillingPeriods BillingPeriodRepository
 }
 
 // Clock tells the time; tests pin it.
