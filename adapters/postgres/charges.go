@@ -85,9 +85,9 @@ WHERE p.status = 'open' AND rc.services ? v.service AND $1::boolean IS NOT NULL`
 )
 
 // The facts' filters: one fact by ID ($2), or the facts of one
-// organization ($2, '' for all) that have no charge yet.
+// organization ($2, ” for all) that have no charge yet.
 const (
-	oneShipment = ` AND s.id = $2`
+	oneShipment  = ` AND s.id = $2`
 	newShipments = ` AND ($2 = '' OR p.organization_id = $2) AND NOT EXISTS (SELECT 1 FROM billing_charges c
 	WHERE c.organization_id = s.organization_id AND c.fee IN ('pick_pack_order', 'spd_carton') AND c.source_id = s.id)`
 	oneReceipt  = ` AND r.id = $2`
@@ -133,7 +133,7 @@ SELECT fee FROM inserted`
 )
 
 // accrueStorageSQL accrues the days of storage after each organization's
-// watermark up to $1 (a date), in time zone $2, for organization $3 ('':
+// watermark up to $1 (a date), in time zone $2, for organization $3 (”:
 // every organization with a watermark). Taking the watermark (UPDATE …
 // FROM … FOR UPDATE) is the guard: a concurrent run waits for the row,
 // then finds the watermark moved and accrues nothing; the unique key of

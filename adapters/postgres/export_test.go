@@ -29,7 +29,9 @@ func PreparedOnConnection(ctx context.Context, u *UnitOfWork, d domain.OrderDeli
 
 // UnpreparedRepositories builds every repository on db with statements
 // that run unprepared, planned at each run.
-func UnpreparedRepositories(db *bun.DB) ports.Repositories { return newRepositories(runner{db: db}, BillingSettings{}) }
+func UnpreparedRepositories(db *bun.DB) ports.Repositories {
+	return newRepositories(runner{db: db}, BillingSettings{})
+}
 
 // TextArrays encodes ss and ns as array parameters.
 func TextArrays(ss []string, ns []int64) (string, string) { return pgArray(ss), pgArray(ns) }

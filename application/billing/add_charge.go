@@ -111,4 +111,3 @@ func (h *AddChargeHandler) coversCredit(ctx context.Context, r ports.Repositorie
 	}
 	return nil
 }
-

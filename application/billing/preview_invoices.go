@@ -84,4 +84,3 @@ func (h *PreviewInvoicesHandler) Handle(ctx context.Context, c PreviewInvoices) 
 	}
 	return []*domain.Invoice{domain.RehydrateInvoice(params, total)}, nil
 }
-
