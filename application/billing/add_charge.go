@@ -78,6 +78,12 @@ func (h *AddChargeHandler) Handle(ctx context.Context, c AddCharge) (AddChargeRe
 			out.ForPeriod = cal.MonthName(at)
 		}
 		if total < 0 {
+			// What the open invoice holds so far, its facts accrued first.
+			fees, err := h.d.accrue(ctx, r, c.OrganizationID, now)
+			if err != nil {
+				return err
+			}
+			h.d.observeCharges(fees)
 			if err := h.coversCredit(ctx, r, p, total); err != nil {
 				return err
 			}
