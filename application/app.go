@@ -69,6 +69,9 @@ type Deps struct {
 	// FailedOrderRetention is how long a failed order's body is kept after
 	// its last delivery (FAILED_ORDER_RETENTION); 0 is the default.
 	FailedOrderRetention time.Duration
+	// SeedRateCards sets a fixture's rate cards (billing's SeedRateCards);
+	// nil refuses fixtures that hold any.
+	SeedRateCards RateCardSeeder
 }
 
 // New builds the application.
@@ -77,7 +80,7 @@ func New(d Deps) *Application {
 		d.UnitOfWork, d.Repos.Receipts, d.Clock, d.IDs, d.Environment, d.Log), d.Tracer, d.Log)
 	return &Application{
 		Commands: Commands{
-			Seed:         Decorate("Seed", NewSeedHandler(d.UnitOfWork), d.Tracer, d.Log),
+			Seed:         Decorate("Seed", NewSeedHandler(d.UnitOfWork, d.SeedRateCards), d.Tracer, d.Log),
 			CreateAPIKey: Decorate("CreateAPIKey", NewCreateAPIKeyHandler(d.UnitOfWork, d.Keys, d.Clock, d.IDs, d.Environment), d.Tracer, d.Log),
 			RevokeAPIKey: Decorate("RevokeAPIKey", NewRevokeAPIKeyHandler(d.Repos.APIKeys), d.Tracer, d.Log),
 

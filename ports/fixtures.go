@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/acme3pl/fulfillment/domain"
+	"github.com/acme3pl/fulfillment/domain/billing"
 )
 
 // Fixture is a whole fixture document, validated into domain values.
@@ -15,6 +16,7 @@ type Fixture struct {
 	Invoices      []*domain.Invoice
 	APIKeys       []domain.APIKey
 	Secrets       []domain.WebhookSecret
+	RateCards     []billing.RateCardParams // set after the rest, as `rates set` would
 }
 
 // FixtureWarehouse is a warehouse and the organizations it is available to.
