@@ -88,7 +88,9 @@ var PostgresModule = fx.Module("postgres",
 		newDB,
 		func(db *bun.DB) (*postgres.Migrator, error) { return postgres.NewMigrator(db, migrations.FS) },
 		func(db *bun.DB, cfg Config) ports.UnitOfWork { return postgres.NewUnitOfWork(db, cfg.BillingStore()) },
-		func(db *bun.DB, cfg Config) ports.Repositories { return postgres.NewRepositories(db, cfg.BillingStore()) },
+		func(db *bun.DB, cfg Config) ports.Repositories {
+			return postgres.NewRepositories(db, cfg.BillingStore())
+		},
 		func(r ports.Repositories) ports.APIKeyRepository { return r.APIKeys },
 		func(r ports.Repositories) ports.WebhookSecretRepository { return r.WebhookSecrets },
 		func(db *bun.DB, m *postgres.Migrator) httpapi.ReadinessChecker {
