@@ -19,6 +19,7 @@ import (
 	"github.com/acme3pl/fulfillment/adapters/postgres"
 	"github.com/acme3pl/fulfillment/adapters/system"
 	"github.com/acme3pl/fulfillment/application"
+	billingapp "github.com/acme3pl/fulfillment/application/billing"
 	"github.com/acme3pl/fulfillment/bootstrap"
 	"github.com/acme3pl/fulfillment/domain"
 	"github.com/acme3pl/fulfillment/migrations"
@@ -56,11 +57,14 @@ func withApp(ctx context.Context, cfg bootstrap.Config, fn func(ctx context.Cont
 // withAppConns is withApp with a pool of conns connections.
 func withAppConns(ctx context.Context, cfg bootstrap.Config, conns int, fn func(ctx context.Context, app *application.Application) error) error {
 	return withDBConns(ctx, cfg, conns, func(ctx context.Context, db *bun.DB) error {
+		uow, repos := postgres.NewUnitOfWork(db, cfg.BillingStore()), postgres.NewRepositories(db, cfg.BillingStore())
 		return fn(ctx, application.New(application.Deps{
-			UnitOfWork: postgres.NewUnitOfWork(db), Repos: postgres.NewRepositories(db),
+			UnitOfWork: uow, Repos: repos,
 			Clock: system.Clock{}, IDs: system.IDs{}, Keys: identity.APIKeyGenerator{},
 			Tracer: noop.NewTracerProvider().Tracer(""), Log: slog.New(slog.DiscardHandler), Environment: cfg.Environment,
 			DecodeStorefrontOrder: httpapi.DecodeStorefrontOrder, FailedOrderRetention: cfg.FailedOrderRetention,
+			SeedRateCards: billingapp.SeedRateCards(billingapp.Deps{UnitOfWork: uow, Repos: repos, Clock: system.Clock{},
+				IDs: system.IDs{}, Settings: cfg.Billing()}),
 		}))
 	})
 }
@@ -144,7 +148,7 @@ func seed(ctx context.Context, cfg bootstrap.Config, args []string, stdout io.Wr
 			return err
 		}
 		parts := make([]string, 0, len(counts))
-		for _, k := range []string{"organizations", "warehouses", "products", "cartons", "stock", "invoices", "apiKeys", "webhookSecrets"} {
+		for _, k := range []string{"organizations", "warehouses", "products", "cartons", "stock", "invoices", "apiKeys", "webhookSecrets", "rateCards"} {
 			parts = append(parts, fmt.Sprintf("%s=%d", k, counts[k]))
 		}
 		fmt.Fprintf(stdout, "seeded (new records): %s\n", strings.Join(parts, " "))
