@@ -241,9 +241,17 @@ func (r *ChargeRepository) AccrueService(ctx context.Context, serviceID string) 
 	return r.accrue(ctx, accrueServiceSQL, r.settings.ChargeTestShipments, serviceID)
 }
 
+// catchUpLockSQL queues catch-ups: two at once would insert the same keys
+// in different orders and could deadlock. The unique key, not this lock,
+// makes them exactly once; the lock ends with the transaction.
+const catchUpLockSQL = `SELECT pg_advisory_xact_lock(8042001)`
+
 // CatchUp accrues the facts without a charge yet.
 func (r *ChargeRepository) CatchUp(ctx context.Context, organizationID string) (map[billing.Fee]int, error) {
 	total := map[billing.Fee]int{}
+	if err := r.run.query(ctx, catchUpLockSQL, func(*sql.Rows) error { return nil }); err != nil {
+		return nil, dbErr(err)
+	}
 	for _, step := range []struct {
 		q    string
 		args []any
