@@ -313,3 +313,58 @@ func TestBillingConcurrentInstances(t *testing.T) {
 }
 
 type billingRepos = ports.Repositories
+
+// An unpaid invoice past its due date by BILLING_COLLECTIONS_AFTER becomes
+// collecting at the next run, dated when it became due; a paid one stays;
+// the operator's transitions are the allowed ones only.
+func TestBillingCollectingAndStatuses(t *testing.T) {
+	ctx := context.Background()
+	clock := &billClock{now: utc("2030-10-30T00:00:00Z")}
+	b := newBillInstance(t, billDatabase(t), clock, time.UTC, 4)
+	for _, org := range []string{"org_late", "org_payer"} {
+		billOrg(t, b.db, org)
+		if _, err := b.set.Handle(ctx, billingapp.SetRateCard{Card: billExampleCard(org, "2030-11-01")}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	clock.set(utc("2030-12-02T00:00:00Z"))
+	res, err := b.run.Handle(ctx, billingapp.RunBilling{})
+	if err != nil || res.Invoices() != 2 {
+		t.Fatalf("run: %+v, %v", res, err)
+	}
+	ids := map[string]string{}
+	for _, f := range res.Finalized {
+		ids[f.OrganizationID] = f.InvoiceID
+	}
+	if _, err := b.move.Handle(ctx, billingapp.ChangeInvoiceStatus{InvoiceID: ids["org_payer"], To: "paid"}); err != nil {
+		t.Fatal(err)
+	}
+	for _, to := range []string{"unpaid", "pending_payment", "draft", "bogus"} {
+		if _, err := b.move.Handle(ctx, billingapp.ChangeInvoiceStatus{InvoiceID: ids["org_payer"], To: to}); err == nil {
+			t.Errorf("paid → %s was allowed", to)
+		}
+	}
+	if _, err := b.move.Handle(ctx, billingapp.ChangeInvoiceStatus{InvoiceID: "inv_nope", To: "paid"}); !errors.Is(err, domain.ErrNotFound) {
+		t.Errorf("an unknown invoice: %v", err)
+	}
+	// Due January 1, 2031 00:00; collecting 720 h later, January 31.
+	clock.set(utc("2031-01-30T23:59:59Z"))
+	if res, err = b.run.Handle(ctx, billingapp.RunBilling{}); err != nil || len(res.Collected) != 0 {
+		t.Fatalf("before: %+v, %v", res.Collected, err)
+	}
+	clock.set(utc("2031-02-03T00:00:00Z"))
+	if res, err = b.run.Handle(ctx, billingapp.RunBilling{}); err != nil || len(res.Collected) != 1 || res.Collected[0] != ids["org_late"] {
+		t.Fatalf("after: %+v, %v", res.Collected, err)
+	}
+	inv, err := b.deps.Repos.Invoices.Get(ctx, "org_late", ids["org_late"])
+	if err != nil || inv.Status() != domain.InvoiceCollecting || !inv.UpdatedAt().Equal(utc("2031-01-31T00:00:00Z")) {
+		t.Fatalf("collected invoice: %v %v", inv, err)
+	}
+	if paid, _ := b.deps.Repos.Invoices.Get(ctx, "org_payer", ids["org_payer"]); paid.Status() != domain.InvoicePaid {
+		t.Errorf("the paid invoice is %s", paid.Status())
+	}
+	// collecting → paid is allowed.
+	if from, err := b.move.Handle(ctx, billingapp.ChangeInvoiceStatus{InvoiceID: ids["org_late"], To: "paid"}); err != nil || from != domain.InvoiceCollecting {
+		t.Errorf("collecting → paid: %s, %v", from, err)
+	}
+}

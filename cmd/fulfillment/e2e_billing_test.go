@@ -189,3 +189,80 @@ func TestBillingEndToEnd(t *testing.T) {
 		t.Errorf("the server logged no billing run:\n%s", s)
 	}
 }
+
+// Three servers billing every second and three `billing run`s at once, on
+// an organization whose card starts three months back: each past month is
+// finalized once (its minimum), with keys of their own.
+func TestBillingSeveralServersAndRuns(t *testing.T) {
+	const org = "org_e2e_bill_many"
+	now := time.Now().UTC()
+	from := time.Date(now.Year(), now.Month()-3, 1, 0, 0, 0, 0, time.UTC)
+	card := billE2ECard(from.Format("2006-01-02"))
+	card["organizationId"] = org
+	seedFixture(t, testDSN, map[string]any{
+		"organizations": []any{map[string]any{"id": org, "name": "Billing Many"}},
+		"rateCards":     []any{card},
+	})
+	env := baseEnv(testDSN, "BILLING_INTERVAL=1s")
+	var servers []*server
+	for range 3 {
+		servers = append(servers, launchServer(t, env))
+	}
+	done := make(chan result, 3)
+	for range 3 {
+		go func() { done <- runCLI(t, baseEnv(testDSN), "billing", "run") }()
+	}
+	for range 3 {
+		r := <-done
+		if r.Code != 0 {
+			t.Errorf("billing run: exit %d: %s", r.Code, r.Stderr)
+		}
+		t.Logf("billing run: %s", r.Stdout)
+	}
+	for _, s := range servers {
+		s.waitFor(t, "/readyz", 200)
+	}
+	token := mintToken(t, org, "invoices")
+	type invoice struct {
+		ID, Name    string
+		TotalAmount int64 `json:"totalAmount"`
+	}
+	var list []invoice
+	// The months past their grace now: three, or two in the first day after
+	// a month's end.
+	want := 3
+	if now.Before(time.Date(now.Year(), now.Month(), 2, 0, 0, 0, 0, time.UTC)) {
+		want = 2
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		if r := getJSON(t, servers[0], "/v0/invoices", token, &list); r.Status != 200 {
+			t.Fatalf("GET /v0/invoices: %d %s", r.Status, r.Body)
+		}
+		if len(list) >= want || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	time.Sleep(2 * time.Second) // more runs on every server: nothing more
+	list = nil
+	if r := getJSON(t, servers[1], "/v0/invoices", token, &list); r.Status != 200 {
+		t.Fatalf("GET /v0/invoices: %d %s", r.Status, r.Body)
+	}
+	names := map[string]bool{}
+	for _, inv := range list {
+		names[inv.Name] = true
+		if inv.TotalAmount != 5000 {
+			t.Errorf("%s totals %d, want the minimum", inv.Name, inv.TotalAmount)
+		}
+	}
+	if len(list) != want || len(names) != want {
+		t.Fatalf("%d invoices (%d months), want %d: %+v", len(list), len(names), want, list)
+	}
+	for m := range want {
+		name := "Fulfillment, " + from.AddDate(0, m, 0).Format("January 2006")
+		if !names[name] {
+			t.Errorf("no invoice %q: %v", name, names)
+		}
+	}
+}
