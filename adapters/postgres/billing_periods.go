@@ -118,13 +118,39 @@ func (r *BillingPeriodRepository) Start(ctx context.Context, organizationID stri
 
 // LockOpen reads the open period FOR UPDATE.
 func (r *BillingPeriodRepository) LockOpen(ctx context.Context, organizationID string) (ports.OpenPeriod, error) {
-	return r.one(ctx, lockOpenPeriodSQL, organizationID)
+	return r.locked(ctx, lockOpenPeriodSQL, organizationID)
+}
+
+// hasPeriodsSQL tells an organization that bills from one that does not.
+const hasPeriodsSQL = `SELECT count(*) FROM (SELECT 1 FROM billing_periods WHERE organization_id = $1 LIMIT 1) p`
+
+// locked runs a locking read of the open period. When a finalization
+// committed while it waited for the row, the row it waited for is no
+// longer open and the next one is not in its snapshot: it finds nothing.
+// A new statement sees the new open period, so it reads again (a few
+// times: finalizations may follow one another) while the organization
+// has periods at all.
+func (r *BillingPeriodRepository) locked(ctx context.Context, q, organizationID string) (ports.OpenPeriod, error) {
+	for range 5 {
+		p, err := r.one(ctx, q, organizationID)
+		if !errors.Is(err, domain.ErrNotFound) {
+			return p, err
+		}
+		var n int
+		if err := r.run.query(ctx, hasPeriodsSQL, func(rows *sql.Rows) error { return rows.Scan(&n) }, organizationID); err != nil {
+			return p, dbErr(err)
+		}
+		if n == 0 {
+			return p, domain.ErrNotFound
+		}
+	}
+	return ports.OpenPeriod{}, fmt.Errorf("the open period of %s kept moving: %w", organizationID, domain.ErrTimeout)
 }
 
 // ClosedUntil is the start of the open period (zero when the organization
 // has none: nothing of it is billed, so nothing is closed).
 func (r *BillingPeriodRepository) ClosedUntil(ctx context.Context, organizationID string) (time.Time, error) {
-	p, err := r.one(ctx, shareOpenPeriodSQL, organizationID)
+	p, err := r.locked(ctx, shareOpenPeriodSQL, organizationID)
 	if err != nil {
 		if errors.Is(err, domain.ErrNotFound) {
 			return time.Time{}, nil

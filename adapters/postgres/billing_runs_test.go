@@ -11,6 +11,8 @@ import (
 
 	"github.com/uptrace/bun"
 
+	"github.com/acme3pl/fulfillment/adapters/postgres/pgtest"
+
 	billingapp "github.com/acme3pl/fulfillment/application/billing"
 	"github.com/acme3pl/fulfillment/domain"
 	"github.com/acme3pl/fulfillment/ports"
@@ -366,5 +368,68 @@ func TestBillingCollectingAndStatuses(t *testing.T) {
 	// collecting → paid is allowed.
 	if from, err := b.move.Handle(ctx, billingapp.ChangeInvoiceStatus{InvoiceID: ids["org_late"], To: "paid"}); err != nil || from != domain.InvoiceCollecting {
 		t.Errorf("collecting → paid: %s, %v", from, err)
+	}
+}
+
+// A receipt's check of a closed period racing a finalization: it waits for
+// the finalizing transaction and then sees the period closed (not "no
+// period at all", which a locking read of the old row would find).
+func TestBillingPeriodClosedWaitsForFinalization(t *testing.T) {
+	ctx := context.Background()
+	clock := &billClock{now: utc("2030-10-30T00:00:00Z")}
+	b := newBillInstance(t, billDatabase(t), clock, time.UTC, 4)
+	org := "org_race"
+	billOrg(t, b.db, org)
+	if _, err := b.set.Handle(ctx, billingapp.SetRateCard{Card: billExampleCard(org, "2030-11-01")}); err != nil {
+		t.Fatal(err)
+	}
+	locked, release := make(chan struct{}), make(chan struct{})
+	finalized := make(chan error, 1)
+	go func() {
+		finalized <- b.deps.UnitOfWork.Do(ctx, func(ctx context.Context, r ports.Repositories) error {
+			p, err := r.BillingPeriods.LockOpen(ctx, org)
+			if err != nil {
+				return err
+			}
+			if _, err := r.BillingPeriods.Finalize(ctx, p, p.Period.End, nil, utc("2031-01-01T00:00:00Z"), "inv_next_race"); err != nil {
+				return err
+			}
+			close(locked)
+			<-release
+			return nil
+		})
+	}()
+	<-locked
+	closed := make(chan bool, 1)
+	go func() {
+		var c bool
+		err := b.deps.UnitOfWork.Do(ctx, func(ctx context.Context, r ports.Repositories) error {
+			var err error
+			c, err = r.BillingPeriods.PeriodClosed(ctx, org, utc("2030-11-20T00:00:00Z"))
+			return err
+		})
+		if err != nil {
+			t.Error(err)
+		}
+		closed <- c
+	}()
+	pgtest.WaitForLockWaiters(t, b.db, 1)
+	close(release)
+	if err := <-finalized; err != nil {
+		t.Fatal(err)
+	}
+	if !<-closed {
+		t.Error("PeriodClosed answered false for a day of the period finalized while it waited")
+	}
+	// And the new period is open to what follows.
+	err := b.deps.UnitOfWork.Do(ctx, func(ctx context.Context, r ports.Repositories) error {
+		c, err := r.BillingPeriods.PeriodClosed(ctx, org, utc("2030-12-01T00:00:00Z"))
+		if err == nil && c {
+			t.Error("December is closed")
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
 }
