@@ -11,6 +11,7 @@ import (
 
 	"github.com/uptrace/bun"
 
+	"github.com/acme3pl/fulfillment/adapters/postgres"
 	"github.com/acme3pl/fulfillment/adapters/postgres/pgtest"
 
 	billingapp "github.com/acme3pl/fulfillment/application/billing"
@@ -431,5 +432,50 @@ func TestBillingPeriodClosedWaitsForFinalization(t *testing.T) {
 	})
 	if err != nil {
 		t.Fatal(err)
+	}
+}
+
+// In production test shipments are never charged; a period with no charge
+// and no minimum makes no invoice.
+func TestBillingProductionSkipsTestShipments(t *testing.T) {
+	ctx := context.Background()
+	dsn := billDatabase(t)
+	clock := &billClock{now: utc("2030-10-30T00:00:00Z")}
+	b := newBillInstance(t, dsn, clock, time.UTC, 4)
+	b.deps.UnitOfWork = postgres.NewUnitOfWork(b.db, postgres.WithBilling(postgres.BillingSettings{Location: time.UTC}))
+	b.run = billingapp.NewRunBillingHandler(b.deps)
+	b.set = billingapp.NewSetRateCardHandler(b.deps)
+	for _, org := range []string{"org_prod", "org_quiet"} {
+		billOrg(t, b.db, org)
+		card := billExampleCard(org, "2030-11-01")
+		delete(card.Fees, "minimum_monthly")
+		if _, err := b.set.Handle(ctx, billingapp.SetRateCard{Card: card}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	billShip(t, b.db, "org_prod", "prod_test", false, 2, utc("2030-11-05T10:00:00Z")) // test: true
+	billShip(t, b.db, "org_prod", "prod_real", false, 1, utc("2030-11-06T10:00:00Z"))
+	billExec(t, b.db, `UPDATE shipments SET test = false WHERE id = 'prod_real'`)
+	clock.set(utc("2030-12-02T00:00:00Z"))
+	res, err := b.run.Handle(ctx, billingapp.RunBilling{})
+	if err != nil || len(res.Finalized) != 2 || res.Invoices() != 1 {
+		t.Fatalf("run: %+v, %v", res, err)
+	}
+	for _, f := range res.Finalized {
+		switch f.OrganizationID {
+		case "org_prod":
+			inv, err := b.deps.Repos.Invoices.Get(ctx, f.OrganizationID, f.InvoiceID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			billWantLines(t, billLines(inv), []billLine{{"Pick & Pack orders", "wh_org_prod: 1 shipment", "1", 250, 250}})
+		case "org_quiet":
+			if f.Key != "" {
+				t.Errorf("a period without charges or minimum made invoice %s", f.Key)
+			}
+		}
+	}
+	if _, keys := billInvoices(t, b.db, "org_quiet"); len(keys) != 0 {
+		t.Errorf("org_quiet has invoices %v", keys)
 	}
 }
