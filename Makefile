@@ -85,16 +85,17 @@ test: ## go test -race on every package against a real PostgreSQL; log in .tmp/t
 # intake with no export, 10 % and every trace sampled to Jaeger), replay (bench/replay/run.sh:
 # `fulfillment orders replay --all-failed` over 10,000 kept orders against the intake's rate).
 # E.g. `make bench BENCH=reads`.
-BENCH ?= go invoices reads intake tracing replay
+BENCH ?= go invoices reads intake tracing replay billing
 
-bench: ## the benchmarks of docs/benchmarks.md (BENCH="go invoices reads intake tracing replay"); the first run generates 1M invoices
+bench: ## the benchmarks of docs/benchmarks.md (BENCH="go invoices reads intake tracing replay billing"); the first run generates 1M invoices
 	@$(WITH_PG) \
 	for b in $(BENCH); do \
 		case $$b in \
 		go) go test -run '^$$' -bench . -benchmem ./... ;; \
 		invoices|reads|intake|replay) bench/$$b/run.sh ;; \
 		tracing) bench/intake/tracing.sh ;; \
-		*) echo "make bench: unknown benchmark $$b (go, invoices, reads, intake, tracing, replay)" >&2; exit 2 ;; \
+		billing) go run ./bench/billing -admin "$$DATABASE_URL" ;; \
+		*) echo "make bench: unknown benchmark $$b (go, invoices, reads, intake, tracing, replay, billing)" >&2; exit 2 ;; \
 		esac; \
 	done
 
