@@ -5,12 +5,15 @@
 // example rate card of every organization, then times, on December 2:
 //
 //  1. the catch-up accrual of the orders' charges (one statement);
+//
 //  2. the 30 days of storage from the stock ledger (one statement);
+//
 //  3. a bare SQL aggregate over the same charges (the physical limit of
 //     closing: one pass over them);
+//
 //  4. the billing run that finalizes every organization's November.
 //
-//	go run ./bench/billing -admin postgres://postgres@127.0.0.1:5432/postgres [-orgs 1000 -orders 1000000 -products 100]
+//     go run ./bench/billing -admin postgres://postgres@127.0.0.1:5432/postgres [-orgs 1000 -orders 1000000 -products 100]
 package main
 
 import (
