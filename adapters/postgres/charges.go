@@ -89,13 +89,21 @@ WHERE p.status = 'open' AND rc.services ? v.service AND $1::boolean IS NOT NULL`
 const (
 	oneShipment  = ` AND s.id = $2`
 	newShipments = ` AND ($2 = '' OR p.organization_id = $2) AND NOT EXISTS (SELECT 1 FROM billing_charges c
-	WHERE c.organization_id = s.organization_id AND c.fee IN ('pick_pack_order', 'spd_carton') AND c.source_id = s.id)`
+	WHERE c.organization_id = s.organization_id AND c.fee IN ('pick_pack_order', 'spd_carton') AND c.source_id = s.id)` + sharePeriods
 	oneReceipt  = ` AND r.id = $2`
 	newReceipts = ` AND ($2 = '' OR p.organization_id = $2) AND NOT EXISTS (SELECT 1 FROM billing_charges c
-	WHERE c.organization_id = r.organization_id AND c.fee IN ('receiving_unit', 'receiving_carton') AND c.source_id = r.id)`
+	WHERE c.organization_id = r.organization_id AND c.fee IN ('receiving_unit', 'receiving_carton') AND c.source_id = r.id)` + sharePeriods
 	oneService  = ` AND v.id = $2`
 	newServices = ` AND ($2 = '' OR p.organization_id = $2) AND NOT EXISTS (SELECT 1 FROM billing_charges c
-	WHERE c.organization_id = v.organization_id AND c.fee = 'service' AND c.source_id = v.id)`
+	WHERE c.organization_id = v.organization_id AND c.fee = 'service' AND c.source_id = v.id)` + sharePeriods
+
+	// sharePeriods holds the open periods a catch-up accrues into until
+	// its transaction ends: a finalization (FOR UPDATE) waits for it and
+	// then bills what it inserted. A fact's own path needs no such lock:
+	// a ship is dated now, never inside a period already past its end, and
+	// a receipt or service holds its period through PeriodClosed.
+	sharePeriods = `
+FOR SHARE OF p`
 )
 
 // accrual builds the statement of an accrual: the facts' SELECT with the

@@ -70,6 +70,15 @@ func (h *AddChargeHandler) Handle(ctx context.Context, c AddCharge) (AddChargeRe
 		at = cal.Start(day)
 	}
 	err = h.d.UnitOfWork.Do(ctx, func(ctx context.Context, r ports.Repositories) error {
+		if total < 0 {
+			// What the open invoice holds so far, its facts accrued first
+			// (before the period's row: the order of locks of accrue).
+			fees, err := h.d.accrue(ctx, r, c.OrganizationID, now)
+			if err != nil {
+				return err
+			}
+			h.d.observeCharges(fees)
+		}
 		p, err := r.BillingPeriods.LockOpen(ctx, c.OrganizationID)
 		if err != nil {
 			return fmt.Errorf("the open period of %s (is a rate card set?): %w", c.OrganizationID, err)
@@ -78,12 +87,6 @@ func (h *AddChargeHandler) Handle(ctx context.Context, c AddCharge) (AddChargeRe
 			out.ForPeriod = cal.MonthName(at)
 		}
 		if total < 0 {
-			// What the open invoice holds so far, its facts accrued first.
-			fees, err := h.d.accrue(ctx, r, c.OrganizationID, now)
-			if err != nil {
-				return err
-			}
-			h.d.observeCharges(fees)
 			if err := h.coversCredit(ctx, r, p, total); err != nil {
 				return err
 			}

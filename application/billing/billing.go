@@ -86,7 +86,10 @@ func (d Deps) yesterday(now time.Time) billing.Date {
 }
 
 // accrue accrues the organization's facts without a charge ("": every
-// organization's) and its storage up to yesterday.
+// organization's) and its storage up to yesterday. It takes the catch-up's
+// advisory lock and holds the open periods it accrues into FOR SHARE: a use
+// case that also locks a period's row (FOR UPDATE) accrues first, so that
+// every transaction takes these locks in the same order.
 func (d Deps) accrue(ctx context.Context, r ports.Repositories, organizationID string, now time.Time) (map[billing.Fee]int, error) {
 	fees, err := r.Charges.CatchUp(ctx, organizationID)
 	if err != nil {

@@ -28,6 +28,13 @@ func (h *ClosePeriodHandler) Handle(ctx context.Context, c ClosePeriod) (ports.F
 	var out ports.FinalizedInvoice
 	now := h.d.Clock.Now()
 	err := h.d.UnitOfWork.Do(ctx, func(ctx context.Context, r ports.Repositories) error {
+		// The accrual first, then the period's row: the order of locks
+		// every use case follows (accrue).
+		fees, err := h.d.accrue(ctx, r, c.OrganizationID, now)
+		if err != nil {
+			return err
+		}
+		h.d.observeCharges(fees)
 		p, err := r.BillingPeriods.LockOpen(ctx, c.OrganizationID)
 		if err != nil {
 			return fmt.Errorf("the open period of %s (is a rate card set?): %w", c.OrganizationID, err)
@@ -39,11 +46,6 @@ func (h *ClosePeriodHandler) Handle(ctx context.Context, c ClosePeriod) (ports.F
 		if !end.After(p.Period.Start) {
 			return fmt.Errorf("%w: the open period of %s starts now: there is nothing to close", domain.ErrInvalidState, c.OrganizationID)
 		}
-		fees, err := h.d.accrue(ctx, r, c.OrganizationID, now)
-		if err != nil {
-			return err
-		}
-		h.d.observeCharges(fees)
 		out, err = h.d.finalize(ctx, r, p, end, now)
 		return err
 	})

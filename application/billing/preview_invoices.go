@@ -34,17 +34,16 @@ func (h *PreviewInvoicesHandler) Handle(ctx context.Context, c PreviewInvoices) 
 	var sums []billing.Sum
 	var minimum int64
 	err := h.d.UnitOfWork.Do(ctx, func(ctx context.Context, r ports.Repositories) error {
-		// The period first, then the accrual: the order every use case
-		// takes these locks in.
-		var err error
-		if p, err = r.BillingPeriods.LockOpen(ctx, c.OrganizationID); err != nil {
-			return err
-		}
+		// The accrual first, then the period's row: the order of locks
+		// every use case follows (accrue).
 		fees, err := h.d.accrue(ctx, r, c.OrganizationID, now)
 		if err != nil {
 			return err
 		}
 		h.d.observeCharges(fees)
+		if p, err = r.BillingPeriods.LockOpen(ctx, c.OrganizationID); err != nil {
+			return err
+		}
 		if sums, err = r.Charges.Open(ctx, c.OrganizationID, p.Period.End); err != nil {
 			return err
 		}

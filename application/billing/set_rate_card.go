@@ -52,6 +52,10 @@ func SetCard(ctx context.Context, d Deps, r ports.Repositories, card *billing.Ra
 		return nil, err
 	}
 	cal, now := d.Settings.Calendar, d.Clock.Now()
+	// The catch-up's locks first (accrue), then the period's row.
+	if _, err := r.Charges.CatchUp(ctx, card.OrganizationID()); err != nil {
+		return nil, fmt.Errorf("accrue facts: %w", err)
+	}
 	from := cal.Start(card.EffectiveFrom())
 	open, err := r.BillingPeriods.Start(ctx, card.OrganizationID(), cal.MonthStart(from), cal.NextMonthStart(from), d.IDs.NewID("inv"))
 	if err != nil {
