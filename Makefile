@@ -14,7 +14,7 @@ TOOLS = scripts/tools.sh
 # What `make test` needs besides Go: the tools it installs (once) before the tests run, so that a
 # first-time build of a tool never counts against a test's timeout, and the Go modules whose tests
 # it runs (the service's own, then any module of its own under deploy/ or bench/).
-TEST_TOOLS := helm podman chromium prometheus promtool jaeger kube-apiserver coredns containerd
+TEST_TOOLS := helm podman chromium prometheus promtool jaeger kube-apiserver coredns containerd oidc-provider
 TEST_MODULES := . deploy bench/baseline
 
 # The version stamped into the binary (`fulfillment version`) and the image's tag: `git describe`,

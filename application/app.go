@@ -30,6 +30,9 @@ type Commands struct {
 	ReceiveStorefrontOrder Handler[ReceiveStorefrontOrder, StorefrontOrderResult]
 	ReplayStorefrontOrder  Handler[ReplayStorefrontOrder, StorefrontOrderResult]
 	PurgeFailedOrders      Handler[PurgeFailedOrders, int]
+
+	RecordWarehouseReceipt Handler[RecordWarehouseReceipt, WarehouseReceiptResult]
+	RecordWarehouseService Handler[RecordWarehouseService, WarehouseServiceResult]
 }
 
 // Queries read state.
@@ -69,6 +72,9 @@ type Deps struct {
 	// FailedOrderRetention is how long a failed order's body is kept after
 	// its last delivery (FAILED_ORDER_RETENTION); 0 is the default.
 	FailedOrderRetention time.Duration
+	// Warehouse are the hooks of the warehouse's reports that billing and
+	// the events own; the zero value checks and writes nothing more.
+	Warehouse WarehouseHooks
 	// SeedRateCards sets a fixture's rate cards (billing's SeedRateCards);
 	// nil refuses fixtures that hold any.
 	SeedRateCards RateCardSeeder
@@ -80,7 +86,7 @@ func New(d Deps) *Application {
 		d.UnitOfWork, d.Repos.Receipts, d.Clock, d.IDs, d.Environment, d.Log), d.Tracer, d.Log)
 	return &Application{
 		Commands: Commands{
-			Seed:         Decorate("Seed", NewSeedHandler(d.UnitOfWork, d.SeedRateCards), d.Tracer, d.Log),
+			Seed:         Decorate("Seed", NewSeedHandler(d.UnitOfWork, d.Clock, d.SeedRateCards), d.Tracer, d.Log),
 			CreateAPIKey: Decorate("CreateAPIKey", NewCreateAPIKeyHandler(d.UnitOfWork, d.Keys, d.Clock, d.IDs, d.Environment), d.Tracer, d.Log),
 			RevokeAPIKey: Decorate("RevokeAPIKey", NewRevokeAPIKeyHandler(d.Repos.APIKeys), d.Tracer, d.Log),
 
@@ -93,6 +99,11 @@ func New(d Deps) *Application {
 				d.Repos.Receipts, intake, d.DecodeStorefrontOrder), d.Tracer, d.Log),
 			PurgeFailedOrders: Decorate("PurgeFailedOrders", NewPurgeFailedOrdersHandler(
 				d.Repos.Receipts, d.Clock, d.FailedOrderRetention), d.Tracer, d.Log),
+
+			RecordWarehouseReceipt: Decorate("RecordWarehouseReceipt", NewRecordWarehouseReceiptHandler(
+				d.UnitOfWork, d.Clock, d.IDs, d.Warehouse), d.Tracer, d.Log),
+			RecordWarehouseService: Decorate("RecordWarehouseService", NewRecordWarehouseServiceHandler(
+				d.UnitOfWork, d.Clock, d.IDs, d.Warehouse), d.Tracer, d.Log),
 		},
 		Queries: Queries{
 			ListWarehouses: Decorate("ListWarehouses", NewListWarehousesHandler(d.Repos.Warehouses), d.Tracer, d.Log),

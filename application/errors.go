@@ -50,6 +50,9 @@ const (
 	KindMissingSKU             Kind = "missing_sku"
 	KindMissingShippingAddress Kind = "missing_shipping_address"
 	KindNoWarehouse            Kind = "no_warehouse"
+	KindReferenceConflict      Kind = "reference_conflict" // a warehouse's reference reported with other content
+	KindPeriodClosed           Kind = "period_closed"
+	KindUnknownService         Kind = "unknown_service"
 	KindInternal               Kind = "internal" // no other kind: a bug
 )
 
@@ -82,6 +85,9 @@ var kinds = []struct {
 	{as[*domain.MissingSKUError], KindMissingSKU},
 	{is(domain.ErrMissingShippingAddress), KindMissingShippingAddress},
 	{is(domain.ErrNoWarehouse), KindNoWarehouse},
+	{is(domain.ErrReferenceConflict), KindReferenceConflict},
+	{is(domain.ErrPeriodClosed), KindPeriodClosed},
+	{is(domain.ErrUnknownService), KindUnknownService},
 }
 
 // KindOf returns the kind of err; nil has none ("").

@@ -47,6 +47,7 @@ type fakeState struct {
 	shipments  map[string]*domain.Shipment // by ID; stored copies
 	receipts   map[intakeKey]intakeStored
 	keys       []domain.APIKey
+	wh         warehouseSideState // warehouse_fakes_test.go
 }
 
 type fakeWarehouse struct {
@@ -84,6 +85,7 @@ func (s fakeState) clone() fakeState {
 	s.shipments = maps.Clone(s.shipments) // values are replaced, never changed
 	s.receipts = maps.Clone(s.receipts)
 	s.keys = slices.Clone(s.keys)
+	s.wh = s.wh.clone()
 	return s
 }
 
@@ -147,6 +149,7 @@ func (db *fakeDB) repos(state *fakeState, pooled bool) ports.Repositories {
 	return ports.Repositories{
 		Organizations: fakeOrgs{f}, Warehouses: fakeWarehouses{f}, Inventory: fakeInventory{f},
 		Shipments: fakeShipments{f}, Receipts: fakeReceipts{f}, APIKeys: fakeKeys{f},
+		WarehouseReceipts: fakeWarehouseReceipts{f}, WarehouseServices: fakeWarehouseServices{f}, Stock: fakeStockLedger{f},
 	}
 }
 
@@ -233,6 +236,20 @@ func (r fakeWarehouses) ListActive(_ context.Context, org string, page ports.Pag
 	ws := r.state.activeFor(org)
 	ws = ws[min(page.Skip, len(ws)):]
 	return ws[:min(page.Take, len(ws))], len(ws) > page.Take, nil
+}
+
+func (r fakeWarehouses) IsActive(_ context.Context, id string) (bool, error) {
+	end, err := r.begin()
+	if err != nil {
+		return false, err
+	}
+	defer end()
+	for _, w := range r.state.warehouses {
+		if w.ID == id {
+			return w.Active, nil
+		}
+	}
+	return false, nil
 }
 
 func (r fakeWarehouses) ActiveForOrganization(_ context.Context, org, id string) (domain.Warehouse, error) {

@@ -17,6 +17,7 @@ type Seed struct {
 // SeedHandler loads fixtures in one transaction: all of it or nothing.
 type SeedHandler struct {
 	uow       ports.UnitOfWork
+	clock     ports.Clock
 	rateCards RateCardSeeder
 }
 
@@ -26,16 +27,18 @@ type RateCardSeeder func(ctx context.Context, r ports.Repositories, cards []bill
 
 // NewSeedHandler builds the handler; rateCards may be nil when no fixture
 // holds any.
-func NewSeedHandler(uow ports.UnitOfWork, rateCards ...RateCardSeeder) *SeedHandler {
-	h := &SeedHandler{uow: uow}
+func NewSeedHandler(uow ports.UnitOfWork, clock ports.Clock, rateCards ...RateCardSeeder) *SeedHandler {
+	h := &SeedHandler{uow: uow, clock: clock}
 	if len(rateCards) > 0 {
 		h.rateCards = rateCards[0]
 	}
 	return h
 }
 
-// Handle writes the fixture and returns what it inserted.
+// Handle writes the fixture and returns what it inserted. Its stock rows are
+// opening balances, each a movement dated now (when the seed runs).
 func (h *SeedHandler) Handle(ctx context.Context, c Seed) (ports.FixtureCounts, error) {
+	c.Fixture.OpenedAt = h.clock.Now()
 	var counts ports.FixtureCounts
 	err := h.uow.Do(ctx, func(ctx context.Context, r ports.Repositories) error {
 		var err error

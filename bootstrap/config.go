@@ -31,6 +31,7 @@ type Config struct {
 	Issuer         string `env:"AUTH_ISSUER"`
 	Audience       string `env:"AUTH_AUDIENCE"`
 	OrgClaim       string `env:"AUTH_ORG_CLAIM" envDefault:"org_id"`
+	WarehouseClaim string `env:"AUTH_WAREHOUSE_CLAIM" envDefault:"warehouse_id"`
 	LogLevelRaw    string `env:"LOG_LEVEL" envDefault:"info"`
 	TracesExporter string `env:"OTEL_TRACES_EXPORTER" envDefault:"otlp"`
 	OTLPProtocol   string `env:"OTEL_EXPORTER_OTLP_TRACES_PROTOCOL"`
@@ -152,6 +153,12 @@ func Load(environ map[string]string) (Config, error) {
 	// explicitly empty AUTH_ORG_CLAIM is caught on the raw value.
 	if raw, set := environ["AUTH_ORG_CLAIM"]; strings.TrimSpace(c.OrgClaim) == "" || (set && strings.TrimSpace(raw) == "") {
 		return c, errors.New("AUTH_ORG_CLAIM: must not be empty")
+	}
+	if raw, set := environ["AUTH_WAREHOUSE_CLAIM"]; strings.TrimSpace(c.WarehouseClaim) == "" || (set && strings.TrimSpace(raw) == "") {
+		return c, errors.New("AUTH_WAREHOUSE_CLAIM: must not be empty")
+	}
+	if c.WarehouseClaim == c.OrgClaim {
+		return c, fmt.Errorf("AUTH_WAREHOUSE_CLAIM: must differ from AUTH_ORG_CLAIM (both %q)", c.OrgClaim)
 	}
 	if err := telemetry.ValidateTracing(c.Tracing()); err != nil {
 		return c, err

@@ -126,7 +126,7 @@ var IdentityModule = fx.Module("identity",
 func (c Config) TokenConfig(log *slog.Logger) identity.TokenConfig {
 	tc := identity.TokenConfig{
 		SigningKey: []byte(c.SigningKey), JWKSURL: c.JWKSURL, Issuer: c.Issuer, Audience: c.Audience,
-		OrgClaim: c.OrgClaim, Logger: log,
+		OrgClaim: c.OrgClaim, WarehouseClaim: c.WarehouseClaim, Logger: log,
 	}
 	if c.JWKSURL != "" {
 		// An external identity provider's clock is not ours: tolerate a
@@ -137,7 +137,9 @@ func (c Config) TokenConfig(log *slog.Logger) identity.TokenConfig {
 	return tc
 }
 
-func newTokenVerifier(lc fx.Lifecycle, cfg Config, log *slog.Logger) (ports.AccessTokenVerifier, error) {
+// newTokenVerifier verifies access tokens, and a warehouse's only while its
+// warehouse is active.
+func newTokenVerifier(lc fx.Lifecycle, cfg Config, log *slog.Logger, repos ports.Repositories) (ports.AccessTokenVerifier, error) {
 	if err := cfg.RequireAuth(); err != nil {
 		return nil, err
 	}
@@ -146,7 +148,7 @@ func newTokenVerifier(lc fx.Lifecycle, cfg Config, log *slog.Logger) (ports.Acce
 		return nil, err
 	}
 	lc.Append(fx.StopHook(v.Close))
-	return v, nil
+	return identity.NewActiveWarehouses(v, repos.Warehouses), nil
 }
 
 // ApplicationModule provides the use cases.
@@ -162,6 +164,7 @@ var ApplicationModule = fx.Module("application",
 				Tracer: tracer, Log: log, Environment: cfg.Environment,
 				DecodeStorefrontOrder: httpapi.DecodeStorefrontOrder, FailedOrderRetention: cfg.FailedOrderRetention,
 				SeedRateCards: billingapp.SeedRateCards(billing),
+				Warehouse:     billingapp.WarehouseHooks(billing, application.WarehouseHooks{}),
 			})
 		},
 	),
@@ -197,6 +200,7 @@ var HTTPModule = fx.Module("http",
 		AsRoutes(httpapi.NewStorefrontOrders),
 		AsRoutes(httpapi.NewShipments),
 		AsRoutes(httpapi.NewInventory),
+		AsRoutes(httpapi.NewWarehouseReceiving),
 		AsRoutes(httpapi.NewAPIDocs),
 		fx.Annotate(newHTTPHandler, fx.ParamTags(`group:"routes"`)),
 	),

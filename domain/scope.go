@@ -9,6 +9,9 @@ const (
 	ScopeInvoices  Scope = "invoices"
 	ScopeShipments Scope = "shipments"
 	ScopeInventory Scope = "inventory"
+	// ScopeWarehouse is held by a warehouse's own tokens (its management
+	// system), never by an organization's or an API key.
+	ScopeWarehouse Scope = "warehouse"
 )
 
 // Scopes are the scopes the service checks, in the order it lists them.

@@ -2,6 +2,7 @@ package ports
 
 import (
 	"context"
+	"time"
 
 	"github.com/acme3pl/fulfillment/domain"
 	"github.com/acme3pl/fulfillment/domain/billing"
@@ -16,7 +17,10 @@ type Fixture struct {
 	Invoices      []*domain.Invoice
 	APIKeys       []domain.APIKey
 	Secrets       []domain.WebhookSecret
-	RateCards     []billing.RateCardParams // set after the rest, as `rates set` would
+	// OpenedAt dates the opening movements of the stock rows (the stock
+	// ledger): when the seed runs.
+	OpenedAt  time.Time
+	RateCards []billing.RateCardParams // set after the rest, as `rates set` would
 }
 
 // FixtureWarehouse is a warehouse and the organizations it is available to.

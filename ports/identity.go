@@ -32,9 +32,12 @@ func (e *InsufficientScopeError) Error() string {
 	return "lacks scope " + strings.Join(names, " and ")
 }
 
-// Principal is who is calling: an organization and the scopes granted.
+// Principal is who is calling, and the scopes granted: an organization (its
+// tokens and API keys) or a warehouse (its management system's tokens).
+// Exactly one of OrganizationID and WarehouseID is set.
 type Principal struct {
 	OrganizationID string
+	WarehouseID    string
 	Subject        string // token subject or API key ID
 	Scopes         []domain.Scope
 }

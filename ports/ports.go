@@ -25,6 +25,11 @@ type Repositories struct {
 	APIKeys        APIKeyRepository
 	WebhookSecrets WebhookSecretRepository
 	Fixtures       FixtureStore
+
+	WarehouseReceipts WarehouseReceiptRepository
+	WarehouseServices WarehouseServiceRepository
+	Stock             StockLedger
+
 	RateCards      RateCardRepository
 	Charges        ChargeRepository
 	BillingPeriods BillingPeriodRepository

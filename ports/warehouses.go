@@ -20,4 +20,7 @@ type WarehouseRepository interface {
 	// ActiveForOrganization returns one active warehouse available to the
 	// organization, or domain.ErrNotFound.
 	ActiveForOrganization(ctx context.Context, organizationID, warehouseID string) (domain.Warehouse, error)
+	// IsActive tells whether the warehouse exists and is active: a
+	// warehouse's token is trusted only then.
+	IsActive(ctx context.Context, warehouseID string) (bool, error)
 }

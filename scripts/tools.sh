@@ -147,6 +147,7 @@ GOLANGCI_LINT_VERSION=v2.15.0
 REDOCLY_VERSION=2.77.0
 KUBERNETES_VERSION=v1.33.13
 COREDNS_VERSION=v1.12.4
+OIDC_PROVIDER_VERSION=9.13.3
 JAEGER_VERSION=v1.76.0 # the module's v1 tags carry Jaeger v2 (v1.76.0 = Jaeger v2.13)
 
 case "${1:-}" in
@@ -176,6 +177,20 @@ redocly)
 	node -e 'const [a, b] = process.versions.node.split(".").map(Number); process.exit((a == 20 && b >= 19) || a > 22 || (a == 22 && b >= 12) ? 0 : 1)' ||
 		die "redocly $REDOCLY_VERSION needs Node.js 20.19+ or 22.12+ (found $(node --version)): install a newer nodejs"
 	npm_tool redocly @redocly/cli "$REDOCLY_VERSION"
+	;;
+oidc-provider)
+	# npm's oidc-provider (an OpenID-certified OAuth 2.0 server), for the end-to-end test of tokens
+	# from an identity provider by the client-credentials grant; prints the folder whose
+	# node_modules holds it (cmd/fulfillment/testdata/oidc-provider.mjs imports it from there).
+	have node || apt_install nodejs npm
+	dir="$TOOLS_DIR/oidc-provider-$OIDC_PROVIDER_VERSION"
+	if [[ ! -f $dir/node_modules/oidc-provider/package.json ]]; then
+		[[ ${TOOLS_NO_INSTALL:-0} == 1 ]] && die "oidc-provider $OIDC_PROVIDER_VERSION is not installed (unset TOOLS_NO_INSTALL)"
+		log "installing oidc-provider@$OIDC_PROVIDER_VERSION into $dir (once)"
+		mkdir -p "$dir"
+		npm install --prefix "$dir" --no-save --no-audit --no-fund --ignore-scripts "oidc-provider@$OIDC_PROVIDER_VERSION" >&2
+	fi
+	found "$dir"
 	;;
 chromium)
 	# Debian's chromium: the headless browser of the API reference page's test.

@@ -27,10 +27,28 @@ type Authenticator struct {
 	Log       *slog.Logger
 }
 
-// RequireScope guards an OAuth route: an access token that holds scope.
+// RequireScope guards an organization's OAuth route: an organization's
+// access token that holds scope. A warehouse's token lacks it, whatever its
+// scope claim says.
 func (a Authenticator) RequireScope(scope domain.Scope, next http.HandlerFunc) http.Handler {
+	return a.requireToken(scope, func(p ports.Principal) bool { return p.OrganizationID != "" }, next)
+}
+
+// RequireWarehouse guards a warehouse's route (/v0/warehouse/...): a token of
+// an active warehouse with scope warehouse. An organization's token lacks it.
+func (a Authenticator) RequireWarehouse(next http.HandlerFunc) http.Handler {
+	return a.requireToken(domain.ScopeWarehouse, func(p ports.Principal) bool { return p.WarehouseID != "" }, next)
+}
+
+// requireToken guards a route of access tokens whose principal is of the
+// route's kind (organization or warehouse) and holds scope.
+func (a Authenticator) requireToken(scope domain.Scope, ofKind func(ports.Principal) bool, next http.HandlerFunc) http.Handler {
 	verify := func(ctx context.Context, token string) (ports.Principal, error) {
-		return a.Tokens.VerifyAccessToken(ctx, token)
+		p, err := a.Tokens.VerifyAccessToken(ctx, token)
+		if err == nil && !ofKind(p) {
+			return ports.Principal{}, &ports.InsufficientScopeError{Missing: []domain.Scope{scope}}
+		}
+		return p, err
 	}
 	return a.require(verify, a.Errors.Write, []domain.Scope{scope}, next)
 }

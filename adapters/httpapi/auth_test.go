@@ -68,6 +68,9 @@ func TestAuthenticatorRequireScope(t *testing.T) {
 			wantStatus: 503, wantCode: "unavailable", wantAsked: []string{"tok-1"}},
 		{name: "missing scope", authorization: "Bearer tok-1", principal: invoicesOnly,
 			wantStatus: 403, wantCode: "insufficient_scope", wantWWW: wwwInsufficientScope, wantAsked: []string{"tok-1"}},
+		{name: "warehouse token, even with the scope", authorization: "Bearer tok-1",
+			principal:  ports.Principal{WarehouseID: "wh_east", Scopes: []domain.Scope{domain.ScopeLocations, domain.ScopeWarehouse}},
+			wantStatus: 403, wantCode: "insufficient_scope", wantWWW: wwwInsufficientScope, wantAsked: []string{"tok-1"}},
 		{name: "ok", authorization: "Bearer tok-1", principal: locations,
 			wantStatus: 200, wantAsked: []string{"tok-1"}, wantPrincipal: locations},
 		{name: "scheme in lower case", authorization: "bearer tok-2", principal: locations,
@@ -115,6 +118,51 @@ func TestAuthenticatorRequireScope(t *testing.T) {
 			}
 			if strings.Contains(w.Body.String(), "12:00") || strings.Contains(w.Body.String(), "JWKS") {
 				t.Errorf("body leaks the verifier's reason: %s", w.Body.String())
+			}
+		})
+	}
+}
+
+func TestAuthenticatorRequireWarehouse(t *testing.T) {
+	east := ports.Principal{WarehouseID: "wh_east", Subject: "wms", Scopes: []domain.Scope{domain.ScopeWarehouse}}
+	const wwwWarehouse = `Bearer realm="fulfillment", error="insufficient_scope", scope="warehouse"`
+	tests := []struct {
+		name       string
+		principal  ports.Principal
+		verifyErr  error
+		wantStatus int
+		wantWWW    string
+	}{
+		{name: "warehouse token", principal: east, wantStatus: 200},
+		{name: "warehouse token without the scope", principal: ports.Principal{WarehouseID: "wh_east", Scopes: []domain.Scope{}},
+			wantStatus: 403, wantWWW: wwwWarehouse},
+		{name: "organization token, even with the scope", principal: ports.Principal{OrganizationID: "org_acme",
+			Scopes: []domain.Scope{domain.ScopeWarehouse, domain.ScopeShipments}}, wantStatus: 403, wantWWW: wwwWarehouse},
+		{name: "unknown or inactive warehouse", verifyErr: fmt.Errorf("warehouse inactive: %w", ports.ErrInvalidCredentials),
+			wantStatus: 401, wantWWW: wwwInvalidToken},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			log := slog.New(slog.DiscardHandler)
+			auth := httpapi.Authenticator{Tokens: &fakeTokens{principal: tt.principal, err: tt.verifyErr},
+				Errors: httpapi.ErrorMapper{Log: log}, Log: log}
+			var reached string
+			h := auth.RequireWarehouse(func(w http.ResponseWriter, r *http.Request) {
+				reached = httpapi.PrincipalFrom(r.Context()).WarehouseID
+				w.WriteHeader(http.StatusOK)
+			})
+			r := httptest.NewRequest(http.MethodGet, "/v0/warehouse/shipments", nil)
+			r.Header.Set("Authorization", "Bearer tok")
+			w := httptest.NewRecorder()
+			h.ServeHTTP(w, r)
+			if w.Code != tt.wantStatus {
+				t.Fatalf("status = %d, want %d; body %s", w.Code, tt.wantStatus, w.Body.String())
+			}
+			if got := w.Header().Get("WWW-Authenticate"); got != tt.wantWWW {
+				t.Errorf("WWW-Authenticate = %q, want %q", got, tt.wantWWW)
+			}
+			if (w.Code == 200) != (reached == "wh_east") {
+				t.Errorf("handler reached with warehouse %q at status %d", reached, w.Code)
 			}
 		})
 	}

@@ -74,6 +74,12 @@ func answerFor(k application.Kind) answer {
 		a.Status, a.Detail = http.StatusUnprocessableEntity, "the order has no shipping_address object"
 	case application.KindNoWarehouse:
 		a.Status, a.Detail = http.StatusUnprocessableEntity, "the organization has no active warehouse"
+	case application.KindReferenceConflict:
+		a.Status, a.Detail = http.StatusConflict, "the warehouse has reported other content under this reference"
+	case application.KindPeriodClosed:
+		a.Status, a.Detail = http.StatusUnprocessableEntity, "the time lies inside a billing period of the organization that is closed"
+	case application.KindUnknownService:
+		a.Status, a.Detail = http.StatusUnprocessableEntity, "service is not a service of the organization's rate card in force at performedAt"
 	default: // application.KindInternal, and a kind this switch does not know yet
 		a.Status, a.Problem, a.Intake = http.StatusInternalServerError, "internal", "internal"
 		a.Detail = "an internal error occurred; quote the trace ID to support"

@@ -76,6 +76,9 @@ func ProblemFor(err error) Problem {
 		p.Detail, p.Parameter = ve.Error(), ve.Field
 	case errors.As(err, &ui):
 		p.Detail = "these " + string(ui.Kind) + "s are not records of the organization"
+		if ui.Kind == "" { // both kinds (a warehouse receipt)
+			p.Detail = "these items are not products or cartons of the organization"
+		}
 		p.IDs = ui.IDs
 	case errors.As(err, &is):
 		p.Items = shortageDTOs(is.Items)

@@ -26,6 +26,10 @@ import (
 // TokenConfig.OrgClaim says otherwise.
 const DefaultOrgClaim = "org_id"
 
+// DefaultWarehouseClaim is the claim that holds a warehouse's ID unless
+// TokenConfig.WarehouseClaim says otherwise.
+const DefaultWarehouseClaim = "warehouse_id"
+
 // MaxLeeway bounds TokenConfig.Leeway: leeway exists to absorb clock skew
 // between the identity provider and this service, not to extend tokens.
 const MaxLeeway = 5 * time.Minute
@@ -59,6 +63,10 @@ type TokenConfig struct {
 	// OrgClaim names the claim that holds the organization ID
 	// (AUTH_ORG_CLAIM); empty means DefaultOrgClaim.
 	OrgClaim string
+	// WarehouseClaim names the claim that holds a warehouse's ID
+	// (AUTH_WAREHOUSE_CLAIM); empty means DefaultWarehouseClaim. A token
+	// carries exactly one of the two claims.
+	WarehouseClaim string
 	// Leeway is the clock skew tolerated on exp, nbf and iat. The zero value
 	// means none, which is right when the tokens are minted by this service
 	// (same clock); a few seconds suit an external identity provider. It may
@@ -76,6 +84,13 @@ func (c TokenConfig) orgClaim() string {
 	return c.OrgClaim
 }
 
+func (c TokenConfig) warehouseClaim() string {
+	if c.WarehouseClaim == "" {
+		return DefaultWarehouseClaim
+	}
+	return c.WarehouseClaim
+}
+
 // TokenVerifier verifies access tokens. It is safe for concurrent use.
 type TokenVerifier struct {
 	hmacKey    []byte
@@ -83,6 +98,7 @@ type TokenVerifier struct {
 	jwks       jwkset.Storage // nil without JWKSURL
 	jwksParser *jwt.Parser
 	orgClaim   string
+	whClaim    string
 	leeway     time.Duration
 	stop       context.CancelFunc
 	stopOnce   sync.Once
@@ -110,12 +126,18 @@ func newTokenVerifier(ctx context.Context, cfg TokenConfig, httpClient *http.Cli
 	if cfg.Leeway < 0 || cfg.Leeway > MaxLeeway {
 		return nil, fmt.Errorf("token config: leeway %s is outside 0..%s", cfg.Leeway, MaxLeeway)
 	}
-	orgClaim := cfg.orgClaim()
+	orgClaim, whClaim := cfg.orgClaim(), cfg.warehouseClaim()
 	if strings.TrimSpace(orgClaim) != orgClaim {
 		return nil, fmt.Errorf("token config: organization claim %q has surrounding white space", orgClaim)
 	}
+	if strings.TrimSpace(whClaim) != whClaim {
+		return nil, fmt.Errorf("token config: warehouse claim %q has surrounding white space", whClaim)
+	}
+	if orgClaim == whClaim {
+		return nil, fmt.Errorf("token config: the organization and warehouse claims are both %q", orgClaim)
+	}
 
-	v := &TokenVerifier{orgClaim: orgClaim, leeway: cfg.Leeway, stop: func() {}, now: time.Now,
+	v := &TokenVerifier{orgClaim: orgClaim, whClaim: whClaim, leeway: cfg.Leeway, stop: func() {}, now: time.Now,
 		verified: newShortCache[[sha256.Size]byte, verifiedToken](0)}
 	common := []jwt.ParserOption{
 		jwt.WithTimeFunc(func() time.Time { return v.now() }),
@@ -223,7 +245,7 @@ func (v *TokenVerifier) VerifyAccessToken(ctx context.Context, token string) (po
 	if _, err := parser.ParseWithClaims(token, claims, remember); err != nil {
 		return ports.Principal{}, fmt.Errorf("access token: %w: %w", ports.ErrInvalidCredentials, err)
 	}
-	p, err := principal(claims, v.orgClaim)
+	p, err := principal(claims, v.orgClaim, v.whClaim)
 	if err != nil {
 		return ports.Principal{}, err
 	}
@@ -263,11 +285,21 @@ func headerAlg(token string) (string, error) {
 	return alg, nil
 }
 
-// principal turns verified claims into a Principal.
-func principal(c jwt.MapClaims, orgClaim string) (ports.Principal, error) {
-	org, ok := c[orgClaim].(string)
-	if !ok || strings.TrimSpace(org) == "" {
-		return ports.Principal{}, invalid("claim %q is missing or not a non-empty string", orgClaim)
+// principal turns verified claims into a Principal: an organization's or a
+// warehouse's, whichever of the two claims the token carries — never both,
+// never neither.
+func principal(c jwt.MapClaims, orgClaim, whClaim string) (ports.Principal, error) {
+	org, hasOrg, err := idClaim(c, orgClaim)
+	if err != nil {
+		return ports.Principal{}, err
+	}
+	wh, hasWh, err := idClaim(c, whClaim)
+	if err != nil {
+		return ports.Principal{}, err
+	}
+	if hasOrg == hasWh {
+		return ports.Principal{}, invalid("the token carries %s of the claims %q and %q, not exactly one",
+			map[bool]string{true: "both", false: "neither"}[hasOrg], orgClaim, whClaim)
 	}
 	sub, err := c.GetSubject()
 	if err != nil {
@@ -277,7 +309,21 @@ func principal(c jwt.MapClaims, orgClaim string) (ports.Principal, error) {
 	if err != nil {
 		return ports.Principal{}, err
 	}
-	return ports.Principal{OrganizationID: org, Subject: sub, Scopes: scopes}, nil
+	return ports.Principal{OrganizationID: org, WarehouseID: wh, Subject: sub, Scopes: scopes}, nil
+}
+
+// idClaim reads an ID claim: absent (or null) is not an error, anything but
+// a non-empty string is.
+func idClaim(c jwt.MapClaims, name string) (id string, present bool, err error) {
+	v, ok := c[name]
+	if !ok || v == nil {
+		return "", false, nil
+	}
+	id, ok = v.(string)
+	if !ok || strings.TrimSpace(id) == "" {
+		return "", false, invalid("claim %q is not a non-empty string", name)
+	}
+	return id, true, nil
 }
 
 // scopes reads "scope" (a space-separated string, RFC 8693/9068) and "scp"

@@ -31,6 +31,8 @@ func principalOf(org, sub string, scopes ...domain.Scope) ports.Principal {
 
 var acme = principalOf("org_acme", "user_1", domain.ScopeInvoices, domain.ScopeShipments)
 
+var warehouseEast = ports.Principal{WarehouseID: "wh_east", Subject: "user_1", Scopes: []domain.Scope{domain.ScopeWarehouse}}
+
 func TestVerifyHS256(t *testing.T) {
 	now := time.Now()
 	c := claims(now)
@@ -99,6 +101,12 @@ func TestVerifyHS256(t *testing.T) {
 		{name: "numeric org claim", token: hs(with(c, "org_id", 42)), wantErr: ports.ErrInvalidCredentials},
 		{name: "null org claim", token: hs(with(c, "org_id", nil)), wantErr: ports.ErrInvalidCredentials},
 		{name: "org under another claim only", token: hs(with(without(c, "org_id"), "tenant", "org_acme")), wantErr: ports.ErrInvalidCredentials},
+		{name: "org and warehouse claims both", token: hs(with(c, "warehouse_id", "wh_east")), wantErr: ports.ErrInvalidCredentials},
+		{name: "warehouse claim only", token: hs(with(without(c, "org_id"), "warehouse_id", "wh_east", "scope", "warehouse")), want: warehouseEast},
+		{name: "warehouse claim with a null org claim", token: hs(with(c, "org_id", nil, "warehouse_id", "wh_east", "scope", "warehouse")), want: warehouseEast},
+		{name: "empty warehouse claim", token: hs(with(without(c, "org_id"), "warehouse_id", "")), wantErr: ports.ErrInvalidCredentials},
+		{name: "numeric warehouse claim", token: hs(with(without(c, "org_id"), "warehouse_id", 7)), wantErr: ports.ErrInvalidCredentials},
+		{name: "empty warehouse claim beside an org claim", token: hs(with(c, "warehouse_id", "")), wantErr: ports.ErrInvalidCredentials},
 		{name: "sub not a string", token: hs(with(c, "sub", 7)), wantErr: ports.ErrInvalidCredentials},
 		{name: "scope not a string", token: hs(with(c, "scope", []string{"invoices"})), wantErr: ports.ErrInvalidCredentials},
 		{name: "scp an object", token: hs(with(c, "scp", map[string]any{"invoices": true})), wantErr: ports.ErrInvalidCredentials},
@@ -186,6 +194,8 @@ func TestNewTokenVerifierRefusesBadConfig(t *testing.T) {
 		{name: "negative leeway", cfg: TokenConfig{SigningKey: testSecret, Leeway: -time.Second}, wantMsg: "leeway"},
 		{name: "leeway too large", cfg: TokenConfig{SigningKey: testSecret, Leeway: time.Hour}, wantMsg: "leeway"},
 		{name: "org claim with white space", cfg: TokenConfig{SigningKey: testSecret, OrgClaim: " org"}, wantMsg: "organization claim"},
+		{name: "warehouse claim with white space", cfg: TokenConfig{SigningKey: testSecret, WarehouseClaim: "wh "}, wantMsg: "warehouse claim"},
+		{name: "one claim for both", cfg: TokenConfig{SigningKey: testSecret, OrgClaim: "tenant", WarehouseClaim: "tenant"}, wantMsg: "both"},
 		{name: "JWKS URL not a URL", cfg: TokenConfig{JWKSURL: "::nope"}, wantMsg: "not an absolute http(s) URL"},
 		{name: "JWKS URL relative", cfg: TokenConfig{JWKSURL: "/jwks.json"}, wantMsg: "not an absolute http(s) URL"},
 		{name: "JWKS URL without host", cfg: TokenConfig{JWKSURL: "https:///jwks.json"}, wantMsg: "not an absolute http(s) URL"},

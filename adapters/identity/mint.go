@@ -23,7 +23,9 @@ var reservedClaims = []string{"iss", "sub", "aud", "exp", "nbf", "iat", "jti", "
 
 // MintParams describe one token to mint.
 type MintParams struct {
+	// Exactly one of Organization and Warehouse names whose token it is.
 	Organization string
+	Warehouse    string
 	Scopes       []string
 	TTL          time.Duration
 	// Subject is the token's sub; empty means DefaultMintSubject.
@@ -41,15 +43,18 @@ func MintToken(cfg TokenConfig, p MintParams) (string, error) {
 	if len(cfg.SigningKey) == 0 {
 		return "", errors.New("mint token: no signing key is configured")
 	}
-	if strings.TrimSpace(p.Organization) == "" {
-		return "", errors.New("mint token: organization is empty")
+	if (strings.TrimSpace(p.Organization) == "") == (strings.TrimSpace(p.Warehouse) == "") {
+		return "", errors.New("mint token: exactly one of organization and warehouse must be given")
 	}
 	if p.TTL <= 0 {
 		return "", fmt.Errorf("mint token: ttl %s is not positive", p.TTL)
 	}
-	orgClaim := cfg.orgClaim()
-	if slices.Contains(reservedClaims, orgClaim) {
-		return "", fmt.Errorf("mint token: organization claim %q is a claim the minter sets itself", orgClaim)
+	idClaim, id := cfg.orgClaim(), p.Organization
+	if p.Warehouse != "" {
+		idClaim, id = cfg.warehouseClaim(), p.Warehouse
+	}
+	if slices.Contains(reservedClaims, idClaim) {
+		return "", fmt.Errorf("mint token: claim %q is a claim the minter sets itself", idClaim)
 	}
 	for _, s := range p.Scopes {
 		// A scope with white space would become two scopes once joined
@@ -72,12 +77,12 @@ func MintToken(cfg TokenConfig, p MintParams) (string, error) {
 	}
 
 	claims := jwt.MapClaims{
-		orgClaim: p.Organization,
-		"sub":    sub,
-		"iat":    now.Unix(),
-		"nbf":    now.Unix(),
-		"exp":    now.Add(p.TTL).Unix(),
-		"jti":    jti,
+		idClaim: id,
+		"sub":   sub,
+		"iat":   now.Unix(),
+		"nbf":   now.Unix(),
+		"exp":   now.Add(p.TTL).Unix(),
+		"jti":   jti,
 	}
 	if len(p.Scopes) > 0 {
 		claims["scope"] = strings.Join(p.Scopes, " ")

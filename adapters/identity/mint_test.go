@@ -1,6 +1,7 @@
 package identity
 
 import (
+	"context"
 	"encoding/base64"
 	"encoding/json"
 	"reflect"
@@ -128,15 +129,17 @@ func TestMintTokenRefuses(t *testing.T) {
 		wantMsg string
 	}{
 		{name: "no signing key", cfg: TokenConfig{JWKSURL: "https://idp.example.com/jwks"}, params: ok, wantMsg: "no signing key"},
-		{name: "empty organization", cfg: TokenConfig{SigningKey: testSecret}, params: MintParams{TTL: time.Hour}, wantMsg: "organization is empty"},
-		{name: "blank organization", cfg: TokenConfig{SigningKey: testSecret}, params: MintParams{Organization: " ", TTL: time.Hour}, wantMsg: "organization is empty"},
+		{name: "empty organization", cfg: TokenConfig{SigningKey: testSecret}, params: MintParams{TTL: time.Hour}, wantMsg: "exactly one of organization and warehouse"},
+		{name: "blank organization", cfg: TokenConfig{SigningKey: testSecret}, params: MintParams{Organization: " ", TTL: time.Hour}, wantMsg: "exactly one of organization and warehouse"},
+		{name: "organization and warehouse", cfg: TokenConfig{SigningKey: testSecret}, params: MintParams{Organization: "org_acme", Warehouse: "wh_east", TTL: time.Hour}, wantMsg: "exactly one of organization and warehouse"},
+		{name: "warehouse claim sub", cfg: TokenConfig{SigningKey: testSecret, WarehouseClaim: "sub"}, params: MintParams{Warehouse: "wh_east", TTL: time.Hour}, wantMsg: "claim"},
 		{name: "zero ttl", cfg: TokenConfig{SigningKey: testSecret}, params: MintParams{Organization: "org_acme"}, wantMsg: "ttl"},
 		{name: "negative ttl", cfg: TokenConfig{SigningKey: testSecret}, params: MintParams{Organization: "org_acme", TTL: -time.Hour}, wantMsg: "ttl"},
 		{name: "scope with a space", cfg: TokenConfig{SigningKey: testSecret}, params: MintParams{Organization: "org_acme", TTL: time.Hour, Scopes: []string{"invoices shipments"}}, wantMsg: "white space"},
 		{name: "scope with a no-break space", cfg: TokenConfig{SigningKey: testSecret}, params: MintParams{Organization: "org_acme", TTL: time.Hour, Scopes: []string{"invoices\u00a0x"}}, wantMsg: "white space"},
 		{name: "empty scope", cfg: TokenConfig{SigningKey: testSecret}, params: MintParams{Organization: "org_acme", TTL: time.Hour, Scopes: []string{""}}, wantMsg: "empty"},
-		{name: "org claim sub", cfg: TokenConfig{SigningKey: testSecret, OrgClaim: "sub"}, params: ok, wantMsg: "organization claim"},
-		{name: "org claim scope", cfg: TokenConfig{SigningKey: testSecret, OrgClaim: "scope"}, params: ok, wantMsg: "organization claim"},
+		{name: "org claim sub", cfg: TokenConfig{SigningKey: testSecret, OrgClaim: "sub"}, params: ok, wantMsg: "claim"},
+		{name: "org claim scope", cfg: TokenConfig{SigningKey: testSecret, OrgClaim: "scope"}, params: ok, wantMsg: "claim"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -164,5 +167,25 @@ func TestMintTokenJTIsAreUnique(t *testing.T) {
 			t.Fatalf("jti %q minted twice", jti)
 		}
 		seen[jti] = true
+	}
+}
+
+func TestMintWarehouseTokenVerifies(t *testing.T) {
+	cfg := TokenConfig{SigningKey: testSecret, WarehouseClaim: "site"}
+	token, err := MintToken(cfg, MintParams{Warehouse: "wh_east", Scopes: []string{"warehouse"}, TTL: time.Hour})
+	if err != nil {
+		t.Fatal(err)
+	}
+	payload := decodeSegment(t, token, 1)
+	if payload["site"] != "wh_east" || payload["org_id"] != nil {
+		t.Fatalf("payload = %v, want the warehouse in claim site and no organization claim", payload)
+	}
+	v, _ := newVerifier(t, cfg, testJWKSOptions)
+	p, err := v.VerifyAccessToken(context.Background(), token)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.WarehouseID != "wh_east" || p.OrganizationID != "" || !p.Has(domain.ScopeWarehouse) {
+		t.Fatalf("principal = %+v, want warehouse wh_east with scope warehouse", p)
 	}
 }

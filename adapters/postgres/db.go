@@ -109,7 +109,7 @@ func Open(opts Options) (*bun.DB, error) {
 	sqldb.SetMaxIdleConns(maxConns)
 	sqldb.SetConnMaxIdleTime(5 * time.Minute)
 	db := bun.NewDB(sqldb, pgdialect.New())
-	db.AddQueryHook(querySpans{dbName: databaseName(opts.DSN)})
+	db.AddQueryHook(querySpans{dbName: conf.Database})
 	return db, nil
 }
 
@@ -169,11 +169,11 @@ func tlsConfig(dsn string) (*tls.Config, error) {
 	return conf, nil
 }
 
-// droppingConnector makes pgdriver's connections drop themselves when a
-// prepared statement fails other than with PostgreSQL's error (a timeout,
-// a cut connection): pgdriver does so after a simple query but not after a
-// prepared statement, and database/sql would hand the connection, the rest
-// of the response unread, to the next caller.
+// droppingConnector's connections close themselves when a prepared
+// statement fails other than with PostgreSQL's error (a timeout, a cut
+// connection), so that database/sql drops them rather than hand one, the
+// rest of its response unread, to the next caller: pgdriver does so after a
+// simple query but not after a prepared statement.
 type droppingConnector struct{ *pgdriver.Connector }
 
 func (c droppingConnector) Connect(ctx context.Context) (driver.Conn, error) {
@@ -189,6 +189,23 @@ func (c droppingConnector) Connect(ctx context.Context) (driver.Conn, error) {
 	return droppingConn{pc}, nil
 }
 
+// Driver is pgdriver's, telling the statements' spans the database's name
+// (databaseOf): database/sql hands out nothing else of the connector.
+func (c droppingConnector) Driver() driver.Driver {
+	return namedDriver{c.Connector.Driver(), c.Config().Database}
+}
+
+type namedDriver struct {
+	driver.Driver
+	database string
+}
+
+// databaseOf is the name of db's database when Open made db, else "".
+func databaseOf(db *sql.DB) string {
+	d, _ := db.Driver().(namedDriver)
+	return d.database
+}
+
 type droppingConn struct{ *pgdriver.Conn }
 
 func (c droppingConn) PrepareContext(ctx context.Context, query string) (driver.Stmt, error) {
@@ -200,7 +217,7 @@ func (c droppingConn) PrepareContext(ctx context.Context, query string) (driver.
 }
 
 // dropOn closes the connection unless err is nil or PostgreSQL's own
-// (after which the connection is in step); database/sql then discards it.
+// (after which the connection is in step).
 func (c droppingConn) dropOn(err error) error {
 	var pgErr pgdriver.Error
 	if err != nil && !errors.As(err, &pgErr) {
@@ -222,14 +239,6 @@ func (s droppingStmt) ExecContext(ctx context.Context, args []driver.NamedValue)
 func (s droppingStmt) QueryContext(ctx context.Context, args []driver.NamedValue) (driver.Rows, error) {
 	rows, err := s.Stmt.(driver.StmtQueryContext).QueryContext(ctx, args)
 	return rows, s.cn.dropOn(err)
-}
-
-func databaseName(dsn string) string {
-	u, err := url.Parse(dsn)
-	if err != nil || len(u.Path) < 2 {
-		return "postgres"
-	}
-	return u.Path[1:]
 }
 
 // dbErr translates driver errors into the domain's: a lost or refused

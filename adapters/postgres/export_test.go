@@ -2,7 +2,6 @@ package postgres
 
 import (
 	"context"
-	"strings"
 
 	"github.com/uptrace/bun"
 
@@ -43,11 +42,9 @@ var DBErr = dbErr
 // a search term and the detail prepare.
 func ReadStatements() []string {
 	out := []string{invoiceItemsSQL, invoiceDetailSQL}
-	for _, orders := range invoiceOrders {
-		for _, order := range orders {
-			for _, ids := range []string{invoiceIDsSQL, invoiceIDsOfSQL} {
-				out = append(out, strings.ReplaceAll(strings.Replace(invoicePageSQL, "{ids}", ids, 1), "{order}", order))
-			}
+	for _, orders := range invoiceLists {
+		for _, stmts := range orders {
+			out = append(out, stmts.list, stmts.listOfStatus)
 		}
 	}
 	return out

@@ -70,10 +70,25 @@ func insertItemsSQL(kind domain.ItemKind) string {
 SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[]) ON CONFLICT (id) DO NOTHING`
 }
 
+// insertStockSQL inserts stock rows ($1 items, $2 warehouses, $3 on hand),
+// each an opening balance: a movement of the stock ledger dated $4 (when
+// the seed runs; NULL: the transaction's time), so that on hand stays the
+// sum of its movements. A row
+// whose balance exists already is left as it is, with no movement, so a
+// second load adds none. It returns how many balances it inserted.
 func insertStockSQL(kind domain.ItemKind) string {
 	table, column := stockTable(kind)
-	return `INSERT INTO ` + table + ` (` + column + `, warehouse_id, on_hand)
-SELECT * FROM unnest($1::text[], $2::text[], $3::bigint[]) ON CONFLICT DO NOTHING`
+	return `WITH balance AS (
+	INSERT INTO ` + table + ` (` + column + `, warehouse_id, on_hand)
+	SELECT * FROM unnest($1::text[], $2::text[], $3::bigint[]) ON CONFLICT DO NOTHING
+	RETURNING ` + column + ` AS item, warehouse_id, on_hand
+), opening AS (
+	INSERT INTO stock_movements (organization_id, warehouse_id, ` + column + `, quantity, reason, occurred_at)
+	SELECT i.organization_id, b.warehouse_id, b.item, b.on_hand, 'opening', coalesce($4::timestamptz, now())
+	FROM balance AS b JOIN ` + inventoryTable(kind) + ` AS i ON i.id = b.item
+	WHERE b.on_hand <> 0
+)
+SELECT count(*) FROM balance`
 }
 
 // Load writes f and counts the records it inserted.
@@ -130,8 +145,7 @@ func (s *FixtureStore) Load(ctx context.Context, f ports.Fixture) (ports.Fixture
 		if len(stock) == 0 {
 			continue
 		}
-		n, err := inserted(ctx, s.run, insertStockSQL(kind), stock,
-			func(st domain.Stock) []any { return []any{st.ItemID, st.WarehouseID, st.OnHand} })
+		n, err := s.insertStock(ctx, kind, stock, f.OpenedAt)
 		if err != nil {
 			return nil, err
 		}
@@ -158,6 +172,27 @@ func (s *FixtureStore) Load(ctx context.Context, f ports.Fixture) (ports.Fixture
 		return nil, err
 	}
 	return counts, nil
+}
+
+// insertStock inserts stock rows of kind in batches, each with its opening
+// movement dated at, and counts the rows it inserted.
+func (s *FixtureStore) insertStock(ctx context.Context, kind domain.ItemKind, stock []domain.Stock, at time.Time) (int, error) {
+	total := 0
+	for start := 0; start < len(stock); start += batchSize {
+		args := columns(stock[start:min(start+batchSize, len(stock))],
+			func(st domain.Stock) []any { return []any{st.ItemID, st.WarehouseID, st.OnHand} })
+		var opened any // a fixture loaded outside the seed has no time: the database's
+		if !at.IsZero() {
+			opened = at
+		}
+		var n int
+		err := s.run.query(ctx, insertStockSQL(kind), func(rows *sql.Rows) error { return rows.Scan(&n) }, append(args, opened)...)
+		if err != nil {
+			return 0, dbErr(err)
+		}
+		total += n
+	}
+	return total, nil
 }
 
 // SaveInvoices inserts new invoice aggregates in batches; invoices whose ID

@@ -53,7 +53,7 @@ func fillOf(s string) ([]byte, []bool) {
 // junctions' posting lists: it checks every trigram of the pattern for each
 // item of the rarest one, so each common trigram left out of it saves a
 // pass over that list (docs/benchmarks.md, "Every search shape"). Whatever the pattern
-// lets through, strpos on search_text decides (containsIDsSQL).
+// lets through, strpos on search_text decides (invoiceList.contains).
 func fillPattern(term string) string {
 	f, filler := fillOf(term)
 	n := len(f)

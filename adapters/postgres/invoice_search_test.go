@@ -117,7 +117,7 @@ func TestMigration0005BackfillsAndRollsBack(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if strings.Join(applied, ",") != "0005_invoice_search_fill,0006_vacuum_invoices,0007_failed_order_payloads" {
+	if len(applied) < 3 || strings.Join(applied[:3], ",") != "0005_invoice_search_fill,0006_vacuum_invoices,0007_failed_order_payloads" {
 		t.Fatalf("applied %v", applied)
 	}
 	checkFilled(ctx, t, db, org, 3)
@@ -125,9 +125,10 @@ func TestMigration0005BackfillsAndRollsBack(t *testing.T) {
 		t.Errorf("search after the migration: %v", got)
 	}
 
-	for _, want := range []string{"0007_failed_order_payloads", "0006_vacuum_invoices", "0005_invoice_search_fill"} {
-		if name, err := m.Down(ctx); err != nil || name != want {
-			t.Fatalf("down: %q %v, want %s", name, err, want)
+	// Down through the later migrations, newest first, to before 0005.
+	for i := len(applied) - 1; i >= 0; i-- {
+		if name, err := m.Down(ctx); err != nil || name != applied[i] {
+			t.Fatalf("down: %q %v, want %s", name, err, applied[i])
 		}
 	}
 	var column, oldIndex bool

@@ -114,24 +114,110 @@ FROM invoices AS i JOIN invoice_items AS it ON it.invoice_id = i.id
 WHERE i.organization_id = $1 AND i.id = $2 AND ` + visibleInvoice + `
 ORDER BY position NULLS FIRST`
 
-// invoicePageSQL reads the invoices of a page: {ids} selects their IDs, in
-// the list's {order}. The IDs come first, from the sort key's index alone
-// when nothing else filters (an index-only scan: a deep skip walks index
-// entries, not rows), then their rows are joined.
-const invoicePageSQL = `
-SELECT i.id, i.key, i.status, i.name, i.notes, i.due_date, i.currency, i.total_amount, i.created_at, i.updated_at
-FROM ({ids}) AS page JOIN invoices AS i ON i.id = page.id
-ORDER BY {order}`
+// The invoice list runs one statement per page, chosen by the list's
+// order (invoiceLists), search term and status: each reads the page's IDs
+// in a subquery, then joins their rows, in the same order. The IDs come
+// first, from the sort key's index alone when nothing else filters (an
+// index-only scan: a deep skip walks index entries, not rows). Each order
+// is its sort key then the ID, in the same direction, and has its partial
+// index (organization_id, column, id), and one with status after the
+// organization (migration 0002).
 
-// The IDs of a page without a search term, with and without a status:
-// $1 the organization, $2 the invoices to skip, $3 the status. The limit is
-// a constant, the longest page the API serves (10) and one more row, which
-// tells whether more follow: PostgreSQL costs a LIMIT parameter as a tenth
-// of the organization's invoices, and would plan a sort of them all.
+// invoiceList is the statements of one order of the list.
+type invoiceList struct {
+	list, listOfStatus          string // no search term: prepared
+	search, contains, shortTerm string // planned for their values at each run
+}
+
+// invoiceLists are the list's statements by sort key, descending then
+// ascending.
+var invoiceLists = map[ports.InvoiceSortKey][2]invoiceList{
+	ports.InvoicesByCreatedAt: {
+		{listByCreatedAtDescSQL, listOfStatusByCreatedAtDescSQL, searchByCreatedAtDescSQL, containsByCreatedAtDescSQL, shortTermByCreatedAtDescSQL},
+		{listByCreatedAtAscSQL, listOfStatusByCreatedAtAscSQL, searchByCreatedAtAscSQL, containsByCreatedAtAscSQL, shortTermByCreatedAtAscSQL},
+	},
+	ports.InvoicesByUpdatedAt: {
+		{listByUpdatedAtDescSQL, listOfStatusByUpdatedAtDescSQL, searchByUpdatedAtDescSQL, containsByUpdatedAtDescSQL, shortTermByUpdatedAtDescSQL},
+		{listByUpdatedAtAscSQL, listOfStatusByUpdatedAtAscSQL, searchByUpdatedAtAscSQL, containsByUpdatedAtAscSQL, shortTermByUpdatedAtAscSQL},
+	},
+	ports.InvoicesByDueDate: {
+		{listByDueDateDescSQL, listOfStatusByDueDateDescSQL, searchByDueDateDescSQL, containsByDueDateDescSQL, shortTermByDueDateDescSQL},
+		{listByDueDateAscSQL, listOfStatusByDueDateAscSQL, searchByDueDateAscSQL, containsByDueDateAscSQL, shortTermByDueDateAscSQL},
+	},
+}
+
+// A page without a search term, without and with a status: $1 the
+// organization, $2 the invoices to skip, $3 the status. The limit is a
+// constant, the longest page the API serves (10) and one more row, which
+// tells whether more follow (pageLimit): PostgreSQL costs a LIMIT parameter
+// as a tenth of the organization's invoices, and would plan a sort of them
+// all.
+const pageLimit = 11
+
+// list…SQL: any status.
 const (
-	pageLimit       = 11
-	invoiceIDsSQL   = `SELECT i.id FROM invoices AS i WHERE i.organization_id = $1 AND ` + visibleInvoice + ` ORDER BY {order} OFFSET $2 LIMIT 11`
-	invoiceIDsOfSQL = `SELECT i.id FROM invoices AS i WHERE i.organization_id = $1 AND ` + visibleInvoice + ` AND i.status = $3 ORDER BY {order} OFFSET $2 LIMIT 11`
+	listByCreatedAtDescSQL = `
+SELECT i.id, i.key, i.status, i.name, i.notes, i.due_date, i.currency, i.total_amount, i.created_at, i.updated_at
+FROM (SELECT i.id FROM invoices AS i WHERE i.organization_id = $1 AND ` + visibleInvoice + ` ORDER BY i.created_at DESC, i.id DESC OFFSET $2 LIMIT 11) AS page JOIN invoices AS i ON i.id = page.id
+ORDER BY i.created_at DESC, i.id DESC`
+
+	listByCreatedAtAscSQL = `
+SELECT i.id, i.key, i.status, i.name, i.notes, i.due_date, i.currency, i.total_amount, i.created_at, i.updated_at
+FROM (SELECT i.id FROM invoices AS i WHERE i.organization_id = $1 AND ` + visibleInvoice + ` ORDER BY i.created_at ASC, i.id ASC OFFSET $2 LIMIT 11) AS page JOIN invoices AS i ON i.id = page.id
+ORDER BY i.created_at ASC, i.id ASC`
+
+	listByUpdatedAtDescSQL = `
+SELECT i.id, i.key, i.status, i.name, i.notes, i.due_date, i.currency, i.total_amount, i.created_at, i.updated_at
+FROM (SELECT i.id FROM invoices AS i WHERE i.organization_id = $1 AND ` + visibleInvoice + ` ORDER BY i.updated_at DESC, i.id DESC OFFSET $2 LIMIT 11) AS page JOIN invoices AS i ON i.id = page.id
+ORDER BY i.updated_at DESC, i.id DESC`
+
+	listByUpdatedAtAscSQL = `
+SELECT i.id, i.key, i.status, i.name, i.notes, i.due_date, i.currency, i.total_amount, i.created_at, i.updated_at
+FROM (SELECT i.id FROM invoices AS i WHERE i.organization_id = $1 AND ` + visibleInvoice + ` ORDER BY i.updated_at ASC, i.id ASC OFFSET $2 LIMIT 11) AS page JOIN invoices AS i ON i.id = page.id
+ORDER BY i.updated_at ASC, i.id ASC`
+
+	listByDueDateDescSQL = `
+SELECT i.id, i.key, i.status, i.name, i.notes, i.due_date, i.currency, i.total_amount, i.created_at, i.updated_at
+FROM (SELECT i.id FROM invoices AS i WHERE i.organization_id = $1 AND ` + visibleInvoice + ` ORDER BY i.due_date DESC, i.id DESC OFFSET $2 LIMIT 11) AS page JOIN invoices AS i ON i.id = page.id
+ORDER BY i.due_date DESC, i.id DESC`
+
+	listByDueDateAscSQL = `
+SELECT i.id, i.key, i.status, i.name, i.notes, i.due_date, i.currency, i.total_amount, i.created_at, i.updated_at
+FROM (SELECT i.id FROM invoices AS i WHERE i.organization_id = $1 AND ` + visibleInvoice + ` ORDER BY i.due_date ASC, i.id ASC OFFSET $2 LIMIT 11) AS page JOIN invoices AS i ON i.id = page.id
+ORDER BY i.due_date ASC, i.id ASC`
+)
+
+// listOfStatus…SQL: status $3.
+const (
+	listOfStatusByCreatedAtDescSQL = `
+SELECT i.id, i.key, i.status, i.name, i.notes, i.due_date, i.currency, i.total_amount, i.created_at, i.updated_at
+FROM (SELECT i.id FROM invoices AS i WHERE i.organization_id = $1 AND ` + visibleInvoice + ` AND i.status = $3 ORDER BY i.created_at DESC, i.id DESC OFFSET $2 LIMIT 11) AS page JOIN invoices AS i ON i.id = page.id
+ORDER BY i.created_at DESC, i.id DESC`
+
+	listOfStatusByCreatedAtAscSQL = `
+SELECT i.id, i.key, i.status, i.name, i.notes, i.due_date, i.currency, i.total_amount, i.created_at, i.updated_at
+FROM (SELECT i.id FROM invoices AS i WHERE i.organization_id = $1 AND ` + visibleInvoice + ` AND i.status = $3 ORDER BY i.created_at ASC, i.id ASC OFFSET $2 LIMIT 11) AS page JOIN invoices AS i ON i.id = page.id
+ORDER BY i.created_at ASC, i.id ASC`
+
+	listOfStatusByUpdatedAtDescSQL = `
+SELECT i.id, i.key, i.status, i.name, i.notes, i.due_date, i.currency, i.total_amount, i.created_at, i.updated_at
+FROM (SELECT i.id FROM invoices AS i WHERE i.organization_id = $1 AND ` + visibleInvoice + ` AND i.status = $3 ORDER BY i.updated_at DESC, i.id DESC OFFSET $2 LIMIT 11) AS page JOIN invoices AS i ON i.id = page.id
+ORDER BY i.updated_at DESC, i.id DESC`
+
+	listOfStatusByUpdatedAtAscSQL = `
+SELECT i.id, i.key, i.status, i.name, i.notes, i.due_date, i.currency, i.total_amount, i.created_at, i.updated_at
+FROM (SELECT i.id FROM invoices AS i WHERE i.organization_id = $1 AND ` + visibleInvoice + ` AND i.status = $3 ORDER BY i.updated_at ASC, i.id ASC OFFSET $2 LIMIT 11) AS page JOIN invoices AS i ON i.id = page.id
+ORDER BY i.updated_at ASC, i.id ASC`
+
+	listOfStatusByDueDateDescSQL = `
+SELECT i.id, i.key, i.status, i.name, i.notes, i.due_date, i.currency, i.total_amount, i.created_at, i.updated_at
+FROM (SELECT i.id FROM invoices AS i WHERE i.organization_id = $1 AND ` + visibleInvoice + ` AND i.status = $3 ORDER BY i.due_date DESC, i.id DESC OFFSET $2 LIMIT 11) AS page JOIN invoices AS i ON i.id = page.id
+ORDER BY i.due_date DESC, i.id DESC`
+
+	listOfStatusByDueDateAscSQL = `
+SELECT i.id, i.key, i.status, i.name, i.notes, i.due_date, i.currency, i.total_amount, i.created_at, i.updated_at
+FROM (SELECT i.id FROM invoices AS i WHERE i.organization_id = $1 AND ` + visibleInvoice + ` AND i.status = $3 ORDER BY i.due_date ASC, i.id ASC OFFSET $2 LIMIT 11) AS page JOIN invoices AS i ON i.id = page.id
+ORDER BY i.due_date ASC, i.id ASC`
 )
 
 // invoiceItemsSQL reads the items of a page's invoices, $1 their IDs as
@@ -142,81 +228,259 @@ const (
 const invoiceItemsSQL = `SELECT it.invoice_id, it.id, it.title, it.description, it.quantity, it.unit_cost, it.total_cost
 FROM invoice_items AS it WHERE it.invoice_id = ANY($1::text[]) ORDER BY it.invoice_id, it.position`
 
-// The IDs of a page with a search term, or longer than pageLimit allows,
-// planned for their values at each run (runner.adHocStatements): the best
-// plan depends on the term (the trigram index for a rare one, the ordered
-// index for a common one). Parameters: $1 the organization, $2 the
-// invoices to skip, $3 the rows to read (take + 1), $4 the status or "",
-// and those of each statement.
-const (
-	// searchIDsSQL: no term.
-	searchIDsSQL = `SELECT i.id FROM invoices AS i
-WHERE i.organization_id = $1 AND ` + visibleInvoice + ` AND ($4 = '' OR i.status = $4)
-ORDER BY {order} OFFSET $2 LIMIT $3`
+// A page with a search term, or longer than pageLimit allows, planned for
+// its values at each run (runner.adHocStatements): the best plan depends on
+// the term (the trigram index for a rare one, the ordered index for a
+// common one). Parameters: $1 the organization, $2 the invoices to skip,
+// $3 the rows to read (take + 1), $4 the status or "", and those of each
+// statement.
 
-	// containsIDsSQL: a term whose search_fill is at least a trigram long,
-	// $5 its LIKE pattern on search_fill (fillPattern), $6 the term. The
-	// pattern looks it up in the trigram index on search_fill (or, when the
-	// term is common, PostgreSQL walks the ordered index until the page is
-	// full, by search_fill's statistics); strpos decides exactly: a literal
-	// substring, so % _ and \ match themselves without escaping. lower()
-	// changes nothing more on this server's ctype but keeps the match
-	// case-insensitive should Go's and the database's case mappings ever
-	// differ. PostgreSQL has no statistics for the strpos expression and
-	// estimates that it keeps nearly every row, so the row estimate is the
-	// pattern's alone, as it should be.
-	containsIDsSQL = `SELECT i.id FROM invoices AS i
+// search…SQL: no term.
+const (
+	searchByCreatedAtDescSQL = `
+SELECT i.id, i.key, i.status, i.name, i.notes, i.due_date, i.currency, i.total_amount, i.created_at, i.updated_at
+FROM (SELECT i.id FROM invoices AS i
+WHERE i.organization_id = $1 AND ` + visibleInvoice + ` AND ($4 = '' OR i.status = $4)
+ORDER BY i.created_at DESC, i.id DESC OFFSET $2 LIMIT $3) AS page JOIN invoices AS i ON i.id = page.id
+ORDER BY i.created_at DESC, i.id DESC`
+
+	searchByCreatedAtAscSQL = `
+SELECT i.id, i.key, i.status, i.name, i.notes, i.due_date, i.currency, i.total_amount, i.created_at, i.updated_at
+FROM (SELECT i.id FROM invoices AS i
+WHERE i.organization_id = $1 AND ` + visibleInvoice + ` AND ($4 = '' OR i.status = $4)
+ORDER BY i.created_at ASC, i.id ASC OFFSET $2 LIMIT $3) AS page JOIN invoices AS i ON i.id = page.id
+ORDER BY i.created_at ASC, i.id ASC`
+
+	searchByUpdatedAtDescSQL = `
+SELECT i.id, i.key, i.status, i.name, i.notes, i.due_date, i.currency, i.total_amount, i.created_at, i.updated_at
+FROM (SELECT i.id FROM invoices AS i
+WHERE i.organization_id = $1 AND ` + visibleInvoice + ` AND ($4 = '' OR i.status = $4)
+ORDER BY i.updated_at DESC, i.id DESC OFFSET $2 LIMIT $3) AS page JOIN invoices AS i ON i.id = page.id
+ORDER BY i.updated_at DESC, i.id DESC`
+
+	searchByUpdatedAtAscSQL = `
+SELECT i.id, i.key, i.status, i.name, i.notes, i.due_date, i.currency, i.total_amount, i.created_at, i.updated_at
+FROM (SELECT i.id FROM invoices AS i
+WHERE i.organization_id = $1 AND ` + visibleInvoice + ` AND ($4 = '' OR i.status = $4)
+ORDER BY i.updated_at ASC, i.id ASC OFFSET $2 LIMIT $3) AS page JOIN invoices AS i ON i.id = page.id
+ORDER BY i.updated_at ASC, i.id ASC`
+
+	searchByDueDateDescSQL = `
+SELECT i.id, i.key, i.status, i.name, i.notes, i.due_date, i.currency, i.total_amount, i.created_at, i.updated_at
+FROM (SELECT i.id FROM invoices AS i
+WHERE i.organization_id = $1 AND ` + visibleInvoice + ` AND ($4 = '' OR i.status = $4)
+ORDER BY i.due_date DESC, i.id DESC OFFSET $2 LIMIT $3) AS page JOIN invoices AS i ON i.id = page.id
+ORDER BY i.due_date DESC, i.id DESC`
+
+	searchByDueDateAscSQL = `
+SELECT i.id, i.key, i.status, i.name, i.notes, i.due_date, i.currency, i.total_amount, i.created_at, i.updated_at
+FROM (SELECT i.id FROM invoices AS i
+WHERE i.organization_id = $1 AND ` + visibleInvoice + ` AND ($4 = '' OR i.status = $4)
+ORDER BY i.due_date ASC, i.id ASC OFFSET $2 LIMIT $3) AS page JOIN invoices AS i ON i.id = page.id
+ORDER BY i.due_date ASC, i.id ASC`
+)
+
+// contains…SQL: a term whose search_fill is at least a trigram long, $5
+// its LIKE pattern on search_fill (fillPattern), $6 the term. The pattern
+// looks it up in the trigram index on search_fill (or, when the term is
+// common, PostgreSQL walks the ordered index until the page is full, by
+// search_fill's statistics); strpos decides exactly: a literal substring,
+// so % _ and \ match themselves without escaping. lower() changes nothing
+// more on this server's ctype but keeps the match case-insensitive should
+// Go's and the database's case mappings ever differ. PostgreSQL has no
+// statistics for the strpos expression and estimates that it keeps nearly
+// every row, so the row estimate is the pattern's alone, as it should be.
+const (
+	containsByCreatedAtDescSQL = `
+SELECT i.id, i.key, i.status, i.name, i.notes, i.due_date, i.currency, i.total_amount, i.created_at, i.updated_at
+FROM (SELECT i.id FROM invoices AS i
 WHERE i.organization_id = $1 AND ` + visibleInvoice + ` AND ($4 = '' OR i.status = $4)
 	AND i.search_fill LIKE $5 AND strpos(i.search_text, lower($6)) <> 0
-ORDER BY {order} OFFSET $2 LIMIT $3`
+ORDER BY i.created_at DESC, i.id DESC OFFSET $2 LIMIT $3) AS page JOIN invoices AS i ON i.id = page.id
+ORDER BY i.created_at DESC, i.id DESC`
 
-	// shortTermIDsSQL: a term the trigram index cannot look up (its
-	// search_fill is shorter than three characters: one or two characters,
-	// or punctuation), $5 its LIKE pattern on search_text, $6 its grams
-	// (shortGrams), $7 the window, $8 the page's take. Two steps:
-	//
-	//  1. The first $7 rows of the requested order are checked with LIKE
-	//     alone. Such terms are mostly common ("pa", "1"): the window then
-	//     holds the whole page, which is exact because the window is a
-	//     prefix of the order.
-	//  2. Only when it does not, the term's grams are looked up in the GIN
-	//     index on invoice_search_grams(search_text), and LIKE decides among
-	//     the candidates. The one-time filter on w's count skips this step
-	//     entirely when step 1 filled the page.
-	//
-	// Step 1 bounds the work for common terms, step 2 for rare ones; neither
-	// reads every invoice of the organization. The gram condition stays out
-	// of step 1: invoice_search_grams is dear per row, and the ordered plan
-	// would pay it on every match it walks. (LIKE's lower() as in
-	// containsIDsSQL's.)
-	shortTermIDsSQL = `WITH w AS MATERIALIZED (
+	containsByCreatedAtAscSQL = `
+SELECT i.id, i.key, i.status, i.name, i.notes, i.due_date, i.currency, i.total_amount, i.created_at, i.updated_at
+FROM (SELECT i.id FROM invoices AS i
+WHERE i.organization_id = $1 AND ` + visibleInvoice + ` AND ($4 = '' OR i.status = $4)
+	AND i.search_fill LIKE $5 AND strpos(i.search_text, lower($6)) <> 0
+ORDER BY i.created_at ASC, i.id ASC OFFSET $2 LIMIT $3) AS page JOIN invoices AS i ON i.id = page.id
+ORDER BY i.created_at ASC, i.id ASC`
+
+	containsByUpdatedAtDescSQL = `
+SELECT i.id, i.key, i.status, i.name, i.notes, i.due_date, i.currency, i.total_amount, i.created_at, i.updated_at
+FROM (SELECT i.id FROM invoices AS i
+WHERE i.organization_id = $1 AND ` + visibleInvoice + ` AND ($4 = '' OR i.status = $4)
+	AND i.search_fill LIKE $5 AND strpos(i.search_text, lower($6)) <> 0
+ORDER BY i.updated_at DESC, i.id DESC OFFSET $2 LIMIT $3) AS page JOIN invoices AS i ON i.id = page.id
+ORDER BY i.updated_at DESC, i.id DESC`
+
+	containsByUpdatedAtAscSQL = `
+SELECT i.id, i.key, i.status, i.name, i.notes, i.due_date, i.currency, i.total_amount, i.created_at, i.updated_at
+FROM (SELECT i.id FROM invoices AS i
+WHERE i.organization_id = $1 AND ` + visibleInvoice + ` AND ($4 = '' OR i.status = $4)
+	AND i.search_fill LIKE $5 AND strpos(i.search_text, lower($6)) <> 0
+ORDER BY i.updated_at ASC, i.id ASC OFFSET $2 LIMIT $3) AS page JOIN invoices AS i ON i.id = page.id
+ORDER BY i.updated_at ASC, i.id ASC`
+
+	containsByDueDateDescSQL = `
+SELECT i.id, i.key, i.status, i.name, i.notes, i.due_date, i.currency, i.total_amount, i.created_at, i.updated_at
+FROM (SELECT i.id FROM invoices AS i
+WHERE i.organization_id = $1 AND ` + visibleInvoice + ` AND ($4 = '' OR i.status = $4)
+	AND i.search_fill LIKE $5 AND strpos(i.search_text, lower($6)) <> 0
+ORDER BY i.due_date DESC, i.id DESC OFFSET $2 LIMIT $3) AS page JOIN invoices AS i ON i.id = page.id
+ORDER BY i.due_date DESC, i.id DESC`
+
+	containsByDueDateAscSQL = `
+SELECT i.id, i.key, i.status, i.name, i.notes, i.due_date, i.currency, i.total_amount, i.created_at, i.updated_at
+FROM (SELECT i.id FROM invoices AS i
+WHERE i.organization_id = $1 AND ` + visibleInvoice + ` AND ($4 = '' OR i.status = $4)
+	AND i.search_fill LIKE $5 AND strpos(i.search_text, lower($6)) <> 0
+ORDER BY i.due_date ASC, i.id ASC OFFSET $2 LIMIT $3) AS page JOIN invoices AS i ON i.id = page.id
+ORDER BY i.due_date ASC, i.id ASC`
+)
+
+// shortTerm…SQL: a term the trigram index cannot look up (its search_fill
+// is shorter than three characters: one or two characters, or
+// punctuation), $5 its LIKE pattern on search_text, $6 its grams
+// (shortGrams), $7 the window, $8 the page's take. Two steps:
+//
+//  1. The first $7 rows of the requested order are checked with LIKE
+//     alone. Such terms are mostly common ("pa", "1"): the window then
+//     holds the whole page, which is exact because the window is a
+//     prefix of the order.
+//  2. Only when it does not, the term's grams are looked up in the GIN
+//     index on invoice_search_grams(search_text), and LIKE decides among
+//     the candidates. The one-time filter on w's count skips this step
+//     entirely when step 1 filled the page.
+//
+// Step 1 bounds the work for common terms, step 2 for rare ones; neither
+// reads every invoice of the organization. The gram condition stays out
+// of step 1: invoice_search_grams is dear per row, and the ordered plan
+// would pay it on every match it walks. (LIKE's lower() as in contains's.)
+const (
+	shortTermByCreatedAtDescSQL = `
+SELECT i.id, i.key, i.status, i.name, i.notes, i.due_date, i.currency, i.total_amount, i.created_at, i.updated_at
+FROM (WITH w AS MATERIALIZED (
 	SELECT i.id FROM (
 		SELECT i.id, i.created_at, i.updated_at, i.due_date, i.search_text FROM invoices AS i
 		WHERE i.organization_id = $1 AND ` + visibleInvoice + ` AND ($4 = '' OR i.status = $4)
-		ORDER BY {order} LIMIT $7
+		ORDER BY i.created_at DESC, i.id DESC LIMIT $7
 	) AS i
 	WHERE i.search_text LIKE lower($5)
-	ORDER BY {order} OFFSET $2 LIMIT $3)
+	ORDER BY i.created_at DESC, i.id DESC OFFSET $2 LIMIT $3)
 SELECT w.id FROM w WHERE (SELECT count(*) FROM w) > $8
 UNION ALL
 SELECT e.id FROM (
 	SELECT i.id FROM invoices AS i
 	WHERE i.organization_id = $1 AND ` + visibleInvoice + ` AND ($4 = '' OR i.status = $4)
 		AND i.search_text LIKE lower($5) AND invoice_search_grams(i.search_text) @> $6::text[]
-	ORDER BY {order} OFFSET $2 LIMIT $3
-) AS e WHERE (SELECT count(*) FROM w) <= $8`
+	ORDER BY i.created_at DESC, i.id DESC OFFSET $2 LIMIT $3
+) AS e WHERE (SELECT count(*) FROM w) <= $8) AS page JOIN invoices AS i ON i.id = page.id
+ORDER BY i.created_at DESC, i.id DESC`
+
+	shortTermByCreatedAtAscSQL = `
+SELECT i.id, i.key, i.status, i.name, i.notes, i.due_date, i.currency, i.total_amount, i.created_at, i.updated_at
+FROM (WITH w AS MATERIALIZED (
+	SELECT i.id FROM (
+		SELECT i.id, i.created_at, i.updated_at, i.due_date, i.search_text FROM invoices AS i
+		WHERE i.organization_id = $1 AND ` + visibleInvoice + ` AND ($4 = '' OR i.status = $4)
+		ORDER BY i.created_at ASC, i.id ASC LIMIT $7
+	) AS i
+	WHERE i.search_text LIKE lower($5)
+	ORDER BY i.created_at ASC, i.id ASC OFFSET $2 LIMIT $3)
+SELECT w.id FROM w WHERE (SELECT count(*) FROM w) > $8
+UNION ALL
+SELECT e.id FROM (
+	SELECT i.id FROM invoices AS i
+	WHERE i.organization_id = $1 AND ` + visibleInvoice + ` AND ($4 = '' OR i.status = $4)
+		AND i.search_text LIKE lower($5) AND invoice_search_grams(i.search_text) @> $6::text[]
+	ORDER BY i.created_at ASC, i.id ASC OFFSET $2 LIMIT $3
+) AS e WHERE (SELECT count(*) FROM w) <= $8) AS page JOIN invoices AS i ON i.id = page.id
+ORDER BY i.created_at ASC, i.id ASC`
+
+	shortTermByUpdatedAtDescSQL = `
+SELECT i.id, i.key, i.status, i.name, i.notes, i.due_date, i.currency, i.total_amount, i.created_at, i.updated_at
+FROM (WITH w AS MATERIALIZED (
+	SELECT i.id FROM (
+		SELECT i.id, i.created_at, i.updated_at, i.due_date, i.search_text FROM invoices AS i
+		WHERE i.organization_id = $1 AND ` + visibleInvoice + ` AND ($4 = '' OR i.status = $4)
+		ORDER BY i.updated_at DESC, i.id DESC LIMIT $7
+	) AS i
+	WHERE i.search_text LIKE lower($5)
+	ORDER BY i.updated_at DESC, i.id DESC OFFSET $2 LIMIT $3)
+SELECT w.id FROM w WHERE (SELECT count(*) FROM w) > $8
+UNION ALL
+SELECT e.id FROM (
+	SELECT i.id FROM invoices AS i
+	WHERE i.organization_id = $1 AND ` + visibleInvoice + ` AND ($4 = '' OR i.status = $4)
+		AND i.search_text LIKE lower($5) AND invoice_search_grams(i.search_text) @> $6::text[]
+	ORDER BY i.updated_at DESC, i.id DESC OFFSET $2 LIMIT $3
+) AS e WHERE (SELECT count(*) FROM w) <= $8) AS page JOIN invoices AS i ON i.id = page.id
+ORDER BY i.updated_at DESC, i.id DESC`
+
+	shortTermByUpdatedAtAscSQL = `
+SELECT i.id, i.key, i.status, i.name, i.notes, i.due_date, i.currency, i.total_amount, i.created_at, i.updated_at
+FROM (WITH w AS MATERIALIZED (
+	SELECT i.id FROM (
+		SELECT i.id, i.created_at, i.updated_at, i.due_date, i.search_text FROM invoices AS i
+		WHERE i.organization_id = $1 AND ` + visibleInvoice + ` AND ($4 = '' OR i.status = $4)
+		ORDER BY i.updated_at ASC, i.id ASC LIMIT $7
+	) AS i
+	WHERE i.search_text LIKE lower($5)
+	ORDER BY i.updated_at ASC, i.id ASC OFFSET $2 LIMIT $3)
+SELECT w.id FROM w WHERE (SELECT count(*) FROM w) > $8
+UNION ALL
+SELECT e.id FROM (
+	SELECT i.id FROM invoices AS i
+	WHERE i.organization_id = $1 AND ` + visibleInvoice + ` AND ($4 = '' OR i.status = $4)
+		AND i.search_text LIKE lower($5) AND invoice_search_grams(i.search_text) @> $6::text[]
+	ORDER BY i.updated_at ASC, i.id ASC OFFSET $2 LIMIT $3
+) AS e WHERE (SELECT count(*) FROM w) <= $8) AS page JOIN invoices AS i ON i.id = page.id
+ORDER BY i.updated_at ASC, i.id ASC`
+
+	shortTermByDueDateDescSQL = `
+SELECT i.id, i.key, i.status, i.name, i.notes, i.due_date, i.currency, i.total_amount, i.created_at, i.updated_at
+FROM (WITH w AS MATERIALIZED (
+	SELECT i.id FROM (
+		SELECT i.id, i.created_at, i.updated_at, i.due_date, i.search_text FROM invoices AS i
+		WHERE i.organization_id = $1 AND ` + visibleInvoice + ` AND ($4 = '' OR i.status = $4)
+		ORDER BY i.due_date DESC, i.id DESC LIMIT $7
+	) AS i
+	WHERE i.search_text LIKE lower($5)
+	ORDER BY i.due_date DESC, i.id DESC OFFSET $2 LIMIT $3)
+SELECT w.id FROM w WHERE (SELECT count(*) FROM w) > $8
+UNION ALL
+SELECT e.id FROM (
+	SELECT i.id FROM invoices AS i
+	WHERE i.organization_id = $1 AND ` + visibleInvoice + ` AND ($4 = '' OR i.status = $4)
+		AND i.search_text LIKE lower($5) AND invoice_search_grams(i.search_text) @> $6::text[]
+	ORDER BY i.due_date DESC, i.id DESC OFFSET $2 LIMIT $3
+) AS e WHERE (SELECT count(*) FROM w) <= $8) AS page JOIN invoices AS i ON i.id = page.id
+ORDER BY i.due_date DESC, i.id DESC`
+
+	shortTermByDueDateAscSQL = `
+SELECT i.id, i.key, i.status, i.name, i.notes, i.due_date, i.currency, i.total_amount, i.created_at, i.updated_at
+FROM (WITH w AS MATERIALIZED (
+	SELECT i.id FROM (
+		SELECT i.id, i.created_at, i.updated_at, i.due_date, i.search_text FROM invoices AS i
+		WHERE i.organization_id = $1 AND ` + visibleInvoice + ` AND ($4 = '' OR i.status = $4)
+		ORDER BY i.due_date ASC, i.id ASC LIMIT $7
+	) AS i
+	WHERE i.search_text LIKE lower($5)
+	ORDER BY i.due_date ASC, i.id ASC OFFSET $2 LIMIT $3)
+SELECT w.id FROM w WHERE (SELECT count(*) FROM w) > $8
+UNION ALL
+SELECT e.id FROM (
+	SELECT i.id FROM invoices AS i
+	WHERE i.organization_id = $1 AND ` + visibleInvoice + ` AND ($4 = '' OR i.status = $4)
+		AND i.search_text LIKE lower($5) AND invoice_search_grams(i.search_text) @> $6::text[]
+	ORDER BY i.due_date ASC, i.id ASC OFFSET $2 LIMIT $3
+) AS e WHERE (SELECT count(*) FROM w) <= $8) AS page JOIN invoices AS i ON i.id = page.id
+ORDER BY i.due_date ASC, i.id ASC`
 )
 
-// invoiceOrders are the list's orders, ties broken by ID in the same
-// direction. Each has its partial index (organization_id, column, id), and
-// one with status after the organization (migration 0002).
-var invoiceOrders = map[ports.InvoiceSortKey][2]string{ // descending, ascending
-	ports.InvoicesByCreatedAt: {"i.created_at DESC, i.id DESC", "i.created_at ASC, i.id ASC"},
-	ports.InvoicesByUpdatedAt: {"i.updated_at DESC, i.id DESC", "i.updated_at ASC, i.id ASC"},
-	ports.InvoicesByDueDate:   {"i.due_date DESC, i.id DESC", "i.due_date ASC, i.id ASC"},
-}
-
-// Bounds of the window of shortTermIDsSQL: ten times the rows the page
+// Bounds of the window of shortTerm…SQL: ten times the rows the page
 // needs, at least shortWindowMin, at most shortWindowMax.
 const (
 	shortWindowMin = 1_000
@@ -247,35 +511,34 @@ func (r *InvoiceRepository) Get(ctx context.Context, organizationID, id string) 
 }
 
 // List returns one page of the organization's visible invoices matching f,
-// ordered by f's key then ID in the same direction (invoicePageSQL); one
-// row more than the page tells whether more follow. The items of the
-// page's invoices come in a second statement.
+// ordered by f's key then ID in the same direction (invoiceLists); one row
+// more than the page tells whether more follow. The items of the page's
+// invoices come in a second statement.
 func (r *InvoiceRepository) List(ctx context.Context, organizationID string, f ports.InvoiceFilter, page ports.Page) ([]*domain.Invoice, bool, error) {
-	order := invoiceOrders[f.SortBy][0]
+	stmts := invoiceLists[f.SortBy][0]
 	if f.Ascending {
-		order = invoiceOrders[f.SortBy][1]
+		stmts = invoiceLists[f.SortBy][1]
 	}
-	run, ids, args := r.run, invoiceIDsSQL, []any{organizationID, page.Skip}
+	run, text, args := r.run, stmts.list, []any{organizationID, page.Skip}
 	term := strings.ToLower(f.Search)
 	switch pattern := fillPattern(term); {
 	case term == "" && page.Take < pageLimit && f.Status == "":
 	case term == "" && page.Take < pageLimit:
-		ids, args = invoiceIDsOfSQL, append(args, string(f.Status))
+		text, args = stmts.listOfStatus, append(args, string(f.Status))
 	default:
-		run, ids = run.adHocStatements(), searchIDsSQL
+		run, text = run.adHocStatements(), stmts.search
 		args = append(args, page.Take+1, string(f.Status))
 		switch {
 		case pattern != "":
-			ids, args = containsIDsSQL, append(args, pattern, term)
+			text, args = stmts.contains, append(args, pattern, term)
 		case term != "":
 			need := page.Skip + page.Take + 1
 			window := min(max(10*need, shortWindowMin), shortWindowMax)
-			ids, args = shortTermIDsSQL, append(args, "%"+escapeLike(term)+"%", pgArray(shortGrams(term)), window, page.Take)
+			text, args = stmts.shortTerm, append(args, "%"+escapeLike(term)+"%", pgArray(shortGrams(term)), window, page.Take)
 		}
 	}
 	read := make([]invoiceWithItems, 0, max(page.Take+1, pageLimit))
-	pageSQL := strings.ReplaceAll(strings.Replace(invoicePageSQL, "{ids}", ids, 1), "{order}", order)
-	if err := run.query(ctx, pageSQL, pageScanner(organizationID, &read), args...); err != nil {
+	if err := run.query(ctx, text, pageScanner(organizationID, &read), args...); err != nil {
 		return nil, false, dbErr(err)
 	}
 	read, more := trimPage(read, page)
@@ -303,7 +566,7 @@ type invoiceWithItems struct {
 // The scanners read rows with explicit destinations instead of bun's
 // reflection over a model.
 
-// scanInvoice reads the invoice columns of invoicePageSQL and
+// scanInvoice reads the invoice columns of invoiceLists' statements and
 // invoiceDetailSQL, then more.
 func scanInvoice(rows *sql.Rows, organizationID string, more ...any) (invoiceRow, error) {
 	row := invoiceRow{OrganizationID: organizationID}
@@ -312,7 +575,7 @@ func scanInvoice(rows *sql.Rows, organizationID string, more ...any) (invoiceRow
 	return row, rows.Scan(dest...)
 }
 
-// pageScanner appends the invoices of a page (invoicePageSQL) to *out.
+// pageScanner appends the invoices of a page (invoiceLists) to *out.
 func pageScanner(organizationID string, out *[]invoiceWithItems) func(*sql.Rows) error {
 	return func(rows *sql.Rows) error {
 		row, err := scanInvoice(rows, organizationID)

@@ -1,8 +1,12 @@
 package postgres
 
 import (
+	"fmt"
 	"slices"
+	"strings"
 	"testing"
+
+	"github.com/acme3pl/fulfillment/ports"
 )
 
 // pageItems gives each invoice its items in the order read: in runs when
@@ -26,6 +30,21 @@ func TestPageItemsAssign(t *testing.T) {
 		}
 		if !slices.Equal(got, want[inv.row.ID]) {
 			t.Errorf("invoice %s: items %v, want %v", inv.row.ID, got, want[inv.row.ID])
+		}
+	}
+}
+
+// Every prepared page reads pageLimit rows, the limit written in its text,
+// in each of the list's orders.
+func TestListStatementsReadPageLimitRows(t *testing.T) {
+	limit := fmt.Sprintf("OFFSET $2 LIMIT %d)", pageLimit)
+	for _, key := range []ports.InvoiceSortKey{ports.InvoicesByCreatedAt, ports.InvoicesByUpdatedAt, ports.InvoicesByDueDate} {
+		for _, stmts := range invoiceLists[key] {
+			for _, text := range []string{stmts.list, stmts.listOfStatus} {
+				if strings.Count(text, limit) != 1 {
+					t.Errorf("%v: want one %q in\n%s", key, limit, text)
+				}
+			}
 		}
 	}
 }

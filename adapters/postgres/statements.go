@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"strings"
 	"sync"
-	"sync/atomic"
 
 	"github.com/uptrace/bun"
 	"github.com/uptrace/bun/dialect/pgdialect"
@@ -20,10 +19,12 @@ import (
 // through a runner (query, exec) on the pool or on a unit of work's
 // transaction, with its client span (spans.go).
 //
-// The runner runs each statement as a server-side prepared statement,
-// parsed and planned once per connection rather than at every run, because
+// The runner skips bun's query builder and formatter: bun formats every
+// value into the text, so PostgreSQL would plan each run anew, and
 // planning was most of the database time of the invoice reads and the
-// order intake (docs/benchmarks.md).
+// order intake (docs/benchmarks.md). It runs each statement as a
+// server-side prepared statement instead, with database/sql's *sql.Stmt,
+// which prepares it once on each connection it runs on and keeps it there.
 
 // A runner runs statements on a repository's handle: the pool, a
 // transaction or a connection.
@@ -45,13 +46,7 @@ func (r runner) adHocStatements() runner {
 func (r runner) query(ctx context.Context, text string, scan func(*sql.Rows) error, args ...any) (err error) {
 	ctx, end := r.span(ctx, text)
 	defer func() { end(err, -1) }()
-	var rows *sql.Rows
-	if stmt, done := r.prepared(ctx, text); stmt != nil { //nolint:sqlclosecheck // the pool's statement lives as long as the pool; done releases a transaction's copy
-		defer done()
-		rows, err = stmt.QueryContext(ctx, args...)
-	} else {
-		rows, err = r.handle().QueryContext(ctx, text, args...)
-	}
+	rows, err := r.statement(ctx, text).QueryContext(ctx, args...)
 	if err != nil {
 		return err
 	}
@@ -68,59 +63,59 @@ func (r runner) query(ctx context.Context, text string, scan func(*sql.Rows) err
 func (r runner) exec(ctx context.Context, text string, args ...any) (n int64, err error) {
 	ctx, end := r.span(ctx, text)
 	defer func() { end(err, n) }()
-	var res sql.Result
-	if stmt, done := r.prepared(ctx, text); stmt != nil { //nolint:sqlclosecheck // the pool's statement lives as long as the pool; done releases a transaction's copy
-		defer done()
-		res, err = stmt.ExecContext(ctx, args...)
-	} else {
-		res, err = r.handle().ExecContext(ctx, text, args...)
-	}
+	res, err := r.statement(ctx, text).ExecContext(ctx, args...)
 	if err != nil {
 		return 0, err
 	}
 	return res.RowsAffected()
 }
 
-// handle is r's database/sql handle. Statements skip bun's formatter: the
-// driver substitutes $n itself.
-func (r runner) handle() interface {
-	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
-	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
+// statement is what runs text on r's handle: its prepared statement, or the
+// text itself, unprepared.
+func (r runner) statement(ctx context.Context, text string) interface {
+	QueryContext(ctx context.Context, args ...any) (*sql.Rows, error)
+	ExecContext(ctx context.Context, args ...any) (sql.Result, error)
 } {
+	if r.stmts != nil && !r.adHoc {
+		switch db := r.db.(type) {
+		case *bun.DB:
+			if stmt := r.stmts.get(ctx, text); stmt != nil {
+				return stmt
+			}
+		case bun.Tx:
+			if stmt := r.stmts.inTx(text); stmt != nil {
+				// database/sql closes the transaction's copy when it ends.
+				return db.StmtContext(ctx, stmt)
+			}
+		}
+	}
+	// bun's own QueryContext would format the values into the text.
 	switch db := r.db.(type) {
 	case bun.Tx:
-		return db.Tx
+		return unprepared{db.Tx, text}
 	case bun.Conn:
-		return db.Conn
+		return unprepared{db.Conn, text}
 	case *bun.DB:
-		return db.DB
+		return unprepared{db.DB, text}
 	}
 	panic("postgres: a runner on an unknown bun.IDB")
 }
 
-// prepared returns sql's prepared statement on r's handle, or nil to run
-// it unprepared, and the function to call when done with it. Inside a
-// transaction it is the transaction's copy of the pool's statement
-// (database/sql prepares it on the transaction's connection the first time
-// that connection runs it); a statement the pool has not prepared yet runs
-// unprepared, and the unit of work prepares it before its next transaction.
-func (r runner) prepared(ctx context.Context, text string) (*sql.Stmt, func()) {
-	if r.stmts == nil || r.adHoc {
-		return nil, nil
+// unprepared runs text as it is, the driver sending the values apart.
+type unprepared struct {
+	db interface {
+		QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+		ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
 	}
-	switch db := r.db.(type) {
-	case *bun.DB:
-		return r.stmts.get(ctx, text), func() {}
-	case bun.Tx:
-		stmt := r.stmts.lookup(text)
-		if stmt == nil {
-			r.stmts.want(text)
-			return nil, nil
-		}
-		txStmt := db.StmtContext(ctx, stmt)
-		return txStmt, func() { _ = txStmt.Close() }
-	}
-	return nil, nil // database/sql has no per-connection copy of a statement
+	text string
+}
+
+func (u unprepared) QueryContext(ctx context.Context, args ...any) (*sql.Rows, error) {
+	return u.db.QueryContext(ctx, u.text, args...)
+}
+
+func (u unprepared) ExecContext(ctx context.Context, args ...any) (sql.Result, error) {
+	return u.db.ExecContext(ctx, u.text, args...)
 }
 
 // span starts text's span (spans.go) and returns the function that ends it.
@@ -130,117 +125,81 @@ func (r runner) span(ctx context.Context, text string) (context.Context, func(er
 	}
 	var dbName string
 	if r.stmts != nil {
-		dbName, _ = r.stmts.dbName.Load().(string)
+		dbName = r.stmts.dbName
 	}
 	return startStatementSpan(ctx, operation(text), text, dbName)
 }
 
-// statements are the prepared statements of one pool, keyed by their text.
-// A statement is prepared on the pool the first time it runs there, or,
-// when it first runs inside a transaction, before the unit of work's next
-// transaction begins: preparing takes a connection of the pool, and a
-// transaction holding one while it waits for another could starve the pool.
-// database/sql then prepares each on every connection it runs on, and keeps
-// it for the connection's life. No goroutine ever waits for another one's
-// preparing: it runs its statement unprepared meanwhile.
+// statements are the prepared statements of one pool, by their text, each
+// prepared the first time it runs on the pool; database/sql has no such
+// cache of its own. A statement whose first run is inside a transaction
+// runs unprepared there and is prepared before the unit of work's next
+// transaction: preparing takes a connection of the pool, and transactions
+// holding theirs while they wait for another could starve it.
 type statements struct {
-	db     *bun.DB
-	dbName atomic.Value // db.name of the spans (a string), once known
+	db     *sql.DB
+	dbName string // db.namespace of the spans
 
-	ready     sync.Map   // SQL text → *sql.Stmt
-	preparing sync.Mutex // held while preparing, only by TryLock
+	ready sync.Map // SQL text → *sql.Stmt
 
-	mu     sync.Mutex // guards wanted; never held while waiting for the database
-	wanted map[string]bool
+	mu      sync.Mutex
+	pending map[string]bool // first run inside a transaction, not prepared yet
 }
 
 func newStatements(db *bun.DB) *statements {
-	s := &statements{db: db, wanted: map[string]bool{}}
-	s.dbName.Store("")
-	return s
+	return &statements{db: db.DB, dbName: databaseOf(db.DB), pending: map[string]bool{}}
 }
 
-// lookup returns text's statement, or nil when it is not prepared.
-func (s *statements) lookup(text string) *sql.Stmt {
+// get returns text's statement, preparing it when needed; nil when
+// preparing failed (the database is away): text then runs unprepared.
+func (s *statements) get(ctx context.Context, text string) *sql.Stmt {
 	if stmt, ok := s.ready.Load(text); ok {
 		return stmt.(*sql.Stmt)
 	}
-	return nil
-}
-
-// get returns text's statement, preparing it when needed. It returns nil
-// when another goroutine is preparing right now, or preparing failed (the
-// database is away): text then runs unprepared, and a later call tries
-// again.
-func (s *statements) get(ctx context.Context, text string) *sql.Stmt {
-	if stmt := s.lookup(text); stmt != nil {
-		return stmt
-	}
-	if !s.preparing.TryLock() {
-		return nil
-	}
-	defer s.preparing.Unlock()
-	return s.prepare(ctx, text)
-}
-
-// want notes a statement to prepare before the next transaction.
-func (s *statements) want(text string) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.wanted[text] = true
-}
-
-// prepareWanted prepares the statements that ran unprepared in a
-// transaction. The unit of work calls it before it begins one.
-func (s *statements) prepareWanted(ctx context.Context) {
-	s.mu.Lock()
-	todo := make([]string, 0, len(s.wanted))
-	for text := range s.wanted {
-		todo = append(todo, text)
-	}
-	s.mu.Unlock()
-	if s.dbName.Load() != "" && len(todo) == 0 || !s.preparing.TryLock() {
-		return
-	}
-	defer s.preparing.Unlock()
-	s.loadDBName(ctx)
-	for _, text := range todo {
-		if s.prepare(ctx, text) == nil {
-			return
-		}
-		s.mu.Lock()
-		delete(s.wanted, text)
-		s.mu.Unlock()
-	}
-}
-
-// prepare prepares text on the pool; the caller holds s.preparing.
-func (s *statements) prepare(ctx context.Context, text string) *sql.Stmt {
-	if stmt := s.lookup(text); stmt != nil {
-		return stmt
-	}
-	s.loadDBName(ctx)
-	stmt, err := s.db.DB.PrepareContext(ctx, text)
+	stmt, err := s.db.PrepareContext(ctx, text)
 	if err != nil {
 		return nil
 	}
-	s.ready.Store(text, stmt)
+	if first, loaded := s.ready.LoadOrStore(text, stmt); loaded { // another goroutine prepared it meanwhile
+		_ = stmt.Close() //nolint:sqlclosecheck // the duplicate, closed at once; the kept one lives as long as the pool
+		return first.(*sql.Stmt)
+	}
 	return stmt
 }
 
-func (s *statements) loadDBName(ctx context.Context) {
-	if s.dbName.Load() != "" {
+// inTx returns text's statement when the pool has it, or else notes it for
+// prepareWanted and returns nil.
+func (s *statements) inTx(text string) *sql.Stmt {
+	if stmt, ok := s.ready.Load(text); ok {
+		return stmt.(*sql.Stmt)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.pending[text] = true
+	return nil
+}
+
+// prepareWanted prepares the statements that ran unprepared in a
+// transaction; the unit of work calls it before it begins one. One that
+// fails to prepare is noted again at its next run.
+func (s *statements) prepareWanted(ctx context.Context) {
+	s.mu.Lock()
+	todo := s.pending
+	if len(todo) == 0 {
+		s.mu.Unlock()
 		return
 	}
-	var name string
-	if err := s.db.DB.QueryRowContext(ctx, "SELECT current_database()").Scan(&name); err == nil {
-		s.dbName.Store(name)
+	s.pending = map[string]bool{}
+	s.mu.Unlock()
+	for text := range todo {
+		s.get(ctx, text)
 	}
 }
 
 // operation is a statement's SQL command, the span's name: its first word,
 // or, after WITH, the first command outside the parentheses of its
-// common table expressions.
+// common table expressions. (bun's QueryEvent.Operation, the first word,
+// would name the intake's statements WITH.)
 func operation(text string) string {
 	depth, first := 0, true
 	for _, f := range strings.FieldsFunc(text, func(c rune) bool { return c == ' ' || c == '\n' || c == '\t' || c == ',' }) {
@@ -264,17 +223,17 @@ func isCommand(word string) bool {
 	return false
 }
 
-// pgArray passes a slice ([]string, []int64) as one array parameter, in
-// the literal pgdialect writes into bun's queries, less the SQL string
-// quotes around it (database/sql sends a parameter as it is).
+// pgArray passes a slice ([]string, []int64) as one array parameter:
+// database/sql passes only scalars and pgdialect.Array is no driver.Valuer,
+// so the parameter is pgdialect's array literal, less the SQL string quotes
+// it writes around it for bun's formatted queries (a quote inside doubled).
 func pgArray[T string | int64](v []T) string {
 	if v == nil {
 		v = []T{} // pgdialect writes a nil slice as NULL
 	}
-	// The appenders of []string and []int64 cannot fail; the result is the
-	// quoted SQL literal '{…}', in which a quote is doubled. (pgdialect
-	// drops NUL characters: no value passed here holds one — IDs are
-	// checked, and the intake refuses a NUL in a SKU.)
+	// The appenders of []string and []int64 cannot fail. (pgdialect drops
+	// NUL characters: no value passed here holds one — IDs are checked, and
+	// the intake refuses a NUL in a SKU.)
 	lit, _ := pgdialect.Array(v).AppendQuery(arrayGen, nil)
 	return strings.ReplaceAll(string(lit[1:len(lit)-1]), "''", "'")
 }

@@ -87,6 +87,11 @@ func newRepositories(run runner, b BillingSettings) ports.Repositories {
 		APIKeys:        &APIKeyRepository{run: run},
 		WebhookSecrets: &WebhookSecretRepository{run: run},
 		Fixtures:       &FixtureStore{run: run},
+
+		WarehouseReceipts: &WarehouseReceiptRepository{run: run},
+		WarehouseServices: &WarehouseServiceRepository{run: run},
+		Stock:             &StockLedger{run: run},
+
 		RateCards:      &RateCardRepository{run: run},
 		Charges:        &ChargeRepository{run: run, settings: b},
 		BillingPeriods: &BillingPeriodRepository{run: run},

@@ -103,7 +103,18 @@ WHERE wo.organization_id = $1 AND w.active`
 	// whether more follow.
 	activeWarehousesSQL = availableWarehousesSQL + ` ORDER BY w.name ASC, w.id ASC OFFSET $2 LIMIT $3`
 	activeWarehouseSQL  = availableWarehousesSQL + ` AND w.id = $2`
+
+	// warehouseActiveSQL reads whether the warehouse $1 is active (no row:
+	// unknown).
+	warehouseActiveSQL = `SELECT active FROM warehouses WHERE id = $1`
 )
+
+// IsActive tells whether the warehouse exists and is active.
+func (r *WarehouseRepository) IsActive(ctx context.Context, warehouseID string) (bool, error) {
+	var active bool
+	err := r.run.query(ctx, warehouseActiveSQL, func(sr *sql.Rows) error { return sr.Scan(&active) }, warehouseID)
+	return active, dbErr(err)
+}
 
 // ListActive returns one page of the organization's active warehouses,
 // ordered by name then ID.

@@ -102,6 +102,12 @@ func TestWarehousesListActive(t *testing.T) {
 	if w, err := repo.ActiveForOrganization(ctx, "org_wh_b", "wh_lst_b1"); err != nil || w.ID != "wh_lst_b1" {
 		t.Fatalf("shared warehouse: %v %v", w.ID, err)
 	}
+
+	for id, want := range map[string]bool{"wh_lst_b1": true, "wh_lst_a": false, "wh_unknown": false} {
+		if got, err := repo.IsActive(ctx, id); err != nil || got != want {
+			t.Errorf("IsActive(%s) = %v, %v; want %v", id, got, err, want)
+		}
+	}
 }
 
 func equal(a, b []string) bool {

@@ -29,6 +29,9 @@ type Metrics struct {
 	// RequestsTimedOut counts requests answered 503 because their deadline
 	// passed or a lock or statement timed out, by route.
 	RequestsTimedOut *prometheus.CounterVec
+	// UnitsReceived counts the units of new warehouse receipts by kind of
+	// item (warehouse_metrics.go).
+	UnitsReceived *prometheus.CounterVec
 	// BillingCharges counts accrued charges by fee; BillingInvoices
 	// invoice transitions by the status reached (billing.go).
 	BillingCharges  *prometheus.CounterVec
@@ -91,6 +94,7 @@ func NewMetrics() *Metrics {
 			Name: "fulfillment_http_requests_timed_out_total",
 			Help: "Requests answered 503 because their deadline passed or a lock or statement timed out, by route template.",
 		}, []string{"route"}),
+		UnitsReceived: newUnitsReceived(),
 	}
 	m.BillingCharges = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "fulfillment_billing_charges_total",
@@ -101,7 +105,7 @@ func NewMetrics() *Metrics {
 		Help: "Invoice status transitions committed by billing and its operator, by the status reached (unpaid: finalized).",
 	}, []string{"status"})
 	reg.MustRegister(m.RequestDuration, m.IntakeOrders, m.ShipmentTransitions, m.RequestsShed, m.RequestsTimedOut,
-		m.BillingCharges, m.BillingInvoices)
+		m.UnitsReceived, m.BillingCharges, m.BillingInvoices)
 	for _, f := range BillingFees {
 		m.BillingCharges.WithLabelValues(f)
 	}
@@ -121,6 +125,9 @@ func NewMetrics() *Metrics {
 		for _, s := range ShipmentStatuses {
 			m.ShipmentTransitions.WithLabelValues(k, s)
 		}
+	}
+	for _, k := range ItemKinds {
+		m.UnitsReceived.WithLabelValues(k)
 	}
 	return m
 }

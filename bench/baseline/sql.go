@@ -6,7 +6,7 @@ import "strings"
 // detail (adapters/postgres/invoices.go), written out again: both servers
 // ask PostgreSQL the same thing, with the same session setting
 // (plan_cache_mode, in run), so that the benchmark compares the stacks
-// around it.
+// around it. benchsql_test.go holds them to the service's, byte for byte.
 
 // visibleInvoice restricts to the invoices an organization may see.
 const visibleInvoice = `i.status IN ('unpaid', 'pending_payment', 'paid', 'cancelled', 'refunded', 'collecting') AND i.deleted_at IS NULL`

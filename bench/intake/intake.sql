@@ -1,7 +1,7 @@
 -- pgbench script: one order intake's transaction, statement for statement the SQL the service
--- runs for a new order (adapters/postgres: claimOrderQuery, acceptOrderQuery), with pgbench
+-- runs for a new order (adapters/postgres: claimOrderSQL, acceptOrderSQL), with pgbench
 -- variables in place of the parameters (docs/benchmarks/intake.md;
--- adapters/postgres/benchsql_internal_test.go fails when the two differ). Run with -M prepared
+-- bench/baseline/benchsql_test.go fails when the two differ). Run with -M prepared
 -- and -D org=… -D wh=… -D skus=N; products prod_bench_1..N with SKUs BENCH-00001.. must exist,
 -- and wh must be org's default warehouse.
 \set oid random(1000000000000000, 9000000000000000000)

@@ -58,13 +58,14 @@ func withApp(ctx context.Context, cfg bootstrap.Config, fn func(ctx context.Cont
 func withAppConns(ctx context.Context, cfg bootstrap.Config, conns int, fn func(ctx context.Context, app *application.Application) error) error {
 	return withDBConns(ctx, cfg, conns, func(ctx context.Context, db *bun.DB) error {
 		uow, repos := postgres.NewUnitOfWork(db, cfg.BillingStore()), postgres.NewRepositories(db, cfg.BillingStore())
+		billingDeps := billingapp.Deps{UnitOfWork: uow, Repos: repos, Clock: system.Clock{}, IDs: system.IDs{}, Settings: cfg.Billing()}
 		return fn(ctx, application.New(application.Deps{
 			UnitOfWork: uow, Repos: repos,
 			Clock: system.Clock{}, IDs: system.IDs{}, Keys: identity.APIKeyGenerator{},
 			Tracer: noop.NewTracerProvider().Tracer(""), Log: slog.New(slog.DiscardHandler), Environment: cfg.Environment,
 			DecodeStorefrontOrder: httpapi.DecodeStorefrontOrder, FailedOrderRetention: cfg.FailedOrderRetention,
-			SeedRateCards: billingapp.SeedRateCards(billingapp.Deps{UnitOfWork: uow, Repos: repos, Clock: system.Clock{},
-				IDs: system.IDs{}, Settings: cfg.Billing()}),
+			SeedRateCards: billingapp.SeedRateCards(billingDeps),
+			Warehouse:     billingapp.WarehouseHooks(billingDeps, application.WarehouseHooks{}),
 		}))
 	})
 }
@@ -172,13 +173,14 @@ func token(cfg bootstrap.Config, args []string, stdout io.Writer) error {
 	}
 	fs := newFlagSet("token mint")
 	org := fs.String("org", "", "organization ID")
+	warehouse := fs.String("warehouse", "", "warehouse ID (a token of the warehouse's management system)")
 	scopes := fs.String("scopes", "", "comma-separated scopes")
 	ttl := fs.Duration("ttl", time.Hour, "lifetime")
 	if err := parseFlags(fs, args[1:]); err != nil {
 		return err
 	}
-	if *org == "" || fs.NArg() > 0 {
-		return usagef("token mint needs --org ID [--scopes a,b] [--ttl 1h]")
+	if (*org == "") == (*warehouse == "") || fs.NArg() > 0 {
+		return usagef("token mint needs exactly one of --org ID and --warehouse ID [--scopes a,b] [--ttl 1h]")
 	}
 	if *ttl <= 0 {
 		return usagef("token mint: --ttl must be positive")
@@ -187,7 +189,7 @@ func token(cfg bootstrap.Config, args []string, stdout io.Writer) error {
 		return fmt.Errorf("token mint: AUTH_SIGNING_KEY is not set")
 	}
 	tok, err := identity.MintToken(cfg.TokenConfig(nil), identity.MintParams{
-		Organization: *org, Scopes: splitScopes(*scopes), TTL: *ttl,
+		Organization: *org, Warehouse: *warehouse, Scopes: splitScopes(*scopes), TTL: *ttl,
 	})
 	if err != nil {
 		return err

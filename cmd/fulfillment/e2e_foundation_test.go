@@ -56,6 +56,8 @@ func TestCLIUsageAndErrors(t *testing.T) {
 		{"unknown migrate subcommand", env, []string{"migrate", "sideways"}, 2, "unknown subcommand"},
 		{"seed without file", env, []string{"seed"}, 2, "seed needs --file"},
 		{"unknown flag", env, []string{"token", "mint", "--org", "o", "--bogus"}, 2, "flag provided but not defined"},
+		{"token of an organization and a warehouse", env, []string{"token", "mint", "--org", "o", "--warehouse", "w"}, 2, "exactly one of --org ID and --warehouse ID"},
+		{"token of nobody", env, []string{"token", "mint", "--scopes", "warehouse"}, 2, "exactly one of --org ID and --warehouse ID"},
 		{"bad environment", baseEnv(testDSN, "ENVIRONMENT=staging"), []string{"migrate", "status"}, 1, "ENVIRONMENT"},
 		{"bad log level", baseEnv(testDSN, "LOG_LEVEL=loud"), []string{"serve"}, 1, "LOG_LEVEL"},
 		{"short signing key", baseEnv(testDSN, "AUTH_SIGNING_KEY=short"), []string{"serve"}, 1, "AUTH_SIGNING_KEY"},
@@ -189,6 +191,15 @@ func TestWarehousesAPI(t *testing.T) {
 	}
 	if !regexp.MustCompile(`^[0-9a-f]{32}$`).MatchString(r.Header.Get("X-Trace-Id")) {
 		t.Fatalf("X-Trace-Id %q", r.Header.Get("X-Trace-Id"))
+	}
+
+	// A warehouse's token is not an organization's, whatever its scopes; a
+	// token of an inactive or unknown warehouse is not trusted at all.
+	r = do(t, "GET", srv.URL+"/v0/warehouses", nil, auth(mintWarehouseToken(t, "wh_e2e_fd_1", "warehouse", "locations"))...)
+	wantProblem(t, r, 403, "insufficient_scope")
+	for _, wh := range []string{"wh_e2e_fd_2", "wh_nowhere"} {
+		r = do(t, "GET", srv.URL+"/v0/warehouses", nil, auth(mintWarehouseToken(t, wh, "locations"))...)
+		wantProblem(t, r, 401, "invalid_token")
 	}
 
 	r = do(t, "GET", srv.URL+"/v0/warehouses?take=1", nil, auth(tokA)...)

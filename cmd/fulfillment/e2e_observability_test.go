@@ -125,6 +125,7 @@ func obsFixture() map[string]any {
 var (
 	obsOnce  sync.Once
 	obsToken string // an access token of obsOrg with scope shipments
+	obsWMS   string // an access token of wh_e2e_obs's management system
 )
 
 // seedObs seeds the fixture once per test binary.
@@ -133,6 +134,7 @@ func seedObs(t *testing.T) {
 	obsOnce.Do(func() {
 		seedFixture(t, testDSN, obsFixture())
 		obsToken = mintToken(t, obsOrg, "shipments")
+		obsWMS = mintWarehouseToken(t, "wh_e2e_obs")
 	})
 	if obsToken == "" {
 		t.Fatal("the observability fixture could not be set up (see the first test that failed)")
@@ -167,7 +169,8 @@ type obsAnswers struct {
 // obsWorkload exercises what the dashboard and the alerts look at: every
 // outcome of the intake (failed through down, a server whose database is
 // unreachable), 4xx and 5xx answers, and each shipment transition (an API
-// draft of each kind, one submitted and one cancelled). Order IDs start at
+// draft of each kind, one submitted and one cancelled), and units received
+// at the warehouse (a receipt and its retry). Order IDs start at
 // firstOrder; it uses four.
 func obsWorkload(t *testing.T, srv, down *server, firstOrder int64) obsAnswers {
 	t.Helper()
@@ -201,6 +204,14 @@ func obsWorkload(t *testing.T, srv, down *server, firstOrder int64) obsAnswers {
 	ship.ok(ship.do("POST", fmt.Sprintf("/v0/shipments/%s/cancel", spd["id"]), nil), http.StatusOK)
 	// A transition refused (cancelled → pending) is not counted.
 	wantProblem(t, ship.do("POST", fmt.Sprintf("/v0/shipments/%s/submit", spd["id"]), nil), http.StatusConflict, "invalid_state")
+
+	// A truck arrives: 3 products and 2 cartons received, then the same
+	// receipt again (a retry counts nothing).
+	wms := shipClient{t, srv.URL, obsWMS}
+	receipt := map[string]any{"organizationId": obsOrg, "reference": fmt.Sprintf("ASN-OBS-%d", firstOrder),
+		"items": []any{map[string]any{"productId": "prod_e2e_obs", "quantity": 3}, map[string]any{"cartonId": "ctn_e2e_obs", "quantity": 2}}}
+	wms.ok(wms.do("POST", "/v0/warehouse/receipts", receipt), http.StatusCreated)
+	wms.ok(wms.do("POST", "/v0/warehouse/receipts", receipt), http.StatusOK)
 	return a
 }
 

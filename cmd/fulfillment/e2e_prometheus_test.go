@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"net/http"
 	"net/url"
@@ -258,6 +259,11 @@ func checkMetricsEndpoint(t *testing.T, srv, down *server, answers []obsAnswers)
 		t.Errorf("transitions_total has %d series, want 6: %v", len(transitions), transitions)
 	}
 
+	received := family("fulfillment_warehouse_units_received_total")
+	if want := map[string]float64{"kind=product": 3 * n, "kind=carton": 2 * n}; !maps.Equal(received, want) {
+		t.Errorf("warehouse_units_received_total = %v, want %v (a retried receipt counts nothing)", received, want)
+	}
+
 	for _, name := range []string{"fulfillment_http_requests_shed_total", "fulfillment_http_requests_timed_out_total"} {
 		s := family(name)
 		for _, route := range []string{"/v0/storefront/orders", "/v0/shipments", "/v0/shipments/{id}/submit", "/v0/warehouses", "/v0/invoices"} {
@@ -443,7 +449,7 @@ func checkDashboardQueries(t *testing.T, prom *prometheus) {
 		}
 		panels = append(panels, p)
 	}
-	if want := []string{"Traffic and errors per route", "Order intake", "Capacity", "Shipments", "Failed orders", "Billing"}; !slices.Equal(rows, want) {
+	if want := []string{"Traffic and errors per route", "Order intake", "Capacity", "Shipments", "Failed orders", "Warehouse", "Billing"}; !slices.Equal(rows, want) {
 		t.Errorf("rows %q, want %q", rows, want)
 	}
 

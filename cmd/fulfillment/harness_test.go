@@ -253,6 +253,16 @@ func mintToken(t testing.TB, org string, scopes ...string) string {
 	return strings.TrimSpace(mustCLI(t, baseEnv(testDSN), "token", "mint", "--org", org, "--scopes", strings.Join(scopes, ",")))
 }
 
+// mintWarehouseToken returns an access token of a warehouse's management
+// system (scope warehouse unless scopes say otherwise).
+func mintWarehouseToken(t testing.TB, warehouse string, scopes ...string) string {
+	t.Helper()
+	if scopes == nil {
+		scopes = []string{"warehouse"}
+	}
+	return strings.TrimSpace(mustCLI(t, baseEnv(testDSN), "token", "mint", "--warehouse", warehouse, "--scopes", strings.Join(scopes, ",")))
+}
+
 // response is a finished HTTP exchange.
 type response struct {
 	Status int

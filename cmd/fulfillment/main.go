@@ -35,7 +35,8 @@ commands:
   serve                                         run the HTTP API until SIGTERM/SIGINT
   migrate [up|down|status]                      apply / roll back one / list migrations
   seed --file PATH                              load a fixture document
-  token mint --org ID --scopes a,b [--ttl 1h]   print a signed access token
+  token mint (--org ID | --warehouse ID) --scopes a,b [--ttl 1h]
+                                                print a signed access token
   apikey create --org ID --scopes a,b [--name N] print a new API key
   apikey revoke KEY_ID                          revoke an API key
   apikey list --org ID                          list an organization's keys
@@ -55,7 +56,7 @@ commands:
   probe URL                                     GET URL; exit 0 when it answers 200
 
 Settings come from the environment: DATABASE_URL, HTTP_ADDR, ENVIRONMENT,
-AUTH_SIGNING_KEY, AUTH_JWKS_URL, AUTH_ISSUER, AUTH_AUDIENCE, AUTH_ORG_CLAIM,
+AUTH_SIGNING_KEY, AUTH_JWKS_URL, AUTH_ISSUER, AUTH_AUDIENCE, AUTH_ORG_CLAIM, AUTH_WAREHOUSE_CLAIM,
 LOG_LEVEL, REQUEST_TIMEOUT, DB_MAX_CONNS, SHUTDOWN_DELAY, SHUTDOWN_TIMEOUT,
 FAILED_ORDER_RETENTION, BILLING_TIMEZONE, BILLING_GRACE, BILLING_TERMS,
 BILLING_COLLECTIONS_AFTER, BILLING_INTERVAL, OTEL_*.

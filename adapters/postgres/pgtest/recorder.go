@@ -27,9 +27,6 @@ type Statement struct {
 }
 
 func (r *Recorder) add(sql string, args []driver.NamedValue) {
-	if sql == "SELECT current_database()" {
-		return // once per pool, for the spans' db.name: not one of the repositories' statements
-	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	s := Statement{SQL: sql}

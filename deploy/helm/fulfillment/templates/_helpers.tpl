@@ -136,6 +136,8 @@ seccompProfile:
 {{- end }}
 - name: AUTH_ORG_CLAIM
   value: {{ .Values.auth.orgClaim | quote }}
+- name: AUTH_WAREHOUSE_CLAIM
+  value: {{ .Values.auth.warehouseClaim | quote }}
 {{- end -}}
 
 {{/* OpenTelemetry settings, with the pod's identity as resource attributes (downward API). */}}

@@ -1,0 +1,247 @@
+package httpapi
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"time"
+
+	"github.com/gorilla/mux"
+
+	"github.com/acme3pl/fulfillment/adapters/telemetry"
+	"github.com/acme3pl/fulfillment/application"
+	"github.com/acme3pl/fulfillment/domain"
+)
+
+// WarehouseReceiving serves what a warehouse reports of its day (scope
+// warehouse, a warehouse's token): goods received and services performed.
+// Both are idempotent on the warehouse's reference: 201 for a new report,
+// 200 with the first one for a retry of the same content.
+type WarehouseReceiving struct {
+	app    *application.Application
+	auth   Authenticator
+	errors ErrorMapper
+	m      *telemetry.Metrics
+}
+
+// NewWarehouseReceiving builds the receiving routes.
+func NewWarehouseReceiving(app *application.Application, auth Authenticator, errs ErrorMapper, m *telemetry.Metrics) *WarehouseReceiving {
+	return &WarehouseReceiving{app: app, auth: auth, errors: errs, m: m}
+}
+
+// Register implements Routes.
+func (h *WarehouseReceiving) Register(r *mux.Router) {
+	withBody := func(next http.HandlerFunc) http.Handler {
+		return h.auth.RequireWarehouse(withBodyLimit(DefaultBodyLimit, next).ServeHTTP)
+	}
+	r.Handle("/v0/warehouse/receipts", withBody(h.receive)).Methods(http.MethodPost)
+	r.Handle("/v0/warehouse/services", withBody(h.service)).Methods(http.MethodPost)
+}
+
+// WarehouseReceiptDTO is the WarehouseReceipt of api/openapi.yaml.
+type WarehouseReceiptDTO struct {
+	ID             string                    `json:"id"`
+	OrganizationID string                    `json:"organizationId"`
+	WarehouseID    string                    `json:"warehouseId"`
+	Reference      string                    `json:"reference"`
+	ReceivedAt     string                    `json:"receivedAt"`
+	Items          []WarehouseReceiptItemDTO `json:"items"`
+	CreatedAt      string                    `json:"createdAt"`
+}
+
+// WarehouseReceiptItemDTO is one item received: a product or a carton.
+type WarehouseReceiptItemDTO struct {
+	ProductID string `json:"productId,omitempty"`
+	CartonID  string `json:"cartonId,omitempty"`
+	SKU       string `json:"sku"`
+	Quantity  int64  `json:"quantity"`
+}
+
+func toWarehouseReceiptDTO(r *domain.Receipt) WarehouseReceiptDTO {
+	lines := r.Lines()
+	items := make([]WarehouseReceiptItemDTO, len(lines))
+	for i, l := range lines {
+		items[i] = WarehouseReceiptItemDTO{SKU: l.SKU, Quantity: l.Quantity}
+		if l.Kind == domain.KindCarton {
+			items[i].CartonID = l.ItemID
+		} else {
+			items[i].ProductID = l.ItemID
+		}
+	}
+	return WarehouseReceiptDTO{
+		ID: r.ID(), OrganizationID: r.OrganizationID(), WarehouseID: r.WarehouseID(), Reference: r.Reference(),
+		ReceivedAt: FormatTime(r.ReceivedAt()), Items: items, CreatedAt: FormatTime(r.CreatedAt()),
+	}
+}
+
+// WarehouseServiceDTO is the WarehouseService of api/openapi.yaml. Its
+// quantity is a JSON number with at most three decimals.
+type WarehouseServiceDTO struct {
+	ID             string      `json:"id"`
+	OrganizationID string      `json:"organizationId"`
+	WarehouseID    string      `json:"warehouseId"`
+	Reference      string      `json:"reference"`
+	Service        string      `json:"service"`
+	Quantity       json.Number `json:"quantity"`
+	PerformedAt    string      `json:"performedAt"`
+	Note           string      `json:"note"`
+	CreatedAt      string      `json:"createdAt"`
+}
+
+func toWarehouseServiceDTO(s *domain.ServiceRecord) WarehouseServiceDTO {
+	return WarehouseServiceDTO{
+		ID: s.ID(), OrganizationID: s.OrganizationID(), WarehouseID: s.WarehouseID(), Reference: s.Reference(),
+		Service: s.Service(), Quantity: json.Number(domain.FormatMilli(s.QuantityMilli())),
+		PerformedAt: FormatTime(s.PerformedAt()), Note: s.Note(), CreatedAt: FormatTime(s.CreatedAt()),
+	}
+}
+
+// receiptBody is the body of POST /v0/warehouse/receipts.
+type receiptBody struct {
+	OrganizationID string             `json:"organizationId"`
+	Reference      string             `json:"reference"`
+	ReceivedAt     *string            `json:"receivedAt"`
+	Items          *[]json.RawMessage `json:"items"`
+}
+
+// receiptLineBody is one of its items: exactly one of productId and
+// cartonId. A quantity that is not a JSON integer of 64 bits maps to 0,
+// which the domain refuses as it refuses any quantity out of its bounds.
+type receiptLineBody struct {
+	ProductID *string         `json:"productId"`
+	CartonID  *string         `json:"cartonId"`
+	Quantity  json.RawMessage `json:"quantity"`
+}
+
+func (l receiptLineBody) line() domain.ReceiptLine {
+	quantity, _ := jsonInteger(l.Quantity)
+	switch {
+	case l.ProductID != nil && l.CartonID == nil:
+		return domain.ReceiptLine{Kind: domain.KindProduct, ItemID: *l.ProductID, Quantity: quantity}
+	case l.CartonID != nil && l.ProductID == nil:
+		return domain.ReceiptLine{Kind: domain.KindCarton, ItemID: *l.CartonID, Quantity: quantity}
+	}
+	return domain.ReceiptLine{Quantity: quantity} // neither or both: the domain names the item
+}
+
+// receive serves POST /v0/warehouse/receipts.
+func (h *WarehouseReceiving) receive(w http.ResponseWriter, r *http.Request) {
+	var body receiptBody
+	if err := readJSON(r, &body); err != nil {
+		h.errors.Write(w, r, err)
+		return
+	}
+	receivedAt, err := parseReportedAt("receivedAt", body.ReceivedAt)
+	if err != nil {
+		h.errors.Write(w, r, err)
+		return
+	}
+	var lines []domain.ReceiptLine
+	if body.Items != nil {
+		lines = make([]domain.ReceiptLine, len(*body.Items))
+		for i, raw := range *body.Items {
+			at := fmt.Sprintf("items[%d]", i)
+			var l receiptLineBody
+			if err := strictUnmarshal(raw, &l); err != nil {
+				h.errors.Write(w, r, jsonError(at, err))
+				return
+			}
+			if string(raw) == "null" {
+				h.errors.Write(w, r, domain.Invalid(at, "must be an object"))
+				return
+			}
+			lines[i] = l.line()
+		}
+	}
+	res, err := h.app.Commands.RecordWarehouseReceipt.Handle(r.Context(), application.RecordWarehouseReceipt{
+		WarehouseID: PrincipalFrom(r.Context()).WarehouseID, OrganizationID: body.OrganizationID,
+		Reference: body.Reference, ReceivedAt: receivedAt, Lines: lines,
+	})
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	status := http.StatusOK
+	if res.Created {
+		status = http.StatusCreated
+		for _, kind := range []domain.ItemKind{domain.KindProduct, domain.KindCarton} {
+			h.m.ObserveUnitsReceived(string(kind), res.Receipt.Units(kind))
+		}
+	}
+	WriteJSON(w, status, toWarehouseReceiptDTO(res.Receipt))
+}
+
+// serviceBody is the body of POST /v0/warehouse/services. The quantity is
+// read from its JSON text (ParseMilli), never through a float.
+type serviceBody struct {
+	OrganizationID string          `json:"organizationId"`
+	Reference      string          `json:"reference"`
+	Service        string          `json:"service"`
+	Quantity       json.RawMessage `json:"quantity"`
+	PerformedAt    *string         `json:"performedAt"`
+	Note           *string         `json:"note"`
+}
+
+// service serves POST /v0/warehouse/services.
+func (h *WarehouseReceiving) service(w http.ResponseWriter, r *http.Request) {
+	var body serviceBody
+	if err := readJSON(r, &body); err != nil {
+		h.errors.Write(w, r, err)
+		return
+	}
+	performedAt, err := parseReportedAt("performedAt", body.PerformedAt)
+	if err != nil {
+		h.errors.Write(w, r, err)
+		return
+	}
+	// Anything but a JSON number in bounds (absent, null, a string, four
+	// decimals) maps to 0, which the domain refuses in the order of its
+	// checks.
+	var milli int64
+	if n := body.Quantity; len(n) > 0 && (n[0] == '-' || n[0] >= '0' && n[0] <= '9') {
+		milli, _ = domain.ParseMilli("quantity", string(n))
+	}
+	var note string
+	if body.Note != nil {
+		note = *body.Note
+	}
+	res, err := h.app.Commands.RecordWarehouseService.Handle(r.Context(), application.RecordWarehouseService{
+		WarehouseID: PrincipalFrom(r.Context()).WarehouseID, OrganizationID: body.OrganizationID,
+		Reference: body.Reference, Service: body.Service, QuantityMilli: milli, PerformedAt: performedAt, Note: note,
+	})
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	status := http.StatusOK
+	if res.Created {
+		status = http.StatusCreated
+	}
+	WriteJSON(w, status, toWarehouseServiceDTO(res.Service))
+}
+
+// parseReportedAt reads an optional RFC 3339 time; absent or null is none.
+func parseReportedAt(field string, s *string) (*time.Time, error) {
+	if s == nil {
+		return nil, nil
+	}
+	t, err := time.Parse(time.RFC3339Nano, *s)
+	if err != nil {
+		return nil, domain.Invalid(field, "must be an RFC 3339 time such as 2026-11-22T01:15:05.123Z")
+	}
+	return &t, nil
+}
+
+// fail answers an error of these routes. invalid_warehouse here means that
+// the token's warehouse does not serve organizationId (or that there is no
+// such organization), and its detail says so.
+func (h *WarehouseReceiving) fail(w http.ResponseWriter, r *http.Request, err error) {
+	if application.KindOf(err) != application.KindInvalidWarehouse {
+		h.errors.Write(w, r, err)
+		return
+	}
+	p := ProblemFor(err)
+	p.Detail = "the warehouse does not serve organizationId, or there is no such organization"
+	noteError(h.errors.Log, r, err)
+	WriteProblem(w, r, p)
+}

@@ -1,0 +1,268 @@
+package httpapi_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gorilla/mux"
+	"github.com/prometheus/client_golang/prometheus/testutil"
+
+	"github.com/acme3pl/fulfillment/adapters/httpapi"
+	"github.com/acme3pl/fulfillment/adapters/telemetry"
+	"github.com/acme3pl/fulfillment/application"
+	"github.com/acme3pl/fulfillment/domain"
+	"github.com/acme3pl/fulfillment/ports"
+)
+
+// recvHarness serves the receiving routes with use cases that run the
+// domain's constructors (so that 400s come from where they do in
+// production) and answer what the test sets.
+type recvHarness struct {
+	router   *mux.Router
+	metrics  *telemetry.Metrics
+	receipts []application.RecordWarehouseReceipt
+	services []application.RecordWarehouseService
+	created  bool  // the result's Created
+	err      error // returned after validation
+}
+
+var recvNow = time.Date(2026, 11, 26, 12, 0, 0, 0, time.UTC)
+
+func newRecvHarness(principal ports.Principal) *recvHarness {
+	h := &recvHarness{metrics: telemetry.NewMetrics(), created: true}
+	app := &application.Application{}
+	app.Commands.RecordWarehouseReceipt = application.HandlerFunc[application.RecordWarehouseReceipt, application.WarehouseReceiptResult](
+		func(_ context.Context, c application.RecordWarehouseReceipt) (application.WarehouseReceiptResult, error) {
+			h.receipts = append(h.receipts, c)
+			rec, err := domain.NewReceipt(domain.NewReceiptParams{ID: "rcv_1", WarehouseID: c.WarehouseID, OrganizationID: c.OrganizationID,
+				Reference: c.Reference, ReceivedAt: c.ReceivedAt, Lines: c.Lines, Now: recvNow})
+			if err != nil {
+				return application.WarehouseReceiptResult{}, err
+			}
+			if h.err != nil {
+				return application.WarehouseReceiptResult{}, h.err
+			}
+			_ = rec.Resolve(map[string]domain.InventoryItem{"prod_1": {ID: "prod_1", OrganizationID: c.OrganizationID, SKU: "TEE"}},
+				map[string]domain.InventoryItem{"ctn_1": {ID: "ctn_1", OrganizationID: c.OrganizationID, SKU: "CTN"}})
+			return application.WarehouseReceiptResult{Receipt: rec, Created: h.created}, nil
+		})
+	app.Commands.RecordWarehouseService = application.HandlerFunc[application.RecordWarehouseService, application.WarehouseServiceResult](
+		func(_ context.Context, c application.RecordWarehouseService) (application.WarehouseServiceResult, error) {
+			h.services = append(h.services, c)
+			s, err := domain.NewServiceRecord(domain.NewServiceRecordParams{ID: "svc_1", WarehouseID: c.WarehouseID,
+				OrganizationID: c.OrganizationID, Reference: c.Reference, Service: c.Service, QuantityMilli: c.QuantityMilli,
+				PerformedAt: c.PerformedAt, Note: c.Note, Now: recvNow})
+			if err != nil {
+				return application.WarehouseServiceResult{}, err
+			}
+			if h.err != nil {
+				return application.WarehouseServiceResult{}, h.err
+			}
+			return application.WarehouseServiceResult{Service: s, Created: h.created}, nil
+		})
+	log := slog.New(slog.DiscardHandler)
+	errs := httpapi.ErrorMapper{Log: log}
+	auth := httpapi.Authenticator{Tokens: &fakeTokens{principal: principal}, Errors: errs, Log: log}
+	h.router = mux.NewRouter()
+	httpapi.NewWarehouseReceiving(app, auth, errs, h.metrics).Register(h.router)
+	return h
+}
+
+var whPrincipal = ports.Principal{WarehouseID: "wh_east", Subject: "wms", Scopes: []domain.Scope{domain.ScopeWarehouse}}
+
+func (h *recvHarness) post(path, body string) (*httptest.ResponseRecorder, map[string]any) {
+	r := httptest.NewRequest(http.MethodPost, path, strings.NewReader(body))
+	r.Header.Set("Authorization", "Bearer tok")
+	r.Header.Set("Content-Type", "application/json")
+	w := httptest.NewRecorder()
+	h.router.ServeHTTP(w, r)
+	var out map[string]any
+	_ = json.Unmarshal(w.Body.Bytes(), &out)
+	return w, out
+}
+
+const recvBody = `{"organizationId": "org_acme", "reference": "ASN-1", "receivedAt": "2026-11-26T08:30:00.250Z",
+	"items": [{"productId": "prod_1", "quantity": 10}, {"cartonId": "ctn_1", "quantity": 2}]}`
+
+func TestWarehouseReceiptRoute(t *testing.T) {
+	h := newRecvHarness(whPrincipal)
+	w, out := h.post("/v0/warehouse/receipts", recvBody)
+	if w.Code != http.StatusCreated || w.Header().Get("Content-Type") != "application/json" {
+		t.Fatalf("status %d, %s", w.Code, w.Body.String())
+	}
+	want := map[string]any{
+		"id": "rcv_1", "organizationId": "org_acme", "warehouseId": "wh_east", "reference": "ASN-1",
+		"receivedAt": "2026-11-26T08:30:00.250Z", "createdAt": "2026-11-26T12:00:00.000Z",
+		"items": []any{
+			map[string]any{"productId": "prod_1", "sku": "TEE", "quantity": 10.0},
+			map[string]any{"cartonId": "ctn_1", "sku": "CTN", "quantity": 2.0},
+		},
+	}
+	if !reflect.DeepEqual(out, want) {
+		t.Fatalf("body %v\nwant %v", out, want)
+	}
+	if c := h.receipts[0]; c.WarehouseID != "wh_east" || c.ReceivedAt == nil || len(c.Lines) != 2 {
+		t.Fatalf("command %+v", c)
+	}
+	if got := testutil.ToFloat64(h.metrics.UnitsReceived.WithLabelValues("product")); got != 10 {
+		t.Errorf("units received (product) = %v, want 10", got)
+	}
+	if got := testutil.ToFloat64(h.metrics.UnitsReceived.WithLabelValues("carton")); got != 2 {
+		t.Errorf("units received (carton) = %v, want 2", got)
+	}
+
+	// A retry: 200, nothing counted.
+	h.created = false
+	if w, _ := h.post("/v0/warehouse/receipts", recvBody); w.Code != http.StatusOK {
+		t.Fatalf("retry: status %d", w.Code)
+	}
+	if got := testutil.ToFloat64(h.metrics.UnitsReceived.WithLabelValues("product")); got != 10 {
+		t.Errorf("a retry counted units: %v", got)
+	}
+}
+
+func TestWarehouseReceiptRouteRefuses(t *testing.T) {
+	tests := []struct {
+		name       string
+		body       string
+		err        error
+		wantStatus int
+		wantCode   string
+		wantParam  string
+	}{
+		{"organizationId a number", `{"organizationId": 1, "reference": "A", "items": []}`, nil, 400, "invalid_parameter", "organizationId"},
+		{"items an object", `{"organizationId": "o", "reference": "A", "items": {}}`, nil, 400, "invalid_parameter", "items"},
+		{"an item a string", `{"organizationId": "o", "reference": "A", "items": ["x"]}`, nil, 400, "invalid_parameter", "items[0]"},
+		{"an item null", `{"organizationId": "o", "reference": "A", "items": [null]}`, nil, 400, "invalid_parameter", "items[0]"},
+		{"an unknown member", `{"organizationId": "o", "reference": "A", "items": [], "extra": 1}`, nil, 400, "invalid_parameter", "extra"},
+		{"an unknown member of an item", `{"organizationId": "o", "reference": "A", "items": [{"productId": "p", "quantity": 1, "sku": "X"}]}`,
+			nil, 400, "invalid_parameter", "items[0].sku"},
+		{"productId a number", `{"organizationId": "o", "reference": "A", "items": [{"productId": 5, "quantity": 1}]}`,
+			nil, 400, "invalid_parameter", "items[0].productId"},
+		{"a quantity as a string", `{"organizationId": "o", "reference": "A", "items": [{"productId": "p", "quantity": "1"}]}`,
+			nil, 400, "invalid_parameter", "items[0].quantity"},
+		{"a fractional quantity", `{"organizationId": "o", "reference": "A", "items": [{"productId": "p", "quantity": 1.5}]}`,
+			nil, 400, "invalid_parameter", "items[0].quantity"},
+		{"both ids", `{"organizationId": "o", "reference": "A", "items": [{"productId": "p", "cartonId": "c", "quantity": 1}]}`,
+			nil, 400, "invalid_parameter", "items[0]"},
+		{"no reference", `{"organizationId": "o", "items": [{"productId": "p", "quantity": 1}]}`, nil, 400, "invalid_parameter", "reference"},
+		{"receivedAt not a time", `{"organizationId": "o", "reference": "A", "receivedAt": "yesterday", "items": [{"productId": "p", "quantity": 1}]}`,
+			nil, 400, "invalid_parameter", "receivedAt"},
+		{"receivedAt a number", `{"organizationId": "o", "reference": "A", "receivedAt": 1, "items": [{"productId": "p", "quantity": 1}]}`,
+			nil, 400, "invalid_parameter", "receivedAt"},
+		{"receivedAt in the future", `{"organizationId": "o", "reference": "A", "receivedAt": "2026-11-26T12:00:01Z", "items": [{"productId": "p", "quantity": 1}]}`,
+			nil, 400, "invalid_parameter", "receivedAt"},
+		{"reference conflict", recvBody, fmt.Errorf("r: %w", domain.ErrReferenceConflict), 409, "reference_conflict", ""},
+		{"unknown items", recvBody, &domain.UnknownItemsError{IDs: []string{"prod_1", "ctn_1"}}, 422, "unknown_items", ""},
+		{"invalid warehouse", recvBody, fmt.Errorf("w: %w", domain.ErrInvalidWarehouse), 422, "invalid_warehouse", ""},
+		{"period closed", recvBody, fmt.Errorf("p: %w", domain.ErrPeriodClosed), 422, "period_closed", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			h := newRecvHarness(whPrincipal)
+			h.err = tt.err
+			w, out := h.post("/v0/warehouse/receipts", tt.body)
+			if w.Code != tt.wantStatus || out["code"] != tt.wantCode || (tt.wantParam != "" && out["parameter"] != tt.wantParam) {
+				t.Fatalf("status %d, body %s; want %d %s naming %q", w.Code, w.Body.String(), tt.wantStatus, tt.wantCode, tt.wantParam)
+			}
+			if w.Header().Get("Content-Type") != "application/problem+json" {
+				t.Errorf("content type %q", w.Header().Get("Content-Type"))
+			}
+			if got := testutil.ToFloat64(h.metrics.UnitsReceived.WithLabelValues("product")); got != 0 {
+				t.Errorf("a refusal counted units: %v", got)
+			}
+		})
+	}
+}
+
+func TestWarehouseRoutesRefuseOrganizationTokens(t *testing.T) {
+	h := newRecvHarness(ports.Principal{OrganizationID: "org_acme", Scopes: []domain.Scope{domain.ScopeWarehouse}})
+	for _, path := range []string{"/v0/warehouse/receipts", "/v0/warehouse/services"} {
+		if w, out := h.post(path, recvBody); w.Code != http.StatusForbidden || out["code"] != "insufficient_scope" {
+			t.Fatalf("%s: status %d, %s", path, w.Code, w.Body.String())
+		}
+	}
+	if len(h.receipts)+len(h.services) != 0 {
+		t.Fatal("a use case ran")
+	}
+}
+
+func TestWarehouseServiceRoute(t *testing.T) {
+	tests := []struct {
+		quantity  string
+		wantMilli int64 // 0: refused, 400 naming quantity
+		wantJSON  string
+	}{
+		{"1.5", 1500, "1.5"},
+		{"2", 2000, "2"},
+		{"0.125", 125, "0.125"},
+		{"1000000000", 1_000_000_000_000, "1000000000"},
+		{"15E-1", 1500, "1.5"},
+		{"1.2345", 0, ""},
+		{"0", 0, ""},
+		{"-1", 0, ""},
+		{`"1.5"`, 0, ""},
+		{"null", 0, ""},
+		{"true", 0, ""},
+		{"1000000000.001", 0, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.quantity, func(t *testing.T) {
+			h := newRecvHarness(whPrincipal)
+			w, out := h.post("/v0/warehouse/services", `{"organizationId": "org_acme", "reference": "JOB-1", "service": "kitting",
+				"quantity": `+tt.quantity+`, "note": "gift sets"}`)
+			if tt.wantMilli == 0 {
+				if w.Code != 400 || out["parameter"] != "quantity" {
+					t.Fatalf("status %d, %s; want 400 naming quantity", w.Code, w.Body.String())
+				}
+				return
+			}
+			if w.Code != http.StatusCreated || h.services[0].QuantityMilli != tt.wantMilli {
+				t.Fatalf("status %d, %s; command %+v", w.Code, w.Body.String(), h.services)
+			}
+			if !strings.Contains(w.Body.String(), `"quantity":`+tt.wantJSON+`,`) {
+				t.Fatalf("body %s, want quantity %s", w.Body.String(), tt.wantJSON)
+			}
+			if out["note"] != "gift sets" || out["service"] != "kitting" || out["performedAt"] != "2026-11-26T12:00:00.000Z" {
+				t.Fatalf("body %v", out)
+			}
+		})
+	}
+}
+
+func TestWarehouseServiceRouteRefuses(t *testing.T) {
+	tests := []struct {
+		name, body string
+		err        error
+		wantStatus int
+		wantCode   string
+		wantParam  string
+	}{
+		{"service a number", `{"organizationId": "o", "reference": "A", "service": 1, "quantity": 1}`, nil, 400, "invalid_parameter", "service"},
+		{"note a number", `{"organizationId": "o", "reference": "A", "service": "s", "quantity": 1, "note": 1}`, nil, 400, "invalid_parameter", "note"},
+		{"performedAt in the future", `{"organizationId": "o", "reference": "A", "service": "s", "quantity": 1, "performedAt": "2027-01-01T00:00:00Z"}`,
+			nil, 400, "invalid_parameter", "performedAt"},
+		{"unknown service", `{"organizationId": "o", "reference": "A", "service": "s", "quantity": 1}`,
+			fmt.Errorf("s: %w", domain.ErrUnknownService), 422, "unknown_service", ""},
+		{"reference conflict", `{"organizationId": "o", "reference": "A", "service": "s", "quantity": 1}`,
+			fmt.Errorf("s: %w", domain.ErrReferenceConflict), 409, "reference_conflict", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			h := newRecvHarness(whPrincipal)
+			h.err = tt.err
+			w, out := h.post("/v0/warehouse/services", tt.body)
+			if w.Code != tt.wantStatus || out["code"] != tt.wantCode || (tt.wantParam != "" && out["parameter"] != tt.wantParam) {
+				t.Fatalf("status %d, body %s; want %d %s naming %q", w.Code, w.Body.String(), tt.wantStatus, tt.wantCode, tt.wantParam)
+			}
+		})
+	}
+}

@@ -1,0 +1,348 @@
+package postgres_test
+
+import (
+	"context"
+	"errors"
+	"reflect"
+	"testing"
+	"time"
+
+	"github.com/uptrace/bun"
+
+	"github.com/acme3pl/fulfillment/adapters/postgres"
+	"github.com/acme3pl/fulfillment/adapters/system"
+	"github.com/acme3pl/fulfillment/application"
+	"github.com/acme3pl/fulfillment/domain"
+	"github.com/acme3pl/fulfillment/ports"
+)
+
+// Helpers of the receiving tests start with `recv`.
+
+// recvWorld is one test's organization, warehouse and items.
+type recvWorld struct {
+	org, wh, other, prod, ctn string
+}
+
+// recvFixture loads an organization served by a warehouse holding 100
+// cartons (an opening balance dated opened), a product with no stock, and
+// a second warehouse that does not serve it; the fixture is loaded as the
+// seed loads it.
+func recvFixture(t *testing.T, opened time.Time) recvWorld {
+	t.Helper()
+	n := shipNamer()
+	w := recvWorld{org: n("org_recv"), wh: n("wh_recv"), other: n("wh_recv_x"), prod: n("prod_recv"), ctn: n("ctn_recv")}
+	shipLoad(t, recvFixtureDoc(w, opened))
+	return w
+}
+
+func recvFixtureDoc(w recvWorld, opened time.Time) ports.Fixture {
+	return ports.Fixture{
+		Organizations: []domain.Organization{{ID: w.org, Name: "Receiving"}},
+		Warehouses: []ports.FixtureWarehouse{
+			{Warehouse: shipWarehouse(w.wh, "Dock", true), Organizations: []string{w.org}},
+			{Warehouse: shipWarehouse(w.other, "Elsewhere", true)},
+		},
+		Inventory: []domain.InventoryItem{
+			shipItem(w.org, domain.KindProduct, w.prod, "P-RECV"),
+			shipItem(w.org, domain.KindCarton, w.ctn, "C-RECV"),
+		},
+		Stock:    []domain.Stock{{WarehouseID: w.wh, Kind: domain.KindCarton, ItemID: w.ctn, OnHand: 100}},
+		OpenedAt: opened,
+	}
+}
+
+// recvMovement is a row of stock_movements.
+type recvMovement struct {
+	Item       string    `bun:"item"`
+	Quantity   int64     `bun:"quantity"`
+	Reason     string    `bun:"reason"`
+	ReceiptID  string    `bun:"receipt_id"`
+	OccurredAt time.Time `bun:"occurred_at"`
+}
+
+func recvMovements(t *testing.T, db *bun.DB, org string) []recvMovement {
+	t.Helper()
+	var out []recvMovement
+	err := db.NewRaw(`SELECT coalesce(product_id, carton_id) AS item, quantity, reason, coalesce(receipt_id, '') AS receipt_id, occurred_at
+FROM stock_movements WHERE organization_id = ? ORDER BY id`, org).Scan(context.Background(), &out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range out {
+		out[i].OccurredAt = out[i].OccurredAt.UTC()
+	}
+	return out
+}
+
+// recvLedgerHolds checks the ledger's invariant for the organization: every
+// balance is the sum of its item's movements at its warehouse.
+func recvLedgerHolds(t *testing.T, db *bun.DB, org string) {
+	t.Helper()
+	var broken int
+	err := db.NewRaw(`SELECT count(*) FROM (
+	SELECT s.product_id AS item, s.warehouse_id, s.on_hand FROM product_stock s JOIN products p ON p.id = s.product_id WHERE p.organization_id = ?
+	UNION ALL
+	SELECT s.carton_id, s.warehouse_id, s.on_hand FROM carton_stock s JOIN cartons c ON c.id = s.carton_id WHERE c.organization_id = ?
+) AS b
+WHERE b.on_hand <> (SELECT coalesce(sum(m.quantity), 0) FROM stock_movements m
+	WHERE m.warehouse_id = b.warehouse_id AND coalesce(m.product_id, m.carton_id) = b.item)`, org, org).Scan(context.Background(), &broken)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if broken != 0 {
+		t.Fatalf("%d balance(s) of %s are not the sum of their movements", broken, org)
+	}
+}
+
+func recvUseCase(db *bun.DB, hooks application.WarehouseHooks) *application.RecordWarehouseReceiptHandler {
+	return application.NewRecordWarehouseReceiptHandler(postgres.NewUnitOfWork(db), system.Clock{}, system.IDs{}, hooks)
+}
+
+func TestSeedStockIsAnOpeningMovementOnce(t *testing.T) {
+	opened := time.Date(2026, 11, 1, 8, 0, 0, 0, time.UTC)
+	w := recvFixture(t, opened)
+	db := shipDB(t, 2)
+	want := []recvMovement{{Item: w.ctn, Quantity: 100, Reason: "opening", OccurredAt: opened}}
+	if got := recvMovements(t, db, w.org); !reflect.DeepEqual(got, want) {
+		t.Fatalf("movements %+v, want %+v", got, want)
+	}
+	// The same document again, later: nothing changes, no second movement.
+	doc := recvFixtureDoc(w, opened.Add(time.Hour))
+	var counts ports.FixtureCounts
+	err := postgres.NewUnitOfWork(db).Do(context.Background(), func(ctx context.Context, r ports.Repositories) error {
+		var err error
+		counts, err = r.Fixtures.Load(ctx, doc)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if counts["stock"] != 0 {
+		t.Fatalf("second load inserted %d stock rows", counts["stock"])
+	}
+	if got := recvMovements(t, db, w.org); !reflect.DeepEqual(got, want) {
+		t.Fatalf("after a second load: movements %+v, want %+v", got, want)
+	}
+	shipWantStock(t, db, "carton_stock", w.wh, w.ctn, 100, 0)
+	recvLedgerHolds(t, db, w.org)
+}
+
+func TestReceiptRaisesOnHandAndWritesMovements(t *testing.T) {
+	w := recvFixture(t, time.Now().Add(-time.Hour))
+	db := shipDB(t, 2)
+	at := time.Now().UTC().Add(-30 * time.Minute).Truncate(time.Millisecond)
+	res, err := recvUseCase(db, application.WarehouseHooks{}).Handle(context.Background(), application.RecordWarehouseReceipt{
+		WarehouseID: w.wh, OrganizationID: w.org, Reference: "ASN-1", ReceivedAt: &at,
+		Lines: []domain.ReceiptLine{
+			{Kind: domain.KindProduct, ItemID: w.prod, Quantity: 40},
+			{Kind: domain.KindCarton, ItemID: w.ctn, Quantity: 5},
+			{Kind: domain.KindProduct, ItemID: w.prod, Quantity: 2},
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.Created {
+		t.Fatal("not created")
+	}
+	shipWantStock(t, db, "product_stock", w.wh, w.prod, 42, 0)
+	shipWantStock(t, db, "carton_stock", w.wh, w.ctn, 105, 0)
+	got := recvMovements(t, db, w.org)[1:]
+	want := []recvMovement{
+		{Item: w.prod, Quantity: 42, Reason: "receipt", ReceiptID: res.Receipt.ID(), OccurredAt: at},
+		{Item: w.ctn, Quantity: 5, Reason: "receipt", ReceiptID: res.Receipt.ID(), OccurredAt: at},
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("movements %+v, want %+v", got, want)
+	}
+	recvLedgerHolds(t, db, w.org)
+}
+
+func TestReceiptReferenceIsIdempotent(t *testing.T) {
+	w := recvFixture(t, time.Now().Add(-time.Hour))
+	db := shipDB(t, 2)
+	uc := recvUseCase(db, application.WarehouseHooks{})
+	ctx := context.Background()
+	c := application.RecordWarehouseReceipt{
+		WarehouseID: w.wh, OrganizationID: w.org, Reference: "DOCK-7",
+		Lines: []domain.ReceiptLine{{Kind: domain.KindCarton, ItemID: w.ctn, Quantity: 3}, {Kind: domain.KindProduct, ItemID: w.prod, Quantity: 1}},
+	}
+	first, err := uc.Handle(ctx, c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.Lines[0], c.Lines[1] = c.Lines[1], c.Lines[0] // the same content in another order
+	again, err := uc.Handle(ctx, c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again.Created || !reflect.DeepEqual(again.Receipt, first.Receipt) {
+		t.Fatalf("retry: created %v\n%+v\nwant the first\n%+v", again.Created, again.Receipt, first.Receipt)
+	}
+	c.Lines[0].Quantity = 2
+	if _, err := uc.Handle(ctx, c); !errors.Is(err, domain.ErrReferenceConflict) {
+		t.Fatalf("other content: %v, want reference conflict", err)
+	}
+	shipWantStock(t, db, "carton_stock", w.wh, w.ctn, 103, 0)
+	shipWantStock(t, db, "product_stock", w.wh, w.prod, 1, 0)
+	if got := len(recvMovements(t, db, w.org)); got != 3 {
+		t.Fatalf("%d movements, want the opening and the first receipt's two", got)
+	}
+
+	// Refusals write nothing: another organization's warehouse, unknown items.
+	c2 := c
+	c2.Reference, c2.WarehouseID = "DOCK-8", w.other
+	if _, err := uc.Handle(ctx, c2); !errors.Is(err, domain.ErrInvalidWarehouse) {
+		t.Fatalf("a warehouse that does not serve the organization: %v", err)
+	}
+	c3 := c
+	c3.Reference = "DOCK-9"
+	c3.Lines = []domain.ReceiptLine{{Kind: domain.KindCarton, ItemID: w.prod, Quantity: 1}}
+	var ui *domain.UnknownItemsError
+	if _, err := uc.Handle(ctx, c3); !errors.As(err, &ui) || !reflect.DeepEqual(ui.IDs, []string{w.prod}) {
+		t.Fatalf("a product named as a carton: %v", err)
+	}
+	var receipts int
+	if err := db.NewRaw("SELECT count(*) FROM warehouse_receipts WHERE organization_id = ?", w.org).Scan(ctx, &receipts); err != nil {
+		t.Fatal(err)
+	}
+	if receipts != 1 {
+		t.Fatalf("%d receipts stored, want 1", receipts)
+	}
+	recvLedgerHolds(t, db, w.org)
+}
+
+// THE RACE: receipts with one reference, sent at once through several
+// "server instances" (a pool each), add their goods exactly once; every
+// one of them answers with the same receipt.
+func TestReceiptsWithOneReferenceRacing(t *testing.T) {
+	w := recvFixture(t, time.Now().Add(-time.Hour))
+	const instances, each = 4, 6
+	var fns []func() error
+	results := make([]application.WarehouseReceiptResult, instances*each)
+	for i := range instances {
+		uc := recvUseCase(shipDB(t, 3), application.WarehouseHooks{})
+		for j := range each {
+			k := i*each + j
+			fns = append(fns, func() error {
+				var err error
+				results[k], err = uc.Handle(context.Background(), application.RecordWarehouseReceipt{
+					WarehouseID: w.wh, OrganizationID: w.org, Reference: "ASN-RACE",
+					Lines: []domain.ReceiptLine{{Kind: domain.KindCarton, ItemID: w.ctn, Quantity: 7}},
+				})
+				return err
+			})
+		}
+	}
+	created := 0
+	for i, err := range shipRun(fns) {
+		if err != nil {
+			t.Fatalf("receipt %d: %v", i, err)
+		}
+		if results[i].Created {
+			created++
+		}
+		if results[i].Receipt.ID() != results[0].Receipt.ID() {
+			t.Fatalf("receipt %d answered %s, receipt 0 %s", i, results[i].Receipt.ID(), results[0].Receipt.ID())
+		}
+	}
+	if created != 1 {
+		t.Fatalf("%d receipts created, want 1", created)
+	}
+	db := shipDB(t, 1)
+	shipWantStock(t, db, "carton_stock", w.wh, w.ctn, 107, 0)
+	if got := len(recvMovements(t, db, w.org)); got != 2 {
+		t.Fatalf("%d movements, want the opening and one receipt", got)
+	}
+	recvLedgerHolds(t, db, w.org)
+}
+
+func TestOnHandAtAPastInstant(t *testing.T) {
+	t0 := time.Date(2026, 10, 1, 0, 0, 0, 0, time.UTC)
+	w := recvFixture(t, t0) // 100 cartons from t0
+	db := shipDB(t, 2)
+	uc := recvUseCase(db, application.WarehouseHooks{})
+	ctx := context.Background()
+	receive := func(ref string, at time.Time, lines ...domain.ReceiptLine) {
+		t.Helper()
+		if _, err := uc.Handle(ctx, application.RecordWarehouseReceipt{
+			WarehouseID: w.wh, OrganizationID: w.org, Reference: ref, ReceivedAt: &at, Lines: lines,
+		}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	d1 := t0.Add(24 * time.Hour)
+	d2 := t0.Add(48 * time.Hour)
+	receive("A", d1, domain.ReceiptLine{Kind: domain.KindProduct, ItemID: w.prod, Quantity: 10})
+	receive("B", d2, domain.ReceiptLine{Kind: domain.KindProduct, ItemID: w.prod, Quantity: 5},
+		domain.ReceiptLine{Kind: domain.KindCarton, ItemID: w.ctn, Quantity: 1})
+	// A shipment-like change through the same ledger: 3 products leave on d2 + 1h.
+	err := postgres.NewUnitOfWork(db).Do(ctx, func(ctx context.Context, r ports.Repositories) error {
+		return r.Stock.Move(ctx, domain.StockChange{
+			OrganizationID: w.org, WarehouseID: w.wh, Reason: domain.MovementOpening, OccurredAt: d2.Add(time.Hour),
+			Deltas: []domain.StockDelta{{Kind: domain.KindProduct, ItemID: w.prod, Quantity: -3}},
+		})
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ledger := postgres.NewRepositories(db).Stock
+	carton := func(q int64) domain.OnHand {
+		return domain.OnHand{WarehouseID: w.wh, Kind: domain.KindCarton, ItemID: w.ctn, Quantity: q}
+	}
+	product := func(q int64) domain.OnHand {
+		return domain.OnHand{WarehouseID: w.wh, Kind: domain.KindProduct, ItemID: w.prod, Quantity: q}
+	}
+	tests := []struct {
+		name string
+		at   time.Time
+		want []domain.OnHand
+	}{
+		{"before the opening", t0, []domain.OnHand{}},
+		{"just after the opening", t0.Add(time.Millisecond), []domain.OnHand{carton(100)}},
+		{"at the first receipt: strictly before", d1, []domain.OnHand{carton(100)}},
+		{"the end of the first day", d1.Add(24 * time.Hour), []domain.OnHand{carton(100), product(10)}},
+		{"after the second receipt", d2.Add(time.Minute), []domain.OnHand{carton(101), product(15)}},
+		{"after the shipment", d2.Add(2 * time.Hour), []domain.OnHand{carton(101), product(12)}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := ledger.OnHandAt(ctx, w.org, tt.at)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(got, tt.want) {
+				t.Fatalf("OnHandAt(%v) = %+v, want %+v", tt.at, got, tt.want)
+			}
+		})
+	}
+	recvLedgerHolds(t, db, w.org)
+}
+
+func TestStockLedgerNeverGoesNegative(t *testing.T) {
+	w := recvFixture(t, time.Now().Add(-time.Hour))
+	db := shipDB(t, 2)
+	ctx := context.Background()
+	move := func(kind domain.ItemKind, item string, q int64) error {
+		return postgres.NewUnitOfWork(db).Do(ctx, func(ctx context.Context, r ports.Repositories) error {
+			return r.Stock.Move(ctx, domain.StockChange{
+				OrganizationID: w.org, WarehouseID: w.wh, Reason: domain.MovementOpening, OccurredAt: time.Now(),
+				Deltas: []domain.StockDelta{{Kind: kind, ItemID: item, Quantity: q}},
+			})
+		})
+	}
+	if err := move(domain.KindCarton, w.ctn, -101); !errors.Is(err, domain.ErrNegativeStock) {
+		t.Fatalf("taking 101 of 100: %v, want ErrNegativeStock", err)
+	}
+	if err := move(domain.KindProduct, w.prod, -1); !errors.Is(err, domain.ErrNegativeStock) {
+		t.Fatalf("taking from no balance: %v, want ErrNegativeStock", err)
+	}
+	if err := move(domain.KindCarton, w.ctn, -100); err != nil {
+		t.Fatalf("taking all 100: %v", err)
+	}
+	shipWantStock(t, db, "carton_stock", w.wh, w.ctn, 0, 0)
+	if got := len(recvMovements(t, db, w.org)); got != 2 {
+		t.Fatalf("%d movements, want the opening and the one that fit", got)
+	}
+	recvLedgerHolds(t, db, w.org)
+}

@@ -1,0 +1,96 @@
+package postgres_test
+
+import (
+	"context"
+	"errors"
+	"reflect"
+	"testing"
+	"time"
+
+	"github.com/acme3pl/fulfillment/adapters/postgres"
+	"github.com/acme3pl/fulfillment/adapters/system"
+	"github.com/acme3pl/fulfillment/application"
+	"github.com/acme3pl/fulfillment/domain"
+)
+
+func TestServiceRepositoryIsIdempotentOnItsReference(t *testing.T) {
+	w := recvFixture(t, time.Now().Add(-time.Hour))
+	db := shipDB(t, 2)
+	repos := postgres.NewRepositories(db)
+	ctx := context.Background()
+	at := time.Date(2026, 11, 20, 9, 30, 0, 125_000_000, time.UTC)
+	mk := func(id string, milli int64) *domain.ServiceRecord {
+		s, err := domain.NewServiceRecord(domain.NewServiceRecordParams{
+			ID: id, WarehouseID: w.wh, OrganizationID: w.org, Reference: "JOB-1", Service: "labor_hour",
+			QuantityMilli: milli, PerformedAt: &at, Note: "night shift ✓", Now: time.Now(),
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	first := mk(w.org+"_svc_1", 1500)
+	stored, created, err := repos.WarehouseServices.Create(ctx, first)
+	if err != nil || !created || stored != first {
+		t.Fatalf("create: %v, %v", created, err)
+	}
+	stored, created, err = repos.WarehouseServices.Create(ctx, mk(w.org+"_svc_2", 2000))
+	if err != nil || created {
+		t.Fatalf("second create: created %v, %v", created, err)
+	}
+	if !reflect.DeepEqual(stored, first) {
+		t.Fatalf("read back\n%+v\nwant\n%+v", stored, first)
+	}
+	// Another warehouse's reference is its own; a warehouse that does not
+	// serve the organization is refused by the database too.
+	other, _ := domain.NewServiceRecord(domain.NewServiceRecordParams{
+		ID: w.org + "_svc_3", WarehouseID: w.other, OrganizationID: w.org, Reference: "JOB-1", Service: "kitting",
+		QuantityMilli: 1, Now: time.Now(),
+	})
+	if _, _, err := repos.WarehouseServices.Create(ctx, other); err == nil || errors.Is(err, domain.ErrConflict) {
+		t.Fatalf("a warehouse that does not serve the organization: %v, want a foreign key violation", err)
+	}
+}
+
+// Services with one reference racing on several pools: one record, every
+// answer the same one.
+func TestServicesWithOneReferenceRacing(t *testing.T) {
+	w := recvFixture(t, time.Now().Add(-time.Hour))
+	const instances, each = 3, 6
+	var fns []func() error
+	results := make([]application.WarehouseServiceResult, instances*each)
+	for i := range instances {
+		uc := application.NewRecordWarehouseServiceHandler(postgres.NewUnitOfWork(shipDB(t, 3)), system.Clock{}, system.IDs{},
+			application.WarehouseHooks{})
+		for j := range each {
+			k := i*each + j
+			fns = append(fns, func() error {
+				var err error
+				results[k], err = uc.Handle(context.Background(), application.RecordWarehouseService{
+					WarehouseID: w.wh, OrganizationID: w.org, Reference: "JOB-RACE", Service: "kitting", QuantityMilli: 2500,
+				})
+				return err
+			})
+		}
+	}
+	created := 0
+	for i, err := range shipRun(fns) {
+		if err != nil {
+			t.Fatalf("service %d: %v", i, err)
+		}
+		if results[i].Created {
+			created++
+		}
+		if results[i].Service.ID() != results[0].Service.ID() {
+			t.Fatalf("service %d answered %s, service 0 %s", i, results[i].Service.ID(), results[0].Service.ID())
+		}
+	}
+	var stored int
+	if err := shipDB(t, 1).NewRaw("SELECT count(*) FROM warehouse_services WHERE organization_id = ?", w.org).
+		Scan(context.Background(), &stored); err != nil {
+		t.Fatal(err)
+	}
+	if created != 1 || stored != 1 {
+		t.Fatalf("%d created, %d stored; want 1 and 1", created, stored)
+	}
+}

@@ -1,0 +1,26 @@
+package telemetry
+
+import (
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/acme3pl/fulfillment/domain"
+)
+
+// ItemKinds are the label values of
+// fulfillment_warehouse_units_received_total{kind}.
+var ItemKinds = []string{string(domain.KindProduct), string(domain.KindCarton)}
+
+func newUnitsReceived() *prometheus.CounterVec {
+	return prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "fulfillment_warehouse_units_received_total",
+		Help: "Units received at the warehouses by new receipts (a retry of a receipt adds none), by kind of item (product, carton).",
+	}, []string{"kind"})
+}
+
+// ObserveUnitsReceived counts the units of one new receipt of one kind of
+// item (product or carton).
+func (m *Metrics) ObserveUnitsReceived(kind string, units int64) {
+	if units > 0 {
+		m.UnitsReceived.WithLabelValues(kind).Add(float64(units))
+	}
+}

@@ -1,0 +1,165 @@
+package application_test
+
+import (
+	"context"
+	"errors"
+	"reflect"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/acme3pl/fulfillment/application"
+	"github.com/acme3pl/fulfillment/domain"
+	"github.com/acme3pl/fulfillment/ports"
+)
+
+var recvT0 = time.Date(2026, 11, 26, 12, 0, 0, 0, time.UTC)
+
+// recvFixture: wh_a serves org_ship_a (shipFixture's world), wh_b serves
+// org_ship_b only.
+func recvHandler(db *fakeDB, hooks application.WarehouseHooks) *application.RecordWarehouseReceiptHandler {
+	return application.NewRecordWarehouseReceiptHandler(fakeUoW{db}, &fakeClock{now: recvT0}, &fakeIDs{}, hooks)
+}
+
+func recvCommand() application.RecordWarehouseReceipt {
+	return application.RecordWarehouseReceipt{
+		WarehouseID: "wh_a", OrganizationID: "org_ship_a", Reference: "ASN-1",
+		Lines: []domain.ReceiptLine{
+			{Kind: domain.KindProduct, ItemID: "prod_1", Quantity: 10},
+			{Kind: domain.KindCarton, ItemID: "ctn_1", Quantity: 3},
+		},
+	}
+}
+
+func TestRecordWarehouseReceiptRaisesOnHand(t *testing.T) {
+	db := shipFixture()
+	at := recvT0.Add(-3 * time.Hour)
+	c := recvCommand()
+	c.ReceivedAt = &at
+	res, err := recvHandler(db, application.WarehouseHooks{}).Handle(context.Background(), c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.Created || res.Receipt.ID() != "rcv_1" || res.Receipt.Lines()[0].SKU != "TEE-BLK-M" || res.Receipt.Lines()[1].SKU != "CTN-TEE-24" {
+		t.Fatalf("result %+v, lines %+v", res, res.Receipt.Lines())
+	}
+	if got := db.level("wh_a", "prod_1").onHand; got != 10 {
+		t.Errorf("prod_1 on hand %d, want 10", got)
+	}
+	if got := db.level("wh_a", "ctn_1").onHand; got != 5+3 {
+		t.Errorf("ctn_1 on hand %d, want 8", got)
+	}
+	want := []fakeMovement{
+		{org: "org_ship_a", warehouse: "wh_a", reason: domain.MovementReceipt, delta: domain.StockDelta{Kind: domain.KindProduct, ItemID: "prod_1", Quantity: 10}, at: at},
+		{org: "org_ship_a", warehouse: "wh_a", reason: domain.MovementReceipt, delta: domain.StockDelta{Kind: domain.KindCarton, ItemID: "ctn_1", Quantity: 3}, at: at},
+	}
+	if got := db.movements(); !reflect.DeepEqual(got, want) {
+		t.Fatalf("movements %+v, want %+v", got, want)
+	}
+}
+
+func TestRecordWarehouseReceiptIsIdempotentOnItsReference(t *testing.T) {
+	db := shipFixture()
+	h := recvHandler(db, application.WarehouseHooks{})
+	first, err := h.Handle(context.Background(), recvCommand())
+	if err != nil {
+		t.Fatal(err)
+	}
+	retry := recvCommand()
+	retry.Lines[0], retry.Lines[1] = retry.Lines[1], retry.Lines[0]
+	again, err := h.Handle(context.Background(), retry)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again.Created || again.Receipt.ID() != first.Receipt.ID() {
+		t.Fatalf("retry: created %v, receipt %s, want the first, %s", again.Created, again.Receipt.ID(), first.Receipt.ID())
+	}
+	if got := db.level("wh_a", "prod_1").onHand; got != 10 || len(db.movements()) != 2 {
+		t.Fatalf("after a retry: on hand %d, %d movements; want 10 and 2", got, len(db.movements()))
+	}
+
+	other := recvCommand()
+	other.Lines[0].Quantity = 11
+	commits := db.commits
+	if _, err := h.Handle(context.Background(), other); !errors.Is(err, domain.ErrReferenceConflict) {
+		t.Fatalf("other content: %v, want reference conflict", err)
+	}
+	if db.commits != commits || db.level("wh_a", "prod_1").onHand != 10 {
+		t.Fatal("a conflict wrote")
+	}
+
+	// Another warehouse may use the same reference.
+	db.addWarehouse("wh_c", "North", true, "org_ship_a")
+	c := recvCommand()
+	c.WarehouseID = "wh_c"
+	if res, err := h.Handle(context.Background(), c); err != nil || !res.Created {
+		t.Fatalf("same reference at another warehouse: %+v, %v", res, err)
+	}
+}
+
+func TestRecordWarehouseReceiptRefuses(t *testing.T) {
+	future := recvT0.Add(time.Minute)
+	tests := []struct {
+		name  string
+		edit  func(c *application.RecordWarehouseReceipt)
+		hooks application.WarehouseHooks
+		want  application.Kind
+	}{
+		{"future receivedAt", func(c *application.RecordWarehouseReceipt) { c.ReceivedAt = &future }, application.WarehouseHooks{}, application.KindInvalid},
+		{"no items", func(c *application.RecordWarehouseReceipt) { c.Lines = nil }, application.WarehouseHooks{}, application.KindInvalid},
+		{"another organization's warehouse", func(c *application.RecordWarehouseReceipt) { c.WarehouseID = "wh_b" }, application.WarehouseHooks{}, application.KindInvalidWarehouse},
+		{"an unknown organization", func(c *application.RecordWarehouseReceipt) { c.OrganizationID = "org_none" }, application.WarehouseHooks{}, application.KindInvalidWarehouse},
+		{"another organization's product", func(c *application.RecordWarehouseReceipt) { c.Lines[0].ItemID = "prod_b" }, application.WarehouseHooks{}, application.KindUnknownItems},
+		{"a product named as a carton", func(c *application.RecordWarehouseReceipt) { c.Lines[1].ItemID = "prod_2" }, application.WarehouseHooks{}, application.KindUnknownItems},
+		{"a closed period", func(c *application.RecordWarehouseReceipt) {}, application.WarehouseHooks{
+			PeriodClosed: func(context.Context, ports.Repositories, string, time.Time) (bool, error) { return true, nil },
+		}, application.KindPeriodClosed},
+		{"charges failing", func(c *application.RecordWarehouseReceipt) {}, application.WarehouseHooks{
+			ReceiptCharges: func(context.Context, ports.Repositories, *domain.Receipt) error { return domain.ErrUnavailable },
+		}, application.KindUnavailable},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			db := shipFixture()
+			c := recvCommand()
+			tt.edit(&c)
+			_, err := recvHandler(db, tt.hooks).Handle(context.Background(), c)
+			if got := application.KindOf(err); got != tt.want {
+				t.Fatalf("error %v (%s), want %s", err, got, tt.want)
+			}
+			if db.commits != 0 || db.warehouseReceipts() != 0 || len(db.movements()) != 0 || db.level("wh_a", "ctn_1").onHand != 5 {
+				t.Fatal("a refused receipt wrote")
+			}
+		})
+	}
+}
+
+func TestRecordWarehouseReceiptRunsItsHooksOncePerReceipt(t *testing.T) {
+	db := shipFixture()
+	var mu sync.Mutex
+	calls := map[string]int{}
+	count := func(name string) { mu.Lock(); calls[name]++; mu.Unlock() }
+	at := recvT0.Add(-time.Hour)
+	hooks := application.WarehouseHooks{
+		PeriodClosed: func(_ context.Context, _ ports.Repositories, org string, got time.Time) (bool, error) {
+			if org != "org_ship_a" || !got.Equal(at) {
+				t.Errorf("PeriodClosed(%s, %v)", org, got)
+			}
+			count("period")
+			return false, nil
+		},
+		ReceiptCharges: func(context.Context, ports.Repositories, *domain.Receipt) error { count("charges"); return nil },
+		ReceiptEvent:   func(context.Context, ports.Repositories, *domain.Receipt) error { count("event"); return nil },
+	}
+	h := recvHandler(db, hooks)
+	c := recvCommand()
+	c.ReceivedAt = &at
+	for range 2 {
+		if _, err := h.Handle(context.Background(), c); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if want := map[string]int{"period": 1, "charges": 1, "event": 1}; !reflect.DeepEqual(calls, want) {
+		t.Fatalf("hooks ran %v, want %v", calls, want)
+	}
+}

@@ -1,0 +1,82 @@
+package application_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/acme3pl/fulfillment/application"
+	"github.com/acme3pl/fulfillment/domain"
+	"github.com/acme3pl/fulfillment/ports"
+)
+
+func svcHandler(db *fakeDB, hooks application.WarehouseHooks) *application.RecordWarehouseServiceHandler {
+	return application.NewRecordWarehouseServiceHandler(fakeUoW{db}, &fakeClock{now: recvT0}, &fakeIDs{}, hooks)
+}
+
+func svcCommand() application.RecordWarehouseService {
+	return application.RecordWarehouseService{
+		WarehouseID: "wh_a", OrganizationID: "org_ship_a", Reference: "JOB-1", Service: "kitting", QuantityMilli: 1500,
+	}
+}
+
+// offered is a rate card holding kitting only.
+func offered(_ context.Context, _ ports.Repositories, _, code string, _ time.Time) (bool, error) {
+	return code == "kitting", nil
+}
+
+func TestRecordWarehouseServiceIsIdempotentOnItsReference(t *testing.T) {
+	db := shipFixture()
+	h := svcHandler(db, application.WarehouseHooks{ServiceOffered: offered})
+	first, err := h.Handle(context.Background(), svcCommand())
+	if err != nil || !first.Created || first.Service.QuantityMilli() != 1500 || !first.Service.PerformedAt().Equal(recvT0) {
+		t.Fatalf("first: %+v, %v", first, err)
+	}
+	again, err := h.Handle(context.Background(), svcCommand())
+	if err != nil || again.Created || again.Service.ID() != first.Service.ID() {
+		t.Fatalf("retry: %+v, %v", again, err)
+	}
+	other := svcCommand()
+	other.QuantityMilli = 2000
+	if _, err := h.Handle(context.Background(), other); !errors.Is(err, domain.ErrReferenceConflict) {
+		t.Fatalf("other content: %v", err)
+	}
+	if db.warehouseServices() != 1 || db.commits != 2 {
+		t.Fatalf("%d services, %d commits; want 1 and 2", db.warehouseServices(), db.commits)
+	}
+}
+
+func TestRecordWarehouseServiceRefuses(t *testing.T) {
+	future := recvT0.Add(time.Second)
+	tests := []struct {
+		name  string
+		edit  func(c *application.RecordWarehouseService)
+		hooks application.WarehouseHooks
+		want  application.Kind
+	}{
+		{"future performedAt", func(c *application.RecordWarehouseService) { c.PerformedAt = &future }, application.WarehouseHooks{}, application.KindInvalid},
+		{"zero quantity", func(c *application.RecordWarehouseService) { c.QuantityMilli = 0 }, application.WarehouseHooks{}, application.KindInvalid},
+		{"a warehouse that does not serve the organization", func(c *application.RecordWarehouseService) { c.OrganizationID = "org_ship_b" },
+			application.WarehouseHooks{}, application.KindInvalidWarehouse},
+		{"not on the rate card", func(c *application.RecordWarehouseService) { c.Service = "gift_wrap" },
+			application.WarehouseHooks{ServiceOffered: offered}, application.KindUnknownService},
+		{"a closed period", func(c *application.RecordWarehouseService) {}, application.WarehouseHooks{
+			PeriodClosed: func(context.Context, ports.Repositories, string, time.Time) (bool, error) { return true, nil },
+		}, application.KindPeriodClosed},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			db := shipFixture()
+			c := svcCommand()
+			tt.edit(&c)
+			_, err := svcHandler(db, tt.hooks).Handle(context.Background(), c)
+			if got := application.KindOf(err); got != tt.want {
+				t.Fatalf("error %v (%s), want %s", err, got, tt.want)
+			}
+			if db.commits != 0 || db.warehouseServices() != 0 {
+				t.Fatal("a refused service wrote")
+			}
+		})
+	}
+}

@@ -1,0 +1,139 @@
+package application_test
+
+// The fakes of the warehouse's side: receipts and services by (warehouse,
+// reference), and the stock ledger on the fake's stock levels.
+
+import (
+	"context"
+	"maps"
+	"slices"
+	"time"
+
+	"github.com/acme3pl/fulfillment/domain"
+	"github.com/acme3pl/fulfillment/ports"
+)
+
+type warehouseSideState struct {
+	receipts  map[refKey]*domain.Receipt
+	services  map[refKey]*domain.ServiceRecord
+	movements []fakeMovement
+}
+
+type refKey struct{ warehouse, reference string }
+
+type fakeMovement struct {
+	org, warehouse string
+	reason         domain.MovementReason
+	delta          domain.StockDelta
+	at             time.Time
+}
+
+func (s warehouseSideState) clone() warehouseSideState {
+	s.receipts = maps.Clone(s.receipts)
+	s.services = maps.Clone(s.services)
+	s.movements = slices.Clone(s.movements)
+	return s
+}
+
+func (db *fakeDB) movements() []fakeMovement {
+	db.mu.Lock()
+	defer db.mu.Unlock()
+	return slices.Clone(db.state.wh.movements)
+}
+
+func (db *fakeDB) warehouseReceipts() int {
+	db.mu.Lock()
+	defer db.mu.Unlock()
+	return len(db.state.wh.receipts)
+}
+
+func (db *fakeDB) warehouseServices() int {
+	db.mu.Lock()
+	defer db.mu.Unlock()
+	return len(db.state.wh.services)
+}
+
+type fakeWarehouseReceipts struct{ fakeRepos }
+
+var _ ports.WarehouseReceiptRepository = fakeWarehouseReceipts{}
+
+func (r fakeWarehouseReceipts) Create(_ context.Context, rec *domain.Receipt) (*domain.Receipt, bool, error) {
+	end, err := r.begin()
+	if err != nil {
+		return nil, false, err
+	}
+	defer end()
+	k := refKey{rec.WarehouseID(), rec.Reference()}
+	if stored, ok := r.state.wh.receipts[k]; ok {
+		return stored, false, nil
+	}
+	if r.state.wh.receipts == nil {
+		r.state.wh.receipts = map[refKey]*domain.Receipt{}
+	}
+	r.state.wh.receipts[k] = rec
+	return rec, true, nil
+}
+
+type fakeWarehouseServices struct{ fakeRepos }
+
+var _ ports.WarehouseServiceRepository = fakeWarehouseServices{}
+
+func (r fakeWarehouseServices) Create(_ context.Context, s *domain.ServiceRecord) (*domain.ServiceRecord, bool, error) {
+	end, err := r.begin()
+	if err != nil {
+		return nil, false, err
+	}
+	defer end()
+	k := refKey{s.WarehouseID(), s.Reference()}
+	if stored, ok := r.state.wh.services[k]; ok {
+		return stored, false, nil
+	}
+	if r.state.wh.services == nil {
+		r.state.wh.services = map[refKey]*domain.ServiceRecord{}
+	}
+	r.state.wh.services[k] = s
+	return s, true, nil
+}
+
+type fakeStockLedger struct{ fakeRepos }
+
+var _ ports.StockLedger = fakeStockLedger{}
+
+func (r fakeStockLedger) Move(_ context.Context, c domain.StockChange) error {
+	end, err := r.begin()
+	if err != nil {
+		return err
+	}
+	defer end()
+	for _, d := range c.Deltas {
+		k := stockKey{c.WarehouseID, d.ItemID}
+		l := r.state.stock[k]
+		l.onHand += d.Quantity
+		r.state.stock[k] = l
+		r.state.wh.movements = append(r.state.wh.movements, fakeMovement{
+			org: c.OrganizationID, warehouse: c.WarehouseID, reason: c.Reason, delta: d, at: c.OccurredAt})
+	}
+	return nil
+}
+
+func (r fakeStockLedger) OnHandAt(_ context.Context, org string, at time.Time) ([]domain.OnHand, error) {
+	end, err := r.begin()
+	if err != nil {
+		return nil, err
+	}
+	defer end()
+	sums := map[domain.OnHand]int64{}
+	for _, m := range r.state.wh.movements {
+		if m.org == org && m.at.Before(at) {
+			sums[domain.OnHand{WarehouseID: m.warehouse, Kind: m.delta.Kind, ItemID: m.delta.ItemID}] += m.delta.Quantity
+		}
+	}
+	var out []domain.OnHand
+	for k, q := range sums {
+		if q != 0 {
+			k.Quantity = q
+			out = append(out, k)
+		}
+	}
+	return out, nil
+}

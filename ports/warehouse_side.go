@@ -1,0 +1,43 @@
+package ports
+
+import (
+	"context"
+	"time"
+
+	"github.com/acme3pl/fulfillment/domain"
+)
+
+// WarehouseReceiptRepository keeps the goods a warehouse received.
+type WarehouseReceiptRepository interface {
+	// Create stores a new receipt and its lines, unless the warehouse has a
+	// receipt under the same reference already: then it writes nothing and
+	// returns that one (created false). The unique (warehouse, reference)
+	// is the fact: of two creations racing with one reference, the second
+	// waits for the first's transaction and finds its receipt.
+	Create(ctx context.Context, r *domain.Receipt) (stored *domain.Receipt, created bool, err error)
+}
+
+// WarehouseServiceRepository keeps the services a warehouse performed.
+type WarehouseServiceRepository interface {
+	// Create stores a new service record, unless the warehouse has one under
+	// the same reference already: then it writes nothing and returns that
+	// one (created false), as WarehouseReceiptRepository.Create does.
+	Create(ctx context.Context, s *domain.ServiceRecord) (stored *domain.ServiceRecord, created bool, err error)
+}
+
+// StockLedger keeps on hand as a ledger: the current balances (what reads
+// and reservations use) and every movement that made them, so that a
+// balance is always the sum of its item's movements at its warehouse.
+type StockLedger interface {
+	// Move applies a change: for each delta, one movement and the balance
+	// of the item at the warehouse raised or lowered by it (made at zero
+	// when the warehouse held none), locking the balances in item order.
+	// A balance that would go below zero fails the statement
+	// (product_stock and carton_stock refuse a negative on hand).
+	Move(ctx context.Context, c domain.StockChange) error
+	// OnHandAt is the organization's on hand at instant at, per warehouse
+	// and item: the sum of the movements strictly before at (on hand at
+	// the end of a day is OnHandAt the next day's start), items that held
+	// none left out, ordered by warehouse, kind and item.
+	OnHandAt(ctx context.Context, organizationID string, at time.Time) ([]domain.OnHand, error)
+}
