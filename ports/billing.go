@@ -111,8 +111,9 @@ type BillingPeriodRepository interface {
 	// LockOpen reads the organization's open period FOR UPDATE;
 	// domain.ErrNotFound when it has none.
 	LockOpen(ctx context.Context, organizationID string) (OpenPeriod, error)
-	// ClosedUntil is the end of the organization's last finalized period
-	// (zero when none): instants before it are in a closed period. It
+	// ClosedUntil is the end of the organization's last finalized period,
+	// where its open period starts (zero when none was finalized):
+	// instants before it are in a closed period. It
 	// reads the open period FOR SHARE, so a finalization waits for the
 	// transaction that asked, and that transaction for a finalization.
 	ClosedUntil(ctx context.Context, organizationID string) (time.Time, error)

@@ -147,8 +147,12 @@ func (r *BillingPeriodRepository) locked(ctx context.Context, q, organizationID 
 	return ports.OpenPeriod{}, fmt.Errorf("the open period of %s kept moving: %w", organizationID, domain.ErrTimeout)
 }
 
-// ClosedUntil is the start of the open period (zero when the organization
-// has none: nothing of it is billed, so nothing is closed).
+// closedSQL tells whether an organization has a finalized period.
+const closedSQL = `SELECT count(*) FROM (SELECT 1 FROM billing_periods WHERE organization_id = $1 AND status = 'finalized' LIMIT 1) p`
+
+// ClosedUntil is the start of the open period once a period before it was
+// finalized; zero when none was (before its first period nothing of the
+// organization is billed, so nothing is closed) or it has no period at all.
 func (r *BillingPeriodRepository) ClosedUntil(ctx context.Context, organizationID string) (time.Time, error) {
 	p, err := r.locked(ctx, shareOpenPeriodSQL, organizationID)
 	if err != nil {
@@ -156,6 +160,13 @@ func (r *BillingPeriodRepository) ClosedUntil(ctx context.Context, organizationI
 			return time.Time{}, nil
 		}
 		return time.Time{}, err
+	}
+	var n int
+	if err := r.run.query(ctx, closedSQL, func(rows *sql.Rows) error { return rows.Scan(&n) }, organizationID); err != nil {
+		return time.Time{}, dbErr(err)
+	}
+	if n == 0 {
+		return time.Time{}, nil
 	}
 	return p.Period.Start, nil
 }

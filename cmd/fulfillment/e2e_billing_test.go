@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -265,4 +266,63 @@ func TestBillingSeveralServersAndRuns(t *testing.T) {
 			t.Errorf("no invoice %q: %v", name, names)
 		}
 	}
+}
+
+// The warehouse's reports through their routes: a receipt and a service
+// accrue their charges in their own transaction; a service the card does
+// not hold is 422 unknown_service; after `billing close`, a report dated
+// into the closed period is 422 period_closed.
+func TestBillingWarehouseReports(t *testing.T) {
+	const org, wh = "org_e2e_bill_wms", "wh_e2e_bill_wms"
+	card := billE2ECard(time.Now().UTC().Format("2006-01") + "-01")
+	card["organizationId"] = org
+	seedFixture(t, testDSN, map[string]any{
+		"organizations": []any{map[string]any{"id": org, "name": "Billing WMS"}},
+		"warehouses":    []any{fixtureWarehouse(wh, "Billing WMS DC", true, org)},
+		"products":      []any{map[string]any{"id": "prod_e2e_bill_wms", "organizationId": org, "sku": "WMS-1", "name": "W"}},
+		"rateCards":     []any{card},
+	})
+	srv := startServer(t, baseEnv(testDSN))
+	wms := mintWarehouseToken(t, wh)
+	post := func(path string, body map[string]any) response {
+		return do(t, "POST", srv.URL+path, body, "Authorization", "Bearer "+wms)
+	}
+	if r := post("/v0/warehouse/receipts", map[string]any{"organizationId": org, "reference": "ASN-W1",
+		"items": []any{map[string]any{"productId": "prod_e2e_bill_wms", "quantity": 10}}}); r.Status != 201 {
+		t.Fatalf("receipt: %d %s", r.Status, r.Body)
+	}
+	if r := post("/v0/warehouse/services", map[string]any{"organizationId": org, "reference": "K-1", "service": "kitting",
+		"quantity": 4}); r.Status != 201 {
+		t.Fatalf("service: %d %s", r.Status, r.Body)
+	}
+	wantProblem(t, post("/v0/warehouse/services", map[string]any{"organizationId": org, "reference": "K-2", "service": "gift_wrap",
+		"quantity": 1}), 422, "unknown_service")
+
+	before := time.Now().UTC().Add(-time.Second).Format("2006-01-02T15:04:05.000Z")
+	out := mustCLI(t, baseEnv(testDSN), "billing", "close", "--org", org)
+	m := regexp.MustCompile(`^finalized (INV-\d{4}-\d{6}) (inv_\w+) `).FindStringSubmatch(out)
+	if m == nil {
+		t.Fatalf("billing close printed %q", out)
+	}
+	var inv struct {
+		TotalAmount int64 `json:"totalAmount"`
+		Items       []struct {
+			Title               string
+			Quantity            json.Number
+			UnitCost, TotalCost int64
+		}
+	}
+	getJSON(t, srv, "/v0/invoices/"+m[2], mintToken(t, org, "invoices"), &inv)
+	got := []string{}
+	for _, it := range inv.Items {
+		got = append(got, fmt.Sprintf("%s %s×%d=%d", it.Title, it.Quantity, it.UnitCost, it.TotalCost))
+	}
+	want := []string{"Receiving (units) 10×15=150", "Kitting 4×75=300", "Monthly minimum 1×4550=4550"}
+	if strings.Join(got, "; ") != strings.Join(want, "; ") || inv.TotalAmount != 5000 {
+		t.Errorf("lines %q total %d, want %q total 5000", got, inv.TotalAmount, want)
+	}
+	wantProblem(t, post("/v0/warehouse/receipts", map[string]any{"organizationId": org, "reference": "ASN-W2", "receivedAt": before,
+		"items": []any{map[string]any{"productId": "prod_e2e_bill_wms", "quantity": 1}}}), 422, "period_closed")
+	wantProblem(t, post("/v0/warehouse/services", map[string]any{"organizationId": org, "reference": "K-3", "service": "kitting",
+		"quantity": 1, "performedAt": before}), 422, "period_closed")
 }
