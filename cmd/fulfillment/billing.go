@@ -87,7 +87,9 @@ func billingCmd(ctx context.Context, cfg bootstrap.Config, args []string, stdout
 		return withBilling(ctx, cfg, func(ctx context.Context, uc *billingapp.UseCases) error {
 			res, err := uc.RunBilling.Handle(ctx, billingapp.RunBilling{})
 			for _, f := range res.Finalized {
-				printFinalized(stdout, cfg, f)
+				if f.Key != "" { // one line per invoice; periods without one count in the summary
+					printFinalized(stdout, cfg, f)
+				}
 			}
 			if err != nil {
 				return fmt.Errorf("billing run: %w", err)
