@@ -86,16 +86,17 @@ test: ## go test -race on every package against a real PostgreSQL; log in .tmp/t
 # `fulfillment orders replay --all-failed` over 10,000 kept orders against the intake's rate), ship
 # (bench/ship/run.sh: the warehouse's loop beside the intake: ships against pgbench, open loop at half).
 # E.g. `make bench BENCH=reads`.
-BENCH ?= go invoices reads intake tracing replay ship
+BENCH ?= go invoices reads intake tracing replay ship billing
 
-bench: ## the benchmarks of docs/benchmarks.md (BENCH="go invoices reads intake tracing replay ship"); the first run generates 1M invoices
+bench: ## the benchmarks of docs/benchmarks.md (BENCH="go invoices reads intake tracing replay ship billing"); the first run generates 1M invoices
 	@$(WITH_PG) \
 	for b in $(BENCH); do \
 		case $$b in \
 		go) go test -run '^$$' -bench . -benchmem ./... ;; \
 		invoices|reads|intake|replay|ship) bench/$$b/run.sh ;; \
 		tracing) bench/intake/tracing.sh ;; \
-		*) echo "make bench: unknown benchmark $$b (go, invoices, reads, intake, tracing, replay, ship)" >&2; exit 2 ;; \
+		billing) go run ./bench/billing -admin "$$DATABASE_URL" ;; \
+		*) echo "make bench: unknown benchmark $$b (go, invoices, reads, intake, tracing, replay, ship, billing)" >&2; exit 2 ;; \
 		esac; \
 	done
 

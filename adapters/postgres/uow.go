@@ -15,15 +15,27 @@ import (
 // UnitOfWork implements ports.UnitOfWork with db.RunInTx: the repositories
 // handed to fn are built on the transaction.
 type UnitOfWork struct {
-	db    *bun.DB
-	stmts *statements
+	db      *bun.DB
+	stmts   *statements
+	billing BillingSettings
 }
+
+// Option sets what some repositories need of the configuration.
+type Option func(*BillingSettings)
+
+// WithBilling gives the billing repositories their settings (the default:
+// UTC, test shipments not charged).
+func WithBilling(s BillingSettings) Option { return func(b *BillingSettings) { *b = s } }
 
 var _ ports.UnitOfWork = (*UnitOfWork)(nil)
 
 // NewUnitOfWork returns a unit of work on db.
-func NewUnitOfWork(db *bun.DB) *UnitOfWork {
-	return &UnitOfWork{db: db, stmts: newStatements(db)}
+func NewUnitOfWork(db *bun.DB, opts ...Option) *UnitOfWork {
+	u := &UnitOfWork{db: db, stmts: newStatements(db)}
+	for _, o := range opts {
+		o(&u.billing)
+	}
+	return u
 }
 
 // Do runs fn in a transaction at the server's default isolation, READ
@@ -36,7 +48,7 @@ func NewUnitOfWork(db *bun.DB) *UnitOfWork {
 func (u *UnitOfWork) Do(ctx context.Context, fn func(ctx context.Context, r ports.Repositories) error) error {
 	u.stmts.prepareWanted(ctx)
 	err := u.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
-		return fn(ctx, newRepositories(runner{db: tx, stmts: u.stmts}))
+		return fn(ctx, newRepositories(runner{db: tx, stmts: u.stmts}, u.billing))
 	})
 	if ctx.Err() != nil && (errors.Is(err, sql.ErrTxDone) || errors.Is(err, driver.ErrBadConn)) {
 		// The context ended during the transaction: database/sql rolled it
@@ -51,16 +63,20 @@ func (u *UnitOfWork) Do(ctx context.Context, fn func(ctx context.Context, r port
 // NewRepositories builds every repository on db: on a pool (*bun.DB) they
 // run their statements prepared on it; on a transaction (bun.Tx),
 // unprepared.
-func NewRepositories(db bun.IDB) ports.Repositories {
+func NewRepositories(db bun.IDB, opts ...Option) ports.Repositories {
 	run := runner{db: db}
 	if pool, ok := db.(*bun.DB); ok {
 		run.stmts = newStatements(pool)
 	}
-	return newRepositories(run)
+	var b BillingSettings
+	for _, o := range opts {
+		o(&b)
+	}
+	return newRepositories(run, b)
 }
 
 // newRepositories builds every repository on run.
-func newRepositories(run runner) ports.Repositories {
+func newRepositories(run runner, b BillingSettings) ports.Repositories {
 	return ports.Repositories{
 		Organizations:  &OrganizationRepository{run: run},
 		Warehouses:     &WarehouseRepository{run: run},
@@ -75,5 +91,9 @@ func newRepositories(run runner) ports.Repositories {
 		WarehouseReceipts: &WarehouseReceiptRepository{run: run},
 		WarehouseServices: &WarehouseServiceRepository{run: run},
 		Stock:             &StockLedger{run: run},
+
+		RateCards:      &RateCardRepository{run: run},
+		Charges:        &ChargeRepository{run: run, settings: b},
+		BillingPeriods: &BillingPeriodRepository{run: run},
 	}
 }
