@@ -91,10 +91,11 @@ const moveStockSQL = `WITH deltas AS (
 				THEN greatest(s.reserved + least((SELECT quantity FROM sums WHERE kind = 'carton' AND item = excluded.carton_id), 0), 0)
 				ELSE s.reserved END
 )
-SELECT short.kind, short.item, coalesce(p.sku, c.sku, ''), short.requested, short.on_hand
+SELECT short.kind, short.item,
+	coalesce(CASE WHEN short.kind = 'product' THEN (SELECT p.sku FROM products AS p WHERE p.id = short.item)
+		ELSE (SELECT c.sku FROM cartons AS c WHERE c.id = short.item) END, ''),
+	short.requested, short.on_hand
 FROM short
-LEFT JOIN products AS p ON short.kind = 'product' AND p.id = short.item
-LEFT JOIN cartons AS c ON short.kind = 'carton' AND c.id = short.item
 ORDER BY short.kind DESC, short.item`
 
 // Move implements ports.StockLedger in one statement. Items that would go
