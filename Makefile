@@ -88,16 +88,17 @@ test: ## go test -race on every package against a real PostgreSQL (and nats-serv
 # (bench/ship/run.sh: the warehouse's loop beside the intake: ships against pgbench, open loop at half),
 # events (bench/events/run.sh: the intake with events on against off, the relay's lag and throughput).
 # E.g. `make bench BENCH=reads`.
-BENCH ?= go invoices reads intake tracing replay ship events
+BENCH ?= go invoices reads intake tracing replay ship billing events
 
-bench: ## the benchmarks of docs/benchmarks.md (BENCH="go invoices reads intake tracing replay ship events"); the first run generates 1M invoices
+bench: ## the benchmarks of docs/benchmarks.md (BENCH="go invoices reads intake tracing replay ship billing events"); the first run generates 1M invoices
 	@$(WITH_PG) \
 	for b in $(BENCH); do \
 		case $$b in \
 		go) go test -run '^$$' -bench . -benchmem ./... ;; \
 		invoices|reads|intake|replay|ship|events) bench/$$b/run.sh ;; \
 		tracing) bench/intake/tracing.sh ;; \
-		*) echo "make bench: unknown benchmark $$b (go, invoices, reads, intake, tracing, replay, ship, events)" >&2; exit 2 ;; \
+		billing) go run ./bench/billing -admin "$$DATABASE_URL" ;; \
+		*) echo "make bench: unknown benchmark $$b (go, invoices, reads, intake, tracing, replay, ship, billing, events)" >&2; exit 2 ;; \
 		esac; \
 	done
 

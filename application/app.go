@@ -82,6 +82,9 @@ type Deps struct {
 	// Warehouse are the hooks of the warehouse's reports that billing and
 	// the events own; the zero value checks and writes nothing more.
 	Warehouse WarehouseHooks
+	// SeedRateCards sets a fixture's rate cards (billing's SeedRateCards);
+	// nil refuses fixtures that hold any.
+	SeedRateCards RateCardSeeder
 }
 
 // New builds the application.
@@ -91,7 +94,7 @@ func New(d Deps) *Application {
 	refuse := Decorate("RefuseStorefrontOrder", NewRefuseStorefrontOrderHandler(d.UnitOfWork, d.Clock, d.Log), d.Tracer, d.Log)
 	return &Application{
 		Commands: Commands{
-			Seed:         Decorate("Seed", NewSeedHandler(d.UnitOfWork, d.Clock), d.Tracer, d.Log),
+			Seed:         Decorate("Seed", NewSeedHandler(d.UnitOfWork, d.Clock, d.SeedRateCards), d.Tracer, d.Log),
 			CreateAPIKey: Decorate("CreateAPIKey", NewCreateAPIKeyHandler(d.UnitOfWork, d.Keys, d.Clock, d.IDs, d.Environment), d.Tracer, d.Log),
 			RevokeAPIKey: Decorate("RevokeAPIKey", NewRevokeAPIKeyHandler(d.Repos.APIKeys), d.Tracer, d.Log),
 

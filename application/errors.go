@@ -45,7 +45,7 @@ const (
 	KindConflict               Kind = "conflict"
 	KindUnknownItems           Kind = "unknown_items"
 	KindInsufficientStock      Kind = "insufficient_stock"
-	KindOnHandShort            Kind = "on_hand_short" // a ship that would make on hand negative; code insufficient_stock
+	KindOnHandShort            Kind = "on_hand_short" // domain.ErrNegativeStock (a ship short on hand); code insufficient_stock
 	KindInvalidWarehouse       Kind = "invalid_warehouse"
 	KindUnknownSKUs            Kind = "unknown_skus"
 	KindMissingSKU             Kind = "missing_sku"
@@ -81,7 +81,7 @@ var kinds = []struct {
 	{is(domain.ErrConflict), KindConflict},
 	{as[*domain.UnknownItemsError], KindUnknownItems},
 	{as[*domain.InsufficientStockError], KindInsufficientStock},
-	{as[*domain.OnHandShortageError], KindOnHandShort},
+	{is(domain.ErrNegativeStock), KindOnHandShort}, // a *domain.OnHandShortageError is one
 	{is(domain.ErrInvalidWarehouse), KindInvalidWarehouse},
 	{as[*domain.UnknownSKUsError], KindUnknownSKUs},
 	{as[*domain.MissingSKUError], KindMissingSKU},

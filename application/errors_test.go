@@ -57,6 +57,8 @@ func TestKindOf(t *testing.T) {
 		{"too large", ErrPayloadTooLarge, KindTooLarge, false, false, "payload_too_large"},
 		{"on hand short", fmt.Errorf("ship: %w", &domain.OnHandShortageError{Kind: domain.KindProduct}), KindOnHandShort, false, false,
 			"insufficient_stock"},
+		{"the ledger's negative stock", fmt.Errorf("move: %w", domain.ErrNegativeStock), KindOnHandShort, false, false,
+			"insufficient_stock"},
 		{"bug", errors.New("nil map"), KindInternal, false, true, "internal"},
 	}
 	for _, tt := range tests {

@@ -349,37 +349,6 @@ func (r fakeInventory) Release(_ context.Context, warehouse string, _ domain.Shi
 	return r.adjust(warehouse, lines, -1)
 }
 
-// ConsumeShipped takes each line off on hand and reserved, refusing when
-// on hand would go below zero, and records the movements.
-func (r fakeInventory) ConsumeShipped(_ context.Context, s *domain.Shipment) error {
-	end, err := r.begin()
-	if err != nil {
-		return err
-	}
-	defer end()
-	var short []domain.StockShortage
-	for _, l := range s.Lines() {
-		if lv := r.state.stock[stockKey{s.Warehouse().ID, l.ItemID}]; lv.onHand < l.Quantity {
-			short = append(short, domain.StockShortage{ItemID: l.ItemID, SKU: l.SKU, Requested: l.Quantity, Available: lv.onHand})
-		}
-	}
-	if len(short) > 0 {
-		return &domain.OnHandShortageError{Kind: s.Kind().Items(), Items: short}
-	}
-	for _, l := range s.Lines() {
-		k := stockKey{s.Warehouse().ID, l.ItemID}
-		lv := r.state.stock[k]
-		lv.onHand -= l.Quantity
-		lv.reserved = max(lv.reserved-l.Quantity, 0)
-		r.state.stock[k] = lv
-		r.state.wh.movements = append(r.state.wh.movements, fakeMovement{
-			org: s.OrganizationID(), warehouse: s.Warehouse().ID, reason: domain.MovementShipment, at: *s.ShippedAt(),
-			delta: domain.StockDelta{Kind: s.Kind().Items(), ItemID: l.ItemID, Quantity: -l.Quantity},
-		})
-	}
-	return nil
-}
-
 func (r fakeInventory) adjust(warehouse string, lines []domain.ShipmentLine, sign int64) error {
 	for _, l := range lines {
 		k := stockKey{warehouse, l.ItemID}

@@ -2,8 +2,10 @@ package application
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
+	"github.com/acme3pl/fulfillment/domain/billing"
 	"github.com/acme3pl/fulfillment/ports"
 )
 
@@ -14,13 +16,23 @@ type Seed struct {
 
 // SeedHandler loads fixtures in one transaction: all of it or nothing.
 type SeedHandler struct {
-	uow   ports.UnitOfWork
-	clock ports.Clock
+	uow       ports.UnitOfWork
+	clock     ports.Clock
+	rateCards RateCardSeeder
 }
 
-// NewSeedHandler builds the handler.
-func NewSeedHandler(uow ports.UnitOfWork, clock ports.Clock) *SeedHandler {
-	return &SeedHandler{uow: uow, clock: clock}
+// RateCardSeeder sets a fixture's rate cards in the seed's transaction
+// (billing's SeedRateCards) and counts them.
+type RateCardSeeder func(ctx context.Context, r ports.Repositories, cards []billing.RateCardParams) (int, error)
+
+// NewSeedHandler builds the handler; rateCards may be nil when no fixture
+// holds any.
+func NewSeedHandler(uow ports.UnitOfWork, clock ports.Clock, rateCards ...RateCardSeeder) *SeedHandler {
+	h := &SeedHandler{uow: uow, clock: clock}
+	if len(rateCards) > 0 {
+		h.rateCards = rateCards[0]
+	}
+	return h
 }
 
 // Handle writes the fixture and returns what it inserted. Its stock rows are
@@ -30,7 +42,13 @@ func (h *SeedHandler) Handle(ctx context.Context, c Seed) (ports.FixtureCounts, 
 	var counts ports.FixtureCounts
 	err := h.uow.Do(ctx, func(ctx context.Context, r ports.Repositories) error {
 		var err error
-		counts, err = r.Fixtures.Load(ctx, c.Fixture)
+		if counts, err = r.Fixtures.Load(ctx, c.Fixture); err != nil || len(c.Fixture.RateCards) == 0 {
+			return err
+		}
+		if h.rateCards == nil {
+			return errors.New("this fixture holds rate cards, which this seed cannot set")
+		}
+		counts["rateCards"], err = h.rateCards(ctx, r, c.Fixture.RateCards)
 		return err
 	})
 	if err != nil {

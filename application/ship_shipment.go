@@ -53,8 +53,8 @@ func NewShipShipmentHandler(uow ports.UnitOfWork, clock ports.Clock, hooks Wareh
 // and its event (the outbox's hook), one statement each. A bad tracking is
 // refused before the transaction opens. The same ship again is a replay that changes nothing;
 // a shipment in another state, or shipped with another tracking, is
-// domain.ErrInvalidState; on hand short for any item is a
-// *domain.OnHandShortageError, and nothing changes.
+// domain.ErrInvalidState; on hand short for any item is the stock
+// ledger's *domain.OnHandShortageError, and nothing changes.
 func (h *ShipShipmentHandler) Handle(ctx context.Context, c ShipShipment) (ShipResult, error) {
 	tracking, err := domain.NewTracking(c.Carrier, c.TrackingNumber)
 	if err != nil {
@@ -70,7 +70,11 @@ func (h *ShipShipmentHandler) Handle(ctx context.Context, c ShipShipment) (ShipR
 			if res.Replay, err = s.Ship(h.clock.Now(), tracking); err != nil || res.Replay {
 				return err
 			}
-			return r.Inventory.ConsumeShipped(ctx, s)
+			change, err := s.Consumption()
+			if err != nil {
+				return err
+			}
+			return r.Stock.Move(ctx, change)
 		})
 		res.Shipment = shipped
 		if err != nil || res.Replay {

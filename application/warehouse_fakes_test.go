@@ -105,10 +105,29 @@ func (r fakeStockLedger) Move(_ context.Context, c domain.StockChange) error {
 		return err
 	}
 	defer end()
+	sums := map[string]int64{}
+	for _, d := range c.Deltas {
+		sums[d.ItemID] += d.Quantity
+	}
+	var short []domain.StockShortage
+	for _, d := range c.Deltas {
+		if q, ok := sums[d.ItemID]; ok {
+			delete(sums, d.ItemID)
+			if on := r.state.stock[stockKey{c.WarehouseID, d.ItemID}].onHand; on+q < 0 {
+				short = append(short, domain.StockShortage{ItemID: d.ItemID, Requested: -q, Available: on})
+			}
+		}
+	}
+	if len(short) > 0 {
+		return &domain.OnHandShortageError{Kind: c.Deltas[0].Kind, Items: short}
+	}
 	for _, d := range c.Deltas {
 		k := stockKey{c.WarehouseID, d.ItemID}
 		l := r.state.stock[k]
 		l.onHand += d.Quantity
+		if c.ConsumesReserved {
+			l.reserved = max(l.reserved+min(d.Quantity, 0), 0)
+		}
 		r.state.stock[k] = l
 		r.state.wh.movements = append(r.state.wh.movements, fakeMovement{
 			org: c.OrganizationID, warehouse: c.WarehouseID, reason: c.Reason, delta: d, at: c.OccurredAt})

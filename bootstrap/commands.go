@@ -13,6 +13,7 @@ import (
 	"go.uber.org/fx"
 
 	"github.com/acme3pl/fulfillment/adapters/postgres"
+	billingapp "github.com/acme3pl/fulfillment/application/billing"
 )
 
 // CommandOptions is the graph of an operator command (cmd/fulfillment): the
@@ -31,6 +32,8 @@ func CommandOptions(cfg Config, conns int) []fx.Option {
 		commandTelemetryModule,
 		PostgresModule,
 		ApplicationModule,
+		BillingModule,
+		fx.Provide(func() billingapp.Observer { return billingapp.NopObserver{} }),
 		fx.Module("command-events", eventRecording),
 	}
 }
@@ -45,7 +48,8 @@ var commandTelemetryModule = fx.Module("command-telemetry",
 
 // RunCommand builds the command graph with conns connections, checks that
 // the database answers, and runs fn with what it asks for from the graph:
-// T is *application.Application for a command that calls use cases,
+// T is *application.Application for a command that calls use cases
+// (*billingapp.UseCases for billing's),
 // *postgres.Migrator for `migrate`, or a struct embedding fx.In for several
 // values. The graph is stopped (the pool closed) when fn returns. A graph
 // that cannot be built (an unusable DATABASE_URL) is reported by its cause.

@@ -15,7 +15,9 @@ import (
 
 	"github.com/acme3pl/fulfillment/adapters/postgres"
 	"github.com/acme3pl/fulfillment/adapters/telemetry"
+	billingapp "github.com/acme3pl/fulfillment/application/billing"
 	"github.com/acme3pl/fulfillment/domain"
+	"github.com/acme3pl/fulfillment/domain/billing"
 )
 
 // Config is every setting of the service (README.md, Configuration), parsed
@@ -50,6 +52,16 @@ type Config struct {
 	// kept after its last delivery, for a replay.
 	FailedOrderRetention time.Duration `env:"FAILED_ORDER_RETENTION" envDefault:"720h"`
 
+	// Billing (docs/billing.md): the time zone of its days and months, the
+	// grace after a period before its invoice is finalized, the payment
+	// terms, the wait after the due date before collecting, and how often
+	// serve runs it.
+	BillingTimezone         string        `env:"BILLING_TIMEZONE" envDefault:"UTC"`
+	BillingGrace            time.Duration `env:"BILLING_GRACE" envDefault:"24h"`
+	BillingTerms            time.Duration `env:"BILLING_TERMS" envDefault:"720h"`
+	BillingCollectionsAfter time.Duration `env:"BILLING_COLLECTIONS_AFTER" envDefault:"720h"`
+	BillingInterval         time.Duration `env:"BILLING_INTERVAL" envDefault:"15m"`
+
 	// Events for the platform (docs/events.md): none are recorded unless
 	// EVENTS_NATS_URL names the broker. Credentials: a .creds file, or a
 	// user and password, or a token (or in the URL).
@@ -72,8 +84,9 @@ type Config struct {
 	GOGC string `env:"GOGC"`
 
 	// Derived by Load.
-	Environment domain.Environment `env:"-"`
-	LogLevel    slog.Level         `env:"-"`
+	Environment     domain.Environment `env:"-"`
+	LogLevel        slog.Level         `env:"-"`
+	BillingLocation *time.Location     `env:"-"`
 }
 
 // ServeGCPercent is the garbage collector's target for `serve` when GOGC
@@ -134,6 +147,9 @@ func Load(environ map[string]string) (Config, error) {
 	if c.FailedOrderRetention < time.Second || c.FailedOrderRetention > 87600*time.Hour {
 		return c, errors.New("FAILED_ORDER_RETENTION: must be a duration between 1s and 87600h (for example 720h)")
 	}
+	if err := c.loadBilling(environ); err != nil {
+		return c, err
+	}
 	if c.ShutdownTimeout < time.Second || c.ShutdownTimeout > 10*time.Minute {
 		return c, errors.New("SHUTDOWN_TIMEOUT: must be between 1s and 10m")
 	}
@@ -161,6 +177,43 @@ func Load(environ map[string]string) (Config, error) {
 		return c, err
 	}
 	return c, nil
+}
+
+// loadBilling validates the billing settings and loads the time zone.
+func (c *Config) loadBilling(environ map[string]string) error {
+	zone := strings.TrimSpace(c.BillingTimezone)
+	if raw, set := environ["BILLING_TIMEZONE"]; set && strings.TrimSpace(raw) == "" {
+		zone = ""
+	}
+	loc, err := time.LoadLocation(zone)
+	if err != nil || zone == "" || zone == "Local" {
+		return fmt.Errorf("BILLING_TIMEZONE: %q is not an IANA time zone (for example UTC or America/New_York)", c.BillingTimezone)
+	}
+	c.BillingLocation = loc
+	for _, d := range []struct {
+		name string
+		v    time.Duration
+	}{{"BILLING_GRACE", c.BillingGrace}, {"BILLING_TERMS", c.BillingTerms}, {"BILLING_COLLECTIONS_AFTER", c.BillingCollectionsAfter}} {
+		if d.v < 0 || d.v > 87600*time.Hour {
+			return fmt.Errorf("%s: must be a duration between 0s and 87600h (for example 24h)", d.name)
+		}
+	}
+	if c.BillingInterval < time.Second || c.BillingInterval > 24*time.Hour {
+		return errors.New("BILLING_INTERVAL: must be a duration between 1s and 24h (for example 15m)")
+	}
+	return nil
+}
+
+// Billing is the billing part of the configuration, for its use cases.
+func (c Config) Billing() billingapp.Settings {
+	return billingapp.Settings{Calendar: billing.NewCalendar(c.BillingLocation), Grace: c.BillingGrace,
+		Terms: c.BillingTerms, CollectionsAfter: c.BillingCollectionsAfter}
+}
+
+// BillingStore is what the billing repositories need: the time zone of
+// storage days, and whether test shipments are charged (sandbox only).
+func (c Config) BillingStore() postgres.Option {
+	return postgres.WithBilling(postgres.BillingSettings{Location: c.BillingLocation, ChargeTestShipments: c.Environment == domain.Sandbox})
 }
 
 // SessionLimits are the bounds the server sets on its database sessions,

@@ -23,6 +23,7 @@ import (
 	"github.com/acme3pl/fulfillment/adapters/system"
 	"github.com/acme3pl/fulfillment/adapters/telemetry"
 	"github.com/acme3pl/fulfillment/application"
+	billingapp "github.com/acme3pl/fulfillment/application/billing"
 	"github.com/acme3pl/fulfillment/migrations"
 	"github.com/acme3pl/fulfillment/ports"
 )
@@ -46,6 +47,8 @@ func Options(cfg Config, stderr io.Writer) []fx.Option {
 		HTTPModule,
 		FailedOrdersModule,
 		EventsModule,
+		BillingModule,
+		BillingJobModule,
 	}
 }
 
@@ -88,8 +91,12 @@ var PostgresModule = fx.Module("postgres",
 	fx.Provide(
 		newDB,
 		func(db *bun.DB) (*postgres.Migrator, error) { return postgres.NewMigrator(db, migrations.FS) },
-		fx.Annotate(postgres.NewUnitOfWorkWithEvents, fx.As(new(ports.UnitOfWork))),
-		func(db *bun.DB) ports.Repositories { return postgres.NewRepositories(db) },
+		func(db *bun.DB, cfg Config, outbox *postgres.Outbox) ports.UnitOfWork {
+			return postgres.NewUnitOfWorkWithEvents(db, outbox, cfg.BillingStore())
+		},
+		func(db *bun.DB, cfg Config) ports.Repositories {
+			return postgres.NewRepositories(db, cfg.BillingStore())
+		},
 		func(r ports.Repositories) ports.APIKeyRepository { return r.APIKeys },
 		func(r ports.Repositories) ports.WebhookSecretRepository { return r.WebhookSecrets },
 		func(db *bun.DB, m *postgres.Migrator) httpapi.ReadinessChecker {
@@ -160,15 +167,16 @@ var ApplicationModule = fx.Module("application",
 		func() ports.Clock { return system.Clock{} },
 		func() ports.IDGenerator { return system.IDs{} },
 		func(uow ports.UnitOfWork, repos ports.Repositories, clock ports.Clock, ids ports.IDGenerator,
-			tracer trace.Tracer, log *slog.Logger, cfg Config,
+			tracer trace.Tracer, log *slog.Logger, cfg Config, billing billingapp.Deps,
 		) *application.Application {
 			return application.New(application.Deps{
 				UnitOfWork: uow, Repos: repos, Clock: clock, IDs: ids, Keys: identity.APIKeyGenerator{},
 				Tracer: tracer, Log: log, Environment: cfg.Environment,
 				DecodeStorefrontOrder: httpapi.DecodeStorefrontOrder, FailedOrderRetention: cfg.FailedOrderRetention,
-				Warehouse: application.WarehouseHooks{
+				SeedRateCards: billingapp.SeedRateCards(billing),
+				Warehouse: billingapp.WarehouseHooks(billing, application.WarehouseHooks{
 					ReceiptEvent: application.RecordReceiptEvent, ShipmentEvent: application.RecordShippedEvent,
-				},
+				}),
 			})
 		},
 	),

@@ -64,10 +64,27 @@ func (s *Shipment) Ship(now time.Time, t Tracking) (replay bool, err error) {
 	return false, nil
 }
 
-// OnHandShortageError lists the items a shipment would take more of than
-// its warehouse holds on hand (Available is the on-hand count): shipping it
-// would make on hand negative, so nothing was changed. Kind tells products
-// from cartons.
+// Consumption is what shipping s does to on hand: each line taken off its
+// warehouse's on hand and off what it reserved, one movement per line
+// (reason shipment, the negative quantity, at ShippedAt). s must be shipped.
+func (s *Shipment) Consumption() (StockChange, error) {
+	if s.status != ShipmentShipped || s.shippedAt == nil {
+		return StockChange{}, fmt.Errorf("consume stock of a %s shipment: %w", s.status, ErrInvalidState)
+	}
+	deltas := make([]StockDelta, len(s.lines))
+	for i, l := range s.lines {
+		deltas[i] = StockDelta{Kind: s.kind.Items(), ItemID: l.ItemID, Quantity: -l.Quantity}
+	}
+	return StockChange{
+		OrganizationID: s.organizationID, WarehouseID: s.warehouse.ID, Reason: MovementShipment,
+		ShipmentID: s.id, OccurredAt: *s.shippedAt, ConsumesReserved: true, Deltas: deltas,
+	}, nil
+}
+
+// OnHandShortageError lists the items a change of stock (a ship) would
+// take more of than the warehouse holds on hand (Available is the on-hand
+// count): on hand would go negative, so nothing was changed. Kind tells
+// products from cartons. It is ErrNegativeStock, item by item.
 type OnHandShortageError struct {
 	Kind  ItemKind
 	Items []StockShortage
@@ -76,3 +93,6 @@ type OnHandShortageError struct {
 func (e *OnHandShortageError) Error() string {
 	return fmt.Sprintf("on hand short for %d %s(s)", len(e.Items), e.Kind)
 }
+
+// Is makes the shortage ErrNegativeStock (errors.Is).
+func (e *OnHandShortageError) Is(target error) bool { return target == ErrNegativeStock }

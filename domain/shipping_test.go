@@ -103,3 +103,31 @@ func TestShipRefusesABadTrackingBeforeItsState(t *testing.T) {
 		}
 	}
 }
+
+func TestConsumptionTakesEachLineOffWhatWasReserved(t *testing.T) {
+	if _, err := shipStored(domain.ShipmentPending).Consumption(); !errors.Is(err, domain.ErrInvalidState) {
+		t.Fatalf("consumption of a pending shipment: %v, want ErrInvalidState", err)
+	}
+	s := shipStored(domain.ShipmentShipped)
+	c, err := s.Consumption()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Reason != domain.MovementShipment || c.ShipmentID != s.ID() || c.ReceiptID != "" || !c.ConsumesReserved ||
+		c.OrganizationID != s.OrganizationID() || c.WarehouseID != s.Warehouse().ID || !c.OccurredAt.Equal(*s.ShippedAt()) ||
+		len(c.Deltas) != len(s.Lines()) || len(c.Deltas) == 0 {
+		t.Fatalf("consumption %+v of %+v", c, s)
+	}
+	for i, l := range s.Lines() {
+		if d := c.Deltas[i]; d != (domain.StockDelta{Kind: s.Kind().Items(), ItemID: l.ItemID, Quantity: -l.Quantity}) {
+			t.Fatalf("delta %d: %+v, want line %+v taken off", i, d, l)
+		}
+	}
+}
+
+func TestOnHandShortageIsNegativeStock(t *testing.T) {
+	var err error = &domain.OnHandShortageError{Kind: domain.KindCarton}
+	if !errors.Is(err, domain.ErrNegativeStock) || errors.Is(err, domain.ErrInvalidState) {
+		t.Fatal("a shortage is ErrNegativeStock, and nothing else")
+	}
+}

@@ -27,14 +27,17 @@ type StockDelta struct {
 // per delta, all dated OccurredAt. Every change of on hand is one, so that
 // on hand at any past instant is the sum of the movements before it.
 // ReceiptID is set for a receipt, ShipmentID for a shipment.
+// ConsumesReserved says that what the deltas take away was reserved (a
+// ship): reserved goes down by as much, never below zero.
 type StockChange struct {
-	OrganizationID string
-	WarehouseID    string
-	Reason         MovementReason
-	ReceiptID      string
-	ShipmentID     string
-	OccurredAt     time.Time
-	Deltas         []StockDelta
+	OrganizationID   string
+	WarehouseID      string
+	Reason           MovementReason
+	ReceiptID        string
+	ShipmentID       string
+	OccurredAt       time.Time
+	ConsumesReserved bool
+	Deltas           []StockDelta
 }
 
 // OnHand is what a warehouse held of one item of an organization at some
@@ -47,5 +50,6 @@ type OnHand struct {
 }
 
 // ErrNegativeStock: a change would take on hand of an item below zero at
-// its warehouse; nothing was changed.
+// its warehouse; nothing was changed. The stock ledger reports it item by
+// item as an *OnHandShortageError, which is this error.
 var ErrNegativeStock = errors.New("on hand would go below zero")

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/acme3pl/fulfillment/domain"
+	"github.com/acme3pl/fulfillment/domain/billing"
 )
 
 // Fixture is a whole fixture document, validated into domain values.
@@ -18,7 +19,8 @@ type Fixture struct {
 	Secrets       []domain.WebhookSecret
 	// OpenedAt dates the opening movements of the stock rows (the stock
 	// ledger): when the seed runs.
-	OpenedAt time.Time
+	OpenedAt  time.Time
+	RateCards []billing.RateCardParams // set after the rest, as `rates set` would
 }
 
 // FixtureWarehouse is a warehouse and the organizations it is available to.

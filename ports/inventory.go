@@ -28,14 +28,6 @@ type InventoryRepository interface {
 	// Release gives back what Reserve held for these lines, locking the
 	// stock rows in the same fixed order as Reserve.
 	Release(ctx context.Context, warehouseID string, kind domain.ShipmentKind, lines []domain.ShipmentLine) error
-	// ConsumeShipped turns a shipped shipment's reservation into
-	// consumption at its warehouse: for each of its items (SPD: cartons), on
-	// hand and reserved both go down by its quantity, and a stock movement
-	// (reason shipment, the negative quantity, at its ShippedAt) records
-	// it, locking the stock rows in Reserve's order. When on hand would go
-	// below zero for any item, nothing changes and the error is a
-	// *domain.OnHandShortageError listing every short item.
-	ConsumeShipped(ctx context.Context, s *domain.Shipment) error
 }
 
 // StockFilter narrows a stock list; zero fields do not filter.

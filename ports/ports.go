@@ -32,6 +32,10 @@ type Repositories struct {
 	WarehouseReceipts WarehouseReceiptRepository
 	WarehouseServices WarehouseServiceRepository
 	Stock             StockLedger
+
+	RateCards      RateCardRepository
+	Charges        ChargeRepository
+	BillingPeriods BillingPeriodRepository
 }
 
 // Clock tells the time; tests pin it.

@@ -29,11 +29,14 @@ type WarehouseServiceRepository interface {
 // and reservations use) and every movement that made them, so that a
 // balance is always the sum of its item's movements at its warehouse.
 type StockLedger interface {
-	// Move applies a change: for each delta, one movement and the balance
-	// of the item at the warehouse raised or lowered by it (made at zero
-	// when the warehouse held none), locking the balances in item order.
-	// A balance that would go below zero fails the statement
-	// (product_stock and carton_stock refuse a negative on hand).
+	// Move applies a change, the one way on hand changes (receipts and
+	// ships): for each delta, one movement and the balance of the item at
+	// the warehouse raised or lowered by it (made at zero when the
+	// warehouse held none; for c.ConsumesReserved, reserved lowered as
+	// much, never below zero), locking the balances in item order. When
+	// any item would go below zero on hand, nothing changes and the error
+	// is a *domain.OnHandShortageError listing every short item (it is
+	// domain.ErrNegativeStock).
 	Move(ctx context.Context, c domain.StockChange) error
 	// OnHandAt is the organization's on hand at instant at, per warehouse
 	// and item: the sum of the movements strictly before at (on hand at

@@ -61,6 +61,9 @@ token=$(bin/fulfillment token mint --org org_acme --scopes locations,invoices,sh
 apikey=$(bin/fulfillment apikey create --org org_acme --scopes shipments,inventory --name demo)
 [[ -n $token && $token != *[[:space:]]* ]] || die "token mint printed something other than one token: $(shq "$token")"
 [[ -n $apikey && $apikey != *[[:space:]]* ]] || die "apikey create printed something other than one key: $(shq "$apikey")"
+# The warehouse management system of wh_east, org_acme's default warehouse in the fixture.
+wtoken=$(bin/fulfillment token mint --warehouse wh_east --scopes warehouse --ttl 24h)
+[[ -n $wtoken && $wtoken != *[[:space:]]* ]] || die "token mint printed something other than one token: $(shq "$wtoken")"
 
 # The base URL a client on this machine uses to reach HTTP_ADDR.
 host=${HTTP_ADDR%:*}
@@ -73,6 +76,8 @@ base="http://$host:$port"
 auth=$(shq "Authorization: Bearer $token")
 key=$(shq "Authorization: Bearer $apikey")
 sample=$(shq "@$ROOT/$ORDER_SAMPLE")
+wauth=$(shq "Authorization: Bearer $wtoken")
+tracking=$(shq '{"carrier":"UPS","trackingNumber":"1Z999AA10123456784"}')
 
 cat <<EOF
 
@@ -81,6 +86,7 @@ the API key, named "demo", has scopes shipments,inventory and is new on every ru
 
   access token: $token
   API key:      $apikey
+  warehouse token (wh_east's management system, scope warehouse): $wtoken
 
 Try it from another terminal (the lines are self-contained):
 
@@ -91,6 +97,12 @@ Try it from another terminal (the lines are self-contained):
   curl -sS -i -H $auth $base/v0/products
   curl -sS -i -H $key -H 'Content-Type: application/json' --data $sample $base/v0/storefront/orders
   curl -sS -i -H $auth $base/v0/storefront/orders/5726128734520
+
+The warehouse's side (wh_east): its pending shipments, then ship the first of them (the storefront
+order above makes one):
+
+  curl -sS -i -H $wauth $base/v0/warehouse/shipments
+  id=\$(curl -sS -H $wauth $base/v0/warehouse/shipments | grep -o '"id":"shp_[^"]*"' | head -n 1 | cut -d '"' -f 4); if [ -n "\$id" ]; then curl -sS -i -H $wauth -H 'Content-Type: application/json' --data $tracking $base/v0/warehouse/shipments/\$id/ship; else echo 'no pending shipment: send the storefront order first'; fi
 
 The API reference (every operation, status and body): $base/docs
 $(if [[ -n ${EVENTS_NATS_URL:-} ]]; then

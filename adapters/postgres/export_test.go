@@ -17,7 +17,7 @@ func PreparedOnConnection(ctx context.Context, u *UnitOfWork, d domain.OrderDeli
 	u.stmts.prepareWanted(ctx)
 	var n int
 	err := u.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
-		if _, _, err := newRepositories(runner{db: tx, stmts: u.stmts}, &txEvents{inTx: true}).Receipts.Claim(ctx, d, skus); err != nil {
+		if _, _, err := newRepositories(runner{db: tx, stmts: u.stmts}, &txEvents{inTx: true}, u.billing).Receipts.Claim(ctx, d, skus); err != nil {
 			return err
 		}
 		return tx.QueryRowContext(ctx, "SELECT count(*) FROM pg_prepared_statements WHERE statement = ?",
@@ -29,7 +29,7 @@ func PreparedOnConnection(ctx context.Context, u *UnitOfWork, d domain.OrderDeli
 // UnpreparedRepositories builds every repository on db with statements
 // that run unprepared, planned at each run.
 func UnpreparedRepositories(db *bun.DB) ports.Repositories {
-	return newRepositories(runner{db: db}, &txEvents{})
+	return newRepositories(runner{db: db}, &txEvents{}, BillingSettings{})
 }
 
 // TextArrays encodes ss and ns as array parameters.

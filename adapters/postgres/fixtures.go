@@ -71,23 +71,28 @@ SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[]) ON CONFLICT
 }
 
 // insertStockSQL inserts stock rows ($1 items, $2 warehouses, $3 on hand),
-// each an opening balance: a movement of the stock ledger dated $4 (when
-// the seed runs; NULL: the transaction's time), so that on hand stays the
-// sum of its movements. A row
-// whose balance exists already is left as it is, with no movement, so a
-// second load adds none. It returns how many balances it inserted.
+// each an opening balance: a movement of the stock ledger (movementsCTE)
+// dated $4 (when the seed runs; NULL: the transaction's time), so that on
+// hand stays the sum of its movements. A row whose balance exists already
+// is left as it is, with no movement, so a second load adds none. It
+// returns how many balances it inserted.
 func insertStockSQL(kind domain.ItemKind) string {
 	table, column := stockTable(kind)
+	product, carton := "b.item", "NULL::text"
+	if kind == domain.KindCarton {
+		product, carton = carton, product
+	}
 	return `WITH balance AS (
 	INSERT INTO ` + table + ` (` + column + `, warehouse_id, on_hand)
 	SELECT * FROM unnest($1::text[], $2::text[], $3::bigint[]) ON CONFLICT DO NOTHING
 	RETURNING ` + column + ` AS item, warehouse_id, on_hand
-), opening AS (
-	INSERT INTO stock_movements (organization_id, warehouse_id, ` + column + `, quantity, reason, occurred_at)
-	SELECT i.organization_id, b.warehouse_id, b.item, b.on_hand, 'opening', coalesce($4::timestamptz, now())
+), moves AS (
+	SELECT i.organization_id, b.warehouse_id, ` + product + ` AS product_id, ` + carton + ` AS carton_id,
+		b.on_hand AS quantity, 'opening' AS reason, NULL::text AS receipt_id, NULL::text AS shipment_id,
+		coalesce($4::timestamptz, now()) AS occurred_at
 	FROM balance AS b JOIN ` + inventoryTable(kind) + ` AS i ON i.id = b.item
 	WHERE b.on_hand <> 0
-)
+), ` + movementsCTE + `
 SELECT count(*) FROM balance`
 }
 

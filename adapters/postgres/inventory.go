@@ -3,7 +3,6 @@ package postgres
 import (
 	"context"
 	"database/sql"
-	"errors"
 	"slices"
 	"strings"
 
@@ -44,7 +43,7 @@ var _ ports.InventoryRepository = (*InventoryRepository)(nil)
 // inventorySQL are the statements of one kind of item, which differ only
 // in their tables (inventoryTable, stockTable).
 type inventorySQL struct {
-	findByIDs, page, pageBySKU, levels, lock, adjust, consume string
+	findByIDs, page, pageBySKU, levels, lock, adjust string
 }
 
 func newInventorySQL(kind domain.ItemKind) inventorySQL {
@@ -74,38 +73,6 @@ ORDER BY ` + column + ` FOR UPDATE`,
 		adjust: `UPDATE ` + stock + ` AS s SET reserved = s.reserved + v.q
 FROM (SELECT unnest($2::text[]) AS id, unnest($3::bigint[]) AS q) AS v
 WHERE s.warehouse_id = $1 AND s.` + column + ` = v.id`,
-		// Ships quantities $3 of items $2 at warehouse $1, for shipment $5
-		// of organization $4 at $6, in one round trip: the stock rows are
-		// locked in item order (stock: the order of every reservation),
-		// then, unless an item would go below zero on hand (short),
-		// on hand and reserved both go down and each item gets its
-		// movement. It returns the short items with their on-hand counts;
-		// none when it shipped. The UPDATE names the items by $2 as well,
-		// so that the generic plan probes the primary key instead of
-		// hashing every stock row of the warehouse. Reserved cannot go
-		// below zero (a shipment's lines were reserved when it was
-		// submitted; the floor only keeps a stock row loaded by hand from
-		// blocking a ship).
-		consume: `WITH line AS (
-	SELECT v.id, sum(v.q)::bigint AS q FROM unnest($2::text[], $3::bigint[]) AS v(id, q) GROUP BY v.id
-), stock AS (
-	SELECT s.` + column + ` AS id, s.on_hand FROM ` + stock + ` AS s
-	WHERE s.warehouse_id = $1 AND s.` + column + ` = ANY($2::text[])
-	ORDER BY s.` + column + ` FOR UPDATE
-), short AS (
-	SELECT line.id, line.q, coalesce(stock.on_hand, 0) AS on_hand FROM line LEFT JOIN stock ON stock.id = line.id
-	WHERE coalesce(stock.on_hand, 0) < line.q
-), consumed AS (
-	UPDATE ` + stock + ` AS s SET on_hand = s.on_hand - line.q, reserved = greatest(s.reserved - line.q, 0)
-	FROM line
-	WHERE s.warehouse_id = $1 AND s.` + column + ` = ANY($2::text[]) AND s.` + column + ` = line.id
-		AND NOT EXISTS (SELECT 1 FROM short)
-	RETURNING s.` + column + ` AS id, line.q
-), moved AS (
-	INSERT INTO stock_movements (organization_id, warehouse_id, ` + column + `, quantity, reason, shipment_id, occurred_at)
-	SELECT $4, $1, consumed.id, -consumed.q, 'shipment', $5, $6 FROM consumed ORDER BY consumed.id
-)
-SELECT id, q, on_hand FROM short ORDER BY id`,
 	}
 }
 
@@ -298,37 +265,4 @@ func (r *InventoryRepository) adjust(ctx context.Context, stmts inventorySQL, wa
 	}
 	_, err := r.run.exec(ctx, stmts.adjust, warehouseID, pgArray(ids), pgArray(qty))
 	return dbErr(err)
-}
-
-// ConsumeShipped implements ports.InventoryRepository with the kind's
-// consume statement: one round trip.
-func (r *InventoryRepository) ConsumeShipped(ctx context.Context, s *domain.Shipment) error {
-	if s.Status() != domain.ShipmentShipped || s.ShippedAt() == nil {
-		return errors.New("consume stock: the shipment is not shipped")
-	}
-	lines := s.Lines()
-	ids := make([]string, len(lines))
-	qty := make([]int64, len(lines))
-	skus := make(map[string]string, len(lines))
-	for i, l := range lines {
-		ids[i], qty[i], skus[l.ItemID] = l.ItemID, l.Quantity, l.SKU
-	}
-	kind := s.Kind().Items()
-	var short []domain.StockShortage
-	err := r.run.query(ctx, inventorySQLOf(kind).consume, func(sr *sql.Rows) error {
-		var it domain.StockShortage
-		if err := sr.Scan(&it.ItemID, &it.Requested, &it.Available); err != nil {
-			return err
-		}
-		it.SKU = skus[it.ItemID]
-		short = append(short, it)
-		return nil
-	}, s.Warehouse().ID, pgArray(ids), pgArray(qty), s.OrganizationID(), s.ID(), *s.ShippedAt())
-	if err != nil {
-		return dbErr(err)
-	}
-	if len(short) > 0 {
-		return &domain.OnHandShortageError{Kind: kind, Items: short}
-	}
-	return nil
 }

@@ -22,47 +22,87 @@ type StockLedger struct {
 
 var _ ports.StockLedger = (*StockLedger)(nil)
 
+// movementsCTE is the one place that writes the stock ledger: a CTE
+// inserting, as movements, the rows of a CTE named moves that the
+// statement defines before it (organization_id, warehouse_id, product_id,
+// carton_id, quantity, reason, receipt_id, shipment_id, occurred_at). Every
+// statement that changes on hand ends its CTEs with it: Move's (receipts
+// and ships) and the seed's opening balances (insertStockSQL).
+const movementsCTE = `movements AS (
+	INSERT INTO stock_movements (organization_id, warehouse_id, product_id, carton_id, quantity, reason,
+		receipt_id, shipment_id, occurred_at)
+	SELECT organization_id, warehouse_id, product_id, carton_id, quantity, reason, receipt_id, shipment_id, occurred_at
+	FROM moves
+)`
+
 // moveStockSQL applies one change of on hand ($1 organization, $2
-// warehouse, $3 reason, $4 receipt or empty, $5 shipment or empty, $6 time; $7
-// kinds, $8 item IDs, $9 signed quantities): one movement per delta, and
-// each item's balance raised or lowered by its summed deltas, the missing
-// balances made. The balances are upserted in item order, the lock order of
-// every statement that changes stock. The proposed row of an upsert is
-// checked before its conflict is found, so it carries max(delta, 0) and the
-// update adds the real delta from the grouped deltas; a balance that would
-// go below zero fails the tables' CHECK (on_hand >= 0). The statement
-// returns how many balances it had to make for a negative delta: there was
-// nothing to take from, and the caller refuses the change.
+// warehouse, $3 reason, $4 receipt or empty, $5 shipment or empty, $6 time;
+// $7 kinds, $8 item IDs, $9 signed quantities; $10 whether what is taken
+// was reserved) in one round trip. The existing balances of the items are
+// locked first, products then cartons, each in item order (the lock order
+// of every statement that changes stock: reservations lock in item order
+// too). An item whose summed deltas would take its balance (none: zero)
+// below zero is short; when any is, nothing is written and the statement
+// returns the short items with their SKUs, what was asked and what is on
+// hand. Otherwise it returns no row: one movement per delta, and each
+// item's balance raised or lowered by its summed deltas (reserved lowered
+// as much as on hand for $10, never below zero), the missing balances
+// made. The proposed row of an upsert is checked before its conflict is
+// found, so it carries max(delta, 0) and the update adds the real delta.
 const moveStockSQL = `WITH deltas AS (
 	SELECT v.kind, v.item, v.quantity FROM unnest($7::text[], $8::text[], $9::bigint[]) AS v(kind, item, quantity)
 ), sums AS (
 	SELECT kind, item, sum(quantity)::bigint AS quantity FROM deltas GROUP BY kind, item
-), movements AS (
-	INSERT INTO stock_movements (organization_id, warehouse_id, product_id, carton_id, quantity, reason,
-		receipt_id, shipment_id, occurred_at)
-	SELECT $1, $2, CASE WHEN d.kind = 'product' THEN d.item END, CASE WHEN d.kind = 'carton' THEN d.item END,
-		d.quantity, $3, nullif($4, ''), nullif($5, ''), $6
-	FROM deltas AS d
-), products AS (
+), held_products AS (
+	SELECT s.product_id AS item, s.on_hand FROM product_stock AS s
+	WHERE s.warehouse_id = $2 AND s.product_id = ANY($8::text[])
+	ORDER BY s.product_id FOR UPDATE
+), held_cartons AS (
+	SELECT s.carton_id AS item, s.on_hand FROM carton_stock AS s
+	WHERE s.warehouse_id = $2 AND s.carton_id = ANY($8::text[])
+	ORDER BY s.carton_id FOR UPDATE
+), held AS (
+	SELECT 'product' AS kind, item, on_hand FROM held_products
+	UNION ALL SELECT 'carton', item, on_hand FROM held_cartons
+), short AS (
+	SELECT sums.kind, sums.item, -sums.quantity AS requested, coalesce(held.on_hand, 0) AS on_hand
+	FROM sums LEFT JOIN held ON held.kind = sums.kind AND held.item = sums.item
+	WHERE coalesce(held.on_hand, 0) + sums.quantity < 0
+), moves AS (
+	SELECT $1::text AS organization_id, $2::text AS warehouse_id,
+		CASE WHEN d.kind = 'product' THEN d.item END AS product_id, CASE WHEN d.kind = 'carton' THEN d.item END AS carton_id,
+		d.quantity, $3::text AS reason, nullif($4::text, '') AS receipt_id, nullif($5::text, '') AS shipment_id,
+		$6::timestamptz AS occurred_at
+	FROM deltas AS d WHERE NOT EXISTS (SELECT FROM short)
+), ` + movementsCTE + `, product_balances AS (
 	INSERT INTO product_stock AS s (product_id, warehouse_id, on_hand, reserved)
-	SELECT item, $2, greatest(quantity, 0), 0 FROM sums WHERE kind = 'product' ORDER BY item
+	SELECT item, $2, greatest(quantity, 0), 0 FROM sums WHERE kind = 'product' AND NOT EXISTS (SELECT FROM short) ORDER BY item
 	ON CONFLICT (product_id, warehouse_id) DO UPDATE
-		SET on_hand = s.on_hand + (SELECT quantity FROM sums WHERE kind = 'product' AND item = excluded.product_id)
-	RETURNING product_id AS item, xmax = 0 AS made
-), cartons AS (
+		SET on_hand = s.on_hand + (SELECT quantity FROM sums WHERE kind = 'product' AND item = excluded.product_id),
+			reserved = CASE WHEN $10::boolean
+				THEN greatest(s.reserved + least((SELECT quantity FROM sums WHERE kind = 'product' AND item = excluded.product_id), 0), 0)
+				ELSE s.reserved END
+), carton_balances AS (
 	INSERT INTO carton_stock AS s (carton_id, warehouse_id, on_hand, reserved)
-	SELECT item, $2, greatest(quantity, 0), 0 FROM sums WHERE kind = 'carton' ORDER BY item
+	SELECT item, $2, greatest(quantity, 0), 0 FROM sums WHERE kind = 'carton' AND NOT EXISTS (SELECT FROM short) ORDER BY item
 	ON CONFLICT (carton_id, warehouse_id) DO UPDATE
-		SET on_hand = s.on_hand + (SELECT quantity FROM sums WHERE kind = 'carton' AND item = excluded.carton_id)
-	RETURNING carton_id AS item, xmax = 0 AS made
+		SET on_hand = s.on_hand + (SELECT quantity FROM sums WHERE kind = 'carton' AND item = excluded.carton_id),
+			reserved = CASE WHEN $10::boolean
+				THEN greatest(s.reserved + least((SELECT quantity FROM sums WHERE kind = 'carton' AND item = excluded.carton_id), 0), 0)
+				ELSE s.reserved END
 )
-SELECT (SELECT count(*) FROM products AS p JOIN sums ON sums.kind = 'product' AND sums.item = p.item WHERE p.made AND sums.quantity < 0)
-	+ (SELECT count(*) FROM cartons AS c JOIN sums ON sums.kind = 'carton' AND sums.item = c.item WHERE c.made AND sums.quantity < 0)`
+SELECT short.kind, short.item,
+	coalesce(CASE WHEN short.kind = 'product' THEN (SELECT p.sku FROM products AS p WHERE p.id = short.item)
+		ELSE (SELECT c.sku FROM cartons AS c WHERE c.id = short.item) END, ''),
+	short.requested, short.on_hand
+FROM short
+ORDER BY short.kind DESC, short.item`
 
-// Move implements ports.StockLedger in one statement. A balance that would
-// go below zero (or, for cartons, below what is reserved) is
-// domain.ErrNegativeStock, and the statement changes
-// nothing (the caller's transaction rolls back).
+// Move implements ports.StockLedger in one statement. Items that would go
+// below zero on hand are a *domain.OnHandShortageError listing each (it is
+// domain.ErrNegativeStock), and nothing changes; a carton taken below what
+// is reserved (carton_stock's CHECK) is domain.ErrNegativeStock too, and
+// the caller's transaction rolls back.
 func (l *StockLedger) Move(ctx context.Context, c domain.StockChange) error {
 	if len(c.Deltas) == 0 {
 		return nil
@@ -73,20 +113,30 @@ func (l *StockLedger) Move(ctx context.Context, c domain.StockChange) error {
 	for i, d := range c.Deltas {
 		kinds[i], items[i], qty[i] = string(d.Kind), d.ItemID, d.Quantity
 	}
-	var made int64
-	err := l.run.query(ctx, moveStockSQL, func(rows *sql.Rows) error { return rows.Scan(&made) },
-		c.OrganizationID, c.WarehouseID, string(c.Reason), c.ReceiptID, c.ShipmentID, c.OccurredAt,
-		pgArray(kinds), pgArray(items), pgArray(qty))
+	var short *domain.OnHandShortageError
+	err := l.run.query(ctx, moveStockSQL, func(rows *sql.Rows) error {
+		var kind string
+		var it domain.StockShortage
+		if err := rows.Scan(&kind, &it.ItemID, &it.SKU, &it.Requested, &it.Available); err != nil {
+			return err
+		}
+		if short == nil {
+			short = &domain.OnHandShortageError{Kind: domain.ItemKind(kind)}
+		}
+		short.Items = append(short.Items, it)
+		return nil
+	}, c.OrganizationID, c.WarehouseID, string(c.Reason), c.ReceiptID, c.ShipmentID, c.OccurredAt,
+		pgArray(kinds), pgArray(items), pgArray(qty), c.ConsumesReserved)
 	var pgErr pgdriver.Error
 	if errors.As(err, &pgErr) && pgErr.Field('C') == "23514" && (pgErr.Field('t') == "product_stock" || pgErr.Field('t') == "carton_stock") {
-		// on_hand >= 0, and for cartons reserved <= on_hand
+		// for cartons, reserved <= on_hand
 		return fmt.Errorf("%w: %s", domain.ErrNegativeStock, pgErr.Field('M'))
 	}
 	if err != nil {
 		return dbErr(err)
 	}
-	if made > 0 {
-		return fmt.Errorf("%w: %d item(s) held none at warehouse %s", domain.ErrNegativeStock, made, c.WarehouseID)
+	if short != nil {
+		return short
 	}
 	return nil
 }

@@ -331,8 +331,12 @@ func TestStockLedgerNeverGoesNegative(t *testing.T) {
 			})
 		})
 	}
-	if err := move(domain.KindCarton, w.ctn, -101); !errors.Is(err, domain.ErrNegativeStock) {
-		t.Fatalf("taking 101 of 100: %v, want ErrNegativeStock", err)
+	err := move(domain.KindCarton, w.ctn, -101)
+	var short *domain.OnHandShortageError
+	if !errors.Is(err, domain.ErrNegativeStock) || !errors.As(err, &short) || short.Kind != domain.KindCarton ||
+		len(short.Items) != 1 || short.Items[0].ItemID != w.ctn || short.Items[0].SKU == "" ||
+		short.Items[0].Requested != 101 || short.Items[0].Available != 100 {
+		t.Fatalf("taking 101 of 100: %v %+v, want ErrNegativeStock listing the carton", err, short)
 	}
 	if err := move(domain.KindProduct, w.prod, -1); !errors.Is(err, domain.ErrNegativeStock) {
 		t.Fatalf("taking from no balance: %v, want ErrNegativeStock", err)

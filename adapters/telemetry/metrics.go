@@ -32,6 +32,10 @@ type Metrics struct {
 	// UnitsReceived counts the units of new warehouse receipts by kind of
 	// item (warehouse_metrics.go).
 	UnitsReceived *prometheus.CounterVec
+	// BillingCharges counts accrued charges by fee; BillingInvoices
+	// invoice transitions by the status reached (billing.go).
+	BillingCharges  *prometheus.CounterVec
+	BillingInvoices *prometheus.CounterVec
 }
 
 // Outcomes of an order delivery: the label values of
@@ -93,8 +97,22 @@ func NewMetrics() *Metrics {
 		}, []string{"route"}),
 		UnitsReceived: newUnitsReceived(),
 	}
+	m.BillingCharges = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "fulfillment_billing_charges_total",
+		Help: "Billing charges accrued, by fee (a rate card's fee, service, operator, minimum).",
+	}, []string{"fee"})
+	m.BillingInvoices = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "fulfillment_billing_invoices_total",
+		Help: "Invoice status transitions committed by billing and its operator, by the status reached (unpaid: finalized).",
+	}, []string{"status"})
 	reg.MustRegister(m.RequestDuration, m.IntakeOrders, m.ShipmentTransitions, m.RequestsShed, m.RequestsTimedOut,
-		m.UnitsReceived)
+		m.UnitsReceived, m.BillingCharges, m.BillingInvoices)
+	for _, f := range BillingFees {
+		m.BillingCharges.WithLabelValues(f)
+	}
+	for _, s := range BillingStatuses {
+		m.BillingInvoices.WithLabelValues(s)
+	}
 	for _, o := range []string{IntakeCreated, IntakeDuplicate, IntakeSkipped} {
 		m.IntakeOrders.WithLabelValues(o, "")
 	}

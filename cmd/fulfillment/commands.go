@@ -120,7 +120,7 @@ func seed(ctx context.Context, cfg bootstrap.Config, args []string, stdout io.Wr
 			return err
 		}
 		parts := make([]string, 0, len(counts))
-		for _, k := range []string{"organizations", "warehouses", "products", "cartons", "stock", "invoices", "apiKeys", "webhookSecrets"} {
+		for _, k := range []string{"organizations", "warehouses", "products", "cartons", "stock", "invoices", "apiKeys", "webhookSecrets", "rateCards"} {
 			parts = append(parts, fmt.Sprintf("%s=%d", k, counts[k]))
 		}
 		fmt.Fprintf(stdout, "seeded (new records): %s\n", strings.Join(parts, " "))

@@ -279,6 +279,25 @@ func checkMetricsEndpoint(t *testing.T, srv, down *server, answers []obsAnswers)
 		}
 	}
 
+	// Billing: every fee and status at 0 or more from the start; no period
+	// of this database waits past its grace.
+	billingCharges := family("fulfillment_billing_charges_total")
+	for _, fee := range []string{"pick_pack_order", "pick_pack_unit", "spd_carton", "receiving_unit", "receiving_carton",
+		"storage_unit_month", "storage_carton_month", "service", "operator", "minimum"} {
+		if _, ok := billingCharges["fee="+fee]; !ok {
+			t.Errorf("fulfillment_billing_charges_total lacks {fee=%q}: %v", fee, billingCharges)
+		}
+	}
+	if len(billingCharges) != 10 {
+		t.Errorf("fulfillment_billing_charges_total has %d series, want 10: %v", len(billingCharges), billingCharges)
+	}
+	if s := family("fulfillment_billing_invoices_total"); len(s) != 6 || s["status=unpaid"] < 0 || s["status=collecting"] < 0 {
+		t.Errorf("fulfillment_billing_invoices_total = %v, want the six visible statuses", s)
+	}
+	if s := family("fulfillment_billing_overdue_period_seconds"); len(s) != 1 || s[""] != 0 {
+		t.Errorf("fulfillment_billing_overdue_period_seconds = %v, want one series at 0", s)
+	}
+
 	latency := family("http_server_request_duration_seconds")
 	if got := latency["code=200,method=POST,route=/v0/storefront/orders"]; got != 3*n {
 		t.Errorf("latency count of the intake's 200s = %v, want %v", got, 3*n)
@@ -431,7 +450,7 @@ func checkDashboardQueries(t *testing.T, prom *prometheus) {
 		}
 		panels = append(panels, p)
 	}
-	if want := []string{"Traffic and errors per route", "Order intake", "Capacity", "Shipments", "Failed orders", "Warehouse", "Events"}; !slices.Equal(rows, want) {
+	if want := []string{"Traffic and errors per route", "Order intake", "Capacity", "Shipments", "Failed orders", "Warehouse", "Billing", "Events"}; !slices.Equal(rows, want) {
 		t.Errorf("rows %q, want %q", rows, want)
 	}
 

@@ -31,7 +31,15 @@ func recvE2EFixture() map[string]any {
 		"products": []any{item("prod_e2e_recv_1", "org_e2e_recv_a", "R-TEE"), item("prod_e2e_recv_b", "org_e2e_recv_b", "R-B")},
 		"cartons":  []any{item("ctn_e2e_recv_1", "org_e2e_recv_a", "R-CTN")},
 		"stock":    []any{map[string]any{"warehouseId": "wh_e2e_recv_east", "cartonId": "ctn_e2e_recv_1", "onHand": 10}},
+		// A service must be one of the rate card in force (docs/billing.md).
+		"rateCards": []any{recvE2ECard("org_e2e_recv_a"), recvE2ECard("org_e2e_recv_b")},
 	}
+}
+
+// recvE2ECard prices labour from November 2026, the month of the reports.
+func recvE2ECard(org string) map[string]any {
+	return map[string]any{"organizationId": org, "effectiveFrom": "2026-11-01", "fees": map[string]int64{"receiving_unit": 15},
+		"services": map[string]any{"labor_hour": map[string]any{"title": "Labour", "unitCost": 4500}}}
 }
 
 // recvOnHand is the organization's on hand of one item at East, as the

@@ -4,8 +4,10 @@ import (
 	"fmt"
 	"net/http"
 	"slices"
+	"strconv"
 	"sync"
 	"testing"
+	"time"
 )
 
 // The warehouse's side of shipments, end to end: its list and the ship,
@@ -303,5 +305,108 @@ func TestWarehouseShipRaces(t *testing.T) {
 	}
 	if after := whStock(t, org(0), cartons, "ctn_e2e_wh_race"); after != [3]float64{before[0] - 3, before[1] - 3, before[2]} {
 		t.Fatalf("stock %v, was %v: want one ship of 3", after, before)
+	}
+}
+
+// dayKey is the storefront's API key of org_e2e_day.
+const dayKey = "fk_test_E2EwarehouseDayyyyyyyyyyyyyyyyyyyyyyyyy"
+
+// dayFixture: org_e2e_day ("Day Client"), default warehouse wh_e2e_day,
+// owns the sample order's two SKUs with no stock yet, and a storefront key.
+func dayFixture() map[string]any {
+	item := func(id, sku string) map[string]any {
+		return map[string]any{"id": id, "organizationId": "org_e2e_day", "sku": sku, "name": sku}
+	}
+	return map[string]any{
+		"organizations": []any{map[string]any{"id": "org_e2e_day", "name": "Day Client", "defaultWarehouseId": "wh_e2e_day"}},
+		"warehouses":    []any{fixtureWarehouse("wh_e2e_day", "Day DC", true, "org_e2e_day")},
+		"products":      []any{item("prod_e2e_day_sock", "SOCK-MER-CH-4346"), item("prod_e2e_day_key", "KEY-LTH-01")},
+		"apiKeys": []any{map[string]any{"id": "key_e2e_day", "organizationId": "org_e2e_day", "key": dayKey,
+			"scopes": []string{"shipments", "inventory"}, "revoked": false}},
+	}
+}
+
+// THE WAREHOUSE'S DAY, end to end on the real binary: a truck arrives,
+// the storefront's order comes in through the intake, the warehouse lists
+// its queue and ships it, and the organization sees it shipped, no longer
+// cancellable, and its stock down by what left.
+func TestWarehouseDayEndToEnd(t *testing.T) {
+	seedFixture(t, testDSN, dayFixture())
+	srv := startServer(t, baseEnv(testDSN, "SHUTDOWN_DELAY=0s"))
+	org := shipClient{t, srv.URL, mintToken(t, "org_e2e_day", "shipments", "inventory")}
+	wms := shipClient{t, srv.URL, mintWarehouseToken(t, "wh_e2e_day")}
+	const socks = "/v0/products?sku=SOCK-MER-CH-4346"
+	stock := func() [3]float64 {
+		t.Helper()
+		items, _ := org.list(socks)
+		return shipStockAt(t, items, "prod_e2e_day_sock")["wh_e2e_day"]
+	}
+	start := stock()
+	run := strconv.FormatInt(time.Now().UnixNano(), 10) // the database outlives a run: a new reference and order each time
+
+	// A truck arrives: 12 pairs of socks and 3 key rings raise on hand.
+	receipt := wms.ok(wms.do("POST", "/v0/warehouse/receipts", map[string]any{
+		"organizationId": "org_e2e_day", "reference": "ASN-DAY-" + run,
+		"receivedAt": time.Now().UTC().Add(-time.Minute).Format("2006-01-02T15:04:05.000Z"),
+		"items": []any{
+			map[string]any{"productId": "prod_e2e_day_sock", "quantity": 12},
+			map[string]any{"productId": "prod_e2e_day_key", "quantity": 3},
+		},
+	}), http.StatusCreated)
+	if receipt["reference"] != "ASN-DAY-"+run {
+		t.Fatalf("receipt %v", receipt)
+	}
+	received := stock()
+	if received != [3]float64{start[0] + 12, start[1], start[2] + 12} {
+		t.Fatalf("stock %v after the receipt, was %v: want on hand up by 12", received, start)
+	}
+
+	// The storefront's order (the sample: 2 pairs of socks, 1 key ring)
+	// comes in through the intake and makes a pending shipment that
+	// reserves them at the organization's default warehouse.
+	r := deliver(t, srv, dayKey, withID(t, intakeSample(t, "orders-create.json"), run, nil))
+	id := wantShipment(t, r)
+	if got := org.ok(org.do("GET", "/v0/shipments/"+id, nil), 200); got["status"] != "pending" ||
+		got["warehouse"].(map[string]any)["id"] != "wh_e2e_day" {
+		t.Fatalf("the intake's shipment %v", got)
+	}
+	if st := stock(); st != [3]float64{received[0], received[1] + 2, received[2] - 2} {
+		t.Fatalf("stock %v after the order, was %v: want 2 reserved", st, received)
+	}
+
+	// The warehouse lists its pending queue: the shipment is there, with
+	// its organization.
+	ids, orgs := whQueue(t, wms, "pending")
+	if !slices.Contains(ids, id) || orgs[id] != "Day Client" {
+		t.Fatalf("pending queue %v (organizations %v) lacks %s of Day Client", ids, orgs, id)
+	}
+
+	// It ships it.
+	shipped := wms.ok(wms.do("POST", "/v0/warehouse/shipments/"+id+"/ship",
+		map[string]any{"carrier": "DHL", "trackingNumber": "JD014600006543210987"}), 200)
+	if shipped["status"] != "shipped" {
+		t.Fatalf("shipped %v", shipped)
+	}
+
+	// The organization sees it shipped, with when and how, in its shipped
+	// list; it can no longer cancel it; the queue no longer has it.
+	got := org.ok(org.do("GET", "/v0/shipments/"+id, nil), 200)
+	if got["status"] != "shipped" || !shipTimestamp.MatchString(fmt.Sprint(got["shippedAt"])) || got["shippedAt"] != shipped["shippedAt"] ||
+		fmt.Sprint(got["tracking"]) != "map[carrier:DHL number:JD014600006543210987]" {
+		t.Fatalf("the organization reads %v", got)
+	}
+	list, _ := org.list("/v0/shipments?status=shipped")
+	if !slices.Contains(shipIDs(list), id) {
+		t.Fatalf("?status=shipped lists %v, not %s", shipIDs(list), id)
+	}
+	wantProblem(t, org.do("POST", "/v0/shipments/"+id+"/cancel", nil), 409, "invalid_state")
+	if ids, _ := whQueue(t, wms, "pending"); slices.Contains(ids, id) {
+		t.Fatalf("the pending queue still lists %s", id)
+	}
+
+	// Its stock: on hand down by the 2 that left, reserved back to what it
+	// was before the order.
+	if st := stock(); st != [3]float64{received[0] - 2, received[1], received[2] - 2} {
+		t.Fatalf("stock %v after the ship, was %v after the receipt: want on hand down by 2, reserved back", st, received)
 	}
 }

@@ -45,6 +45,13 @@ commands:
   orders replay --org ID (--order ORDER_ID | --all-failed) [--workers N]
                                                 replay failed orders from their kept bodies
   orders purge                                  delete kept bodies past FAILED_ORDER_RETENTION
+  rates set --org ID --file card.json           set an organization's rate card
+  billing run                                   accrue, finalize and collect what is due
+  billing close --org ID                        end an organization's period now and finalize it
+  invoices preview --org ID                     print the open invoice as the API would show it
+  invoices status --id ID --to STATUS           move a finalized invoice to another status
+  charges add --org ID --reference REF --title T --quantity Q --unit-cost C [--description D] [--date YYYY-MM-DD]
+                                                record an operator's charge (negative cost: a credit)
   events tail [--all] [--count N]               print the platform's events as they arrive
   events relay                                  publish what waits in the events outbox
   version                                       print the version
@@ -53,7 +60,8 @@ commands:
 Settings come from the environment: DATABASE_URL, HTTP_ADDR, ENVIRONMENT,
 AUTH_SIGNING_KEY, AUTH_JWKS_URL, AUTH_ISSUER, AUTH_AUDIENCE, AUTH_ORG_CLAIM, AUTH_WAREHOUSE_CLAIM,
 LOG_LEVEL, REQUEST_TIMEOUT, DB_MAX_CONNS, SHUTDOWN_DELAY, SHUTDOWN_TIMEOUT,
-FAILED_ORDER_RETENTION, EVENTS_NATS_URL, EVENTS_STREAM, EVENTS_NATS_CREDS,
+FAILED_ORDER_RETENTION, BILLING_TIMEZONE, BILLING_GRACE, BILLING_TERMS,
+BILLING_COLLECTIONS_AFTER, BILLING_INTERVAL, EVENTS_NATS_URL, EVENTS_STREAM, EVENTS_NATS_CREDS,
 EVENTS_NATS_USER, EVENTS_NATS_PASSWORD, EVENTS_NATS_TOKEN, OTEL_*.
 `
 
@@ -147,6 +155,14 @@ func dispatch(ctx context.Context, args []string, env map[string]string, stdout,
 		return apikey(ctx, cfg, rest, stdout)
 	case "orders":
 		return orders(ctx, cfg, rest, stdout, stderr)
+	case "rates":
+		return rates(ctx, cfg, rest, stdout)
+	case "billing":
+		return billingCmd(ctx, cfg, rest, stdout)
+	case "invoices":
+		return invoicesCmd(ctx, cfg, rest, stdout)
+	case "charges":
+		return charges(ctx, cfg, rest, stdout)
 	case "events":
 		return events(ctx, cfg, rest, stdout)
 	}

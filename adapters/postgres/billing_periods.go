@@ -1,0 +1,302 @@
+package postgres
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/acme3pl/fulfillment/domain"
+	"github.com/acme3pl/fulfillment/domain/billing"
+	"github.com/acme3pl/fulfillment/ports"
+)
+
+// BillingPeriodRepository implements ports.BillingPeriodRepository.
+type BillingPeriodRepository struct{ run runner }
+
+var _ ports.BillingPeriodRepository = (*BillingPeriodRepository)(nil)
+
+const (
+	// startPeriodSQL opens an organization's first period, or moves its
+	// open period's start back when none of its periods was finalized yet
+	// (a card dated before the first one).
+	startPeriodSQL = `INSERT INTO billing_periods (organization_id, starts_at, ends_at, invoice_id, status)
+VALUES ($1, $2, $3, $4, 'open')
+ON CONFLICT (organization_id) WHERE status = 'open' DO UPDATE SET starts_at = least(billing_periods.starts_at, EXCLUDED.starts_at),
+	ends_at = CASE WHEN EXCLUDED.starts_at < billing_periods.starts_at THEN EXCLUDED.ends_at ELSE billing_periods.ends_at END
+	WHERE NOT EXISTS (SELECT 1 FROM billing_periods f WHERE f.organization_id = EXCLUDED.organization_id AND f.status = 'finalized')`
+
+	openPeriodSQL = `SELECT organization_id, starts_at, ends_at, invoice_id FROM billing_periods
+WHERE organization_id = $1 AND status = 'open'`
+	lockOpenPeriodSQL  = openPeriodSQL + ` FOR UPDATE`
+	shareOpenPeriodSQL = openPeriodSQL + ` FOR SHARE`
+
+	duePeriodsSQL = `SELECT organization_id, starts_at, ends_at, invoice_id FROM billing_periods
+WHERE status = 'open' AND ends_at <= $1 ORDER BY ends_at, organization_id`
+
+	oldestOverdueSQL = `SELECT min(ends_at) FROM billing_periods WHERE status = 'open' AND ends_at <= $1`
+
+	// finalizePeriodSQL ends the open period; the guard on its start makes
+	// a second finalization of the same period change nothing.
+	finalizePeriodSQL = `UPDATE billing_periods SET status = 'finalized', ends_at = $3, finalized_at = $4, invoice_key = nullif($5, '')
+WHERE organization_id = $1 AND starts_at = $2 AND status = 'open'`
+
+	openNextPeriodSQL = `INSERT INTO billing_periods (organization_id, starts_at, ends_at, invoice_id, status)
+VALUES ($1, $2, $3, $4, 'open')`
+
+	// nextKeySQL takes the next number of a year: one above both the
+	// counter and the highest key of that year stored (fixture invoices
+	// count), the counter's row lock held until commit keeping keys
+	// gapless and in finalization order across replicas.
+	nextKeySQL = `INSERT INTO billing_key_counters AS k (year, last)
+VALUES ($1, coalesce((SELECT substr(key, 10)::int FROM invoices
+	WHERE key COLLATE "C" >= $2 AND key COLLATE "C" < $3 AND key ~ '^INV-[0-9]{4}-[0-9]{6}$'
+	ORDER BY key COLLATE "C" DESC LIMIT 1), 0) + 1)
+ON CONFLICT (year) DO UPDATE SET last = greatest(k.last, EXCLUDED.last - 1) + 1
+RETURNING last`
+
+	insertBilledInvoiceSQL = `INSERT INTO invoices (id, organization_id, key, status, name, notes, due_date, currency,
+	total_amount, search_text, created_at, updated_at)
+VALUES ($1, $2, $3, 'unpaid', $4, $5, $6, 'USD', $7, $8, $9, $9)`
+
+	insertBilledItemsSQL = `INSERT INTO invoice_items (id, invoice_id, position, title, description, quantity, unit_cost, total_cost)
+SELECT $1 || '_' || v.position, $1, v.position, v.title, v.description, v.quantity::numeric, v.unit_cost, v.total_cost
+FROM unnest($2::bigint[], $3::text[], $4::text[], $5::text[], $6::bigint[], $7::bigint[])
+	AS v(position, title, description, quantity, unit_cost, total_cost)`
+
+	// collectSQL moves the unpaid invoices billing made to collecting once
+	// their due date is $2 behind $1; the time of the change is the moment
+	// it became due, so a late run writes what a punctual one would.
+	collectSQL = `UPDATE invoices i SET status = 'collecting', updated_at = greatest(i.updated_at, i.due_date + $2::interval)
+FROM billing_periods p
+WHERE p.invoice_id = i.id AND p.status = 'finalized' AND i.status = 'unpaid' AND i.deleted_at IS NULL
+	AND i.due_date + $2::interval <= $1
+RETURNING i.id`
+
+	invoiceStatusSQL = `SELECT status FROM invoices
+WHERE id = $1 AND deleted_at IS NULL AND status IN ('unpaid', 'pending_payment', 'paid', 'cancelled', 'refunded', 'collecting')
+FOR UPDATE`
+
+	setInvoiceStatusSQL = `UPDATE invoices SET status = $3, updated_at = greatest(updated_at, $4)
+WHERE id = $1 AND status = $2 AND deleted_at IS NULL`
+)
+
+func scanOpenPeriod(rows *sql.Rows) (ports.OpenPeriod, error) {
+	var p ports.OpenPeriod
+	err := rows.Scan(&p.OrganizationID, &p.Period.Start, &p.Period.End, &p.InvoiceID)
+	return p, err
+}
+
+func (r *BillingPeriodRepository) one(ctx context.Context, q string, args ...any) (ports.OpenPeriod, error) {
+	var p ports.OpenPeriod
+	found := false
+	err := r.run.query(ctx, q, func(rows *sql.Rows) error {
+		var err error
+		p, err = scanOpenPeriod(rows)
+		found = true
+		return err
+	}, args...)
+	if err != nil {
+		return p, dbErr(err)
+	}
+	if !found {
+		return p, domain.ErrNotFound
+	}
+	return p, nil
+}
+
+// Start opens the organization's first period or moves the open one's
+// start back while nothing was finalized.
+func (r *BillingPeriodRepository) Start(ctx context.Context, organizationID string, start, end time.Time, invoiceID string) (ports.OpenPeriod, error) {
+	if _, err := r.run.exec(ctx, startPeriodSQL, organizationID, start, end, invoiceID); err != nil {
+		return ports.OpenPeriod{}, dbErr(err)
+	}
+	return r.LockOpen(ctx, organizationID)
+}
+
+// LockOpen reads the open period FOR UPDATE.
+func (r *BillingPeriodRepository) LockOpen(ctx context.Context, organizationID string) (ports.OpenPeriod, error) {
+	return r.locked(ctx, lockOpenPeriodSQL, organizationID)
+}
+
+// hasPeriodsSQL tells an organization that bills from one that does not.
+const hasPeriodsSQL = `SELECT count(*) FROM (SELECT 1 FROM billing_periods WHERE organization_id = $1 LIMIT 1) p`
+
+// locked runs a locking read of the open period. When a finalization
+// committed while it waited for the row, the row it waited for is no
+// longer open and the next one is not in its snapshot: it finds nothing.
+// A new statement sees the new open period, so it reads again (a few
+// times: finalizations may follow one another) while the organization
+// has periods at all.
+func (r *BillingPeriodRepository) locked(ctx context.Context, q, organizationID string) (ports.OpenPeriod, error) {
+	for range 5 {
+		p, err := r.one(ctx, q, organizationID)
+		if !errors.Is(err, domain.ErrNotFound) {
+			return p, err
+		}
+		var n int
+		if err := r.run.query(ctx, hasPeriodsSQL, func(rows *sql.Rows) error { return rows.Scan(&n) }, organizationID); err != nil {
+			return p, dbErr(err)
+		}
+		if n == 0 {
+			return p, domain.ErrNotFound
+		}
+	}
+	return ports.OpenPeriod{}, fmt.Errorf("the open period of %s kept moving: %w", organizationID, domain.ErrTimeout)
+}
+
+// closedSQL tells whether an organization has a finalized period.
+const closedSQL = `SELECT count(*) FROM (SELECT 1 FROM billing_periods WHERE organization_id = $1 AND status = 'finalized' LIMIT 1) p`
+
+// ClosedUntil is the start of the open period once a period before it was
+// finalized; zero when none was (before its first period nothing of the
+// organization is billed, so nothing is closed) or it has no period at all.
+func (r *BillingPeriodRepository) ClosedUntil(ctx context.Context, organizationID string) (time.Time, error) {
+	p, err := r.locked(ctx, shareOpenPeriodSQL, organizationID)
+	if err != nil {
+		if errors.Is(err, domain.ErrNotFound) {
+			return time.Time{}, nil
+		}
+		return time.Time{}, err
+	}
+	var n int
+	if err := r.run.query(ctx, closedSQL, func(rows *sql.Rows) error { return rows.Scan(&n) }, organizationID); err != nil {
+		return time.Time{}, dbErr(err)
+	}
+	if n == 0 {
+		return time.Time{}, nil
+	}
+	return p.Period.Start, nil
+}
+
+// PeriodClosed reports whether at lies in a closed period of the
+// organization: receipts and services dated so are refused (422
+// period_closed). It holds the open period FOR SHARE until the caller's
+// transaction ends.
+func (r *BillingPeriodRepository) PeriodClosed(ctx context.Context, organizationID string, at time.Time) (bool, error) {
+	until, err := r.ClosedUntil(ctx, organizationID)
+	return err == nil && at.Before(until), err
+}
+
+// Due lists the open periods that ended by endedBy, oldest first.
+func (r *BillingPeriodRepository) Due(ctx context.Context, endedBy time.Time) ([]ports.OpenPeriod, error) {
+	var out []ports.OpenPeriod
+	err := r.run.query(ctx, duePeriodsSQL, func(rows *sql.Rows) error {
+		p, err := scanOpenPeriod(rows)
+		out = append(out, p)
+		return err
+	}, endedBy)
+	return out, dbErr(err)
+}
+
+// OldestOverdue is the end of the oldest open period that ended by endedBy.
+func (r *BillingPeriodRepository) OldestOverdue(ctx context.Context, endedBy time.Time) (time.Time, error) {
+	var oldest sql.NullTime
+	err := r.run.query(ctx, oldestOverdueSQL, func(rows *sql.Rows) error { return rows.Scan(&oldest) }, endedBy)
+	return oldest.Time, dbErr(err)
+}
+
+// Finalize ends p at end, writes inv (with the next key of its year) and
+// opens the next period.
+func (r *BillingPeriodRepository) Finalize(ctx context.Context, p ports.OpenPeriod, end time.Time, inv *ports.NewInvoice,
+	nextEnd time.Time, nextInvoiceID string) (ports.FinalizedInvoice, error) {
+	out := ports.FinalizedInvoice{OrganizationID: p.OrganizationID, InvoiceID: p.InvoiceID,
+		Period: billing.Period{Start: p.Period.Start, End: end}}
+	if inv != nil {
+		// The key last: the counter's lock is held from here to the commit.
+		year := inv.FinalizedAt.UTC().Year()
+		var n int
+		prefix := fmt.Sprintf("INV-%04d-", year)
+		if err := r.run.query(ctx, nextKeySQL, func(rows *sql.Rows) error { return rows.Scan(&n) },
+			int64(year), prefix, fmt.Sprintf("INV-%04d.", year)); err != nil {
+			return out, dbErr(err)
+		}
+		out.Key, out.TotalAmount, out.Lines = billing.FormatKey(year, n), inv.TotalAmount, len(inv.Lines)
+		if err := r.insertInvoice(ctx, out.Key, inv); err != nil {
+			return out, err
+		}
+	}
+	finalizedAt := end
+	if inv != nil {
+		finalizedAt = inv.FinalizedAt
+	}
+	n, err := r.run.exec(ctx, finalizePeriodSQL, p.OrganizationID, p.Period.Start, end, finalizedAt, out.Key)
+	if err != nil {
+		return out, dbErr(err)
+	}
+	if n != 1 {
+		return out, fmt.Errorf("period of %s from %s: %w", p.OrganizationID, p.Period.Start, domain.ErrConflict)
+	}
+	if _, err := r.run.exec(ctx, openNextPeriodSQL, p.OrganizationID, end, nextEnd, nextInvoiceID); err != nil {
+		return out, dbErr(err)
+	}
+	return out, nil
+}
+
+func (r *BillingPeriodRepository) insertInvoice(ctx context.Context, key string, inv *ports.NewInvoice) error {
+	parts := []string{inv.ID, key, inv.Name, inv.Notes}
+	var pos, costs, totals []int64
+	var titles, descs, qty []string
+	for i, l := range inv.Lines {
+		parts = append(parts, l.Title, l.Description)
+		q, err := domain.QuantityFromMilli(l.Milli)
+		if err != nil {
+			return err
+		}
+		pos, titles, descs, qty = append(pos, int64(i)), append(titles, l.Title), append(descs, l.Description), append(qty, q.String())
+		costs, totals = append(costs, l.UnitCost), append(totals, l.Total)
+	}
+	search := strings.ToLower(strings.Join(parts, "\n")) // as invoiceSearchText
+	if _, err := r.run.exec(ctx, insertBilledInvoiceSQL, inv.ID, inv.OrganizationID, key, inv.Name, inv.Notes,
+		inv.DueDate, inv.TotalAmount, search, inv.FinalizedAt); err != nil {
+		return fmt.Errorf("insert invoice %s: %w", inv.ID, dbErr(err))
+	}
+	if len(inv.Lines) == 0 {
+		return nil
+	}
+	if _, err := r.run.exec(ctx, insertBilledItemsSQL, inv.ID, pgArray(pos), pgArray(titles), pgArray(descs), pgArray(qty),
+		pgArray(costs), pgArray(totals)); err != nil {
+		return fmt.Errorf("insert items of invoice %s: %w", inv.ID, dbErr(err))
+	}
+	return nil
+}
+
+// Collect moves the unpaid invoices billing made, due `after` before now,
+// to collecting.
+func (r *BillingPeriodRepository) Collect(ctx context.Context, now time.Time, after time.Duration) ([]string, error) {
+	var ids []string
+	err := r.run.query(ctx, collectSQL, func(rows *sql.Rows) error {
+		var id string
+		err := rows.Scan(&id)
+		ids = append(ids, id)
+		return err
+	}, now, fmt.Sprintf("%d microseconds", after.Microseconds()))
+	return ids, dbErr(err)
+}
+
+// Status reads a visible invoice's status FOR UPDATE.
+func (r *BillingPeriodRepository) Status(ctx context.Context, invoiceID string) (string, error) {
+	status := ""
+	err := r.run.query(ctx, invoiceStatusSQL, func(rows *sql.Rows) error { return rows.Scan(&status) }, invoiceID)
+	if err != nil {
+		return "", dbErr(err)
+	}
+	if status == "" {
+		return "", domain.ErrNotFound
+	}
+	return status, nil
+}
+
+// SetStatus moves an invoice from one status to another.
+func (r *BillingPeriodRepository) SetStatus(ctx context.Context, invoiceID string, from, to string, now time.Time) error {
+	n, err := r.run.exec(ctx, setInvoiceStatusSQL, invoiceID, from, to, now)
+	if err != nil {
+		return dbErr(err)
+	}
+	if n != 1 {
+		return fmt.Errorf("invoice %s is no longer %s: %w", invoiceID, from, domain.ErrConflict)
+	}
+	return nil
+}

@@ -1,0 +1,330 @@
+package postgres
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"time"
+
+	"github.com/acme3pl/fulfillment/domain/billing"
+	"github.com/acme3pl/fulfillment/ports"
+)
+
+// BillingSettings are what billing's statements need of the configuration.
+type BillingSettings struct {
+	// Location is BILLING_TIMEZONE: days of storage are its days.
+	Location *time.Location
+	// ChargeTestShipments charges test shipments too (sandbox, where every
+	// shipment is one); production never charges them.
+	ChargeTestShipments bool
+}
+
+func (s BillingSettings) zone() string {
+	if s.Location == nil {
+		return "UTC"
+	}
+	return s.Location.String()
+}
+
+// ChargeRepository implements ports.ChargeRepository.
+type ChargeRepository struct {
+	run      runner
+	settings BillingSettings
+}
+
+var _ ports.ChargeRepository = (*ChargeRepository)(nil)
+
+// The accruals. Each inserts the charges of its facts in one statement, at
+// the rate card in force at the fact's time (the lateral subquery), only
+// for facts dated in the organization's open period (the join with
+// billing_periods: a closed period never gains a charge), once per (fact,
+// fee) by the unique key of billing_charges. A fact yields a charge row
+// per fee even when the card prices it at 0 (the invoice leaves such lines
+// out), so that "a fact without a charge" means "not accrued yet".
+const (
+	cardInForceAt = `JOIN LATERAL (SELECT * FROM rate_cards rc WHERE rc.organization_id = p.organization_id AND rc.effective_at <= %s
+	ORDER BY rc.effective_at DESC LIMIT 1) rc ON true`
+
+	insertChargesSQL = `INSERT INTO billing_charges (organization_id, fee, source_id, warehouse_id, title, quantity_milli, divisor, unit_cost, occurred_at)
+`
+	onChargeConflict = `
+ON CONFLICT (organization_id, fee, source_id) DO NOTHING
+RETURNING fee`
+
+	// $1: 'sandbox charges tests' flag, then the filter's parameters.
+	shipmentChargesSQL = `SELECT s.organization_id, f.fee, s.id, s.warehouse_id, f.title, f.qty * 1000, 1, f.cost, s.shipped_at
+FROM billing_periods p
+JOIN shipments s ON s.organization_id = p.organization_id AND s.status = 'shipped' AND s.shipped_at >= p.starts_at
+` + `%s
+CROSS JOIN LATERAL (SELECT coalesce(sum(quantity), 0) FROM shipment_items i WHERE i.shipment_id = s.id) units(n)
+CROSS JOIN LATERAL (SELECT coalesce(sum(quantity), 0) FROM shipment_cartons c WHERE c.shipment_id = s.id) cartons(n)
+CROSS JOIN LATERAL (VALUES
+	('pick_pack_order', 'Pick & Pack orders', CASE WHEN s.kind = 'pick_pack' THEN 1 ELSE 0 END, rc.pick_pack_order),
+	('pick_pack_unit', 'Pick & Pack additional units', CASE WHEN s.kind = 'pick_pack' THEN units.n - 1 ELSE 0 END, rc.pick_pack_unit),
+	('spd_carton', 'SPD cartons', CASE WHEN s.kind = 'spd' THEN cartons.n ELSE 0 END, rc.spd_carton)) f(fee, title, qty, cost)
+WHERE p.status = 'open' AND f.qty > 0 AND (NOT s.test OR $1)`
+
+	receiptChargesSQL = `SELECT r.organization_id, f.fee, r.id, r.warehouse_id, f.title, f.qty * 1000, 1, f.cost, r.received_at
+FROM billing_periods p
+JOIN warehouse_receipts r ON r.organization_id = p.organization_id AND r.received_at >= p.starts_at
+` + `%s
+CROSS JOIN LATERAL (SELECT coalesce(sum(quantity) FILTER (WHERE product_id IS NOT NULL), 0),
+	coalesce(sum(quantity) FILTER (WHERE carton_id IS NOT NULL), 0)
+	FROM warehouse_receipt_lines l WHERE l.receipt_id = r.id) q(units, cartons)
+CROSS JOIN LATERAL (VALUES
+	('receiving_unit', 'Receiving (units)', q.units, rc.receiving_unit),
+	('receiving_carton', 'Receiving (cartons)', q.cartons, rc.receiving_carton)) f(fee, title, qty, cost)
+WHERE p.status = 'open' AND f.qty > 0 AND $1::boolean IS NOT NULL`
+
+	serviceChargesSQL = `SELECT v.organization_id, 'service', v.id, v.warehouse_id, rc.services -> v.service ->> 'title',
+	v.quantity_milli, 1, (rc.services -> v.service ->> 'unitCost')::bigint, v.performed_at
+FROM billing_periods p
+JOIN warehouse_services v ON v.organization_id = p.organization_id AND v.performed_at >= p.starts_at
+` + `%s
+WHERE p.status = 'open' AND rc.services ? v.service AND $1::boolean IS NOT NULL`
+)
+
+// The facts' filters: one fact by ID ($2), or the facts of one
+// organization ($2, ” for all) that have no charge yet.
+const (
+	oneShipment  = ` AND s.id = $2`
+	newShipments = ` AND ($2 = '' OR p.organization_id = $2) AND NOT EXISTS (SELECT 1 FROM billing_charges c
+	WHERE c.organization_id = s.organization_id AND c.fee IN ('pick_pack_order', 'spd_carton') AND c.source_id = s.id)` + sharePeriods
+	oneReceipt  = ` AND r.id = $2`
+	newReceipts = ` AND ($2 = '' OR p.organization_id = $2) AND NOT EXISTS (SELECT 1 FROM billing_charges c
+	WHERE c.organization_id = r.organization_id AND c.fee IN ('receiving_unit', 'receiving_carton') AND c.source_id = r.id)` + sharePeriods
+	oneService  = ` AND v.id = $2`
+	newServices = ` AND ($2 = '' OR p.organization_id = $2) AND NOT EXISTS (SELECT 1 FROM billing_charges c
+	WHERE c.organization_id = v.organization_id AND c.fee = 'service' AND c.source_id = v.id)` + sharePeriods
+
+	// sharePeriods holds the open periods a catch-up accrues into until
+	// its transaction ends: a finalization (FOR UPDATE) waits for it and
+	// then bills what it inserted. A fact's own path needs no such lock:
+	// a ship is dated now, never inside a period already past its end, and
+	// a receipt or service holds its period through PeriodClosed.
+	sharePeriods = `
+FOR SHARE OF p`
+)
+
+// accrual builds the statement of an accrual: the facts' SELECT with the
+// card in force at the fact's time and the filter appended.
+func accrual(selectSQL, at, filter string) string {
+	return insertChargesSQL + fmt.Sprintf(selectSQL, fmt.Sprintf(cardInForceAt, at)) + filter + onChargeConflict
+}
+
+var (
+	accrueShipmentSQL   = accrual(shipmentChargesSQL, "s.shipped_at", oneShipment)
+	catchUpShipmentsSQL = accrual(shipmentChargesSQL, "s.shipped_at", newShipments)
+	accrueServiceSQL    = accrual(serviceChargesSQL, "v.performed_at", oneService)
+	catchUpServicesSQL  = accrual(serviceChargesSQL, "v.performed_at", newServices)
+
+	// A receipt dated into days whose storage is accrued already changes
+	// their on hand: the same statement takes the watermark of accrued
+	// storage back to the day before it and deletes the open storage
+	// charges from that day on, which the next storage accrual recomputes
+	// from the ledger. $3 is the billing time zone.
+	receiptWithStorage = func(filter string) string {
+		return `WITH inserted AS (` + accrual(receiptChargesSQL, "r.received_at", filter) + `, organization_id, occurred_at),
+rewound AS (
+	UPDATE billing_storage b SET accrued_through = x.day - 1
+	FROM (SELECT organization_id, min((occurred_at AT TIME ZONE $3)::date) AS day FROM inserted GROUP BY organization_id) x
+	WHERE b.organization_id = x.organization_id AND x.day <= b.accrued_through
+	RETURNING b.organization_id, x.day),
+forgotten AS (
+	DELETE FROM billing_charges c USING rewound w
+	WHERE c.organization_id = w.organization_id AND c.fee IN ('storage_unit_month', 'storage_carton_month')
+		AND c.invoice_id IS NULL AND c.occurred_at >= (w.day::timestamp AT TIME ZONE $3))
+SELECT fee FROM inserted`
+	}
+	accrueReceiptSQL   = receiptWithStorage(oneReceipt)
+	catchUpReceiptsSQL = receiptWithStorage(newReceipts)
+)
+
+// accrueStorageSQL accrues the days of storage after each organization's
+// watermark up to $1 (a date), in time zone $2, for organization $3 (”:
+// every organization with a watermark). Taking the watermark (UPDATE …
+// FROM … FOR UPDATE) is the guard: a concurrent run waits for the row,
+// then finds the watermark moved and accrues nothing; the unique key of
+// billing_charges backs it up. On hand at the end of a day, per warehouse
+// and kind, is a running sum of the ledger's movements by local day, the
+// movements before the first day counted on the watermark's own day.
+const accrueStorageSQL = `WITH acc AS (
+	UPDATE billing_storage b SET accrued_through = $1::date
+	FROM (SELECT organization_id, accrued_through FROM billing_storage
+		WHERE accrued_through < $1::date AND ($3 = '' OR organization_id = $3)
+		ORDER BY organization_id FOR UPDATE) old
+	WHERE b.organization_id = old.organization_id
+	RETURNING b.organization_id, old.accrued_through AS done),
+moves AS (
+	SELECT m.organization_id, m.warehouse_id, m.product_id IS NOT NULL AS units,
+		greatest((m.occurred_at AT TIME ZONE $2)::date, a.done) AS day, sum(m.quantity) AS q
+	FROM acc a JOIN stock_movements m ON m.organization_id = a.organization_id
+	WHERE m.occurred_at < (($1::date + 1)::timestamp AT TIME ZONE $2)
+	GROUP BY 1, 2, 3, 4),
+grid AS (
+	SELECT k.organization_id, k.warehouse_id, k.units, a.done, d::date AS day
+	FROM (SELECT DISTINCT organization_id, warehouse_id, units FROM moves) k
+	JOIN acc a ON a.organization_id = k.organization_id
+	CROSS JOIN generate_series(a.done::timestamp, $1::date::timestamp, interval '1 day') d),
+onhand AS (
+	SELECT g.organization_id, g.warehouse_id, g.units, g.done, g.day,
+		sum(coalesce(m.q, 0)) OVER (PARTITION BY g.organization_id, g.warehouse_id, g.units ORDER BY g.day) AS q
+	FROM grid g LEFT JOIN moves m USING (organization_id, warehouse_id, units, day))
+INSERT INTO billing_charges (organization_id, fee, source_id, warehouse_id, title, quantity_milli, divisor, unit_cost, occurred_at)
+SELECT o.organization_id, f.fee, o.warehouse_id || '@' || o.day, o.warehouse_id, f.title, o.q * 1000,
+	extract(day FROM date_trunc('month', o.day) + interval '1 month - 1 day')::int, f.cost, t.at
+FROM onhand o
+CROSS JOIN LATERAL (SELECT ((o.day + 1)::timestamp AT TIME ZONE $2) - interval '1 microsecond') t(at)
+JOIN LATERAL (SELECT * FROM rate_cards rc WHERE rc.organization_id = o.organization_id AND rc.effective_at <= t.at
+	ORDER BY rc.effective_at DESC LIMIT 1) rc ON true
+CROSS JOIN LATERAL (SELECT
+	CASE WHEN o.units THEN 'storage_unit_month' ELSE 'storage_carton_month' END,
+	CASE WHEN o.units THEN 'Storage (units)' ELSE 'Storage (cartons)' END,
+	CASE WHEN o.units THEN rc.storage_unit_month ELSE rc.storage_carton_month END) f(fee, title, cost)
+WHERE o.day > o.done AND o.q > 0
+ON CONFLICT (organization_id, fee, source_id) DO NOTHING
+RETURNING fee`
+
+const (
+	// forgetChargesSQL deletes the open charges of an organization's facts
+	// from $2 on, and takes its storage watermark back to the day before
+	// $3 (a date), for a new card to price them.
+	forgetChargesSQL = `WITH forgotten AS (
+	DELETE FROM billing_charges WHERE organization_id = $1 AND invoice_id IS NULL AND occurred_at >= $2 AND fee <> 'operator')
+UPDATE billing_storage SET accrued_through = least(accrued_through, $3::date - 1) WHERE organization_id = $1`
+
+	// startStorageSQL gives an organization its storage watermark: the day
+	// before its first card.
+	startStorageSQL = `INSERT INTO billing_storage (organization_id, accrued_through) VALUES ($1, $2::date - 1)
+ON CONFLICT (organization_id) DO UPDATE SET accrued_through = least(billing_storage.accrued_through, EXCLUDED.accrued_through)`
+
+	addOperatorChargeSQL = `INSERT INTO billing_charges (organization_id, fee, source_id, title, description, for_period,
+	quantity_milli, divisor, unit_cost, occurred_at)
+VALUES ($1, 'operator', $2, $3, $4, $5, $6, 1, $7, $8)
+ON CONFLICT (organization_id, fee, source_id) DO NOTHING`
+
+	// billChargesSQL marks and sums in one statement, so that the sums are
+	// exactly the charges marked.
+	billChargesSQL = `WITH billed AS (
+	UPDATE billing_charges SET invoice_id = $2
+	WHERE organization_id = $1 AND invoice_id IS NULL AND occurred_at < $3
+	RETURNING fee, title, unit_cost, warehouse_id, divisor, quantity_milli, description, for_period)
+SELECT fee, title, unit_cost, warehouse_id, divisor, sum(quantity_milli)::bigint, count(*), description, for_period
+FROM billed GROUP BY fee, title, unit_cost, warehouse_id, divisor, description, for_period`
+
+	openChargesSQL = `SELECT fee, title, unit_cost, warehouse_id, divisor, sum(quantity_milli)::bigint, count(*), description, for_period
+FROM billing_charges WHERE organization_id = $1 AND invoice_id IS NULL AND occurred_at < $2
+GROUP BY fee, title, unit_cost, warehouse_id, divisor, description, for_period`
+)
+
+// accrue runs an accrual and counts what it inserted by fee.
+func (r *ChargeRepository) accrue(ctx context.Context, q string, args ...any) (map[billing.Fee]int, error) {
+	out := map[billing.Fee]int{}
+	err := r.run.query(ctx, q, func(rows *sql.Rows) error {
+		var fee string
+		if err := rows.Scan(&fee); err != nil {
+			return err
+		}
+		out[billing.Fee(fee)]++
+		return nil
+	}, args...)
+	if err != nil {
+		return nil, dbErr(err)
+	}
+	return out, nil
+}
+
+// AccrueShipment accrues a shipped shipment's charges.
+func (r *ChargeRepository) AccrueShipment(ctx context.Context, shipmentID string) (map[billing.Fee]int, error) {
+	return r.accrue(ctx, accrueShipmentSQL, r.settings.ChargeTestShipments, shipmentID)
+}
+
+// AccrueReceipt accrues a receipt's charges.
+func (r *ChargeRepository) AccrueReceipt(ctx context.Context, receiptID string) (map[billing.Fee]int, error) {
+	return r.accrue(ctx, accrueReceiptSQL, r.settings.ChargeTestShipments, receiptID, r.settings.zone())
+}
+
+// AccrueService accrues a service's charge.
+func (r *ChargeRepository) AccrueService(ctx context.Context, serviceID string) (map[billing.Fee]int, error) {
+	return r.accrue(ctx, accrueServiceSQL, r.settings.ChargeTestShipments, serviceID)
+}
+
+// catchUpLockSQL queues catch-ups: two at once would insert the same keys
+// in different orders and could deadlock. The unique key, not this lock,
+// makes them exactly once; the lock ends with the transaction.
+const catchUpLockSQL = `SELECT pg_advisory_xact_lock(8042001)`
+
+// CatchUp accrues the facts without a charge yet.
+func (r *ChargeRepository) CatchUp(ctx context.Context, organizationID string) (map[billing.Fee]int, error) {
+	total := map[billing.Fee]int{}
+	if err := r.run.query(ctx, catchUpLockSQL, func(*sql.Rows) error { return nil }); err != nil {
+		return nil, dbErr(err)
+	}
+	for _, step := range []struct {
+		q    string
+		args []any
+	}{
+		{catchUpShipmentsSQL, []any{r.settings.ChargeTestShipments, organizationID}},
+		{catchUpReceiptsSQL, []any{r.settings.ChargeTestShipments, organizationID, r.settings.zone()}},
+		{catchUpServicesSQL, []any{r.settings.ChargeTestShipments, organizationID}},
+	} {
+		n, err := r.accrue(ctx, step.q, step.args...)
+		if err != nil {
+			return nil, err
+		}
+		for f, c := range n {
+			total[f] += c
+		}
+	}
+	return total, nil
+}
+
+// AccrueStorage accrues the days of storage up to through.
+func (r *ChargeRepository) AccrueStorage(ctx context.Context, organizationID string, through billing.Date) (map[billing.Fee]int, error) {
+	return r.accrue(ctx, accrueStorageSQL, through.String(), r.settings.zone(), organizationID)
+}
+
+// Forget deletes the open charges of the organization's facts from `from`
+// on and takes its storage back to the day before.
+func (r *ChargeRepository) Forget(ctx context.Context, organizationID string, from time.Time) error {
+	day := billing.NewCalendar(r.settings.Location).Day(from)
+	if _, err := r.run.exec(ctx, startStorageSQL, organizationID, day.String()); err != nil {
+		return dbErr(err)
+	}
+	_, err := r.run.exec(ctx, forgetChargesSQL, organizationID, from, day.String())
+	return dbErr(err)
+}
+
+// AddOperatorCharge records an operator's charge once per reference.
+func (r *ChargeRepository) AddOperatorCharge(ctx context.Context, c ports.OperatorCharge) (bool, error) {
+	n, err := r.run.exec(ctx, addOperatorChargeSQL, c.OrganizationID, c.Reference, c.Title, c.Description, c.ForPeriod,
+		c.QuantityMilli, c.UnitCost, c.OccurredAt)
+	return n == 1, dbErr(err)
+}
+
+// Bill marks the open charges before `before` as billed by invoiceID and
+// sums them by line.
+func (r *ChargeRepository) Bill(ctx context.Context, organizationID, invoiceID string, before time.Time) ([]billing.Sum, error) {
+	return r.sums(ctx, billChargesSQL, organizationID, invoiceID, before)
+}
+
+// Open sums the open charges before `before` by line.
+func (r *ChargeRepository) Open(ctx context.Context, organizationID string, before time.Time) ([]billing.Sum, error) {
+	return r.sums(ctx, openChargesSQL, organizationID, before)
+}
+
+func (r *ChargeRepository) sums(ctx context.Context, q string, args ...any) ([]billing.Sum, error) {
+	var out []billing.Sum
+	err := r.run.query(ctx, q, func(rows *sql.Rows) error {
+		var s billing.Sum
+		var fee string
+		if err := rows.Scan(&fee, &s.Title, &s.UnitCost, &s.WarehouseID, &s.Divisor, &s.Milli, &s.Facts,
+			&s.Description, &s.ForPeriod); err != nil {
+			return err
+		}
+		s.Fee = billing.Fee(fee)
+		out = append(out, s)
+		return nil
+	}, args...)
+	return out, dbErr(err)
+}

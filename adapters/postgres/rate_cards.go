@@ -1,0 +1,112 @@
+package postgres
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/acme3pl/fulfillment/domain"
+	"github.com/acme3pl/fulfillment/domain/billing"
+	"github.com/acme3pl/fulfillment/ports"
+)
+
+// RateCardRepository implements ports.RateCardRepository.
+type RateCardRepository struct{ run runner }
+
+var _ ports.RateCardRepository = (*RateCardRepository)(nil)
+
+const (
+	setRateCardSQL = `INSERT INTO rate_cards (organization_id, effective_from, effective_at, pick_pack_order, pick_pack_unit,
+	spd_carton, receiving_unit, receiving_carton, storage_unit_month, storage_carton_month, minimum_monthly, services, created_at)
+VALUES ($1, $2::date, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12::jsonb, $13)
+ON CONFLICT (organization_id, effective_from) DO UPDATE SET effective_at = EXCLUDED.effective_at,
+	pick_pack_order = EXCLUDED.pick_pack_order, pick_pack_unit = EXCLUDED.pick_pack_unit,
+	spd_carton = EXCLUDED.spd_carton, receiving_unit = EXCLUDED.receiving_unit,
+	receiving_carton = EXCLUDED.receiving_carton, storage_unit_month = EXCLUDED.storage_unit_month,
+	storage_carton_month = EXCLUDED.storage_carton_month, minimum_monthly = EXCLUDED.minimum_monthly,
+	services = EXCLUDED.services, created_at = EXCLUDED.created_at`
+
+	rateCardInForceSQL = `SELECT organization_id, effective_from::text, pick_pack_order, pick_pack_unit, spd_carton, receiving_unit,
+	receiving_carton, storage_unit_month, storage_carton_month, minimum_monthly, services::text
+FROM rate_cards WHERE organization_id = $1 AND effective_at <= $2
+ORDER BY effective_at DESC LIMIT 1`
+)
+
+// serviceJSON is a service as stored in rate_cards.services.
+type serviceJSON struct {
+	Title    string `json:"title"`
+	UnitCost int64  `json:"unitCost"`
+}
+
+// Set stores the card, replacing one of the same day.
+func (r *RateCardRepository) Set(ctx context.Context, c *billing.RateCard, effectiveAt, now time.Time) error {
+	services := map[string]serviceJSON{}
+	for _, code := range c.ServiceCodes() {
+		s, _ := c.Service(code)
+		services[code] = serviceJSON{Title: s.Title, UnitCost: s.UnitCost}
+	}
+	js, err := json.Marshal(services)
+	if err != nil {
+		return fmt.Errorf("encode services: %w", err)
+	}
+	args := []any{c.OrganizationID(), c.EffectiveFrom().String(), effectiveAt}
+	for _, f := range billing.Fees {
+		args = append(args, c.Fee(f))
+	}
+	args = append(args, string(js), now)
+	_, err = r.run.exec(ctx, setRateCardSQL, args...)
+	return dbErr(err)
+}
+
+// InForce returns the card in force at at, or domain.ErrNotFound.
+func (r *RateCardRepository) InForce(ctx context.Context, organizationID string, at time.Time) (*billing.RateCard, error) {
+	var card *billing.RateCard
+	err := r.run.query(ctx, rateCardInForceSQL, func(rows *sql.Rows) error {
+		p := billing.RateCardParams{Fees: map[string]int64{}}
+		fees := make([]int64, len(billing.Fees))
+		dest := []any{&p.OrganizationID, &p.EffectiveFrom}
+		for i := range fees {
+			dest = append(dest, &fees[i])
+		}
+		var services string
+		if err := rows.Scan(append(dest, &services)...); err != nil {
+			return err
+		}
+		for i, f := range billing.Fees {
+			p.Fees[string(f)] = fees[i]
+		}
+		var stored map[string]serviceJSON
+		if err := json.Unmarshal([]byte(services), &stored); err != nil {
+			return fmt.Errorf("decode services: %w", err)
+		}
+		p.Services = make(map[string]billing.Service, len(stored))
+		for code, s := range stored {
+			p.Services[code] = billing.Service{Title: s.Title, UnitCost: s.UnitCost}
+		}
+		var err error
+		card, err = billing.NewRateCard(p)
+		return err
+	}, organizationID, at)
+	if err != nil {
+		return nil, dbErr(err)
+	}
+	if card == nil {
+		return nil, domain.ErrNotFound
+	}
+	return card, nil
+}
+
+// Service returns the service of that code on the card in force at at.
+func (r *RateCardRepository) Service(ctx context.Context, organizationID, code string, at time.Time) (billing.Service, error) {
+	card, err := r.InForce(ctx, organizationID, at)
+	if err != nil {
+		return billing.Service{}, err
+	}
+	s, ok := card.Service(code)
+	if !ok {
+		return billing.Service{}, fmt.Errorf("service %q: %w", code, domain.ErrNotFound)
+	}
+	return s, nil
+}

@@ -1,0 +1,122 @@
+package billing
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/acme3pl/fulfillment/domain"
+	"github.com/acme3pl/fulfillment/domain/billing"
+	"github.com/acme3pl/fulfillment/ports"
+)
+
+// AddCharge records an operator's charge, or a credit with a negative unit
+// cost (`fulfillment charges add`), once per (organization, reference).
+type AddCharge struct {
+	OrganizationID string
+	Reference      string
+	Title          string
+	Description    string
+	Quantity       string // a decimal with at most three decimals, above 0
+	UnitCost       int64  // cents; negative for a credit
+	Date           string // YYYY-MM-DD in the billing time zone; "" is now
+}
+
+// AddChargeResult says what was recorded.
+type AddChargeResult struct {
+	Added     bool   // false: the reference was recorded before, nothing changed
+	ForPeriod string // the closed period it was for, when dated into one
+}
+
+// AddChargeHandler answers AddCharge.
+type AddChargeHandler struct{ d Deps }
+
+// NewAddChargeHandler builds the handler.
+func NewAddChargeHandler(d Deps) *AddChargeHandler { return &AddChargeHandler{d: d} }
+
+// Handle validates and records the charge on the organization's open
+// invoice. One dated into a closed period lands there too, its line naming
+// the month it was for. A credit larger than the open invoice's total so
+// far is refused: an invoice never totals below zero.
+func (h *AddChargeHandler) Handle(ctx context.Context, c AddCharge) (AddChargeResult, error) {
+	var out AddChargeResult
+	if c.Reference == "" || len(c.Reference) > 64 {
+		return out, domain.Invalid("reference", "must be 1 to 64 characters")
+	}
+	if strings.TrimSpace(c.Title) == "" || len(c.Title) > 200 {
+		return out, domain.Invalid("title", "must be 1 to 200 characters")
+	}
+	q, err := domain.ParseQuantity(c.Quantity)
+	if err != nil || q.Milli() == 0 || q.Milli() > 1_000_000_000_000 {
+		return out, domain.Invalid("quantity", "%q is not a quantity above 0 and at most 1000000000 with at most three decimals", c.Quantity)
+	}
+	if c.UnitCost == 0 || c.UnitCost > billing.MaxCents || c.UnitCost < -billing.MaxCents {
+		return out, domain.Invalid("unitCost", "must be cents from -%d to %d, not 0", int64(billing.MaxCents), int64(billing.MaxCents))
+	}
+	total, err := billing.LineTotal(q.Milli(), c.UnitCost)
+	if err != nil {
+		return out, domain.Invalid("quantity", "quantity × unitCost is too large")
+	}
+	cal, now := h.d.Settings.Calendar, h.d.Clock.Now()
+	at := now
+	if c.Date != "" {
+		day, err := billing.ParseDate(c.Date)
+		if err != nil {
+			return out, domain.Invalid("date", "%q is not a date YYYY-MM-DD", c.Date)
+		}
+		if cal.Day(now).Before(day) {
+			return out, domain.Invalid("date", "%s is in the future", c.Date)
+		}
+		at = cal.Start(day)
+	}
+	err = h.d.UnitOfWork.Do(ctx, func(ctx context.Context, r ports.Repositories) error {
+		if total < 0 {
+			// What the open invoice holds so far, its facts accrued first
+			// (before the period's row: the order of locks of accrue).
+			fees, err := h.d.accrue(ctx, r, c.OrganizationID, now)
+			if err != nil {
+				return err
+			}
+			h.d.observeCharges(fees)
+		}
+		p, err := r.BillingPeriods.LockOpen(ctx, c.OrganizationID)
+		if err != nil {
+			return fmt.Errorf("the open period of %s (is a rate card set?): %w", c.OrganizationID, err)
+		}
+		if at.Before(p.Period.Start) {
+			out.ForPeriod = cal.MonthName(at)
+		}
+		if total < 0 {
+			if err := h.coversCredit(ctx, r, p, total); err != nil {
+				return err
+			}
+		}
+		out.Added, err = r.Charges.AddOperatorCharge(ctx, ports.OperatorCharge{OrganizationID: c.OrganizationID,
+			Reference: c.Reference, Title: strings.TrimSpace(c.Title), Description: strings.TrimSpace(c.Description),
+			QuantityMilli: q.Milli(), UnitCost: c.UnitCost, OccurredAt: at, ForPeriod: out.ForPeriod})
+		return err
+	})
+	if err != nil {
+		return AddChargeResult{}, err
+	}
+	if out.Added {
+		h.d.observer().ObserveCharges(string(billing.FeeOperator), 1)
+	}
+	return out, nil
+}
+
+// coversCredit refuses a credit that would take the open invoice below 0.
+func (h *AddChargeHandler) coversCredit(ctx context.Context, r ports.Repositories, p ports.OpenPeriod, credit int64) error {
+	sums, err := r.Charges.Open(ctx, p.OrganizationID, p.Period.End)
+	if err != nil {
+		return err
+	}
+	_, total, err := billing.Lines(sums, 0, "")
+	if err != nil {
+		return err
+	}
+	if total+credit < 0 {
+		return domain.Invalid("unitCost", "a credit of %s exceeds the open invoice's %s", billing.Dollars(-credit), billing.Dollars(total))
+	}
+	return nil
+}

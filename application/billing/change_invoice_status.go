@@ -1,0 +1,50 @@
+package billing
+
+import (
+	"context"
+
+	"github.com/acme3pl/fulfillment/domain"
+	"github.com/acme3pl/fulfillment/domain/billing"
+	"github.com/acme3pl/fulfillment/ports"
+)
+
+// ChangeInvoiceStatus moves a finalized invoice to another status
+// (`fulfillment invoices status`), along the allowed transitions only.
+type ChangeInvoiceStatus struct {
+	InvoiceID string
+	To        string
+}
+
+// ChangeInvoiceStatusHandler answers ChangeInvoiceStatus.
+type ChangeInvoiceStatusHandler struct{ d Deps }
+
+// NewChangeInvoiceStatusHandler builds the handler.
+func NewChangeInvoiceStatusHandler(d Deps) *ChangeInvoiceStatusHandler {
+	return &ChangeInvoiceStatusHandler{d: d}
+}
+
+// Handle reads the invoice's status FOR UPDATE, checks the transition and
+// writes it; it returns the status it moved from.
+func (h *ChangeInvoiceStatusHandler) Handle(ctx context.Context, c ChangeInvoiceStatus) (domain.InvoiceStatus, error) {
+	to, err := domain.ParseVisibleInvoiceStatus(c.To)
+	if err != nil {
+		return "", err
+	}
+	var from domain.InvoiceStatus
+	err = h.d.UnitOfWork.Do(ctx, func(ctx context.Context, r ports.Repositories) error {
+		s, err := r.BillingPeriods.Status(ctx, c.InvoiceID)
+		if err != nil {
+			return err
+		}
+		from = domain.InvoiceStatus(s)
+		if err := billing.Move(from, to); err != nil {
+			return err
+		}
+		return r.BillingPeriods.SetStatus(ctx, c.InvoiceID, string(from), string(to), h.d.Clock.Now())
+	})
+	if err != nil {
+		return "", err
+	}
+	h.d.observer().ObserveInvoices(string(to), 1)
+	return from, nil
+}

@@ -1,0 +1,88 @@
+package billing
+
+import (
+	"context"
+	"errors"
+	"strconv"
+	"time"
+
+	"github.com/acme3pl/fulfillment/domain"
+	"github.com/acme3pl/fulfillment/domain/billing"
+	"github.com/acme3pl/fulfillment/ports"
+)
+
+// PreviewInvoices shows an organization's open invoice as the API would
+// show it once finalized (`fulfillment invoices preview`): accumulating
+// while its period runs, draft after its end until its grace ends.
+type PreviewInvoices struct {
+	OrganizationID string
+}
+
+// PreviewInvoicesHandler answers PreviewInvoices.
+type PreviewInvoicesHandler struct{ d Deps }
+
+// NewPreviewInvoicesHandler builds the handler.
+func NewPreviewInvoicesHandler(d Deps) *PreviewInvoicesHandler { return &PreviewInvoicesHandler{d: d} }
+
+// Handle accrues what is due to the organization (as a run would), then
+// reads its open invoice: the lines its period's charges make so far, the
+// minimum's top-up included, a due date as if it were finalized at the
+// end of its grace. An organization without a rate card has none.
+func (h *PreviewInvoicesHandler) Handle(ctx context.Context, c PreviewInvoices) ([]*domain.Invoice, error) {
+	now := h.d.Clock.Now()
+	var p ports.OpenPeriod
+	var sums []billing.Sum
+	var minimum int64
+	err := h.d.UnitOfWork.Do(ctx, func(ctx context.Context, r ports.Repositories) error {
+		// The accrual first, then the period's row: the order of locks
+		// every use case follows (accrue).
+		fees, err := h.d.accrue(ctx, r, c.OrganizationID, now)
+		if err != nil {
+			return err
+		}
+		h.d.observeCharges(fees)
+		if p, err = r.BillingPeriods.LockOpen(ctx, c.OrganizationID); err != nil {
+			return err
+		}
+		if sums, err = r.Charges.Open(ctx, c.OrganizationID, p.Period.End); err != nil {
+			return err
+		}
+		card, err := r.RateCards.InForce(ctx, c.OrganizationID, p.Period.End.Add(-time.Microsecond))
+		if err == nil {
+			minimum = card.Fee(billing.MinimumMonthly)
+		} else if !errors.Is(err, domain.ErrNotFound) {
+			return err
+		}
+		return nil
+	})
+	if errors.Is(err, domain.ErrNotFound) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	name := h.d.Settings.Calendar.Name(p.Period)
+	lines, total, err := billing.Lines(sums, minimum, name)
+	if err != nil {
+		return nil, err
+	}
+	status := domain.InvoiceAccumulating
+	if !now.Before(p.Period.End) {
+		status = domain.InvoiceDraft
+	}
+	at := p.Period.End.Add(h.d.Settings.Grace)
+	due := at.Add(h.d.Settings.Terms)
+	params := domain.InvoiceParams{ID: p.InvoiceID, OrganizationID: c.OrganizationID, Status: status,
+		Name: "Fulfillment, " + name, Notes: billing.TermsNote(h.d.Settings.Terms, due), DueDate: due,
+		Currency: domain.CurrencyUSD, CreatedAt: p.Period.Start, UpdatedAt: now}
+	for i, l := range lines {
+		q, err := domain.QuantityFromMilli(l.Milli)
+		if err != nil {
+			return nil, err
+		}
+		tc := l.Total
+		params.Items = append(params.Items, domain.InvoiceItemParams{ID: p.InvoiceID + "_" + strconv.Itoa(i), Title: l.Title,
+			Description: l.Description, Quantity: q, UnitCost: l.UnitCost, TotalCost: &tc})
+	}
+	return []*domain.Invoice{domain.RehydrateInvoice(params, total)}, nil
+}

@@ -1,0 +1,137 @@
+package billing
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/acme3pl/fulfillment/domain"
+	"github.com/acme3pl/fulfillment/domain/billing"
+	"github.com/acme3pl/fulfillment/ports"
+)
+
+// RunBilling does everything due (`fulfillment billing run`, and `serve`
+// every BILLING_INTERVAL): accrue the facts without a charge and the
+// storage days up to yesterday, finalize the periods past their grace,
+// move the invoices overdue by BILLING_COLLECTIONS_AFTER to collecting.
+// Any number of runs at once give what one run gives.
+type RunBilling struct{}
+
+// RunResult is what a run did.
+type RunResult struct {
+	Charges   map[billing.Fee]int
+	Finalized []ports.FinalizedInvoice // in finalization order, periods that made no invoice included
+	Collected []string                 // invoice IDs moved to collecting
+}
+
+// Invoices counts the finalized periods that made an invoice.
+func (r RunResult) Invoices() int {
+	n := 0
+	for _, f := range r.Finalized {
+		if f.Key != "" {
+			n++
+		}
+	}
+	return n
+}
+
+// RunBillingHandler answers RunBilling.
+type RunBillingHandler struct{ d Deps }
+
+// NewRunBillingHandler builds the handler.
+func NewRunBillingHandler(d Deps) *RunBillingHandler { return &RunBillingHandler{d: d} }
+
+// maxRounds bounds the finalizations of one run: each round finalizes every
+// period due, and the next periods become due in turn when runs were
+// skipped for months. 1,200 rounds are a century of months.
+const maxRounds = 1200
+
+// Handle runs billing once. Each step is its own transaction, each period
+// finalized in one of its own: a run interrupted halfway has kept what it
+// did, and the next run does the rest.
+func (h *RunBillingHandler) Handle(ctx context.Context, _ RunBilling) (RunResult, error) {
+	now := h.d.Clock.Now()
+	res := RunResult{Charges: map[billing.Fee]int{}}
+	err := h.d.UnitOfWork.Do(ctx, func(ctx context.Context, r ports.Repositories) error {
+		fees, err := r.Charges.CatchUp(ctx, "")
+		addFees(res.Charges, fees)
+		return err
+	})
+	if err != nil {
+		return res, fmt.Errorf("accrue facts: %w", err)
+	}
+	err = h.d.UnitOfWork.Do(ctx, func(ctx context.Context, r ports.Repositories) error {
+		fees, err := r.Charges.AccrueStorage(ctx, "", h.d.yesterday(now))
+		addFees(res.Charges, fees)
+		return err
+	})
+	h.d.observeCharges(res.Charges)
+	if err != nil {
+		return res, fmt.Errorf("accrue storage: %w", err)
+	}
+
+	for range maxRounds {
+		due, err := h.d.Repos.BillingPeriods.Due(ctx, now.Add(-h.d.Settings.Grace))
+		if err != nil {
+			return res, err
+		}
+		progressed := false
+		for _, p := range due {
+			f, done, err := h.finalizeDue(ctx, p, now)
+			if err != nil {
+				return res, err
+			}
+			if done {
+				progressed = true
+				res.Finalized = append(res.Finalized, f)
+				if f.Key != "" {
+					h.d.observer().ObserveInvoices(string(domain.InvoiceUnpaid), 1)
+				}
+			}
+		}
+		if !progressed {
+			break
+		}
+	}
+
+	err = h.d.UnitOfWork.Do(ctx, func(ctx context.Context, r ports.Repositories) error {
+		var err error
+		res.Collected, err = r.BillingPeriods.Collect(ctx, now, h.d.Settings.CollectionsAfter)
+		return err
+	})
+	if err != nil {
+		return res, fmt.Errorf("collect overdue invoices: %w", err)
+	}
+	h.d.observer().ObserveInvoices(string(domain.InvoiceCollecting), len(res.Collected))
+	return res, nil
+}
+
+// finalizeDue finalizes p if it is still the organization's open period
+// (another run may have finalized it meanwhile: done is false then), dated
+// at the end of its grace, so that a late run writes what a punctual one
+// would have.
+func (h *RunBillingHandler) finalizeDue(ctx context.Context, p ports.OpenPeriod, now time.Time) (ports.FinalizedInvoice, bool, error) {
+	var out ports.FinalizedInvoice
+	done := false
+	err := h.d.UnitOfWork.Do(ctx, func(ctx context.Context, r ports.Repositories) error {
+		locked, err := r.BillingPeriods.LockOpen(ctx, p.OrganizationID)
+		if errors.Is(err, domain.ErrNotFound) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if !locked.Period.Start.Equal(p.Period.Start) || !locked.Period.Due(now, h.d.Settings.Grace) {
+			return nil
+		}
+		at := locked.Period.End.Add(h.d.Settings.Grace)
+		out, err = h.d.finalize(ctx, r, locked, locked.Period.End, at)
+		done = err == nil
+		return err
+	})
+	if err != nil {
+		return out, false, fmt.Errorf("finalize the period of %s from %s: %w", p.OrganizationID, p.Period.Start.Format(time.RFC3339), err)
+	}
+	return out, done, nil
+}

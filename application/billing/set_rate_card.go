@@ -1,0 +1,75 @@
+package billing
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/acme3pl/fulfillment/domain"
+	"github.com/acme3pl/fulfillment/domain/billing"
+	"github.com/acme3pl/fulfillment/ports"
+)
+
+// SetRateCard stores an organization's rate card (`fulfillment rates set`).
+type SetRateCard struct {
+	Card billing.RateCardParams
+}
+
+// SetRateCardHandler answers SetRateCard.
+type SetRateCardHandler struct{ d Deps }
+
+// NewSetRateCardHandler builds the handler.
+func NewSetRateCardHandler(d Deps) *SetRateCardHandler { return &SetRateCardHandler{d: d} }
+
+// Handle stores the card in one transaction with what it changes: a card
+// starting inside a closed period is refused (domain.ErrInvalidState), so a
+// finalized invoice never changes; a card starting inside the open period
+// reprices that period's charges from its first day on.
+func (h *SetRateCardHandler) Handle(ctx context.Context, c SetRateCard) (*billing.RateCard, error) {
+	card, err := billing.NewRateCard(c.Card)
+	if err != nil {
+		return nil, err
+	}
+	var fees map[billing.Fee]int
+	err = h.d.UnitOfWork.Do(ctx, func(ctx context.Context, r ports.Repositories) error {
+		fees, err = SetCard(ctx, h.d, r, card)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	h.d.observeCharges(fees)
+	return card, nil
+}
+
+// SetCard stores card in r's transaction and reprices what it changes;
+// the seed of a fixture's rateCards runs it too.
+func SetCard(ctx context.Context, d Deps, r ports.Repositories, card *billing.RateCard) (map[billing.Fee]int, error) {
+	if _, err := r.Organizations.Get(ctx, card.OrganizationID()); err != nil {
+		if errors.Is(err, domain.ErrNotFound) {
+			return nil, domain.Invalid("organizationId", "%q is not an organization", card.OrganizationID())
+		}
+		return nil, err
+	}
+	cal, now := d.Settings.Calendar, d.Clock.Now()
+	// The catch-up's locks first (accrue), then the period's row.
+	if _, err := r.Charges.CatchUp(ctx, card.OrganizationID()); err != nil {
+		return nil, fmt.Errorf("accrue facts: %w", err)
+	}
+	from := cal.Start(card.EffectiveFrom())
+	open, err := r.BillingPeriods.Start(ctx, card.OrganizationID(), cal.MonthStart(from), cal.NextMonthStart(from), d.IDs.NewID("inv"))
+	if err != nil {
+		return nil, fmt.Errorf("open the billing period: %w", err)
+	}
+	if from.Before(open.Period.Start) {
+		return nil, fmt.Errorf("%w: a card from %s reaches into a closed period (the open period of %s starts %s)",
+			domain.ErrInvalidState, card.EffectiveFrom(), card.OrganizationID(), open.Period.Start.In(cal.Location()).Format("2006-01-02 15:04 MST"))
+	}
+	if err := r.RateCards.Set(ctx, card, from, now); err != nil {
+		return nil, err
+	}
+	if err := r.Charges.Forget(ctx, card.OrganizationID(), from); err != nil {
+		return nil, fmt.Errorf("reprice: %w", err)
+	}
+	return d.accrue(ctx, r, card.OrganizationID(), now)
+}

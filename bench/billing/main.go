@@ -1,0 +1,211 @@
+// Command billing is the benchmark of billing at scale (docs/billing.md,
+// "Speed"): on a database of its own it writes ORGS organizations sharing
+// a warehouse, PRODUCTS products each with an opening balance (the stock
+// rows), and ORDERS shipped Pick & Pack orders in November 2030, sets the
+// example rate card of every organization, then times, on December 2:
+//
+//  1. the catch-up accrual of the orders' charges (one statement);
+//
+//  2. the 30 days of storage from the stock ledger (one statement);
+//
+//  3. a bare SQL aggregate over the same charges (the physical limit of
+//     closing: one pass over them);
+//
+//  4. the billing run that finalizes every organization's November.
+//
+//     go run ./bench/billing -admin postgres://postgres@127.0.0.1:5432/postgres [-orgs 1000 -orders 1000000 -products 100]
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"log/slog"
+	"net/url"
+	"os"
+	"time"
+
+	"go.opentelemetry.io/otel/trace/noop"
+
+	"github.com/acme3pl/fulfillment/adapters/postgres"
+	"github.com/acme3pl/fulfillment/adapters/system"
+	billingapp "github.com/acme3pl/fulfillment/application/billing"
+	"github.com/acme3pl/fulfillment/domain/billing"
+	"github.com/acme3pl/fulfillment/migrations"
+	"github.com/acme3pl/fulfillment/ports"
+)
+
+type fixedClock struct{ t time.Time }
+
+func (c fixedClock) Now() time.Time { return c.t }
+
+func main() {
+	if err := run(); err != nil {
+		fmt.Fprintln(os.Stderr, "bench/billing:", err)
+		os.Exit(1)
+	}
+}
+
+func run() error {
+	admin := flag.String("admin", "postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable", "a database of the server, to create the benchmark's")
+	name := flag.String("db", "fulfillment_bench_billing", "the benchmark's database (made anew)")
+	orgs := flag.Int("orgs", 1000, "organizations")
+	orders := flag.Int("orders", 1_000_000, "shipped orders, spread evenly over the organizations")
+	products := flag.Int("products", 100, "products per organization, each a stock row")
+	flag.Parse()
+	ctx := context.Background()
+
+	adminDB, err := postgres.Open(postgres.Options{DSN: *admin, MaxOpenConns: 1})
+	if err != nil {
+		return err
+	}
+	if _, err := adminDB.ExecContext(ctx, "DROP DATABASE IF EXISTS "+*name+" WITH (FORCE)"); err != nil {
+		return err
+	}
+	if _, err := adminDB.ExecContext(ctx, "CREATE DATABASE "+*name); err != nil {
+		return err
+	}
+	_ = adminDB.Close()
+	u, err := url.Parse(*admin)
+	if err != nil {
+		return err
+	}
+	u.Path = "/" + *name
+	db, err := postgres.Open(postgres.Options{DSN: u.String(), MaxOpenConns: 4})
+	if err != nil {
+		return err
+	}
+	defer func() { _ = db.Close() }()
+	m, err := postgres.NewMigrator(db, migrations.FS)
+	if err != nil {
+		return err
+	}
+	if _, err := m.Up(ctx); err != nil {
+		return err
+	}
+
+	clock := &struct{ fixedClock }{fixedClock{time.Date(2030, 10, 30, 0, 0, 0, 0, time.UTC)}}
+	opt := postgres.WithBilling(postgres.BillingSettings{Location: time.UTC, ChargeTestShipments: true})
+	deps := func(now time.Time) billingapp.Deps {
+		return billingapp.Deps{UnitOfWork: postgres.NewUnitOfWork(db, opt), Repos: postgres.NewRepositories(db, opt),
+			Clock: fixedClock{now}, IDs: system.IDs{},
+			Settings: billingapp.Settings{Calendar: billing.NewCalendar(time.UTC), Grace: 24 * time.Hour,
+				Terms: 720 * time.Hour, CollectionsAfter: 720 * time.Hour}}
+	}
+	per := *orders / *orgs
+	step := func(what string, f func() error) (time.Duration, error) {
+		start := time.Now()
+		if err := f(); err != nil {
+			return 0, fmt.Errorf("%s: %w", what, err)
+		}
+		d := time.Since(start)
+		fmt.Printf("%-58s %10.2f s\n", what, d.Seconds())
+		return d, nil
+	}
+	exec := func(q string, args ...any) error { _, err := db.ExecContext(ctx, q, args...); return err }
+
+	fmt.Printf("%d organizations, %d shipped orders, %d stock rows; load average %s\n", *orgs, per**orgs, *orgs**products, loadavg())
+	if _, err := step("write organizations, products, opening balances", func() error {
+		return errors.Join(
+			exec(`INSERT INTO organizations (id, name) SELECT 'org_b' || o, 'Org ' || o FROM generate_series(1, ?::int) o`, *orgs),
+			exec(`INSERT INTO warehouses (id, name, address_name, address_line1, address_city, address_state, address_country_code,
+				address_postal_code, contact_name, contact_email, contact_phone_number, tags)
+				VALUES ('wh_bench', 'Bench', 'Bench', '1 Dock St', 'Newark', 'NJ', 'US', '07102', 'Ops', 'ops@example.com', '+1', '{}')`),
+			exec(`INSERT INTO warehouse_organizations SELECT 'org_b' || o, 'wh_bench' FROM generate_series(1, ?::int) o`, *orgs),
+			exec(`INSERT INTO products (id, organization_id, sku, name)
+				SELECT 'p_' || o || '_' || p, 'org_b' || o, 'SKU-' || p, 'P' FROM generate_series(1, ?::int) o, generate_series(1, ?::int) p`, *orgs, *products),
+			exec(`INSERT INTO stock_movements (organization_id, warehouse_id, product_id, quantity, reason, occurred_at)
+				SELECT 'org_b' || o, 'wh_bench', 'p_' || o || '_' || p, 1000, 'opening', '2030-10-31T12:00:00Z'
+				FROM generate_series(1, ?::int) o, generate_series(1, ?::int) p`, *orgs, *products))
+	}); err != nil {
+		return err
+	}
+	if _, err := step("set the rate cards (the use case, one per organization)", func() error {
+		set := billingapp.NewSetRateCardHandler(deps(clock.t))
+		for o := 1; o <= *orgs; o++ {
+			if _, err := set.Handle(ctx, billingapp.SetRateCard{Card: billing.RateCardParams{
+				OrganizationID: fmt.Sprintf("org_b%d", o), EffectiveFrom: "2030-11-01",
+				Fees: map[string]int64{"pick_pack_order": 250, "pick_pack_unit": 40, "storage_unit_month": 30, "minimum_monthly": 5000},
+			}}); err != nil {
+				return err
+			}
+		}
+		return nil
+	}); err != nil {
+		return err
+	}
+	if _, err := step("write the shipped orders, their items and movements", func() error {
+		return errors.Join(
+			exec(`INSERT INTO shipments (id, organization_id, kind, status, warehouse_id, test, created_at, updated_at, submitted_at,
+				shipped_at, tracking_carrier, tracking_number)
+				SELECT 's_' || o || '_' || i, 'org_b' || o, 'pick_pack', 'shipped', 'wh_bench', true, t, t, t, t, 'UPS', '1Z' || i
+				FROM generate_series(1, ?::int) o, generate_series(1, ?::int) i,
+					LATERAL (SELECT timestamptz '2030-11-01' + i * interval '29 days' / ?::int) x(t)`, *orgs, per, per),
+			exec(`INSERT INTO shipment_items (organization_id, shipment_id, product_id, position, quantity)
+				SELECT 'org_b' || o, 's_' || o || '_' || i, 'p_' || o || '_' || (1 + i % ?::int), 0, 1 + i % 3
+				FROM generate_series(1, ?::int) o, generate_series(1, ?::int) i`, *products, *orgs, per),
+			exec(`INSERT INTO stock_movements (organization_id, warehouse_id, product_id, quantity, reason, shipment_id, occurred_at)
+				SELECT 'org_b' || o, 'wh_bench', 'p_' || o || '_' || (1 + i % ?::int), -(1 + i % 3), 'shipment', 's_' || o || '_' || i,
+					timestamptz '2030-11-01' + i * interval '29 days' / ?::int
+				FROM generate_series(1, ?::int) o, generate_series(1, ?::int) i`, *products, per, *orgs, per),
+			exec(`VACUUM ANALYZE`))
+	}); err != nil {
+		return err
+	}
+
+	now := time.Date(2030, 12, 2, 0, 0, 0, 0, time.UTC)
+	d := deps(now)
+	var charges map[billing.Fee]int
+	if _, err := step("1. catch-up: the orders' charges, one statement", func() error {
+		return d.UnitOfWork.Do(ctx, func(ctx context.Context, r ports.Repositories) error {
+			charges, err = r.Charges.CatchUp(ctx, "")
+			return err
+		})
+	}); err != nil {
+		return err
+	}
+	if _, err := step("2. storage: 30 days of every stock row, one statement", func() error {
+		return d.UnitOfWork.Do(ctx, func(ctx context.Context, r ports.Repositories) error {
+			n, err := r.Charges.AccrueStorage(ctx, "", billing.Date{Year: 2030, Month: time.November, Day: 30})
+			for f, c := range n {
+				charges[f] += c
+			}
+			return err
+		})
+	}); err != nil {
+		return err
+	}
+	fmt.Printf("   charges: %v\n", charges)
+	if err := exec(`VACUUM ANALYZE billing_charges`); err != nil {
+		return err
+	}
+	var bare time.Duration
+	for range 2 { // the second run, with the charges cached as the run will find them
+		if bare, err = step("3. bare aggregate over the charges (GROUP BY line)", func() error {
+			return exec(`SELECT count(*) FROM (SELECT organization_id, fee, title, unit_cost, warehouse_id, divisor,
+				sum(quantity_milli), count(*) FROM billing_charges GROUP BY 1, 2, 3, 4, 5, 6) x`)
+		}); err != nil {
+			return err
+		}
+	}
+	var res billingapp.RunResult
+	runTime, err := step("4. billing run: finalize every organization's November", func() error {
+		var err error
+		res, err = billingapp.New(d, noop.NewTracerProvider().Tracer(""), slog.New(slog.DiscardHandler)).RunBilling.Handle(ctx, billingapp.RunBilling{})
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	fmt.Printf("   %d invoices finalized; the run took %.1f× the bare aggregate\n", res.Invoices(), runTime.Seconds()/bare.Seconds())
+	return nil
+}
+
+func loadavg() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return "?"
+	}
+	return string(b[:14])
+}

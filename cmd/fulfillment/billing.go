@@ -1,0 +1,213 @@
+package main
+
+// Billing's commands (docs/billing.md): `rates set`, `billing run`,
+// `billing close`, `invoices preview`, `invoices status`, `charges add`.
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+
+	"github.com/acme3pl/fulfillment/adapters/fixture"
+	"github.com/acme3pl/fulfillment/adapters/httpapi"
+	billingapp "github.com/acme3pl/fulfillment/application/billing"
+	"github.com/acme3pl/fulfillment/bootstrap"
+	"github.com/acme3pl/fulfillment/domain/billing"
+	"github.com/acme3pl/fulfillment/ports"
+)
+
+// withBilling runs fn with billing's use cases on the database at
+// DATABASE_URL, without spans and log lines: the command prints its own.
+func withBilling(ctx context.Context, cfg bootstrap.Config, fn func(ctx context.Context, uc *billingapp.UseCases) error) error {
+	return command(ctx, cfg, 4, fn)
+}
+
+func rates(ctx context.Context, cfg bootstrap.Config, args []string, stdout io.Writer) error {
+	if len(args) == 0 || args[0] != "set" {
+		return usagef("rates takes the subcommand set")
+	}
+	fs := newFlagSet("rates set")
+	org := fs.String("org", "", "organization ID")
+	file := fs.String("file", "", "rate card (JSON)")
+	if err := parseFlags(fs, args[1:]); err != nil {
+		return err
+	}
+	if *org == "" || *file == "" || fs.NArg() > 0 {
+		return usagef("rates set needs --org ID --file card.json")
+	}
+	f, err := os.Open(*file)
+	if err != nil {
+		return fmt.Errorf("rates set: %w", err)
+	}
+	defer func() { _ = f.Close() }()
+	p, err := fixture.DecodeRateCard(f)
+	if err != nil {
+		return fmt.Errorf("rates set %s: %w", *file, err)
+	}
+	if p.OrganizationID == "" {
+		p.OrganizationID = *org
+	}
+	if p.OrganizationID != *org {
+		return fmt.Errorf("rates set: the card is for %q, not --org %q", p.OrganizationID, *org)
+	}
+	return withBilling(ctx, cfg, func(ctx context.Context, uc *billingapp.UseCases) error {
+		card, err := uc.SetRateCard.Handle(ctx, billingapp.SetRateCard{Card: p})
+		if err != nil {
+			return fmt.Errorf("rates set: %w", err)
+		}
+		fmt.Fprintf(stdout, "rate card of %s set from %s (%s)\n", card.OrganizationID(), card.EffectiveFrom(), cfg.BillingLocation)
+		return nil
+	})
+}
+
+func billingCmd(ctx context.Context, cfg bootstrap.Config, args []string, stdout io.Writer) error {
+	if len(args) == 0 {
+		return usagef("billing takes one of run, close")
+	}
+	switch args[0] {
+	case "run":
+		if len(args) > 1 {
+			return usagef("billing run takes no arguments")
+		}
+		return withBilling(ctx, cfg, func(ctx context.Context, uc *billingapp.UseCases) error {
+			res, err := uc.RunBilling.Handle(ctx, billingapp.RunBilling{})
+			for _, f := range res.Finalized {
+				if f.Key != "" { // one line per invoice; periods without one count in the summary
+					printFinalized(stdout, cfg, f)
+				}
+			}
+			if err != nil {
+				return fmt.Errorf("billing run: %w", err)
+			}
+			charges := 0
+			for _, n := range res.Charges {
+				charges += n
+			}
+			fmt.Fprintf(stdout, "billing run: %d invoices finalized (%d periods closed), %d charges accrued, %d invoices moved to collecting\n",
+				res.Invoices(), len(res.Finalized), charges, len(res.Collected))
+			return nil
+		})
+	case "close":
+		fs := newFlagSet("billing close")
+		org := fs.String("org", "", "organization ID")
+		if err := parseFlags(fs, args[1:]); err != nil {
+			return err
+		}
+		if *org == "" || fs.NArg() > 0 {
+			return usagef("billing close needs --org ID")
+		}
+		return withBilling(ctx, cfg, func(ctx context.Context, uc *billingapp.UseCases) error {
+			f, err := uc.ClosePeriod.Handle(ctx, billingapp.ClosePeriod{OrganizationID: *org})
+			if err != nil {
+				return fmt.Errorf("billing close: %w", err)
+			}
+			printFinalized(stdout, cfg, f)
+			return nil
+		})
+	}
+	return usagef("billing: unknown subcommand %q (run, close)", args[0])
+}
+
+// printFinalized prints one line per finalized period: the key, the
+// invoice, the organization, the period and the total.
+func printFinalized(w io.Writer, cfg bootstrap.Config, f ports.FinalizedInvoice) {
+	name := cfg.Billing().Calendar.Name(f.Period)
+	if f.Key == "" {
+		fmt.Fprintf(w, "closed %s %s: nothing billed, no invoice\n", f.OrganizationID, name)
+		return
+	}
+	fmt.Fprintf(w, "finalized %s %s %s %s: %d lines, %s\n", f.Key, f.InvoiceID, f.OrganizationID, name, f.Lines,
+		billing.Dollars(f.TotalAmount))
+}
+
+func invoicesCmd(ctx context.Context, cfg bootstrap.Config, args []string, stdout io.Writer) error {
+	if len(args) == 0 {
+		return usagef("invoices takes one of preview, status")
+	}
+	switch args[0] {
+	case "preview":
+		fs := newFlagSet("invoices preview")
+		org := fs.String("org", "", "organization ID")
+		if err := parseFlags(fs, args[1:]); err != nil {
+			return err
+		}
+		if *org == "" || fs.NArg() > 0 {
+			return usagef("invoices preview needs --org ID")
+		}
+		return withBilling(ctx, cfg, func(ctx context.Context, uc *billingapp.UseCases) error {
+			invs, err := uc.PreviewInvoices.Handle(ctx, billingapp.PreviewInvoices{OrganizationID: *org})
+			if err != nil {
+				return fmt.Errorf("invoices preview: %w", err)
+			}
+			out := make([]httpapi.InvoiceDTO, 0, len(invs))
+			for _, inv := range invs {
+				out = append(out, httpapi.InvoiceView(inv))
+			}
+			enc := json.NewEncoder(stdout)
+			enc.SetIndent("", "  ")
+			return enc.Encode(out) // as GET /v0/invoices lists them
+		})
+	case "status":
+		fs := newFlagSet("invoices status")
+		id := fs.String("id", "", "invoice ID")
+		to := fs.String("to", "", "the new status")
+		if err := parseFlags(fs, args[1:]); err != nil {
+			return err
+		}
+		if *id == "" || *to == "" || fs.NArg() > 0 {
+			return usagef("invoices status needs --id ID --to STATUS")
+		}
+		return withBilling(ctx, cfg, func(ctx context.Context, uc *billingapp.UseCases) error {
+			from, err := uc.ChangeInvoiceStatus.Handle(ctx, billingapp.ChangeInvoiceStatus{InvoiceID: *id, To: *to})
+			if err != nil {
+				return fmt.Errorf("invoices status %s: %w", *id, err)
+			}
+			fmt.Fprintf(stdout, "invoice %s: %s → %s\n", *id, from, *to)
+			return nil
+		})
+	}
+	return usagef("invoices: unknown subcommand %q (preview, status)", args[0])
+}
+
+func charges(ctx context.Context, cfg bootstrap.Config, args []string, stdout io.Writer) error {
+	if len(args) == 0 || args[0] != "add" {
+		return usagef("charges takes the subcommand add")
+	}
+	fs := newFlagSet("charges add")
+	org := fs.String("org", "", "organization ID")
+	ref := fs.String("reference", "", "the charge's reference (once per organization)")
+	title := fs.String("title", "", "the line's title")
+	qty := fs.String("quantity", "", "quantity, up to three decimals")
+	cost := fs.String("unit-cost", "", "cents per unit; negative for a credit")
+	desc := fs.String("description", "", "the line's description")
+	date := fs.String("date", "", "YYYY-MM-DD (default today)")
+	if err := parseFlags(fs, args[1:]); err != nil {
+		return err
+	}
+	if *org == "" || *ref == "" || *title == "" || *qty == "" || *cost == "" || fs.NArg() > 0 {
+		return usagef("charges add needs --org ID --reference REF --title T --quantity Q --unit-cost C [--description D] [--date YYYY-MM-DD]")
+	}
+	unitCost, err := strconv.ParseInt(*cost, 10, 64)
+	if err != nil {
+		return usagef("charges add: --unit-cost %q is not a whole number of cents", *cost)
+	}
+	return withBilling(ctx, cfg, func(ctx context.Context, uc *billingapp.UseCases) error {
+		res, err := uc.AddCharge.Handle(ctx, billingapp.AddCharge{OrganizationID: *org, Reference: *ref, Title: *title,
+			Description: *desc, Quantity: *qty, UnitCost: unitCost, Date: *date})
+		if err != nil {
+			return fmt.Errorf("charges add: %w", err)
+		}
+		switch {
+		case !res.Added:
+			fmt.Fprintf(stdout, "charge %s of %s was recorded before: nothing changed\n", *ref, *org)
+		case res.ForPeriod != "":
+			fmt.Fprintf(stdout, "charge %s of %s recorded on the open invoice, for %s\n", *ref, *org, res.ForPeriod)
+		default:
+			fmt.Fprintf(stdout, "charge %s of %s recorded on the open invoice\n", *ref, *org)
+		}
+		return nil
+	})
+}

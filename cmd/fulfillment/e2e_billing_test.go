@@ -1,0 +1,328 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/acme3pl/fulfillment/adapters/postgres"
+)
+
+const (
+	billE2EOrg = "org_e2e_bill"
+	billE2EWH  = "wh_e2e_bill"
+	billE2EKey = "fk_test_E2EbillingAaaaaaaaaaaaaaaaaaaaaaaaaaaa"
+)
+
+// billE2ECard is the example card of docs/billing.md from the first day of
+// the current month (UTC), so that the period the test closes is open.
+func billE2ECard(from string) map[string]any {
+	return map[string]any{"organizationId": billE2EOrg, "effectiveFrom": from,
+		"fees": map[string]int64{"pick_pack_order": 250, "pick_pack_unit": 40, "spd_carton": 400, "receiving_unit": 15,
+			"receiving_carton": 120, "storage_unit_month": 30, "storage_carton_month": 450, "minimum_monthly": 5000},
+		"services": map[string]any{"kitting": map[string]any{"title": "Kitting", "unitCost": 75},
+			"labor_hour": map[string]any{"title": "Labour", "unitCost": 4500}}}
+}
+
+func billE2ESQL(t *testing.T, q string, args ...any) {
+	t.Helper()
+	db, err := postgres.Open(postgres.Options{DSN: testDSN, MaxOpenConns: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = db.Close() }()
+	if _, err := db.ExecContext(context.Background(), q, args...); err != nil {
+		t.Fatalf("%s: %v", q, err)
+	}
+}
+
+// The worked example end to end through the real binary: a rate card from
+// the fixture, orders through the intake, ships, an SPD shipment, a
+// receipt, a service and a credit, then `billing close`: the invoice in
+// GET /v0/invoices line by line, cent by cent, and the operator's status
+// changes.
+func TestBillingEndToEnd(t *testing.T) {
+	first := time.Now().UTC().Format("2006-01") + "-01"
+	seedFixture(t, testDSN, map[string]any{
+		"organizations": []any{map[string]any{"id": billE2EOrg, "name": "Billing E2E", "defaultWarehouseId": billE2EWH}},
+		"warehouses":    []any{fixtureWarehouse(billE2EWH, "Billing DC", true, billE2EOrg)},
+		"products": []any{
+			map[string]any{"id": "prod_e2e_bill_sock", "organizationId": billE2EOrg, "sku": "SOCK-MER-CH-4346", "name": "Sock"},
+			map[string]any{"id": "prod_e2e_bill_key", "organizationId": billE2EOrg, "sku": "KEY-LTH-01", "name": "Key"},
+		},
+		"cartons": []any{map[string]any{"id": "ctn_e2e_bill", "organizationId": billE2EOrg, "sku": "CTN-SOCK", "name": "Socks ×24"}},
+		"stock": []any{
+			map[string]any{"warehouseId": billE2EWH, "productId": "prod_e2e_bill_sock", "onHand": 100},
+			map[string]any{"warehouseId": billE2EWH, "productId": "prod_e2e_bill_key", "onHand": 100},
+		},
+		"apiKeys":   []any{map[string]any{"id": "key_e2e_bill", "organizationId": billE2EOrg, "key": billE2EKey, "scopes": []string{"shipments", "inventory"}}},
+		"rateCards": []any{billE2ECard(first)},
+	})
+	srv := startServer(t, baseEnv(testDSN, "BILLING_INTERVAL=1s"))
+	env := baseEnv(testDSN)
+
+	// Two orders through the intake: two Pick & Pack shipments of 3 units.
+	var shipments []string
+	for _, id := range []string{"990001", "990002"} {
+		shipments = append(shipments, wantShipment(t, deliver(t, srv, billE2EKey, withID(t, intakeSample(t, "orders-create.json"), id, nil))))
+	}
+	// The warehouse ships them (the ship route's UPDATE), and an SPD
+	// shipment of 3 cartons; a receipt of 20 units and 2 cartons; 1.5
+	// labour hours.
+	for _, id := range shipments {
+		billE2ESQL(t, `UPDATE shipments SET status = 'shipped', shipped_at = now(), tracking_carrier = 'UPS', tracking_number = '1Z'||id WHERE id = ?`, id)
+	}
+	billE2ESQL(t, `INSERT INTO shipments (id, organization_id, kind, status, warehouse_id, test, created_at, updated_at, submitted_at,
+	shipped_at, tracking_carrier, tracking_number) VALUES ('shp_e2e_bill_spd', ?, 'spd', 'shipped', ?, true, now(), now(), now(), now(), 'UPS', '1ZSPD')`,
+		billE2EOrg, billE2EWH)
+	billE2ESQL(t, `INSERT INTO shipment_cartons (organization_id, shipment_id, carton_id, position, quantity) VALUES (?, 'shp_e2e_bill_spd', 'ctn_e2e_bill', 0, 3)`, billE2EOrg)
+	billE2ESQL(t, `INSERT INTO warehouse_receipts (id, warehouse_id, organization_id, reference, received_at, received_at_given, created_at)
+	VALUES ('rcp_e2e_bill', ?, ?, 'ASN-1', now(), false, now())`, billE2EWH, billE2EOrg)
+	billE2ESQL(t, `INSERT INTO warehouse_receipt_lines (receipt_id, organization_id, position, product_id, carton_id, quantity) VALUES
+	('rcp_e2e_bill', ?, 0, 'prod_e2e_bill_sock', NULL, 20), ('rcp_e2e_bill', ?, 1, NULL, 'ctn_e2e_bill', 2)`, billE2EOrg, billE2EOrg)
+	billE2ESQL(t, `INSERT INTO warehouse_services (id, warehouse_id, organization_id, reference, service, quantity_milli, performed_at,
+	performed_at_given, created_at) VALUES ('svc_e2e_bill', ?, ?, 'LAB-1', 'labor_hour', 1500, now(), false, now())`, billE2EWH, billE2EOrg)
+	mustCLI(t, env, "charges", "add", "--org", billE2EOrg, "--reference", "RMA-7", "--title", "Damage credit",
+		"--description", "1 sock damaged", "--quantity", "1", "--unit-cost", "-500")
+	if out := mustCLI(t, env, "charges", "add", "--org", billE2EOrg, "--reference", "RMA-7", "--title", "Damage credit",
+		"--quantity", "1", "--unit-cost", "-500"); !strings.Contains(out, "nothing changed") {
+		t.Errorf("the same reference again: %q", out)
+	}
+
+	// The open invoice: hidden from the API, shown by the preview.
+	var preview []struct {
+		ID, Status  string
+		TotalAmount int64 `json:"totalAmount"`
+	}
+	if err := json.Unmarshal([]byte(mustCLI(t, env, "invoices", "preview", "--org", billE2EOrg)), &preview); err != nil {
+		t.Fatal(err)
+	}
+	if len(preview) != 1 || preview[0].Status != "accumulating" || preview[0].TotalAmount != 8650 {
+		t.Fatalf("preview %+v", preview)
+	}
+	token := mintToken(t, billE2EOrg, "invoices")
+	if r := do(t, "GET", srv.URL+"/v0/invoices/"+preview[0].ID, nil, "Authorization", "Bearer "+token); r.Status != 404 {
+		t.Errorf("the accumulating invoice answers %d, want 404", r.Status)
+	}
+
+	out := mustCLI(t, env, "billing", "close", "--org", billE2EOrg)
+	m := regexp.MustCompile(`^finalized (INV-\d{4}-\d{6}) (inv_\w+) ` + billE2EOrg + ` .*: 7 lines, \$86\.50\n$`).FindStringSubmatch(out)
+	if m == nil || m[2] != preview[0].ID {
+		t.Fatalf("billing close printed %q, want the previewed invoice %s finalized", out, preview[0].ID)
+	}
+	var inv struct {
+		ID, Status, Name, Notes, DueDate string
+		TotalAmount                      int64 `json:"totalAmount"`
+		Items                            []struct {
+			Title, Description  string
+			Quantity            json.Number
+			UnitCost, TotalCost int64
+		}
+	}
+	getJSON(t, srv, "/v0/invoices/"+m[2], token, &inv)
+	type line struct {
+		title, desc, qty string
+		cost, total      int64
+	}
+	want := []line{
+		{"Pick & Pack orders", billE2EWH + ": 2 shipments", "2", 250, 500},
+		{"Pick & Pack additional units", billE2EWH + ": 2 shipments", "4", 40, 160},
+		{"SPD cartons", billE2EWH + ": 1 shipment", "3", 400, 1200},
+		{"Receiving (units)", billE2EWH + ": 1 receipt", "20", 15, 300},
+		{"Receiving (cartons)", billE2EWH + ": 1 receipt", "2", 120, 240},
+		{"Labour", billE2EWH + ": 1 service", "1.5", 4500, 6750},
+		{"Damage credit", "1 sock damaged", "1", -500, -500},
+	}
+	if len(inv.Items) != len(want) {
+		t.Fatalf("items %+v, want %+v", inv.Items, want)
+	}
+	for i, w := range want {
+		it := inv.Items[i]
+		if got := (line{it.Title, it.Description, it.Quantity.String(), it.UnitCost, it.TotalCost}); got != w {
+			t.Errorf("item %d = %+v, want %+v", i, got, w)
+		}
+	}
+	if inv.Status != "unpaid" || inv.TotalAmount != 8650 || !strings.HasPrefix(inv.Name, "Fulfillment, ") ||
+		!strings.HasPrefix(inv.Notes, "Payment terms: net 30 days") {
+		t.Errorf("invoice %+v", inv)
+	}
+	var list []struct{ ID string }
+	getJSON(t, srv, "/v0/invoices?search="+m[1], token, &list)
+	if len(list) != 1 || list[0].ID != m[2] {
+		t.Errorf("search by key %s: %+v", m[1], list)
+	}
+
+	// The operator's status changes: allowed ones only.
+	mustCLI(t, env, "invoices", "status", "--id", m[2], "--to", "paid")
+	if r := runCLI(t, env, "invoices", "status", "--id", m[2], "--to", "unpaid"); r.Code != 1 {
+		t.Errorf("paid → unpaid: exit %d, want 1", r.Code)
+	}
+	getJSON(t, srv, "/v0/invoices/"+m[2], token, &inv)
+	if inv.Status != "paid" {
+		t.Errorf("status %s, want paid", inv.Status)
+	}
+	// A card reaching into the closed period: refused, exit 1.
+	card, err := json.Marshal(billE2ECard(first))
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "card.json")
+	if err := os.WriteFile(path, card, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if r := runCLI(t, env, "rates", "set", "--org", billE2EOrg, "--file", path); r.Code != 1 || !strings.Contains(r.Stderr, "closed period") {
+		t.Errorf("rates set into a closed period: exit %d, %s", r.Code, r.Stderr)
+	}
+	// Usage mistakes exit 2; a run finalizes nothing more.
+	if r := runCLI(t, env, "billing", "close"); r.Code != 2 {
+		t.Errorf("billing close without --org: exit %d", r.Code)
+	}
+	if out := mustCLI(t, env, "billing", "run"); !strings.HasPrefix(out, "billing run: ") {
+		t.Errorf("billing run printed %q", out)
+	}
+	if s := srv.Logs(); !strings.Contains(s, `"msg":"billing run: `) {
+		t.Errorf("the server logged no billing run:\n%s", s)
+	}
+}
+
+// Three servers billing every second and three `billing run`s at once, on
+// an organization whose card starts three months back: each past month is
+// finalized once (its minimum), with keys of their own.
+func TestBillingSeveralServersAndRuns(t *testing.T) {
+	const org = "org_e2e_bill_many"
+	now := time.Now().UTC()
+	from := time.Date(now.Year(), now.Month()-3, 1, 0, 0, 0, 0, time.UTC)
+	card := billE2ECard(from.Format("2006-01-02"))
+	card["organizationId"] = org
+	seedFixture(t, testDSN, map[string]any{
+		"organizations": []any{map[string]any{"id": org, "name": "Billing Many"}},
+		"rateCards":     []any{card},
+	})
+	env := baseEnv(testDSN, "BILLING_INTERVAL=1s")
+	var servers []*server
+	for range 3 {
+		servers = append(servers, launchServer(t, env))
+	}
+	done := make(chan result, 3)
+	for range 3 {
+		go func() { done <- runCLI(t, baseEnv(testDSN), "billing", "run") }()
+	}
+	for range 3 {
+		r := <-done
+		if r.Code != 0 {
+			t.Errorf("billing run: exit %d: %s", r.Code, r.Stderr)
+		}
+		t.Logf("billing run: %s", r.Stdout)
+	}
+	for _, s := range servers {
+		s.waitFor(t, "/readyz", 200)
+	}
+	token := mintToken(t, org, "invoices")
+	type invoice struct {
+		ID, Name    string
+		TotalAmount int64 `json:"totalAmount"`
+	}
+	var list []invoice
+	// The months past their grace now: three, or two in the first day after
+	// a month's end.
+	want := 3
+	if now.Before(time.Date(now.Year(), now.Month(), 2, 0, 0, 0, 0, time.UTC)) {
+		want = 2
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		if r := getJSON(t, servers[0], "/v0/invoices", token, &list); r.Status != 200 {
+			t.Fatalf("GET /v0/invoices: %d %s", r.Status, r.Body)
+		}
+		if len(list) >= want || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	time.Sleep(2 * time.Second) // more runs on every server: nothing more
+	list = nil
+	if r := getJSON(t, servers[1], "/v0/invoices", token, &list); r.Status != 200 {
+		t.Fatalf("GET /v0/invoices: %d %s", r.Status, r.Body)
+	}
+	names := map[string]bool{}
+	for _, inv := range list {
+		names[inv.Name] = true
+		if inv.TotalAmount != 5000 {
+			t.Errorf("%s totals %d, want the minimum", inv.Name, inv.TotalAmount)
+		}
+	}
+	if len(list) != want || len(names) != want {
+		t.Fatalf("%d invoices (%d months), want %d: %+v", len(list), len(names), want, list)
+	}
+	for m := range want {
+		name := "Fulfillment, " + from.AddDate(0, m, 0).Format("January 2006")
+		if !names[name] {
+			t.Errorf("no invoice %q: %v", name, names)
+		}
+	}
+}
+
+// The warehouse's reports through their routes: a receipt and a service
+// accrue their charges in their own transaction; a service the card does
+// not hold is 422 unknown_service; after `billing close`, a report dated
+// into the closed period is 422 period_closed.
+func TestBillingWarehouseReports(t *testing.T) {
+	const org, wh = "org_e2e_bill_wms", "wh_e2e_bill_wms"
+	card := billE2ECard(time.Now().UTC().Format("2006-01") + "-01")
+	card["organizationId"] = org
+	seedFixture(t, testDSN, map[string]any{
+		"organizations": []any{map[string]any{"id": org, "name": "Billing WMS"}},
+		"warehouses":    []any{fixtureWarehouse(wh, "Billing WMS DC", true, org)},
+		"products":      []any{map[string]any{"id": "prod_e2e_bill_wms", "organizationId": org, "sku": "WMS-1", "name": "W"}},
+		"rateCards":     []any{card},
+	})
+	srv := startServer(t, baseEnv(testDSN))
+	wms := mintWarehouseToken(t, wh)
+	post := func(path string, body map[string]any) response {
+		return do(t, "POST", srv.URL+path, body, "Authorization", "Bearer "+wms)
+	}
+	if r := post("/v0/warehouse/receipts", map[string]any{"organizationId": org, "reference": "ASN-W1",
+		"items": []any{map[string]any{"productId": "prod_e2e_bill_wms", "quantity": 10}}}); r.Status != 201 {
+		t.Fatalf("receipt: %d %s", r.Status, r.Body)
+	}
+	if r := post("/v0/warehouse/services", map[string]any{"organizationId": org, "reference": "K-1", "service": "kitting",
+		"quantity": 4}); r.Status != 201 {
+		t.Fatalf("service: %d %s", r.Status, r.Body)
+	}
+	wantProblem(t, post("/v0/warehouse/services", map[string]any{"organizationId": org, "reference": "K-2", "service": "gift_wrap",
+		"quantity": 1}), 422, "unknown_service")
+
+	before := time.Now().UTC().Add(-time.Second).Format("2006-01-02T15:04:05.000Z")
+	out := mustCLI(t, baseEnv(testDSN), "billing", "close", "--org", org)
+	m := regexp.MustCompile(`^finalized (INV-\d{4}-\d{6}) (inv_\w+) `).FindStringSubmatch(out)
+	if m == nil {
+		t.Fatalf("billing close printed %q", out)
+	}
+	var inv struct {
+		TotalAmount int64 `json:"totalAmount"`
+		Items       []struct {
+			Title               string
+			Quantity            json.Number
+			UnitCost, TotalCost int64
+		}
+	}
+	getJSON(t, srv, "/v0/invoices/"+m[2], mintToken(t, org, "invoices"), &inv)
+	got := []string{}
+	for _, it := range inv.Items {
+		got = append(got, fmt.Sprintf("%s %s×%d=%d", it.Title, it.Quantity, it.UnitCost, it.TotalCost))
+	}
+	want := []string{"Receiving (units) 10×15=150", "Kitting 4×75=300", "Monthly minimum 1×4550=4550"}
+	if strings.Join(got, "; ") != strings.Join(want, "; ") || inv.TotalAmount != 5000 {
+		t.Errorf("lines %q total %d, want %q total 5000", got, inv.TotalAmount, want)
+	}
+	wantProblem(t, post("/v0/warehouse/receipts", map[string]any{"organizationId": org, "reference": "ASN-W2", "receivedAt": before,
+		"items": []any{map[string]any{"productId": "prod_e2e_bill_wms", "quantity": 1}}}), 422, "period_closed")
+	wantProblem(t, post("/v0/warehouse/services", map[string]any{"organizationId": org, "reference": "K-3", "service": "kitting",
+		"quantity": 1, "performedAt": before}), 422, "period_closed")
+}

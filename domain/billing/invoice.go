@@ -1,0 +1,195 @@
+package billing
+
+import (
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/acme3pl/fulfillment/domain"
+)
+
+// FormatKey is the invoice key of the n-th invoice finalized in year:
+// INV-YYYY-NNNNNN.
+func FormatKey(year, n int) string { return fmt.Sprintf("INV-%04d-%06d", year, n) }
+
+// ParseKey reads a key of FormatKey's shape; ok is false for any other key
+// (a fixture's invoices may carry keys of their own).
+func ParseKey(key string) (year, n int, ok bool) {
+	if len(key) != len("INV-2026-000001") || !strings.HasPrefix(key, "INV-") || key[8] != '-' {
+		return 0, 0, false
+	}
+	y, err1 := strconv.Atoi(key[4:8])
+	n, err2 := strconv.Atoi(key[9:])
+	if err1 != nil || err2 != nil || y < 0 || n < 0 || strings.ContainsAny(key[4:], "+ ") {
+		return 0, 0, false
+	}
+	return y, n, true
+}
+
+// transitions are the statuses an operator may move a finalized invoice to.
+var transitions = map[domain.InvoiceStatus][]domain.InvoiceStatus{
+	domain.InvoiceUnpaid:         {domain.InvoicePendingPayment, domain.InvoicePaid, domain.InvoiceCollecting, domain.InvoiceCancelled},
+	domain.InvoicePendingPayment: {domain.InvoicePaid, domain.InvoiceUnpaid},
+	domain.InvoiceCollecting:     {domain.InvoicePaid, domain.InvoiceCancelled},
+	domain.InvoicePaid:           {domain.InvoiceRefunded},
+}
+
+// CanMove reports whether an operator may move an invoice from one status
+// to another.
+func CanMove(from, to domain.InvoiceStatus) bool {
+	for _, s := range transitions[from] {
+		if s == to {
+			return true
+		}
+	}
+	return false
+}
+
+// Move refuses a transition CanMove does not allow with
+// domain.ErrInvalidState.
+func Move(from, to domain.InvoiceStatus) error {
+	if CanMove(from, to) {
+		return nil
+	}
+	return fmt.Errorf("%w: an invoice cannot go from %s to %s", domain.ErrInvalidState, from, to)
+}
+
+// TermsNote is the note of a finalized invoice naming its payment terms.
+func TermsNote(terms time.Duration, due time.Time) string {
+	when := due.UTC().Format(time.DateOnly)
+	if terms%(24*time.Hour) == 0 {
+		return fmt.Sprintf("Payment terms: net %d days (due %s).", int64(terms/(24*time.Hour)), when)
+	}
+	return fmt.Sprintf("Payment terms: due within %s (due %s).", terms, due.UTC().Format(time.RFC3339))
+}
+
+// Sum is what the charges of one invoice line add up to.
+type Sum struct {
+	Fee         Fee    // the kind of fact, which names what Facts counts
+	Title       string // the line's title
+	UnitCost    int64
+	WarehouseID string // "" for an operator's charge
+	Divisor     int64  // 1, or the days of the month for storage
+	Milli       int64  // Σ quantity in thousandths (storage: unit-days × 1000)
+	Facts       int64  // how many facts (shipments, receipts, days, services, charges)
+	Description string // an operator's charge's own description
+	ForPeriod   string // an operator's charge dated into a closed period: the month it was for
+}
+
+// Line is one line of an invoice.
+type Line struct {
+	Title       string
+	Description string
+	Milli       int64
+	UnitCost    int64
+	Total       int64
+}
+
+// nouns name the facts a line counts, by fee.
+var nouns = map[Fee][2]string{
+	PickPackOrder: {"shipment", "shipments"}, PickPackUnit: {"shipment", "shipments"}, SPDCarton: {"shipment", "shipments"},
+	ReceivingUnit: {"receipt", "receipts"}, ReceivingCarton: {"receipt", "receipts"},
+	StorageUnitMonth: {"day", "days"}, StorageCartonMonth: {"day", "days"},
+	FeeService: {"service", "services"}, FeeOperator: {"charge", "charges"},
+}
+
+func count(n int64, fee Fee) string {
+	w := nouns[fee]
+	if n == 1 {
+		return "1 " + w[0]
+	}
+	return fmt.Sprintf("%d %s", n, w[1])
+}
+
+// feeOrder orders lines: the card's fees first, then services, operator's
+// charges, and the minimum last.
+func feeOrder(f Fee) int {
+	for i, g := range Fees {
+		if g == f {
+			return i
+		}
+	}
+	switch f {
+	case FeeService:
+		return len(Fees)
+	case FeeOperator:
+		return len(Fees) + 1
+	}
+	return len(Fees) + 2
+}
+
+// Lines turns the sums of a period's charges into its invoice lines, in a
+// stable order (fee, warehouse, title, unit cost, description), and adds the
+// monthly minimum's top-up when the other lines stay below minimum. Lines
+// that come to a zero quantity or a zero unit cost are left out: a fee the
+// card leaves at 0 is not billed. It returns the lines and their total.
+func Lines(sums []Sum, minimum int64, periodName string) ([]Line, int64, error) {
+	sums = append([]Sum(nil), sums...)
+	sort.Slice(sums, func(i, j int) bool {
+		a, b := sums[i], sums[j]
+		if feeOrder(a.Fee) != feeOrder(b.Fee) {
+			return feeOrder(a.Fee) < feeOrder(b.Fee)
+		}
+		if a.WarehouseID != b.WarehouseID {
+			return a.WarehouseID < b.WarehouseID
+		}
+		if a.Title != b.Title {
+			return a.Title < b.Title
+		}
+		if a.UnitCost != b.UnitCost {
+			return a.UnitCost < b.UnitCost
+		}
+		if a.ForPeriod != b.ForPeriod {
+			return a.ForPeriod < b.ForPeriod
+		}
+		return a.Description < b.Description
+	})
+	var lines []Line
+	var total int64
+	for _, s := range sums {
+		milli := LineQuantity(s.Milli, s.Divisor)
+		if milli <= 0 || s.UnitCost == 0 {
+			continue
+		}
+		lt, err := LineTotal(milli, s.UnitCost)
+		if err != nil {
+			return nil, 0, fmt.Errorf("line %q: %w", s.Title, err)
+		}
+		if total, err = domain.AddCents(total, lt); err != nil {
+			return nil, 0, err
+		}
+		desc := s.Description
+		switch {
+		case s.Fee != FeeOperator:
+			desc = s.WarehouseID + ": " + count(s.Facts, s.Fee)
+		case desc == "":
+			desc = count(s.Facts, s.Fee)
+		}
+		if s.ForPeriod != "" {
+			desc += " (for " + s.ForPeriod + ")"
+		}
+		lines = append(lines, Line{Title: s.Title, Description: desc, Milli: milli, UnitCost: s.UnitCost, Total: lt})
+	}
+	if top := MinimumTopUp(minimum, total); top > 0 {
+		lines = append(lines, Line{Title: Titles[FeeMinimum], Milli: domain.QuantityScale, UnitCost: top, Total: top,
+			Description: fmt.Sprintf("minimum %s for %s", Dollars(minimum), periodName)})
+		total = minimum
+	}
+	return lines, total, nil
+}
+
+// Dollars formats cents as $1,234.56 (a credit as -$1.00).
+func Dollars(cents int64) string {
+	sign := ""
+	u := uint64(cents)
+	if cents < 0 {
+		sign, u = "-", uint64(-(cents+1))+1
+	}
+	whole := strconv.FormatUint(u/100, 10)
+	for i := len(whole) - 3; i > 0; i -= 3 {
+		whole = whole[:i] + "," + whole[i:]
+	}
+	return fmt.Sprintf("%s$%s.%02d", sign, whole, u%100)
+}

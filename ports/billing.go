@@ -1,0 +1,142 @@
+package ports
+
+import (
+	"context"
+	"time"
+
+	"github.com/acme3pl/fulfillment/domain/billing"
+)
+
+// RateCardRepository stores organizations' effective-dated rate cards.
+type RateCardRepository interface {
+	// Set stores card from effectiveAt (the first instant of its
+	// effectiveFrom in the billing time zone), replacing a card of the same
+	// day.
+	Set(ctx context.Context, card *billing.RateCard, effectiveAt, now time.Time) error
+	// InForce is the organization's card in force at at; domain.ErrNotFound
+	// when none is.
+	InForce(ctx context.Context, organizationID string, at time.Time) (*billing.RateCard, error)
+	// Service is the service of that code on the card in force at at;
+	// domain.ErrNotFound when no card is in force or it has no such
+	// service (a receiving hook answers 422 unknown_service).
+	Service(ctx context.Context, organizationID, code string, at time.Time) (billing.Service, error)
+}
+
+// ChargeRepository accrues and reads the charges of billing. Every accrual
+// is one statement, at the rate card in force when the fact happened,
+// exactly once per (fact, fee) by a unique key, and only into the
+// organization's open period; each returns how many charges it inserted,
+// by fee.
+type ChargeRepository interface {
+	// AccrueShipment accrues a shipped shipment's charges (Pick & Pack
+	// order and additional units, SPD cartons). The ship use case calls it
+	// in its transaction.
+	AccrueShipment(ctx context.Context, shipmentID string) (map[billing.Fee]int, error)
+	// AccrueReceipt accrues a receipt's charges (units, cartons) and, when
+	// the receipt is dated into days whose storage is accrued already,
+	// takes that storage back to be accrued again from the ledger.
+	AccrueReceipt(ctx context.Context, receiptID string) (map[billing.Fee]int, error)
+	// AccrueService accrues a service's charge at its card's price.
+	AccrueService(ctx context.Context, serviceID string) (map[billing.Fee]int, error)
+	// CatchUp accrues every fact of the organization's open period ("":
+	// every organization's) that has no charge yet.
+	CatchUp(ctx context.Context, organizationID string) (map[billing.Fee]int, error)
+	// AccrueStorage accrues the days of storage up to through (in the
+	// billing time zone) not accrued yet, from the stock ledger.
+	AccrueStorage(ctx context.Context, organizationID string, through billing.Date) (map[billing.Fee]int, error)
+	// Forget deletes the open charges of the organization's facts from
+	// `from` on (not the operator's) and takes their storage back, so that
+	// the accruals that follow price them at a new card.
+	Forget(ctx context.Context, organizationID string, from time.Time) error
+	// AddOperatorCharge records an operator's charge or credit once per
+	// (organization, reference): false when the reference exists already.
+	AddOperatorCharge(ctx context.Context, c OperatorCharge) (bool, error)
+	// Bill marks the organization's open charges dated before `before` as
+	// billed by invoiceID and returns their sums by line; Open returns the
+	// same sums without marking them (a preview).
+	Bill(ctx context.Context, organizationID, invoiceID string, before time.Time) ([]billing.Sum, error)
+	Open(ctx context.Context, organizationID string, before time.Time) ([]billing.Sum, error)
+}
+
+// OperatorCharge is a charge or credit (negative UnitCost) an operator
+// records by hand.
+type OperatorCharge struct {
+	OrganizationID string
+	Reference      string
+	Title          string
+	Description    string
+	QuantityMilli  int64
+	UnitCost       int64
+	OccurredAt     time.Time
+	ForPeriod      string // the closed period's name when OccurredAt lies in one
+}
+
+// OpenPeriod is an organization's open billing period.
+type OpenPeriod struct {
+	OrganizationID string
+	Period         billing.Period
+	InvoiceID      string
+}
+
+// FinalizedInvoice is what finalizing a period wrote: Key is "" when the
+// period billed nothing and made no invoice.
+type FinalizedInvoice struct {
+	OrganizationID string
+	InvoiceID      string
+	Key            string
+	Period         billing.Period
+	TotalAmount    int64
+	Lines          int
+}
+
+// NewInvoice is a finalized invoice to write.
+type NewInvoice struct {
+	ID             string
+	OrganizationID string
+	Name           string
+	Notes          string
+	DueDate        time.Time
+	FinalizedAt    time.Time
+	Lines          []billing.Line
+	TotalAmount    int64
+}
+
+// BillingPeriodRepository keeps organizations' billing periods and writes
+// their invoices when they are finalized.
+type BillingPeriodRepository interface {
+	// Start opens the organization's first period when it has none, or
+	// moves the start of its open period back to start when no period was
+	// ever finalized; it returns the open period.
+	Start(ctx context.Context, organizationID string, start, end time.Time, invoiceID string) (OpenPeriod, error)
+	// LockOpen reads the organization's open period FOR UPDATE;
+	// domain.ErrNotFound when it has none.
+	LockOpen(ctx context.Context, organizationID string) (OpenPeriod, error)
+	// ClosedUntil is the end of the organization's last finalized period,
+	// where its open period starts (zero when none was finalized):
+	// instants before it are in a closed period. It
+	// reads the open period FOR SHARE, so a finalization waits for the
+	// transaction that asked, and that transaction for a finalization.
+	ClosedUntil(ctx context.Context, organizationID string) (time.Time, error)
+	// PeriodClosed reports whether at lies in a closed period of the
+	// organization (before ClosedUntil).
+	PeriodClosed(ctx context.Context, organizationID string, at time.Time) (bool, error)
+	// Due lists the open periods that ended at or before endedBy, oldest
+	// first.
+	Due(ctx context.Context, endedBy time.Time) ([]OpenPeriod, error)
+	// Finalize ends the open period p at end, writes inv when it is not
+	// nil (taking the next key of its finalization year) and opens the
+	// next period [end, nextEnd) with nextInvoiceID.
+	Finalize(ctx context.Context, p OpenPeriod, end time.Time, inv *NewInvoice, nextEnd time.Time, nextInvoiceID string) (FinalizedInvoice, error)
+	// OldestOverdue is the end of the oldest open period that ended at or
+	// before endedBy (zero when none).
+	OldestOverdue(ctx context.Context, endedBy time.Time) (time.Time, error)
+	// Collect moves the unpaid invoices billing made whose due date is
+	// `after` or more before now to collecting, and returns their IDs.
+	Collect(ctx context.Context, now time.Time, after time.Duration) ([]string, error)
+	// SetStatus moves a stored, visible invoice from one status to another
+	// when it still holds `from`; domain.ErrNotFound when there is no such
+	// invoice, domain.ErrConflict when its status changed meanwhile.
+	SetStatus(ctx context.Context, invoiceID string, from, to string, now time.Time) error
+	// Status reads a visible invoice's status FOR UPDATE.
+	Status(ctx context.Context, invoiceID string) (string, error)
+}
