@@ -139,5 +139,15 @@ func (d Deps) finalize(ctx context.Context, r ports.Repositories, p ports.OpenPe
 			}
 		}
 	}
-	return r.BillingPeriods.Finalize(ctx, p, end, inv, cal.NextMonthStart(end), d.IDs.NewID("inv"))
+	fi, err := r.BillingPeriods.Finalize(ctx, p, end, inv, cal.NextMonthStart(end), d.IDs.NewID("inv"))
+	if err != nil || inv == nil {
+		return fi, err
+	}
+	// invoice.finalized (docs/events.md): the invoice as the API shows it,
+	// read in this transaction, which holds the period's lock.
+	finalized, err := r.Invoices.Get(ctx, inv.OrganizationID, inv.ID)
+	if err != nil {
+		return fi, fmt.Errorf("read finalized invoice %s: %w", inv.ID, err)
+	}
+	return fi, r.Events.Record(ctx, ports.InvoiceEvent(ports.EventInvoiceFinalized, finalized, at))
 }

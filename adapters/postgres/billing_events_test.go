@@ -1,0 +1,79 @@
+package postgres_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/acme3pl/fulfillment/adapters/postgres"
+	"github.com/acme3pl/fulfillment/adapters/system"
+	billingapp "github.com/acme3pl/fulfillment/application/billing"
+	"github.com/acme3pl/fulfillment/domain"
+	"github.com/acme3pl/fulfillment/ports"
+)
+
+// invoiceEncoder writes an invoice event as its type, subject, status and
+// total: what the test checks of the finalized invoice it reports.
+type invoiceEncoder struct{}
+
+func (invoiceEncoder) EncodeEvent(id string, e ports.Event) (string, []byte, error) {
+	inv, ok := e.Data.(*domain.Invoice)
+	if !ok {
+		return "", nil, fmt.Errorf("not an invoice: %T", e.Data)
+	}
+	b, err := json.Marshal(map[string]any{"id": id, "status": string(inv.Status()), "total": inv.TotalAmount(), "org": e.OrganizationID})
+	return "fulfillment.test." + string(e.Type), b, err
+}
+
+// A billing run that finalizes a period writes invoice.finalized in its
+// transaction: the invoice as the API shows it (unpaid, its total).
+func TestBillingFinalizationRecordsItsEvent(t *testing.T) {
+	ctx := context.Background()
+	clock := &billClock{now: utc("2030-10-30T00:00:00Z")}
+	b := newBillInstance(t, billDatabase(t), clock, time.UTC, 4)
+	opt := postgres.WithBilling(postgres.BillingSettings{Location: time.UTC, ChargeTestShipments: true})
+	b.deps.UnitOfWork = postgres.NewUnitOfWorkWithEvents(b.db, &postgres.Outbox{Encoder: invoiceEncoder{}, IDs: system.IDs{}}, opt)
+	run := billingapp.NewRunBillingHandler(b.deps)
+	org := "org_events"
+	billOrg(t, b.db, org)
+	if _, err := b.set.Handle(ctx, billingapp.SetRateCard{Card: billExampleCard(org, "2030-11-01")}); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range billNovember(t, b.db, org) {
+		if f != nil {
+			f()
+		}
+	}
+	clock.set(utc("2030-12-03T00:00:00Z"))
+	if _, err := run.Handle(ctx, billingapp.RunBilling{}); err != nil {
+		t.Fatal(err)
+	}
+	var (
+		typ, subject, body string
+		n                  int
+	)
+	if err := b.db.QueryRowContext(ctx, `SELECT count(*) FROM event_outbox`).Scan(&n); err != nil || n != 1 {
+		t.Fatalf("events in the outbox: %d, %v; want 1", n, err)
+	}
+	if err := b.db.QueryRowContext(ctx, `SELECT type, subject, body FROM event_outbox`).Scan(&typ, &subject, &body); err != nil {
+		t.Fatal(err)
+	}
+	inv, err := b.deps.Repos.Invoices.Get(ctx, org, subject)
+	if err != nil {
+		t.Fatalf("the event's subject %q is no invoice of %s: %v", subject, org, err)
+	}
+	var got struct {
+		Status string
+		Total  int64
+		Org    string
+	}
+	if err := json.Unmarshal([]byte(body), &got); err != nil {
+		t.Fatal(err)
+	}
+	if typ != string(ports.EventInvoiceFinalized) || got.Status != string(inv.Status()) || got.Status != "unpaid" ||
+		got.Total != inv.TotalAmount() || got.Org != org {
+		t.Fatalf("event %s %s %+v; the invoice: %s %d", typ, subject, got, inv.Status(), inv.TotalAmount())
+	}
+}
