@@ -132,11 +132,17 @@ type BillingPeriodRepository interface {
 	OldestOverdue(ctx context.Context, endedBy time.Time) (time.Time, error)
 	// Collect moves the unpaid invoices billing made whose due date is
 	// `after` or more before now to collecting, and returns their IDs.
-	Collect(ctx context.Context, now time.Time, after time.Duration) ([]string, error)
+	Collect(ctx context.Context, now time.Time, after time.Duration) ([]InvoiceRef, error)
 	// SetStatus moves a stored, visible invoice from one status to another
 	// when it still holds `from`; domain.ErrNotFound when there is no such
 	// invoice, domain.ErrConflict when its status changed meanwhile.
 	SetStatus(ctx context.Context, invoiceID string, from, to string, now time.Time) error
 	// Status reads a visible invoice's status FOR UPDATE.
-	Status(ctx context.Context, invoiceID string) (string, error)
+	Status(ctx context.Context, invoiceID string) (status, organizationID string, err error)
+}
+
+// InvoiceRef names an invoice and its organization.
+type InvoiceRef struct {
+	ID             string
+	OrganizationID string
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -75,5 +76,43 @@ func TestBillingFinalizationRecordsItsEvent(t *testing.T) {
 	if typ != string(ports.EventInvoiceFinalized) || got.Status != string(inv.Status()) || got.Status != "unpaid" ||
 		got.Total != inv.TotalAmount() || got.Org != org {
 		t.Fatalf("event %s %s %+v; the invoice: %s %d", typ, subject, got, inv.Status(), inv.TotalAmount())
+	}
+
+	// The operator's status changes and the run's move to collecting each
+	// write invoice.status_changed with the invoice as it became; a refused
+	// change writes nothing.
+	change := billingapp.NewChangeInvoiceStatusHandler(b.deps)
+	for _, to := range []string{"pending_payment", "unpaid"} {
+		if _, err := change.Handle(ctx, billingapp.ChangeInvoiceStatus{InvoiceID: subject, To: to}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := change.Handle(ctx, billingapp.ChangeInvoiceStatus{InvoiceID: subject, To: "refunded"}); err == nil {
+		t.Fatal("unpaid → refunded was allowed")
+	}
+	clock.set(inv.DueDate().Add(31 * 24 * time.Hour))
+	if res, err := run.Handle(ctx, billingapp.RunBilling{}); err != nil || len(res.Collected) != 1 || res.Collected[0] != subject {
+		t.Fatalf("collecting: %+v, %v", res.Collected, err)
+	}
+	// (The run also finalizes the months since, each with its own event.)
+	rows, err := b.db.QueryContext(ctx, `SELECT type, subject, body FROM event_outbox WHERE subject = ? ORDER BY id`, subject)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = rows.Close() }()
+	var seen []string
+	for rows.Next() {
+		if err := rows.Scan(&typ, &subject, &body); err != nil {
+			t.Fatal(err)
+		}
+		if err := json.Unmarshal([]byte(body), &got); err != nil {
+			t.Fatal(err)
+		}
+		seen = append(seen, typ+" "+got.Status)
+	}
+	want := []string{"invoice.finalized unpaid", "invoice.status_changed pending_payment",
+		"invoice.status_changed unpaid", "invoice.status_changed collecting"}
+	if strings.Join(seen, ", ") != strings.Join(want, ", ") {
+		t.Fatalf("events %v, want %v", seen, want)
 	}
 }

@@ -73,9 +73,9 @@ FROM unnest($2::bigint[], $3::text[], $4::text[], $5::text[], $6::bigint[], $7::
 FROM billing_periods p
 WHERE p.invoice_id = i.id AND p.status = 'finalized' AND i.status = 'unpaid' AND i.deleted_at IS NULL
 	AND i.due_date + $2::interval <= $1
-RETURNING i.id`
+RETURNING i.id, i.organization_id`
 
-	invoiceStatusSQL = `SELECT status FROM invoices
+	invoiceStatusSQL = `SELECT status, organization_id FROM invoices
 WHERE id = $1 AND deleted_at IS NULL AND status IN ('unpaid', 'pending_payment', 'paid', 'cancelled', 'refunded', 'collecting')
 FOR UPDATE`
 
@@ -265,28 +265,27 @@ func (r *BillingPeriodRepository) insertInvoice(ctx context.Context, key string,
 
 // Collect moves the unpaid invoices billing made, due `after` before now,
 // to collecting.
-func (r *BillingPeriodRepository) Collect(ctx context.Context, now time.Time, after time.Duration) ([]string, error) {
-	var ids []string
+func (r *BillingPeriodRepository) Collect(ctx context.Context, now time.Time, after time.Duration) ([]ports.InvoiceRef, error) {
+	var refs []ports.InvoiceRef
 	err := r.run.query(ctx, collectSQL, func(rows *sql.Rows) error {
-		var id string
-		err := rows.Scan(&id)
-		ids = append(ids, id)
+		var ref ports.InvoiceRef
+		err := rows.Scan(&ref.ID, &ref.OrganizationID)
+		refs = append(refs, ref)
 		return err
 	}, now, fmt.Sprintf("%d microseconds", after.Microseconds()))
-	return ids, dbErr(err)
+	return refs, dbErr(err)
 }
 
-// Status reads a visible invoice's status FOR UPDATE.
-func (r *BillingPeriodRepository) Status(ctx context.Context, invoiceID string) (string, error) {
-	status := ""
-	err := r.run.query(ctx, invoiceStatusSQL, func(rows *sql.Rows) error { return rows.Scan(&status) }, invoiceID)
+// Status reads a visible invoice's status and organization FOR UPDATE.
+func (r *BillingPeriodRepository) Status(ctx context.Context, invoiceID string) (status, organizationID string, err error) {
+	err = r.run.query(ctx, invoiceStatusSQL, func(rows *sql.Rows) error { return rows.Scan(&status, &organizationID) }, invoiceID)
 	if err != nil {
-		return "", dbErr(err)
+		return "", "", dbErr(err)
 	}
 	if status == "" {
-		return "", domain.ErrNotFound
+		return "", "", domain.ErrNotFound
 	}
-	return status, nil
+	return status, organizationID, nil
 }
 
 // SetStatus moves an invoice from one status to another.

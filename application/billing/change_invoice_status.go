@@ -2,6 +2,8 @@ package billing
 
 import (
 	"context"
+	"fmt"
+	"time"
 
 	"github.com/acme3pl/fulfillment/domain"
 	"github.com/acme3pl/fulfillment/domain/billing"
@@ -24,7 +26,8 @@ func NewChangeInvoiceStatusHandler(d Deps) *ChangeInvoiceStatusHandler {
 }
 
 // Handle reads the invoice's status FOR UPDATE, checks the transition and
-// writes it; it returns the status it moved from.
+// writes it with its invoice.status_changed event; it returns the status it
+// moved from.
 func (h *ChangeInvoiceStatusHandler) Handle(ctx context.Context, c ChangeInvoiceStatus) (domain.InvoiceStatus, error) {
 	to, err := domain.ParseVisibleInvoiceStatus(c.To)
 	if err != nil {
@@ -32,7 +35,7 @@ func (h *ChangeInvoiceStatusHandler) Handle(ctx context.Context, c ChangeInvoice
 	}
 	var from domain.InvoiceStatus
 	err = h.d.UnitOfWork.Do(ctx, func(ctx context.Context, r ports.Repositories) error {
-		s, err := r.BillingPeriods.Status(ctx, c.InvoiceID)
+		s, org, err := r.BillingPeriods.Status(ctx, c.InvoiceID)
 		if err != nil {
 			return err
 		}
@@ -40,11 +43,26 @@ func (h *ChangeInvoiceStatusHandler) Handle(ctx context.Context, c ChangeInvoice
 		if err := billing.Move(from, to); err != nil {
 			return err
 		}
-		return r.BillingPeriods.SetStatus(ctx, c.InvoiceID, string(from), string(to), h.d.Clock.Now())
+		now := h.d.Clock.Now()
+		if err := r.BillingPeriods.SetStatus(ctx, c.InvoiceID, string(from), string(to), now); err != nil {
+			return err
+		}
+		return recordStatusChanged(ctx, r, ports.InvoiceRef{ID: c.InvoiceID, OrganizationID: org}, now)
 	})
 	if err != nil {
 		return "", err
 	}
 	h.d.observer().ObserveInvoices(string(to), 1)
 	return from, nil
+}
+
+// recordStatusChanged writes invoice.status_changed (docs/events.md): the
+// invoice as the API shows it after the change, read in the transaction that
+// made it.
+func recordStatusChanged(ctx context.Context, r ports.Repositories, ref ports.InvoiceRef, at time.Time) error {
+	inv, err := r.Invoices.Get(ctx, ref.OrganizationID, ref.ID)
+	if err != nil {
+		return fmt.Errorf("read invoice %s: %w", ref.ID, err)
+	}
+	return r.Events.Record(ctx, ports.InvoiceEvent(ports.EventInvoiceStatusChanged, inv, at))
 }

@@ -96,9 +96,18 @@ func (h *RunBillingHandler) Handle(ctx context.Context, _ RunBilling) (RunResult
 	}
 
 	err = h.d.UnitOfWork.Do(ctx, func(ctx context.Context, r ports.Repositories) error {
-		var err error
-		res.Collected, err = r.BillingPeriods.Collect(ctx, now, h.d.Settings.CollectionsAfter)
-		return err
+		collected, err := r.BillingPeriods.Collect(ctx, now, h.d.Settings.CollectionsAfter)
+		if err != nil {
+			return err
+		}
+		res.Collected = res.Collected[:0]
+		for _, ref := range collected {
+			if err := recordStatusChanged(ctx, r, ref, now); err != nil {
+				return err
+			}
+			res.Collected = append(res.Collected, ref.ID)
+		}
+		return nil
 	})
 	if err != nil {
 		return res, fmt.Errorf("collect overdue invoices: %w", err)
