@@ -10,13 +10,14 @@
 #
 # Inside the namespace: a veth pair carries the node's address (this kernel has no dummy driver), with
 # no default route, so nothing can leave it; etcd, containerd (runc, CNI bridge), the API server,
-# controller manager, scheduler, kubelet, kube-proxy (iptables), CoreDNS and a PostgreSQL for the pods
-# run there. Processes enter only the network namespace (nsenter --net): `ip netns exec` would also
+# controller manager, scheduler, kubelet, kube-proxy (iptables), CoreDNS, a PostgreSQL for the pods
+# and a NATS JetStream server (the pods' events broker) run there. Processes enter only the network namespace (nsenter --net): `ip netns exec` would also
 # remount /sys and hide cgroup v1 from the kubelet and runc. Pods live under a cgroup of their own,
 # containerd's pod namespaces and mounts under STATE, so that `down` finds all of them.
 #
 # Binaries: Kubernetes and CoreDNS from scripts/tools.sh (built once into its cache), containerd,
-# runc, CNI plugins, etcd, iptables and conntrack from Debian, PostgreSQL (15 here) from Debian.
+# runc, CNI plugins, etcd, iptables and conntrack from Debian, PostgreSQL (15 here) and nats-server
+# (scripts/nats.sh installs it) from Debian.
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -29,6 +30,8 @@ SERVICE_CIDR=10.96.0.0/24
 PAUSE_IMAGE=localhost/fulfillment-test/pause:1
 PG_BIN=${PG_BIN:-$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n 1)} # Debian's newest
 PG_PORT=5432
+NATS_BIN=${NATS_BIN:-$(command -v nats-server || echo /usr/sbin/nats-server)}
+NATS_PORT=4222
 
 log() { printf 'cluster.sh: %s\n' "$*" >&2; }
 die() {
@@ -122,9 +125,10 @@ up() {
 		die "CNI plugins missing in /usr/lib/cni (Debian: containernetworking-plugins)"
 	[[ -x $PG_BIN/initdb ]] || die "PostgreSQL's server programs are missing in /usr/lib/postgresql/*/bin (Debian: postgresql)"
 	id postgres >/dev/null 2>&1 || die "no postgres user (Debian: postgresql)"
+	[[ -x $NATS_BIN ]] || die "nats-server is missing (Debian: nats-server; scripts/nats.sh installs it)"
 
 	# Made first, so that `down` finds what to undo whatever fails next.
-	mkdir -p "$STATE"/{log,pids,pki/apiserver,etcd,kubelet,pod-logs,cni/net.d,cni/ipam,containerd,coredns}
+	mkdir -p "$STATE"/{log,pids,pki/apiserver,etcd,kubelet,pod-logs,cni/net.d,cni/ipam,containerd,coredns,nats}
 	chmod 755 "$STATE"
 	local s
 	for s in "${KERNEL_SYSCTLS[@]}"; do printf '%s=%s\n' "$s" "$(cat "/proc/sys/$s")"; done >"$STATE/kernel-sysctls"
@@ -177,6 +181,10 @@ up() {
 	"${NS[@]}" runuser -u postgres -- "$PG_BIN/pg_ctl" -D "$STATE/pg/data" -l "$STATE/log/postgres.log" -w -t 60 \
 		-o "-c listen_addresses=$NODE_IP -c port=$PG_PORT -c unix_socket_directories=$STATE/pg/run -c max_connections=300 -c fsync=off -c synchronous_commit=off -c full_page_writes=off" \
 		start >/dev/null || { cat "$STATE/log/postgres.log" >&2; die "PostgreSQL did not start"; }
+
+	# NATS JetStream for the pods' events, on the node's address, its store under STATE.
+	start nats "$NATS_BIN" -a "$NODE_IP" -p "$NATS_PORT" -js -sd "$STATE/nats"
+	wait_for "nats-server" 30 "${NS[@]}" bash -c "exec 9<>/dev/tcp/$NODE_IP/$NATS_PORT"
 
 	# etcd's data on a tmpfs: its fsyncs would make the API server slow on a busy disk.
 	mount -t tmpfs -o size=512m,mode=0700 fk8s-etcd "$STATE/etcd"
@@ -328,6 +336,7 @@ PAUSE_IMAGE=$PAUSE_IMAGE
 PG_HOST=$NODE_IP
 PG_PORT=$PG_PORT
 PG_SOCKET_DIR=$STATE/pg/run
+NATS_URL=nats://$NODE_IP:$NATS_PORT
 EOF
 }
 
@@ -366,7 +375,7 @@ down() {
 	# The kubelet first (it would restart what follows), then every container, then the daemons.
 	kill_pidfile kubelet
 	kill_cgroup
-	for name in kube-proxy coredns kube-scheduler kube-controller-manager kube-apiserver containerd etcd; do
+	for name in kube-proxy coredns kube-scheduler kube-controller-manager kube-apiserver containerd etcd nats; do
 		kill_pidfile "$name"
 	done
 	# containerd's shims (one per pod) outlive containerd: they are the processes that name its socket.

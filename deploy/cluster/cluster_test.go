@@ -2,7 +2,9 @@
 // team's day (install, upgrade, pod loss, rollback, every optional part) on a
 // single-node cluster that scripts/cluster.sh brings up inside a network
 // namespace of its own, with storefront deliveries flowing through the
-// Service the whole time. See docs/deploy.md, "How the chart is checked".
+// Service the whole time and every pod relaying its events to a NATS
+// JetStream in the same namespace. See docs/deploy.md, "How the chart is
+// checked".
 package cluster_test
 
 import (
@@ -104,8 +106,10 @@ func TestPlatformTeamsDay(t *testing.T) {
 	dsn := fmt.Sprintf("postgres://postgres@%s:%s/%s?sslmode=disable", c.env["NODE_IP"], c.env["PG_PORT"], database)
 	c.mustKubectl("-n", namespace, "create", "secret", "generic", fullname,
 		"--from-literal=DATABASE_URL="+dsn, "--from-literal=AUTH_SIGNING_KEY="+signingKey)
+	// Events on: every pod relays its outbox to the cluster's NATS (the service makes the stream).
 	values := func(version string) []string {
 		return []string{"--namespace", namespace, "--set", "image.tag=" + version, "--set", "image.pullPolicy=Never",
+			"--set", "events.natsUrl=" + c.env["NATS_URL"], "--set", "events.stream=" + eventStream,
 			"--wait", "--timeout", "4m"}
 	}
 
@@ -188,6 +192,10 @@ func TestPlatformTeamsDay(t *testing.T) {
 	// answers to its deliveries name that shipment, all but one as a duplicate.
 	once := checkOrders(t, db, phases)
 
+	// Exactly once, on the stream: once the relays have emptied the outbox, each of those shipments
+	// has one shipment.created by id, naming its order, and no other shipment has one.
+	published := checkEvents(t, c, db)
+
 	// Every optional part on, accepted by the real API server with strict field validation.
 	begin = time.Now()
 	checkAllOn(t, c, chartArchive, crdDir)
@@ -211,9 +219,11 @@ func TestPlatformTeamsDay(t *testing.T) {
 	summary := fmt.Sprintf("cluster day: %d orders at %d/s, %d deliveries (%d of them deliberate redeliveries at once), "+
 		"%d answered within 5 s as promised, statuses %s, retried %d; %d answers 200, %d of them duplicate; "+
 		"in the database: lost %d, duplicated %d; "+
+		"on the stream: %d shipment.created for %d shipments, %d of them exactly once, outbox drained %.1fs after the rollback; "+
 		"images %.0fs, cluster up %.1fs, install+test %.0fs, %s, all-on strict %.0fs",
 		once.orders, deliveryRate, total, once.atOnce, within, formatStatuses(statuses), once.retried, once.answers, once.duplicates,
 		once.lost, once.duplicated,
+		published.events, published.shipments, published.once, published.drained.Seconds(),
 		imagesTook.Seconds(), clusterTook.Seconds(), installTook.Seconds(), strings.Join(phaseTimes, ", "), allOnTook.Seconds())
 	t.Log(summary)
 	if err := os.MkdirAll(filepath.Join(root, ".tmp"), 0o755); err == nil {

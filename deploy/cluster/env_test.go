@@ -94,7 +94,7 @@ func startCluster(t *testing.T) *cluster {
 			c.env[k] = v
 		}
 	}
-	for _, k := range []string{"NETNS", "NODE_IP", "KUBECONFIG", "KUBECTL", "CTR", "CONTAINERD_ADDRESS", "PAUSE_IMAGE", "PG_SOCKET_DIR"} {
+	for _, k := range []string{"NETNS", "NODE_IP", "KUBECONFIG", "KUBECTL", "CTR", "CONTAINERD_ADDRESS", "PAUSE_IMAGE", "PG_SOCKET_DIR", "NATS_URL"} {
 		if c.env[k] == "" {
 			t.Fatalf("cluster.sh up printed no %s:\n%s", k, out)
 		}

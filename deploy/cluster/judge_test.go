@@ -67,3 +67,71 @@ func TestJudgeOrders(t *testing.T) {
 		})
 	}
 }
+
+// TestJudgeEvents shows that the cluster test's check of the stream can
+// fail: each way the shipment.created messages can break exactly-once by id
+// against the database's shipments is reported, and so is an empty stream.
+func TestJudgeEvents(t *testing.T) {
+	event := func(seq uint64, id, shipment, order string) shipmentEvent {
+		return shipmentEvent{seq: seq, msgID: id, id: id, typ: "shipment.created", subject: shipment, org: org,
+			shipmentID: shipment, orderID: order}
+	}
+	goodEvents := func() []shipmentEvent {
+		return []shipmentEvent{event(1, "evt_1", "shp_a", "10"), event(2, "evt_2", "shp_b", "11")}
+	}
+	goodDB := func() map[int64][]string { return map[int64][]string{10: {"shp_a"}, 11: {"shp_b"}} }
+
+	for _, tc := range []struct {
+		name  string
+		spoil func(events *[]shipmentEvent, shipments map[int64][]string)
+		want  string // a problem containing this; "" for none
+	}{
+		{"exactly once", func(*[]shipmentEvent, map[int64][]string) {}, ""},
+		{"a shipment without its event", func(e *[]shipmentEvent, _ map[int64][]string) { *e = (*e)[:1] },
+			"order 11: no shipment.created for its shipment shp_b"},
+		{"a shipment's event twice under two ids", func(e *[]shipmentEvent, _ map[int64][]string) {
+			*e = append(*e, event(3, "evt_3", "shp_a", "10"))
+		}, "order 10: 2 shipment.created for its shipment shp_a: [evt_1 evt_3]"},
+		{"the same id twice", func(e *[]shipmentEvent, _ map[int64][]string) {
+			*e = append(*e, event(3, "evt_1", "shp_a", "10"))
+		}, "event evt_1 twice on the stream (messages 1 and 3)"},
+		{"an event for a shipment not in the database", func(e *[]shipmentEvent, _ map[int64][]string) {
+			*e = append(*e, event(3, "evt_3", "shp_x", "12"))
+		}, `1 shipment.created for the shipment "shp_x", which the database does not have`},
+		{"a shipment the database has twice, the second without an event", func(_ *[]shipmentEvent, s map[int64][]string) {
+			s[10] = append(s[10], "shp_c")
+		}, "order 10: no shipment.created for its shipment shp_c"},
+		{"an event naming another order", func(e *[]shipmentEvent, _ map[int64][]string) { (*e)[1].orderID = "12" },
+			`order 11: the shipment.created evt_2 of its shipment shp_b names the order "12"`},
+		{"an event without its order", func(e *[]shipmentEvent, _ map[int64][]string) { (*e)[1].orderID = "" },
+			`names the order ""`},
+		{"a message ID not the event's id", func(e *[]shipmentEvent, _ map[int64][]string) { (*e)[0].msgID = "evt_0" },
+			`message 1: Nats-Msg-Id "evt_0", the event's id "evt_1"`},
+		{"a subject not the shipment", func(e *[]shipmentEvent, _ map[int64][]string) { (*e)[0].subject = "shp_b" },
+			`message 1: type "shipment.created", subject "shp_b"`},
+		{"another organization", func(e *[]shipmentEvent, _ map[int64][]string) { (*e)[0].org = "org_other" },
+			`organization "org_other"`},
+		{"an empty stream", func(e *[]shipmentEvent, _ map[int64][]string) { *e = nil }, "no shipment.created on the stream"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			events, shipments := goodEvents(), goodDB()
+			tc.spoil(&events, shipments)
+			r, problems := judgeEvents(shipments, events)
+			if tc.want == "" {
+				if len(problems) > 0 {
+					t.Fatalf("problems %q, want none", problems)
+				}
+				if want := (eventsOnce{events: 2, shipments: 2, once: 2}); r != want {
+					t.Errorf("figures %+v, want %+v", r, want)
+				}
+				return
+			}
+			for _, p := range problems {
+				if strings.Contains(p, tc.want) {
+					return
+				}
+			}
+			t.Errorf("problems %q, want one containing %q", problems, tc.want)
+		})
+	}
+}
