@@ -51,9 +51,10 @@ type ChargeRepository interface {
 	// AddOperatorCharge records an operator's charge or credit once per
 	// (organization, reference): false when the reference exists already.
 	AddOperatorCharge(ctx context.Context, c OperatorCharge) (bool, error)
-	// Bill marks the organization's open charges dated before `before` as
-	// billed by invoiceID and returns their sums by line; Open returns the
-	// same sums without marking them (a preview).
+	// Bill returns the sums by line of the organization's open charges
+	// dated before `before`, for invoiceID, under the open period's lock
+	// (a charge belongs to the period that holds its time: finalizing the
+	// period bills them); Open returns the same sums (a preview).
 	Bill(ctx context.Context, organizationID, invoiceID string, before time.Time) ([]billing.Sum, error)
 	Open(ctx context.Context, organizationID string, before time.Time) ([]billing.Sum, error)
 }

@@ -87,7 +87,10 @@ WHERE p.status = 'open' AND rc.services ? v.service AND $1::boolean IS NOT NULL`
 // The facts' filters: one fact by ID ($2), or the facts of one
 // organization ($2, ” for all) that have no charge yet.
 const (
-	oneShipment  = ` AND s.id = $2`
+	// The ship path holds its open period too: a finalization (billing
+	// close, dated now) waits for the ship's transaction and bills its
+	// charges, which a charge's time alone places in the period.
+	oneShipment  = ` AND s.id = $2` + sharePeriods
 	newShipments = ` AND ($2 = '' OR p.organization_id = $2) AND NOT EXISTS (SELECT 1 FROM billing_charges c
 	WHERE c.organization_id = s.organization_id AND c.fee IN ('pick_pack_order', 'spd_carton') AND c.source_id = s.id)` + sharePeriods
 	oneReceipt  = ` AND r.id = $2`
@@ -97,11 +100,10 @@ const (
 	newServices = ` AND ($2 = '' OR p.organization_id = $2) AND NOT EXISTS (SELECT 1 FROM billing_charges c
 	WHERE c.organization_id = v.organization_id AND c.fee = 'service' AND c.source_id = v.id)` + sharePeriods
 
-	// sharePeriods holds the open periods a catch-up accrues into until
+	// sharePeriods holds the open periods an accrual inserts into until
 	// its transaction ends: a finalization (FOR UPDATE) waits for it and
-	// then bills what it inserted. A fact's own path needs no such lock:
-	// a ship is dated now, never inside a period already past its end, and
-	// a receipt or service holds its period through PeriodClosed.
+	// then bills what it inserted. A receipt or service holds its period
+	// through PeriodClosed already.
 	sharePeriods = `
 FOR SHARE OF p`
 )
@@ -133,7 +135,7 @@ rewound AS (
 forgotten AS (
 	DELETE FROM billing_charges c USING rewound w
 	WHERE c.organization_id = w.organization_id AND c.fee IN ('storage_unit_month', 'storage_carton_month')
-		AND c.invoice_id IS NULL AND c.occurred_at >= (w.day::timestamp AT TIME ZONE $3))
+		AND c.occurred_at >= (w.day::timestamp AT TIME ZONE $3) AND c.occurred_at >= ` + openStart + `)
 SELECT fee FROM inserted`
 	}
 	accrueReceiptSQL   = receiptWithStorage(oneReceipt)
@@ -185,12 +187,18 @@ WHERE o.day > o.done AND o.q > 0
 ON CONFLICT (organization_id, fee, source_id) DO NOTHING
 RETURNING fee`
 
+// openStart is the start of the organization's open period, of the
+// charge c: a charge belongs to the period that holds its time, so the
+// open charges are those from it on (a finalized period's are never
+// touched, nor marked: "billed" is the period's status).
+const openStart = `(SELECT op.starts_at FROM billing_periods op WHERE op.organization_id = c.organization_id AND op.status = 'open')`
+
 const (
 	// forgetChargesSQL deletes the open charges of an organization's facts
 	// from $2 on, and takes its storage watermark back to the day before
 	// $3 (a date), for a new card to price them.
 	forgetChargesSQL = `WITH forgotten AS (
-	DELETE FROM billing_charges WHERE organization_id = $1 AND invoice_id IS NULL AND occurred_at >= $2 AND fee <> 'operator')
+	DELETE FROM billing_charges c WHERE organization_id = $1 AND occurred_at >= $2 AND occurred_at >= ` + openStart + ` AND fee <> 'operator')
 UPDATE billing_storage SET accrued_through = least(accrued_through, $3::date - 1) WHERE organization_id = $1`
 
 	// startStorageSQL gives an organization its storage watermark: the day
@@ -203,17 +211,11 @@ ON CONFLICT (organization_id) DO UPDATE SET accrued_through = least(billing_stor
 VALUES ($1, 'operator', $2, $3, $4, $5, $6, 1, $7, $8)
 ON CONFLICT (organization_id, fee, source_id) DO NOTHING`
 
-	// billChargesSQL marks and sums in one statement, so that the sums are
-	// exactly the charges marked.
-	billChargesSQL = `WITH billed AS (
-	UPDATE billing_charges SET invoice_id = $2
-	WHERE organization_id = $1 AND invoice_id IS NULL AND occurred_at < $3
-	RETURNING fee, title, unit_cost, warehouse_id, divisor, quantity_milli, description, for_period)
-SELECT fee, title, unit_cost, warehouse_id, divisor, sum(quantity_milli)::bigint, count(*), description, for_period
-FROM billed GROUP BY fee, title, unit_cost, warehouse_id, divisor, description, for_period`
-
+	// openChargesSQL sums the open period's charges before $2 by line: one
+	// range of the index on (organization, time). Finalizing a period
+	// bills exactly these, by the period's row alone.
 	openChargesSQL = `SELECT fee, title, unit_cost, warehouse_id, divisor, sum(quantity_milli)::bigint, count(*), description, for_period
-FROM billing_charges WHERE organization_id = $1 AND invoice_id IS NULL AND occurred_at < $2
+FROM billing_charges c WHERE organization_id = $1 AND occurred_at >= ` + openStart + ` AND occurred_at < $2
 GROUP BY fee, title, unit_cost, warehouse_id, divisor, description, for_period`
 )
 
@@ -302,10 +304,12 @@ func (r *ChargeRepository) AddOperatorCharge(ctx context.Context, c ports.Operat
 	return n == 1, dbErr(err)
 }
 
-// Bill marks the open charges before `before` as billed by invoiceID and
-// sums them by line.
-func (r *ChargeRepository) Bill(ctx context.Context, organizationID, invoiceID string, before time.Time) ([]billing.Sum, error) {
-	return r.sums(ctx, billChargesSQL, organizationID, invoiceID, before)
+// Bill sums the open period's charges before `before` by line, for the
+// invoice the caller finalizes (holding the period's row FOR UPDATE).
+// Nothing is marked: once the period is finalized its charges are billed
+// by their time, and no accrual inserts into a finalized period.
+func (r *ChargeRepository) Bill(ctx context.Context, organizationID, _ string, before time.Time) ([]billing.Sum, error) {
+	return r.sums(ctx, openChargesSQL, organizationID, before)
 }
 
 // Open sums the open charges before `before` by line.
