@@ -1,3 +1,4 @@
+DROP TABLE billing_catch_up;
 -- The schema before 0011 marks billed charges: mark those of the finalized
 -- periods.
 UPDATE billing_charges c SET invoice_id = p.invoice_id

@@ -9,3 +9,11 @@ DROP INDEX billing_charges_open_idx;
 UPDATE billing_charges c SET occurred_at = p.starts_at
 FROM billing_periods p
 WHERE p.organization_id = c.organization_id AND p.status = 'open' AND c.invoice_id IS NULL AND c.occurred_at < p.starts_at;
+
+-- The catch-up's watermark per organization, for its open period from
+-- starts_at: the facts dated before `through` were looked at already.
+CREATE TABLE billing_catch_up (
+    organization_id text PRIMARY KEY REFERENCES organizations (id),
+    starts_at       timestamptz NOT NULL,
+    through         timestamptz NOT NULL
+);

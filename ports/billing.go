@@ -39,8 +39,11 @@ type ChargeRepository interface {
 	// AccrueService accrues a service's charge at its card's price.
 	AccrueService(ctx context.Context, serviceID string) (map[billing.Fee]int, error)
 	// CatchUp accrues every fact of the organization's open period ("":
-	// every organization's) that has no charge yet.
-	CatchUp(ctx context.Context, organizationID string) (map[billing.Fee]int, error)
+	// every organization's) that has no charge yet, reading the facts from
+	// the previous catch-up's watermark on, then moves the watermark to
+	// through (now less BILLING_GRACE: a fact's own path accrues it; the
+	// catch-up looks at the last grace's facts again, as a safety net).
+	CatchUp(ctx context.Context, organizationID string, through time.Time) (map[billing.Fee]int, error)
 	// AccrueStorage accrues the days of storage up to through (in the
 	// billing time zone) not accrued yet, from the stock ledger.
 	AccrueStorage(ctx context.Context, organizationID string, through billing.Date) (map[billing.Fee]int, error)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/acme3pl/fulfillment/domain/billing"
@@ -53,8 +54,8 @@ RETURNING fee`
 
 	// $1: 'sandbox charges tests' flag, then the filter's parameters.
 	shipmentChargesSQL = `SELECT s.organization_id, f.fee, s.id, s.warehouse_id, f.title, f.qty * 1000, 1, f.cost, s.shipped_at
-FROM billing_periods p
-JOIN shipments s ON s.organization_id = p.organization_id AND s.status = 'shipped' AND s.shipped_at >= p.starts_at
+FROM billing_periods p{watermark}
+JOIN shipments s ON s.organization_id = p.organization_id AND s.status = 'shipped' AND s.shipped_at >= {since}
 ` + `%s
 CROSS JOIN LATERAL (SELECT coalesce(sum(quantity), 0) FROM shipment_items i WHERE i.shipment_id = s.id) units(n)
 CROSS JOIN LATERAL (SELECT coalesce(sum(quantity), 0) FROM shipment_cartons c WHERE c.shipment_id = s.id) cartons(n)
@@ -65,8 +66,8 @@ CROSS JOIN LATERAL (VALUES
 WHERE p.status = 'open' AND f.qty > 0 AND (NOT s.test OR $1)`
 
 	receiptChargesSQL = `SELECT r.organization_id, f.fee, r.id, r.warehouse_id, f.title, f.qty * 1000, 1, f.cost, r.received_at
-FROM billing_periods p
-JOIN warehouse_receipts r ON r.organization_id = p.organization_id AND r.received_at >= p.starts_at
+FROM billing_periods p{watermark}
+JOIN warehouse_receipts r ON r.organization_id = p.organization_id AND r.received_at >= {since}
 ` + `%s
 CROSS JOIN LATERAL (SELECT coalesce(sum(quantity) FILTER (WHERE product_id IS NOT NULL), 0),
 	coalesce(sum(quantity) FILTER (WHERE carton_id IS NOT NULL), 0)
@@ -78,8 +79,8 @@ WHERE p.status = 'open' AND f.qty > 0 AND $1::boolean IS NOT NULL`
 
 	serviceChargesSQL = `SELECT v.organization_id, 'service', v.id, v.warehouse_id, rc.services -> v.service ->> 'title',
 	v.quantity_milli, 1, (rc.services -> v.service ->> 'unitCost')::bigint, v.performed_at
-FROM billing_periods p
-JOIN warehouse_services v ON v.organization_id = p.organization_id AND v.performed_at >= p.starts_at
+FROM billing_periods p{watermark}
+JOIN warehouse_services v ON v.organization_id = p.organization_id AND v.performed_at >= {since}
 ` + `%s
 WHERE p.status = 'open' AND rc.services ? v.service AND $1::boolean IS NOT NULL`
 )
@@ -108,10 +109,31 @@ const (
 FOR SHARE OF p`
 )
 
+// The catch-up's watermark, for shipments (the bulk of the facts): the
+// shipments of an open period shipped before billing_catch_up.through were
+// looked at by an earlier catch-up of the same period, so a catch-up reads
+// only those from it on (a range of shipments_shipped_idx) instead of the
+// whole period's. A shipment's time is the moment it was shipped, by the
+// service's clock, in the transaction that accrues it; the watermark trails
+// the clock by BILLING_GRACE, so a shipment committed late is still looked
+// at. Receipts and services are dated by the warehouse, anywhere in the
+// open period: their catch-up reads the whole period (few per month).
+const (
+	catchUpWatermark = `
+LEFT JOIN billing_catch_up w ON w.organization_id = p.organization_id AND w.starts_at = p.starts_at`
+	catchUpSince = `greatest(p.starts_at, w.through)`
+)
+
 // accrual builds the statement of an accrual: the facts' SELECT with the
-// card in force at the fact's time and the filter appended.
+// card in force at the fact's time and the filter appended; a catch-up's
+// facts from the watermark on, one fact's from its period's start.
 func accrual(selectSQL, at, filter string) string {
-	return insertChargesSQL + fmt.Sprintf(selectSQL, fmt.Sprintf(cardInForceAt, at)) + filter + onChargeConflict
+	watermark, since := "", "p.starts_at"
+	if filter == newShipments {
+		watermark, since = catchUpWatermark, catchUpSince
+	}
+	sel := strings.NewReplacer("{watermark}", watermark, "{since}", since).Replace(selectSQL)
+	return insertChargesSQL + fmt.Sprintf(sel, fmt.Sprintf(cardInForceAt, at)) + filter + onChargeConflict
 }
 
 var (
@@ -256,8 +278,19 @@ func (r *ChargeRepository) AccrueService(ctx context.Context, serviceID string) 
 // makes them exactly once; the lock ends with the transaction.
 const catchUpLockSQL = `SELECT pg_advisory_xact_lock(8042001)`
 
-// CatchUp accrues the facts without a charge yet.
-func (r *ChargeRepository) CatchUp(ctx context.Context, organizationID string) (map[billing.Fee]int, error) {
+// moveCatchUpSQL moves the watermark of the open periods ($1, ” for all)
+// to $2 once the catch-up has looked at their facts (under its advisory
+// lock: catch-ups never move it at once). A period opened since starts
+// its own.
+const moveCatchUpSQL = `INSERT INTO billing_catch_up AS w (organization_id, starts_at, through)
+SELECT organization_id, starts_at, $2 FROM billing_periods WHERE status = 'open' AND ($1 = '' OR organization_id = $1) AND starts_at < $2
+ON CONFLICT (organization_id) DO UPDATE SET starts_at = EXCLUDED.starts_at,
+	through = CASE WHEN w.starts_at = EXCLUDED.starts_at THEN greatest(w.through, EXCLUDED.through) ELSE EXCLUDED.through END
+WHERE w.starts_at <> EXCLUDED.starts_at OR w.through < EXCLUDED.through`
+
+// CatchUp accrues the facts without a charge yet, those dated from the
+// watermark on, and moves the watermark to through.
+func (r *ChargeRepository) CatchUp(ctx context.Context, organizationID string, through time.Time) (map[billing.Fee]int, error) {
 	total := map[billing.Fee]int{}
 	if err := r.run.query(ctx, catchUpLockSQL, func(*sql.Rows) error { return nil }); err != nil {
 		return nil, dbErr(err)
@@ -278,6 +311,9 @@ func (r *ChargeRepository) CatchUp(ctx context.Context, organizationID string) (
 			total[f] += c
 		}
 	}
+	if _, err := r.run.exec(ctx, moveCatchUpSQL, organizationID, through); err != nil {
+		return nil, dbErr(err)
+	}
 	return total, nil
 }
 
@@ -293,7 +329,12 @@ func (r *ChargeRepository) Forget(ctx context.Context, organizationID string, fr
 	if _, err := r.run.exec(ctx, startStorageSQL, organizationID, day.String()); err != nil {
 		return dbErr(err)
 	}
-	_, err := r.run.exec(ctx, forgetChargesSQL, organizationID, from, day.String())
+	if _, err := r.run.exec(ctx, forgetChargesSQL, organizationID, from, day.String()); err != nil {
+		return dbErr(err)
+	}
+	// The facts from `from` on are to be accrued again: the catch-up's
+	// watermark goes back to it.
+	_, err := r.run.exec(ctx, `UPDATE billing_catch_up SET through = least(through, $2) WHERE organization_id = $1`, organizationID, from)
 	return dbErr(err)
 }
 

@@ -54,7 +54,7 @@ func (h *RunBillingHandler) Handle(ctx context.Context, _ RunBilling) (RunResult
 	now := h.d.Clock.Now()
 	res := RunResult{Charges: map[billing.Fee]int{}}
 	err := h.d.UnitOfWork.Do(ctx, func(ctx context.Context, r ports.Repositories) error {
-		fees, err := r.Charges.CatchUp(ctx, "")
+		fees, err := r.Charges.CatchUp(ctx, "", h.d.caughtUpThrough(now))
 		addFees(res.Charges, fees)
 		return err
 	})
