@@ -115,6 +115,11 @@ type BillingPeriodRepository interface {
 	// LockOpen reads the organization's open period FOR UPDATE;
 	// domain.ErrNotFound when it has none.
 	LockOpen(ctx context.Context, organizationID string) (OpenPeriod, error)
+	// LockOpenMany locks the open periods of the organizations FOR UPDATE,
+	// in one statement and one order, after the catch-up's lock (a
+	// catch-up holds open periods FOR SHARE): the batch of a run's
+	// finalizations, each then read with LockOpen.
+	LockOpenMany(ctx context.Context, organizationIDs []string) error
 	// ClosedUntil is the end of the organization's last finalized period,
 	// where its open period starts (zero when none was finalized):
 	// instants before it are in a closed period. It
