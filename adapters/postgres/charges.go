@@ -215,12 +215,16 @@ RETURNING fee`
 // touched, nor marked: "billed" is the period's status).
 const openStart = `(SELECT op.starts_at FROM billing_periods op WHERE op.organization_id = c.organization_id AND op.status = 'open')`
 
+// openStartOf is openStart of the organization $1: evaluated once, so that
+// it bounds the scan of the index on (organization, time).
+const openStartOf = `(SELECT op.starts_at FROM billing_periods op WHERE op.organization_id = $1 AND op.status = 'open')`
+
 const (
 	// forgetChargesSQL deletes the open charges of an organization's facts
 	// from $2 on, and takes its storage watermark back to the day before
 	// $3 (a date), for a new card to price them.
 	forgetChargesSQL = `WITH forgotten AS (
-	DELETE FROM billing_charges c WHERE organization_id = $1 AND occurred_at >= $2 AND occurred_at >= ` + openStart + ` AND fee <> 'operator')
+	DELETE FROM billing_charges c WHERE organization_id = $1 AND occurred_at >= $2 AND occurred_at >= ` + openStartOf + ` AND fee <> 'operator')
 UPDATE billing_storage SET accrued_through = least(accrued_through, $3::date - 1) WHERE organization_id = $1`
 
 	// startStorageSQL gives an organization its storage watermark: the day
@@ -237,7 +241,7 @@ ON CONFLICT (organization_id, fee, source_id) DO NOTHING`
 	// range of the index on (organization, time). Finalizing a period
 	// bills exactly these, by the period's row alone.
 	openChargesSQL = `SELECT fee, title, unit_cost, warehouse_id, divisor, sum(quantity_milli)::bigint, count(*), description, for_period
-FROM billing_charges c WHERE organization_id = $1 AND occurred_at >= ` + openStart + ` AND occurred_at < $2
+FROM billing_charges c WHERE organization_id = $1 AND occurred_at >= ` + openStartOf + ` AND occurred_at < $2
 GROUP BY fee, title, unit_cost, warehouse_id, divisor, description, for_period`
 )
 
