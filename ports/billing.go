@@ -118,8 +118,8 @@ type BillingPeriodRepository interface {
 	// LockOpenMany locks the open periods of the organizations FOR UPDATE,
 	// in one statement and one order, after the catch-up's lock (a
 	// catch-up holds open periods FOR SHARE): the batch of a run's
-	// finalizations, each then read with LockOpen.
-	LockOpenMany(ctx context.Context, organizationIDs []string) error
+	// finalizations. It returns the periods still open once locked.
+	LockOpenMany(ctx context.Context, organizationIDs []string) ([]OpenPeriod, error)
 	// ClosedUntil is the end of the organization's last finalized period,
 	// where its open period starts (zero when none was finalized):
 	// instants before it are in a closed period. It

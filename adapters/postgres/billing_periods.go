@@ -123,16 +123,22 @@ func (r *BillingPeriodRepository) LockOpen(ctx context.Context, organizationID s
 
 // lockOpenManySQL locks the open periods of the organizations $1 in the
 // organizations' order.
-const lockOpenManySQL = `SELECT organization_id FROM billing_periods
+const lockOpenManySQL = `SELECT organization_id, starts_at, ends_at, invoice_id FROM billing_periods
 WHERE status = 'open' AND organization_id = ANY($1::text[]) ORDER BY organization_id FOR UPDATE`
 
 // LockOpenMany locks the organizations' open periods, after the catch-up's
 // lock (catchUpLockSQL), so that the two never wait for each other in turn.
-func (r *BillingPeriodRepository) LockOpenMany(ctx context.Context, organizationIDs []string) error {
+func (r *BillingPeriodRepository) LockOpenMany(ctx context.Context, organizationIDs []string) ([]ports.OpenPeriod, error) {
 	if err := r.run.query(ctx, catchUpLockSQL, func(*sql.Rows) error { return nil }); err != nil {
-		return dbErr(err)
+		return nil, dbErr(err)
 	}
-	return dbErr(r.run.query(ctx, lockOpenManySQL, func(*sql.Rows) error { return nil }, pgArray(organizationIDs)))
+	var out []ports.OpenPeriod
+	err := r.run.query(ctx, lockOpenManySQL, func(rows *sql.Rows) error {
+		p, err := scanOpenPeriod(rows)
+		out = append(out, p)
+		return err
+	}, pgArray(organizationIDs))
+	return out, dbErr(err)
 }
 
 // hasPeriodsSQL tells an organization that bills from one that does not.

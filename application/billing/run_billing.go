@@ -2,7 +2,6 @@ package billing
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"time"
 
@@ -148,19 +147,18 @@ func (h *RunBillingHandler) finalizeDue(ctx context.Context, batch []ports.OpenP
 		for i, p := range batch {
 			ids[i] = p.OrganizationID
 		}
-		if err := r.BillingPeriods.LockOpenMany(ctx, ids); err != nil {
+		open, err := r.BillingPeriods.LockOpenMany(ctx, ids)
+		if err != nil {
 			return err
 		}
+		byOrg := make(map[string]ports.OpenPeriod, len(open))
+		for _, p := range open {
+			byOrg[p.OrganizationID] = p
+		}
 		for _, p := range batch {
-			locked, err := r.BillingPeriods.LockOpen(ctx, p.OrganizationID)
-			if errors.Is(err, domain.ErrNotFound) {
-				continue
-			}
-			if err != nil {
-				return err
-			}
-			if !locked.Period.Start.Equal(p.Period.Start) || !locked.Period.Due(now, h.d.Settings.Grace) {
-				continue
+			locked, ok := byOrg[p.OrganizationID]
+			if !ok || !locked.Period.Start.Equal(p.Period.Start) || !locked.Period.Due(now, h.d.Settings.Grace) {
+				continue // finalized meanwhile by another run
 			}
 			at := locked.Period.End.Add(h.d.Settings.Grace)
 			f, err := h.d.finalize(ctx, r, locked, locked.Period.End, at)

@@ -88,9 +88,15 @@ func (f *fakePeriods) Due(_ context.Context, endedBy time.Time) ([]ports.OpenPer
 	return out, nil
 }
 
-func (f *fakePeriods) LockOpenMany(_ context.Context, ids []string) error {
+func (f *fakePeriods) LockOpenMany(_ context.Context, ids []string) ([]ports.OpenPeriod, error) {
 	f.log.add("LockOpenMany(%s)", strings.Join(ids, ","))
-	return nil
+	var out []ports.OpenPeriod
+	for _, id := range ids {
+		if p, ok := f.open[id]; ok {
+			out = append(out, p)
+		}
+	}
+	return out, nil
 }
 
 func (f *fakePeriods) LockOpen(_ context.Context, org string) (ports.OpenPeriod, error) {
@@ -161,7 +167,7 @@ var shipSum = []billing.Sum{{Fee: billing.PickPackOrder, Title: "Pick & Pack ord
 
 // A run accrues first (the catch-up's watermark one grace behind the
 // clock, storage up to yesterday), then finalizes the due periods, locked
-// all at once before each is read and billed, then collects.
+// all at once before each is billed, then collects.
 func TestRunBillingOrderOfSteps(t *testing.T) {
 	f := newFixture(time.Date(2030, 12, 2, 0, 0, 0, 0, time.UTC), shipSum)
 	f.periods.open["org_a"], f.periods.open["org_b"] = november("org_a"), november("org_b")
@@ -170,8 +176,8 @@ func TestRunBillingOrderOfSteps(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := calls{`CatchUp("", 2030-12-01T00:00:00Z)`, `AccrueStorage("", 2030-12-01)`, "Due", "LockOpenMany(org_a,org_b)",
-		"LockOpen(org_a)", "Bill(org_a, 2030-12-01T00:00:00Z)", "Finalize(org_a, 2030-12-01T00:00:00Z)",
-		"LockOpen(org_b)", "Bill(org_b, 2030-12-01T00:00:00Z)", "Finalize(org_b, 2030-12-01T00:00:00Z)",
+		"Bill(org_a, 2030-12-01T00:00:00Z)", "Finalize(org_a, 2030-12-01T00:00:00Z)",
+		"Bill(org_b, 2030-12-01T00:00:00Z)", "Finalize(org_b, 2030-12-01T00:00:00Z)",
 		"Due", "Collect"}
 	if !slices.Equal(*f.log, want) {
 		t.Fatalf("calls\n %q\nwant\n %q", *f.log, want)
