@@ -39,8 +39,11 @@ type ChargeRepository interface {
 	// AccrueService accrues a service's charge at its card's price.
 	AccrueService(ctx context.Context, serviceID string) (map[billing.Fee]int, error)
 	// CatchUp accrues every fact of the organization's open period ("":
-	// every organization's) that has no charge yet.
-	CatchUp(ctx context.Context, organizationID string) (map[billing.Fee]int, error)
+	// every organization's) that has no charge yet, reading the facts from
+	// the previous catch-up's watermark on, then moves the watermark to
+	// through (now less BILLING_GRACE: a fact's own path accrues it; the
+	// catch-up looks at the last grace's facts again, as a safety net).
+	CatchUp(ctx context.Context, organizationID string, through time.Time) (map[billing.Fee]int, error)
 	// AccrueStorage accrues the days of storage up to through (in the
 	// billing time zone) not accrued yet, from the stock ledger.
 	AccrueStorage(ctx context.Context, organizationID string, through billing.Date) (map[billing.Fee]int, error)
@@ -51,9 +54,10 @@ type ChargeRepository interface {
 	// AddOperatorCharge records an operator's charge or credit once per
 	// (organization, reference): false when the reference exists already.
 	AddOperatorCharge(ctx context.Context, c OperatorCharge) (bool, error)
-	// Bill marks the organization's open charges dated before `before` as
-	// billed by invoiceID and returns their sums by line; Open returns the
-	// same sums without marking them (a preview).
+	// Bill returns the sums by line of the organization's open charges
+	// dated before `before`, for invoiceID, under the open period's lock
+	// (a charge belongs to the period that holds its time: finalizing the
+	// period bills them); Open returns the same sums (a preview).
 	Bill(ctx context.Context, organizationID, invoiceID string, before time.Time) ([]billing.Sum, error)
 	Open(ctx context.Context, organizationID string, before time.Time) ([]billing.Sum, error)
 }
@@ -111,6 +115,11 @@ type BillingPeriodRepository interface {
 	// LockOpen reads the organization's open period FOR UPDATE;
 	// domain.ErrNotFound when it has none.
 	LockOpen(ctx context.Context, organizationID string) (OpenPeriod, error)
+	// LockOpenMany locks the open periods of the organizations FOR UPDATE,
+	// in one statement and one order, after the catch-up's lock (a
+	// catch-up holds open periods FOR SHARE): the batch of a run's
+	// finalizations. It returns the periods still open once locked.
+	LockOpenMany(ctx context.Context, organizationIDs []string) ([]OpenPeriod, error)
 	// ClosedUntil is the end of the organization's last finalized period,
 	// where its open period starts (zero when none was finalized):
 	// instants before it are in a closed period. It

@@ -121,6 +121,26 @@ func (r *BillingPeriodRepository) LockOpen(ctx context.Context, organizationID s
 	return r.locked(ctx, lockOpenPeriodSQL, organizationID)
 }
 
+// lockOpenManySQL locks the open periods of the organizations $1 in the
+// organizations' order.
+const lockOpenManySQL = `SELECT organization_id, starts_at, ends_at, invoice_id FROM billing_periods
+WHERE status = 'open' AND organization_id = ANY($1::text[]) ORDER BY organization_id FOR UPDATE`
+
+// LockOpenMany locks the organizations' open periods, after the catch-up's
+// lock (catchUpLockSQL), so that the two never wait for each other in turn.
+func (r *BillingPeriodRepository) LockOpenMany(ctx context.Context, organizationIDs []string) ([]ports.OpenPeriod, error) {
+	if err := r.run.query(ctx, catchUpLockSQL, func(*sql.Rows) error { return nil }); err != nil {
+		return nil, dbErr(err)
+	}
+	var out []ports.OpenPeriod
+	err := r.run.query(ctx, lockOpenManySQL, func(rows *sql.Rows) error {
+		p, err := scanOpenPeriod(rows)
+		out = append(out, p)
+		return err
+	}, pgArray(organizationIDs))
+	return out, dbErr(err)
+}
+
 // hasPeriodsSQL tells an organization that bills from one that does not.
 const hasPeriodsSQL = `SELECT count(*) FROM (SELECT 1 FROM billing_periods WHERE organization_id = $1 LIMIT 1) p`
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/acme3pl/fulfillment/domain/billing"
@@ -54,7 +55,7 @@ RETURNING fee`
 	// $1: 'sandbox charges tests' flag, then the filter's parameters.
 	shipmentChargesSQL = `SELECT s.organization_id, f.fee, s.id, s.warehouse_id, f.title, f.qty * 1000, 1, f.cost, s.shipped_at
 FROM billing_periods p
-JOIN shipments s ON s.organization_id = p.organization_id AND s.status = 'shipped' AND s.shipped_at >= p.starts_at
+JOIN shipments s ON s.organization_id = p.organization_id AND s.status = 'shipped' AND s.shipped_at >= {since}
 ` + `%s
 CROSS JOIN LATERAL (SELECT coalesce(sum(quantity), 0) FROM shipment_items i WHERE i.shipment_id = s.id) units(n)
 CROSS JOIN LATERAL (SELECT coalesce(sum(quantity), 0) FROM shipment_cartons c WHERE c.shipment_id = s.id) cartons(n)
@@ -66,7 +67,7 @@ WHERE p.status = 'open' AND f.qty > 0 AND (NOT s.test OR $1)`
 
 	receiptChargesSQL = `SELECT r.organization_id, f.fee, r.id, r.warehouse_id, f.title, f.qty * 1000, 1, f.cost, r.received_at
 FROM billing_periods p
-JOIN warehouse_receipts r ON r.organization_id = p.organization_id AND r.received_at >= p.starts_at
+JOIN warehouse_receipts r ON r.organization_id = p.organization_id AND r.received_at >= {since}
 ` + `%s
 CROSS JOIN LATERAL (SELECT coalesce(sum(quantity) FILTER (WHERE product_id IS NOT NULL), 0),
 	coalesce(sum(quantity) FILTER (WHERE carton_id IS NOT NULL), 0)
@@ -79,7 +80,7 @@ WHERE p.status = 'open' AND f.qty > 0 AND $1::boolean IS NOT NULL`
 	serviceChargesSQL = `SELECT v.organization_id, 'service', v.id, v.warehouse_id, rc.services -> v.service ->> 'title',
 	v.quantity_milli, 1, (rc.services -> v.service ->> 'unitCost')::bigint, v.performed_at
 FROM billing_periods p
-JOIN warehouse_services v ON v.organization_id = p.organization_id AND v.performed_at >= p.starts_at
+JOIN warehouse_services v ON v.organization_id = p.organization_id AND v.performed_at >= {since}
 ` + `%s
 WHERE p.status = 'open' AND rc.services ? v.service AND $1::boolean IS NOT NULL`
 )
@@ -87,7 +88,10 @@ WHERE p.status = 'open' AND rc.services ? v.service AND $1::boolean IS NOT NULL`
 // The facts' filters: one fact by ID ($2), or the facts of one
 // organization ($2, ” for all) that have no charge yet.
 const (
-	oneShipment  = ` AND s.id = $2`
+	// The ship path holds its open period too: a finalization (billing
+	// close, dated now) waits for the ship's transaction and bills its
+	// charges, which a charge's time alone places in the period.
+	oneShipment  = ` AND s.id = $2` + sharePeriods
 	newShipments = ` AND ($2 = '' OR p.organization_id = $2) AND NOT EXISTS (SELECT 1 FROM billing_charges c
 	WHERE c.organization_id = s.organization_id AND c.fee IN ('pick_pack_order', 'spd_carton') AND c.source_id = s.id)` + sharePeriods
 	oneReceipt  = ` AND r.id = $2`
@@ -97,19 +101,39 @@ const (
 	newServices = ` AND ($2 = '' OR p.organization_id = $2) AND NOT EXISTS (SELECT 1 FROM billing_charges c
 	WHERE c.organization_id = v.organization_id AND c.fee = 'service' AND c.source_id = v.id)` + sharePeriods
 
-	// sharePeriods holds the open periods a catch-up accrues into until
+	// sharePeriods holds the open periods an accrual inserts into until
 	// its transaction ends: a finalization (FOR UPDATE) waits for it and
-	// then bills what it inserted. A fact's own path needs no such lock:
-	// a ship is dated now, never inside a period already past its end, and
-	// a receipt or service holds its period through PeriodClosed.
+	// then bills what it inserted. A receipt or service holds its period
+	// through PeriodClosed already.
 	sharePeriods = `
 FOR SHARE OF p`
 )
 
+// The catch-up's watermark, for shipments (the bulk of the facts): the
+// shipments of an open period shipped before billing_catch_up.through were
+// looked at by an earlier catch-up of the same period, so a catch-up reads
+// only those from it on (a range of shipments_shipped_idx) instead of the
+// whole period's. A shipment's time is the moment it was shipped, by the
+// service's clock, in the transaction that accrues it; the watermark trails
+// the clock by BILLING_GRACE, so a shipment committed late is still looked
+// at. Receipts and services are dated by the warehouse, anywhere in the
+// open period: their catch-up reads the whole period (few per month).
+// The bound is a scalar subquery, so that it is an index condition of
+// the shipments' scan (a join with billing_catch_up made the planner scan
+// every shipment).
+const catchUpSince = `greatest(p.starts_at, (SELECT w.through FROM billing_catch_up w
+	WHERE w.organization_id = p.organization_id AND w.starts_at = p.starts_at))`
+
 // accrual builds the statement of an accrual: the facts' SELECT with the
-// card in force at the fact's time and the filter appended.
+// card in force at the fact's time and the filter appended; a catch-up's
+// facts from the watermark on, one fact's from its period's start.
 func accrual(selectSQL, at, filter string) string {
-	return insertChargesSQL + fmt.Sprintf(selectSQL, fmt.Sprintf(cardInForceAt, at)) + filter + onChargeConflict
+	since := "p.starts_at"
+	if filter == newShipments {
+		since = catchUpSince
+	}
+	sel := strings.Replace(selectSQL, "{since}", since, 1)
+	return insertChargesSQL + fmt.Sprintf(sel, fmt.Sprintf(cardInForceAt, at)) + filter + onChargeConflict
 }
 
 var (
@@ -133,7 +157,7 @@ rewound AS (
 forgotten AS (
 	DELETE FROM billing_charges c USING rewound w
 	WHERE c.organization_id = w.organization_id AND c.fee IN ('storage_unit_month', 'storage_carton_month')
-		AND c.invoice_id IS NULL AND c.occurred_at >= (w.day::timestamp AT TIME ZONE $3))
+		AND c.occurred_at >= (w.day::timestamp AT TIME ZONE $3) AND c.occurred_at >= ` + openStart + `)
 SELECT fee FROM inserted`
 	}
 	accrueReceiptSQL   = receiptWithStorage(oneReceipt)
@@ -185,12 +209,22 @@ WHERE o.day > o.done AND o.q > 0
 ON CONFLICT (organization_id, fee, source_id) DO NOTHING
 RETURNING fee`
 
+// openStart is the start of the organization's open period, of the
+// charge c: a charge belongs to the period that holds its time, so the
+// open charges are those from it on (a finalized period's are never
+// touched, nor marked: "billed" is the period's status).
+const openStart = `(SELECT op.starts_at FROM billing_periods op WHERE op.organization_id = c.organization_id AND op.status = 'open')`
+
+// openStartOf is openStart of the organization $1: evaluated once, so that
+// it bounds the scan of the index on (organization, time).
+const openStartOf = `(SELECT op.starts_at FROM billing_periods op WHERE op.organization_id = $1 AND op.status = 'open')`
+
 const (
 	// forgetChargesSQL deletes the open charges of an organization's facts
 	// from $2 on, and takes its storage watermark back to the day before
 	// $3 (a date), for a new card to price them.
 	forgetChargesSQL = `WITH forgotten AS (
-	DELETE FROM billing_charges WHERE organization_id = $1 AND invoice_id IS NULL AND occurred_at >= $2 AND fee <> 'operator')
+	DELETE FROM billing_charges c WHERE organization_id = $1 AND occurred_at >= $2 AND occurred_at >= ` + openStartOf + ` AND fee <> 'operator')
 UPDATE billing_storage SET accrued_through = least(accrued_through, $3::date - 1) WHERE organization_id = $1`
 
 	// startStorageSQL gives an organization its storage watermark: the day
@@ -203,17 +237,11 @@ ON CONFLICT (organization_id) DO UPDATE SET accrued_through = least(billing_stor
 VALUES ($1, 'operator', $2, $3, $4, $5, $6, 1, $7, $8)
 ON CONFLICT (organization_id, fee, source_id) DO NOTHING`
 
-	// billChargesSQL marks and sums in one statement, so that the sums are
-	// exactly the charges marked.
-	billChargesSQL = `WITH billed AS (
-	UPDATE billing_charges SET invoice_id = $2
-	WHERE organization_id = $1 AND invoice_id IS NULL AND occurred_at < $3
-	RETURNING fee, title, unit_cost, warehouse_id, divisor, quantity_milli, description, for_period)
-SELECT fee, title, unit_cost, warehouse_id, divisor, sum(quantity_milli)::bigint, count(*), description, for_period
-FROM billed GROUP BY fee, title, unit_cost, warehouse_id, divisor, description, for_period`
-
+	// openChargesSQL sums the open period's charges before $2 by line: one
+	// range of the index on (organization, time). Finalizing a period
+	// bills exactly these, by the period's row alone.
 	openChargesSQL = `SELECT fee, title, unit_cost, warehouse_id, divisor, sum(quantity_milli)::bigint, count(*), description, for_period
-FROM billing_charges WHERE organization_id = $1 AND invoice_id IS NULL AND occurred_at < $2
+FROM billing_charges c WHERE organization_id = $1 AND occurred_at >= ` + openStartOf + ` AND occurred_at < $2
 GROUP BY fee, title, unit_cost, warehouse_id, divisor, description, for_period`
 )
 
@@ -254,8 +282,19 @@ func (r *ChargeRepository) AccrueService(ctx context.Context, serviceID string) 
 // makes them exactly once; the lock ends with the transaction.
 const catchUpLockSQL = `SELECT pg_advisory_xact_lock(8042001)`
 
-// CatchUp accrues the facts without a charge yet.
-func (r *ChargeRepository) CatchUp(ctx context.Context, organizationID string) (map[billing.Fee]int, error) {
+// moveCatchUpSQL moves the watermark of the open periods ($1, ” for all)
+// to $2 once the catch-up has looked at their facts (under its advisory
+// lock: catch-ups never move it at once). A period opened since starts
+// its own.
+const moveCatchUpSQL = `INSERT INTO billing_catch_up AS w (organization_id, starts_at, through)
+SELECT organization_id, starts_at, $2 FROM billing_periods WHERE status = 'open' AND ($1 = '' OR organization_id = $1) AND starts_at < $2
+ON CONFLICT (organization_id) DO UPDATE SET starts_at = EXCLUDED.starts_at,
+	through = CASE WHEN w.starts_at = EXCLUDED.starts_at THEN greatest(w.through, EXCLUDED.through) ELSE EXCLUDED.through END
+WHERE w.starts_at <> EXCLUDED.starts_at OR w.through < EXCLUDED.through`
+
+// CatchUp accrues the facts without a charge yet, those dated from the
+// watermark on, and moves the watermark to through.
+func (r *ChargeRepository) CatchUp(ctx context.Context, organizationID string, through time.Time) (map[billing.Fee]int, error) {
 	total := map[billing.Fee]int{}
 	if err := r.run.query(ctx, catchUpLockSQL, func(*sql.Rows) error { return nil }); err != nil {
 		return nil, dbErr(err)
@@ -276,6 +315,9 @@ func (r *ChargeRepository) CatchUp(ctx context.Context, organizationID string) (
 			total[f] += c
 		}
 	}
+	if _, err := r.run.exec(ctx, moveCatchUpSQL, organizationID, through); err != nil {
+		return nil, dbErr(err)
+	}
 	return total, nil
 }
 
@@ -291,7 +333,12 @@ func (r *ChargeRepository) Forget(ctx context.Context, organizationID string, fr
 	if _, err := r.run.exec(ctx, startStorageSQL, organizationID, day.String()); err != nil {
 		return dbErr(err)
 	}
-	_, err := r.run.exec(ctx, forgetChargesSQL, organizationID, from, day.String())
+	if _, err := r.run.exec(ctx, forgetChargesSQL, organizationID, from, day.String()); err != nil {
+		return dbErr(err)
+	}
+	// The facts from `from` on are to be accrued again: the catch-up's
+	// watermark goes back to it.
+	_, err := r.run.exec(ctx, `UPDATE billing_catch_up SET through = least(through, $2) WHERE organization_id = $1`, organizationID, from)
 	return dbErr(err)
 }
 
@@ -302,10 +349,12 @@ func (r *ChargeRepository) AddOperatorCharge(ctx context.Context, c ports.Operat
 	return n == 1, dbErr(err)
 }
 
-// Bill marks the open charges before `before` as billed by invoiceID and
-// sums them by line.
-func (r *ChargeRepository) Bill(ctx context.Context, organizationID, invoiceID string, before time.Time) ([]billing.Sum, error) {
-	return r.sums(ctx, billChargesSQL, organizationID, invoiceID, before)
+// Bill sums the open period's charges before `before` by line, for the
+// invoice the caller finalizes (holding the period's row FOR UPDATE).
+// Nothing is marked: once the period is finalized its charges are billed
+// by their time, and no accrual inserts into a finalized period.
+func (r *ChargeRepository) Bill(ctx context.Context, organizationID, _ string, before time.Time) ([]billing.Sum, error) {
+	return r.sums(ctx, openChargesSQL, organizationID, before)
 }
 
 // Open sums the open charges before `before` by line.

@@ -84,7 +84,10 @@ func (h *AddChargeHandler) Handle(ctx context.Context, c AddCharge) (AddChargeRe
 			return fmt.Errorf("the open period of %s (is a rate card set?): %w", c.OrganizationID, err)
 		}
 		if at.Before(p.Period.Start) {
+			// On the open invoice: a charge belongs to the period of its
+			// time, so it is dated the open period's start.
 			out.ForPeriod = cal.MonthName(at)
+			at = p.Period.Start
 		}
 		if total < 0 {
 			if err := h.coversCredit(ctx, r, p, total); err != nil {

@@ -85,13 +85,20 @@ func (d Deps) yesterday(now time.Time) billing.Date {
 	return d.Settings.Calendar.Day(now).AddDays(-1)
 }
 
+// caughtUpThrough is the catch-up's watermark at now: the facts older than
+// BILLING_GRACE are not looked at again (their own paths accrue them; the
+// catch-up is the safety net of the last grace).
+func (d Deps) caughtUpThrough(now time.Time) time.Time {
+	return now.Add(-d.Settings.Grace)
+}
+
 // accrue accrues the organization's facts without a charge ("": every
 // organization's) and its storage up to yesterday. It takes the catch-up's
 // advisory lock and holds the open periods it accrues into FOR SHARE: a use
 // case that also locks a period's row (FOR UPDATE) accrues first, so that
 // every transaction takes these locks in the same order.
 func (d Deps) accrue(ctx context.Context, r ports.Repositories, organizationID string, now time.Time) (map[billing.Fee]int, error) {
-	fees, err := r.Charges.CatchUp(ctx, organizationID)
+	fees, err := r.Charges.CatchUp(ctx, organizationID, d.caughtUpThrough(now))
 	if err != nil {
 		return nil, fmt.Errorf("accrue facts: %w", err)
 	}

@@ -2,7 +2,6 @@ package billing
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"time"
 
@@ -54,7 +53,7 @@ func (h *RunBillingHandler) Handle(ctx context.Context, _ RunBilling) (RunResult
 	now := h.d.Clock.Now()
 	res := RunResult{Charges: map[billing.Fee]int{}}
 	err := h.d.UnitOfWork.Do(ctx, func(ctx context.Context, r ports.Repositories) error {
-		fees, err := r.Charges.CatchUp(ctx, "")
+		fees, err := r.Charges.CatchUp(ctx, "", h.d.caughtUpThrough(now))
 		addFees(res.Charges, fees)
 		return err
 	})
@@ -77,18 +76,28 @@ func (h *RunBillingHandler) Handle(ctx context.Context, _ RunBilling) (RunResult
 			return res, err
 		}
 		progressed := false
-		for _, p := range due {
-			f, done, err := h.finalizeDue(ctx, p, now)
-			if err != nil {
-				return res, err
-			}
-			if done {
-				progressed = true
-				res.Finalized = append(res.Finalized, f)
-				if f.Key != "" {
-					h.d.observer().ObserveInvoices(string(domain.InvoiceUnpaid), 1)
+		for len(due) > 0 {
+			batch := due[:min(len(due), finalizeBatch)]
+			due = due[len(batch):]
+			fs, err := h.finalizeDue(ctx, batch, now)
+			if err != nil && len(batch) > 1 {
+				// One period refused (its credits exceed its charges):
+				// the others of the batch are finalized one by one up to
+				// it, as they would be without batches.
+				fs, err = nil, nil
+				for _, p := range batch {
+					f, ferr := h.finalizeDue(ctx, []ports.OpenPeriod{p}, now)
+					if fs = append(fs, f...); ferr != nil {
+						err = ferr
+						break
+					}
 				}
 			}
+			if err != nil {
+				h.record(&res, fs)
+				return res, err
+			}
+			progressed = h.record(&res, fs) || progressed
 		}
 		if !progressed {
 			break
@@ -116,31 +125,61 @@ func (h *RunBillingHandler) Handle(ctx context.Context, _ RunBilling) (RunResult
 	return res, nil
 }
 
-// finalizeDue finalizes p if it is still the organization's open period
-// (another run may have finalized it meanwhile: done is false then), dated
-// at the end of its grace, so that a late run writes what a punctual one
-// would have.
-func (h *RunBillingHandler) finalizeDue(ctx context.Context, p ports.OpenPeriod, now time.Time) (ports.FinalizedInvoice, bool, error) {
-	var out ports.FinalizedInvoice
-	done := false
-	err := h.d.UnitOfWork.Do(ctx, func(ctx context.Context, r ports.Repositories) error {
-		locked, err := r.BillingPeriods.LockOpen(ctx, p.OrganizationID)
-		if errors.Is(err, domain.ErrNotFound) {
-			return nil
+// record adds the finalized periods to the run's result; true when there
+// were any.
+func (h *RunBillingHandler) record(res *RunResult, fs []ports.FinalizedInvoice) bool {
+	for _, f := range fs {
+		res.Finalized = append(res.Finalized, f)
+		if f.Key != "" {
+			h.d.observer().ObserveInvoices(string(domain.InvoiceUnpaid), 1)
 		}
+	}
+	return len(fs) > 0
+}
+
+// finalizeBatch is how many periods one transaction finalizes: fewer
+// commits, while a `billing close` waits for the year's counter at most one
+// batch long.
+const finalizeBatch = 100
+
+// finalizeDue finalizes, in one transaction and in the order given, each
+// period of batch that is still its organization's open period (another
+// run may have finalized it meanwhile: it is left out), dated at the end
+// of its grace, so that a late run writes what a punctual one would have.
+// The periods are locked first, all at once: the year's counter, which the
+// first finalization takes, is then never held while waiting for a period.
+func (h *RunBillingHandler) finalizeDue(ctx context.Context, batch []ports.OpenPeriod, now time.Time) ([]ports.FinalizedInvoice, error) {
+	var out []ports.FinalizedInvoice
+	err := h.d.UnitOfWork.Do(ctx, func(ctx context.Context, r ports.Repositories) error {
+		out = out[:0]
+		ids := make([]string, len(batch))
+		for i, p := range batch {
+			ids[i] = p.OrganizationID
+		}
+		open, err := r.BillingPeriods.LockOpenMany(ctx, ids)
 		if err != nil {
 			return err
 		}
-		if !locked.Period.Start.Equal(p.Period.Start) || !locked.Period.Due(now, h.d.Settings.Grace) {
-			return nil
+		byOrg := make(map[string]ports.OpenPeriod, len(open))
+		for _, p := range open {
+			byOrg[p.OrganizationID] = p
 		}
-		at := locked.Period.End.Add(h.d.Settings.Grace)
-		out, err = h.d.finalize(ctx, r, locked, locked.Period.End, at)
-		done = err == nil
-		return err
+		for _, p := range batch {
+			locked, ok := byOrg[p.OrganizationID]
+			if !ok || !locked.Period.Start.Equal(p.Period.Start) || !locked.Period.Due(now, h.d.Settings.Grace) {
+				continue // finalized meanwhile by another run
+			}
+			at := locked.Period.End.Add(h.d.Settings.Grace)
+			f, err := h.d.finalize(ctx, r, locked, locked.Period.End, at)
+			if err != nil {
+				return fmt.Errorf("finalize the period of %s from %s: %w", p.OrganizationID, p.Period.Start.Format(time.RFC3339), err)
+			}
+			out = append(out, f)
+		}
+		return nil
 	})
 	if err != nil {
-		return out, false, fmt.Errorf("finalize the period of %s from %s: %w", p.OrganizationID, p.Period.Start.Format(time.RFC3339), err)
+		return nil, err
 	}
-	return out, done, nil
+	return out, nil
 }

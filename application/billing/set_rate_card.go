@@ -53,7 +53,7 @@ func SetCard(ctx context.Context, d Deps, r ports.Repositories, card *billing.Ra
 	}
 	cal, now := d.Settings.Calendar, d.Clock.Now()
 	// The catch-up's locks first (accrue), then the period's row.
-	if _, err := r.Charges.CatchUp(ctx, card.OrganizationID()); err != nil {
+	if _, err := r.Charges.CatchUp(ctx, card.OrganizationID(), d.caughtUpThrough(now)); err != nil {
 		return nil, fmt.Errorf("accrue facts: %w", err)
 	}
 	from := cal.Start(card.EffectiveFrom())

@@ -159,7 +159,7 @@ func run() error {
 	var charges map[billing.Fee]int
 	if _, err := step("1. catch-up: the orders' charges, one statement", func() error {
 		return d.UnitOfWork.Do(ctx, func(ctx context.Context, r ports.Repositories) error {
-			charges, err = r.Charges.CatchUp(ctx, "")
+			charges, err = r.Charges.CatchUp(ctx, "", now.Add(-24*time.Hour))
 			return err
 		})
 	}); err != nil {

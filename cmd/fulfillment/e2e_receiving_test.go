@@ -36,9 +36,20 @@ func recvE2EFixture() map[string]any {
 	}
 }
 
-// recvE2ECard prices labour from November 2026, the month of the reports.
+// recvE2EAt is a report's time, hours before now: relative to now, so that
+// it never lies in a period a billing run (any test's server runs them)
+// has finalized: the grace (24 h) outlasts it. Milliseconds, as the API
+// answers them.
+func recvE2EAt(hours int) string {
+	return time.Now().UTC().Add(-time.Duration(hours) * time.Hour).Format("2006-01-02T15:04:05.000Z")
+}
+
+// recvE2ECard prices labour from the first day of the month of three hours
+// ago, before every report's time (recvE2EAt) and never in a finalized
+// period, so that seeding it again is never refused.
 func recvE2ECard(org string) map[string]any {
-	return map[string]any{"organizationId": org, "effectiveFrom": "2026-11-01", "fees": map[string]int64{"receiving_unit": 15},
+	from := time.Now().UTC().Add(-3*time.Hour).Format("2006-01") + "-01"
+	return map[string]any{"organizationId": org, "effectiveFrom": from, "fees": map[string]int64{"receiving_unit": 15},
 		"services": map[string]any{"labor_hour": map[string]any{"title": "Labour", "unitCost": 4500}}}
 }
 
@@ -66,8 +77,9 @@ func TestWarehouseReceiptsAPI(t *testing.T) {
 		t.Fatalf("cartons on hand after seeding twice: %v, want 10", got)
 	}
 
+	receivedAt := recvE2EAt(2)
 	body := map[string]any{
-		"organizationId": "org_e2e_recv_a", "reference": "ASN-E2E-RACE", "receivedAt": "2026-11-20T08:00:00.000Z",
+		"organizationId": "org_e2e_recv_a", "reference": "ASN-E2E-RACE", "receivedAt": receivedAt,
 		"items": []any{
 			map[string]any{"productId": "prod_e2e_recv_1", "quantity": 40},
 			map[string]any{"cartonId": "ctn_e2e_recv_1", "quantity": 5},
@@ -102,7 +114,7 @@ func TestWarehouseReceiptsAPI(t *testing.T) {
 		if id == "" {
 			id, _ = rec["id"].(string)
 		}
-		if rec["id"] != id || rec["warehouseId"] != "wh_e2e_recv_east" || rec["receivedAt"] != "2026-11-20T08:00:00.000Z" {
+		if rec["id"] != id || rec["warehouseId"] != "wh_e2e_recv_east" || rec["receivedAt"] != receivedAt {
 			t.Fatalf("sender %d: receipt %v, want receipt %s", i, rec, id)
 		}
 		items, _ := rec["items"].([]any)
@@ -139,7 +151,7 @@ func TestWarehouseReceiptsAPI(t *testing.T) {
 		edit(m)
 		return m
 	}
-	body["receivedAt"] = "2026-11-20T09:00:00.000Z" // the same reference at another time: other content
+	body["receivedAt"] = recvE2EAt(1) // the same reference at another time: other content
 	wantProblem(t, post(body), http.StatusConflict, "reference_conflict")
 	future := time.Now().Add(time.Hour).UTC().Format("2006-01-02T15:04:05.000Z")
 	if p := wantProblem(t, post(with(func(m map[string]any) { m["receivedAt"] = future })), 400, "invalid_parameter"); p.Parameter != "receivedAt" {
@@ -179,10 +191,11 @@ func TestWarehouseServicesAPI(t *testing.T) {
 	seedFixture(t, testDSN, recvE2EFixture())
 	srv := startServer(t, baseEnv(testDSN))
 	wms := shipClient{t: t, base: srv.URL, token: mintWarehouseToken(t, "wh_e2e_recv_east")}
+	performedAt := recvE2EAt(1)
 	body := `{"organizationId": "org_e2e_recv_a", "reference": "JOB-E2E-1", "service": "labor_hour", "quantity": 1.5,
-		"performedAt": "2026-11-20T10:00:00.000Z", "note": "re-labelled"}`
+		"performedAt": "` + performedAt + `", "note": "re-labelled"}`
 	first := wms.ok(wms.do(http.MethodPost, "/v0/warehouse/services", body), http.StatusCreated)
-	if first["quantity"] != 1.5 || first["service"] != "labor_hour" || first["performedAt"] != "2026-11-20T10:00:00.000Z" {
+	if first["quantity"] != 1.5 || first["service"] != "labor_hour" || first["performedAt"] != performedAt {
 		t.Fatalf("service %v", first)
 	}
 	again := wms.ok(wms.do(http.MethodPost, "/v0/warehouse/services", body), http.StatusOK)

@@ -168,6 +168,30 @@ func TestDefaultValues(t *testing.T) {
 		t.Fatalf("kinds %v, want %v (the optional parts are off by default)", got, want)
 	}
 	checkCore(t, m, expect{secretName: "shop-fulfillment", memoryLimit: "256Mi", memPercent: 90, autoscaling: true})
+	checkBillingEnv(t, m, map[string]string{"BILLING_TIMEZONE": "UTC", "BILLING_GRACE": "24h", "BILLING_TERMS": "720h",
+		"BILLING_COLLECTIONS_AFTER": "720h", "BILLING_INTERVAL": "15m"})
+}
+
+// TestBillingValues: each billing value reaches the server's environment.
+func TestBillingValues(t *testing.T) {
+	m := render(t, "--set", "billing.timezone=America/New_York", "--set", "billing.grace=36h", "--set", "billing.terms=336h",
+		"--set", "billing.collectionsAfter=0s", "--set", "billing.interval=1h")
+	checkBillingEnv(t, m, map[string]string{"BILLING_TIMEZONE": "America/New_York", "BILLING_GRACE": "36h",
+		"BILLING_TERMS": "336h", "BILLING_COLLECTIONS_AFTER": "0s", "BILLING_INTERVAL": "1h"})
+}
+
+// checkBillingEnv checks the server's BILLING_* variables, exactly want.
+func checkBillingEnv(t *testing.T, m manifest, want map[string]string) {
+	t.Helper()
+	got := map[string]string{}
+	for _, v := range one[*appsv1.Deployment](t, m).Spec.Template.Spec.Containers[0].Env {
+		if strings.HasPrefix(v.Name, "BILLING_") {
+			got[v.Name] = v.Value
+		}
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("billing environment %v, want %v", got, want)
+	}
 }
 
 func TestEveryOptionalPartOn(t *testing.T) {
@@ -541,6 +565,8 @@ func TestSchemaRefusesWrongValues(t *testing.T) {
 		"no memory limit":             {[]string{"--set", "resources.limits.memory=null"}, "memory"},
 		"a shutdown timeout in parts": {[]string{"--set", "config.shutdownTimeout=1m30s"}, "shutdownTimeout"},
 		"an unknown environment":      {[]string{"--set", "config.environment=staging"}, "environment"},
+		"a billing interval in words": {[]string{"--set", "billing.interval=often"}, "interval"},
+		"an unknown billing setting":  {[]string{"--set", "billing.zone=UTC"}, "zone"},
 		"a Secret without a database": {[]string{"--set", "secret.create=true", "--set", "secret.authSigningKey=k"}, "secret.databaseURL"},
 		"an Ingress without a host":   {[]string{"--set", "ingress.enabled=true"}, "ingress.host"},
 	} {

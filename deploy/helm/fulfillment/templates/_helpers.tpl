@@ -122,6 +122,16 @@ seccompProfile:
   value: {{ .Values.config.shutdownDelay | quote }}
 - name: FAILED_ORDER_RETENTION
   value: {{ .Values.config.failedOrderRetention | quote }}
+- name: BILLING_TIMEZONE
+  value: {{ .Values.billing.timezone | quote }}
+- name: BILLING_GRACE
+  value: {{ .Values.billing.grace | quote }}
+- name: BILLING_TERMS
+  value: {{ .Values.billing.terms | quote }}
+- name: BILLING_COLLECTIONS_AFTER
+  value: {{ .Values.billing.collectionsAfter | quote }}
+- name: BILLING_INTERVAL
+  value: {{ .Values.billing.interval | quote }}
 {{- with .Values.auth.jwksURL }}
 - name: AUTH_JWKS_URL
   value: {{ . | quote }}

@@ -1,0 +1,272 @@
+package billing_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	billingapp "github.com/acme3pl/fulfillment/application/billing"
+	"github.com/acme3pl/fulfillment/domain"
+	"github.com/acme3pl/fulfillment/domain/billing"
+	"github.com/acme3pl/fulfillment/ports"
+)
+
+// The use cases' own logic with in-memory fakes; the SQL is tested in
+// adapters/postgres against the real database.
+
+type fakeClock struct{ t time.Time }
+
+func (c fakeClock) Now() time.Time { return c.t }
+
+type fakeIDs struct{ n int }
+
+func (g *fakeIDs) NewID(prefix string) string { g.n++; return fmt.Sprintf("%s_%d", prefix, g.n) }
+
+// fakeUoW runs fn on the fakes, as one transaction would; a failed fn's
+// calls stay recorded (the fakes keep no data to roll back).
+type fakeUoW struct{ r ports.Repositories }
+
+func (u fakeUoW) Do(ctx context.Context, fn func(context.Context, ports.Repositories) error) error {
+	return fn(ctx, u.r)
+}
+
+// calls records the repositories' calls in order.
+type calls []string
+
+func (c *calls) add(format string, args ...any) { *c = append(*c, fmt.Sprintf(format, args...)) }
+
+// fakeCharges: no facts to accrue; Bill answers sums.
+type fakeCharges struct {
+	ports.ChargeRepository
+	log  *calls
+	sums []billing.Sum
+}
+
+func (f fakeCharges) CatchUp(_ context.Context, org string, through time.Time) (map[billing.Fee]int, error) {
+	f.log.add("CatchUp(%q, %s)", org, through.Format(time.RFC3339))
+	return map[billing.Fee]int{}, nil
+}
+
+func (f fakeCharges) AccrueStorage(_ context.Context, org string, through billing.Date) (map[billing.Fee]int, error) {
+	f.log.add("AccrueStorage(%q, %s)", org, through)
+	return map[billing.Fee]int{}, nil
+}
+
+func (f fakeCharges) Bill(_ context.Context, org, _ string, before time.Time) ([]billing.Sum, error) {
+	f.log.add("Bill(%s, %s)", org, before.Format(time.RFC3339))
+	return f.sums, nil
+}
+
+type fakeCards struct{ ports.RateCardRepository }
+
+func (fakeCards) InForce(context.Context, string, time.Time) (*billing.RateCard, error) {
+	return nil, domain.ErrNotFound
+}
+
+// fakePeriods holds one open period per organization and the statuses of
+// finalized invoices.
+type fakePeriods struct {
+	ports.BillingPeriodRepository
+	log    *calls
+	open   map[string]ports.OpenPeriod
+	status map[string]string
+}
+
+func (f *fakePeriods) Due(_ context.Context, endedBy time.Time) ([]ports.OpenPeriod, error) {
+	f.log.add("Due")
+	var out []ports.OpenPeriod
+	for _, p := range f.open {
+		if !p.Period.End.After(endedBy) {
+			out = append(out, p)
+		}
+	}
+	slices.SortFunc(out, func(a, b ports.OpenPeriod) int { return strings.Compare(a.OrganizationID, b.OrganizationID) })
+	return out, nil
+}
+
+func (f *fakePeriods) LockOpenMany(_ context.Context, ids []string) ([]ports.OpenPeriod, error) {
+	f.log.add("LockOpenMany(%s)", strings.Join(ids, ","))
+	var out []ports.OpenPeriod
+	for _, id := range ids {
+		if p, ok := f.open[id]; ok {
+			out = append(out, p)
+		}
+	}
+	return out, nil
+}
+
+func (f *fakePeriods) LockOpen(_ context.Context, org string) (ports.OpenPeriod, error) {
+	f.log.add("LockOpen(%s)", org)
+	p, ok := f.open[org]
+	if !ok {
+		return p, domain.ErrNotFound
+	}
+	return p, nil
+}
+
+func (f *fakePeriods) Finalize(_ context.Context, p ports.OpenPeriod, end time.Time, inv *ports.NewInvoice,
+	nextEnd time.Time, nextID string) (ports.FinalizedInvoice, error) {
+	f.log.add("Finalize(%s, %s)", p.OrganizationID, end.Format(time.RFC3339))
+	f.open[p.OrganizationID] = ports.OpenPeriod{OrganizationID: p.OrganizationID, InvoiceID: nextID,
+		Period: billing.Period{Start: end, End: nextEnd}}
+	out := ports.FinalizedInvoice{OrganizationID: p.OrganizationID, InvoiceID: p.InvoiceID, Period: billing.Period{Start: p.Period.Start, End: end}}
+	if inv != nil {
+		out.Key, out.TotalAmount = "INV-X", inv.TotalAmount
+	}
+	return out, nil
+}
+
+func (f *fakePeriods) Collect(context.Context, time.Time, time.Duration) ([]ports.InvoiceRef, error) {
+	f.log.add("Collect")
+	return nil, nil
+}
+
+func (f *fakePeriods) Status(_ context.Context, id string) (string, string, error) {
+	s, ok := f.status[id]
+	if !ok {
+		return "", "", domain.ErrNotFound
+	}
+	return s, "org_a", nil
+}
+
+// fakeInvoices reads an invoice back as the API would show it (here: its
+// ID and organization only).
+type fakeInvoices struct{ ports.InvoiceRepository }
+
+func (fakeInvoices) Get(_ context.Context, org, id string) (*domain.Invoice, error) {
+	return domain.RehydrateInvoice(domain.InvoiceParams{ID: id, OrganizationID: org}, 0), nil
+}
+
+// fakeEvents logs the events recorded.
+type fakeEvents struct{ log *calls }
+
+func (e fakeEvents) Record(_ context.Context, ev ports.Event) error {
+	e.log.add("Record(%s %s)", ev.Type, ev.Subject)
+	return nil
+}
+
+func (f *fakePeriods) SetStatus(_ context.Context, id, from, to string, _ time.Time) error {
+	f.log.add("SetStatus(%s, %s→%s)", id, from, to)
+	f.status[id] = to
+	return nil
+}
+
+type fixture struct {
+	log     *calls
+	periods *fakePeriods
+	run     *billingapp.RunBillingHandler
+	closeP  *billingapp.ClosePeriodHandler
+	status  *billingapp.ChangeInvoiceStatusHandler
+}
+
+func newFixture(now time.Time, sums []billing.Sum) fixture {
+	log := &calls{}
+	periods := &fakePeriods{log: log, open: map[string]ports.OpenPeriod{}, status: map[string]string{}}
+	r := ports.Repositories{Charges: fakeCharges{log: log, sums: sums}, RateCards: fakeCards{}, BillingPeriods: periods,
+		Invoices: fakeInvoices{}, Events: fakeEvents{log: log}}
+	d := billingapp.Deps{UnitOfWork: fakeUoW{r}, Repos: r, Clock: fakeClock{now}, IDs: &fakeIDs{},
+		Settings: billingapp.Settings{Calendar: billing.NewCalendar(time.UTC), Grace: 24 * time.Hour, Terms: 720 * time.Hour,
+			CollectionsAfter: 720 * time.Hour}}
+	return fixture{log: log, periods: periods, run: billingapp.NewRunBillingHandler(d),
+		closeP: billingapp.NewClosePeriodHandler(d), status: billingapp.NewChangeInvoiceStatusHandler(d)}
+}
+
+func november(org string) ports.OpenPeriod {
+	return ports.OpenPeriod{OrganizationID: org, InvoiceID: "inv_" + org, Period: billing.Period{
+		Start: time.Date(2030, 11, 1, 0, 0, 0, 0, time.UTC), End: time.Date(2030, 12, 1, 0, 0, 0, 0, time.UTC)}}
+}
+
+var shipSum = []billing.Sum{{Fee: billing.PickPackOrder, Title: "Pick & Pack orders", UnitCost: 250, WarehouseID: "wh", Divisor: 1, Milli: 2000, Facts: 2}}
+
+// A run accrues first (the catch-up's watermark one grace behind the
+// clock, storage up to yesterday), then finalizes the due periods, locked
+// all at once before each is billed, then collects.
+func TestRunBillingOrderOfSteps(t *testing.T) {
+	f := newFixture(time.Date(2030, 12, 2, 0, 0, 0, 0, time.UTC), shipSum)
+	f.periods.open["org_a"], f.periods.open["org_b"] = november("org_a"), november("org_b")
+	res, err := f.run.Handle(context.Background(), billingapp.RunBilling{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := calls{`CatchUp("", 2030-12-01T00:00:00Z)`, `AccrueStorage("", 2030-12-01)`, "Due", "LockOpenMany(org_a,org_b)",
+		"Bill(org_a, 2030-12-01T00:00:00Z)", "Finalize(org_a, 2030-12-01T00:00:00Z)", "Record(invoice.finalized inv_org_a)",
+		"Bill(org_b, 2030-12-01T00:00:00Z)", "Finalize(org_b, 2030-12-01T00:00:00Z)", "Record(invoice.finalized inv_org_b)",
+		"Due", "Collect"}
+	if !slices.Equal(*f.log, want) {
+		t.Fatalf("calls\n %q\nwant\n %q", *f.log, want)
+	}
+	if res.Invoices() != 2 || res.Finalized[0].OrganizationID != "org_a" || res.Finalized[0].TotalAmount != 500 {
+		t.Fatalf("finalized %+v", res.Finalized)
+	}
+}
+
+// A period not yet past its grace is left open: the run finalizes nothing.
+func TestRunBillingLeavesAPeriodInItsGrace(t *testing.T) {
+	f := newFixture(time.Date(2030, 12, 1, 23, 59, 0, 0, time.UTC), shipSum)
+	f.periods.open["org_a"] = november("org_a")
+	res, err := f.run.Handle(context.Background(), billingapp.RunBilling{})
+	if err != nil || len(res.Finalized) != 0 {
+		t.Fatalf("finalized %+v, %v; want nothing", res.Finalized, err)
+	}
+	if slices.ContainsFunc(*f.log, func(c string) bool { return strings.HasPrefix(c, "Finalize") }) {
+		t.Fatalf("calls %q finalize a period in its grace", *f.log)
+	}
+}
+
+// Closing a period that has ended already (a draft) finalizes it at its
+// own end, not at the moment of the close.
+func TestClosePeriodEndedAlready(t *testing.T) {
+	f := newFixture(time.Date(2030, 12, 1, 12, 0, 0, 0, time.UTC), shipSum)
+	f.periods.open["org_a"] = november("org_a")
+	out, err := f.closeP.Handle(context.Background(), billingapp.ClosePeriod{OrganizationID: "org_a"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if end := time.Date(2030, 12, 1, 0, 0, 0, 0, time.UTC); !out.Period.End.Equal(end) {
+		t.Fatalf("closed at %s, want the period's end %s", out.Period.End, end)
+	}
+	if i := slices.Index(*f.log, "LockOpen(org_a)"); i < 2 || !strings.HasPrefix((*f.log)[0], "CatchUp") {
+		t.Fatalf("calls %q: the accrual must come before the period's lock", *f.log)
+	}
+}
+
+// A period that starts at the moment of the close has nothing to close.
+func TestClosePeriodStartingNow(t *testing.T) {
+	now := time.Date(2030, 11, 1, 0, 0, 0, 0, time.UTC)
+	f := newFixture(now, nil)
+	f.periods.open["org_a"] = november("org_a")
+	_, err := f.closeP.Handle(context.Background(), billingapp.ClosePeriod{OrganizationID: "org_a"})
+	if !errors.Is(err, domain.ErrInvalidState) {
+		t.Fatalf("err %v, want ErrInvalidState", err)
+	}
+}
+
+// Status transitions: a refused one writes nothing; an allowed one writes
+// from the status read to the one asked.
+func TestChangeInvoiceStatus(t *testing.T) {
+	f := newFixture(time.Date(2031, 1, 5, 0, 0, 0, 0, time.UTC), nil)
+	f.periods.status["inv_paid"], f.periods.status["inv_unpaid"] = "paid", "unpaid"
+	ctx := context.Background()
+	for _, to := range []string{"unpaid", "collecting", "pending_payment"} {
+		if _, err := f.status.Handle(ctx, billingapp.ChangeInvoiceStatus{InvoiceID: "inv_paid", To: to}); err == nil {
+			t.Errorf("paid → %s accepted", to)
+		}
+	}
+	if _, err := f.status.Handle(ctx, billingapp.ChangeInvoiceStatus{InvoiceID: "inv_unpaid", To: "shipped"}); err == nil {
+		t.Error("an unknown status accepted")
+	}
+	if len(*f.log) != 0 {
+		t.Fatalf("refusals wrote %q", *f.log)
+	}
+	from, err := f.status.Handle(ctx, billingapp.ChangeInvoiceStatus{InvoiceID: "inv_unpaid", To: "paid"})
+	if err != nil || from != domain.InvoiceUnpaid || !slices.Equal(*f.log, calls{"SetStatus(inv_unpaid, unpaid→paid)", "Record(invoice.status_changed inv_unpaid)"}) {
+		t.Fatalf("unpaid → paid: from %q, %v, calls %q", from, err, *f.log)
+	}
+	if _, err := f.status.Handle(ctx, billingapp.ChangeInvoiceStatus{InvoiceID: "inv_none", To: "paid"}); !errors.Is(err, domain.ErrNotFound) {
+		t.Fatalf("an unknown invoice: %v, want ErrNotFound", err)
+	}
+}
