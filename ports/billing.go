@@ -4,6 +4,7 @@ import (
 	"context"
 	"time"
 
+	"github.com/acme3pl/fulfillment/domain"
 	"github.com/acme3pl/fulfillment/domain/billing"
 )
 
@@ -16,6 +17,9 @@ type RateCardRepository interface {
 	// InForce is the organization's card in force at at; domain.ErrNotFound
 	// when none is.
 	InForce(ctx context.Context, organizationID string, at time.Time) (*billing.RateCard, error)
+	// Minimums are the monthly minimums of the cards in force at each
+	// window's last instant (0 where no card is), in one statement.
+	Minimums(ctx context.Context, windows []BillingWindow) ([]int64, error)
 	// Service is the service of that code on the card in force at at;
 	// domain.ErrNotFound when no card is in force or it has no such
 	// service (a receiving hook answers 422 unknown_service).
@@ -54,12 +58,18 @@ type ChargeRepository interface {
 	// AddOperatorCharge records an operator's charge or credit once per
 	// (organization, reference): false when the reference exists already.
 	AddOperatorCharge(ctx context.Context, c OperatorCharge) (bool, error)
-	// Bill returns the sums by line of the organization's open charges
-	// dated before `before`, for invoiceID, under the open period's lock
-	// (a charge belongs to the period that holds its time: finalizing the
-	// period bills them); Open returns the same sums (a preview).
-	Bill(ctx context.Context, organizationID, invoiceID string, before time.Time) ([]billing.Sum, error)
-	Open(ctx context.Context, organizationID string, before time.Time) ([]billing.Sum, error)
+	// Sums returns, for each window, the sums by line of the organization's
+	// charges dated in it, in one statement. A charge belongs to the period
+	// that holds its time: under the open periods' locks, these are what
+	// finalizing them bills (and what a preview shows).
+	Sums(ctx context.Context, windows []BillingWindow) ([][]billing.Sum, error)
+}
+
+// BillingWindow is an organization's charges from Start to before End: an
+// open period, ending at its end or at a close.
+type BillingWindow struct {
+	OrganizationID string
+	Start, End     time.Time
 }
 
 // OperatorCharge is a charge or credit (negative UnitCost) an operator
@@ -91,6 +101,19 @@ type FinalizedInvoice struct {
 	Period         billing.Period
 	TotalAmount    int64
 	Lines          int
+	// Invoice is the invoice as stored and as the API shows it (nil
+	// without one): invoice.finalized's data.
+	Invoice *domain.Invoice
+}
+
+// Finalization ends an open period at End, writes its Invoice when it is
+// not nil, and opens the next period [End, NextEnd) with NextInvoiceID.
+type Finalization struct {
+	Period        OpenPeriod
+	End           time.Time
+	Invoice       *NewInvoice
+	NextEnd       time.Time
+	NextInvoiceID string
 }
 
 // NewInvoice is a finalized invoice to write.
@@ -132,10 +155,11 @@ type BillingPeriodRepository interface {
 	// Due lists the open periods that ended at or before endedBy, oldest
 	// first.
 	Due(ctx context.Context, endedBy time.Time) ([]OpenPeriod, error)
-	// Finalize ends the open period p at end, writes inv when it is not
-	// nil (taking the next key of its finalization year) and opens the
-	// next period [end, nextEnd) with nextInvoiceID.
-	Finalize(ctx context.Context, p OpenPeriod, end time.Time, inv *NewInvoice, nextEnd time.Time, nextInvoiceID string) (FinalizedInvoice, error)
+	// Finalize carries out the finalizations of periods locked FOR UPDATE,
+	// in their order, each invoice taking the next key of its finalization
+	// year (the year's counter locked until commit): a few statements for
+	// the whole batch. domain.ErrConflict when a period is no longer open.
+	Finalize(ctx context.Context, fs []Finalization) ([]FinalizedInvoice, error)
 	// OldestOverdue is the end of the oldest open period that ended at or
 	// before endedBy (zero when none).
 	OldestOverdue(ctx context.Context, endedBy time.Time) (time.Time, error)

@@ -5,11 +5,9 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/acme3pl/fulfillment/domain"
-	"github.com/acme3pl/fulfillment/domain/billing"
 	"github.com/acme3pl/fulfillment/ports"
 )
 
@@ -37,34 +35,6 @@ WHERE organization_id = $1 AND status = 'open'`
 WHERE status = 'open' AND ends_at <= $1 ORDER BY ends_at, organization_id`
 
 	oldestOverdueSQL = `SELECT min(ends_at) FROM billing_periods WHERE status = 'open' AND ends_at <= $1`
-
-	// finalizePeriodSQL ends the open period; the guard on its start makes
-	// a second finalization of the same period change nothing.
-	finalizePeriodSQL = `UPDATE billing_periods SET status = 'finalized', ends_at = $3, finalized_at = $4, invoice_key = nullif($5, '')
-WHERE organization_id = $1 AND starts_at = $2 AND status = 'open'`
-
-	openNextPeriodSQL = `INSERT INTO billing_periods (organization_id, starts_at, ends_at, invoice_id, status)
-VALUES ($1, $2, $3, $4, 'open')`
-
-	// nextKeySQL takes the next number of a year: one above both the
-	// counter and the highest key of that year stored (fixture invoices
-	// count), the counter's row lock held until commit keeping keys
-	// gapless and in finalization order across replicas.
-	nextKeySQL = `INSERT INTO billing_key_counters AS k (year, last)
-VALUES ($1, coalesce((SELECT substr(key, 10)::int FROM invoices
-	WHERE key COLLATE "C" >= $2 AND key COLLATE "C" < $3 AND key ~ '^INV-[0-9]{4}-[0-9]{6}$'
-	ORDER BY key COLLATE "C" DESC LIMIT 1), 0) + 1)
-ON CONFLICT (year) DO UPDATE SET last = greatest(k.last, EXCLUDED.last - 1) + 1
-RETURNING last`
-
-	insertBilledInvoiceSQL = `INSERT INTO invoices (id, organization_id, key, status, name, notes, due_date, currency,
-	total_amount, search_text, created_at, updated_at)
-VALUES ($1, $2, $3, 'unpaid', $4, $5, $6, 'USD', $7, $8, $9, $9)`
-
-	insertBilledItemsSQL = `INSERT INTO invoice_items (id, invoice_id, position, title, description, quantity, unit_cost, total_cost)
-SELECT $1 || '_' || v.position, $1, v.position, v.title, v.description, v.quantity::numeric, v.unit_cost, v.total_cost
-FROM unnest($2::bigint[], $3::text[], $4::text[], $5::text[], $6::bigint[], $7::bigint[])
-	AS v(position, title, description, quantity, unit_cost, total_cost)`
 
 	// collectSQL moves the unpaid invoices billing made to collecting once
 	// their due date is $2 behind $1; the time of the change is the moment
@@ -216,71 +186,6 @@ func (r *BillingPeriodRepository) OldestOverdue(ctx context.Context, endedBy tim
 	var oldest sql.NullTime
 	err := r.run.query(ctx, oldestOverdueSQL, func(rows *sql.Rows) error { return rows.Scan(&oldest) }, endedBy)
 	return oldest.Time, dbErr(err)
-}
-
-// Finalize ends p at end, writes inv (with the next key of its year) and
-// opens the next period.
-func (r *BillingPeriodRepository) Finalize(ctx context.Context, p ports.OpenPeriod, end time.Time, inv *ports.NewInvoice,
-	nextEnd time.Time, nextInvoiceID string) (ports.FinalizedInvoice, error) {
-	out := ports.FinalizedInvoice{OrganizationID: p.OrganizationID, InvoiceID: p.InvoiceID,
-		Period: billing.Period{Start: p.Period.Start, End: end}}
-	if inv != nil {
-		// The key last: the counter's lock is held from here to the commit.
-		year := inv.FinalizedAt.UTC().Year()
-		var n int
-		prefix := fmt.Sprintf("INV-%04d-", year)
-		if err := r.run.query(ctx, nextKeySQL, func(rows *sql.Rows) error { return rows.Scan(&n) },
-			int64(year), prefix, fmt.Sprintf("INV-%04d.", year)); err != nil {
-			return out, dbErr(err)
-		}
-		out.Key, out.TotalAmount, out.Lines = billing.FormatKey(year, n), inv.TotalAmount, len(inv.Lines)
-		if err := r.insertInvoice(ctx, out.Key, inv); err != nil {
-			return out, err
-		}
-	}
-	finalizedAt := end
-	if inv != nil {
-		finalizedAt = inv.FinalizedAt
-	}
-	n, err := r.run.exec(ctx, finalizePeriodSQL, p.OrganizationID, p.Period.Start, end, finalizedAt, out.Key)
-	if err != nil {
-		return out, dbErr(err)
-	}
-	if n != 1 {
-		return out, fmt.Errorf("period of %s from %s: %w", p.OrganizationID, p.Period.Start, domain.ErrConflict)
-	}
-	if _, err := r.run.exec(ctx, openNextPeriodSQL, p.OrganizationID, end, nextEnd, nextInvoiceID); err != nil {
-		return out, dbErr(err)
-	}
-	return out, nil
-}
-
-func (r *BillingPeriodRepository) insertInvoice(ctx context.Context, key string, inv *ports.NewInvoice) error {
-	parts := []string{inv.ID, key, inv.Name, inv.Notes}
-	var pos, costs, totals []int64
-	var titles, descs, qty []string
-	for i, l := range inv.Lines {
-		parts = append(parts, l.Title, l.Description)
-		q, err := domain.QuantityFromMilli(l.Milli)
-		if err != nil {
-			return err
-		}
-		pos, titles, descs, qty = append(pos, int64(i)), append(titles, l.Title), append(descs, l.Description), append(qty, q.String())
-		costs, totals = append(costs, l.UnitCost), append(totals, l.Total)
-	}
-	search := strings.ToLower(strings.Join(parts, "\n")) // as invoiceSearchText
-	if _, err := r.run.exec(ctx, insertBilledInvoiceSQL, inv.ID, inv.OrganizationID, key, inv.Name, inv.Notes,
-		inv.DueDate, inv.TotalAmount, search, inv.FinalizedAt); err != nil {
-		return fmt.Errorf("insert invoice %s: %w", inv.ID, dbErr(err))
-	}
-	if len(inv.Lines) == 0 {
-		return nil
-	}
-	if _, err := r.run.exec(ctx, insertBilledItemsSQL, inv.ID, pgArray(pos), pgArray(titles), pgArray(descs), pgArray(qty),
-		pgArray(costs), pgArray(totals)); err != nil {
-		return fmt.Errorf("insert items of invoice %s: %w", inv.ID, dbErr(err))
-	}
-	return nil
 }
 
 // Collect moves the unpaid invoices billing made, due `after` before now,

@@ -392,7 +392,8 @@ func TestBillingPeriodClosedWaitsForFinalization(t *testing.T) {
 			if err != nil {
 				return err
 			}
-			if _, err := r.BillingPeriods.Finalize(ctx, p, p.Period.End, nil, utc("2031-01-01T00:00:00Z"), "inv_next_race"); err != nil {
+			if _, err := r.BillingPeriods.Finalize(ctx, []ports.Finalization{{Period: p, End: p.Period.End,
+				NextEnd: utc("2031-01-01T00:00:00Z"), NextInvoiceID: "inv_next_race"}}); err != nil {
 				return err
 			}
 			close(locked)

@@ -236,13 +236,6 @@ ON CONFLICT (organization_id) DO UPDATE SET accrued_through = least(billing_stor
 	quantity_milli, divisor, unit_cost, occurred_at)
 VALUES ($1, 'operator', $2, $3, $4, $5, $6, 1, $7, $8)
 ON CONFLICT (organization_id, fee, source_id) DO NOTHING`
-
-	// openChargesSQL sums the open period's charges before $2 by line: one
-	// range of the index on (organization, time). Finalizing a period
-	// bills exactly these, by the period's row alone.
-	openChargesSQL = `SELECT fee, title, unit_cost, warehouse_id, divisor, sum(quantity_milli)::bigint, count(*), description, for_period
-FROM billing_charges c WHERE organization_id = $1 AND occurred_at >= ` + openStartOf + ` AND occurred_at < $2
-GROUP BY fee, title, unit_cost, warehouse_id, divisor, description, for_period`
 )
 
 // accrue runs an accrual and counts what it inserted by fee.
@@ -349,31 +342,44 @@ func (r *ChargeRepository) AddOperatorCharge(ctx context.Context, c ports.Operat
 	return n == 1, dbErr(err)
 }
 
-// Bill sums the open period's charges before `before` by line, for the
-// invoice the caller finalizes (holding the period's row FOR UPDATE).
-// Nothing is marked: once the period is finalized its charges are billed
-// by their time, and no accrual inserts into a finalized period.
-func (r *ChargeRepository) Bill(ctx context.Context, organizationID, _ string, before time.Time) ([]billing.Sum, error) {
-	return r.sums(ctx, openChargesSQL, organizationID, before)
-}
+// sumsSQL sums the charges of each window ($1 the organizations, $2 the
+// starts, $3 the ends) by line, numbered by the window's position: one
+// pass over the windows' charges, a range of the index on (organization,
+// time) each.
+const sumsSQL = `SELECT w.n, c.fee, c.title, c.unit_cost, c.warehouse_id, c.divisor, sum(c.quantity_milli)::bigint, count(*),
+	c.description, c.for_period
+FROM unnest($1::text[], $2::timestamptz[], $3::timestamptz[]) WITH ORDINALITY AS w(organization_id, starts_at, ends_at, n)
+JOIN billing_charges c ON c.organization_id = w.organization_id AND c.occurred_at >= w.starts_at AND c.occurred_at < w.ends_at
+GROUP BY w.n, c.fee, c.title, c.unit_cost, c.warehouse_id, c.divisor, c.description, c.for_period`
 
-// Open sums the open charges before `before` by line.
-func (r *ChargeRepository) Open(ctx context.Context, organizationID string, before time.Time) ([]billing.Sum, error) {
-	return r.sums(ctx, openChargesSQL, organizationID, before)
-}
-
-func (r *ChargeRepository) sums(ctx context.Context, q string, args ...any) ([]billing.Sum, error) {
-	var out []billing.Sum
-	err := r.run.query(ctx, q, func(rows *sql.Rows) error {
+// Sums sums each window's charges by line.
+func (r *ChargeRepository) Sums(ctx context.Context, windows []ports.BillingWindow) ([][]billing.Sum, error) {
+	orgs, starts, ends := windowArrays(windows)
+	out := make([][]billing.Sum, len(windows))
+	err := r.run.query(ctx, sumsSQL, func(rows *sql.Rows) error {
 		var s billing.Sum
+		var n int
 		var fee string
-		if err := rows.Scan(&fee, &s.Title, &s.UnitCost, &s.WarehouseID, &s.Divisor, &s.Milli, &s.Facts,
+		if err := rows.Scan(&n, &fee, &s.Title, &s.UnitCost, &s.WarehouseID, &s.Divisor, &s.Milli, &s.Facts,
 			&s.Description, &s.ForPeriod); err != nil {
 			return err
 		}
 		s.Fee = billing.Fee(fee)
-		out = append(out, s)
+		out[n-1] = append(out[n-1], s)
 		return nil
-	}, args...)
+	}, orgs, starts, ends)
 	return out, dbErr(err)
 }
+
+// windowArrays passes windows as three array parameters.
+func windowArrays(windows []ports.BillingWindow) (orgs, starts, ends string) {
+	o, s, e := make([]string, len(windows)), make([]string, len(windows)), make([]string, len(windows))
+	for i, w := range windows {
+		o[i], s[i], e[i] = w.OrganizationID, pgTime(w.Start), pgTime(w.End)
+	}
+	return pgArray(o), pgArray(s), pgArray(e)
+}
+
+// pgTime writes an instant for a timestamptz[] parameter, to the
+// microsecond PostgreSQL keeps.
+func pgTime(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05.999999Z07:00") }

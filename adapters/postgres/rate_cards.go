@@ -110,3 +110,25 @@ func (r *RateCardRepository) Service(ctx context.Context, organizationID, code s
 	}
 	return s, nil
 }
+
+// minimumsSQL reads the monthly minimum of the card in force at each
+// window's last instant (before its end), numbered by the window's
+// position.
+const minimumsSQL = `SELECT w.n, rc.minimum_monthly
+FROM unnest($1::text[], $2::timestamptz[]) WITH ORDINALITY AS w(organization_id, ends_at, n)
+JOIN LATERAL (SELECT minimum_monthly FROM rate_cards rc WHERE rc.organization_id = w.organization_id AND rc.effective_at < w.ends_at
+	ORDER BY rc.effective_at DESC LIMIT 1) rc ON true`
+
+// Minimums reads the minimums of the cards in force at the windows' ends.
+func (r *RateCardRepository) Minimums(ctx context.Context, windows []ports.BillingWindow) ([]int64, error) {
+	orgs, _, ends := windowArrays(windows)
+	out := make([]int64, len(windows))
+	err := r.run.query(ctx, minimumsSQL, func(rows *sql.Rows) error {
+		var n int
+		var m int64
+		err := rows.Scan(&n, &m)
+		out[n-1] = m
+		return err
+	}, orgs, ends)
+	return out, dbErr(err)
+}

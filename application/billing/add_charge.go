@@ -110,11 +110,11 @@ func (h *AddChargeHandler) Handle(ctx context.Context, c AddCharge) (AddChargeRe
 
 // coversCredit refuses a credit that would take the open invoice below 0.
 func (h *AddChargeHandler) coversCredit(ctx context.Context, r ports.Repositories, p ports.OpenPeriod, credit int64) error {
-	sums, err := r.Charges.Open(ctx, p.OrganizationID, p.Period.End)
+	sums, err := r.Charges.Sums(ctx, []ports.BillingWindow{{OrganizationID: p.OrganizationID, Start: p.Period.Start, End: p.Period.End}})
 	if err != nil {
 		return err
 	}
-	_, total, err := billing.Lines(sums, 0, "")
+	_, total, err := billing.Lines(sums[0], 0, "")
 	if err != nil {
 		return err
 	}

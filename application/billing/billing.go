@@ -8,7 +8,6 @@ package billing
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"time"
 
@@ -110,51 +109,78 @@ func (d Deps) accrue(ctx context.Context, r ports.Repositories, organizationID s
 	return fees, nil
 }
 
-// finalize ends the open period p at end and writes its invoice, finalized
-// at `at`, in r's transaction (p locked FOR UPDATE by the caller).
-func (d Deps) finalize(ctx context.Context, r ports.Repositories, p ports.OpenPeriod, end, at time.Time) (ports.FinalizedInvoice, error) {
-	cal := d.Settings.Calendar
-	sums, err := r.Charges.Bill(ctx, p.OrganizationID, p.InvoiceID, end)
+// closing is an open period locked FOR UPDATE to finalize: ended at end,
+// its invoice finalized at at.
+type closing struct {
+	period  ports.OpenPeriod
+	end, at time.Time
+}
+
+// finalize ends the periods of cs in r's transaction and writes their
+// invoices, in cs's order, a few statements for them all: their sums, the
+// minimums of their cards, and Finalize. A period that cannot be
+// finalized (its credits exceed its charges) is refused with the periods
+// after it; those before it are finalized, and refused says why.
+func (d Deps) finalize(ctx context.Context, r ports.Repositories, cs []closing) (out []ports.FinalizedInvoice, refused, err error) {
+	windows := make([]ports.BillingWindow, len(cs))
+	for i, c := range cs {
+		windows[i] = ports.BillingWindow{OrganizationID: c.period.OrganizationID, Start: c.period.Period.Start, End: c.end}
+	}
+	sums, err := r.Charges.Sums(ctx, windows)
 	if err != nil {
-		return ports.FinalizedInvoice{}, err
+		return nil, nil, err
 	}
-	var minimum int64
-	card, err := r.RateCards.InForce(ctx, p.OrganizationID, end.Add(-time.Microsecond))
-	switch {
-	case err == nil:
-		minimum = card.Fee(billing.MinimumMonthly)
-	case !errors.Is(err, domain.ErrNotFound):
-		return ports.FinalizedInvoice{}, err
-	}
-	name := cal.Name(billing.Period{Start: p.Period.Start, End: end})
-	lines, total, err := billing.Lines(sums, minimum, name)
+	minimums, err := r.RateCards.Minimums(ctx, windows)
 	if err != nil {
-		return ports.FinalizedInvoice{}, err
+		return nil, nil, err
 	}
-	if total < 0 {
-		return ports.FinalizedInvoice{}, fmt.Errorf("%w: the period %s of %s totals %s: its credits exceed its charges",
-			domain.ErrInvalidState, name, p.OrganizationID, billing.Dollars(total))
+	fs := make([]ports.Finalization, 0, len(cs))
+	for i, c := range cs {
+		inv, err := d.invoiceOf(c, sums[i], minimums[i])
+		if err != nil {
+			refused = fmt.Errorf("finalize the period of %s from %s: %w", c.period.OrganizationID,
+				c.period.Period.Start.Format(time.RFC3339), err)
+			break
+		}
+		fs = append(fs, ports.Finalization{Period: c.period, End: c.end, Invoice: inv,
+			NextEnd: d.Settings.Calendar.NextMonthStart(c.end), NextInvoiceID: d.IDs.NewID("inv")})
 	}
-	var inv *ports.NewInvoice
-	if len(lines) > 0 {
-		due := at.Add(d.Settings.Terms)
-		inv = &ports.NewInvoice{ID: p.InvoiceID, OrganizationID: p.OrganizationID, Name: "Fulfillment, " + name,
-			Notes: billing.TermsNote(d.Settings.Terms, due), DueDate: due, FinalizedAt: at, Lines: lines, TotalAmount: total}
-		for _, l := range lines {
-			if l.Title == billing.Titles[billing.FeeMinimum] {
-				d.observer().ObserveCharges(string(billing.FeeMinimum), 1)
-			}
+	if len(fs) == 0 {
+		return nil, refused, nil
+	}
+	if out, err = r.BillingPeriods.Finalize(ctx, fs); err != nil {
+		return nil, nil, err
+	}
+	for i, f := range out {
+		if f.Invoice == nil {
+			continue
+		}
+		if fs[i].Invoice.Lines[len(fs[i].Invoice.Lines)-1].Title == billing.Titles[billing.FeeMinimum] {
+			d.observer().ObserveCharges(string(billing.FeeMinimum), 1)
+		}
+		// invoice.finalized (docs/events.md): the invoice as stored.
+		if err := r.Events.Record(ctx, ports.InvoiceEvent(ports.EventInvoiceFinalized, f.Invoice, fs[i].Invoice.FinalizedAt)); err != nil {
+			return nil, nil, err
 		}
 	}
-	fi, err := r.BillingPeriods.Finalize(ctx, p, end, inv, cal.NextMonthStart(end), d.IDs.NewID("inv"))
-	if err != nil || inv == nil {
-		return fi, err
-	}
-	// invoice.finalized (docs/events.md): the invoice as the API shows it,
-	// read in this transaction, which holds the period's lock.
-	finalized, err := r.Invoices.Get(ctx, inv.OrganizationID, inv.ID)
+	return out, refused, nil
+}
+
+// invoiceOf is the invoice of a period's sums, nil when it bills nothing.
+func (d Deps) invoiceOf(c closing, sums []billing.Sum, minimum int64) (*ports.NewInvoice, error) {
+	name := d.Settings.Calendar.Name(billing.Period{Start: c.period.Period.Start, End: c.end})
+	lines, total, err := billing.Lines(sums, minimum, name)
 	if err != nil {
-		return fi, fmt.Errorf("read finalized invoice %s: %w", inv.ID, err)
+		return nil, err
 	}
-	return fi, r.Events.Record(ctx, ports.InvoiceEvent(ports.EventInvoiceFinalized, finalized, at))
+	if total < 0 {
+		return nil, fmt.Errorf("%w: the period %s of %s totals %s: its credits exceed its charges",
+			domain.ErrInvalidState, name, c.period.OrganizationID, billing.Dollars(total))
+	}
+	if len(lines) == 0 {
+		return nil, nil
+	}
+	due := c.at.Add(d.Settings.Terms)
+	return &ports.NewInvoice{ID: c.period.InvoiceID, OrganizationID: c.period.OrganizationID, Name: "Fulfillment, " + name,
+		Notes: billing.TermsNote(d.Settings.Terms, due), DueDate: due, FinalizedAt: c.at, Lines: lines, TotalAmount: total}, nil
 }

@@ -2,6 +2,7 @@ package billing
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/acme3pl/fulfillment/domain"
@@ -46,8 +47,12 @@ func (h *ClosePeriodHandler) Handle(ctx context.Context, c ClosePeriod) (ports.F
 		if !end.After(p.Period.Start) {
 			return fmt.Errorf("%w: the open period of %s starts now: there is nothing to close", domain.ErrInvalidState, c.OrganizationID)
 		}
-		out, err = h.d.finalize(ctx, r, p, end, now)
-		return err
+		fs, refused, err := h.d.finalize(ctx, r, []closing{{period: p, end: end, at: now}})
+		if err != nil || refused != nil {
+			return errors.Join(err, refused)
+		}
+		out = fs[0]
+		return nil
 	})
 	if err != nil {
 		return out, err

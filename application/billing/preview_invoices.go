@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"strconv"
-	"time"
 
 	"github.com/acme3pl/fulfillment/domain"
 	"github.com/acme3pl/fulfillment/domain/billing"
@@ -44,15 +43,16 @@ func (h *PreviewInvoicesHandler) Handle(ctx context.Context, c PreviewInvoices) 
 		if p, err = r.BillingPeriods.LockOpen(ctx, c.OrganizationID); err != nil {
 			return err
 		}
-		if sums, err = r.Charges.Open(ctx, c.OrganizationID, p.Period.End); err != nil {
+		w := []ports.BillingWindow{{OrganizationID: c.OrganizationID, Start: p.Period.Start, End: p.Period.End}}
+		all, err := r.Charges.Sums(ctx, w)
+		if err != nil {
 			return err
 		}
-		card, err := r.RateCards.InForce(ctx, c.OrganizationID, p.Period.End.Add(-time.Microsecond))
-		if err == nil {
-			minimum = card.Fee(billing.MinimumMonthly)
-		} else if !errors.Is(err, domain.ErrNotFound) {
+		minimums, err := r.RateCards.Minimums(ctx, w)
+		if err != nil {
 			return err
 		}
+		sums, minimum = all[0], minimums[0]
 		return nil
 	})
 	if errors.Is(err, domain.ErrNotFound) {

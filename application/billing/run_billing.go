@@ -80,19 +80,6 @@ func (h *RunBillingHandler) Handle(ctx context.Context, _ RunBilling) (RunResult
 			batch := due[:min(len(due), finalizeBatch)]
 			due = due[len(batch):]
 			fs, err := h.finalizeDue(ctx, batch, now)
-			if err != nil && len(batch) > 1 {
-				// One period refused (its credits exceed its charges):
-				// the others of the batch are finalized one by one up to
-				// it, as they would be without batches.
-				fs, err = nil, nil
-				for _, p := range batch {
-					f, ferr := h.finalizeDue(ctx, []ports.OpenPeriod{p}, now)
-					if fs = append(fs, f...); ferr != nil {
-						err = ferr
-						break
-					}
-				}
-			}
 			if err != nil {
 				h.record(&res, fs)
 				return res, err
@@ -146,12 +133,14 @@ const finalizeBatch = 100
 // period of batch that is still its organization's open period (another
 // run may have finalized it meanwhile: it is left out), dated at the end
 // of its grace, so that a late run writes what a punctual one would have.
-// The periods are locked first, all at once: the year's counter, which the
-// first finalization takes, is then never held while waiting for a period.
+// The periods are locked first, all at once: the year's counter, which
+// the finalization takes, is then never held while waiting for a period.
+// A period refused (its credits exceed its charges) stops the run there:
+// the periods before it are committed, and its error returned.
 func (h *RunBillingHandler) finalizeDue(ctx context.Context, batch []ports.OpenPeriod, now time.Time) ([]ports.FinalizedInvoice, error) {
 	var out []ports.FinalizedInvoice
+	var refused error
 	err := h.d.UnitOfWork.Do(ctx, func(ctx context.Context, r ports.Repositories) error {
-		out = out[:0]
 		ids := make([]string, len(batch))
 		for i, p := range batch {
 			ids[i] = p.OrganizationID
@@ -164,22 +153,19 @@ func (h *RunBillingHandler) finalizeDue(ctx context.Context, batch []ports.OpenP
 		for _, p := range open {
 			byOrg[p.OrganizationID] = p
 		}
+		cs := make([]closing, 0, len(batch))
 		for _, p := range batch {
 			locked, ok := byOrg[p.OrganizationID]
 			if !ok || !locked.Period.Start.Equal(p.Period.Start) || !locked.Period.Due(now, h.d.Settings.Grace) {
 				continue // finalized meanwhile by another run
 			}
-			at := locked.Period.End.Add(h.d.Settings.Grace)
-			f, err := h.d.finalize(ctx, r, locked, locked.Period.End, at)
-			if err != nil {
-				return fmt.Errorf("finalize the period of %s from %s: %w", p.OrganizationID, p.Period.Start.Format(time.RFC3339), err)
-			}
-			out = append(out, f)
+			cs = append(cs, closing{period: locked, end: locked.Period.End, at: locked.Period.End.Add(h.d.Settings.Grace)})
 		}
-		return nil
+		out, refused, err = h.d.finalize(ctx, r, cs)
+		return err
 	})
 	if err != nil {
 		return nil, err
 	}
-	return out, nil
+	return out, refused
 }

@@ -39,11 +39,13 @@ type calls []string
 
 func (c *calls) add(format string, args ...any) { *c = append(*c, fmt.Sprintf(format, args...)) }
 
-// fakeCharges: no facts to accrue; Bill answers sums.
+// fakeCharges: no facts to accrue; Sums answers sums, or byOrg's for an
+// organization in it.
 type fakeCharges struct {
 	ports.ChargeRepository
-	log  *calls
-	sums []billing.Sum
+	log   *calls
+	sums  []billing.Sum
+	byOrg map[string][]billing.Sum
 }
 
 func (f fakeCharges) CatchUp(_ context.Context, org string, through time.Time) (map[billing.Fee]int, error) {
@@ -56,15 +58,24 @@ func (f fakeCharges) AccrueStorage(_ context.Context, org string, through billin
 	return map[billing.Fee]int{}, nil
 }
 
-func (f fakeCharges) Bill(_ context.Context, org, _ string, before time.Time) ([]billing.Sum, error) {
-	f.log.add("Bill(%s, %s)", org, before.Format(time.RFC3339))
-	return f.sums, nil
+func (f fakeCharges) Sums(_ context.Context, ws []ports.BillingWindow) ([][]billing.Sum, error) {
+	out := make([][]billing.Sum, len(ws))
+	var names []string
+	for i, w := range ws {
+		names = append(names, w.OrganizationID+" "+w.End.Format(time.RFC3339))
+		out[i] = f.sums
+		if sums, ok := f.byOrg[w.OrganizationID]; ok {
+			out[i] = sums
+		}
+	}
+	f.log.add("Sums(%s)", strings.Join(names, ", "))
+	return out, nil
 }
 
 type fakeCards struct{ ports.RateCardRepository }
 
-func (fakeCards) InForce(context.Context, string, time.Time) (*billing.RateCard, error) {
-	return nil, domain.ErrNotFound
+func (fakeCards) Minimums(_ context.Context, ws []ports.BillingWindow) ([]int64, error) {
+	return make([]int64, len(ws)), nil
 }
 
 // fakePeriods holds one open period per organization and the statuses of
@@ -108,14 +119,19 @@ func (f *fakePeriods) LockOpen(_ context.Context, org string) (ports.OpenPeriod,
 	return p, nil
 }
 
-func (f *fakePeriods) Finalize(_ context.Context, p ports.OpenPeriod, end time.Time, inv *ports.NewInvoice,
-	nextEnd time.Time, nextID string) (ports.FinalizedInvoice, error) {
-	f.log.add("Finalize(%s, %s)", p.OrganizationID, end.Format(time.RFC3339))
-	f.open[p.OrganizationID] = ports.OpenPeriod{OrganizationID: p.OrganizationID, InvoiceID: nextID,
-		Period: billing.Period{Start: end, End: nextEnd}}
-	out := ports.FinalizedInvoice{OrganizationID: p.OrganizationID, InvoiceID: p.InvoiceID, Period: billing.Period{Start: p.Period.Start, End: end}}
-	if inv != nil {
-		out.Key, out.TotalAmount = "INV-X", inv.TotalAmount
+func (f *fakePeriods) Finalize(_ context.Context, fs []ports.Finalization) ([]ports.FinalizedInvoice, error) {
+	var out []ports.FinalizedInvoice
+	for _, fin := range fs {
+		p := fin.Period
+		f.log.add("Finalize(%s, %s)", p.OrganizationID, fin.End.Format(time.RFC3339))
+		f.open[p.OrganizationID] = ports.OpenPeriod{OrganizationID: p.OrganizationID, InvoiceID: fin.NextInvoiceID,
+			Period: billing.Period{Start: fin.End, End: fin.NextEnd}}
+		fi := ports.FinalizedInvoice{OrganizationID: p.OrganizationID, InvoiceID: p.InvoiceID, Period: billing.Period{Start: p.Period.Start, End: fin.End}}
+		if inv := fin.Invoice; inv != nil {
+			fi.Key, fi.TotalAmount = "INV-X", inv.TotalAmount
+			fi.Invoice = domain.RehydrateInvoice(domain.InvoiceParams{ID: inv.ID, OrganizationID: inv.OrganizationID}, inv.TotalAmount)
+		}
+		out = append(out, fi)
 	}
 	return out, nil
 }
@@ -157,6 +173,7 @@ func (f *fakePeriods) SetStatus(_ context.Context, id, from, to string, _ time.T
 
 type fixture struct {
 	log     *calls
+	charges fakeCharges
 	periods *fakePeriods
 	run     *billingapp.RunBillingHandler
 	closeP  *billingapp.ClosePeriodHandler
@@ -166,12 +183,13 @@ type fixture struct {
 func newFixture(now time.Time, sums []billing.Sum) fixture {
 	log := &calls{}
 	periods := &fakePeriods{log: log, open: map[string]ports.OpenPeriod{}, status: map[string]string{}}
-	r := ports.Repositories{Charges: fakeCharges{log: log, sums: sums}, RateCards: fakeCards{}, BillingPeriods: periods,
+	charges := fakeCharges{log: log, sums: sums, byOrg: map[string][]billing.Sum{}}
+	r := ports.Repositories{Charges: charges, RateCards: fakeCards{}, BillingPeriods: periods,
 		Invoices: fakeInvoices{}, Events: fakeEvents{log: log}}
 	d := billingapp.Deps{UnitOfWork: fakeUoW{r}, Repos: r, Clock: fakeClock{now}, IDs: &fakeIDs{},
 		Settings: billingapp.Settings{Calendar: billing.NewCalendar(time.UTC), Grace: 24 * time.Hour, Terms: 720 * time.Hour,
 			CollectionsAfter: 720 * time.Hour}}
-	return fixture{log: log, periods: periods, run: billingapp.NewRunBillingHandler(d),
+	return fixture{log: log, charges: charges, periods: periods, run: billingapp.NewRunBillingHandler(d),
 		closeP: billingapp.NewClosePeriodHandler(d), status: billingapp.NewChangeInvoiceStatusHandler(d)}
 }
 
@@ -184,7 +202,8 @@ var shipSum = []billing.Sum{{Fee: billing.PickPackOrder, Title: "Pick & Pack ord
 
 // A run accrues first (the catch-up's watermark one grace behind the
 // clock, storage up to yesterday), then finalizes the due periods, locked
-// all at once before each is billed, then collects.
+// all at once, summed all at once and finalized all at once, then
+// collects.
 func TestRunBillingOrderOfSteps(t *testing.T) {
 	f := newFixture(time.Date(2030, 12, 2, 0, 0, 0, 0, time.UTC), shipSum)
 	f.periods.open["org_a"], f.periods.open["org_b"] = november("org_a"), november("org_b")
@@ -193,14 +212,38 @@ func TestRunBillingOrderOfSteps(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := calls{`CatchUp("", 2030-12-01T00:00:00Z)`, `AccrueStorage("", 2030-12-01)`, "Due", "LockOpenMany(org_a,org_b)",
-		"Bill(org_a, 2030-12-01T00:00:00Z)", "Finalize(org_a, 2030-12-01T00:00:00Z)", "Record(invoice.finalized inv_org_a)",
-		"Bill(org_b, 2030-12-01T00:00:00Z)", "Finalize(org_b, 2030-12-01T00:00:00Z)", "Record(invoice.finalized inv_org_b)",
+		"Sums(org_a 2030-12-01T00:00:00Z, org_b 2030-12-01T00:00:00Z)",
+		"Finalize(org_a, 2030-12-01T00:00:00Z)", "Finalize(org_b, 2030-12-01T00:00:00Z)",
+		"Record(invoice.finalized inv_org_a)", "Record(invoice.finalized inv_org_b)",
 		"Due", "Collect"}
 	if !slices.Equal(*f.log, want) {
 		t.Fatalf("calls\n %q\nwant\n %q", *f.log, want)
 	}
 	if res.Invoices() != 2 || res.Finalized[0].OrganizationID != "org_a" || res.Finalized[0].TotalAmount != 500 {
 		t.Fatalf("finalized %+v", res.Finalized)
+	}
+}
+
+// A period whose credits exceed its charges is refused, and stops the run
+// there: the periods before it in the batch are finalized (and committed),
+// those after it are left open.
+func TestRunBillingStopsAtARefusedPeriod(t *testing.T) {
+	f := newFixture(time.Date(2030, 12, 2, 0, 0, 0, 0, time.UTC), shipSum)
+	for _, org := range []string{"org_a", "org_b", "org_c"} {
+		f.periods.open[org] = november(org)
+	}
+	f.charges.byOrg["org_b"] = append(slices.Clone(shipSum),
+		billing.Sum{Fee: billing.FeeOperator, Title: "Goodwill credit", UnitCost: -900, Divisor: 1, Milli: 1000, Facts: 1})
+	res, err := f.run.Handle(context.Background(), billingapp.RunBilling{})
+	if !errors.Is(err, domain.ErrInvalidState) || !strings.Contains(err.Error(), "org_b") {
+		t.Fatalf("err %v, want org_b's period refused", err)
+	}
+	if len(res.Finalized) != 1 || res.Finalized[0].OrganizationID != "org_a" {
+		t.Fatalf("finalized %+v, want org_a's period only", res.Finalized)
+	}
+	if !slices.Contains(*f.log, "Finalize(org_a, 2030-12-01T00:00:00Z)") ||
+		slices.ContainsFunc(*f.log, func(c string) bool { return strings.HasPrefix(c, "Finalize(org_b") || strings.HasPrefix(c, "Finalize(org_c") }) {
+		t.Fatalf("calls %q", *f.log)
 	}
 }
 

@@ -24,8 +24,13 @@ import (
 	"log/slog"
 	"net/url"
 	"os"
+	"sort"
+	"strings"
+	"sync"
 	"time"
 
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/trace"
 	"go.opentelemetry.io/otel/trace/noop"
 
 	"github.com/acme3pl/fulfillment/adapters/postgres"
@@ -53,6 +58,7 @@ func run() error {
 	orgs := flag.Int("orgs", 1000, "organizations")
 	orders := flag.Int("orders", 1_000_000, "shipped orders, spread evenly over the organizations")
 	products := flag.Int("products", 100, "products per organization, each a stock row")
+	breakdown := flag.Bool("breakdown", false, "print the run's time by SQL statement (from its spans)")
 	flag.Parse()
 	ctx := context.Background()
 
@@ -190,17 +196,69 @@ func run() error {
 		}
 	}
 	var res billingapp.RunResult
+	var tp trace.TracerProvider = noop.NewTracerProvider()
+	statements := &statementTimes{}
+	if *breakdown {
+		tp = sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(statements))
+	}
 	runTime, err := step("4. billing run: finalize every organization's November", func() error {
+		ctx, span := tp.Tracer("bench").Start(ctx, "run")
+		defer span.End()
 		var err error
-		res, err = billingapp.New(d, noop.NewTracerProvider().Tracer(""), slog.New(slog.DiscardHandler)).RunBilling.Handle(ctx, billingapp.RunBilling{})
+		res, err = billingapp.New(d, tp.Tracer(""), slog.New(slog.DiscardHandler)).RunBilling.Handle(ctx, billingapp.RunBilling{})
 		return err
 	})
 	if err != nil {
 		return err
 	}
 	fmt.Printf("   %d invoices finalized; the run took %.1f× the bare aggregate\n", res.Invoices(), runTime.Seconds()/bare.Seconds())
+	if *breakdown {
+		statements.print()
+	}
 	return nil
 }
+
+// statementTimes sums the run's statement spans by statement (-breakdown).
+type statementTimes struct {
+	mu    sync.Mutex
+	total map[string]time.Duration
+	count map[string]int
+}
+
+func (s *statementTimes) OnEnd(span sdktrace.ReadOnlySpan) {
+	if span.SpanKind() != trace.SpanKindClient {
+		return
+	}
+	text := span.Name()
+	for _, a := range span.Attributes() {
+		if a.Key == "db.query.text" {
+			text = strings.Join(strings.Fields(a.Value.AsString()), " ")
+		}
+	}
+	text = text[:min(len(text), 90)]
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.total == nil {
+		s.total, s.count = map[string]time.Duration{}, map[string]int{}
+	}
+	s.total[text] += span.EndTime().Sub(span.StartTime())
+	s.count[text]++
+}
+
+func (s *statementTimes) print() {
+	keys := make([]string, 0, len(s.total))
+	for k := range s.total {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool { return s.total[keys[i]] > s.total[keys[j]] })
+	for _, k := range keys {
+		fmt.Printf("   %8.3f s %5d× %s\n", s.total[k].Seconds(), s.count[k], k)
+	}
+}
+
+func (*statementTimes) OnStart(context.Context, sdktrace.ReadWriteSpan) {}
+func (*statementTimes) Shutdown(context.Context) error                  { return nil }
+func (*statementTimes) ForceFlush(context.Context) error                { return nil }
 
 func loadavg() string {
 	b, err := os.ReadFile("/proc/loadavg")
