@@ -3,8 +3,6 @@ package postgres
 import (
 	"context"
 	"database/sql"
-	"fmt"
-	"strings"
 	"time"
 
 	"github.com/acme3pl/fulfillment/domain/billing"
@@ -42,113 +40,85 @@ var _ ports.ChargeRepository = (*ChargeRepository)(nil)
 // fee) by the unique key of billing_charges. A fact yields a charge row
 // per fee even when the card prices it at 0 (the invoice leaves such lines
 // out), so that "a fact without a charge" means "not accrued yet".
+//
+// Each kind of fact has two: the accrual of one fact ($2: its ID) and the
+// catch-up of the facts of one organization ($2; empty: all) that have no
+// charge yet. $1 is the 'sandbox charges tests' flag. The catch-ups hold
+// the open periods they insert into (FOR SHARE OF p) until their
+// transaction ends: a finalization (FOR UPDATE) waits for them and then
+// bills what they inserted.
 const (
-	cardInForceAt = `JOIN LATERAL (SELECT * FROM rate_cards rc WHERE rc.organization_id = p.organization_id AND rc.effective_at <= %s
-	ORDER BY rc.effective_at DESC LIMIT 1) rc ON true`
-
-	insertChargesSQL = `INSERT INTO billing_charges (organization_id, fee, source_id, warehouse_id, title, quantity_milli, divisor, unit_cost, occurred_at)
-`
-	onChargeConflict = `
-ON CONFLICT (organization_id, fee, source_id) DO NOTHING
-RETURNING fee`
-
-	// $1: 'sandbox charges tests' flag, then the filter's parameters.
-	shipmentChargesSQL = `SELECT s.organization_id, f.fee, s.id, s.warehouse_id, f.title, f.qty * 1000, 1, f.cost, s.shipped_at
+	// accrueShipmentSQL: the ship path holds its open period too (a receipt
+	// or service holds its period through PeriodClosed already): a
+	// finalization (billing close, dated now) waits for the ship's
+	// transaction and bills its charges, which a charge's time alone
+	// places in the period.
+	accrueShipmentSQL = `INSERT INTO billing_charges (organization_id, fee, source_id, warehouse_id, title, quantity_milli, divisor, unit_cost, occurred_at)
+SELECT s.organization_id, f.fee, s.id, s.warehouse_id, f.title, f.qty * 1000, 1, f.cost, s.shipped_at
 FROM billing_periods p
-JOIN shipments s ON s.organization_id = p.organization_id AND s.status = 'shipped' AND s.shipped_at >= {since}
-` + `%s
+JOIN shipments s ON s.organization_id = p.organization_id AND s.status = 'shipped' AND s.shipped_at >= p.starts_at
+JOIN LATERAL (SELECT * FROM rate_cards rc WHERE rc.organization_id = p.organization_id AND rc.effective_at <= s.shipped_at
+	ORDER BY rc.effective_at DESC LIMIT 1) rc ON true
 CROSS JOIN LATERAL (SELECT coalesce(sum(quantity), 0) FROM shipment_items i WHERE i.shipment_id = s.id) units(n)
 CROSS JOIN LATERAL (SELECT coalesce(sum(quantity), 0) FROM shipment_cartons c WHERE c.shipment_id = s.id) cartons(n)
 CROSS JOIN LATERAL (VALUES
 	('pick_pack_order', 'Pick & Pack orders', CASE WHEN s.kind = 'pick_pack' THEN 1 ELSE 0 END, rc.pick_pack_order),
 	('pick_pack_unit', 'Pick & Pack additional units', CASE WHEN s.kind = 'pick_pack' THEN units.n - 1 ELSE 0 END, rc.pick_pack_unit),
 	('spd_carton', 'SPD cartons', CASE WHEN s.kind = 'spd' THEN cartons.n ELSE 0 END, rc.spd_carton)) f(fee, title, qty, cost)
-WHERE p.status = 'open' AND f.qty > 0 AND (NOT s.test OR $1)`
+WHERE p.status = 'open' AND f.qty > 0 AND (NOT s.test OR $1) AND s.id = $2
+FOR SHARE OF p
+ON CONFLICT (organization_id, fee, source_id) DO NOTHING
+RETURNING fee`
 
-	receiptChargesSQL = `SELECT r.organization_id, f.fee, r.id, r.warehouse_id, f.title, f.qty * 1000, 1, f.cost, r.received_at
+	// catchUpShipmentsSQL reads the shipments (the bulk of the facts) from
+	// the catch-up's watermark on: those of an open period shipped before
+	// billing_catch_up.through were looked at by an earlier catch-up of the
+	// same period, so it reads a range of shipments_shipped_idx instead of
+	// the whole period's. A shipment is dated by the service's clock, in the
+	// transaction that accrues it; the watermark trails the clock by
+	// BILLING_GRACE, so a shipment committed late is still looked at. The
+	// bound is a scalar subquery, so that it is an index condition of the
+	// shipments' scan (a join with billing_catch_up made the planner scan
+	// every shipment).
+	catchUpShipmentsSQL = `INSERT INTO billing_charges (organization_id, fee, source_id, warehouse_id, title, quantity_milli, divisor, unit_cost, occurred_at)
+SELECT s.organization_id, f.fee, s.id, s.warehouse_id, f.title, f.qty * 1000, 1, f.cost, s.shipped_at
 FROM billing_periods p
-JOIN warehouse_receipts r ON r.organization_id = p.organization_id AND r.received_at >= {since}
-` + `%s
+JOIN shipments s ON s.organization_id = p.organization_id AND s.status = 'shipped' AND s.shipped_at >= greatest(p.starts_at, (SELECT w.through FROM billing_catch_up w
+	WHERE w.organization_id = p.organization_id AND w.starts_at = p.starts_at))
+JOIN LATERAL (SELECT * FROM rate_cards rc WHERE rc.organization_id = p.organization_id AND rc.effective_at <= s.shipped_at
+	ORDER BY rc.effective_at DESC LIMIT 1) rc ON true
+CROSS JOIN LATERAL (SELECT coalesce(sum(quantity), 0) FROM shipment_items i WHERE i.shipment_id = s.id) units(n)
+CROSS JOIN LATERAL (SELECT coalesce(sum(quantity), 0) FROM shipment_cartons c WHERE c.shipment_id = s.id) cartons(n)
+CROSS JOIN LATERAL (VALUES
+	('pick_pack_order', 'Pick & Pack orders', CASE WHEN s.kind = 'pick_pack' THEN 1 ELSE 0 END, rc.pick_pack_order),
+	('pick_pack_unit', 'Pick & Pack additional units', CASE WHEN s.kind = 'pick_pack' THEN units.n - 1 ELSE 0 END, rc.pick_pack_unit),
+	('spd_carton', 'SPD cartons', CASE WHEN s.kind = 'spd' THEN cartons.n ELSE 0 END, rc.spd_carton)) f(fee, title, qty, cost)
+WHERE p.status = 'open' AND f.qty > 0 AND (NOT s.test OR $1) AND ($2 = '' OR p.organization_id = $2) AND NOT EXISTS (SELECT 1 FROM billing_charges c
+	WHERE c.organization_id = s.organization_id AND c.fee IN ('pick_pack_order', 'spd_carton') AND c.source_id = s.id)
+FOR SHARE OF p
+ON CONFLICT (organization_id, fee, source_id) DO NOTHING
+RETURNING fee`
+
+	// accrueReceiptSQL: a receipt dated into days whose storage is accrued
+	// already changes their on hand, so the same statement takes the
+	// watermark of accrued storage back to the day before it and deletes
+	// the open storage charges from that day on, which the next storage
+	// accrual recomputes from the ledger. $3 is the billing time zone.
+	accrueReceiptSQL = `WITH inserted AS (INSERT INTO billing_charges (organization_id, fee, source_id, warehouse_id, title, quantity_milli, divisor, unit_cost, occurred_at)
+SELECT r.organization_id, f.fee, r.id, r.warehouse_id, f.title, f.qty * 1000, 1, f.cost, r.received_at
+FROM billing_periods p
+JOIN warehouse_receipts r ON r.organization_id = p.organization_id AND r.received_at >= p.starts_at
+JOIN LATERAL (SELECT * FROM rate_cards rc WHERE rc.organization_id = p.organization_id AND rc.effective_at <= r.received_at
+	ORDER BY rc.effective_at DESC LIMIT 1) rc ON true
 CROSS JOIN LATERAL (SELECT coalesce(sum(quantity) FILTER (WHERE product_id IS NOT NULL), 0),
 	coalesce(sum(quantity) FILTER (WHERE carton_id IS NOT NULL), 0)
 	FROM warehouse_receipt_lines l WHERE l.receipt_id = r.id) q(units, cartons)
 CROSS JOIN LATERAL (VALUES
 	('receiving_unit', 'Receiving (units)', q.units, rc.receiving_unit),
 	('receiving_carton', 'Receiving (cartons)', q.cartons, rc.receiving_carton)) f(fee, title, qty, cost)
-WHERE p.status = 'open' AND f.qty > 0 AND $1::boolean IS NOT NULL`
-
-	serviceChargesSQL = `SELECT v.organization_id, 'service', v.id, v.warehouse_id, rc.services -> v.service ->> 'title',
-	v.quantity_milli, 1, (rc.services -> v.service ->> 'unitCost')::bigint, v.performed_at
-FROM billing_periods p
-JOIN warehouse_services v ON v.organization_id = p.organization_id AND v.performed_at >= {since}
-` + `%s
-WHERE p.status = 'open' AND rc.services ? v.service AND $1::boolean IS NOT NULL`
-)
-
-// The facts' filters: one fact by ID ($2), or the facts of one
-// organization ($2, ” for all) that have no charge yet.
-const (
-	// The ship path holds its open period too: a finalization (billing
-	// close, dated now) waits for the ship's transaction and bills its
-	// charges, which a charge's time alone places in the period.
-	oneShipment  = ` AND s.id = $2` + sharePeriods
-	newShipments = ` AND ($2 = '' OR p.organization_id = $2) AND NOT EXISTS (SELECT 1 FROM billing_charges c
-	WHERE c.organization_id = s.organization_id AND c.fee IN ('pick_pack_order', 'spd_carton') AND c.source_id = s.id)` + sharePeriods
-	oneReceipt  = ` AND r.id = $2`
-	newReceipts = ` AND ($2 = '' OR p.organization_id = $2) AND NOT EXISTS (SELECT 1 FROM billing_charges c
-	WHERE c.organization_id = r.organization_id AND c.fee IN ('receiving_unit', 'receiving_carton') AND c.source_id = r.id)` + sharePeriods
-	oneService  = ` AND v.id = $2`
-	newServices = ` AND ($2 = '' OR p.organization_id = $2) AND NOT EXISTS (SELECT 1 FROM billing_charges c
-	WHERE c.organization_id = v.organization_id AND c.fee = 'service' AND c.source_id = v.id)` + sharePeriods
-
-	// sharePeriods holds the open periods an accrual inserts into until
-	// its transaction ends: a finalization (FOR UPDATE) waits for it and
-	// then bills what it inserted. A receipt or service holds its period
-	// through PeriodClosed already.
-	sharePeriods = `
-FOR SHARE OF p`
-)
-
-// The catch-up's watermark, for shipments (the bulk of the facts): the
-// shipments of an open period shipped before billing_catch_up.through were
-// looked at by an earlier catch-up of the same period, so a catch-up reads
-// only those from it on (a range of shipments_shipped_idx) instead of the
-// whole period's. A shipment's time is the moment it was shipped, by the
-// service's clock, in the transaction that accrues it; the watermark trails
-// the clock by BILLING_GRACE, so a shipment committed late is still looked
-// at. Receipts and services are dated by the warehouse, anywhere in the
-// open period: their catch-up reads the whole period (few per month).
-// The bound is a scalar subquery, so that it is an index condition of
-// the shipments' scan (a join with billing_catch_up made the planner scan
-// every shipment).
-const catchUpSince = `greatest(p.starts_at, (SELECT w.through FROM billing_catch_up w
-	WHERE w.organization_id = p.organization_id AND w.starts_at = p.starts_at))`
-
-// accrual builds the statement of an accrual: the facts' SELECT with the
-// card in force at the fact's time and the filter appended; a catch-up's
-// facts from the watermark on, one fact's from its period's start.
-func accrual(selectSQL, at, filter string) string {
-	since := "p.starts_at"
-	if filter == newShipments {
-		since = catchUpSince
-	}
-	sel := strings.Replace(selectSQL, "{since}", since, 1)
-	return insertChargesSQL + fmt.Sprintf(sel, fmt.Sprintf(cardInForceAt, at)) + filter + onChargeConflict
-}
-
-var (
-	accrueShipmentSQL   = accrual(shipmentChargesSQL, "s.shipped_at", oneShipment)
-	catchUpShipmentsSQL = accrual(shipmentChargesSQL, "s.shipped_at", newShipments)
-	accrueServiceSQL    = accrual(serviceChargesSQL, "v.performed_at", oneService)
-	catchUpServicesSQL  = accrual(serviceChargesSQL, "v.performed_at", newServices)
-
-	// A receipt dated into days whose storage is accrued already changes
-	// their on hand: the same statement takes the watermark of accrued
-	// storage back to the day before it and deletes the open storage
-	// charges from that day on, which the next storage accrual recomputes
-	// from the ledger. $3 is the billing time zone.
-	receiptWithStorage = func(filter string) string {
-		return `WITH inserted AS (` + accrual(receiptChargesSQL, "r.received_at", filter) + `, organization_id, occurred_at),
+WHERE p.status = 'open' AND f.qty > 0 AND $1::boolean IS NOT NULL AND r.id = $2
+ON CONFLICT (organization_id, fee, source_id) DO NOTHING
+RETURNING fee, organization_id, occurred_at),
 rewound AS (
 	UPDATE billing_storage b SET accrued_through = x.day - 1
 	FROM (SELECT organization_id, min((occurred_at AT TIME ZONE $3)::date) AS day FROM inserted GROUP BY organization_id) x
@@ -159,9 +129,61 @@ forgotten AS (
 	WHERE c.organization_id = w.organization_id AND c.fee IN ('storage_unit_month', 'storage_carton_month')
 		AND c.occurred_at >= (w.day::timestamp AT TIME ZONE $3) AND c.occurred_at >= ` + openStart + `)
 SELECT fee FROM inserted`
-	}
-	accrueReceiptSQL   = receiptWithStorage(oneReceipt)
-	catchUpReceiptsSQL = receiptWithStorage(newReceipts)
+
+	// catchUpReceiptsSQL rewinds storage as accrueReceiptSQL does. Receipts
+	// and services are dated by the warehouse, anywhere in the open period:
+	// their catch-ups read the whole period (few per month).
+	catchUpReceiptsSQL = `WITH inserted AS (INSERT INTO billing_charges (organization_id, fee, source_id, warehouse_id, title, quantity_milli, divisor, unit_cost, occurred_at)
+SELECT r.organization_id, f.fee, r.id, r.warehouse_id, f.title, f.qty * 1000, 1, f.cost, r.received_at
+FROM billing_periods p
+JOIN warehouse_receipts r ON r.organization_id = p.organization_id AND r.received_at >= p.starts_at
+JOIN LATERAL (SELECT * FROM rate_cards rc WHERE rc.organization_id = p.organization_id AND rc.effective_at <= r.received_at
+	ORDER BY rc.effective_at DESC LIMIT 1) rc ON true
+CROSS JOIN LATERAL (SELECT coalesce(sum(quantity) FILTER (WHERE product_id IS NOT NULL), 0),
+	coalesce(sum(quantity) FILTER (WHERE carton_id IS NOT NULL), 0)
+	FROM warehouse_receipt_lines l WHERE l.receipt_id = r.id) q(units, cartons)
+CROSS JOIN LATERAL (VALUES
+	('receiving_unit', 'Receiving (units)', q.units, rc.receiving_unit),
+	('receiving_carton', 'Receiving (cartons)', q.cartons, rc.receiving_carton)) f(fee, title, qty, cost)
+WHERE p.status = 'open' AND f.qty > 0 AND $1::boolean IS NOT NULL AND ($2 = '' OR p.organization_id = $2) AND NOT EXISTS (SELECT 1 FROM billing_charges c
+	WHERE c.organization_id = r.organization_id AND c.fee IN ('receiving_unit', 'receiving_carton') AND c.source_id = r.id)
+FOR SHARE OF p
+ON CONFLICT (organization_id, fee, source_id) DO NOTHING
+RETURNING fee, organization_id, occurred_at),
+rewound AS (
+	UPDATE billing_storage b SET accrued_through = x.day - 1
+	FROM (SELECT organization_id, min((occurred_at AT TIME ZONE $3)::date) AS day FROM inserted GROUP BY organization_id) x
+	WHERE b.organization_id = x.organization_id AND x.day <= b.accrued_through
+	RETURNING b.organization_id, x.day),
+forgotten AS (
+	DELETE FROM billing_charges c USING rewound w
+	WHERE c.organization_id = w.organization_id AND c.fee IN ('storage_unit_month', 'storage_carton_month')
+		AND c.occurred_at >= (w.day::timestamp AT TIME ZONE $3) AND c.occurred_at >= ` + openStart + `)
+SELECT fee FROM inserted`
+
+	accrueServiceSQL = `INSERT INTO billing_charges (organization_id, fee, source_id, warehouse_id, title, quantity_milli, divisor, unit_cost, occurred_at)
+SELECT v.organization_id, 'service', v.id, v.warehouse_id, rc.services -> v.service ->> 'title',
+	v.quantity_milli, 1, (rc.services -> v.service ->> 'unitCost')::bigint, v.performed_at
+FROM billing_periods p
+JOIN warehouse_services v ON v.organization_id = p.organization_id AND v.performed_at >= p.starts_at
+JOIN LATERAL (SELECT * FROM rate_cards rc WHERE rc.organization_id = p.organization_id AND rc.effective_at <= v.performed_at
+	ORDER BY rc.effective_at DESC LIMIT 1) rc ON true
+WHERE p.status = 'open' AND rc.services ? v.service AND $1::boolean IS NOT NULL AND v.id = $2
+ON CONFLICT (organization_id, fee, source_id) DO NOTHING
+RETURNING fee`
+
+	catchUpServicesSQL = `INSERT INTO billing_charges (organization_id, fee, source_id, warehouse_id, title, quantity_milli, divisor, unit_cost, occurred_at)
+SELECT v.organization_id, 'service', v.id, v.warehouse_id, rc.services -> v.service ->> 'title',
+	v.quantity_milli, 1, (rc.services -> v.service ->> 'unitCost')::bigint, v.performed_at
+FROM billing_periods p
+JOIN warehouse_services v ON v.organization_id = p.organization_id AND v.performed_at >= p.starts_at
+JOIN LATERAL (SELECT * FROM rate_cards rc WHERE rc.organization_id = p.organization_id AND rc.effective_at <= v.performed_at
+	ORDER BY rc.effective_at DESC LIMIT 1) rc ON true
+WHERE p.status = 'open' AND rc.services ? v.service AND $1::boolean IS NOT NULL AND ($2 = '' OR p.organization_id = $2) AND NOT EXISTS (SELECT 1 FROM billing_charges c
+	WHERE c.organization_id = v.organization_id AND c.fee = 'service' AND c.source_id = v.id)
+FOR SHARE OF p
+ON CONFLICT (organization_id, fee, source_id) DO NOTHING
+RETURNING fee`
 )
 
 // accrueStorageSQL accrues the days of storage after each organization's
