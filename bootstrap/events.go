@@ -140,7 +140,7 @@ const relayConns = 2
 // again; the broker's acknowledgements are bounded apart (relayPublishBudget).
 func (c Config) RelayDB() postgres.Options {
 	return postgres.Options{
-		DSN: c.DatabaseURL, MaxOpenConns: relayConns, Settings: map[string]string{"jit": "off"},
+		DSN: c.DatabaseURL, MaxOpenConns: relayConns,
 		Limits: postgres.SessionLimits{
 			StatementTimeout: 10 * time.Second, LockTimeout: c.SessionLimits().LockTimeout,
 			IdleInTransactionTimeout: 10 * time.Second, IOTimeout: 15 * time.Second,

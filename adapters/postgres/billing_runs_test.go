@@ -454,6 +454,8 @@ func TestBillingProductionSkipsTestShipments(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	// The stock the ships take, counted after November: the period bills no storage.
+	billMove(t, b.db, "org_prod", false, 3, "opening", "", utc("2030-12-01T12:00:00Z"))
 	billShip(t, b.db, "org_prod", "prod_test", false, 2, utc("2030-11-05T10:00:00Z")) // test: true
 	billShip(t, b.db, "org_prod", "prod_real", false, 1, utc("2030-11-06T10:00:00Z"))
 	billExec(t, b.db, `UPDATE shipments SET test = false WHERE id = 'prod_real'`)

@@ -100,7 +100,9 @@ func billOrg(t *testing.T, db bun.IDB, org string) {
 	billExec(t, db, `INSERT INTO cartons (id, organization_id, sku, name) VALUES (?, ?, 'CTN', 'Tee x24')`, "c1_"+org, org)
 }
 
-// billMove writes a movement of the stock ledger.
+// billMove writes a movement of the stock ledger and its balance, as
+// StockLedger.Move does (billing reads both: a balance is the sum of its
+// item's movements).
 func billMove(t *testing.T, db bun.IDB, org string, carton bool, qty int64, reason, ref string, at time.Time) {
 	t.Helper()
 	item := "p1_" + org
@@ -117,6 +119,12 @@ func billMove(t *testing.T, db bun.IDB, org string, carton bool, qty int64, reas
 	}
 	billExec(t, db, `INSERT INTO stock_movements (organization_id, warehouse_id, `+col+`, quantity, reason, receipt_id, shipment_id, occurred_at)
 	VALUES (?, ?, ?, ?, ?, ?, ?, ?)`, org, "wh_"+org, item, qty, reason, receipt, shipment, at)
+	table := "product_stock"
+	if carton {
+		table = "carton_stock"
+	}
+	billExec(t, db, `INSERT INTO `+table+` AS s (`+col+`, warehouse_id, on_hand) VALUES (?, ?, greatest(?::bigint, 0))
+	ON CONFLICT (`+col+`, warehouse_id) DO UPDATE SET on_hand = s.on_hand + ?`, item, "wh_"+org, qty, qty)
 }
 
 // billShip writes a shipped shipment (as the ship route will) of units of

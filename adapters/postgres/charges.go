@@ -192,8 +192,11 @@ RETURNING fee`
 // FROM … FOR UPDATE) is the guard: a concurrent run waits for the row,
 // then finds the watermark moved and accrues nothing; the unique key of
 // billing_charges backs it up. On hand at the end of a day, per warehouse
-// and kind, is a running sum of the ledger's movements by local day, the
-// movements before the first day counted on the watermark's own day.
+// and kind, is a running sum by local day: from on hand at the end of the
+// watermark's day — the balance now (product_stock, carton_stock: always
+// the sum of the ledger's movements) less every movement since — through
+// each later day's movements. A run reads the movements since its
+// organizations' watermarks, never the ledger's whole history.
 const accrueStorageSQL = `WITH acc AS (
 	UPDATE billing_storage b SET accrued_through = $1::date
 	FROM (SELECT organization_id, accrued_through FROM billing_storage
@@ -201,12 +204,27 @@ const accrueStorageSQL = `WITH acc AS (
 		ORDER BY organization_id FOR UPDATE) old
 	WHERE b.organization_id = old.organization_id
 	RETURNING b.organization_id, old.accrued_through AS done),
-moves AS (
+recent AS (
 	SELECT m.organization_id, m.warehouse_id, m.product_id IS NOT NULL AS units,
-		greatest((m.occurred_at AT TIME ZONE $2)::date, a.done) AS day, sum(m.quantity) AS q
+		(m.occurred_at AT TIME ZONE $2)::date AS day, sum(m.quantity) AS q
 	FROM acc a JOIN stock_movements m ON m.organization_id = a.organization_id
-	WHERE m.occurred_at < (($1::date + 1)::timestamp AT TIME ZONE $2)
+		AND m.occurred_at >= ((a.done + 1)::timestamp AT TIME ZONE $2)
 	GROUP BY 1, 2, 3, 4),
+balances AS (
+	SELECT p.organization_id, s.warehouse_id, true AS units, sum(s.on_hand) AS q
+	FROM acc a JOIN products p ON p.organization_id = a.organization_id JOIN product_stock s ON s.product_id = p.id
+	GROUP BY 1, 2
+	UNION ALL
+	SELECT c.organization_id, s.warehouse_id, false, sum(s.on_hand)
+	FROM acc a JOIN cartons c ON c.organization_id = a.organization_id JOIN carton_stock s ON s.carton_id = c.id
+	GROUP BY 1, 2),
+moves AS (
+	SELECT b.organization_id, b.warehouse_id, b.units, a.done AS day, b.q - coalesce(r.q, 0) AS q
+	FROM balances b JOIN acc a ON a.organization_id = b.organization_id
+	LEFT JOIN (SELECT organization_id, warehouse_id, units, sum(q) AS q FROM recent GROUP BY 1, 2, 3) r
+		ON (r.organization_id, r.warehouse_id, r.units) = (b.organization_id, b.warehouse_id, b.units)
+	UNION ALL
+	SELECT organization_id, warehouse_id, units, day, q FROM recent WHERE day <= $1::date),
 grid AS (
 	SELECT k.organization_id, k.warehouse_id, k.units, a.done, d::date AS day
 	FROM (SELECT DISTINCT organization_id, warehouse_id, units FROM moves) k

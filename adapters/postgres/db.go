@@ -32,9 +32,6 @@ type Options struct {
 	// its request deadline; operator commands (a migration may build an
 	// index for minutes) leave them zero and bound their work by context.
 	Limits SessionLimits
-	// Settings are more session settings (name → value) for every session
-	// the pool opens, e.g. the events relay's jit = off.
-	Settings map[string]string
 }
 
 // SessionLimits are PostgreSQL's own bounds on a session, set on every
@@ -100,9 +97,11 @@ func Open(opts Options) (*bun.DB, error) {
 	// or LIMIT parameter anew at every run, because it costs the parameter
 	// as a tenth of the table.
 	conf.ConnParams["plan_cache_mode"] = "force_generic_plan"
-	for k, v := range opts.Settings {
-		conf.ConnParams[k] = v
-	}
+	// No JIT: every statement here runs in milliseconds, and a generic
+	// plan's estimate crossing jit_above_cost cost 75 to 430 ms of
+	// compiling (the relay's claim, billing's catch-up and storage; see
+	// docs/decisions.md).
+	conf.ConnParams["jit"] = "off"
 	sqldb := sql.OpenDB(droppingConnector{connector})
 	maxConns := opts.MaxOpenConns
 	if maxConns <= 0 {
