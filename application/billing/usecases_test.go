@@ -242,7 +242,9 @@ func TestRunBillingStopsAtARefusedPeriod(t *testing.T) {
 		t.Fatalf("finalized %+v, want org_a's period only", res.Finalized)
 	}
 	if !slices.Contains(*f.log, "Finalize(org_a, 2030-12-01T00:00:00Z)") ||
-		slices.ContainsFunc(*f.log, func(c string) bool { return strings.HasPrefix(c, "Finalize(org_b") || strings.HasPrefix(c, "Finalize(org_c") }) {
+		slices.ContainsFunc(*f.log, func(c string) bool {
+			return strings.HasPrefix(c, "Finalize(org_b") || strings.HasPrefix(c, "Finalize(org_c")
+		}) {
 		t.Fatalf("calls %q", *f.log)
 	}
 }
