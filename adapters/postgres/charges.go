@@ -119,7 +119,12 @@ CROSS JOIN LATERAL (VALUES
 WHERE p.status = 'open' AND f.qty > 0 AND $1::boolean IS NOT NULL AND r.id = $2
 ON CONFLICT (organization_id, fee, source_id) DO NOTHING
 RETURNING fee, organization_id, occurred_at),
-rewound AS (
+` + rewindStorage
+
+	// rewindStorage ends both receipt statements: the storage of the
+	// days from the first receipt of each organization inserted on is
+	// taken back, as accrueReceiptSQL says.
+	rewindStorage = `rewound AS (
 	UPDATE billing_storage b SET accrued_through = x.day - 1
 	FROM (SELECT organization_id, min((occurred_at AT TIME ZONE $3)::date) AS day FROM inserted GROUP BY organization_id) x
 	WHERE b.organization_id = x.organization_id AND x.day <= b.accrued_through
@@ -150,16 +155,7 @@ WHERE p.status = 'open' AND f.qty > 0 AND $1::boolean IS NOT NULL AND ($2 = '' O
 FOR SHARE OF p
 ON CONFLICT (organization_id, fee, source_id) DO NOTHING
 RETURNING fee, organization_id, occurred_at),
-rewound AS (
-	UPDATE billing_storage b SET accrued_through = x.day - 1
-	FROM (SELECT organization_id, min((occurred_at AT TIME ZONE $3)::date) AS day FROM inserted GROUP BY organization_id) x
-	WHERE b.organization_id = x.organization_id AND x.day <= b.accrued_through
-	RETURNING b.organization_id, x.day),
-forgotten AS (
-	DELETE FROM billing_charges c USING rewound w
-	WHERE c.organization_id = w.organization_id AND c.fee IN ('storage_unit_month', 'storage_carton_month')
-		AND c.occurred_at >= (w.day::timestamp AT TIME ZONE $3) AND c.occurred_at >= ` + openStart + `)
-SELECT fee FROM inserted`
+` + rewindStorage
 
 	accrueServiceSQL = `INSERT INTO billing_charges (organization_id, fee, source_id, warehouse_id, title, quantity_milli, divisor, unit_cost, occurred_at)
 SELECT v.organization_id, 'service', v.id, v.warehouse_id, rc.services -> v.service ->> 'title',
