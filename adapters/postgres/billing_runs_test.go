@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -480,5 +481,62 @@ func TestBillingProductionSkipsTestShipments(t *testing.T) {
 	}
 	if _, keys := billInvoices(t, b.db, "org_quiet"); len(keys) != 0 {
 		t.Errorf("org_quiet has invoices %v", keys)
+	}
+}
+
+// A period whose credits come to exceed its charges (a cheaper card
+// repriced them after the credit) is left open by the run; the other
+// organizations' invoices are finalized with consecutive keys, and the
+// next run, once a charge covers the credit, finalizes it with the next.
+func TestBillingRefusedPeriodHoldsUpNoOther(t *testing.T) {
+	ctx := context.Background()
+	clock := &billClock{now: utc("2030-10-30T00:00:00Z")}
+	b := newBillInstance(t, billDatabase(t), clock, time.UTC, 4)
+	orgs := []string{"org_r1", "org_r2", "org_r3"}
+	for _, org := range orgs {
+		billOrg(t, b.db, org)
+		card := billExampleCard(org, "2030-11-01")
+		delete(card.Fees, "minimum_monthly")
+		if _, err := b.set.Handle(ctx, billingapp.SetRateCard{Card: card}); err != nil {
+			t.Fatal(err)
+		}
+		billShip(t, b.db, org, "ship_"+org, false, 1, utc("2030-11-10T10:00:00Z"))
+	}
+	clock.set(utc("2030-11-20T00:00:00Z"))
+	if _, err := b.add.Handle(ctx, billingapp.AddCharge{OrganizationID: "org_r2", Reference: "goodwill", Title: "Goodwill credit",
+		Quantity: "1", UnitCost: -200}); err != nil {
+		t.Fatal(err)
+	}
+	cheaper := billExampleCard("org_r2", "2030-11-01")
+	cheaper.Fees["pick_pack_order"] = 100
+	delete(cheaper.Fees, "minimum_monthly")
+	if _, err := b.set.Handle(ctx, billingapp.SetRateCard{Card: cheaper}); err != nil {
+		t.Fatal(err)
+	}
+
+	clock.set(utc("2030-12-02T00:00:00Z"))
+	res, err := b.run.Handle(ctx, billingapp.RunBilling{})
+	if !errors.Is(err, domain.ErrInvalidState) || !strings.Contains(err.Error(), "org_r2") {
+		t.Fatalf("run: %v, want org_r2's period refused", err)
+	}
+	keys := map[string]string{}
+	for _, f := range res.Finalized {
+		keys[f.OrganizationID] = f.Key
+	}
+	if len(keys) != 2 || keys["org_r1"] != "INV-2030-000001" || keys["org_r3"] != "INV-2030-000002" {
+		t.Fatalf("finalized %v, want org_r1 and org_r3 with consecutive keys", keys)
+	}
+	if _, got := billInvoices(t, b.db, "org_r2"); len(got) != 0 {
+		t.Fatalf("org_r2 has invoices %v", got)
+	}
+
+	// The operator covers the credit; the next run finalizes the period.
+	if _, err := b.add.Handle(ctx, billingapp.AddCharge{OrganizationID: "org_r2", Reference: "handling", Title: "Handling",
+		Quantity: "1", UnitCost: 500, Date: "2030-11-25"}); err != nil {
+		t.Fatal(err)
+	}
+	clock.set(utc("2030-12-02T00:15:00Z"))
+	if res, err = b.run.Handle(ctx, billingapp.RunBilling{}); err != nil || res.Invoices() != 1 || res.Finalized[0].Key != "INV-2030-000003" {
+		t.Fatalf("second run: %+v, %v", res.Finalized, err)
 	}
 }

@@ -8,6 +8,7 @@ package billing
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -119,8 +120,9 @@ type closing struct {
 // finalize ends the periods of cs in r's transaction and writes their
 // invoices, in cs's order, a few statements for them all: their sums, the
 // minimums of their cards, and Finalize. A period that cannot be
-// finalized (its credits exceed its charges) is refused with the periods
-// after it; those before it are finalized, and refused says why.
+// finalized (its credits exceed its charges) stays open, the others are
+// finalized, and refused says which and why: one client's problem does
+// not hold up every other client's invoice.
 func (d Deps) finalize(ctx context.Context, r ports.Repositories, cs []closing) (out []ports.FinalizedInvoice, refused, err error) {
 	windows := make([]ports.BillingWindow, len(cs))
 	for i, c := range cs {
@@ -138,9 +140,9 @@ func (d Deps) finalize(ctx context.Context, r ports.Repositories, cs []closing) 
 	for i, c := range cs {
 		inv, err := d.invoiceOf(c, sums[i], minimums[i])
 		if err != nil {
-			refused = fmt.Errorf("finalize the period of %s from %s: %w", c.period.OrganizationID,
-				c.period.Period.Start.Format(time.RFC3339), err)
-			break
+			refused = errors.Join(refused, fmt.Errorf("finalize the period of %s from %s: %w", c.period.OrganizationID,
+				c.period.Period.Start.Format(time.RFC3339), err))
+			continue
 		}
 		fs = append(fs, ports.Finalization{Period: c.period, End: c.end, Invoice: inv,
 			NextEnd: d.Settings.Calendar.NextMonthStart(c.end), NextInvoiceID: d.IDs.NewID("inv")})

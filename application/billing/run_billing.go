@@ -2,6 +2,7 @@ package billing
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -70,19 +71,25 @@ func (h *RunBillingHandler) Handle(ctx context.Context, _ RunBilling) (RunResult
 		return res, fmt.Errorf("accrue storage: %w", err)
 	}
 
+	// The refusals of the last round: a refused period is tried again in
+	// every round, and the last round tried every period still due.
+	var refused []error
 	for range maxRounds {
 		due, err := h.d.Repos.BillingPeriods.Due(ctx, now.Add(-h.d.Settings.Grace))
 		if err != nil {
 			return res, err
 		}
 		progressed := false
+		refused = refused[:0]
 		for len(due) > 0 {
 			batch := due[:min(len(due), finalizeBatch)]
 			due = due[len(batch):]
-			fs, err := h.finalizeDue(ctx, batch, now)
+			fs, why, err := h.finalizeDue(ctx, batch, now)
 			if err != nil {
-				h.record(&res, fs)
 				return res, err
+			}
+			if why != nil {
+				refused = append(refused, why)
 			}
 			progressed = h.record(&res, fs) || progressed
 		}
@@ -109,6 +116,9 @@ func (h *RunBillingHandler) Handle(ctx context.Context, _ RunBilling) (RunResult
 		return res, fmt.Errorf("collect overdue invoices: %w", err)
 	}
 	h.d.observer().ObserveInvoices(string(domain.InvoiceCollecting), len(res.Collected))
+	if len(refused) > 0 {
+		return res, fmt.Errorf("periods left open: %w", errors.Join(refused...))
+	}
 	return res, nil
 }
 
@@ -135,12 +145,10 @@ const finalizeBatch = 100
 // of its grace, so that a late run writes what a punctual one would have.
 // The periods are locked first, all at once: the year's counter, which
 // the finalization takes, is then never held while waiting for a period.
-// A period refused (its credits exceed its charges) stops the run there:
-// the periods before it are committed, and its error returned.
-func (h *RunBillingHandler) finalizeDue(ctx context.Context, batch []ports.OpenPeriod, now time.Time) ([]ports.FinalizedInvoice, error) {
-	var out []ports.FinalizedInvoice
-	var refused error
-	err := h.d.UnitOfWork.Do(ctx, func(ctx context.Context, r ports.Repositories) error {
+// A period refused (its credits exceed its charges) stays open; the
+// others are committed, and the refusal returned.
+func (h *RunBillingHandler) finalizeDue(ctx context.Context, batch []ports.OpenPeriod, now time.Time) (out []ports.FinalizedInvoice, refused, err error) {
+	err = h.d.UnitOfWork.Do(ctx, func(ctx context.Context, r ports.Repositories) error {
 		ids := make([]string, len(batch))
 		for i, p := range batch {
 			ids[i] = p.OrganizationID
@@ -165,7 +173,7 @@ func (h *RunBillingHandler) finalizeDue(ctx context.Context, batch []ports.OpenP
 		return err
 	})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return out, refused
+	return out, refused, nil
 }

@@ -224,10 +224,9 @@ func TestRunBillingOrderOfSteps(t *testing.T) {
 	}
 }
 
-// A period whose credits exceed its charges is refused, and stops the run
-// there: the periods before it in the batch are finalized (and committed),
-// those after it are left open.
-func TestRunBillingStopsAtARefusedPeriod(t *testing.T) {
+// A period whose credits exceed its charges is refused and left open; the
+// run finalizes the other periods of its batch and reports the refusal.
+func TestRunBillingLeavesARefusedPeriodOpen(t *testing.T) {
 	f := newFixture(time.Date(2030, 12, 2, 0, 0, 0, 0, time.UTC), shipSum)
 	for _, org := range []string{"org_a", "org_b", "org_c"} {
 		f.periods.open[org] = november(org)
@@ -235,17 +234,21 @@ func TestRunBillingStopsAtARefusedPeriod(t *testing.T) {
 	f.charges.byOrg["org_b"] = append(slices.Clone(shipSum),
 		billing.Sum{Fee: billing.FeeOperator, Title: "Goodwill credit", UnitCost: -900, Divisor: 1, Milli: 1000, Facts: 1})
 	res, err := f.run.Handle(context.Background(), billingapp.RunBilling{})
-	if !errors.Is(err, domain.ErrInvalidState) || !strings.Contains(err.Error(), "org_b") {
-		t.Fatalf("err %v, want org_b's period refused", err)
+	if !errors.Is(err, domain.ErrInvalidState) || strings.Count(err.Error(), "finalize the period of org_b") != 1 {
+		t.Fatalf("err %v, want org_b's period refused once", err)
 	}
-	if len(res.Finalized) != 1 || res.Finalized[0].OrganizationID != "org_a" {
-		t.Fatalf("finalized %+v, want org_a's period only", res.Finalized)
+	var orgs []string
+	for _, fi := range res.Finalized {
+		orgs = append(orgs, fi.OrganizationID)
 	}
-	if !slices.Contains(*f.log, "Finalize(org_a, 2030-12-01T00:00:00Z)") ||
-		slices.ContainsFunc(*f.log, func(c string) bool {
-			return strings.HasPrefix(c, "Finalize(org_b") || strings.HasPrefix(c, "Finalize(org_c")
-		}) {
-		t.Fatalf("calls %q", *f.log)
+	if !slices.Equal(orgs, []string{"org_a", "org_c"}) || res.Invoices() != 2 {
+		t.Fatalf("finalized %v, want org_a and org_c", orgs)
+	}
+	if f.periods.open["org_b"] != november("org_b") {
+		t.Fatalf("org_b's period %+v, want November still open", f.periods.open["org_b"])
+	}
+	if !slices.Contains(*f.log, "Collect") {
+		t.Fatalf("calls %q: a refusal must not stop the run before collecting", *f.log)
 	}
 }
 
