@@ -106,8 +106,8 @@ order above makes one):
 
 The API reference (every operation, status and body): $base/docs
 $(if [[ -n ${EVENTS_NATS_URL:-} ]]; then
-		printf '\nEvents go to %s (stream %s); watch them as they arrive:\n\n  EVENTS_NATS_URL=%s bin/fulfillment events tail\n' \
-			"$EVENTS_NATS_URL" "${EVENTS_STREAM:-FULFILLMENT}" "$(shq "$EVENTS_NATS_URL")"
+		printf '\nEvents go to %s (stream %s); watch them as they arrive:\n\n  EVENTS_NATS_URL=%s bin/fulfillment events tail\n\nThe operator'"'"'s commands record events too only with it set (billing close: invoice.finalized):\n\n  export EVENTS_NATS_URL=%s\n' \
+			"$EVENTS_NATS_URL" "${EVENTS_STREAM:-FULFILLMENT}" "$(shq "$EVENTS_NATS_URL")" "$(shq "$EVENTS_NATS_URL")"
 	else
 		printf '\nEvents are off: no NATS answers at 127.0.0.1:4222 (scripts/nats.sh starts one).\n'
 	fi)
