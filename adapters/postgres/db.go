@@ -97,10 +97,9 @@ func Open(opts Options) (*bun.DB, error) {
 	// or LIMIT parameter anew at every run, because it costs the parameter
 	// as a tenth of the table.
 	conf.ConnParams["plan_cache_mode"] = "force_generic_plan"
-	// No JIT: every statement here runs in milliseconds, and a generic
-	// plan's estimate crossing jit_above_cost cost 75 to 430 ms of
-	// compiling (the relay's claim, billing's catch-up and storage; see
-	// docs/decisions.md).
+	// No JIT: every statement here runs in milliseconds, and JIT compiles
+	// at each execution of a generic plan whose estimate crosses
+	// jit_above_cost, costing far more than the statement (docs/decisions.md).
 	conf.ConnParams["jit"] = "off"
 	sqldb := sql.OpenDB(droppingConnector{connector})
 	maxConns := opts.MaxOpenConns

@@ -126,9 +126,11 @@ func (r *RateCardRepository) Minimums(ctx context.Context, windows []ports.Billi
 	err := r.run.query(ctx, minimumsSQL, func(rows *sql.Rows) error {
 		var n int
 		var m int64
-		err := rows.Scan(&n, &m)
+		if err := rows.Scan(&n, &m); err != nil {
+			return err
+		}
 		out[n-1] = m
-		return err
+		return nil
 	}, orgs, ends)
 	return out, dbErr(err)
 }

@@ -139,13 +139,21 @@ func (d Deps) finalize(ctx context.Context, r ports.Repositories, cs []closing) 
 	fs := make([]ports.Finalization, 0, len(cs))
 	for i, c := range cs {
 		inv, err := d.invoiceOf(c, sums[i], minimums[i])
+		if err == nil && inv.TotalAmount < 0 {
+			err = fmt.Errorf("%w: %q of %s would total %s: its credits exceed its charges",
+				domain.ErrInvalidState, inv.Name, c.period.OrganizationID, billing.Dollars(inv.TotalAmount))
+		}
 		if err != nil {
 			refused = errors.Join(refused, fmt.Errorf("finalize the period of %s from %s: %w", c.period.OrganizationID,
 				c.period.Period.Start.Format(time.RFC3339), err))
 			continue
 		}
-		fs = append(fs, ports.Finalization{Period: c.period, End: c.end, Invoice: inv,
-			NextEnd: d.Settings.Calendar.NextMonthStart(c.end), NextInvoiceID: d.IDs.NewID("inv")})
+		f := ports.Finalization{Period: c.period, End: c.end, NextEnd: d.Settings.Calendar.NextMonthStart(c.end),
+			NextInvoiceID: d.IDs.NewID("inv")}
+		if len(inv.Lines) > 0 { // a period that bills nothing makes no invoice
+			f.Invoice = &inv
+		}
+		fs = append(fs, f)
 	}
 	if len(fs) == 0 {
 		return nil, refused, nil
@@ -168,21 +176,16 @@ func (d Deps) finalize(ctx context.Context, r ports.Repositories, cs []closing) 
 	return out, refused, nil
 }
 
-// invoiceOf is the invoice of a period's sums, nil when it bills nothing.
-func (d Deps) invoiceOf(c closing, sums []billing.Sum, minimum int64) (*ports.NewInvoice, error) {
+// invoiceOf is the invoice a period's sums make, finalized at c.at: its
+// lines (none when it bills nothing) and total (below 0 when its credits
+// exceed its charges), name, due date and notes.
+func (d Deps) invoiceOf(c closing, sums []billing.Sum, minimum int64) (ports.NewInvoice, error) {
 	name := d.Settings.Calendar.Name(billing.Period{Start: c.period.Period.Start, End: c.end})
 	lines, total, err := billing.Lines(sums, minimum, name)
 	if err != nil {
-		return nil, err
-	}
-	if total < 0 {
-		return nil, fmt.Errorf("%w: the period %s of %s totals %s: its credits exceed its charges",
-			domain.ErrInvalidState, name, c.period.OrganizationID, billing.Dollars(total))
-	}
-	if len(lines) == 0 {
-		return nil, nil
+		return ports.NewInvoice{}, err
 	}
 	due := c.at.Add(d.Settings.Terms)
-	return &ports.NewInvoice{ID: c.period.InvoiceID, OrganizationID: c.period.OrganizationID, Name: "Fulfillment, " + name,
+	return ports.NewInvoice{ID: c.period.InvoiceID, OrganizationID: c.period.OrganizationID, Name: "Fulfillment, " + name,
 		Notes: billing.TermsNote(d.Settings.Terms, due), DueDate: due, FinalizedAt: c.at, Lines: lines, TotalAmount: total}, nil
 }

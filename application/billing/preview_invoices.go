@@ -61,8 +61,8 @@ func (h *PreviewInvoicesHandler) Handle(ctx context.Context, c PreviewInvoices) 
 	if err != nil {
 		return nil, err
 	}
-	name := h.d.Settings.Calendar.Name(p.Period)
-	lines, total, err := billing.Lines(sums, minimum, name)
+	// As finalized at the end of its grace.
+	inv, err := h.d.invoiceOf(closing{period: p, end: p.Period.End, at: p.Period.End.Add(h.d.Settings.Grace)}, sums, minimum)
 	if err != nil {
 		return nil, err
 	}
@@ -70,12 +70,10 @@ func (h *PreviewInvoicesHandler) Handle(ctx context.Context, c PreviewInvoices) 
 	if !now.Before(p.Period.End) {
 		status = domain.InvoiceDraft
 	}
-	at := p.Period.End.Add(h.d.Settings.Grace)
-	due := at.Add(h.d.Settings.Terms)
 	params := domain.InvoiceParams{ID: p.InvoiceID, OrganizationID: c.OrganizationID, Status: status,
-		Name: "Fulfillment, " + name, Notes: billing.TermsNote(h.d.Settings.Terms, due), DueDate: due,
+		Name: inv.Name, Notes: inv.Notes, DueDate: inv.DueDate,
 		Currency: domain.CurrencyUSD, CreatedAt: p.Period.Start, UpdatedAt: now}
-	for i, l := range lines {
+	for i, l := range inv.Lines {
 		q, err := domain.QuantityFromMilli(l.Milli)
 		if err != nil {
 			return nil, err
@@ -84,5 +82,5 @@ func (h *PreviewInvoicesHandler) Handle(ctx context.Context, c PreviewInvoices) 
 		params.Items = append(params.Items, domain.InvoiceItemParams{ID: p.InvoiceID + "_" + strconv.Itoa(i), Title: l.Title,
 			Description: l.Description, Quantity: q, UnitCost: l.UnitCost, TotalCost: &tc})
 	}
-	return []*domain.Invoice{domain.RehydrateInvoice(params, total)}, nil
+	return []*domain.Invoice{domain.RehydrateInvoice(params, inv.TotalAmount)}, nil
 }
