@@ -58,6 +58,11 @@ func billDatabase(t *testing.T) string {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = pgtest.Drop(context.Background(), pgtest.AdminURL(), name) })
+	t.Cleanup(func() { // before the drop: cleanups run last first
+		if err := pgtest.CheckChargeDays(context.Background(), dsn); err != nil {
+			t.Error(err)
+		}
+	})
 	return dsn
 }
 

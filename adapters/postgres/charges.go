@@ -378,19 +378,45 @@ func (r *ChargeRepository) AddOperatorCharge(ctx context.Context, c ports.Operat
 	return n == 1, dbErr(err)
 }
 
-// sumsSQL sums the charges of each window ($1 the organizations, $2 the
-// starts, $3 the ends) by line, numbered by the window's position: one
-// pass over the windows' charges, a range of the index on (organization,
-// time) each.
-const sumsSQL = `SELECT w.n, c.fee, c.title, c.unit_cost, c.warehouse_id, c.divisor, sum(c.quantity_milli)::bigint, count(*),
-	c.description, c.for_period
-FROM unnest($1::text[], $2::timestamptz[], $3::timestamptz[]) WITH ORDINALITY AS w(organization_id, starts_at, ends_at, n)
-JOIN billing_charges c ON c.organization_id = w.organization_id AND c.occurred_at >= w.starts_at AND c.occurred_at < w.ends_at
-GROUP BY w.n, c.fee, c.title, c.unit_cost, c.warehouse_id, c.divisor, c.description, c.for_period`
+// sumsSQL sums the charges of each window by line, numbered by the
+// window's position ($1, $5): the whole UTC days of a window from the
+// running totals of billing_charge_days ($2 the organizations, $3 the
+// first days, $4 the days after the last), the partial days at its ends
+// from the charges themselves ($6 the organizations, $7 and $8 the
+// ranges). A line whose facts sum to 0 (its charges deleted) has none.
+const sumsSQL = `SELECT n, fee, title, unit_cost, warehouse_id, divisor, sum(q)::bigint, sum(k)::bigint, description, for_period
+FROM (
+	SELECT w.n, d.fee, d.title, d.unit_cost, d.warehouse_id, d.divisor, d.quantity_milli AS q, d.facts AS k, d.description, d.for_period
+	FROM unnest($1::int[], $2::text[], $3::date[], $4::date[]) AS w(n, organization_id, first_day, end_day)
+	JOIN billing_charge_days d ON d.organization_id = w.organization_id AND d.day >= w.first_day AND d.day < w.end_day
+	UNION ALL
+	SELECT w.n, c.fee, c.title, c.unit_cost, c.warehouse_id, c.divisor, c.quantity_milli, 1, c.description, c.for_period
+	FROM unnest($5::int[], $6::text[], $7::timestamptz[], $8::timestamptz[]) AS w(n, organization_id, starts_at, ends_at)
+	JOIN billing_charges c ON c.organization_id = w.organization_id AND c.occurred_at >= w.starts_at AND c.occurred_at < w.ends_at
+) s
+GROUP BY n, fee, title, unit_cost, warehouse_id, divisor, description, for_period
+HAVING sum(k) <> 0`
 
 // Sums sums each window's charges by line.
 func (r *ChargeRepository) Sums(ctx context.Context, windows []ports.BillingWindow) ([][]billing.Sum, error) {
-	orgs, starts, ends := windowArrays(windows)
+	var days, raw windowPieces
+	for i, w := range windows {
+		first, end := utcDay(w.Start), utcDay(w.End)
+		if first.Before(w.Start) {
+			first = first.AddDate(0, 0, 1)
+		}
+		if !first.Before(end) { // no whole UTC day: every charge from the table
+			raw.add(i+1, w.OrganizationID, pgTime(w.Start), pgTime(w.End))
+			continue
+		}
+		days.add(i+1, w.OrganizationID, first.Format(time.DateOnly), end.Format(time.DateOnly))
+		if w.Start.Before(first) {
+			raw.add(i+1, w.OrganizationID, pgTime(w.Start), pgTime(first))
+		}
+		if end.Before(w.End) {
+			raw.add(i+1, w.OrganizationID, pgTime(end), pgTime(w.End))
+		}
+	}
 	out := make([][]billing.Sum, len(windows))
 	err := r.run.query(ctx, sumsSQL, func(rows *sql.Rows) error {
 		var s billing.Sum
@@ -403,8 +429,32 @@ func (r *ChargeRepository) Sums(ctx context.Context, windows []ports.BillingWind
 		s.Fee = billing.Fee(fee)
 		out[n-1] = append(out[n-1], s)
 		return nil
-	}, orgs, starts, ends)
+	}, days.args(raw)...)
 	return out, dbErr(err)
+}
+
+// windowPieces are parts of windows passed as arrays: each the window's
+// position, its organization and a range.
+type windowPieces struct {
+	n              []int64
+	orgs, from, to []string
+}
+
+func (p *windowPieces) add(n int, org, from, to string) {
+	p.n, p.orgs = append(p.n, int64(n)), append(p.orgs, org)
+	p.from, p.to = append(p.from, from), append(p.to, to)
+}
+
+// args are sumsSQL's parameters: p the whole days, raw the partial ones.
+func (p windowPieces) args(raw windowPieces) []any {
+	return []any{pgArray(p.n), pgArray(p.orgs), pgArray(p.from), pgArray(p.to),
+		pgArray(raw.n), pgArray(raw.orgs), pgArray(raw.from), pgArray(raw.to)}
+}
+
+// utcDay is the UTC midnight at or before t.
+func utcDay(t time.Time) time.Time {
+	y, m, d := t.UTC().Date()
+	return time.Date(y, m, d, 0, 0, 0, 0, time.UTC)
 }
 
 // windowArrays passes windows as three array parameters.

@@ -43,6 +43,10 @@ func Main(m *testing.M, dsn *string) int {
 	}
 	*dsn = url
 	code := m.Run()
+	if err := CheckChargeDays(context.Background(), url); err != nil {
+		fmt.Fprintf(os.Stderr, "FAIL: %v\n", err)
+		code = 1
+	}
 	if err := Drop(context.Background(), AdminURL(), name); err != nil {
 		fmt.Fprintf(os.Stderr, "drop test database %s: %v\n", name, err)
 	}
@@ -85,6 +89,38 @@ func Create(ctx context.Context, adminURL string, migrate bool) (name, dsn strin
 		}
 	}
 	return name, dsn, nil
+}
+
+// chargeDaysDiffSQL lists (organization, UTC day, line) whose running
+// totals in billing_charge_days differ from the charges'.
+const chargeDaysDiffSQL = `WITH kept AS (
+	SELECT organization_id, day, fee, title, description, for_period, warehouse_id, unit_cost, divisor,
+		sum(quantity_milli) AS q, sum(facts) AS k
+	FROM billing_charge_days GROUP BY 1, 2, 3, 4, 5, 6, 7, 8, 9 HAVING sum(facts) <> 0),
+charged AS (
+	SELECT organization_id, (occurred_at AT TIME ZONE 'UTC')::date AS day, fee, title, description, for_period, warehouse_id,
+		unit_cost, divisor, sum(quantity_milli) AS q, count(*) AS k
+	FROM billing_charges GROUP BY 1, 2, 3, 4, 5, 6, 7, 8, 9)
+SELECT format('%s', x) FROM ((TABLE kept EXCEPT TABLE charged) UNION ALL (TABLE charged EXCEPT TABLE kept)) x LIMIT 5`
+
+// CheckChargeDays says whether the running totals of the charges
+// (billing_charge_days, kept by triggers) agree with the charges of the
+// database at dsn: Main checks its package's database after the tests,
+// whatever paths they took to insert or delete charges.
+func CheckChargeDays(ctx context.Context, dsn string) error {
+	db, err := postgres.Open(postgres.Options{DSN: dsn, MaxOpenConns: 1})
+	if err != nil {
+		return err
+	}
+	defer func() { _ = db.Close() }()
+	var diffs []string
+	if err := db.NewRaw(chargeDaysDiffSQL).Scan(ctx, &diffs); err != nil {
+		return fmt.Errorf("compare billing_charge_days with the charges: %w", err)
+	}
+	if len(diffs) > 0 {
+		return fmt.Errorf("billing_charge_days disagrees with billing_charges (organization, day, line, quantity, facts): %v", diffs)
+	}
+	return nil
 }
 
 // Drop removes a test database, ending its sessions first.
