@@ -96,10 +96,17 @@ func (r *BillingPeriodRepository) LockOpen(ctx context.Context, organizationID s
 const lockOpenManySQL = `SELECT organization_id, starts_at, ends_at, invoice_id FROM billing_periods
 WHERE status = 'open' AND organization_id = ANY($1::text[]) ORDER BY organization_id FOR UPDATE`
 
+// finalizeLockSQL is the catch-up's advisory lock (catchUpLockSQL) taken
+// shared: finalizations run beside each other (their periods are locked in
+// the organizations' order, and the year's counter after them), never
+// beside a catch-up, which holds periods FOR SHARE in no set order.
+const finalizeLockSQL = `SELECT pg_advisory_xact_lock_shared(8042001)`
+
 // LockOpenMany locks the organizations' open periods, after the catch-up's
-// lock (catchUpLockSQL), so that the two never wait for each other in turn.
+// lock taken shared (finalizeLockSQL), so that a catch-up and a
+// finalization never wait for each other in turn.
 func (r *BillingPeriodRepository) LockOpenMany(ctx context.Context, organizationIDs []string) ([]ports.OpenPeriod, error) {
-	if err := r.run.query(ctx, catchUpLockSQL, func(*sql.Rows) error { return nil }); err != nil {
+	if err := r.run.query(ctx, finalizeLockSQL, func(*sql.Rows) error { return nil }); err != nil {
 		return nil, dbErr(err)
 	}
 	var out []ports.OpenPeriod

@@ -214,8 +214,9 @@ func TestBillingTimeZone(t *testing.T) {
 }
 
 // Several instances (pools) at once: concurrent accruals of one shipment,
-// runs and closes of many organizations → one charge per fact, one
-// invoice per period, consecutive keys.
+// runs (each finalizing batches two at a time) and closes of many
+// organizations → one charge per fact, one invoice per period,
+// consecutive keys.
 func TestBillingConcurrentInstances(t *testing.T) {
 	ctx := context.Background()
 	dsn := billDatabase(t)
@@ -223,6 +224,9 @@ func TestBillingConcurrentInstances(t *testing.T) {
 	instances := make([]*billInstance, 4)
 	for i := range instances {
 		instances[i] = newBillInstance(t, dsn, clock, time.UTC, 4)
+		// Batches of 3: each run finalizes its batches two at a time.
+		instances[i].deps.Settings.FinalizeBatch = 3
+		instances[i].run = billingapp.NewRunBillingHandler(instances[i].deps)
 	}
 	b := instances[0]
 	const orgs = 12

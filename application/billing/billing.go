@@ -32,6 +32,9 @@ type Settings struct {
 	Grace            time.Duration    // after a period's end, before its invoice is finalized
 	Terms            time.Duration    // from finalization to the due date
 	CollectionsAfter time.Duration    // after the due date, before an unpaid invoice is collecting
+	// FinalizeBatch is how many periods one transaction of a run
+	// finalizes; 0 is DefaultFinalizeBatch.
+	FinalizeBatch int
 }
 
 // Observer counts what billing did: fulfillment_billing_charges_total and
@@ -83,6 +86,39 @@ func addFees(into, from map[billing.Fee]int) {
 // one that has ended.
 func (d Deps) yesterday(now time.Time) billing.Date {
 	return d.Settings.Calendar.Day(now).AddDays(-1)
+}
+
+// accrueStorage accrues the storage of every organization through the
+// day, in a transaction of its own.
+func (d Deps) accrueStorage(ctx context.Context, through billing.Date) (map[billing.Fee]int, error) {
+	var fees map[billing.Fee]int
+	err := d.UnitOfWork.Do(ctx, func(ctx context.Context, r ports.Repositories) error {
+		var err error
+		fees, err = r.Charges.AccrueStorage(ctx, "", through)
+		return err
+	})
+	if err != nil {
+		return fees, fmt.Errorf("accrue storage: %w", err)
+	}
+	return fees, nil
+}
+
+// storageBilledBy is the last day whose storage the periods of due bill,
+// yesterday at most; false when none is due.
+func (d Deps) storageBilledBy(due []ports.OpenPeriod, yesterday billing.Date) (billing.Date, bool) {
+	if len(due) == 0 {
+		return billing.Date{}, false
+	}
+	last := d.Settings.Calendar.Day(due[0].Period.End.Add(-time.Nanosecond))
+	for _, p := range due[1:] {
+		if day := d.Settings.Calendar.Day(p.Period.End.Add(-time.Nanosecond)); last.Before(day) {
+			last = day
+		}
+	}
+	if yesterday.Before(last) {
+		return yesterday, true
+	}
+	return last, true
 }
 
 // caughtUpThrough is the catch-up's watermark at now: the facts older than

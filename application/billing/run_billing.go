@@ -4,7 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
+	"strings"
+	"sync"
 	"time"
+
+	"golang.org/x/sync/errgroup"
 
 	"github.com/acme3pl/fulfillment/domain"
 	"github.com/acme3pl/fulfillment/domain/billing"
@@ -61,41 +66,11 @@ func (h *RunBillingHandler) Handle(ctx context.Context, _ RunBilling) (RunResult
 	if err != nil {
 		return res, fmt.Errorf("accrue facts: %w", err)
 	}
-	err = h.d.UnitOfWork.Do(ctx, func(ctx context.Context, r ports.Repositories) error {
-		fees, err := r.Charges.AccrueStorage(ctx, "", h.d.yesterday(now))
-		addFees(res.Charges, fees)
-		return err
-	})
+
+	refused, err := h.finalizeAll(ctx, &res, now)
 	h.d.observeCharges(res.Charges)
 	if err != nil {
-		return res, fmt.Errorf("accrue storage: %w", err)
-	}
-
-	// The refusals of the last round: a refused period is tried again in
-	// every round, and the last round tried every period still due.
-	var refused []error
-	for range maxRounds {
-		due, err := h.d.Repos.BillingPeriods.Due(ctx, now.Add(-h.d.Settings.Grace))
-		if err != nil {
-			return res, err
-		}
-		progressed := false
-		refused = refused[:0]
-		for len(due) > 0 {
-			batch := due[:min(len(due), finalizeBatch)]
-			due = due[len(batch):]
-			fs, why, err := h.finalizeDue(ctx, batch, now)
-			if err != nil {
-				return res, err
-			}
-			if why != nil {
-				refused = append(refused, why)
-			}
-			progressed = h.record(&res, fs) || progressed
-		}
-		if !progressed {
-			break
-		}
+		return res, err
 	}
 
 	err = h.d.UnitOfWork.Do(ctx, func(ctx context.Context, r ports.Repositories) error {
@@ -122,22 +97,110 @@ func (h *RunBillingHandler) Handle(ctx context.Context, _ RunBilling) (RunResult
 	return res, nil
 }
 
-// record adds the finalized periods to the run's result; true when there
-// were any.
-func (h *RunBillingHandler) record(res *RunResult, fs []ports.FinalizedInvoice) bool {
+// finalizeAll accrues storage and finalizes every period due, round after
+// round, and returns the refusals of the last round: a refused period is
+// tried again in every round, and the last round tried every period still
+// due. The days of storage that the periods due bill are accrued before
+// they are finalized; the days after them (yesterday, on a punctual run)
+// in a transaction of their own beside the finalization, which never reads
+// them. A round that finds later periods due (runs skipped for months)
+// accrues their days first in turn: if the transaction beside holds them,
+// it waits for it on their watermarks' rows.
+func (h *RunBillingHandler) finalizeAll(ctx context.Context, res *RunResult, now time.Time) (refused []error, err error) {
+	yesterday := h.d.yesterday(now)
+	var (
+		wg        sync.WaitGroup
+		laterFees map[billing.Fee]int
+		laterErr  error
+	)
+	defer func() {
+		wg.Wait()
+		addFees(res.Charges, laterFees)
+		err = errors.Join(err, laterErr)
+	}()
+	for round := range maxRounds {
+		due, err := h.d.Repos.BillingPeriods.Due(ctx, now.Add(-h.d.Settings.Grace))
+		if err != nil {
+			return nil, err
+		}
+		if through, ok := h.d.storageBilledBy(due, yesterday); ok {
+			if err := h.accrueStorage(ctx, res, through); err != nil {
+				return nil, err
+			}
+		}
+		if round == 0 {
+			wg.Go(func() { laterFees, laterErr = h.d.accrueStorage(ctx, yesterday) })
+		}
+		fs, why, err := h.finalizeRound(ctx, due, now)
+		h.record(res, fs)
+		if err != nil || len(fs) == 0 {
+			return why, err
+		}
+		refused = why
+	}
+	return refused, nil
+}
+
+// accrueStorage accrues the storage of every organization through the
+// day into the run's result.
+func (h *RunBillingHandler) accrueStorage(ctx context.Context, res *RunResult, through billing.Date) error {
+	fees, err := h.d.accrueStorage(ctx, through)
+	addFees(res.Charges, fees)
+	return err
+}
+
+// record adds the finalized periods to the run's result.
+func (h *RunBillingHandler) record(res *RunResult, fs []ports.FinalizedInvoice) {
 	for _, f := range fs {
 		res.Finalized = append(res.Finalized, f)
 		if f.Key != "" {
 			h.d.observer().ObserveInvoices(string(domain.InvoiceUnpaid), 1)
 		}
 	}
-	return len(fs) > 0
 }
 
-// finalizeBatch is how many periods one transaction finalizes: fewer
-// commits, while a `billing close` waits for the year's counter at most one
-// batch long.
-const finalizeBatch = 100
+// finalizeRound finalizes the periods due in batches, finalizeWorkers
+// transactions at once, and returns what they finalized in key order
+// (the order of their commits: each batch takes its keys under the year's
+// counter lock) and the refusals. A batch that fails cancels the others;
+// those committed before stay finalized.
+func (h *RunBillingHandler) finalizeRound(ctx context.Context, due []ports.OpenPeriod, now time.Time) ([]ports.FinalizedInvoice, []error, error) {
+	size := h.d.Settings.FinalizeBatch
+	if size <= 0 {
+		size = DefaultFinalizeBatch
+	}
+	batches := slices.Collect(slices.Chunk(due, size))
+	done := make([][]ports.FinalizedInvoice, len(batches))
+	why := make([]error, len(batches))
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(finalizeWorkers)
+	for i, batch := range batches {
+		g.Go(func() (err error) {
+			done[i], why[i], err = h.finalizeDue(gctx, batch, now)
+			return err
+		})
+	}
+	err := g.Wait()
+	out := slices.Concat(done...)
+	slices.SortStableFunc(out, func(a, b ports.FinalizedInvoice) int { return strings.Compare(a.Key, b.Key) })
+	var refused []error
+	for _, w := range why {
+		if w != nil {
+			refused = append(refused, w)
+		}
+	}
+	return out, refused, err
+}
+
+// DefaultFinalizeBatch is how many periods one transaction finalizes:
+// fewer commits, while a `billing close` waits for the year's counter at
+// most one batch long. finalizeWorkers is how many batches are finalized
+// at once: a batch's reads and its invoices' search entries are computed
+// while the other holds the counter (docs/billing.md, "Speed").
+const (
+	DefaultFinalizeBatch = 100
+	finalizeWorkers      = 2
+)
 
 // finalizeDue finalizes, in one transaction and in the order given, each
 // period of batch that is still its organization's open period (another
