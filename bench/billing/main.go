@@ -13,7 +13,9 @@
 //     (3b) in one process;
 //
 //  4. the billing run that finalizes every organization's November
-//     (-breakdown: with its time by statement).
+//     (-breakdown: with its time by statement; -day-before: with December
+//     1st's storage, which the run accrues beside the finalization,
+//     accrued before it).
 //
 //     go run ./bench/billing -admin postgres://postgres@127.0.0.1:5432/postgres [-orgs 1000 -orders 1000000 -products 100]
 //
@@ -43,6 +45,7 @@ import (
 	"github.com/acme3pl/fulfillment/adapters/postgres"
 	"github.com/acme3pl/fulfillment/adapters/system"
 	billingapp "github.com/acme3pl/fulfillment/application/billing"
+	"github.com/acme3pl/fulfillment/bench/internal/proccpu"
 	"github.com/acme3pl/fulfillment/domain/billing"
 	"github.com/acme3pl/fulfillment/migrations"
 	"github.com/acme3pl/fulfillment/ports"
@@ -66,6 +69,7 @@ func run() error {
 	orders := flag.Int("orders", 1_000_000, "shipped orders, spread evenly over the organizations")
 	products := flag.Int("products", 100, "products per organization, each a stock row")
 	breakdown := flag.Bool("breakdown", false, "print the run's time by SQL statement (from its spans)")
+	dayBefore := flag.Bool("day-before", false, "accrue December 1st's storage before the run, untimed: the run without the day's storage beside it")
 	snapshot := flag.String("snapshot", "", "a database keeping the data set as it is before step 3: made by a run"+
 		" that finds none, copied (and steps up to 2 skipped) by a run that finds it")
 	flag.Parse()
@@ -102,6 +106,11 @@ func run() error {
 		return err
 	}
 	defer func() { _ = db.Close() }()
+	var backend int
+	if err := db.QueryRowContext(ctx, "SELECT pg_backend_pid()").Scan(&backend); err != nil {
+		return err
+	}
+	postmaster = proccpu.Parent(backend) // 0 when the server is not a process of this machine
 	clock := &struct{ fixedClock }{fixedClock{time.Date(2030, 10, 30, 0, 0, 0, 0, time.UTC)}}
 	opt := postgres.WithBilling(postgres.BillingSettings{Location: time.UTC, ChargeTestShipments: true})
 	deps := func(now time.Time) billingapp.Deps {
@@ -112,7 +121,7 @@ func run() error {
 	}
 	if fromSnapshot {
 		fmt.Printf("the data set and steps 1 and 2 copied from %s\n", *snapshot)
-		return finalize(ctx, db, deps, *breakdown)
+		return finalize(ctx, db, deps, *breakdown, *dayBefore)
 	}
 	m, err := postgres.NewMigrator(db, migrations.FS)
 	if err != nil {
@@ -210,17 +219,26 @@ func run() error {
 		}
 		db.SetMaxIdleConns(4)
 	}
-	return finalize(ctx, db, deps, *breakdown)
+	return finalize(ctx, db, deps, *breakdown, *dayBefore)
 }
 
 // finalize times steps 3 and 4 on the data set.
-func finalize(ctx context.Context, db *bun.DB, deps func(time.Time) billingapp.Deps, breakdown bool) error {
+func finalize(ctx context.Context, db *bun.DB, deps func(time.Time) billingapp.Deps, breakdown, dayBefore bool) error {
 	now := time.Date(2030, 12, 2, 0, 0, 0, 0, time.UTC)
 	d := deps(now)
+	if dayBefore {
+		err := d.UnitOfWork.Do(ctx, func(ctx context.Context, r ports.Repositories) error {
+			_, err := r.Charges.AccrueStorage(ctx, "", billing.Date{Year: 2030, Month: time.December, Day: 1})
+			return err
+		})
+		if err != nil {
+			return err
+		}
+	}
 	exec := func(q string, args ...any) error { _, err := db.ExecContext(ctx, q, args...); return err }
 	const aggregate = `SELECT count(*) FROM (SELECT organization_id, fee, title, unit_cost, warehouse_id, divisor,
 		sum(quantity_milli), count(*) FROM billing_charges GROUP BY 1, 2, 3, 4, 5, 6) x`
-	var bare, single time.Duration
+	var bare, single measure
 	var err error
 	for range 2 { // the second run, with the charges cached as the run will find them
 		if bare, err = step("3. bare aggregate over the charges (GROUP BY line)", func() error { return exec(aggregate) }); err != nil {
@@ -257,7 +275,10 @@ func finalize(ctx context.Context, db *bun.DB, deps func(time.Time) billingapp.D
 		return err
 	}
 	fmt.Printf("   %d invoices finalized; the run took %.1f× the bare aggregate, %.1f× the same in one process\n",
-		res.Invoices(), runTime.Seconds()/bare.Seconds(), runTime.Seconds()/single.Seconds())
+		res.Invoices(), runTime.wall.Seconds()/bare.wall.Seconds(), runTime.wall.Seconds()/single.wall.Seconds())
+	if postmaster != 0 {
+		fmt.Printf("   PostgreSQL's CPU: the run used %.1f× the bare aggregate's\n", runTime.cpu.Seconds()/bare.cpu.Seconds())
+	}
 	if breakdown {
 		statements.print()
 	}
@@ -306,15 +327,28 @@ func (*statementTimes) OnStart(context.Context, sdktrace.ReadWriteSpan) {}
 func (*statementTimes) Shutdown(context.Context) error                  { return nil }
 func (*statementTimes) ForceFlush(context.Context) error                { return nil }
 
-// step runs and times one step of the benchmark.
-func step(what string, f func() error) (time.Duration, error) {
+// postmaster is the PostgreSQL server's postmaster when it runs on this
+// machine (0: not), whose process tree's CPU time step reports.
+var postmaster int
+
+// measure is a step's time and the CPU time the whole PostgreSQL server
+// used meanwhile (0 when it is not a process of this machine).
+type measure struct{ wall, cpu time.Duration }
+
+// step runs and measures one step of the benchmark.
+func step(what string, f func() error) (measure, error) {
+	cpu := proccpu.TreeCPUTime(postmaster)
 	start := time.Now()
 	if err := f(); err != nil {
-		return 0, fmt.Errorf("%s: %w", what, err)
+		return measure{}, fmt.Errorf("%s: %w", what, err)
 	}
-	d := time.Since(start)
-	fmt.Printf("%-58s %10.2f s\n", what, d.Seconds())
-	return d, nil
+	m := measure{wall: time.Since(start), cpu: proccpu.TreeCPUTime(postmaster) - cpu}
+	fmt.Printf("%-58s %10.2f s", what, m.wall.Seconds())
+	if postmaster != 0 {
+		fmt.Printf("   PostgreSQL CPU %6.2f s", m.cpu.Seconds())
+	}
+	fmt.Println()
+	return m, nil
 }
 
 func loadavg() string {

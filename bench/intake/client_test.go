@@ -7,12 +7,9 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"strings"
 	"sync/atomic"
-	"syscall"
 	"testing"
-	"time"
 )
 
 // The client writes requests net/http's server reads as the intake's,
@@ -72,27 +69,5 @@ func TestClientDelivers(t *testing.T) {
 	}
 	if _, err := newGenerator(options{url: "https://example.com"}, nil); err == nil {
 		t.Error("an https URL was taken")
-	}
-}
-
-// cpuTime reads a process's CPU time from /proc, the same that getrusage
-// gives the process itself, and none for no process.
-func TestCPUTime(t *testing.T) {
-	before := cpuTime(os.Getpid())
-	for deadline := time.Now().Add(10 * time.Second); cpuTime(os.Getpid()) < before+100*time.Millisecond; {
-		if time.Now().After(deadline) {
-			t.Fatalf("CPU time stuck at %v", cpuTime(os.Getpid()))
-		}
-	}
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		t.Fatal(err)
-	}
-	got, want := cpuTime(os.Getpid()), time.Duration(ru.Utime.Nano()+ru.Stime.Nano())
-	if d := got - want; d < -50*time.Millisecond || d > 50*time.Millisecond {
-		t.Errorf("/proc says %v of CPU, getrusage %v", got, want)
-	}
-	if d := cpuTime(0); d != 0 {
-		t.Errorf("pid 0: %v", d)
 	}
 }

@@ -34,6 +34,8 @@ import (
 	"sync/atomic"
 	"syscall"
 	"time"
+
+	"github.com/acme3pl/fulfillment/bench/internal/proccpu"
 )
 
 func main() {
@@ -176,13 +178,13 @@ func (g *generator) watchPG(ctx context.Context) func() (db, server time.Duratio
 	if g.o.pgPID == 0 {
 		return func() (time.Duration, time.Duration) { return 0, 0 }
 	}
-	server0 := treeCPUTime(g.o.pgPID)
-	w := newBackendWatch(g.o.pgPID, g.o.pgDB)
+	server0 := proccpu.TreeCPUTime(g.o.pgPID)
+	w := proccpu.NewBackendWatch(g.o.pgPID, g.o.pgDB)
 	done := make(chan time.Duration, 1)
-	go func() { done <- w.watch(ctx, 50*time.Millisecond) }()
+	go func() { done <- w.Watch(ctx, 50*time.Millisecond) }()
 	return func() (time.Duration, time.Duration) {
 		db := <-done
-		return db, treeCPUTime(g.o.pgPID) - server0
+		return db, proccpu.TreeCPUTime(g.o.pgPID) - server0
 	}
 }
 
@@ -209,7 +211,7 @@ func (g *generator) phase(d time.Duration) (result, error) {
 		latencies = append(latencies, lat)
 	}
 	self := os.Getpid()
-	cpu0, serverCPU0 := cpuTime(self), cpuTime(g.o.serverPID)
+	cpu0, serverCPU0 := proccpu.CPUTime(self), proccpu.CPUTime(g.o.serverPID)
 	pgCtx, pgStop := context.WithCancel(context.Background())
 	pgEnd := g.watchPG(pgCtx)
 	start := time.Now()
@@ -262,7 +264,7 @@ func (g *generator) phase(d time.Duration) (result, error) {
 	}
 	wg.Wait()
 	elapsed := time.Since(start)
-	cpu, serverCPU := cpuTime(self)-cpu0, cpuTime(g.o.serverPID)-serverCPU0
+	cpu, serverCPU := proccpu.CPUTime(self)-cpu0, proccpu.CPUTime(g.o.serverPID)-serverCPU0
 	pgStop()
 	pgCPU, pgServer := pgEnd()
 	slices.Sort(latencies)

@@ -1,4 +1,8 @@
-package main
+// Package proccpu reads the CPU time of processes from Linux's /proc: a
+// process's own, a process tree's (a PostgreSQL server: its postmaster and
+// every backend), and the backends of one database. The benchmarks report
+// PostgreSQL's CPU with it.
+package proccpu
 
 import (
 	"bytes"
@@ -24,6 +28,17 @@ func procStat(pid int) []string {
 	return f
 }
 
+// Parent is the parent of process pid (a PostgreSQL backend's is the
+// postmaster), 0 when it cannot be read.
+func Parent(pid int) int {
+	f := procStat(pid)
+	if f == nil {
+		return 0
+	}
+	ppid, _ := strconv.Atoi(f[1])
+	return ppid
+}
+
 // ticks sums fields of a procStat as CPU time: the kernel counts in clock
 // ticks of 10 ms.
 func ticks(f []string, idx ...int) time.Duration {
@@ -35,10 +50,10 @@ func ticks(f []string, idx ...int) time.Duration {
 	return time.Duration(n) * 10 * time.Millisecond
 }
 
-// cpuTime returns the CPU time, user and system, that process pid has used
+// CPUTime returns the CPU time, user and system, that process pid has used
 // so far: from /proc, in the kernel's clock ticks of 10 ms; 0 when it
 // cannot be read (pid 0: no server named).
-func cpuTime(pid int) time.Duration {
+func CPUTime(pid int) time.Duration {
 	f := procStat(pid)
 	if f == nil {
 		return 0
@@ -46,14 +61,14 @@ func cpuTime(pid int) time.Duration {
 	return ticks(f, 11, 12)
 }
 
-// treeCPUTime returns the CPU time, user and system, that process pid and
+// TreeCPUTime returns the CPU time, user and system, that process pid and
 // its children have used so far: its own, that of the children it has
 // waited for (cutime, cstime: the kernel adds a child's times there when
 // its parent reaps it), and that of its live children. For PostgreSQL's
 // postmaster that is the whole server: every backend, those that ended
 // included (the postmaster reaps them), and the background processes. 0
 // when pid cannot be read.
-func treeCPUTime(pid int) time.Duration {
+func TreeCPUTime(pid int) time.Duration {
 	for attempt := 0; ; attempt++ {
 		before := procStat(pid)
 		if before == nil {
@@ -93,23 +108,23 @@ func childrenCPUTime(pid int) time.Duration {
 	return sum
 }
 
-// backendWatch follows the CPU time of the PostgreSQL backends serving one
+// BackendWatch follows the CPU time of the PostgreSQL backends serving one
 // database: the postmaster's children whose process title (PostgreSQL
 // writes "postgres: CLUSTER: USER DATABASE HOST(PORT) STATE" over its
 // command line) names it. A backend that ends during the watch still counts
 // up to its last sample, which is why the watch samples often: the server is
 // shared with other databases, and the postmaster's reaped children do not
 // say which database they served.
-type backendWatch struct {
+type BackendWatch struct {
 	postmaster int
 	title      string                // " DATABASE " as it appears in a title
 	base, last map[int]time.Duration // per backend: at its first sample (0 when it began during the watch), at its last
 }
 
-// newBackendWatch takes the first sample: backends that exist now count from
+// NewBackendWatch takes the first sample: backends that exist now count from
 // here on, later ones from their start.
-func newBackendWatch(postmaster int, database string) *backendWatch {
-	w := &backendWatch{postmaster: postmaster, title: " " + database + " ", base: map[int]time.Duration{}, last: map[int]time.Duration{}}
+func NewBackendWatch(postmaster int, database string) *BackendWatch {
+	w := &BackendWatch{postmaster: postmaster, title: " " + database + " ", base: map[int]time.Duration{}, last: map[int]time.Duration{}}
 	w.sample()
 	for pid, cpu := range w.last {
 		w.base[pid] = cpu
@@ -118,7 +133,7 @@ func newBackendWatch(postmaster int, database string) *backendWatch {
 }
 
 // sample reads every backend of the database once.
-func (w *backendWatch) sample() {
+func (w *BackendWatch) sample() {
 	entries, err := os.ReadDir("/proc")
 	if err != nil {
 		return
@@ -145,7 +160,7 @@ func (w *backendWatch) sample() {
 
 // total is the CPU time the database's backends have used since the watch
 // began, up to the last sample.
-func (w *backendWatch) total() time.Duration {
+func (w *BackendWatch) total() time.Duration {
 	var sum time.Duration
 	for pid, cpu := range w.last {
 		sum += cpu - w.base[pid]
@@ -153,9 +168,9 @@ func (w *backendWatch) total() time.Duration {
 	return sum
 }
 
-// watch samples every interval until ctx ends, then once more, and returns
+// Watch samples every interval until ctx ends, then once more, and returns
 // the total.
-func (w *backendWatch) watch(ctx context.Context, interval time.Duration) time.Duration {
+func (w *BackendWatch) Watch(ctx context.Context, interval time.Duration) time.Duration {
 	t := time.NewTicker(interval)
 	defer t.Stop()
 	for {
