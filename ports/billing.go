@@ -116,6 +116,12 @@ type Finalization struct {
 	NextInvoiceID string
 }
 
+// KeyPlan numbers a batch's invoices from First in Year (docs/billing.md,
+// "Numbering"); the zero plan takes their keys from the year's counter.
+type KeyPlan struct {
+	Year, First int
+}
+
 // NewInvoice is a finalized invoice to write.
 type NewInvoice struct {
 	ID             string
@@ -156,10 +162,21 @@ type BillingPeriodRepository interface {
 	// first.
 	Due(ctx context.Context, endedBy time.Time) ([]OpenPeriod, error)
 	// Finalize carries out the finalizations of periods locked FOR UPDATE,
-	// in their order, each invoice taking the next key of its finalization
-	// year (the year's counter locked until commit): a few statements for
-	// the whole batch. domain.ErrConflict when a period is no longer open.
-	Finalize(ctx context.Context, fs []Finalization) ([]FinalizedInvoice, error)
+	// in their order: a few statements for the whole batch. With the zero
+	// plan each invoice takes the next key of its finalization year (the
+	// year's counter locked until commit); with a plan they are numbered
+	// from plan.First (all of plan.Year), and ClaimKeys must claim those
+	// keys before the commit. domain.ErrConflict when a period is no
+	// longer open.
+	Finalize(ctx context.Context, fs []Finalization, plan KeyPlan) ([]FinalizedInvoice, error)
+	// NextKey is the number the next invoice finalized in the year would
+	// take as things stand (nothing locked).
+	NextKey(ctx context.Context, year int) (int, error)
+	// ClaimKeys moves the year's counter over the n keys from plan.First,
+	// and locks it until commit, when the keys before plan.First are the
+	// last taken; false when another finalization took keys meanwhile (the
+	// transaction must then not commit the invoices numbered by plan).
+	ClaimKeys(ctx context.Context, plan KeyPlan, n int) (bool, error)
 	// OldestOverdue is the end of the oldest open period that ended at or
 	// before endedBy (zero when none).
 	OldestOverdue(ctx context.Context, endedBy time.Time) (time.Time, error)

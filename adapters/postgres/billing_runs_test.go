@@ -398,7 +398,7 @@ func TestBillingPeriodClosedWaitsForFinalization(t *testing.T) {
 				return err
 			}
 			if _, err := r.BillingPeriods.Finalize(ctx, []ports.Finalization{{Period: p, End: p.Period.End,
-				NextEnd: utc("2031-01-01T00:00:00Z"), NextInvoiceID: "inv_next_race"}}); err != nil {
+				NextEnd: utc("2031-01-01T00:00:00Z"), NextInvoiceID: "inv_next_race"}}, ports.KeyPlan{}); err != nil {
 				return err
 			}
 			close(locked)

@@ -23,10 +23,30 @@ const (
 	// until commit, keeps keys gapless and in finalization order across
 	// replicas.
 	nextKeysSQL = `INSERT INTO billing_key_counters AS k (year, last)
-VALUES ($1, coalesce((SELECT substr(key, 10)::int FROM invoices
-	WHERE key COLLATE "C" >= $2 AND key COLLATE "C" < $3 AND key ~ '^INV-[0-9]{4}-[0-9]{6}$'
-	ORDER BY key COLLATE "C" DESC LIMIT 1), 0) + $4::int)
+VALUES ($1, ` + storedKeySQL + ` + $4::int)
 ON CONFLICT (year) DO UPDATE SET last = greatest(k.last, EXCLUDED.last - $4::int) + $4::int
+RETURNING last`
+
+	// storedKeySQL is the number of the highest key stored of the year
+	// whose keys $2 and $3 bound, fixture invoices included; 0 when none.
+	storedKeySQL = `coalesce((SELECT substr(key, 10)::int FROM invoices
+	WHERE key COLLATE "C" >= $2 AND key COLLATE "C" < $3 AND key ~ '^INV-[0-9]{4}-[0-9]{6}$'
+	ORDER BY key COLLATE "C" DESC LIMIT 1), 0)`
+
+	// nextKeySQL is the number year $1's next key would take: above both
+	// the counter and the highest key stored.
+	nextKeySQL = `SELECT greatest(coalesce((SELECT last FROM billing_key_counters WHERE year = $1), 0), ` + storedKeySQL + `) + 1`
+
+	// claimKeysSQL moves year $1's counter from $4 (the last key taken, as
+	// a plan saw it) to $4 + $5, and returns a row, only when $4 is still
+	// the last key taken and the keys stored of that year above $4 are
+	// the $5 the transaction wrote ($6 to $7): none is a fixture's. The row
+	// stays locked until commit, like nextKeysSQL's.
+	claimKeysSQL = `INSERT INTO billing_key_counters AS k (year, last)
+SELECT $1, $4::int + $5::int
+WHERE ` + storedKeySQL + ` = $4::int + $5::int
+	AND (SELECT count(*) FROM invoices WHERE key COLLATE "C" BETWEEN $6 AND $7) = $5::int
+ON CONFLICT (year) DO UPDATE SET last = EXCLUDED.last WHERE k.last = $4::int
 RETURNING last`
 
 	// insertBilledInvoicesSQL writes finalized invoices and returns them as
@@ -60,7 +80,7 @@ FROM unnest($1::text[], $2::timestamptz[], $3::timestamptz[], $4::text[]) AS v(o
 )
 
 // Finalize carries out a batch of finalizations (see the port).
-func (r *BillingPeriodRepository) Finalize(ctx context.Context, fs []ports.Finalization) ([]ports.FinalizedInvoice, error) {
+func (r *BillingPeriodRepository) Finalize(ctx context.Context, fs []ports.Finalization, plan ports.KeyPlan) ([]ports.FinalizedInvoice, error) {
 	out := make([]ports.FinalizedInvoice, len(fs))
 	for i, f := range fs {
 		out[i] = ports.FinalizedInvoice{OrganizationID: f.Period.OrganizationID, InvoiceID: f.Period.InvoiceID,
@@ -69,8 +89,19 @@ func (r *BillingPeriodRepository) Finalize(ctx context.Context, fs []ports.Final
 			out[i].TotalAmount, out[i].Lines = f.Invoice.TotalAmount, len(f.Invoice.Lines)
 		}
 	}
-	// The keys first: the counters' locks are held from here to the commit.
-	if err := r.takeKeys(ctx, fs, out); err != nil {
+	if plan.First > 0 {
+		n := 0
+		for i, f := range fs {
+			if f.Invoice == nil {
+				continue
+			}
+			if y := f.Invoice.FinalizedAt.UTC().Year(); y != plan.Year {
+				return nil, fmt.Errorf("finalize: an invoice of %d in a plan of %d", y, plan.Year)
+			}
+			out[i].Key = billing.FormatKey(plan.Year, plan.First+n)
+			n++
+		}
+	} else if err := r.takeKeys(ctx, fs, out); err != nil { // the counters' locks held from here to the commit
 		return nil, err
 	}
 	if err := r.insertInvoices(ctx, fs, out); err != nil {
@@ -97,6 +128,23 @@ func (r *BillingPeriodRepository) Finalize(ctx context.Context, fs []ports.Final
 		return nil, dbErr(err)
 	}
 	return out, nil
+}
+
+// NextKey is the number the year's next key would take (see the port).
+func (r *BillingPeriodRepository) NextKey(ctx context.Context, year int) (int, error) {
+	var next int
+	err := r.run.query(ctx, nextKeySQL, func(rows *sql.Rows) error { return rows.Scan(&next) },
+		int64(year), fmt.Sprintf("INV-%04d-", year), fmt.Sprintf("INV-%04d.", year))
+	return next, dbErr(err)
+}
+
+// ClaimKeys claims the keys of a plan (see the port).
+func (r *BillingPeriodRepository) ClaimKeys(ctx context.Context, plan ports.KeyPlan, n int) (bool, error) {
+	claimed := false
+	err := r.run.query(ctx, claimKeysSQL, func(*sql.Rows) error { claimed = true; return nil },
+		int64(plan.Year), fmt.Sprintf("INV-%04d-", plan.Year), fmt.Sprintf("INV-%04d.", plan.Year), plan.First-1, n,
+		billing.FormatKey(plan.Year, plan.First), billing.FormatKey(plan.Year, plan.First+n-1))
+	return claimed, dbErr(err)
 }
 
 // takeKeys gives each invoice of fs the next key of its finalization year,

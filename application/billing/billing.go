@@ -158,8 +158,10 @@ type closing struct {
 // minimums of their cards, and Finalize. A period that cannot be
 // finalized (its credits exceed its charges) stays open, the others are
 // finalized, and refused says which and why: one client's problem does
-// not hold up every other client's invoice.
-func (d Deps) finalize(ctx context.Context, r ports.Repositories, cs []closing) (out []ports.FinalizedInvoice, refused, err error) {
+// not hold up every other client's invoice. The invoices take their keys
+// from the year's counter, or, with a turn (a run's batch), as the turn
+// plans and claims them.
+func (d Deps) finalize(ctx context.Context, r ports.Repositories, cs []closing, turn *keyTurn) (out []ports.FinalizedInvoice, refused, err error) {
 	windows := make([]ports.BillingWindow, len(cs))
 	for i, c := range cs {
 		windows[i] = ports.BillingWindow{OrganizationID: c.period.OrganizationID, Start: c.period.Period.Start, End: c.end}
@@ -194,7 +196,14 @@ func (d Deps) finalize(ctx context.Context, r ports.Repositories, cs []closing) 
 	if len(fs) == 0 {
 		return nil, refused, nil
 	}
-	if out, err = r.BillingPeriods.Finalize(ctx, fs); err != nil {
+	plan, err := turn.plan(ctx, r, fs)
+	if err != nil {
+		return nil, nil, err
+	}
+	if out, err = r.BillingPeriods.Finalize(ctx, fs, plan); err != nil {
+		return nil, nil, err
+	}
+	if err := turn.claim(ctx, r, plan, fs); err != nil {
 		return nil, nil, err
 	}
 	for i, f := range out {

@@ -47,7 +47,7 @@ func (h *ClosePeriodHandler) Handle(ctx context.Context, c ClosePeriod) (ports.F
 		if !end.After(p.Period.Start) {
 			return fmt.Errorf("%w: the open period of %s starts now: there is nothing to close", domain.ErrInvalidState, c.OrganizationID)
 		}
-		fs, refused, err := h.d.finalize(ctx, r, []closing{{period: p, end: end, at: now}})
+		fs, refused, err := h.d.finalize(ctx, r, []closing{{period: p, end: end, at: now}}, nil)
 		if err != nil || refused != nil {
 			return errors.Join(err, refused)
 		}

@@ -172,11 +172,12 @@ func (h *RunBillingHandler) finalizeRound(ctx context.Context, due []ports.OpenP
 	batches := slices.Collect(slices.Chunk(due, size))
 	done := make([][]ports.FinalizedInvoice, len(batches))
 	why := make([]error, len(batches))
+	turns := newKeyTurns(len(batches))
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(finalizeWorkers)
 	for i, batch := range batches {
 		g.Go(func() (err error) {
-			done[i], why[i], err = h.finalizeDue(gctx, batch, now)
+			done[i], why[i], err = h.finalizeDue(gctx, batch, now, turns[i])
 			return err
 		})
 	}
@@ -195,8 +196,8 @@ func (h *RunBillingHandler) finalizeRound(ctx context.Context, due []ports.OpenP
 // DefaultFinalizeBatch is how many periods one transaction finalizes:
 // fewer commits, while a `billing close` waits for the year's counter at
 // most one batch long. finalizeWorkers is how many batches are finalized
-// at once: a batch's reads and its invoices' search entries are computed
-// while the other holds the counter (docs/billing.md, "Speed").
+// at once, each writing its invoices with the keys its turn planned
+// (keyTurn; docs/billing.md, "Speed").
 const (
 	DefaultFinalizeBatch = 100
 	finalizeWorkers      = 2
@@ -210,7 +211,24 @@ const (
 // the finalization takes, is then never held while waiting for a period.
 // A period refused (its credits exceed its charges) stays open; the
 // others are committed, and the refusal returned.
-func (h *RunBillingHandler) finalizeDue(ctx context.Context, batch []ports.OpenPeriod, now time.Time) (out []ports.FinalizedInvoice, refused, err error) {
+//
+// The batch numbers its invoices in its turn (keyTurn): when its claim
+// fails, it is finalized again, taking its keys from the counter.
+func (h *RunBillingHandler) finalizeDue(ctx context.Context, batch []ports.OpenPeriod, now time.Time, turn *keyTurn) (out []ports.FinalizedInvoice, refused, err error) {
+	if err := turn.ready(ctx); err != nil {
+		turn.end(false)
+		return nil, nil, err
+	}
+	out, refused, err = h.finalizeOnce(ctx, batch, now, turn)
+	turn.end(err == nil)
+	if errors.Is(err, errKeysTaken) {
+		return h.finalizeOnce(ctx, batch, now, nil)
+	}
+	return out, refused, err
+}
+
+// finalizeOnce is one transaction of finalizeDue.
+func (h *RunBillingHandler) finalizeOnce(ctx context.Context, batch []ports.OpenPeriod, now time.Time, turn *keyTurn) (out []ports.FinalizedInvoice, refused, err error) {
 	err = h.d.UnitOfWork.Do(ctx, func(ctx context.Context, r ports.Repositories) error {
 		ids := make([]string, len(batch))
 		for i, p := range batch {
@@ -232,7 +250,7 @@ func (h *RunBillingHandler) finalizeDue(ctx context.Context, batch []ports.OpenP
 			}
 			cs = append(cs, closing{period: locked, end: locked.Period.End, at: locked.Period.End.Add(h.d.Settings.Grace)})
 		}
-		out, refused, err = h.d.finalize(ctx, r, cs)
+		out, refused, err = h.d.finalize(ctx, r, cs, turn)
 		return err
 	})
 	if err != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"sync"
@@ -29,7 +30,7 @@ func (g *fakeIDs) NewID(prefix string) string { g.n++; return fmt.Sprintf("%s_%d
 
 // fakeUoW runs fn on the fakes, as one transaction would, one at a time
 // (a run's transactions beside each other take turns); a failed fn's calls
-// stay recorded (the fakes keep no data to roll back).
+// stay recorded, and the periods and the key counter are rolled back.
 type fakeUoW struct {
 	r  ports.Repositories
 	mu *sync.Mutex
@@ -38,7 +39,13 @@ type fakeUoW struct {
 func (u fakeUoW) Do(ctx context.Context, fn func(context.Context, ports.Repositories) error) error {
 	u.mu.Lock()
 	defer u.mu.Unlock()
-	return fn(ctx, u.r)
+	p := u.r.BillingPeriods.(*fakePeriods)
+	open, last, stolen := maps.Clone(p.open), p.last, p.stolen
+	err := fn(ctx, u.r)
+	if err != nil {
+		p.open, p.last = open, last+p.stolen-stolen // what a close took meanwhile stays taken
+	}
+	return err
 }
 
 // calls records the repositories' calls in order.
@@ -98,6 +105,9 @@ type fakePeriods struct {
 	log    *calls
 	open   map[string]ports.OpenPeriod
 	status map[string]string
+	last   int // the last key number taken
+	taken  int // keys another finalization takes before the next claim
+	stolen int // keys other finalizations took in all
 }
 
 func (f *fakePeriods) Due(_ context.Context, endedBy time.Time) ([]ports.OpenPeriod, error) {
@@ -132,8 +142,25 @@ func (f *fakePeriods) LockOpen(_ context.Context, org string) (ports.OpenPeriod,
 	return p, nil
 }
 
-func (f *fakePeriods) Finalize(_ context.Context, fs []ports.Finalization) ([]ports.FinalizedInvoice, error) {
+func (f *fakePeriods) NextKey(_ context.Context, year int) (int, error) {
+	f.log.add("NextKey(%d)", year)
+	return f.last + 1, nil
+}
+
+func (f *fakePeriods) ClaimKeys(_ context.Context, plan ports.KeyPlan, n int) (bool, error) {
+	f.log.add("ClaimKeys(%d, %d, %d)", plan.Year, plan.First, n)
+	f.last += f.taken // keys a close took meanwhile
+	f.stolen, f.taken = f.stolen+f.taken, 0
+	if plan.First-1 != f.last {
+		return false, nil
+	}
+	f.last += n
+	return true, nil
+}
+
+func (f *fakePeriods) Finalize(_ context.Context, fs []ports.Finalization, plan ports.KeyPlan) ([]ports.FinalizedInvoice, error) {
 	var out []ports.FinalizedInvoice
+	next := plan.First
 	for _, fin := range fs {
 		p := fin.Period
 		f.log.add("Finalize(%s, %s)", p.OrganizationID, fin.End.Format(time.RFC3339))
@@ -141,7 +168,12 @@ func (f *fakePeriods) Finalize(_ context.Context, fs []ports.Finalization) ([]po
 			Period: billing.Period{Start: fin.End, End: fin.NextEnd}}
 		fi := ports.FinalizedInvoice{OrganizationID: p.OrganizationID, InvoiceID: p.InvoiceID, Period: billing.Period{Start: p.Period.Start, End: fin.End}}
 		if inv := fin.Invoice; inv != nil {
-			fi.Key, fi.TotalAmount = "INV-X", inv.TotalAmount
+			if plan.First == 0 { // from the counter
+				f.last++
+				next = f.last
+			}
+			fi.Key, fi.TotalAmount = billing.FormatKey(inv.FinalizedAt.UTC().Year(), next), inv.TotalAmount
+			next++
 			fi.Invoice = domain.RehydrateInvoice(domain.InvoiceParams{ID: inv.ID, OrganizationID: inv.OrganizationID}, inv.TotalAmount)
 		}
 		out = append(out, fi)
@@ -185,6 +217,7 @@ func (f *fakePeriods) SetStatus(_ context.Context, id, from, to string, _ time.T
 }
 
 type fixture struct {
+	deps    billingapp.Deps
 	log     *calls
 	charges fakeCharges
 	periods *fakePeriods
@@ -202,7 +235,7 @@ func newFixture(now time.Time, sums []billing.Sum) fixture {
 	d := billingapp.Deps{UnitOfWork: fakeUoW{r, &sync.Mutex{}}, Repos: r, Clock: fakeClock{now}, IDs: &fakeIDs{},
 		Settings: billingapp.Settings{Calendar: billing.NewCalendar(time.UTC), Grace: 24 * time.Hour, Terms: 720 * time.Hour,
 			CollectionsAfter: 720 * time.Hour}}
-	return fixture{log: log, charges: charges, periods: periods, run: billingapp.NewRunBillingHandler(d),
+	return fixture{deps: d, log: log, charges: charges, periods: periods, run: billingapp.NewRunBillingHandler(d),
 		closeP: billingapp.NewClosePeriodHandler(d), status: billingapp.NewChangeInvoiceStatusHandler(d)}
 }
 
@@ -226,8 +259,8 @@ func TestRunBillingOrderOfSteps(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := calls{`CatchUp("", 2030-12-01T00:00:00Z)`, "Due", `AccrueStorage("", 2030-11-30)`, "LockOpenMany(org_a,org_b)",
-		"Sums(org_a 2030-12-01T00:00:00Z, org_b 2030-12-01T00:00:00Z)",
-		"Finalize(org_a, 2030-12-01T00:00:00Z)", "Finalize(org_b, 2030-12-01T00:00:00Z)",
+		"Sums(org_a 2030-12-01T00:00:00Z, org_b 2030-12-01T00:00:00Z)", "NextKey(2030)",
+		"Finalize(org_a, 2030-12-01T00:00:00Z)", "Finalize(org_b, 2030-12-01T00:00:00Z)", "ClaimKeys(2030, 1, 2)",
 		"Record(invoice.finalized inv_org_a)", "Record(invoice.finalized inv_org_b)",
 		"Due", "Collect"}
 	beside := `AccrueStorage("", 2030-12-01)`
@@ -332,5 +365,47 @@ func TestChangeInvoiceStatus(t *testing.T) {
 	}
 	if _, err := f.status.Handle(ctx, billingapp.ChangeInvoiceStatus{InvoiceID: "inv_none", To: "paid"}); !errors.Is(err, domain.ErrNotFound) {
 		t.Fatalf("an unknown invoice: %v, want ErrNotFound", err)
+	}
+}
+
+// A run's batches number their invoices in turn and claim the keys in
+// order: consecutive keys, one claim per batch. When a close takes a key
+// between a plan and its claim, the claim fails and the batch (and every
+// later one) is finalized again taking keys from the counter: still
+// consecutive after the close's, none twice.
+func TestRunBillingBatchesNumberInTurn(t *testing.T) {
+	for _, steal := range []int{0, 1} {
+		f := newFixture(time.Date(2030, 12, 2, 0, 0, 0, 0, time.UTC), shipSum)
+		orgs := []string{"org_a", "org_b", "org_c", "org_d", "org_e"}
+		for _, org := range orgs {
+			f.periods.open[org] = november(org)
+		}
+		f.periods.taken = steal
+		d := f.deps
+		d.Settings.FinalizeBatch = 2
+		res, err := billingapp.NewRunBillingHandler(d).Handle(context.Background(), billingapp.RunBilling{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var keys []string
+		for _, fi := range res.Finalized {
+			keys = append(keys, fi.Key)
+		}
+		var want []string
+		for n := 1 + steal; n <= len(orgs)+steal; n++ {
+			want = append(want, billing.FormatKey(2030, n))
+		}
+		if !slices.Equal(keys, want) || f.periods.last != len(orgs)+steal {
+			t.Errorf("a close taking %d key(s): keys %v, counter at %d; want %v", steal, keys, f.periods.last, want)
+		}
+		claims := 0
+		for _, c := range *f.log {
+			if strings.HasPrefix(c, "ClaimKeys") {
+				claims++
+			}
+		}
+		if steal == 0 && claims != 3 {
+			t.Errorf("%d claims for 3 batches: %q", claims, *f.log)
+		}
 	}
 }
