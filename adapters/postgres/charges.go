@@ -183,24 +183,42 @@ RETURNING fee`
 )
 
 // accrueStorageSQL accrues the days of storage after each organization's
-// watermark up to $1 (a date), in time zone $2, for organization $3 (”:
-// every organization with a watermark). Taking the watermark (UPDATE …
-// FROM … FOR UPDATE) is the guard: a concurrent run waits for the row,
-// then finds the watermark moved and accrues nothing; the unique key of
-// billing_charges backs it up. On hand at the end of a day, per warehouse
-// and kind, is a running sum by local day: from on hand at the end of the
-// watermark's day — the balance now (product_stock, carton_stock: always
-// the sum of the ledger's movements) less every movement since — through
-// each later day's movements. A run reads the movements since its
-// organizations' watermarks, never the ledger's whole history.
-const accrueStorageSQL = `WITH acc AS (
+// watermark up to $1 (a date), in time zone $2, for organization $3;
+// accrueAllStorageSQL for every organization with a watermark. Two
+// statements, not one with "$3 = '' OR": under the generic plans the
+// sessions keep, that one joined every organization's stock rows by index
+// lookups, a third slower than the hash joins the statement for all gets.
+// Taking the watermark (UPDATE … FROM … FOR UPDATE) is the guard: a
+// concurrent run waits for the row, then finds the watermark moved and
+// accrues nothing; the unique key of billing_charges backs it up. On hand
+// at the end of a day, per warehouse and kind, is a running sum by local
+// day: from on hand at the end of the watermark's day — the balance now
+// (product_stock, carton_stock: always the sum of the ledger's movements)
+// less every movement since — through each later day's movements. A run
+// reads the movements since its organizations' watermarks, never the
+// ledger's whole history.
+const (
+	accrueStorageSQL = `WITH acc AS (
 	UPDATE billing_storage b SET accrued_through = $1::date
 	FROM (SELECT organization_id, accrued_through FROM billing_storage
-		WHERE accrued_through < $1::date AND ($3 = '' OR organization_id = $3)
+		WHERE accrued_through < $1::date AND organization_id = $3
+		FOR UPDATE) old
+	WHERE b.organization_id = old.organization_id
+	RETURNING b.organization_id, old.accrued_through AS done),
+` + storageOfWatermarksSQL
+	accrueAllStorageSQL = `WITH acc AS (
+	UPDATE billing_storage b SET accrued_through = $1::date
+	FROM (SELECT organization_id, accrued_through FROM billing_storage
+		WHERE accrued_through < $1::date
 		ORDER BY organization_id FOR UPDATE) old
 	WHERE b.organization_id = old.organization_id
 	RETURNING b.organization_id, old.accrued_through AS done),
-recent AS (
+` + storageOfWatermarksSQL
+)
+
+// storageOfWatermarksSQL is the rest of both: the storage days of the
+// watermarks taken (acc).
+const storageOfWatermarksSQL = `recent AS (
 	SELECT m.organization_id, m.warehouse_id, m.product_id IS NOT NULL AS units,
 		(m.occurred_at AT TIME ZONE $2)::date AS day, sum(m.quantity) AS q
 	FROM acc a JOIN stock_movements m ON m.organization_id = a.organization_id
@@ -352,6 +370,9 @@ func (r *ChargeRepository) CatchUp(ctx context.Context, organizationID string, t
 
 // AccrueStorage accrues the days of storage up to through.
 func (r *ChargeRepository) AccrueStorage(ctx context.Context, organizationID string, through billing.Date) (map[billing.Fee]int, error) {
+	if organizationID == "" {
+		return r.accrue(ctx, accrueAllStorageSQL, through.String(), r.settings.zone())
+	}
 	return r.accrue(ctx, accrueStorageSQL, through.String(), r.settings.zone(), organizationID)
 }
 
