@@ -209,7 +209,7 @@ func run() error {
 		return err
 	}
 	fmt.Printf("   charges: %v\n", charges)
-	if err := exec(`VACUUM ANALYZE billing_charges`); err != nil {
+	if err := exec(`VACUUM ANALYZE billing_charges, billing_charge_days`); err != nil {
 		return err
 	}
 	if *snapshot != "" { // a copy needs its source without connections
