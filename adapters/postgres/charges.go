@@ -185,9 +185,9 @@ RETURNING fee`
 // accrueStorageSQL accrues the days of storage after each organization's
 // watermark up to $1 (a date), in time zone $2, for organization $3;
 // accrueAllStorageSQL for every organization with a watermark. Two
-// statements, not one with "$3 = ” OR": under the generic plans the
-// sessions keep, that one joined every organization's stock rows by index
-// lookups, a third slower than the hash joins the statement for all gets.
+// statements, not one whose $3 may be empty for all: under the generic
+// plans the sessions keep, that one joined every organization's stock rows
+// by index lookups, where the statement for all gets hash joins.
 // Taking the watermark (UPDATE … FROM … FOR UPDATE) is the guard: a
 // concurrent run waits for the row, then finds the watermark moved and
 // accrues nothing; the unique key of billing_charges backs it up. On hand
