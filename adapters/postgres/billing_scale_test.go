@@ -11,6 +11,7 @@ import (
 	"github.com/uptrace/bun"
 
 	"github.com/acme3pl/fulfillment/adapters/postgres"
+	"github.com/acme3pl/fulfillment/adapters/postgres/pgtest"
 	billingapp "github.com/acme3pl/fulfillment/application/billing"
 	"github.com/acme3pl/fulfillment/domain/billing"
 	"github.com/acme3pl/fulfillment/ports"
@@ -204,4 +205,73 @@ func billInvoiceKey(t *testing.T, db bun.IDB, org, key string) {
 	billExec(t, db, `INSERT INTO invoices (id, organization_id, key, status, name, notes, due_date, currency, total_amount,
 		search_text, created_at, updated_at) VALUES ('inv_keys_' || gen_random_uuid(), ?, ?, 'paid', 'Keys', '',
 		'2031-02-01', 'USD', 0, 'keys', '2031-01-05', '2031-01-05')`, org, key)
+}
+
+// A run's claim overtaken on the real database: another transaction makes
+// the year's counter while the run's first batch claims its keys, takes the
+// first key itself and commits. The claim fails, that batch and the later
+// ones are finalized again from the counter, and the keys stay consecutive
+// after the other transaction's, none twice.
+func TestBillingRunClaimOvertaken(t *testing.T) {
+	ctx := context.Background()
+	clock := &billClock{now: utc("2030-10-30T00:00:00Z")}
+	b := newBillInstance(t, billDatabase(t), clock, time.UTC, 4)
+	b.deps.Settings.FinalizeBatch = 1 // three batches, each its own turn
+	run := billingapp.NewRunBillingHandler(b.deps)
+	billOrg(t, b.db, "org_other") // no card: no period of the run
+	for _, org := range []string{"org_o1", "org_o2", "org_o3"} {
+		billOrg(t, b.db, org)
+		if _, err := b.set.Handle(ctx, billingapp.SetRateCard{Card: billExampleCard(org, "2030-11-01")}); err != nil {
+			t.Fatal(err)
+		}
+		billShip(t, b.db, org, "ship_"+org, false, 1, utc("2030-11-10T10:00:00Z"))
+	}
+
+	other, err := b.db.BeginTx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = other.Rollback() }()
+	if _, err := other.ExecContext(ctx, `INSERT INTO billing_key_counters (year, last) VALUES (2030, 0)`); err != nil {
+		t.Fatal(err)
+	}
+	clock.set(utc("2030-12-02T00:00:00Z"))
+	type result struct {
+		res billingapp.RunResult
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		res, err := run.Handle(ctx, billingapp.RunBilling{})
+		done <- result{res, err}
+	}()
+	pgtest.WaitForLockWaiters(t, b.db, 1) // the first batch's claim waits for the counter
+	if _, err := other.ExecContext(ctx, `UPDATE billing_key_counters SET last = 1 WHERE year = 2030`); err != nil {
+		t.Fatal(err)
+	}
+	billInvoiceKey(t, other, "org_other", "INV-2030-000001")
+	if err := other.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	r := <-done
+	if r.err != nil {
+		t.Fatal(r.err)
+	}
+	var keys []string
+	for _, f := range r.res.Finalized {
+		if f.Key != "" {
+			keys = append(keys, f.Key)
+		}
+	}
+	if want := []string{"INV-2030-000002", "INV-2030-000003", "INV-2030-000004"}; !slices.Equal(keys, want) {
+		t.Fatalf("keys %v, want %v", keys, want)
+	}
+	var stored, distinct, last int
+	if err := b.db.QueryRowContext(ctx, `SELECT count(*), count(DISTINCT key), (SELECT last FROM billing_key_counters WHERE year = 2030)
+		FROM invoices WHERE key LIKE 'INV-2030-%'`).Scan(&stored, &distinct, &last); err != nil {
+		t.Fatal(err)
+	}
+	if stored != 4 || distinct != 4 || last != 4 {
+		t.Fatalf("%d invoices of 2030, %d keys, counter at %d; want 4, 4, 4", stored, distinct, last)
+	}
 }
