@@ -38,10 +38,7 @@ func TestBillingFinalizationRecordsItsEvent(t *testing.T) {
 	b.deps.UnitOfWork = postgres.NewUnitOfWorkWithEvents(b.db, &postgres.Outbox{Encoder: invoiceEncoder{}, IDs: system.IDs{}}, opt)
 	run := billingapp.NewRunBillingHandler(b.deps)
 	org := "org_events"
-	billOrg(t, b.db, org)
-	if _, err := b.set.Handle(ctx, billingapp.SetRateCard{Card: billExampleCard(org, "2030-11-01")}); err != nil {
-		t.Fatal(err)
-	}
+	billCardedOrg(t, b, org)
 	for _, f := range billNovember(t, b.db, org) {
 		if f != nil {
 			f()

@@ -66,10 +66,7 @@ func TestBillingSkippedRunsEqualDailyRuns(t *testing.T) {
 		clock := &billClock{now: start}
 		b := newBillInstance(t, billDatabase(t), clock, time.UTC, 4)
 		org := "org_same"
-		billOrg(t, b.db, org)
-		if _, err := b.set.Handle(ctx, billingapp.SetRateCard{Card: billExampleCard(org, "2030-11-01")}); err != nil {
-			t.Fatal(err)
-		}
+		billCardedOrg(t, b, org)
 		facts := billNovember(t, b.db, org)
 		for day := 1; day <= 40; day++ {
 			clock.set(utc("2030-11-01T00:30:00Z").AddDate(0, 0, day-1))
@@ -105,10 +102,7 @@ func TestBillingFinalizedInvoiceIsImmutable(t *testing.T) {
 	clock := &billClock{now: utc("2030-10-30T00:00:00Z")}
 	b := newBillInstance(t, billDatabase(t), clock, time.UTC, 4)
 	org := "org_frozen"
-	billOrg(t, b.db, org)
-	if _, err := b.set.Handle(ctx, billingapp.SetRateCard{Card: billExampleCard(org, "2030-11-01")}); err != nil {
-		t.Fatal(err)
-	}
+	billCardedOrg(t, b, org)
 	for _, f := range billNovember(t, b.db, org) {
 		if f != nil {
 			f()
@@ -181,10 +175,7 @@ func TestBillingTimeZone(t *testing.T) {
 	clock := &billClock{now: utc("2030-10-30T00:00:00Z")}
 	b := newBillInstance(t, billDatabase(t), clock, ny, 4)
 	org := "org_ny"
-	billOrg(t, b.db, org)
-	if _, err := b.set.Handle(ctx, billingapp.SetRateCard{Card: billExampleCard(org, "2030-11-01")}); err != nil {
-		t.Fatal(err)
-	}
+	billCardedOrg(t, b, org)
 	billMove(t, b.db, org, false, 10, "opening", "", utc("2030-11-01T04:00:00Z")) // midnight local: stored all 30 days
 	billShip(t, b.db, org, "ny_late", false, 1, utc("2030-12-01T04:59:00Z"))      // 23:59 local on November 30
 	billShip(t, b.db, org, "ny_dec", false, 1, utc("2030-12-01T05:00:00Z"))       // 00:00 local on December 1
@@ -232,10 +223,7 @@ func TestBillingConcurrentInstances(t *testing.T) {
 	const orgs = 12
 	for i := range orgs {
 		org := fmt.Sprintf("org_c%02d", i)
-		billOrg(t, b.db, org)
-		if _, err := b.set.Handle(ctx, billingapp.SetRateCard{Card: billExampleCard(org, "2030-11-01")}); err != nil {
-			t.Fatal(err)
-		}
+		billCardedOrg(t, b, org)
 		billMove(t, b.db, org, false, 100, "opening", "", utc("2030-11-01T00:00:00Z"))
 		billShip(t, b.db, org, org+"_s", false, 4, utc("2030-11-05T10:00:00Z"))
 	}
@@ -330,10 +318,7 @@ func TestBillingCollectingAndStatuses(t *testing.T) {
 	clock := &billClock{now: utc("2030-10-30T00:00:00Z")}
 	b := newBillInstance(t, billDatabase(t), clock, time.UTC, 4)
 	for _, org := range []string{"org_late", "org_payer"} {
-		billOrg(t, b.db, org)
-		if _, err := b.set.Handle(ctx, billingapp.SetRateCard{Card: billExampleCard(org, "2030-11-01")}); err != nil {
-			t.Fatal(err)
-		}
+		billCardedOrg(t, b, org)
 	}
 	clock.set(utc("2030-12-02T00:00:00Z"))
 	res, err := b.run.Handle(ctx, billingapp.RunBilling{})
@@ -385,10 +370,7 @@ func TestBillingPeriodClosedWaitsForFinalization(t *testing.T) {
 	clock := &billClock{now: utc("2030-10-30T00:00:00Z")}
 	b := newBillInstance(t, billDatabase(t), clock, time.UTC, 4)
 	org := "org_race"
-	billOrg(t, b.db, org)
-	if _, err := b.set.Handle(ctx, billingapp.SetRateCard{Card: billExampleCard(org, "2030-11-01")}); err != nil {
-		t.Fatal(err)
-	}
+	billCardedOrg(t, b, org)
 	locked, release := make(chan struct{}), make(chan struct{})
 	finalized := make(chan error, 1)
 	go func() {

@@ -40,10 +40,7 @@ func TestBillingSumsFromRunningTotals(t *testing.T) {
 	clock := &billClock{now: utc("2030-10-30T12:00:00Z")}
 	b := newBillInstance(t, billDatabase(t), clock, ny, 4)
 	org := "org_days"
-	billOrg(t, b.db, org)
-	if _, err := b.set.Handle(ctx, billingapp.SetRateCard{Card: billExampleCard(org, "2030-11-01")}); err != nil {
-		t.Fatal(err)
-	}
+	billCardedOrg(t, b, org)
 	billReceive(t, b.db, org, "rcp_1", 100, 10, utc("2030-11-02T15:00:00Z"))
 	for i := range 12 { // two a day, one of them in the evening: after UTC midnight, before New York's
 		at := utc("2030-11-03T16:00:00Z").Add(time.Duration(i) * 12 * time.Hour).Add(time.Duration(i) * time.Hour)
@@ -220,10 +217,7 @@ func TestBillingRunClaimOvertaken(t *testing.T) {
 	run := billingapp.NewRunBillingHandler(b.deps)
 	billOrg(t, b.db, "org_other") // no card: no period of the run
 	for _, org := range []string{"org_o1", "org_o2", "org_o3"} {
-		billOrg(t, b.db, org)
-		if _, err := b.set.Handle(ctx, billingapp.SetRateCard{Card: billExampleCard(org, "2030-11-01")}); err != nil {
-			t.Fatal(err)
-		}
+		billCardedOrg(t, b, org)
 		billShip(t, b.db, org, "ship_"+org, false, 1, utc("2030-11-10T10:00:00Z"))
 	}
 

@@ -105,6 +105,16 @@ func billOrg(t *testing.T, db bun.IDB, org string) {
 	billExec(t, db, `INSERT INTO cartons (id, organization_id, sku, name) VALUES (?, ?, 'CTN', 'Tee x24')`, "c1_"+org, org)
 }
 
+// billCardedOrg writes an organization as billOrg does and sets it the
+// example card from November 1, 2030.
+func billCardedOrg(t *testing.T, b *billInstance, org string) {
+	t.Helper()
+	billOrg(t, b.db, org)
+	if _, err := b.set.Handle(context.Background(), billingapp.SetRateCard{Card: billExampleCard(org, "2030-11-01")}); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // billMove writes a movement of the stock ledger and its balance, as
 // StockLedger.Move does (billing reads both: a balance is the sum of its
 // item's movements).
@@ -250,10 +260,7 @@ func TestBillingWorkedExample(t *testing.T) {
 	org := "acme" // docs/billing.md's names
 	clock := &billClock{now: utc("2030-10-20T09:00:00Z")}
 	b := newBillInstance(t, billDatabase(t), clock, time.UTC, 4)
-	billOrg(t, b.db, org)
-	if _, err := b.set.Handle(ctx, billingapp.SetRateCard{Card: billExampleCard(org, "2030-11-01")}); err != nil {
-		t.Fatal(err)
-	}
+	billCardedOrg(t, b, org)
 	// Opening balances, then November's facts.
 	billMove(t, b.db, org, false, 100, "opening", "", utc("2030-10-31T12:00:00Z"))
 	billMove(t, b.db, org, true, 4, "opening", "", utc("2030-10-31T12:00:00Z"))

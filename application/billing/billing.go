@@ -203,7 +203,7 @@ func (d Deps) finalize(ctx context.Context, r ports.Repositories, cs []closing, 
 	if out, err = r.BillingPeriods.Finalize(ctx, fs, plan); err != nil {
 		return nil, nil, err
 	}
-	if err := turn.claim(ctx, r, plan, fs); err != nil {
+	if err := turn.claim(ctx, r, plan); err != nil {
 		return nil, nil, err
 	}
 	for i, f := range out {

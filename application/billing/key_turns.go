@@ -38,6 +38,7 @@ type keyTurn struct {
 	next     ports.KeyPlan // the first key after the batch's; zero: none planned, the next batch takes keys from the counter
 
 	chained bool // the batch planned its keys (or, having no invoice, passed its predecessor's plan on)
+	keys    int  // how many it planned
 
 	doneOnce sync.Once
 	done     chan struct{} // closed once the batch's transaction has ended
@@ -130,7 +131,7 @@ func (t *keyTurn) plan(ctx context.Context, r ports.Repositories, fs []ports.Fin
 		t.publish(ports.KeyPlan{})
 		return ports.KeyPlan{}, nil
 	}
-	t.chained = true
+	t.chained, t.keys = true, n
 	t.publish(ports.KeyPlan{Year: after.Year, First: after.First + n})
 	return after, nil
 }
@@ -139,7 +140,7 @@ func (t *keyTurn) plan(ctx context.Context, r ports.Repositories, fs []ports.Fin
 // when that batch did not commit its own or the counter moved meanwhile.
 // Nothing to claim for the zero plan; a batch that passed a plan on waits
 // all the same, so that the claims of a round follow one another.
-func (t *keyTurn) claim(ctx context.Context, r ports.Repositories, plan ports.KeyPlan, fs []ports.Finalization) error {
+func (t *keyTurn) claim(ctx context.Context, r ports.Repositories, plan ports.KeyPlan) error {
 	if t == nil || !t.chained {
 		return nil
 	}
@@ -153,19 +154,13 @@ func (t *keyTurn) claim(ctx context.Context, r ports.Repositories, plan ports.Ke
 			t.broken.Store(true)
 		}
 	}
-	if plan.First == 0 || t.broken.Load() {
-		if plan.First == 0 {
-			return nil
-		}
+	if plan.First == 0 { // a plan passed on: no key to claim
+		return nil
+	}
+	if t.broken.Load() {
 		return errKeysTaken
 	}
-	n := 0
-	for _, f := range fs {
-		if f.Invoice != nil {
-			n++
-		}
-	}
-	ok, err := r.BillingPeriods.ClaimKeys(ctx, plan, n)
+	ok, err := r.BillingPeriods.ClaimKeys(ctx, plan, t.keys)
 	if err != nil {
 		return err
 	}
