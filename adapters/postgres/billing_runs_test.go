@@ -96,7 +96,8 @@ func TestBillingSkippedRunsEqualDailyRuns(t *testing.T) {
 
 // A finalized invoice is byte-identical after late charges, rate changes
 // and reruns; a late operator charge lands on the next invoice naming its
-// period; a card reaching into the closed period is refused.
+// period; a card reaching into the closed period is refused, the card
+// stored already is taken again without a change.
 func TestBillingFinalizedInvoiceIsImmutable(t *testing.T) {
 	ctx := context.Background()
 	clock := &billClock{now: utc("2030-10-30T00:00:00Z")}
@@ -114,6 +115,10 @@ func TestBillingFinalizedInvoiceIsImmutable(t *testing.T) {
 	}
 	before := billSnapshot(t, b.db, org, true)
 
+	// November's card again (a seed run twice): accepted, nothing changes.
+	if _, err := b.set.Handle(ctx, billingapp.SetRateCard{Card: billExampleCard(org, "2030-11-01")}); err != nil {
+		t.Fatalf("the stored card again: %v", err)
+	}
 	// A card from inside November: refused, nothing changes.
 	card := billExampleCard(org, "2030-11-15")
 	card.Fees["pick_pack_order"] = 999

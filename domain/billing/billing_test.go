@@ -217,6 +217,40 @@ func TestNewRateCard(t *testing.T) {
 	}
 }
 
+// Two cards are equal when their organization, first day, prices (a fee
+// left out being 0) and services are.
+func TestRateCardEqual(t *testing.T) {
+	params := func(edit func(p *billing.RateCardParams)) *billing.RateCard {
+		t.Helper()
+		p := billing.RateCardParams{OrganizationID: "org_acme", EffectiveFrom: "2026-11-01",
+			Fees:     map[string]int64{"pick_pack_order": 250},
+			Services: map[string]billing.Service{"kitting": {Title: "Kitting", UnitCost: 75}}}
+		edit(&p)
+		c, err := billing.NewRateCard(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return c
+	}
+	card := params(func(*billing.RateCardParams) {})
+	if !card.Equal(params(func(p *billing.RateCardParams) { p.Fees["spd_carton"] = 0 })) {
+		t.Error("a fee given as 0 differs from one left out")
+	}
+	for name, edit := range map[string]func(p *billing.RateCardParams){
+		"organization": func(p *billing.RateCardParams) { p.OrganizationID = "org_other" },
+		"first day":    func(p *billing.RateCardParams) { p.EffectiveFrom = "2026-11-02" },
+		"price":        func(p *billing.RateCardParams) { p.Fees["pick_pack_order"] = 251 },
+		"service": func(p *billing.RateCardParams) {
+			p.Services["kitting"] = billing.Service{Title: "Kitting", UnitCost: 76}
+		},
+		"no service": func(p *billing.RateCardParams) { p.Services = nil },
+	} {
+		if card.Equal(params(edit)) {
+			t.Errorf("cards differing by %s are equal", name)
+		}
+	}
+}
+
 func TestDollars(t *testing.T) {
 	for cents, want := range map[int64]string{0: "$0.00", 5000: "$50.00", 123456789: "$1,234,567.89", -100: "-$1.00"} {
 		if got := billing.Dollars(cents); got != want {

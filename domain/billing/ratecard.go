@@ -7,6 +7,7 @@ package billing
 
 import (
 	"fmt"
+	"maps"
 	"sort"
 	"strings"
 	"time"
@@ -135,6 +136,20 @@ func feeNames() string {
 		names[i] = string(f)
 	}
 	return strings.Join(names, ", ")
+}
+
+// Equal reports whether o is the same card: organization, first day,
+// prices (a fee left out is 0) and services.
+func (c *RateCard) Equal(o *RateCard) bool {
+	if c.organizationID != o.organizationID || c.effectiveFrom != o.effectiveFrom || !maps.Equal(c.services, o.services) {
+		return false
+	}
+	for _, f := range Fees {
+		if c.Fee(f) != o.Fee(f) {
+			return false
+		}
+	}
+	return true
 }
 
 // OrganizationID is the card's organization.
