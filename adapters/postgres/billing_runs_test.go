@@ -17,6 +17,7 @@ import (
 
 	billingapp "github.com/acme3pl/fulfillment/application/billing"
 	"github.com/acme3pl/fulfillment/domain"
+	"github.com/acme3pl/fulfillment/domain/billing"
 	"github.com/acme3pl/fulfillment/ports"
 )
 
@@ -96,8 +97,8 @@ func TestBillingSkippedRunsEqualDailyRuns(t *testing.T) {
 
 // A finalized invoice is byte-identical after late charges, rate changes
 // and reruns; a late operator charge lands on the next invoice naming its
-// period; a card reaching into the closed period is refused, the card
-// stored already is taken again without a change.
+// period; a card reaching into the closed period is refused, and a seed
+// of the card stored already leaves it as it is.
 func TestBillingFinalizedInvoiceIsImmutable(t *testing.T) {
 	ctx := context.Background()
 	clock := &billClock{now: utc("2030-10-30T00:00:00Z")}
@@ -115,9 +116,22 @@ func TestBillingFinalizedInvoiceIsImmutable(t *testing.T) {
 	}
 	before := billSnapshot(t, b.db, org, true)
 
-	// November's card again (a seed run twice): accepted, nothing changes.
-	if _, err := b.set.Handle(ctx, billingapp.SetRateCard{Card: billExampleCard(org, "2030-11-01")}); err != nil {
-		t.Fatalf("the stored card again: %v", err)
+	// November's card seeded again unchanged (a fixture seeded twice): left
+	// as it is; changed, refused like any card into the closed period.
+	seed := billingapp.SeedRateCards(b.deps)
+	changed := billExampleCard(org, "2030-11-01")
+	changed.Fees["pick_pack_order"] = 999
+	for _, c := range []struct {
+		card billing.RateCardParams
+		want error
+	}{{billExampleCard(org, "2030-11-01"), nil}, {changed, domain.ErrInvalidState}} {
+		err := b.deps.UnitOfWork.Do(ctx, func(ctx context.Context, r ports.Repositories) error {
+			_, err := seed(ctx, r, []billing.RateCardParams{c.card})
+			return err
+		})
+		if !errors.Is(err, c.want) {
+			t.Fatalf("seeding November's card (pick & pack %d): %v, want %v", c.card.Fees["pick_pack_order"], err, c.want)
+		}
 	}
 	// A card from inside November: refused, nothing changes.
 	card := billExampleCard(org, "2030-11-15")

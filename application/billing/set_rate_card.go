@@ -24,8 +24,7 @@ func NewSetRateCardHandler(d Deps) *SetRateCardHandler { return &SetRateCardHand
 // Handle stores the card in one transaction with what it changes: a card
 // starting inside a closed period is refused (domain.ErrInvalidState), so a
 // finalized invoice never changes; a card starting inside the open period
-// reprices that period's charges from its first day on; the card stored
-// already changes nothing.
+// reprices that period's charges from its first day on.
 func (h *SetRateCardHandler) Handle(ctx context.Context, c SetRateCard) (*billing.RateCard, error) {
 	card, err := billing.NewRateCard(c.Card)
 	if err != nil {
@@ -53,21 +52,11 @@ func SetCard(ctx context.Context, d Deps, r ports.Repositories, card *billing.Ra
 		return nil, err
 	}
 	cal, now := d.Settings.Calendar, d.Clock.Now()
-	from := cal.Start(card.EffectiveFrom())
-	// The card stored already (a seed run again, `rates set` repeated)
-	// changes nothing: not refused once its first period has closed, and
-	// nothing repriced.
-	stored, err := r.RateCards.InForce(ctx, card.OrganizationID(), from)
-	if err == nil && stored.Equal(card) {
-		return map[billing.Fee]int{}, nil
-	}
-	if err != nil && !errors.Is(err, domain.ErrNotFound) {
-		return nil, err
-	}
 	// The catch-up's locks first (accrue), then the period's row.
 	if _, err := r.Charges.CatchUp(ctx, card.OrganizationID(), d.caughtUpThrough(now)); err != nil {
 		return nil, fmt.Errorf("accrue facts: %w", err)
 	}
+	from := cal.Start(card.EffectiveFrom())
 	open, err := r.BillingPeriods.Start(ctx, card.OrganizationID(), cal.MonthStart(from), cal.NextMonthStart(from), d.IDs.NewID("inv"))
 	if err != nil {
 		return nil, fmt.Errorf("open the billing period: %w", err)
