@@ -319,7 +319,7 @@ func (r fakeInventory) ListStock(_ context.Context, org string, kind domain.Item
 	return out, more, nil
 }
 
-func (r fakeInventory) Reserve(_ context.Context, warehouse string, kind domain.ShipmentKind, lines []domain.ShipmentLine) error {
+func (r fakeInventory) Reserve(_ context.Context, _, warehouse string, kind domain.ShipmentKind, lines []domain.ShipmentLine) error {
 	end, err := r.begin()
 	if err != nil {
 		return err
@@ -564,7 +564,7 @@ func (r fakeReceipts) Accept(ctx context.Context, rec *domain.OrderReceipt, s *d
 	if s.Kind() != domain.PickPack {
 		return fmt.Errorf("the intake reserves products, not %s", s.Kind())
 	}
-	if err := fakeInventory(r).Reserve(ctx, s.Warehouse().ID, s.Kind(), s.Lines()); err != nil {
+	if err := fakeInventory(r).Reserve(ctx, s.OrganizationID(), s.Warehouse().ID, s.Kind(), s.Lines()); err != nil {
 		return err
 	}
 	if err := fakeShipments(r).Create(ctx, s); err != nil {

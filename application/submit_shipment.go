@@ -53,7 +53,7 @@ func (h *SubmitShipmentHandler) Handle(ctx context.Context, c SubmitShipment) (*
 			if err := s.Submit(h.clock.Now()); err != nil {
 				return err
 			}
-			return r.Inventory.Reserve(ctx, s.Warehouse().ID, s.Kind(), s.Lines())
+			return r.Inventory.Reserve(ctx, s.OrganizationID(), s.Warehouse().ID, s.Kind(), s.Lines())
 		})
 		return err
 	})

@@ -138,8 +138,8 @@ func billMove(t *testing.T, db bun.IDB, org string, carton bool, qty int64, reas
 	if carton {
 		table = "carton_stock"
 	}
-	billExec(t, db, `INSERT INTO `+table+` AS s (`+col+`, warehouse_id, on_hand) VALUES (?, ?, greatest(?::bigint, 0))
-	ON CONFLICT (`+col+`, warehouse_id) DO UPDATE SET on_hand = s.on_hand + ?`, item, "wh_"+org, qty, qty)
+	billExec(t, db, `INSERT INTO `+table+` AS s (organization_id, `+col+`, warehouse_id, on_hand) VALUES (?, ?, ?, greatest(?::bigint, 0))
+	ON CONFLICT (`+col+`, warehouse_id) DO UPDATE SET on_hand = s.on_hand + ?`, org, item, "wh_"+org, qty, qty)
 }
 
 // billShip writes a shipped shipment (as the ship route will) of units of

@@ -186,8 +186,11 @@ RETURNING fee`
 // watermark up to $1 (a date), in time zone $2, for organization $3;
 // accrueAllStorageSQL for every organization with a watermark. Two
 // statements, not one whose $3 may be empty for all: under the generic
-// plans the sessions keep, that one joined every organization's stock rows
-// by index lookups, where the statement for all gets hash joins.
+// plans the sessions keep, that one read every organization's stock rows
+// by index lookups. The statement for one organization reads its stock
+// rows by the organization's index; the one for all sums every stock row
+// by organization and warehouse in one pass, and keeps the sums of the
+// organizations it accrues.
 // Taking the watermark (UPDATE … FROM … FOR UPDATE) is the guard: a
 // concurrent run waits for the row, then finds the watermark moved and
 // accrues nothing; the unique key of billing_charges backs it up. On hand
@@ -197,7 +200,7 @@ RETURNING fee`
 // less every movement since — through each later day's movements. A run
 // reads the movements since its organizations' watermarks, never the
 // ledger's whole history.
-const (
+var (
 	accrueStorageSQL = `WITH acc AS (
 	UPDATE billing_storage b SET accrued_through = $1::date
 	FROM (SELECT organization_id, accrued_through FROM billing_storage
@@ -205,7 +208,7 @@ const (
 		FOR UPDATE) old
 	WHERE b.organization_id = old.organization_id
 	RETURNING b.organization_id, old.accrued_through AS done),
-` + storageOfWatermarksSQL
+` + balancesSQL(`organization_id = $3 AND`) + storageOfWatermarksSQL
 	accrueAllStorageSQL = `WITH acc AS (
 	UPDATE billing_storage b SET accrued_through = $1::date
 	FROM (SELECT organization_id, accrued_through FROM billing_storage
@@ -213,25 +216,30 @@ const (
 		ORDER BY organization_id FOR UPDATE) old
 	WHERE b.organization_id = old.organization_id
 	RETURNING b.organization_id, old.accrued_through AS done),
-` + storageOfWatermarksSQL
+` + balancesSQL(``) + storageOfWatermarksSQL
 )
 
+// balancesSQL is on hand now by organization, warehouse and kind (units:
+// products) of the stock rows that match where, read only when a watermark
+// was taken.
+func balancesSQL(where string) string {
+	return `balances AS (
+	SELECT organization_id, warehouse_id, true AS units, sum(on_hand) AS q FROM product_stock
+	WHERE ` + where + ` EXISTS (SELECT FROM acc) GROUP BY 1, 2
+	UNION ALL
+	SELECT organization_id, warehouse_id, false, sum(on_hand) FROM carton_stock
+	WHERE ` + where + ` EXISTS (SELECT FROM acc) GROUP BY 1, 2),
+`
+}
+
 // storageOfWatermarksSQL is the rest of both: the storage days of the
-// watermarks taken (acc).
+// watermarks taken (acc), from their organizations' balances.
 const storageOfWatermarksSQL = `recent AS (
 	SELECT m.organization_id, m.warehouse_id, m.product_id IS NOT NULL AS units,
 		(m.occurred_at AT TIME ZONE $2)::date AS day, sum(m.quantity) AS q
 	FROM acc a JOIN stock_movements m ON m.organization_id = a.organization_id
 		AND m.occurred_at >= ((a.done + 1)::timestamp AT TIME ZONE $2)
 	GROUP BY 1, 2, 3, 4),
-balances AS (
-	SELECT p.organization_id, s.warehouse_id, true AS units, sum(s.on_hand) AS q
-	FROM acc a JOIN products p ON p.organization_id = a.organization_id JOIN product_stock s ON s.product_id = p.id
-	GROUP BY 1, 2
-	UNION ALL
-	SELECT c.organization_id, s.warehouse_id, false, sum(s.on_hand)
-	FROM acc a JOIN cartons c ON c.organization_id = a.organization_id JOIN carton_stock s ON s.carton_id = c.id
-	GROUP BY 1, 2),
 moves AS (
 	SELECT b.organization_id, b.warehouse_id, b.units, a.done AS day, b.q - coalesce(r.q, 0) AS q
 	FROM balances b JOIN acc a ON a.organization_id = b.organization_id

@@ -70,8 +70,9 @@ func insertItemsSQL(kind domain.ItemKind) string {
 SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[]) ON CONFLICT (id) DO NOTHING`
 }
 
-// insertStockSQL inserts stock rows ($1 items, $2 warehouses, $3 on hand),
-// each an opening balance: a movement of the stock ledger (movementsCTE)
+// insertStockSQL inserts stock rows ($1 items, $2 warehouses, $3 on hand)
+// with their items' organization (none, for an unknown item: the NOT NULL
+// refuses it), each an opening balance: a movement of the stock ledger (movementsCTE)
 // dated $4 (when the seed runs; NULL: the transaction's time), so that on
 // hand stays the sum of its movements. A row whose balance exists already
 // is left as it is, with no movement, so a second load adds none. It
@@ -83,14 +84,17 @@ func insertStockSQL(kind domain.ItemKind) string {
 		product, carton = carton, product
 	}
 	return `WITH balance AS (
-	INSERT INTO ` + table + ` (` + column + `, warehouse_id, on_hand)
-	SELECT * FROM unnest($1::text[], $2::text[], $3::bigint[]) ON CONFLICT DO NOTHING
-	RETURNING ` + column + ` AS item, warehouse_id, on_hand
+	INSERT INTO ` + table + ` (organization_id, ` + column + `, warehouse_id, on_hand)
+	SELECT i.organization_id, v.item, v.warehouse, v.on_hand
+	FROM unnest($1::text[], $2::text[], $3::bigint[]) AS v(item, warehouse, on_hand)
+	LEFT JOIN ` + inventoryTable(kind) + ` AS i ON i.id = v.item
+	ON CONFLICT DO NOTHING
+	RETURNING organization_id, ` + column + ` AS item, warehouse_id, on_hand
 ), moves AS (
-	SELECT i.organization_id, b.warehouse_id, ` + product + ` AS product_id, ` + carton + ` AS carton_id,
+	SELECT b.organization_id, b.warehouse_id, ` + product + ` AS product_id, ` + carton + ` AS carton_id,
 		b.on_hand AS quantity, 'opening' AS reason, NULL::text AS receipt_id, NULL::text AS shipment_id,
 		coalesce($4::timestamptz, now()) AS occurred_at
-	FROM balance AS b JOIN ` + inventoryTable(kind) + ` AS i ON i.id = b.item
+	FROM balance AS b
 	WHERE b.on_hand <> 0
 ), ` + movementsCTE + `
 SELECT count(*) FROM balance`

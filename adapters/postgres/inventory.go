@@ -179,18 +179,18 @@ func sortedLines(lines []domain.ShipmentLine) []domain.ShipmentLine {
 	return out
 }
 
-// reserveProductsSQL makes the missing stock rows of products $2 at
-// warehouse $1 and adds quantities $3 to their reservations, row by row in
-// product order (the lock order of every reservation). It is the one
-// reservation of Pick & Pack lines: Reserve runs it alone (a draft
-// submitted), the order intake as a CTE of acceptOrderSQL (receipts.go),
-// whose first three parameters are the same.
-const reserveProductsSQL = `INSERT INTO product_stock AS s (product_id, warehouse_id, on_hand, reserved)
-	SELECT v.id, $1, 0, sum(v.q) FROM unnest($2::text[], $3::bigint[]) AS v(id, q) GROUP BY v.id ORDER BY v.id
+// reserveProductsSQL makes the missing stock rows of products $2 of
+// organization $4 at warehouse $1 and adds quantities $3 to their
+// reservations, row by row in product order (the lock order of every
+// reservation). It is the one reservation of Pick & Pack lines: Reserve runs
+// it alone (a draft submitted), the order intake as a CTE of acceptOrderSQL
+// (receipts.go), whose first four parameters are the same.
+const reserveProductsSQL = `INSERT INTO product_stock AS s (organization_id, product_id, warehouse_id, on_hand, reserved)
+	SELECT $4, v.id, $1, 0, sum(v.q) FROM unnest($2::text[], $3::bigint[]) AS v(id, q) GROUP BY v.id ORDER BY v.id
 	ON CONFLICT (product_id, warehouse_id) DO UPDATE SET reserved = s.reserved + excluded.reserved`
 
 // Reserve implements ports.InventoryRepository.
-func (r *InventoryRepository) Reserve(ctx context.Context, warehouseID string, kind domain.ShipmentKind, lines []domain.ShipmentLine) error {
+func (r *InventoryRepository) Reserve(ctx context.Context, organizationID, warehouseID string, kind domain.ShipmentKind, lines []domain.ShipmentLine) error {
 	lines = sortedLines(lines)
 	ids := make([]string, len(lines))
 	for i, l := range lines {
@@ -203,7 +203,7 @@ func (r *InventoryRepository) Reserve(ctx context.Context, warehouseID string, k
 		for i, l := range lines {
 			qty[i] = l.Quantity
 		}
-		_, err := r.run.exec(ctx, reserveProductsSQL, warehouseID, pgArray(ids), pgArray(qty))
+		_, err := r.run.exec(ctx, reserveProductsSQL, warehouseID, pgArray(ids), pgArray(qty), organizationID)
 		return dbErr(err)
 	}
 	stmts := inventorySQLOf(kind.Items())

@@ -68,7 +68,7 @@ func TestInventoryReserveAndReleaseCartons(t *testing.T) {
 	wh := f.whA
 	reserve := func(lines ...domain.ShipmentLine) error {
 		return postgres.NewUnitOfWork(db).Do(ctx, func(ctx context.Context, r ports.Repositories) error {
-			return r.Inventory.Reserve(ctx, wh, domain.SPD, lines)
+			return r.Inventory.Reserve(ctx, f.org, wh, domain.SPD, lines)
 		})
 	}
 	release := func(lines ...domain.ShipmentLine) error {
@@ -140,7 +140,7 @@ func TestInventoryReserveProductsIsABackorder(t *testing.T) {
 		{ItemID: f.prod3, Quantity: 4},  // no stock row yet
 	}
 	err := postgres.NewUnitOfWork(db).Do(ctx, func(ctx context.Context, r ports.Repositories) error {
-		return r.Inventory.Reserve(ctx, f.whA, domain.PickPack, lines)
+		return r.Inventory.Reserve(ctx, f.org, f.whA, domain.PickPack, lines)
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -180,7 +180,7 @@ func TestInventoryFindByIDs(t *testing.T) {
 func TestInventoryListStock(t *testing.T) {
 	f := shipInvFixture(t, "org_ship_inv_ls")
 	err := postgres.NewUnitOfWork(shipDB(t, 2)).Do(context.Background(), func(ctx context.Context, r ports.Repositories) error {
-		return r.Inventory.Reserve(ctx, f.whB, domain.SPD, []domain.ShipmentLine{{ItemID: f.ctn1, Quantity: 2}})
+		return r.Inventory.Reserve(ctx, f.org, f.whB, domain.SPD, []domain.ShipmentLine{{ItemID: f.ctn1, Quantity: 2}})
 	})
 	if err != nil {
 		t.Fatal(err)

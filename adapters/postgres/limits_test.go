@@ -43,7 +43,7 @@ func TestSessionLockTimeoutEndsAWaitForARowLock(t *testing.T) {
 	done := make(chan error, 1)
 	go func() {
 		done <- uow.Do(ctx, func(ctx context.Context, r ports.Repositories) error {
-			return r.Inventory.Reserve(ctx, f.whA, domain.SPD, []domain.ShipmentLine{{ItemID: f.ctn1, Quantity: 1}})
+			return r.Inventory.Reserve(ctx, f.org, f.whA, domain.SPD, []domain.ShipmentLine{{ItemID: f.ctn1, Quantity: 1}})
 		})
 	}()
 	select {

@@ -196,8 +196,8 @@ const acceptOrderCTEs = `reserved AS (
 ), new_items AS (
 	` + insertShipmentItemsSQL + `
 )
-UPDATE order_receipts SET status = 'succeeded', skipped = NULL, last_error = $25, shipment_id = $4, payload = NULL
-WHERE organization_id = $5 AND order_id = $26`
+UPDATE order_receipts SET status = 'succeeded', skipped = NULL, last_error = $25, shipment_id = $5, payload = NULL
+WHERE organization_id = $4 AND order_id = $26`
 
 // Accept implements ports.OrderReceiptRepository with acceptOrderSQL.
 func (r *OrderReceiptRepository) Accept(ctx context.Context, rec *domain.OrderReceipt, s *domain.Shipment) error {

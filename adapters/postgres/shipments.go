@@ -49,22 +49,22 @@ var _ ports.ShipmentRepository = (*ShipmentRepository)(nil)
 // every path that makes a shipment — a draft of the API (Create), an order
 // of the intake (acceptOrderSQL, receipts.go) — runs the same INSERT. They
 // number their parameters as shipmentArgs does: $1 the warehouse, $2 and $3
-// the lines' items and quantities (the order of their positions), $4 … $24
-// the shipment's other columns; reserveProductsSQL (inventory.go) uses the
-// same first three, so that the intake can run all three as CTEs of one
-// statement.
+// the lines' items and quantities (the order of their positions), $4 the
+// organization, $5 … $24 the shipment's other columns; reserveProductsSQL
+// (inventory.go) uses the same first four, so that the intake can run all
+// three as CTEs of one statement.
 const (
 	// insertShipmentSQL inserts the shipment's row.
 	insertShipmentSQL = `INSERT INTO shipments (id, organization_id, kind, status, warehouse_id, shipping_name, shipping_company,
 		shipping_address1, shipping_address2, shipping_city, shipping_state, shipping_zip, shipping_country,
 		shipping_phone, notes, source_type, source_order_id, source_order_number, test, created_at, updated_at,
 		submitted_at)
-	VALUES ($4, $5, $6, $7, $1, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24)`
+	VALUES ($5, $4, $6, $7, $1, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24)`
 
-	// shipmentLinesSQL are the lines of the shipment $4 of organization $5
+	// shipmentLinesSQL are the lines of the shipment $5 of organization $4
 	// from the arrays $2 and $3, positions from 0 in the arrays' order.
 	shipmentLinesSQL = `
-	SELECT $5, $4, v.item_id, (v.position - 1)::int, v.quantity
+	SELECT $4, $5, v.item_id, (v.position - 1)::int, v.quantity
 	FROM unnest($2::text[], $3::bigint[]) WITH ORDINALITY AS v(item_id, quantity, position)`
 	insertShipmentItemsSQL   = `INSERT INTO shipment_items (organization_id, shipment_id, product_id, position, quantity)` + shipmentLinesSQL
 	insertShipmentCartonsSQL = `INSERT INTO shipment_cartons (organization_id, shipment_id, carton_id, position, quantity)` + shipmentLinesSQL
@@ -96,7 +96,8 @@ func (r *ShipmentRepository) Create(ctx context.Context, s *domain.Shipment) err
 // shipmentArgs are the values of $1 … $24 of the statements that insert a
 // shipment with its lines (insertShipmentSQL and the lines' statements,
 // reserveProductsSQL): the warehouse, the lines' items and quantities,
-// then the row's other columns in the order insertShipmentSQL names them.
+// the organization, then the row's other columns in the order
+// insertShipmentSQL names them.
 func shipmentArgs(s *domain.Shipment) []any {
 	row := shipmentToRow(s)
 	lines := s.Lines()
@@ -107,7 +108,7 @@ func shipmentArgs(s *domain.Shipment) []any {
 	}
 	return []any{
 		row.WarehouseID, pgArray(ids), pgArray(qty),
-		row.ID, row.OrganizationID, row.Kind, row.Status, row.ShippingName, row.ShippingCompany,
+		row.OrganizationID, row.ID, row.Kind, row.Status, row.ShippingName, row.ShippingCompany,
 		row.ShippingAddress1, row.ShippingAddress2, row.ShippingCity, row.ShippingState, row.ShippingZip,
 		row.ShippingCountry, row.ShippingPhone, row.Notes, row.SourceType, row.SourceOrderID, row.SourceOrderNumber,
 		row.Test, row.CreatedAt, row.UpdatedAt, row.SubmittedAt,

@@ -75,16 +75,16 @@ const moveStockSQL = `WITH deltas AS (
 		$6::timestamptz AS occurred_at
 	FROM deltas AS d WHERE NOT EXISTS (SELECT FROM short)
 ), ` + movementsCTE + `, product_balances AS (
-	INSERT INTO product_stock AS s (product_id, warehouse_id, on_hand, reserved)
-	SELECT item, $2, greatest(quantity, 0), 0 FROM sums WHERE kind = 'product' AND NOT EXISTS (SELECT FROM short) ORDER BY item
+	INSERT INTO product_stock AS s (organization_id, product_id, warehouse_id, on_hand, reserved)
+	SELECT $1, item, $2, greatest(quantity, 0), 0 FROM sums WHERE kind = 'product' AND NOT EXISTS (SELECT FROM short) ORDER BY item
 	ON CONFLICT (product_id, warehouse_id) DO UPDATE
 		SET on_hand = s.on_hand + (SELECT quantity FROM sums WHERE kind = 'product' AND item = excluded.product_id),
 			reserved = CASE WHEN $10::boolean
 				THEN greatest(s.reserved + least((SELECT quantity FROM sums WHERE kind = 'product' AND item = excluded.product_id), 0), 0)
 				ELSE s.reserved END
 ), carton_balances AS (
-	INSERT INTO carton_stock AS s (carton_id, warehouse_id, on_hand, reserved)
-	SELECT item, $2, greatest(quantity, 0), 0 FROM sums WHERE kind = 'carton' AND NOT EXISTS (SELECT FROM short) ORDER BY item
+	INSERT INTO carton_stock AS s (organization_id, carton_id, warehouse_id, on_hand, reserved)
+	SELECT $1, item, $2, greatest(quantity, 0), 0 FROM sums WHERE kind = 'carton' AND NOT EXISTS (SELECT FROM short) ORDER BY item
 	ON CONFLICT (carton_id, warehouse_id) DO UPDATE
 		SET on_hand = s.on_hand + (SELECT quantity FROM sums WHERE kind = 'carton' AND item = excluded.carton_id),
 			reserved = CASE WHEN $10::boolean

@@ -172,7 +172,7 @@ func (h *handler) accept(ctx context.Context, o order, skus []string, qty []int6
 	// then the receipt's last error and the order.
 	_, err = tx.Exec(ctx, acceptOrderSQL,
 		*warehouseID, ids, qty,
-		id, h.org, "pick_pack", "pending", a.Name, a.Company,
+		h.org, id, "pick_pack", "pending", a.Name, a.Company,
 		a.Address1, a.Address2, a.City, a.ProvinceCode, a.Zip,
 		a.CountryCode, a.Phone, o.Note, "storefront", o.ID, number,
 		o.Test, now, now, now,

@@ -107,23 +107,23 @@ LEFT JOIN product ON true
 LEFT JOIN warehouse ON true`
 
 // acceptOrderSQL reserves the stock of the items ($1 the warehouse, $2
-// products, $3 quantities), inserts the shipment ($4 … $24 its other
-// columns) and its items, and marks the receipt of order $26 succeeded,
+// products, $3 quantities, $4 the organization), inserts the shipment ($5 …
+// $24 its other columns) and its items, and marks the receipt of order $26 succeeded,
 // keeping last error $25.
 const acceptOrderSQL = `WITH reserved AS (
-	INSERT INTO product_stock AS s (product_id, warehouse_id, on_hand, reserved)
-	SELECT v.id, $1, 0, sum(v.q) FROM unnest($2::text[], $3::bigint[]) AS v(id, q) GROUP BY v.id ORDER BY v.id
+	INSERT INTO product_stock AS s (organization_id, product_id, warehouse_id, on_hand, reserved)
+	SELECT $4, v.id, $1, 0, sum(v.q) FROM unnest($2::text[], $3::bigint[]) AS v(id, q) GROUP BY v.id ORDER BY v.id
 	ON CONFLICT (product_id, warehouse_id) DO UPDATE SET reserved = s.reserved + excluded.reserved
 ), new_shipment AS (
 	INSERT INTO shipments (id, organization_id, kind, status, warehouse_id, shipping_name, shipping_company,
 		shipping_address1, shipping_address2, shipping_city, shipping_state, shipping_zip, shipping_country,
 		shipping_phone, notes, source_type, source_order_id, source_order_number, test, created_at, updated_at,
 		submitted_at)
-	VALUES ($4, $5, $6, $7, $1, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24)
+	VALUES ($5, $4, $6, $7, $1, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24)
 ), new_items AS (
 	INSERT INTO shipment_items (organization_id, shipment_id, product_id, position, quantity)
-	SELECT $5, $4, v.item_id, (v.position - 1)::int, v.quantity
+	SELECT $4, $5, v.item_id, (v.position - 1)::int, v.quantity
 	FROM unnest($2::text[], $3::bigint[]) WITH ORDINALITY AS v(item_id, quantity, position)
 )
-UPDATE order_receipts SET status = 'succeeded', skipped = NULL, last_error = $25, shipment_id = $4, payload = NULL
-WHERE organization_id = $5 AND order_id = $26`
+UPDATE order_receipts SET status = 'succeeded', skipped = NULL, last_error = $25, shipment_id = $5, payload = NULL
+WHERE organization_id = $4 AND order_id = $26`

@@ -48,8 +48,8 @@ FROM claimed
 LEFT JOIN product ON true
 LEFT JOIN warehouse ON true;
 WITH reserved AS (
-    INSERT INTO product_stock AS s (product_id, warehouse_id, on_hand, reserved)
-    SELECT v.id, :wh, 0, sum(v.q) FROM unnest(ARRAY['prod_bench_' || :s1, 'prod_bench_' || :s2, 'prod_bench_' || :s3],
+    INSERT INTO product_stock AS s (organization_id, product_id, warehouse_id, on_hand, reserved)
+    SELECT :org, v.id, :wh, 0, sum(v.q) FROM unnest(ARRAY['prod_bench_' || :s1, 'prod_bench_' || :s2, 'prod_bench_' || :s3],
         ARRAY[:q1, :q2, :q3]::bigint[]) AS v(id, q) GROUP BY v.id ORDER BY v.id
     ON CONFLICT (product_id, warehouse_id) DO UPDATE SET reserved = s.reserved + excluded.reserved
 ), new_shipment AS (

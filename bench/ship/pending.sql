@@ -13,8 +13,8 @@ FROM generate_series(1, :n) AS g;
 INSERT INTO shipment_items (organization_id, shipment_id, product_id, position, quantity)
 SELECT 'org_bench', :'prefix' || g, 'prod_bench_' || ((7919 * g + 331 * k) % :skus + 1), k, 1
 FROM generate_series(1, :n) AS g, generate_series(0, 2) AS k;
-INSERT INTO product_stock AS s (product_id, warehouse_id, on_hand, reserved)
-SELECT 'prod_bench_' || p, 'wh_bench', 1000000000, 0 FROM generate_series(1, :skus) AS p
+INSERT INTO product_stock AS s (organization_id, product_id, warehouse_id, on_hand, reserved)
+SELECT 'org_bench', 'prod_bench_' || p, 'wh_bench', 1000000000, 0 FROM generate_series(1, :skus) AS p
 ON CONFLICT (product_id, warehouse_id) DO UPDATE SET on_hand = 1000000000;
 UPDATE product_stock AS s SET reserved = s.reserved + r.q
 FROM (SELECT product_id, sum(quantity) AS q FROM shipment_items WHERE shipment_id LIKE :'prefix' || '%' GROUP BY 1) AS r

@@ -1,0 +1,21 @@
+-- Stock rows name their organization (docs/billing.md, "Speed"). The
+-- day's storage of every organization sums on hand by organization and
+-- warehouse: with the organization on the stock row that is one pass over
+-- product_stock and carton_stock, where it was a join of every stock row
+-- with its product or carton. The composite foreign keys replace the
+-- item-only ones, so a row can never name another organization than its
+-- item's; the organization never changes, so updates of on hand and
+-- reserved stay HOT.
+ALTER TABLE product_stock ADD COLUMN organization_id text;
+UPDATE product_stock s SET organization_id = p.organization_id FROM products p WHERE p.id = s.product_id;
+ALTER TABLE product_stock ALTER COLUMN organization_id SET NOT NULL,
+    DROP CONSTRAINT product_stock_product_id_fkey,
+    ADD FOREIGN KEY (organization_id, product_id) REFERENCES products (organization_id, id);
+CREATE INDEX product_stock_organization_idx ON product_stock (organization_id);
+
+ALTER TABLE carton_stock ADD COLUMN organization_id text;
+UPDATE carton_stock s SET organization_id = c.organization_id FROM cartons c WHERE c.id = s.carton_id;
+ALTER TABLE carton_stock ALTER COLUMN organization_id SET NOT NULL,
+    DROP CONSTRAINT carton_stock_carton_id_fkey,
+    ADD FOREIGN KEY (organization_id, carton_id) REFERENCES cartons (organization_id, id);
+CREATE INDEX carton_stock_organization_idx ON carton_stock (organization_id);
