@@ -72,11 +72,11 @@ SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[]) ON CONFLICT
 
 // insertStockSQL inserts stock rows ($1 items, $2 warehouses, $3 on hand)
 // with their items' organization (none, for an unknown item: the NOT NULL
-// refuses it), each an opening balance: a movement of the stock ledger (movementsCTE)
-// dated $4 (when the seed runs; NULL: the transaction's time), so that on
-// hand stays the sum of its movements. A row whose balance exists already
-// is left as it is, with no movement, so a second load adds none. It
-// returns how many balances it inserted.
+// refuses it), each an opening balance: a movement of the stock ledger
+// (movementsCTE) dated $4 (when the seed runs; NULL: the transaction's
+// time), so that on hand stays the sum of its movements. A row whose
+// balance exists already is left as it is, with no movement, so a second
+// load adds none. It returns how many balances it inserted.
 func insertStockSQL(kind domain.ItemKind) string {
 	table, column := stockTable(kind)
 	product, carton := "b.item", "NULL::text"

@@ -28,8 +28,14 @@ func TestStockOrganizationMigration(t *testing.T) {
 	if _, err := m.Up(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if down, err := m.Down(ctx); err != nil || !strings.HasPrefix(down, "0013_") {
-		t.Fatalf("down: %q %v, want 0013", down, err)
+	for { // down to the schema before 0013
+		down, err := m.Down(ctx)
+		if err != nil || down == "" {
+			t.Fatalf("down: %q %v before 0013", down, err)
+		}
+		if strings.HasPrefix(down, "0013_") {
+			break
+		}
 	}
 	exec := func(q string, args ...any) error { _, err := db.ExecContext(ctx, q, args...); return err }
 	// The rows as the schema before it held them: no organization.
