@@ -5,7 +5,8 @@
 -- with its product or carton. The composite foreign keys replace the
 -- item-only ones, so a row can never name another organization than its
 -- item's; the organization never changes, so updates of on hand and
--- reserved stay HOT.
+-- reserved stay HOT. The fill rewrites every stock row once, with both
+-- tables locked until the migration commits: ~1 s at 100,000 stock rows.
 ALTER TABLE product_stock ADD COLUMN organization_id text;
 UPDATE product_stock s SET organization_id = p.organization_id FROM products p WHERE p.id = s.product_id;
 ALTER TABLE product_stock ALTER COLUMN organization_id SET NOT NULL,
