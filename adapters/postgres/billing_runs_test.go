@@ -187,14 +187,8 @@ func TestBillingFinalizedInvoiceIsImmutable(t *testing.T) {
 // (December 1 in UTC) is November's; the period ends at local midnight.
 func TestBillingTimeZone(t *testing.T) {
 	ctx := context.Background()
-	ny, err := time.LoadLocation("America/New_York")
-	if err != nil {
-		t.Fatal(err)
-	}
-	clock := &billClock{now: utc("2030-10-30T00:00:00Z")}
-	b := newBillInstance(t, billDatabase(t), clock, ny, 4)
 	org := "org_ny"
-	billCardedOrg(t, b, org)
+	b, clock := billNewYork(t, utc("2030-10-30T00:00:00Z"), org)
 	billMove(t, b.db, org, false, 10, "opening", "", utc("2030-11-01T04:00:00Z")) // midnight local: stored all 30 days
 	billShip(t, b.db, org, "ny_late", false, 1, utc("2030-12-01T04:59:00Z"))      // 23:59 local on November 30
 	billShip(t, b.db, org, "ny_dec", false, 1, utc("2030-12-01T05:00:00Z"))       // 00:00 local on December 1

@@ -33,14 +33,8 @@ GROUP BY 1, 2, 3, 4, 5, 8, 9`
 // after it (the cleanup of billDatabase then compares every total).
 func TestBillingSumsFromRunningTotals(t *testing.T) {
 	ctx := context.Background()
-	ny, err := time.LoadLocation("America/New_York")
-	if err != nil {
-		t.Fatal(err)
-	}
-	clock := &billClock{now: utc("2030-10-30T12:00:00Z")}
-	b := newBillInstance(t, billDatabase(t), clock, ny, 4)
 	org := "org_days"
-	billCardedOrg(t, b, org)
+	b, clock := billNewYork(t, utc("2030-10-30T12:00:00Z"), org)
 	billReceive(t, b.db, org, "rcp_1", 100, 10, utc("2030-11-02T15:00:00Z"))
 	for i := range 12 { // two a day, one of them in the evening: after UTC midnight, before New York's
 		at := utc("2030-11-03T16:00:00Z").Add(time.Duration(i) * 12 * time.Hour).Add(time.Duration(i) * time.Hour)

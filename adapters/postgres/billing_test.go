@@ -115,6 +115,20 @@ func billCardedOrg(t *testing.T, b *billInstance, org string) {
 	}
 }
 
+// billNewYork is an instance billing in America/New_York on a database of
+// its own, its clock at now, with the carded organization org.
+func billNewYork(t *testing.T, now time.Time, org string) (*billInstance, *billClock) {
+	t.Helper()
+	ny, err := time.LoadLocation("America/New_York")
+	if err != nil {
+		t.Fatal(err)
+	}
+	clock := &billClock{now: now}
+	b := newBillInstance(t, billDatabase(t), clock, ny, 4)
+	billCardedOrg(t, b, org)
+	return b, clock
+}
+
 // billMove writes a movement of the stock ledger and its balance, as
 // StockLedger.Move does (billing reads both: a balance is the sum of its
 // item's movements).
