@@ -311,6 +311,14 @@ func (t *Transport) Check(host string) {
 	t.hosts[host] = true
 }
 
+// Uncheck stops checking host: a server gone from its port, which another process (a tool the
+// tests start on a free port) may take next.
+func (t *Transport) Uncheck(host string) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	delete(t.hosts, host)
+}
+
 // RoundTrip implements http.RoundTripper.
 func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	resp, err := t.Base.RoundTrip(req)

@@ -113,8 +113,8 @@ func TestCheck(t *testing.T) {
 }
 
 // TestTransport: answers of the hosts the transport checks reach the caller unchanged when the
-// document describes them, and become errors (kept in Failures) when it does not; other hosts
-// pass unchecked.
+// document describes them, and become errors (kept in Failures) when it does not; other hosts,
+// and a host no longer checked, pass unchecked.
 func TestTransport(t *testing.T) {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("X-Trace-Id", traceID)
@@ -151,5 +151,9 @@ func TestTransport(t *testing.T) {
 	}
 	if f := tr.Failures(); len(f) != 1 || !strings.Contains(f[0], "GET /readyz → 200") {
 		t.Fatalf("failures %q", f)
+	}
+	tr.Uncheck(u.Host)
+	if _, err := get("/readyz"); err != nil {
+		t.Fatalf("a host no longer checked was checked: %v", err)
 	}
 }

@@ -184,6 +184,9 @@ func launchServer(t testing.TB, env []string) *server {
 	t.Helper()
 	addr := freeAddr(t)
 	answers.Check(addr)
+	// After the server has stopped (cleanups run last first): the port is
+	// free again, and a later server or tool of these tests may get it.
+	t.Cleanup(func() { answers.Uncheck(addr) })
 	cmd := exec.Command(binPath, "serve")
 	cmd.Env = append(append([]string{}, env...), "HTTP_ADDR="+addr)
 	s := &server{URL: "http://" + addr, cmd: cmd, stderr: &syncBuffer{}, exited: make(chan struct{})}
