@@ -58,3 +58,6 @@ func FillOf(s string) string {
 
 // FillPattern is the LIKE pattern on search_fill of a lower-cased term.
 var FillPattern = fillPattern
+
+// GramQuery is the tsquery of the gram index that a short term looks up.
+func GramQuery(term string) string { return gramQuery(shortGrams(term)) }

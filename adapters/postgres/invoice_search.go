@@ -128,3 +128,16 @@ func shortGrams(term string) []string {
 	}
 	return grams
 }
+
+// gramQuery is the tsquery that holds every gram of grams: each a quoted
+// lexeme (a backslash escapes ' and \ inside the quotes), joined by &.
+// Quoted, a lexeme is taken as written, spaces and operators included.
+func gramQuery(grams []string) string {
+	quoted := make([]string, len(grams))
+	for i, g := range grams {
+		quoted[i] = "'" + tsqueryEscaper.Replace(g) + "'"
+	}
+	return strings.Join(quoted, " & ")
+}
+
+var tsqueryEscaper = strings.NewReplacer(`\`, `\\`, `'`, `\'`)

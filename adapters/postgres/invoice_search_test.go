@@ -75,6 +75,65 @@ func TestSearchFillAgreesWithTheDatabase(t *testing.T) {
 	t.Logf("%d terms checked", len(terms))
 }
 
+// TestGramQueryAgreesWithTheDatabase checks the gram lookup of short terms
+// (migration 0014): for every term of up to four characters, the tsquery
+// the repository sends (GramQuery) parses, and matches the gram lexemes of
+// a text exactly when the text holds all the term's grams, quotes,
+// backslashes, spaces and tsquery's operators included.
+func TestGramQueryAgreesWithTheDatabase(t *testing.T) {
+	db := pgtest.Open(t, testDSN)
+	ctx := context.Background()
+	texts := append([]string{`it's a \'q'\ & b | !c: (d*) <-> e`}, oddNames...)
+	var corpus, queries []string
+	var want []bool
+	for i, text := range texts {
+		lower := strings.ToLower(text)
+		other := strings.ToLower(texts[(i+1)%len(texts)])
+		runes := []rune(lower)
+		for a := range runes {
+			for b := a + 1; b <= min(a+4, len(runes)); b++ {
+				term := string(runes[a:b])
+				if term != strings.TrimSpace(term) || strings.IndexFunc(term, unicode.IsControl) >= 0 {
+					continue
+				}
+				// The term against its own text (always held) and another.
+				corpus, queries, want = append(corpus, lower), append(queries, postgres.GramQuery(term)), append(want, true)
+				corpus, queries, want = append(corpus, other), append(queries, postgres.GramQuery(term)), append(want, holdsGrams(other, term))
+			}
+		}
+	}
+	var got []bool
+	err := db.NewRaw(`SELECT array_to_tsvector(invoice_search_grams(t.text)) @@ t.query::tsquery
+		FROM unnest(?::text[], ?::text[]) WITH ORDINALITY AS t(text, query, n) ORDER BY t.n`,
+		pgdialect.Array(corpus), pgdialect.Array(queries)).Scan(ctx, &got)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != len(want) || len(want) < 500 {
+		t.Fatalf("%d answers for %d queries", len(got), len(want))
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Errorf("%q in %q: matched %v, want %v", queries[i], corpus[i], got[i], want[i])
+		}
+	}
+}
+
+// holdsGrams tells whether text holds every gram the lookup of term asks
+// for: its pairs of adjacent characters, or its one character.
+func holdsGrams(text, term string) bool {
+	runes := []rune(term)
+	if len(runes) == 1 {
+		return strings.Contains(text, term)
+	}
+	for i := 0; i+1 < len(runes); i++ {
+		if !strings.Contains(text, string(runes[i:i+2])) {
+			return false
+		}
+	}
+	return true
+}
+
 // TestMigration0005BackfillsAndRollsBack applies migrations 0001–0004,
 // writes invoices, then applies the rest: search_fill is computed for the
 // existing rows and searched; rolling back 0006 and 0005 restores the

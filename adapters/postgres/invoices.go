@@ -342,16 +342,16 @@ ORDER BY i.due_date ASC, i.id ASC`
 
 // shortTerm…SQL: a term the trigram index cannot look up (its search_fill
 // is shorter than three characters: one or two characters, or
-// punctuation), $5 its LIKE pattern on search_text, $6 its grams
-// (shortGrams), $7 the window, $8 the page's take. Two steps:
+// punctuation), $5 its LIKE pattern on search_text, $6 its grams as a
+// tsquery (gramQuery), $7 the window, $8 the page's take. Two steps:
 //
 //  1. The first $7 rows of the requested order are checked with LIKE
 //     alone. Such terms are mostly common ("pa", "1"): the window then
 //     holds the whole page, which is exact because the window is a
 //     prefix of the order.
 //  2. Only when it does not, the term's grams are looked up in the GIN
-//     index on invoice_search_grams(search_text), and LIKE decides among
-//     the candidates. The one-time filter on w's count skips this step
+//     index on the grams of search_text (gramsMatch), and LIKE decides
+//     among the candidates. The one-time filter on w's count skips this step
 //     entirely when step 1 filled the page.
 //
 // Step 1 bounds the work for common terms, step 2 for rare ones; neither
@@ -359,6 +359,11 @@ ORDER BY i.due_date ASC, i.id ASC`
 // of step 1: invoice_search_grams is dear per row, and the ordered plan
 // would pay it on every match it walks. (LIKE's lower() as in contains's.)
 const (
+	// gramsMatch: the row holds every gram of $6, by the expression of
+	// the gram index (migration 0014): the grams of search_text as the
+	// lexemes of a tsvector.
+	gramsMatch = `array_to_tsvector(invoice_search_grams(i.search_text)) @@ $6::tsquery`
+
 	shortTermByCreatedAtDescSQL = `
 SELECT i.id, i.key, i.status, i.name, i.notes, i.due_date, i.currency, i.total_amount, i.created_at, i.updated_at
 FROM (WITH w AS MATERIALIZED (
@@ -374,7 +379,7 @@ UNION ALL
 SELECT e.id FROM (
 	SELECT i.id FROM invoices AS i
 	WHERE i.organization_id = $1 AND ` + visibleInvoice + ` AND ($4 = '' OR i.status = $4)
-		AND i.search_text LIKE lower($5) AND invoice_search_grams(i.search_text) @> $6::text[]
+		AND i.search_text LIKE lower($5) AND ` + gramsMatch + `
 	ORDER BY i.created_at DESC, i.id DESC OFFSET $2 LIMIT $3
 ) AS e WHERE (SELECT count(*) FROM w) <= $8) AS page JOIN invoices AS i ON i.id = page.id
 ORDER BY i.created_at DESC, i.id DESC`
@@ -394,7 +399,7 @@ UNION ALL
 SELECT e.id FROM (
 	SELECT i.id FROM invoices AS i
 	WHERE i.organization_id = $1 AND ` + visibleInvoice + ` AND ($4 = '' OR i.status = $4)
-		AND i.search_text LIKE lower($5) AND invoice_search_grams(i.search_text) @> $6::text[]
+		AND i.search_text LIKE lower($5) AND ` + gramsMatch + `
 	ORDER BY i.created_at ASC, i.id ASC OFFSET $2 LIMIT $3
 ) AS e WHERE (SELECT count(*) FROM w) <= $8) AS page JOIN invoices AS i ON i.id = page.id
 ORDER BY i.created_at ASC, i.id ASC`
@@ -414,7 +419,7 @@ UNION ALL
 SELECT e.id FROM (
 	SELECT i.id FROM invoices AS i
 	WHERE i.organization_id = $1 AND ` + visibleInvoice + ` AND ($4 = '' OR i.status = $4)
-		AND i.search_text LIKE lower($5) AND invoice_search_grams(i.search_text) @> $6::text[]
+		AND i.search_text LIKE lower($5) AND ` + gramsMatch + `
 	ORDER BY i.updated_at DESC, i.id DESC OFFSET $2 LIMIT $3
 ) AS e WHERE (SELECT count(*) FROM w) <= $8) AS page JOIN invoices AS i ON i.id = page.id
 ORDER BY i.updated_at DESC, i.id DESC`
@@ -434,7 +439,7 @@ UNION ALL
 SELECT e.id FROM (
 	SELECT i.id FROM invoices AS i
 	WHERE i.organization_id = $1 AND ` + visibleInvoice + ` AND ($4 = '' OR i.status = $4)
-		AND i.search_text LIKE lower($5) AND invoice_search_grams(i.search_text) @> $6::text[]
+		AND i.search_text LIKE lower($5) AND ` + gramsMatch + `
 	ORDER BY i.updated_at ASC, i.id ASC OFFSET $2 LIMIT $3
 ) AS e WHERE (SELECT count(*) FROM w) <= $8) AS page JOIN invoices AS i ON i.id = page.id
 ORDER BY i.updated_at ASC, i.id ASC`
@@ -454,7 +459,7 @@ UNION ALL
 SELECT e.id FROM (
 	SELECT i.id FROM invoices AS i
 	WHERE i.organization_id = $1 AND ` + visibleInvoice + ` AND ($4 = '' OR i.status = $4)
-		AND i.search_text LIKE lower($5) AND invoice_search_grams(i.search_text) @> $6::text[]
+		AND i.search_text LIKE lower($5) AND ` + gramsMatch + `
 	ORDER BY i.due_date DESC, i.id DESC OFFSET $2 LIMIT $3
 ) AS e WHERE (SELECT count(*) FROM w) <= $8) AS page JOIN invoices AS i ON i.id = page.id
 ORDER BY i.due_date DESC, i.id DESC`
@@ -474,7 +479,7 @@ UNION ALL
 SELECT e.id FROM (
 	SELECT i.id FROM invoices AS i
 	WHERE i.organization_id = $1 AND ` + visibleInvoice + ` AND ($4 = '' OR i.status = $4)
-		AND i.search_text LIKE lower($5) AND invoice_search_grams(i.search_text) @> $6::text[]
+		AND i.search_text LIKE lower($5) AND ` + gramsMatch + `
 	ORDER BY i.due_date ASC, i.id ASC OFFSET $2 LIMIT $3
 ) AS e WHERE (SELECT count(*) FROM w) <= $8) AS page JOIN invoices AS i ON i.id = page.id
 ORDER BY i.due_date ASC, i.id ASC`
@@ -534,7 +539,7 @@ func (r *InvoiceRepository) List(ctx context.Context, organizationID string, f p
 		case term != "":
 			need := page.Skip + page.Take + 1
 			window := min(max(10*need, shortWindowMin), shortWindowMax)
-			text, args = stmts.shortTerm, append(args, "%"+escapeLike(term)+"%", pgArray(shortGrams(term)), window, page.Take)
+			text, args = stmts.shortTerm, append(args, "%"+escapeLike(term)+"%", gramQuery(shortGrams(term)), window, page.Take)
 		}
 	}
 	read := make([]invoiceWithItems, 0, max(page.Take+1, pageLimit))

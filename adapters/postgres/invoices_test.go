@@ -689,6 +689,10 @@ func TestInvoiceQueryPlansUseIndexes(t *testing.T) {
 			if len(indexes) == 0 {
 				t.Errorf("%s: no index used:\n%s\n%s", name, sql, raw)
 			}
+			// A rare short term's candidates come from the gram index.
+			if name == "search short rare" && !slices.Contains(indexes, "invoices_search_grams_idx") {
+				t.Errorf("%s: the gram index is not used:\n%s\n%s", name, sql, raw)
+			}
 		}
 	}
 	// The statements the service prepares are planned once per connection
