@@ -1,16 +1,16 @@
 -- The gram index (0002) holds the grams as lexemes of a tsvector instead of
--- the elements of a text[] (docs/invoices.md, "Short terms"). Same keys,
+-- the elements of a text[] (docs/invoices.md, "Short search terms"). Same keys,
 -- same lookups; what changes is the cost of writing an invoice: GIN sorts
 -- each row's keys and compares them again while merging its pending list,
 -- and text[] elements compare in the database's collation (strcoll per
--- comparison), while lexemes compare as bytes. Writing 1,000 invoices into
--- both search indexes took 260 ms instead of 320 ms (docs/benchmarks.md,
+-- comparison), while lexemes compare as bytes. Writing 1,000 invoices took
+-- 460-500 ms instead of 530-560 ms at a million invoices (docs/benchmarks.md,
 -- billing's fifth round); a search looks the term's grams up as a tsquery
 -- of lexemes joined by & (invoices.go, gramQuery).
 --
 -- Building the index reads every visible invoice, with invoices locked
--- against writes until the migration commits (about as long as 0002's gram
--- index took to build). The statistics object is rebuilt empty: the
+-- against writes until the migration commits: 1 min 30 s at a million
+-- invoices on the benchmark machine. The statistics object is rebuilt empty: the
 -- planner estimates a gram as rare (the GIN lookup) until the next ANALYZE,
 -- which autovacuum runs; common short terms never reach the lookup anyway
 -- (step 1 of the search fills their page first).
