@@ -60,4 +60,4 @@ func FillOf(s string) string {
 var FillPattern = fillPattern
 
 // GramQuery is the tsquery of the gram index that a short term looks up.
-func GramQuery(term string) string { return gramQuery(shortGrams(term)) }
+var GramQuery = gramQuery

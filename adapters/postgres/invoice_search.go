@@ -129,15 +129,16 @@ func shortGrams(term string) []string {
 	return grams
 }
 
-// gramQuery is the tsquery that holds every gram of grams: each a quoted
-// lexeme (a backslash escapes ' and \ inside the quotes), joined by &.
-// Quoted, a lexeme is taken as written, spaces and operators included.
-func gramQuery(grams []string) string {
-	quoted := make([]string, len(grams))
+// gramQuery is the tsquery of the gram index that term looks up: each of
+// its grams (shortGrams) a quoted lexeme (a backslash escapes ' and \
+// inside the quotes), joined by &. Quoted, a lexeme is taken as written,
+// spaces and operators included.
+func gramQuery(term string) string {
+	grams := shortGrams(term)
 	for i, g := range grams {
-		quoted[i] = "'" + tsqueryEscaper.Replace(g) + "'"
+		grams[i] = "'" + tsqueryEscaper.Replace(g) + "'"
 	}
-	return strings.Join(quoted, " & ")
+	return strings.Join(grams, " & ")
 }
 
 var tsqueryEscaper = strings.NewReplacer(`\`, `\\`, `'`, `\'`)

@@ -351,8 +351,8 @@ ORDER BY i.due_date ASC, i.id ASC`
 //     prefix of the order.
 //  2. Only when it does not, the term's grams are looked up in the GIN
 //     index on the grams of search_text (gramsMatch), and LIKE decides
-//     among the candidates. The one-time filter on w's count skips this step
-//     entirely when step 1 filled the page.
+//     among the candidates. The one-time filter on w's count skips this
+//     step entirely when step 1 filled the page.
 //
 // Step 1 bounds the work for common terms, step 2 for rare ones; neither
 // reads every invoice of the organization. The gram condition stays out
@@ -539,7 +539,7 @@ func (r *InvoiceRepository) List(ctx context.Context, organizationID string, f p
 		case term != "":
 			need := page.Skip + page.Take + 1
 			window := min(max(10*need, shortWindowMin), shortWindowMax)
-			text, args = stmts.shortTerm, append(args, "%"+escapeLike(term)+"%", gramQuery(shortGrams(term)), window, page.Take)
+			text, args = stmts.shortTerm, append(args, "%"+escapeLike(term)+"%", gramQuery(term), window, page.Take)
 		}
 	}
 	read := make([]invoiceWithItems, 0, max(page.Take+1, pageLimit))
