@@ -19,11 +19,11 @@ type InventoryRepository interface {
 	ListStock(ctx context.Context, organizationID string, kind domain.ItemKind, filter StockFilter, page Page) (items []ItemStock, more bool, err error)
 	// Reserve holds a pending shipment's lines at its warehouse (the items
 	// are the organization's), locking the stock rows in a fixed order for
-	// the rest of the transaction. SPD cartons are checked: when any is short nothing is reserved and the
-	// error is a *domain.InsufficientStockError listing every short carton.
-	// Pick & Pack products are reserved without a check (stock is checked
-	// stock only for SPD); their available count may go below zero, which
-	// shows a backorder.
+	// the rest of the transaction. SPD cartons are checked: when any is
+	// short nothing is reserved and the error is a
+	// *domain.InsufficientStockError listing every short carton. Pick & Pack
+	// products are reserved without a check (stock is checked only for SPD);
+	// their available count may go below zero, which shows a backorder.
 	Reserve(ctx context.Context, organizationID, warehouseID string, kind domain.ShipmentKind, lines []domain.ShipmentLine) error
 	// Release gives back what Reserve held for these lines, locking the
 	// stock rows in the same fixed order as Reserve.

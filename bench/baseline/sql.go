@@ -107,9 +107,9 @@ LEFT JOIN product ON true
 LEFT JOIN warehouse ON true`
 
 // acceptOrderSQL reserves the stock of the items ($1 the warehouse, $2
-// products, $3 quantities, $4 the organization), inserts the shipment ($5 …
-// $24 its other columns) and its items, and marks the receipt of order $26 succeeded,
-// keeping last error $25.
+// products, $3 quantities, $4 the organization), inserts the shipment ($5
+// … $24 its other columns) and its items, and marks the receipt of order
+// $26 succeeded, keeping last error $25.
 const acceptOrderSQL = `WITH reserved AS (
 	INSERT INTO product_stock AS s (organization_id, product_id, warehouse_id, on_hand, reserved)
 	SELECT $4, v.id, $1, 0, sum(v.q) FROM unnest($2::text[], $3::bigint[]) AS v(id, q) GROUP BY v.id ORDER BY v.id
