@@ -45,6 +45,8 @@ type Queries struct {
 
 	ListInvoices Handler[ListInvoices, InvoicePage]
 	GetInvoice   Handler[GetInvoice, *domain.Invoice]
+	// ListInvoiceCharges answers whether more charges follow the page.
+	ListInvoiceCharges Handler[ListInvoiceCharges, bool]
 
 	ListShipments Handler[ListShipments, ShipmentPage]
 	GetShipment   Handler[GetShipment, *domain.Shipment]
@@ -121,6 +123,8 @@ func New(d Deps) *Application {
 
 			ListInvoices: Decorate("ListInvoices", NewListInvoicesHandler(d.Repos.Invoices), d.Tracer, d.Log),
 			GetInvoice:   Decorate("GetInvoice", NewGetInvoiceHandler(d.Repos.Invoices), d.Tracer, d.Log),
+			ListInvoiceCharges: Decorate("ListInvoiceCharges", NewListInvoiceChargesHandler(d.Repos.Invoices, d.Repos.Charges),
+				d.Tracer, d.Log),
 
 			ListShipments: Decorate("ListShipments", NewListShipmentsHandler(d.Repos.Shipments), d.Tracer, d.Log),
 			GetShipment:   Decorate("GetShipment", NewGetShipmentHandler(d.Repos.Shipments), d.Tracer, d.Log),

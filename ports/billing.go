@@ -48,9 +48,11 @@ type ChargeRepository interface {
 	// through (now less BILLING_GRACE: a fact's own path accrues it; the
 	// catch-up looks at the last grace's facts again, as a safety net).
 	CatchUp(ctx context.Context, organizationID string, through time.Time) (map[billing.Fee]int, error)
-	// AccrueStorage accrues the days of storage up to through (in the
-	// billing time zone) not accrued yet, from the stock ledger.
-	AccrueStorage(ctx context.Context, organizationID string, through billing.Date) (map[billing.Fee]int, error)
+	// AccrueStorage accrues the days of storage of the organizations (nil:
+	// every organization) up to through (in the billing time zone) not
+	// accrued yet, from the stock ledger, under their billing locks taken
+	// exclusively.
+	AccrueStorage(ctx context.Context, organizationIDs []string, through billing.Date) (map[billing.Fee]int, error)
 	// Forget deletes the open charges of the organization's facts from
 	// `from` on (not the operator's) and takes their storage back, so that
 	// the accruals that follow price them at a new card.
@@ -58,11 +60,34 @@ type ChargeRepository interface {
 	// AddOperatorCharge records an operator's charge or credit once per
 	// (organization, reference): false when the reference exists already.
 	AddOperatorCharge(ctx context.Context, c OperatorCharge) (bool, error)
+	// OfInvoice calls each, in occurredAt order then ID, for the charges
+	// behind the invoice of one of the organization's billing periods
+	// (finalized or open; a fixture's invoice has none): the page's window
+	// of them (Take 0: every one, streamed), and reports whether more
+	// follow the page. Charges priced at 0 make no line and are left out.
+	OfInvoice(ctx context.Context, organizationID, invoiceID string, page Page, each func(InvoiceCharge) error) (more bool, err error)
 	// Sums returns, for each window, the sums by line of the organization's
 	// charges dated in it, in one statement. A charge belongs to the period
 	// that holds its time: under the open periods' locks, these are what
 	// finalizing them bills (and what a preview shows).
 	Sums(ctx context.Context, windows []BillingWindow) ([][]billing.Sum, error)
+}
+
+// InvoiceCharge is one charge behind an invoice's lines, naming its fact
+// (docs/billing.md, "Every charge traceable").
+type InvoiceCharge struct {
+	ID            int64
+	Fee           string // the card's fee, the service's code, operator, minimum or credit_forward
+	Title         string
+	QuantityMilli int64 // thousandths; storage: the units on hand at the day's end
+	UnitCost      int64
+	OccurredAt    time.Time
+	WarehouseID   string // "" for none
+	// SourceType is shipment, receipt, service, storage_day, operator,
+	// minimum or credit_forward; SourceID the shipment's ID, the receipt's
+	// or service's reference, the day (YYYY-MM-DD), the operator's
+	// reference, or the period (YYYY-MM).
+	SourceType, SourceID string
 }
 
 // BillingWindow is an organization's charges from Start to before End: an
@@ -106,20 +131,17 @@ type FinalizedInvoice struct {
 	Invoice *domain.Invoice
 }
 
-// Finalization ends an open period at End, writes its Invoice when it is
-// not nil, and opens the next period [End, NextEnd) with NextInvoiceID.
+// Finalization ends an open period at End, at the instant At, writes its
+// Invoice when it is not nil, opens the next period [End, NextEnd) with
+// NextInvoiceID, and leaves the organization CreditForward to bring to
+// its next invoice.
 type Finalization struct {
 	Period        OpenPeriod
-	End           time.Time
+	End, At       time.Time
 	Invoice       *NewInvoice
 	NextEnd       time.Time
 	NextInvoiceID string
-}
-
-// KeyPlan numbers a batch's invoices from First in Year (docs/billing.md,
-// "Numbering"); the zero plan takes their keys from the year's counter.
-type KeyPlan struct {
-	Year, First int
+	CreditForward int64
 }
 
 // NewInvoice is a finalized invoice to write.
@@ -141,18 +163,24 @@ type BillingPeriodRepository interface {
 	// moves the start of its open period back to start when no period was
 	// ever finalized; it returns the open period.
 	Start(ctx context.Context, organizationID string, start, end time.Time, invoiceID string) (OpenPeriod, error)
-	// LockOpen reads the organization's open period FOR UPDATE;
-	// domain.ErrNotFound when it has none.
+	// LockBilling takes the billing locks of the organizations
+	// exclusively, in one order, until the transaction ends: the lock that
+	// every finalization, storage accrual and repricing holds, and that
+	// every fact's accrual holds shared (docs/billing.md, "One lock
+	// order").
+	LockBilling(ctx context.Context, organizationIDs []string) error
+	// LockOpen takes the organization's billing lock exclusively, then
+	// reads its open period FOR UPDATE; domain.ErrNotFound when it has
+	// none.
 	LockOpen(ctx context.Context, organizationID string) (OpenPeriod, error)
-	// LockOpenMany locks the open periods of the organizations FOR UPDATE,
-	// in one statement and one order, after the catch-up's lock (a
-	// catch-up holds open periods FOR SHARE): the batch of a run's
+	// LockOpenMany takes the organizations' billing locks exclusively and
+	// locks their open periods FOR UPDATE: the batch of a run's
 	// finalizations. It returns the periods still open once locked.
 	LockOpenMany(ctx context.Context, organizationIDs []string) ([]OpenPeriod, error)
 	// ClosedUntil is the end of the organization's last finalized period,
 	// where its open period starts (zero when none was finalized):
-	// instants before it are in a closed period. It
-	// reads the open period FOR SHARE, so a finalization waits for the
+	// instants before it are in a closed period. It takes the
+	// organization's billing lock shared, so a finalization waits for the
 	// transaction that asked, and that transaction for a finalization.
 	ClosedUntil(ctx context.Context, organizationID string) (time.Time, error)
 	// PeriodClosed reports whether at lies in a closed period of the
@@ -162,21 +190,18 @@ type BillingPeriodRepository interface {
 	// first.
 	Due(ctx context.Context, endedBy time.Time) ([]OpenPeriod, error)
 	// Finalize carries out the finalizations of periods locked FOR UPDATE,
-	// in their order: a few statements for the whole batch. With the zero
-	// plan each invoice takes the next key of its finalization year (the
-	// year's counter locked until commit); with a plan they are numbered
-	// from plan.First (all of plan.Year), and ClaimKeys must claim those
-	// keys before the commit. domain.ErrConflict when a period is no
-	// longer open.
-	Finalize(ctx context.Context, fs []Finalization, plan KeyPlan) ([]FinalizedInvoice, error)
-	// NextKey is the number the next invoice finalized in the year would
-	// take as things stand (nothing locked).
-	NextKey(ctx context.Context, year int) (int, error)
-	// ClaimKeys moves the year's counter over the n keys from plan.First,
-	// and locks it until commit, when the keys before plan.First are the
-	// last taken; false when another finalization took keys meanwhile (the
-	// transaction must then not commit the invoices numbered by plan).
-	ClaimKeys(ctx context.Context, plan KeyPlan, n int) (bool, error)
+	// in their order: a few statements for the whole batch. Each invoice
+	// takes the next key of its finalization year (the year's counter
+	// locked until commit); one that totals 0 is paid at once.
+	// domain.ErrConflict when a period is no longer open.
+	Finalize(ctx context.Context, fs []Finalization) ([]FinalizedInvoice, error)
+	// Credits are the credits the windows' organizations carry forward
+	// from their last invoices (0 where none).
+	Credits(ctx context.Context, windows []BillingWindow) ([]int64, error)
+	// Offboard records that `billing close` off-boarded the organization
+	// at at: no period after it bills a minimum until a card from a
+	// later day.
+	Offboard(ctx context.Context, organizationID string, at time.Time) error
 	// OldestOverdue is the end of the oldest open period that ended at or
 	// before endedBy (zero when none).
 	OldestOverdue(ctx context.Context, endedBy time.Time) (time.Time, error)

@@ -40,7 +40,10 @@ type queryParams struct {
 func readQuery(q url.Values) *queryParams { return &queryParams{q: q} }
 
 // page reads skip and take (defaults 0 and DefaultTake).
-func (p *queryParams) page() ports.Page {
+func (p *queryParams) page() ports.Page { return p.pageUpTo(MaxTake) }
+
+// pageUpTo reads skip and take, take at most maxTake.
+func (p *queryParams) pageUpTo(maxTake int) ports.Page {
 	page := ports.Page{Skip: 0, Take: DefaultTake}
 	readParam(p, "skip", func(s string) (int, error) {
 		n, err := strconv.Atoi(s)
@@ -51,8 +54,8 @@ func (p *queryParams) page() ports.Page {
 	}, &page.Skip)
 	readParam(p, "take", func(s string) (int, error) {
 		n, err := strconv.Atoi(s)
-		if err != nil || n < 1 || n > MaxTake {
-			return 0, domain.Invalid("take", "must be an integer from 1 to %d", MaxTake)
+		if err != nil || n < 1 || n > maxTake {
+			return 0, domain.Invalid("take", "must be an integer from 1 to %d", maxTake)
 		}
 		return n, nil
 	}, &page.Take)

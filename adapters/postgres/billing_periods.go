@@ -3,7 +3,6 @@ package postgres
 import (
 	"context"
 	"database/sql"
-	"errors"
 	"fmt"
 	"time"
 
@@ -28,8 +27,7 @@ ON CONFLICT (organization_id) WHERE status = 'open' DO UPDATE SET starts_at = le
 
 	openPeriodSQL = `SELECT organization_id, starts_at, ends_at, invoice_id FROM billing_periods
 WHERE organization_id = $1 AND status = 'open'`
-	lockOpenPeriodSQL  = openPeriodSQL + ` FOR UPDATE`
-	shareOpenPeriodSQL = openPeriodSQL + ` FOR SHARE`
+	lockOpenPeriodSQL = openPeriodSQL + ` FOR UPDATE`
 
 	duePeriodsSQL = `SELECT organization_id, starts_at, ends_at, invoice_id FROM billing_periods
 WHERE status = 'open' AND ends_at <= $1 ORDER BY ends_at, organization_id`
@@ -86,9 +84,19 @@ func (r *BillingPeriodRepository) Start(ctx context.Context, organizationID stri
 	return r.LockOpen(ctx, organizationID)
 }
 
-// LockOpen reads the open period FOR UPDATE.
+// LockBilling takes the organizations' billing locks exclusively.
+func (r *BillingPeriodRepository) LockBilling(ctx context.Context, organizationIDs []string) error {
+	return r.run.lock(ctx, lockBillingSQL, pgArray(organizationIDs))
+}
+
+// LockOpen takes the organization's billing lock, then reads the open
+// period FOR UPDATE: under the lock no finalization of it is under way,
+// so the statement's snapshot holds its open period.
 func (r *BillingPeriodRepository) LockOpen(ctx context.Context, organizationID string) (ports.OpenPeriod, error) {
-	return r.locked(ctx, lockOpenPeriodSQL, organizationID)
+	if err := r.LockBilling(ctx, []string{organizationID}); err != nil {
+		return ports.OpenPeriod{}, err
+	}
+	return r.one(ctx, lockOpenPeriodSQL, organizationID)
 }
 
 // lockOpenManySQL locks the open periods of the organizations $1 in the
@@ -96,18 +104,11 @@ func (r *BillingPeriodRepository) LockOpen(ctx context.Context, organizationID s
 const lockOpenManySQL = `SELECT organization_id, starts_at, ends_at, invoice_id FROM billing_periods
 WHERE status = 'open' AND organization_id = ANY($1::text[]) ORDER BY organization_id FOR UPDATE`
 
-// finalizeLockSQL is the catch-up's advisory lock (catchUpLockSQL) taken
-// shared: finalizations run beside each other (their periods are locked in
-// the organizations' order, and the year's counter after them), never
-// beside a catch-up, which holds periods FOR SHARE in no set order.
-const finalizeLockSQL = `SELECT pg_advisory_xact_lock_shared(8042001)`
-
-// LockOpenMany locks the organizations' open periods, after the catch-up's
-// lock taken shared (finalizeLockSQL), so that a catch-up and a
-// finalization never wait for each other in turn.
+// LockOpenMany takes the organizations' billing locks, then locks their
+// open periods.
 func (r *BillingPeriodRepository) LockOpenMany(ctx context.Context, organizationIDs []string) ([]ports.OpenPeriod, error) {
-	if err := r.run.query(ctx, finalizeLockSQL, func(*sql.Rows) error { return nil }); err != nil {
-		return nil, dbErr(err)
+	if err := r.LockBilling(ctx, organizationIDs); err != nil {
+		return nil, err
 	}
 	var out []ports.OpenPeriod
 	err := r.run.query(ctx, lockOpenManySQL, func(rows *sql.Rows) error {
@@ -118,63 +119,64 @@ func (r *BillingPeriodRepository) LockOpenMany(ctx context.Context, organization
 	return out, dbErr(err)
 }
 
-// hasPeriodsSQL tells an organization that bills from one that does not.
-const hasPeriodsSQL = `SELECT count(*) FROM (SELECT 1 FROM billing_periods WHERE organization_id = $1 LIMIT 1) p`
-
-// locked runs a locking read of the open period. When a finalization
-// committed while it waited for the row, the row it waited for is no
-// longer open and the next one is not in its snapshot: it finds nothing.
-// A new statement sees the new open period, so it reads again (a few
-// times: finalizations may follow one another) while the organization
-// has periods at all.
-func (r *BillingPeriodRepository) locked(ctx context.Context, q, organizationID string) (ports.OpenPeriod, error) {
-	for range 5 {
-		p, err := r.one(ctx, q, organizationID)
-		if !errors.Is(err, domain.ErrNotFound) {
-			return p, err
-		}
-		var n int
-		if err := r.run.query(ctx, hasPeriodsSQL, func(rows *sql.Rows) error { return rows.Scan(&n) }, organizationID); err != nil {
-			return p, dbErr(err)
-		}
-		if n == 0 {
-			return p, domain.ErrNotFound
-		}
-	}
-	return ports.OpenPeriod{}, fmt.Errorf("the open period of %s kept moving: %w", organizationID, domain.ErrTimeout)
-}
-
-// closedSQL tells whether an organization has a finalized period.
-const closedSQL = `SELECT count(*) FROM (SELECT 1 FROM billing_periods WHERE organization_id = $1 AND status = 'finalized' LIMIT 1) p`
+// closedUntilSQL is the start of the organization's open period when one
+// of its periods was finalized (no row otherwise).
+const closedUntilSQL = `SELECT p.starts_at FROM billing_periods p
+WHERE p.organization_id = $1 AND p.status = 'open'
+	AND EXISTS (SELECT 1 FROM billing_periods f WHERE f.organization_id = $1 AND f.status = 'finalized')`
 
 // ClosedUntil is the start of the open period once a period before it was
 // finalized; zero when none was (before its first period nothing of the
 // organization is billed, so nothing is closed) or it has no period at all.
+// It takes the organization's billing lock shared first, so the answer
+// holds until the caller's transaction ends.
 func (r *BillingPeriodRepository) ClosedUntil(ctx context.Context, organizationID string) (time.Time, error) {
-	p, err := r.locked(ctx, shareOpenPeriodSQL, organizationID)
-	if err != nil {
-		if errors.Is(err, domain.ErrNotFound) {
-			return time.Time{}, nil
-		}
+	if err := r.run.lock(ctx, shareBillingSQL, organizationID); err != nil {
 		return time.Time{}, err
 	}
-	var n int
-	if err := r.run.query(ctx, closedSQL, func(rows *sql.Rows) error { return rows.Scan(&n) }, organizationID); err != nil {
-		return time.Time{}, dbErr(err)
-	}
-	if n == 0 {
-		return time.Time{}, nil
-	}
-	return p.Period.Start, nil
+	var until time.Time
+	err := r.run.query(ctx, closedUntilSQL, func(rows *sql.Rows) error { return rows.Scan(&until) }, organizationID)
+	return until, dbErr(err)
 }
 
 // PeriodClosed reports whether at lies in a closed period of the
 // organization: receipts and services dated so are refused (422
-// period_closed). It holds the open period FOR SHARE until the caller's
-// transaction ends.
+// period_closed).
 func (r *BillingPeriodRepository) PeriodClosed(ctx context.Context, organizationID string, at time.Time) (bool, error) {
 	until, err := r.ClosedUntil(ctx, organizationID)
 	return err == nil && at.Before(until), err
+}
+
+// creditsSQL reads the credit each window's organization carries forward,
+// numbered by the window's position.
+const creditsSQL = `SELECT w.n, a.credit_forward
+FROM unnest($1::text[]) WITH ORDINALITY AS w(organization_id, n)
+JOIN billing_accounts a ON a.organization_id = w.organization_id`
+
+// Credits reads the credits the windows' organizations carry forward.
+func (r *BillingPeriodRepository) Credits(ctx context.Context, windows []ports.BillingWindow) ([]int64, error) {
+	orgs, _, _ := windowArrays(windows)
+	out := make([]int64, len(windows))
+	err := r.run.query(ctx, creditsSQL, func(rows *sql.Rows) error {
+		var n int
+		var c int64
+		if err := rows.Scan(&n, &c); err != nil {
+			return err
+		}
+		out[n-1] = c
+		return nil
+	}, orgs)
+	return out, dbErr(err)
+}
+
+// offboardSQL records an organization's off-boarding at $2.
+const offboardSQL = `INSERT INTO billing_accounts (organization_id, offboarded_at) VALUES ($1, $2)
+ON CONFLICT (organization_id) DO UPDATE SET offboarded_at = EXCLUDED.offboarded_at`
+
+// Offboard records that billing close off-boarded the organization at at.
+func (r *BillingPeriodRepository) Offboard(ctx context.Context, organizationID string, at time.Time) error {
+	_, err := r.run.exec(ctx, offboardSQL, organizationID, at)
+	return dbErr(err)
 }
 
 // Due lists the open periods that ended by endedBy, oldest first.

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -57,9 +56,10 @@ func billNovember(t *testing.T, db bun.IDB, org string) []func() {
 	}
 }
 
-// A run skipped for ten days and then one run give the same invoices,
-// byte for byte, as daily runs; a late receipt's storage is counted either
-// way.
+// A run skipped for ten days and then one run give the same invoices as
+// daily runs — the same lines and totals, byte for byte; a late receipt's
+// storage is counted either way — issued when each run finalized them:
+// created then, due BILLING_TERMS later.
 func TestBillingSkippedRunsEqualDailyRuns(t *testing.T) {
 	ctx := context.Background()
 	start := utc("2030-10-30T00:30:00Z")
@@ -83,8 +83,23 @@ func TestBillingSkippedRunsEqualDailyRuns(t *testing.T) {
 		return billSnapshot(t, b.db, org, false)
 	}
 	daily, skipped := scenario(true), scenario(false)
-	if daily != skipped {
-		t.Fatalf("daily runs and a skipped run differ:\n daily   %s\n skipped %s", daily, skipped)
+	undated := func(snapshot string, issued string) string {
+		t.Helper()
+		var invs []map[string]any
+		if err := json.Unmarshal([]byte(snapshot), &invs); err != nil || len(invs) != 1 {
+			t.Fatalf("invoices %s (%v)", snapshot, err)
+		}
+		if invs[0]["created_at"] != issued {
+			t.Errorf("issued %v, want %s (the run that finalized it)", invs[0]["created_at"], issued)
+		}
+		for _, k := range []string{"notes", "due_date", "created_at", "updated_at"} {
+			delete(invs[0], k)
+		}
+		out, _ := json.Marshal(invs)
+		return string(out)
+	}
+	if d, s := undated(daily, "2030-12-02T00:30:00+00:00"), undated(skipped, "2030-12-08T00:30:00+00:00"); d != s {
+		t.Fatalf("daily runs and a skipped run differ:\n daily   %s\n skipped %s", d, s)
 	}
 	var invs []struct {
 		Key         string
@@ -392,8 +407,8 @@ func TestBillingPeriodClosedWaitsForFinalization(t *testing.T) {
 			if err != nil {
 				return err
 			}
-			if _, err := r.BillingPeriods.Finalize(ctx, []ports.Finalization{{Period: p, End: p.Period.End,
-				NextEnd: utc("2031-01-01T00:00:00Z"), NextInvoiceID: "inv_next_race"}}, ports.KeyPlan{}); err != nil {
+			if _, err := r.BillingPeriods.Finalize(ctx, []ports.Finalization{{Period: p, End: p.Period.End, At: p.Period.End,
+				NextEnd: utc("2031-01-01T00:00:00Z"), NextInvoiceID: "inv_next_race"}}); err != nil {
 				return err
 			}
 			close(locked)
@@ -484,10 +499,11 @@ func TestBillingProductionSkipsTestShipments(t *testing.T) {
 }
 
 // A period whose credits come to exceed its charges (a cheaper card
-// repriced them after the credit) is left open by the run; the other
-// organizations' invoices are finalized with consecutive keys, and the
-// next run, once a charge covers the credit, finalizes it with the next.
-func TestBillingRefusedPeriodHoldsUpNoOther(t *testing.T) {
+// repriced them after the credit) is finalized like any other: its
+// invoice carries the credit forward and totals 0, paid at once; the other
+// organizations' invoices take consecutive keys; the organization's next
+// invoice that has charges brings the credit forward.
+func TestBillingCreditCarriedForward(t *testing.T) {
 	ctx := context.Background()
 	clock := &billClock{now: utc("2030-10-30T00:00:00Z")}
 	b := newBillInstance(t, billDatabase(t), clock, time.UTC, 4)
@@ -495,47 +511,74 @@ func TestBillingRefusedPeriodHoldsUpNoOther(t *testing.T) {
 	for _, org := range orgs {
 		billOrg(t, b.db, org)
 		card := billExampleCard(org, "2030-11-01")
-		delete(card.Fees, "minimum_monthly")
+		for _, f := range []string{"minimum_monthly", "storage_unit_month", "storage_carton_month"} {
+			delete(card.Fees, f)
+		}
 		if _, err := b.set.Handle(ctx, billingapp.SetRateCard{Card: card}); err != nil {
 			t.Fatal(err)
 		}
+		billMove(t, b.db, org, false, 5, "opening", "", utc("2030-10-31T20:00:00Z"))
 		billShip(t, b.db, org, "ship_"+org, false, 1, utc("2030-11-10T10:00:00Z"))
 	}
 	clock.set(utc("2030-11-20T00:00:00Z"))
+	// Never refused for its size: $2.00 against $2.50 of charges so far.
 	if _, err := b.add.Handle(ctx, billingapp.AddCharge{OrganizationID: "org_r2", Reference: "goodwill", Title: "Goodwill credit",
-		Quantity: "1", UnitCost: -200}); err != nil {
+		Quantity: "1", UnitCost: -400}); err != nil {
 		t.Fatal(err)
 	}
 	cheaper := billExampleCard("org_r2", "2030-11-01")
 	cheaper.Fees["pick_pack_order"] = 100
-	delete(cheaper.Fees, "minimum_monthly")
+	for _, f := range []string{"minimum_monthly", "storage_unit_month", "storage_carton_month"} {
+		delete(cheaper.Fees, f)
+	}
 	if _, err := b.set.Handle(ctx, billingapp.SetRateCard{Card: cheaper}); err != nil {
 		t.Fatal(err)
 	}
 
 	clock.set(utc("2030-12-02T00:00:00Z"))
 	res, err := b.run.Handle(ctx, billingapp.RunBilling{})
-	if !errors.Is(err, domain.ErrInvalidState) || !strings.Contains(err.Error(), "org_r2") {
-		t.Fatalf("run: %v, want org_r2's period refused", err)
+	if err != nil {
+		t.Fatal(err)
 	}
 	keys := map[string]string{}
 	for _, f := range res.Finalized {
 		keys[f.OrganizationID] = f.Key
 	}
-	if len(keys) != 2 || keys["org_r1"] != "INV-2030-000001" || keys["org_r3"] != "INV-2030-000002" {
-		t.Fatalf("finalized %v, want org_r1 and org_r3 with consecutive keys", keys)
+	if len(keys) != 3 || keys["org_r1"] != "INV-2030-000001" || keys["org_r2"] != "INV-2030-000002" || keys["org_r3"] != "INV-2030-000003" {
+		t.Fatalf("finalized %v, want all three with consecutive keys", keys)
 	}
-	if _, got := billInvoices(t, b.db, "org_r2"); len(got) != 0 {
-		t.Fatalf("org_r2 has invoices %v", got)
-	}
-
-	// The operator covers the credit; the next run finalizes the period.
-	if _, err := b.add.Handle(ctx, billingapp.AddCharge{OrganizationID: "org_r2", Reference: "handling", Title: "Handling",
-		Quantity: "1", UnitCost: 500, Date: "2030-11-25"}); err != nil {
+	ids, _ := billInvoices(t, b.db, "org_r2")
+	inv, err := b.deps.Repos.Invoices.Get(ctx, "org_r2", ids[0])
+	if err != nil {
 		t.Fatal(err)
 	}
-	clock.set(utc("2030-12-02T00:15:00Z"))
-	if res, err = b.run.Handle(ctx, billingapp.RunBilling{}); err != nil || res.Invoices() != 1 || res.Finalized[0].Key != "INV-2030-000003" {
-		t.Fatalf("second run: %+v, %v", res.Finalized, err)
+	if inv.Status() != domain.InvoicePaid || inv.TotalAmount() != 0 {
+		t.Fatalf("org_r2's invoice: %s, %d; want paid at 0", inv.Status(), inv.TotalAmount())
 	}
+	billWantLines(t, billLines(inv), []billLine{
+		{"Pick & Pack orders", "wh_org_r2: 1 shipment", "1", 100, 100},
+		{"Goodwill credit", "1 charge", "1", -400, -400},
+		{"Credit carried forward", "credit to the next invoice", "1", 300, 300},
+	})
+
+	// December: a ship of $1.00; the credit of $3.00 is brought forward,
+	// $2.00 of it carried again.
+	billShip(t, b.db, "org_r2", "ship_dec", false, 1, utc("2030-12-10T10:00:00Z"))
+	clock.set(utc("2031-01-02T00:00:00Z"))
+	if _, err := b.run.Handle(ctx, billingapp.RunBilling{}); err != nil {
+		t.Fatal(err)
+	}
+	ids, _ = billInvoices(t, b.db, "org_r2")
+	if len(ids) != 2 {
+		t.Fatalf("org_r2 has invoices %v", ids)
+	}
+	dec, err := b.deps.Repos.Invoices.Get(ctx, "org_r2", ids[1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	billWantLines(t, billLines(dec), []billLine{
+		{"Credit brought forward", "credit from an earlier invoice", "1", -300, -300},
+		{"Pick & Pack orders", "wh_org_r2: 1 shipment", "1", 100, 100},
+		{"Credit carried forward", "credit to the next invoice", "1", 200, 200},
+	})
 }

@@ -2,7 +2,6 @@ package postgres_test
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"slices"
 	"testing"
@@ -10,7 +9,6 @@ import (
 
 	"github.com/uptrace/bun"
 
-	"github.com/acme3pl/fulfillment/adapters/postgres"
 	"github.com/acme3pl/fulfillment/adapters/postgres/pgtest"
 	billingapp "github.com/acme3pl/fulfillment/application/billing"
 	"github.com/acme3pl/fulfillment/domain/billing"
@@ -127,67 +125,6 @@ func billSortedSums(s []billing.Sum) []string {
 	}
 	slices.Sort(out)
 	return out
-}
-
-// ClaimKeys moves the year's counter over a plan's keys only when the keys
-// before the plan are the last taken and the plan's keys are stored by the
-// claiming transaction alone: the first claim of a year (no counter yet),
-// the next claim in turn; not a plan that another finalization overtook,
-// one leaving a gap, nor one below or around a fixture's key of that year.
-func TestBillingClaimKeys(t *testing.T) {
-	ctx := context.Background()
-	b := newBillInstance(t, billDatabase(t), &billClock{now: utc("2030-12-02T00:00:00Z")}, time.UTC, 2)
-	attempt := 0 // each claim's invoices are another organization's, as a batch's are
-	for i := range 10 {
-		billOrg(t, b.db, fmt.Sprintf("org_keys%d", i))
-	}
-	errRollBack := errors.New("not claimed")
-	// claim writes n invoices numbered from first and claims their keys,
-	// in one transaction, committed only when the claim holds.
-	claim := func(year, first, n int) bool {
-		t.Helper()
-		attempt++
-		err := b.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
-			for k := first; k < first+n; k++ {
-				billInvoiceKey(t, tx, fmt.Sprintf("org_keys%d", attempt), billing.FormatKey(year, k))
-			}
-			ok, err := postgres.NewRepositories(tx).BillingPeriods.ClaimKeys(ctx, ports.KeyPlan{Year: year, First: first}, n)
-			if err == nil && !ok {
-				err = errRollBack
-			}
-			return err
-		})
-		if err != nil && !errors.Is(err, errRollBack) {
-			t.Fatal(err)
-		}
-		return err == nil
-	}
-	next := func(year int) int {
-		t.Helper()
-		n, err := b.deps.Repos.BillingPeriods.NextKey(ctx, year)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return n
-	}
-	if n := next(2030); n != 1 || !claim(2030, 1, 3) || next(2030) != 4 {
-		t.Fatalf("the first claim of 2030: next key %d, then %d", n, next(2030))
-	}
-	if claim(2030, 2, 2) || claim(2030, 5, 1) || next(2030) != 4 {
-		t.Fatalf("a stale plan or one leaving a gap was claimed: next key %d", next(2030))
-	}
-	if !claim(2030, 4, 2) || next(2030) != 6 {
-		t.Fatalf("the claim in turn: next key %d", next(2030))
-	}
-	// Fixture keys of 2031 stored: 7, and later 10.
-	billInvoiceKey(t, b.db, "org_keys0", "INV-2031-000007")
-	if claim(2031, 1, 1) || next(2031) != 8 || !claim(2031, 8, 1) || next(2031) != 9 {
-		t.Fatalf("2031 after a stored key 7: next key %d", next(2031))
-	}
-	billInvoiceKey(t, b.db, "org_keys0", "INV-2031-000010")
-	if claim(2031, 9, 1) || claim(2031, 9, 3) || next(2031) != 11 {
-		t.Fatalf("a claim below or around the stored key 10: next key %d", next(2031))
-	}
 }
 
 // billInvoiceKey writes an invoice of the organization with the key.

@@ -47,16 +47,24 @@ var _ ports.ChargeRepository = (*ChargeRepository)(nil)
 // the open periods they insert into (FOR SHARE OF p) until their
 // transaction ends: a finalization (FOR UPDATE) waits for them and then
 // bills what they inserted.
-const (
-	// accrueShipmentSQL: the ship path holds its open period too (a receipt
-	// or service holds its period through PeriodClosed already): a
-	// finalization (billing close, dated now) waits for the ship's
-	// transaction and bills its charges, which a charge's time alone
-	// places in the period.
-	accrueShipmentSQL = `INSERT INTO billing_charges (organization_id, fee, source_id, warehouse_id, title, quantity_milli, divisor, unit_cost, occurred_at)
-SELECT s.organization_id, f.fee, s.id, s.warehouse_id, f.title, f.qty * 1000, 1, f.cost, s.shipped_at
+var (
+	// accrueShipmentSQL: the ship path runs it under its organization's
+	// billing lock taken shared (shareBillingSQL, the statement before), so
+	// the open period it reads is the one no finalization can end before
+	// the ship commits. A shipment shipped before that period's start (a
+	// ship that raced a close or the month's end, and lost) is a late fact:
+	// it is charged on the open invoice, dated the period's start, its line
+	// naming the month it was for ($3 is the billing time zone). A ship
+	// moves stock: dated into days whose storage is accrued already, it
+	// takes that storage back (rewindStorage), whether or not it is charged.
+	accrueShipmentSQL = `WITH moved AS (
+	SELECT organization_id, shipped_at AS occurred_at FROM shipments WHERE id = $2 AND status = 'shipped'),
+inserted AS (INSERT INTO billing_charges (organization_id, fee, source_id, warehouse_id, title, for_period, quantity_milli, divisor, unit_cost, occurred_at)
+SELECT s.organization_id, f.fee, s.id, s.warehouse_id, f.title,
+	CASE WHEN s.shipped_at < p.starts_at THEN to_char(s.shipped_at AT TIME ZONE $3, 'FMMonth YYYY') ELSE '' END,
+	f.qty * 1000, 1, f.cost, greatest(s.shipped_at, p.starts_at)
 FROM billing_periods p
-JOIN shipments s ON s.organization_id = p.organization_id AND s.status = 'shipped' AND s.shipped_at >= p.starts_at
+JOIN shipments s ON s.organization_id = p.organization_id AND s.status = 'shipped'
 JOIN LATERAL (SELECT * FROM rate_cards rc WHERE rc.organization_id = p.organization_id AND rc.effective_at <= s.shipped_at
 	ORDER BY rc.effective_at DESC LIMIT 1) rc ON true
 CROSS JOIN LATERAL (SELECT coalesce(sum(quantity), 0) FROM shipment_items i WHERE i.shipment_id = s.id) units(n)
@@ -66,9 +74,9 @@ CROSS JOIN LATERAL (VALUES
 	('pick_pack_unit', 'Pick & Pack additional units', CASE WHEN s.kind = 'pick_pack' THEN units.n - 1 ELSE 0 END, rc.pick_pack_unit),
 	('spd_carton', 'SPD cartons', CASE WHEN s.kind = 'spd' THEN cartons.n ELSE 0 END, rc.spd_carton)) f(fee, title, qty, cost)
 WHERE p.status = 'open' AND f.qty > 0 AND (NOT s.test OR $1) AND s.id = $2
-FOR SHARE OF p
 ON CONFLICT (organization_id, fee, source_id) DO NOTHING
-RETURNING fee`
+RETURNING fee),
+` + rewindStorage("moved")
 
 	// catchUpShipmentsSQL reads the shipments (the bulk of the facts) from
 	// the catch-up's watermark on: those of an open period shipped before
@@ -119,21 +127,7 @@ CROSS JOIN LATERAL (VALUES
 WHERE p.status = 'open' AND f.qty > 0 AND $1::boolean IS NOT NULL AND r.id = $2
 ON CONFLICT (organization_id, fee, source_id) DO NOTHING
 RETURNING fee, organization_id, occurred_at),
-` + rewindStorage
-
-	// rewindStorage ends both receipt statements: the storage of the
-	// days from the first receipt of each organization inserted on is
-	// taken back, as accrueReceiptSQL says.
-	rewindStorage = `rewound AS (
-	UPDATE billing_storage b SET accrued_through = x.day - 1
-	FROM (SELECT organization_id, min((occurred_at AT TIME ZONE $3)::date) AS day FROM inserted GROUP BY organization_id) x
-	WHERE b.organization_id = x.organization_id AND x.day <= b.accrued_through
-	RETURNING b.organization_id, x.day),
-forgotten AS (
-	DELETE FROM billing_charges c USING rewound w
-	WHERE c.organization_id = w.organization_id AND c.fee IN ('storage_unit_month', 'storage_carton_month')
-		AND c.occurred_at >= (w.day::timestamp AT TIME ZONE $3) AND c.occurred_at >= ` + openStart + `)
-SELECT fee FROM inserted`
+` + rewindStorage("inserted")
 
 	// catchUpReceiptsSQL rewinds storage as accrueReceiptSQL does. Receipts
 	// and services are dated by the warehouse, anywhere in the open period:
@@ -155,7 +149,7 @@ WHERE p.status = 'open' AND f.qty > 0 AND $1::boolean IS NOT NULL AND ($2 = '' O
 FOR SHARE OF p
 ON CONFLICT (organization_id, fee, source_id) DO NOTHING
 RETURNING fee, organization_id, occurred_at),
-` + rewindStorage
+` + rewindStorage("inserted")
 
 	accrueServiceSQL = `INSERT INTO billing_charges (organization_id, fee, source_id, warehouse_id, title, quantity_milli, divisor, unit_cost, occurred_at)
 SELECT v.organization_id, 'service', v.id, v.warehouse_id, rc.services -> v.service ->> 'title',
@@ -182,15 +176,36 @@ ON CONFLICT (organization_id, fee, source_id) DO NOTHING
 RETURNING fee`
 )
 
+// rewindStorage ends the statements of facts that move stock: the storage
+// of the days from the first movement of each organization in the CTE
+// moved on (its rows: organization_id, occurred_at) is taken back, when
+// accrued already: the watermark goes back to the day before, and the open
+// storage charges from that day on are deleted, for the next storage
+// accrual to recompute them from the ledger ($3 is the billing time zone).
+// Under the organization's billing lock (shared here, exclusive in the
+// storage accrual), either the accrual saw the movement or this statement
+// sees the accrual: a day's storage never misses a movement, whatever
+// order they commit in.
+func rewindStorage(moved string) string {
+	return `rewound AS (
+	UPDATE billing_storage b SET accrued_through = x.day - 1
+	FROM (SELECT organization_id, min((occurred_at AT TIME ZONE $3)::date) AS day FROM ` + moved + ` GROUP BY organization_id) x
+	WHERE b.organization_id = x.organization_id AND x.day <= b.accrued_through
+	RETURNING b.organization_id, x.day),
+forgotten AS (
+	DELETE FROM billing_charges c USING rewound w
+	WHERE c.organization_id = w.organization_id AND c.fee IN ('storage_unit_month', 'storage_carton_month')
+		AND c.occurred_at >= (w.day::timestamp AT TIME ZONE $3) AND c.occurred_at >= ` + openStart + `)
+SELECT fee FROM inserted`
+}
+
 // accrueStorageSQL accrues the days of storage after each organization's
-// watermark up to $1 (a date), in time zone $2, for organization $3;
-// accrueAllStorageSQL for every organization with a watermark. Two
-// statements, not one whose $3 may be empty for all: under the generic
-// plans the sessions keep, that one read every organization's stock rows
-// by index lookups. The statement for one organization reads its stock
-// rows by the organization's index; the one for all sums every stock row
-// by organization and warehouse in one pass, and keeps the sums of the
-// organizations it accrues.
+// watermark up to $1 (a date), in time zone $2, for the organizations $3
+// (an array); accrueAllStorageSQL the same when $3 holds most of them.
+// Two statements: the first reads the organizations' stock rows by the
+// organization's index, the second sums every stock row by organization
+// and warehouse in one pass, and keeps the sums of the organizations it
+// accrues.
 // Taking the watermark (UPDATE … FROM … FOR UPDATE) is the guard: a
 // concurrent run waits for the row, then finds the watermark moved and
 // accrues nothing; the unique key of billing_charges backs it up. On hand
@@ -204,15 +219,15 @@ var (
 	accrueStorageSQL = `WITH acc AS (
 	UPDATE billing_storage b SET accrued_through = $1::date
 	FROM (SELECT organization_id, accrued_through FROM billing_storage
-		WHERE accrued_through < $1::date AND organization_id = $3
-		FOR UPDATE) old
+		WHERE accrued_through < $1::date AND organization_id = ANY($3::text[])
+		ORDER BY organization_id FOR UPDATE) old
 	WHERE b.organization_id = old.organization_id
 	RETURNING b.organization_id, old.accrued_through AS done),
-` + balancesSQL(`organization_id = $3 AND`) + storageOfWatermarksSQL
+` + balancesSQL(`organization_id = ANY($3::text[]) AND`) + storageOfWatermarksSQL
 	accrueAllStorageSQL = `WITH acc AS (
 	UPDATE billing_storage b SET accrued_through = $1::date
 	FROM (SELECT organization_id, accrued_through FROM billing_storage
-		WHERE accrued_through < $1::date
+		WHERE accrued_through < $1::date AND organization_id = ANY($3::text[])
 		ORDER BY organization_id FOR UPDATE) old
 	WHERE b.organization_id = old.organization_id
 	RETURNING b.organization_id, old.accrued_through AS done),
@@ -300,6 +315,33 @@ VALUES ($1, 'operator', $2, $3, $4, $5, $6, 1, $7, $8)
 ON CONFLICT (organization_id, fee, source_id) DO NOTHING`
 )
 
+// The organizations' billing locks (docs/billing.md, "One lock order"):
+// transaction-level advisory locks of class billingLockClass keyed by
+// hashtext(organization ID) — two organizations sharing a key only wait
+// for each other. A fact's accrual takes its organization's shared, in a
+// statement before its own, so that its own statement's snapshot is taken
+// once no finalization, storage accrual or repricing of the organization
+// is under way: these take it exclusively, several organizations always in
+// key order.
+const (
+	shareShipmentBillingSQL = `SELECT pg_advisory_xact_lock_shared(8042002, hashtext(organization_id)) FROM shipments WHERE id = $1`
+	shareReceiptBillingSQL  = `SELECT pg_advisory_xact_lock_shared(8042002, hashtext(organization_id)) FROM warehouse_receipts WHERE id = $1`
+	shareServiceBillingSQL  = `SELECT pg_advisory_xact_lock_shared(8042002, hashtext(organization_id)) FROM warehouse_services WHERE id = $1`
+	shareBillingSQL         = `SELECT pg_advisory_xact_lock_shared(8042002, hashtext($1))`
+	lockBillingSQL          = `SELECT pg_advisory_xact_lock(8042002, k) FROM (SELECT DISTINCT hashtext(o) AS k FROM unnest($1::text[]) o ORDER BY 1) keys`
+	// lockStorageBillingSQL locks the organizations whose storage is
+	// behind day $1, and returns them: those a storage accrual of every
+	// organization writes (a watermark taken back since is the next
+	// accrual's).
+	lockStorageBillingSQL = `SELECT o, pg_advisory_xact_lock(8042002, hashtext(o)) FROM (SELECT organization_id AS o FROM billing_storage
+	WHERE accrued_through < $1::date ORDER BY hashtext(organization_id)) behind`
+)
+
+// lock runs one of the locking statements above.
+func (r runner) lock(ctx context.Context, q string, args ...any) error {
+	return dbErr(r.query(ctx, q, func(*sql.Rows) error { return nil }, args...))
+}
+
 // accrue runs an accrual and counts what it inserted by fee.
 func (r *ChargeRepository) accrue(ctx context.Context, q string, args ...any) (map[billing.Fee]int, error) {
 	out := map[billing.Fee]int{}
@@ -319,16 +361,25 @@ func (r *ChargeRepository) accrue(ctx context.Context, q string, args ...any) (m
 
 // AccrueShipment accrues a shipped shipment's charges.
 func (r *ChargeRepository) AccrueShipment(ctx context.Context, shipmentID string) (map[billing.Fee]int, error) {
-	return r.accrue(ctx, accrueShipmentSQL, r.settings.ChargeTestShipments, shipmentID)
+	if err := r.run.lock(ctx, shareShipmentBillingSQL, shipmentID); err != nil {
+		return nil, err
+	}
+	return r.accrue(ctx, accrueShipmentSQL, r.settings.ChargeTestShipments, shipmentID, r.settings.zone())
 }
 
 // AccrueReceipt accrues a receipt's charges.
 func (r *ChargeRepository) AccrueReceipt(ctx context.Context, receiptID string) (map[billing.Fee]int, error) {
+	if err := r.run.lock(ctx, shareReceiptBillingSQL, receiptID); err != nil {
+		return nil, err
+	}
 	return r.accrue(ctx, accrueReceiptSQL, r.settings.ChargeTestShipments, receiptID, r.settings.zone())
 }
 
 // AccrueService accrues a service's charge.
 func (r *ChargeRepository) AccrueService(ctx context.Context, serviceID string) (map[billing.Fee]int, error) {
+	if err := r.run.lock(ctx, shareServiceBillingSQL, serviceID); err != nil {
+		return nil, err
+	}
 	return r.accrue(ctx, accrueServiceSQL, r.settings.ChargeTestShipments, serviceID)
 }
 
@@ -376,17 +427,35 @@ func (r *ChargeRepository) CatchUp(ctx context.Context, organizationID string, t
 	return total, nil
 }
 
-// AccrueStorage accrues the days of storage up to through.
-func (r *ChargeRepository) AccrueStorage(ctx context.Context, organizationID string, through billing.Date) (map[billing.Fee]int, error) {
-	if organizationID == "" {
-		return r.accrue(ctx, accrueAllStorageSQL, through.String(), r.settings.zone())
+// AccrueStorage accrues the days of storage up to through, under the
+// organizations' billing locks.
+func (r *ChargeRepository) AccrueStorage(ctx context.Context, organizationIDs []string, through billing.Date) (map[billing.Fee]int, error) {
+	if organizationIDs == nil {
+		var locked []string
+		err := r.run.query(ctx, lockStorageBillingSQL, func(rows *sql.Rows) error {
+			var o string
+			var void any
+			err := rows.Scan(&o, &void)
+			locked = append(locked, o)
+			return err
+		}, through.String())
+		if err != nil || len(locked) == 0 {
+			return map[billing.Fee]int{}, dbErr(err)
+		}
+		return r.accrue(ctx, accrueAllStorageSQL, through.String(), r.settings.zone(), pgArray(locked))
 	}
-	return r.accrue(ctx, accrueStorageSQL, through.String(), r.settings.zone(), organizationID)
+	if err := r.run.lock(ctx, lockBillingSQL, pgArray(organizationIDs)); err != nil {
+		return nil, err
+	}
+	return r.accrue(ctx, accrueStorageSQL, through.String(), r.settings.zone(), pgArray(organizationIDs))
 }
 
 // Forget deletes the open charges of the organization's facts from `from`
 // on and takes its storage back to the day before.
 func (r *ChargeRepository) Forget(ctx context.Context, organizationID string, from time.Time) error {
+	if err := r.run.lock(ctx, lockBillingSQL, pgArray([]string{organizationID})); err != nil {
+		return err
+	}
 	day := billing.NewCalendar(r.settings.Location).Day(from)
 	if _, err := r.run.exec(ctx, startStorageSQL, organizationID, day.String()); err != nil {
 		return dbErr(err)
@@ -498,3 +567,47 @@ func windowArrays(windows []ports.BillingWindow) (orgs, starts, ends string) {
 // pgTime writes an instant for a timestamptz[] parameter, to the
 // microsecond PostgreSQL keeps.
 func pgTime(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05.999999Z07:00") }
+
+// invoiceChargesSQL lists the charges of the billing period whose invoice
+// is $2, of organization $1, from $3 on, at most $4 (NULL: all), naming
+// each one's fact; $5 is the billing time zone.
+const invoiceChargesSQL = `SELECT c.id, CASE WHEN c.fee = 'service' THEN coalesce(v.service, c.fee) ELSE c.fee END,
+	c.title, c.quantity_milli, c.unit_cost, c.occurred_at, c.warehouse_id,
+	CASE WHEN c.fee IN ('pick_pack_order', 'pick_pack_unit', 'spd_carton') THEN 'shipment'
+		WHEN c.fee IN ('receiving_unit', 'receiving_carton') THEN 'receipt'
+		WHEN c.fee IN ('storage_unit_month', 'storage_carton_month') THEN 'storage_day'
+		ELSE c.fee END,
+	CASE WHEN c.fee IN ('receiving_unit', 'receiving_carton') THEN coalesce(r.reference, c.source_id)
+		WHEN c.fee = 'service' THEN coalesce(v.reference, c.source_id)
+		WHEN c.fee IN ('storage_unit_month', 'storage_carton_month') THEN split_part(c.source_id, '@', 2)
+		WHEN c.fee IN ('minimum', 'credit_forward') THEN to_char(c.occurred_at AT TIME ZONE $5, 'YYYY-MM')
+		ELSE c.source_id END
+FROM billing_periods p
+JOIN billing_charges c ON c.organization_id = p.organization_id AND c.occurred_at >= p.starts_at AND c.occurred_at < p.ends_at
+LEFT JOIN warehouse_receipts r ON c.fee IN ('receiving_unit', 'receiving_carton') AND r.id = c.source_id
+LEFT JOIN warehouse_services v ON c.fee = 'service' AND v.id = c.source_id
+WHERE p.organization_id = $1 AND p.invoice_id = $2 AND c.unit_cost <> 0
+ORDER BY c.occurred_at, c.id
+OFFSET $3 LIMIT $4`
+
+// OfInvoice lists the charges behind an invoice (see the port).
+func (r *ChargeRepository) OfInvoice(ctx context.Context, organizationID, invoiceID string, page ports.Page, each func(ports.InvoiceCharge) error) (bool, error) {
+	var limit any // NULL: every charge
+	if page.Take > 0 {
+		limit = page.Take + 1
+	}
+	n, more := 0, false
+	err := r.run.query(ctx, invoiceChargesSQL, func(rows *sql.Rows) error {
+		var c ports.InvoiceCharge
+		if err := rows.Scan(&c.ID, &c.Fee, &c.Title, &c.QuantityMilli, &c.UnitCost, &c.OccurredAt, &c.WarehouseID,
+			&c.SourceType, &c.SourceID); err != nil {
+			return err
+		}
+		if n++; page.Take > 0 && n > page.Take {
+			more = true
+			return nil
+		}
+		return each(c)
+	}, organizationID, invoiceID, page.Skip, limit, r.settings.zone())
+	return more, dbErr(err)
+}

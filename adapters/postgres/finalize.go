@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/acme3pl/fulfillment/domain"
 	"github.com/acme3pl/fulfillment/domain/billing"
@@ -33,27 +34,12 @@ RETURNING last`
 	WHERE key COLLATE "C" >= $2 AND key COLLATE "C" < $3 AND key ~ '^INV-[0-9]{4}-[0-9]{6}$'
 	ORDER BY key COLLATE "C" DESC LIMIT 1), 0)`
 
-	// nextKeySQL is the number year $1's next key would take: above both
-	// the counter and the highest key stored.
-	nextKeySQL = `SELECT greatest(coalesce((SELECT last FROM billing_key_counters WHERE year = $1), 0), ` + storedKeySQL + `) + 1`
-
-	// claimKeysSQL moves year $1's counter from $4 (the last key taken, as
-	// a plan saw it) to $4 + $5, and returns a row, only when $4 is still
-	// the last key taken and the keys stored of that year above $4 are
-	// the $5 the transaction wrote ($6 to $7): none is a fixture's. The row
-	// stays locked until commit, like nextKeysSQL's.
-	claimKeysSQL = `INSERT INTO billing_key_counters AS k (year, last)
-SELECT $1, $4::int + $5::int
-WHERE ` + storedKeySQL + ` = $4::int + $5::int
-	AND (SELECT count(*) FROM invoices WHERE key COLLATE "C" BETWEEN $6 AND $7) = $5::int
-ON CONFLICT (year) DO UPDATE SET last = EXCLUDED.last WHERE k.last = $4::int
-RETURNING last`
-
 	// insertBilledInvoicesSQL writes finalized invoices and returns them as
-	// stored, for invoice.finalized.
+	// stored, for invoice.finalized: unpaid, or paid at once when nothing
+	// is owed (a total of 0).
 	insertBilledInvoicesSQL = `INSERT INTO invoices (id, organization_id, key, status, name, notes, due_date, currency,
 	total_amount, search_text, created_at, updated_at)
-SELECT v.id, v.organization_id, v.key, 'unpaid', v.name, v.notes, v.due_date, 'USD', v.total_amount, v.search_text, v.at, v.at
+SELECT v.id, v.organization_id, v.key, CASE WHEN v.total_amount = 0 THEN 'paid' ELSE 'unpaid' END, v.name, v.notes, v.due_date, 'USD', v.total_amount, v.search_text, v.at, v.at
 FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::timestamptz[], $7::bigint[], $8::text[], $9::timestamptz[])
 	AS v(id, organization_id, key, name, notes, due_date, total_amount, search_text, at)
 RETURNING id, key, status, name, notes, due_date, currency, total_amount, created_at, updated_at, organization_id`
@@ -74,13 +60,30 @@ FROM unnest($1::text[], $2::timestamptz[], $3::timestamptz[], $4::timestamptz[],
 	AS v(organization_id, starts_at, ends_at, at, key)
 WHERE p.organization_id = v.organization_id AND p.starts_at = v.starts_at AND p.status = 'open'`
 
+	// insertInvoiceChargesSQL writes the charges that finalizing makes (the
+	// minimum's top-up, a credit carried or brought forward), so that every
+	// line of an invoice is the sum of its charges; each is keyed by its
+	// invoice and dated at the period's last instant.
+	insertInvoiceChargesSQL = `INSERT INTO billing_charges (organization_id, fee, source_id, title, description,
+	quantity_milli, divisor, unit_cost, occurred_at)
+SELECT v.organization_id, v.fee, v.source_id, v.title, v.description, v.quantity_milli, 1, v.unit_cost, v.at
+FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::bigint[], $7::bigint[], $8::timestamptz[])
+	AS v(organization_id, fee, source_id, title, description, quantity_milli, unit_cost, at)`
+
+	// carryCreditsSQL leaves each organization the credit its last
+	// finalization carries forward.
+	carryCreditsSQL = `INSERT INTO billing_accounts AS a (organization_id, credit_forward)
+SELECT v.organization_id, v.credit FROM unnest($1::text[], $2::bigint[]) AS v(organization_id, credit)
+WHERE v.credit > 0 OR EXISTS (SELECT 1 FROM billing_accounts b WHERE b.organization_id = v.organization_id)
+ON CONFLICT (organization_id) DO UPDATE SET credit_forward = EXCLUDED.credit_forward WHERE a.credit_forward <> EXCLUDED.credit_forward`
+
 	openNextPeriodsSQL = `INSERT INTO billing_periods (organization_id, starts_at, ends_at, invoice_id, status)
 SELECT v.organization_id, v.starts_at, v.ends_at, v.invoice_id, 'open'
 FROM unnest($1::text[], $2::timestamptz[], $3::timestamptz[], $4::text[]) AS v(organization_id, starts_at, ends_at, invoice_id)`
 )
 
 // Finalize carries out a batch of finalizations (see the port).
-func (r *BillingPeriodRepository) Finalize(ctx context.Context, fs []ports.Finalization, plan ports.KeyPlan) ([]ports.FinalizedInvoice, error) {
+func (r *BillingPeriodRepository) Finalize(ctx context.Context, fs []ports.Finalization) ([]ports.FinalizedInvoice, error) {
 	out := make([]ports.FinalizedInvoice, len(fs))
 	for i, f := range fs {
 		out[i] = ports.FinalizedInvoice{OrganizationID: f.Period.OrganizationID, InvoiceID: f.Period.InvoiceID,
@@ -89,33 +92,22 @@ func (r *BillingPeriodRepository) Finalize(ctx context.Context, fs []ports.Final
 			out[i].TotalAmount, out[i].Lines = f.Invoice.TotalAmount, len(f.Invoice.Lines)
 		}
 	}
-	if plan.First > 0 {
-		n := 0
-		for i, f := range fs {
-			if f.Invoice == nil {
-				continue
-			}
-			if y := f.Invoice.FinalizedAt.UTC().Year(); y != plan.Year {
-				return nil, fmt.Errorf("finalize: an invoice of %d in a plan of %d", y, plan.Year)
-			}
-			out[i].Key = billing.FormatKey(plan.Year, plan.First+n)
-			n++
-		}
-	} else if err := r.takeKeys(ctx, fs, out); err != nil { // the counters' locks held from here to the commit
+	if err := r.takeKeys(ctx, fs, out); err != nil { // the counters' locks held from here to the commit
 		return nil, err
 	}
 	if err := r.insertInvoices(ctx, fs, out); err != nil {
 		return nil, err
 	}
+	if err := r.insertInvoiceCharges(ctx, fs); err != nil {
+		return nil, err
+	}
 	var orgs, starts, ends, ats, keys, nextEnds, nextIDs []string
+	var credits []int64
 	for i, f := range fs {
-		at := f.End
-		if f.Invoice != nil {
-			at = f.Invoice.FinalizedAt
-		}
 		orgs, starts, ends = append(orgs, f.Period.OrganizationID), append(starts, pgTime(f.Period.Period.Start)), append(ends, pgTime(f.End))
-		ats, keys = append(ats, pgTime(at)), append(keys, out[i].Key)
+		ats, keys = append(ats, pgTime(f.At)), append(keys, out[i].Key)
 		nextEnds, nextIDs = append(nextEnds, pgTime(f.NextEnd)), append(nextIDs, f.NextInvoiceID)
+		credits = append(credits, f.CreditForward)
 	}
 	n, err := r.run.exec(ctx, finalizePeriodsSQL, pgArray(orgs), pgArray(starts), pgArray(ends), pgArray(ats), pgArray(keys))
 	if err != nil {
@@ -127,24 +119,44 @@ func (r *BillingPeriodRepository) Finalize(ctx context.Context, fs []ports.Final
 	if _, err := r.run.exec(ctx, openNextPeriodsSQL, pgArray(orgs), pgArray(ends), pgArray(nextEnds), pgArray(nextIDs)); err != nil {
 		return nil, dbErr(err)
 	}
+	if _, err := r.run.exec(ctx, carryCreditsSQL, pgArray(orgs), pgArray(credits)); err != nil {
+		return nil, dbErr(err)
+	}
 	return out, nil
 }
 
-// NextKey is the number the year's next key would take (see the port).
-func (r *BillingPeriodRepository) NextKey(ctx context.Context, year int) (int, error) {
-	var next int
-	err := r.run.query(ctx, nextKeySQL, func(rows *sql.Rows) error { return rows.Scan(&next) },
-		int64(year), fmt.Sprintf("INV-%04d-", year), fmt.Sprintf("INV-%04d.", year))
-	return next, dbErr(err)
-}
-
-// ClaimKeys claims the keys of a plan (see the port).
-func (r *BillingPeriodRepository) ClaimKeys(ctx context.Context, plan ports.KeyPlan, n int) (bool, error) {
-	claimed := false
-	err := r.run.query(ctx, claimKeysSQL, func(*sql.Rows) error { claimed = true; return nil },
-		int64(plan.Year), fmt.Sprintf("INV-%04d-", plan.Year), fmt.Sprintf("INV-%04d.", plan.Year), plan.First-1, n,
-		billing.FormatKey(plan.Year, plan.First), billing.FormatKey(plan.Year, plan.First+n-1))
-	return claimed, dbErr(err)
+// insertInvoiceCharges writes the charges of the lines that finalizing
+// made: the minimum's top-up and the credits forward.
+func (r *BillingPeriodRepository) insertInvoiceCharges(ctx context.Context, fs []ports.Finalization) error {
+	var orgs, fees, sources, titles, descs, ats []string
+	var qty, costs []int64
+	for _, f := range fs {
+		if f.Invoice == nil {
+			continue
+		}
+		for _, l := range f.Invoice.Lines {
+			var source string
+			switch {
+			case l.Fee == billing.FeeMinimum:
+				source = f.Invoice.ID
+			case l.Title == billing.TitleCreditBroughtForward:
+				source = "brought@" + f.Invoice.ID
+			case l.Title == billing.TitleCreditCarriedForward:
+				source = "carried@" + f.Invoice.ID
+			default:
+				continue
+			}
+			orgs, fees, sources = append(orgs, f.Invoice.OrganizationID), append(fees, string(l.Fee)), append(sources, source)
+			titles, descs, qty, costs = append(titles, l.Title), append(descs, l.Description), append(qty, l.Milli), append(costs, l.UnitCost)
+			ats = append(ats, pgTime(f.End.Add(-time.Microsecond)))
+		}
+	}
+	if len(orgs) == 0 {
+		return nil
+	}
+	_, err := r.run.exec(ctx, insertInvoiceChargesSQL, pgArray(orgs), pgArray(fees), pgArray(sources), pgArray(titles),
+		pgArray(descs), pgArray(qty), pgArray(costs), pgArray(ats))
+	return dbErr(err)
 }
 
 // takeKeys gives each invoice of fs the next key of its finalization year,

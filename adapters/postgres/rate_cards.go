@@ -113,11 +113,13 @@ func (r *RateCardRepository) Service(ctx context.Context, organizationID, code s
 
 // minimumsSQL reads the monthly minimum of the card in force at each
 // window's last instant (before its end), numbered by the window's
-// position.
-const minimumsSQL = `SELECT w.n, rc.minimum_monthly
+// position: 0 when the organization was off-boarded (billing close) after
+// that card took effect.
+const minimumsSQL = `SELECT w.n, CASE WHEN a.offboarded_at >= rc.effective_at THEN 0 ELSE rc.minimum_monthly END
 FROM unnest($1::text[], $2::timestamptz[]) WITH ORDINALITY AS w(organization_id, ends_at, n)
-JOIN LATERAL (SELECT minimum_monthly FROM rate_cards rc WHERE rc.organization_id = w.organization_id AND rc.effective_at < w.ends_at
-	ORDER BY rc.effective_at DESC LIMIT 1) rc ON true`
+JOIN LATERAL (SELECT minimum_monthly, effective_at FROM rate_cards rc WHERE rc.organization_id = w.organization_id AND rc.effective_at < w.ends_at
+	ORDER BY rc.effective_at DESC LIMIT 1) rc ON true
+LEFT JOIN billing_accounts a ON a.organization_id = w.organization_id`
 
 // Minimums reads the minimums of the cards in force at the windows' ends.
 func (r *RateCardRepository) Minimums(ctx context.Context, windows []ports.BillingWindow) ([]int64, error) {

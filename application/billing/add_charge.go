@@ -36,8 +36,8 @@ func NewAddChargeHandler(d Deps) *AddChargeHandler { return &AddChargeHandler{d:
 
 // Handle validates and records the charge on the organization's open
 // invoice. One dated into a closed period lands there too, its line naming
-// the month it was for. A credit larger than the open invoice's total so
-// far is refused: an invoice never totals below zero.
+// the month it was for. A credit is never refused for its size: what it
+// exceeds its invoice by is carried forward to the next.
 func (h *AddChargeHandler) Handle(ctx context.Context, c AddCharge) (AddChargeResult, error) {
 	var out AddChargeResult
 	if c.Reference == "" || len(c.Reference) > 64 {
@@ -53,8 +53,7 @@ func (h *AddChargeHandler) Handle(ctx context.Context, c AddCharge) (AddChargeRe
 	if c.UnitCost == 0 || c.UnitCost > billing.MaxCents || c.UnitCost < -billing.MaxCents {
 		return out, domain.Invalid("unitCost", "must be cents from -%d to %d, not 0", int64(billing.MaxCents), int64(billing.MaxCents))
 	}
-	total, err := billing.LineTotal(q.Milli(), c.UnitCost)
-	if err != nil {
+	if _, err := billing.LineTotal(q.Milli(), c.UnitCost); err != nil {
 		return out, domain.Invalid("quantity", "quantity × unitCost is too large")
 	}
 	cal, now := h.d.Settings.Calendar, h.d.Clock.Now()
@@ -70,15 +69,6 @@ func (h *AddChargeHandler) Handle(ctx context.Context, c AddCharge) (AddChargeRe
 		at = cal.Start(day)
 	}
 	err = h.d.UnitOfWork.Do(ctx, func(ctx context.Context, r ports.Repositories) error {
-		if total < 0 {
-			// What the open invoice holds so far, its facts accrued first
-			// (before the period's row: the order of locks of accrue).
-			fees, err := h.d.accrue(ctx, r, c.OrganizationID, now)
-			if err != nil {
-				return err
-			}
-			h.d.observeCharges(fees)
-		}
 		p, err := r.BillingPeriods.LockOpen(ctx, c.OrganizationID)
 		if err != nil {
 			return fmt.Errorf("the open period of %s (is a rate card set?): %w", c.OrganizationID, err)
@@ -88,11 +78,6 @@ func (h *AddChargeHandler) Handle(ctx context.Context, c AddCharge) (AddChargeRe
 			// time, so it is dated the open period's start.
 			out.ForPeriod = cal.MonthName(at)
 			at = p.Period.Start
-		}
-		if total < 0 {
-			if err := h.coversCredit(ctx, r, p, total); err != nil {
-				return err
-			}
 		}
 		out.Added, err = r.Charges.AddOperatorCharge(ctx, ports.OperatorCharge{OrganizationID: c.OrganizationID,
 			Reference: c.Reference, Title: strings.TrimSpace(c.Title), Description: strings.TrimSpace(c.Description),
@@ -106,20 +91,4 @@ func (h *AddChargeHandler) Handle(ctx context.Context, c AddCharge) (AddChargeRe
 		h.d.observer().ObserveCharges(string(billing.FeeOperator), 1)
 	}
 	return out, nil
-}
-
-// coversCredit refuses a credit that would take the open invoice below 0.
-func (h *AddChargeHandler) coversCredit(ctx context.Context, r ports.Repositories, p ports.OpenPeriod, credit int64) error {
-	sums, err := r.Charges.Sums(ctx, []ports.BillingWindow{{OrganizationID: p.OrganizationID, Start: p.Period.Start, End: p.Period.End}})
-	if err != nil {
-		return err
-	}
-	_, total, err := billing.Lines(sums[0], 0, "")
-	if err != nil {
-		return err
-	}
-	if total+credit < 0 {
-		return domain.Invalid("unitCost", "a credit of %s exceeds the open invoice's %s", billing.Dollars(-credit), billing.Dollars(total))
-	}
-	return nil
 }

@@ -8,11 +8,9 @@ package billing
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"time"
 
-	"github.com/acme3pl/fulfillment/domain"
 	"github.com/acme3pl/fulfillment/domain/billing"
 	"github.com/acme3pl/fulfillment/ports"
 )
@@ -88,13 +86,13 @@ func (d Deps) yesterday(now time.Time) billing.Date {
 	return d.Settings.Calendar.Day(now).AddDays(-1)
 }
 
-// accrueStorage accrues the storage of every organization through the
-// day, in a transaction of its own.
-func (d Deps) accrueStorage(ctx context.Context, through billing.Date) (map[billing.Fee]int, error) {
+// accrueStorage accrues the storage of the organizations (nil: every
+// organization) through the day, in a transaction of its own.
+func (d Deps) accrueStorage(ctx context.Context, organizationIDs []string, through billing.Date) (map[billing.Fee]int, error) {
 	var fees map[billing.Fee]int
 	err := d.UnitOfWork.Do(ctx, func(ctx context.Context, r ports.Repositories) error {
 		var err error
-		fees, err = r.Charges.AccrueStorage(ctx, "", through)
+		fees, err = r.Charges.AccrueStorage(ctx, organizationIDs, through)
 		return err
 	})
 	if err != nil {
@@ -128,17 +126,19 @@ func (d Deps) caughtUpThrough(now time.Time) time.Time {
 	return now.Add(-d.Settings.Grace)
 }
 
-// accrue accrues the organization's facts without a charge ("": every
-// organization's) and its storage up to yesterday. It takes the catch-up's
-// advisory lock and holds the open periods it accrues into FOR SHARE: a use
-// case that also locks a period's row (FOR UPDATE) accrues first, so that
-// every transaction takes these locks in the same order.
+// accrue accrues the organization's facts without a charge and its
+// storage up to yesterday, under the organization's billing lock taken
+// exclusively (docs/billing.md, "One lock order"): the use cases that
+// finalize or reprice call it first.
 func (d Deps) accrue(ctx context.Context, r ports.Repositories, organizationID string, now time.Time) (map[billing.Fee]int, error) {
+	if err := r.BillingPeriods.LockBilling(ctx, []string{organizationID}); err != nil {
+		return nil, err
+	}
 	fees, err := r.Charges.CatchUp(ctx, organizationID, d.caughtUpThrough(now))
 	if err != nil {
 		return nil, fmt.Errorf("accrue facts: %w", err)
 	}
-	storage, err := r.Charges.AccrueStorage(ctx, organizationID, d.yesterday(now))
+	storage, err := r.Charges.AccrueStorage(ctx, []string{organizationID}, d.yesterday(now))
 	if err != nil {
 		return nil, fmt.Errorf("accrue storage: %w", err)
 	}
@@ -147,7 +147,8 @@ func (d Deps) accrue(ctx context.Context, r ports.Repositories, organizationID s
 }
 
 // closing is an open period locked FOR UPDATE to finalize: ended at end,
-// its invoice finalized at at.
+// its invoice issued at at (the finalization's time, however late the
+// run: docs/billing.md, "Periods and the invoice's life").
 type closing struct {
 	period  ports.OpenPeriod
 	end, at time.Time
@@ -155,82 +156,73 @@ type closing struct {
 
 // finalize ends the periods of cs in r's transaction and writes their
 // invoices, in cs's order, a few statements for them all: their sums, the
-// minimums of their cards, and Finalize. A period that cannot be
-// finalized (its credits exceed its charges) stays open, the others are
-// finalized, and refused says which and why: one client's problem does
-// not hold up every other client's invoice. The invoices take their keys
-// from the year's counter, or, with a turn (a run's batch), as the turn
-// plans and claims them.
-func (d Deps) finalize(ctx context.Context, r ports.Repositories, cs []closing, turn *keyTurn) (out []ports.FinalizedInvoice, refused, err error) {
+// minimums of their cards, the credits their organizations carry, and
+// Finalize, which takes the keys from the year's counter.
+func (d Deps) finalize(ctx context.Context, r ports.Repositories, cs []closing) ([]ports.FinalizedInvoice, error) {
+	if len(cs) == 0 {
+		return nil, nil
+	}
 	windows := make([]ports.BillingWindow, len(cs))
 	for i, c := range cs {
 		windows[i] = ports.BillingWindow{OrganizationID: c.period.OrganizationID, Start: c.period.Period.Start, End: c.end}
 	}
 	sums, err := r.Charges.Sums(ctx, windows)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	minimums, err := r.RateCards.Minimums(ctx, windows)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	fs := make([]ports.Finalization, 0, len(cs))
-	for i, c := range cs {
-		inv, err := d.invoiceOf(c, sums[i], minimums[i])
-		if err == nil && inv.TotalAmount < 0 {
-			err = fmt.Errorf("%w: %q of %s would total %s: its credits exceed its charges",
-				domain.ErrInvalidState, inv.Name, c.period.OrganizationID, billing.Dollars(inv.TotalAmount))
-		}
-		if err != nil {
-			refused = errors.Join(refused, fmt.Errorf("finalize the period of %s from %s: %w", c.period.OrganizationID,
-				c.period.Period.Start.Format(time.RFC3339), err))
-			continue
-		}
-		f := ports.Finalization{Period: c.period, End: c.end, NextEnd: d.Settings.Calendar.NextMonthStart(c.end),
-			NextInvoiceID: d.IDs.NewID("inv")}
-		if len(inv.Lines) > 0 { // a period that bills nothing makes no invoice
-			f.Invoice = &inv
-		}
-		fs = append(fs, f)
-	}
-	if len(fs) == 0 {
-		return nil, refused, nil
-	}
-	plan, err := turn.plan(ctx, r, fs)
+	credits, err := r.BillingPeriods.Credits(ctx, windows)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	if out, err = r.BillingPeriods.Finalize(ctx, fs, plan); err != nil {
-		return nil, nil, err
+	fs := make([]ports.Finalization, len(cs))
+	for i, c := range cs {
+		inv, carried, err := d.invoiceOf(c, sums[i], minimums[i], credits[i])
+		if err != nil {
+			return nil, fmt.Errorf("finalize the period of %s from %s: %w", c.period.OrganizationID,
+				c.period.Period.Start.Format(time.RFC3339), err)
+		}
+		fs[i] = ports.Finalization{Period: c.period, End: c.end, NextEnd: d.Settings.Calendar.NextMonthStart(c.end),
+			NextInvoiceID: d.IDs.NewID("inv"), At: c.at, CreditForward: credits[i]}
+		if len(inv.Lines) > 0 { // a period that bills nothing makes no invoice, and keeps the credit for the next
+			fs[i].Invoice, fs[i].CreditForward = &inv, carried
+		}
 	}
-	if err := turn.claim(ctx, r, plan); err != nil {
-		return nil, nil, err
+	out, err := r.BillingPeriods.Finalize(ctx, fs)
+	if err != nil {
+		return nil, err
 	}
 	for i, f := range out {
 		if f.Invoice == nil {
 			continue
 		}
-		if fs[i].Invoice.Lines[len(fs[i].Invoice.Lines)-1].Title == billing.Titles[billing.FeeMinimum] {
-			d.observer().ObserveCharges(string(billing.FeeMinimum), 1)
+		for _, l := range fs[i].Invoice.Lines {
+			if l.Fee == billing.FeeMinimum || l.Fee == billing.FeeCreditForward {
+				d.observer().ObserveCharges(string(l.Fee), 1)
+			}
 		}
 		// invoice.finalized (docs/events.md): the invoice as stored.
-		if err := r.Events.Record(ctx, ports.InvoiceEvent(ports.EventInvoiceFinalized, f.Invoice, fs[i].Invoice.FinalizedAt)); err != nil {
-			return nil, nil, err
+		if err := r.Events.Record(ctx, ports.InvoiceEvent(ports.EventInvoiceFinalized, f.Invoice, cs[i].at)); err != nil {
+			return nil, err
 		}
 	}
-	return out, refused, nil
+	return out, nil
 }
 
-// invoiceOf is the invoice a period's sums make, finalized at c.at: its
-// lines (none when it bills nothing) and total (below 0 when its credits
-// exceed its charges), name, due date and notes.
-func (d Deps) invoiceOf(c closing, sums []billing.Sum, minimum int64) (ports.NewInvoice, error) {
+// invoiceOf is the invoice a period's sums make, issued at c.at: its lines
+// (none when it bills nothing), total (0 or more), name, due date and
+// notes, and the credit it carries forward.
+func (d Deps) invoiceOf(c closing, sums []billing.Sum, minimum, broughtForward int64) (ports.NewInvoice, int64, error) {
 	name := d.Settings.Calendar.Name(billing.Period{Start: c.period.Period.Start, End: c.end})
-	lines, total, err := billing.Lines(sums, minimum, name)
+	lines, totals, err := billing.Lines(sums, minimum, broughtForward, name)
 	if err != nil {
-		return ports.NewInvoice{}, err
+		return ports.NewInvoice{}, 0, err
 	}
 	due := c.at.Add(d.Settings.Terms)
 	return ports.NewInvoice{ID: c.period.InvoiceID, OrganizationID: c.period.OrganizationID, Name: "Fulfillment, " + name,
-		Notes: billing.TermsNote(d.Settings.Terms, due), DueDate: due, FinalizedAt: c.at, Lines: lines, TotalAmount: total}, nil
+		Notes: billing.TermsNote(d.Settings.Terms, due), DueDate: due, FinalizedAt: c.at, Lines: lines,
+		TotalAmount: totals.Total}, totals.Carried, nil
 }

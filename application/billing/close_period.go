@@ -2,16 +2,16 @@ package billing
 
 import (
 	"context"
-	"errors"
 	"fmt"
 
-	"github.com/acme3pl/fulfillment/domain"
+	"github.com/acme3pl/fulfillment/domain/billing"
 	"github.com/acme3pl/fulfillment/ports"
 )
 
-// ClosePeriod ends an organization's open period now and finalizes its
-// invoice at once (`fulfillment billing close`: off-boarding, an early
-// invoice); the next period starts at that instant.
+// ClosePeriod off-boards an organization (`fulfillment billing close`):
+// its open period ends now and is finalized at once, the next period
+// starts at that instant, and no period after it bills a minimum until a
+// card with a later effectiveFrom is set.
 type ClosePeriod struct {
 	OrganizationID string
 }
@@ -23,14 +23,15 @@ type ClosePeriodHandler struct{ d Deps }
 func NewClosePeriodHandler(d Deps) *ClosePeriodHandler { return &ClosePeriodHandler{d: d} }
 
 // Handle accrues what is due to the organization and finalizes its open
-// period, in one transaction holding the period's row. A period that has
-// ended already (a draft in its grace) is finalized at its own end.
+// period, in one transaction under the organization's billing lock. A
+// period that has ended already (a draft in its grace) is finalized at its
+// own end. Closed again with nothing charged since (or by several
+// operators at once: the lock queues them), it finalizes a period that
+// bills nothing, which makes no invoice: the result's Key is "".
 func (h *ClosePeriodHandler) Handle(ctx context.Context, c ClosePeriod) (ports.FinalizedInvoice, error) {
 	var out ports.FinalizedInvoice
 	now := h.d.Clock.Now()
 	err := h.d.UnitOfWork.Do(ctx, func(ctx context.Context, r ports.Repositories) error {
-		// The accrual first, then the period's row: the order of locks
-		// every use case follows (accrue).
 		fees, err := h.d.accrue(ctx, r, c.OrganizationID, now)
 		if err != nil {
 			return err
@@ -45,20 +46,22 @@ func (h *ClosePeriodHandler) Handle(ctx context.Context, c ClosePeriod) (ports.F
 			end = now
 		}
 		if !end.After(p.Period.Start) {
-			return fmt.Errorf("%w: the open period of %s starts now: there is nothing to close", domain.ErrInvalidState, c.OrganizationID)
+			// Closed at this very instant already: nothing was charged since.
+			out = ports.FinalizedInvoice{OrganizationID: c.OrganizationID, Period: billing.Period{Start: p.Period.Start, End: end}}
+			return r.BillingPeriods.Offboard(ctx, c.OrganizationID, now)
 		}
-		fs, refused, err := h.d.finalize(ctx, r, []closing{{period: p, end: end, at: now}}, nil)
-		if err != nil || refused != nil {
-			return errors.Join(err, refused)
+		fs, err := h.d.finalize(ctx, r, []closing{{period: p, end: end, at: now}})
+		if err != nil {
+			return err
 		}
 		out = fs[0]
-		return nil
+		return r.BillingPeriods.Offboard(ctx, c.OrganizationID, now)
 	})
 	if err != nil {
 		return out, err
 	}
-	if out.Key != "" {
-		h.d.observer().ObserveInvoices(string(domain.InvoiceUnpaid), 1)
+	if out.Invoice != nil {
+		h.d.observer().ObserveInvoices(string(out.Invoice.Status()), 1)
 	}
 	return out, nil
 }

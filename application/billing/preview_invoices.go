@@ -31,10 +31,8 @@ func (h *PreviewInvoicesHandler) Handle(ctx context.Context, c PreviewInvoices) 
 	now := h.d.Clock.Now()
 	var p ports.OpenPeriod
 	var sums []billing.Sum
-	var minimum int64
+	var minimum, credit int64
 	err := h.d.UnitOfWork.Do(ctx, func(ctx context.Context, r ports.Repositories) error {
-		// The accrual first, then the period's row: the order of locks
-		// every use case follows (accrue).
 		fees, err := h.d.accrue(ctx, r, c.OrganizationID, now)
 		if err != nil {
 			return err
@@ -52,7 +50,11 @@ func (h *PreviewInvoicesHandler) Handle(ctx context.Context, c PreviewInvoices) 
 		if err != nil {
 			return err
 		}
-		sums, minimum = all[0], minimums[0]
+		credits, err := r.BillingPeriods.Credits(ctx, w)
+		if err != nil {
+			return err
+		}
+		sums, minimum, credit = all[0], minimums[0], credits[0]
 		return nil
 	})
 	if errors.Is(err, domain.ErrNotFound) {
@@ -61,8 +63,12 @@ func (h *PreviewInvoicesHandler) Handle(ctx context.Context, c PreviewInvoices) 
 	if err != nil {
 		return nil, err
 	}
-	// As finalized at the end of its grace.
-	inv, err := h.d.invoiceOf(closing{period: p, end: p.Period.End, at: p.Period.End.Add(h.d.Settings.Grace)}, sums, minimum)
+	// As finalized at the end of its grace (or now, when that has passed).
+	at := p.Period.End.Add(h.d.Settings.Grace)
+	if at.Before(now) {
+		at = now
+	}
+	inv, _, err := h.d.invoiceOf(closing{period: p, end: p.Period.End, at: at}, sums, minimum, credit)
 	if err != nil {
 		return nil, err
 	}

@@ -52,7 +52,11 @@ func SetCard(ctx context.Context, d Deps, r ports.Repositories, card *billing.Ra
 		return nil, err
 	}
 	cal, now := d.Settings.Calendar, d.Clock.Now()
-	// The catch-up's locks first (accrue), then the period's row.
+	// The organization's billing lock first (docs/billing.md, "One lock
+	// order"): a card reprices facts that may be accruing right now.
+	if err := r.BillingPeriods.LockBilling(ctx, []string{card.OrganizationID()}); err != nil {
+		return nil, err
+	}
 	if _, err := r.Charges.CatchUp(ctx, card.OrganizationID(), d.caughtUpThrough(now)); err != nil {
 		return nil, fmt.Errorf("accrue facts: %w", err)
 	}

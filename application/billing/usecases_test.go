@@ -40,10 +40,10 @@ func (u fakeUoW) Do(ctx context.Context, fn func(context.Context, ports.Reposito
 	u.mu.Lock()
 	defer u.mu.Unlock()
 	p := u.r.BillingPeriods.(*fakePeriods)
-	open, last, stolen := maps.Clone(p.open), p.last, p.stolen
+	open, last := maps.Clone(p.open), p.last
 	err := fn(ctx, u.r)
 	if err != nil {
-		p.open, p.last = open, last+p.stolen-stolen // what a close took meanwhile stays taken
+		p.open, p.last = open, last
 	}
 	return err
 }
@@ -73,8 +73,8 @@ func (f fakeCharges) CatchUp(_ context.Context, org string, through time.Time) (
 	return map[billing.Fee]int{}, nil
 }
 
-func (f fakeCharges) AccrueStorage(_ context.Context, org string, through billing.Date) (map[billing.Fee]int, error) {
-	f.log.add("AccrueStorage(%q, %s)", org, through)
+func (f fakeCharges) AccrueStorage(_ context.Context, orgs []string, through billing.Date) (map[billing.Fee]int, error) {
+	f.log.add("AccrueStorage(%q, %s)", strings.Join(orgs, ","), through)
 	return map[billing.Fee]int{}, nil
 }
 
@@ -106,8 +106,6 @@ type fakePeriods struct {
 	open   map[string]ports.OpenPeriod
 	status map[string]string
 	last   int // the last key number taken
-	taken  int // keys another finalization takes before the next claim
-	stolen int // keys other finalizations took in all
 }
 
 func (f *fakePeriods) Due(_ context.Context, endedBy time.Time) ([]ports.OpenPeriod, error) {
@@ -142,25 +140,22 @@ func (f *fakePeriods) LockOpen(_ context.Context, org string) (ports.OpenPeriod,
 	return p, nil
 }
 
-func (f *fakePeriods) NextKey(_ context.Context, year int) (int, error) {
-	f.log.add("NextKey(%d)", year)
-	return f.last + 1, nil
+func (f *fakePeriods) LockBilling(_ context.Context, orgs []string) error {
+	f.log.add("LockBilling(%s)", strings.Join(orgs, ","))
+	return nil
 }
 
-func (f *fakePeriods) ClaimKeys(_ context.Context, plan ports.KeyPlan, n int) (bool, error) {
-	f.log.add("ClaimKeys(%d, %d, %d)", plan.Year, plan.First, n)
-	f.last += f.taken // keys a close took meanwhile
-	f.stolen, f.taken = f.stolen+f.taken, 0
-	if plan.First-1 != f.last {
-		return false, nil
-	}
-	f.last += n
-	return true, nil
+func (f *fakePeriods) Credits(_ context.Context, ws []ports.BillingWindow) ([]int64, error) {
+	return make([]int64, len(ws)), nil
 }
 
-func (f *fakePeriods) Finalize(_ context.Context, fs []ports.Finalization, plan ports.KeyPlan) ([]ports.FinalizedInvoice, error) {
+func (f *fakePeriods) Offboard(_ context.Context, org string, at time.Time) error {
+	f.log.add("Offboard(%s, %s)", org, at.Format(time.RFC3339))
+	return nil
+}
+
+func (f *fakePeriods) Finalize(_ context.Context, fs []ports.Finalization) ([]ports.FinalizedInvoice, error) {
 	var out []ports.FinalizedInvoice
-	next := plan.First
 	for _, fin := range fs {
 		p := fin.Period
 		f.log.add("Finalize(%s, %s)", p.OrganizationID, fin.End.Format(time.RFC3339))
@@ -168,13 +163,10 @@ func (f *fakePeriods) Finalize(_ context.Context, fs []ports.Finalization, plan 
 			Period: billing.Period{Start: fin.End, End: fin.NextEnd}}
 		fi := ports.FinalizedInvoice{OrganizationID: p.OrganizationID, InvoiceID: p.InvoiceID, Period: billing.Period{Start: p.Period.Start, End: fin.End}}
 		if inv := fin.Invoice; inv != nil {
-			if plan.First == 0 { // from the counter
-				f.last++
-				next = f.last
-			}
-			fi.Key, fi.TotalAmount = billing.FormatKey(inv.FinalizedAt.UTC().Year(), next), inv.TotalAmount
-			next++
-			fi.Invoice = domain.RehydrateInvoice(domain.InvoiceParams{ID: inv.ID, OrganizationID: inv.OrganizationID}, inv.TotalAmount)
+			f.last++
+			fi.Key, fi.TotalAmount = billing.FormatKey(inv.FinalizedAt.UTC().Year(), f.last), inv.TotalAmount
+			fi.Invoice = domain.RehydrateInvoice(domain.InvoiceParams{ID: inv.ID, OrganizationID: inv.OrganizationID,
+				Status: domain.InvoiceUnpaid}, inv.TotalAmount)
 		}
 		out = append(out, fi)
 	}
@@ -247,57 +239,32 @@ func november(org string) ports.OpenPeriod {
 var shipSum = []billing.Sum{{Fee: billing.PickPackOrder, Title: "Pick & Pack orders", UnitCost: 250, WarehouseID: "wh", Divisor: 1, Milli: 2000, Facts: 2}}
 
 // A run accrues first (the catch-up's watermark one grace behind the
-// clock, storage up to the last day of the periods due), then finalizes
-// them, locked all at once, summed all at once and finalized all at once,
-// while the storage of the days after them (up to yesterday) is accrued
-// beside; then it collects.
+// clock, every organization's storage up to yesterday), then finalizes the
+// periods due: locked all at once (their billing locks with them), their
+// storage accrued under those locks, summed all at once and finalized all
+// at once, issued at the run's time; then it collects.
 func TestRunBillingOrderOfSteps(t *testing.T) {
-	f := newFixture(time.Date(2030, 12, 2, 0, 0, 0, 0, time.UTC), shipSum)
+	now := time.Date(2030, 12, 2, 0, 0, 0, 0, time.UTC)
+	f := newFixture(now, shipSum)
 	f.periods.open["org_a"], f.periods.open["org_b"] = november("org_a"), november("org_b")
 	res, err := f.run.Handle(context.Background(), billingapp.RunBilling{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := calls{`CatchUp("", 2030-12-01T00:00:00Z)`, "Due", `AccrueStorage("", 2030-11-30)`, "LockOpenMany(org_a,org_b)",
-		"Sums(org_a 2030-12-01T00:00:00Z, org_b 2030-12-01T00:00:00Z)", "NextKey(2030)",
-		"Finalize(org_a, 2030-12-01T00:00:00Z)", "Finalize(org_b, 2030-12-01T00:00:00Z)", "ClaimKeys(2030, 1, 2)",
+	want := calls{`CatchUp("", 2030-12-01T00:00:00Z)`, `AccrueStorage("", 2030-12-01)`, "Due", "LockOpenMany(org_a,org_b)",
+		`AccrueStorage("org_a,org_b", 2030-11-30)`,
+		"Sums(org_a 2030-12-01T00:00:00Z, org_b 2030-12-01T00:00:00Z)",
+		"Finalize(org_a, 2030-12-01T00:00:00Z)", "Finalize(org_b, 2030-12-01T00:00:00Z)",
 		"Record(invoice.finalized inv_org_a)", "Record(invoice.finalized inv_org_b)",
 		"Due", "Collect"}
-	beside := `AccrueStorage("", 2030-12-01)`
-	i := slices.Index(*f.log, beside)
-	if i < 3 || i > slices.Index(*f.log, "Collect") || !slices.Equal(slices.Delete(slices.Clone(*f.log), i, i+1), want) {
-		t.Fatalf("calls\n %q\nwant\n %q\nwith %s after the storage of November and before Collect", *f.log, want, beside)
+	if !slices.Equal(*f.log, want) {
+		t.Fatalf("calls\n %q\nwant\n %q", *f.log, want)
 	}
 	if res.Invoices() != 2 || res.Finalized[0].OrganizationID != "org_a" || res.Finalized[0].TotalAmount != 500 {
 		t.Fatalf("finalized %+v", res.Finalized)
 	}
-}
-
-// A period whose credits exceed its charges is refused and left open; the
-// run finalizes the other periods of its batch and reports the refusal.
-func TestRunBillingLeavesARefusedPeriodOpen(t *testing.T) {
-	f := newFixture(time.Date(2030, 12, 2, 0, 0, 0, 0, time.UTC), shipSum)
-	for _, org := range []string{"org_a", "org_b", "org_c"} {
-		f.periods.open[org] = november(org)
-	}
-	f.charges.byOrg["org_b"] = append(slices.Clone(shipSum),
-		billing.Sum{Fee: billing.FeeOperator, Title: "Goodwill credit", UnitCost: -900, Divisor: 1, Milli: 1000, Facts: 1})
-	res, err := f.run.Handle(context.Background(), billingapp.RunBilling{})
-	if !errors.Is(err, domain.ErrInvalidState) || strings.Count(err.Error(), "finalize the period of org_b") != 1 {
-		t.Fatalf("err %v, want org_b's period refused once", err)
-	}
-	var orgs []string
-	for _, fi := range res.Finalized {
-		orgs = append(orgs, fi.OrganizationID)
-	}
-	if !slices.Equal(orgs, []string{"org_a", "org_c"}) || res.Invoices() != 2 {
-		t.Fatalf("finalized %v, want org_a and org_c", orgs)
-	}
-	if f.periods.open["org_b"] != november("org_b") {
-		t.Fatalf("org_b's period %+v, want November still open", f.periods.open["org_b"])
-	}
-	if !slices.Contains(*f.log, "Collect") {
-		t.Fatalf("calls %q: a refusal must not stop the run before collecting", *f.log)
+	if res.Finalized[0].Key != "INV-2030-000001" || res.Finalized[1].Key != "INV-2030-000002" {
+		t.Fatalf("keys %s %s", res.Finalized[0].Key, res.Finalized[1].Key)
 	}
 }
 
@@ -326,19 +293,27 @@ func TestClosePeriodEndedAlready(t *testing.T) {
 	if end := time.Date(2030, 12, 1, 0, 0, 0, 0, time.UTC); !out.Period.End.Equal(end) {
 		t.Fatalf("closed at %s, want the period's end %s", out.Period.End, end)
 	}
-	if i := slices.Index(*f.log, "LockOpen(org_a)"); i < 2 || !strings.HasPrefix((*f.log)[0], "CatchUp") {
-		t.Fatalf("calls %q: the accrual must come before the period's lock", *f.log)
+	if (*f.log)[0] != "LockBilling(org_a)" || !strings.HasPrefix((*f.log)[1], "CatchUp") || !slices.Contains(*f.log, "LockOpen(org_a)") {
+		t.Fatalf("calls %q: the billing lock, then the accrual, then the period's row", *f.log)
+	}
+	if last := (*f.log)[len(*f.log)-1]; last != "Offboard(org_a, 2030-12-01T12:00:00Z)" {
+		t.Fatalf("calls %q: the close must off-board the organization", *f.log)
 	}
 }
 
-// A period that starts at the moment of the close has nothing to close.
+// A period that starts at the moment of the close (closed at this very
+// instant already) has nothing to finalize: the close succeeds, with no
+// invoice.
 func TestClosePeriodStartingNow(t *testing.T) {
 	now := time.Date(2030, 11, 1, 0, 0, 0, 0, time.UTC)
 	f := newFixture(now, nil)
 	f.periods.open["org_a"] = november("org_a")
-	_, err := f.closeP.Handle(context.Background(), billingapp.ClosePeriod{OrganizationID: "org_a"})
-	if !errors.Is(err, domain.ErrInvalidState) {
-		t.Fatalf("err %v, want ErrInvalidState", err)
+	out, err := f.closeP.Handle(context.Background(), billingapp.ClosePeriod{OrganizationID: "org_a"})
+	if err != nil || out.Key != "" || out.Invoice != nil {
+		t.Fatalf("close = %+v, %v; want nothing finalized", out, err)
+	}
+	if slices.ContainsFunc(*f.log, func(c string) bool { return strings.HasPrefix(c, "Finalize") }) {
+		t.Fatalf("calls %q finalize an empty period", *f.log)
 	}
 }
 
@@ -365,47 +340,5 @@ func TestChangeInvoiceStatus(t *testing.T) {
 	}
 	if _, err := f.status.Handle(ctx, billingapp.ChangeInvoiceStatus{InvoiceID: "inv_none", To: "paid"}); !errors.Is(err, domain.ErrNotFound) {
 		t.Fatalf("an unknown invoice: %v, want ErrNotFound", err)
-	}
-}
-
-// A run's batches number their invoices in turn and claim the keys in
-// order: consecutive keys, one claim per batch. When a close takes a key
-// between a plan and its claim, the claim fails and the batch (and every
-// later one) is finalized again taking keys from the counter: still
-// consecutive after the close's, none twice.
-func TestRunBillingBatchesNumberInTurn(t *testing.T) {
-	for _, steal := range []int{0, 1} {
-		f := newFixture(time.Date(2030, 12, 2, 0, 0, 0, 0, time.UTC), shipSum)
-		orgs := []string{"org_a", "org_b", "org_c", "org_d", "org_e"}
-		for _, org := range orgs {
-			f.periods.open[org] = november(org)
-		}
-		f.periods.taken = steal
-		d := f.deps
-		d.Settings.FinalizeBatch = 2
-		res, err := billingapp.NewRunBillingHandler(d).Handle(context.Background(), billingapp.RunBilling{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		var keys []string
-		for _, fi := range res.Finalized {
-			keys = append(keys, fi.Key)
-		}
-		var want []string
-		for n := 1 + steal; n <= len(orgs)+steal; n++ {
-			want = append(want, billing.FormatKey(2030, n))
-		}
-		if !slices.Equal(keys, want) || f.periods.last != len(orgs)+steal {
-			t.Errorf("a close taking %d key(s): keys %v, counter at %d; want %v", steal, keys, f.periods.last, want)
-		}
-		claims := 0
-		for _, c := range *f.log {
-			if strings.HasPrefix(c, "ClaimKeys") {
-				claims++
-			}
-		}
-		if steal == 0 && claims != 3 {
-			t.Errorf("%d claims for 3 batches: %q", claims, *f.log)
-		}
 	}
 }

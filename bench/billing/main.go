@@ -199,7 +199,7 @@ func run() error {
 	}
 	if _, err := step("2. storage: 30 days of every stock row, one statement", func() error {
 		return d.UnitOfWork.Do(ctx, func(ctx context.Context, r ports.Repositories) error {
-			n, err := r.Charges.AccrueStorage(ctx, "", billing.Date{Year: 2030, Month: time.November, Day: 30})
+			n, err := r.Charges.AccrueStorage(ctx, nil, billing.Date{Year: 2030, Month: time.November, Day: 30})
 			for f, c := range n {
 				charges[f] += c
 			}
@@ -228,7 +228,7 @@ func finalize(ctx context.Context, db *bun.DB, deps func(time.Time) billingapp.D
 	d := deps(now)
 	if dayBefore {
 		err := d.UnitOfWork.Do(ctx, func(ctx context.Context, r ports.Repositories) error {
-			_, err := r.Charges.AccrueStorage(ctx, "", billing.Date{Year: 2030, Month: time.December, Day: 1})
+			_, err := r.Charges.AccrueStorage(ctx, nil, billing.Date{Year: 2030, Month: time.December, Day: 1})
 			return err
 		})
 		if err != nil {

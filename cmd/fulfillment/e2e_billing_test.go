@@ -1,7 +1,9 @@
 package main
 
 import (
+	"bytes"
 	"context"
+	"encoding/csv"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -12,6 +14,7 @@ import (
 	"time"
 
 	"github.com/acme3pl/fulfillment/adapters/postgres"
+	"github.com/acme3pl/fulfillment/domain"
 )
 
 const (
@@ -151,6 +154,38 @@ func TestBillingEndToEnd(t *testing.T) {
 	if inv.Status != "unpaid" || inv.TotalAmount != 8650 || !strings.HasPrefix(inv.Name, "Fulfillment, ") ||
 		!strings.HasPrefix(inv.Notes, "Payment terms: net 30 days") {
 		t.Errorf("invoice %+v", inv)
+	}
+	// Every line is the sum of the charges behind it, each naming its fact.
+	var charges []struct {
+		ID, Fee, Title string
+		Quantity       json.Number
+		UnitCost       int64
+		Source         struct{ Type, ID string }
+	}
+	if r := getJSON(t, srv, "/v0/invoices/"+m[2]+"/charges?take=1000", token, &charges); r.Status != 200 {
+		t.Fatalf("charges: %d %s", r.Status, r.Body)
+	}
+	byLine := map[string]int64{}
+	for _, c := range charges {
+		q, err := domain.ParseQuantity(c.Quantity.String())
+		if err != nil || c.Source.ID == "" || c.Source.Type == "" {
+			t.Fatalf("charge %+v (%v)", c, err)
+		}
+		byLine[fmt.Sprintf("%s/%d", c.Title, c.UnitCost)] += q.Milli()
+	}
+	for _, it := range inv.Items {
+		q, _ := domain.ParseQuantity(it.Quantity.String())
+		if got := byLine[fmt.Sprintf("%s/%d", it.Title, it.UnitCost)]; got != q.Milli() {
+			t.Errorf("line %q: charges sum to %d thousandths, the line has %s", it.Title, got, it.Quantity)
+		}
+	}
+	csvAnswer := do(t, "GET", srv.URL+"/v0/invoices/"+m[2]+"/charges", nil, "Authorization", "Bearer "+token, "Accept", "text/csv")
+	rows, err := csv.NewReader(bytes.NewReader(csvAnswer.Body)).ReadAll()
+	if csvAnswer.Status != 200 || err != nil || len(rows) != len(charges)+1 || rows[0][7] != "source.type" {
+		t.Fatalf("charges as CSV: %d, %d rows (%v), want %d and a header:\n%s", csvAnswer.Status, len(rows), err, len(charges)+1, csvAnswer.Body)
+	}
+	if r := do(t, "GET", srv.URL+"/v0/invoices/inv_nobody/charges", nil, "Authorization", "Bearer "+token); r.Status != 404 {
+		t.Errorf("charges of an unknown invoice: %d", r.Status)
 	}
 	var list []struct{ ID string }
 	getJSON(t, srv, "/v0/invoices?search="+m[1], token, &list)

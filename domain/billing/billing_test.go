@@ -4,6 +4,7 @@ import (
 	"errors"
 	"math/big"
 	"math/rand/v2"
+	"slices"
 	"testing"
 	"time"
 
@@ -81,33 +82,84 @@ func TestLines(t *testing.T) {
 		{Fee: billing.SPDCarton, Title: "SPD cartons", UnitCost: 0, WarehouseID: "wh_east", Divisor: 1, Milli: 5_000, Facts: 1},
 		{Fee: billing.FeeOperator, Title: "Damage credit", UnitCost: -500, Divisor: 1, Milli: 1_000, Facts: 1, ForPeriod: "October 2026"},
 	}
-	lines, total, err := billing.Lines(sums, 0, "November 2026")
+	lines, totals, err := billing.Lines(sums, 0, 0, "November 2026")
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := []billing.Line{
-		{Title: "Pick & Pack orders", Description: "wh_east: 2 shipments", Milli: 2_000, UnitCost: 250, Total: 500},
-		{Title: "Storage (units)", Description: "wh_east: 30 days", Milli: 120_000, UnitCost: 30, Total: 3_600},
-		{Title: "Damage credit", Description: "1 charge (for October 2026)", Milli: 1_000, UnitCost: -500, Total: -500},
+		{Fee: billing.PickPackOrder, Title: "Pick & Pack orders", Description: "wh_east: 2 shipments", Milli: 2_000, UnitCost: 250, Total: 500},
+		{Fee: billing.StorageUnitMonth, Title: "Storage (units)", Description: "wh_east: 30 days", Milli: 120_000, UnitCost: 30, Total: 3_600},
+		{Fee: billing.FeeOperator, Title: "Damage credit", Description: "1 charge (for October 2026)", Milli: 1_000, UnitCost: -500, Total: -500},
 	}
-	if len(lines) != len(want) || total != 3_600 {
-		t.Fatalf("Lines = %+v total %d, want %+v total 3600", lines, total, want)
+	if len(lines) != len(want) || totals != (billing.Totals{Total: 3_600, Charges: 4_100}) {
+		t.Fatalf("Lines = %+v %+v, want %+v total 3600", lines, totals, want)
 	}
 	for i := range want {
 		if lines[i] != want[i] {
 			t.Errorf("line %d = %+v, want %+v", i, lines[i], want[i])
 		}
 	}
-	lines, total, err = billing.Lines(sums, 5_000, "November 2026")
-	if err != nil || total != 5_000 {
-		t.Fatalf("with a minimum: total %d, %v", total, err)
+	if lines, totals, _ := billing.Lines(nil, 0, 0, "x"); len(lines) != 0 || totals != (billing.Totals{}) {
+		t.Errorf("no charges: %+v %+v", lines, totals)
 	}
-	if last := lines[len(lines)-1]; last.Title != "Monthly minimum" || last.Total != 1_400 || last.Milli != 1_000 ||
-		last.Description != "minimum $50.00 for November 2026" {
-		t.Errorf("minimum line = %+v", last)
+}
+
+// TestLinesMinimumAndCredits: the minimum tops up the charges alone, the
+// credits apply after it, a credit above the total is carried forward and
+// one brought forward opens the next invoice that has lines.
+func TestLinesMinimumAndCredits(t *testing.T) {
+	charge := func(cents int64) billing.Sum {
+		return billing.Sum{Fee: billing.PickPackOrder, Title: "Pick & Pack orders", UnitCost: cents, WarehouseID: "wh", Divisor: 1, Milli: 1_000, Facts: 1}
 	}
-	if lines, total, _ := billing.Lines(nil, 0, "x"); len(lines) != 0 || total != 0 {
-		t.Errorf("no charges: %+v %d", lines, total)
+	credit := func(cents int64) billing.Sum {
+		return billing.Sum{Fee: billing.FeeOperator, Title: "Credit", UnitCost: -cents, Divisor: 1, Milli: 1_000, Facts: 1}
+	}
+	tests := []struct {
+		name            string
+		sums            []billing.Sum
+		minimum, bought int64
+		want            billing.Totals
+		wantTitles      []string
+	}{
+		{name: "minimum tops up charges, then the credit", sums: []billing.Sum{charge(4_100), credit(500)}, minimum: 5_000,
+			want:       billing.Totals{Total: 4_500, Charges: 5_000},
+			wantTitles: []string{"Pick & Pack orders", "Credit", "Monthly minimum"}},
+		{name: "credit under the minimum is not cancelled", sums: []billing.Sum{credit(1_000)}, minimum: 5_000,
+			want:       billing.Totals{Total: 4_000, Charges: 5_000},
+			wantTitles: []string{"Credit", "Monthly minimum"}},
+		{name: "credit above the charges is carried forward", sums: []billing.Sum{charge(300), credit(1_000)},
+			want:       billing.Totals{Total: 0, Charges: 300, Carried: 700},
+			wantTitles: []string{"Pick & Pack orders", "Credit", "Credit carried forward"}},
+		{name: "brought forward opens the next invoice", sums: []billing.Sum{charge(1_000)}, bought: 700,
+			want:       billing.Totals{Total: 300, Charges: 1_000},
+			wantTitles: []string{"Credit brought forward", "Pick & Pack orders"}},
+		{name: "brought forward above the charges is carried again", sums: []billing.Sum{charge(500)}, bought: 700,
+			want:       billing.Totals{Total: 0, Charges: 500, Carried: 200},
+			wantTitles: []string{"Credit brought forward", "Pick & Pack orders", "Credit carried forward"}},
+		{name: "brought forward waits for an invoice with lines", bought: 700, want: billing.Totals{}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			lines, got, err := billing.Lines(tt.sums, tt.minimum, tt.bought, "November 2026")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got != tt.want {
+				t.Errorf("totals = %+v, want %+v", got, tt.want)
+			}
+			var titles []string
+			var sum int64
+			for _, l := range lines {
+				titles = append(titles, l.Title)
+				sum += l.Total
+			}
+			if !slices.Equal(titles, tt.wantTitles) {
+				t.Errorf("titles = %q, want %q", titles, tt.wantTitles)
+			}
+			if sum != got.Total {
+				t.Errorf("lines sum to %d, total %d", sum, got.Total)
+			}
+		})
 	}
 }
 

@@ -80,6 +80,7 @@ type Sum struct {
 
 // Line is one line of an invoice.
 type Line struct {
+	Fee         Fee // what the line bills: FeeMinimum and FeeCreditForward are made by Lines itself
 	Title       string
 	Description string
 	Milli       int64
@@ -120,12 +121,29 @@ func feeOrder(f Fee) int {
 	return len(Fees) + 2
 }
 
+// Totals are what an invoice's lines add up to, as Lines makes them.
+type Totals struct {
+	Total   int64 // the invoice's total: never below 0
+	Charges int64 // the lines with a positive unit cost: what the minimum tops up
+	// Carried is the credit the invoice carries forward to the
+	// organization's next invoice: what its credits exceed its charges by.
+	Carried int64
+}
+
 // Lines turns the sums of a period's charges into its invoice lines, in a
-// stable order (fee, warehouse, title, unit cost, description), and adds the
-// monthly minimum's top-up when the other lines stay below minimum. Lines
-// that come to a zero quantity or a zero unit cost are left out: a fee the
-// card leaves at 0 is not billed. It returns the lines and their total.
-func Lines(sums []Sum, minimum int64, periodName string) ([]Line, int64, error) {
+// stable order (fee, warehouse, title, unit cost, description), and applies
+// the period's rules once (docs/billing.md, "Lines and the arithmetic"):
+//   - the monthly minimum tops up the charges (the lines with a positive
+//     unit cost) to minimum, whatever the credits;
+//   - a credit brought forward from an earlier invoice opens the invoice,
+//     when it has any line to bring it to;
+//   - credits then apply to the total; what they exceed it by is carried
+//     forward by a last line that brings the total to 0.
+//
+// Lines that come to a zero quantity or a zero unit cost are left out: a
+// fee the card leaves at 0 is not billed. A period with no line gets no
+// line from a brought-forward credit either: the credit waits for the next.
+func Lines(sums []Sum, minimum, broughtForward int64, periodName string) ([]Line, Totals, error) {
 	sums = append([]Sum(nil), sums...)
 	sort.Slice(sums, func(i, j int) bool {
 		a, b := sums[i], sums[j]
@@ -147,7 +165,7 @@ func Lines(sums []Sum, minimum int64, periodName string) ([]Line, int64, error) 
 		return a.Description < b.Description
 	})
 	var lines []Line
-	var total int64
+	var t Totals
 	for _, s := range sums {
 		milli := LineQuantity(s.Milli, s.Divisor)
 		if milli <= 0 || s.UnitCost == 0 {
@@ -155,29 +173,51 @@ func Lines(sums []Sum, minimum int64, periodName string) ([]Line, int64, error) 
 		}
 		lt, err := LineTotal(milli, s.UnitCost)
 		if err != nil {
-			return nil, 0, fmt.Errorf("line %q: %w", s.Title, err)
+			return nil, Totals{}, fmt.Errorf("line %q: %w", s.Title, err)
 		}
-		if total, err = domain.AddCents(total, lt); err != nil {
-			return nil, 0, err
+		if t.Total, err = domain.AddCents(t.Total, lt); err != nil {
+			return nil, Totals{}, err
 		}
-		desc := s.Description
-		switch {
-		case s.Fee != FeeOperator:
-			desc = s.WarehouseID + ": " + count(s.Facts, s.Fee)
-		case desc == "":
-			desc = count(s.Facts, s.Fee)
+		if lt > 0 {
+			t.Charges += lt // below t.Total's bound: lt > 0 only adds
 		}
-		if s.ForPeriod != "" {
-			desc += " (for " + s.ForPeriod + ")"
-		}
-		lines = append(lines, Line{Title: s.Title, Description: desc, Milli: milli, UnitCost: s.UnitCost, Total: lt})
+		lines = append(lines, Line{Fee: s.Fee, Title: s.Title, Description: lineDescription(s), Milli: milli, UnitCost: s.UnitCost, Total: lt})
 	}
-	if top := MinimumTopUp(minimum, total); top > 0 {
-		lines = append(lines, Line{Title: Titles[FeeMinimum], Milli: domain.QuantityScale, UnitCost: top, Total: top,
+	if top := MinimumTopUp(minimum, t.Charges); top > 0 {
+		lines = append(lines, Line{Fee: FeeMinimum, Title: Titles[FeeMinimum], Milli: domain.QuantityScale, UnitCost: top, Total: top,
 			Description: fmt.Sprintf("minimum %s for %s", Dollars(minimum), periodName)})
-		total = minimum
+		t.Total += top // top ≤ minimum ≤ MaxCents
+		t.Charges = minimum
 	}
-	return lines, total, nil
+	if broughtForward > 0 && len(lines) > 0 {
+		lines = append([]Line{{Fee: FeeCreditForward, Title: TitleCreditBroughtForward, Milli: domain.QuantityScale,
+			UnitCost: -broughtForward, Total: -broughtForward, Description: "credit from an earlier invoice"}}, lines...)
+		t.Total -= broughtForward // both within ±MaxCents × lines: no overflow
+	}
+	if t.Total < 0 {
+		t.Carried = -t.Total
+		lines = append(lines, Line{Fee: FeeCreditForward, Title: TitleCreditCarriedForward, Milli: domain.QuantityScale,
+			UnitCost: t.Carried, Total: t.Carried, Description: "credit to the next invoice"})
+		t.Total = 0
+	}
+	return lines, t, nil
+}
+
+// lineDescription names the warehouse and the count of facts of a line
+// (an operator's charge keeps its own description), and the month a late
+// fact was for.
+func lineDescription(s Sum) string {
+	desc := s.Description
+	switch {
+	case s.Fee != FeeOperator:
+		desc = s.WarehouseID + ": " + count(s.Facts, s.Fee)
+	case desc == "":
+		desc = count(s.Facts, s.Fee)
+	}
+	if s.ForPeriod != "" {
+		desc += " (for " + s.ForPeriod + ")"
+	}
+	return desc
 }
 
 // Dollars formats cents as $1,234.56 (a credit as -$1.00).

@@ -41,6 +41,16 @@ const (
 	FeeService  Fee = "service"
 	FeeOperator Fee = "operator"
 	FeeMinimum  Fee = "minimum"
+	// FeeCreditForward is a credit carried forward from one invoice to the
+	// organization's next (docs/billing.md).
+	FeeCreditForward Fee = "credit_forward"
+)
+
+// Titles of the credit forward's two lines: the invoice that carries it,
+// and the next invoice that brings it.
+const (
+	TitleCreditCarriedForward = "Credit carried forward"
+	TitleCreditBroughtForward = "Credit brought forward"
 )
 
 // Line titles of the charges (docs/billing.md). A service's line is titled

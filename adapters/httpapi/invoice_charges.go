@@ -1,0 +1,191 @@
+package httpapi
+
+import (
+	"encoding/csv"
+	"encoding/json"
+	"errors"
+	"mime"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/gorilla/mux"
+
+	"github.com/acme3pl/fulfillment/application"
+	"github.com/acme3pl/fulfillment/domain"
+	"github.com/acme3pl/fulfillment/ports"
+)
+
+// ChargeDTO is a charge behind an invoice (api/openapi.yaml, InvoiceCharge).
+type ChargeDTO struct {
+	ID          string          `json:"id"`
+	Fee         string          `json:"fee"`
+	Title       string          `json:"title"`
+	Quantity    json.Number     `json:"quantity"`
+	UnitCost    int64           `json:"unitCost"`
+	OccurredAt  string          `json:"occurredAt"`
+	WarehouseID *string         `json:"warehouseId"`
+	Source      ChargeSourceDTO `json:"source"`
+}
+
+// ChargeSourceDTO names the fact a charge bills.
+type ChargeSourceDTO struct {
+	Type string `json:"type"`
+	ID   string `json:"id"`
+}
+
+// ChargeView is a charge as the API shows it (the CLI's preview too).
+func ChargeView(c ports.InvoiceCharge) (ChargeDTO, error) {
+	q, err := domain.QuantityFromMilli(c.QuantityMilli)
+	if err != nil {
+		return ChargeDTO{}, err
+	}
+	out := ChargeDTO{ID: "chg_" + strconv.FormatInt(c.ID, 10), Fee: c.Fee, Title: c.Title, Quantity: json.Number(q.String()),
+		UnitCost: c.UnitCost, OccurredAt: FormatTime(c.OccurredAt), Source: ChargeSourceDTO{Type: c.SourceType, ID: c.SourceID}}
+	if c.WarehouseID != "" {
+		wh := c.WarehouseID
+		out.WarehouseID = &wh
+	}
+	return out, nil
+}
+
+// ChargesCSVHeader is the CSV's header row: the JSON's names, the source's
+// dotted.
+var ChargesCSVHeader = []string{"id", "fee", "title", "quantity", "unitCost", "occurredAt", "warehouseId", "source.type", "source.id"}
+
+// ChargeCSVRecord is a charge as a CSV row of ChargesCSVHeader.
+func ChargeCSVRecord(c ChargeDTO) []string {
+	wh := ""
+	if c.WarehouseID != nil {
+		wh = *c.WarehouseID
+	}
+	return []string{c.ID, c.Fee, c.Title, c.Quantity.String(), strconv.FormatInt(c.UnitCost, 10), c.OccurredAt, wh,
+		c.Source.Type, c.Source.ID}
+}
+
+// InvoiceCharges serves GET /v0/invoices/{id}/charges.
+type InvoiceCharges struct {
+	app    *application.Application
+	auth   Authenticator
+	errors ErrorMapper
+}
+
+// NewInvoiceCharges builds the route.
+func NewInvoiceCharges(app *application.Application, auth Authenticator, errs ErrorMapper) *InvoiceCharges {
+	return &InvoiceCharges{app: app, auth: auth, errors: errs}
+}
+
+// Register implements Routes.
+func (h *InvoiceCharges) Register(r *mux.Router) {
+	r.Handle("/v0/invoices/{id}/charges", h.auth.RequireScope(domain.ScopeInvoices, h.list)).Methods(http.MethodGet)
+}
+
+// wantsCSV reads the format asked: ?format=csv or json, else an Accept
+// that names text/csv (and not JSON before it).
+func wantsCSV(r *http.Request) (bool, error) {
+	if f, ok := r.URL.Query()["format"]; ok {
+		switch f[len(f)-1] {
+		case "csv":
+			return true, nil
+		case "json":
+			return false, nil
+		}
+		return false, domain.Invalid("format", "must be csv or json")
+	}
+	for _, part := range strings.Split(r.Header.Get("Accept"), ",") {
+		t, _, err := mime.ParseMediaType(strings.TrimSpace(part))
+		if err != nil {
+			continue
+		}
+		switch t {
+		case "text/csv":
+			return true, nil
+		case "application/json", "*/*":
+			return false, nil
+		}
+	}
+	return false, nil
+}
+
+func (h *InvoiceCharges) list(w http.ResponseWriter, r *http.Request) {
+	csvOut, err := wantsCSV(r)
+	p := readQuery(r.URL.Query())
+	page := ports.Page{Take: DefaultTake}
+	if !csvOut {
+		page = p.pageUpTo(application.MaxChargesTake)
+	}
+	if err == nil {
+		err = p.err()
+	}
+	if err != nil {
+		h.errors.Write(w, r, err)
+		return
+	}
+	in := application.ListInvoiceCharges{OrganizationID: PrincipalFrom(r.Context()).OrganizationID, InvoiceID: mux.Vars(r)["id"], Page: page}
+	if csvOut {
+		h.writeCSV(w, r, in)
+		return
+	}
+	out := make([]ChargeDTO, 0, page.Take)
+	in.Each = func(c ports.InvoiceCharge) error {
+		dto, err := ChargeView(c)
+		out = append(out, dto)
+		return err
+	}
+	more, err := h.app.Queries.ListInvoiceCharges.Handle(r.Context(), in)
+	if err != nil {
+		h.errors.Write(w, r, err)
+		return
+	}
+	SetNextLink(w, r, page, more)
+	WriteJSON(w, http.StatusOK, out)
+}
+
+// errStreamed marks an error met after the CSV's first row was sent: the
+// status is out, so the answer is cut short (the client sees a truncated
+// body, never a row that is wrong).
+var errStreamed = errors.New("csv streamed")
+
+// writeCSV streams every charge as CSV (RFC 4180: CRLF line ends, quoted
+// where needed), each row written as it is read: an invoice of any size is
+// never held in memory.
+func (h *InvoiceCharges) writeCSV(w http.ResponseWriter, r *http.Request, in application.ListInvoiceCharges) {
+	in.Page = ports.Page{} // every charge
+	cw := csv.NewWriter(w)
+	cw.UseCRLF = true
+	started := false
+	start := func() error {
+		w.Header().Set("Content-Type", "text/csv; charset=utf-8")
+		w.Header().Set("Content-Disposition", `attachment; filename="`+in.InvoiceID+`-charges.csv"`)
+		w.WriteHeader(http.StatusOK)
+		started = true
+		return cw.Write(ChargesCSVHeader)
+	}
+	in.Each = func(c ports.InvoiceCharge) error {
+		if !started {
+			if err := start(); err != nil {
+				return errStreamed
+			}
+		}
+		dto, err := ChargeView(c)
+		if err != nil {
+			return err
+		}
+		if err := cw.Write(ChargeCSVRecord(dto)); err != nil {
+			return errStreamed
+		}
+		return nil
+	}
+	_, err := h.app.Queries.ListInvoiceCharges.Handle(r.Context(), in)
+	if err != nil && !started {
+		h.errors.Write(w, r, err)
+		return
+	}
+	if err == nil && !started {
+		_ = start() // no charges: the header row alone
+	}
+	cw.Flush()
+	if err != nil {
+		panic(http.ErrAbortHandler) // the status is sent: cut the answer short rather than end it as if complete
+	}
+}
