@@ -87,11 +87,13 @@ func (h *RecordWarehouseReceiptHandler) Handle(ctx context.Context, c RecordWare
 			res.Receipt = stored
 			return nil
 		}
-		if err := h.hooks.checkPeriodOpen(ctx, r, c.OrganizationID, receipt.ReceivedAt()); err != nil {
-			return err
-		}
 		if err := r.Stock.Move(ctx, receipt.Movements()); err != nil {
 			return fmt.Errorf("receive stock of %s: %w", c.Reference, err)
+		}
+		// After its row locks: billing's lock comes last in every fact's
+		// transaction (docs/billing.md, "One lock order").
+		if err := h.hooks.checkPeriodOpen(ctx, r, c.OrganizationID, receipt.ReceivedAt()); err != nil {
+			return err
 		}
 		// Billing: the receipt's charges (one statement).
 		if err := run(ctx, h.hooks.ReceiptCharges, r, receipt, "charge receipt"); err != nil {

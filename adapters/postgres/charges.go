@@ -3,6 +3,7 @@ package postgres
 import (
 	"context"
 	"database/sql"
+	"strings"
 	"time"
 
 	"github.com/acme3pl/fulfillment/domain/billing"
@@ -33,151 +34,156 @@ type ChargeRepository struct {
 
 var _ ports.ChargeRepository = (*ChargeRepository)(nil)
 
-// The accruals. Each inserts the charges of its facts in one statement, at
-// the rate card in force at the fact's time (the lateral subquery), only
-// for facts dated in the organization's open period (the join with
-// billing_periods: a closed period never gains a charge), once per (fact,
-// fee) by the unique key of billing_charges. A fact yields a charge row
-// per fee even when the card prices it at 0 (the invoice leaves such lines
-// out), so that "a fact without a charge" means "not accrued yet".
+// The accruals. Each inserts the charges of its facts in one statement,
+// once per (fact, fee) by the unique key of billing_charges, on the
+// organization's open period.
 //
-// Each kind of fact has two: the accrual of one fact ($2: its ID) and the
-// catch-up of the facts of one organization ($2; empty: all) that have no
-// charge yet. $1 is the 'sandbox charges tests' flag. The catch-ups hold
-// the open periods they insert into (FOR SHARE OF p) until their
-// transaction ends: a finalization (FOR UPDATE) waits for them and then
-// bills what they inserted.
-var (
-	// accrueShipmentSQL: the ship path runs it under its organization's
-	// billing lock taken shared (shareBillingSQL, the statement before), so
-	// the open period it reads is the one no finalization can end before
-	// the ship commits. A shipment shipped before that period's start (a
-	// ship that raced a close or the month's end, and lost) is a late fact:
-	// it is charged on the open invoice, dated the period's start, its line
-	// naming the month it was for ($3 is the billing time zone). A ship
-	// moves stock: dated into days whose storage is accrued already, it
-	// takes that storage back (rewindStorage), whether or not it is charged.
-	accrueShipmentSQL = `WITH moved AS (
-	SELECT organization_id, shipped_at AS occurred_at FROM shipments WHERE id = $2 AND status = 'shipped'),
-inserted AS (INSERT INTO billing_charges (organization_id, fee, source_id, warehouse_id, title, for_period, quantity_milli, divisor, unit_cost, occurred_at)
-SELECT s.organization_id, f.fee, s.id, s.warehouse_id, f.title,
-	CASE WHEN s.shipped_at < p.starts_at THEN to_char(s.shipped_at AT TIME ZONE $3, 'FMMonth YYYY') ELSE '' END,
-	f.qty * 1000, 1, f.cost, greatest(s.shipped_at, p.starts_at)
+// The one place each kind of fact is priced (docs/billing.md, "Facts and
+// charges"): which facts, which fee, what quantity, which title (the
+// domain's), at the card in force when the fact happened (cardAt). A fact
+// yields a charge row per fee even when the card prices it at 0 (the
+// invoice leaves such lines out), so that "a fact without a charge" means
+// "not accrued yet". Each kind's accrual of one fact (the fact's own path)
+// and its catch-up (a billing run's, for the facts of open periods without
+// a charge) are its pricing with their own choice of facts (where) and, for
+// the catch-up, the lock of the periods it inserts into. $1 is the
+// 'sandbox charges tests' flag.
+//
+// A charge goes on the organization's open period (p). A fact dated
+// before the period's start — a shipment whose ship raced a close or the
+// month's end, and committed after the period was finalized — is a late
+// fact: charged on the open invoice, dated the period's start, its line
+// naming the month it was for ($3 is the billing time zone). Receipts and
+// services dated into a closed period are refused before (PeriodClosed),
+// so only shipments are ever late.
+func shipmentCharges(where, lock string) string {
+	return `INSERT INTO billing_charges (organization_id, fee, source_id, warehouse_id, title, for_period, quantity_milli, divisor, unit_cost, occurred_at)
+SELECT s.organization_id, f.fee, s.id, s.warehouse_id, f.title, ` + lateFor("s.shipped_at") + `, f.qty * 1000, 1, f.cost, greatest(s.shipped_at, p.starts_at)
 FROM billing_periods p
 JOIN shipments s ON s.organization_id = p.organization_id AND s.status = 'shipped'
-JOIN LATERAL (SELECT * FROM rate_cards rc WHERE rc.organization_id = p.organization_id AND rc.effective_at <= s.shipped_at
-	ORDER BY rc.effective_at DESC LIMIT 1) rc ON true
+JOIN LATERAL (` + cardAt("s.shipped_at") + `) rc ON true
 CROSS JOIN LATERAL (SELECT coalesce(sum(quantity), 0) FROM shipment_items i WHERE i.shipment_id = s.id) units(n)
 CROSS JOIN LATERAL (SELECT coalesce(sum(quantity), 0) FROM shipment_cartons c WHERE c.shipment_id = s.id) cartons(n)
-CROSS JOIN LATERAL (VALUES
-	('pick_pack_order', 'Pick & Pack orders', CASE WHEN s.kind = 'pick_pack' THEN 1 ELSE 0 END, rc.pick_pack_order),
-	('pick_pack_unit', 'Pick & Pack additional units', CASE WHEN s.kind = 'pick_pack' THEN units.n - 1 ELSE 0 END, rc.pick_pack_unit),
-	('spd_carton', 'SPD cartons', CASE WHEN s.kind = 'spd' THEN cartons.n ELSE 0 END, rc.spd_carton)) f(fee, title, qty, cost)
-WHERE p.status = 'open' AND f.qty > 0 AND (NOT s.test OR $1) AND s.id = $2
-ON CONFLICT (organization_id, fee, source_id) DO NOTHING
-RETURNING fee),
-` + rewindStorage("moved")
+CROSS JOIN LATERAL (VALUES ` + feeRows(
+		feeRow(billing.PickPackOrder, "CASE WHEN s.kind = 'pick_pack' THEN 1 ELSE 0 END"),
+		feeRow(billing.PickPackUnit, "CASE WHEN s.kind = 'pick_pack' THEN units.n - 1 ELSE 0 END"),
+		feeRow(billing.SPDCarton, "CASE WHEN s.kind = 'spd' THEN cartons.n ELSE 0 END")) + `) f(fee, title, qty, cost)
+WHERE p.status = 'open' AND f.qty > 0 AND (NOT s.test OR $1) AND ` + where + lock + `
+ON CONFLICT (organization_id, fee, source_id) DO NOTHING`
+}
+
+func receiptCharges(where, lock string) string {
+	return `INSERT INTO billing_charges (organization_id, fee, source_id, warehouse_id, title, for_period, quantity_milli, divisor, unit_cost, occurred_at)
+SELECT r.organization_id, f.fee, r.id, r.warehouse_id, f.title, ` + lateFor("r.received_at") + `, f.qty * 1000, 1, f.cost, greatest(r.received_at, p.starts_at)
+FROM billing_periods p
+JOIN warehouse_receipts r ON r.organization_id = p.organization_id
+JOIN LATERAL (` + cardAt("r.received_at") + `) rc ON true
+CROSS JOIN LATERAL (SELECT coalesce(sum(quantity) FILTER (WHERE product_id IS NOT NULL), 0),
+	coalesce(sum(quantity) FILTER (WHERE carton_id IS NOT NULL), 0)
+	FROM warehouse_receipt_lines l WHERE l.receipt_id = r.id) q(units, cartons)
+CROSS JOIN LATERAL (VALUES ` + feeRows(feeRow(billing.ReceivingUnit, "q.units"), feeRow(billing.ReceivingCarton, "q.cartons")) + `) f(fee, title, qty, cost)
+WHERE p.status = 'open' AND f.qty > 0 AND $1::boolean IS NOT NULL AND ` + where + lock + `
+ON CONFLICT (organization_id, fee, source_id) DO NOTHING`
+}
+
+// serviceCharges: a service is priced and titled by its card's entry.
+func serviceCharges(where, lock string) string {
+	return `INSERT INTO billing_charges (organization_id, fee, source_id, warehouse_id, title, for_period, quantity_milli, divisor, unit_cost, occurred_at)
+SELECT v.organization_id, '` + string(billing.FeeService) + `', v.id, v.warehouse_id, rc.services -> v.service ->> 'title', ` + lateFor("v.performed_at") + `,
+	v.quantity_milli, 1, (rc.services -> v.service ->> 'unitCost')::bigint, greatest(v.performed_at, p.starts_at)
+FROM billing_periods p
+JOIN warehouse_services v ON v.organization_id = p.organization_id
+JOIN LATERAL (` + cardAt("v.performed_at") + `) rc ON true
+WHERE p.status = 'open' AND rc.services ? v.service AND $1::boolean IS NOT NULL AND ` + where + lock + `
+ON CONFLICT (organization_id, fee, source_id) DO NOTHING`
+}
+
+// cardAt is the organization's (p's) card in force at the instant at.
+func cardAt(at string) string {
+	return `SELECT * FROM rate_cards rc WHERE rc.organization_id = p.organization_id AND rc.effective_at <= ` + at + `
+	ORDER BY rc.effective_at DESC LIMIT 1`
+}
+
+// lateFor is the month a fact dated at `at` was for when it is late (before
+// the open period p), else ''.
+func lateFor(at string) string {
+	return `CASE WHEN ` + at + ` < p.starts_at THEN to_char(` + at + ` AT TIME ZONE $3, 'FMMonth YYYY') ELSE '' END`
+}
+
+// feeRow is one fee of a fact: its name and title from the domain's table,
+// the fact's quantity, and the card's price (its column is named after the
+// fee).
+func feeRow(f billing.Fee, qty string) string {
+	return "('" + string(f) + "', '" + strings.ReplaceAll(billing.Titles[f], "'", "''") + "', " + qty + ", rc." + string(f) + ")"
+}
+
+func feeRows(rows ...string) string { return strings.Join(rows, ",\n\t") }
+
+// catchUpLock holds the open periods a catch-up inserts into until its
+// transaction ends: a finalization (FOR UPDATE) waits for it and then
+// bills what it inserted, or a catch-up that waited for a finalization
+// finds the period finalized and leaves the fact to a later catch-up.
+const catchUpLock = `
+FOR SHARE OF p`
+
+// notCharged keeps, for a catch-up, the facts of one organization ($2;
+// empty: all) that have no charge of the fees yet.
+func notCharged(fact, id string, fees ...billing.Fee) string {
+	names := make([]string, len(fees))
+	for i, f := range fees {
+		names[i] = "'" + string(f) + "'"
+	}
+	return `($2 = '' OR p.organization_id = $2) AND NOT EXISTS (SELECT 1 FROM billing_charges c
+	WHERE c.organization_id = ` + fact + `.organization_id AND c.fee IN (` + strings.Join(names, ", ") + `) AND c.source_id = ` + id + `)`
+}
+
+var (
+	// accrueShipmentSQL: the ship path runs it under its organization's
+	// billing lock taken shared (shareShipmentBillingSQL, the statement
+	// before), so the open period it reads is one no finalization can end
+	// before the ship commits. A ship moves stock: dated into days whose
+	// storage is accrued already, it takes that storage back
+	// (rewindStorage), whether or not it is charged.
+	accrueShipmentSQL = `WITH moved AS (
+	SELECT organization_id, shipped_at AS occurred_at FROM shipments WHERE id = $2 AND status = 'shipped'),
+inserted AS (` + shipmentCharges("s.id = $2", "") + `
+RETURNING fee)
+, ` + rewindStorage("moved")
 
 	// catchUpShipmentsSQL reads the shipments (the bulk of the facts) from
 	// the catch-up's watermark on: those of an open period shipped before
 	// billing_catch_up.through were looked at by an earlier catch-up of the
 	// same period, so it reads a range of shipments_shipped_idx instead of
-	// the whole period's. A shipment is dated by the service's clock, in the
-	// transaction that accrues it; the watermark trails the clock by
-	// BILLING_GRACE, so a shipment committed late is still looked at. The
-	// bound is a scalar subquery, so that it is an index condition of the
-	// shipments' scan (a join with billing_catch_up made the planner scan
-	// every shipment).
-	catchUpShipmentsSQL = `INSERT INTO billing_charges (organization_id, fee, source_id, warehouse_id, title, quantity_milli, divisor, unit_cost, occurred_at)
-SELECT s.organization_id, f.fee, s.id, s.warehouse_id, f.title, f.qty * 1000, 1, f.cost, s.shipped_at
-FROM billing_periods p
-JOIN shipments s ON s.organization_id = p.organization_id AND s.status = 'shipped' AND s.shipped_at >= greatest(p.starts_at, (SELECT w.through FROM billing_catch_up w
-	WHERE w.organization_id = p.organization_id AND w.starts_at = p.starts_at))
-JOIN LATERAL (SELECT * FROM rate_cards rc WHERE rc.organization_id = p.organization_id AND rc.effective_at <= s.shipped_at
-	ORDER BY rc.effective_at DESC LIMIT 1) rc ON true
-CROSS JOIN LATERAL (SELECT coalesce(sum(quantity), 0) FROM shipment_items i WHERE i.shipment_id = s.id) units(n)
-CROSS JOIN LATERAL (SELECT coalesce(sum(quantity), 0) FROM shipment_cartons c WHERE c.shipment_id = s.id) cartons(n)
-CROSS JOIN LATERAL (VALUES
-	('pick_pack_order', 'Pick & Pack orders', CASE WHEN s.kind = 'pick_pack' THEN 1 ELSE 0 END, rc.pick_pack_order),
-	('pick_pack_unit', 'Pick & Pack additional units', CASE WHEN s.kind = 'pick_pack' THEN units.n - 1 ELSE 0 END, rc.pick_pack_unit),
-	('spd_carton', 'SPD cartons', CASE WHEN s.kind = 'spd' THEN cartons.n ELSE 0 END, rc.spd_carton)) f(fee, title, qty, cost)
-WHERE p.status = 'open' AND f.qty > 0 AND (NOT s.test OR $1) AND ($2 = '' OR p.organization_id = $2) AND NOT EXISTS (SELECT 1 FROM billing_charges c
-	WHERE c.organization_id = s.organization_id AND c.fee IN ('pick_pack_order', 'spd_carton') AND c.source_id = s.id)
-FOR SHARE OF p
-ON CONFLICT (organization_id, fee, source_id) DO NOTHING
+	// the whole period's. The watermark trails the clock by BILLING_GRACE,
+	// so a shipment committed late is still looked at. The bound is a
+	// scalar subquery, so that it is an index condition of the shipments'
+	// scan (a join with billing_catch_up made the planner scan every
+	// shipment).
+	catchUpShipmentsSQL = shipmentCharges(`s.shipped_at >= greatest(p.starts_at, (SELECT w.through FROM billing_catch_up w
+	WHERE w.organization_id = p.organization_id AND w.starts_at = p.starts_at)) AND `+
+		notCharged("s", "s.id", billing.PickPackOrder, billing.SPDCarton), catchUpLock) + `
 RETURNING fee`
 
 	// accrueReceiptSQL: a receipt dated into days whose storage is accrued
-	// already changes their on hand, so the same statement takes the
-	// watermark of accrued storage back to the day before it and deletes
-	// the open storage charges from that day on, which the next storage
-	// accrual recomputes from the ledger. $3 is the billing time zone.
-	accrueReceiptSQL = `WITH inserted AS (INSERT INTO billing_charges (organization_id, fee, source_id, warehouse_id, title, quantity_milli, divisor, unit_cost, occurred_at)
-SELECT r.organization_id, f.fee, r.id, r.warehouse_id, f.title, f.qty * 1000, 1, f.cost, r.received_at
-FROM billing_periods p
-JOIN warehouse_receipts r ON r.organization_id = p.organization_id AND r.received_at >= p.starts_at
-JOIN LATERAL (SELECT * FROM rate_cards rc WHERE rc.organization_id = p.organization_id AND rc.effective_at <= r.received_at
-	ORDER BY rc.effective_at DESC LIMIT 1) rc ON true
-CROSS JOIN LATERAL (SELECT coalesce(sum(quantity) FILTER (WHERE product_id IS NOT NULL), 0),
-	coalesce(sum(quantity) FILTER (WHERE carton_id IS NOT NULL), 0)
-	FROM warehouse_receipt_lines l WHERE l.receipt_id = r.id) q(units, cartons)
-CROSS JOIN LATERAL (VALUES
-	('receiving_unit', 'Receiving (units)', q.units, rc.receiving_unit),
-	('receiving_carton', 'Receiving (cartons)', q.cartons, rc.receiving_carton)) f(fee, title, qty, cost)
-WHERE p.status = 'open' AND f.qty > 0 AND $1::boolean IS NOT NULL AND r.id = $2
-ON CONFLICT (organization_id, fee, source_id) DO NOTHING
-RETURNING fee, organization_id, occurred_at),
-` + rewindStorage("inserted")
+	// already changes their on hand, so the same statement takes that
+	// storage back (rewindStorage). Receipts and services are dated by the
+	// warehouse, anywhere in the open period: their catch-ups read the
+	// whole period (few per month).
+	accrueReceiptSQL = `WITH inserted AS (` + receiptCharges("r.id = $2", "") + `
+RETURNING fee, organization_id, occurred_at)
+, ` + rewindStorage("inserted")
+	catchUpReceiptsSQL = `WITH inserted AS (` + receiptCharges("r.received_at >= p.starts_at AND "+
+		notCharged("r", "r.id", billing.ReceivingUnit, billing.ReceivingCarton), catchUpLock) + `
+RETURNING fee, organization_id, occurred_at)
+, ` + rewindStorage("inserted")
 
-	// catchUpReceiptsSQL rewinds storage as accrueReceiptSQL does. Receipts
-	// and services are dated by the warehouse, anywhere in the open period:
-	// their catch-ups read the whole period (few per month).
-	catchUpReceiptsSQL = `WITH inserted AS (INSERT INTO billing_charges (organization_id, fee, source_id, warehouse_id, title, quantity_milli, divisor, unit_cost, occurred_at)
-SELECT r.organization_id, f.fee, r.id, r.warehouse_id, f.title, f.qty * 1000, 1, f.cost, r.received_at
-FROM billing_periods p
-JOIN warehouse_receipts r ON r.organization_id = p.organization_id AND r.received_at >= p.starts_at
-JOIN LATERAL (SELECT * FROM rate_cards rc WHERE rc.organization_id = p.organization_id AND rc.effective_at <= r.received_at
-	ORDER BY rc.effective_at DESC LIMIT 1) rc ON true
-CROSS JOIN LATERAL (SELECT coalesce(sum(quantity) FILTER (WHERE product_id IS NOT NULL), 0),
-	coalesce(sum(quantity) FILTER (WHERE carton_id IS NOT NULL), 0)
-	FROM warehouse_receipt_lines l WHERE l.receipt_id = r.id) q(units, cartons)
-CROSS JOIN LATERAL (VALUES
-	('receiving_unit', 'Receiving (units)', q.units, rc.receiving_unit),
-	('receiving_carton', 'Receiving (cartons)', q.cartons, rc.receiving_carton)) f(fee, title, qty, cost)
-WHERE p.status = 'open' AND f.qty > 0 AND $1::boolean IS NOT NULL AND ($2 = '' OR p.organization_id = $2) AND NOT EXISTS (SELECT 1 FROM billing_charges c
-	WHERE c.organization_id = r.organization_id AND c.fee IN ('receiving_unit', 'receiving_carton') AND c.source_id = r.id)
-FOR SHARE OF p
-ON CONFLICT (organization_id, fee, source_id) DO NOTHING
-RETURNING fee, organization_id, occurred_at),
-` + rewindStorage("inserted")
-
-	accrueServiceSQL = `INSERT INTO billing_charges (organization_id, fee, source_id, warehouse_id, title, quantity_milli, divisor, unit_cost, occurred_at)
-SELECT v.organization_id, 'service', v.id, v.warehouse_id, rc.services -> v.service ->> 'title',
-	v.quantity_milli, 1, (rc.services -> v.service ->> 'unitCost')::bigint, v.performed_at
-FROM billing_periods p
-JOIN warehouse_services v ON v.organization_id = p.organization_id AND v.performed_at >= p.starts_at
-JOIN LATERAL (SELECT * FROM rate_cards rc WHERE rc.organization_id = p.organization_id AND rc.effective_at <= v.performed_at
-	ORDER BY rc.effective_at DESC LIMIT 1) rc ON true
-WHERE p.status = 'open' AND rc.services ? v.service AND $1::boolean IS NOT NULL AND v.id = $2
-ON CONFLICT (organization_id, fee, source_id) DO NOTHING
-RETURNING fee`
-
-	catchUpServicesSQL = `INSERT INTO billing_charges (organization_id, fee, source_id, warehouse_id, title, quantity_milli, divisor, unit_cost, occurred_at)
-SELECT v.organization_id, 'service', v.id, v.warehouse_id, rc.services -> v.service ->> 'title',
-	v.quantity_milli, 1, (rc.services -> v.service ->> 'unitCost')::bigint, v.performed_at
-FROM billing_periods p
-JOIN warehouse_services v ON v.organization_id = p.organization_id AND v.performed_at >= p.starts_at
-JOIN LATERAL (SELECT * FROM rate_cards rc WHERE rc.organization_id = p.organization_id AND rc.effective_at <= v.performed_at
-	ORDER BY rc.effective_at DESC LIMIT 1) rc ON true
-WHERE p.status = 'open' AND rc.services ? v.service AND $1::boolean IS NOT NULL AND ($2 = '' OR p.organization_id = $2) AND NOT EXISTS (SELECT 1 FROM billing_charges c
-	WHERE c.organization_id = v.organization_id AND c.fee = 'service' AND c.source_id = v.id)
-FOR SHARE OF p
-ON CONFLICT (organization_id, fee, source_id) DO NOTHING
-RETURNING fee`
+	accrueServiceSQL   = serviceCharges("v.id = $2", "") + "\nRETURNING fee"
+	catchUpServicesSQL = serviceCharges("v.performed_at >= p.starts_at AND "+notCharged("v", "v.id", billing.FeeService), catchUpLock) + "\nRETURNING fee"
 )
 
-// rewindStorage ends the statements of facts that move stock: the storage
-// of the days from the first movement of each organization in the CTE
+// rewindStorage ends the statements of facts that move stock (the rest of
+// a WITH that defines inserted): the storage of the days from the first
+// movement of each organization in the CTE
 // moved on (its rows: organization_id, occurred_at) is taken back, when
 // accrued already: the watermark goes back to the day before, and the open
 // storage charges from that day on are deleted, for the next storage
@@ -249,7 +255,7 @@ func balancesSQL(where string) string {
 
 // storageOfWatermarksSQL is the rest of both: the storage days of the
 // watermarks taken (acc), from their organizations' balances.
-const storageOfWatermarksSQL = `recent AS (
+var storageOfWatermarksSQL = `recent AS (
 	SELECT m.organization_id, m.warehouse_id, m.product_id IS NOT NULL AS units,
 		(m.occurred_at AT TIME ZONE $2)::date AS day, sum(m.quantity) AS q
 	FROM acc a JOIN stock_movements m ON m.organization_id = a.organization_id
@@ -278,10 +284,8 @@ FROM onhand o
 CROSS JOIN LATERAL (SELECT ((o.day + 1)::timestamp AT TIME ZONE $2) - interval '1 microsecond') t(at)
 JOIN LATERAL (SELECT * FROM rate_cards rc WHERE rc.organization_id = o.organization_id AND rc.effective_at <= t.at
 	ORDER BY rc.effective_at DESC LIMIT 1) rc ON true
-CROSS JOIN LATERAL (SELECT
-	CASE WHEN o.units THEN 'storage_unit_month' ELSE 'storage_carton_month' END,
-	CASE WHEN o.units THEN 'Storage (units)' ELSE 'Storage (cartons)' END,
-	CASE WHEN o.units THEN rc.storage_unit_month ELSE rc.storage_carton_month END) f(fee, title, cost)
+JOIN LATERAL (VALUES ` + feeRows(feeRow(billing.StorageUnitMonth, "true"), feeRow(billing.StorageCartonMonth, "false")) + `) f(fee, title, units, cost)
+	ON f.units = o.units
 WHERE o.day > o.done AND o.q > 0
 ON CONFLICT (organization_id, fee, source_id) DO NOTHING
 RETURNING fee`
@@ -380,7 +384,7 @@ func (r *ChargeRepository) AccrueService(ctx context.Context, serviceID string) 
 	if err := r.run.lock(ctx, shareServiceBillingSQL, serviceID); err != nil {
 		return nil, err
 	}
-	return r.accrue(ctx, accrueServiceSQL, r.settings.ChargeTestShipments, serviceID)
+	return r.accrue(ctx, accrueServiceSQL, r.settings.ChargeTestShipments, serviceID, r.settings.zone())
 }
 
 // catchUpLockSQL queues catch-ups: two at once would insert the same keys
@@ -409,9 +413,9 @@ func (r *ChargeRepository) CatchUp(ctx context.Context, organizationID string, t
 		q    string
 		args []any
 	}{
-		{catchUpShipmentsSQL, []any{r.settings.ChargeTestShipments, organizationID}},
+		{catchUpShipmentsSQL, []any{r.settings.ChargeTestShipments, organizationID, r.settings.zone()}},
 		{catchUpReceiptsSQL, []any{r.settings.ChargeTestShipments, organizationID, r.settings.zone()}},
-		{catchUpServicesSQL, []any{r.settings.ChargeTestShipments, organizationID}},
+		{catchUpServicesSQL, []any{r.settings.ChargeTestShipments, organizationID, r.settings.zone()}},
 	} {
 		n, err := r.accrue(ctx, step.q, step.args...)
 		if err != nil {
