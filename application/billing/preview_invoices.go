@@ -15,6 +15,10 @@ import (
 // while its period runs, draft after its end until its grace ends.
 type PreviewInvoices struct {
 	OrganizationID string
+	// Charges, when set, is handed every charge of the open invoice, in
+	// occurredAt order then ID, as GET /v0/invoices/{id}/charges will list
+	// them once it is finalized (`invoices preview --charges`).
+	Charges func(ports.InvoiceCharge) error
 }
 
 // PreviewInvoicesHandler answers PreviewInvoices.
@@ -55,7 +59,10 @@ func (h *PreviewInvoicesHandler) Handle(ctx context.Context, c PreviewInvoices) 
 			return err
 		}
 		sums, minimum, credit = all[0], minimums[0], credits[0]
-		return nil
+		if c.Charges != nil {
+			_, err = r.Charges.OfInvoice(ctx, c.OrganizationID, p.InvoiceID, ports.Page{}, c.Charges)
+		}
+		return err
 	})
 	if errors.Is(err, domain.ErrNotFound) {
 		return nil, nil

@@ -131,16 +131,31 @@ func invoicesCmd(ctx context.Context, cfg bootstrap.Config, args []string, stdou
 	case "preview":
 		fs := newFlagSet("invoices preview")
 		org := fs.String("org", "", "organization ID")
+		withCharges := fs.Bool("charges", false, "print the open invoice's charges instead, as GET /v0/invoices/{id}/charges lists them")
 		if err := parseFlags(fs, args[1:]); err != nil {
 			return err
 		}
 		if *org == "" || fs.NArg() > 0 {
-			return usagef("invoices preview needs --org ID")
+			return usagef("invoices preview needs --org ID [--charges]")
 		}
 		return withBilling(ctx, cfg, func(ctx context.Context, uc *billingapp.UseCases) error {
-			invs, err := uc.PreviewInvoices.Handle(ctx, billingapp.PreviewInvoices{OrganizationID: *org})
+			q := billingapp.PreviewInvoices{OrganizationID: *org}
+			charges := []httpapi.ChargeDTO{}
+			if *withCharges {
+				q.Charges = func(c ports.InvoiceCharge) error {
+					dto, err := httpapi.ChargeView(c)
+					charges = append(charges, dto)
+					return err
+				}
+			}
+			invs, err := uc.PreviewInvoices.Handle(ctx, q)
 			if err != nil {
 				return fmt.Errorf("invoices preview: %w", err)
+			}
+			if *withCharges {
+				enc := json.NewEncoder(stdout)
+				enc.SetIndent("", "  ")
+				return enc.Encode(charges)
 			}
 			out := make([]httpapi.InvoiceDTO, 0, len(invs))
 			for _, inv := range invs {

@@ -48,7 +48,7 @@ commands:
   rates set --org ID --file card.json           set an organization's rate card
   billing run                                   accrue, finalize and collect what is due
   billing close --org ID                        end an organization's period now and finalize it
-  invoices preview --org ID                     print the open invoice as the API would show it
+  invoices preview --org ID [--charges]         print the open invoice as the API would show it (or its charges)
   invoices status --id ID --to STATUS           move a finalized invoice to another status
   charges add --org ID --reference REF --title T --quantity Q --unit-cost C [--description D] [--date YYYY-MM-DD]
                                                 record an operator's charge (negative cost: a credit)
