@@ -105,7 +105,7 @@ func cardAt(at string) string {
 }
 
 // lateFor is the month a fact dated at `at` was for when it is late (before
-// the open period p), else ”.
+// the open period p), else the empty string.
 func lateFor(at string) string {
 	return `CASE WHEN ` + at + ` < p.starts_at THEN to_char(` + at + ` AT TIME ZONE $3, 'FMMonth YYYY') ELSE '' END`
 }
