@@ -33,6 +33,15 @@ GO_FILES = find . -name '*.go' -not -path './.git/*' -not -path './.tmp/*' -not 
 # `eval "$(scripts/pg.sh)"` would hide a failure of pg.sh (eval of an empty string succeeds).
 WITH_PG = pg_env="$$(scripts/pg.sh)"; eval "$$pg_env";
 
+# squawk (.squawk.toml) over the migrations: the *.tx.up.sql files run inside a transaction (the
+# config says so), the others outside one. Any finding fails lint (docs/migrations.md).
+SQUAWK_LINT = tx=(); plain=(); \
+	for f in migrations/*.up.sql; do if [[ $$f == *.tx.up.sql ]]; then tx+=("$$f"); else plain+=("$$f"); fi; done; \
+	sq_status=0; \
+	"$$squawk" --config .squawk.toml --reporter gcc "$${tx[@]}" || sq_status=1; \
+	if (( $${\#plain[@]} )); then "$$squawk" --config .squawk.toml --reporter gcc --no-assume-in-transaction "$${plain[@]}" || sq_status=1; fi; \
+	(( sq_status == 0 )) && echo "squawk: no finding in $$(( $${\#tx[@]} + $${\#plain[@]} )) migrations"
+
 .PHONY: help run test lint build image bench fmt clean db-stop jaeger
 
 help: ## list the targets
@@ -102,9 +111,10 @@ bench: ## the benchmarks of docs/benchmarks.md (BENCH="go invoices reads intake 
 		esac; \
 	done
 
-lint: ## gofmt -s, go vet and golangci-lint (.golangci.yml) in every module of TEST_MODULES, Redocly on api/openapi.yaml; fails if any fails
+lint: ## gofmt -s, go vet and golangci-lint (.golangci.yml) in every module of TEST_MODULES, Redocly on api/openapi.yaml, squawk on migrations/*.up.sql; fails if any fails
 	@golangci_lint=$$($(TOOLS) golangci-lint); \
 	redocly=$$($(TOOLS) redocly); \
+	squawk=$$($(TOOLS) squawk); \
 	status=0; \
 	unformatted=$$($(GO_FILES) | xargs -0 -r gofmt -s -l); \
 	if [[ -n $$unformatted ]]; then echo "gofmt -s: these files need formatting (run make fmt):"; echo "$$unformatted" | sed 's/^/  /'; status=1; fi; \
@@ -113,6 +123,7 @@ lint: ## gofmt -s, go vet and golangci-lint (.golangci.yml) in every module of T
 		(cd "$$mod" && "$$golangci_lint" run ./...) || status=1; \
 	done; \
 	REDOCLY_TELEMETRY=off REDOCLY_SUPPRESS_UPDATE_NOTICE=true "$$redocly" lint api/openapi.yaml || status=1; \
+	$(SQUAWK_LINT) || status=1; \
 	exit $$status
 
 fmt: ## gofmt -s -w every Go file

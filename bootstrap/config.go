@@ -48,6 +48,12 @@ type Config struct {
 	// 4 × GOMAXPROCS.
 	DBMaxConns int `env:"DB_MAX_CONNS"`
 
+	// MigrationLockTimeout bounds each wait of a migration for a lock held
+	// by another session, and MigrationLockRetries is how many times a
+	// migration that gave up is tried again (docs/migrations.md).
+	MigrationLockTimeout time.Duration `env:"MIGRATION_LOCK_TIMEOUT" envDefault:"1s"`
+	MigrationLockRetries int           `env:"MIGRATION_LOCK_RETRIES" envDefault:"5"`
+
 	// FailedOrderRetention is how long a failed storefront order's body is
 	// kept after its last delivery, for a replay.
 	FailedOrderRetention time.Duration `env:"FAILED_ORDER_RETENTION" envDefault:"720h"`
@@ -147,6 +153,12 @@ func Load(environ map[string]string) (Config, error) {
 	if c.FailedOrderRetention < time.Second || c.FailedOrderRetention > 87600*time.Hour {
 		return c, errors.New("FAILED_ORDER_RETENTION: must be a duration between 1s and 87600h (for example 720h)")
 	}
+	if c.MigrationLockTimeout < 10*time.Millisecond || c.MigrationLockTimeout > time.Minute {
+		return c, errors.New("MIGRATION_LOCK_TIMEOUT: must be a duration between 10ms and 1m (for example 1s)")
+	}
+	if c.MigrationLockRetries < 0 || c.MigrationLockRetries > 20 {
+		return c, errors.New("MIGRATION_LOCK_RETRIES: must be an integer between 0 and 20")
+	}
 	if err := c.loadBilling(environ); err != nil {
 		return c, err
 	}
@@ -214,6 +226,13 @@ func (c Config) Billing() billingapp.Settings {
 // storage days, and whether test shipments are charged (sandbox only).
 func (c Config) BillingStore() postgres.Option {
 	return postgres.WithBilling(postgres.BillingSettings{Location: c.BillingLocation, ChargeTestShipments: c.Environment == domain.Sandbox})
+}
+
+// Migration is how the migrator waits for locks: MIGRATION_LOCK_TIMEOUT
+// per wait, MIGRATION_LOCK_RETRIES retries after pauses of 1 s, doubling.
+func (c Config) Migration() postgres.MigrateOptions {
+	return postgres.MigrateOptions{LockTimeout: c.MigrationLockTimeout, LockRetries: c.MigrationLockRetries,
+		RetryBackoff: postgres.DefaultMigrationRetryBackoff}
 }
 
 // SessionLimits are the bounds the server sets on its database sessions,

@@ -90,7 +90,9 @@ func newTracerProvider(lc fx.Lifecycle, cfg Config, log *slog.Logger) (*sdktrace
 var PostgresModule = fx.Module("postgres",
 	fx.Provide(
 		newDB,
-		func(db *bun.DB) (*postgres.Migrator, error) { return postgres.NewMigrator(db, migrations.FS) },
+		func(db *bun.DB, cfg Config) (*postgres.Migrator, error) {
+			return postgres.NewMigrator(db, migrations.FS, cfg.Migration())
+		},
 		func(db *bun.DB, cfg Config, outbox *postgres.Outbox) ports.UnitOfWork {
 			return postgres.NewUnitOfWorkWithEvents(db, outbox, cfg.BillingStore())
 		},

@@ -112,6 +112,8 @@ CREATE TABLE invoices (
 CREATE TABLE invoice_items (
     id          text PRIMARY KEY CHECK (id ~ '^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$'),
     invoice_id  text NOT NULL REFERENCES invoices (id) ON DELETE CASCADE,
+    -- position: a line's place within one invoice (at most thousands); never near 2^31.
+    -- squawk-ignore prefer-bigint-over-int
     position    integer NOT NULL CHECK (position >= 0),
     title       text NOT NULL,
     description text NOT NULL,
@@ -209,6 +211,8 @@ CREATE TABLE shipment_items (
     organization_id text NOT NULL,
     shipment_id     text NOT NULL,
     product_id      text NOT NULL,
+    -- position: a line's place within one shipment (bounded by the order's lines); never near 2^31.
+    -- squawk-ignore prefer-bigint-over-int
     position        integer NOT NULL CHECK (position >= 0),
     quantity        bigint NOT NULL CHECK (quantity > 0),
     PRIMARY KEY (shipment_id, product_id),
@@ -220,6 +224,8 @@ CREATE TABLE shipment_cartons (
     organization_id text NOT NULL,
     shipment_id     text NOT NULL,
     carton_id       text NOT NULL,
+    -- position: a carton's place within one shipment; never near 2^31.
+    -- squawk-ignore prefer-bigint-over-int
     position        integer NOT NULL CHECK (position >= 0),
     quantity        bigint NOT NULL CHECK (quantity > 0),
     PRIMARY KEY (shipment_id, carton_id),
@@ -235,6 +241,8 @@ CREATE TABLE order_receipts (
     order_number      bigint,
     status            text NOT NULL CHECK (status IN ('processing', 'succeeded', 'failed')),
     skipped           text CHECK (skipped IN ('no_shippable_items', 'order_cancelled')),
+    -- attempts: deliveries of one order by its storefront (a few retries); never near 2^31.
+    -- squawk-ignore prefer-bigint-over-int
     attempts          integer NOT NULL DEFAULT 0 CHECK (attempts >= 0),
     last_error        text,
     shipment_id       text,

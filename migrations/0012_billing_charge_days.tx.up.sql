@@ -22,7 +22,11 @@ CREATE TABLE billing_charge_days (
     for_period      text NOT NULL,
     warehouse_id    text NOT NULL,
     unit_cost       bigint NOT NULL,
+    -- divisor: 1 to 31, as billing_charges.divisor.
+    -- squawk-ignore prefer-bigint-over-int
     divisor         integer NOT NULL,
+    -- stripe: 0 to 15 (pg_backend_pid() % 16, above).
+    -- squawk-ignore prefer-bigint-over-smallint
     stripe          smallint NOT NULL,
     quantity_milli  bigint NOT NULL,
     facts           bigint NOT NULL,

@@ -176,6 +176,7 @@ KUBERNETES_VERSION=v1.33.13
 COREDNS_VERSION=v1.12.4
 OIDC_PROVIDER_VERSION=9.13.3
 JAEGER_VERSION=v1.76.0 # the module's v1 tags carry Jaeger v2 (v1.76.0 = Jaeger v2.13)
+SQUAWK_VERSION=2.66.0 # squawk-cli, the PostgreSQL migration linter of `make lint`
 PROMETHEUS_OPERATOR_VERSION=v0.94.0 # the release whose CRDs the chart's ServiceMonitor and PrometheusRule must pass
 
 case "${1:-}" in
@@ -205,6 +206,11 @@ redocly)
 	node -e 'const [a, b] = process.versions.node.split(".").map(Number); process.exit((a == 20 && b >= 19) || a > 22 || (a == 22 && b >= 12) ? 0 : 1)' ||
 		die "redocly $REDOCLY_VERSION needs Node.js 20.19+ or 22.12+ (found $(node --version)): install a newer nodejs"
 	npm_tool redocly @redocly/cli "$REDOCLY_VERSION"
+	;;
+squawk)
+	# npm's squawk-cli (a prebuilt binary in the package): `make lint` runs it over migrations/*.up.sql.
+	have node || apt_install nodejs npm
+	npm_tool squawk squawk-cli "$SQUAWK_VERSION"
 	;;
 oidc-provider)
 	# npm's oidc-provider (an OpenID-certified OAuth 2.0 server), for the end-to-end test of tokens

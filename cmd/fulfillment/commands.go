@@ -45,7 +45,7 @@ func withAppConns(ctx context.Context, cfg bootstrap.Config, conns int, fn func(
 	return command(ctx, cfg, conns, fn)
 }
 
-func migrate(ctx context.Context, cfg bootstrap.Config, args []string, stdout io.Writer) error {
+func migrate(ctx context.Context, cfg bootstrap.Config, args []string, stdout, stderr io.Writer) error {
 	sub := "up"
 	if len(args) > 1 {
 		return usagef("migrate takes one of up, down, status")
@@ -59,6 +59,12 @@ func migrate(ctx context.Context, cfg bootstrap.Config, args []string, stdout io
 	return command(ctx, cfg, 4, func(ctx context.Context, m *postgres.Migrator) error {
 		switch sub {
 		case "up":
+			// A migration that gave up waiting for a lock (MIGRATION_LOCK_TIMEOUT)
+			// is tried again after a pause; the operator sees why it takes longer.
+			m.ReportRetries(func(r postgres.MigrationRetry) {
+				fmt.Fprintf(stderr, "migration %s gave up waiting for a lock another session holds (attempt %d of %d); trying again in %s\n",
+					r.Migration, r.Attempt, r.Attempts, r.Wait)
+			})
 			applied, err := m.Up(ctx)
 			if err != nil {
 				return fmt.Errorf("migrate up: %w", err)

@@ -146,7 +146,7 @@ func dispatch(ctx context.Context, args []string, env map[string]string, stdout,
 		}
 		return serve(cfg, stderr)
 	case "migrate":
-		return migrate(ctx, cfg, rest, stdout)
+		return migrate(ctx, cfg, rest, stdout, stderr)
 	case "seed":
 		return seed(ctx, cfg, rest, stdout)
 	case "token":
