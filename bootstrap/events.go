@@ -229,6 +229,7 @@ func startRelay(lc fx.Lifecycle, cfg Config, wake RelayWake, tp trace.TracerProv
 		OnStart: func(context.Context) error {
 			go func() {
 				defer close(done)
+				checkStreamAtStart(ctx, nc, pub, log)
 				runRelay(ctx, relay, wake, log)
 			}()
 			return nil
@@ -244,6 +245,29 @@ func startRelay(lc fx.Lifecycle, cfg Config, wake RelayWake, tp trace.TracerProv
 		},
 	})
 	return nil
+}
+
+// streamCheckWait bounds the wait for the broker of the check at start.
+const streamCheckWait = 10 * time.Second
+
+// checkStreamAtStart looks at the stream as soon as the broker answers
+// (creating it when missing, reporting an existing one's problems), so
+// that a misconfigured stream is said at start, not at the first event.
+// A broker that does not answer within streamCheckWait leaves the check to
+// the first batch.
+func checkStreamAtStart(ctx context.Context, nc *nats.Conn, pub *broker.Publisher, log *slog.Logger) {
+	wait, cancel := context.WithTimeout(ctx, streamCheckWait)
+	defer cancel()
+	for !nc.IsConnected() {
+		select {
+		case <-wait.Done():
+			return
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+	if err := pub.EnsureStream(wait); err != nil && ctx.Err() == nil {
+		log.WarnContext(ctx, "events stream not checked at start: the first batch will", slog.String("error", err.Error()))
+	}
 }
 
 // runRelay is the relay's loop, until ctx ends.

@@ -253,7 +253,7 @@ func TestEventsMatchTheAPI(t *testing.T) {
 	metrics := do(t, "GET", srv.URL+"/metrics", nil)
 	for _, s := range []string{`fulfillment_events_published_total{type="shipment.created"} 3`, `fulfillment_events_published_total{type="shipment.shipped"} 1`,
 		`fulfillment_events_published_total{type="shipment.cancelled"} 1`, "fulfillment_events_outbox_pending ",
-		"fulfillment_events_outbox_oldest_age_seconds "} {
+		"fulfillment_events_outbox_oldest_age_seconds ", "\nfulfillment_events_stream_misconfigured 0\n"} {
 		if !strings.Contains(string(metrics.Body), s) {
 			t.Errorf("/metrics lacks %q", s)
 		}
