@@ -164,8 +164,8 @@ func (p *Publisher) Publish(ctx context.Context, events []ports.OutboxEvent) ([]
 	}
 	var acked []int64
 	for i, wave := range waves(events) {
-		if i > 0 && ctx.Err() != nil {
-			break // the batch's time is up: the rest waits for the next
+		if i > 0 && timeUp(ctx) {
+			break // the rest waits for the next batch
 		}
 		ok, err := p.publishWave(ctx, wave)
 		acked = append(acked, ok...)
@@ -177,6 +177,16 @@ func (p *Publisher) Publish(ctx context.Context, events []ports.OutboxEvent) ([]
 		}
 	}
 	return acked, nil
+}
+
+// timeUp tells whether the batch's time is up: ctx is done.
+func timeUp(ctx context.Context) bool {
+	select {
+	case <-ctx.Done():
+		return true
+	default:
+		return false
+	}
 }
 
 // waves splits events (in outbox order) into waves: the k-th event of

@@ -94,7 +94,7 @@ func eventsRelay(ctx context.Context, cfg bootstrap.Config, stdout io.Writer) er
 	tracer := noop.NewTracerProvider().Tracer("")
 	pub, err := broker.NewPublisher(nc, cfg.EventsStreamSettings(), broker.PublisherOptions{Tracer: tracer, Checked: func(problems []string) {
 		if len(problems) > 0 {
-			log.Error("events stream misconfigured: the service uses it as it is and never edits it; see docs/runbook.md",
+			log.ErrorContext(ctx, "events stream misconfigured: the service uses it as it is and never edits it; see docs/runbook.md",
 				slog.String("stream", cfg.EventsStream), slog.String("problems", strings.Join(problems, "; ")))
 		}
 	}})
