@@ -649,7 +649,9 @@ func TestEventsSettings(t *testing.T) {
 	m := render(t, "-f", allOn)
 	env := envOf(m)
 	if env["EVENTS_NATS_URL"].Value != "nats://nats-0.messaging:4222,nats://nats-1.messaging:4222" ||
-		env["EVENTS_STREAM"].Value != "FULFILLMENT_EU" || env["EVENTS_NATS_CREDS"].Value != "/var/run/secrets/nats/nats.creds" {
+		env["EVENTS_STREAM"].Value != "FULFILLMENT_EU" || env["EVENTS_NATS_CREDS"].Value != "/var/run/secrets/nats/nats.creds" ||
+		env["EVENTS_STREAM_REPLICAS"].Value != "3" || env["EVENTS_STREAM_MAX_AGE"].Value != "720h" ||
+		env["EVENTS_DUPLICATE_WINDOW"].Value != "1h" {
 		t.Errorf("events env: %v", env)
 	}
 	for _, key := range []string{"EVENTS_NATS_USER", "EVENTS_NATS_PASSWORD", "EVENTS_NATS_TOKEN"} {
