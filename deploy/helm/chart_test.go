@@ -569,6 +569,8 @@ func TestSchemaRefusesWrongValues(t *testing.T) {
 		"an unknown billing setting":  {[]string{"--set", "billing.zone=UTC"}, "zone"},
 		"a Secret without a database": {[]string{"--set", "secret.create=true", "--set", "secret.authSigningKey=k"}, "secret.databaseURL"},
 		"an Ingress without a host":   {[]string{"--set", "ingress.enabled=true"}, "ingress.host"},
+		"stream replicas past NATS's": {[]string{"--set", "events.streamReplicas=7"}, "streamReplicas"},
+		"a duplicate window in days":  {[]string{"--set", "events.duplicateWindow=1d"}, "duplicateWindow"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			out, err := helm(t, append([]string{"template", release, chartDir, "--kube-version", kubeVersion}, tc.args...)...)
