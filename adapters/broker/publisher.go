@@ -87,10 +87,11 @@ type PublisherOptions struct {
 	// Observed is called for every event the broker acknowledged, with
 	// the time since its change wrote it.
 	Observed func(t ports.EventType, lag time.Duration)
-	// Checked is called each time an existing stream is looked at (at the
-	// first batch, and again after a reconnection or a failure), with what
-	// it lacks for the service (Stream.Problems); nil problems when it is
-	// fit or the publisher created it.
+	// Checked is called each time the stream is looked at (EnsureStream:
+	// at start or the first batch, and again after a reconnection or a
+	// failed publish), with what it lacks for the service
+	// (Stream.Problems); nil problems when it is fit or the publisher
+	// created it.
 	Checked func(problems []string)
 }
 
@@ -153,8 +154,9 @@ func (p *Publisher) EnsureStream(ctx context.Context) error {
 // Each event has its own deadline (ackTimeout), not the batch: a wave
 // with a failure is the last, and once ctx is done no wave starts but the
 // first — the waves sent are waited for, so that what the broker took is
-// reported (acked) and kept. A subject with thousands of events waiting drains one
-// round trip per event, batch after batch, however slow the link.
+// reported (acked) and kept. A subject with thousands of events waiting
+// drains one round trip per event, batch after batch, however slow the
+// link.
 func (p *Publisher) Publish(ctx context.Context, events []ports.OutboxEvent) ([]int64, error) {
 	if !p.Connected() {
 		return nil, errors.New("events broker: not connected")
