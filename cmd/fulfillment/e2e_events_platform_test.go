@@ -240,7 +240,12 @@ func TestEventsOnAClusterThatLosesItsStreamLeader(t *testing.T) {
 	}
 	waitOutboxEmptyWithin(t, time.Minute)
 	events := readStream(t, url, n)
-	t.Logf("%d shipments, %d events; new leader %s", len(want), len(events), after.Cluster.Leader)
+	warned := 0
+	for _, r := range replicas {
+		warned += strings.Count(r.Logs(), "relay events: the outbox keeps them")
+	}
+	t.Logf("%d shipments, %d events; new leader %s; %d relay warnings of failed batches", len(want), len(events),
+		after.Cluster.Leader, warned)
 	checkSubjects(t, events, want, false)
 	if len(events) != n {
 		t.Errorf("%d events in the stream, want %d", len(events), n)
