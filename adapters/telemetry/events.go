@@ -34,7 +34,7 @@ func NewEventMetrics(m *Metrics) (*EventMetrics, error) {
 		}),
 		StreamMisconfigured: prometheus.NewGauge(prometheus.GaugeOpts{
 			Name: "fulfillment_events_stream_misconfigured",
-			Help: "1 when the events stream, created by someone else, does not cover the service's subjects or keeps duplicates for less than EVENTS_DUPLICATE_WINDOW; 0 otherwise.",
+			Help: "1 when the events stream, found existing, does not cover the service's subjects or keeps duplicates for less than EVENTS_DUPLICATE_WINDOW; 0 otherwise.",
 		}),
 	}
 	for _, t := range ports.EventTypes {
