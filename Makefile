@@ -95,7 +95,8 @@ test: ## go test -race on every package against a real PostgreSQL (and nats-serv
 # intake with no export, 10 % and every trace sampled to Jaeger), replay (bench/replay/run.sh:
 # `fulfillment orders replay --all-failed` over 10,000 kept orders against the intake's rate), ship
 # (bench/ship/run.sh: the warehouse's loop beside the intake: ships against pgbench, open loop at half),
-# events (bench/events/run.sh: the intake with events on against off, the relay's lag and throughput).
+# events (bench/events/run.sh: the intake with events on against off, the relay's lag and throughput;
+# NATS_SERVERS=3 for a three-server JetStream cluster with stream replicas 3).
 # E.g. `make bench BENCH=reads`.
 BENCH ?= go invoices reads intake tracing replay ship billing events
 

@@ -25,13 +25,20 @@ var ErrBrokerUnavailable = errors.New("the events broker is unavailable")
 // transaction, open while the broker acknowledges it.
 const relayBatch = 256
 
+// relayPerSubject bounds the events of one subject in one batch: a
+// subject's events go out one round trip after another, so this bounds a
+// batch's length on a slow link too.
+const relayPerSubject = 100
+
 // relayBatches bounds one run, so that a run under steady load ends and
 // its span with it; the job runs again at once when a run published.
 const relayBatches = 20
 
-// publishBudget bounds the broker's acknowledgements of one batch: below
+// publishBudget is how long a batch may start publishing events: below
 // the database's idle_in_transaction_session_timeout (three quarters of
-// REQUEST_TIMEOUT), which would end the batch's transaction.
+// REQUEST_TIMEOUT), which would end the batch's transaction, less the
+// broker's own bound on an acknowledgement. It cuts a batch short, never
+// fails it: what the broker acknowledged by then is kept.
 const publishBudget = 2 * time.Second
 
 // RelayEventsHandler answers RelayEvents with how many events it
@@ -43,8 +50,10 @@ type RelayEventsHandler struct {
 	budget    time.Duration
 }
 
-// NewRelayEventsHandler builds the handler. budget bounds the wait for one
-// batch's acknowledgements (0: two seconds).
+// NewRelayEventsHandler builds the handler. budget is how long a batch
+// may start publishing events (0: two seconds); the acknowledgements of
+// the events it sent are waited for after it, within the publisher's
+// bound on each.
 func NewRelayEventsHandler(outbox ports.EventOutbox, publisher ports.EventPublisher, tracer trace.Tracer, budget time.Duration) *RelayEventsHandler {
 	if budget <= 0 {
 		budget = publishBudget
@@ -63,20 +72,23 @@ func (h *RelayEventsHandler) Handle(ctx context.Context, _ RelayEvents) (int, er
 		if !h.publisher.Connected() {
 			return total, ErrBrokerUnavailable
 		}
-		n, err := h.outbox.Relay(ctx, relayBatch, h.publish)
+		n, err := h.outbox.Relay(ctx, relayBatch, relayPerSubject, h.publish)
 		total += n
-		if err != nil || n < relayBatch {
+		if err != nil || !h.Full(n) {
 			return total, err
 		}
 	}
 	return total, nil
 }
 
-// Full tells whether a run that published n events may have left events
-// it could take at once: its last batch came full.
-func (h *RelayEventsHandler) Full(n int) bool { return n >= relayBatch }
+// Full tells whether a batch (or the last of a run) that published n
+// events may have left events it could take at once: it carried as many
+// as one subject's share of a batch, so that a subject with thousands
+// waiting goes on at once, batch after batch.
+func (h *RelayEventsHandler) Full(n int) bool { return n >= relayPerSubject }
 
-// publish publishes one batch within the budget, in its own trace.
+// publish publishes one batch in its own trace; the budget ends the
+// batch's sending, not the waits for what it sent (EventPublish).
 func (h *RelayEventsHandler) publish(ctx context.Context, events []ports.OutboxEvent) ([]int64, error) {
 	ctx, cancel := context.WithTimeout(ctx, h.budget)
 	defer cancel()

@@ -77,6 +77,11 @@ type Config struct {
 	EventsNATSUser     string `env:"EVENTS_NATS_USER"`
 	EventsNATSPassword string `env:"EVENTS_NATS_PASSWORD"`
 	EventsNATSToken    string `env:"EVENTS_NATS_TOKEN"`
+	// The settings of a stream the service creates; an existing stream
+	// needs EventsDuplicateWindow at least.
+	EventsStreamReplicas  int           `env:"EVENTS_STREAM_REPLICAS" envDefault:"1"`
+	EventsStreamMaxAge    time.Duration `env:"EVENTS_STREAM_MAX_AGE" envDefault:"168h"`
+	EventsDuplicateWindow time.Duration `env:"EVENTS_DUPLICATE_WINDOW" envDefault:"10m"`
 
 	// Tracing beyond the exporter: sampling and the resource (see
 	// docs/observability.md).

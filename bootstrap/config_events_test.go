@@ -3,6 +3,9 @@ package bootstrap_test
 import (
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/acme3pl/fulfillment/adapters/broker"
 )
 
 func TestEventsConfig(t *testing.T) {
@@ -28,6 +31,26 @@ func TestEventsConfig(t *testing.T) {
 	}
 }
 
+func TestEventsStreamSettings(t *testing.T) {
+	c, err := load(t, map[string]string{"ENVIRONMENT": "production"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := broker.Stream{Name: "FULFILLMENT", Replicas: 1, MaxAge: 168 * time.Hour, DuplicateWindow: 10 * time.Minute,
+		Publishes: "fulfillment.production.>"}
+	if got := c.EventsStreamSettings(); got != want {
+		t.Fatalf("defaults %+v, want %+v", got, want)
+	}
+	c, err = load(t, map[string]string{"EVENTS_NATS_URL": "nats://a:4222,nats://b:4222,nats://c:4222", "EVENTS_STREAM_REPLICAS": "3",
+		"EVENTS_STREAM_MAX_AGE": "720h", "EVENTS_DUPLICATE_WINDOW": "1h"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := c.EventsStreamSettings(); s.Replicas != 3 || s.MaxAge != 720*time.Hour || s.DuplicateWindow != time.Hour {
+		t.Fatalf("settings %+v", s)
+	}
+}
+
 func TestEventsConfigRefused(t *testing.T) {
 	for name, tc := range map[string]struct {
 		env  map[string]string
@@ -42,6 +65,14 @@ func TestEventsConfigRefused(t *testing.T) {
 			"EVENTS_NATS_TOKEN": "t"}, "one kind of credentials"},
 		"a password without a user": {map[string]string{"EVENTS_NATS_URL": "nats://a:4222", "EVENTS_NATS_PASSWORD": "p"},
 			"EVENTS_NATS_PASSWORD"},
+		"no replicas":             {map[string]string{"EVENTS_STREAM_REPLICAS": "0"}, "EVENTS_STREAM_REPLICAS"},
+		"more replicas than NATS": {map[string]string{"EVENTS_STREAM_REPLICAS": "7"}, "EVENTS_STREAM_REPLICAS"},
+		"replicas not a number":   {map[string]string{"EVENTS_STREAM_REPLICAS": "three"}, "EVENTS_STREAM_REPLICAS"},
+		"no max age":              {map[string]string{"EVENTS_STREAM_MAX_AGE": "0s"}, "EVENTS_STREAM_MAX_AGE"},
+		"a max age in days":       {map[string]string{"EVENTS_STREAM_MAX_AGE": "7d"}, "EVENTS_STREAM_MAX_AGE"},
+		"no duplicate window":     {map[string]string{"EVENTS_DUPLICATE_WINDOW": "0s"}, "EVENTS_DUPLICATE_WINDOW"},
+		"a window past the max age": {map[string]string{"EVENTS_STREAM_MAX_AGE": "1h", "EVENTS_DUPLICATE_WINDOW": "2h"},
+			"EVENTS_DUPLICATE_WINDOW"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			_, err := load(t, tc.env)

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net/url"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -34,10 +35,34 @@ func (c Config) Broker() broker.Config {
 	}
 }
 
+// EventsStreamSettings is the events stream: the settings of one the service
+// creates, and what it needs of one that exists.
+func (c Config) EventsStreamSettings() broker.Stream {
+	return broker.Stream{
+		Name: c.EventsStream, Replicas: c.EventsStreamReplicas, MaxAge: c.EventsStreamMaxAge,
+		DuplicateWindow: c.EventsDuplicateWindow, Publishes: "fulfillment." + string(c.Environment) + ".>",
+	}
+}
+
+// maxStreamReplicas is JetStream's bound on a stream's replicas.
+const maxStreamReplicas = 5
+
 // validateEvents checks the EVENTS_* settings.
 func (c Config) validateEvents() error {
 	if strings.TrimSpace(c.EventsStream) == "" || strings.ContainsAny(c.EventsStream, " \t\r\n.*>/\\") {
 		return fmt.Errorf("EVENTS_STREAM: %q is not a stream name (letters, digits, - and _; for example FULFILLMENT)", c.EventsStream)
+	}
+	if c.EventsStreamReplicas < 1 || c.EventsStreamReplicas > maxStreamReplicas {
+		return fmt.Errorf("EVENTS_STREAM_REPLICAS: %d, want 1 to %d (3 on a three-server cluster)", c.EventsStreamReplicas, maxStreamReplicas)
+	}
+	if c.EventsStreamMaxAge <= 0 {
+		return fmt.Errorf("EVENTS_STREAM_MAX_AGE: %s, want a positive duration such as 168h", c.EventsStreamMaxAge)
+	}
+	// The broker refuses a duplicate window longer than the stream keeps
+	// its messages.
+	if c.EventsDuplicateWindow <= 0 || c.EventsDuplicateWindow > c.EventsStreamMaxAge {
+		return fmt.Errorf("EVENTS_DUPLICATE_WINDOW: %s, want a positive duration no longer than EVENTS_STREAM_MAX_AGE (%s), such as 10m",
+			c.EventsDuplicateWindow, c.EventsStreamMaxAge)
 	}
 	if !c.EventsOn() {
 		return nil
@@ -148,9 +173,26 @@ func (c Config) RelayDB() postgres.Options {
 	}
 }
 
-// relayPublishBudget bounds the broker's acknowledgements of one batch,
-// well inside the relay sessions' idle_in_transaction_session_timeout.
+// relayPublishBudget is how long a batch may start publishing events;
+// with the broker's bound on each acknowledgement after it, well inside
+// the relay sessions' idle_in_transaction_session_timeout.
 const relayPublishBudget = 2 * time.Second
+
+// streamChecked is what the relay does with what an existing stream
+// lacks: the gauge fulfillment_events_stream_misconfigured says it at
+// every check, and one error line, at the first check that finds a
+// problem, says what (the stream is the operator's: the service never
+// edits it).
+func streamChecked(stream string, m *telemetry.EventMetrics, log *slog.Logger) func([]string) {
+	var logged atomic.Bool
+	return func(problems []string) {
+		m.StreamChecked(problems)
+		if len(problems) > 0 && logged.CompareAndSwap(false, true) {
+			log.Error("events stream misconfigured: the service uses it as it is and never edits it; see docs/runbook.md",
+				slog.String("stream", stream), slog.String("problems", strings.Join(problems, "; ")))
+		}
+	}
+}
 
 // startRelay connects to the broker and runs the relay with the server:
 // at start, after each local commit that wrote events (wake), every
@@ -172,7 +214,9 @@ func startRelay(lc fx.Lifecycle, cfg Config, wake RelayWake, tp trace.TracerProv
 		return err
 	}
 	tracer := tp.Tracer("github.com/acme3pl/fulfillment/events")
-	pub, err := broker.NewPublisher(nc, cfg.EventsStream, tracer, m.Observe)
+	pub, err := broker.NewPublisher(nc, cfg.EventsStreamSettings(), broker.PublisherOptions{
+		Tracer: tracer, Observed: m.Observe, Checked: streamChecked(cfg.EventsStream, m, log),
+	})
 	if err != nil {
 		nc.Close()
 		_ = db.Close()
@@ -185,6 +229,7 @@ func startRelay(lc fx.Lifecycle, cfg Config, wake RelayWake, tp trace.TracerProv
 		OnStart: func(context.Context) error {
 			go func() {
 				defer close(done)
+				checkStreamAtStart(ctx, nc, pub, log)
 				runRelay(ctx, relay, wake, log)
 			}()
 			return nil
@@ -200,6 +245,29 @@ func startRelay(lc fx.Lifecycle, cfg Config, wake RelayWake, tp trace.TracerProv
 		},
 	})
 	return nil
+}
+
+// streamCheckWait bounds the wait for the broker of the check at start.
+const streamCheckWait = 10 * time.Second
+
+// checkStreamAtStart looks at the stream as soon as the broker answers
+// (creating it when missing, reporting an existing one's problems), so
+// that a misconfigured stream is said at start, not at the first event.
+// A broker that does not answer within streamCheckWait leaves the check to
+// the first batch.
+func checkStreamAtStart(ctx context.Context, nc *nats.Conn, pub *broker.Publisher, log *slog.Logger) {
+	wait, cancel := context.WithTimeout(ctx, streamCheckWait)
+	defer cancel()
+	for !nc.IsConnected() {
+		select {
+		case <-wait.Done():
+			return
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+	if err := pub.EnsureStream(wait); err != nil && ctx.Err() == nil {
+		log.WarnContext(ctx, "events stream not checked at start: the first batch will", slog.String("error", err.Error()))
+	}
 }
 
 // runRelay is the relay's loop, until ctx ends.

@@ -94,19 +94,21 @@ type OutboxEvent struct {
 // EventPublish publishes a batch of events, the events of each subject in
 // their order, and returns the Seq of those the broker acknowledged; an
 // event of a subject is only published once the one before it is
-// acknowledged.
+// acknowledged. Once ctx is done it starts no more events, and reports
+// those the broker took by then.
 type EventPublish func(ctx context.Context, events []OutboxEvent) (acked []int64, err error)
 
 // EventOutbox is the relay's side of the outbox.
 type EventOutbox interface {
-	// Relay takes the waiting events of up to limit subjects — the oldest
-	// of every subject no other relay holds, and those of the same subject
-	// after it — hands them to publish in order, and deletes them if
-	// publish reports every one acknowledged, in one transaction; else
-	// they stay, for the next run. Relays running at once never hold the
-	// same subject, so never reorder it. It returns how many it deleted,
-	// or publish's error.
-	Relay(ctx context.Context, limit int, publish EventPublish) (int, error)
+	// Relay takes the waiting events of up to heads subjects — the oldest
+	// of every subject no other relay holds, and up to perSubject of the
+	// same subject from it — hands them to publish in order, and deletes,
+	// in one transaction, the leading events of each subject that publish
+	// reports acknowledged, even when it fails: progress made is kept, and
+	// the rest waits for the next run. Relays running at once never hold
+	// the same subject, so never reorder it. It returns how many it
+	// deleted, and publish's error.
+	Relay(ctx context.Context, heads, perSubject int, publish EventPublish) (int, error)
 	// Stats counts the waiting events and tells how long the oldest has
 	// waited (0 when none waits).
 	Stats(ctx context.Context) (OutboxStats, error)

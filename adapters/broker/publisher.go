@@ -14,6 +14,7 @@ import (
 	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/propagation"
 	"go.opentelemetry.io/otel/trace"
+	"go.opentelemetry.io/otel/trace/noop"
 
 	"github.com/acme3pl/fulfillment/ports"
 )
@@ -31,12 +32,9 @@ type Config struct {
 // StreamSubjects are the subjects of the stream the service creates.
 const StreamSubjects = "fulfillment.>"
 
-// DuplicateWindow is the de-duplication window of the stream the service
-// creates: an event published again within it (a relay that died between
-// the broker's acknowledgement and its delete) is dropped by the broker.
-const DuplicateWindow = 5 * time.Minute
-
-// ackTimeout bounds the wait for one acknowledgement.
+// ackTimeout bounds the wait for one acknowledgement: an event the broker
+// has not acknowledged by then fails, and waits in the outbox for the next
+// batch.
 const ackTimeout = 2 * time.Second
 
 // Connect connects to the broker. It does not wait for it: a broker that
@@ -72,24 +70,43 @@ func Connect(cfg Config, log *slog.Logger) (*nats.Conn, error) {
 
 // Publisher implements ports.EventPublisher on JetStream.
 type Publisher struct {
-	nc       *nats.Conn
-	js       jetstream.JetStream
-	stream   string
-	ensured  atomic.Bool
-	tracer   trace.Tracer
-	observed func(t ports.EventType, lag time.Duration)
+	nc     *nats.Conn
+	js     jetstream.JetStream
+	stream Stream
+	// ensured: the stream was found or created since the last failure.
+	// A reconnection or a failed publish clears it, so that a stream lost
+	// by the server or deleted by an operator is created again by the next
+	// batch.
+	ensured atomic.Bool
+	opts    PublisherOptions
+}
+
+// PublisherOptions are what a Publisher reports to, all optional.
+type PublisherOptions struct {
+	Tracer trace.Tracer // nil: no spans
+	// Observed is called for every event the broker acknowledged, with
+	// the time since its change wrote it.
+	Observed func(t ports.EventType, lag time.Duration)
+	// Checked is called each time the stream is looked at (EnsureStream:
+	// at start or the first batch, and again after a reconnection or a
+	// failed publish), with what it lacks for the service
+	// (Stream.Problems); nil problems when it is fit or the publisher
+	// created it.
+	Checked func(problems []string)
 }
 
 var _ ports.EventPublisher = (*Publisher)(nil)
 
-// NewPublisher publishes on nc to stream. observed is called for every
-// event the broker acknowledged, with the time since its change wrote it.
-func NewPublisher(nc *nats.Conn, stream string, tracer trace.Tracer, observed func(ports.EventType, time.Duration)) (*Publisher, error) {
+// NewPublisher publishes on nc to stream.
+func NewPublisher(nc *nats.Conn, stream Stream, opts PublisherOptions) (*Publisher, error) {
 	js, err := jetstream.New(nc, jetstream.WithPublishAsyncTimeout(ackTimeout))
 	if err != nil {
 		return nil, fmt.Errorf("jetstream: %w", err)
 	}
-	p := &Publisher{nc: nc, js: js, stream: stream, tracer: tracer, observed: observed}
+	if opts.Tracer == nil {
+		opts.Tracer = noop.NewTracerProvider().Tracer("")
+	}
+	p := &Publisher{nc: nc, js: js, stream: stream, opts: opts}
 	// A server that came back may have lost its streams: check again.
 	logged := nc.Opts.ReconnectedCB
 	nc.SetReconnectHandler(func(nc *nats.Conn) {
@@ -104,44 +121,42 @@ func NewPublisher(nc *nats.Conn, stream string, tracer trace.Tracer, observed fu
 // Connected implements ports.EventPublisher.
 func (p *Publisher) Connected() bool { return p.nc.IsConnected() }
 
-// EnsureStream makes sure the stream exists (ensureStream), once per
-// connection.
+// EnsureStream makes sure the stream exists (ensureStream) and reports an
+// existing one's problems to Checked; once, until a reconnection or a
+// failed publish.
 func (p *Publisher) EnsureStream(ctx context.Context) error {
 	if p.ensured.Load() {
 		return nil
 	}
-	if err := ensureStream(ctx, p.js, p.stream); err != nil {
+	// Its own bound, not the batch's budget (which only stops sending):
+	// a batch whose time is up still looks at the stream once.
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), ackTimeout)
+	defer cancel()
+	problems, err := ensureStream(ctx, p.js, p.stream)
+	if err != nil {
 		return err
 	}
-	p.ensured.Store(true)
-	return nil
-}
-
-// ensureStream creates the stream when it is missing, with StreamSubjects
-// and DuplicateWindow; an existing stream is left as it is.
-func ensureStream(ctx context.Context, js jetstream.JetStream, stream string) error {
-	if _, err := js.Stream(ctx, stream); err != nil {
-		if !errors.Is(err, jetstream.ErrStreamNotFound) {
-			return fmt.Errorf("stream %s: %w", stream, err)
-		}
-		_, err := js.CreateStream(ctx, jetstream.StreamConfig{
-			Name: stream, Subjects: []string{StreamSubjects}, Storage: jetstream.FileStorage,
-			Duplicates: DuplicateWindow,
-		})
-		if err != nil && !errors.Is(err, jetstream.ErrStreamNameAlreadyInUse) {
-			return fmt.Errorf("create stream %s: %w", stream, err)
-		}
+	if p.opts.Checked != nil {
+		p.opts.Checked(problems)
 	}
+	p.ensured.Store(true)
 	return nil
 }
 
 // Publish implements ports.EventPublisher. Events go out in waves: the
 // first waiting event of every subject, all at once, then, once each is
 // acknowledged, the second of every subject, and so on — so an event is
-// never sent before the one before it in its subject is stored. Every
+// never sent before the one before it in its subject is stored, and what
+// is acknowledged is a leading run of each subject's events. Every
 // message carries Nats-Msg-Id = the event's ID, and its span links to the
-// trace of the change that recorded it. The first wave with a failure is
-// the last.
+// trace of the change that recorded it.
+//
+// Each event has its own deadline (ackTimeout), not the batch: a wave
+// with a failure is the last, and once ctx is done no wave starts but the
+// first — the waves sent are waited for, so that what the broker took is
+// reported (acked) and kept. A subject with thousands of events waiting
+// drains one round trip per event, batch after batch, however slow the
+// link.
 func (p *Publisher) Publish(ctx context.Context, events []ports.OutboxEvent) ([]int64, error) {
 	if !p.Connected() {
 		return nil, errors.New("events broker: not connected")
@@ -150,14 +165,30 @@ func (p *Publisher) Publish(ctx context.Context, events []ports.OutboxEvent) ([]
 		return nil, err
 	}
 	var acked []int64
-	for _, wave := range waves(events) {
+	for i, wave := range waves(events) {
+		if i > 0 && timeUp(ctx) {
+			break // the rest waits for the next batch
+		}
 		ok, err := p.publishWave(ctx, wave)
 		acked = append(acked, ok...)
 		if err != nil {
+			// The stream may be gone (deleted by an operator, lost by a
+			// server): the next batch looks, and creates it if so.
+			p.ensured.Store(false)
 			return acked, err
 		}
 	}
 	return acked, nil
+}
+
+// timeUp tells whether the batch's time is up: ctx is done.
+func timeUp(ctx context.Context) bool {
+	select {
+	case <-ctx.Done():
+		return true
+	default:
+		return false
+	}
 }
 
 // waves splits events (in outbox order) into waves: the k-th event of
@@ -182,12 +213,14 @@ type inFlight struct {
 	span   trace.Span
 }
 
-// publishWave sends a wave and waits for every acknowledgement.
+// publishWave sends a wave and waits for every acknowledgement or
+// failure, each within ackTimeout of its sending; ctx only parents the
+// spans.
 func (p *Publisher) publishWave(ctx context.Context, wave []ports.OutboxEvent) ([]int64, error) {
 	sent := make([]inFlight, 0, len(wave))
 	var errs []error
 	for _, e := range wave {
-		spanCtx, span := p.tracer.Start(ctx, "publish "+e.BrokerSubject, trace.WithSpanKind(trace.SpanKindProducer),
+		spanCtx, span := p.opts.Tracer.Start(ctx, "publish "+e.BrokerSubject, trace.WithSpanKind(trace.SpanKindProducer),
 			trace.WithLinks(changeLink(e.TraceParent)...), trace.WithAttributes(
 				attribute.String("messaging.system", "nats"),
 				attribute.String("messaging.destination.name", e.BrokerSubject),
@@ -209,6 +242,10 @@ func (p *Publisher) publishWave(ctx context.Context, wave []ports.OutboxEvent) (
 		}
 		sent = append(sent, inFlight{event: e, future: f, span: span})
 	}
+	// The futures end by themselves within ackTimeout; the guard is for a
+	// path of the client that would not end one.
+	guard := time.NewTimer(ackTimeout + time.Second)
+	defer guard.Stop()
 	var acked []int64
 	for _, s := range sent {
 		select {
@@ -216,16 +253,17 @@ func (p *Publisher) publishWave(ctx context.Context, wave []ports.OutboxEvent) (
 			acked = append(acked, s.event.Seq)
 			s.span.SetAttributes(attribute.Bool("messaging.nats.duplicate", ack.Duplicate),
 				attribute.Int64("messaging.nats.stream_sequence", int64(ack.Sequence)))
-			if p.observed != nil {
-				p.observed(s.event.Type, time.Since(s.event.RecordedAt))
+			if p.opts.Observed != nil {
+				p.opts.Observed(s.event.Type, time.Since(s.event.RecordedAt))
 			}
 		case err := <-s.future.Err():
 			s.span.RecordError(err)
 			s.span.SetStatus(codes.Error, "publish")
 			errs = append(errs, fmt.Errorf("publish %s: %w", s.event.ID, err))
-		case <-ctx.Done():
+		case <-guard.C:
 			s.span.SetStatus(codes.Error, "publish")
-			errs = append(errs, fmt.Errorf("publish %s: %w", s.event.ID, ctx.Err()))
+			errs = append(errs, fmt.Errorf("publish %s: %w", s.event.ID, jetstream.ErrAsyncPublishTimeout))
+			guard.Reset(0) // the rest of the wave ends at once
 		}
 		s.span.End()
 	}

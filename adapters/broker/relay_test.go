@@ -39,6 +39,13 @@ func TestMain(m *testing.M) { os.Exit(pgtest.Main(m, &dsn)) }
 
 const stream = "FULFILLMENT"
 
+// streamSettings are the stream's settings as the service's defaults
+// give them.
+func streamSettings() broker.Stream {
+	return broker.Stream{Name: stream, Replicas: 1, MaxAge: 168 * time.Hour, DuplicateWindow: 10 * time.Minute,
+		Publishes: "fulfillment.test.>"}
+}
+
 // seqEncoder encodes an event whose Data is its number in its subject.
 type seqEncoder struct{}
 
@@ -82,7 +89,7 @@ func (e *env) relay(tracer trace.Tracer) *application.RelayEventsHandler {
 	if tracer == nil {
 		tracer = noop.NewTracerProvider().Tracer("")
 	}
-	pub, err := broker.NewPublisher(e.nc, stream, tracer, nil)
+	pub, err := broker.NewPublisher(e.nc, streamSettings(), broker.PublisherOptions{Tracer: tracer})
 	if err != nil {
 		e.t.Fatal(err)
 	}
@@ -299,12 +306,12 @@ func TestRelayKilledBetweenPublishAndDelete(t *testing.T) {
 	if err := e.record(ctx, "shp_k", 1, 2, 3); err != nil {
 		t.Fatal(err)
 	}
-	pub, err := broker.NewPublisher(e.nc, stream, noop.NewTracerProvider().Tracer(""), nil)
+	pub, err := broker.NewPublisher(e.nc, streamSettings(), broker.PublisherOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	killed := errors.New("killed before the delete")
-	_, err = e.outbox.Relay(ctx, 100, func(ctx context.Context, events []ports.OutboxEvent) ([]int64, error) {
+	_, err = e.outbox.Relay(ctx, 100, 100, func(ctx context.Context, events []ports.OutboxEvent) ([]int64, error) {
 		acked, err := pub.Publish(ctx, events)
 		if err != nil || len(acked) != 3 {
 			t.Fatalf("publish: %d acknowledged, %v", len(acked), err)
@@ -319,12 +326,12 @@ func TestRelayKilledBetweenPublishAndDelete(t *testing.T) {
 	}
 	e.checkStream(map[string]int{"shp_k": 3})
 	var duplicates int
-	counting, err := broker.NewPublisher(e.nc, stream, noop.NewTracerProvider().Tracer(""), nil)
+	counting, err := broker.NewPublisher(e.nc, streamSettings(), broker.PublisherOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	for e.pending() > 0 {
-		if _, err := e.outbox.Relay(ctx, 100, func(ctx context.Context, events []ports.OutboxEvent) ([]int64, error) {
+		if _, err := e.outbox.Relay(ctx, 100, 100, func(ctx context.Context, events []ports.OutboxEvent) ([]int64, error) {
 			duplicates += len(events)
 			return counting.Publish(ctx, events)
 		}); err != nil {

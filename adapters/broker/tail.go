@@ -16,12 +16,13 @@ import (
 // is the consumer of `fulfillment events tail`: an ordered, ephemeral
 // consumer, which leaves nothing behind on the server. A missing stream is
 // created as the relay creates it, so that the tail can start first.
-func Tail(ctx context.Context, nc *nats.Conn, stream string, w io.Writer, all bool, limit int) error {
+func Tail(ctx context.Context, nc *nats.Conn, s Stream, w io.Writer, all bool, limit int) error {
+	stream := s.Name
 	js, err := jetstream.New(nc)
 	if err != nil {
 		return fmt.Errorf("jetstream: %w", err)
 	}
-	if err := ensureStream(ctx, js, stream); err != nil {
+	if _, err := ensureStream(ctx, js, s); err != nil {
 		return err
 	}
 	policy := jetstream.DeliverNewPolicy

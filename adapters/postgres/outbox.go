@@ -158,17 +158,17 @@ func NewEventOutboxRepository(db *bun.DB) *EventOutboxRepository {
 	return &EventOutboxRepository{db: db, stmts: newStatements(db)}
 }
 
-// claimEventsSQL takes a batch of waiting events and deletes them, in
-// one statement of the relay's transaction, which commits only once the
-// broker has acknowledged every one (a rollback puts them back). It takes
-// the oldest waiting event of each subject that no other relay holds —
-// FOR UPDATE SKIP LOCKED on the heads: a row with an older one of its
-// subject still in the outbox is no head, so while a relay holds a
-// subject's head, no other relay can take any row of that subject — then,
-// for each head taken, the events of its subject that follow, up to $2.
-// Rows after a head need no lock of their own: no other relay can see
-// them as heads until the head's delete has committed. The rows come back
-// in no order; Relay sorts them by id.
+// claimEventsSQL takes a batch of waiting events, in one statement of the
+// relay's transaction, which deletes those the broker acknowledged
+// (deleteEventsSQL) before it commits. It takes the oldest waiting event
+// of each subject that no other relay holds — FOR UPDATE SKIP LOCKED on
+// the heads: a row with an older one of its subject still in the outbox is
+// no head, so while a relay holds a subject's head, no other relay can
+// take any row of that subject — then, for each head taken, the events of
+// its subject that follow, up to $2. Rows after a head need no lock of
+// their own: no other relay can see them as heads until the head's delete
+// has committed, and then the first one left is the head. The rows come
+// back in no order; Relay sorts them by id.
 //
 // $3 is the floor (EventOutboxRepository): heads are looked for above it.
 const claimEventsSQL = `WITH heads AS (
@@ -178,31 +178,27 @@ const claimEventsSQL = `WITH heads AS (
 	ORDER BY o.id
 	LIMIT $1
 	FOR UPDATE SKIP LOCKED
-), batch AS (
-	SELECT e.id FROM heads AS h
-	CROSS JOIN LATERAL (
-		SELECT e.id FROM event_outbox AS e WHERE e.subject = h.subject AND e.id >= h.id ORDER BY e.id LIMIT $2
-	) AS e
 )
-DELETE FROM event_outbox AS e USING batch AS b
-WHERE e.id = b.id
-RETURNING e.id, e.event_id, e.type, e.subject, e.broker_subject, e.body, coalesce(e.traceparent, ''), e.recorded_at`
+SELECT e.id, e.event_id, e.type, e.subject, e.broker_subject, e.body, coalesce(e.traceparent, ''), e.recorded_at
+FROM heads AS h
+CROSS JOIN LATERAL (
+	SELECT * FROM event_outbox AS e WHERE e.subject = h.subject AND e.id >= h.id ORDER BY e.id LIMIT $2
+) AS e`
 
-// relayPerSubject bounds the events of one subject in one batch.
-const relayPerSubject = 100
-
-// errNotAcknowledged rolls a batch back that the broker did not take whole.
-var errNotAcknowledged = errors.New("the broker did not acknowledge every event of the batch")
+// deleteEventsSQL deletes the events of a batch the broker acknowledged.
+const deleteEventsSQL = `DELETE FROM event_outbox WHERE id = ANY($1::bigint[])`
 
 // Relay implements ports.EventOutbox in one transaction: claimEventsSQL
-// (unprepared) takes and deletes a batch, publish publishes it, and the transaction
-// commits only if the broker acknowledged every event; otherwise it rolls
-// back, and the next run publishes the batch again, with the same IDs (the
+// (unprepared) takes a batch, publish publishes it, and deleteEventsSQL
+// deletes the leading events of each subject the broker acknowledged
+// (ackedPrefixes) — all of them, or, when publish stopped short or
+// failed, those it got through — and the transaction commits: the next
+// run takes each subject from its first event left, with the same IDs (the
 // stream drops those it has stored already). The transaction stays open
-// while publish waits for the broker; publish must end within the session's
-// idle_in_transaction_session_timeout, or the database ends the
-// transaction, with the same effect.
-func (r *EventOutboxRepository) Relay(ctx context.Context, limit int, publish ports.EventPublish) (int, error) {
+// while publish waits for the broker; publish must end within the
+// session's idle_in_transaction_session_timeout, or the database ends the
+// transaction and the whole batch is published again.
+func (r *EventOutboxRepository) Relay(ctx context.Context, heads, perSubject int, publish ports.EventPublish) (int, error) {
 	r.stmts.prepareWanted(ctx)
 	floor := r.claimFloor()
 	var deleted int
@@ -224,7 +220,7 @@ func (r *EventOutboxRepository) Relay(ctx context.Context, limit int, publish po
 			e.Type, e.Body = ports.EventType(typ), []byte(body)
 			events = append(events, e)
 			return nil
-		}, limit, relayPerSubject, floor)
+		}, heads, perSubject, floor)
 		if err != nil {
 			return err
 		}
@@ -234,20 +230,42 @@ func (r *EventOutboxRepository) Relay(ctx context.Context, limit int, publish po
 		}
 		slices.SortFunc(events, func(a, b ports.OutboxEvent) int { return cmp.Compare(a.Seq, b.Seq) })
 		acked, err := publish(ctx, events)
-		if err != nil || len(acked) != len(events) {
-			pubErr = cmp.Or(err, errNotAcknowledged)
-			return pubErr
+		pubErr = err
+		done := ackedPrefixes(events, acked)
+		if len(done) == 0 {
+			return nil
 		}
-		deleted = len(events)
+		if _, err := run.exec(ctx, deleteEventsSQL, pgArray(done)); err != nil {
+			return err
+		}
+		deleted = len(done)
 		return nil
 	})
-	if pubErr != nil {
-		return 0, pubErr
-	}
 	if err != nil {
-		return 0, dbErr(err)
+		return 0, cmp.Or(pubErr, dbErr(err))
 	}
-	return deleted, nil
+	return deleted, pubErr
+}
+
+// ackedPrefixes are the Seq of the leading events of each subject of
+// events (sorted by Seq) that are all in acked: an event whose subject
+// has an earlier one unacknowledged stays, whatever the broker said of
+// it, so that the outbox never hands a subject on with a gap.
+func ackedPrefixes(events []ports.OutboxEvent, acked []int64) []int64 {
+	ok := make(map[int64]bool, len(acked))
+	for _, seq := range acked {
+		ok[seq] = true
+	}
+	stopped := map[string]bool{}
+	var out []int64
+	for _, e := range events {
+		if stopped[e.Subject] || !ok[e.Seq] {
+			stopped[e.Subject] = true
+			continue
+		}
+		out = append(out, e.Seq)
+	}
+	return out
 }
 
 // fullScanEvery is how often a claim looks at the outbox from its start.

@@ -10,12 +10,13 @@ import (
 	"github.com/acme3pl/fulfillment/ports"
 )
 
-// EventMetrics are the relay's own metrics: events published by type, and
+// EventMetrics are the relay's own metrics: events published by type,
 // the time from a change's commit to the broker's acknowledgement of its
-// event.
+// event, and whether an existing stream lacks what the service needs.
 type EventMetrics struct {
-	Published *prometheus.CounterVec
-	Lag       prometheus.Histogram
+	Published           *prometheus.CounterVec
+	Lag                 prometheus.Histogram
+	StreamMisconfigured prometheus.Gauge
 }
 
 // NewEventMetrics registers the relay's metrics on m's registry, every
@@ -31,11 +32,15 @@ func NewEventMetrics(m *Metrics) (*EventMetrics, error) {
 			Help:    "Time from the change that wrote an event to the broker's acknowledgement of it.",
 			Buckets: []float64{.001, .0025, .005, .0075, .01, .015, .02, .03, .05, .075, .1, .25, .5, 1, 2.5, 5, 10, 30, 60, 300, 900, 3600},
 		}),
+		StreamMisconfigured: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "fulfillment_events_stream_misconfigured",
+			Help: "1 when the events stream, found existing, does not cover the service's subjects or keeps duplicates for less than EVENTS_DUPLICATE_WINDOW; 0 otherwise.",
+		}),
 	}
 	for _, t := range ports.EventTypes {
 		e.Published.WithLabelValues(string(t))
 	}
-	for _, c := range []prometheus.Collector{e.Published, e.Lag} {
+	for _, c := range []prometheus.Collector{e.Published, e.Lag, e.StreamMisconfigured} {
 		if err := m.Registry.Register(c); err != nil {
 			return nil, err
 		}
@@ -47,6 +52,16 @@ func NewEventMetrics(m *Metrics) (*EventMetrics, error) {
 func (e *EventMetrics) Observe(t ports.EventType, lag time.Duration) {
 	e.Published.WithLabelValues(string(t)).Inc()
 	e.Lag.Observe(max(lag, 0).Seconds())
+}
+
+// StreamChecked sets fulfillment_events_stream_misconfigured from what
+// the stream lacks (broker.Stream.Problems).
+func (e *EventMetrics) StreamChecked(problems []string) {
+	if len(problems) > 0 {
+		e.StreamMisconfigured.Set(1)
+		return
+	}
+	e.StreamMisconfigured.Set(0)
 }
 
 // OutboxStats reads the outbox's gauges.

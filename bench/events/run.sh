@@ -18,14 +18,21 @@
 # grows), the broker is started again, and the time from the first event published to the outbox
 # empty gives the relay's rate to the local JetStream.
 #
+# With NATS_SERVERS=3 the broker is a JetStream cluster of three nats-server processes on loopback
+# (client ports NATS_PORT, +1, +2; route ports +10, +11, +12), the server with events on is given
+# all three and EVENTS_STREAM_REPLICAS=3: every event is stored by a majority of the three before it
+# is acknowledged. For the backlog, the three are stopped and started again together.
+#
 # Knobs (environment): those of bench/intake/run.sh (CLIENTS 8, DURATION 15s, ROUNDS 5, WARMUP 5s,
-# SKUS, LINES, PAYLOAD), PORT (18190), NATS_PORT (14290), DRAIN_LOAD (10s).
+# SKUS, LINES, PAYLOAD), PORT (18190), NATS_PORT (14290), NATS_SERVERS (1 or 3), DRAIN_LOAD (10s).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
 
 PORT=${PORT:-18190}
 NATS_PORT=${NATS_PORT:-14290}
 DRAIN_LOAD=${DRAIN_LOAD:-10s}
+NATS_SERVERS=${NATS_SERVERS:-1}
+[[ $NATS_SERVERS == 1 || $NATS_SERVERS == 3 ]] || { echo "run.sh: NATS_SERVERS is 1 or 3" >&2; exit 1; }
 export BENCH_DB=fulfillment_bench_events
 nats_bin=$(command -v nats-server || echo /usr/sbin/nats-server)
 [[ -x $nats_bin ]] || { echo "run.sh: nats-server is missing (Debian: apt-get install nats-server; scripts/nats.sh)" >&2; exit 1; }
@@ -35,24 +42,46 @@ go build -o bin/events-lag ./bench/events
 
 nats_dir=.tmp/bench-events-nats
 rm -rf "$nats_dir" && mkdir -p "$nats_dir"
-nats_pid=""
+nats_pids=()
+nats_urls=()
+for i in $(seq 0 $((NATS_SERVERS - 1))); do nats_urls+=("nats://127.0.0.1:$((NATS_PORT + i))"); done
+nats_url=$(IFS=,; echo "${nats_urls[*]}")
 nats_start() {
-	"$nats_bin" -a 127.0.0.1 -p "$NATS_PORT" -js -sd "$nats_dir/store" -l "$nats_dir/nats-server.log" &
-	nats_pid=$!
-	for _ in $(seq 100); do
-		(exec 9<>"/dev/tcp/127.0.0.1/$NATS_PORT") 2>/dev/null && return 0
-		sleep 0.1
+	nats_pids=()
+	local i args
+	for i in $(seq 0 $((NATS_SERVERS - 1))); do
+		args=()
+		if ((NATS_SERVERS > 1)); then
+			local routes=() j
+			for j in $(seq 0 $((NATS_SERVERS - 1))); do
+				((j == i)) || routes+=("nats://127.0.0.1:$((NATS_PORT + 10 + j))")
+			done
+			args=(-n "n$i" --cluster_name bench --cluster "nats://127.0.0.1:$((NATS_PORT + 10 + i))"
+				--routes "$(IFS=,; echo "${routes[*]}")")
+		fi
+		"$nats_bin" -a 127.0.0.1 -p "$((NATS_PORT + i))" -js -sd "$nats_dir/store$i" -l "$nats_dir/nats-server$i.log" "${args[@]}" &
+		nats_pids+=($!)
 	done
-	echo "run.sh: nats-server did not start (log: $nats_dir/nats-server.log)" >&2
-	exit 1
+	for i in $(seq 0 $((NATS_SERVERS - 1))); do
+		local up=""
+		for _ in $(seq 100); do
+			if (exec 9<>"/dev/tcp/127.0.0.1/$((NATS_PORT + i))") 2>/dev/null; then up=1 && break; fi
+			sleep 0.1
+		done
+		[[ -n $up ]] || { echo "run.sh: nats-server $i did not start (log: $nats_dir/nats-server$i.log)" >&2; exit 1; }
+	done
 }
-nats_stop() { kill "$nats_pid" && wait "$nats_pid" 2>/dev/null || true; }
+nats_stop() {
+	local p
+	for p in "${nats_pids[@]}"; do kill "$p" 2>/dev/null || true; done
+	for p in "${nats_pids[@]}"; do wait "$p" 2>/dev/null || true; done
+}
 trap 'nats_stop; rm -rf "$nats_dir"; cleanup' EXIT
 nats_start
 
 serve "$PORT" EVENTS_NATS_URL=
 off_pid=${pids[-1]}
-serve $((PORT + 2)) EVENTS_NATS_URL="nats://127.0.0.1:$NATS_PORT"
+serve $((PORT + 2)) EVENTS_NATS_URL="$nats_url" EVENTS_STREAM_REPLICAS="$NATS_SERVERS"
 on_pid=${pids[-1]}
 metrics="http://127.0.0.1:$((PORT + 2))/metrics"
 pending() { psql -X -At "$bench_url" -c "SELECT count(*) FROM event_outbox"; }
@@ -60,6 +89,7 @@ WARMUP=${WARMUP:-5s}
 loadgen "$PORT" -c "$CLIENTS" -d "$WARMUP" >/dev/null
 loadgen $((PORT + 2)) -c "$CLIENTS" -d "$WARMUP" >/dev/null
 
+echo "broker: $NATS_SERVERS nats-server(s), stream replicas $NATS_SERVERS"
 echo "clients $CLIENTS, $DURATION per run, $ROUNDS rounds, $SKUS SKUs, $LINES lines per order ($PAYLOAD), $(nproc) CPUs, load average $(cut -d' ' -f1-3 /proc/loadavg)"
 ratios=()
 for round in $(seq "$ROUNDS"); do

@@ -11,6 +11,7 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 	"time"
 
@@ -66,7 +67,7 @@ func eventsTail(ctx context.Context, cfg bootstrap.Config, args []string, stdout
 		return err
 	}
 	defer nc.Close()
-	if err := broker.Tail(ctx, nc, cfg.EventsStream, stdout, *all, *count); err != nil {
+	if err := broker.Tail(ctx, nc, cfg.EventsStreamSettings(), stdout, *all, *count); err != nil {
 		return fmt.Errorf("events tail: %w", err)
 	}
 	return nil
@@ -91,7 +92,12 @@ func eventsRelay(ctx context.Context, cfg bootstrap.Config, stdout io.Writer) er
 	}
 	defer nc.Close()
 	tracer := noop.NewTracerProvider().Tracer("")
-	pub, err := broker.NewPublisher(nc, cfg.EventsStream, tracer, nil)
+	pub, err := broker.NewPublisher(nc, cfg.EventsStreamSettings(), broker.PublisherOptions{Tracer: tracer, Checked: func(problems []string) {
+		if len(problems) > 0 {
+			log.ErrorContext(ctx, "events stream misconfigured: the service uses it as it is and never edits it; see docs/runbook.md",
+				slog.String("stream", cfg.EventsStream), slog.String("problems", strings.Join(problems, "; ")))
+		}
+	}})
 	if err != nil {
 		return err
 	}

@@ -569,6 +569,8 @@ func TestSchemaRefusesWrongValues(t *testing.T) {
 		"an unknown billing setting":  {[]string{"--set", "billing.zone=UTC"}, "zone"},
 		"a Secret without a database": {[]string{"--set", "secret.create=true", "--set", "secret.authSigningKey=k"}, "secret.databaseURL"},
 		"an Ingress without a host":   {[]string{"--set", "ingress.enabled=true"}, "ingress.host"},
+		"stream replicas past NATS's": {[]string{"--set", "events.streamReplicas=7"}, "streamReplicas"},
+		"a duplicate window in days":  {[]string{"--set", "events.duplicateWindow=1d"}, "duplicateWindow"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			out, err := helm(t, append([]string{"template", release, chartDir, "--kube-version", kubeVersion}, tc.args...)...)
@@ -649,7 +651,9 @@ func TestEventsSettings(t *testing.T) {
 	m := render(t, "-f", allOn)
 	env := envOf(m)
 	if env["EVENTS_NATS_URL"].Value != "nats://nats-0.messaging:4222,nats://nats-1.messaging:4222" ||
-		env["EVENTS_STREAM"].Value != "FULFILLMENT_EU" || env["EVENTS_NATS_CREDS"].Value != "/var/run/secrets/nats/nats.creds" {
+		env["EVENTS_STREAM"].Value != "FULFILLMENT_EU" || env["EVENTS_NATS_CREDS"].Value != "/var/run/secrets/nats/nats.creds" ||
+		env["EVENTS_STREAM_REPLICAS"].Value != "3" || env["EVENTS_STREAM_MAX_AGE"].Value != "720h" ||
+		env["EVENTS_DUPLICATE_WINDOW"].Value != "1h" {
 		t.Errorf("events env: %v", env)
 	}
 	for _, key := range []string{"EVENTS_NATS_USER", "EVENTS_NATS_PASSWORD", "EVENTS_NATS_TOKEN"} {

@@ -223,6 +223,12 @@ EVENTS_NATS_TOKEN, or a .creds file (events.credsKey) mounted read-only. */}}
   value: {{ .Values.events.natsUrl | quote }}
 - name: EVENTS_STREAM
   value: {{ .Values.events.stream | quote }}
+- name: EVENTS_STREAM_REPLICAS
+  value: {{ .Values.events.streamReplicas | quote }}
+- name: EVENTS_STREAM_MAX_AGE
+  value: {{ .Values.events.streamMaxAge | quote }}
+- name: EVENTS_DUPLICATE_WINDOW
+  value: {{ .Values.events.duplicateWindow | quote }}
 {{- range $key := list "EVENTS_NATS_USER" "EVENTS_NATS_PASSWORD" "EVENTS_NATS_TOKEN" }}
 - name: {{ $key }}
   valueFrom:
