@@ -196,8 +196,10 @@ var HTTPModule = fx.Module("http",
 		// in flight lets one request wait for each connection, a wait of one
 		// statement's time, far inside the deadline, so that a burst is
 		// served; beyond that requests are shed instead of queueing.
-		func(cfg Config, log *slog.Logger) *httpapi.Admission {
-			return httpapi.NewAdmission(cfg.RequestTimeout, 2*cfg.DBMaxConns, log)
+		func(cfg Config, m *telemetry.Metrics, log *slog.Logger) *httpapi.Admission {
+			return httpapi.NewAdmission(cfg.RequestTimeout, 2*cfg.DBMaxConns, log,
+				httpapi.WithAdaptiveQueue(cfg.AdmissionTarget, cfg.AdmissionInterval),
+				httpapi.WithDecisionCounter(m.FairUse.AdmissionDecisions))
 		},
 		func(tokens ports.AccessTokenVerifier, keys ports.APIKeyVerifier, errs httpapi.ErrorMapper, adm *httpapi.Admission,
 			log *slog.Logger,
