@@ -20,6 +20,7 @@ import (
 	"github.com/acme3pl/fulfillment/adapters/httpapi"
 	"github.com/acme3pl/fulfillment/adapters/identity"
 	"github.com/acme3pl/fulfillment/adapters/postgres"
+	"github.com/acme3pl/fulfillment/adapters/ratelimit"
 	"github.com/acme3pl/fulfillment/adapters/system"
 	"github.com/acme3pl/fulfillment/adapters/telemetry"
 	"github.com/acme3pl/fulfillment/application"
@@ -201,10 +202,11 @@ var HTTPModule = fx.Module("http",
 				httpapi.WithAdaptiveQueue(cfg.AdmissionTarget, cfg.AdmissionInterval),
 				httpapi.WithDecisionCounter(m.FairUse.AdmissionDecisions))
 		},
+		newRateLimiter,
 		func(tokens ports.AccessTokenVerifier, keys ports.APIKeyVerifier, errs httpapi.ErrorMapper, adm *httpapi.Admission,
-			log *slog.Logger,
+			limits *ratelimit.Limiter, log *slog.Logger,
 		) httpapi.Authenticator {
-			return httpapi.Authenticator{Tokens: tokens, Keys: keys, Errors: errs, Admission: adm, Log: log}
+			return httpapi.Authenticator{Tokens: tokens, Keys: keys, Errors: errs, Admission: adm, Limits: limits, Log: log}
 		},
 		httpapi.NewHealth,
 		AsRoutes(func(h *httpapi.Health) *httpapi.Health { return h }),

@@ -36,8 +36,9 @@ type ErrorWriter func(w http.ResponseWriter, r *http.Request, err error)
 //     it), the service is overloaded: a request that finds no free slot is
 //     refused at once, so that under sustained overload refusals come at
 //     once instead of after the wait budget, and the requests queued
-//     already drain. The first interval in which a request gets its slot
-//     within the target ends it.
+//     already drain. An interval in which a request got its slot within
+//     the target ends it, and so does a request that finds the queue empty
+//     and a slot free.
 //   - A request's deadline counts from its arrival, its wait included:
 //     its context ends a margin before the deadline, so that its handler
 //     rolls back and answers for itself.
@@ -61,13 +62,16 @@ type Admission struct {
 }
 
 // Default target and interval of the adaptive queue (ADMISSION_TARGET,
-// ADMISSION_INTERVAL): CoDel's own, 5 ms and 100 ms. A queue in which
-// requests wait 5 ms is already one that the service does not drain; 100
-// ms lets a burst that arrives at once be queued and served before its
-// requests' waits count against it.
+// ADMISSION_INTERVAL). CoDel's own for packets are 5 ms and 100 ms; a
+// request is a thousand times a packet's work, and a burst of a storefront
+// (tens of deliveries at once, each waiting for a database connection)
+// takes up to a second to serve on a small machine. So the queue stands
+// only when every request of a whole second waited more than 100 ms:
+// sustained overload is shed at once after a second or two, a burst is
+// served.
 const (
-	DefaultAdmissionTarget   = 5 * time.Millisecond
-	DefaultAdmissionInterval = 100 * time.Millisecond
+	DefaultAdmissionTarget   = 100 * time.Millisecond
+	DefaultAdmissionInterval = time.Second
 )
 
 // The decisions of the admission, the values of the decision label.
@@ -149,7 +153,7 @@ func (a *Admission) Guard(write ErrorWriter, next http.Handler) http.Handler {
 func (a *Admission) acquire(ctx context.Context) error {
 	arrived := time.Now()
 	if a.slots.TryAcquire(1) {
-		a.queue.served(arrived, 0)
+		a.queue.served(arrived)
 		a.count(AdmissionAdmitted)
 		return nil
 	}
@@ -226,12 +230,16 @@ func (c *codel) sample(wait time.Duration) {
 	c.sampled = true
 }
 
-// served records a request that got a slot after waiting wait.
-func (c *codel) served(now time.Time, wait time.Duration) {
+// served records a request that found a slot free. Nobody was waiting
+// (the semaphore gives a free slot to a waiting request first): the queue
+// has just been empty, so it does not stand, whatever the last interval
+// said — a burst right after another is queued like the first.
+func (c *codel) served(now time.Time) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.roll(now)
-	c.sample(wait)
+	c.sample(0)
+	c.standing = false
 }
 
 // enter reports whether a request that found no free slot may wait for

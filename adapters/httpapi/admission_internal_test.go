@@ -17,8 +17,8 @@ func TestCodelVerdicts(t *testing.T) {
 
 	t.Run("a burst served within an interval is a good queue", func(t *testing.T) {
 		c := newCodel(target, interval)
-		c.served(at(0), 0) // the slots are taken at once...
-		for range 40 {     // ...and 40 more requests wait
+		c.served(at(0)) // the slots are taken at once...
+		for range 40 {  // ...and 40 more requests wait
 			if !c.enter(at(1)) {
 				t.Fatal("a request of the burst was refused")
 			}
@@ -33,7 +33,7 @@ func TestCodelVerdicts(t *testing.T) {
 
 	t.Run("every wait of an interval above the target: the queue stands", func(t *testing.T) {
 		c := newCodel(target, interval)
-		c.served(at(0), 0) // an interval [0, 100) begins
+		c.served(at(0)) // an interval [0, 100) begins
 		c.enter(at(10))
 		c.enter(at(11))
 		c.leave(at(120), 110*time.Millisecond) // [0, 100) judged good (a wait of 0); [120, 220) begins
@@ -41,7 +41,7 @@ func TestCodelVerdicts(t *testing.T) {
 		if c.enter(at(230)) { // [120, 220) judged: its shortest wait 110 ms
 			t.Fatal("a request was queued after an interval whose every wait was above the target")
 		}
-		c.served(at(250), 0) // a slot found free within [230, 330)
+		c.served(at(250)) // a slot found free within [230, 330)
 		if !c.enter(at(340)) {
 			t.Error("a request was refused after an interval in which one got a slot at once")
 		}
@@ -49,7 +49,7 @@ func TestCodelVerdicts(t *testing.T) {
 
 	t.Run("requests waiting through an interval with no slot freed: the queue stands", func(t *testing.T) {
 		c := newCodel(target, interval)
-		c.served(at(0), 0)
+		c.served(at(0))
 		if !c.enter(at(1)) {
 			t.Fatal("the first request to wait was refused")
 		}
@@ -60,7 +60,7 @@ func TestCodelVerdicts(t *testing.T) {
 
 	t.Run("a queue empty for an interval is good", func(t *testing.T) {
 		c := newCodel(target, interval)
-		c.served(at(0), 0)
+		c.served(at(0))
 		c.enter(at(10))
 		c.leave(at(120), 110*time.Millisecond) // [120, 220): a long wait, then nobody waits
 		if !c.enter(at(500)) {
