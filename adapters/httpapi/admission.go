@@ -23,22 +23,19 @@ type ErrorWriter func(w http.ResponseWriter, r *http.Request, err error)
 // database does (docs/decisions.md: request deadlines, load shedding).
 //
 //   - At most Capacity requests run at once. One more waits for a slot, in
-//     order of arrival — but how long depends on the queue's recent past,
-//     the idea of CoDel (controlled delay) applied to a request queue:
-//   - While the queue is a good one (in each interval some request got its
-//     slot within the target delay: the queue has recently been empty), a
-//     request waits for at most the wait budget — half the request
-//     deadline (2 s of the default 4 s) — and is refused with 503 and
-//     Retry-After (shed) only when no slot came free within it: a burst
-//     that the service serves within the deadline is served.
-//   - Once the queue has stood (every request of a whole interval waited
-//     longer than the target, or nobody got a slot while some waited past
-//     it), the service is overloaded: a request that finds no free slot is
-//     refused at once, so that under sustained overload refusals come at
-//     once instead of after the wait budget, and the requests queued
-//     already drain. An interval in which a request got its slot within
-//     the target ends it, and so does a request that finds the queue empty
-//     and a slot free.
+//     order of arrival — how long depends on the queue's recent past, the
+//     idea of CoDel (controlled delay) applied to a request queue:
+//   - While the queue has been empty within the last interval (a good
+//     queue), a request waits for at most the wait budget — half the
+//     request deadline (2 s of the default 4 s) — and is refused with 503
+//     and Retry-After (shed) only when no slot came free within it: a
+//     burst that the service serves within the deadline is served.
+//   - Once the queue has stayed non-empty for a whole interval (it
+//     stands: the service does not drain it, sustained overload), a
+//     request waits at most the target, and is refused then: refusals come
+//     at once instead of after the wait budget, and the requests queued
+//     already drain. When the load falls, the queue empties, and it is a
+//     good queue again.
 //   - A request's deadline counts from its arrival, its wait included:
 //     its context ends a margin before the deadline, so that its handler
 //     rolls back and answers for itself.
@@ -62,13 +59,13 @@ type Admission struct {
 }
 
 // Default target and interval of the adaptive queue (ADMISSION_TARGET,
-// ADMISSION_INTERVAL). CoDel's own for packets are 5 ms and 100 ms; a
-// request is a thousand times a packet's work, and a burst of a storefront
-// (tens of deliveries at once, each waiting for a database connection)
-// takes up to a second to serve on a small machine. So the queue stands
-// only when every request of a whole second waited more than 100 ms:
-// sustained overload is shed at once after a second or two, a burst is
-// served.
+// ADMISSION_INTERVAL). A queue that has not been empty for a second is not
+// a burst: a storefront's burst (tens of deliveries at once, each waiting
+// for a database connection) is served within a second even on a small
+// machine, and deliveries of a burst spread over its first second are all
+// queued. Under sustained overload a request waits at most 100 ms, the top
+// of CoDel's usual targets for requests (5 ms for packets), long enough
+// for a slot that comes free soon.
 const (
 	DefaultAdmissionTarget   = 100 * time.Millisecond
 	DefaultAdmissionInterval = time.Second
@@ -78,7 +75,7 @@ const (
 const (
 	AdmissionAdmitted   = "admitted"     // a slot was free
 	AdmissionQueued     = "queued"       // admitted after waiting for a slot
-	AdmissionShedAtOnce = "shed_at_once" // refused at once: the queue stands (overload)
+	AdmissionShedAtOnce = "shed_at_once" // refused within the target: the queue stands (overload)
 	AdmissionShedWaited = "shed_waited"  // refused when the wait budget ran out
 )
 
@@ -148,31 +145,35 @@ func (a *Admission) Guard(write ErrorWriter, next http.Handler) http.Handler {
 }
 
 // acquire takes a slot: at once when one is free; else, while the queue
-// is good, waiting for one at most the wait budget; while it stands, not at
-// all. The error wraps application.ErrOverloaded when no slot was taken.
+// is good, waiting for one at most the wait budget; while it stands, at
+// most the target. The error wraps application.ErrOverloaded when no slot
+// was taken.
 func (a *Admission) acquire(ctx context.Context) error {
-	arrived := time.Now()
 	if a.slots.TryAcquire(1) {
-		a.queue.served(arrived)
 		a.count(AdmissionAdmitted)
 		return nil
 	}
-	if !a.queue.enter(arrived) {
-		a.count(AdmissionShedAtOnce)
-		return fmt.Errorf("all %d slots taken and the queue has stood above %s for %s: %w",
-			a.capacity, a.queue.target, a.queue.interval, application.ErrOverloaded)
+	wait := a.wait
+	standing := a.queue.enter(time.Now())
+	if standing {
+		wait = min(a.queue.target, a.wait)
 	}
-	ctx, cancel := context.WithTimeout(ctx, a.wait)
+	ctx, cancel := context.WithTimeout(ctx, wait)
 	defer cancel()
 	err := a.slots.Acquire(ctx, 1)
-	now := time.Now()
-	a.queue.leave(now, now.Sub(arrived))
-	if err != nil {
+	a.queue.leave(time.Now())
+	switch {
+	case err == nil:
+		a.count(AdmissionQueued)
+		return nil
+	case standing:
+		a.count(AdmissionShedAtOnce)
+		return fmt.Errorf("all %d slots taken and the queue non-empty for over %s: %w", a.capacity, a.queue.interval,
+			application.ErrOverloaded)
+	default:
 		a.count(AdmissionShedWaited)
 		return fmt.Errorf("no slot of %d came free within %s: %w", a.capacity, a.wait, application.ErrOverloaded)
 	}
-	a.count(AdmissionQueued)
-	return nil
 }
 
 func (a *Admission) count(decision string) {
@@ -181,91 +182,46 @@ func (a *Admission) count(decision string) {
 	}
 }
 
-// codel is the state of the adaptive queue: whether the requests waiting
-// for a slot form a standing queue (overload) or a good one. It follows
-// CoDel's rule as request queues use it (Facebook's "Fail at Scale", the
-// folly library's Codel): at the end of each interval, the queue stands if
-// the shortest wait of the requests that got a slot in it was above the
-// target. A request that finds a slot free counts as a wait of zero, so a
-// queue that has been empty within the interval is a good one.
+// codel is the state of the adaptive queue, CoDel's idea as request
+// queues use it (Facebook's "Fail at Scale", its folly library): a queue
+// that has been empty within the last interval is a good one, which
+// absorbs a burst; a queue that has stayed non-empty for a whole interval
+// stands — the service does not drain it — and a request that joins it may
+// wait only the target. Those short waits keep the queue non-empty while
+// the overload lasts; when the load falls, it empties, and the next request
+// may wait the whole budget again.
 type codel struct {
 	target, interval time.Duration
 
-	mu          sync.Mutex
-	end         time.Time     // end of the current interval
-	minWait     time.Duration // shortest wait that ended in the current interval
-	sampled     bool          // whether any wait ended in it
-	standing    bool          // the verdict of the last interval
-	waiting     int           // requests waiting for a slot now
-	nonEmptyFor time.Time     // since when some request has been waiting
+	mu      sync.Mutex
+	waiting int       // requests waiting for a slot now
+	emptyAt time.Time // when the queue was last empty
 }
 
 func newCodel(target, interval time.Duration) *codel {
 	return &codel{target: target, interval: interval}
 }
 
-// roll closes the interval when it has ended: the queue stands when the
-// shortest wait in it was above the target, or, when no wait ended in it,
-// when requests have been waiting longer than the target without one of
-// them getting a slot. Called with mu held.
-func (c *codel) roll(now time.Time) {
-	if now.Before(c.end) {
-		return
-	}
-	// The interval judged is the last one that ended: the current one, or,
-	// when a whole interval more has passed without a call, an interval in
-	// which no wait ended.
-	if c.sampled && now.Before(c.end.Add(c.interval)) {
-		c.standing = c.minWait > c.target
-	} else {
-		c.standing = c.waiting > 0 && now.Sub(c.nonEmptyFor) > c.target
-	}
-	c.sampled, c.end = false, now.Add(c.interval)
-}
-
-func (c *codel) sample(wait time.Duration) {
-	if !c.sampled || wait < c.minWait {
-		c.minWait = wait
-	}
-	c.sampled = true
-}
-
-// served records a request that found a slot free. Nobody was waiting
-// (the semaphore gives a free slot to a waiting request first): the queue
-// has just been empty, so it does not stand, whatever the last interval
-// said — a burst right after another is queued like the first.
-func (c *codel) served(now time.Time) {
+// enter counts a request that found no free slot as waiting, and tells
+// whether the queue stands: then it may wait only the target.
+func (c *codel) enter(now time.Time) (standing bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.roll(now)
-	c.sample(0)
-	c.standing = false
-}
-
-// enter reports whether a request that found no free slot may wait for
-// one, and counts it as waiting if so: not while the queue stands.
-func (c *codel) enter(now time.Time) bool {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.roll(now)
-	if c.standing {
-		return false
-	}
 	if c.waiting == 0 {
-		c.nonEmptyFor = now
+		c.emptyAt = now
 	}
 	c.waiting++
-	return true
+	return now.Sub(c.emptyAt) > c.interval
 }
 
-// leave records a request that stopped waiting after wait, with a slot or
-// without one (a wait that ran out is a wait too).
-func (c *codel) leave(now time.Time, wait time.Duration) {
+// leave records a request that stopped waiting, with a slot or without.
+func (c *codel) leave(now time.Time) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.waiting--
-	c.roll(now)
-	c.sample(wait)
+	if c.waiting == 0 {
+		c.emptyAt = now
+	}
 }
 
 // logLatePanic logs a panic of a handler whose request was answered for
