@@ -46,6 +46,7 @@ func Options(cfg Config, stderr io.Writer) []fx.Option {
 		IdentityModule,
 		ApplicationModule,
 		HTTPModule,
+		FairUseModule,
 		FailedOrdersModule,
 		EventsModule,
 		BillingModule,

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/acme3pl/fulfillment/adapters/ratelimit/redistest"
 )
@@ -21,6 +22,8 @@ func rlFixture() map[string]any {
 		"organizations": []any{
 			map[string]any{"id": "org_e2e_rl_a", "name": "Limited A"},
 			map[string]any{"id": "org_e2e_rl_b", "name": "Limited B"},
+			map[string]any{"id": "org_e2e_rl_c", "name": "Limited C"},
+			map[string]any{"id": "org_e2e_rl_own", "name": "Own Limit", "rateLimit": "1/h", "rateLimitBurst": 3},
 		},
 		"warehouses": []any{
 			fixtureWarehouse("wh_e2e_rl_1", "RL One", true, "org_e2e_rl_a", "org_e2e_rl_b"),
@@ -206,4 +209,48 @@ func TestRateLimitsFailOpenWithoutRedis(t *testing.T) {
 	if got := countServed(t, srv, "/v0/warehouses", token, "org", burst, burst+1); got != burst {
 		t.Errorf("Redis back: %d of %d served, want %d", got, burst+1, burst)
 	}
+}
+
+// An organization's own limit: the fixture's rateLimit applies from the
+// start, and `orgs limit` applies within a second on every instance.
+func TestOrganizationLimitsApplyOnEveryInstance(t *testing.T) {
+	seedRL(t)
+	redis := redistest.Start(t)
+	const burst = 2
+	one, two := startServer(t, rlEnv(redis.URL(), burst)), startServer(t, rlEnv(redis.URL(), burst))
+
+	own := mintToken(t, "org_e2e_rl_own", "locations")
+	if got := countServed(t, one, "/v0/warehouses", own, "org", 3, 4); got != 3 {
+		t.Errorf("the fixture's organization with rateLimit 1/h burst 3: %d of 4 served, want 3", got)
+	}
+
+	env := rlEnv(redis.URL(), burst)
+	if r := runCLI(t, env, "orgs", "limit", "--org", "org_e2e_rl_c", "--rate", "fast"); r.Code != 2 {
+		t.Errorf("orgs limit with a bad rate: exit %d, want 2 (%s)", r.Code, r.Stderr)
+	}
+	if r := runCLI(t, env, "orgs", "limit", "--org", "org_e2e_rl_nobody", "--rate", "5/s"); r.Code != 1 || !strings.Contains(r.Stderr, "org_e2e_rl_nobody") {
+		t.Errorf("orgs limit of an unknown organization: exit %d %q, want 1 naming it", r.Code, r.Stderr)
+	}
+	token := mintToken(t, "org_e2e_rl_c", "locations")
+	if got := countServed(t, two, "/v0/warehouses", token, "org", burst, burst+1); got != burst {
+		t.Fatalf("before orgs limit: %d of %d served, want the default burst %d", got, burst+1, burst)
+	}
+	out := mustCLI(t, env, "orgs", "limit", "--org", "org_e2e_rl_c", "--rate", "1/h", "--burst", "6")
+	set := time.Now()
+	if !strings.Contains(out, "org_e2e_rl_c") {
+		t.Errorf("orgs limit printed %q", out)
+	}
+	for _, srv := range []*server{one, two} {
+		for {
+			r := do(t, "GET", srv.URL+"/v0/warehouses", nil, "Authorization", "Bearer "+token)
+			if strings.HasPrefix(r.Header.Get("RateLimit-Policy"), `"org";q=6;`) {
+				break
+			}
+			if time.Since(set) > time.Second {
+				t.Fatalf("1s after orgs limit an instance still answers with the policy %q", r.Header.Get("RateLimit-Policy"))
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+	}
+	t.Logf("the new limit applied on both instances %s after the command", time.Since(set).Round(time.Millisecond))
 }
