@@ -157,7 +157,7 @@ func Load(environ map[string]string) (Config, error) {
 	if c.DBMaxConns == 0 {
 		c.DBMaxConns = 4 * runtime.GOMAXPROCS(0)
 	}
-	if err := c.validateFairUse(); err != nil {
+	if err := c.validateFairUse(environ); err != nil {
 		return c, err
 	}
 	if c.FailedOrderRetention < time.Second || c.FailedOrderRetention > 87600*time.Hour {

@@ -11,7 +11,11 @@ import (
 
 // validateFairUse checks the settings of the admission queue and the rate
 // limits, and reads the default limit.
-func (c *Config) validateFairUse() error {
+func (c *Config) validateFairUse(environ map[string]string) error {
+	// The default target fits any deadline: it is at most half of it.
+	if _, set := environ["ADMISSION_TARGET"]; !set {
+		c.AdmissionTarget = min(c.AdmissionTarget, c.RequestTimeout/2)
+	}
 	if c.AdmissionTarget < time.Millisecond || c.AdmissionTarget > c.RequestTimeout/2 {
 		return fmt.Errorf("ADMISSION_TARGET: must be a duration between 1ms and half of REQUEST_TIMEOUT (%s)", c.RequestTimeout/2)
 	}

@@ -26,6 +26,16 @@ func TestFairUseConfig(t *testing.T) {
 	}
 }
 
+func TestFairUseConfigDefaultTargetFitsAShortDeadline(t *testing.T) {
+	c, err := load(t, map[string]string{"REQUEST_TIMEOUT": "100ms"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.AdmissionTarget != 50*time.Millisecond {
+		t.Errorf("the default target under a 100ms deadline: %s, want 50ms (half the deadline)", c.AdmissionTarget)
+	}
+}
+
 func TestFairUseConfigRefused(t *testing.T) {
 	for name, tc := range map[string]struct {
 		env  map[string]string
