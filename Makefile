@@ -59,13 +59,14 @@ image: ## the OCI image built offline (no daemon, no registry) into .tmp/image/f
 	@image_dir=$$(cd $(IMAGE_DIR) && pwd); cd deploy && go run ./cmd/image -binary "$$image_dir/fulfillment" \
 		-version '$(VERSION)' -revision '$(REVISION)' -created '$(SOURCE_DATE_EPOCH)' -out "$$image_dir/fulfillment.tar"
 
-test: ## go test -race on every package against a real PostgreSQL (and nats-server, scripts/nats.sh); log in .tmp/test.log
+test: ## go test -race on every package against a real PostgreSQL (and nats-server, scripts/nats.sh; redis-server, scripts/redis.sh); log in .tmp/test.log
 	@$(WITH_PG) \
 	echo "make test: TEST_DATABASE_URL=$${TEST_DATABASE_URL%%\?*}" | sed -E 's#(://[^:@/]*):[^@/]*@#\1:***@#; s/(password[[:space:]]*=[[:space:]]*)[^[:space:]]+/\1***/' >&2; \
 	mkdir -p .tmp; \
 	status=0; \
 	for tool in $(TEST_TOOLS); do $(TOOLS) "$$tool" >/dev/null || status=$$?; done; \
 	scripts/nats.sh >/dev/null || status=$$?; \
+	scripts/redis.sh >/dev/null || status=$$?; \
 	: > .tmp/test.log; \
 	if [[ $$status == 0 ]]; then \
 		for mod in $(TEST_MODULES); do \

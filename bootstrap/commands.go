@@ -33,6 +33,7 @@ func CommandOptions(cfg Config, conns int) []fx.Option {
 		PostgresModule,
 		ApplicationModule,
 		BillingModule,
+		organizationLimitsModule,
 		fx.Provide(func() billingapp.Observer { return billingapp.NopObserver{} }),
 		fx.Module("command-events", eventRecording),
 	}

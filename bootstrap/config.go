@@ -47,6 +47,18 @@ type Config struct {
 	// DBMaxConns is the size of the connection pool; 0 (unset) is
 	// 4 × GOMAXPROCS.
 	DBMaxConns int `env:"DB_MAX_CONNS"`
+	// AdmissionTarget and AdmissionInterval drive the adaptive admission
+	// queue (docs/rate-limits.md, overload): once every request of an
+	// interval has waited longer than the target for a slot, new arrivals
+	// that find none free are refused at once.
+	AdmissionTarget   time.Duration `env:"ADMISSION_TARGET" envDefault:"100ms"`
+	AdmissionInterval time.Duration `env:"ADMISSION_INTERVAL" envDefault:"1s"`
+	// Rate limits (docs/rate-limits.md): the default limit of every
+	// organization and warehouse, and the Redis that shares the buckets
+	// between replicas (in memory per replica without it).
+	RateLimitRaw      string `env:"RATE_LIMIT" envDefault:"20/s"`
+	RateLimitBurst    int    `env:"RATE_LIMIT_BURST" envDefault:"40"`
+	RateLimitRedisURL string `env:"RATE_LIMIT_REDIS_URL"`
 
 	// MigrationLockTimeout bounds each wait of a migration for a lock held
 	// by another session, and MigrationLockRetries is how many times a
@@ -98,6 +110,7 @@ type Config struct {
 	Environment     domain.Environment `env:"-"`
 	LogLevel        slog.Level         `env:"-"`
 	BillingLocation *time.Location     `env:"-"`
+	RateLimit       domain.RateLimit   `env:"-"`
 }
 
 // ServeGCPercent is the garbage collector's target for `serve` when GOGC
@@ -154,6 +167,9 @@ func Load(environ map[string]string) (Config, error) {
 	}
 	if c.DBMaxConns == 0 {
 		c.DBMaxConns = 4 * runtime.GOMAXPROCS(0)
+	}
+	if err := c.validateFairUse(environ); err != nil {
+		return c, err
 	}
 	if c.FailedOrderRetention < time.Second || c.FailedOrderRetention > 87600*time.Hour {
 		return c, errors.New("FAILED_ORDER_RETENTION: must be a duration between 1s and 87600h (for example 720h)")

@@ -20,6 +20,7 @@ import (
 	"github.com/acme3pl/fulfillment/adapters/httpapi"
 	"github.com/acme3pl/fulfillment/adapters/identity"
 	"github.com/acme3pl/fulfillment/adapters/postgres"
+	"github.com/acme3pl/fulfillment/adapters/ratelimit"
 	"github.com/acme3pl/fulfillment/adapters/system"
 	"github.com/acme3pl/fulfillment/adapters/telemetry"
 	"github.com/acme3pl/fulfillment/application"
@@ -45,6 +46,7 @@ func Options(cfg Config, stderr io.Writer) []fx.Option {
 		IdentityModule,
 		ApplicationModule,
 		HTTPModule,
+		FairUseModule,
 		FailedOrdersModule,
 		EventsModule,
 		BillingModule,
@@ -198,13 +200,16 @@ var HTTPModule = fx.Module("http",
 		// in flight lets one request wait for each connection, a wait of one
 		// statement's time, far inside the deadline, so that a burst is
 		// served; beyond that requests are shed instead of queueing.
-		func(cfg Config, log *slog.Logger) *httpapi.Admission {
-			return httpapi.NewAdmission(cfg.RequestTimeout, 2*cfg.DBMaxConns, log)
+		func(cfg Config, m *telemetry.Metrics, log *slog.Logger) *httpapi.Admission {
+			return httpapi.NewAdmission(cfg.RequestTimeout, 2*cfg.DBMaxConns, log,
+				httpapi.WithAdaptiveQueue(cfg.AdmissionTarget, cfg.AdmissionInterval),
+				httpapi.WithDecisionCounter(m.FairUse.AdmissionDecisions))
 		},
+		newRateLimiter,
 		func(tokens ports.AccessTokenVerifier, keys ports.APIKeyVerifier, errs httpapi.ErrorMapper, adm *httpapi.Admission,
-			log *slog.Logger,
+			limits *ratelimit.Limiter, log *slog.Logger,
 		) httpapi.Authenticator {
-			return httpapi.Authenticator{Tokens: tokens, Keys: keys, Errors: errs, Admission: adm, Log: log}
+			return httpapi.Authenticator{Tokens: tokens, Keys: keys, Errors: errs, Admission: adm, Limits: limits, Log: log}
 		},
 		httpapi.NewHealth,
 		AsRoutes(func(h *httpapi.Health) *httpapi.Health { return h }),

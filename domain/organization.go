@@ -7,6 +7,9 @@ type Organization struct {
 	ID                 string
 	Name               string
 	DefaultWarehouseID string // empty when none is set
+	// RateLimit is the organization's own rate limit of the API; the zero
+	// value is the service's default.
+	RateLimit RateLimit
 }
 
 // Validate checks an organization before it is stored.

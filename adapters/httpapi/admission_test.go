@@ -142,6 +142,57 @@ func TestAdmissionShedsWhatWaitsBeyondTheBudget(t *testing.T) {
 	}
 }
 
+// Once requests have waited for a slot longer than the target through an
+// interval (the queue stands: overload), a new arrival that finds no free
+// slot is refused at once with 503 and Retry-After, not after the wait
+// budget; the requests queued before are still served. Each decision is
+// counted.
+func TestAdmissionShedsAtOnceWhenTheQueueStands(t *testing.T) {
+	routes := newAdmissionRoutes(4*time.Second, 1) // a wait budget of 2s
+	decisions := telemetry.NewMetrics().FairUse.AdmissionDecisions
+	routes.adm = httpapi.NewAdmission(4*time.Second, 1, slog.New(slog.DiscardHandler),
+		httpapi.WithAdaptiveQueue(5*time.Millisecond, 50*time.Millisecond), httpapi.WithDecisionCounter(decisions))
+	s := newTestServer(t, routes)
+	first := make(chan int, 1)
+	go func() { first <- s.do(httptest.NewRequest(http.MethodGet, "/v0/slow", nil)).Code }()
+	<-routes.started // the only slot is taken
+	second := make(chan int, 1)
+	go func() { second <- s.do(httptest.NewRequest(http.MethodGet, "/v0/slow", nil)).Code }()
+	time.Sleep(300 * time.Millisecond) // the second waits through whole intervals
+
+	start := time.Now()
+	w := s.do(httptest.NewRequest(http.MethodGet, "/v0/slow", nil))
+	elapsed := time.Since(start)
+	if w.Code != http.StatusServiceUnavailable || w.Header().Get("Retry-After") == "" {
+		t.Fatalf("a request while the queue stands: %d (Retry-After %q), want 503 with Retry-After", w.Code, w.Header().Get("Retry-After"))
+	}
+	if p := problemOf(t, w); p.Code != "unavailable" {
+		t.Errorf("problem %+v, want code unavailable", p)
+	}
+	if elapsed > time.Second {
+		t.Errorf("shed after %s, want at once (the wait budget is 2s)", elapsed)
+	}
+	close(routes.release)
+	if code := <-first; code != http.StatusOK {
+		t.Errorf("the first request: %d, want 200", code)
+	}
+	if code := <-second; code != http.StatusOK {
+		t.Errorf("the request queued before the overload: %d, want 200", code)
+	}
+	for decision, want := range map[string]float64{"admitted": 1, "queued": 1, "shed_at_once": 1, "shed_waited": 0} {
+		if got := testutil.ToFloat64(decisions.WithLabelValues(decision)); got != want {
+			t.Errorf("decisions %s: %v, want %v", decision, got, want)
+		}
+	}
+	if got := testutil.ToFloat64(s.metrics.RequestsShed.WithLabelValues("/v0/slow")); got != 1 {
+		t.Errorf("shed counter %v, want 1", got)
+	}
+	// With the slot free, a request is served whatever the queue's verdict.
+	if w := s.do(httptest.NewRequest(http.MethodGet, "/v0/slow", nil)); w.Code != http.StatusOK {
+		t.Errorf("a request after the others: %d, want 200", w.Code)
+	}
+}
+
 // A client that leaves while waiting for a slot is recorded as 499, not
 // shed.
 func TestAdmissionClientLeavingWhileWaitingIs499(t *testing.T) {

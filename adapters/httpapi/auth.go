@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/acme3pl/fulfillment/adapters/ratelimit"
 	"github.com/acme3pl/fulfillment/domain"
 	"github.com/acme3pl/fulfillment/ports"
 )
@@ -17,32 +18,39 @@ import (
 // key (the order intake, errors in its own shape). Either way admission
 // control comes first (the request deadline and load shedding), then the
 // credentials and the route's scopes, before any validation of the request:
-// a request with bad credentials and a bad parameter gets 401. The handler
-// finds the caller with PrincipalFrom.
+// a request with bad credentials and a bad parameter gets 401. Then the
+// rate limit of an OAuth route (Limits), still before any validation. The
+// handler finds the caller with PrincipalFrom.
 type Authenticator struct {
 	Tokens    ports.AccessTokenVerifier
 	Keys      ports.APIKeyVerifier
 	Errors    ErrorMapper
 	Admission *Admission // nil: none (unit tests of one handler)
-	Log       *slog.Logger
+	// Limits are the rate limits of the OAuth routes: per organization on
+	// an organization's routes, per warehouse on a warehouse's; the API
+	// key routes (the order intake) are never limited. nil: none.
+	Limits RateLimiter
+	Log    *slog.Logger
 }
 
 // RequireScope guards an organization's OAuth route: an organization's
 // access token that holds scope. A warehouse's token lacks it, whatever its
 // scope claim says.
 func (a Authenticator) RequireScope(scope domain.Scope, next http.HandlerFunc) http.Handler {
-	return a.requireToken(scope, func(p ports.Principal) bool { return p.OrganizationID != "" }, next)
+	return a.requireToken(scope, func(p ports.Principal) bool { return p.OrganizationID != "" },
+		limited(a.Limits, ratelimit.ScopeOrg, next))
 }
 
 // RequireWarehouse guards a warehouse's route (/v0/warehouse/...): a token of
 // an active warehouse with scope warehouse. An organization's token lacks it.
 func (a Authenticator) RequireWarehouse(next http.HandlerFunc) http.Handler {
-	return a.requireToken(domain.ScopeWarehouse, func(p ports.Principal) bool { return p.WarehouseID != "" }, next)
+	return a.requireToken(domain.ScopeWarehouse, func(p ports.Principal) bool { return p.WarehouseID != "" },
+		limited(a.Limits, ratelimit.ScopeWarehouse, next))
 }
 
 // requireToken guards a route of access tokens whose principal is of the
 // route's kind (organization or warehouse) and holds scope.
-func (a Authenticator) requireToken(scope domain.Scope, ofKind func(ports.Principal) bool, next http.HandlerFunc) http.Handler {
+func (a Authenticator) requireToken(scope domain.Scope, ofKind func(ports.Principal) bool, next http.Handler) http.Handler {
 	verify := func(ctx context.Context, token string) (ports.Principal, error) {
 		p, err := a.Tokens.VerifyAccessToken(ctx, token)
 		if err == nil && !ofKind(p) {
@@ -62,7 +70,7 @@ func (a Authenticator) RequireAPIKey(write ErrorWriter, scopes []domain.Scope, n
 }
 
 func (a Authenticator) require(verify func(context.Context, string) (ports.Principal, error), write ErrorWriter,
-	scopes []domain.Scope, next http.HandlerFunc,
+	scopes []domain.Scope, next http.Handler,
 ) http.Handler {
 	return a.Admission.Guard(write, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		credential, ok := bearer(r)

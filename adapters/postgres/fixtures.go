@@ -30,6 +30,13 @@ const (
 SELECT v.id, v.name, nullif(v.warehouse, '') FROM unnest($1::text[], $2::text[], $3::text[]) AS v(id, name, warehouse)
 ON CONFLICT (id) DO NOTHING`
 
+	// setFixtureRateLimitsSQL gives the fixture's organizations their own
+	// rate limits (migration 0016), unless one is set already: seeding
+	// again changes nothing, and never undoes an operator's `orgs limit`.
+	setFixtureRateLimitsSQL = `UPDATE organizations o SET rate_limit = v.rate_limit, rate_limit_burst = v.burst
+FROM unnest($1::text[], $2::text[], $3::bigint[]) AS v(id, rate_limit, burst)
+WHERE o.id = v.id AND o.rate_limit IS NULL`
+
 	insertWarehouseSQL = `INSERT INTO warehouses (id, name, description, active, address_name, address_line1, address_line2,
 	address_district, address_city, address_state, address_country_code, address_postal_code,
 	contact_name, contact_email, contact_phone_number, contact_fax, tags)
@@ -106,6 +113,18 @@ func (s *FixtureStore) Load(ctx context.Context, f ports.Fixture) (ports.Fixture
 	var err error
 	if counts["organizations"], err = inserted(ctx, s.run, insertOrganizationsSQL, f.Organizations,
 		func(o domain.Organization) []any { return []any{o.ID, o.Name, o.DefaultWarehouseID} }); err != nil {
+		return nil, err
+	}
+	// Only a fixture that gives limits touches their columns: older
+	// schemas (tests of earlier migrations) load fixtures without them.
+	var limited []domain.Organization
+	for _, o := range f.Organizations {
+		if !o.RateLimit.IsZero() {
+			limited = append(limited, o)
+		}
+	}
+	if _, err = inserted(ctx, s.run, setFixtureRateLimitsSQL, limited,
+		func(o domain.Organization) []any { return []any{o.ID, o.RateLimit.Rate(), int64(o.RateLimit.Burst())} }); err != nil {
 		return nil, err
 	}
 

@@ -36,6 +36,9 @@ type Metrics struct {
 	// invoice transitions by the status reached (billing.go).
 	BillingCharges  *prometheus.CounterVec
 	BillingInvoices *prometheus.CounterVec
+	// FairUse: the admission's decisions and the rate limits
+	// (fair_use_metrics.go).
+	FairUse FairUse
 }
 
 // Outcomes of an order delivery: the label values of
@@ -107,6 +110,7 @@ func NewMetrics() *Metrics {
 	}, []string{"status"})
 	reg.MustRegister(m.RequestDuration, m.IntakeOrders, m.ShipmentTransitions, m.RequestsShed, m.RequestsTimedOut,
 		m.UnitsReceived, m.BillingCharges, m.BillingInvoices)
+	m.FairUse = newFairUse(reg)
 	for _, f := range BillingFees {
 		m.BillingCharges.WithLabelValues(f)
 	}

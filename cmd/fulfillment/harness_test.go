@@ -65,6 +65,10 @@ func baseEnv(dsn string, extra ...string) []string {
 		"OTEL_TRACES_EXPORTER=none",
 		"LOG_LEVEL=info",
 		"SHUTDOWN_DELAY=0s",
+		// Limits out of the way of the tests that are not about them
+		// (e2e_ratelimit_test.go sets its own; a later entry wins).
+		"RATE_LIMIT=1000000/s",
+		"RATE_LIMIT_BURST=1000000",
 	}
 	return append(env, extra...)
 }

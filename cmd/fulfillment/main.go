@@ -46,6 +46,7 @@ commands:
                                                 replay failed orders from their kept bodies
   orders purge                                  delete kept bodies past FAILED_ORDER_RETENTION
   rates set --org ID --file card.json           set an organization's rate card
+  orgs limit --org ID --rate 50/s [--burst 100] set an organization's own API rate limit
   billing run                                   accrue, finalize and collect what is due
   billing close --org ID                        end an organization's period now and finalize it
   invoices preview --org ID [--charges]         print the open invoice as the API would show it (or its charges)
@@ -62,7 +63,8 @@ AUTH_SIGNING_KEY, AUTH_JWKS_URL, AUTH_ISSUER, AUTH_AUDIENCE, AUTH_ORG_CLAIM, AUT
 LOG_LEVEL, REQUEST_TIMEOUT, DB_MAX_CONNS, SHUTDOWN_DELAY, SHUTDOWN_TIMEOUT,
 FAILED_ORDER_RETENTION, BILLING_TIMEZONE, BILLING_GRACE, BILLING_TERMS,
 BILLING_COLLECTIONS_AFTER, BILLING_INTERVAL, EVENTS_NATS_URL, EVENTS_STREAM, EVENTS_NATS_CREDS,
-EVENTS_NATS_USER, EVENTS_NATS_PASSWORD, EVENTS_NATS_TOKEN, OTEL_*.
+EVENTS_NATS_USER, EVENTS_NATS_PASSWORD, EVENTS_NATS_TOKEN, ADMISSION_TARGET, ADMISSION_INTERVAL,
+RATE_LIMIT, RATE_LIMIT_BURST, RATE_LIMIT_REDIS_URL, OTEL_*.
 `
 
 // usageError is a mistake in the command line: exit status 2.
@@ -157,6 +159,8 @@ func dispatch(ctx context.Context, args []string, env map[string]string, stdout,
 		return orders(ctx, cfg, rest, stdout, stderr)
 	case "rates":
 		return rates(ctx, cfg, rest, stdout)
+	case "orgs":
+		return orgs(ctx, cfg, rest, stdout)
 	case "billing":
 		return billingCmd(ctx, cfg, rest, stdout)
 	case "invoices":

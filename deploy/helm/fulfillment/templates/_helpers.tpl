@@ -243,3 +243,24 @@ EVENTS_NATS_TOKEN, or a .creds file (events.credsKey) mounted read-only. */}}
 {{- end }}
 {{- end }}
 {{- end -}}
+
+{{/* The rate limits and the admission queue (docs/rate-limits.md); the Redis URL from a Secret. */}}
+{{- define "fulfillment.rateLimitEnv" -}}
+- name: RATE_LIMIT
+  value: {{ .Values.rateLimits.rate | quote }}
+- name: RATE_LIMIT_BURST
+  value: {{ .Values.rateLimits.burst | quote }}
+- name: ADMISSION_TARGET
+  value: {{ .Values.rateLimits.admissionTarget | quote }}
+- name: ADMISSION_INTERVAL
+  value: {{ .Values.rateLimits.admissionInterval | quote }}
+{{- with .Values.rateLimits.redisUrlSecret }}
+{{- if .secretName }}
+- name: RATE_LIMIT_REDIS_URL
+  valueFrom:
+    secretKeyRef:
+      name: {{ .secretName }}
+      key: {{ .key }}
+{{- end }}
+{{- end }}
+{{- end -}}

@@ -1,0 +1,68 @@
+package postgres
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+
+	"github.com/uptrace/bun"
+
+	"github.com/acme3pl/fulfillment/domain"
+	"github.com/acme3pl/fulfillment/ports"
+)
+
+// OrganizationRateLimits keeps the organizations' own rate limits in their
+// rows (migration 0016): the rate as written and its burst.
+type OrganizationRateLimits struct{ run runner }
+
+var _ ports.OrganizationRateLimits = (*OrganizationRateLimits)(nil)
+
+// NewOrganizationRateLimits returns the organizations' limits on db.
+func NewOrganizationRateLimits(db bun.IDB) *OrganizationRateLimits {
+	return &OrganizationRateLimits{run: runner{db: db}}
+}
+
+const (
+	setRateLimitSQL = `UPDATE organizations SET rate_limit = $2, rate_limit_burst = $3 WHERE id = $1`
+	rateLimitsSQL   = `SELECT id, rate_limit, coalesce(rate_limit_burst, 0) FROM organizations WHERE rate_limit IS NOT NULL`
+)
+
+// SetRateLimit sets an organization's own limit, or domain.ErrNotFound.
+func (r *OrganizationRateLimits) SetRateLimit(ctx context.Context, organizationID string, limit domain.RateLimit) error {
+	n, err := r.run.exec(ctx, setRateLimitSQL, organizationID, limit.Rate(), int64(limit.Burst()))
+	if err != nil {
+		return dbErr(err)
+	}
+	if n == 0 {
+		return domain.ErrNotFound
+	}
+	return nil
+}
+
+// RateLimits returns every organization's own limit. A row whose limit
+// does not parse (written by hand) is reported, not skipped: the caller
+// keeps the limits it had.
+func (r *OrganizationRateLimits) RateLimits(ctx context.Context) (map[string]domain.RateLimit, error) {
+	limits := map[string]domain.RateLimit{}
+	var bad error
+	err := r.run.query(ctx, rateLimitsSQL, func(rows *sql.Rows) error {
+		var id, rate string
+		var burst int64
+		if err := rows.Scan(&id, &rate, &burst); err != nil {
+			return err
+		}
+		l, err := domain.ParseRateLimit(rate, int(burst))
+		if err != nil && bad == nil {
+			bad = fmt.Errorf("organization %s: %w", id, err)
+		}
+		limits[id] = l
+		return nil
+	})
+	if err != nil {
+		return nil, dbErr(err)
+	}
+	if bad != nil {
+		return nil, bad
+	}
+	return limits, nil
+}

@@ -1,0 +1,60 @@
+package postgres_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+
+	"github.com/acme3pl/fulfillment/adapters/postgres"
+	"github.com/acme3pl/fulfillment/adapters/postgres/pgtest"
+	"github.com/acme3pl/fulfillment/domain"
+	"github.com/acme3pl/fulfillment/ports"
+)
+
+// An organization's own rate limit: from a fixture (a second load changes
+// nothing, and never an operator's limit), set by the operator, listed for
+// the replicas; an unknown organization is not found.
+func TestOrganizationRateLimits(t *testing.T) {
+	ctx := context.Background()
+	limit := func(rate string, burst int) domain.RateLimit {
+		l, err := domain.ParseRateLimit(rate, burst)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return l
+	}
+	load(t, ports.Fixture{Organizations: []domain.Organization{
+		{ID: "org_rl_fixture", Name: "Fixture limit", RateLimit: limit("50/s", 0)},
+		{ID: "org_rl_default", Name: "Default limit"},
+	}})
+	limits := postgres.NewOrganizationRateLimits(pgtest.Open(t, testDSN))
+	got, err := limits.RateLimits(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l, ok := got["org_rl_fixture"]; !ok || l != limit("50/s", 100) {
+		t.Errorf("the fixture's limit: %v (%v), want 50/s burst 100", l, ok)
+	}
+	if _, ok := got["org_rl_default"]; ok {
+		t.Error("an organization without a limit of its own is listed")
+	}
+
+	if err := limits.SetRateLimit(ctx, "org_rl_default", limit("600/m", 5)); err != nil {
+		t.Fatal(err)
+	}
+	if err := limits.SetRateLimit(ctx, "org_rl_fixture", limit("10/s", 1)); err != nil {
+		t.Fatal(err)
+	}
+	if err := limits.SetRateLimit(ctx, "org_rl_nobody", limit("10/s", 1)); !errors.Is(err, domain.ErrNotFound) {
+		t.Errorf("an unknown organization: %v, want domain.ErrNotFound", err)
+	}
+	// Seeding again keeps the operator's limit.
+	load(t, ports.Fixture{Organizations: []domain.Organization{{ID: "org_rl_fixture", Name: "Fixture limit", RateLimit: limit("50/s", 0)}}})
+	got, err = limits.RateLimits(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got["org_rl_default"] != limit("600/m", 5) || got["org_rl_fixture"] != limit("10/s", 1) {
+		t.Errorf("after orgs limit and a second seed: %v", got)
+	}
+}

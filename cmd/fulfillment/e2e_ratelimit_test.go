@@ -1,0 +1,256 @@
+package main
+
+import (
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/acme3pl/fulfillment/adapters/ratelimit/redistest"
+)
+
+// Rate limits end to end (docs/rate-limits.md): the real binary, buckets in
+// a private redis-server, every answer checked against api/openapi.yaml by
+// the harness (the 429s and the RateLimit headers included).
+
+// rlFixture: two organizations sharing one warehouse, a second warehouse,
+// and an organization with its own limit in the fixture.
+func rlFixture() map[string]any {
+	return map[string]any{
+		"organizations": []any{
+			map[string]any{"id": "org_e2e_rl_a", "name": "Limited A"},
+			map[string]any{"id": "org_e2e_rl_b", "name": "Limited B"},
+			map[string]any{"id": "org_e2e_rl_c", "name": "Limited C"},
+			map[string]any{"id": "org_e2e_rl_own", "name": "Own Limit", "rateLimit": "1/h", "rateLimitBurst": 3},
+		},
+		"warehouses": []any{
+			fixtureWarehouse("wh_e2e_rl_1", "RL One", true, "org_e2e_rl_a", "org_e2e_rl_b"),
+			fixtureWarehouse("wh_e2e_rl_2", "RL Two", true, "org_e2e_rl_a"),
+		},
+	}
+}
+
+var rlOnce sync.Once
+
+func seedRL(t *testing.T) {
+	rlOnce.Do(func() { seedFixture(t, testDSN, rlFixture()) })
+}
+
+// rlEnv is the environment of a server whose buckets are in redisURL,
+// with the limit 1 per hour (nothing refills within a test) and burst.
+func rlEnv(redisURL string, burst int) []string {
+	return baseEnv(testDSN, "RATE_LIMIT=1/h", "RATE_LIMIT_BURST="+strconv.Itoa(burst), "RATE_LIMIT_REDIS_URL="+redisURL)
+}
+
+var (
+	policyHeader    = regexp.MustCompile(`^"(org|warehouse)";q=(\d+);w=(\d+)$`)
+	remainingHeader = regexp.MustCompile(`^"(org|warehouse)";r=(\d+);t=(\d+)$`)
+)
+
+// rlGet sends a GET as token and checks the answer's rate-limit headers: a
+// 200 with the policy and what remains, or a 429 rate_limited with
+// Retry-After ≥ 1. It reports whether the request was served.
+func rlGet(t *testing.T, srv *server, path, token, scope string, burst int) bool {
+	t.Helper()
+	r := do(t, "GET", srv.URL+path, nil, "Authorization", "Bearer "+token)
+	if m := policyHeader.FindStringSubmatch(r.Header.Get("RateLimit-Policy")); m == nil || m[1] != scope || m[2] != strconv.Itoa(burst) {
+		t.Errorf("%s: RateLimit-Policy %q, want %q;q=%d;w=…", path, r.Header.Get("RateLimit-Policy"), scope, burst)
+	}
+	m := remainingHeader.FindStringSubmatch(r.Header.Get("RateLimit"))
+	if m == nil || m[1] != scope {
+		t.Errorf("%s: RateLimit %q, want %q;r=…;t=…", path, r.Header.Get("RateLimit"), scope)
+	}
+	switch r.Status {
+	case 200:
+		return true
+	case 429:
+		wantProblem(t, r, 429, "rate_limited")
+		if n, err := strconv.Atoi(r.Header.Get("Retry-After")); err != nil || n < 1 {
+			t.Errorf("429 with Retry-After %q, want whole seconds ≥ 1", r.Header.Get("Retry-After"))
+		}
+		if m != nil && m[2] != "0" {
+			t.Errorf("429 with RateLimit %q, want r=0", r.Header.Get("RateLimit"))
+		}
+		return false
+	default:
+		t.Fatalf("%s: %d %s, want 200 or 429", path, r.Status, r.Body)
+		return false
+	}
+}
+
+// Two instances on one Redis share one bucket per organization: the burst
+// is allowed once, not once per instance; another organization, and each
+// warehouse, has a bucket of its own.
+func TestRateLimitsSharedByInstancesAndIsolated(t *testing.T) {
+	seedRL(t)
+	redis := redistest.Start(t)
+	const burst = 4
+	one, two := startServer(t, rlEnv(redis.URL(), burst)), startServer(t, rlEnv(redis.URL(), burst))
+	tokenA, tokenB := mintToken(t, "org_e2e_rl_a", "locations"), mintToken(t, "org_e2e_rl_b", "locations")
+
+	served := 0
+	for i := range 2 * burst {
+		srv := one
+		if i%2 == 1 {
+			srv = two
+		}
+		if rlGet(t, srv, "/v0/warehouses", tokenA, "org", burst) {
+			served++
+		}
+	}
+	if served != burst {
+		t.Errorf("two instances served %d of %d requests of one organization, want its burst of %d once", served, 2*burst, burst)
+	}
+	if got := countServed(t, two, "/v0/warehouses", tokenB, "org", burst, burst+1); got != burst {
+		t.Errorf("organization B after A ran out: %d of %d served, want its own %d", got, burst+1, burst)
+	}
+
+	wh1, wh2 := mintWarehouseToken(t, "wh_e2e_rl_1"), mintWarehouseToken(t, "wh_e2e_rl_2")
+	if got := countServed(t, one, "/v0/warehouse/shipments", wh1, "warehouse", burst, burst+2); got != burst {
+		t.Errorf("warehouse 1: %d of %d served, want %d", got, burst+2, burst)
+	}
+	if got := countServed(t, two, "/v0/warehouse/shipments", wh2, "warehouse", burst, burst+1); got != burst {
+		t.Errorf("warehouse 2 after warehouse 1 ran out: %d of %d served, want its own %d", got, burst+1, burst)
+	}
+	if n := metricValue(t, one, `fulfillment_rate_limited_total{scope="org"}`) + metricValue(t, two, `fulfillment_rate_limited_total{scope="org"}`); n != float64(burst+1) {
+		t.Errorf("fulfillment_rate_limited_total{scope=org} over both instances: %v, want %d", n, burst+1)
+	}
+}
+
+func countServed(t *testing.T, srv *server, path, token, scope string, burst, n int) int {
+	t.Helper()
+	served := 0
+	for range n {
+		if rlGet(t, srv, path, token, scope, burst) {
+			served++
+		}
+	}
+	return served
+}
+
+// metricValue reads one series from /metrics (0 when absent).
+func metricValue(t *testing.T, srv *server, series string) float64 {
+	t.Helper()
+	r := do(t, "GET", srv.URL+"/metrics", nil)
+	for _, line := range strings.Split(string(r.Body), "\n") {
+		if rest, ok := strings.CutPrefix(line, series+" "); ok {
+			v, err := strconv.ParseFloat(strings.TrimSpace(rest), 64)
+			if err != nil {
+				t.Fatalf("metric %s: %q", series, line)
+			}
+			return v
+		}
+	}
+	return 0
+}
+
+// The storefront webhook is never limited: a burst of deliveries with the
+// limit at 1/s (burst 1) is served whole, and no delivery carries the
+// headers.
+func TestRateLimitsNeverLimitTheWebhook(t *testing.T) {
+	intakeServer(t)
+	redis := redistest.Start(t)
+	srv := startServer(t, baseEnv(testDSN, "RATE_LIMIT=1/s", "RATE_LIMIT_BURST=1", "RATE_LIMIT_REDIS_URL="+redis.URL()))
+	var wg sync.WaitGroup
+	answers := make(chan response, 30)
+	for i := range 30 {
+		wg.Go(func() { answers <- deliver(t, srv, intakeKeyA, smallOrder(int64(8800000+i), "KEY-LTH-01", "1")) })
+	}
+	wg.Wait()
+	close(answers)
+	for r := range answers {
+		if r.Status == 503 && r.Header.Get("Retry-After") != "" {
+			continue // shed by the admission on a slow machine: not a limit
+		}
+		if r.Status != 200 || r.Header.Get("RateLimit") != "" || r.Header.Get("RateLimit-Policy") != "" {
+			t.Errorf("a delivery: %d %v %s, want 200 without rate-limit headers", r.Status, r.Header, r.Body)
+		}
+	}
+	if n := metricValue(t, srv, `fulfillment_rate_limited_total{scope="org"}`); n != 0 {
+		t.Errorf("fulfillment_rate_limited_total{scope=org} = %v after deliveries only", n)
+	}
+	// The OAuth API of the same organization is limited at once.
+	if rlGet(t, srv, "/v0/shipments", intakeTokenA, "org", 1); rlGet(t, srv, "/v0/shipments", intakeTokenA, "org", 1) {
+		t.Error("the second request within a second at 1/s was served")
+	}
+}
+
+// Redis stopped in the middle of a run: requests are served (without the
+// RateLimit header), counted in fulfillment_rate_limit_backend_errors_total,
+// and warned about once; with Redis back the limits apply again.
+func TestRateLimitsFailOpenWithoutRedis(t *testing.T) {
+	seedRL(t)
+	redis := redistest.Start(t)
+	const burst = 2
+	srv := startServer(t, rlEnv(redis.URL(), burst))
+	token := mintToken(t, "org_e2e_rl_a", "locations")
+	if got := countServed(t, srv, "/v0/warehouses", token, "org", burst, burst+1); got != burst {
+		t.Fatalf("with Redis: %d of %d served, want %d", got, burst+1, burst)
+	}
+	redis.Stop()
+	for i := range 5 {
+		r := do(t, "GET", srv.URL+"/v0/warehouses", nil, "Authorization", "Bearer "+token)
+		if r.Status != 200 || r.Header.Get("RateLimit") != "" || r.Header.Get("RateLimit-Policy") == "" {
+			t.Fatalf("request %d with Redis stopped: %d %v, want 200 with the policy and no RateLimit", i, r.Status, r.Header)
+		}
+	}
+	if n := metricValue(t, srv, "fulfillment_rate_limit_backend_errors_total"); n != 5 {
+		t.Errorf("fulfillment_rate_limit_backend_errors_total = %v, want 5", n)
+	}
+	if n := strings.Count(srv.Logs(), "rate limits not applied"); n != 1 {
+		t.Errorf("%d warnings for 5 failures, want 1", n)
+	}
+	if strings.Contains(srv.Logs(), redis.URL()) {
+		t.Error("the log repeats the Redis URL")
+	}
+	redis.Start() // empty: the bucket starts full
+	if got := countServed(t, srv, "/v0/warehouses", token, "org", burst, burst+1); got != burst {
+		t.Errorf("Redis back: %d of %d served, want %d", got, burst+1, burst)
+	}
+}
+
+// An organization's own limit: the fixture's rateLimit applies from the
+// start, and `orgs limit` applies within a second on every instance.
+func TestOrganizationLimitsApplyOnEveryInstance(t *testing.T) {
+	seedRL(t)
+	redis := redistest.Start(t)
+	const burst = 2
+	one, two := startServer(t, rlEnv(redis.URL(), burst)), startServer(t, rlEnv(redis.URL(), burst))
+
+	own := mintToken(t, "org_e2e_rl_own", "locations")
+	if got := countServed(t, one, "/v0/warehouses", own, "org", 3, 4); got != 3 {
+		t.Errorf("the fixture's organization with rateLimit 1/h burst 3: %d of 4 served, want 3", got)
+	}
+
+	env := rlEnv(redis.URL(), burst)
+	if r := runCLI(t, env, "orgs", "limit", "--org", "org_e2e_rl_c", "--rate", "fast"); r.Code != 2 {
+		t.Errorf("orgs limit with a bad rate: exit %d, want 2 (%s)", r.Code, r.Stderr)
+	}
+	if r := runCLI(t, env, "orgs", "limit", "--org", "org_e2e_rl_nobody", "--rate", "5/s"); r.Code != 1 || !strings.Contains(r.Stderr, "org_e2e_rl_nobody") {
+		t.Errorf("orgs limit of an unknown organization: exit %d %q, want 1 naming it", r.Code, r.Stderr)
+	}
+	token := mintToken(t, "org_e2e_rl_c", "locations")
+	if got := countServed(t, two, "/v0/warehouses", token, "org", burst, burst+1); got != burst {
+		t.Fatalf("before orgs limit: %d of %d served, want the default burst %d", got, burst+1, burst)
+	}
+	out := mustCLI(t, env, "orgs", "limit", "--org", "org_e2e_rl_c", "--rate", "1/h", "--burst", "6")
+	set := time.Now()
+	if !strings.Contains(out, "org_e2e_rl_c") {
+		t.Errorf("orgs limit printed %q", out)
+	}
+	for _, srv := range []*server{one, two} {
+		for {
+			r := do(t, "GET", srv.URL+"/v0/warehouses", nil, "Authorization", "Bearer "+token)
+			if strings.HasPrefix(r.Header.Get("RateLimit-Policy"), `"org";q=6;`) {
+				break
+			}
+			if time.Since(set) > time.Second {
+				t.Fatalf("1s after orgs limit an instance still answers with the policy %q", r.Header.Get("RateLimit-Policy"))
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+	}
+	t.Logf("the new limit applied on both instances %s after the command", time.Since(set).Round(time.Millisecond))
+}
