@@ -99,9 +99,9 @@ test: ## go test -race on every package against a real PostgreSQL (and nats-serv
 # events (bench/events/run.sh: the intake with events on against off, the relay's lag and throughput;
 # NATS_SERVERS=3 for a three-server JetStream cluster with stream replicas 3).
 # E.g. `make bench BENCH=reads`.
-BENCH ?= go invoices reads intake tracing replay ship billing events
+BENCH ?= go invoices reads intake tracing replay ship billing charges events
 
-bench: ## the benchmarks of docs/benchmarks.md (BENCH="go invoices reads intake tracing replay ship billing events"); the first run generates 1M invoices
+bench: ## the benchmarks of docs/benchmarks.md (BENCH="go invoices reads intake tracing replay ship billing charges events"); the first run generates 1M invoices
 	@$(WITH_PG) \
 	for b in $(BENCH); do \
 		case $$b in \
@@ -109,7 +109,8 @@ bench: ## the benchmarks of docs/benchmarks.md (BENCH="go invoices reads intake 
 		invoices|reads|intake|replay|ship|events) bench/$$b/run.sh ;; \
 		tracing) bench/intake/tracing.sh ;; \
 		billing) go run ./bench/billing -admin "$$DATABASE_URL" ;; \
-		*) echo "make bench: unknown benchmark $$b (go, invoices, reads, intake, tracing, replay, ship, billing, events)" >&2; exit 2 ;; \
+		charges) go run ./bench/charges -admin "$$DATABASE_URL" ;; \
+		*) echo "make bench: unknown benchmark $$b (go, invoices, reads, intake, tracing, replay, ship, billing, charges, events)" >&2; exit 2 ;; \
 		esac; \
 	done
 

@@ -119,13 +119,8 @@ func (a *Admission) Guard(write ErrorWriter, next http.Handler) http.Handler {
 		return next
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		arrived := time.Now()
-		if err := a.acquire(r.Context()); err != nil {
-			if r.Context().Err() != nil {
-				w.WriteHeader(StatusClientClosedRequest) // nobody reads the answer
-				return
-			}
-			write(w, r, err)
+		arrived, ok := a.admit(w, r, write)
+		if !ok {
 			return
 		}
 		// The slot is held until the handler returns, also when the
@@ -142,6 +137,43 @@ func (a *Admission) Guard(write ErrorWriter, next http.Handler) http.Handler {
 		remaining := a.timeout - time.Since(arrived)
 		http.TimeoutHandler(run, remaining, "").ServeHTTP(&deadlineWriter{ResponseWriter: w, r: r, write: write}, r)
 	})
+}
+
+// GuardStream is Guard for a route that writes its answer as it makes it
+// (an invoice's charges as CSV): the same slot and the same deadline for
+// its handler's context, but no http.TimeoutHandler, which would hold the
+// whole answer in memory until the handler returns. Such a handler
+// answers for itself when its context ends, and cuts a stream short
+// (http.ErrAbortHandler) rather than end it as if it were complete.
+func (a *Admission) GuardStream(write ErrorWriter, next http.Handler) http.Handler {
+	if a == nil {
+		return next
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		arrived, ok := a.admit(w, r, write)
+		if !ok {
+			return
+		}
+		defer a.slots.Release(1)
+		ctx, cancel := context.WithDeadline(r.Context(), arrived.Add(a.handler))
+		defer cancel()
+		next.ServeHTTP(w, r.WithContext(ctx))
+	})
+}
+
+// admit takes a slot for the request, or answers it (shed, or the client
+// gone while it waited) and reports false. arrived is when it came.
+func (a *Admission) admit(w http.ResponseWriter, r *http.Request, write ErrorWriter) (arrived time.Time, ok bool) {
+	arrived = time.Now()
+	if err := a.acquire(r.Context()); err != nil {
+		if r.Context().Err() != nil {
+			w.WriteHeader(StatusClientClosedRequest) // nobody reads the answer
+			return arrived, false
+		}
+		write(w, r, err)
+		return arrived, false
+	}
+	return arrived, true
 }
 
 // acquire takes a slot: at once when one is free; else, while the queue

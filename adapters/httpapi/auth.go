@@ -37,9 +37,18 @@ type Authenticator struct {
 // access token that holds scope. A warehouse's token lacks it, whatever its
 // scope claim says.
 func (a Authenticator) RequireScope(scope domain.Scope, next http.HandlerFunc) http.Handler {
-	return a.requireToken(scope, func(p ports.Principal) bool { return p.OrganizationID != "" },
-		limited(a.Limits, ratelimit.ScopeOrg, next))
+	return a.requireToken(scope, isOrganization, limited(a.Limits, ratelimit.ScopeOrg, next))
 }
+
+// RequireScopeStreamed is RequireScope for a route that writes its answer
+// as it makes it (an invoice's charges as CSV): admitted by
+// Admission.GuardStream, which does not hold the answer in memory.
+func (a Authenticator) RequireScopeStreamed(scope domain.Scope, next http.HandlerFunc) http.Handler {
+	return a.Admission.GuardStream(a.Errors.Write, a.authenticate(a.tokenOfKind(scope, isOrganization), a.Errors.Write,
+		[]domain.Scope{scope}, limited(a.Limits, ratelimit.ScopeOrg, next)))
+}
+
+func isOrganization(p ports.Principal) bool { return p.OrganizationID != "" }
 
 // RequireWarehouse guards a warehouse's route (/v0/warehouse/...): a token of
 // an active warehouse with scope warehouse. An organization's token lacks it.
@@ -51,14 +60,19 @@ func (a Authenticator) RequireWarehouse(next http.HandlerFunc) http.Handler {
 // requireToken guards a route of access tokens whose principal is of the
 // route's kind (organization or warehouse) and holds scope.
 func (a Authenticator) requireToken(scope domain.Scope, ofKind func(ports.Principal) bool, next http.Handler) http.Handler {
-	verify := func(ctx context.Context, token string) (ports.Principal, error) {
+	return a.require(a.tokenOfKind(scope, ofKind), a.Errors.Write, []domain.Scope{scope}, next)
+}
+
+// tokenOfKind verifies an access token whose principal is of a route's
+// kind: another kind lacks the route's scope.
+func (a Authenticator) tokenOfKind(scope domain.Scope, ofKind func(ports.Principal) bool) func(context.Context, string) (ports.Principal, error) {
+	return func(ctx context.Context, token string) (ports.Principal, error) {
 		p, err := a.Tokens.VerifyAccessToken(ctx, token)
 		if err == nil && !ofKind(p) {
 			return ports.Principal{}, &ports.InsufficientScopeError{Missing: []domain.Scope{scope}}
 		}
 		return p, err
 	}
-	return a.require(verify, a.Errors.Write, []domain.Scope{scope}, next)
 }
 
 // RequireAPIKey guards a route of API keys: a key that holds every one of
@@ -72,7 +86,15 @@ func (a Authenticator) RequireAPIKey(write ErrorWriter, scopes []domain.Scope, n
 func (a Authenticator) require(verify func(context.Context, string) (ports.Principal, error), write ErrorWriter,
 	scopes []domain.Scope, next http.Handler,
 ) http.Handler {
-	return a.Admission.Guard(write, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	return a.Admission.Guard(write, a.authenticate(verify, write, scopes, next))
+}
+
+// authenticate runs next for a caller whose credentials verify and hold
+// every one of scopes, and answers the others.
+func (a Authenticator) authenticate(verify func(context.Context, string) (ports.Principal, error), write ErrorWriter,
+	scopes []domain.Scope, next http.Handler,
+) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		credential, ok := bearer(r)
 		if !ok {
 			write(w, r, fmt.Errorf("no Authorization: Bearer credentials: %w", ports.ErrInvalidCredentials))
@@ -97,7 +119,7 @@ func (a Authenticator) require(verify func(context.Context, string) (ports.Princ
 			return
 		}
 		next.ServeHTTP(w, r.WithContext(contextWithPrincipal(r.Context(), p)))
-	}))
+	})
 }
 
 // bearer returns the credentials of an "Authorization: Bearer …" header.

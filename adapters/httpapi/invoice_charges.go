@@ -77,7 +77,7 @@ func NewInvoiceCharges(app *application.Application, auth Authenticator, errs Er
 
 // Register implements Routes.
 func (h *InvoiceCharges) Register(r *mux.Router) {
-	r.Handle("/v0/invoices/{id}/charges", h.auth.RequireScope(domain.ScopeInvoices, h.list)).Methods(http.MethodGet)
+	r.Handle("/v0/invoices/{id}/charges", h.auth.RequireScopeStreamed(domain.ScopeInvoices, h.list)).Methods(http.MethodGet)
 }
 
 // wantsCSV reads the format asked: ?format=csv or json, else an Accept
