@@ -147,9 +147,9 @@ func (r *BillingPeriodRepository) PeriodClosed(ctx context.Context, organization
 	return err == nil && at.Before(until), err
 }
 
-// creditsSQL reads the credit each window's organization carries forward,
+// carriedForwardSQL reads the credit each window's organization carries forward,
 // numbered by the window's position.
-const creditsSQL = `SELECT w.n, a.credit_forward
+const carriedForwardSQL = `SELECT w.n, a.credit_forward
 FROM unnest($1::text[]) WITH ORDINALITY AS w(organization_id, n)
 JOIN billing_accounts a ON a.organization_id = w.organization_id`
 
@@ -157,7 +157,7 @@ JOIN billing_accounts a ON a.organization_id = w.organization_id`
 func (r *BillingPeriodRepository) Credits(ctx context.Context, windows []ports.BillingWindow) ([]int64, error) {
 	orgs, _, _ := windowArrays(windows)
 	out := make([]int64, len(windows))
-	err := r.run.query(ctx, creditsSQL, func(rows *sql.Rows) error {
+	err := r.run.query(ctx, carriedForwardSQL, func(rows *sql.Rows) error {
 		var n int
 		var c int64
 		if err := rows.Scan(&n, &c); err != nil {

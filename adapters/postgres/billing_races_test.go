@@ -250,12 +250,6 @@ func TestBillingInvoiceFinalizedAMonthLate(t *testing.T) {
 	}
 }
 
-// billReceiver records receipts as the warehouse does, with billing's hooks.
-func billReceiver(b *billInstance) *application.RecordWarehouseReceiptHandler {
-	return application.NewRecordWarehouseReceiptHandler(b.deps.UnitOfWork, b.deps.Clock, system.IDs{},
-		billingapp.WarehouseHooks(b.deps, application.WarehouseHooks{}))
-}
-
 // billHoldStock holds org's stock row in a session of its own until the
 // returned function releases it: a fact that moves the stock waits there,
 // after reading its time and before its billing.

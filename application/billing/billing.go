@@ -205,7 +205,7 @@ func (d Deps) finalize(ctx context.Context, r ports.Repositories, cs []closing) 
 			}
 		}
 		// invoice.finalized (docs/events.md): the invoice as stored.
-		if err := r.Events.Record(ctx, ports.InvoiceEvent(ports.EventInvoiceFinalized, f.Invoice, cs[i].at)); err != nil {
+		if err := r.Events.Record(ctx, ports.InvoiceEvent(ports.EventInvoiceFinalized, f.Invoice, fs[i].At)); err != nil {
 			return nil, err
 		}
 	}

@@ -61,26 +61,26 @@ func run() error {
 	}
 	fmt.Fprintln(os.Stderr, "bench/charges: building and starting the service")
 	work := ".tmp/bench-charges"
-	if err := os.MkdirAll(work, 0o755); err != nil {
+	if err := os.MkdirAll(work, 0o750); err != nil {
 		return err
 	}
 	bin := filepath.Join(work, "fulfillment")
-	if out, err := exec.Command("go", "build", "-o", bin, "./cmd/fulfillment").CombinedOutput(); err != nil {
-		return fmt.Errorf("build: %v\n%s", err, out)
+	if out, err := exec.CommandContext(ctx, "go", "build", "-o", bin, "./cmd/fulfillment").CombinedOutput(); err != nil {
+		return fmt.Errorf("build: %w\n%s", err, out)
 	}
 	env := append(os.Environ(), "DATABASE_URL="+dsn, "AUTH_SIGNING_KEY="+signingKey, "OTEL_TRACES_EXPORTER=none",
 		"LOG_LEVEL=warn", "BILLING_INTERVAL=24h")
-	mint := exec.Command(bin, "token", "mint", "--org", org, "--scopes", "invoices")
+	mint := exec.CommandContext(ctx, bin, "token", "mint", "--org", org, "--scopes", "invoices")
 	mint.Env, mint.Stderr = env, os.Stderr
 	token, err := mint.Output()
 	if err != nil {
 		return fmt.Errorf("token mint: %w", err)
 	}
-	addr, err := freeAddr()
+	addr, err := freeAddr(ctx)
 	if err != nil {
 		return err
 	}
-	srv := exec.Command(bin, "serve")
+	srv := exec.CommandContext(ctx, bin, "serve")
 	srv.Env = append(env, "HTTP_ADDR="+addr)
 	srv.Stderr = os.Stderr
 	if err := srv.Start(); err != nil {
@@ -88,11 +88,11 @@ func run() error {
 	}
 	defer func() { _ = srv.Process.Signal(os.Interrupt); _ = srv.Wait() }()
 	base := "http://" + addr
-	if err := waitReady(base); err != nil {
+	if err := waitReady(ctx, base); err != nil {
 		return err
 	}
 	rss := func(field string) int64 { return procStatus(srv.Process.Pid, field) }
-	idleHeap, _ := heapAlloc(base)
+	idleHeap, _ := heapAlloc(ctx, base)
 	fmt.Printf("%d charges; the server idle: heap %.1f MB, resident %.1f MB\n", *n, mb(idleHeap), mb(rss("VmRSS")))
 
 	var peak atomic.Int64
@@ -106,7 +106,7 @@ func run() error {
 				return
 			case <-time.After(5 * time.Millisecond):
 			}
-			if h, err := heapAlloc(base); err == nil && h > peak.Load() {
+			if h, err := heapAlloc(ctx, base); err == nil && h > peak.Load() {
 				peak.Store(h)
 			}
 		}
@@ -115,7 +115,7 @@ func run() error {
 	var size int64
 	for range *rounds {
 		start := time.Now()
-		rows, bytes, err := download(base, strings.TrimSpace(string(token)))
+		rows, bytes, err := download(ctx, base, strings.TrimSpace(string(token)))
 		if err != nil {
 			close(stop)
 			return err
@@ -197,8 +197,8 @@ func setUp(ctx context.Context, admin, name string, n int) (string, error) {
 }
 
 // download reads the CSV and counts its charges (rows after the header).
-func download(base, token string) (rows int, size int64, err error) {
-	req, err := http.NewRequest(http.MethodGet, base+"/v0/invoices/"+invoiceID+"/charges?format=csv", nil)
+func download(ctx context.Context, base, token string) (rows int, size int64, err error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, base+"/v0/invoices/"+invoiceID+"/charges?format=csv", nil)
 	if err != nil {
 		return 0, 0, err
 	}
@@ -238,8 +238,8 @@ func (c *countingReader) Read(p []byte) (int, error) {
 }
 
 // heapAlloc is the server's go_memstats_heap_alloc_bytes.
-func heapAlloc(base string) (int64, error) {
-	resp, err := http.Get(base + "/metrics")
+func heapAlloc(ctx context.Context, base string) (int64, error) {
+	resp, err := get(ctx, base+"/metrics")
 	if err != nil {
 		return 0, err
 	}
@@ -269,9 +269,9 @@ func procStatus(pid int, field string) int64 {
 	return 0
 }
 
-func waitReady(base string) error {
+func waitReady(ctx context.Context, base string) error {
 	for range 200 {
-		if resp, err := http.Get(base + "/readyz"); err == nil {
+		if resp, err := get(ctx, base+"/readyz"); err == nil {
 			_ = resp.Body.Close()
 			if resp.StatusCode == http.StatusOK {
 				return nil
@@ -282,8 +282,17 @@ func waitReady(base string) error {
 	return errors.New("the server did not get ready in 20 s")
 }
 
-func freeAddr() (string, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
+func get(ctx context.Context, target string) (*http.Response, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, target, nil)
+	if err != nil {
+		return nil, err
+	}
+	return http.DefaultClient.Do(req)
+}
+
+func freeAddr(ctx context.Context) (string, error) {
+	var lc net.ListenConfig
+	l, err := lc.Listen(ctx, "tcp", "127.0.0.1:0")
 	if err != nil {
 		return "", err
 	}
