@@ -23,9 +23,16 @@ func TestMigrateUpLockTimeoutFromEnvironment(t *testing.T) {
 	}
 	t.Cleanup(func() { _ = pgtest.Drop(context.Background(), pgtest.AdminURL(), name) })
 	env := baseEnv(dsn, "MIGRATION_LOCK_TIMEOUT=200ms", "MIGRATION_LOCK_RETRIES=1")
+	// Back to the schema before 0014, whatever migrations follow it.
 	const last = "0014_invoice_search_gram_lexemes"
-	if out := mustCLI(t, env, "migrate", "down"); out != "rolled back "+last+"\n" {
-		t.Fatalf("migrate down: %q", out)
+	for i := 0; ; i++ {
+		out := mustCLI(t, env, "migrate", "down")
+		if out == "rolled back "+last+"\n" {
+			break
+		}
+		if i == 20 || !strings.HasPrefix(out, "rolled back ") {
+			t.Fatalf("migrate down: %q, never %s", out, last)
+		}
 	}
 
 	// A long reader of invoices: 0014 needs ACCESS EXCLUSIVE on the table.
@@ -58,7 +65,7 @@ func TestMigrateUpLockTimeoutFromEnvironment(t *testing.T) {
 	if err := tx.Rollback(); err != nil {
 		t.Fatal(err)
 	}
-	if out := mustCLI(t, env, "migrate", "up"); out != "applied "+last+"\n" {
+	if out := mustCLI(t, env, "migrate", "up"); !strings.HasPrefix(out, "applied "+last+"\n") {
 		t.Fatalf("migrate up after the release: %q", out)
 	}
 }
