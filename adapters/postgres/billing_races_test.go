@@ -456,3 +456,40 @@ func billWaitOrFail(t *testing.T, b *billInstance, done chan error) {
 	}
 	pgtest.WaitForLockWaiters(t, b.db, 1)
 }
+
+// The minimum tops up the charges, and a credit applies after it: a
+// shipment of $2.50 and a $10.00 credit in a month with a $50.00 minimum
+// bill $40.00 (a top-up of $47.50), not the minimum.
+func TestBillingMinimumWithACredit(t *testing.T) {
+	ctx := context.Background()
+	clock := &billClock{now: utc("2030-11-20T10:00:00Z")}
+	b := newBillInstance(t, billDatabase(t), clock, time.UTC, 4)
+	org := "org_min_credit"
+	billStocked(t, b, org, 0)
+	billExec(t, b.db, `UPDATE product_stock SET on_hand = 5 WHERE product_id = ?`, "prod_"+org) // nothing stored before the ship
+	billExec(t, b.db, `INSERT INTO stock_movements (organization_id, warehouse_id, product_id, quantity, reason, occurred_at)
+		VALUES (?, ?, ?, 5, 'opening', '2030-11-20T10:00:00Z')`, org, "wh_"+org, "prod_"+org)
+	ids := billPending(t, b, org, 1)
+	if _, err := billShipper(b).Handle(ctx, application.ShipShipment{WarehouseID: "wh_" + org, ShipmentID: ids[0], Carrier: "UPS",
+		TrackingNumber: "1Z999AA10123456784"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.add.Handle(ctx, billingapp.AddCharge{OrganizationID: org, Reference: "goodwill", Title: "Goodwill credit",
+		Quantity: "1", UnitCost: -1_000}); err != nil {
+		t.Fatal(err)
+	}
+	billExec(t, b.db, `UPDATE rate_cards SET storage_unit_month = 0 WHERE organization_id = ?`, org)
+	clock.set(utc("2030-11-20T12:00:00Z"))
+	f, err := b.close.Handle(ctx, billingapp.ClosePeriod{OrganizationID: org})
+	if err != nil {
+		t.Fatal(err)
+	}
+	billWantLines(t, billLines(f.Invoice), []billLine{
+		{"Pick & Pack orders", "wh_" + org + ": 1 shipment", "1", 250, 250},
+		{"Goodwill credit", "1 charge", "1", -1_000, -1_000},
+		{"Monthly minimum", "minimum $50.00 for November 1–20, 2030", "1", 4_750, 4_750},
+	})
+	if f.TotalAmount != 4_000 || f.Invoice.Status() != domain.InvoiceUnpaid {
+		t.Fatalf("total %d, %s; want 4000, unpaid", f.TotalAmount, f.Invoice.Status())
+	}
+}
