@@ -161,7 +161,7 @@ func TestPlatformTeamsDay(t *testing.T) {
 	})
 	waitServing(t, c, versionB)
 	watch.check(t)
-	change := checkSchemaChange(t, db)
+	change := checkSchemaChange(t, db, phases[len(phases)-1])
 
 	// Pod loss: a graceful deletion, then a forced one; then the disruption budget holds.
 	run("delete", func() error {
@@ -234,12 +234,14 @@ func TestPlatformTeamsDay(t *testing.T) {
 		"in the database: lost %d, duplicated %d; "+
 		"on the stream: %d shipment.created for %d shipments, %d of them exactly once, outbox drained %.1fs after the rollback; "+
 		"schema change in the upgrade: %d preloaded receipts backfilled (%d left NULL), index valid %v, "+
+		"filled and indexed in %.1fs while %d deliveries were sent, %d of them answered within 5 s, "+
 		"%d pod samples during it with at least 2 Ready (%d while only the old pods existed); "+
 		"images %.0fs, cluster up %.1fs, install+test %.0fs, %s, all-on strict %.0fs",
 		once.orders, deliveryRate, total, once.atOnce, within, formatStatuses(statuses), once.retried, once.answers, once.duplicates,
 		once.lost, once.duplicated,
 		published.events, published.shipments, published.once, published.drained.Seconds(),
-		change.filled, change.null, change.indexValid, watch.samples, watch.oldOnly,
+		change.filled, change.null, change.indexValid, change.filling.to.Sub(change.filling.from).Seconds(), change.during, change.within,
+		watch.samples, watch.oldOnly,
 		imagesTook.Seconds(), clusterTook.Seconds(), installTook.Seconds(), strings.Join(phaseTimes, ", "), allOnTook.Seconds())
 	t.Log(summary)
 	if err := os.MkdirAll(filepath.Join(root, ".tmp"), 0o755); err == nil {

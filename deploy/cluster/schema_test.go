@@ -49,24 +49,47 @@ type schemaChange struct {
 	filled     int  // preloaded receipts whose received_on is their first delivery's UTC day
 	null       int  // preloaded receipts left NULL
 	indexValid bool // the concurrently built index is valid
+	// From 9001 recorded to 9002 recorded (the database's clock, the host's): the backfill and the
+	// index build.
+	filling struct{ from, to time.Time }
+	during  int // the upgrade's deliveries sent in that time
+	within  int // of them, answered as promised
 }
 
 // checkSchemaChange checks, after the upgrade, that the second image's
 // migrations are applied, every preloaded receipt was filled with the day
 // of its first delivery, and the index built concurrently is valid.
-func checkSchemaChange(t *testing.T, db *sql.DB) schemaChange {
+func checkSchemaChange(t *testing.T, db *sql.DB, upgrade *phase) schemaChange {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	var r schemaChange
+	var recorded []time.Time
 	for _, name := range changeMigrations {
 		var n int
-		if err := db.QueryRowContext(ctx, `SELECT count(*) FROM schema_migrations WHERE name = $1`, name).Scan(&n); err != nil {
+		var at time.Time
+		if err := db.QueryRowContext(ctx, `SELECT count(*), coalesce(max(migrated_at), 'epoch') FROM schema_migrations WHERE name = $1`,
+			name).Scan(&n, &at); err != nil {
 			t.Fatal(err)
 		}
 		if n != 1 {
-			t.Errorf("migration %s recorded %d times in schema_migrations after the upgrade, want once", name, n)
+			t.Fatalf("migration %s recorded %d times in schema_migrations after the upgrade, want once", name, n)
 		}
+		recorded = append(recorded, at)
+	}
+	// The storefront kept delivering while 9002 filled and indexed the table.
+	r.filling.from, r.filling.to = recorded[0], recorded[1]
+	for _, d := range upgrade.deliveries {
+		if !d.at.Before(r.filling.from) && !d.at.After(r.filling.to) {
+			r.during++
+			if d.acceptable() {
+				r.within++
+			}
+		}
+	}
+	if r.during == 0 || r.within != r.during {
+		t.Errorf("while 9002 filled and indexed order_receipts (%v to %v), %d deliveries were sent, %d answered as promised; want some, all answered",
+			r.filling.from, r.filling.to, r.during, r.within)
 	}
 	err := db.QueryRowContext(ctx, `SELECT
 			count(*) FILTER (WHERE received_on = (first_received_at AT TIME ZONE 'UTC')::date),
