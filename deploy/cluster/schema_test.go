@@ -205,7 +205,7 @@ func (w *readyWatch) problems() []string {
 		out = append(out, fmt.Sprintf("during the upgrade, %d of %d samples had fewer than %d server pods Ready and not terminating:\n%s",
 			len(w.short), w.samples, replicas, strings.Join(w.short, "\n")))
 	}
-	if w.samples < 10 || w.errs > w.samples/10 {
+	if w.samples < 5 || w.errs > w.samples/10 {
 		out = append(out, fmt.Sprintf("the upgrade's pods were sampled %d times, %d samples failed: too few to show the old pods serving", w.samples, w.errs))
 	}
 	if w.oldOnly == 0 || w.newReady == 0 {
