@@ -23,8 +23,11 @@ TEST_MODULES := . deploy bench/baseline
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 REVISION ?= $(shell git rev-parse HEAD 2>/dev/null)
 SOURCE_DATE_EPOCH ?= $(shell git log -1 --format=%ct 2>/dev/null || echo 0)
-# A static binary (no libc in the image), without local paths or debug sections.
-GO_BUILD = CGO_ENABLED=0 go build -trimpath -ldflags "-s -w -X github.com/acme3pl/fulfillment/bootstrap.Version=$(VERSION)"
+# A static binary (no libc in the image), without local paths or debug sections. GO_TAGS: build
+# tags, e.g. schemachange (the cluster test's upgraded image, with the fixture migrations of
+# migrations/schemachange/); none for a release.
+GO_TAGS ?=
+GO_BUILD = CGO_ENABLED=0 go build -trimpath -tags '$(GO_TAGS)' -ldflags "-s -w -X github.com/acme3pl/fulfillment/bootstrap.Version=$(VERSION)"
 IMAGE_DIR ?= .tmp/image
 
 # Go files to format and check: all of them but ignored/generated trees.
@@ -33,10 +36,11 @@ GO_FILES = find . -name '*.go' -not -path './.git/*' -not -path './.tmp/*' -not 
 # `eval "$(scripts/pg.sh)"` would hide a failure of pg.sh (eval of an empty string succeeds).
 WITH_PG = pg_env="$$(scripts/pg.sh)"; eval "$$pg_env";
 
-# squawk (.squawk.toml) over the migrations: the *.tx.up.sql files run inside a transaction (the
-# config says so), the others outside one. Any finding fails lint (docs/migrations.md).
+# squawk (.squawk.toml) over the migrations, and the cluster test's fixture migrations
+# (migrations/schemachange/): the *.tx.up.sql files run inside a transaction (the config says so),
+# the others outside one. Any finding fails lint (docs/migrations.md).
 SQUAWK_LINT = tx=(); plain=(); \
-	for f in migrations/*.up.sql; do if [[ $$f == *.tx.up.sql ]]; then tx+=("$$f"); else plain+=("$$f"); fi; done; \
+	for f in migrations/*.up.sql migrations/schemachange/*.up.sql; do if [[ $$f == *.tx.up.sql ]]; then tx+=("$$f"); else plain+=("$$f"); fi; done; \
 	sq_status=0; \
 	"$$squawk" --config .squawk.toml --reporter gcc "$${tx[@]}" || sq_status=1; \
 	if (( $${\#plain[@]} )); then "$$squawk" --config .squawk.toml --reporter gcc --no-assume-in-transaction "$${plain[@]}" || sq_status=1; fi; \
@@ -114,7 +118,7 @@ bench: ## the benchmarks of docs/benchmarks.md (BENCH="go invoices reads intake 
 		esac; \
 	done
 
-lint: ## gofmt -s, go vet and golangci-lint (.golangci.yml) in every module of TEST_MODULES, Redocly on api/openapi.yaml, squawk on migrations/*.up.sql; fails if any fails
+lint: ## gofmt -s, go vet and golangci-lint (.golangci.yml) in every module of TEST_MODULES, Redocly on api/openapi.yaml, squawk on migrations/*.up.sql (and the fixtures of migrations/schemachange/); fails if any fails
 	@golangci_lint=$$($(TOOLS) golangci-lint); \
 	redocly=$$($(TOOLS) redocly); \
 	squawk=$$($(TOOLS) squawk); \
@@ -125,6 +129,7 @@ lint: ## gofmt -s, go vet and golangci-lint (.golangci.yml) in every module of T
 		(cd "$$mod" && go vet ./...) || status=1; \
 		(cd "$$mod" && "$$golangci_lint" run ./...) || status=1; \
 	done; \
+	go vet -tags schemachange ./migrations/ && "$$golangci_lint" run --build-tags schemachange ./migrations/ || status=1; \
 	REDOCLY_TELEMETRY=off REDOCLY_SUPPRESS_UPDATE_NOTICE=true "$$redocly" lint api/openapi.yaml || status=1; \
 	$(SQUAWK_LINT) || status=1; \
 	exit $$status

@@ -2,11 +2,18 @@
 // named NNNN_name.tx.up.sql run in a transaction and have a .tx.down.sql;
 // NNNN_name.up.sql (and its .down.sql) run outside one, for statements such
 // as VACUUM that cannot run in a transaction.
+//
+// A binary built with the tag schemachange also carries the fixture
+// migrations of schemachange/ (schemachange.go): the cluster test's
+// upgraded image, which changes the schema of a table the intake writes
+// while the old pods serve.
 package migrations
 
 import "embed"
 
-// FS holds the migration files.
-//
 //go:embed *.sql
-var FS embed.FS
+var files embed.FS
+
+// FS holds the migration files (and, with the tag schemachange, the
+// fixtures).
+var FS = withFixtures(files)

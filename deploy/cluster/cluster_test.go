@@ -69,9 +69,15 @@ func TestPlatformTeamsDay(t *testing.T) {
 	versionA, versionB := "day-a-"+suffix, "day-b-"+suffix
 
 	// The images: two builds of the current source, stamped with two versions, and the pod sandbox's.
+	// The second carries the fixture migrations of migrations/schemachange/ (the build tag
+	// schemachange): the upgrade changes the schema of order_receipts, which the intake writes.
 	begin := time.Now()
 	for _, v := range []string{versionA, versionB} {
-		out, err := testenv.Run(10*time.Minute, root, "make", "-s", "image", "VERSION="+v, "IMAGE_DIR="+filepath.Join(work, v))
+		tags := ""
+		if v == versionB {
+			tags = "schemachange"
+		}
+		out, err := testenv.Run(10*time.Minute, root, "make", "-s", "image", "VERSION="+v, "GO_TAGS="+tags, "IMAGE_DIR="+filepath.Join(work, v))
 		if err != nil {
 			t.Fatalf("make image: %v", err)
 		}
@@ -128,6 +134,7 @@ func TestPlatformTeamsDay(t *testing.T) {
 	installTook := time.Since(begin)
 
 	seed(t, c, filepath.Join(work, versionA, "fulfillment"), dsn)
+	preload(t, db)
 	shop := newStorefront(c, serviceURL, apiKey, time.Now().Unix()*1000)
 	var phases []*phase
 	run := func(name string, action func() error) {
@@ -143,12 +150,18 @@ func TestPlatformTeamsDay(t *testing.T) {
 		}
 	}
 
-	// Upgrade to the other image under load; every pod reports the new version.
+	// Upgrade to the other image under load, its migrations (the schema change) run by the hook Job
+	// while the old pods serve; two pods Ready at every moment; every pod reports the new version.
+	var watch *readyWatch
 	run("upgrade", func() error {
+		watch = watchReady(c, versionA, versionB)
 		_, err := c.helm(5*time.Minute, append([]string{"upgrade", release, chartArchive}, values(versionB)...)...)
+		watch.stop()
 		return err
 	})
 	waitServing(t, c, versionB)
+	watch.check(t)
+	change := checkSchemaChange(t, db, phases[len(phases)-1])
 
 	// Pod loss: a graceful deletion, then a forced one; then the disruption budget holds.
 	run("delete", func() error {
@@ -220,10 +233,15 @@ func TestPlatformTeamsDay(t *testing.T) {
 		"%d answered within 5 s as promised, statuses %s, retried %d; %d answers 200, %d of them duplicate; "+
 		"in the database: lost %d, duplicated %d; "+
 		"on the stream: %d shipment.created for %d shipments, %d of them exactly once, outbox drained %.1fs after the rollback; "+
+		"schema change in the upgrade: %d preloaded receipts backfilled (%d left NULL), index valid %v, "+
+		"filled and indexed in %.1fs while %d deliveries were sent, %d of them answered within 5 s, "+
+		"%d pod samples during it with at least 2 Ready (%d while only the old pods existed); "+
 		"images %.0fs, cluster up %.1fs, install+test %.0fs, %s, all-on strict %.0fs",
 		once.orders, deliveryRate, total, once.atOnce, within, formatStatuses(statuses), once.retried, once.answers, once.duplicates,
 		once.lost, once.duplicated,
 		published.events, published.shipments, published.once, published.drained.Seconds(),
+		change.filled, change.null, change.indexValid, change.filling.to.Sub(change.filling.from).Seconds(), change.during, change.within,
+		watch.samples, watch.oldOnly,
 		imagesTook.Seconds(), clusterTook.Seconds(), installTook.Seconds(), strings.Join(phaseTimes, ", "), allOnTook.Seconds())
 	t.Log(summary)
 	if err := os.MkdirAll(filepath.Join(root, ".tmp"), 0o755); err == nil {

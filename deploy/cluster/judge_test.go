@@ -2,8 +2,10 @@ package cluster_test
 
 import (
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestJudgeOrders shows that the cluster test's exactly-once check can fail:
@@ -132,6 +134,65 @@ func TestJudgeEvents(t *testing.T) {
 				}
 			}
 			t.Errorf("problems %q, want one containing %q", problems, tc.want)
+		})
+	}
+}
+
+// TestReadyWatch shows that the upgrade's check of serving pods can fail: a
+// sample with fewer than two pods Ready and not terminating is reported, and
+// so is a watch that never saw the new pods Ready.
+func TestReadyWatch(t *testing.T) {
+	pod := func(name, version string, ready, deleting bool) serverPod {
+		return serverPod{name: name, version: version, ready: ready, deleting: deleting}
+	}
+	rollout := [][]serverPod{
+		{pod("a1", "A", true, false), pod("a2", "A", true, false)},
+		{pod("a1", "A", true, false), pod("a2", "A", true, false), pod("b1", "B", false, false)},
+		{pod("a1", "A", true, true), pod("a2", "A", true, false), pod("b1", "B", true, false)},
+		{pod("a2", "A", true, false), pod("b1", "B", true, false), pod("b2", "B", false, false)},
+		{pod("b1", "B", true, false), pod("b2", "B", true, false)},
+	}
+	for _, tc := range []struct {
+		name  string
+		spoil func(samples [][]serverPod) [][]serverPod
+		want  string // a failure containing this; "" for none
+	}{
+		{"old pods serve until the new ones are Ready", func(s [][]serverPod) [][]serverPod { return s }, ""},
+		{"an old pod terminating before a new one is Ready", func(s [][]serverPod) [][]serverPod {
+			s[1][0].deleting = true
+			return s
+		}, "fewer than 2 server pods Ready"},
+		{"an old pod not Ready during the migration", func(s [][]serverPod) [][]serverPod {
+			s[0][1].ready = false
+			return s
+		}, "fewer than 2 server pods Ready"},
+		{"no new pod ever Ready", func(s [][]serverPod) [][]serverPod { return s[:2] }, "want some of each"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var samples [][]serverPod
+			for _, s := range rollout {
+				samples = append(samples, slices.Clone(s))
+			}
+			samples = tc.spoil(samples)
+			w := &readyWatch{oldVersion: "A", newVersion: "B"}
+			for i := 0; i < 4; i++ { // enough samples to judge
+				for _, s := range samples {
+					w.record(time.Unix(0, 0), s)
+				}
+			}
+			failures := w.problems()
+			if tc.want == "" {
+				if len(failures) > 0 {
+					t.Fatalf("failures %q, want none", failures)
+				}
+				return
+			}
+			for _, f := range failures {
+				if strings.Contains(f, tc.want) {
+					return
+				}
+			}
+			t.Errorf("failures %q, want one containing %q", failures, tc.want)
 		})
 	}
 }

@@ -29,9 +29,10 @@ const (
 // delivery is the outcome of one POST of an order.
 type delivery struct {
 	order      int64
-	atOnce     bool // a deliberate redelivery, sent at the same moment as the order's first delivery
-	retry      bool // a redelivery after a non-200 answer
-	status     int  // 0: no answer (connection error or the storefront's deadline)
+	at         time.Time // when it was sent
+	atOnce     bool      // a deliberate redelivery, sent at the same moment as the order's first delivery
+	retry      bool      // a redelivery after a non-200 answer
+	status     int       // 0: no answer (connection error or the storefront's deadline)
 	retryAfter bool
 	took       time.Duration
 	err        error
@@ -79,12 +80,12 @@ func (s *storefront) deliver(ctx context.Context, order int64) delivery {
 	start := time.Now()
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, s.url, bytes.NewReader(orderPayload(order)))
 	if err != nil {
-		return delivery{order: order, err: err}
+		return delivery{order: order, at: start, err: err}
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Authorization", "Bearer "+s.apiKey)
 	resp, err := s.client.Do(req)
-	d := delivery{order: order, took: time.Since(start), err: err}
+	d := delivery{order: order, at: start, took: time.Since(start), err: err}
 	if err != nil {
 		return d
 	}

@@ -1,0 +1,1 @@
+ALTER TABLE order_receipts DROP COLUMN IF EXISTS received_on;
