@@ -27,7 +27,7 @@ SOURCE_DATE_EPOCH ?= $(shell git log -1 --format=%ct 2>/dev/null || echo 0)
 # tags, e.g. schemachange (the cluster test's upgraded image, with the fixture migrations of
 # migrations/schemachange/); none for a release.
 GO_TAGS ?=
-GO_BUILD = CGO_ENABLED=0 go build -trimpath -tags '$(GO_TAGS)' -ldflags "-s -w -X github.com/acme3pl/fulfillment/bootstrap.Version=$(VERSION)"
+GO_BUILD = CGO_ENABLED=0 go build -trimpath -ldflags "-s -w -X github.com/acme3pl/fulfillment/bootstrap.Version=$(VERSION)" -tags '$(GO_TAGS)'
 IMAGE_DIR ?= .tmp/image
 
 # Go files to format and check: all of them but ignored/generated trees.
