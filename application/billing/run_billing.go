@@ -107,7 +107,8 @@ func (h *RunBillingHandler) finalizeAll(ctx context.Context, res *RunResult, now
 		}
 		finalized := 0
 		for batch := range slices.Chunk(due, size) {
-			fs, err := h.finalizeBatch(ctx, batch, now)
+			fs, fees, err := h.finalizeBatch(ctx, batch, now)
+			addFees(res.Charges, fees)
 			if err != nil {
 				return err
 			}
@@ -135,7 +136,7 @@ const DefaultFinalizeBatch = 100
 // (another run may have finalized it meanwhile: it is left out), issued
 // now. Its organizations' billing is locked first (LockOpenMany), so no
 // fact of theirs commits between the storage accrued here and the sums.
-func (h *RunBillingHandler) finalizeBatch(ctx context.Context, batch []ports.OpenPeriod, now time.Time) (out []ports.FinalizedInvoice, err error) {
+func (h *RunBillingHandler) finalizeBatch(ctx context.Context, batch []ports.OpenPeriod, now time.Time) (out []ports.FinalizedInvoice, fees map[billing.Fee]int, err error) {
 	err = h.d.UnitOfWork.Do(ctx, func(ctx context.Context, r ports.Repositories) error {
 		ids := make([]string, len(batch))
 		for i, p := range batch {
@@ -164,14 +165,15 @@ func (h *RunBillingHandler) finalizeBatch(ctx context.Context, batch []ports.Ope
 			for i, p := range due {
 				orgs[i] = p.OrganizationID
 			}
-			fees, err := r.Charges.AccrueStorage(ctx, orgs, through)
-			if err != nil {
+			if fees, err = r.Charges.AccrueStorage(ctx, orgs, through); err != nil {
 				return fmt.Errorf("accrue storage: %w", err)
 			}
-			h.d.observeCharges(fees)
 		}
 		out, err = h.d.finalize(ctx, r, cs)
 		return err
 	})
-	return out, err
+	if err != nil {
+		return nil, nil, err
+	}
+	return out, fees, nil
 }
