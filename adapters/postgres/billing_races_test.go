@@ -70,6 +70,23 @@ func billShipper(b *billInstance) *application.ShipShipmentHandler {
 	return application.NewShipShipmentHandler(b.deps.UnitOfWork, b.deps.Clock, billingapp.WarehouseHooks(b.deps, application.WarehouseHooks{}))
 }
 
+// billShipOne ships one of org's shipments as its warehouse does.
+func billShipOne(b *billInstance, org, id string) error {
+	_, err := billShipper(b).Handle(context.Background(), application.ShipShipment{WarehouseID: "wh_" + org, ShipmentID: id,
+		Carrier: "UPS", TrackingNumber: "1Z999AA10123456784"})
+	return err
+}
+
+// billRunAt sets the clock to at and runs billing once, failing the test
+// on an error.
+func billRunAt(t *testing.T, b *billInstance, clock *billClock, at time.Time) {
+	t.Helper()
+	clock.set(at)
+	if _, err := b.run.Handle(context.Background(), billingapp.RunBilling{}); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // billPickPackOrders counts the "Pick & Pack orders" billed to org: on its
 // finalized invoices and on its open one.
 func billPickPackOrders(t *testing.T, b *billInstance, org string) (finalized, open int64) {
@@ -314,9 +331,7 @@ func TestBillingReceiptDatedBackRacingStorage(t *testing.T) {
 	b := newBillInstance(t, billDatabase(t), clock, time.UTC, 8)
 	org := "org_late_receipt"
 	billStocked(t, b, org, 100)
-	if _, err := b.run.Handle(ctx, billingapp.RunBilling{}); err != nil { // storage through November 19
-		t.Fatal(err)
-	}
+	billRunAt(t, b, clock, clock.Now()) // storage through November 19
 	// The receipt's transaction pauses at its event, after its billing.
 	paused, resume := make(chan struct{}), make(chan struct{})
 	events := application.WarehouseHooks{ReceiptEvent: func(context.Context, ports.Repositories, *domain.Receipt) error {
@@ -352,10 +367,7 @@ func TestBillingReceiptDatedBackRacingStorage(t *testing.T) {
 	if err := <-ran; err != nil {
 		t.Fatal(err)
 	}
-	clock.set(utc("2030-11-22T00:05:00Z"))
-	if _, err := b.run.Handle(ctx, billingapp.RunBilling{}); err != nil {
-		t.Fatal(err)
-	}
+	billRunAt(t, b, clock, utc("2030-11-22T00:05:00Z"))
 	billStorageAgrees(t, b, org, "2030-11-01", "2030-11-21")
 }
 
@@ -363,36 +375,25 @@ func TestBillingReceiptDatedBackRacingStorage(t *testing.T) {
 // after the run that billed that day's storage: the day is billed again at
 // the stock it had left.
 func TestBillingShipAtMidnightAfterTheRun(t *testing.T) {
-	ctx := context.Background()
 	clock := &billClock{now: utc("2030-11-20T10:00:00Z")}
 	b := newBillInstance(t, billDatabase(t), clock, time.UTC, 8)
 	org := "org_midnight"
 	billStocked(t, b, org, 100)
 	ids := billPending(t, b, org, 1)
-	if _, err := b.run.Handle(ctx, billingapp.RunBilling{}); err != nil {
-		t.Fatal(err)
-	}
+	billRunAt(t, b, clock, clock.Now())
 	clock.set(utc("2030-11-20T23:59:59Z"))
 	release := billHoldStock(t, b, org)
 	shipped := make(chan error, 1)
 	go func() {
-		_, err := billShipper(b).Handle(ctx, application.ShipShipment{WarehouseID: "wh_" + org, ShipmentID: ids[0], Carrier: "UPS",
-			TrackingNumber: "1Z999AA10123456784"})
-		shipped <- err
+		shipped <- billShipOne(b, org, ids[0])
 	}()
 	billWaitOrFail(t, b, shipped)
-	clock.set(utc("2030-11-21T00:00:30Z"))
-	if _, err := b.run.Handle(ctx, billingapp.RunBilling{}); err != nil { // November 20 billed at 100 units
-		t.Fatal(err)
-	}
+	billRunAt(t, b, clock, utc("2030-11-21T00:00:30Z")) // November 20 billed at 100 units
 	release()
 	if err := <-shipped; err != nil {
 		t.Fatal(err)
 	}
-	clock.set(utc("2030-11-22T00:05:00Z"))
-	if _, err := b.run.Handle(ctx, billingapp.RunBilling{}); err != nil {
-		t.Fatal(err)
-	}
+	billRunAt(t, b, clock, utc("2030-11-22T00:05:00Z"))
 	billStorageAgrees(t, b, org, "2030-11-01", "2030-11-21")
 }
 
@@ -470,8 +471,7 @@ func TestBillingMinimumWithACredit(t *testing.T) {
 	billExec(t, b.db, `INSERT INTO stock_movements (organization_id, warehouse_id, product_id, quantity, reason, occurred_at)
 		VALUES (?, ?, ?, 5, 'opening', '2030-11-20T10:00:00Z')`, org, "wh_"+org, "prod_"+org)
 	ids := billPending(t, b, org, 1)
-	if _, err := billShipper(b).Handle(ctx, application.ShipShipment{WarehouseID: "wh_" + org, ShipmentID: ids[0], Carrier: "UPS",
-		TrackingNumber: "1Z999AA10123456784"}); err != nil {
+	if err := billShipOne(b, org, ids[0]); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := b.add.Handle(ctx, billingapp.AddCharge{OrganizationID: org, Reference: "goodwill", Title: "Goodwill credit",
