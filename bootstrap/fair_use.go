@@ -25,10 +25,7 @@ func newRateLimiter(lc fx.Lifecycle, cfg Config, m *telemetry.Metrics, log *slog
 	if err != nil {
 		return nil, err
 	}
-	l, closeClient, err := ratelimit.NewRedis(cfg.RateLimit, opt, m.FairUse, log)
-	if err != nil {
-		return nil, err
-	}
+	l, closeClient := ratelimit.NewRedis(cfg.RateLimit, opt, m.FairUse, log)
 	lc.Append(fx.StopHook(closeClient))
 	// The address only: the URL may hold a password.
 	log.Info("rate limits shared through Redis", slog.String("redis", opt.Addr), slog.String("limit", cfg.RateLimit.String()))

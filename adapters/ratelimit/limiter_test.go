@@ -32,10 +32,7 @@ func newRedis(t *testing.T, url string, def domain.RateLimit, m telemetry.FairUs
 	if err != nil {
 		t.Fatal(err)
 	}
-	l, closeClient, err := ratelimit.NewRedis(def, opt, m, log)
-	if err != nil {
-		t.Fatal(err)
-	}
+	l, closeClient := ratelimit.NewRedis(def, opt, m, log)
 	t.Cleanup(func() { _ = closeClient() })
 	return l
 }

@@ -38,21 +38,11 @@ func ParseRedisURL(raw string) (*redis.Options, error) {
 }
 
 // NewRedis returns a limiter whose buckets live in Redis, shared by every
-// replica: redis_rate's GCRA, one Lua script per request. The scripts of
-// requests in flight at once go to Redis together, in one pipeline (go-redis's
-// automatic pipelining): a round trip and a pair of system calls per batch
-// instead of per request, which is most of what a limit costs a request
-// (docs/benchmarks.md). Each script is still its own atomic step in Redis, so
-// the buckets answer exactly as they would one request at a time. Close
-// closes the client.
-func NewRedis(def domain.RateLimit, opt *redis.Options, m telemetry.FairUse, log *slog.Logger) (*Limiter, func() error, error) {
+// replica: redis_rate's GCRA, one Lua script (one round trip) per request.
+// Close closes the client.
+func NewRedis(def domain.RateLimit, opt *redis.Options, m telemetry.FairUse, log *slog.Logger) (*Limiter, func() error) {
 	client := redis.NewClient(opt)
-	pipe, err := client.AutoPipeline()
-	if err != nil {
-		_ = client.Close()
-		return nil, nil, fmt.Errorf("redis: %w", err)
-	}
-	return newLimiter(def, redisStore{limiter: redis_rate.NewLimiter(pipe)}, m, log), client.Close, nil
+	return newLimiter(def, redisStore{limiter: redis_rate.NewLimiter(client)}, m, log), client.Close
 }
 
 type redisStore struct {
