@@ -9,6 +9,9 @@
 #   N=10000 CLIENTS=8 DURATION=10s ROUNDS=5 bench/reads/run.sh
 #   SERVICE_BIN=/path/to/other/fulfillment bench/reads/run.sh   # e.g. a build of an older commit
 #   INSTRUCTIONS=1 N=10000 bench/reads/run.sh   # instructions per request instead, under callgrind
+#   LIMITS=redis N=10000 bench/reads/run.sh      # the rate limits' cost: the service with its buckets in
+#                                                # a private redis-server against the same service with
+#                                                # them in memory (in place of the bare baseline)
 #
 # With INSTRUCTIONS=1 both servers run under valgrind's callgrind (one P, no asynchronous
 # preemption, which callgrind's signal handling does not follow), and `invoices instructions`
@@ -69,18 +72,40 @@ ready() { # ready PORT LOG
 }
 # Both with their defaults: the service's pool is DB_MAX_CONNS = 4 × GOMAXPROCS, as is the
 # baseline's; the service logs each request (LOG_LEVEL=info) and traces nothing. The rate limits
-# are out of the way of the load of one organization (RATE_LIMIT_REDIS_URL=... in the environment
-# measures them in Redis).
-DATABASE_URL=$DSN HTTP_ADDR=127.0.0.1:18083 AUTH_SIGNING_KEY=$key OTEL_TRACES_EXPORTER=none \
-	RATE_LIMIT=1000000/s RATE_LIMIT_BURST=1000000 "${under[@]}" "$work/fulfillment" serve 2>"$work/service.log" &
+# are far above the load of one organization, so every request is allowed and both answer alike.
+serve() { # serve PORT LOG [VAR=VALUE...]: the service, its pid in $!
+	local port=$1 log=$2
+	shift 2
+	env DATABASE_URL="$DSN" HTTP_ADDR="127.0.0.1:$port" AUTH_SIGNING_KEY=$key OTEL_TRACES_EXPORTER=none \
+		RATE_LIMIT=1000000/s RATE_LIMIT_BURST=1000000 "$@" "${under[@]}" "$work/fulfillment" serve 2>"$log" &
+}
+redis=()
+if [[ ${LIMITS:-} == redis ]]; then
+	# A redis-server of the service's own on loopback, keeping nothing on disk.
+	redis-server --port 18085 --bind 127.0.0.1 --save "" --appendonly no --logfile "$PWD/$work/redis.log" &
+	pids+=($!)
+	redis=(RATE_LIMIT_REDIS_URL=redis://127.0.0.1:18085/0)
+fi
+serve 18083 "$work/service.log" "${redis[@]}"
 service_pid=$!
 pids+=("$service_pid")
 ready 18083 "$work/service.log" readyz
-"${under[@]}" "$work/baseline" -dsn "$DSN" -org "$ORG" -addr 127.0.0.1:18084 2>"$work/baseline.log" &
-baseline_pid=$!
-pids+=("$baseline_pid")
-ready 18084 "$work/baseline.log" "v0/invoices?take=1"
+baseline_token=
+if [[ ${LIMITS:-} == redis ]]; then
+	grep -q 'shared through Redis' "$work/service.log" || { echo "run.sh: the service does not use Redis; see $work/service.log" >&2; exit 1; }
+	# The baseline is the same service with its buckets in memory.
+	serve 18084 "$work/baseline.log"
+	baseline_pid=$!
+	pids+=("$baseline_pid")
+	ready 18084 "$work/baseline.log" readyz
+else
+	"${under[@]}" "$work/baseline" -dsn "$DSN" -org "$ORG" -addr 127.0.0.1:18084 2>"$work/baseline.log" &
+	baseline_pid=$!
+	pids+=("$baseline_pid")
+	ready 18084 "$work/baseline.log" "v0/invoices?take=1"
+fi
 token=$(DATABASE_URL=$DSN AUTH_SIGNING_KEY=$key "$work/fulfillment" token mint --org "$ORG" --scopes invoices)
+[[ ${LIMITS:-} == redis ]] && baseline_token=$token
 
 echo "## Machine"
 echo
@@ -88,8 +113,8 @@ echo "$(nproc) CPUs ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs
 echo
 if [[ -n ${INSTRUCTIONS:-} ]]; then
 	"$work/invoices" instructions -service "http://127.0.0.1:18083,$token,$service_pid" \
-		-baseline "http://127.0.0.1:18084,,$baseline_pid" -dumps "$work"
+		-baseline "http://127.0.0.1:18084,$baseline_token,$baseline_pid" -dumps "$work"
 	exit
 fi
 "$work/invoices" reads -clients "$CLIENTS" -duration "$DURATION" -warmup "$WARMUP" -rounds "$ROUNDS" \
-	-service "http://127.0.0.1:18083,$token,$service_pid" -baseline "http://127.0.0.1:18084,,$baseline_pid"
+	-service "http://127.0.0.1:18083,$token,$service_pid" -baseline "http://127.0.0.1:18084,$baseline_token,$baseline_pid"
