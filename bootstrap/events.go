@@ -223,8 +223,10 @@ func streamChecked(stream string, m *telemetry.EventMetrics, log *slog.Logger) f
 
 // startRelay connects to the broker and runs the relay with the server:
 // at start, after each local commit that wrote events (wake), every
-// relayPoll, and at once again after a run that may have left work. On stop it
-// waits for a batch in progress, then closes the connection.
+// relayPoll — under steady load no sooner than relayInterval after the
+// last run that published (relayPause) — and at once again after a run
+// whose last batch came full. On stop it waits for a batch in progress,
+// then closes the connection.
 func startRelay(lc fx.Lifecycle, cfg Config, wake RelayWake, tp trace.TracerProvider,
 	m *telemetry.EventMetrics, log *slog.Logger,
 ) error {
