@@ -31,7 +31,8 @@ const relayBatch = 256
 const relayPerSubject = 100
 
 // relayBatches bounds one run, so that a run under steady load ends and
-// its span with it; the job runs again at once when a run published.
+// its span with it; the job runs again at once when its last batch came
+// full (Run).
 const relayBatches = 20
 
 // publishBudget is how long a batch may start publishing events: below
@@ -65,27 +66,47 @@ func NewRelayEventsHandler(outbox ports.EventOutbox, publisher ports.EventPublis
 // wait), at most relayBatches of them. A batch is one trace: its span, and
 // a span per event linked to the change's. With the broker away it does
 // nothing and says so (ErrBrokerUnavailable). It returns how many events
-// it published; Full(n) tells the caller that more may wait.
-func (h *RelayEventsHandler) Handle(ctx context.Context, _ RelayEvents) (int, error) {
-	total := 0
-	for range relayBatches {
-		if !h.publisher.Connected() {
-			return total, ErrBrokerUnavailable
-		}
-		n, err := h.outbox.Relay(ctx, relayBatch, relayPerSubject, h.publish)
-		total += n
-		if err != nil || !h.Full(n) {
-			return total, err
-		}
-	}
-	return total, nil
+// it published.
+func (h *RelayEventsHandler) Handle(ctx context.Context, c RelayEvents) (int, error) {
+	n, _, err := h.Run(ctx, c)
+	return n, err
 }
 
-// Full tells whether a batch (or the last of a run) that published n
-// events may have left events it could take at once: it carried as many
-// as one subject's share of a batch, so that a subject with thousands
-// waiting goes on at once, batch after batch.
-func (h *RelayEventsHandler) Full(n int) bool { return n >= relayPerSubject }
+// Run is Handle, and also tells whether its last batch came full: the
+// run stopped at relayBatches with more events that it could take at
+// once, and the caller should run again without waiting.
+func (h *RelayEventsHandler) Run(ctx context.Context, _ RelayEvents) (published int, more bool, err error) {
+	for range relayBatches {
+		if !h.publisher.Connected() {
+			return published, false, ErrBrokerUnavailable
+		}
+		full := false
+		n, err := h.outbox.Relay(ctx, relayBatch, relayPerSubject, func(ctx context.Context, events []ports.OutboxEvent) ([]int64, error) {
+			full = batchFull(events)
+			return h.publish(ctx, events)
+		})
+		published += n
+		if err != nil || !full {
+			return published, false, err
+		}
+	}
+	return published, true, nil
+}
+
+// batchFull tells whether a claimed batch may have left events it could
+// have taken: it holds relayBatch subjects, or relayPerSubject events of
+// one subject (a subject with thousands waiting goes on at once, batch
+// after batch). A batch cut short by the budget counts as it was claimed.
+func batchFull(events []ports.OutboxEvent) bool {
+	perSubject := make(map[string]int, len(events))
+	for _, e := range events {
+		perSubject[e.Subject]++
+		if perSubject[e.Subject] >= relayPerSubject {
+			return true
+		}
+	}
+	return len(perSubject) >= relayBatch
+}
 
 // publish publishes one batch in its own trace; the budget ends the
 // batch's sending, not the waits for what it sent (EventPublish).

@@ -13,7 +13,9 @@
 #     and the relay publishing them meanwhile; its lag (from an event's write, inside the order's
 #     transaction, to the broker's acknowledgement) is read from the server's histogram
 #     fulfillment_events_publish_lag_seconds (bench/events/main.go: p50 and p99 of the phase);
-# and prints each round's rates, the ratio on/off, and the median ratio. Last, the relay's own
+# and prints each round's rates, the ratio on/off, the CPU time per order of the server (off, and on
+# with its relay) and of the brokers (all of them, per event published in the phase), and the
+# median ratio. Last, the relay's own
 # throughput: the broker is stopped, the intake runs for DRAIN_LOAD with events on (the outbox
 # grows), the broker is started again, and the time from the first event published to the outbox
 # empty gives the relay's rate to the local JetStream.
@@ -85,6 +87,9 @@ serve $((PORT + 2)) EVENTS_NATS_URL="$nats_url" EVENTS_STREAM_REPLICAS="$NATS_SE
 on_pid=${pids[-1]}
 metrics="http://127.0.0.1:$((PORT + 2))/metrics"
 pending() { psql -X -At "$bench_url" -c "SELECT count(*) FROM event_outbox"; }
+# The brokers' CPU time so far, in clock ticks (utime + stime of every nats-server).
+hz=$(getconf CLK_TCK)
+brokers_ticks() { local p t=0; for p in "${nats_pids[@]}"; do t=$((t + $(awk '{ print $14 + $15 }' "/proc/$p/stat"))); done; echo "$t"; }
 WARMUP=${WARMUP:-5s}
 loadgen "$PORT" -c "$CLIENTS" -d "$WARMUP" >/dev/null
 loadgen $((PORT + 2)) -c "$CLIENTS" -d "$WARMUP" >/dev/null
@@ -97,15 +102,20 @@ for round in $(seq "$ROUNDS"); do
 	off=$(loadgen "$PORT" -c "$CLIENTS" -d "$DURATION" -pid "$off_pid")
 	vacuum
 	bin/events-lag -metrics "$metrics" -save .tmp/bench-events-lag.json
+	ticks=$(brokers_ticks)
 	on=$(loadgen $((PORT + 2)) -c "$CLIENTS" -d "$DURATION" -pid "$on_pid")
 	sleep 1 # the last events of the phase
+	ticks=$(($(brokers_ticks) - ticks))
 	lag=$(bin/events-lag -metrics "$metrics" -since .tmp/bench-events-lag.json)
 	off_rate=$(field throughput "$off") on_rate=$(field throughput "$on")
 	ratio=$(awk -v a="$on_rate" -v b="$off_rate" 'BEGIN { printf "%.2f", a / b }')
 	ratios+=("$ratio")
+	published=$(field published "$lag")
 	printf 'round %d: off %s orders/s (p99 %s ms, failed %s) | on %s orders/s (p99 %s ms, failed %s) | on/off %s | relay: %s published, lag p50 %.1f ms, p99 %.1f ms, %s waiting after 1 s\n' \
 		"$round" "$off_rate" "$(field p99_ms "$off")" "$(field failed "$off")" "$on_rate" "$(field p99_ms "$on")" "$(field failed "$on")" \
-		"$ratio" "$(field published "$lag")" "$(field p50_ms "$lag")" "$(field p99_ms "$lag")" "$(pending)"
+		"$ratio" "$published" "$(field p50_ms "$lag")" "$(field p99_ms "$lag")" "$(pending)"
+	awk -v off="$(field server_cpu_us_per_order "$off")" -v on="$(field server_cpu_us_per_order "$on")" -v t="$ticks" -v hz="$hz" -v n="$published" \
+		'BEGIN { printf "  CPU µs per order: server %.0f off, %.0f on (its relay included) | brokers %.0f per event published\n", off, on, (n > 0 ? t / hz * 1e6 / n : 0) }'
 done
 echo "median on/off: $(median "${ratios[@]}") (target ≥ 0.9)"
 
