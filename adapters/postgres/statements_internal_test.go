@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/acme3pl/fulfillment/domain"
+	"github.com/acme3pl/fulfillment/ports"
 )
 
 func TestOperation(t *testing.T) {
@@ -15,7 +16,7 @@ func TestOperation(t *testing.T) {
 		{createPickPackSQL, "INSERT"},
 		{acceptOrderSQL, "UPDATE"},
 		{recordFailureSQL, "INSERT"},
-		{shortTermByCreatedAtDescSQL, "SELECT"},
+		{invoiceLists[ports.InvoicesByCreatedAt][0].shortTerm, "SELECT"},
 		{"WITH x AS (SELECT 1) DELETE FROM t", "DELETE"},
 	} {
 		if got := operation(tt.sql); got != tt.want {
