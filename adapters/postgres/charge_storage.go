@@ -29,8 +29,8 @@ import (
 // reads the movements since its organizations' watermarks, never the
 // ledger's whole history.
 var (
-	accrueStorageSQL    = takeWatermarksSQL + balancesSQL(`organization_id = ANY($3::text[]) AND`) + storageOfWatermarksSQL
-	accrueAllStorageSQL = takeWatermarksSQL + balancesSQL(``) + storageOfWatermarksSQL
+	accrueStorageSQL    = sqlInsert(takeWatermarksSQL + balancesSQL(`organization_id = ANY($3::text[]) AND`) + storageOfWatermarksSQL)
+	accrueAllStorageSQL = sqlInsert(takeWatermarksSQL + balancesSQL(``) + storageOfWatermarksSQL)
 )
 
 // takeWatermarksSQL moves the watermarks of the organizations $3 that are
@@ -103,13 +103,13 @@ const (
 	// forgetChargesSQL deletes the open charges of an organization's facts
 	// from $2 on, and takes its storage watermark back to the day before
 	// $3 (a date), for a new card to price them.
-	forgetChargesSQL = `WITH forgotten AS (
+	forgetChargesSQL sqlUpdate = `WITH forgotten AS (
 	DELETE FROM billing_charges c WHERE organization_id = $1 AND occurred_at >= $2 AND occurred_at >= ` + openStartOf + ` AND fee <> 'operator')
 UPDATE billing_storage SET accrued_through = least(accrued_through, $3::date - 1) WHERE organization_id = $1`
 
 	// startStorageSQL gives an organization its storage watermark: the day
 	// before its first card.
-	startStorageSQL = `INSERT INTO billing_storage (organization_id, accrued_through) VALUES ($1, $2::date - 1)
+	startStorageSQL sqlInsert = `INSERT INTO billing_storage (organization_id, accrued_through) VALUES ($1, $2::date - 1)
 ON CONFLICT (organization_id) DO UPDATE SET accrued_through = least(billing_storage.accrued_through, EXCLUDED.accrued_through)`
 )
 
@@ -151,6 +151,10 @@ func (r *ChargeRepository) Forget(ctx context.Context, organizationID string, fr
 	}
 	// The facts from `from` on are to be accrued again: the catch-up's
 	// watermark goes back to it.
-	_, err := r.run.exec(ctx, `UPDATE billing_catch_up SET through = least(through, $2) WHERE organization_id = $1`, organizationID, from)
+	_, err := r.run.exec(ctx, rewindCatchUpSQL, organizationID, from)
 	return dbErr(err)
 }
+
+// rewindCatchUpSQL takes the catch-up's watermark of organization $1 back
+// to $2.
+const rewindCatchUpSQL sqlUpdate = `UPDATE billing_catch_up SET through = least(through, $2) WHERE organization_id = $1`

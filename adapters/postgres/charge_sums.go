@@ -18,7 +18,7 @@ import (
 // first days, $4 the days after the last), the partial days at its ends
 // from the charges themselves ($6 the organizations, $7 and $8 the
 // ranges). A line whose facts sum to 0 (its charges deleted) has none.
-const sumsSQL = `SELECT n, fee, title, unit_cost, warehouse_id, divisor, sum(q)::bigint, sum(k)::bigint, description, for_period
+const sumsSQL sqlSelect = `SELECT n, fee, title, unit_cost, warehouse_id, divisor, sum(q)::bigint, sum(k)::bigint, description, for_period
 FROM (
 	SELECT w.n, d.fee, d.title, d.unit_cost, d.warehouse_id, d.divisor, d.quantity_milli AS q, d.facts AS k, d.description, d.for_period
 	FROM unnest($1::int[], $2::text[], $3::date[], $4::date[]) AS w(n, organization_id, first_day, end_day)
@@ -107,7 +107,7 @@ func pgTime(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05.999
 // invoiceChargesSQL lists the charges of the billing period whose invoice
 // is $2, of organization $1, from $3 on, at most $4 (NULL: all), naming
 // each one's fact; $5 is the billing time zone.
-const invoiceChargesSQL = `SELECT c.id, CASE WHEN c.fee = 'service' THEN coalesce(v.service, c.fee) ELSE c.fee END,
+const invoiceChargesSQL sqlSelect = `SELECT c.id, CASE WHEN c.fee = 'service' THEN coalesce(v.service, c.fee) ELSE c.fee END,
 	c.title, c.quantity_milli, c.unit_cost, c.occurred_at, c.warehouse_id,
 	CASE WHEN c.fee IN ('pick_pack_order', 'pick_pack_unit', 'spd_carton') THEN 'shipment'
 		WHEN c.fee IN ('receiving_unit', 'receiving_carton') THEN 'receipt'

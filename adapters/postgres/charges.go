@@ -144,11 +144,11 @@ var (
 	// before the ship commits. A ship moves stock: dated into days whose
 	// storage is accrued already, it takes that storage back
 	// (rewindStorage), whether or not it is charged.
-	accrueShipmentSQL = `WITH moved AS (
+	accrueShipmentSQL = sqlSelect(`WITH moved AS (
 	SELECT organization_id, shipped_at AS occurred_at FROM shipments WHERE id = $2 AND status = 'shipped'),
 inserted AS (` + shipmentCharges("s.id = $2", "") + `
 RETURNING fee)
-, ` + rewindStorage("moved")
+, ` + rewindStorage("moved"))
 
 	// catchUpShipmentsSQL reads the shipments (the bulk of the facts) from
 	// the catch-up's watermark on: those of an open period shipped before
@@ -159,26 +159,26 @@ RETURNING fee)
 	// scalar subquery, so that it is an index condition of the shipments'
 	// scan (a join with billing_catch_up made the planner scan every
 	// shipment).
-	catchUpShipmentsSQL = shipmentCharges(`s.shipped_at >= greatest(p.starts_at, (SELECT w.through FROM billing_catch_up w
+	catchUpShipmentsSQL = sqlInsert(shipmentCharges(`s.shipped_at >= greatest(p.starts_at, (SELECT w.through FROM billing_catch_up w
 	WHERE w.organization_id = p.organization_id AND w.starts_at = p.starts_at)) AND `+
 		notCharged("s", "s.id", billing.PickPackOrder, billing.SPDCarton), catchUpLock) + `
-RETURNING fee`
+RETURNING fee`)
 
 	// accrueReceiptSQL: a receipt dated into days whose storage is accrued
 	// already changes their on hand, so the same statement takes that
 	// storage back (rewindStorage). Receipts and services are dated by the
 	// warehouse, anywhere in the open period: their catch-ups read the
 	// whole period (few per month).
-	accrueReceiptSQL = `WITH inserted AS (` + receiptCharges("r.id = $2", "") + `
+	accrueReceiptSQL = sqlSelect(`WITH inserted AS (` + receiptCharges("r.id = $2", "") + `
 RETURNING fee, organization_id, occurred_at)
-, ` + rewindStorage("inserted")
-	catchUpReceiptsSQL = `WITH inserted AS (` + receiptCharges("r.received_at >= p.starts_at AND "+
+, ` + rewindStorage("inserted"))
+	catchUpReceiptsSQL = sqlSelect(`WITH inserted AS (` + receiptCharges("r.received_at >= p.starts_at AND "+
 		notCharged("r", "r.id", billing.ReceivingUnit, billing.ReceivingCarton), catchUpLock) + `
 RETURNING fee, organization_id, occurred_at)
-, ` + rewindStorage("inserted")
+, ` + rewindStorage("inserted"))
 
-	accrueServiceSQL   = serviceCharges("v.id = $2", "") + "\nRETURNING fee"
-	catchUpServicesSQL = serviceCharges("v.performed_at >= p.starts_at AND "+notCharged("v", "v.id", billing.FeeService), catchUpLock) + "\nRETURNING fee"
+	accrueServiceSQL   = sqlInsert(serviceCharges("v.id = $2", "") + "\nRETURNING fee")
+	catchUpServicesSQL = sqlInsert(serviceCharges("v.performed_at >= p.starts_at AND "+notCharged("v", "v.id", billing.FeeService), catchUpLock) + "\nRETURNING fee")
 )
 
 // rewindStorage ends the statements of facts that move stock (the rest of
@@ -212,7 +212,7 @@ SELECT fee FROM inserted`
 const openStart = `(SELECT op.starts_at FROM billing_periods op WHERE op.organization_id = c.organization_id AND op.status = 'open')`
 
 // addOperatorChargeSQL records an operator's charge once per reference.
-const addOperatorChargeSQL = `INSERT INTO billing_charges (organization_id, fee, source_id, title, description, for_period,
+const addOperatorChargeSQL sqlInsert = `INSERT INTO billing_charges (organization_id, fee, source_id, title, description, for_period,
 	quantity_milli, divisor, unit_cost, occurred_at)
 VALUES ($1, 'operator', $2, $3, $4, $5, $6, 1, $7, $8)
 ON CONFLICT (organization_id, fee, source_id) DO NOTHING`
@@ -226,26 +226,26 @@ ON CONFLICT (organization_id, fee, source_id) DO NOTHING`
 // is under way: these take it exclusively, several organizations always in
 // key order.
 const (
-	shareShipmentBillingSQL = `SELECT pg_advisory_xact_lock_shared(8042002, hashtext(organization_id)) FROM shipments WHERE id = $1`
-	shareReceiptBillingSQL  = `SELECT pg_advisory_xact_lock_shared(8042002, hashtext(organization_id)) FROM warehouse_receipts WHERE id = $1`
-	shareServiceBillingSQL  = `SELECT pg_advisory_xact_lock_shared(8042002, hashtext(organization_id)) FROM warehouse_services WHERE id = $1`
-	shareBillingSQL         = `SELECT pg_advisory_xact_lock_shared(8042002, hashtext($1))`
-	lockBillingSQL          = `SELECT pg_advisory_xact_lock(8042002, k) FROM (SELECT DISTINCT hashtext(o) AS k FROM unnest($1::text[]) o ORDER BY 1) keys`
+	shareShipmentBillingSQL sqlSelect = `SELECT pg_advisory_xact_lock_shared(8042002, hashtext(organization_id)) FROM shipments WHERE id = $1`
+	shareReceiptBillingSQL  sqlSelect = `SELECT pg_advisory_xact_lock_shared(8042002, hashtext(organization_id)) FROM warehouse_receipts WHERE id = $1`
+	shareServiceBillingSQL  sqlSelect = `SELECT pg_advisory_xact_lock_shared(8042002, hashtext(organization_id)) FROM warehouse_services WHERE id = $1`
+	shareBillingSQL         sqlSelect = `SELECT pg_advisory_xact_lock_shared(8042002, hashtext($1))`
+	lockBillingSQL          sqlSelect = `SELECT pg_advisory_xact_lock(8042002, k) FROM (SELECT DISTINCT hashtext(o) AS k FROM unnest($1::text[]) o ORDER BY 1) keys`
 	// lockStorageBillingSQL locks the organizations whose storage is
 	// behind day $1, and returns them: those a storage accrual of every
 	// organization writes (a watermark taken back since is the next
 	// accrual's).
-	lockStorageBillingSQL = `SELECT o, pg_advisory_xact_lock(8042002, hashtext(o)) FROM (SELECT organization_id AS o FROM billing_storage
+	lockStorageBillingSQL sqlSelect = `SELECT o, pg_advisory_xact_lock(8042002, hashtext(o)) FROM (SELECT organization_id AS o FROM billing_storage
 	WHERE accrued_through < $1::date ORDER BY hashtext(organization_id)) behind`
 )
 
 // lock runs one of the locking statements above.
-func (r runner) lock(ctx context.Context, q string, args ...any) error {
+func (r runner) lock(ctx context.Context, q statement, args ...any) error {
 	return dbErr(r.query(ctx, q, func(*sql.Rows) error { return nil }, args...))
 }
 
 // accrue runs an accrual and counts what it inserted by fee.
-func (r *ChargeRepository) accrue(ctx context.Context, q string, args ...any) (map[billing.Fee]int, error) {
+func (r *ChargeRepository) accrue(ctx context.Context, q statement, args ...any) (map[billing.Fee]int, error) {
 	out := map[billing.Fee]int{}
 	err := r.run.query(ctx, q, func(rows *sql.Rows) error {
 		var fee string
@@ -288,13 +288,13 @@ func (r *ChargeRepository) AccrueService(ctx context.Context, serviceID string) 
 // catchUpLockSQL queues catch-ups: two at once would insert the same keys
 // in different orders and could deadlock. The unique key, not this lock,
 // makes them exactly once; the lock ends with the transaction.
-const catchUpLockSQL = `SELECT pg_advisory_xact_lock(8042001)`
+const catchUpLockSQL sqlSelect = `SELECT pg_advisory_xact_lock(8042001)`
 
 // moveCatchUpSQL moves the watermark of the open periods ($1, ” for all)
 // to $2 once the catch-up has looked at their facts (under its advisory
 // lock: catch-ups never move it at once). A period opened since starts
 // its own.
-const moveCatchUpSQL = `INSERT INTO billing_catch_up AS w (organization_id, starts_at, through)
+const moveCatchUpSQL sqlInsert = `INSERT INTO billing_catch_up AS w (organization_id, starts_at, through)
 SELECT organization_id, starts_at, $2 FROM billing_periods WHERE status = 'open' AND ($1 = '' OR organization_id = $1) AND starts_at < $2
 ON CONFLICT (organization_id) DO UPDATE SET starts_at = EXCLUDED.starts_at,
 	through = CASE WHEN w.starts_at = EXCLUDED.starts_at THEN greatest(w.through, EXCLUDED.through) ELSE EXCLUDED.through END
@@ -308,7 +308,7 @@ func (r *ChargeRepository) CatchUp(ctx context.Context, organizationID string, t
 		return nil, dbErr(err)
 	}
 	for _, step := range []struct {
-		q    string
+		q    statement
 		args []any
 	}{
 		{catchUpShipmentsSQL, []any{r.settings.ChargeTestShipments, organizationID, r.settings.zone()}},

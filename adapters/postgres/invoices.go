@@ -22,7 +22,7 @@ const visibleInvoice = `i.status IN ('unpaid', 'pending_payment', 'paid', 'cance
 // no such visible invoice. (Both halves look the invoice up by its key:
 // cheaper for PostgreSQL than one lookup shared through a WITH query, which
 // it would materialise.)
-const invoiceDetailSQL = `
+const invoiceDetailSQL sqlSelect = `
 SELECT ` + invoiceColumns + `,
 	NULL, NULL, NULL, NULL, NULL, NULL, NULL::integer AS position
 FROM invoices AS i
@@ -47,8 +47,8 @@ ORDER BY position NULLS FIRST`
 
 // invoiceList is the statements of one order of the list.
 type invoiceList struct {
-	list, listOfStatus          string // no search term: prepared
-	search, contains, shortTerm string // planned for their values at each run
+	list, listOfStatus          sqlSelect // no search term: prepared
+	search, contains, shortTerm sqlSelect // planned for their values at each run
 }
 
 // invoiceLists are the list's statements by sort key, descending then
@@ -83,11 +83,11 @@ const (
 
 // listed is the page of the invoices whose IDs the subquery ids reads, in
 // order: the statement every list runs.
-func listed(ids, order string) string {
-	return `
+func listed(ids, order string) sqlSelect {
+	return sqlSelect(`
 SELECT ` + invoiceColumns + `
 FROM (` + ids + `) AS page JOIN invoices AS i ON i.id = page.id
-ORDER BY ` + order
+ORDER BY ` + order)
 }
 
 // A page without a search term, without and with a status: $1 the
@@ -182,7 +182,7 @@ const gramsMatch = `array_to_tsvector(invoice_search_grams(i.search_text)) @@ $6
 // two statements: one joining them would repeat each invoice's columns on
 // every item's row, and decoding those costs the driver more than the
 // second round trip does.
-const invoiceItemsSQL = `SELECT it.invoice_id, it.id, it.title, it.description, it.quantity, it.unit_cost, it.total_cost
+const invoiceItemsSQL sqlSelect = `SELECT it.invoice_id, it.id, it.title, it.description, it.quantity, it.unit_cost, it.total_cost
 FROM invoice_items AS it WHERE it.invoice_id = ANY($1::text[]) ORDER BY it.invoice_id, it.position`
 
 // Bounds of the window of the shortTerm statements: ten times the rows the

@@ -49,7 +49,7 @@ const movementsCTE = `movements AS (
 // as much as on hand for $10, never below zero), the missing balances
 // made. The proposed row of an upsert is checked before its conflict is
 // found, so it carries max(delta, 0) and the update adds the real delta.
-const moveStockSQL = `WITH deltas AS (
+const moveStockSQL sqlSelect = `WITH deltas AS (
 	SELECT v.kind, v.item, v.quantity FROM unnest($7::text[], $8::text[], $9::bigint[]) AS v(kind, item, quantity)
 ), sums AS (
 	SELECT kind, item, sum(quantity)::bigint AS quantity FROM deltas GROUP BY kind, item
@@ -144,7 +144,7 @@ func (l *StockLedger) Move(ctx context.Context, c domain.StockChange) error {
 // onHandAtSQL sums the organization's ($1) movements strictly before $2 per
 // warehouse and item (stock_movements_organization_time_idx), leaving out
 // the items that held none.
-const onHandAtSQL = `SELECT warehouse_id, CASE WHEN product_id IS NULL THEN 'carton' ELSE 'product' END AS kind,
+const onHandAtSQL sqlSelect = `SELECT warehouse_id, CASE WHEN product_id IS NULL THEN 'carton' ELSE 'product' END AS kind,
 	coalesce(product_id, carton_id) AS item, sum(quantity)::bigint
 FROM stock_movements
 WHERE organization_id = $1 AND occurred_at < $2
