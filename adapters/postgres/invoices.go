@@ -43,7 +43,8 @@ ORDER BY position NULLS FIRST`
 // its partial index (organization_id, column, id), and one with status
 // after the organization (migration 0002). The five statements of an order
 // (invoiceListOf) are its order in the same five texts; each text below is
-// written once, for every order.
+// written once, for every order. The 30 statements, as they run:
+// testdata/statements.golden (a test keeps it current).
 
 // invoiceList is the statements of one order of the list.
 type invoiceList struct {

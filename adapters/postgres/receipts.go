@@ -180,7 +180,8 @@ func (r *OrderReceiptRepository) Finish(ctx context.Context, rec *domain.OrderRe
 // and locked in product order, the order of every reservation. The receipt
 // keeps the last error of an earlier attempt ($25), as Finish stores it.
 // The foreign keys between the new rows are checked at the statement's
-// end, when all are there. It affects one row, the receipt's.
+// end, when all are there. It affects one row, the receipt's. Its whole
+// text, as it runs: testdata/statements.golden (a test keeps it current).
 const acceptOrderSQL = sqlUpdate(`WITH ` + acceptOrderCTEs)
 
 // acceptOrderWithEventSQL is acceptOrderSQL writing the transaction's event
