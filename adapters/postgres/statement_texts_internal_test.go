@@ -57,6 +57,9 @@ func TestDeclaredCommands(t *testing.T) {
 // allStatements are the repositories' statements by name.
 func allStatements() map[string]statement {
 	all := map[string]statement{
+		"appliedMigrationsSQL":            appliedMigrationsSQL,
+		"migrationLockSQL":                migrationLockSQL,
+		"migrationUnlockSQL":              migrationUnlockSQL,
 		"acceptOrderSQL":                  acceptOrderSQL,
 		"acceptOrderWithEventSQL":         acceptOrderWithEventSQL,
 		"accrueAllStorageSQL":             accrueAllStorageSQL,
