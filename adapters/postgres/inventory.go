@@ -185,8 +185,9 @@ func sortedLines(lines []domain.ShipmentLine) []domain.ShipmentLine {
 // reservations, row by row in product order (the lock order of every
 // reservation). It is the one reservation of Pick & Pack lines: Reserve runs
 // it alone (a draft submitted), the order intake as a CTE of acceptOrderSQL
-// (receipts.go), whose first four parameters are the same.
-const reserveProductsSQL sqlInsert = `INSERT INTO product_stock AS s (organization_id, product_id, warehouse_id, on_hand, reserved)
+// (receipts.go), whose first four parameters are the same. A part of other
+// statements, it is text, declared an INSERT where it runs alone.
+const reserveProductsSQL = `INSERT INTO product_stock AS s (organization_id, product_id, warehouse_id, on_hand, reserved)
 	SELECT $4, v.id, $1, 0, sum(v.q) FROM unnest($2::text[], $3::bigint[]) AS v(id, q) GROUP BY v.id ORDER BY v.id
 	ON CONFLICT (product_id, warehouse_id) DO UPDATE SET reserved = s.reserved + excluded.reserved`
 
@@ -204,7 +205,7 @@ func (r *InventoryRepository) Reserve(ctx context.Context, organizationID, wareh
 		for i, l := range lines {
 			qty[i] = l.Quantity
 		}
-		_, err := r.run.exec(ctx, reserveProductsSQL, warehouseID, pgArray(ids), pgArray(qty), organizationID)
+		_, err := r.run.exec(ctx, sqlInsert(reserveProductsSQL), warehouseID, pgArray(ids), pgArray(qty), organizationID)
 		return dbErr(err)
 	}
 	stmts := inventorySQLOf(kind.Items())

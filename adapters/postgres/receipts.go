@@ -182,12 +182,12 @@ func (r *OrderReceiptRepository) Finish(ctx context.Context, rec *domain.OrderRe
 // The foreign keys between the new rows are checked at the statement's
 // end, when all are there. It affects one row, the receipt's. Its whole
 // text, as it runs: testdata/statements.golden (a test keeps it current).
-const acceptOrderSQL = sqlUpdate(`WITH ` + acceptOrderCTEs)
+const acceptOrderSQL sqlUpdate = `WITH ` + acceptOrderCTEs
 
 // acceptOrderWithEventSQL is acceptOrderSQL writing the transaction's event
 // too (shipment.created, $27 … $32): with events on, the intake's success
 // path runs no statement more.
-const acceptOrderWithEventSQL = sqlUpdate(`WITH ` + insertEventCTE + `, ` + acceptOrderCTEs)
+const acceptOrderWithEventSQL sqlUpdate = `WITH ` + insertEventCTE + `, ` + acceptOrderCTEs
 
 // acceptOrderCTEs is acceptOrderSQL after its WITH.
 const acceptOrderCTEs = `reserved AS (

@@ -55,7 +55,7 @@ var _ ports.ShipmentRepository = (*ShipmentRepository)(nil)
 // three as CTEs of one statement.
 const (
 	// insertShipmentSQL inserts the shipment's row.
-	insertShipmentSQL sqlInsert = `INSERT INTO shipments (id, organization_id, kind, status, warehouse_id, shipping_name, shipping_company,
+	insertShipmentSQL = `INSERT INTO shipments (id, organization_id, kind, status, warehouse_id, shipping_name, shipping_company,
 		shipping_address1, shipping_address2, shipping_city, shipping_state, shipping_zip, shipping_country,
 		shipping_phone, notes, source_type, source_order_id, source_order_number, test, created_at, updated_at,
 		submitted_at)
@@ -66,8 +66,8 @@ const (
 	shipmentLinesSQL = `
 	SELECT $4, $5, v.item_id, (v.position - 1)::int, v.quantity
 	FROM unnest($2::text[], $3::bigint[]) WITH ORDINALITY AS v(item_id, quantity, position)`
-	insertShipmentItemsSQL   sqlInsert = `INSERT INTO shipment_items (organization_id, shipment_id, product_id, position, quantity)` + shipmentLinesSQL
-	insertShipmentCartonsSQL sqlInsert = `INSERT INTO shipment_cartons (organization_id, shipment_id, carton_id, position, quantity)` + shipmentLinesSQL
+	insertShipmentItemsSQL   = `INSERT INTO shipment_items (organization_id, shipment_id, product_id, position, quantity)` + shipmentLinesSQL
+	insertShipmentCartonsSQL = `INSERT INTO shipment_cartons (organization_id, shipment_id, carton_id, position, quantity)` + shipmentLinesSQL
 
 	// createPickPackSQL and createSPDSQL insert a draft and its lines in
 	// one statement, one round trip: the shipment row in a CTE, its lines
