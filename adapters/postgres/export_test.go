@@ -44,7 +44,7 @@ func ReadStatements() []string {
 	out := []string{string(invoiceItemsSQL), string(invoiceDetailSQL)}
 	for _, orders := range invoiceLists {
 		for _, stmts := range orders {
-			out = append(out, string(stmts.list), string(stmts.listOfStatus))
+			out = append(out, stmts.list.sql(), stmts.listOfStatus.sql())
 		}
 	}
 	return out

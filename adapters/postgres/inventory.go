@@ -43,8 +43,8 @@ var _ ports.InventoryRepository = (*InventoryRepository)(nil)
 // inventorySQL are the statements of one kind of item, which differ only
 // in their tables (inventoryTable, stockTable).
 type inventorySQL struct {
-	findByIDs, page, pageBySKU, levels, lock sqlSelect
-	adjust                                   sqlUpdate
+	// Held as statements, so that running one converts nothing.
+	findByIDs, page, pageBySKU, levels, lock, adjust statement
 }
 
 func newInventorySQL(kind domain.ItemKind) inventorySQL {

@@ -49,8 +49,8 @@ ORDER BY position NULLS FIRST`
 
 // invoiceList is the statements of one order of the list.
 type invoiceList struct {
-	list, listOfStatus          sqlSelect // no search term: prepared
-	search, contains, shortTerm sqlSelect // planned for their values at each run
+	list, listOfStatus          statement // no search term: prepared
+	search, contains, shortTerm statement // planned for their values at each run
 }
 
 // invoiceLists are the list's statements by sort key, descending then

@@ -206,7 +206,7 @@ func (r *OrderReceiptRepository) Accept(ctx context.Context, rec *domain.OrderRe
 		rec.Status() != domain.ReceiptSucceeded || rec.ShipmentID() != s.ID() || rec.OrganizationID() != s.OrganizationID() {
 		return errors.New("accept order: not a pending Pick & Pack shipment of the receipt's success")
 	}
-	text, args := acceptOrderSQL, append(shipmentArgs(s), nullIfEmpty(rec.LastError()), rec.OrderID())
+	text, args := statement(acceptOrderSQL), append(shipmentArgs(s), nullIfEmpty(rec.LastError()), rec.OrderID())
 	if ev := r.events.takeOne(); ev != nil {
 		text, args = acceptOrderWithEventSQL, append(args, ev.args()...)
 	}

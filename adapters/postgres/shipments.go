@@ -85,7 +85,7 @@ const (
 
 // Create inserts the shipment and its lines.
 func (r *ShipmentRepository) Create(ctx context.Context, s *domain.Shipment) error {
-	q := createPickPackSQL
+	q := statement(createPickPackSQL)
 	if s.Kind() == domain.SPD {
 		q = createSPDSQL
 	}
@@ -204,7 +204,7 @@ func (r *ShipmentRepository) Get(ctx context.Context, organizationID, id string)
 // List returns a page of the organization's shipments, newest first, with
 // their lines: two round trips at most (the page, then its lines per kind).
 func (r *ShipmentRepository) List(ctx context.Context, organizationID string, filter ports.ShipmentFilter, page ports.Page) ([]*domain.Shipment, bool, error) {
-	q, args := listShipmentsSQL, []any{organizationID, page.Skip, page.Take + 1}
+	q, args := statement(listShipmentsSQL), []any{organizationID, page.Skip, page.Take + 1}
 	if filter.Status != "" {
 		q, args = listShipmentsByStatusSQL, append(args, string(filter.Status))
 	}
@@ -313,7 +313,7 @@ func (r *ShipmentRepository) withLines(ctx context.Context, rows []shipmentRow) 
 	}
 	lines := make(map[string][]domain.ShipmentLine, len(rows))
 	for kind, ids := range byKind {
-		q := shipmentProductsSQL
+		q := statement(shipmentProductsSQL)
 		if kind == domain.SPD {
 			q = shipmentCartonsSQL
 		}
