@@ -54,11 +54,11 @@ const (
 	// apiKeyColumns are what the reads return, in scanAPIKeys' order.
 	apiKeyColumns = `id, organization_id, name, environment, prefix, hash, scopes, created_at, revoked_at`
 
-	createAPIKeySQL = `INSERT INTO api_keys (` + apiKeyColumns + `) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`
-	findAPIKeySQL   = `SELECT ` + apiKeyColumns + ` FROM api_keys WHERE hash = $1`
+	createAPIKeySQL sqlInsert = `INSERT INTO api_keys (` + apiKeyColumns + `) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`
+	findAPIKeySQL   sqlSelect = `SELECT ` + apiKeyColumns + ` FROM api_keys WHERE hash = $1`
 	// Revoking a revoked key keeps the first time.
-	revokeAPIKeySQL     = `UPDATE api_keys SET revoked_at = coalesce(revoked_at, now()) WHERE id = $1` //nolint:gosec // SQL text, not a credential
-	organizationKeysSQL = `SELECT ` + apiKeyColumns + ` FROM api_keys WHERE organization_id = $1 ORDER BY created_at, id`
+	revokeAPIKeySQL     sqlUpdate = `UPDATE api_keys SET revoked_at = coalesce(revoked_at, now()) WHERE id = $1` //nolint:gosec // SQL text, not a credential
+	organizationKeysSQL sqlSelect = `SELECT ` + apiKeyColumns + ` FROM api_keys WHERE organization_id = $1 ORDER BY created_at, id`
 )
 
 // Create stores a new key (its hash, never its secret).
@@ -107,7 +107,7 @@ func (r *APIKeyRepository) ListByOrganization(ctx context.Context, organizationI
 }
 
 // read runs q, a statement of apiKeyColumns.
-func (r *APIKeyRepository) read(ctx context.Context, q string, args ...any) ([]apiKeyRow, error) {
+func (r *APIKeyRepository) read(ctx context.Context, q statement, args ...any) ([]apiKeyRow, error) {
 	var rows []apiKeyRow
 	err := r.run.query(ctx, q, func(sr *sql.Rows) error {
 		var k apiKeyRow

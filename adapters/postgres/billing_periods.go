@@ -19,35 +19,35 @@ const (
 	// startPeriodSQL opens an organization's first period, or moves its
 	// open period's start back when none of its periods was finalized yet
 	// (a card dated before the first one).
-	startPeriodSQL = `INSERT INTO billing_periods (organization_id, starts_at, ends_at, invoice_id, status)
+	startPeriodSQL sqlInsert = `INSERT INTO billing_periods (organization_id, starts_at, ends_at, invoice_id, status)
 VALUES ($1, $2, $3, $4, 'open')
 ON CONFLICT (organization_id) WHERE status = 'open' DO UPDATE SET starts_at = least(billing_periods.starts_at, EXCLUDED.starts_at),
 	ends_at = CASE WHEN EXCLUDED.starts_at < billing_periods.starts_at THEN EXCLUDED.ends_at ELSE billing_periods.ends_at END
 	WHERE NOT EXISTS (SELECT 1 FROM billing_periods f WHERE f.organization_id = EXCLUDED.organization_id AND f.status = 'finalized')`
 
-	openPeriodSQL = `SELECT organization_id, starts_at, ends_at, invoice_id FROM billing_periods
+	openPeriodSQL sqlSelect = `SELECT organization_id, starts_at, ends_at, invoice_id FROM billing_periods
 WHERE organization_id = $1 AND status = 'open'`
-	lockOpenPeriodSQL = openPeriodSQL + ` FOR UPDATE`
+	lockOpenPeriodSQL sqlSelect = openPeriodSQL + ` FOR UPDATE`
 
-	duePeriodsSQL = `SELECT organization_id, starts_at, ends_at, invoice_id FROM billing_periods
+	duePeriodsSQL sqlSelect = `SELECT organization_id, starts_at, ends_at, invoice_id FROM billing_periods
 WHERE status = 'open' AND ends_at <= $1 ORDER BY ends_at, organization_id`
 
-	oldestOverdueSQL = `SELECT min(ends_at) FROM billing_periods WHERE status = 'open' AND ends_at <= $1`
+	oldestOverdueSQL sqlSelect = `SELECT min(ends_at) FROM billing_periods WHERE status = 'open' AND ends_at <= $1`
 
 	// collectSQL moves the unpaid invoices billing made to collecting once
 	// their due date is $2 behind $1; the time of the change is the moment
 	// it became due, so a late run writes what a punctual one would.
-	collectSQL = `UPDATE invoices i SET status = 'collecting', updated_at = greatest(i.updated_at, i.due_date + $2::interval)
+	collectSQL sqlUpdate = `UPDATE invoices i SET status = 'collecting', updated_at = greatest(i.updated_at, i.due_date + $2::interval)
 FROM billing_periods p
 WHERE p.invoice_id = i.id AND p.status = 'finalized' AND i.status = 'unpaid' AND i.deleted_at IS NULL
 	AND i.due_date + $2::interval <= $1
 RETURNING i.id, i.organization_id`
 
-	invoiceStatusSQL = `SELECT status, organization_id FROM invoices
+	invoiceStatusSQL sqlSelect = `SELECT status, organization_id FROM invoices
 WHERE id = $1 AND deleted_at IS NULL AND status IN ('unpaid', 'pending_payment', 'paid', 'cancelled', 'refunded', 'collecting')
 FOR UPDATE`
 
-	setInvoiceStatusSQL = `UPDATE invoices SET status = $3, updated_at = greatest(updated_at, $4)
+	setInvoiceStatusSQL sqlUpdate = `UPDATE invoices SET status = $3, updated_at = greatest(updated_at, $4)
 WHERE id = $1 AND status = $2 AND deleted_at IS NULL`
 )
 
@@ -57,7 +57,7 @@ func scanOpenPeriod(rows *sql.Rows) (ports.OpenPeriod, error) {
 	return p, err
 }
 
-func (r *BillingPeriodRepository) one(ctx context.Context, q string, args ...any) (ports.OpenPeriod, error) {
+func (r *BillingPeriodRepository) one(ctx context.Context, q statement, args ...any) (ports.OpenPeriod, error) {
 	var p ports.OpenPeriod
 	found := false
 	err := r.run.query(ctx, q, func(rows *sql.Rows) error {
@@ -101,7 +101,7 @@ func (r *BillingPeriodRepository) LockOpen(ctx context.Context, organizationID s
 
 // lockOpenManySQL locks the open periods of the organizations $1 in the
 // organizations' order.
-const lockOpenManySQL = `SELECT organization_id, starts_at, ends_at, invoice_id FROM billing_periods
+const lockOpenManySQL sqlSelect = `SELECT organization_id, starts_at, ends_at, invoice_id FROM billing_periods
 WHERE status = 'open' AND organization_id = ANY($1::text[]) ORDER BY organization_id FOR UPDATE`
 
 // LockOpenMany takes the organizations' billing locks, then locks their
@@ -121,7 +121,7 @@ func (r *BillingPeriodRepository) LockOpenMany(ctx context.Context, organization
 
 // closedUntilSQL is the start of the organization's open period when one
 // of its periods was finalized (no row otherwise).
-const closedUntilSQL = `SELECT p.starts_at FROM billing_periods p
+const closedUntilSQL sqlSelect = `SELECT p.starts_at FROM billing_periods p
 WHERE p.organization_id = $1 AND p.status = 'open'
 	AND EXISTS (SELECT 1 FROM billing_periods f WHERE f.organization_id = $1 AND f.status = 'finalized')`
 
@@ -149,7 +149,7 @@ func (r *BillingPeriodRepository) PeriodClosed(ctx context.Context, organization
 
 // carriedForwardSQL reads the credit each window's organization carries forward,
 // numbered by the window's position.
-const carriedForwardSQL = `SELECT w.n, a.credit_forward
+const carriedForwardSQL sqlSelect = `SELECT w.n, a.credit_forward
 FROM unnest($1::text[]) WITH ORDINALITY AS w(organization_id, n)
 JOIN billing_accounts a ON a.organization_id = w.organization_id`
 
@@ -170,7 +170,7 @@ func (r *BillingPeriodRepository) Credits(ctx context.Context, windows []ports.B
 }
 
 // offboardSQL records an organization's off-boarding at $2.
-const offboardSQL = `INSERT INTO billing_accounts (organization_id, offboarded_at) VALUES ($1, $2)
+const offboardSQL sqlInsert = `INSERT INTO billing_accounts (organization_id, offboarded_at) VALUES ($1, $2)
 ON CONFLICT (organization_id) DO UPDATE SET offboarded_at = EXCLUDED.offboarded_at`
 
 // Offboard records that billing close off-boarded the organization at at.

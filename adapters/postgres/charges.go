@@ -144,11 +144,11 @@ var (
 	// before the ship commits. A ship moves stock: dated into days whose
 	// storage is accrued already, it takes that storage back
 	// (rewindStorage), whether or not it is charged.
-	accrueShipmentSQL = `WITH moved AS (
+	accrueShipmentSQL = sqlSelect(`WITH moved AS (
 	SELECT organization_id, shipped_at AS occurred_at FROM shipments WHERE id = $2 AND status = 'shipped'),
 inserted AS (` + shipmentCharges("s.id = $2", "") + `
 RETURNING fee)
-, ` + rewindStorage("moved")
+, ` + rewindStorage("moved"))
 
 	// catchUpShipmentsSQL reads the shipments (the bulk of the facts) from
 	// the catch-up's watermark on: those of an open period shipped before
@@ -159,26 +159,26 @@ RETURNING fee)
 	// scalar subquery, so that it is an index condition of the shipments'
 	// scan (a join with billing_catch_up made the planner scan every
 	// shipment).
-	catchUpShipmentsSQL = shipmentCharges(`s.shipped_at >= greatest(p.starts_at, (SELECT w.through FROM billing_catch_up w
+	catchUpShipmentsSQL = sqlInsert(shipmentCharges(`s.shipped_at >= greatest(p.starts_at, (SELECT w.through FROM billing_catch_up w
 	WHERE w.organization_id = p.organization_id AND w.starts_at = p.starts_at)) AND `+
 		notCharged("s", "s.id", billing.PickPackOrder, billing.SPDCarton), catchUpLock) + `
-RETURNING fee`
+RETURNING fee`)
 
 	// accrueReceiptSQL: a receipt dated into days whose storage is accrued
 	// already changes their on hand, so the same statement takes that
 	// storage back (rewindStorage). Receipts and services are dated by the
 	// warehouse, anywhere in the open period: their catch-ups read the
 	// whole period (few per month).
-	accrueReceiptSQL = `WITH inserted AS (` + receiptCharges("r.id = $2", "") + `
+	accrueReceiptSQL = sqlSelect(`WITH inserted AS (` + receiptCharges("r.id = $2", "") + `
 RETURNING fee, organization_id, occurred_at)
-, ` + rewindStorage("inserted")
-	catchUpReceiptsSQL = `WITH inserted AS (` + receiptCharges("r.received_at >= p.starts_at AND "+
+, ` + rewindStorage("inserted"))
+	catchUpReceiptsSQL = sqlSelect(`WITH inserted AS (` + receiptCharges("r.received_at >= p.starts_at AND "+
 		notCharged("r", "r.id", billing.ReceivingUnit, billing.ReceivingCarton), catchUpLock) + `
 RETURNING fee, organization_id, occurred_at)
-, ` + rewindStorage("inserted")
+, ` + rewindStorage("inserted"))
 
-	accrueServiceSQL   = serviceCharges("v.id = $2", "") + "\nRETURNING fee"
-	catchUpServicesSQL = serviceCharges("v.performed_at >= p.starts_at AND "+notCharged("v", "v.id", billing.FeeService), catchUpLock) + "\nRETURNING fee"
+	accrueServiceSQL   = sqlInsert(serviceCharges("v.id = $2", "") + "\nRETURNING fee")
+	catchUpServicesSQL = sqlInsert(serviceCharges("v.performed_at >= p.starts_at AND "+notCharged("v", "v.id", billing.FeeService), catchUpLock) + "\nRETURNING fee")
 )
 
 // rewindStorage ends the statements of facts that move stock (the rest of
@@ -205,119 +205,17 @@ forgotten AS (
 SELECT fee FROM inserted`
 }
 
-// accrueStorageSQL accrues the days of storage after each organization's
-// watermark up to $1 (a date), in time zone $2, for the organizations $3
-// (an array); accrueAllStorageSQL the same when $3 holds most of them.
-// Two statements: the first reads the organizations' stock rows by the
-// organization's index, the second sums every stock row by organization
-// and warehouse in one pass, and keeps the sums of the organizations it
-// accrues.
-// Taking the watermark (UPDATE … FROM … FOR UPDATE) is the guard: a
-// concurrent run waits for the row, then finds the watermark moved and
-// accrues nothing; the unique key of billing_charges backs it up. On hand
-// at the end of a day, per warehouse and kind, is a running sum by local
-// day: from on hand at the end of the watermark's day — the balance now
-// (product_stock, carton_stock: always the sum of the ledger's movements)
-// less every movement since — through each later day's movements. A run
-// reads the movements since its organizations' watermarks, never the
-// ledger's whole history.
-var (
-	accrueStorageSQL = `WITH acc AS (
-	UPDATE billing_storage b SET accrued_through = $1::date
-	FROM (SELECT organization_id, accrued_through FROM billing_storage
-		WHERE accrued_through < $1::date AND organization_id = ANY($3::text[])
-		ORDER BY organization_id FOR UPDATE) old
-	WHERE b.organization_id = old.organization_id
-	RETURNING b.organization_id, old.accrued_through AS done),
-` + balancesSQL(`organization_id = ANY($3::text[]) AND`) + storageOfWatermarksSQL
-	accrueAllStorageSQL = `WITH acc AS (
-	UPDATE billing_storage b SET accrued_through = $1::date
-	FROM (SELECT organization_id, accrued_through FROM billing_storage
-		WHERE accrued_through < $1::date AND organization_id = ANY($3::text[])
-		ORDER BY organization_id FOR UPDATE) old
-	WHERE b.organization_id = old.organization_id
-	RETURNING b.organization_id, old.accrued_through AS done),
-` + balancesSQL(``) + storageOfWatermarksSQL
-)
-
-// balancesSQL is on hand now by organization, warehouse and kind (units:
-// products) of the stock rows that match where, read only when a watermark
-// was taken.
-func balancesSQL(where string) string {
-	return `balances AS (
-	SELECT organization_id, warehouse_id, true AS units, sum(on_hand) AS q FROM product_stock
-	WHERE ` + where + ` EXISTS (SELECT FROM acc) GROUP BY 1, 2
-	UNION ALL
-	SELECT organization_id, warehouse_id, false, sum(on_hand) FROM carton_stock
-	WHERE ` + where + ` EXISTS (SELECT FROM acc) GROUP BY 1, 2),
-`
-}
-
-// storageOfWatermarksSQL is the rest of both: the storage days of the
-// watermarks taken (acc), from their organizations' balances.
-var storageOfWatermarksSQL = `recent AS (
-	SELECT m.organization_id, m.warehouse_id, m.product_id IS NOT NULL AS units,
-		(m.occurred_at AT TIME ZONE $2)::date AS day, sum(m.quantity) AS q
-	FROM acc a JOIN stock_movements m ON m.organization_id = a.organization_id
-		AND m.occurred_at >= ((a.done + 1)::timestamp AT TIME ZONE $2)
-	GROUP BY 1, 2, 3, 4),
-moves AS (
-	SELECT b.organization_id, b.warehouse_id, b.units, a.done AS day, b.q - coalesce(r.q, 0) AS q
-	FROM balances b JOIN acc a ON a.organization_id = b.organization_id
-	LEFT JOIN (SELECT organization_id, warehouse_id, units, sum(q) AS q FROM recent GROUP BY 1, 2, 3) r
-		ON (r.organization_id, r.warehouse_id, r.units) = (b.organization_id, b.warehouse_id, b.units)
-	UNION ALL
-	SELECT organization_id, warehouse_id, units, day, q FROM recent WHERE day <= $1::date),
-grid AS (
-	SELECT k.organization_id, k.warehouse_id, k.units, a.done, d::date AS day
-	FROM (SELECT DISTINCT organization_id, warehouse_id, units FROM moves) k
-	JOIN acc a ON a.organization_id = k.organization_id
-	CROSS JOIN generate_series(a.done::timestamp, $1::date::timestamp, interval '1 day') d),
-onhand AS (
-	SELECT g.organization_id, g.warehouse_id, g.units, g.done, g.day,
-		sum(coalesce(m.q, 0)) OVER (PARTITION BY g.organization_id, g.warehouse_id, g.units ORDER BY g.day) AS q
-	FROM grid g LEFT JOIN moves m USING (organization_id, warehouse_id, units, day))
-INSERT INTO billing_charges (organization_id, fee, source_id, warehouse_id, title, quantity_milli, divisor, unit_cost, occurred_at)
-SELECT o.organization_id, f.fee, o.warehouse_id || '@' || o.day, o.warehouse_id, f.title, o.q * 1000,
-	extract(day FROM date_trunc('month', o.day) + interval '1 month - 1 day')::int, f.cost, t.at
-FROM onhand o
-CROSS JOIN LATERAL (SELECT ((o.day + 1)::timestamp AT TIME ZONE $2) - interval '1 microsecond') t(at)
-JOIN LATERAL (SELECT * FROM rate_cards rc WHERE rc.organization_id = o.organization_id AND rc.effective_at <= t.at
-	ORDER BY rc.effective_at DESC LIMIT 1) rc ON true
-JOIN LATERAL (VALUES ` + feeRows(feeRow(billing.StorageUnitMonth, "true"), feeRow(billing.StorageCartonMonth, "false")) + `) f(fee, title, units, cost)
-	ON f.units = o.units
-WHERE o.day > o.done AND o.q > 0
-ON CONFLICT (organization_id, fee, source_id) DO NOTHING
-RETURNING fee`
-
 // openStart is the start of the organization's open period, of the
 // charge c: a charge belongs to the period that holds its time, so the
 // open charges are those from it on (a finalized period's are never
 // touched, nor marked: "billed" is the period's status).
 const openStart = `(SELECT op.starts_at FROM billing_periods op WHERE op.organization_id = c.organization_id AND op.status = 'open')`
 
-// openStartOf is openStart of the organization $1: evaluated once, so that
-// it bounds the scan of the index on (organization, time).
-const openStartOf = `(SELECT op.starts_at FROM billing_periods op WHERE op.organization_id = $1 AND op.status = 'open')`
-
-const (
-	// forgetChargesSQL deletes the open charges of an organization's facts
-	// from $2 on, and takes its storage watermark back to the day before
-	// $3 (a date), for a new card to price them.
-	forgetChargesSQL = `WITH forgotten AS (
-	DELETE FROM billing_charges c WHERE organization_id = $1 AND occurred_at >= $2 AND occurred_at >= ` + openStartOf + ` AND fee <> 'operator')
-UPDATE billing_storage SET accrued_through = least(accrued_through, $3::date - 1) WHERE organization_id = $1`
-
-	// startStorageSQL gives an organization its storage watermark: the day
-	// before its first card.
-	startStorageSQL = `INSERT INTO billing_storage (organization_id, accrued_through) VALUES ($1, $2::date - 1)
-ON CONFLICT (organization_id) DO UPDATE SET accrued_through = least(billing_storage.accrued_through, EXCLUDED.accrued_through)`
-
-	addOperatorChargeSQL = `INSERT INTO billing_charges (organization_id, fee, source_id, title, description, for_period,
+// addOperatorChargeSQL records an operator's charge once per reference.
+const addOperatorChargeSQL sqlInsert = `INSERT INTO billing_charges (organization_id, fee, source_id, title, description, for_period,
 	quantity_milli, divisor, unit_cost, occurred_at)
 VALUES ($1, 'operator', $2, $3, $4, $5, $6, 1, $7, $8)
 ON CONFLICT (organization_id, fee, source_id) DO NOTHING`
-)
 
 // The organizations' billing locks (docs/billing.md, "One lock order"):
 // transaction-level advisory locks of class billingLockClass keyed by
@@ -328,26 +226,26 @@ ON CONFLICT (organization_id, fee, source_id) DO NOTHING`
 // is under way: these take it exclusively, several organizations always in
 // key order.
 const (
-	shareShipmentBillingSQL = `SELECT pg_advisory_xact_lock_shared(8042002, hashtext(organization_id)) FROM shipments WHERE id = $1`
-	shareReceiptBillingSQL  = `SELECT pg_advisory_xact_lock_shared(8042002, hashtext(organization_id)) FROM warehouse_receipts WHERE id = $1`
-	shareServiceBillingSQL  = `SELECT pg_advisory_xact_lock_shared(8042002, hashtext(organization_id)) FROM warehouse_services WHERE id = $1`
-	shareBillingSQL         = `SELECT pg_advisory_xact_lock_shared(8042002, hashtext($1))`
-	lockBillingSQL          = `SELECT pg_advisory_xact_lock(8042002, k) FROM (SELECT DISTINCT hashtext(o) AS k FROM unnest($1::text[]) o ORDER BY 1) keys`
+	shareShipmentBillingSQL sqlSelect = `SELECT pg_advisory_xact_lock_shared(8042002, hashtext(organization_id)) FROM shipments WHERE id = $1`
+	shareReceiptBillingSQL  sqlSelect = `SELECT pg_advisory_xact_lock_shared(8042002, hashtext(organization_id)) FROM warehouse_receipts WHERE id = $1`
+	shareServiceBillingSQL  sqlSelect = `SELECT pg_advisory_xact_lock_shared(8042002, hashtext(organization_id)) FROM warehouse_services WHERE id = $1`
+	shareBillingSQL         sqlSelect = `SELECT pg_advisory_xact_lock_shared(8042002, hashtext($1))`
+	lockBillingSQL          sqlSelect = `SELECT pg_advisory_xact_lock(8042002, k) FROM (SELECT DISTINCT hashtext(o) AS k FROM unnest($1::text[]) o ORDER BY 1) keys`
 	// lockStorageBillingSQL locks the organizations whose storage is
 	// behind day $1, and returns them: those a storage accrual of every
 	// organization writes (a watermark taken back since is the next
 	// accrual's).
-	lockStorageBillingSQL = `SELECT o, pg_advisory_xact_lock(8042002, hashtext(o)) FROM (SELECT organization_id AS o FROM billing_storage
+	lockStorageBillingSQL sqlSelect = `SELECT o, pg_advisory_xact_lock(8042002, hashtext(o)) FROM (SELECT organization_id AS o FROM billing_storage
 	WHERE accrued_through < $1::date ORDER BY hashtext(organization_id)) behind`
 )
 
 // lock runs one of the locking statements above.
-func (r runner) lock(ctx context.Context, q string, args ...any) error {
+func (r runner) lock(ctx context.Context, q statement, args ...any) error {
 	return dbErr(r.query(ctx, q, func(*sql.Rows) error { return nil }, args...))
 }
 
 // accrue runs an accrual and counts what it inserted by fee.
-func (r *ChargeRepository) accrue(ctx context.Context, q string, args ...any) (map[billing.Fee]int, error) {
+func (r *ChargeRepository) accrue(ctx context.Context, q statement, args ...any) (map[billing.Fee]int, error) {
 	out := map[billing.Fee]int{}
 	err := r.run.query(ctx, q, func(rows *sql.Rows) error {
 		var fee string
@@ -390,13 +288,13 @@ func (r *ChargeRepository) AccrueService(ctx context.Context, serviceID string) 
 // catchUpLockSQL queues catch-ups: two at once would insert the same keys
 // in different orders and could deadlock. The unique key, not this lock,
 // makes them exactly once; the lock ends with the transaction.
-const catchUpLockSQL = `SELECT pg_advisory_xact_lock(8042001)`
+const catchUpLockSQL sqlSelect = `SELECT pg_advisory_xact_lock(8042001)`
 
 // moveCatchUpSQL moves the watermark of the open periods ($1, ” for all)
 // to $2 once the catch-up has looked at their facts (under its advisory
 // lock: catch-ups never move it at once). A period opened since starts
 // its own.
-const moveCatchUpSQL = `INSERT INTO billing_catch_up AS w (organization_id, starts_at, through)
+const moveCatchUpSQL sqlInsert = `INSERT INTO billing_catch_up AS w (organization_id, starts_at, through)
 SELECT organization_id, starts_at, $2 FROM billing_periods WHERE status = 'open' AND ($1 = '' OR organization_id = $1) AND starts_at < $2
 ON CONFLICT (organization_id) DO UPDATE SET starts_at = EXCLUDED.starts_at,
 	through = CASE WHEN w.starts_at = EXCLUDED.starts_at THEN greatest(w.through, EXCLUDED.through) ELSE EXCLUDED.through END
@@ -410,7 +308,7 @@ func (r *ChargeRepository) CatchUp(ctx context.Context, organizationID string, t
 		return nil, dbErr(err)
 	}
 	for _, step := range []struct {
-		q    string
+		q    statement
 		args []any
 	}{
 		{catchUpShipmentsSQL, []any{r.settings.ChargeTestShipments, organizationID, r.settings.zone()}},
@@ -431,187 +329,9 @@ func (r *ChargeRepository) CatchUp(ctx context.Context, organizationID string, t
 	return total, nil
 }
 
-// AccrueStorage accrues the days of storage up to through, under the
-// organizations' billing locks.
-func (r *ChargeRepository) AccrueStorage(ctx context.Context, organizationIDs []string, through billing.Date) (map[billing.Fee]int, error) {
-	if organizationIDs == nil {
-		var locked []string
-		err := r.run.query(ctx, lockStorageBillingSQL, func(rows *sql.Rows) error {
-			var o string
-			var void any
-			err := rows.Scan(&o, &void)
-			locked = append(locked, o)
-			return err
-		}, through.String())
-		if err != nil || len(locked) == 0 {
-			return map[billing.Fee]int{}, dbErr(err)
-		}
-		return r.accrue(ctx, accrueAllStorageSQL, through.String(), r.settings.zone(), pgArray(locked))
-	}
-	if err := r.run.lock(ctx, lockBillingSQL, pgArray(organizationIDs)); err != nil {
-		return nil, err
-	}
-	return r.accrue(ctx, accrueStorageSQL, through.String(), r.settings.zone(), pgArray(organizationIDs))
-}
-
-// Forget deletes the open charges of the organization's facts from `from`
-// on and takes its storage back to the day before.
-func (r *ChargeRepository) Forget(ctx context.Context, organizationID string, from time.Time) error {
-	if err := r.run.lock(ctx, lockBillingSQL, pgArray([]string{organizationID})); err != nil {
-		return err
-	}
-	day := billing.NewCalendar(r.settings.Location).Day(from)
-	if _, err := r.run.exec(ctx, startStorageSQL, organizationID, day.String()); err != nil {
-		return dbErr(err)
-	}
-	if _, err := r.run.exec(ctx, forgetChargesSQL, organizationID, from, day.String()); err != nil {
-		return dbErr(err)
-	}
-	// The facts from `from` on are to be accrued again: the catch-up's
-	// watermark goes back to it.
-	_, err := r.run.exec(ctx, `UPDATE billing_catch_up SET through = least(through, $2) WHERE organization_id = $1`, organizationID, from)
-	return dbErr(err)
-}
-
 // AddOperatorCharge records an operator's charge once per reference.
 func (r *ChargeRepository) AddOperatorCharge(ctx context.Context, c ports.OperatorCharge) (bool, error) {
 	n, err := r.run.exec(ctx, addOperatorChargeSQL, c.OrganizationID, c.Reference, c.Title, c.Description, c.ForPeriod,
 		c.QuantityMilli, c.UnitCost, c.OccurredAt)
 	return n == 1, dbErr(err)
-}
-
-// sumsSQL sums the charges of each window by line, numbered by the
-// window's position ($1, $5): the whole UTC days of a window from the
-// running totals of billing_charge_days ($2 the organizations, $3 the
-// first days, $4 the days after the last), the partial days at its ends
-// from the charges themselves ($6 the organizations, $7 and $8 the
-// ranges). A line whose facts sum to 0 (its charges deleted) has none.
-const sumsSQL = `SELECT n, fee, title, unit_cost, warehouse_id, divisor, sum(q)::bigint, sum(k)::bigint, description, for_period
-FROM (
-	SELECT w.n, d.fee, d.title, d.unit_cost, d.warehouse_id, d.divisor, d.quantity_milli AS q, d.facts AS k, d.description, d.for_period
-	FROM unnest($1::int[], $2::text[], $3::date[], $4::date[]) AS w(n, organization_id, first_day, end_day)
-	JOIN billing_charge_days d ON d.organization_id = w.organization_id AND d.day >= w.first_day AND d.day < w.end_day
-	UNION ALL
-	SELECT w.n, c.fee, c.title, c.unit_cost, c.warehouse_id, c.divisor, c.quantity_milli, 1, c.description, c.for_period
-	FROM unnest($5::int[], $6::text[], $7::timestamptz[], $8::timestamptz[]) AS w(n, organization_id, starts_at, ends_at)
-	JOIN billing_charges c ON c.organization_id = w.organization_id AND c.occurred_at >= w.starts_at AND c.occurred_at < w.ends_at
-) s
-GROUP BY n, fee, title, unit_cost, warehouse_id, divisor, description, for_period
-HAVING sum(k) <> 0`
-
-// Sums sums each window's charges by line.
-func (r *ChargeRepository) Sums(ctx context.Context, windows []ports.BillingWindow) ([][]billing.Sum, error) {
-	var days, raw windowPieces
-	for i, w := range windows {
-		first, end := utcDay(w.Start), utcDay(w.End)
-		if first.Before(w.Start) {
-			first = first.AddDate(0, 0, 1)
-		}
-		if !first.Before(end) { // no whole UTC day: every charge from the table
-			raw.add(i+1, w.OrganizationID, pgTime(w.Start), pgTime(w.End))
-			continue
-		}
-		days.add(i+1, w.OrganizationID, first.Format(time.DateOnly), end.Format(time.DateOnly))
-		if w.Start.Before(first) {
-			raw.add(i+1, w.OrganizationID, pgTime(w.Start), pgTime(first))
-		}
-		if end.Before(w.End) {
-			raw.add(i+1, w.OrganizationID, pgTime(end), pgTime(w.End))
-		}
-	}
-	out := make([][]billing.Sum, len(windows))
-	err := r.run.query(ctx, sumsSQL, func(rows *sql.Rows) error {
-		var s billing.Sum
-		var n int
-		var fee string
-		if err := rows.Scan(&n, &fee, &s.Title, &s.UnitCost, &s.WarehouseID, &s.Divisor, &s.Milli, &s.Facts,
-			&s.Description, &s.ForPeriod); err != nil {
-			return err
-		}
-		s.Fee = billing.Fee(fee)
-		out[n-1] = append(out[n-1], s)
-		return nil
-	}, days.args(raw)...)
-	return out, dbErr(err)
-}
-
-// windowPieces are parts of windows passed as arrays: each the window's
-// position, its organization and a range.
-type windowPieces struct {
-	n              []int64
-	orgs, from, to []string
-}
-
-func (p *windowPieces) add(n int, org, from, to string) {
-	p.n, p.orgs = append(p.n, int64(n)), append(p.orgs, org)
-	p.from, p.to = append(p.from, from), append(p.to, to)
-}
-
-// args are sumsSQL's parameters: p the whole days, raw the partial ones.
-func (p windowPieces) args(raw windowPieces) []any {
-	return []any{pgArray(p.n), pgArray(p.orgs), pgArray(p.from), pgArray(p.to),
-		pgArray(raw.n), pgArray(raw.orgs), pgArray(raw.from), pgArray(raw.to)}
-}
-
-// utcDay is the UTC midnight at or before t.
-func utcDay(t time.Time) time.Time {
-	y, m, d := t.UTC().Date()
-	return time.Date(y, m, d, 0, 0, 0, 0, time.UTC)
-}
-
-// windowArrays passes windows as three array parameters.
-func windowArrays(windows []ports.BillingWindow) (orgs, starts, ends string) {
-	o, s, e := make([]string, len(windows)), make([]string, len(windows)), make([]string, len(windows))
-	for i, w := range windows {
-		o[i], s[i], e[i] = w.OrganizationID, pgTime(w.Start), pgTime(w.End)
-	}
-	return pgArray(o), pgArray(s), pgArray(e)
-}
-
-// pgTime writes an instant for a timestamptz[] parameter, to the
-// microsecond PostgreSQL keeps.
-func pgTime(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05.999999Z07:00") }
-
-// invoiceChargesSQL lists the charges of the billing period whose invoice
-// is $2, of organization $1, from $3 on, at most $4 (NULL: all), naming
-// each one's fact; $5 is the billing time zone.
-const invoiceChargesSQL = `SELECT c.id, CASE WHEN c.fee = 'service' THEN coalesce(v.service, c.fee) ELSE c.fee END,
-	c.title, c.quantity_milli, c.unit_cost, c.occurred_at, c.warehouse_id,
-	CASE WHEN c.fee IN ('pick_pack_order', 'pick_pack_unit', 'spd_carton') THEN 'shipment'
-		WHEN c.fee IN ('receiving_unit', 'receiving_carton') THEN 'receipt'
-		WHEN c.fee IN ('storage_unit_month', 'storage_carton_month') THEN 'storage_day'
-		ELSE c.fee END,
-	CASE WHEN c.fee IN ('receiving_unit', 'receiving_carton') THEN coalesce(r.reference, c.source_id)
-		WHEN c.fee = 'service' THEN coalesce(v.reference, c.source_id)
-		WHEN c.fee IN ('storage_unit_month', 'storage_carton_month') THEN split_part(c.source_id, '@', 2)
-		WHEN c.fee IN ('minimum', 'credit_forward') THEN to_char(c.occurred_at AT TIME ZONE $5, 'YYYY-MM')
-		ELSE c.source_id END
-FROM billing_periods p
-JOIN billing_charges c ON c.organization_id = p.organization_id AND c.occurred_at >= p.starts_at AND c.occurred_at < p.ends_at
-LEFT JOIN warehouse_receipts r ON c.fee IN ('receiving_unit', 'receiving_carton') AND r.id = c.source_id
-LEFT JOIN warehouse_services v ON c.fee = 'service' AND v.id = c.source_id
-WHERE p.organization_id = $1 AND p.invoice_id = $2 AND c.unit_cost <> 0
-ORDER BY c.occurred_at, c.id
-OFFSET $3 LIMIT $4`
-
-// OfInvoice lists the charges behind an invoice (see the port).
-func (r *ChargeRepository) OfInvoice(ctx context.Context, organizationID, invoiceID string, page ports.Page, each func(ports.InvoiceCharge) error) (bool, error) {
-	var limit any // NULL: every charge
-	if page.Take > 0 {
-		limit = page.Take + 1
-	}
-	n, more := 0, false
-	err := r.run.query(ctx, invoiceChargesSQL, func(rows *sql.Rows) error {
-		var c ports.InvoiceCharge
-		if err := rows.Scan(&c.ID, &c.Fee, &c.Title, &c.QuantityMilli, &c.UnitCost, &c.OccurredAt, &c.WarehouseID,
-			&c.SourceType, &c.SourceID); err != nil {
-			return err
-		}
-		if n++; page.Take > 0 && n > page.Take {
-			more = true
-			return nil
-		}
-		return each(c)
-	}, organizationID, invoiceID, page.Skip, limit, r.settings.zone())
-	return more, dbErr(err)
 }

@@ -21,7 +21,7 @@ func PreparedOnConnection(ctx context.Context, u *UnitOfWork, d domain.OrderDeli
 			return err
 		}
 		return tx.QueryRowContext(ctx, "SELECT count(*) FROM pg_prepared_statements WHERE statement = ?",
-			claimOrderSQL).Scan(&n)
+			string(claimOrderSQL)).Scan(&n)
 	})
 	return n, err
 }
@@ -41,10 +41,10 @@ var DBErr = dbErr
 // ReadStatements are the texts of the statements the invoice list without
 // a search term and the detail prepare.
 func ReadStatements() []string {
-	out := []string{invoiceItemsSQL, invoiceDetailSQL}
+	out := []string{string(invoiceItemsSQL), string(invoiceDetailSQL)}
 	for _, orders := range invoiceLists {
 		for _, stmts := range orders {
-			out = append(out, stmts.list, stmts.listOfStatus)
+			out = append(out, stmts.list.sql(), stmts.listOfStatus.sql())
 		}
 	}
 	return out

@@ -23,7 +23,7 @@ const (
 	// count); it returns the last of them. The counter's row lock, held
 	// until commit, keeps keys gapless and in finalization order across
 	// replicas.
-	nextKeysSQL = `INSERT INTO billing_key_counters AS k (year, last)
+	nextKeysSQL sqlInsert = `INSERT INTO billing_key_counters AS k (year, last)
 VALUES ($1, ` + storedKeySQL + ` + $4::int)
 ON CONFLICT (year) DO UPDATE SET last = greatest(k.last, EXCLUDED.last - $4::int) + $4::int
 RETURNING last`
@@ -37,7 +37,7 @@ RETURNING last`
 	// insertBilledInvoicesSQL writes finalized invoices and returns them as
 	// stored, for invoice.finalized: unpaid, or paid at once when nothing
 	// is owed (a total of 0).
-	insertBilledInvoicesSQL = `INSERT INTO invoices (id, organization_id, key, status, name, notes, due_date, currency,
+	insertBilledInvoicesSQL sqlInsert = `INSERT INTO invoices (id, organization_id, key, status, name, notes, due_date, currency,
 	total_amount, search_text, created_at, updated_at)
 SELECT v.id, v.organization_id, v.key, CASE WHEN v.total_amount = 0 THEN 'paid' ELSE 'unpaid' END, v.name, v.notes, v.due_date, 'USD', v.total_amount, v.search_text, v.at, v.at
 FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::timestamptz[], $7::bigint[], $8::text[], $9::timestamptz[])
@@ -46,7 +46,7 @@ RETURNING id, key, status, name, notes, due_date, currency, total_amount, create
 
 	// insertBilledItemsSQL writes their items, each ID its invoice's and
 	// its position.
-	insertBilledItemsSQL = `INSERT INTO invoice_items (id, invoice_id, position, title, description, quantity, unit_cost, total_cost)
+	insertBilledItemsSQL sqlInsert = `INSERT INTO invoice_items (id, invoice_id, position, title, description, quantity, unit_cost, total_cost)
 SELECT v.invoice_id || '_' || v.position, v.invoice_id, v.position, v.title, v.description, v.quantity::numeric, v.unit_cost, v.total_cost
 FROM unnest($1::text[], $2::int[], $3::text[], $4::text[], $5::text[], $6::bigint[], $7::bigint[])
 	AS v(invoice_id, position, title, description, quantity, unit_cost, total_cost)
@@ -54,7 +54,7 @@ RETURNING invoice_id, id, position, title, description, quantity, unit_cost, tot
 
 	// finalizePeriodsSQL ends the open periods; the guard on status makes a
 	// second finalization of a period change nothing (the caller counts).
-	finalizePeriodsSQL = `UPDATE billing_periods p SET status = 'finalized', ends_at = v.ends_at, finalized_at = v.at,
+	finalizePeriodsSQL sqlUpdate = `UPDATE billing_periods p SET status = 'finalized', ends_at = v.ends_at, finalized_at = v.at,
 	invoice_key = nullif(v.key, '')
 FROM unnest($1::text[], $2::timestamptz[], $3::timestamptz[], $4::timestamptz[], $5::text[])
 	AS v(organization_id, starts_at, ends_at, at, key)
@@ -64,7 +64,7 @@ WHERE p.organization_id = v.organization_id AND p.starts_at = v.starts_at AND p.
 	// minimum's top-up, a credit carried or brought forward), so that every
 	// line of an invoice is the sum of its charges; each is keyed by its
 	// invoice and dated at the period's last instant.
-	insertInvoiceChargesSQL = `INSERT INTO billing_charges (organization_id, fee, source_id, title, description,
+	insertInvoiceChargesSQL sqlInsert = `INSERT INTO billing_charges (organization_id, fee, source_id, title, description,
 	quantity_milli, divisor, unit_cost, occurred_at)
 SELECT v.organization_id, v.fee, v.source_id, v.title, v.description, v.quantity_milli, 1, v.unit_cost, v.at
 FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::bigint[], $7::bigint[], $8::timestamptz[])
@@ -72,12 +72,12 @@ FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::bigi
 
 	// carryCreditsSQL leaves each organization the credit its last
 	// finalization carries forward.
-	carryCreditsSQL = `INSERT INTO billing_accounts AS a (organization_id, credit_forward)
+	carryCreditsSQL sqlInsert = `INSERT INTO billing_accounts AS a (organization_id, credit_forward)
 SELECT v.organization_id, v.credit FROM unnest($1::text[], $2::bigint[]) AS v(organization_id, credit)
 WHERE v.credit > 0 OR EXISTS (SELECT 1 FROM billing_accounts b WHERE b.organization_id = v.organization_id)
 ON CONFLICT (organization_id) DO UPDATE SET credit_forward = EXCLUDED.credit_forward WHERE a.credit_forward <> EXCLUDED.credit_forward`
 
-	openNextPeriodsSQL = `INSERT INTO billing_periods (organization_id, starts_at, ends_at, invoice_id, status)
+	openNextPeriodsSQL sqlInsert = `INSERT INTO billing_periods (organization_id, starts_at, ends_at, invoice_id, status)
 SELECT v.organization_id, v.starts_at, v.ends_at, v.invoice_id, 'open'
 FROM unnest($1::text[], $2::timestamptz[], $3::timestamptz[], $4::text[]) AS v(organization_id, starts_at, ends_at, invoice_id)`
 )

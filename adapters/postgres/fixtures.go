@@ -26,34 +26,34 @@ var _ ports.FixtureStore = (*FixtureStore)(nil)
 const batchSize = 1000
 
 const (
-	insertOrganizationsSQL = `INSERT INTO organizations (id, name, default_warehouse_id)
+	insertOrganizationsSQL sqlInsert = `INSERT INTO organizations (id, name, default_warehouse_id)
 SELECT v.id, v.name, nullif(v.warehouse, '') FROM unnest($1::text[], $2::text[], $3::text[]) AS v(id, name, warehouse)
 ON CONFLICT (id) DO NOTHING`
 
 	// setFixtureRateLimitsSQL gives the fixture's organizations their own
 	// rate limits (migration 0016), unless one is set already: seeding
 	// again changes nothing, and never undoes an operator's `orgs limit`.
-	setFixtureRateLimitsSQL = `UPDATE organizations o SET rate_limit = v.rate_limit, rate_limit_burst = v.burst
+	setFixtureRateLimitsSQL sqlUpdate = `UPDATE organizations o SET rate_limit = v.rate_limit, rate_limit_burst = v.burst
 FROM unnest($1::text[], $2::text[], $3::bigint[]) AS v(id, rate_limit, burst)
 WHERE o.id = v.id AND o.rate_limit IS NULL`
 
-	insertWarehouseSQL = `INSERT INTO warehouses (id, name, description, active, address_name, address_line1, address_line2,
+	insertWarehouseSQL sqlInsert = `INSERT INTO warehouses (id, name, description, active, address_name, address_line1, address_line2,
 	address_district, address_city, address_state, address_country_code, address_postal_code,
 	contact_name, contact_email, contact_phone_number, contact_fax, tags)
 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17::text[])
 ON CONFLICT (id) DO NOTHING`
 
-	insertWarehouseOrganizationsSQL = `INSERT INTO warehouse_organizations (organization_id, warehouse_id)
+	insertWarehouseOrganizationsSQL sqlInsert = `INSERT INTO warehouse_organizations (organization_id, warehouse_id)
 SELECT * FROM unnest($1::text[], $2::text[]) ON CONFLICT (organization_id, warehouse_id) DO NOTHING`
 
-	insertAPIKeySQL = createAPIKeySQL + ` ON CONFLICT (id) DO NOTHING`
+	insertAPIKeySQL sqlInsert = createAPIKeySQL + ` ON CONFLICT (id) DO NOTHING`
 
 	//nolint:gosec // SQL text, not a credential
-	insertWebhookSecretsSQL = `INSERT INTO webhook_secrets (organization_id, secret)
+	insertWebhookSecretsSQL sqlInsert = `INSERT INTO webhook_secrets (organization_id, secret)
 SELECT * FROM unnest($1::text[], $2::text[]) ON CONFLICT (organization_id) DO NOTHING`
 
 	// Times travel as text (RFC 3339), a deleted_at that is not set as "".
-	insertInvoicesSQL = `INSERT INTO invoices (id, organization_id, key, status, name, notes, due_date, currency,
+	insertInvoicesSQL sqlInsert = `INSERT INTO invoices (id, organization_id, key, status, name, notes, due_date, currency,
 	total_amount, search_text, created_at, updated_at, deleted_at)
 SELECT v.id, v.org, v.key, v.status, v.name, v.notes, v.due::timestamptz, v.currency,
 	v.total, v.search, v.created::timestamptz, v.updated::timestamptz, nullif(v.deleted, '')::timestamptz
@@ -63,7 +63,7 @@ FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text
 ON CONFLICT (id) DO NOTHING
 RETURNING id`
 
-	insertInvoiceItemsSQL = `INSERT INTO invoice_items (id, invoice_id, position, title, description, quantity, unit_cost, total_cost)
+	insertInvoiceItemsSQL sqlInsert = `INSERT INTO invoice_items (id, invoice_id, position, title, description, quantity, unit_cost, total_cost)
 SELECT v.id, v.invoice, v.position, v.title, v.description, v.quantity::numeric, v.unit_cost, v.total_cost
 FROM unnest($1::text[], $2::text[], $3::bigint[], $4::text[], $5::text[], $6::text[], $7::bigint[], $8::bigint[])
 	AS v(id, invoice, position, title, description, quantity, unit_cost, total_cost)
@@ -72,9 +72,9 @@ ON CONFLICT (id) DO NOTHING`
 
 // insertItemsSQL and insertStockSQL insert products or cartons and their
 // stock.
-func insertItemsSQL(kind domain.ItemKind) string {
-	return `INSERT INTO ` + inventoryTable(kind) + ` (id, organization_id, sku, name)
-SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[]) ON CONFLICT (id) DO NOTHING`
+func insertItemsSQL(kind domain.ItemKind) sqlInsert {
+	return sqlInsert(`INSERT INTO ` + inventoryTable(kind) + ` (id, organization_id, sku, name)
+SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[]) ON CONFLICT (id) DO NOTHING`)
 }
 
 // insertStockSQL inserts stock rows ($1 items, $2 warehouses, $3 on hand)
@@ -84,13 +84,13 @@ SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[]) ON CONFLICT
 // time), so that on hand stays the sum of its movements. A row whose
 // balance exists already is left as it is, with no movement, so a second
 // load adds none. It returns how many balances it inserted.
-func insertStockSQL(kind domain.ItemKind) string {
+func insertStockSQL(kind domain.ItemKind) sqlSelect {
 	table, column := stockTable(kind)
 	product, carton := "b.item", "NULL::text"
 	if kind == domain.KindCarton {
 		product, carton = carton, product
 	}
-	return `WITH balance AS (
+	return sqlSelect(`WITH balance AS (
 	INSERT INTO ` + table + ` (organization_id, ` + column + `, warehouse_id, on_hand)
 	SELECT i.organization_id, v.item, v.warehouse, v.on_hand
 	FROM unnest($1::text[], $2::text[], $3::bigint[]) AS v(item, warehouse, on_hand)
@@ -104,7 +104,7 @@ func insertStockSQL(kind domain.ItemKind) string {
 	FROM balance AS b
 	WHERE b.on_hand <> 0
 ), ` + movementsCTE + `
-SELECT count(*) FROM balance`
+SELECT count(*) FROM balance`)
 }
 
 // Load writes f and counts the records it inserted.
@@ -273,7 +273,7 @@ func timeText(t time.Time) string { return t.UTC().Format(time.RFC3339Nano) }
 // inserted runs q, an INSERT of one array parameter per column, over rows
 // in batches, and counts the rows it inserted. values gives a row's columns,
 // each a string or an int64.
-func inserted[T any](ctx context.Context, run runner, q string, rows []T, values func(T) []any) (int, error) {
+func inserted[T any](ctx context.Context, run runner, q statement, rows []T, values func(T) []any) (int, error) {
 	n := 0
 	for start := 0; start < len(rows); start += batchSize {
 		affected, err := run.exec(ctx, q, columns(rows[start:min(start+batchSize, len(rows))], values)...)

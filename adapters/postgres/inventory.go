@@ -43,7 +43,8 @@ var _ ports.InventoryRepository = (*InventoryRepository)(nil)
 // inventorySQL are the statements of one kind of item, which differ only
 // in their tables (inventoryTable, stockTable).
 type inventorySQL struct {
-	findByIDs, page, pageBySKU, levels, lock, adjust string
+	// Held as statements, so that running one converts nothing.
+	findByIDs, page, pageBySKU, levels, lock, adjust statement
 }
 
 func newInventorySQL(kind domain.ItemKind) inventorySQL {
@@ -51,28 +52,28 @@ func newInventorySQL(kind domain.ItemKind) inventorySQL {
 	stock, column := stockTable(kind)
 	return inventorySQL{
 		// $1 the organization, $2 the items' IDs.
-		findByIDs: `SELECT id, organization_id, sku, name FROM ` + items + ` WHERE organization_id = $1 AND id = ANY($2::text[])`,
+		findByIDs: sqlSelect(`SELECT id, organization_id, sku, name FROM ` + items + ` WHERE organization_id = $1 AND id = ANY($2::text[])`),
 		// A page of items by SKU, one row more than the page ($3) to tell
 		// whether more follow; all of them, or the one with SKU $4.
-		page:      `SELECT id, organization_id, sku, name FROM ` + items + ` WHERE organization_id = $1 ORDER BY sku, id OFFSET $2 LIMIT $3`,
-		pageBySKU: `SELECT id, organization_id, sku, name FROM ` + items + ` WHERE organization_id = $1 AND sku = $4 ORDER BY sku, id OFFSET $2 LIMIT $3`,
+		page:      sqlSelect(`SELECT id, organization_id, sku, name FROM ` + items + ` WHERE organization_id = $1 ORDER BY sku, id OFFSET $2 LIMIT $3`),
+		pageBySKU: sqlSelect(`SELECT id, organization_id, sku, name FROM ` + items + ` WHERE organization_id = $1 AND sku = $4 ORDER BY sku, id OFFSET $2 LIMIT $3`),
 		// The stock of items $1 at every active warehouse available to the
 		// organization $2, zeros where the warehouse holds no row for one.
-		levels: `SELECT x.item_id, w.id, w.name, coalesce(st.on_hand, 0), coalesce(st.reserved, 0)
+		levels: sqlSelect(`SELECT x.item_id, w.id, w.name, coalesce(st.on_hand, 0), coalesce(st.reserved, 0)
 FROM unnest($1::text[]) AS x (item_id)
 CROSS JOIN warehouses AS w
 JOIN warehouse_organizations AS wo ON wo.warehouse_id = w.id AND wo.organization_id = $2
 LEFT JOIN ` + stock + ` AS st ON st.` + column + ` = x.item_id AND st.warehouse_id = w.id
 WHERE w.active
-ORDER BY x.item_id, w.name, w.id`,
+ORDER BY x.item_id, w.name, w.id`),
 		// Locks the stock rows of items $2 at warehouse $1 until the
 		// transaction ends, in item ID order.
-		lock: `SELECT ` + column + `, on_hand, reserved FROM ` + stock + ` WHERE warehouse_id = $1 AND ` + column + ` = ANY($2::text[])
-ORDER BY ` + column + ` FOR UPDATE`,
+		lock: sqlSelect(`SELECT ` + column + `, on_hand, reserved FROM ` + stock + ` WHERE warehouse_id = $1 AND ` + column + ` = ANY($2::text[])
+ORDER BY ` + column + ` FOR UPDATE`),
 		// Adds quantities $3 to the reservations of items $2 at warehouse $1.
-		adjust: `UPDATE ` + stock + ` AS s SET reserved = s.reserved + v.q
+		adjust: sqlUpdate(`UPDATE ` + stock + ` AS s SET reserved = s.reserved + v.q
 FROM (SELECT unnest($2::text[]) AS id, unnest($3::bigint[]) AS q) AS v
-WHERE s.warehouse_id = $1 AND s.` + column + ` = v.id`,
+WHERE s.warehouse_id = $1 AND s.` + column + ` = v.id`),
 	}
 }
 
@@ -89,7 +90,7 @@ func inventorySQLOf(kind domain.ItemKind) inventorySQL {
 }
 
 // items runs q, a statement of inventoryRow's columns.
-func (r *InventoryRepository) items(ctx context.Context, q string, args ...any) ([]inventoryRow, error) {
+func (r *InventoryRepository) items(ctx context.Context, q statement, args ...any) ([]inventoryRow, error) {
 	var rows []inventoryRow
 	err := r.run.query(ctx, q, func(sr *sql.Rows) error {
 		var row inventoryRow
@@ -184,7 +185,8 @@ func sortedLines(lines []domain.ShipmentLine) []domain.ShipmentLine {
 // reservations, row by row in product order (the lock order of every
 // reservation). It is the one reservation of Pick & Pack lines: Reserve runs
 // it alone (a draft submitted), the order intake as a CTE of acceptOrderSQL
-// (receipts.go), whose first four parameters are the same.
+// (receipts.go), whose first four parameters are the same. A part of other
+// statements, it is text, declared an INSERT where it runs alone.
 const reserveProductsSQL = `INSERT INTO product_stock AS s (organization_id, product_id, warehouse_id, on_hand, reserved)
 	SELECT $4, v.id, $1, 0, sum(v.q) FROM unnest($2::text[], $3::bigint[]) AS v(id, q) GROUP BY v.id ORDER BY v.id
 	ON CONFLICT (product_id, warehouse_id) DO UPDATE SET reserved = s.reserved + excluded.reserved`
@@ -203,7 +205,7 @@ func (r *InventoryRepository) Reserve(ctx context.Context, organizationID, wareh
 		for i, l := range lines {
 			qty[i] = l.Quantity
 		}
-		_, err := r.run.exec(ctx, reserveProductsSQL, warehouseID, pgArray(ids), pgArray(qty), organizationID)
+		_, err := r.run.exec(ctx, sqlInsert(reserveProductsSQL), warehouseID, pgArray(ids), pgArray(qty), organizationID)
 		return dbErr(err)
 	}
 	stmts := inventorySQLOf(kind.Items())

@@ -2,6 +2,7 @@ package postgres
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -149,6 +150,12 @@ func isLockNotAvailable(err error) bool {
 	return errors.As(err, &pgErr) && pgErr.Field('C') == "55P03"
 }
 
+// The migration advisory lock, taken and released on one session.
+const (
+	migrationLockSQL   sqlSelect = `SELECT pg_advisory_lock($1)`
+	migrationUnlockSQL sqlSelect = `SELECT pg_advisory_unlock($1)`
+)
+
 // withLock runs fn while holding the migration advisory lock on a dedicated
 // connection.
 func (m *Migrator) withLock(ctx context.Context, fn func(*migrate.Migrator) error) (err error) {
@@ -157,12 +164,13 @@ func (m *Migrator) withLock(ctx context.Context, fn func(*migrate.Migrator) erro
 		return dbErr(err)
 	}
 	defer func() { _ = conn.Close() }()
-	if _, err := conn.ExecContext(ctx, "SELECT pg_advisory_lock(?)", migrationLockKey); err != nil {
+	run := runner{db: conn}
+	if _, err := run.exec(ctx, migrationLockSQL, migrationLockKey); err != nil {
 		return dbErr(err)
 	}
 	defer func() {
 		// A fresh context: the lock must be released even when ctx is done.
-		_, uerr := conn.ExecContext(context.WithoutCancel(ctx), "SELECT pg_advisory_unlock(?)", migrationLockKey)
+		_, uerr := run.exec(context.WithoutCancel(ctx), migrationUnlockSQL, migrationLockKey)
 		err = errors.Join(err, dbErr(uerr))
 	}()
 	bm := m.bunMigrator()
@@ -266,12 +274,20 @@ func (m *Migrator) Latest() string {
 	return ms[len(ms)-1].Name
 }
 
+// appliedMigrationsSQL reads the names of the migrations applied.
+const appliedMigrationsSQL sqlSelect = `SELECT name FROM schema_migrations`
+
 // AtLatest reports whether the database's schema has every embedded
 // migration applied. It reads the migrations table only (no lock), so
 // readiness probes stay cheap.
 func (m *Migrator) AtLatest(ctx context.Context) (bool, error) {
 	var names []string
-	err := m.db.NewSelect().Table("schema_migrations").Column("name").Scan(ctx, &names)
+	err := runner{db: m.db}.query(ctx, appliedMigrationsSQL, func(rows *sql.Rows) error {
+		var name string
+		err := rows.Scan(&name)
+		names = append(names, name)
+		return err
+	})
 	if err != nil {
 		return false, dbErr(err)
 	}

@@ -23,8 +23,8 @@ func NewOrganizationRateLimits(db bun.IDB) *OrganizationRateLimits {
 }
 
 const (
-	setRateLimitSQL = `UPDATE organizations SET rate_limit = $2, rate_limit_burst = $3 WHERE id = $1`
-	rateLimitsSQL   = `SELECT id, rate_limit, coalesce(rate_limit_burst, 0) FROM organizations WHERE rate_limit IS NOT NULL`
+	setRateLimitSQL sqlUpdate = `UPDATE organizations SET rate_limit = $2, rate_limit_burst = $3 WHERE id = $1`
+	rateLimitsSQL   sqlSelect = `SELECT id, rate_limit, coalesce(rate_limit_burst, 0) FROM organizations WHERE rate_limit IS NOT NULL`
 )
 
 // SetRateLimit sets an organization's own limit, or domain.ErrNotFound.

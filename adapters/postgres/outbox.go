@@ -101,7 +101,7 @@ const insertEventCTE = `new_event AS (
 
 // insertEventsSQL writes the events a transaction recorded and no
 // statement of it wrote, in the order recorded, just before the commit.
-const insertEventsSQL = `INSERT INTO event_outbox (event_id, type, subject, broker_subject, body, traceparent)
+const insertEventsSQL sqlInsert = `INSERT INTO event_outbox (event_id, type, subject, broker_subject, body, traceparent)
 SELECT e.event_id, e.type, e.subject, e.broker_subject, e.body, nullif(e.traceparent, '')
 FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[])
 	WITH ORDINALITY AS e(event_id, type, subject, broker_subject, body, traceparent, n)
@@ -171,7 +171,7 @@ func NewEventOutboxRepository(db *bun.DB) *EventOutboxRepository {
 // back in no order; Relay sorts them by id.
 //
 // $3 is the floor (EventOutboxRepository): heads are looked for above it.
-const claimEventsSQL = `WITH heads AS (
+const claimEventsSQL sqlSelect = `WITH heads AS (
 	SELECT o.id, o.subject FROM event_outbox AS o
 	WHERE o.id > $3
 		AND NOT EXISTS (SELECT 1 FROM event_outbox AS p WHERE p.subject = o.subject AND p.id < o.id)
@@ -186,7 +186,7 @@ CROSS JOIN LATERAL (
 ) AS e`
 
 // deleteEventsSQL deletes the events of a batch the broker acknowledged.
-const deleteEventsSQL = `DELETE FROM event_outbox WHERE id = ANY($1::bigint[])`
+const deleteEventsSQL sqlDelete = `DELETE FROM event_outbox WHERE id = ANY($1::bigint[])`
 
 // Relay implements ports.EventOutbox in one transaction: claimEventsSQL
 // (unprepared) takes a batch, publish publishes it, and deleteEventsSQL
@@ -309,7 +309,7 @@ func (r *EventOutboxRepository) moveFloor(floor int64, events []ports.OutboxEven
 
 // outboxStatsSQL counts the waiting events and the oldest one's age by the
 // database's clock (the one that stamped recorded_at).
-const outboxStatsSQL = `SELECT count(*), coalesce(extract(epoch FROM clock_timestamp() - min(recorded_at)), 0)::float8
+const outboxStatsSQL sqlSelect = `SELECT count(*), coalesce(extract(epoch FROM clock_timestamp() - min(recorded_at)), 0)::float8
 FROM event_outbox`
 
 // Stats implements ports.EventOutbox.

@@ -18,7 +18,7 @@ type RateCardRepository struct{ run runner }
 var _ ports.RateCardRepository = (*RateCardRepository)(nil)
 
 const (
-	setRateCardSQL = `INSERT INTO rate_cards (organization_id, effective_from, effective_at, pick_pack_order, pick_pack_unit,
+	setRateCardSQL sqlInsert = `INSERT INTO rate_cards (organization_id, effective_from, effective_at, pick_pack_order, pick_pack_unit,
 	spd_carton, receiving_unit, receiving_carton, storage_unit_month, storage_carton_month, minimum_monthly, services, created_at)
 VALUES ($1, $2::date, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12::jsonb, $13)
 ON CONFLICT (organization_id, effective_from) DO UPDATE SET effective_at = EXCLUDED.effective_at,
@@ -28,7 +28,7 @@ ON CONFLICT (organization_id, effective_from) DO UPDATE SET effective_at = EXCLU
 	storage_carton_month = EXCLUDED.storage_carton_month, minimum_monthly = EXCLUDED.minimum_monthly,
 	services = EXCLUDED.services, created_at = EXCLUDED.created_at`
 
-	rateCardInForceSQL = `SELECT organization_id, effective_from::text, pick_pack_order, pick_pack_unit, spd_carton, receiving_unit,
+	rateCardInForceSQL sqlSelect = `SELECT organization_id, effective_from::text, pick_pack_order, pick_pack_unit, spd_carton, receiving_unit,
 	receiving_carton, storage_unit_month, storage_carton_month, minimum_monthly, services::text
 FROM rate_cards WHERE organization_id = $1 AND effective_at <= $2
 ORDER BY effective_at DESC LIMIT 1`
@@ -115,7 +115,7 @@ func (r *RateCardRepository) Service(ctx context.Context, organizationID, code s
 // window's last instant (before its end), numbered by the window's
 // position: 0 when the organization was off-boarded (billing close) after
 // that card took effect.
-const minimumsSQL = `SELECT w.n, CASE WHEN a.offboarded_at >= rc.effective_at THEN 0 ELSE rc.minimum_monthly END
+const minimumsSQL sqlSelect = `SELECT w.n, CASE WHEN a.offboarded_at >= rc.effective_at THEN 0 ELSE rc.minimum_monthly END
 FROM unnest($1::text[], $2::timestamptz[]) WITH ORDINALITY AS w(organization_id, ends_at, n)
 JOIN LATERAL (SELECT minimum_monthly, effective_at FROM rate_cards rc WHERE rc.organization_id = w.organization_id AND rc.effective_at < w.ends_at
 	ORDER BY rc.effective_at DESC LIMIT 1) rc ON true

@@ -40,7 +40,7 @@ func TestListStatementsReadPageLimitRows(t *testing.T) {
 	limit := fmt.Sprintf("OFFSET $2 LIMIT %d)", pageLimit)
 	for _, key := range []ports.InvoiceSortKey{ports.InvoicesByCreatedAt, ports.InvoicesByUpdatedAt, ports.InvoicesByDueDate} {
 		for _, stmts := range invoiceLists[key] {
-			for _, text := range []string{stmts.list, stmts.listOfStatus} {
+			for _, text := range []string{stmts.list.sql(), stmts.listOfStatus.sql()} {
 				if strings.Count(text, limit) != 1 {
 					t.Errorf("%v: want one %q in\n%s", key, limit, text)
 				}

@@ -76,7 +76,7 @@ const receiptColumns = `organization_id, order_id, order_number, status, skipped
 // is when it began to wait (READ COMMITTED allows either). The statement
 // returns the claimed receipt once per product found (once with NULLs when
 // none is), with the warehouse's ID and name, NULL when there is none.
-const claimOrderSQL = `WITH claimed AS (
+const claimOrderSQL sqlSelect = `WITH claimed AS (
 	INSERT INTO order_receipts AS r
 		(organization_id, order_id, order_number, status, attempts, trace_id, first_received_at, last_received_at)
 	VALUES ($1, $2, $3, 'processing', 1, $4, $5, $5)
@@ -153,7 +153,7 @@ func scanReceipt(rows *sql.Rows, row *orderReceiptRow, more ...any) error {
 // finishReceiptSQL also sets the kept body: the delivery's after a
 // failure, NULL after a success — which deletes a body an earlier failure
 // kept, in the statement that records the success (no statement more).
-const finishReceiptSQL = `UPDATE order_receipts
+const finishReceiptSQL sqlUpdate = `UPDATE order_receipts
 	SET status = $1, skipped = $2, last_error = $3, shipment_id = $4, payload = $7
 	WHERE organization_id = $5 AND order_id = $6`
 
@@ -180,13 +180,14 @@ func (r *OrderReceiptRepository) Finish(ctx context.Context, rec *domain.OrderRe
 // and locked in product order, the order of every reservation. The receipt
 // keeps the last error of an earlier attempt ($25), as Finish stores it.
 // The foreign keys between the new rows are checked at the statement's
-// end, when all are there. It affects one row, the receipt's.
-const acceptOrderSQL = `WITH ` + acceptOrderCTEs
+// end, when all are there. It affects one row, the receipt's. Its whole
+// text, as it runs: testdata/statements.golden (a test keeps it current).
+const acceptOrderSQL sqlUpdate = `WITH ` + acceptOrderCTEs
 
 // acceptOrderWithEventSQL is acceptOrderSQL writing the transaction's event
 // too (shipment.created, $27 … $32): with events on, the intake's success
 // path runs no statement more.
-const acceptOrderWithEventSQL = `WITH ` + insertEventCTE + `, ` + acceptOrderCTEs
+const acceptOrderWithEventSQL sqlUpdate = `WITH ` + insertEventCTE + `, ` + acceptOrderCTEs
 
 // acceptOrderCTEs is acceptOrderSQL after its WITH.
 const acceptOrderCTEs = `reserved AS (
@@ -205,7 +206,7 @@ func (r *OrderReceiptRepository) Accept(ctx context.Context, rec *domain.OrderRe
 		rec.Status() != domain.ReceiptSucceeded || rec.ShipmentID() != s.ID() || rec.OrganizationID() != s.OrganizationID() {
 		return errors.New("accept order: not a pending Pick & Pack shipment of the receipt's success")
 	}
-	text, args := acceptOrderSQL, append(shipmentArgs(s), nullIfEmpty(rec.LastError()), rec.OrderID())
+	text, args := statement(acceptOrderSQL), append(shipmentArgs(s), nullIfEmpty(rec.LastError()), rec.OrderID())
 	if ev := r.events.takeOne(); ev != nil {
 		text, args = acceptOrderWithEventSQL, append(args, ev.args()...)
 	}
@@ -222,7 +223,7 @@ func (r *OrderReceiptRepository) Accept(ctx context.Context, rec *domain.OrderRe
 // recordFailureSQL is domain.RecordFailedDelivery in one statement: a
 // failed attempt counted, its body kept, a succeeded receipt left alone
 // (the WHERE of DO UPDATE).
-const recordFailureSQL = `INSERT INTO order_receipts AS r
+const recordFailureSQL sqlInsert = `INSERT INTO order_receipts AS r
 	(organization_id, order_id, order_number, status, attempts, last_error, trace_id, first_received_at, last_received_at, payload)
 VALUES ($1, $2, $3, 'failed', 1, $4, $5, $6, $6, $7)
 ON CONFLICT (organization_id, order_id) DO UPDATE SET
@@ -253,7 +254,7 @@ func (r *OrderReceiptRepository) RecordFailure(ctx context.Context, d domain.Ord
 	return rec, nil
 }
 
-const getReceiptSQL = `SELECT ` + receiptReadColumns + ` FROM order_receipts WHERE organization_id = $1 AND order_id = $2`
+const getReceiptSQL sqlSelect = `SELECT ` + receiptReadColumns + ` FROM order_receipts WHERE organization_id = $1 AND order_id = $2`
 
 // Get implements ports.OrderReceiptRepository: domain.ErrNotFound when the
 // organization has no receipt of the order.
@@ -291,7 +292,7 @@ func scanReceiptRead(rows *sql.Rows, row *orderReceiptRow, more ...any) error {
 
 // listReceiptsSQL pages the organization's receipts, latest delivery first.
 // A NULL filter does not filter.
-const listReceiptsSQL = `SELECT ` + receiptReadColumns + `
+const listReceiptsSQL sqlSelect = `SELECT ` + receiptReadColumns + `
 FROM order_receipts
 WHERE organization_id = $1
 	AND ($2::text IS NULL OR status = $2)
@@ -319,7 +320,7 @@ func (r *OrderReceiptRepository) List(ctx context.Context, organizationID string
 	return out, more, nil
 }
 
-const getReceiptWithPayloadSQL = `SELECT ` + receiptReadColumns + `, payload FROM order_receipts
+const getReceiptWithPayloadSQL sqlSelect = `SELECT ` + receiptReadColumns + `, payload FROM order_receipts
 WHERE organization_id = $1 AND order_id = $2`
 
 // GetWithPayload implements ports.OrderReceiptRepository.
@@ -342,7 +343,7 @@ func (r *OrderReceiptRepository) GetWithPayload(ctx context.Context, organizatio
 
 // listKeptSQL walks the organization's failed orders that keep their body,
 // on the partial index order_receipts_kept_idx.
-const listKeptSQL = `SELECT order_id FROM order_receipts
+const listKeptSQL sqlSelect = `SELECT order_id FROM order_receipts
 WHERE organization_id = $1 AND payload IS NOT NULL AND status = 'failed' AND order_id > $2
 ORDER BY order_id
 LIMIT $3`
@@ -367,7 +368,7 @@ func (r *OrderReceiptRepository) ListKept(ctx context.Context, organizationID st
 // is never held up by a purge. The batch is chosen once (MATERIALIZED),
 // and the UPDATE checks the body again, so that a row another purge
 // emptied between the two is neither emptied again nor counted twice.
-const purgePayloadsSQL = `WITH old AS MATERIALIZED (
+const purgePayloadsSQL sqlUpdate = `WITH old AS MATERIALIZED (
 	SELECT organization_id, order_id FROM order_receipts
 	WHERE payload IS NOT NULL AND last_received_at < $1
 	LIMIT $2
@@ -386,7 +387,7 @@ func (r *OrderReceiptRepository) PurgePayloads(ctx context.Context, cutoff time.
 // failedOrderStatsSQL counts, on the partial index order_receipts_kept_idx:
 // its cost grows with the number of kept bodies, not with the number of
 // orders.
-const failedOrderStatsSQL = `SELECT coalesce(last_error, ''), count(*), min(first_received_at)
+const failedOrderStatsSQL sqlSelect = `SELECT coalesce(last_error, ''), count(*), min(first_received_at)
 FROM order_receipts
 WHERE payload IS NOT NULL AND status = 'failed'
 GROUP BY 1`

@@ -73,11 +73,11 @@ const (
 	// one statement, one round trip: the shipment row in a CTE, its lines
 	// in the main insert (foreign keys are checked at the statement's end,
 	// when both are there).
-	createPickPackSQL = `WITH new_shipment AS (
+	createPickPackSQL sqlInsert = `WITH new_shipment AS (
 	` + insertShipmentSQL + `
 )
 ` + insertShipmentItemsSQL
-	createSPDSQL = `WITH new_shipment AS (
+	createSPDSQL sqlInsert = `WITH new_shipment AS (
 	` + insertShipmentSQL + `
 )
 ` + insertShipmentCartonsSQL
@@ -85,7 +85,7 @@ const (
 
 // Create inserts the shipment and its lines.
 func (r *ShipmentRepository) Create(ctx context.Context, s *domain.Shipment) error {
-	q := createPickPackSQL
+	q := statement(createPickPackSQL)
 	if s.Kind() == domain.SPD {
 		q = createSPDSQL
 	}
@@ -118,7 +118,7 @@ func shipmentArgs(s *domain.Shipment) []any {
 // updateShipmentSQL stores a shipment's state after any transition (the
 // one UPDATE of shipments): its status and times, and its tracking once
 // shipped.
-const updateShipmentSQL = `UPDATE shipments SET status = $1, updated_at = $2, submitted_at = $3, shipped_at = $4,
+const updateShipmentSQL sqlUpdate = `UPDATE shipments SET status = $1, updated_at = $2, submitted_at = $3, shipped_at = $4,
 	tracking_carrier = $5, tracking_number = $6
 WHERE organization_id = $7 AND id = $8`
 
@@ -137,7 +137,7 @@ func (r *ShipmentRepository) UpdateAtWarehouse(ctx context.Context, warehouseID,
 // update locks the shipment with lock (lockShipmentSQL or
 // lockShipmentAtWarehouseSQL, whose $1 is key), runs change and writes
 // the new state, unless change left the shipment as it was.
-func (r *ShipmentRepository) update(ctx context.Context, lock, key, id string, change func(*domain.Shipment) error) (*domain.Shipment, error) {
+func (r *ShipmentRepository) update(ctx context.Context, lock statement, key, id string, change func(*domain.Shipment) error) (*domain.Shipment, error) {
 	s, err := r.get(ctx, lock, key, id)
 	if err != nil {
 		return nil, err
@@ -169,7 +169,7 @@ const (
 	s.shipping_company, s.shipping_address1, s.shipping_address2, s.shipping_city, s.shipping_state, s.shipping_zip,
 	s.shipping_country, s.shipping_phone, s.notes, s.source_type, s.source_order_id, s.source_order_number, s.test,
 	s.created_at, s.updated_at, s.submitted_at, s.shipped_at, s.tracking_carrier, s.tracking_number`
-	selectShipmentsSQL = `SELECT ` + shipmentColumns + `
+	selectShipmentsSQL sqlSelect = `SELECT ` + shipmentColumns + `
 FROM shipments AS s JOIN warehouses AS w ON w.id = s.warehouse_id`
 )
 
@@ -185,15 +185,15 @@ func scanShipment(rows *sql.Rows, more ...any) (shipmentRow, error) {
 }
 
 const (
-	getShipmentSQL  = selectShipmentsSQL + ` WHERE s.organization_id = $1 AND s.id = $2`
-	lockShipmentSQL = getShipmentSQL + ` FOR UPDATE OF s`
+	getShipmentSQL  sqlSelect = selectShipmentsSQL + ` WHERE s.organization_id = $1 AND s.id = $2`
+	lockShipmentSQL sqlSelect = getShipmentSQL + ` FOR UPDATE OF s`
 	// The warehouse's side finds a shipment by the warehouse it is at ($1).
-	lockShipmentAtWarehouseSQL = selectShipmentsSQL + ` WHERE s.warehouse_id = $1 AND s.id = $2 FOR UPDATE OF s`
+	lockShipmentAtWarehouseSQL sqlSelect = selectShipmentsSQL + ` WHERE s.warehouse_id = $1 AND s.id = $2 FOR UPDATE OF s`
 
 	// A page of shipments, newest first, one row more than the page ($3)
 	// to tell whether more follow; with a status ($4) or without.
-	listShipmentsSQL         = selectShipmentsSQL + ` WHERE s.organization_id = $1 ORDER BY s.created_at DESC, s.id DESC OFFSET $2 LIMIT $3`
-	listShipmentsByStatusSQL = selectShipmentsSQL + ` WHERE s.organization_id = $1 AND s.status = $4 ORDER BY s.created_at DESC, s.id DESC OFFSET $2 LIMIT $3`
+	listShipmentsSQL         sqlSelect = selectShipmentsSQL + ` WHERE s.organization_id = $1 ORDER BY s.created_at DESC, s.id DESC OFFSET $2 LIMIT $3`
+	listShipmentsByStatusSQL sqlSelect = selectShipmentsSQL + ` WHERE s.organization_id = $1 AND s.status = $4 ORDER BY s.created_at DESC, s.id DESC OFFSET $2 LIMIT $3`
 )
 
 // Get returns the organization's shipment with its warehouse name and lines.
@@ -204,7 +204,7 @@ func (r *ShipmentRepository) Get(ctx context.Context, organizationID, id string)
 // List returns a page of the organization's shipments, newest first, with
 // their lines: two round trips at most (the page, then its lines per kind).
 func (r *ShipmentRepository) List(ctx context.Context, organizationID string, filter ports.ShipmentFilter, page ports.Page) ([]*domain.Shipment, bool, error) {
-	q, args := listShipmentsSQL, []any{organizationID, page.Skip, page.Take + 1}
+	q, args := statement(listShipmentsSQL), []any{organizationID, page.Skip, page.Take + 1}
 	if filter.Status != "" {
 		q, args = listShipmentsByStatusSQL, append(args, string(filter.Status))
 	}
@@ -227,7 +227,7 @@ func (r *ShipmentRepository) List(ctx context.Context, organizationID string, fi
 // warehouse $1, oldest submission first, with their organization's name,
 // one row more than the page ($4) to tell whether more follow: a range of
 // the index shipments_warehouse_queue_idx.
-const listAtWarehouseSQL = `SELECT ` + shipmentColumns + `, o.name
+const listAtWarehouseSQL sqlSelect = `SELECT ` + shipmentColumns + `, o.name
 FROM shipments AS s JOIN warehouses AS w ON w.id = s.warehouse_id JOIN organizations AS o ON o.id = s.organization_id
 WHERE s.warehouse_id = $1 AND s.status = $2 AND s.submitted_at IS NOT NULL
 ORDER BY s.submitted_at, s.id OFFSET $3 LIMIT $4`
@@ -265,7 +265,7 @@ func (r *ShipmentRepository) ListAtWarehouse(ctx context.Context, warehouseID st
 
 // get reads one shipment with q (getShipmentSQL, lockShipmentSQL: $1 the
 // organization; lockShipmentAtWarehouseSQL: $1 the warehouse).
-func (r *ShipmentRepository) get(ctx context.Context, q, key, id string) (*domain.Shipment, error) {
+func (r *ShipmentRepository) get(ctx context.Context, q statement, key, id string) (*domain.Shipment, error) {
 	rows, err := r.read(ctx, q, key, id)
 	if err != nil {
 		return nil, err
@@ -280,7 +280,7 @@ func (r *ShipmentRepository) get(ctx context.Context, q, key, id string) (*domai
 	return out[0], nil
 }
 
-func (r *ShipmentRepository) read(ctx context.Context, q string, args ...any) ([]shipmentRow, error) {
+func (r *ShipmentRepository) read(ctx context.Context, q statement, args ...any) ([]shipmentRow, error) {
 	var rows []shipmentRow
 	err := r.run.query(ctx, q, func(sr *sql.Rows) error {
 		row, err := scanShipment(sr)
@@ -296,10 +296,10 @@ func (r *ShipmentRepository) read(ctx context.Context, q string, args ...any) ([
 // the sessions keep, a join guessed the array at thousands of lines and
 // hashed every product of the database for the three of a shipment.
 const (
-	shipmentProductsSQL = `SELECT l.shipment_id, l.product_id, (SELECT p.sku FROM products AS p WHERE p.id = l.product_id), l.quantity
+	shipmentProductsSQL sqlSelect = `SELECT l.shipment_id, l.product_id, (SELECT p.sku FROM products AS p WHERE p.id = l.product_id), l.quantity
 FROM shipment_items AS l
 WHERE l.shipment_id = ANY($1::text[]) ORDER BY l.shipment_id, l.position`
-	shipmentCartonsSQL = `SELECT l.shipment_id, l.carton_id, (SELECT c.sku FROM cartons AS c WHERE c.id = l.carton_id), l.quantity
+	shipmentCartonsSQL sqlSelect = `SELECT l.shipment_id, l.carton_id, (SELECT c.sku FROM cartons AS c WHERE c.id = l.carton_id), l.quantity
 FROM shipment_cartons AS l
 WHERE l.shipment_id = ANY($1::text[]) ORDER BY l.shipment_id, l.position`
 )
@@ -313,7 +313,7 @@ func (r *ShipmentRepository) withLines(ctx context.Context, rows []shipmentRow) 
 	}
 	lines := make(map[string][]domain.ShipmentLine, len(rows))
 	for kind, ids := range byKind {
-		q := shipmentProductsSQL
+		q := statement(shipmentProductsSQL)
 		if kind == domain.SPD {
 			q = shipmentCartonsSQL
 		}

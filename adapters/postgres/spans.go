@@ -19,7 +19,11 @@ import (
 // querySpans, the hook on the pool that sees bun's queries (BEGIN, COMMIT,
 // ROLLBACK, the migrations), and runner.span, for the repositories'
 // statements, which bypass bun (statements.go). The span is named by the
-// operation (SELECT, INSERT, BEGIN, …) and carries db.system.name,
+// operation (SELECT, INSERT, BEGIN, …): a repository's statement declares
+// its own (statement, statements.go), bun's is its QueryEvent's; nothing
+// parses SQL to name a span. (bun's own bunotel would not see the
+// repositories' statements, which run on database/sql's prepared
+// statements, not through bun's hooks.) It carries db.system.name,
 // db.namespace, db.operation.name and db.query.text — the statement's text
 // with its placeholders, never the argument values — and db.rows_affected
 // when the driver reports it. Outside a recorded span (a request nobody

@@ -9,7 +9,6 @@ import (
 	"github.com/uptrace/bun"
 	"github.com/uptrace/bun/dialect/pgdialect"
 	"github.com/uptrace/bun/schema"
-	"go.opentelemetry.io/otel/trace"
 
 	"github.com/acme3pl/fulfillment/ports"
 )
@@ -42,9 +41,37 @@ func (r runner) adHocStatements() runner {
 	return r
 }
 
-// query runs sql and calls scan once per row.
-func (r runner) query(ctx context.Context, text string, scan func(*sql.Rows) error, args ...any) (err error) {
-	ctx, end := r.span(ctx, text)
+// A statement is one SQL statement of a repository, written out with $1,
+// $2, … placeholders and declared with its SQL command (sqlSelect,
+// sqlInsert, sqlUpdate, sqlDelete: for a statement WITH common table
+// expressions, the command after them), which names its span (spans.go):
+// `const finishReceiptSQL sqlUpdate = "UPDATE order_receipts …"`.
+type statement interface {
+	command() string // SELECT, INSERT, UPDATE or DELETE
+	sql() string     // the text
+}
+
+type (
+	sqlSelect string
+	sqlInsert string
+	sqlUpdate string
+	sqlDelete string
+)
+
+func (sqlSelect) command() string { return "SELECT" }
+func (sqlInsert) command() string { return "INSERT" }
+func (sqlUpdate) command() string { return "UPDATE" }
+func (sqlDelete) command() string { return "DELETE" }
+
+func (s sqlSelect) sql() string { return string(s) }
+func (s sqlInsert) sql() string { return string(s) }
+func (s sqlUpdate) sql() string { return string(s) }
+func (s sqlDelete) sql() string { return string(s) }
+
+// query runs s and calls scan once per row.
+func (r runner) query(ctx context.Context, s statement, scan func(*sql.Rows) error, args ...any) (err error) {
+	text := s.sql()
+	ctx, end := r.span(ctx, s)
 	defer func() { end(err, -1) }()
 	rows, err := r.statement(ctx, text).QueryContext(ctx, args...)
 	if err != nil {
@@ -59,9 +86,10 @@ func (r runner) query(ctx context.Context, text string, scan func(*sql.Rows) err
 	return rows.Err()
 }
 
-// exec runs sql and returns the number of rows it affected.
-func (r runner) exec(ctx context.Context, text string, args ...any) (n int64, err error) {
-	ctx, end := r.span(ctx, text)
+// exec runs s and returns the number of rows it affected.
+func (r runner) exec(ctx context.Context, s statement, args ...any) (n int64, err error) {
+	text := s.sql()
+	ctx, end := r.span(ctx, s)
 	defer func() { end(err, n) }()
 	res, err := r.statement(ctx, text).ExecContext(ctx, args...)
 	if err != nil {
@@ -118,16 +146,14 @@ func (u unprepared) ExecContext(ctx context.Context, args ...any) (sql.Result, e
 	return u.db.ExecContext(ctx, u.text, args...)
 }
 
-// span starts text's span (spans.go) and returns the function that ends it.
-func (r runner) span(ctx context.Context, text string) (context.Context, func(error, int64)) {
-	if !trace.SpanFromContext(ctx).IsRecording() {
-		return ctx, func(error, int64) {} // and operation's parsing is not paid for
-	}
+// span starts s's span (spans.go), named by its declared command, and
+// returns the function that ends it.
+func (r runner) span(ctx context.Context, s statement) (context.Context, func(error, int64)) {
 	var dbName string
 	if r.stmts != nil {
 		dbName = r.stmts.dbName
 	}
-	return startStatementSpan(ctx, operation(text), text, dbName)
+	return startStatementSpan(ctx, s.command(), s.sql(), dbName)
 }
 
 // statements are the prepared statements of one pool, by their text, each
@@ -194,33 +220,6 @@ func (s *statements) prepareWanted(ctx context.Context) {
 	for text := range todo {
 		s.get(ctx, text)
 	}
-}
-
-// operation is a statement's SQL command, the span's name: its first word,
-// or, after WITH, the first command outside the parentheses of its
-// common table expressions. (bun's QueryEvent.Operation, the first word,
-// would name the intake's statements WITH.)
-func operation(text string) string {
-	depth, first := 0, true
-	for _, f := range strings.FieldsFunc(text, func(c rune) bool { return c == ' ' || c == '\n' || c == '\t' || c == ',' }) {
-		trimmed := strings.TrimLeft(f, "(")
-		depth += len(f) - len(trimmed) // parentheses before the word enclose it
-		word := strings.ToUpper(strings.TrimRight(trimmed, "()"))
-		if depth == 0 && (first && word != "WITH" || !first && isCommand(word)) {
-			return word
-		}
-		first = false
-		depth += strings.Count(trimmed, "(") - strings.Count(trimmed, ")")
-	}
-	return "SQL"
-}
-
-func isCommand(word string) bool {
-	switch word {
-	case "SELECT", "INSERT", "UPDATE", "DELETE":
-		return true
-	}
-	return false
 }
 
 // pgArray passes a slice ([]string, []int64) as one array parameter:

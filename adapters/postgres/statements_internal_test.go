@@ -5,21 +5,34 @@ import (
 	"testing"
 
 	"github.com/acme3pl/fulfillment/domain"
+	"github.com/acme3pl/fulfillment/ports"
 )
 
+// TestOperation: a statement's span is named by its declared command
+// (statement), the command its text runs: checked here against operation,
+// the parser that named the spans before the statements declared it.
 func TestOperation(t *testing.T) {
 	for _, tt := range []struct{ sql, want string }{
 		{"SELECT 1", "SELECT"},
 		{"\n\tupdate order_receipts SET status = $1", "UPDATE"},
-		{claimOrderSQL, "SELECT"},
-		{createPickPackSQL, "INSERT"},
-		{acceptOrderSQL, "UPDATE"},
-		{recordFailureSQL, "INSERT"},
-		{shortTermByCreatedAtDescSQL, "SELECT"},
 		{"WITH x AS (SELECT 1) DELETE FROM t", "DELETE"},
 	} {
 		if got := operation(tt.sql); got != tt.want {
 			t.Errorf("operation(%.40q) = %s, want %s", tt.sql, got, tt.want)
+		}
+	}
+	for _, tt := range []struct {
+		s    statement
+		want string
+	}{
+		{claimOrderSQL, "SELECT"},
+		{createPickPackSQL, "INSERT"},
+		{acceptOrderSQL, "UPDATE"},
+		{recordFailureSQL, "INSERT"},
+		{invoiceLists[ports.InvoicesByCreatedAt][0].shortTerm, "SELECT"},
+	} {
+		if got := tt.s.command(); got != tt.want || operation(tt.s.sql()) != tt.want {
+			t.Errorf("%.40q: declared %s, runs %s, want %s", tt.s.sql(), got, operation(tt.s.sql()), tt.want)
 		}
 	}
 }

@@ -49,7 +49,7 @@ const movementsCTE = `movements AS (
 // as much as on hand for $10, never below zero), the missing balances
 // made. The proposed row of an upsert is checked before its conflict is
 // found, so it carries max(delta, 0) and the update adds the real delta.
-const moveStockSQL = `WITH deltas AS (
+var moveStockSQL = sqlSelect(`WITH deltas AS (
 	SELECT v.kind, v.item, v.quantity FROM unnest($7::text[], $8::text[], $9::bigint[]) AS v(kind, item, quantity)
 ), sums AS (
 	SELECT kind, item, sum(quantity)::bigint AS quantity FROM deltas GROUP BY kind, item
@@ -75,28 +75,29 @@ const moveStockSQL = `WITH deltas AS (
 		$6::timestamptz AS occurred_at
 	FROM deltas AS d WHERE NOT EXISTS (SELECT FROM short)
 ), ` + movementsCTE + `, product_balances AS (
-	INSERT INTO product_stock AS s (organization_id, product_id, warehouse_id, on_hand, reserved)
-	SELECT $1, item, $2, greatest(quantity, 0), 0 FROM sums WHERE kind = 'product' AND NOT EXISTS (SELECT FROM short) ORDER BY item
-	ON CONFLICT (product_id, warehouse_id) DO UPDATE
-		SET on_hand = s.on_hand + (SELECT quantity FROM sums WHERE kind = 'product' AND item = excluded.product_id),
-			reserved = CASE WHEN $10::boolean
-				THEN greatest(s.reserved + least((SELECT quantity FROM sums WHERE kind = 'product' AND item = excluded.product_id), 0), 0)
-				ELSE s.reserved END
+	` + stockBalances(domain.KindProduct) + `
 ), carton_balances AS (
-	INSERT INTO carton_stock AS s (organization_id, carton_id, warehouse_id, on_hand, reserved)
-	SELECT $1, item, $2, greatest(quantity, 0), 0 FROM sums WHERE kind = 'carton' AND NOT EXISTS (SELECT FROM short) ORDER BY item
-	ON CONFLICT (carton_id, warehouse_id) DO UPDATE
-		SET on_hand = s.on_hand + (SELECT quantity FROM sums WHERE kind = 'carton' AND item = excluded.carton_id),
-			reserved = CASE WHEN $10::boolean
-				THEN greatest(s.reserved + least((SELECT quantity FROM sums WHERE kind = 'carton' AND item = excluded.carton_id), 0), 0)
-				ELSE s.reserved END
+	` + stockBalances(domain.KindCarton) + `
 )
 SELECT short.kind, short.item,
 	coalesce(CASE WHEN short.kind = 'product' THEN (SELECT p.sku FROM products AS p WHERE p.id = short.item)
 		ELSE (SELECT c.sku FROM cartons AS c WHERE c.id = short.item) END, ''),
 	short.requested, short.on_hand
 FROM short
-ORDER BY short.kind DESC, short.item`
+ORDER BY short.kind DESC, short.item`)
+
+// stockBalances is moveStockSQL's upsert of the balances of one kind of
+// item by their summed deltas (sums), unless an item is short.
+func stockBalances(kind domain.ItemKind) string {
+	table, column := stockTable(kind)
+	return `INSERT INTO ` + table + ` AS s (organization_id, ` + column + `, warehouse_id, on_hand, reserved)
+	SELECT $1, item, $2, greatest(quantity, 0), 0 FROM sums WHERE kind = '` + string(kind) + `' AND NOT EXISTS (SELECT FROM short) ORDER BY item
+	ON CONFLICT (` + column + `, warehouse_id) DO UPDATE
+		SET on_hand = s.on_hand + (SELECT quantity FROM sums WHERE kind = '` + string(kind) + `' AND item = excluded.` + column + `),
+			reserved = CASE WHEN $10::boolean
+				THEN greatest(s.reserved + least((SELECT quantity FROM sums WHERE kind = '` + string(kind) + `' AND item = excluded.` + column + `), 0), 0)
+				ELSE s.reserved END`
+}
 
 // Move implements ports.StockLedger in one statement. Items that would go
 // below zero on hand are a *domain.OnHandShortageError listing each (it is
@@ -144,7 +145,7 @@ func (l *StockLedger) Move(ctx context.Context, c domain.StockChange) error {
 // onHandAtSQL sums the organization's ($1) movements strictly before $2 per
 // warehouse and item (stock_movements_organization_time_idx), leaving out
 // the items that held none.
-const onHandAtSQL = `SELECT warehouse_id, CASE WHEN product_id IS NULL THEN 'carton' ELSE 'product' END AS kind,
+const onHandAtSQL sqlSelect = `SELECT warehouse_id, CASE WHEN product_id IS NULL THEN 'carton' ELSE 'product' END AS kind,
 	coalesce(product_id, carton_id) AS item, sum(quantity)::bigint
 FROM stock_movements
 WHERE organization_id = $1 AND occurred_at < $2

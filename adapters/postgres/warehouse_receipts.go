@@ -21,7 +21,7 @@ var _ ports.WarehouseReceiptRepository = (*WarehouseReceiptRepository)(nil)
 // a receipt under the reference: the unique (warehouse_id, reference) makes
 // a second insert wait for the first's transaction, then do nothing. It
 // returns 1 when it inserted, 0 when it did not.
-const createReceiptSQL = `WITH receipt AS (
+const createReceiptSQL sqlSelect = `WITH receipt AS (
 	INSERT INTO warehouse_receipts (id, warehouse_id, organization_id, reference, received_at, received_at_given, created_at)
 	VALUES ($1, $2, $3, $4, $5, $6, $7)
 	ON CONFLICT (warehouse_id, reference) DO NOTHING
@@ -35,7 +35,7 @@ SELECT count(*) FROM receipt`
 
 // receiptByReferenceSQL reads the receipt of warehouse $1 under reference
 // $2 with its lines and their SKUs, in line order.
-const receiptByReferenceSQL = `SELECT r.id, r.organization_id, r.received_at, r.received_at_given, r.created_at,
+const receiptByReferenceSQL sqlSelect = `SELECT r.id, r.organization_id, r.received_at, r.received_at_given, r.created_at,
 	coalesce(l.product_id, ''), coalesce(l.carton_id, ''), coalesce(p.sku, c.sku, ''), l.quantity
 FROM warehouse_receipts AS r
 JOIN warehouse_receipt_lines AS l ON l.receipt_id = r.id

@@ -18,13 +18,13 @@ var _ ports.WarehouseServiceRepository = (*WarehouseServiceRepository)(nil)
 // createServiceSQL inserts a service record unless the warehouse has one
 // under the reference (the unique (warehouse_id, reference): a second
 // insert waits for the first's transaction, then does nothing).
-const createServiceSQL = `INSERT INTO warehouse_services (id, warehouse_id, organization_id, reference, service,
+const createServiceSQL sqlInsert = `INSERT INTO warehouse_services (id, warehouse_id, organization_id, reference, service,
 	quantity_milli, performed_at, performed_at_given, note, created_at)
 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
 ON CONFLICT (warehouse_id, reference) DO NOTHING`
 
 // serviceByReferenceSQL reads the service of warehouse $1 under reference $2.
-const serviceByReferenceSQL = `SELECT id, organization_id, service, quantity_milli, performed_at, performed_at_given, note, created_at
+const serviceByReferenceSQL sqlSelect = `SELECT id, organization_id, service, quantity_milli, performed_at, performed_at_given, note, created_at
 FROM warehouse_services WHERE warehouse_id = $1 AND reference = $2`
 
 // Create implements ports.WarehouseServiceRepository.

@@ -10,30 +10,6 @@ import (
 	"github.com/acme3pl/fulfillment/ports"
 )
 
-// OrganizationRepository implements ports.OrganizationRepository.
-type OrganizationRepository struct{ run runner }
-
-var _ ports.OrganizationRepository = (*OrganizationRepository)(nil)
-
-const organizationSQL = `SELECT id, name, coalesce(default_warehouse_id, '') FROM organizations WHERE id = $1`
-
-// Get returns an organization or domain.ErrNotFound.
-func (r *OrganizationRepository) Get(ctx context.Context, id string) (domain.Organization, error) {
-	var org domain.Organization
-	found := false
-	err := r.run.query(ctx, organizationSQL, func(rows *sql.Rows) error {
-		found = true
-		return rows.Scan(&org.ID, &org.Name, &org.DefaultWarehouseID)
-	}, id)
-	switch {
-	case err != nil:
-		return domain.Organization{}, dbErr(err)
-	case !found:
-		return domain.Organization{}, domain.ErrNotFound
-	}
-	return org, nil
-}
-
 type warehouseRow struct {
 	ID                 string
 	Name               string
@@ -93,7 +69,7 @@ var _ ports.WarehouseRepository = (*WarehouseRepository)(nil)
 const (
 	// availableWarehousesSQL reads the organization's ($1) active
 	// warehouses in scanWarehouse's order; the statements below complete it.
-	availableWarehousesSQL = `SELECT w.id, w.name, w.description, w.active, w.address_name, w.address_line1, w.address_line2,
+	availableWarehousesSQL sqlSelect = `SELECT w.id, w.name, w.description, w.active, w.address_name, w.address_line1, w.address_line2,
 	w.address_district, w.address_city, w.address_state, w.address_country_code, w.address_postal_code,
 	w.contact_name, w.contact_email, w.contact_phone_number, w.contact_fax, w.tags
 FROM warehouses AS w JOIN warehouse_organizations AS wo ON wo.warehouse_id = w.id
@@ -101,12 +77,12 @@ WHERE wo.organization_id = $1 AND w.active`
 
 	// A page by name then ID, one row more than the page ($3) to tell
 	// whether more follow.
-	activeWarehousesSQL = availableWarehousesSQL + ` ORDER BY w.name ASC, w.id ASC OFFSET $2 LIMIT $3`
-	activeWarehouseSQL  = availableWarehousesSQL + ` AND w.id = $2`
+	activeWarehousesSQL sqlSelect = availableWarehousesSQL + ` ORDER BY w.name ASC, w.id ASC OFFSET $2 LIMIT $3`
+	activeWarehouseSQL  sqlSelect = availableWarehousesSQL + ` AND w.id = $2`
 
 	// warehouseActiveSQL reads whether the warehouse $1 is active (no row:
 	// unknown).
-	warehouseActiveSQL = `SELECT active FROM warehouses WHERE id = $1`
+	warehouseActiveSQL sqlSelect = `SELECT active FROM warehouses WHERE id = $1`
 )
 
 // IsActive tells whether the warehouse exists and is active.
@@ -144,7 +120,7 @@ func (r *WarehouseRepository) ActiveForOrganization(ctx context.Context, organiz
 	return rows[0].toDomain(), nil
 }
 
-func (r *WarehouseRepository) read(ctx context.Context, q string, args ...any) ([]warehouseRow, error) {
+func (r *WarehouseRepository) read(ctx context.Context, q statement, args ...any) ([]warehouseRow, error) {
 	var rows []warehouseRow
 	err := r.run.query(ctx, q, func(sr *sql.Rows) error {
 		var w warehouseRow

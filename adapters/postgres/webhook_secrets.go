@@ -12,7 +12,7 @@ type WebhookSecretRepository struct{ run runner }
 
 var _ ports.WebhookSecretRepository = (*WebhookSecretRepository)(nil)
 
-const webhookSecretSQL = `SELECT secret FROM webhook_secrets WHERE organization_id = $1`
+const webhookSecretSQL sqlSelect = `SELECT secret FROM webhook_secrets WHERE organization_id = $1`
 
 // WebhookSecret returns the organization's storefront webhook secret and
 // whether it has one.

@@ -1,0 +1,160 @@
+package postgres
+
+import (
+	"context"
+	"database/sql"
+	"time"
+
+	"github.com/acme3pl/fulfillment/domain/billing"
+)
+
+// The storage accrual of ChargeRepository (charges.go), and the repricing
+// (Forget) that takes storage and charges back for a new card to price
+// them.
+
+// accrueStorageSQL accrues the days of storage after each organization's
+// watermark up to $1 (a date), in time zone $2, for the organizations $3
+// (an array); accrueAllStorageSQL the same when $3 holds most of them.
+// Two statements: the first reads the organizations' stock rows by the
+// organization's index, the second sums every stock row by organization
+// and warehouse in one pass, and keeps the sums of the organizations it
+// accrues.
+// Taking the watermark (UPDATE … FROM … FOR UPDATE) is the guard: a
+// concurrent run waits for the row, then finds the watermark moved and
+// accrues nothing; the unique key of billing_charges backs it up. On hand
+// at the end of a day, per warehouse and kind, is a running sum by local
+// day: from on hand at the end of the watermark's day — the balance now
+// (product_stock, carton_stock: always the sum of the ledger's movements)
+// less every movement since — through each later day's movements. A run
+// reads the movements since its organizations' watermarks, never the
+// ledger's whole history.
+var (
+	accrueStorageSQL    = sqlInsert(takeWatermarksSQL + balancesSQL(`organization_id = ANY($3::text[]) AND`) + storageOfWatermarksSQL)
+	accrueAllStorageSQL = sqlInsert(takeWatermarksSQL + balancesSQL(``) + storageOfWatermarksSQL)
+)
+
+// takeWatermarksSQL moves the watermarks of the organizations $3 that are
+// behind day $1 to it, locking them in organization order, and keeps (acc)
+// where each was.
+const takeWatermarksSQL = `WITH acc AS (
+	UPDATE billing_storage b SET accrued_through = $1::date
+	FROM (SELECT organization_id, accrued_through FROM billing_storage
+		WHERE accrued_through < $1::date AND organization_id = ANY($3::text[])
+		ORDER BY organization_id FOR UPDATE) old
+	WHERE b.organization_id = old.organization_id
+	RETURNING b.organization_id, old.accrued_through AS done),
+`
+
+// balancesSQL is on hand now by organization, warehouse and kind (units:
+// products) of the stock rows that match where, read only when a watermark
+// was taken.
+func balancesSQL(where string) string {
+	return `balances AS (
+	SELECT organization_id, warehouse_id, true AS units, sum(on_hand) AS q FROM product_stock
+	WHERE ` + where + ` EXISTS (SELECT FROM acc) GROUP BY 1, 2
+	UNION ALL
+	SELECT organization_id, warehouse_id, false, sum(on_hand) FROM carton_stock
+	WHERE ` + where + ` EXISTS (SELECT FROM acc) GROUP BY 1, 2),
+`
+}
+
+// storageOfWatermarksSQL is the rest of both: the storage days of the
+// watermarks taken (acc), from their organizations' balances.
+var storageOfWatermarksSQL = `recent AS (
+	SELECT m.organization_id, m.warehouse_id, m.product_id IS NOT NULL AS units,
+		(m.occurred_at AT TIME ZONE $2)::date AS day, sum(m.quantity) AS q
+	FROM acc a JOIN stock_movements m ON m.organization_id = a.organization_id
+		AND m.occurred_at >= ((a.done + 1)::timestamp AT TIME ZONE $2)
+	GROUP BY 1, 2, 3, 4),
+moves AS (
+	SELECT b.organization_id, b.warehouse_id, b.units, a.done AS day, b.q - coalesce(r.q, 0) AS q
+	FROM balances b JOIN acc a ON a.organization_id = b.organization_id
+	LEFT JOIN (SELECT organization_id, warehouse_id, units, sum(q) AS q FROM recent GROUP BY 1, 2, 3) r
+		ON (r.organization_id, r.warehouse_id, r.units) = (b.organization_id, b.warehouse_id, b.units)
+	UNION ALL
+	SELECT organization_id, warehouse_id, units, day, q FROM recent WHERE day <= $1::date),
+grid AS (
+	SELECT k.organization_id, k.warehouse_id, k.units, a.done, d::date AS day
+	FROM (SELECT DISTINCT organization_id, warehouse_id, units FROM moves) k
+	JOIN acc a ON a.organization_id = k.organization_id
+	CROSS JOIN generate_series(a.done::timestamp, $1::date::timestamp, interval '1 day') d),
+onhand AS (
+	SELECT g.organization_id, g.warehouse_id, g.units, g.done, g.day,
+		sum(coalesce(m.q, 0)) OVER (PARTITION BY g.organization_id, g.warehouse_id, g.units ORDER BY g.day) AS q
+	FROM grid g LEFT JOIN moves m USING (organization_id, warehouse_id, units, day))
+INSERT INTO billing_charges (organization_id, fee, source_id, warehouse_id, title, quantity_milli, divisor, unit_cost, occurred_at)
+SELECT o.organization_id, f.fee, o.warehouse_id || '@' || o.day, o.warehouse_id, f.title, o.q * 1000,
+	extract(day FROM date_trunc('month', o.day) + interval '1 month - 1 day')::int, f.cost, t.at
+FROM onhand o
+CROSS JOIN LATERAL (SELECT ((o.day + 1)::timestamp AT TIME ZONE $2) - interval '1 microsecond') t(at)
+JOIN LATERAL (SELECT * FROM rate_cards rc WHERE rc.organization_id = o.organization_id AND rc.effective_at <= t.at
+	ORDER BY rc.effective_at DESC LIMIT 1) rc ON true
+JOIN LATERAL (VALUES ` + feeRows(feeRow(billing.StorageUnitMonth, "true"), feeRow(billing.StorageCartonMonth, "false")) + `) f(fee, title, units, cost)
+	ON f.units = o.units
+WHERE o.day > o.done AND o.q > 0
+ON CONFLICT (organization_id, fee, source_id) DO NOTHING
+RETURNING fee`
+
+// openStartOf is openStart of the organization $1: evaluated once, so that
+// it bounds the scan of the index on (organization, time).
+const openStartOf = `(SELECT op.starts_at FROM billing_periods op WHERE op.organization_id = $1 AND op.status = 'open')`
+
+const (
+	// forgetChargesSQL deletes the open charges of an organization's facts
+	// from $2 on, and takes its storage watermark back to the day before
+	// $3 (a date), for a new card to price them.
+	forgetChargesSQL sqlUpdate = `WITH forgotten AS (
+	DELETE FROM billing_charges c WHERE organization_id = $1 AND occurred_at >= $2 AND occurred_at >= ` + openStartOf + ` AND fee <> 'operator')
+UPDATE billing_storage SET accrued_through = least(accrued_through, $3::date - 1) WHERE organization_id = $1`
+
+	// startStorageSQL gives an organization its storage watermark: the day
+	// before its first card.
+	startStorageSQL sqlInsert = `INSERT INTO billing_storage (organization_id, accrued_through) VALUES ($1, $2::date - 1)
+ON CONFLICT (organization_id) DO UPDATE SET accrued_through = least(billing_storage.accrued_through, EXCLUDED.accrued_through)`
+)
+
+// AccrueStorage accrues the days of storage up to through, under the
+// organizations' billing locks.
+func (r *ChargeRepository) AccrueStorage(ctx context.Context, organizationIDs []string, through billing.Date) (map[billing.Fee]int, error) {
+	if organizationIDs == nil {
+		var locked []string
+		err := r.run.query(ctx, lockStorageBillingSQL, func(rows *sql.Rows) error {
+			var o string
+			var void any
+			err := rows.Scan(&o, &void)
+			locked = append(locked, o)
+			return err
+		}, through.String())
+		if err != nil || len(locked) == 0 {
+			return map[billing.Fee]int{}, dbErr(err)
+		}
+		return r.accrue(ctx, accrueAllStorageSQL, through.String(), r.settings.zone(), pgArray(locked))
+	}
+	if err := r.run.lock(ctx, lockBillingSQL, pgArray(organizationIDs)); err != nil {
+		return nil, err
+	}
+	return r.accrue(ctx, accrueStorageSQL, through.String(), r.settings.zone(), pgArray(organizationIDs))
+}
+
+// Forget deletes the open charges of the organization's facts from `from`
+// on and takes its storage back to the day before.
+func (r *ChargeRepository) Forget(ctx context.Context, organizationID string, from time.Time) error {
+	if err := r.run.lock(ctx, lockBillingSQL, pgArray([]string{organizationID})); err != nil {
+		return err
+	}
+	day := billing.NewCalendar(r.settings.Location).Day(from)
+	if _, err := r.run.exec(ctx, startStorageSQL, organizationID, day.String()); err != nil {
+		return dbErr(err)
+	}
+	if _, err := r.run.exec(ctx, forgetChargesSQL, organizationID, from, day.String()); err != nil {
+		return dbErr(err)
+	}
+	// The facts from `from` on are to be accrued again: the catch-up's
+	// watermark goes back to it.
+	_, err := r.run.exec(ctx, rewindCatchUpSQL, organizationID, from)
+	return dbErr(err)
+}
+
+// rewindCatchUpSQL takes the catch-up's watermark of organization $1 back
+// to $2.
+const rewindCatchUpSQL sqlUpdate = `UPDATE billing_catch_up SET through = least(through, $2) WHERE organization_id = $1`

@@ -1,0 +1,149 @@
+package postgres
+
+import (
+	"context"
+	"database/sql"
+	"time"
+
+	"github.com/acme3pl/fulfillment/domain/billing"
+	"github.com/acme3pl/fulfillment/ports"
+)
+
+// The reads of ChargeRepository (charges.go): the sums of a billing run's
+// windows, and the charges behind an invoice.
+
+// sumsSQL sums the charges of each window by line, numbered by the
+// window's position ($1, $5): the whole UTC days of a window from the
+// running totals of billing_charge_days ($2 the organizations, $3 the
+// first days, $4 the days after the last), the partial days at its ends
+// from the charges themselves ($6 the organizations, $7 and $8 the
+// ranges). A line whose facts sum to 0 (its charges deleted) has none.
+const sumsSQL sqlSelect = `SELECT n, fee, title, unit_cost, warehouse_id, divisor, sum(q)::bigint, sum(k)::bigint, description, for_period
+FROM (
+	SELECT w.n, d.fee, d.title, d.unit_cost, d.warehouse_id, d.divisor, d.quantity_milli AS q, d.facts AS k, d.description, d.for_period
+	FROM unnest($1::int[], $2::text[], $3::date[], $4::date[]) AS w(n, organization_id, first_day, end_day)
+	JOIN billing_charge_days d ON d.organization_id = w.organization_id AND d.day >= w.first_day AND d.day < w.end_day
+	UNION ALL
+	SELECT w.n, c.fee, c.title, c.unit_cost, c.warehouse_id, c.divisor, c.quantity_milli, 1, c.description, c.for_period
+	FROM unnest($5::int[], $6::text[], $7::timestamptz[], $8::timestamptz[]) AS w(n, organization_id, starts_at, ends_at)
+	JOIN billing_charges c ON c.organization_id = w.organization_id AND c.occurred_at >= w.starts_at AND c.occurred_at < w.ends_at
+) s
+GROUP BY n, fee, title, unit_cost, warehouse_id, divisor, description, for_period
+HAVING sum(k) <> 0`
+
+// Sums sums each window's charges by line.
+func (r *ChargeRepository) Sums(ctx context.Context, windows []ports.BillingWindow) ([][]billing.Sum, error) {
+	var days, raw windowPieces
+	for i, w := range windows {
+		first, end := utcDay(w.Start), utcDay(w.End)
+		if first.Before(w.Start) {
+			first = first.AddDate(0, 0, 1)
+		}
+		if !first.Before(end) { // no whole UTC day: every charge from the table
+			raw.add(i+1, w.OrganizationID, pgTime(w.Start), pgTime(w.End))
+			continue
+		}
+		days.add(i+1, w.OrganizationID, first.Format(time.DateOnly), end.Format(time.DateOnly))
+		if w.Start.Before(first) {
+			raw.add(i+1, w.OrganizationID, pgTime(w.Start), pgTime(first))
+		}
+		if end.Before(w.End) {
+			raw.add(i+1, w.OrganizationID, pgTime(end), pgTime(w.End))
+		}
+	}
+	out := make([][]billing.Sum, len(windows))
+	err := r.run.query(ctx, sumsSQL, func(rows *sql.Rows) error {
+		var s billing.Sum
+		var n int
+		var fee string
+		if err := rows.Scan(&n, &fee, &s.Title, &s.UnitCost, &s.WarehouseID, &s.Divisor, &s.Milli, &s.Facts,
+			&s.Description, &s.ForPeriod); err != nil {
+			return err
+		}
+		s.Fee = billing.Fee(fee)
+		out[n-1] = append(out[n-1], s)
+		return nil
+	}, days.args(raw)...)
+	return out, dbErr(err)
+}
+
+// windowPieces are parts of windows passed as arrays: each the window's
+// position, its organization and a range.
+type windowPieces struct {
+	n              []int64
+	orgs, from, to []string
+}
+
+func (p *windowPieces) add(n int, org, from, to string) {
+	p.n, p.orgs = append(p.n, int64(n)), append(p.orgs, org)
+	p.from, p.to = append(p.from, from), append(p.to, to)
+}
+
+// args are sumsSQL's parameters: p the whole days, raw the partial ones.
+func (p windowPieces) args(raw windowPieces) []any {
+	return []any{pgArray(p.n), pgArray(p.orgs), pgArray(p.from), pgArray(p.to),
+		pgArray(raw.n), pgArray(raw.orgs), pgArray(raw.from), pgArray(raw.to)}
+}
+
+// utcDay is the UTC midnight at or before t.
+func utcDay(t time.Time) time.Time {
+	y, m, d := t.UTC().Date()
+	return time.Date(y, m, d, 0, 0, 0, 0, time.UTC)
+}
+
+// windowArrays passes windows as three array parameters.
+func windowArrays(windows []ports.BillingWindow) (orgs, starts, ends string) {
+	o, s, e := make([]string, len(windows)), make([]string, len(windows)), make([]string, len(windows))
+	for i, w := range windows {
+		o[i], s[i], e[i] = w.OrganizationID, pgTime(w.Start), pgTime(w.End)
+	}
+	return pgArray(o), pgArray(s), pgArray(e)
+}
+
+// pgTime writes an instant for a timestamptz[] parameter, to the
+// microsecond PostgreSQL keeps.
+func pgTime(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05.999999Z07:00") }
+
+// invoiceChargesSQL lists the charges of the billing period whose invoice
+// is $2, of organization $1, from $3 on, at most $4 (NULL: all), naming
+// each one's fact; $5 is the billing time zone.
+const invoiceChargesSQL sqlSelect = `SELECT c.id, CASE WHEN c.fee = 'service' THEN coalesce(v.service, c.fee) ELSE c.fee END,
+	c.title, c.quantity_milli, c.unit_cost, c.occurred_at, c.warehouse_id,
+	CASE WHEN c.fee IN ('pick_pack_order', 'pick_pack_unit', 'spd_carton') THEN 'shipment'
+		WHEN c.fee IN ('receiving_unit', 'receiving_carton') THEN 'receipt'
+		WHEN c.fee IN ('storage_unit_month', 'storage_carton_month') THEN 'storage_day'
+		ELSE c.fee END,
+	CASE WHEN c.fee IN ('receiving_unit', 'receiving_carton') THEN coalesce(r.reference, c.source_id)
+		WHEN c.fee = 'service' THEN coalesce(v.reference, c.source_id)
+		WHEN c.fee IN ('storage_unit_month', 'storage_carton_month') THEN split_part(c.source_id, '@', 2)
+		WHEN c.fee IN ('minimum', 'credit_forward') THEN to_char(c.occurred_at AT TIME ZONE $5, 'YYYY-MM')
+		ELSE c.source_id END
+FROM billing_periods p
+JOIN billing_charges c ON c.organization_id = p.organization_id AND c.occurred_at >= p.starts_at AND c.occurred_at < p.ends_at
+LEFT JOIN warehouse_receipts r ON c.fee IN ('receiving_unit', 'receiving_carton') AND r.id = c.source_id
+LEFT JOIN warehouse_services v ON c.fee = 'service' AND v.id = c.source_id
+WHERE p.organization_id = $1 AND p.invoice_id = $2 AND c.unit_cost <> 0
+ORDER BY c.occurred_at, c.id
+OFFSET $3 LIMIT $4`
+
+// OfInvoice lists the charges behind an invoice (see the port).
+func (r *ChargeRepository) OfInvoice(ctx context.Context, organizationID, invoiceID string, page ports.Page, each func(ports.InvoiceCharge) error) (bool, error) {
+	var limit any // NULL: every charge
+	if page.Take > 0 {
+		limit = page.Take + 1
+	}
+	n, more := 0, false
+	err := r.run.query(ctx, invoiceChargesSQL, func(rows *sql.Rows) error {
+		var c ports.InvoiceCharge
+		if err := rows.Scan(&c.ID, &c.Fee, &c.Title, &c.QuantityMilli, &c.UnitCost, &c.OccurredAt, &c.WarehouseID,
+			&c.SourceType, &c.SourceID); err != nil {
+			return err
+		}
+		if n++; page.Take > 0 && n > page.Take {
+			more = true
+			return nil
+		}
+		return each(c)
+	}, organizationID, invoiceID, page.Skip, limit, r.settings.zone())
+	return more, dbErr(err)
+}

@@ -1,0 +1,237 @@
+package postgres_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"testing"
+
+	"github.com/uptrace/bun"
+
+	"github.com/acme3pl/fulfillment/application"
+	"github.com/acme3pl/fulfillment/domain"
+	"github.com/acme3pl/fulfillment/ports"
+)
+
+// shipRaceFixture seeds an organization of its own per race with cartons
+// A and B at one warehouse.
+func shipRaceFixture(t *testing.T, org string, onHandA, onHandB int64) (wh, a, b string) {
+	t.Helper()
+	wh, a, b = "wh_"+org, "ctn_"+org+"_a", "ctn_"+org+"_b"
+	shipLoad(t, ports.Fixture{
+		Organizations: []domain.Organization{{ID: org, Name: org}},
+		Warehouses:    []ports.FixtureWarehouse{{Warehouse: shipWarehouse(wh, "Race DC", true), Organizations: []string{org}}},
+		Inventory:     []domain.InventoryItem{shipItem(org, domain.KindCarton, a, "A-"+org), shipItem(org, domain.KindCarton, b, "B-"+org)},
+		Stock: []domain.Stock{
+			{WarehouseID: wh, Kind: domain.KindCarton, ItemID: a, OnHand: onHandA},
+			{WarehouseID: wh, Kind: domain.KindCarton, ItemID: b, OnHand: onHandB},
+		},
+	})
+	return wh, a, b
+}
+
+// shipPendingSum is Σ quantity of the pending shipments' lines per carton.
+func shipPendingSum(t *testing.T, db *bun.DB, org string) (count int, byCarton map[string]int64) {
+	t.Helper()
+	var rows []struct {
+		CartonID string `bun:"carton_id"`
+		Sum      int64  `bun:"sum"`
+	}
+	err := db.NewRaw("SELECT c.carton_id, sum(c.quantity) AS sum FROM shipment_cartons AS c JOIN shipments AS s ON s.id = c.shipment_id "+
+		"WHERE s.organization_id = ? AND s.status = 'pending' GROUP BY c.carton_id", org).Scan(context.Background(), &rows)
+	if err != nil {
+		t.Fatal(err)
+	}
+	byCarton = map[string]int64{}
+	for _, r := range rows {
+		byCarton[r.CartonID] = r.Sum
+	}
+	if err := db.NewRaw("SELECT count(*) FROM shipments WHERE organization_id = ? AND status = 'pending'", org).
+		Scan(context.Background(), &count); err != nil {
+		t.Fatal(err)
+	}
+	return count, byCarton
+}
+
+// shipRun starts fns at once (behind a barrier) and returns their errors.
+func shipRun(fns []func() error) []error {
+	errs := make([]error, len(fns))
+	start := make(chan struct{})
+	var wg sync.WaitGroup
+	for i, fn := range fns {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			<-start
+			errs[i] = fn()
+		}()
+	}
+	close(start)
+	wg.Wait()
+	return errs
+}
+
+// THE RACE: many submitters of SPD drafts compete for the same cartons
+// through the real use case and the real database. Exactly the ones that
+// fit succeed; the others are refused with insufficient_stock; nothing is
+// ever reserved beyond what is on hand.
+func TestSubmitRaceNeverOverReserves(t *testing.T) {
+	n := shipNamer()
+	const submitters = 24
+	org := n("org_ship_race")
+	wh, a, b := shipRaceFixture(t, org, 10, 7) // B is the bottleneck: 7 fit
+	db := shipDB(t, 12)
+	u := newShipUseCases(db)
+	ids := make([]string, submitters)
+	for i := range ids {
+		// Half of the drafts list B first: the adapter locks in one order whatever the draft's.
+		first, second := a, b
+		if i%2 == 1 {
+			first, second = b, a
+		}
+		ids[i] = u.draft(t, org, wh, domain.ShipmentLine{ItemID: first, Quantity: 1}, domain.ShipmentLine{ItemID: second, Quantity: 1})
+	}
+	fns := make([]func() error, submitters)
+	for i, id := range ids {
+		fns[i] = func() error {
+			_, err := u.submit.Handle(context.Background(), application.SubmitShipment{OrganizationID: org, ShipmentID: id})
+			return err
+		}
+	}
+	errs := shipRun(fns)
+	ok := 0
+	for i, err := range errs {
+		var ise *domain.InsufficientStockError
+		switch {
+		case err == nil:
+			ok++
+		case errors.As(err, &ise):
+			if len(ise.Items) != 1 || ise.Items[0].ItemID != b || ise.Items[0].Available != 0 || ise.Items[0].Requested != 1 {
+				t.Errorf("submitter %d: shortages %+v, want B with 0 available", i, ise.Items)
+			}
+		default:
+			t.Errorf("submitter %d: %v (only insufficient stock is an acceptable refusal)", i, err)
+		}
+	}
+	if ok != 7 {
+		t.Fatalf("%d submissions succeeded, want exactly 7", ok)
+	}
+	shipWantStock(t, db, "carton_stock", wh, a, 10, 7)
+	shipWantStock(t, db, "carton_stock", wh, b, 7, 7)
+	count, sums := shipPendingSum(t, db, org)
+	if count != 7 || sums[a] != 7 || sums[b] != 7 {
+		t.Fatalf("%d pending shipments holding %v, want 7 holding 7 of each", count, sums)
+	}
+}
+
+// Submissions race cancellations of pending shipments for the same two
+// cartons: locks are taken in one order by both, so nothing deadlocks, and
+// reserved always equals what pending shipments hold.
+func TestSubmitAndCancelRace(t *testing.T) {
+	n := shipNamer()
+	org := n("org_ship_race_cancel")
+	wh, a, b := shipRaceFixture(t, org, 8, 8)
+	db := shipDB(t, 12)
+	u := newShipUseCases(db)
+	lines := func(i int) []domain.ShipmentLine {
+		if i%2 == 0 {
+			return []domain.ShipmentLine{{ItemID: a, Quantity: 1}, {ItemID: b, Quantity: 1}}
+		}
+		return []domain.ShipmentLine{{ItemID: b, Quantity: 1}, {ItemID: a, Quantity: 1}}
+	}
+	var pending, drafts []string
+	for i := range 8 {
+		id := u.draft(t, org, wh, lines(i)...)
+		if _, err := u.submit.Handle(context.Background(), application.SubmitShipment{OrganizationID: org, ShipmentID: id}); err != nil {
+			t.Fatal(err)
+		}
+		pending = append(pending, id)
+	}
+	for i := range 16 {
+		drafts = append(drafts, u.draft(t, org, wh, lines(i)...))
+	}
+	shipWantStock(t, db, "carton_stock", wh, a, 8, 8)
+
+	var fns []func() error
+	for i := range 16 {
+		fns = append(fns, func() error {
+			_, err := u.submit.Handle(context.Background(), application.SubmitShipment{OrganizationID: org, ShipmentID: drafts[i]})
+			return err
+		})
+		if i < len(pending) {
+			fns = append(fns, func() error {
+				_, err := u.cancel.Handle(context.Background(), application.CancelShipment{OrganizationID: org, ShipmentID: pending[i]})
+				if err != nil {
+					return fmt.Errorf("cancel: %w", err)
+				}
+				return nil
+			})
+		}
+	}
+	errs := shipRun(fns)
+	for i, err := range errs {
+		var ise *domain.InsufficientStockError
+		if err != nil && !errors.As(err, &ise) {
+			t.Errorf("operation %d: %v", i, err)
+		}
+	}
+	count, sums := shipPendingSum(t, db, org)
+	if count > 8 || sums[a] != int64(count) || sums[b] != int64(count) {
+		t.Fatalf("%d pending shipments holding %v", count, sums)
+	}
+	shipWantStock(t, db, "carton_stock", wh, a, 8, int64(count))
+	shipWantStock(t, db, "carton_stock", wh, b, 8, int64(count))
+}
+
+// Concurrent submissions of one draft: the shipment row lock lets exactly
+// one through; the others find it pending (409).
+func TestConcurrentSubmitsOfOneDraft(t *testing.T) {
+	n := shipNamer()
+	org := n("org_ship_race_one")
+	wh, a, _ := shipRaceFixture(t, org, 100, 100)
+	db := shipDB(t, 8)
+	u := newShipUseCases(db)
+	id := u.draft(t, org, wh, domain.ShipmentLine{ItemID: a, Quantity: 3})
+	fns := make([]func() error, 8)
+	for i := range fns {
+		fns[i] = func() error {
+			_, err := u.submit.Handle(context.Background(), application.SubmitShipment{OrganizationID: org, ShipmentID: id})
+			return err
+		}
+	}
+	ok := 0
+	for i, err := range shipRun(fns) {
+		switch {
+		case err == nil:
+			ok++
+		case !errors.Is(err, domain.ErrInvalidState):
+			t.Errorf("submitter %d: %v", i, err)
+		}
+	}
+	if ok != 1 {
+		t.Fatalf("%d submissions of one draft succeeded, want 1", ok)
+	}
+	shipWantStock(t, db, "carton_stock", wh, a, 100, 3)
+
+	// Cancelling it releases exactly once, however many cancel at once.
+	for i := range fns {
+		fns[i] = func() error {
+			_, err := u.cancel.Handle(context.Background(), application.CancelShipment{OrganizationID: org, ShipmentID: id})
+			return err
+		}
+	}
+	ok = 0
+	for i, err := range shipRun(fns) {
+		switch {
+		case err == nil:
+			ok++
+		case !errors.Is(err, domain.ErrInvalidState):
+			t.Errorf("canceller %d: %v", i, err)
+		}
+	}
+	if ok != 1 {
+		t.Fatalf("%d cancellations succeeded, want 1", ok)
+	}
+	shipWantStock(t, db, "carton_stock", wh, a, 100, 0)
+}

@@ -1,0 +1,210 @@
+package postgres
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/acme3pl/fulfillment/domain"
+)
+
+var update = flag.Bool("update", false, "write testdata/statements.golden anew")
+
+// TestStatementTexts: testdata/statements.golden holds the whole text of
+// every statement, by name, as the repositories compose it, so that a
+// statement glued from parts written once (acceptOrderSQL, the invoice
+// list's, the accruals) reads in one place, and a change to any text shows
+// in review. `go test -run TestStatementTexts -update` writes it anew.
+func TestStatementTexts(t *testing.T) {
+	all := allStatements()
+	names := make([]string, 0, len(all))
+	for name := range all {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	var b strings.Builder
+	for _, name := range names {
+		fmt.Fprintf(&b, "-- %s (%s)\n%s\n\n", name, all[name].command(), strings.Trim(all[name].sql(), "\n"))
+	}
+	const golden = "testdata/statements.golden"
+	if *update {
+		if err := os.WriteFile(golden, []byte(b.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(golden)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b.String() != string(want) {
+		t.Errorf("the statements' texts differ from %s (go test -run TestStatementTexts -update writes it anew)", golden)
+	}
+}
+
+// TestDeclaredCommands: every statement is declared with the command its
+// text runs, the name of its span.
+func TestDeclaredCommands(t *testing.T) {
+	for name, s := range allStatements() {
+		if got := operation(s.sql()); got != s.command() {
+			t.Errorf("%s: declared %s, runs %s", name, s.command(), got)
+		}
+	}
+}
+
+// allStatements are the repositories' statements by name.
+func allStatements() map[string]statement {
+	all := map[string]statement{
+		"appliedMigrationsSQL":            appliedMigrationsSQL,
+		"migrationLockSQL":                migrationLockSQL,
+		"migrationUnlockSQL":              migrationUnlockSQL,
+		"acceptOrderSQL":                  acceptOrderSQL,
+		"acceptOrderWithEventSQL":         acceptOrderWithEventSQL,
+		"accrueAllStorageSQL":             accrueAllStorageSQL,
+		"accrueReceiptSQL":                accrueReceiptSQL,
+		"accrueServiceSQL":                accrueServiceSQL,
+		"accrueShipmentSQL":               accrueShipmentSQL,
+		"accrueStorageSQL":                accrueStorageSQL,
+		"activeWarehouseSQL":              activeWarehouseSQL,
+		"activeWarehousesSQL":             activeWarehousesSQL,
+		"addOperatorChargeSQL":            addOperatorChargeSQL,
+		"availableWarehousesSQL":          availableWarehousesSQL,
+		"carriedForwardSQL":               carriedForwardSQL,
+		"carryCreditsSQL":                 carryCreditsSQL,
+		"catchUpLockSQL":                  catchUpLockSQL,
+		"catchUpReceiptsSQL":              catchUpReceiptsSQL,
+		"catchUpServicesSQL":              catchUpServicesSQL,
+		"catchUpShipmentsSQL":             catchUpShipmentsSQL,
+		"claimEventsSQL":                  claimEventsSQL,
+		"claimOrderSQL":                   claimOrderSQL,
+		"closedUntilSQL":                  closedUntilSQL,
+		"collectSQL":                      collectSQL,
+		"createAPIKeySQL":                 createAPIKeySQL,
+		"createPickPackSQL":               createPickPackSQL,
+		"createReceiptSQL":                createReceiptSQL,
+		"createSPDSQL":                    createSPDSQL,
+		"createServiceSQL":                createServiceSQL,
+		"deleteEventsSQL":                 deleteEventsSQL,
+		"duePeriodsSQL":                   duePeriodsSQL,
+		"failedOrderStatsSQL":             failedOrderStatsSQL,
+		"finalizePeriodsSQL":              finalizePeriodsSQL,
+		"findAPIKeySQL":                   findAPIKeySQL,
+		"finishReceiptSQL":                finishReceiptSQL,
+		"forgetChargesSQL":                forgetChargesSQL,
+		"getReceiptSQL":                   getReceiptSQL,
+		"getReceiptWithPayloadSQL":        getReceiptWithPayloadSQL,
+		"getShipmentSQL":                  getShipmentSQL,
+		"insertAPIKeySQL":                 insertAPIKeySQL,
+		"insertBilledInvoicesSQL":         insertBilledInvoicesSQL,
+		"insertBilledItemsSQL":            insertBilledItemsSQL,
+		"insertEventsSQL":                 insertEventsSQL,
+		"insertInvoiceChargesSQL":         insertInvoiceChargesSQL,
+		"insertInvoiceItemsSQL":           insertInvoiceItemsSQL,
+		"insertInvoicesSQL":               insertInvoicesSQL,
+		"insertOrganizationsSQL":          insertOrganizationsSQL,
+		"insertShipmentCartonsSQL":        sqlInsert(insertShipmentCartonsSQL),
+		"insertShipmentItemsSQL":          sqlInsert(insertShipmentItemsSQL),
+		"insertShipmentSQL":               sqlInsert(insertShipmentSQL),
+		"insertWarehouseOrganizationsSQL": insertWarehouseOrganizationsSQL,
+		"insertWarehouseSQL":              insertWarehouseSQL,
+		"insertWebhookSecretsSQL":         insertWebhookSecretsSQL,
+		"invoiceChargesSQL":               invoiceChargesSQL,
+		"invoiceDetailSQL":                invoiceDetailSQL,
+		"invoiceItemsSQL":                 invoiceItemsSQL,
+		"invoiceStatusSQL":                invoiceStatusSQL,
+		"listAtWarehouseSQL":              listAtWarehouseSQL,
+		"listKeptSQL":                     listKeptSQL,
+		"listReceiptsSQL":                 listReceiptsSQL,
+		"listShipmentsByStatusSQL":        listShipmentsByStatusSQL,
+		"listShipmentsSQL":                listShipmentsSQL,
+		"lockBillingSQL":                  lockBillingSQL,
+		"lockOpenManySQL":                 lockOpenManySQL,
+		"lockOpenPeriodSQL":               lockOpenPeriodSQL,
+		"lockShipmentAtWarehouseSQL":      lockShipmentAtWarehouseSQL,
+		"lockShipmentSQL":                 lockShipmentSQL,
+		"lockStorageBillingSQL":           lockStorageBillingSQL,
+		"minimumsSQL":                     minimumsSQL,
+		"moveCatchUpSQL":                  moveCatchUpSQL,
+		"moveStockSQL":                    moveStockSQL,
+		"nextKeysSQL":                     nextKeysSQL,
+		"offboardSQL":                     offboardSQL,
+		"oldestOverdueSQL":                oldestOverdueSQL,
+		"onHandAtSQL":                     onHandAtSQL,
+		"openNextPeriodsSQL":              openNextPeriodsSQL,
+		"openPeriodSQL":                   openPeriodSQL,
+		"organizationKeysSQL":             organizationKeysSQL,
+		"organizationSQL":                 organizationSQL,
+		"outboxStatsSQL":                  outboxStatsSQL,
+		"purgePayloadsSQL":                purgePayloadsSQL,
+		"rateCardInForceSQL":              rateCardInForceSQL,
+		"rateLimitsSQL":                   rateLimitsSQL,
+		"receiptByReferenceSQL":           receiptByReferenceSQL,
+		"recordFailureSQL":                recordFailureSQL,
+		"reserveProductsSQL":              sqlInsert(reserveProductsSQL),
+		"revokeAPIKeySQL":                 revokeAPIKeySQL,
+		"rewindCatchUpSQL":                rewindCatchUpSQL,
+		"selectShipmentsSQL":              selectShipmentsSQL,
+		"serviceByReferenceSQL":           serviceByReferenceSQL,
+		"setFixtureRateLimitsSQL":         setFixtureRateLimitsSQL,
+		"setInvoiceStatusSQL":             setInvoiceStatusSQL,
+		"setRateCardSQL":                  setRateCardSQL,
+		"setRateLimitSQL":                 setRateLimitSQL,
+		"shareBillingSQL":                 shareBillingSQL,
+		"shareReceiptBillingSQL":          shareReceiptBillingSQL,
+		"shareServiceBillingSQL":          shareServiceBillingSQL,
+		"shareShipmentBillingSQL":         shareShipmentBillingSQL,
+		"shipmentCartonsSQL":              shipmentCartonsSQL,
+		"shipmentProductsSQL":             shipmentProductsSQL,
+		"startPeriodSQL":                  startPeriodSQL,
+		"startStorageSQL":                 startStorageSQL,
+		"sumsSQL":                         sumsSQL,
+		"updateShipmentSQL":               updateShipmentSQL,
+		"warehouseActiveSQL":              warehouseActiveSQL,
+		"webhookSecretSQL":                webhookSecretSQL,
+	}
+	for key, orders := range invoiceLists {
+		for dir, l := range orders {
+			kinds := []string{"list", "listOfStatus", "search", "contains", "shortTerm"}
+			for i, s := range []statement{l.list, l.listOfStatus, l.search, l.contains, l.shortTerm} {
+				all[fmt.Sprintf("invoiceLists[%s][%s].%s", key, [2]string{"desc", "asc"}[dir], kinds[i])] = s
+			}
+		}
+	}
+	for _, kind := range []domain.ItemKind{domain.KindProduct, domain.KindCarton} {
+		q := inventorySQLOf(kind)
+		names := []string{"findByIDs", "page", "pageBySKU", "levels", "lock", "adjust", "insertItemsSQL", "insertStockSQL"}
+		for i, s := range []statement{q.findByIDs, q.page, q.pageBySKU, q.levels, q.lock, q.adjust, insertItemsSQL(kind), insertStockSQL(kind)} {
+			all[fmt.Sprintf("%s.%s", kind, names[i])] = s
+		}
+	}
+	return all
+}
+
+// operation is a statement's SQL command, the span's name: its first word,
+// or, after WITH, the first command outside the parentheses of its
+// common table expressions. (bun's QueryEvent.Operation, the first word,
+// would name the intake's statements WITH.)
+func operation(text string) string {
+	depth, first := 0, true
+	for _, f := range strings.FieldsFunc(text, func(c rune) bool { return c == ' ' || c == '\n' || c == '\t' || c == ',' }) {
+		trimmed := strings.TrimLeft(f, "(")
+		depth += len(f) - len(trimmed) // parentheses before the word enclose it
+		word := strings.ToUpper(strings.TrimRight(trimmed, "()"))
+		if depth == 0 && (first && word != "WITH" || !first && isCommand(word)) {
+			return word
+		}
+		first = false
+		depth += strings.Count(trimmed, "(") - strings.Count(trimmed, ")")
+	}
+	return "SQL"
+}
+
+func isCommand(word string) bool {
+	switch word {
+	case "SELECT", "INSERT", "UPDATE", "DELETE":
+		return true
+	}
+	return false
+}
