@@ -3,7 +3,7 @@ package ports
 import (
 	"context"
 
-	"github.com/acme3pl/fulfillment/domain"
+	"github.com/acme3pl/fulfillment/domain/shipping"
 )
 
 // ShipmentRepository reads and writes shipment aggregates with their lines.
@@ -11,41 +11,41 @@ import (
 // is domain.ErrNotFound.
 type ShipmentRepository interface {
 	// Create stores a new shipment with its lines.
-	Create(ctx context.Context, s *domain.Shipment) error
+	Create(ctx context.Context, s *shipping.Shipment) error
 	// Update changes one shipment: it loads the organization's shipment
 	// locked until the unit of work ends, so that changes of one shipment
 	// (submit, cancel) are serialised, runs change on it, and stores its new
 	// state (status and times) unless change fails, whose error it returns
 	// as it is. It returns the shipment as changed, or domain.ErrNotFound.
 	// Only meaningful inside UnitOfWork.Do.
-	Update(ctx context.Context, organizationID, id string, change func(*domain.Shipment) error) (*domain.Shipment, error)
+	Update(ctx context.Context, organizationID, id string, change func(*shipping.Shipment) error) (*shipping.Shipment, error)
 	// UpdateAtWarehouse is Update on the warehouse's side: the shipment is
 	// found by the warehouse it is at, whatever its organization (another
 	// warehouse's shipment is domain.ErrNotFound). Both store nothing when
 	// change leaves the shipment as it was (a replayed ship).
-	UpdateAtWarehouse(ctx context.Context, warehouseID, id string, change func(*domain.Shipment) error) (*domain.Shipment, error)
+	UpdateAtWarehouse(ctx context.Context, warehouseID, id string, change func(*shipping.Shipment) error) (*shipping.Shipment, error)
 	// ListAtWarehouse returns one page of the submitted shipments at the
 	// warehouse, of every organization it serves, in status, oldest
 	// submission first (then ID), each with its organization's name, and
 	// whether more follow. A draft never reached the warehouse: a draft
 	// cancelled before submission is not listed.
-	ListAtWarehouse(ctx context.Context, warehouseID string, status domain.ShipmentStatus, page Page) (ss []WarehouseShipment, more bool, err error)
+	ListAtWarehouse(ctx context.Context, warehouseID string, status shipping.ShipmentStatus, page Page) (ss []WarehouseShipment, more bool, err error)
 	// Get returns the organization's shipment, or domain.ErrNotFound.
-	Get(ctx context.Context, organizationID, id string) (*domain.Shipment, error)
+	Get(ctx context.Context, organizationID, id string) (*shipping.Shipment, error)
 	// List returns one page of the organization's shipments matching
 	// filter, newest first (created at, then ID, both descending), and
 	// whether more follow.
-	List(ctx context.Context, organizationID string, filter ShipmentFilter, page Page) (ss []*domain.Shipment, more bool, err error)
+	List(ctx context.Context, organizationID string, filter ShipmentFilter, page Page) (ss []*shipping.Shipment, more bool, err error)
 }
 
 // ShipmentFilter narrows a shipment list; zero fields do not filter.
 type ShipmentFilter struct {
-	Status domain.ShipmentStatus
+	Status shipping.ShipmentStatus
 }
 
 // WarehouseShipment is a shipment as its warehouse lists it: with the name
 // of the organization it is for.
 type WarehouseShipment struct {
-	Shipment         *domain.Shipment
+	Shipment         *shipping.Shipment
 	OrganizationName string
 }

@@ -4,7 +4,8 @@ import (
 	"context"
 	"time"
 
-	"github.com/acme3pl/fulfillment/domain"
+	"github.com/acme3pl/fulfillment/domain/shipping"
+	"github.com/acme3pl/fulfillment/domain/warehouse"
 )
 
 // WarehouseReceiptRepository keeps the goods a warehouse received.
@@ -14,7 +15,7 @@ type WarehouseReceiptRepository interface {
 	// returns that one (created false). The unique (warehouse, reference)
 	// is the fact: of two creations racing with one reference, the second
 	// waits for the first's transaction and finds its receipt.
-	Create(ctx context.Context, r *domain.Receipt) (stored *domain.Receipt, created bool, err error)
+	Create(ctx context.Context, r *warehouse.Receipt) (stored *warehouse.Receipt, created bool, err error)
 }
 
 // WarehouseServiceRepository keeps the services a warehouse performed.
@@ -22,7 +23,7 @@ type WarehouseServiceRepository interface {
 	// Create stores a new service record, unless the warehouse has one under
 	// the same reference already: then it writes nothing and returns that
 	// one (created false), as WarehouseReceiptRepository.Create does.
-	Create(ctx context.Context, s *domain.ServiceRecord) (stored *domain.ServiceRecord, created bool, err error)
+	Create(ctx context.Context, s *warehouse.ServiceRecord) (stored *warehouse.ServiceRecord, created bool, err error)
 }
 
 // StockLedger keeps on hand as a ledger: the current balances (what reads
@@ -35,12 +36,12 @@ type StockLedger interface {
 	// warehouse held none; for c.ConsumesReserved, reserved lowered as
 	// much, never below zero), locking the balances in item order. When
 	// any item would go below zero on hand, nothing changes and the error
-	// is a *domain.OnHandShortageError listing every short item (it is
-	// domain.ErrNegativeStock).
-	Move(ctx context.Context, c domain.StockChange) error
+	// is a *shipping.OnHandShortageError listing every short item (it is
+	// shipping.ErrNegativeStock).
+	Move(ctx context.Context, c shipping.StockChange) error
 	// OnHandAt is the organization's on hand at instant at, per warehouse
 	// and item: the sum of the movements strictly before at (on hand at
 	// the end of a day is OnHandAt the next day's start), items that held
 	// none left out, ordered by warehouse, kind and item.
-	OnHandAt(ctx context.Context, organizationID string, at time.Time) ([]domain.OnHand, error)
+	OnHandAt(ctx context.Context, organizationID string, at time.Time) ([]shipping.OnHand, error)
 }

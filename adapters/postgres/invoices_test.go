@@ -15,13 +15,14 @@ import (
 	"github.com/acme3pl/fulfillment/adapters/postgres"
 	"github.com/acme3pl/fulfillment/adapters/postgres/pgtest"
 	"github.com/acme3pl/fulfillment/domain"
+	"github.com/acme3pl/fulfillment/domain/invoicing"
 	"github.com/acme3pl/fulfillment/ports"
 )
 
 // invSpec describes a test invoice; zero fields get defaults in invBuild.
 type invSpec struct {
 	id, org, key, name, notes string
-	status                    domain.InvoiceStatus
+	status                    invoicing.InvoiceStatus
 	created, updated, due     time.Time
 	deleted                   bool
 	items                     [][2]string // title, description
@@ -29,13 +30,13 @@ type invSpec struct {
 
 var invT0 = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 
-func invBuild(t testing.TB, s invSpec) *domain.Invoice {
+func invBuild(t testing.TB, s invSpec) *invoicing.Invoice {
 	t.Helper()
 	if s.key == "" {
 		s.key = "KEY-" + s.id
 	}
 	if s.status == "" {
-		s.status = domain.InvoicePaid
+		s.status = invoicing.InvoicePaid
 	}
 	if s.name == "" {
 		s.name = "Invoice " + s.id
@@ -52,7 +53,7 @@ func invBuild(t testing.TB, s invSpec) *domain.Invoice {
 	if s.items == nil {
 		s.items = [][2]string{{"Pallet storage", "2 pallets × 31 days"}}
 	}
-	p := domain.InvoiceParams{
+	p := invoicing.InvoiceParams{
 		ID: s.id, OrganizationID: s.org, Key: s.key, Status: s.status, Name: s.name, Notes: s.notes,
 		DueDate: s.due, Currency: "USD", CreatedAt: s.created, UpdatedAt: s.updated,
 	}
@@ -65,11 +66,11 @@ func invBuild(t testing.TB, s invSpec) *domain.Invoice {
 		if err != nil {
 			t.Fatal(err)
 		}
-		p.Items = append(p.Items, domain.InvoiceItemParams{
+		p.Items = append(p.Items, invoicing.InvoiceItemParams{
 			ID: fmt.Sprintf("%s-li-%d", s.id, i), Title: it[0], Description: it[1], Quantity: q, UnitCost: 25 + int64(i),
 		})
 	}
-	inv, err := domain.NewInvoice(p)
+	inv, err := invoicing.NewInvoice(p)
 	if err != nil {
 		t.Fatalf("invoice %s: %v", s.id, err)
 	}
@@ -77,7 +78,7 @@ func invBuild(t testing.TB, s invSpec) *domain.Invoice {
 }
 
 // invSeed writes the organizations and invoices in one transaction.
-func invSeed(t testing.TB, db *bun.DB, orgs []string, specs ...invSpec) []*domain.Invoice {
+func invSeed(t testing.TB, db *bun.DB, orgs []string, specs ...invSpec) []*invoicing.Invoice {
 	t.Helper()
 	f := ports.Fixture{}
 	for _, o := range orgs {
@@ -98,7 +99,7 @@ func invSeed(t testing.TB, db *bun.DB, orgs []string, specs ...invSpec) []*domai
 
 func invRepo(db *bun.DB) ports.InvoiceRepository { return postgres.NewRepositories(db).Invoices }
 
-func invIDs(invs []*domain.Invoice) []string {
+func invIDs(invs []*invoicing.Invoice) []string {
 	ids := make([]string, len(invs))
 	for i, inv := range invs {
 		ids[i] = inv.ID()
@@ -141,12 +142,12 @@ func TestInvoiceVisibilityAndDetail(t *testing.T) {
 	repo := invRepo(db)
 	ctx := context.Background()
 	const a, b = "org_inv_vis_a", "org_inv_vis_b"
-	specs := []invSpec{{id: "inv-vis-draft", org: a, status: domain.InvoiceDraft},
-		{id: "inv-vis-acc", org: a, status: domain.InvoiceAccumulating},
-		{id: "inv-vis-deleted", org: a, status: domain.InvoicePaid, deleted: true},
-		{id: "inv-vis-b", org: b, status: domain.InvoiceUnpaid}}
+	specs := []invSpec{{id: "inv-vis-draft", org: a, status: invoicing.InvoiceDraft},
+		{id: "inv-vis-acc", org: a, status: invoicing.InvoiceAccumulating},
+		{id: "inv-vis-deleted", org: a, status: invoicing.InvoicePaid, deleted: true},
+		{id: "inv-vis-b", org: b, status: invoicing.InvoiceUnpaid}}
 	var want []string
-	for i, st := range domain.VisibleInvoiceStatuses {
+	for i, st := range invoicing.VisibleInvoiceStatuses {
 		id := "inv-vis-" + string(st)
 		specs = append(specs, invSpec{id: id, org: a, status: st, created: invT0.Add(time.Duration(i) * time.Hour),
 			items: [][2]string{{"Pallet storage", "62 pallet-days"}, {"Labour", "1.5 hours"}, {"Tape", "0.125 rolls"}}})
@@ -168,7 +169,7 @@ func TestInvoiceVisibilityAndDetail(t *testing.T) {
 		items[2].Quantity().String() != "0.125" || items[2].TotalCost() != 3 { // 0.125 × 27 = 3.375
 		t.Fatalf("items %+v", items)
 	}
-	if inv.TotalAmount() != 62*25+39+3 || inv.Status() != domain.InvoiceCollecting || inv.Key() != "KEY-inv-vis-collecting" ||
+	if inv.TotalAmount() != 62*25+39+3 || inv.Status() != invoicing.InvoiceCollecting || inv.Key() != "KEY-inv-vis-collecting" ||
 		!inv.CreatedAt().Equal(invT0.Add(5*time.Hour)) || inv.DeletedAt() != nil {
 		t.Fatalf("invoice %+v", inv)
 	}
@@ -187,16 +188,16 @@ func TestInvoiceListStatusFilter(t *testing.T) {
 	repo := invRepo(db)
 	const org = "org_inv_status"
 	var specs []invSpec
-	for i, st := range append(slices.Clone(domain.VisibleInvoiceStatuses), domain.InvoiceDraft, domain.InvoiceAccumulating) {
+	for i, st := range append(slices.Clone(invoicing.VisibleInvoiceStatuses), invoicing.InvoiceDraft, invoicing.InvoiceAccumulating) {
 		for j := range 2 {
 			specs = append(specs, invSpec{id: fmt.Sprintf("inv-st-%s-%d", st, j), org: org, status: st,
 				created: invT0.Add(time.Duration(i*2+j) * time.Minute)})
 		}
 	}
-	specs = append(specs, invSpec{id: "inv-st-paid-deleted", org: org, status: domain.InvoicePaid, deleted: true},
-		invSpec{id: "inv-st-other-org", org: "org_inv_status_x", status: domain.InvoicePaid})
+	specs = append(specs, invSpec{id: "inv-st-paid-deleted", org: org, status: invoicing.InvoicePaid, deleted: true},
+		invSpec{id: "inv-st-other-org", org: "org_inv_status_x", status: invoicing.InvoicePaid})
 	invSeed(t, db, []string{org, "org_inv_status_x"}, specs...)
-	for _, st := range domain.VisibleInvoiceStatuses {
+	for _, st := range invoicing.VisibleInvoiceStatuses {
 		got, more := invList(t, repo, org, ports.InvoiceFilter{Status: st}, ports.Page{Take: 10})
 		want := []string{fmt.Sprintf("inv-st-%s-1", st), fmt.Sprintf("inv-st-%s-0", st)}
 		if !slices.Equal(got, want) || more {
@@ -211,9 +212,9 @@ func invOrderSpecs(org string, n int) []invSpec {
 	var specs []invSpec
 	for i := range n {
 		k := (i * 7) % n // scatter IDs against the keys
-		st := domain.VisibleInvoiceStatuses[i%len(domain.VisibleInvoiceStatuses)]
+		st := invoicing.VisibleInvoiceStatuses[i%len(invoicing.VisibleInvoiceStatuses)]
 		if i%9 == 8 {
-			st = domain.InvoiceDraft
+			st = invoicing.InvoiceDraft
 		}
 		specs = append(specs, invSpec{
 			id: fmt.Sprintf("%s-%02d", strings.ReplaceAll(org, "_", "-"), k), org: org, status: st, deleted: i%11 == 10,
@@ -285,7 +286,7 @@ func TestInvoiceListOrderTiesAndPages(t *testing.T) {
 func invCheckOrder(t *testing.T, repo ports.InvoiceRepository, org string, specs []invSpec) {
 	for _, by := range []ports.InvoiceSortKey{ports.InvoicesByCreatedAt, ports.InvoicesByUpdatedAt, ports.InvoicesByDueDate} {
 		for _, asc := range []bool{false, true} {
-			for _, status := range []domain.InvoiceStatus{"", domain.InvoiceUnpaid} {
+			for _, status := range []invoicing.InvoiceStatus{"", invoicing.InvoiceUnpaid} {
 				f := ports.InvoiceFilter{SortBy: by, Ascending: asc, Status: status}
 				want := invExpected(specs, org, f)
 				if len(want) < 5 {
@@ -326,34 +327,34 @@ func TestInvoiceSearch(t *testing.T) {
 		invSpec{id: "inv-s-desc", org: org, items: [][2]string{{"Pick", "x"}, {"Pack", "to Zoë — DescToken city"}}, created: at(6)},
 		invSpec{id: "inv-s-umlaut", org: org, name: "ÄPFEL und Birnen", notes: "Øresund", created: at(7)},
 		invSpec{id: "inv-s-across", org: org, name: "Monthly fee", notes: "storage extra", created: at(8)},
-		invSpec{id: "inv-s-draft", org: org, status: domain.InvoiceDraft, name: "NameToken draft", created: at(9)},
+		invSpec{id: "inv-s-draft", org: org, status: invoicing.InvoiceDraft, name: "NameToken draft", created: at(9)},
 		invSpec{id: "inv-s-deleted", org: org, deleted: true, name: "NameToken deleted", created: at(10)},
-		invSpec{id: "inv-s-unpaid", org: org, status: domain.InvoiceUnpaid, name: "Unpaid NameToken", created: at(11)},
+		invSpec{id: "inv-s-unpaid", org: org, status: invoicing.InvoiceUnpaid, name: "Unpaid NameToken", created: at(11)},
 		invSpec{id: "inv-s-other", org: other, name: "NameToken DescToken of another organization", created: at(12)},
 	)
 	tests := []struct {
 		term   string
-		status domain.InvoiceStatus
+		status invoicing.InvoiceStatus
 		want   []string
 	}{
-		{term: "idtoken", want: []string{"inv-s-IDTOKEN-1"}},                              // invoice ID, other case
-		{term: "inv-s-IDTOKEN", want: []string{"inv-s-IDTOKEN-1"}},                        // ID prefix
-		{term: "keytoken", want: []string{"inv-s-key"}},                                   // key, not in responses
-		{term: "2026-KEY", want: []string{"inv-s-key"}},                                   // key, across punctuation
-		{term: "NAMETOKEN", want: []string{"inv-s-unpaid", "inv-s-name"}},                 // name; draft, deleted and other org left out
-		{term: "nametoken", status: domain.InvoiceUnpaid, want: []string{"inv-s-unpaid"}}, // with a status
-		{term: "NotesToken", want: []string{"inv-s-notes"}},                               // notes
-		{term: "titletoken", want: []string{"inv-s-title"}},                               // second item's title
-		{term: "desctoken", want: []string{"inv-s-desc"}},                                 // second item's description
-		{term: "zoë — desc", want: []string{"inv-s-desc"}},                                // non-ASCII, punctuation
-		{term: "ZOË", want: []string{"inv-s-desc"}},                                       // non-ASCII upper case
-		{term: "äpfel", want: []string{"inv-s-umlaut"}},                                   // stored upper, searched lower
-		{term: "ø", want: []string{"inv-s-umlaut"}},                                       // one character
-		{term: "Ø", want: []string{"inv-s-umlaut"}},                                       // one character, upper case
-		{term: "ktob", want: []string{}},                                                  // nothing
-		{term: "tob", want: []string{"inv-s-name"}},                                       // inside a word
-		{term: "fee storage", want: []string{}},                                           // never across two fields
-		{term: "Y F", want: []string{"inv-s-across"}},                                     // no run of three letters: the gram index
+		{term: "idtoken", want: []string{"inv-s-IDTOKEN-1"}},                                 // invoice ID, other case
+		{term: "inv-s-IDTOKEN", want: []string{"inv-s-IDTOKEN-1"}},                           // ID prefix
+		{term: "keytoken", want: []string{"inv-s-key"}},                                      // key, not in responses
+		{term: "2026-KEY", want: []string{"inv-s-key"}},                                      // key, across punctuation
+		{term: "NAMETOKEN", want: []string{"inv-s-unpaid", "inv-s-name"}},                    // name; draft, deleted and other org left out
+		{term: "nametoken", status: invoicing.InvoiceUnpaid, want: []string{"inv-s-unpaid"}}, // with a status
+		{term: "NotesToken", want: []string{"inv-s-notes"}},                                  // notes
+		{term: "titletoken", want: []string{"inv-s-title"}},                                  // second item's title
+		{term: "desctoken", want: []string{"inv-s-desc"}},                                    // second item's description
+		{term: "zoë — desc", want: []string{"inv-s-desc"}},                                   // non-ASCII, punctuation
+		{term: "ZOË", want: []string{"inv-s-desc"}},                                          // non-ASCII upper case
+		{term: "äpfel", want: []string{"inv-s-umlaut"}},                                      // stored upper, searched lower
+		{term: "ø", want: []string{"inv-s-umlaut"}},                                          // one character
+		{term: "Ø", want: []string{"inv-s-umlaut"}},                                          // one character, upper case
+		{term: "ktob", want: []string{}},                                                     // nothing
+		{term: "tob", want: []string{"inv-s-name"}},                                          // inside a word
+		{term: "fee storage", want: []string{}},                                              // never across two fields
+		{term: "Y F", want: []string{"inv-s-across"}},                                        // no run of three letters: the gram index
 		{term: "xylophone", want: []string{}},
 		{term: "storage extra", want: []string{"inv-s-across"}},      // two words, found by their junction
 		{term: "october nametoken st", want: []string{"inv-s-name"}}, // three words, the last one cut
@@ -506,9 +507,9 @@ func TestInvoiceListReadsItemsInOneQuery(t *testing.T) {
 
 // invOracle answers a list query in Go from the invoices written: the
 // reference the database's answers are checked against.
-func invOracle(invs []*domain.Invoice, org string, f ports.InvoiceFilter, p ports.Page) ([]string, bool) {
+func invOracle(invs []*invoicing.Invoice, org string, f ports.InvoiceFilter, p ports.Page) ([]string, bool) {
 	term := strings.ToLower(f.Search)
-	var keep []*domain.Invoice
+	var keep []*invoicing.Invoice
 	for _, inv := range invs {
 		fields := []string{inv.ID(), inv.Key(), inv.Name(), inv.Notes()}
 		for _, it := range inv.Items() {
@@ -519,7 +520,7 @@ func invOracle(invs []*domain.Invoice, org string, f ports.InvoiceFilter, p port
 			keep = append(keep, inv)
 		}
 	}
-	key := func(inv *domain.Invoice) time.Time {
+	key := func(inv *invoicing.Invoice) time.Time {
 		switch f.SortBy {
 		case ports.InvoicesByUpdatedAt:
 			return inv.UpdatedAt()
@@ -528,7 +529,7 @@ func invOracle(invs []*domain.Invoice, org string, f ports.InvoiceFilter, p port
 		}
 		return inv.CreatedAt()
 	}
-	slices.SortFunc(keep, func(x, y *domain.Invoice) int {
+	slices.SortFunc(keep, func(x, y *invoicing.Invoice) int {
 		c := key(x).Compare(key(y))
 		if c == 0 {
 			c = strings.Compare(x.ID(), y.ID())
@@ -580,9 +581,9 @@ func TestInvoiceQueryPlansUseIndexes(t *testing.T) {
 		if i%4 == 3 {
 			o = other
 		}
-		st := domain.VisibleInvoiceStatuses[(i*7)%len(domain.VisibleInvoiceStatuses)]
+		st := invoicing.VisibleInvoiceStatuses[(i*7)%len(invoicing.VisibleInvoiceStatuses)]
 		if i%20 == 0 {
-			st = domain.InvoiceDraft
+			st = invoicing.InvoiceDraft
 		}
 		city := cities[i%len(cities)]
 		if i%997 == 0 {
@@ -626,21 +627,21 @@ func TestInvoiceQueryPlansUseIndexes(t *testing.T) {
 		{name: "search short common, skip", filter: ports.InvoiceFilter{Search: "pa"}, page: ports.Page{Skip: 80}},
 		{name: "search short, old invoices only", filter: ports.InvoiceFilter{Search: "ß"}},
 		{name: "search short, old invoices only, asc", filter: ports.InvoiceFilter{Search: "ß", Ascending: true, SortBy: ports.InvoicesByDueDate}, page: ports.Page{Skip: 5}},
-		{name: "search short + status", filter: ports.InvoiceFilter{Search: "ß", Status: domain.InvoiceCancelled}},
-		{name: "search rare + status", filter: ports.InvoiceFilter{Search: "anchorage", Status: domain.InvoicePaid}},
+		{name: "search short + status", filter: ports.InvoiceFilter{Search: "ß", Status: invoicing.InvoiceCancelled}},
+		{name: "search rare + status", filter: ports.InvoiceFilter{Search: "anchorage", Status: invoicing.InvoicePaid}},
 		{name: "search common + sort", filter: ports.InvoiceFilter{Search: "storage", SortBy: ports.InvoicesByDueDate, Ascending: true}},
 		{name: "search common words never together", filter: ports.InvoiceFilter{Search: "storage kitting"}},
 		{name: "search common phrase", filter: ports.InvoiceFilter{Search: "pallet storage"}},
 		{name: "search words and punctuation", filter: ports.InvoiceFilter{Search: "units, order #1000"}},
 		{name: "search rare phrase", filter: ports.InvoiceFilter{Search: "to anchorage"}},
 	}
-	for _, st := range domain.VisibleInvoiceStatuses {
+	for _, st := range invoicing.VisibleInvoiceStatuses {
 		shapes = append(shapes, shape{name: "status " + string(st), filter: ports.InvoiceFilter{Status: st}})
 	}
 	for _, by := range []ports.InvoiceSortKey{ports.InvoicesByCreatedAt, ports.InvoicesByUpdatedAt, ports.InvoicesByDueDate} {
 		for _, asc := range []bool{false, true} {
 			shapes = append(shapes, shape{name: fmt.Sprintf("sort %s asc=%v", by, asc), filter: ports.InvoiceFilter{SortBy: by, Ascending: asc}},
-				shape{name: fmt.Sprintf("status + sort %s asc=%v", by, asc), filter: ports.InvoiceFilter{SortBy: by, Ascending: asc, Status: domain.InvoiceRefunded}})
+				shape{name: fmt.Sprintf("status + sort %s asc=%v", by, asc), filter: ports.InvoiceFilter{SortBy: by, Ascending: asc, Status: invoicing.InvoiceRefunded}})
 		}
 	}
 	statements := map[string][]pgtest.Statement{}

@@ -19,7 +19,10 @@ import (
 	"github.com/acme3pl/fulfillment/adapters/postgres/pgtest"
 	"github.com/acme3pl/fulfillment/adapters/system"
 	"github.com/acme3pl/fulfillment/application"
+	intakeapp "github.com/acme3pl/fulfillment/application/intake"
 	"github.com/acme3pl/fulfillment/domain"
+	"github.com/acme3pl/fulfillment/domain/intake"
+	"github.com/acme3pl/fulfillment/domain/shipping"
 	"github.com/acme3pl/fulfillment/ports"
 )
 
@@ -49,8 +52,8 @@ func intakeSeed(t *testing.T, db *bun.DB, org string, products int) {
 		Warehouses:    []ports.FixtureWarehouse{wh(org+"_wh1", "Alpha"), wh(org+"_wh2", "Zulu")},
 	}
 	for i := 1; i <= products; i++ {
-		f.Inventory = append(f.Inventory, domain.InventoryItem{
-			ID: fmt.Sprintf("%s_p%d", org, i), OrganizationID: org, Kind: domain.KindProduct, SKU: fmt.Sprintf("SKU-%d", i), Name: "P"})
+		f.Inventory = append(f.Inventory, shipping.InventoryItem{
+			ID: fmt.Sprintf("%s_p%d", org, i), OrganizationID: org, Kind: shipping.KindProduct, SKU: fmt.Sprintf("SKU-%d", i), Name: "P"})
 	}
 	err := postgres.NewUnitOfWork(db).Do(context.Background(), func(ctx context.Context, r ports.Repositories) error {
 		_, err := r.Fixtures.Load(ctx, f)
@@ -62,31 +65,31 @@ func intakeSeed(t *testing.T, db *bun.DB, org string, products int) {
 }
 
 // intakeApp is the real intake use case on db.
-func intakeApp(db *bun.DB, uow ports.UnitOfWork) *application.Application {
+func intakeApp(db *bun.DB, uow ports.UnitOfWork) *intakeapp.UseCases {
 	if uow == nil {
 		uow = postgres.NewUnitOfWork(db)
 	}
-	return application.New(application.Deps{
+	return intakeapp.New(application.Deps{
 		UnitOfWork: uow, Repos: postgres.NewRepositories(db), Clock: system.Clock{}, IDs: system.IDs{},
 		Tracer: noop.NewTracerProvider().Tracer("test"), Log: slog.New(slog.DiscardHandler),
 		Environment: domain.Sandbox,
-	})
+	}, intakeapp.Settings{})
 }
 
-func intakeOrderOf(id int64, skus ...string) domain.StorefrontOrder {
-	o := domain.StorefrontOrder{
+func intakeOrderOf(id int64, skus ...string) intake.StorefrontOrder {
+	o := intake.StorefrontOrder{
 		ID: id, Note: "Hinterhaus 🙏",
-		ShippingAddress: &domain.ShippingAddress{Name: "Zoë Müller", Address1: "Straße des 17. Juni 135", City: "Berlin", Country: "DE"},
+		ShippingAddress: &shipping.ShippingAddress{Name: "Zoë Müller", Address1: "Straße des 17. Juni 135", City: "Berlin", Country: "DE"},
 	}
 	for i, s := range skus {
-		o.Lines = append(o.Lines, domain.StorefrontLine{ID: int64(i + 1), SKU: s, Quantity: int64(i + 1), RequiresShipping: true})
+		o.Lines = append(o.Lines, intake.StorefrontLine{ID: int64(i + 1), SKU: s, Quantity: int64(i + 1), RequiresShipping: true})
 	}
 	return o
 }
 
-func intakeReceive(app *application.Application, org string, o domain.StorefrontOrder) (application.StorefrontOrderResult, error) {
-	return app.Commands.ReceiveStorefrontOrder.Handle(context.Background(),
-		application.ReceiveStorefrontOrder{OrganizationID: org, TraceID: "0123456789abcdef0123456789abcdef", Order: o})
+func intakeReceive(app *intakeapp.UseCases, org string, o intake.StorefrontOrder) (intakeapp.StorefrontOrderResult, error) {
+	return app.ReceiveStorefrontOrder.Handle(context.Background(),
+		intakeapp.ReceiveStorefrontOrder{OrganizationID: org, TraceID: "0123456789abcdef0123456789abcdef", Order: o})
 }
 
 func intakeCount(t *testing.T, db *bun.DB, query string, args ...any) int {
@@ -108,7 +111,7 @@ func TestOrderReceiptRepository(t *testing.T) {
 	t0 := time.Date(2026, 11, 22, 1, 2, 3, 456000000, time.UTC)
 	num := int64(1042)
 	big := int64(9223372036854775807) // the largest int64 round-trips
-	d := domain.OrderDelivery{OrganizationID: org, OrderID: big, OrderNumber: &num, TraceID: "trace-1", ReceivedAt: t0}
+	d := intake.OrderDelivery{OrganizationID: org, OrderID: big, OrderNumber: &num, TraceID: "trace-1", ReceivedAt: t0}
 
 	if _, err := repos.Receipts.Get(ctx, org, big); !errors.Is(err, domain.ErrNotFound) {
 		t.Fatalf("get before any delivery: %v, want not found", err)
@@ -119,7 +122,7 @@ func TestOrderReceiptRepository(t *testing.T) {
 	}
 	d2 := d
 	d2.TraceID, d2.ReceivedAt, d2.OrderNumber = "trace-2", t0.Add(time.Second), nil
-	var claimed *domain.OrderReceipt
+	var claimed *intake.OrderReceipt
 	err := uow.Do(ctx, func(ctx context.Context, r ports.Repositories) error {
 		var err error
 		if claimed, _, err = r.Receipts.Claim(ctx, d2, nil); err != nil {
@@ -128,7 +131,7 @@ func TestOrderReceiptRepository(t *testing.T) {
 		if claimed.Attempts() != 2 || claimed.TraceID() != "trace-2" || claimed.LastError() != "unknown_skus" {
 			t.Errorf("claimed %+v, want attempt 2 of trace-2 with the last error", claimed)
 		}
-		if err := claimed.Skip(domain.SkipOrderCancelled); err != nil {
+		if err := claimed.Skip(intake.SkipOrderCancelled); err != nil {
 			return err
 		}
 		return r.Receipts.Finish(ctx, claimed)
@@ -143,8 +146,8 @@ func TestOrderReceiptRepository(t *testing.T) {
 	if got.OrderNumber() == nil || *got.OrderNumber() != num {
 		t.Fatalf("order number %v, want %d kept from the first delivery", got.OrderNumber(), num)
 	}
-	want := domain.RehydrateOrderReceipt(domain.OrderReceiptParams{
-		OrganizationID: org, OrderID: big, OrderNumber: got.OrderNumber(), Status: domain.ReceiptSucceeded, Skipped: domain.SkipOrderCancelled,
+	want := intake.RehydrateOrderReceipt(intake.OrderReceiptParams{
+		OrganizationID: org, OrderID: big, OrderNumber: got.OrderNumber(), Status: intake.ReceiptSucceeded, Skipped: intake.SkipOrderCancelled,
 		Attempts: 2, LastError: "unknown_skus", TraceID: "trace-2", FirstReceived: t0, LastReceived: t0.Add(time.Second),
 	})
 	if !reflect.DeepEqual(got, want) {
@@ -173,7 +176,7 @@ func TestOrderReceiptRepository(t *testing.T) {
 	if got, err = repos.Receipts.Get(ctx, org, big); err != nil {
 		t.Fatal(err)
 	}
-	if got.Status() != domain.ReceiptSucceeded || got.Attempts() != 2 || got.LastError() != "unknown_skus" || !got.LastReceived().Equal(t0.Add(time.Minute)) {
+	if got.Status() != intake.ReceiptSucceeded || got.Attempts() != 2 || got.LastError() != "unknown_skus" || !got.LastReceived().Equal(t0.Add(time.Minute)) {
 		t.Errorf("after a duplicate: %+v", got)
 	}
 	if _, err := repos.Receipts.Get(ctx, intakeOrgID(t), big); !errors.Is(err, domain.ErrNotFound) {
@@ -188,7 +191,7 @@ func TestOrderReceiptClaimWaitsForTheHolder(t *testing.T) {
 	org := intakeOrgID(t)
 	intakeSeed(t, db, org, 0)
 	uow := postgres.NewUnitOfWork(db)
-	d := domain.OrderDelivery{OrganizationID: org, OrderID: 42, TraceID: "a", ReceivedAt: time.Now().UTC()}
+	d := intake.OrderDelivery{OrganizationID: org, OrderID: 42, TraceID: "a", ReceivedAt: time.Now().UTC()}
 	holding, release := make(chan struct{}), make(chan struct{})
 	done := make(chan error, 1)
 	go func() {
@@ -199,14 +202,14 @@ func TestOrderReceiptClaimWaitsForTheHolder(t *testing.T) {
 			}
 			close(holding)
 			<-release
-			if err := rec.Skip(domain.SkipNoShippableItems); err != nil {
+			if err := rec.Skip(intake.SkipNoShippableItems); err != nil {
 				return err
 			}
 			return r.Receipts.Finish(ctx, rec)
 		})
 	}()
 	<-holding
-	seen := make(chan *domain.OrderReceipt, 1)
+	seen := make(chan *intake.OrderReceipt, 1)
 	go func() {
 		_ = uow.Do(context.Background(), func(ctx context.Context, r ports.Repositories) error {
 			rec, _, err := r.Receipts.Claim(ctx, d, nil)
@@ -226,7 +229,7 @@ func TestOrderReceiptClaimWaitsForTheHolder(t *testing.T) {
 	if err := <-done; err != nil {
 		t.Fatal(err)
 	}
-	if rec := <-seen; rec == nil || rec.Status() != domain.ReceiptSucceeded || rec.Attempts() != 1 {
+	if rec := <-seen; rec == nil || rec.Status() != intake.ReceiptSucceeded || rec.Attempts() != 1 {
 		t.Fatalf("second claim saw %+v, want the holder's success", rec)
 	}
 }
@@ -245,8 +248,8 @@ func TestReceiveStorefrontOrderStoresShipmentItemsAndReceipt(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	wantLines := []domain.ShipmentLine{{ItemID: org + "_p1", SKU: "SKU-1", Quantity: 4}, {ItemID: org + "_p2", SKU: "SKU-2", Quantity: 2}}
-	if fmt.Sprint(s.Lines()) != fmt.Sprint(wantLines) || s.Status() != domain.ShipmentPending || s.Warehouse().ID != org+"_wh2" ||
+	wantLines := []shipping.ShipmentLine{{ItemID: org + "_p1", SKU: "SKU-1", Quantity: 4}, {ItemID: org + "_p2", SKU: "SKU-2", Quantity: 2}}
+	if fmt.Sprint(s.Lines()) != fmt.Sprint(wantLines) || s.Status() != shipping.ShipmentPending || s.Warehouse().ID != org+"_wh2" ||
 		s.Notes() != "Hinterhaus 🙏" || s.Address().Name != "Zoë Müller" || s.Source().OrderID != 9007199254740993 || !s.Test() {
 		t.Fatalf("shipment %+v lines %+v", s, s.Lines())
 	}
@@ -254,7 +257,7 @@ func TestReceiveStorefrontOrderStoresShipmentItemsAndReceipt(t *testing.T) {
 		t.Errorf("reserved %d, want 4", n)
 	}
 	rec, err := postgres.NewRepositories(db).Receipts.Get(context.Background(), org, o.ID)
-	if err != nil || rec.Status() != domain.ReceiptSucceeded || rec.ShipmentID() != res.ShipmentID || rec.Attempts() != 1 {
+	if err != nil || rec.Status() != intake.ReceiptSucceeded || rec.ShipmentID() != res.ShipmentID || rec.Attempts() != 1 {
 		t.Fatalf("receipt %+v, %v", rec, err)
 	}
 }
@@ -264,7 +267,7 @@ func TestReceiveStorefrontOrderStoresShipmentItemsAndReceipt(t *testing.T) {
 // its items and its reservation back.
 type failingAccept struct{ ports.OrderReceiptRepository }
 
-func (f failingAccept) Accept(ctx context.Context, rec *domain.OrderReceipt, s *domain.Shipment) error {
+func (f failingAccept) Accept(ctx context.Context, rec *intake.OrderReceipt, s *shipping.Shipment) error {
 	if err := f.OrderReceiptRepository.Accept(ctx, rec, s); err != nil {
 		return err
 	}
@@ -295,14 +298,14 @@ func TestReceiveStorefrontOrderFailureLeavesNoShipment(t *testing.T) {
 		t.Fatalf("reserved %d after a rolled back attempt", n)
 	}
 	rec, err := postgres.NewRepositories(db).Receipts.Get(context.Background(), org, 5)
-	if err != nil || rec.Status() != domain.ReceiptFailed || rec.LastError() != "internal" || rec.Attempts() != 1 {
+	if err != nil || rec.Status() != intake.ReceiptFailed || rec.LastError() != "internal" || rec.Attempts() != 1 {
 		t.Fatalf("receipt %+v, %v; want the failed attempt recorded", rec, err)
 	}
 	res, err := intakeReceive(intakeApp(db, nil), org, o)
 	if err != nil || res.ShipmentID == "" || res.Duplicate {
 		t.Fatalf("retry %+v, %v", res, err)
 	}
-	if rec, err := postgres.NewRepositories(db).Receipts.Get(context.Background(), org, 5); err != nil || rec.Attempts() != 2 || rec.Status() != domain.ReceiptSucceeded {
+	if rec, err := postgres.NewRepositories(db).Receipts.Get(context.Background(), org, 5); err != nil || rec.Attempts() != 2 || rec.Status() != intake.ReceiptSucceeded {
 		t.Errorf("receipt after retry %+v, %v", rec, err)
 	}
 }
@@ -317,11 +320,11 @@ func TestReceiveStorefrontOrderConcurrentDeliveries(t *testing.T) {
 	org := intakeOrgID(t)
 	intakeSeed(t, db, org, 3)
 	app := intakeApp(db, nil)
-	answers := make([][]application.StorefrontOrderResult, orders)
+	answers := make([][]intakeapp.StorefrontOrderResult, orders)
 	var wg sync.WaitGroup
 	start := make(chan struct{})
 	for i := range orders {
-		answers[i] = make([]application.StorefrontOrderResult, deliveries)
+		answers[i] = make([]intakeapp.StorefrontOrderResult, deliveries)
 		for j := range deliveries {
 			wg.Add(1)
 			go func() {
@@ -377,7 +380,7 @@ func TestClaimResolvesTheOrder(t *testing.T) {
 	claim := func(org string, skus []string) ports.OrderResolution {
 		t.Helper()
 		order++
-		_, res, err := receipts.Claim(ctx, domain.OrderDelivery{OrganizationID: org, OrderID: order, TraceID: "t", ReceivedAt: time.Now()}, skus)
+		_, res, err := receipts.Claim(ctx, intake.OrderDelivery{OrganizationID: org, OrderID: order, TraceID: "t", ReceivedAt: time.Now()}, skus)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -417,7 +420,7 @@ func TestClaimResolvesTheOrder(t *testing.T) {
 }
 
 // The repository's one-statement claim and failure record are the domain's
-// rules (domain.ClaimOrderReceipt, domain.RecordFailedDelivery): a life of
+// rules (intake.ClaimOrderReceipt, intake.RecordFailedDelivery): a life of
 // one order's deliveries, applied to the database and to the domain alone,
 // leaves the same receipt after every step.
 func TestOrderReceiptStatementsFollowTheDomain(t *testing.T) {
@@ -428,18 +431,18 @@ func TestOrderReceiptStatementsFollowTheDomain(t *testing.T) {
 	ctx := context.Background()
 	num := int64(1234)
 	at := time.Now().UTC().Truncate(time.Millisecond)
-	delivery := func(i int, number *int64) domain.OrderDelivery {
-		return domain.OrderDelivery{OrganizationID: org, OrderID: 77, OrderNumber: number, TraceID: fmt.Sprintf("trace-%d", i),
+	delivery := func(i int, number *int64) intake.OrderDelivery {
+		return intake.OrderDelivery{OrganizationID: org, OrderID: 77, OrderNumber: number, TraceID: fmt.Sprintf("trace-%d", i),
 			ReceivedAt: at.Add(time.Duration(i%3) * time.Minute)} // times out of order, as redeliveries come
 	}
-	var model *domain.OrderReceipt
+	var model *intake.OrderReceipt
 	steps := []struct {
 		name string
 		run  func(i int) error
 	}{
 		{"first delivery refused in its transaction", func(i int) error {
 			d := delivery(i, nil)
-			model = domain.ClaimOrderReceipt(model, d)
+			model = intake.ClaimOrderReceipt(model, d)
 			if err := model.Fail("unknown_skus", nil); err != nil {
 				return err
 			}
@@ -456,7 +459,7 @@ func TestOrderReceiptStatementsFollowTheDomain(t *testing.T) {
 		}},
 		{"a delivery that failed outside its transaction", func(i int) error {
 			d := delivery(i, &num)
-			model = domain.RecordFailedDelivery(model, d, "unavailable")
+			model = intake.RecordFailedDelivery(model, d, "unavailable")
 			return uow.Do(ctx, func(ctx context.Context, r ports.Repositories) error {
 				_, err := r.Receipts.RecordFailure(ctx, d, "unavailable")
 				return err
@@ -464,8 +467,8 @@ func TestOrderReceiptStatementsFollowTheDomain(t *testing.T) {
 		}},
 		{"a delivery that succeeds (skipped)", func(i int) error {
 			d := delivery(i, nil)
-			model = domain.ClaimOrderReceipt(model, d)
-			if err := model.Skip(domain.SkipOrderCancelled); err != nil {
+			model = intake.ClaimOrderReceipt(model, d)
+			if err := model.Skip(intake.SkipOrderCancelled); err != nil {
 				return err
 			}
 			return uow.Do(ctx, func(ctx context.Context, r ports.Repositories) error {
@@ -473,7 +476,7 @@ func TestOrderReceiptStatementsFollowTheDomain(t *testing.T) {
 				if err != nil {
 					return err
 				}
-				if err := rec.Skip(domain.SkipOrderCancelled); err != nil {
+				if err := rec.Skip(intake.SkipOrderCancelled); err != nil {
 					return err
 				}
 				return r.Receipts.Finish(ctx, rec)
@@ -481,7 +484,7 @@ func TestOrderReceiptStatementsFollowTheDomain(t *testing.T) {
 		}},
 		{"a duplicate", func(i int) error {
 			d := delivery(i, nil)
-			model = domain.ClaimOrderReceipt(model, d)
+			model = intake.ClaimOrderReceipt(model, d)
 			return uow.Do(ctx, func(ctx context.Context, r ports.Repositories) error {
 				rec, _, err := r.Receipts.Claim(ctx, d, nil)
 				if err == nil && !rec.Duplicate() {
@@ -492,7 +495,7 @@ func TestOrderReceiptStatementsFollowTheDomain(t *testing.T) {
 		}},
 		{"a failure after the success", func(i int) error {
 			d := delivery(i, nil)
-			model = domain.RecordFailedDelivery(model, d, "unavailable")
+			model = intake.RecordFailedDelivery(model, d, "unavailable")
 			return uow.Do(ctx, func(ctx context.Context, r ports.Repositories) error {
 				_, err := r.Receipts.RecordFailure(ctx, d, "unavailable")
 				return err
@@ -503,7 +506,7 @@ func TestOrderReceiptStatementsFollowTheDomain(t *testing.T) {
 		if err := step.run(i); err != nil {
 			t.Fatalf("%s: %v", step.name, err)
 		}
-		var stored *domain.OrderReceipt
+		var stored *intake.OrderReceipt
 		err := uow.Do(ctx, func(ctx context.Context, r ports.Repositories) (err error) {
 			stored, err = r.Receipts.Get(ctx, org, 77)
 			return err

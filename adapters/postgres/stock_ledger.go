@@ -9,7 +9,7 @@ import (
 
 	"github.com/uptrace/bun/driver/pgdriver"
 
-	"github.com/acme3pl/fulfillment/domain"
+	"github.com/acme3pl/fulfillment/domain/shipping"
 	"github.com/acme3pl/fulfillment/ports"
 )
 
@@ -99,11 +99,11 @@ FROM short
 ORDER BY short.kind DESC, short.item`
 
 // Move implements ports.StockLedger in one statement. Items that would go
-// below zero on hand are a *domain.OnHandShortageError listing each (it is
-// domain.ErrNegativeStock), and nothing changes; a carton taken below what
-// is reserved (carton_stock's CHECK) is domain.ErrNegativeStock too, and
+// below zero on hand are a *shipping.OnHandShortageError listing each (it is
+// shipping.ErrNegativeStock), and nothing changes; a carton taken below what
+// is reserved (carton_stock's CHECK) is shipping.ErrNegativeStock too, and
 // the caller's transaction rolls back.
-func (l *StockLedger) Move(ctx context.Context, c domain.StockChange) error {
+func (l *StockLedger) Move(ctx context.Context, c shipping.StockChange) error {
 	if len(c.Deltas) == 0 {
 		return nil
 	}
@@ -113,15 +113,15 @@ func (l *StockLedger) Move(ctx context.Context, c domain.StockChange) error {
 	for i, d := range c.Deltas {
 		kinds[i], items[i], qty[i] = string(d.Kind), d.ItemID, d.Quantity
 	}
-	var short *domain.OnHandShortageError
+	var short *shipping.OnHandShortageError
 	err := l.run.query(ctx, moveStockSQL, func(rows *sql.Rows) error {
 		var kind string
-		var it domain.StockShortage
+		var it shipping.StockShortage
 		if err := rows.Scan(&kind, &it.ItemID, &it.SKU, &it.Requested, &it.Available); err != nil {
 			return err
 		}
 		if short == nil {
-			short = &domain.OnHandShortageError{Kind: domain.ItemKind(kind)}
+			short = &shipping.OnHandShortageError{Kind: shipping.ItemKind(kind)}
 		}
 		short.Items = append(short.Items, it)
 		return nil
@@ -130,7 +130,7 @@ func (l *StockLedger) Move(ctx context.Context, c domain.StockChange) error {
 	var pgErr pgdriver.Error
 	if errors.As(err, &pgErr) && pgErr.Field('C') == "23514" && (pgErr.Field('t') == "product_stock" || pgErr.Field('t') == "carton_stock") {
 		// for cartons, reserved <= on_hand
-		return fmt.Errorf("%w: %s", domain.ErrNegativeStock, pgErr.Field('M'))
+		return fmt.Errorf("%w: %s", shipping.ErrNegativeStock, pgErr.Field('M'))
 	}
 	if err != nil {
 		return dbErr(err)
@@ -153,15 +153,15 @@ HAVING sum(quantity) <> 0
 ORDER BY warehouse_id, kind, item`
 
 // OnHandAt implements ports.StockLedger.
-func (l *StockLedger) OnHandAt(ctx context.Context, organizationID string, at time.Time) ([]domain.OnHand, error) {
-	out := []domain.OnHand{}
+func (l *StockLedger) OnHandAt(ctx context.Context, organizationID string, at time.Time) ([]shipping.OnHand, error) {
+	out := []shipping.OnHand{}
 	err := l.run.query(ctx, onHandAtSQL, func(rows *sql.Rows) error {
-		var o domain.OnHand
+		var o shipping.OnHand
 		var kind string
 		if err := rows.Scan(&o.WarehouseID, &kind, &o.ItemID, &o.Quantity); err != nil {
 			return err
 		}
-		o.Kind = domain.ItemKind(kind)
+		o.Kind = shipping.ItemKind(kind)
 		out = append(out, o)
 		return nil
 	}, organizationID, at)

@@ -1,0 +1,29 @@
+package warehouse
+
+import (
+	"github.com/acme3pl/fulfillment/application"
+)
+
+// UseCases are the warehouse's side: what a warehouse reports (receipts,
+// services, ships) and reads (its shipments), each with its span and log
+// line.
+type UseCases struct {
+	ShipShipment           application.Handler[ShipShipment, ShipResult]
+	RecordWarehouseReceipt application.Handler[RecordWarehouseReceipt, WarehouseReceiptResult]
+	RecordWarehouseService application.Handler[RecordWarehouseService, WarehouseServiceResult]
+
+	ListWarehouseShipments application.Handler[ListWarehouseShipments, WarehouseShipmentPage]
+}
+
+// New builds the use cases.
+func New(d application.Deps, hooks WarehouseHooks) *UseCases {
+	return &UseCases{
+		ShipShipment: application.Decorate("ShipShipment", NewShipShipmentHandler(d.UnitOfWork, d.Clock, hooks), d.Tracer, d.Log),
+		RecordWarehouseReceipt: application.Decorate("RecordWarehouseReceipt", NewRecordWarehouseReceiptHandler(
+			d.UnitOfWork, d.Clock, d.IDs, hooks), d.Tracer, d.Log),
+		RecordWarehouseService: application.Decorate("RecordWarehouseService", NewRecordWarehouseServiceHandler(
+			d.UnitOfWork, d.Clock, d.IDs, hooks), d.Tracer, d.Log),
+
+		ListWarehouseShipments: application.Decorate("ListWarehouseShipments", NewListWarehouseShipmentsHandler(d.Repos.Shipments), d.Tracer, d.Log),
+	}
+}
