@@ -109,7 +109,7 @@ func TestIntakeRolledBackRecordsOnlyTheFailure(t *testing.T) {
 // inventory.received: once per new warehouse receipt, none for its retry.
 func TestReceiptEvent(t *testing.T) {
 	db := shipFixture()
-	h := recvHandler(db, warehouseapp.WarehouseHooks{ReceiptEvent: warehouseapp.RecordReceiptEvent})
+	h := recvHandler(db, fakeBilling{})
 	for range 2 {
 		if _, err := h.Handle(context.Background(), recvCommand()); err != nil {
 			t.Fatal(err)
@@ -127,7 +127,7 @@ func TestReceiptEvent(t *testing.T) {
 func TestShippedEvent(t *testing.T) {
 	db := shipFixture()
 	app, clock := shipApp(db, domain.Sandbox)
-	ship := warehouseapp.NewShipShipmentHandler(fakeUoW{db}, clock, warehouseapp.WarehouseHooks{ShipmentEvent: warehouseapp.RecordShippedEvent})
+	ship := warehouseapp.NewShipShipmentHandler(fakeUoW{db}, clock, fakeBilling{})
 	id := shipPending(t, app, shipSPD(shipLine("ctn_1", 1)))
 	clock.now = shipT0.Add(2 * time.Hour)
 	for range 2 {

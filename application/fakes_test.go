@@ -819,7 +819,7 @@ func fakeApp(db *fakeDB, env domain.Environment, clock *fakeClock, tracer trace.
 	return &testApp{
 		UseCases:  application.New(d, keyGenerator{}, nil),
 		Shipping:  shippingapp.New(d),
-		Warehouse: warehouseapp.New(d, warehouseapp.WarehouseHooks{}),
+		Warehouse: warehouseapp.New(d, fakeBilling{}),
 		Intake:    intakeapp.New(d, intakeapp.Settings{DecodeStorefrontOrder: fakeDecode, FailedOrderRetention: 24 * time.Hour}),
 		Invoicing: invoicingapp.New(d),
 	}

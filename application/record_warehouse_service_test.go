@@ -12,7 +12,7 @@ import (
 	"github.com/acme3pl/fulfillment/ports"
 )
 
-func svcHandler(db *fakeDB, hooks warehouseapp.WarehouseHooks) *warehouseapp.RecordWarehouseServiceHandler {
+func svcHandler(db *fakeDB, hooks fakeBilling) *warehouseapp.RecordWarehouseServiceHandler {
 	return warehouseapp.NewRecordWarehouseServiceHandler(fakeUoW{db}, &fakeClock{now: recvT0}, &fakeIDs{}, hooks)
 }
 
@@ -29,7 +29,7 @@ func offered(_ context.Context, _ ports.Repositories, _, code string, _ time.Tim
 
 func TestRecordWarehouseServiceIsIdempotentOnItsReference(t *testing.T) {
 	db := shipFixture()
-	h := svcHandler(db, warehouseapp.WarehouseHooks{ServiceOffered: offered})
+	h := svcHandler(db, fakeBilling{ServiceOffered: offered})
 	first, err := h.Handle(context.Background(), svcCommand())
 	if err != nil || !first.Created || first.Service.QuantityMilli() != 1500 || !first.Service.PerformedAt().Equal(recvT0) {
 		t.Fatalf("first: %+v, %v", first, err)
@@ -53,16 +53,16 @@ func TestRecordWarehouseServiceRefuses(t *testing.T) {
 	tests := []struct {
 		name  string
 		edit  func(c *warehouseapp.RecordWarehouseService)
-		hooks warehouseapp.WarehouseHooks
+		hooks fakeBilling
 		want  application.Kind
 	}{
-		{"future performedAt", func(c *warehouseapp.RecordWarehouseService) { c.PerformedAt = &future }, warehouseapp.WarehouseHooks{}, application.KindInvalid},
-		{"zero quantity", func(c *warehouseapp.RecordWarehouseService) { c.QuantityMilli = 0 }, warehouseapp.WarehouseHooks{}, application.KindInvalid},
+		{"future performedAt", func(c *warehouseapp.RecordWarehouseService) { c.PerformedAt = &future }, fakeBilling{}, application.KindInvalid},
+		{"zero quantity", func(c *warehouseapp.RecordWarehouseService) { c.QuantityMilli = 0 }, fakeBilling{}, application.KindInvalid},
 		{"a warehouse that does not serve the organization", func(c *warehouseapp.RecordWarehouseService) { c.OrganizationID = "org_ship_b" },
-			warehouseapp.WarehouseHooks{}, application.KindInvalidWarehouse},
+			fakeBilling{}, application.KindInvalidWarehouse},
 		{"not on the rate card", func(c *warehouseapp.RecordWarehouseService) { c.Service = "gift_wrap" },
-			warehouseapp.WarehouseHooks{ServiceOffered: offered}, application.KindUnknownService},
-		{"a closed period", func(c *warehouseapp.RecordWarehouseService) {}, warehouseapp.WarehouseHooks{
+			fakeBilling{ServiceOffered: offered}, application.KindUnknownService},
+		{"a closed period", func(c *warehouseapp.RecordWarehouseService) {}, fakeBilling{
 			PeriodClosed: func(context.Context, ports.Repositories, string, time.Time) (bool, error) { return true, nil },
 		}, application.KindPeriodClosed},
 	}

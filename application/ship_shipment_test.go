@@ -178,23 +178,19 @@ func TestListWarehouseShipments(t *testing.T) {
 	}
 }
 
-// Billing's and the outbox's hooks run in the ship's transaction, once per
+// Billing's port and the outbox run in the ship's transaction, once per
 // shipment shipped: never for a replay, and a failing hook ships nothing.
 func TestShipRunsItsHooksOnce(t *testing.T) {
 	db := shipFixture()
 	clock := &fakeClock{now: shipT0}
-	var charged, events []string
+	var charged []string
 	fail := false
-	hooks := warehouseapp.WarehouseHooks{
+	hooks := fakeBilling{
 		ShipmentCharges: func(_ context.Context, _ ports.Repositories, s *shipping.Shipment) error {
 			if fail {
 				return errors.New("rate card unreadable")
 			}
 			charged = append(charged, s.ID()+"/"+string(s.Status()))
-			return nil
-		},
-		ShipmentEvent: func(_ context.Context, _ ports.Repositories, s *shipping.Shipment) error {
-			events = append(events, s.ID())
 			return nil
 		},
 	}
@@ -205,6 +201,12 @@ func TestShipRunsItsHooksOnce(t *testing.T) {
 	for range 2 {
 		if _, err := ship.Handle(context.Background(), warehouseapp.ShipShipment{WarehouseID: "wh_a", ShipmentID: id, Carrier: "UPS", TrackingNumber: "1"}); err != nil {
 			t.Fatal(err)
+		}
+	}
+	var events []string
+	for _, e := range db.recorded() {
+		if e.Type == ports.EventShipmentShipped {
+			events = append(events, e.Subject)
 		}
 	}
 	if len(charged) != 1 || charged[0] != id+"/shipped" || len(events) != 1 {

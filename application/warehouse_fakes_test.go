@@ -5,6 +5,7 @@ package application_test
 
 import (
 	"context"
+	"fmt"
 	"maps"
 	"slices"
 	"time"
@@ -156,4 +157,66 @@ func (r fakeStockLedger) OnHandAt(_ context.Context, org string, at time.Time) (
 		}
 	}
 	return out, nil
+}
+
+// fakeBilling is billing's part of the warehouse's reports
+// (ports.ReportBilling) as a test sets it: a nil function accepts every
+// service, closes no period and charges nothing.
+type fakeBilling struct {
+	ServiceOffered  func(ctx context.Context, r ports.Repositories, organizationID, code string, at time.Time) (bool, error)
+	PeriodClosed    func(ctx context.Context, r ports.Repositories, organizationID string, at time.Time) (bool, error)
+	ReceiptCharges  func(ctx context.Context, r ports.Repositories, receipt *warehouse.Receipt) error
+	ServiceCharges  func(ctx context.Context, r ports.Repositories, service *warehouse.ServiceRecord) error
+	ShipmentCharges func(ctx context.Context, r ports.Repositories, shipped *shipping.Shipment) error
+}
+
+var _ ports.ReportBilling = fakeBilling{}
+
+func (b fakeBilling) CheckServiceOffered(ctx context.Context, r ports.Repositories, org, code string, at time.Time) error {
+	if b.ServiceOffered == nil {
+		return nil
+	}
+	ok, err := b.ServiceOffered(ctx, r, org, code, at)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return fmt.Errorf("service %q: %w", code, warehouse.ErrUnknownService)
+	}
+	return nil
+}
+
+func (b fakeBilling) CheckPeriodOpen(ctx context.Context, r ports.Repositories, org string, at time.Time) error {
+	if b.PeriodClosed == nil {
+		return nil
+	}
+	closed, err := b.PeriodClosed(ctx, r, org, at)
+	if err != nil {
+		return err
+	}
+	if closed {
+		return fmt.Errorf("%s: %w", at, warehouse.ErrPeriodClosed)
+	}
+	return nil
+}
+
+func (b fakeBilling) ChargeReceipt(ctx context.Context, r ports.Repositories, receipt *warehouse.Receipt) error {
+	if b.ReceiptCharges == nil {
+		return nil
+	}
+	return b.ReceiptCharges(ctx, r, receipt)
+}
+
+func (b fakeBilling) ChargeService(ctx context.Context, r ports.Repositories, service *warehouse.ServiceRecord) error {
+	if b.ServiceCharges == nil {
+		return nil
+	}
+	return b.ServiceCharges(ctx, r, service)
+}
+
+func (b fakeBilling) ChargeShipment(ctx context.Context, r ports.Repositories, shipped *shipping.Shipment) error {
+	if b.ShipmentCharges == nil {
+		return nil
+	}
+	return b.ShipmentCharges(ctx, r, shipped)
 }

@@ -186,11 +186,7 @@ var ApplicationModule = fx.Module("application",
 			return intakeapp.Settings{DecodeStorefrontOrder: httpapi.DecodeStorefrontOrder, FailedOrderRetention: cfg.FailedOrderRetention}
 		},
 		func(billing billingapp.Deps) application.RateCardSeeder { return billingapp.SeedRateCards(billing) },
-		func(billing billingapp.Deps) warehouseapp.WarehouseHooks {
-			return billingapp.WarehouseHooks(billing, warehouseapp.WarehouseHooks{
-				ReceiptEvent: warehouseapp.RecordReceiptEvent, ShipmentEvent: warehouseapp.RecordShippedEvent,
-			})
-		},
+		fx.Annotate(billingapp.NewReportBilling, fx.As(new(ports.ReportBilling))),
 		application.New,
 		shippingapp.New,
 		warehouseapp.New,

@@ -45,3 +45,22 @@ type StockLedger interface {
 	// none left out, ordered by warehouse, kind and item.
 	OnHandAt(ctx context.Context, organizationID string, at time.Time) ([]shipping.OnHand, error)
 }
+
+// ReportBilling is billing's part of the warehouse's reports (receipts,
+// services, ships), which their use cases call in the report's
+// transaction, with its repositories, so that what it writes commits with
+// the report or not at all. application/billing implements it.
+type ReportBilling interface {
+	// CheckServiceOffered refuses a code that is not a service of the
+	// organization's rate card in force at at (warehouse.ErrUnknownService).
+	CheckServiceOffered(ctx context.Context, r Repositories, organizationID, code string, at time.Time) error
+	// CheckPeriodOpen refuses a fact dated inside a closed billing period of
+	// the organization (warehouse.ErrPeriodClosed); the open period is then
+	// held FOR SHARE until the report commits, so a finalization waits.
+	CheckPeriodOpen(ctx context.Context, r Repositories, organizationID string, at time.Time) error
+	// ChargeReceipt, ChargeService and ChargeShipment accrue a new report's
+	// charges (one statement each); never for a retry or a replayed ship.
+	ChargeReceipt(ctx context.Context, r Repositories, receipt *warehouse.Receipt) error
+	ChargeService(ctx context.Context, r Repositories, service *warehouse.ServiceRecord) error
+	ChargeShipment(ctx context.Context, r Repositories, shipped *shipping.Shipment) error
+}

@@ -69,9 +69,9 @@ func billPending(t *testing.T, b *billInstance, org string, n int) []string {
 
 var billAddress = shipping.ShippingAddress{Name: "Ada", Address1: "1 Main St", City: "Newark", State: "NJ", Zip: "07102", Country: "US"}
 
-// billShipper ships as the warehouse does, with billing's hooks.
+// billShipper ships as the warehouse does, with billing's part of the reports.
 func billShipper(b *billInstance) *warehouseapp.ShipShipmentHandler {
-	return warehouseapp.NewShipShipmentHandler(b.deps.UnitOfWork, b.deps.Clock, billingapp.WarehouseHooks(b.deps, warehouseapp.WarehouseHooks{}))
+	return warehouseapp.NewShipShipmentHandler(b.deps.UnitOfWork, b.deps.Clock, billingapp.NewReportBilling(b.deps))
 }
 
 // billShipOne ships one of org's shipments as its warehouse does.
@@ -338,13 +338,12 @@ func TestBillingReceiptDatedBackRacingStorage(t *testing.T) {
 	billRunAt(t, b, clock, clock.Now()) // storage through November 19
 	// The receipt's transaction pauses at its event, after its billing.
 	paused, resume := make(chan struct{}), make(chan struct{})
-	events := warehouseapp.WarehouseHooks{ReceiptEvent: func(context.Context, ports.Repositories, *whside.Receipt) error {
+	uow := pausingEvents{UnitOfWork: b.deps.UnitOfWork, pause: func() {
 		close(paused)
 		<-resume
-		return nil
 	}}
-	receiver := warehouseapp.NewRecordWarehouseReceiptHandler(b.deps.UnitOfWork, b.deps.Clock, system.IDs{},
-		billingapp.WarehouseHooks(b.deps, events))
+	receiver := warehouseapp.NewRecordWarehouseReceiptHandler(uow, b.deps.Clock, system.IDs{},
+		billingapp.NewReportBilling(b.deps))
 	received := make(chan error, 1)
 	go func() {
 		at := utc("2030-11-10T09:00:00Z")
@@ -496,4 +495,28 @@ func TestBillingMinimumWithACredit(t *testing.T) {
 	if f.TotalAmount != 4_000 || f.Invoice.Status() != invoicing.InvoiceUnpaid {
 		t.Fatalf("total %d, %s; want 4000, unpaid", f.TotalAmount, f.Invoice.Status())
 	}
+}
+
+// pausingEvents is a unit of work whose transactions call pause when they
+// record an event, then record it.
+type pausingEvents struct {
+	ports.UnitOfWork
+	pause func()
+}
+
+func (u pausingEvents) Do(ctx context.Context, fn func(ctx context.Context, r ports.Repositories) error) error {
+	return u.UnitOfWork.Do(ctx, func(ctx context.Context, r ports.Repositories) error {
+		r.Events = pausingRecorder{EventRecorder: r.Events, pause: u.pause}
+		return fn(ctx, r)
+	})
+}
+
+type pausingRecorder struct {
+	ports.EventRecorder
+	pause func()
+}
+
+func (p pausingRecorder) Record(ctx context.Context, e ports.Event) error {
+	p.pause()
+	return p.EventRecorder.Record(ctx, e)
 }

@@ -96,8 +96,28 @@ WHERE b.on_hand <> (SELECT coalesce(sum(m.quantity), 0) FROM stock_movements m
 	}
 }
 
-func recvUseCase(db *bun.DB, hooks warehouseapp.WarehouseHooks) *warehouseapp.RecordWarehouseReceiptHandler {
-	return warehouseapp.NewRecordWarehouseReceiptHandler(postgres.NewUnitOfWork(db), system.Clock{}, system.IDs{}, hooks)
+func recvUseCase(db *bun.DB, billing ports.ReportBilling) *warehouseapp.RecordWarehouseReceiptHandler {
+	return warehouseapp.NewRecordWarehouseReceiptHandler(postgres.NewUnitOfWork(db), system.Clock{}, system.IDs{}, billing)
+}
+
+// noBilling is the warehouse's reports without billing: every service
+// offered, no period closed, nothing charged.
+type noBilling struct{}
+
+func (noBilling) CheckServiceOffered(context.Context, ports.Repositories, string, string, time.Time) error {
+	return nil
+}
+func (noBilling) CheckPeriodOpen(context.Context, ports.Repositories, string, time.Time) error {
+	return nil
+}
+func (noBilling) ChargeReceipt(context.Context, ports.Repositories, *whside.Receipt) error {
+	return nil
+}
+func (noBilling) ChargeService(context.Context, ports.Repositories, *whside.ServiceRecord) error {
+	return nil
+}
+func (noBilling) ChargeShipment(context.Context, ports.Repositories, *shipping.Shipment) error {
+	return nil
 }
 
 func TestSeedStockIsAnOpeningMovementOnce(t *testing.T) {
@@ -133,7 +153,7 @@ func TestReceiptRaisesOnHandAndWritesMovements(t *testing.T) {
 	w := recvFixture(t, time.Now().Add(-time.Hour))
 	db := shipDB(t, 2)
 	at := time.Now().UTC().Add(-30 * time.Minute).Truncate(time.Millisecond)
-	res, err := recvUseCase(db, warehouseapp.WarehouseHooks{}).Handle(context.Background(), warehouseapp.RecordWarehouseReceipt{
+	res, err := recvUseCase(db, noBilling{}).Handle(context.Background(), warehouseapp.RecordWarehouseReceipt{
 		WarehouseID: w.wh, OrganizationID: w.org, Reference: "ASN-1", ReceivedAt: &at,
 		Lines: []whside.ReceiptLine{
 			{Kind: shipping.KindProduct, ItemID: w.prod, Quantity: 40},
@@ -163,7 +183,7 @@ func TestReceiptRaisesOnHandAndWritesMovements(t *testing.T) {
 func TestReceiptReferenceIsIdempotent(t *testing.T) {
 	w := recvFixture(t, time.Now().Add(-time.Hour))
 	db := shipDB(t, 2)
-	uc := recvUseCase(db, warehouseapp.WarehouseHooks{})
+	uc := recvUseCase(db, noBilling{})
 	ctx := context.Background()
 	c := warehouseapp.RecordWarehouseReceipt{
 		WarehouseID: w.wh, OrganizationID: w.org, Reference: "DOCK-7",
@@ -223,7 +243,7 @@ func TestReceiptsWithOneReferenceRacing(t *testing.T) {
 	var fns []func() error
 	results := make([]warehouseapp.WarehouseReceiptResult, instances*each)
 	for i := range instances {
-		uc := recvUseCase(shipDB(t, 3), warehouseapp.WarehouseHooks{})
+		uc := recvUseCase(shipDB(t, 3), noBilling{})
 		for j := range each {
 			k := i*each + j
 			fns = append(fns, func() error {
@@ -263,7 +283,7 @@ func TestOnHandAtAPastInstant(t *testing.T) {
 	t0 := time.Date(2026, 10, 1, 0, 0, 0, 0, time.UTC)
 	w := recvFixture(t, t0) // 100 cartons from t0
 	db := shipDB(t, 2)
-	uc := recvUseCase(db, warehouseapp.WarehouseHooks{})
+	uc := recvUseCase(db, noBilling{})
 	ctx := context.Background()
 	receive := func(ref string, at time.Time, lines ...whside.ReceiptLine) {
 		t.Helper()

@@ -62,7 +62,7 @@ func TestServicesWithOneReferenceRacing(t *testing.T) {
 	results := make([]warehouseapp.WarehouseServiceResult, instances*each)
 	for i := range instances {
 		uc := warehouseapp.NewRecordWarehouseServiceHandler(postgres.NewUnitOfWork(shipDB(t, 3)), system.Clock{}, system.IDs{},
-			warehouseapp.WarehouseHooks{})
+			noBilling{})
 		for j := range each {
 			k := i*each + j
 			fns = append(fns, func() error {

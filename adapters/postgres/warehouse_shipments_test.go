@@ -62,7 +62,7 @@ func (u shipUseCases) pendingOf(t *testing.T, org, wh string, kind shipping.Ship
 }
 
 func shipShipper(db *bun.DB) *warehouseapp.ShipShipmentHandler {
-	return warehouseapp.NewShipShipmentHandler(postgres.NewUnitOfWork(db), system.Clock{}, warehouseapp.WarehouseHooks{})
+	return warehouseapp.NewShipShipmentHandler(postgres.NewUnitOfWork(db), system.Clock{}, noBilling{})
 }
 
 func shipShipIt(h *warehouseapp.ShipShipmentHandler, wh, id, number string) (warehouseapp.ShipResult, error) {

@@ -41,15 +41,15 @@ type WarehouseReceiptResult struct {
 
 // RecordWarehouseReceiptHandler records receipts.
 type RecordWarehouseReceiptHandler struct {
-	uow   ports.UnitOfWork
-	clock ports.Clock
-	ids   ports.IDGenerator
-	hooks WarehouseHooks
+	uow     ports.UnitOfWork
+	clock   ports.Clock
+	ids     ports.IDGenerator
+	billing ports.ReportBilling
 }
 
 // NewRecordWarehouseReceiptHandler builds the handler.
-func NewRecordWarehouseReceiptHandler(uow ports.UnitOfWork, clock ports.Clock, ids ports.IDGenerator, hooks WarehouseHooks) *RecordWarehouseReceiptHandler {
-	return &RecordWarehouseReceiptHandler{uow: uow, clock: clock, ids: ids, hooks: hooks}
+func NewRecordWarehouseReceiptHandler(uow ports.UnitOfWork, clock ports.Clock, ids ports.IDGenerator, billing ports.ReportBilling) *RecordWarehouseReceiptHandler {
+	return &RecordWarehouseReceiptHandler{uow: uow, clock: clock, ids: ids, billing: billing}
 }
 
 // Handle validates the receipt before any transaction (400s, in the order
@@ -94,16 +94,21 @@ func (h *RecordWarehouseReceiptHandler) Handle(ctx context.Context, c RecordWare
 		}
 		// After its row locks: billing's lock comes last in every fact's
 		// transaction (docs/billing.md, "One lock order").
-		if err := h.hooks.checkPeriodOpen(ctx, r, c.OrganizationID, receipt.ReceivedAt()); err != nil {
+		if err := h.billing.CheckPeriodOpen(ctx, r, c.OrganizationID, receipt.ReceivedAt()); err != nil {
 			return err
 		}
 		// Billing: the receipt's charges (one statement).
-		if err := run(ctx, h.hooks.ReceiptCharges, r, receipt, "charge receipt"); err != nil {
-			return err
+		if err := h.billing.ChargeReceipt(ctx, r, receipt); err != nil {
+			return fmt.Errorf("charge receipt: %w", err)
 		}
-		// Events: inventory.received to the outbox (one statement).
-		if err := run(ctx, h.hooks.ReceiptEvent, r, receipt, "event of receipt"); err != nil {
-			return err
+		// Events: inventory.received to the outbox (one statement; the
+		// receipt is a new row: nobody else writes events of it before the
+		// commit).
+		if err := r.Events.Record(ctx, ports.Event{
+			Type: ports.EventInventoryReceived, Subject: receipt.ID(), OrganizationID: receipt.OrganizationID(),
+			Time: receipt.CreatedAt(), Data: receipt,
+		}); err != nil {
+			return fmt.Errorf("event of receipt: %w", err)
 		}
 		res = WarehouseReceiptResult{Receipt: receipt, Created: true}
 		return nil

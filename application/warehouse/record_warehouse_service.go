@@ -44,15 +44,15 @@ type WarehouseServiceResult struct {
 
 // RecordWarehouseServiceHandler records services.
 type RecordWarehouseServiceHandler struct {
-	uow   ports.UnitOfWork
-	clock ports.Clock
-	ids   ports.IDGenerator
-	hooks WarehouseHooks
+	uow     ports.UnitOfWork
+	clock   ports.Clock
+	ids     ports.IDGenerator
+	billing ports.ReportBilling
 }
 
 // NewRecordWarehouseServiceHandler builds the handler.
-func NewRecordWarehouseServiceHandler(uow ports.UnitOfWork, clock ports.Clock, ids ports.IDGenerator, hooks WarehouseHooks) *RecordWarehouseServiceHandler {
-	return &RecordWarehouseServiceHandler{uow: uow, clock: clock, ids: ids, hooks: hooks}
+func NewRecordWarehouseServiceHandler(uow ports.UnitOfWork, clock ports.Clock, ids ports.IDGenerator, billing ports.ReportBilling) *RecordWarehouseServiceHandler {
+	return &RecordWarehouseServiceHandler{uow: uow, clock: clock, ids: ids, billing: billing}
 }
 
 // Handle validates the service before any transaction (400s, in the order
@@ -62,8 +62,8 @@ func NewRecordWarehouseServiceHandler(uow ports.UnitOfWork, clock ports.Clock, i
 // is a retry (the first service, nothing written) and other content 409
 // reference_conflict. A new service must be on the organization's rate
 // card in force when it was performed (422 unknown_service) and not dated
-// inside a closed period (422 period_closed); its charges and event are
-// written with it.
+// inside a closed period (422 period_closed); its charge is written with
+// it.
 func (h *RecordWarehouseServiceHandler) Handle(ctx context.Context, c RecordWarehouseService) (WarehouseServiceResult, error) {
 	service, err := warehouse.NewServiceRecord(warehouse.NewServiceRecordParams{
 		ID: h.ids.NewID("svc"), WarehouseID: c.WarehouseID, OrganizationID: c.OrganizationID,
@@ -90,19 +90,16 @@ func (h *RecordWarehouseServiceHandler) Handle(ctx context.Context, c RecordWare
 			res.Service = stored
 			return nil
 		}
-		if err := h.hooks.checkServiceOffered(ctx, r, c.OrganizationID, service.Service(), service.PerformedAt()); err != nil {
+		if err := h.billing.CheckServiceOffered(ctx, r, c.OrganizationID, service.Service(), service.PerformedAt()); err != nil {
 			return err
 		}
-		if err := h.hooks.checkPeriodOpen(ctx, r, c.OrganizationID, service.PerformedAt()); err != nil {
+		if err := h.billing.CheckPeriodOpen(ctx, r, c.OrganizationID, service.PerformedAt()); err != nil {
 			return err
 		}
-		// Billing: the service's charge (one statement).
-		if err := run(ctx, h.hooks.ServiceCharges, r, service, "charge service"); err != nil {
-			return err
-		}
-		// Events: the service's event to the outbox (one statement).
-		if err := run(ctx, h.hooks.ServiceEvent, r, service, "event of service"); err != nil {
-			return err
+		// Billing: the service's charge (one statement). A service has no
+		// event of its own.
+		if err := h.billing.ChargeService(ctx, r, service); err != nil {
+			return fmt.Errorf("charge service: %w", err)
 		}
 		res = WarehouseServiceResult{Service: service, Created: true}
 		return nil

@@ -2,6 +2,7 @@ package warehouse
 
 import (
 	"context"
+	"fmt"
 
 	"go.opentelemetry.io/otel/attribute"
 
@@ -37,21 +38,21 @@ type ShipResult struct {
 // ShipShipmentHandler ships shipments: pending → shipped, the reservation
 // of each line turned into consumption of the warehouse's stock.
 type ShipShipmentHandler struct {
-	uow   ports.UnitOfWork
-	clock ports.Clock
-	hooks WarehouseHooks // ShipmentCharges (billing) and ShipmentEvent (the outbox)
+	uow     ports.UnitOfWork
+	clock   ports.Clock
+	billing ports.ReportBilling
 }
 
 // NewShipShipmentHandler builds the handler.
-func NewShipShipmentHandler(uow ports.UnitOfWork, clock ports.Clock, hooks WarehouseHooks) *ShipShipmentHandler {
-	return &ShipShipmentHandler{uow: uow, clock: clock, hooks: hooks}
+func NewShipShipmentHandler(uow ports.UnitOfWork, clock ports.Clock, billing ports.ReportBilling) *ShipShipmentHandler {
+	return &ShipShipmentHandler{uow: uow, clock: clock, billing: billing}
 }
 
 // Handle ships the shipment in one transaction: the shipment locked (found
 // at the command's warehouse: another warehouse's shipment is
 // domain.ErrNotFound), the domain's transition, the stock consumed with
-// its movements, the shipment stored, then its charges (billing's hook)
-// and its event (the outbox's hook), one statement each. A bad tracking is
+// its movements, the shipment stored, then its charges (billing's port)
+// and its event (the outbox), one statement each. A bad tracking is
 // refused before the transaction opens. The same ship again is a replay that changes nothing;
 // a shipment in another state, or shipped with another tracking, is
 // domain.ErrInvalidState; on hand short for any item is the stock
@@ -81,10 +82,14 @@ func (h *ShipShipmentHandler) Handle(ctx context.Context, c ShipShipment) (ShipR
 		if err != nil || res.Replay {
 			return err
 		}
-		if err := run(ctx, h.hooks.ShipmentCharges, r, shipped, "charge shipment"); err != nil {
-			return err
+		if err := h.billing.ChargeShipment(ctx, r, shipped); err != nil {
+			return fmt.Errorf("charge shipment: %w", err)
 		}
-		return run(ctx, h.hooks.ShipmentEvent, r, shipped, "event of shipment")
+		// shipment.shipped, under the shipment's row lock (UpdateAtWarehouse).
+		if err := r.Events.Record(ctx, ports.ShipmentEvent(ports.EventShipmentShipped, shipped, shipped.UpdatedAt())); err != nil {
+			return fmt.Errorf("event of shipment: %w", err)
+		}
+		return nil
 	})
 	if err != nil {
 		return ShipResult{}, err

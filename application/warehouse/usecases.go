@@ -2,6 +2,7 @@ package warehouse
 
 import (
 	"github.com/acme3pl/fulfillment/application"
+	"github.com/acme3pl/fulfillment/ports"
 )
 
 // UseCases are the warehouse's side: what a warehouse reports (receipts,
@@ -16,13 +17,13 @@ type UseCases struct {
 }
 
 // New builds the use cases.
-func New(d application.Deps, hooks WarehouseHooks) *UseCases {
+func New(d application.Deps, billing ports.ReportBilling) *UseCases {
 	return &UseCases{
-		ShipShipment: application.Decorate("ShipShipment", NewShipShipmentHandler(d.UnitOfWork, d.Clock, hooks), d.Tracer, d.Log),
+		ShipShipment: application.Decorate("ShipShipment", NewShipShipmentHandler(d.UnitOfWork, d.Clock, billing), d.Tracer, d.Log),
 		RecordWarehouseReceipt: application.Decorate("RecordWarehouseReceipt", NewRecordWarehouseReceiptHandler(
-			d.UnitOfWork, d.Clock, d.IDs, hooks), d.Tracer, d.Log),
+			d.UnitOfWork, d.Clock, d.IDs, billing), d.Tracer, d.Log),
 		RecordWarehouseService: application.Decorate("RecordWarehouseService", NewRecordWarehouseServiceHandler(
-			d.UnitOfWork, d.Clock, d.IDs, hooks), d.Tracer, d.Log),
+			d.UnitOfWork, d.Clock, d.IDs, billing), d.Tracer, d.Log),
 
 		ListWarehouseShipments: application.Decorate("ListWarehouseShipments", NewListWarehouseShipmentsHandler(d.Repos.Shipments), d.Tracer, d.Log),
 	}
