@@ -5,7 +5,6 @@ import (
 
 	"go.opentelemetry.io/otel/attribute"
 
-	"github.com/acme3pl/fulfillment/domain"
 	"github.com/acme3pl/fulfillment/domain/shipping"
 	"github.com/acme3pl/fulfillment/ports"
 )
@@ -42,28 +41,17 @@ func NewCancelShipmentHandler(uow ports.UnitOfWork, clock ports.Clock) *CancelSh
 // shipment.cancelled event, and returns it as cancelled. A cancelled shipment is domain.ErrInvalidState; one that does
 // not exist or belongs to another organization, domain.ErrNotFound.
 func (h *CancelShipmentHandler) Handle(ctx context.Context, c CancelShipment) (*shipping.Shipment, error) {
-	if !domain.ValidID(c.ShipmentID) {
-		return nil, domain.ErrNotFound
-	}
-	var cancelled *shipping.Shipment
 	now := h.clock.Now()
-	err := h.uow.Do(ctx, func(ctx context.Context, r ports.Repositories) error {
-		var err error
-		cancelled, err = r.Shipments.Update(ctx, c.OrganizationID, c.ShipmentID, func(s *shipping.Shipment) error {
+	return updateShipment(ctx, h.uow, c.OrganizationID, c.ShipmentID,
+		func(ctx context.Context, r ports.Repositories, s *shipping.Shipment) error {
 			releases, err := s.Cancel(now)
 			if err != nil || !releases {
 				return err
 			}
 			return r.Inventory.Release(ctx, s.Warehouse().ID, s.Kind(), s.Lines())
-		})
-		if err != nil {
-			return err
-		}
+		},
 		// Update holds the shipment's row lock: its events are in commit order.
-		return r.Events.Record(ctx, ports.ShipmentEvent(ports.EventShipmentCancelled, cancelled, now))
-	})
-	if err != nil {
-		return nil, err
-	}
-	return cancelled, nil
+		func(ctx context.Context, r ports.Repositories, cancelled *shipping.Shipment) error {
+			return r.Events.Record(ctx, ports.ShipmentEvent(ports.EventShipmentCancelled, cancelled, now))
+		})
 }

@@ -5,7 +5,6 @@ import (
 
 	"go.opentelemetry.io/otel/attribute"
 
-	"github.com/acme3pl/fulfillment/domain"
 	"github.com/acme3pl/fulfillment/domain/shipping"
 	"github.com/acme3pl/fulfillment/ports"
 )
@@ -44,22 +43,11 @@ func NewSubmitShipmentHandler(uow ports.UnitOfWork, clock ports.Clock) *SubmitSh
 // that does not exist or belongs to another organization,
 // domain.ErrNotFound.
 func (h *SubmitShipmentHandler) Handle(ctx context.Context, c SubmitShipment) (*shipping.Shipment, error) {
-	if !domain.ValidID(c.ShipmentID) {
-		return nil, domain.ErrNotFound
-	}
-	var submitted *shipping.Shipment
-	err := h.uow.Do(ctx, func(ctx context.Context, r ports.Repositories) error {
-		var err error
-		submitted, err = r.Shipments.Update(ctx, c.OrganizationID, c.ShipmentID, func(s *shipping.Shipment) error {
+	return updateShipment(ctx, h.uow, c.OrganizationID, c.ShipmentID,
+		func(ctx context.Context, r ports.Repositories, s *shipping.Shipment) error {
 			if err := s.Submit(h.clock.Now()); err != nil {
 				return err
 			}
 			return r.Inventory.Reserve(ctx, s.OrganizationID(), s.Warehouse().ID, s.Kind(), s.Lines())
-		})
-		return err
-	})
-	if err != nil {
-		return nil, err
-	}
-	return submitted, nil
+		}, nil)
 }

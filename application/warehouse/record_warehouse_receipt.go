@@ -79,15 +79,9 @@ func (h *RecordWarehouseReceiptHandler) Handle(ctx context.Context, c RecordWare
 			return err
 		}
 		stored, created, err := r.WarehouseReceipts.Create(ctx, receipt)
-		if err != nil {
-			return fmt.Errorf("store receipt %s: %w", c.Reference, err)
-		}
-		if !created {
-			if !receipt.SameContent(stored) {
-				return fmt.Errorf("receipt %s of warehouse %s: %w", c.Reference, c.WarehouseID, warehouse.ErrReferenceConflict)
-			}
+		if retry, err := firstReport("receipt", c.Reference, c.WarehouseID, receipt, stored, created, err); err != nil || retry {
 			res.Receipt = stored
-			return nil
+			return err
 		}
 		if err := r.Stock.Move(ctx, receipt.Movements()); err != nil {
 			return fmt.Errorf("receive stock of %s: %w", c.Reference, err)

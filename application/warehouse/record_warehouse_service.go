@@ -80,15 +80,9 @@ func (h *RecordWarehouseServiceHandler) Handle(ctx context.Context, c RecordWare
 			return err
 		}
 		stored, created, err := r.WarehouseServices.Create(ctx, service)
-		if err != nil {
-			return fmt.Errorf("store service %s: %w", c.Reference, err)
-		}
-		if !created {
-			if !service.SameContent(stored) {
-				return fmt.Errorf("service %s of warehouse %s: %w", c.Reference, c.WarehouseID, warehouse.ErrReferenceConflict)
-			}
+		if retry, err := firstReport("service", c.Reference, c.WarehouseID, service, stored, created, err); err != nil || retry {
 			res.Service = stored
-			return nil
+			return err
 		}
 		if err := h.billing.CheckServiceOffered(ctx, r, c.OrganizationID, service.Service(), service.PerformedAt()); err != nil {
 			return err
