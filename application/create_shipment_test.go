@@ -25,7 +25,7 @@ func shipApp(db *fakeDB, env domain.Environment) (*testApp, *fakeClock) {
 func shipPickPack(lines ...shipping.ShipmentLine) shippingapp.CreateShipment {
 	return shippingapp.CreateShipment{
 		OrganizationID: "org_ship_a", Kind: shipping.PickPack, WarehouseID: "wh_a",
-		Address: shipping.ShippingAddress{Name: "Ada", Country: "US"}, Notes: "leave at door", Lines: lines,
+		Address: shipping.Address{Name: "Ada", Country: "US"}, Notes: "leave at door", Lines: lines,
 	}
 }
 

@@ -38,7 +38,7 @@ func intakeOrder(id int64, lines ...intake.StorefrontLine) intake.StorefrontOrde
 	n := int64(1042)
 	return intake.StorefrontOrder{
 		ID: id, OrderNumber: &n, Note: "Bitte klingeln 🙏",
-		ShippingAddress: &shipping.ShippingAddress{Name: "Zoë Müller", Company: "", Address1: "Straße des 17. Juni 135",
+		ShippingAddress: &shipping.Address{Name: "Zoë Müller", Company: "", Address1: "Straße des 17. Juni 135",
 			City: "Berlin", Zip: "10623", Country: "DE", Phone: "+49 30 1234567"},
 		Lines: lines,
 	}

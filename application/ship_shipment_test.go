@@ -158,7 +158,7 @@ func TestListWarehouseShipments(t *testing.T) {
 		ids = append(ids, shipPending(t, app, shipSPD(shipLine("ctn_1", 1))))
 	}
 	shipDraft(t, app, shipSPD(shipLine("ctn_1", 1))) // a draft is not the warehouse's
-	list := func(q warehouseapp.ListWarehouseShipments) (warehouseapp.WarehouseShipmentPage, error) {
+	list := func(q warehouseapp.ListWarehouseShipments) (warehouseapp.ShipmentPage, error) {
 		return app.Warehouse.ListWarehouseShipments.Handle(context.Background(), q)
 	}
 	page, err := list(warehouseapp.ListWarehouseShipments{WarehouseID: "wh_a", Page: ports.Page{Take: 2}})

@@ -168,7 +168,7 @@ type draftBody struct {
 func (b draftBody) command(org string, kind shipping.ShipmentKind, lines []shipping.ShipmentLine) shippingapp.CreateShipment {
 	return shippingapp.CreateShipment{
 		OrganizationID: org, Kind: kind, WarehouseID: b.WarehouseID, Notes: b.Notes, Lines: lines,
-		Address: shipping.ShippingAddress{
+		Address: shipping.Address{
 			Name: b.ShippingName, Company: b.ShippingCompany, Address1: b.ShippingAddress1, Address2: b.ShippingAddress2,
 			City: b.ShippingCity, State: b.ShippingState, Zip: b.ShippingZip, Country: b.ShippingCountry, Phone: b.ShippingPhone,
 		},

@@ -109,7 +109,7 @@ func DecodeStorefrontOrder(body []byte) (intake.StorefrontOrder, error) {
 	order.Cancelled = p.CancelledAt != nil
 	order.Note = p.Note
 	if a := p.ShippingAddress; a != nil {
-		order.ShippingAddress = &shipping.ShippingAddress{
+		order.ShippingAddress = &shipping.Address{
 			Name: a.Name, Company: a.Company, Address1: a.Address1, Address2: a.Address2, City: a.City,
 			State: a.ProvinceCode, Zip: a.Zip, Country: a.CountryCode, Phone: a.Phone,
 		}

@@ -229,7 +229,7 @@ func contractOrder(t testing.TB, body []byte) (order intake.StorefrontOrder, ref
 	texts := [][2]string{{"note", order.Note}}
 	if a := m["shipping_address"]; a.kind == '{' {
 		f := a.mapped(addressMembers...)
-		order.ShippingAddress = &shipping.ShippingAddress{Name: f["name"].str, Company: f["company"].str, Address1: f["address1"].str,
+		order.ShippingAddress = &shipping.Address{Name: f["name"].str, Company: f["company"].str, Address1: f["address1"].str,
 			Address2: f["address2"].str, City: f["city"].str, State: f["province_code"].str, Zip: f["zip"].str,
 			Country: f["country_code"].str, Phone: f["phone"].str}
 		all := ""

@@ -306,7 +306,7 @@ func TestDecodeStorefrontOrderSample(t *testing.T) {
 	num := int64(1042)
 	want := intake.StorefrontOrder{
 		ID: 5726128734520, OrderNumber: &num, Note: "Bitte beim Nachbarn (Hinterhaus, 2. OG) abgeben 🙏 — danke!",
-		ShippingAddress: &shipping.ShippingAddress{Name: "Zoë Müller", Company: "Bäckerei Größe GmbH",
+		ShippingAddress: &shipping.Address{Name: "Zoë Müller", Company: "Bäckerei Größe GmbH",
 			Address1: "Straße des 17. Juni 135", Address2: "Hinterhaus, 2. OG, c/o Ünal", City: "Berlin", State: "",
 			Zip: "10623", Country: "DE", Phone: "+49 30 1234567"},
 		Lines: []intake.StorefrontLine{
@@ -347,7 +347,7 @@ func TestDecodeStorefrontOrder(t *testing.T) {
 			}},
 		{name: "nulls map to empty strings", body: `{"id":1,"note":null,"shipping_address":{"name":null,"company":null,"address1":"x","address2":null,"province_code":null,"country_code":null,"phone":null,"zip":null,"city":null},"line_items":[{"id":1,"sku":null,"quantity":1,"requires_shipping":null}]}`,
 			check: func(t *testing.T, o intake.StorefrontOrder) {
-				if o.Note != "" || *o.ShippingAddress != (shipping.ShippingAddress{Address1: "x"}) || o.Lines[0].SKU != "" || !o.Lines[0].RequiresShipping {
+				if o.Note != "" || *o.ShippingAddress != (shipping.Address{Address1: "x"}) || o.Lines[0].SKU != "" || !o.Lines[0].RequiresShipping {
 					t.Errorf("%+v %+v", o, o.ShippingAddress)
 				}
 			}},

@@ -42,34 +42,34 @@ var recvNow = time.Date(2026, 11, 26, 12, 0, 0, 0, time.UTC)
 func newRecvHarness(principal ports.Principal) *recvHarness {
 	h := &recvHarness{metrics: telemetry.NewMetrics(), created: true}
 	app := &warehouseapp.UseCases{}
-	app.RecordWarehouseReceipt = application.HandlerFunc[warehouseapp.RecordWarehouseReceipt, warehouseapp.WarehouseReceiptResult](
-		func(_ context.Context, c warehouseapp.RecordWarehouseReceipt) (warehouseapp.WarehouseReceiptResult, error) {
+	app.RecordWarehouseReceipt = application.HandlerFunc[warehouseapp.RecordWarehouseReceipt, warehouseapp.ReceiptResult](
+		func(_ context.Context, c warehouseapp.RecordWarehouseReceipt) (warehouseapp.ReceiptResult, error) {
 			h.receipts = append(h.receipts, c)
 			rec, err := warehouse.NewReceipt(warehouse.NewReceiptParams{ID: "rcv_1", WarehouseID: c.WarehouseID, OrganizationID: c.OrganizationID,
 				Reference: c.Reference, ReceivedAt: c.ReceivedAt, Lines: c.Lines, Now: recvNow})
 			if err != nil {
-				return warehouseapp.WarehouseReceiptResult{}, err
+				return warehouseapp.ReceiptResult{}, err
 			}
 			if h.err != nil {
-				return warehouseapp.WarehouseReceiptResult{}, h.err
+				return warehouseapp.ReceiptResult{}, h.err
 			}
 			_ = rec.Resolve(map[string]shipping.InventoryItem{"prod_1": {ID: "prod_1", OrganizationID: c.OrganizationID, SKU: "TEE"}},
 				map[string]shipping.InventoryItem{"ctn_1": {ID: "ctn_1", OrganizationID: c.OrganizationID, SKU: "CTN"}})
-			return warehouseapp.WarehouseReceiptResult{Receipt: rec, Created: h.created}, nil
+			return warehouseapp.ReceiptResult{Receipt: rec, Created: h.created}, nil
 		})
-	app.RecordWarehouseService = application.HandlerFunc[warehouseapp.RecordWarehouseService, warehouseapp.WarehouseServiceResult](
-		func(_ context.Context, c warehouseapp.RecordWarehouseService) (warehouseapp.WarehouseServiceResult, error) {
+	app.RecordWarehouseService = application.HandlerFunc[warehouseapp.RecordWarehouseService, warehouseapp.ServiceResult](
+		func(_ context.Context, c warehouseapp.RecordWarehouseService) (warehouseapp.ServiceResult, error) {
 			h.services = append(h.services, c)
 			s, err := warehouse.NewServiceRecord(warehouse.NewServiceRecordParams{ID: "svc_1", WarehouseID: c.WarehouseID,
 				OrganizationID: c.OrganizationID, Reference: c.Reference, Service: c.Service, QuantityMilli: c.QuantityMilli,
 				PerformedAt: c.PerformedAt, Note: c.Note, Now: recvNow})
 			if err != nil {
-				return warehouseapp.WarehouseServiceResult{}, err
+				return warehouseapp.ServiceResult{}, err
 			}
 			if h.err != nil {
-				return warehouseapp.WarehouseServiceResult{}, h.err
+				return warehouseapp.ServiceResult{}, h.err
 			}
-			return warehouseapp.WarehouseServiceResult{Service: s, Created: h.created}, nil
+			return warehouseapp.ServiceResult{Service: s, Created: h.created}, nil
 		})
 	log := slog.New(slog.DiscardHandler)
 	errs := httpapi.ErrorMapper{Log: log}

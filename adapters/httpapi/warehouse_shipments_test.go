@@ -30,7 +30,7 @@ type warehouseHarness struct {
 	err     error
 	ships   []warehouseapp.ShipShipment
 	lists   []warehouseapp.ListWarehouseShipments
-	list    warehouseapp.WarehouseShipmentPage
+	list    warehouseapp.ShipmentPage
 	metrics *telemetry.Metrics
 }
 
@@ -55,8 +55,8 @@ func newWarehouseHarness(principal ports.Principal) *warehouseHarness {
 			h.ships = append(h.ships, c)
 			return h.result, h.err
 		})
-	app.ListWarehouseShipments = application.HandlerFunc[warehouseapp.ListWarehouseShipments, warehouseapp.WarehouseShipmentPage](
-		func(_ context.Context, q warehouseapp.ListWarehouseShipments) (warehouseapp.WarehouseShipmentPage, error) {
+	app.ListWarehouseShipments = application.HandlerFunc[warehouseapp.ListWarehouseShipments, warehouseapp.ShipmentPage](
+		func(_ context.Context, q warehouseapp.ListWarehouseShipments) (warehouseapp.ShipmentPage, error) {
 			h.lists = append(h.lists, q)
 			return h.list, nil
 		})
@@ -187,7 +187,7 @@ func TestWarehouseRoutesRefuseAnOrganizationsToken(t *testing.T) {
 
 func TestWarehouseList(t *testing.T) {
 	h := newWarehouseHarness(warehousePrincipal)
-	h.list = warehouseapp.WarehouseShipmentPage{
+	h.list = warehouseapp.ShipmentPage{
 		Shipments: []ports.WarehouseShipment{{Shipment: warehouseShipped(shipping.ShipmentPending), OrganizationName: "Acme"}}, More: true,
 	}
 	w := h.do(http.MethodGet, "/v0/warehouse/shipments?take=1", "")

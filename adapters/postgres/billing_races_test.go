@@ -67,7 +67,7 @@ func billPending(t *testing.T, b *billInstance, org string, n int) []string {
 	return ids
 }
 
-var billAddress = shipping.ShippingAddress{Name: "Ada", Address1: "1 Main St", City: "Newark", State: "NJ", Zip: "07102", Country: "US"}
+var billAddress = shipping.Address{Name: "Ada", Address1: "1 Main St", City: "Newark", State: "NJ", Zip: "07102", Country: "US"}
 
 // billShipper ships as the warehouse does, with billing's part of the reports.
 func billShipper(b *billInstance) *warehouseapp.ShipShipmentHandler {

@@ -79,7 +79,7 @@ func intakeApp(db *bun.DB, uow ports.UnitOfWork) *intakeapp.UseCases {
 func intakeOrderOf(id int64, skus ...string) intake.StorefrontOrder {
 	o := intake.StorefrontOrder{
 		ID: id, Note: "Hinterhaus 🙏",
-		ShippingAddress: &shipping.ShippingAddress{Name: "Zoë Müller", Address1: "Straße des 17. Juni 135", City: "Berlin", Country: "DE"},
+		ShippingAddress: &shipping.Address{Name: "Zoë Müller", Address1: "Straße des 17. Juni 135", City: "Berlin", Country: "DE"},
 	}
 	for i, s := range skus {
 		o.Lines = append(o.Lines, intake.StorefrontLine{ID: int64(i + 1), SKU: s, Quantity: int64(i + 1), RequiresShipping: true})

@@ -362,7 +362,7 @@ func shipmentFromRow(row shipmentRow, lines []shipping.ShipmentLine) *shipping.S
 		NewShipmentParams: shipping.NewShipmentParams{
 			ID: row.ID, OrganizationID: row.OrganizationID, Kind: shipping.ShipmentKind(row.Kind),
 			Warehouse: domain.WarehouseRef{ID: row.WarehouseID, Name: row.WarehouseName},
-			Address: shipping.ShippingAddress{
+			Address: shipping.Address{
 				Name: row.ShippingName, Company: row.ShippingCompany, Address1: row.ShippingAddress1,
 				Address2: row.ShippingAddress2, City: row.ShippingCity, State: row.ShippingState,
 				Zip: row.ShippingZip, Country: row.ShippingCountry, Phone: row.ShippingPhone,

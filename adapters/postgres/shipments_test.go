@@ -172,7 +172,7 @@ func TestShipmentRepositoryRoundTrip(t *testing.T) {
 	wh := domain.WarehouseRef{ID: n("wh_ship_repo"), Name: "Repo DC"}
 	pp := shipNew(t, shipping.NewShipmentParams{
 		ID: n("shp_ship_repo_pp"), OrganizationID: n("org_ship_repo"), Kind: shipping.PickPack, Warehouse: wh,
-		Address: shipping.ShippingAddress{Name: "Zoë", Company: "ACME", Address1: "1 Main", Address2: "Apt 2", City: "Köln",
+		Address: shipping.Address{Name: "Zoë", Company: "ACME", Address1: "1 Main", Address2: "Apt 2", City: "Köln",
 			State: "NW", Zip: "50667", Country: "DE", Phone: "+49"},
 		Notes:  "fragile ✓",
 		Lines:  []shipping.ShipmentLine{{ItemID: n("prod_ship_repo_2"), SKU: "P-2", Quantity: 3}, {ItemID: n("prod_ship_repo_1"), SKU: "P-1", Quantity: 1}},

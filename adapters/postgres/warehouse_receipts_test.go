@@ -241,7 +241,7 @@ func TestReceiptsWithOneReferenceRacing(t *testing.T) {
 	w := recvFixture(t, time.Now().Add(-time.Hour))
 	const instances, each = 4, 6
 	var fns []func() error
-	results := make([]warehouseapp.WarehouseReceiptResult, instances*each)
+	results := make([]warehouseapp.ReceiptResult, instances*each)
 	for i := range instances {
 		uc := recvUseCase(shipDB(t, 3), noBilling{})
 		for j := range each {

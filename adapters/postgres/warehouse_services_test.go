@@ -59,7 +59,7 @@ func TestServicesWithOneReferenceRacing(t *testing.T) {
 	w := recvFixture(t, time.Now().Add(-time.Hour))
 	const instances, each = 3, 6
 	var fns []func() error
-	results := make([]warehouseapp.WarehouseServiceResult, instances*each)
+	results := make([]warehouseapp.ServiceResult, instances*each)
 	for i := range instances {
 		uc := warehouseapp.NewRecordWarehouseServiceHandler(postgres.NewUnitOfWork(shipDB(t, 3)), system.Clock{}, system.IDs{},
 			noBilling{})

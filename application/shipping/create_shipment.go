@@ -18,7 +18,7 @@ type CreateShipment struct {
 	OrganizationID string
 	Kind           shipping.ShipmentKind
 	WarehouseID    string
-	Address        shipping.ShippingAddress
+	Address        shipping.Address
 	Notes          string
 	Lines          []shipping.ShipmentLine
 }

@@ -24,9 +24,9 @@ func (q ListWarehouseShipments) SpanAttributes() []attribute.KeyValue {
 	return []attribute.KeyValue{attribute.String("warehouse.id", q.WarehouseID)}
 }
 
-// WarehouseShipmentPage is a page of the warehouse's shipments and whether
+// ShipmentPage is a page of the warehouse's shipments and whether
 // more follow.
-type WarehouseShipmentPage struct {
+type ShipmentPage struct {
 	Shipments []ports.WarehouseShipment
 	More      bool
 }
@@ -43,16 +43,16 @@ func NewListWarehouseShipmentsHandler(s ports.ShipmentRepository) *ListWarehouse
 
 // Handle reads one page. A draft never reaches the warehouse, so its
 // status is refused like an unknown one.
-func (h *ListWarehouseShipmentsHandler) Handle(ctx context.Context, q ListWarehouseShipments) (WarehouseShipmentPage, error) {
+func (h *ListWarehouseShipmentsHandler) Handle(ctx context.Context, q ListWarehouseShipments) (ShipmentPage, error) {
 	if q.Status == "" {
 		q.Status = shipping.ShipmentPending
 	}
 	if q.Status == shipping.ShipmentDraft {
-		return WarehouseShipmentPage{}, domain.Invalid("status", "must be pending, shipped or cancelled")
+		return ShipmentPage{}, domain.Invalid("status", "must be pending, shipped or cancelled")
 	}
 	ss, more, err := h.shipments.ListAtWarehouse(ctx, q.WarehouseID, q.Status, q.Page)
 	if err != nil {
-		return WarehouseShipmentPage{}, err
+		return ShipmentPage{}, err
 	}
-	return WarehouseShipmentPage{Shipments: ss, More: more}, nil
+	return ShipmentPage{Shipments: ss, More: more}, nil
 }

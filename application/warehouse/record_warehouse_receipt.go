@@ -32,9 +32,9 @@ func (c RecordWarehouseReceipt) SpanAttributes() []attribute.KeyValue {
 	}
 }
 
-// WarehouseReceiptResult is the receipt stored under the reference, and
+// ReceiptResult is the receipt stored under the reference, and
 // whether this report made it (false: a retry, answered with the first).
-type WarehouseReceiptResult struct {
+type ReceiptResult struct {
 	Receipt *warehouse.Receipt
 	Created bool
 }
@@ -61,17 +61,17 @@ func NewRecordWarehouseReceiptHandler(uow ports.UnitOfWork, clock ports.Clock, i
 // reference_conflict. A new receipt must not be dated inside a closed period
 // (422 period_closed); its lines raise on hand, a movement each, and its
 // charges and event are written with it.
-func (h *RecordWarehouseReceiptHandler) Handle(ctx context.Context, c RecordWarehouseReceipt) (WarehouseReceiptResult, error) {
+func (h *RecordWarehouseReceiptHandler) Handle(ctx context.Context, c RecordWarehouseReceipt) (ReceiptResult, error) {
 	receipt, err := warehouse.NewReceipt(warehouse.NewReceiptParams{
 		ID: h.ids.NewID("rcv"), WarehouseID: c.WarehouseID, OrganizationID: c.OrganizationID,
 		Reference: c.Reference, ReceivedAt: c.ReceivedAt, Lines: c.Lines, Now: h.clock.Now(),
 	})
 	if err != nil {
-		return WarehouseReceiptResult{}, err
+		return ReceiptResult{}, err
 	}
-	var res WarehouseReceiptResult
+	var res ReceiptResult
 	err = h.uow.Do(ctx, func(ctx context.Context, r ports.Repositories) error {
-		res = WarehouseReceiptResult{}
+		res = ReceiptResult{}
 		if _, err := application.ActiveWarehouse(ctx, r.Warehouses, c.OrganizationID, c.WarehouseID); err != nil {
 			return err
 		}
@@ -104,11 +104,11 @@ func (h *RecordWarehouseReceiptHandler) Handle(ctx context.Context, c RecordWare
 		}); err != nil {
 			return fmt.Errorf("event of receipt: %w", err)
 		}
-		res = WarehouseReceiptResult{Receipt: receipt, Created: true}
+		res = ReceiptResult{Receipt: receipt, Created: true}
 		return nil
 	})
 	if err != nil {
-		return WarehouseReceiptResult{}, err
+		return ReceiptResult{}, err
 	}
 	return res, nil
 }

@@ -35,9 +35,9 @@ func (c RecordWarehouseService) SpanAttributes() []attribute.KeyValue {
 	}
 }
 
-// WarehouseServiceResult is the service stored under the reference, and
+// ServiceResult is the service stored under the reference, and
 // whether this report made it (false: a retry, answered with the first).
-type WarehouseServiceResult struct {
+type ServiceResult struct {
 	Service *warehouse.ServiceRecord
 	Created bool
 }
@@ -64,18 +64,18 @@ func NewRecordWarehouseServiceHandler(uow ports.UnitOfWork, clock ports.Clock, i
 // card in force when it was performed (422 unknown_service) and not dated
 // inside a closed period (422 period_closed); its charge is written with
 // it.
-func (h *RecordWarehouseServiceHandler) Handle(ctx context.Context, c RecordWarehouseService) (WarehouseServiceResult, error) {
+func (h *RecordWarehouseServiceHandler) Handle(ctx context.Context, c RecordWarehouseService) (ServiceResult, error) {
 	service, err := warehouse.NewServiceRecord(warehouse.NewServiceRecordParams{
 		ID: h.ids.NewID("svc"), WarehouseID: c.WarehouseID, OrganizationID: c.OrganizationID,
 		Reference: c.Reference, Service: c.Service, QuantityMilli: c.QuantityMilli,
 		PerformedAt: c.PerformedAt, Note: c.Note, Now: h.clock.Now(),
 	})
 	if err != nil {
-		return WarehouseServiceResult{}, err
+		return ServiceResult{}, err
 	}
-	var res WarehouseServiceResult
+	var res ServiceResult
 	err = h.uow.Do(ctx, func(ctx context.Context, r ports.Repositories) error {
-		res = WarehouseServiceResult{}
+		res = ServiceResult{}
 		if _, err := application.ActiveWarehouse(ctx, r.Warehouses, c.OrganizationID, c.WarehouseID); err != nil {
 			return err
 		}
@@ -95,11 +95,11 @@ func (h *RecordWarehouseServiceHandler) Handle(ctx context.Context, c RecordWare
 		if err := h.billing.ChargeService(ctx, r, service); err != nil {
 			return fmt.Errorf("charge service: %w", err)
 		}
-		res = WarehouseServiceResult{Service: service, Created: true}
+		res = ServiceResult{Service: service, Created: true}
 		return nil
 	})
 	if err != nil {
-		return WarehouseServiceResult{}, err
+		return ServiceResult{}, err
 	}
 	return res, nil
 }

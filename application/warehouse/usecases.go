@@ -10,10 +10,10 @@ import (
 // line.
 type UseCases struct {
 	ShipShipment           application.Handler[ShipShipment, ShipResult]
-	RecordWarehouseReceipt application.Handler[RecordWarehouseReceipt, WarehouseReceiptResult]
-	RecordWarehouseService application.Handler[RecordWarehouseService, WarehouseServiceResult]
+	RecordWarehouseReceipt application.Handler[RecordWarehouseReceipt, ReceiptResult]
+	RecordWarehouseService application.Handler[RecordWarehouseService, ServiceResult]
 
-	ListWarehouseShipments application.Handler[ListWarehouseShipments, WarehouseShipmentPage]
+	ListWarehouseShipments application.Handler[ListWarehouseShipments, ShipmentPage]
 }
 
 // New builds the use cases.

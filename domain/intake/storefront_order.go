@@ -18,7 +18,7 @@ type StorefrontOrder struct {
 	Test            bool
 	Cancelled       bool
 	Note            string
-	ShippingAddress *shipping.ShippingAddress // nil when the payload has no shipping_address object
+	ShippingAddress *shipping.Address // nil when the payload has no shipping_address object
 	Lines           []StorefrontLine
 }
 

@@ -17,11 +17,11 @@ func TestStorefrontOrderCheck(t *testing.T) {
 		return intake.StorefrontLine{ID: id, SKU: sku, Quantity: q, RequiresShipping: ship}
 	}
 	order := func(id int64, lines ...intake.StorefrontLine) intake.StorefrontOrder {
-		return intake.StorefrontOrder{ID: id, ShippingAddress: &shipping.ShippingAddress{Name: "Ada"}, Lines: lines}
+		return intake.StorefrontOrder{ID: id, ShippingAddress: &shipping.Address{Name: "Ada"}, Lines: lines}
 	}
 	withNote := func(o intake.StorefrontOrder, note string) intake.StorefrontOrder { o.Note = note; return o }
 	withName := func(o intake.StorefrontOrder, name string) intake.StorefrontOrder {
-		o.ShippingAddress = &shipping.ShippingAddress{Name: name}
+		o.ShippingAddress = &shipping.Address{Name: name}
 		return o
 	}
 	tests := []struct {

@@ -59,8 +59,8 @@ func CheckText(field, value string) error {
 	return nil
 }
 
-// ShippingAddress is the destination of a shipment.
-type ShippingAddress struct {
+// Address is the destination of a shipment.
+type Address struct {
 	Name, Company, Address1, Address2, City, State, Zip, Country, Phone string
 }
 
@@ -80,7 +80,7 @@ var apiCountryCode = regexp.MustCompile(`^[A-Za-z]{2}$`)
 // upper-case; a storefront's address is kept as the storefront sent it (it
 // has checked it, and refusing an order over a field's length would lose
 // the order).
-func (a ShippingAddress) checked(entered bool) (ShippingAddress, error) {
+func (a Address) checked(entered bool) (Address, error) {
 	fields := []struct{ name, value string }{
 		{"shippingName", a.Name}, {"shippingCompany", a.Company}, {"shippingAddress1", a.Address1},
 		{"shippingAddress2", a.Address2}, {"shippingCity", a.City}, {"shippingState", a.State},
@@ -88,17 +88,17 @@ func (a ShippingAddress) checked(entered bool) (ShippingAddress, error) {
 	}
 	for _, f := range fields {
 		if err := CheckText(f.name, f.value); err != nil {
-			return ShippingAddress{}, err
+			return Address{}, err
 		}
 		if limit := fieldChars(f.name); entered && utf8.RuneCountInString(f.value) > limit {
-			return ShippingAddress{}, domain.Invalid(f.name, "must be at most %d characters", limit)
+			return Address{}, domain.Invalid(f.name, "must be at most %d characters", limit)
 		}
 	}
 	if !entered {
 		return a, nil
 	}
 	if a.Country != "" && !apiCountryCode.MatchString(a.Country) {
-		return ShippingAddress{}, domain.Invalid("shippingCountry", "must be a two-letter ISO 3166-1 alpha-2 code")
+		return Address{}, domain.Invalid("shippingCountry", "must be a two-letter ISO 3166-1 alpha-2 code")
 	}
 	a.Country = strings.ToUpper(a.Country)
 	return a, nil
@@ -132,7 +132,7 @@ type Shipment struct {
 	kind           ShipmentKind
 	status         ShipmentStatus
 	warehouse      domain.WarehouseRef
-	address        ShippingAddress
+	address        Address
 	notes          string
 	lines          []ShipmentLine
 	source         *ShipmentSource
@@ -150,7 +150,7 @@ type NewShipmentParams struct {
 	OrganizationID string
 	Kind           ShipmentKind
 	Warehouse      domain.WarehouseRef
-	Address        ShippingAddress
+	Address        Address
 	Notes          string
 	Lines          []ShipmentLine
 	Source         *ShipmentSource
@@ -204,7 +204,7 @@ const MaxNotesBytes = 5000
 
 // NewShipment validates p and returns a draft. It checks, in this order,
 // what a draft's body holds: the warehouse, the shipping address (see
-// ShippingAddress.checked: a draft without a source was entered through the
+// Address.checked: a draft without a source was entered through the
 // API), the notes, the lines — at least one and at most MaxShipmentLines,
 // each naming its item, each quantity within 1 … MaxLineQuantity. Lines with
 // the same item are merged into one with the summed quantity, in order of
@@ -351,7 +351,7 @@ func (s *Shipment) OrganizationID() string         { return s.organizationID }
 func (s *Shipment) Kind() ShipmentKind             { return s.kind }
 func (s *Shipment) Status() ShipmentStatus         { return s.status }
 func (s *Shipment) Warehouse() domain.WarehouseRef { return s.warehouse }
-func (s *Shipment) Address() ShippingAddress       { return s.address }
+func (s *Shipment) Address() Address               { return s.address }
 func (s *Shipment) Notes() string                  { return s.notes }
 func (s *Shipment) Lines() []ShipmentLine          { return append([]ShipmentLine(nil), s.lines...) }
 func (s *Shipment) Source() *ShipmentSource        { return s.source }

@@ -67,7 +67,7 @@ func TestNewShipmentValidates(t *testing.T) {
 		{"notes at the bound", func(p *shipping.NewShipmentParams) { p.Notes = strings.Repeat("é", shipping.MaxNotesBytes/2) }, ""},
 		{"notes with NUL", func(p *shipping.NewShipmentParams) { p.Notes = "a\x00" }, "notes"},
 		{"shipping fields at the bound", func(p *shipping.NewShipmentParams) {
-			p.Address = shipping.ShippingAddress{Name: strings.Repeat("ü", 255), Phone: strings.Repeat("1", 255), Country: "de"}
+			p.Address = shipping.Address{Name: strings.Repeat("ü", 255), Phone: strings.Repeat("1", 255), Country: "de"}
 		}, ""},
 		{"shipping field too long", func(p *shipping.NewShipmentParams) { p.Address.Address2 = strings.Repeat("x", 256) }, "shippingAddress2"},
 		{"shipping field with NUL", func(p *shipping.NewShipmentParams) { p.Address.City = "a\x00b" }, "shippingCity"},
@@ -76,7 +76,7 @@ func TestNewShipmentValidates(t *testing.T) {
 		{"country not ASCII", func(p *shipping.NewShipmentParams) { p.Address.Country = "ıd" }, "shippingCountry"},
 		{"a storefront's address is kept as sent", func(p *shipping.NewShipmentParams) {
 			p.Source = &shipping.ShipmentSource{Type: "storefront", OrderID: 1}
-			p.Address = shipping.ShippingAddress{Name: strings.Repeat("x", 300), Country: "deu"}
+			p.Address = shipping.Address{Name: strings.Repeat("x", 300), Country: "deu"}
 		}, ""},
 		{"a storefront's address holds no NUL either", func(p *shipping.NewShipmentParams) {
 			p.Source = &shipping.ShipmentSource{Type: "storefront", OrderID: 1}
