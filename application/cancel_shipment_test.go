@@ -6,12 +6,13 @@ import (
 	"testing"
 	"time"
 
-	"github.com/acme3pl/fulfillment/application"
+	shippingapp "github.com/acme3pl/fulfillment/application/shipping"
 	"github.com/acme3pl/fulfillment/domain"
+	"github.com/acme3pl/fulfillment/domain/shipping"
 )
 
-func shipCancel(app *application.Application, org, id string) (*domain.Shipment, error) {
-	return app.Commands.CancelShipment.Handle(context.Background(), application.CancelShipment{OrganizationID: org, ShipmentID: id})
+func shipCancel(app *testApp, org, id string) (*shipping.Shipment, error) {
+	return app.Shipping.CancelShipment.Handle(context.Background(), shippingapp.CancelShipment{OrganizationID: org, ShipmentID: id})
 }
 
 func TestCancelPendingReleasesItsReservation(t *testing.T) {
@@ -29,7 +30,7 @@ func TestCancelPendingReleasesItsReservation(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if s.Status() != domain.ShipmentCancelled || !s.UpdatedAt().Equal(clock.now) {
+	if s.Status() != shipping.ShipmentCancelled || !s.UpdatedAt().Equal(clock.now) {
 		t.Fatalf("status %s updated %v", s.Status(), s.UpdatedAt())
 	}
 	if l := db.level("wh_a", "ctn_1"); l.reserved != 1 {

@@ -27,7 +27,7 @@ func TestCreateAPIKey(t *testing.T) {
 	now := time.Date(2026, 11, 22, 1, 2, 3, 0, time.UTC)
 	app := fakeApp(db, domain.Sandbox, &fakeClock{now: now}, noop.NewTracerProvider().Tracer("test"))
 	c := application.CreateAPIKey{OrganizationID: "org_keys", Name: "shop", Scopes: []domain.Scope{domain.ScopeShipments, domain.ScopeInventory}}
-	plain, err := app.Commands.CreateAPIKey.Handle(context.Background(), c)
+	plain, err := app.CreateAPIKey.Handle(context.Background(), c)
 	if err != nil || plain != "fk_test_sandbox-secret" {
 		t.Fatalf("key %q, %v", plain, err)
 	}
@@ -40,7 +40,7 @@ func TestCreateAPIKey(t *testing.T) {
 	}
 
 	c.OrganizationID = "org_missing"
-	if _, err := app.Commands.CreateAPIKey.Handle(context.Background(), c); !errors.Is(err, domain.ErrNotFound) {
+	if _, err := app.CreateAPIKey.Handle(context.Background(), c); !errors.Is(err, domain.ErrNotFound) {
 		t.Fatalf("unknown organization: %v, want ErrNotFound", err)
 	}
 	if len(db.state.keys) != 1 {

@@ -3,68 +3,64 @@ package application_test
 import (
 	"context"
 	"errors"
-	"log/slog"
 	"reflect"
 	"testing"
 	"time"
 
 	"go.opentelemetry.io/otel/trace/noop"
 
-	"github.com/acme3pl/fulfillment/application"
+	shippingapp "github.com/acme3pl/fulfillment/application/shipping"
 	"github.com/acme3pl/fulfillment/domain"
+	"github.com/acme3pl/fulfillment/domain/shipping"
 )
 
 var shipT0 = time.Date(2026, 11, 22, 1, 15, 5, 123_000_000, time.UTC)
 
 // shipApp is the real application on the fakes of db.
-func shipApp(db *fakeDB, env domain.Environment) (*application.Application, *fakeClock) {
+func shipApp(db *fakeDB, env domain.Environment) (*testApp, *fakeClock) {
 	clock := &fakeClock{now: shipT0}
-	return application.New(application.Deps{
-		UnitOfWork: fakeUoW{db}, Repos: db.pool(), Clock: clock, IDs: &fakeIDs{},
-		Tracer: noop.NewTracerProvider().Tracer("test"), Log: slog.New(slog.DiscardHandler),
-		Environment: env,
-	}), clock
+	return fakeApp(db, env, clock, noop.NewTracerProvider().Tracer("test")), clock
 }
 
-func shipPickPack(lines ...domain.ShipmentLine) application.CreateShipment {
-	return application.CreateShipment{
-		OrganizationID: "org_ship_a", Kind: domain.PickPack, WarehouseID: "wh_a",
-		Address: domain.ShippingAddress{Name: "Ada", Country: "US"}, Notes: "leave at door", Lines: lines,
+func shipPickPack(lines ...shipping.ShipmentLine) shippingapp.CreateShipment {
+	return shippingapp.CreateShipment{
+		OrganizationID: "org_ship_a", Kind: shipping.PickPack, WarehouseID: "wh_a",
+		Address: shipping.Address{Name: "Ada", Country: "US"}, Notes: "leave at door", Lines: lines,
 	}
 }
 
-func shipSPD(lines ...domain.ShipmentLine) application.CreateShipment {
+func shipSPD(lines ...shipping.ShipmentLine) shippingapp.CreateShipment {
 	c := shipPickPack(lines...)
-	c.Kind = domain.SPD
+	c.Kind = shipping.SPD
 	return c
 }
 
-func shipLine(id string, q int64) domain.ShipmentLine {
-	return domain.ShipmentLine{ItemID: id, Quantity: q}
+func shipLine(id string, q int64) shipping.ShipmentLine {
+	return shipping.ShipmentLine{ItemID: id, Quantity: q}
 }
 
 func TestCreateShipmentStoresADraft(t *testing.T) {
 	db := shipFixture()
 	app, _ := shipApp(db, domain.Sandbox)
-	s, err := app.Commands.CreateShipment.Handle(context.Background(),
+	s, err := app.Shipping.CreateShipment.Handle(context.Background(),
 		shipPickPack(shipLine("prod_2", 1), shipLine("prod_1", 2), shipLine("prod_2", 3)))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if s.ID() != "shp_1" || s.Kind() != domain.PickPack || s.Status() != domain.ShipmentDraft || !s.Test() {
+	if s.ID() != "shp_1" || s.Kind() != shipping.PickPack || s.Status() != shipping.ShipmentDraft || !s.Test() {
 		t.Fatalf("shipment %s kind %s status %s test %v", s.ID(), s.Kind(), s.Status(), s.Test())
 	}
 	if s.Warehouse() != (domain.WarehouseRef{ID: "wh_a", Name: "East"}) {
 		t.Fatalf("warehouse %+v", s.Warehouse())
 	}
-	want := []domain.ShipmentLine{{ItemID: "prod_2", SKU: "TEE-WHT-L", Quantity: 4}, {ItemID: "prod_1", SKU: "TEE-BLK-M", Quantity: 2}}
+	want := []shipping.ShipmentLine{{ItemID: "prod_2", SKU: "TEE-WHT-L", Quantity: 4}, {ItemID: "prod_1", SKU: "TEE-BLK-M", Quantity: 2}}
 	if !reflect.DeepEqual(s.Lines(), want) {
 		t.Fatalf("lines %s, want %s", shipLinesString(s.Lines()), shipLinesString(want))
 	}
 	if !s.CreatedAt().Equal(shipT0) || s.SubmittedAt() != nil || s.Notes() != "leave at door" || s.Address().Name != "Ada" {
 		t.Fatalf("created %v submitted %v notes %q address %+v", s.CreatedAt(), s.SubmittedAt(), s.Notes(), s.Address())
 	}
-	got, err := app.Queries.GetShipment.Handle(context.Background(), application.GetShipment{OrganizationID: "org_ship_a", ShipmentID: "shp_1"})
+	got, err := app.Shipping.GetShipment.Handle(context.Background(), shippingapp.GetShipment{OrganizationID: "org_ship_a", ShipmentID: "shp_1"})
 	if err != nil || !reflect.DeepEqual(got.Lines(), want) {
 		t.Fatalf("stored shipment: %v %v", got, err)
 	}
@@ -85,7 +81,7 @@ func TestCreateShipmentTestFlagFollowsTheEnvironment(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(string(tt.env), func(t *testing.T) {
 			app, _ := shipApp(shipFixture(), tt.env)
-			s, err := app.Commands.CreateShipment.Handle(context.Background(), shipSPD(shipLine("ctn_1", 1)))
+			s, err := app.Shipping.CreateShipment.Handle(context.Background(), shipSPD(shipLine("ctn_1", 1)))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -97,15 +93,15 @@ func TestCreateShipmentTestFlagFollowsTheEnvironment(t *testing.T) {
 }
 
 func TestCreateShipmentRefusals(t *testing.T) {
-	withWarehouse := func(c application.CreateShipment, wh string) application.CreateShipment {
+	withWarehouse := func(c shippingapp.CreateShipment, wh string) shippingapp.CreateShipment {
 		c.WarehouseID = wh
 		return c
 	}
 	tests := []struct {
 		name        string
-		cmd         application.CreateShipment
+		cmd         shippingapp.CreateShipment
 		wantErr     error    // a sentinel, or nil when wantUnknown or wantField is set
-		wantUnknown []string // IDs of a *domain.UnknownItemsError
+		wantUnknown []string // IDs of a *shipping.UnknownItemsError
 		wantField   string   // field of a *domain.ValidationError
 	}{
 		{name: "unknown warehouse", cmd: withWarehouse(shipSPD(shipLine("ctn_1", 1)), "wh_nope"), wantErr: domain.ErrInvalidWarehouse},
@@ -127,13 +123,13 @@ func TestCreateShipmentRefusals(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			db := shipFixture()
 			app, _ := shipApp(db, domain.Sandbox)
-			s, err := app.Commands.CreateShipment.Handle(context.Background(), tt.cmd)
+			s, err := app.Shipping.CreateShipment.Handle(context.Background(), tt.cmd)
 			if s != nil {
 				t.Fatalf("created %s", s.ID())
 			}
 			switch {
 			case tt.wantUnknown != nil:
-				var ui *domain.UnknownItemsError
+				var ui *shipping.UnknownItemsError
 				if !errors.As(err, &ui) || !reflect.DeepEqual(ui.IDs, tt.wantUnknown) {
 					t.Fatalf("error %v, want unknown items %v", err, tt.wantUnknown)
 				}

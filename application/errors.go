@@ -6,6 +6,9 @@ import (
 	"os"
 
 	"github.com/acme3pl/fulfillment/domain"
+	"github.com/acme3pl/fulfillment/domain/intake"
+	"github.com/acme3pl/fulfillment/domain/shipping"
+	"github.com/acme3pl/fulfillment/domain/warehouse"
 	"github.com/acme3pl/fulfillment/ports"
 )
 
@@ -41,11 +44,11 @@ const (
 	KindInsufficientScope      Kind = "insufficient_scope"
 	KindNotFound               Kind = "not_found"
 	KindInvalidState           Kind = "invalid_state"
-	KindPayloadNotKept         Kind = "payload_not_kept" // domain.ErrPayloadNotKept: a failed order that cannot be replayed
+	KindPayloadNotKept         Kind = "payload_not_kept" // intake.ErrPayloadNotKept: a failed order that cannot be replayed
 	KindConflict               Kind = "conflict"
 	KindUnknownItems           Kind = "unknown_items"
 	KindInsufficientStock      Kind = "insufficient_stock"
-	KindOnHandShort            Kind = "on_hand_short" // domain.ErrNegativeStock (a ship short on hand); code insufficient_stock
+	KindOnHandShort            Kind = "on_hand_short" // shipping.ErrNegativeStock (a ship short on hand); code insufficient_stock
 	KindInvalidWarehouse       Kind = "invalid_warehouse"
 	KindUnknownSKUs            Kind = "unknown_skus"
 	KindMissingSKU             Kind = "missing_sku"
@@ -77,19 +80,19 @@ var kinds = []struct {
 	{as[*ports.InsufficientScopeError], KindInsufficientScope},
 	{is(domain.ErrNotFound), KindNotFound},
 	{is(domain.ErrInvalidState), KindInvalidState},
-	{is(domain.ErrPayloadNotKept), KindPayloadNotKept},
+	{is(intake.ErrPayloadNotKept), KindPayloadNotKept},
 	{is(domain.ErrConflict), KindConflict},
-	{as[*domain.UnknownItemsError], KindUnknownItems},
-	{as[*domain.InsufficientStockError], KindInsufficientStock},
-	{is(domain.ErrNegativeStock), KindOnHandShort}, // a *domain.OnHandShortageError is one
+	{as[*shipping.UnknownItemsError], KindUnknownItems},
+	{as[*shipping.InsufficientStockError], KindInsufficientStock},
+	{is(shipping.ErrNegativeStock), KindOnHandShort}, // a *shipping.OnHandShortageError is one
 	{is(domain.ErrInvalidWarehouse), KindInvalidWarehouse},
 	{as[*domain.UnknownSKUsError], KindUnknownSKUs},
 	{as[*domain.MissingSKUError], KindMissingSKU},
 	{is(domain.ErrMissingShippingAddress), KindMissingShippingAddress},
 	{is(domain.ErrNoWarehouse), KindNoWarehouse},
-	{is(domain.ErrReferenceConflict), KindReferenceConflict},
-	{is(domain.ErrPeriodClosed), KindPeriodClosed},
-	{is(domain.ErrUnknownService), KindUnknownService},
+	{is(warehouse.ErrReferenceConflict), KindReferenceConflict},
+	{is(warehouse.ErrPeriodClosed), KindPeriodClosed},
+	{is(warehouse.ErrUnknownService), KindUnknownService},
 }
 
 // KindOf returns the kind of err; nil has none ("").

@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/acme3pl/fulfillment/domain"
+	"github.com/acme3pl/fulfillment/domain/shipping"
+	"github.com/acme3pl/fulfillment/domain/warehouse"
 	"github.com/acme3pl/fulfillment/ports"
 )
 
@@ -44,9 +46,9 @@ func TestKindOf(t *testing.T) {
 			KindInvalidSignature, false, false, "invalid_signature"},
 		{"scope", &ports.InsufficientScopeError{Missing: []domain.Scope{domain.ScopeShipments}}, KindInsufficientScope, false, false, "insufficient_scope"},
 		{"conflict", fmt.Errorf("insert: %w", domain.ErrConflict), KindConflict, false, false, "conflict"},
-		{"reference conflict", fmt.Errorf("receipt: %w", domain.ErrReferenceConflict), KindReferenceConflict, false, false, "reference_conflict"},
-		{"period closed", fmt.Errorf("receipt: %w", domain.ErrPeriodClosed), KindPeriodClosed, false, false, "period_closed"},
-		{"unknown service", fmt.Errorf("service: %w", domain.ErrUnknownService), KindUnknownService, false, false, "unknown_service"},
+		{"reference conflict", fmt.Errorf("receipt: %w", warehouse.ErrReferenceConflict), KindReferenceConflict, false, false, "reference_conflict"},
+		{"period closed", fmt.Errorf("receipt: %w", warehouse.ErrPeriodClosed), KindPeriodClosed, false, false, "period_closed"},
+		{"unknown service", fmt.Errorf("service: %w", warehouse.ErrUnknownService), KindUnknownService, false, false, "unknown_service"},
 		{"client gone before anything else", fmt.Errorf("%w: %w", domain.ErrUnavailable, context.Canceled),
 			KindClientGone, false, false, "client_closed_request"},
 		{"timeout before unavailable", fmt.Errorf("%w: %w", domain.ErrUnavailable, context.DeadlineExceeded),
@@ -55,9 +57,9 @@ func TestKindOf(t *testing.T) {
 		{"database away", fmt.Errorf("dial: %w", domain.ErrUnavailable), KindUnavailable, false, true, "unavailable"},
 		{"shed", ErrOverloaded, KindShed, false, true, "unavailable"},
 		{"too large", ErrPayloadTooLarge, KindTooLarge, false, false, "payload_too_large"},
-		{"on hand short", fmt.Errorf("ship: %w", &domain.OnHandShortageError{Kind: domain.KindProduct}), KindOnHandShort, false, false,
+		{"on hand short", fmt.Errorf("ship: %w", &shipping.OnHandShortageError{Kind: shipping.KindProduct}), KindOnHandShort, false, false,
 			"insufficient_stock"},
-		{"the ledger's negative stock", fmt.Errorf("move: %w", domain.ErrNegativeStock), KindOnHandShort, false, false,
+		{"the ledger's negative stock", fmt.Errorf("move: %w", shipping.ErrNegativeStock), KindOnHandShort, false, false,
 			"insufficient_stock"},
 		{"bug", errors.New("nil map"), KindInternal, false, true, "internal"},
 	}

@@ -12,7 +12,11 @@ import (
 	"time"
 
 	"github.com/acme3pl/fulfillment/application"
+	warehouseapp "github.com/acme3pl/fulfillment/application/warehouse"
 	"github.com/acme3pl/fulfillment/domain"
+	"github.com/acme3pl/fulfillment/domain/intake"
+	"github.com/acme3pl/fulfillment/domain/shipping"
+	"github.com/acme3pl/fulfillment/domain/warehouse"
 	"github.com/acme3pl/fulfillment/ports"
 )
 
@@ -42,8 +46,8 @@ func TestShipmentEventsOfCreateAndCancel(t *testing.T) {
 	}
 	got := db.recorded()
 	wantEvents(t, got, "shipment.created "+id, "shipment.cancelled "+id)
-	created, cancelled := got[0].Data.(*domain.Shipment), got[1].Data.(*domain.Shipment)
-	if created.Status() != domain.ShipmentDraft || cancelled.Status() != domain.ShipmentCancelled {
+	created, cancelled := got[0].Data.(*shipping.Shipment), got[1].Data.(*shipping.Shipment)
+	if created.Status() != shipping.ShipmentDraft || cancelled.Status() != shipping.ShipmentCancelled {
 		t.Fatalf("data: %s then %s", created.Status(), cancelled.Status())
 	}
 	if !got[1].Time.Equal(clock.now) || got[1].OrganizationID != "org_ship_a" || !cancelled.UpdatedAt().Equal(clock.now) {
@@ -77,13 +81,13 @@ func TestIntakeEvents(t *testing.T) {
 	}
 	got := db.recorded()
 	wantEvents(t, got, "shipment.created "+res.ShipmentID, "storefront_order.failed 3", "storefront_order.failed 4")
-	if s := got[0].Data.(*domain.Shipment); s.Status() != domain.ShipmentPending || got[0].OrganizationID != intakeOrg {
+	if s := got[0].Data.(*shipping.Shipment); s.Status() != shipping.ShipmentPending || got[0].OrganizationID != intakeOrg {
 		t.Fatalf("shipment.created data: %s of %s", s.Status(), got[0].OrganizationID)
 	}
 	for i, order := range []int64{3, 4} {
-		rec := got[1+i].Data.(*domain.OrderReceipt)
+		rec := got[1+i].Data.(*intake.OrderReceipt)
 		stored, _ := db.receipt(intakeOrg, order)
-		if rec.Status() != domain.ReceiptFailed || rec.Attempts() != stored.Attempts() || rec.LastError() != stored.LastError() {
+		if rec.Status() != intake.ReceiptFailed || rec.Attempts() != stored.Attempts() || rec.LastError() != stored.LastError() {
 			t.Fatalf("order %d: event's receipt %s/%d/%s, stored %s/%d/%s", order, rec.Status(), rec.Attempts(), rec.LastError(),
 				stored.Status(), stored.Attempts(), stored.LastError())
 		}
@@ -105,7 +109,7 @@ func TestIntakeRolledBackRecordsOnlyTheFailure(t *testing.T) {
 // inventory.received: once per new warehouse receipt, none for its retry.
 func TestReceiptEvent(t *testing.T) {
 	db := shipFixture()
-	h := recvHandler(db, application.WarehouseHooks{ReceiptEvent: application.RecordReceiptEvent})
+	h := recvHandler(db, fakeBilling{})
 	for range 2 {
 		if _, err := h.Handle(context.Background(), recvCommand()); err != nil {
 			t.Fatal(err)
@@ -113,7 +117,7 @@ func TestReceiptEvent(t *testing.T) {
 	}
 	got := db.recorded()
 	wantEvents(t, got, "inventory.received rcv_1")
-	if r := got[0].Data.(*domain.Receipt); r.Reference() != "ASN-1" || got[0].OrganizationID != "org_ship_a" || !got[0].Time.Equal(recvT0) {
+	if r := got[0].Data.(*warehouse.Receipt); r.Reference() != "ASN-1" || got[0].OrganizationID != "org_ship_a" || !got[0].Time.Equal(recvT0) {
 		t.Fatalf("event %+v", got[0])
 	}
 }
@@ -123,17 +127,17 @@ func TestReceiptEvent(t *testing.T) {
 func TestShippedEvent(t *testing.T) {
 	db := shipFixture()
 	app, clock := shipApp(db, domain.Sandbox)
-	ship := application.NewShipShipmentHandler(fakeUoW{db}, clock, application.WarehouseHooks{ShipmentEvent: application.RecordShippedEvent})
+	ship := warehouseapp.NewShipShipmentHandler(fakeUoW{db}, clock, fakeBilling{})
 	id := shipPending(t, app, shipSPD(shipLine("ctn_1", 1)))
 	clock.now = shipT0.Add(2 * time.Hour)
 	for range 2 {
-		if _, err := ship.Handle(context.Background(), application.ShipShipment{WarehouseID: "wh_a", ShipmentID: id, Carrier: "UPS", TrackingNumber: "1Z"}); err != nil {
+		if _, err := ship.Handle(context.Background(), warehouseapp.ShipShipment{WarehouseID: "wh_a", ShipmentID: id, Carrier: "UPS", TrackingNumber: "1Z"}); err != nil {
 			t.Fatal(err)
 		}
 	}
 	got := db.recorded()
 	wantEvents(t, got, "shipment.created "+id, "shipment.shipped "+id)
-	if s := got[1].Data.(*domain.Shipment); s.Status() != domain.ShipmentShipped || !got[1].Time.Equal(clock.now) {
+	if s := got[1].Data.(*shipping.Shipment); s.Status() != shipping.ShipmentShipped || !got[1].Time.Equal(clock.now) {
 		t.Fatalf("shipped event: %s at %v", s.Status(), got[1].Time)
 	}
 }

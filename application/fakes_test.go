@@ -21,7 +21,13 @@ import (
 	"go.opentelemetry.io/otel/trace/noop"
 
 	"github.com/acme3pl/fulfillment/application"
+	intakeapp "github.com/acme3pl/fulfillment/application/intake"
+	invoicingapp "github.com/acme3pl/fulfillment/application/invoicing"
+	shippingapp "github.com/acme3pl/fulfillment/application/shipping"
+	warehouseapp "github.com/acme3pl/fulfillment/application/warehouse"
 	"github.com/acme3pl/fulfillment/domain"
+	"github.com/acme3pl/fulfillment/domain/intake"
+	"github.com/acme3pl/fulfillment/domain/shipping"
 	"github.com/acme3pl/fulfillment/ports"
 )
 
@@ -41,10 +47,10 @@ type fakeDB struct {
 // fakeState is what a transaction copies.
 type fakeState struct {
 	orgs       map[string]domain.Organization
-	warehouses []fakeWarehouse                 // in the order they were added
-	items      map[string]domain.InventoryItem // products and cartons, by ID
+	warehouses []fakeWarehouse                   // in the order they were added
+	items      map[string]shipping.InventoryItem // products and cartons, by ID
 	stock      map[stockKey]stockLevel
-	shipments  map[string]*domain.Shipment // by ID; stored copies
+	shipments  map[string]*shipping.Shipment // by ID; stored copies
 	receipts   map[intakeKey]intakeStored
 	keys       []domain.APIKey
 	events     []ports.Event      // recorded by committed units of work, in order
@@ -67,14 +73,14 @@ type intakeKey struct {
 
 // intakeStored is a receipt as stored: its parameters and its kept body.
 type intakeStored struct {
-	domain.OrderReceiptParams
+	intake.OrderReceiptParams
 	payload []byte
 }
 
 func newFakeDB() *fakeDB {
 	return &fakeDB{state: fakeState{
-		orgs: map[string]domain.Organization{}, items: map[string]domain.InventoryItem{}, stock: map[stockKey]stockLevel{},
-		shipments: map[string]*domain.Shipment{}, receipts: map[intakeKey]intakeStored{},
+		orgs: map[string]domain.Organization{}, items: map[string]shipping.InventoryItem{}, stock: map[stockKey]stockLevel{},
+		shipments: map[string]*shipping.Shipment{}, receipts: map[intakeKey]intakeStored{},
 	}}
 }
 
@@ -97,13 +103,13 @@ func (db *fakeDB) addWarehouse(id, name string, active bool, orgs ...string) {
 	db.state.warehouses = append(db.state.warehouses, fakeWarehouse{Warehouse: domain.Warehouse{ID: id, Name: name, Active: active}, orgs: orgs})
 }
 
-func (db *fakeDB) addItem(org string, kind domain.ItemKind, id, sku string) {
+func (db *fakeDB) addItem(org string, kind shipping.ItemKind, id, sku string) {
 	db.mu.Lock()
 	defer db.mu.Unlock()
-	db.state.items[id] = domain.InventoryItem{ID: id, OrganizationID: org, Kind: kind, SKU: sku, Name: sku}
+	db.state.items[id] = shipping.InventoryItem{ID: id, OrganizationID: org, Kind: kind, SKU: sku, Name: sku}
 }
 
-func (db *fakeDB) addProduct(org, id, sku string) { db.addItem(org, domain.KindProduct, id, sku) }
+func (db *fakeDB) addProduct(org, id, sku string) { db.addItem(org, shipping.KindProduct, id, sku) }
 
 func (db *fakeDB) setStock(warehouse, item string, onHand, reserved int64) {
 	db.mu.Lock()
@@ -117,18 +123,18 @@ func (db *fakeDB) level(warehouse, item string) stockLevel {
 	return db.state.stock[stockKey{warehouse, item}]
 }
 
-func (db *fakeDB) shipments() []*domain.Shipment {
+func (db *fakeDB) shipments() []*shipping.Shipment {
 	db.mu.Lock()
 	defer db.mu.Unlock()
 	return slices.Collect(maps.Values(db.state.shipments))
 }
 
 // receipt returns the stored receipt of an order and whether there is one.
-func (db *fakeDB) receipt(org string, order int64) (*domain.OrderReceipt, bool) {
+func (db *fakeDB) receipt(org string, order int64) (*intake.OrderReceipt, bool) {
 	db.mu.Lock()
 	defer db.mu.Unlock()
 	p, ok := db.state.receipts[intakeKey{org, order}]
-	return domain.RehydrateOrderReceipt(p.OrderReceiptParams), ok
+	return intake.RehydrateOrderReceipt(p.OrderReceiptParams), ok
 }
 
 // payload returns the body kept with an order's receipt (nil: none).
@@ -273,13 +279,13 @@ func (r fakeWarehouses) ActiveForOrganization(_ context.Context, org, id string)
 // of the contract: SPD cartons are checked, products are not.
 type fakeInventory struct{ fakeRepos }
 
-func (r fakeInventory) FindByIDs(_ context.Context, org string, kind domain.ItemKind, ids []string) (map[string]domain.InventoryItem, error) {
+func (r fakeInventory) FindByIDs(_ context.Context, org string, kind shipping.ItemKind, ids []string) (map[string]shipping.InventoryItem, error) {
 	end, err := r.begin()
 	if err != nil {
 		return nil, err
 	}
 	defer end()
-	out := map[string]domain.InventoryItem{}
+	out := map[string]shipping.InventoryItem{}
 	for _, id := range ids {
 		if it, ok := r.state.items[id]; ok && it.OrganizationID == org && it.Kind == kind {
 			out[id] = it
@@ -288,19 +294,19 @@ func (r fakeInventory) FindByIDs(_ context.Context, org string, kind domain.Item
 	return out, nil
 }
 
-func (r fakeInventory) ListStock(_ context.Context, org string, kind domain.ItemKind, f ports.StockFilter, page ports.Page) ([]ports.ItemStock, bool, error) {
+func (r fakeInventory) ListStock(_ context.Context, org string, kind shipping.ItemKind, f ports.StockFilter, page ports.Page) ([]ports.ItemStock, bool, error) {
 	end, err := r.begin()
 	if err != nil {
 		return nil, false, err
 	}
 	defer end()
-	var items []domain.InventoryItem
+	var items []shipping.InventoryItem
 	for _, it := range r.state.items {
 		if it.OrganizationID == org && it.Kind == kind && (f.SKU == "" || it.SKU == f.SKU) {
 			items = append(items, it)
 		}
 	}
-	slices.SortFunc(items, func(a, b domain.InventoryItem) int {
+	slices.SortFunc(items, func(a, b shipping.InventoryItem) int {
 		return cmp.Or(strings.Compare(a.SKU, b.SKU), strings.Compare(a.ID, b.ID))
 	})
 	items = items[min(page.Skip, len(items)):]
@@ -311,7 +317,7 @@ func (r fakeInventory) ListStock(_ context.Context, org string, kind domain.Item
 		out[i] = ports.ItemStock{Item: it}
 		for _, w := range r.state.activeFor(org) {
 			l := r.state.stock[stockKey{w.ID, it.ID}]
-			out[i].Levels = append(out[i].Levels, domain.StockLevel{
+			out[i].Levels = append(out[i].Levels, shipping.StockLevel{
 				Warehouse: domain.WarehouseRef{ID: w.ID, Name: w.Name}, OnHand: l.onHand, Reserved: l.reserved,
 			})
 		}
@@ -319,28 +325,28 @@ func (r fakeInventory) ListStock(_ context.Context, org string, kind domain.Item
 	return out, more, nil
 }
 
-func (r fakeInventory) Reserve(_ context.Context, _, warehouse string, kind domain.ShipmentKind, lines []domain.ShipmentLine) error {
+func (r fakeInventory) Reserve(_ context.Context, _, warehouse string, kind shipping.ShipmentKind, lines []shipping.ShipmentLine) error {
 	end, err := r.begin()
 	if err != nil {
 		return err
 	}
 	defer end()
-	if kind == domain.SPD {
-		var short []domain.StockShortage
+	if kind == shipping.SPD {
+		var short []shipping.StockShortage
 		for _, l := range lines {
 			lv := r.state.stock[stockKey{warehouse, l.ItemID}]
 			if avail := lv.onHand - lv.reserved; avail < l.Quantity {
-				short = append(short, domain.StockShortage{ItemID: l.ItemID, SKU: l.SKU, Requested: l.Quantity, Available: max(avail, 0)})
+				short = append(short, shipping.StockShortage{ItemID: l.ItemID, SKU: l.SKU, Requested: l.Quantity, Available: max(avail, 0)})
 			}
 		}
 		if len(short) > 0 {
-			return &domain.InsufficientStockError{Items: short}
+			return &shipping.InsufficientStockError{Items: short}
 		}
 	}
 	return r.adjust(warehouse, lines, +1)
 }
 
-func (r fakeInventory) Release(_ context.Context, warehouse string, _ domain.ShipmentKind, lines []domain.ShipmentLine) error {
+func (r fakeInventory) Release(_ context.Context, warehouse string, _ shipping.ShipmentKind, lines []shipping.ShipmentLine) error {
 	end, err := r.begin()
 	if err != nil {
 		return err
@@ -349,7 +355,7 @@ func (r fakeInventory) Release(_ context.Context, warehouse string, _ domain.Shi
 	return r.adjust(warehouse, lines, -1)
 }
 
-func (r fakeInventory) adjust(warehouse string, lines []domain.ShipmentLine, sign int64) error {
+func (r fakeInventory) adjust(warehouse string, lines []shipping.ShipmentLine, sign int64) error {
 	for _, l := range lines {
 		k := stockKey{warehouse, l.ItemID}
 		lv := r.state.stock[k]
@@ -363,9 +369,9 @@ func (r fakeInventory) adjust(warehouse string, lines []domain.ShipmentLine, sig
 }
 
 // shipCopy returns an independent copy, as a database read would.
-func shipCopy(s *domain.Shipment) *domain.Shipment {
-	return domain.RehydrateShipment(domain.RehydrateShipmentParams{
-		NewShipmentParams: domain.NewShipmentParams{
+func shipCopy(s *shipping.Shipment) *shipping.Shipment {
+	return shipping.RehydrateShipment(shipping.RehydrateShipmentParams{
+		NewShipmentParams: shipping.NewShipmentParams{
 			ID: s.ID(), OrganizationID: s.OrganizationID(), Kind: s.Kind(), Warehouse: s.Warehouse(),
 			Address: s.Address(), Notes: s.Notes(), Lines: s.Lines(), Source: s.Source(), Test: s.Test(),
 		},
@@ -376,7 +382,7 @@ func shipCopy(s *domain.Shipment) *domain.Shipment {
 
 type fakeShipments struct{ fakeRepos }
 
-func (r fakeShipments) Create(_ context.Context, s *domain.Shipment) error {
+func (r fakeShipments) Create(_ context.Context, s *shipping.Shipment) error {
 	end, err := r.begin()
 	if err != nil {
 		return err
@@ -392,7 +398,7 @@ func (r fakeShipments) Create(_ context.Context, s *domain.Shipment) error {
 	return nil
 }
 
-func (r fakeShipments) get(org, id string) (*domain.Shipment, error) {
+func (r fakeShipments) get(org, id string) (*shipping.Shipment, error) {
 	s, ok := r.state.shipments[id]
 	if !ok || s.OrganizationID() != org {
 		return nil, domain.ErrNotFound
@@ -402,7 +408,7 @@ func (r fakeShipments) get(org, id string) (*domain.Shipment, error) {
 
 // Update runs change on a copy and stores it; the unit of work's mutex
 // stands for the row lock.
-func (r fakeShipments) Update(_ context.Context, org, id string, change func(*domain.Shipment) error) (*domain.Shipment, error) {
+func (r fakeShipments) Update(_ context.Context, org, id string, change func(*shipping.Shipment) error) (*shipping.Shipment, error) {
 	end, err := r.begin()
 	if err != nil {
 		return nil, err
@@ -416,7 +422,7 @@ func (r fakeShipments) Update(_ context.Context, org, id string, change func(*do
 }
 
 // UpdateAtWarehouse is Update with the shipment found at its warehouse.
-func (r fakeShipments) UpdateAtWarehouse(_ context.Context, warehouse, id string, change func(*domain.Shipment) error) (*domain.Shipment, error) {
+func (r fakeShipments) UpdateAtWarehouse(_ context.Context, warehouse, id string, change func(*shipping.Shipment) error) (*shipping.Shipment, error) {
 	end, err := r.begin()
 	if err != nil {
 		return nil, err
@@ -431,7 +437,7 @@ func (r fakeShipments) UpdateAtWarehouse(_ context.Context, warehouse, id string
 
 // store runs change and stores the shipment unless change left it as it
 // was.
-func (r fakeShipments) store(s *domain.Shipment, change func(*domain.Shipment) error) (*domain.Shipment, error) {
+func (r fakeShipments) store(s *shipping.Shipment, change func(*shipping.Shipment) error) (*shipping.Shipment, error) {
 	status, updated := s.Status(), s.UpdatedAt()
 	if err := change(s); err != nil {
 		return nil, err
@@ -442,7 +448,7 @@ func (r fakeShipments) store(s *domain.Shipment, change func(*domain.Shipment) e
 	return s, nil
 }
 
-func (r fakeShipments) ListAtWarehouse(_ context.Context, warehouse string, status domain.ShipmentStatus, page ports.Page) ([]ports.WarehouseShipment, bool, error) {
+func (r fakeShipments) ListAtWarehouse(_ context.Context, warehouse string, status shipping.ShipmentStatus, page ports.Page) ([]ports.WarehouseShipment, bool, error) {
 	end, err := r.begin()
 	if err != nil {
 		return nil, false, err
@@ -461,7 +467,7 @@ func (r fakeShipments) ListAtWarehouse(_ context.Context, warehouse string, stat
 	return all[:min(page.Take, len(all))], len(all) > page.Take, nil
 }
 
-func (r fakeShipments) Get(_ context.Context, org, id string) (*domain.Shipment, error) {
+func (r fakeShipments) Get(_ context.Context, org, id string) (*shipping.Shipment, error) {
 	end, err := r.begin()
 	if err != nil {
 		return nil, err
@@ -470,19 +476,19 @@ func (r fakeShipments) Get(_ context.Context, org, id string) (*domain.Shipment,
 	return r.get(org, id)
 }
 
-func (r fakeShipments) List(_ context.Context, org string, f ports.ShipmentFilter, page ports.Page) ([]*domain.Shipment, bool, error) {
+func (r fakeShipments) List(_ context.Context, org string, f ports.ShipmentFilter, page ports.Page) ([]*shipping.Shipment, bool, error) {
 	end, err := r.begin()
 	if err != nil {
 		return nil, false, err
 	}
 	defer end()
-	var all []*domain.Shipment
+	var all []*shipping.Shipment
 	for _, s := range r.state.shipments {
 		if s.OrganizationID() == org && (f.Status == "" || s.Status() == f.Status) {
 			all = append(all, shipCopy(s))
 		}
 	}
-	slices.SortFunc(all, func(a, b *domain.Shipment) int {
+	slices.SortFunc(all, func(a, b *shipping.Shipment) int {
 		return cmp.Or(b.CreatedAt().Compare(a.CreatedAt()), strings.Compare(b.ID(), a.ID()))
 	})
 	all = all[min(page.Skip, len(all)):]
@@ -495,16 +501,16 @@ func (r fakeShipments) List(_ context.Context, org string, f ports.ShipmentFilte
 type fakeReceipts struct{ fakeRepos }
 
 // stored is the receipt of k, or nil.
-func (r fakeReceipts) stored(k intakeKey) *domain.OrderReceipt {
+func (r fakeReceipts) stored(k intakeKey) *intake.OrderReceipt {
 	if p, ok := r.state.receipts[k]; ok {
-		return domain.RehydrateOrderReceipt(p.OrderReceiptParams)
+		return intake.RehydrateOrderReceipt(p.OrderReceiptParams)
 	}
 	return nil
 }
 
 // store keeps rec; keep tells whether the body rec's last transition keeps
 // replaces the stored one (a claim keeps the stored body as it is).
-func (r fakeReceipts) store(rec *domain.OrderReceipt, keep bool) {
+func (r fakeReceipts) store(rec *intake.OrderReceipt, keep bool) {
 	k := intakeKey{rec.OrganizationID(), rec.OrderID()}
 	payload := r.state.receipts[k].payload
 	if keep {
@@ -515,18 +521,18 @@ func (r fakeReceipts) store(rec *domain.OrderReceipt, keep bool) {
 		n := len(payload)
 		size = &n
 	}
-	r.state.receipts[k] = intakeStored{OrderReceiptParams: domain.OrderReceiptParams{
+	r.state.receipts[k] = intakeStored{OrderReceiptParams: intake.OrderReceiptParams{
 		OrganizationID: rec.OrganizationID(), OrderID: rec.OrderID(), OrderNumber: rec.OrderNumber(), Status: rec.Status(),
 		Skipped: rec.Skipped(), Attempts: rec.Attempts(), LastError: rec.LastError(), ShipmentID: rec.ShipmentID(),
 		TraceID: rec.TraceID(), FirstReceived: rec.FirstReceived(), LastReceived: rec.LastReceived(), PayloadBytes: size,
 	}, payload: payload}
 }
 
-func (r fakeReceipts) Claim(_ context.Context, d domain.OrderDelivery, skus []string) (*domain.OrderReceipt, ports.OrderResolution, error) {
+func (r fakeReceipts) Claim(_ context.Context, d intake.OrderDelivery, skus []string) (*intake.OrderReceipt, ports.OrderResolution, error) {
 	if r.pooled {
 		panic("Claim outside a unit of work")
 	}
-	rec := domain.ClaimOrderReceipt(r.stored(intakeKey{d.OrganizationID, d.OrderID}), d)
+	rec := intake.ClaimOrderReceipt(r.stored(intakeKey{d.OrganizationID, d.OrderID}), d)
 	r.store(rec, false) // a copy: what the use case does to rec counts only when it finishes the receipt
 	return rec, r.state.resolveOrder(d.OrganizationID, skus), nil
 }
@@ -535,9 +541,9 @@ func (r fakeReceipts) Claim(_ context.Context, d domain.OrderDelivery, skus []st
 // products found by SKU, and the default warehouse when active, else the
 // first active by name then ID, else none.
 func (s *fakeState) resolveOrder(org string, skus []string) ports.OrderResolution {
-	res := ports.OrderResolution{Products: map[string]domain.InventoryItem{}}
+	res := ports.OrderResolution{Products: map[string]shipping.InventoryItem{}}
 	for _, it := range s.items {
-		if it.OrganizationID == org && it.Kind == domain.KindProduct && slices.Contains(skus, it.SKU) {
+		if it.OrganizationID == org && it.Kind == shipping.KindProduct && slices.Contains(skus, it.SKU) {
 			res.Products[it.SKU] = it
 		}
 	}
@@ -557,11 +563,11 @@ func (s *fakeState) resolveOrder(org string, skus []string) ports.OrderResolutio
 
 // Accept reserves s's lines, stores s and finishes rec, as the postgres
 // adapter's one statement does.
-func (r fakeReceipts) Accept(ctx context.Context, rec *domain.OrderReceipt, s *domain.Shipment) error {
+func (r fakeReceipts) Accept(ctx context.Context, rec *intake.OrderReceipt, s *shipping.Shipment) error {
 	if r.pooled {
 		panic("Accept outside a unit of work")
 	}
-	if s.Kind() != domain.PickPack {
+	if s.Kind() != shipping.PickPack {
 		return fmt.Errorf("the intake reserves products, not %s", s.Kind())
 	}
 	if err := fakeInventory(r).Reserve(ctx, s.OrganizationID(), s.Warehouse().ID, s.Kind(), s.Lines()); err != nil {
@@ -573,7 +579,7 @@ func (r fakeReceipts) Accept(ctx context.Context, rec *domain.OrderReceipt, s *d
 	return r.Finish(ctx, rec)
 }
 
-func (r fakeReceipts) Finish(_ context.Context, rec *domain.OrderReceipt) error {
+func (r fakeReceipts) Finish(_ context.Context, rec *intake.OrderReceipt) error {
 	if r.pooled {
 		panic("Finish outside a unit of work")
 	}
@@ -584,14 +590,14 @@ func (r fakeReceipts) Finish(_ context.Context, rec *domain.OrderReceipt) error 
 	return nil
 }
 
-func (r fakeReceipts) RecordFailure(_ context.Context, d domain.OrderDelivery, code string) (*domain.OrderReceipt, error) {
+func (r fakeReceipts) RecordFailure(_ context.Context, d intake.OrderDelivery, code string) (*intake.OrderReceipt, error) {
 	end, err := r.begin()
 	if err != nil {
 		return nil, err
 	}
 	defer end()
 	stored := r.stored(intakeKey{d.OrganizationID, d.OrderID})
-	rec := domain.RecordFailedDelivery(stored, d, code)
+	rec := intake.RecordFailedDelivery(stored, d, code)
 	if rec == stored {
 		return nil, nil
 	}
@@ -618,7 +624,7 @@ func (db *fakeDB) recorded() []ports.Event {
 	return slices.Clone(db.state.events)
 }
 
-func (r fakeReceipts) Get(_ context.Context, org string, order int64) (*domain.OrderReceipt, error) {
+func (r fakeReceipts) Get(_ context.Context, org string, order int64) (*intake.OrderReceipt, error) {
 	end, err := r.begin()
 	if err != nil {
 		return nil, err
@@ -632,7 +638,7 @@ func (r fakeReceipts) Get(_ context.Context, org string, order int64) (*domain.O
 
 // List is the rule of ports.OrderReceiptRepository spelled out: latest
 // delivery first, then order ID descending.
-func (r fakeReceipts) List(_ context.Context, org string, f ports.ReceiptFilter, page ports.Page) ([]*domain.OrderReceipt, bool, error) {
+func (r fakeReceipts) List(_ context.Context, org string, f ports.ReceiptFilter, page ports.Page) ([]*intake.OrderReceipt, bool, error) {
 	end, err := r.begin()
 	if err != nil {
 		return nil, false, err
@@ -648,14 +654,14 @@ func (r fakeReceipts) List(_ context.Context, org string, f ports.ReceiptFilter,
 		return cmp.Or(b.LastReceived.Compare(a.LastReceived), cmp.Compare(b.OrderID, a.OrderID))
 	})
 	all = all[min(page.Skip, len(all)):]
-	out := make([]*domain.OrderReceipt, 0, page.Take)
+	out := make([]*intake.OrderReceipt, 0, page.Take)
 	for _, p := range all[:min(page.Take, len(all))] {
-		out = append(out, domain.RehydrateOrderReceipt(p.OrderReceiptParams))
+		out = append(out, intake.RehydrateOrderReceipt(p.OrderReceiptParams))
 	}
 	return out, len(all) > page.Take, nil
 }
 
-func (r fakeReceipts) GetWithPayload(_ context.Context, org string, order int64) (*domain.OrderReceipt, []byte, error) {
+func (r fakeReceipts) GetWithPayload(_ context.Context, org string, order int64) (*intake.OrderReceipt, []byte, error) {
 	end, err := r.begin()
 	if err != nil {
 		return nil, nil, err
@@ -676,7 +682,7 @@ func (r fakeReceipts) ListKept(_ context.Context, org string, after int64, limit
 	defer end()
 	var ids []int64
 	for k, p := range r.state.receipts {
-		if k.org == org && k.order > after && p.payload != nil && p.Status == domain.ReceiptFailed {
+		if k.org == org && k.order > after && p.payload != nil && p.Status == intake.ReceiptFailed {
 			ids = append(ids, k.order)
 		}
 	}
@@ -709,7 +715,7 @@ func (r fakeReceipts) FailedOrderStats(context.Context) (ports.FailedOrderStats,
 	defer end()
 	stats := ports.FailedOrderStats{ByCode: map[string]int{}}
 	for _, p := range r.state.receipts {
-		if p.payload != nil && p.Status == domain.ReceiptFailed {
+		if p.payload != nil && p.Status == intake.ReceiptFailed {
 			stats.ByCode[p.LastError]++
 			if stats.Oldest.IsZero() || p.FirstReceived.Before(stats.Oldest) {
 				stats.Oldest = p.FirstReceived
@@ -794,25 +800,40 @@ func (g *fakeIDs) NewID(prefix string) string {
 	return fmt.Sprintf("%s_%d", prefix, g.n)
 }
 
+// testApp is every context's use cases on one fake database.
+type testApp struct {
+	*application.UseCases
+	Shipping  *shippingapp.UseCases
+	Warehouse *warehouseapp.UseCases
+	Intake    *intakeapp.UseCases
+	Invoicing *invoicingapp.UseCases
+}
+
 // fakeApp is the application on db, its use cases decorated as in
 // production, at clock's time.
-func fakeApp(db *fakeDB, env domain.Environment, clock *fakeClock, tracer trace.Tracer) *application.Application {
-	return application.New(application.Deps{
-		UnitOfWork: fakeUoW{db}, Repos: db.pool(), Clock: clock, IDs: &fakeIDs{}, Keys: keyGenerator{},
+func fakeApp(db *fakeDB, env domain.Environment, clock *fakeClock, tracer trace.Tracer) *testApp {
+	d := application.Deps{
+		UnitOfWork: fakeUoW{db}, Repos: db.pool(), Clock: clock, IDs: &fakeIDs{},
 		Tracer: tracer, Log: slog.New(slog.DiscardHandler), Environment: env,
-		DecodeStorefrontOrder: fakeDecode, FailedOrderRetention: 24 * time.Hour,
-	})
+	}
+	return &testApp{
+		UseCases:  application.New(d, keyGenerator{}, nil),
+		Shipping:  shippingapp.New(d),
+		Warehouse: warehouseapp.New(d, fakeBilling{}),
+		Intake:    intakeapp.New(d, intakeapp.Settings{DecodeStorefrontOrder: fakeDecode, FailedOrderRetention: 24 * time.Hour}),
+		Invoicing: invoicingapp.New(d),
+	}
 }
 
 // intakeT0 is the time of the intake's tests.
 var intakeT0 = time.Date(2026, 11, 22, 1, 2, 3, 0, time.UTC)
 
 // intakeApp is the application of the intake's tests.
-func intakeApp(db *fakeDB, env domain.Environment) *application.Application {
+func intakeApp(db *fakeDB, env domain.Environment) *testApp {
 	return intakeAppTraced(db, env, noop.NewTracerProvider().Tracer("test"))
 }
 
-func intakeAppTraced(db *fakeDB, env domain.Environment, tracer trace.Tracer) *application.Application {
+func intakeAppTraced(db *fakeDB, env domain.Environment, tracer trace.Tracer) *testApp {
 	return fakeApp(db, env, &fakeClock{now: intakeT0}, tracer)
 }
 
@@ -825,19 +846,19 @@ func shipFixture() *fakeDB {
 	db.addWarehouse("wh_a", "East", true, "org_ship_a")
 	db.addWarehouse("wh_off", "Closed", false, "org_ship_a")
 	db.addWarehouse("wh_b", "West", true, "org_ship_b")
-	db.addItem("org_ship_a", domain.KindProduct, "prod_1", "TEE-BLK-M")
-	db.addItem("org_ship_a", domain.KindProduct, "prod_2", "TEE-WHT-L")
-	db.addItem("org_ship_a", domain.KindCarton, "ctn_1", "CTN-TEE-24")
-	db.addItem("org_ship_a", domain.KindCarton, "ctn_2", "CTN-MUG-12")
-	db.addItem("org_ship_b", domain.KindProduct, "prod_b", "B-TEE")
-	db.addItem("org_ship_b", domain.KindCarton, "ctn_b", "B-CTN")
+	db.addItem("org_ship_a", shipping.KindProduct, "prod_1", "TEE-BLK-M")
+	db.addItem("org_ship_a", shipping.KindProduct, "prod_2", "TEE-WHT-L")
+	db.addItem("org_ship_a", shipping.KindCarton, "ctn_1", "CTN-TEE-24")
+	db.addItem("org_ship_a", shipping.KindCarton, "ctn_2", "CTN-MUG-12")
+	db.addItem("org_ship_b", shipping.KindProduct, "prod_b", "B-TEE")
+	db.addItem("org_ship_b", shipping.KindCarton, "ctn_b", "B-CTN")
 	db.setStock("wh_a", "ctn_1", 5, 0)
 	db.setStock("wh_a", "ctn_2", 2, 0)
 	return db
 }
 
 // shipLinesString prints lines compactly for failure messages.
-func shipLinesString(ls []domain.ShipmentLine) string {
+func shipLinesString(ls []shipping.ShipmentLine) string {
 	parts := make([]string, len(ls))
 	for i, l := range ls {
 		parts[i] = fmt.Sprintf("%s/%s×%d", l.ItemID, l.SKU, l.Quantity)

@@ -5,8 +5,9 @@ import (
 	"errors"
 	"testing"
 
-	"github.com/acme3pl/fulfillment/application"
+	invoicingapp "github.com/acme3pl/fulfillment/application/invoicing"
 	"github.com/acme3pl/fulfillment/domain"
+	"github.com/acme3pl/fulfillment/domain/invoicing"
 )
 
 func TestGetInvoice(t *testing.T) {
@@ -28,12 +29,12 @@ func TestGetInvoice(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			repo := &invoiceRepo{invoices: []*domain.Invoice{
-				invoiceFixture(t, "org_inv_a", "inv_a1", domain.InvoiceUnpaid),
-				invoiceFixture(t, "org_inv_a", "inv_a_draft", domain.InvoiceDraft),
+			repo := &invoiceRepo{invoices: []*invoicing.Invoice{
+				invoiceFixture(t, "org_inv_a", "inv_a1", invoicing.InvoiceUnpaid),
+				invoiceFixture(t, "org_inv_a", "inv_a_draft", invoicing.InvoiceDraft),
 			}}
 			app, rec := invoiceApp(repo)
-			inv, err := app.Queries.GetInvoice.Handle(context.Background(), application.GetInvoice{OrganizationID: tt.org, ID: tt.id})
+			inv, err := app.Invoicing.GetInvoice.Handle(context.Background(), invoicingapp.GetInvoice{OrganizationID: tt.org, ID: tt.id})
 			if tt.wantErr != nil {
 				if !errors.Is(err, tt.wantErr) {
 					t.Fatalf("error %v, want %v", err, tt.wantErr)

@@ -5,7 +5,7 @@ import (
 	"errors"
 	"testing"
 
-	"github.com/acme3pl/fulfillment/application"
+	shippingapp "github.com/acme3pl/fulfillment/application/shipping"
 	"github.com/acme3pl/fulfillment/domain"
 )
 
@@ -24,7 +24,7 @@ func TestGetShipmentIsScopedToTheOrganization(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			s, err := app.Queries.GetShipment.Handle(context.Background(), application.GetShipment{OrganizationID: tt.org, ShipmentID: tt.id})
+			s, err := app.Shipping.GetShipment.Handle(context.Background(), shippingapp.GetShipment{OrganizationID: tt.org, ShipmentID: tt.id})
 			if tt.wantErr == nil {
 				if err != nil || s.ID() != id {
 					t.Fatalf("got %v, %v", s, err)

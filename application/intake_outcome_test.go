@@ -7,8 +7,9 @@ import (
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 
-	"github.com/acme3pl/fulfillment/application"
+	intakeapp "github.com/acme3pl/fulfillment/application/intake"
 	"github.com/acme3pl/fulfillment/domain"
+	"github.com/acme3pl/fulfillment/domain/intake"
 )
 
 // The use case's span says what each delivery came to (a payload refused
@@ -19,12 +20,12 @@ func TestReceiveStorefrontOrderSpanOutcome(t *testing.T) {
 	rec := tracetest.NewSpanRecorder()
 	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(rec))
 	app := intakeAppTraced(st, domain.Sandbox, tp.Tracer("test"))
-	deliver := func(o domain.StorefrontOrder, refused error) {
+	deliver := func(o intake.StorefrontOrder, refused error) {
 		if refused != nil {
-			_, _ = app.Commands.RefuseStorefrontOrder.Handle(context.Background(), application.RefuseStorefrontOrder{OrganizationID: intakeOrg, OrderID: o.ID})
+			_, _ = app.Intake.RefuseStorefrontOrder.Handle(context.Background(), intakeapp.RefuseStorefrontOrder{OrganizationID: intakeOrg, OrderID: o.ID})
 			return
 		}
-		_, _ = app.Commands.ReceiveStorefrontOrder.Handle(context.Background(), application.ReceiveStorefrontOrder{OrganizationID: intakeOrg, Order: o})
+		_, _ = app.Intake.ReceiveStorefrontOrder.Handle(context.Background(), intakeapp.ReceiveStorefrontOrder{OrganizationID: intakeOrg, Order: o})
 	}
 	created := intakeOrder(1, intakeLine(1, "TEE", 1))
 	cancelled := intakeOrder(2, intakeLine(1, "TEE", 1))
@@ -45,7 +46,7 @@ func TestReceiveStorefrontOrderSpanOutcome(t *testing.T) {
 		}
 		outcome := ""
 		for _, kv := range s.Attributes() {
-			if kv.Key == application.IntakeOutcomeKey {
+			if kv.Key == intakeapp.IntakeOutcomeKey {
 				outcome = kv.Value.AsString()
 			}
 		}

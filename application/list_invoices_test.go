@@ -13,14 +13,16 @@ import (
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 
 	"github.com/acme3pl/fulfillment/application"
+	invoicingapp "github.com/acme3pl/fulfillment/application/invoicing"
 	"github.com/acme3pl/fulfillment/domain"
+	"github.com/acme3pl/fulfillment/domain/invoicing"
 	"github.com/acme3pl/fulfillment/ports"
 )
 
 // invoiceRepo is an in-memory ports.InvoiceRepository that records what it
 // was asked and answers with what the test put in it.
 type invoiceRepo struct {
-	invoices []*domain.Invoice
+	invoices []*invoicing.Invoice
 	more     bool
 	err      error
 
@@ -34,7 +36,7 @@ type invoiceListCall struct {
 	page   ports.Page
 }
 
-func (r *invoiceRepo) List(_ context.Context, org string, f ports.InvoiceFilter, p ports.Page) ([]*domain.Invoice, bool, error) {
+func (r *invoiceRepo) List(_ context.Context, org string, f ports.InvoiceFilter, p ports.Page) ([]*invoicing.Invoice, bool, error) {
 	r.listCalls = append(r.listCalls, invoiceListCall{org: org, filter: f, page: p})
 	if r.err != nil {
 		return nil, false, r.err
@@ -42,7 +44,7 @@ func (r *invoiceRepo) List(_ context.Context, org string, f ports.InvoiceFilter,
 	return r.invoices, r.more, nil
 }
 
-func (r *invoiceRepo) Get(_ context.Context, org, id string) (*domain.Invoice, error) {
+func (r *invoiceRepo) Get(_ context.Context, org, id string) (*invoicing.Invoice, error) {
 	r.getCalls = append(r.getCalls, org+"/"+id)
 	if r.err != nil {
 		return nil, r.err
@@ -57,21 +59,21 @@ func (r *invoiceRepo) Get(_ context.Context, org, id string) (*domain.Invoice, e
 
 // invoiceApp builds the decorated application on the fake, with spans
 // recorded in memory.
-func invoiceApp(repo *invoiceRepo) (*application.Application, *tracetest.SpanRecorder) {
+func invoiceApp(repo *invoiceRepo) (*testApp, *tracetest.SpanRecorder) {
 	rec := tracetest.NewSpanRecorder()
 	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(rec))
-	app := application.New(application.Deps{
+	app := invoicingapp.New(application.Deps{
 		Repos:  ports.Repositories{Invoices: repo},
 		Tracer: tp.Tracer("test"),
 		Log:    slog.New(slog.DiscardHandler),
 	})
-	return app, rec
+	return &testApp{Invoicing: app}, rec
 }
 
-func invoiceFixture(t *testing.T, org, id string, status domain.InvoiceStatus) *domain.Invoice {
+func invoiceFixture(t *testing.T, org, id string, status invoicing.InvoiceStatus) *invoicing.Invoice {
 	t.Helper()
 	at := time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
-	inv, err := domain.NewInvoice(domain.InvoiceParams{
+	inv, err := invoicing.NewInvoice(invoicing.InvoiceParams{
 		ID: id, OrganizationID: org, Key: "INV-" + id, Status: status, Name: "Storage", Currency: "USD",
 		DueDate: at, CreatedAt: at, UpdatedAt: at,
 	})
@@ -92,38 +94,38 @@ func invoiceWantInvalid(t *testing.T, err error, field string) {
 func TestListInvoicesPassesTheFilterWithDefaults(t *testing.T) {
 	tests := []struct {
 		name string
-		in   application.ListInvoices
+		in   invoicingapp.ListInvoices
 		want ports.InvoiceFilter
 	}{
 		{name: "defaults: every visible status, newest first by createdAt",
-			in:   application.ListInvoices{},
+			in:   invoicingapp.ListInvoices{},
 			want: ports.InvoiceFilter{SortBy: ports.InvoicesByCreatedAt}},
 		{name: "status, sort and order",
-			in:   application.ListInvoices{Status: domain.InvoiceCollecting, SortBy: ports.InvoicesByDueDate, Ascending: true},
-			want: ports.InvoiceFilter{Status: domain.InvoiceCollecting, SortBy: ports.InvoicesByDueDate, Ascending: true}},
+			in:   invoicingapp.ListInvoices{Status: invoicing.InvoiceCollecting, SortBy: ports.InvoicesByDueDate, Ascending: true},
+			want: ports.InvoiceFilter{Status: invoicing.InvoiceCollecting, SortBy: ports.InvoicesByDueDate, Ascending: true}},
 		{name: "search is trimmed",
-			in:   application.ListInvoices{Search: " \t Pallet storage \u00a0", SortBy: ports.InvoicesByUpdatedAt},
+			in:   invoicingapp.ListInvoices{Search: " \t Pallet storage \u00a0", SortBy: ports.InvoicesByUpdatedAt},
 			want: ports.InvoiceFilter{Search: "Pallet storage", SortBy: ports.InvoicesByUpdatedAt}},
 		{name: "blank search does not filter",
-			in:   application.ListInvoices{Search: "   "},
+			in:   invoicingapp.ListInvoices{Search: "   "},
 			want: ports.InvoiceFilter{SortBy: ports.InvoicesByCreatedAt}},
 		{name: "wildcards are passed as they are",
-			in:   application.ListInvoices{Search: `50%_off\`},
+			in:   invoicingapp.ListInvoices{Search: `50%_off\`},
 			want: ports.InvoiceFilter{Search: `50%_off\`, SortBy: ports.InvoicesByCreatedAt}},
 		{name: "200 characters",
-			in:   application.ListInvoices{Search: strings.Repeat("é", 200)},
+			in:   invoicingapp.ListInvoices{Search: strings.Repeat("é", 200)},
 			want: ports.InvoiceFilter{Search: strings.Repeat("é", 200), SortBy: ports.InvoicesByCreatedAt}},
 		{name: "200 characters once trimmed",
-			in:   application.ListInvoices{Search: "  " + strings.Repeat("a", 200) + "  "},
+			in:   invoicingapp.ListInvoices{Search: "  " + strings.Repeat("a", 200) + "  "},
 			want: ports.InvoiceFilter{Search: strings.Repeat("a", 200), SortBy: ports.InvoicesByCreatedAt}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			repo := &invoiceRepo{invoices: []*domain.Invoice{invoiceFixture(t, "org_inv_a", "inv_1", domain.InvoicePaid)}, more: true}
+			repo := &invoiceRepo{invoices: []*invoicing.Invoice{invoiceFixture(t, "org_inv_a", "inv_1", invoicing.InvoicePaid)}, more: true}
 			app, _ := invoiceApp(repo)
 			in := tt.in
 			in.OrganizationID, in.Page = "org_inv_a", ports.Page{Skip: 20, Take: 5}
-			res, err := app.Queries.ListInvoices.Handle(context.Background(), in)
+			res, err := app.Invoicing.ListInvoices.Handle(context.Background(), in)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -141,20 +143,20 @@ func TestListInvoicesPassesTheFilterWithDefaults(t *testing.T) {
 func TestListInvoicesRefusesInvalidInput(t *testing.T) {
 	tests := []struct {
 		name      string
-		in        application.ListInvoices
+		in        invoicingapp.ListInvoices
 		wantField string
 	}{
-		{name: "201 characters", in: application.ListInvoices{Search: strings.Repeat("é", 201)}, wantField: "search"},
-		{name: "NUL", in: application.ListInvoices{Search: "a\x00b"}, wantField: "search"},
-		{name: "newline inside", in: application.ListInvoices{Search: "storage\nnet"}, wantField: "search"},
-		{name: "invalid UTF-8", in: application.ListInvoices{Search: "caf\xe9"}, wantField: "search"},
+		{name: "201 characters", in: invoicingapp.ListInvoices{Search: strings.Repeat("é", 201)}, wantField: "search"},
+		{name: "NUL", in: invoicingapp.ListInvoices{Search: "a\x00b"}, wantField: "search"},
+		{name: "newline inside", in: invoicingapp.ListInvoices{Search: "storage\nnet"}, wantField: "search"},
+		{name: "invalid UTF-8", in: invoicingapp.ListInvoices{Search: "caf\xe9"}, wantField: "search"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			repo := &invoiceRepo{}
 			app, _ := invoiceApp(repo)
 			tt.in.OrganizationID, tt.in.Page = "org_inv_a", ports.Page{Take: 10}
-			_, err := app.Queries.ListInvoices.Handle(context.Background(), tt.in)
+			_, err := app.Invoicing.ListInvoices.Handle(context.Background(), tt.in)
 			invoiceWantInvalid(t, err, tt.wantField)
 			if len(repo.listCalls) != 0 {
 				t.Fatalf("the repository was asked %+v", repo.listCalls)
@@ -166,7 +168,7 @@ func TestListInvoicesRefusesInvalidInput(t *testing.T) {
 func TestListInvoicesPassesRepositoryErrors(t *testing.T) {
 	repo := &invoiceRepo{err: domain.ErrUnavailable}
 	app, _ := invoiceApp(repo)
-	_, err := app.Queries.ListInvoices.Handle(context.Background(), application.ListInvoices{OrganizationID: "org_inv_a"})
+	_, err := app.Invoicing.ListInvoices.Handle(context.Background(), invoicingapp.ListInvoices{OrganizationID: "org_inv_a"})
 	if !errors.Is(err, domain.ErrUnavailable) {
 		t.Fatalf("error %v, want ErrUnavailable", err)
 	}
@@ -177,28 +179,28 @@ func TestParseInvoiceSortParameters(t *testing.T) {
 		"createdAt": ports.InvoicesByCreatedAt, "updatedAt": ports.InvoicesByUpdatedAt, "dueDate": ports.InvoicesByDueDate,
 	}
 	for in, want := range sortBy {
-		if got, err := application.ParseInvoiceSortBy(in); err != nil || got != want {
+		if got, err := invoicingapp.ParseInvoiceSortBy(in); err != nil || got != want {
 			t.Errorf("ParseInvoiceSortBy(%q) = %q, %v; want %q", in, got, err, want)
 		}
 	}
 	for _, in := range []string{"", "createdat", "created_at", "id", "name"} {
-		_, err := application.ParseInvoiceSortBy(in)
+		_, err := invoicingapp.ParseInvoiceSortBy(in)
 		invoiceWantInvalid(t, err, "sortBy")
 	}
 	for in, wantAscending := range map[string]bool{"asc": true, "desc": false} {
-		if got, err := application.ParseInvoiceSortOrder(in); err != nil || got != wantAscending {
+		if got, err := invoicingapp.ParseInvoiceSortOrder(in); err != nil || got != wantAscending {
 			t.Errorf("ParseInvoiceSortOrder(%q) = %v, %v; want %v", in, got, err, wantAscending)
 		}
 	}
 	for _, in := range []string{"", "ASC", "ascending", "up"} {
-		_, err := application.ParseInvoiceSortOrder(in)
+		_, err := invoicingapp.ParseInvoiceSortOrder(in)
 		invoiceWantInvalid(t, err, "sortOrder")
 	}
 }
 
 func TestListInvoicesSpanCarriesTheOrganization(t *testing.T) {
 	app, rec := invoiceApp(&invoiceRepo{})
-	if _, err := app.Queries.ListInvoices.Handle(context.Background(), application.ListInvoices{OrganizationID: "org_inv_span"}); err != nil {
+	if _, err := app.Invoicing.ListInvoices.Handle(context.Background(), invoicingapp.ListInvoices{OrganizationID: "org_inv_span"}); err != nil {
 		t.Fatal(err)
 	}
 	spans := rec.Ended()

@@ -6,8 +6,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/acme3pl/fulfillment/application"
+	shippingapp "github.com/acme3pl/fulfillment/application/shipping"
 	"github.com/acme3pl/fulfillment/domain"
+	"github.com/acme3pl/fulfillment/domain/shipping"
 	"github.com/acme3pl/fulfillment/ports"
 )
 
@@ -22,10 +23,10 @@ func TestListShipmentsNewestFirstWithStatusFilter(t *testing.T) {
 	if _, err := shipSubmit(app, "org_ship_a", ids[1]); err != nil {
 		t.Fatal(err)
 	}
-	list := func(status domain.ShipmentStatus, page ports.Page) ([]string, bool) {
+	list := func(status shipping.ShipmentStatus, page ports.Page) ([]string, bool) {
 		t.Helper()
-		res, err := app.Queries.ListShipments.Handle(context.Background(),
-			application.ListShipments{OrganizationID: "org_ship_a", Status: status, Page: page})
+		res, err := app.Shipping.ListShipments.Handle(context.Background(),
+			shippingapp.ListShipments{OrganizationID: "org_ship_a", Status: status, Page: page})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -37,7 +38,7 @@ func TestListShipmentsNewestFirstWithStatusFilter(t *testing.T) {
 	}
 	tests := []struct {
 		name     string
-		status   domain.ShipmentStatus
+		status   shipping.ShipmentStatus
 		page     ports.Page
 		want     []string
 		wantMore bool
@@ -45,9 +46,9 @@ func TestListShipmentsNewestFirstWithStatusFilter(t *testing.T) {
 		{"all", "", ports.Page{Take: 10}, []string{ids[3], ids[2], ids[1], ids[0]}, false},
 		{"first page", "", ports.Page{Take: 3}, []string{ids[3], ids[2], ids[1]}, true},
 		{"second page", "", ports.Page{Skip: 3, Take: 3}, []string{ids[0]}, false},
-		{"drafts", domain.ShipmentDraft, ports.Page{Take: 10}, []string{ids[3], ids[2], ids[0]}, false},
-		{"pending", domain.ShipmentPending, ports.Page{Take: 10}, []string{ids[1]}, false},
-		{"cancelled", domain.ShipmentCancelled, ports.Page{Take: 10}, []string{}, false},
+		{"drafts", shipping.ShipmentDraft, ports.Page{Take: 10}, []string{ids[3], ids[2], ids[0]}, false},
+		{"pending", shipping.ShipmentPending, ports.Page{Take: 10}, []string{ids[1]}, false},
+		{"cancelled", shipping.ShipmentCancelled, ports.Page{Take: 10}, []string{}, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

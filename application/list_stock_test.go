@@ -7,8 +7,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/acme3pl/fulfillment/application"
+	shippingapp "github.com/acme3pl/fulfillment/application/shipping"
 	"github.com/acme3pl/fulfillment/domain"
+	"github.com/acme3pl/fulfillment/domain/shipping"
 	"github.com/acme3pl/fulfillment/ports"
 )
 
@@ -18,8 +19,8 @@ func TestListStockShowsReservations(t *testing.T) {
 	if _, err := shipSubmit(app, "org_ship_a", shipDraft(t, app, shipSPD(shipLine("ctn_1", 2)))); err != nil {
 		t.Fatal(err)
 	}
-	res, err := app.Queries.ListStock.Handle(context.Background(), application.ListStock{
-		OrganizationID: "org_ship_a", Kind: domain.KindCarton, SKU: "  CTN-TEE-24 ", Page: ports.Page{Take: 10},
+	res, err := app.Shipping.ListStock.Handle(context.Background(), shippingapp.ListStock{
+		OrganizationID: "org_ship_a", Kind: shipping.KindCarton, SKU: "  CTN-TEE-24 ", Page: ports.Page{Take: 10},
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -27,7 +28,7 @@ func TestListStockShowsReservations(t *testing.T) {
 	if len(res.Items) != 1 || res.More || res.Items[0].Item.ID != "ctn_1" {
 		t.Fatalf("items %+v more %v, want ctn_1 only", res.Items, res.More)
 	}
-	want := []domain.StockLevel{{Warehouse: domain.WarehouseRef{ID: "wh_a", Name: "East"}, OnHand: 5, Reserved: 2}}
+	want := []shipping.StockLevel{{Warehouse: domain.WarehouseRef{ID: "wh_a", Name: "East"}, OnHand: 5, Reserved: 2}}
 	if got := res.Items[0].Levels; !reflect.DeepEqual(got, want) || got[0].Available() != 3 {
 		t.Fatalf("levels %+v, want %+v (available 3)", got, want)
 	}
@@ -37,16 +38,16 @@ func TestListStockRefusals(t *testing.T) {
 	app, _ := shipApp(shipFixture(), domain.Sandbox)
 	tests := []struct {
 		name      string
-		q         application.ListStock
+		q         shippingapp.ListStock
 		wantField string
 	}{
-		{"unknown kind", application.ListStock{OrganizationID: "org_ship_a", Kind: "pallet", Page: ports.Page{Take: 10}}, "kind"},
-		{"sku too long", application.ListStock{OrganizationID: "org_ship_a", Kind: domain.KindProduct, SKU: strings.Repeat("s", 256), Page: ports.Page{Take: 10}}, "sku"},
-		{"sku with NUL", application.ListStock{OrganizationID: "org_ship_a", Kind: domain.KindProduct, SKU: "a\x00b", Page: ports.Page{Take: 10}}, "sku"},
+		{"unknown kind", shippingapp.ListStock{OrganizationID: "org_ship_a", Kind: "pallet", Page: ports.Page{Take: 10}}, "kind"},
+		{"sku too long", shippingapp.ListStock{OrganizationID: "org_ship_a", Kind: shipping.KindProduct, SKU: strings.Repeat("s", 256), Page: ports.Page{Take: 10}}, "sku"},
+		{"sku with NUL", shippingapp.ListStock{OrganizationID: "org_ship_a", Kind: shipping.KindProduct, SKU: "a\x00b", Page: ports.Page{Take: 10}}, "sku"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := app.Queries.ListStock.Handle(context.Background(), tt.q)
+			_, err := app.Shipping.ListStock.Handle(context.Background(), tt.q)
 			var ve *domain.ValidationError
 			if !errors.As(err, &ve) || ve.Field != tt.wantField {
 				t.Fatalf("error %v, want a validation error of %s", err, tt.wantField)

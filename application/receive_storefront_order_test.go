@@ -12,7 +12,10 @@ import (
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 
 	"github.com/acme3pl/fulfillment/application"
+	intakeapp "github.com/acme3pl/fulfillment/application/intake"
 	"github.com/acme3pl/fulfillment/domain"
+	"github.com/acme3pl/fulfillment/domain/intake"
+	"github.com/acme3pl/fulfillment/domain/shipping"
 )
 
 const intakeOrg = "org_intake"
@@ -31,39 +34,39 @@ func intakeFixture() *fakeDB {
 	return st
 }
 
-func intakeOrder(id int64, lines ...domain.StorefrontLine) domain.StorefrontOrder {
+func intakeOrder(id int64, lines ...intake.StorefrontLine) intake.StorefrontOrder {
 	n := int64(1042)
-	return domain.StorefrontOrder{
+	return intake.StorefrontOrder{
 		ID: id, OrderNumber: &n, Note: "Bitte klingeln 🙏",
-		ShippingAddress: &domain.ShippingAddress{Name: "Zoë Müller", Company: "", Address1: "Straße des 17. Juni 135",
+		ShippingAddress: &shipping.Address{Name: "Zoë Müller", Company: "", Address1: "Straße des 17. Juni 135",
 			City: "Berlin", Zip: "10623", Country: "DE", Phone: "+49 30 1234567"},
 		Lines: lines,
 	}
 }
 
-func intakeLine(id int64, sku string, qty int64) domain.StorefrontLine {
-	return domain.StorefrontLine{ID: id, SKU: sku, Quantity: qty, RequiresShipping: true}
+func intakeLine(id int64, sku string, qty int64) intake.StorefrontLine {
+	return intake.StorefrontLine{ID: id, SKU: sku, Quantity: qty, RequiresShipping: true}
 }
 
 // receive delivers o as the HTTP adapter does: the domain checks the order
-// (domain.StorefrontOrder.Check); a refused one is recorded
+// (intake.StorefrontOrder.Check); a refused one is recorded
 // (RefuseStorefrontOrder), a checked one processed (ReceiveStorefrontOrder).
-func receive(t *testing.T, app *application.Application, o domain.StorefrontOrder) (application.StorefrontOrderResult, error) {
+func receive(t *testing.T, app *testApp, o intake.StorefrontOrder) (intakeapp.StorefrontOrderResult, error) {
 	t.Helper()
 	return deliverOrder(app, o, fmt.Sprintf("trace-%d", o.ID), nil)
 }
 
 // deliverOrder is receive with a trace ID and a body.
-func deliverOrder(app *application.Application, o domain.StorefrontOrder, trace string, body []byte) (application.StorefrontOrderResult, error) {
+func deliverOrder(app *testApp, o intake.StorefrontOrder, trace string, body []byte) (intakeapp.StorefrontOrderResult, error) {
 	if err := o.Check(); err != nil {
 		if o.ID > 0 {
-			_, _ = app.Commands.RefuseStorefrontOrder.Handle(context.Background(), application.RefuseStorefrontOrder{
+			_, _ = app.Intake.RefuseStorefrontOrder.Handle(context.Background(), intakeapp.RefuseStorefrontOrder{
 				OrganizationID: intakeOrg, TraceID: trace, OrderID: o.ID, OrderNumber: o.OrderNumber, Body: body})
 		}
-		return application.StorefrontOrderResult{}, err
+		return intakeapp.StorefrontOrderResult{}, err
 	}
-	return app.Commands.ReceiveStorefrontOrder.Handle(context.Background(),
-		application.ReceiveStorefrontOrder{OrganizationID: intakeOrg, TraceID: trace, Order: o, Body: body})
+	return app.Intake.ReceiveStorefrontOrder.Handle(context.Background(),
+		intakeapp.ReceiveStorefrontOrder{OrganizationID: intakeOrg, TraceID: trace, Order: o, Body: body})
 }
 
 func TestReceiveStorefrontOrderCreatesASubmittedShipment(t *testing.T) {
@@ -73,7 +76,7 @@ func TestReceiveStorefrontOrderCreatesASubmittedShipment(t *testing.T) {
 	o := intakeOrder(big,
 		intakeLine(1, "SOCK-1", 2),
 		intakeLine(2, " KEY-LTH-01 ", 1),
-		domain.StorefrontLine{ID: 3, SKU: "", Quantity: 1, RequiresShipping: false}, // gift card
+		intake.StorefrontLine{ID: 3, SKU: "", Quantity: 1, RequiresShipping: false}, // gift card
 		intakeLine(4, "SOCK-1", 3),
 	)
 	res, err := receive(t, app, o)
@@ -88,11 +91,11 @@ func TestReceiveStorefrontOrderCreatesASubmittedShipment(t *testing.T) {
 		t.Fatalf("shipments %v, want exactly %s", ss, res.ShipmentID)
 	}
 	s := ss[0]
-	wantLines := []domain.ShipmentLine{{ItemID: "prod_sock", SKU: "SOCK-1", Quantity: 5}, {ItemID: "prod_key", SKU: "KEY-LTH-01", Quantity: 1}}
+	wantLines := []shipping.ShipmentLine{{ItemID: "prod_sock", SKU: "SOCK-1", Quantity: 5}, {ItemID: "prod_key", SKU: "KEY-LTH-01", Quantity: 1}}
 	if !reflect.DeepEqual(s.Lines(), wantLines) {
 		t.Errorf("lines %+v, want %+v", s.Lines(), wantLines)
 	}
-	if s.Status() != domain.ShipmentPending || s.Kind() != domain.PickPack || !s.Test() {
+	if s.Status() != shipping.ShipmentPending || s.Kind() != shipping.PickPack || !s.Test() {
 		t.Errorf("status %s kind %s test %v, want pending pick_pack test", s.Status(), s.Kind(), s.Test())
 	}
 	if s.Warehouse() != (domain.WarehouseRef{ID: "wh_b", Name: "Bravo"}) {
@@ -101,14 +104,14 @@ func TestReceiveStorefrontOrderCreatesASubmittedShipment(t *testing.T) {
 	if s.Address() != *o.ShippingAddress || s.Notes() != o.Note {
 		t.Errorf("address %+v notes %q, want them as sent", s.Address(), s.Notes())
 	}
-	if src := s.Source(); src == nil || *src != (domain.ShipmentSource{Type: "storefront", OrderID: big, OrderNumber: 1042}) {
+	if src := s.Source(); src == nil || *src != (shipping.ShipmentSource{Type: "storefront", OrderID: big, OrderNumber: 1042}) {
 		t.Errorf("source %+v", src)
 	}
 	if got := st.level("wh_b", "prod_sock").reserved; got != 5 {
 		t.Errorf("reserved %d socks at wh_b, want 5", got)
 	}
 	rec, _ := st.receipt(intakeOrg, big)
-	if rec.Status() != domain.ReceiptSucceeded || rec.Attempts() != 1 || rec.ShipmentID() != res.ShipmentID ||
+	if rec.Status() != intake.ReceiptSucceeded || rec.Attempts() != 1 || rec.ShipmentID() != res.ShipmentID ||
 		rec.TraceID() != fmt.Sprintf("trace-%d", big) || rec.LastError() != "" {
 		t.Errorf("receipt %+v", rec)
 	}
@@ -124,12 +127,12 @@ func TestReceiveStorefrontOrderDuplicateAnswersTheSameShipment(t *testing.T) {
 	}
 	// A redelivery, even one whose SKUs would now be refused, is answered
 	// from the receipt: no second shipment, not counted as an attempt.
-	o.Lines = []domain.StorefrontLine{intakeLine(1, "GONE", 1)}
+	o.Lines = []intake.StorefrontLine{intakeLine(1, "GONE", 1)}
 	second, err := receive(t, app, o)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if second != (application.StorefrontOrderResult{ShipmentID: first.ShipmentID, Duplicate: true}) {
+	if second != (intakeapp.StorefrontOrderResult{ShipmentID: first.ShipmentID, Duplicate: true}) {
 		t.Fatalf("second delivery %+v, want duplicate of %s", second, first.ShipmentID)
 	}
 	if n := len(st.shipments()); n != 1 {
@@ -153,7 +156,7 @@ func TestReceiveStorefrontOrderRefusalsAreRecordedAndRetried(t *testing.T) {
 		t.Fatalf("kind %q, want a refusal unknown_skus", k)
 	}
 	rec, ok := st.receipt(intakeOrg, 88)
-	if !ok || rec.Status() != domain.ReceiptFailed || rec.LastError() != "unknown_skus" || rec.Attempts() != 1 || len(st.shipments()) != 0 {
+	if !ok || rec.Status() != intake.ReceiptFailed || rec.LastError() != "unknown_skus" || rec.Attempts() != 1 || len(st.shipments()) != 0 {
 		t.Fatalf("receipt %+v (found %v), %d shipments; want failed unknown_skus, none", rec, ok, len(st.shipments()))
 	}
 	st.addProduct(intakeOrg, "prod_n1", "NOPE-1")
@@ -164,7 +167,7 @@ func TestReceiveStorefrontOrderRefusalsAreRecordedAndRetried(t *testing.T) {
 		t.Fatalf("retry: %+v, %v; want a new shipment", res, err)
 	}
 	rec, _ = st.receipt(intakeOrg, 88)
-	if rec.Status() != domain.ReceiptSucceeded || rec.Attempts() != 2 || rec.ShipmentID() != res.ShipmentID || rec.LastError() != "unknown_skus" {
+	if rec.Status() != intake.ReceiptSucceeded || rec.Attempts() != 2 || rec.ShipmentID() != res.ShipmentID || rec.LastError() != "unknown_skus" {
 		t.Fatalf("receipt after retry %+v; want succeeded after 2 attempts, the last error kept", rec)
 	}
 }
@@ -173,12 +176,12 @@ func TestReceiveStorefrontOrderRefusals(t *testing.T) {
 	tests := []struct {
 		name     string
 		setup    func(st *fakeDB)
-		order    domain.StorefrontOrder
+		order    intake.StorefrontOrder
 		wantCode string
 	}{
 		{
 			name: "missing shipping address", wantCode: "missing_shipping_address",
-			order: func() domain.StorefrontOrder {
+			order: func() intake.StorefrontOrder {
 				o := intakeOrder(10, intakeLine(1, "TEE", 1))
 				o.ShippingAddress = nil
 				return o
@@ -187,7 +190,7 @@ func TestReceiveStorefrontOrderRefusals(t *testing.T) {
 		{
 			name: "line to ship without sku", wantCode: "missing_sku",
 			order: intakeOrder(11, intakeLine(1, "TEE", 1), intakeLine(21, "  ", 1), intakeLine(22, "", 2),
-				domain.StorefrontLine{ID: 23, Quantity: 1}),
+				intake.StorefrontLine{ID: 23, Quantity: 1}),
 		},
 		{
 			name: "no active warehouse", wantCode: "no_warehouse",
@@ -205,11 +208,11 @@ func TestReceiveStorefrontOrderRefusals(t *testing.T) {
 		},
 		{
 			name: "a quantity beyond the bound", wantCode: "invalid_payload",
-			order: intakeOrder(16, intakeLine(1, "TEE", domain.MaxLineQuantity+1)),
+			order: intakeOrder(16, intakeLine(1, "TEE", shipping.MaxLineQuantity+1)),
 		},
 		{
 			name: "a quantity of 2^62 on a line not to ship", wantCode: "invalid_payload",
-			order: func() domain.StorefrontOrder {
+			order: func() intake.StorefrontOrder {
 				o := intakeOrder(17, intakeLine(1, "TEE", 1), intakeLine(2, "GIFT", 1<<62))
 				o.Lines[1].RequiresShipping = false
 				return o
@@ -221,7 +224,7 @@ func TestReceiveStorefrontOrderRefusals(t *testing.T) {
 		},
 		{
 			name: "note longer than a shipment holds", wantCode: "invalid_payload",
-			order: func() domain.StorefrontOrder {
+			order: func() intake.StorefrontOrder {
 				o := intakeOrder(14, intakeLine(1, "TEE", 1))
 				o.Note = string(make([]byte, 5001))
 				return o
@@ -239,7 +242,7 @@ func TestReceiveStorefrontOrderRefusals(t *testing.T) {
 				t.Fatalf("error %v (kind %q), want a refusal %s", err, k, tt.wantCode)
 			}
 			rec, _ := st.receipt(intakeOrg, tt.order.ID)
-			if rec.Status() != domain.ReceiptFailed || rec.LastError() != tt.wantCode || rec.Attempts() != 1 {
+			if rec.Status() != intake.ReceiptFailed || rec.LastError() != tt.wantCode || rec.Attempts() != 1 {
 				t.Errorf("receipt %+v, want failed %s after 1 attempt", rec, tt.wantCode)
 			}
 			if n := len(st.shipments()); n != 0 {
@@ -252,7 +255,7 @@ func TestReceiveStorefrontOrderRefusals(t *testing.T) {
 func TestReceiveStorefrontOrderMissingSKUListsLineItems(t *testing.T) {
 	st := intakeFixture()
 	_, err := receive(t, intakeApp(st, domain.Sandbox), intakeOrder(11, intakeLine(1, "TEE", 1), intakeLine(21, "  ", 1),
-		domain.StorefrontLine{ID: 22, Quantity: 1, RequiresShipping: false}, intakeLine(23, "", 2)))
+		intake.StorefrontLine{ID: 22, Quantity: 1, RequiresShipping: false}, intakeLine(23, "", 2)))
 	var ms *domain.MissingSKUError
 	if !errors.As(err, &ms) || !reflect.DeepEqual(ms.LineItemIDs, []int64{21, 23}) {
 		t.Fatalf("error %v, want missing sku on line items 21 and 23", err)
@@ -262,35 +265,35 @@ func TestReceiveStorefrontOrderMissingSKUListsLineItems(t *testing.T) {
 func TestReceiveStorefrontOrderSkips(t *testing.T) {
 	tests := []struct {
 		name  string
-		order domain.StorefrontOrder
-		want  domain.SkipReason
+		order intake.StorefrontOrder
+		want  intake.SkipReason
 	}{
-		{"cancelled", func() domain.StorefrontOrder {
+		{"cancelled", func() intake.StorefrontOrder {
 			o := intakeOrder(30, intakeLine(1, "UNKNOWN", 1))
 			o.Cancelled, o.ShippingAddress = true, nil
 			return o
-		}(), domain.SkipOrderCancelled},
-		{"nothing to ship", func() domain.StorefrontOrder {
-			o := intakeOrder(31, domain.StorefrontLine{ID: 1, SKU: "", Quantity: 1})
+		}(), intake.SkipOrderCancelled},
+		{"nothing to ship", func() intake.StorefrontOrder {
+			o := intakeOrder(31, intake.StorefrontLine{ID: 1, SKU: "", Quantity: 1})
 			o.ShippingAddress = nil // digital orders have none
 			return o
-		}(), domain.SkipNoShippableItems},
-		{"no line items", intakeOrder(32), domain.SkipNoShippableItems},
+		}(), intake.SkipNoShippableItems},
+		{"no line items", intakeOrder(32), intake.SkipNoShippableItems},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			st := intakeFixture()
 			app := intakeApp(st, domain.Sandbox)
 			res, err := receive(t, app, tt.order)
-			if err != nil || res != (application.StorefrontOrderResult{Skipped: tt.want}) {
+			if err != nil || res != (intakeapp.StorefrontOrderResult{Skipped: tt.want}) {
 				t.Fatalf("%+v, %v; want skipped %s", res, err, tt.want)
 			}
 			rec, _ := st.receipt(intakeOrg, tt.order.ID)
-			if rec.Status() != domain.ReceiptSucceeded || rec.Skipped() != tt.want || rec.ShipmentID() != "" || rec.Attempts() != 1 {
+			if rec.Status() != intake.ReceiptSucceeded || rec.Skipped() != tt.want || rec.ShipmentID() != "" || rec.Attempts() != 1 {
 				t.Errorf("receipt %+v", rec)
 			}
 			again, err := receive(t, app, tt.order)
-			if err != nil || again != (application.StorefrontOrderResult{Skipped: tt.want, Duplicate: true}) {
+			if err != nil || again != (intakeapp.StorefrontOrderResult{Skipped: tt.want, Duplicate: true}) {
 				t.Errorf("redelivery %+v, %v; want a duplicate skip", again, err)
 			}
 			if n := len(st.shipments()); n != 0 {
@@ -365,16 +368,16 @@ func TestReceiveStorefrontOrderTestFlag(t *testing.T) {
 func TestReceiveStorefrontOrderRefusedPayload(t *testing.T) {
 	st := intakeFixture()
 	app := intakeApp(st, domain.Sandbox)
-	_, err := app.Commands.RefuseStorefrontOrder.Handle(context.Background(), application.RefuseStorefrontOrder{
+	_, err := app.Intake.RefuseStorefrontOrder.Handle(context.Background(), intakeapp.RefuseStorefrontOrder{
 		OrganizationID: intakeOrg, TraceID: "t1", OrderID: 60, Body: []byte(`{"id": 60}`)})
 	if err != nil {
 		t.Fatalf("error %v, want the refusal recorded", err)
 	}
-	if rec, _ := st.receipt(intakeOrg, 60); rec.Status() != domain.ReceiptFailed || rec.LastError() != "invalid_payload" || rec.Attempts() != 1 {
+	if rec, _ := st.receipt(intakeOrg, 60); rec.Status() != intake.ReceiptFailed || rec.LastError() != "invalid_payload" || rec.Attempts() != 1 {
 		t.Errorf("receipt %+v, want failed invalid_payload", rec)
 	}
 	// Without an id there is nothing to record.
-	_, err = app.Commands.RefuseStorefrontOrder.Handle(context.Background(), application.RefuseStorefrontOrder{OrganizationID: intakeOrg})
+	_, err = app.Intake.RefuseStorefrontOrder.Handle(context.Background(), intakeapp.RefuseStorefrontOrder{OrganizationID: intakeOrg})
 	if code := application.KindOf(err).Code(); code != "invalid_payload" || len(st.state.receipts) != 1 {
 		t.Errorf("error %v, %d receipts; want invalid_payload and no new receipt", err, len(st.state.receipts))
 	}
@@ -389,14 +392,14 @@ func TestReceiveStorefrontOrderFaultRollsBackAndIsRecorded(t *testing.T) {
 		t.Fatalf("error %v, want an internal failure", err)
 	}
 	rec, _ := st.receipt(intakeOrg, 70)
-	if rec.Status() != domain.ReceiptFailed || rec.LastError() != "internal" || rec.Attempts() != 1 || st.level("wh_b", "prod_tee").reserved != 0 {
+	if rec.Status() != intake.ReceiptFailed || rec.LastError() != "internal" || rec.Attempts() != 1 || st.level("wh_b", "prod_tee").reserved != 0 {
 		t.Fatalf("receipt %+v, reserved %v; want the attempt recorded failed and the reservation rolled back", rec, st.level("wh_b", "prod_tee"))
 	}
 	st.failCreate = nil
 	if res, err := receive(t, app, intakeOrder(70, intakeLine(1, "TEE", 1))); err != nil || res.ShipmentID == "" {
 		t.Fatalf("retry %+v, %v", res, err)
 	}
-	if rec, _ := st.receipt(intakeOrg, 70); rec.Attempts() != 2 || rec.Status() != domain.ReceiptSucceeded {
+	if rec, _ := st.receipt(intakeOrg, 70); rec.Attempts() != 2 || rec.Status() != intake.ReceiptSucceeded {
 		t.Errorf("receipt %+v, want succeeded after 2 attempts", rec)
 	}
 }
@@ -416,12 +419,12 @@ func TestGetOrderReceipt(t *testing.T) {
 	if _, err := receive(t, app, intakeOrder(80, intakeLine(1, "TEE", 1))); err != nil {
 		t.Fatal(err)
 	}
-	rec, err := app.Queries.GetOrderReceipt.Handle(context.Background(), application.GetOrderReceipt{OrganizationID: intakeOrg, OrderID: 80})
-	if err != nil || rec.OrderID() != 80 || rec.Status() != domain.ReceiptSucceeded {
+	rec, err := app.Intake.GetOrderReceipt.Handle(context.Background(), intakeapp.GetOrderReceipt{OrganizationID: intakeOrg, OrderID: 80})
+	if err != nil || rec.OrderID() != 80 || rec.Status() != intake.ReceiptSucceeded {
 		t.Fatalf("%+v, %v", rec, err)
 	}
-	for _, q := range []application.GetOrderReceipt{{OrganizationID: intakeOrg, OrderID: 81}, {OrganizationID: "org_other", OrderID: 80}} {
-		if _, err := app.Queries.GetOrderReceipt.Handle(context.Background(), q); !errors.Is(err, domain.ErrNotFound) {
+	for _, q := range []intakeapp.GetOrderReceipt{{OrganizationID: intakeOrg, OrderID: 81}, {OrganizationID: "org_other", OrderID: 80}} {
+		if _, err := app.Intake.GetOrderReceipt.Handle(context.Background(), q); !errors.Is(err, domain.ErrNotFound) {
 			t.Errorf("%+v: error %v, want not found", q, err)
 		}
 	}
@@ -429,16 +432,16 @@ func TestGetOrderReceipt(t *testing.T) {
 
 func TestReceiveStorefrontOrderMergesBeyondTheLineBound(t *testing.T) {
 	st := intakeFixture()
-	var lines []domain.StorefrontLine
-	for i := range 3 * domain.MaxShipmentLines {
+	var lines []intake.StorefrontLine
+	for i := range 3 * shipping.MaxShipmentLines {
 		lines = append(lines, intakeLine(int64(i), []string{"TEE", "SOCK-1", "KEY-LTH-01"}[i%3], 1))
 	}
 	if _, err := receive(t, intakeApp(st, domain.Sandbox), intakeOrder(16, lines...)); err != nil {
 		t.Fatal(err)
 	}
 	got := st.shipments()[0].Lines()
-	if len(got) != 3 || got[0].Quantity != domain.MaxShipmentLines {
-		t.Fatalf("lines %+v, want 3 lines of %d", got, domain.MaxShipmentLines)
+	if len(got) != 3 || got[0].Quantity != shipping.MaxShipmentLines {
+		t.Fatalf("lines %+v, want 3 lines of %d", got, shipping.MaxShipmentLines)
 	}
 }
 
@@ -446,9 +449,9 @@ func TestReceiveStorefrontOrderSpanAttributes(t *testing.T) {
 	st := intakeFixture()
 	rec := tracetest.NewSpanRecorder()
 	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(rec))
-	h := intakeAppTraced(st, domain.Sandbox, tp.Tracer("test")).Commands.ReceiveStorefrontOrder
+	h := intakeAppTraced(st, domain.Sandbox, tp.Tracer("test")).Intake.ReceiveStorefrontOrder
 	o := intakeOrder(9007199254740993, intakeLine(1, "TEE", 1))
-	c := application.ReceiveStorefrontOrder{OrganizationID: intakeOrg, Order: o}
+	c := intakeapp.ReceiveStorefrontOrder{OrganizationID: intakeOrg, Order: o}
 	first, err := h.Handle(context.Background(), c)
 	if err != nil {
 		t.Fatal(err)

@@ -9,7 +9,10 @@ import (
 	"time"
 
 	"github.com/acme3pl/fulfillment/application"
+	warehouseapp "github.com/acme3pl/fulfillment/application/warehouse"
 	"github.com/acme3pl/fulfillment/domain"
+	"github.com/acme3pl/fulfillment/domain/shipping"
+	"github.com/acme3pl/fulfillment/domain/warehouse"
 	"github.com/acme3pl/fulfillment/ports"
 )
 
@@ -17,16 +20,16 @@ var recvT0 = time.Date(2026, 11, 26, 12, 0, 0, 0, time.UTC)
 
 // recvFixture: wh_a serves org_ship_a (shipFixture's world), wh_b serves
 // org_ship_b only.
-func recvHandler(db *fakeDB, hooks application.WarehouseHooks) *application.RecordWarehouseReceiptHandler {
-	return application.NewRecordWarehouseReceiptHandler(fakeUoW{db}, &fakeClock{now: recvT0}, &fakeIDs{}, hooks)
+func recvHandler(db *fakeDB, hooks fakeBilling) *warehouseapp.RecordWarehouseReceiptHandler {
+	return warehouseapp.NewRecordWarehouseReceiptHandler(fakeUoW{db}, &fakeClock{now: recvT0}, &fakeIDs{}, hooks)
 }
 
-func recvCommand() application.RecordWarehouseReceipt {
-	return application.RecordWarehouseReceipt{
+func recvCommand() warehouseapp.RecordWarehouseReceipt {
+	return warehouseapp.RecordWarehouseReceipt{
 		WarehouseID: "wh_a", OrganizationID: "org_ship_a", Reference: "ASN-1",
-		Lines: []domain.ReceiptLine{
-			{Kind: domain.KindProduct, ItemID: "prod_1", Quantity: 10},
-			{Kind: domain.KindCarton, ItemID: "ctn_1", Quantity: 3},
+		Lines: []warehouse.ReceiptLine{
+			{Kind: shipping.KindProduct, ItemID: "prod_1", Quantity: 10},
+			{Kind: shipping.KindCarton, ItemID: "ctn_1", Quantity: 3},
 		},
 	}
 }
@@ -36,7 +39,7 @@ func TestRecordWarehouseReceiptRaisesOnHand(t *testing.T) {
 	at := recvT0.Add(-3 * time.Hour)
 	c := recvCommand()
 	c.ReceivedAt = &at
-	res, err := recvHandler(db, application.WarehouseHooks{}).Handle(context.Background(), c)
+	res, err := recvHandler(db, fakeBilling{}).Handle(context.Background(), c)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -50,8 +53,8 @@ func TestRecordWarehouseReceiptRaisesOnHand(t *testing.T) {
 		t.Errorf("ctn_1 on hand %d, want 8", got)
 	}
 	want := []fakeMovement{
-		{org: "org_ship_a", warehouse: "wh_a", reason: domain.MovementReceipt, delta: domain.StockDelta{Kind: domain.KindProduct, ItemID: "prod_1", Quantity: 10}, at: at},
-		{org: "org_ship_a", warehouse: "wh_a", reason: domain.MovementReceipt, delta: domain.StockDelta{Kind: domain.KindCarton, ItemID: "ctn_1", Quantity: 3}, at: at},
+		{org: "org_ship_a", warehouse: "wh_a", reason: shipping.MovementReceipt, delta: shipping.StockDelta{Kind: shipping.KindProduct, ItemID: "prod_1", Quantity: 10}, at: at},
+		{org: "org_ship_a", warehouse: "wh_a", reason: shipping.MovementReceipt, delta: shipping.StockDelta{Kind: shipping.KindCarton, ItemID: "ctn_1", Quantity: 3}, at: at},
 	}
 	if got := db.movements(); !reflect.DeepEqual(got, want) {
 		t.Fatalf("movements %+v, want %+v", got, want)
@@ -60,7 +63,7 @@ func TestRecordWarehouseReceiptRaisesOnHand(t *testing.T) {
 
 func TestRecordWarehouseReceiptIsIdempotentOnItsReference(t *testing.T) {
 	db := shipFixture()
-	h := recvHandler(db, application.WarehouseHooks{})
+	h := recvHandler(db, fakeBilling{})
 	first, err := h.Handle(context.Background(), recvCommand())
 	if err != nil {
 		t.Fatal(err)
@@ -81,7 +84,7 @@ func TestRecordWarehouseReceiptIsIdempotentOnItsReference(t *testing.T) {
 	other := recvCommand()
 	other.Lines[0].Quantity = 11
 	commits := db.commits
-	if _, err := h.Handle(context.Background(), other); !errors.Is(err, domain.ErrReferenceConflict) {
+	if _, err := h.Handle(context.Background(), other); !errors.Is(err, warehouse.ErrReferenceConflict) {
 		t.Fatalf("other content: %v, want reference conflict", err)
 	}
 	if db.commits != commits || db.level("wh_a", "prod_1").onHand != 10 {
@@ -101,21 +104,21 @@ func TestRecordWarehouseReceiptRefuses(t *testing.T) {
 	future := recvT0.Add(time.Minute)
 	tests := []struct {
 		name  string
-		edit  func(c *application.RecordWarehouseReceipt)
-		hooks application.WarehouseHooks
+		edit  func(c *warehouseapp.RecordWarehouseReceipt)
+		hooks fakeBilling
 		want  application.Kind
 	}{
-		{"future receivedAt", func(c *application.RecordWarehouseReceipt) { c.ReceivedAt = &future }, application.WarehouseHooks{}, application.KindInvalid},
-		{"no items", func(c *application.RecordWarehouseReceipt) { c.Lines = nil }, application.WarehouseHooks{}, application.KindInvalid},
-		{"another organization's warehouse", func(c *application.RecordWarehouseReceipt) { c.WarehouseID = "wh_b" }, application.WarehouseHooks{}, application.KindInvalidWarehouse},
-		{"an unknown organization", func(c *application.RecordWarehouseReceipt) { c.OrganizationID = "org_none" }, application.WarehouseHooks{}, application.KindInvalidWarehouse},
-		{"another organization's product", func(c *application.RecordWarehouseReceipt) { c.Lines[0].ItemID = "prod_b" }, application.WarehouseHooks{}, application.KindUnknownItems},
-		{"a product named as a carton", func(c *application.RecordWarehouseReceipt) { c.Lines[1].ItemID = "prod_2" }, application.WarehouseHooks{}, application.KindUnknownItems},
-		{"a closed period", func(c *application.RecordWarehouseReceipt) {}, application.WarehouseHooks{
+		{"future receivedAt", func(c *warehouseapp.RecordWarehouseReceipt) { c.ReceivedAt = &future }, fakeBilling{}, application.KindInvalid},
+		{"no items", func(c *warehouseapp.RecordWarehouseReceipt) { c.Lines = nil }, fakeBilling{}, application.KindInvalid},
+		{"another organization's warehouse", func(c *warehouseapp.RecordWarehouseReceipt) { c.WarehouseID = "wh_b" }, fakeBilling{}, application.KindInvalidWarehouse},
+		{"an unknown organization", func(c *warehouseapp.RecordWarehouseReceipt) { c.OrganizationID = "org_none" }, fakeBilling{}, application.KindInvalidWarehouse},
+		{"another organization's product", func(c *warehouseapp.RecordWarehouseReceipt) { c.Lines[0].ItemID = "prod_b" }, fakeBilling{}, application.KindUnknownItems},
+		{"a product named as a carton", func(c *warehouseapp.RecordWarehouseReceipt) { c.Lines[1].ItemID = "prod_2" }, fakeBilling{}, application.KindUnknownItems},
+		{"a closed period", func(c *warehouseapp.RecordWarehouseReceipt) {}, fakeBilling{
 			PeriodClosed: func(context.Context, ports.Repositories, string, time.Time) (bool, error) { return true, nil },
 		}, application.KindPeriodClosed},
-		{"charges failing", func(c *application.RecordWarehouseReceipt) {}, application.WarehouseHooks{
-			ReceiptCharges: func(context.Context, ports.Repositories, *domain.Receipt) error { return domain.ErrUnavailable },
+		{"charges failing", func(c *warehouseapp.RecordWarehouseReceipt) {}, fakeBilling{
+			ReceiptCharges: func(context.Context, ports.Repositories, *warehouse.Receipt) error { return domain.ErrUnavailable },
 		}, application.KindUnavailable},
 	}
 	for _, tt := range tests {
@@ -140,7 +143,7 @@ func TestRecordWarehouseReceiptRunsItsHooksOncePerReceipt(t *testing.T) {
 	calls := map[string]int{}
 	count := func(name string) { mu.Lock(); calls[name]++; mu.Unlock() }
 	at := recvT0.Add(-time.Hour)
-	hooks := application.WarehouseHooks{
+	hooks := fakeBilling{
 		PeriodClosed: func(_ context.Context, _ ports.Repositories, org string, got time.Time) (bool, error) {
 			if org != "org_ship_a" || !got.Equal(at) {
 				t.Errorf("PeriodClosed(%s, %v)", org, got)
@@ -148,8 +151,7 @@ func TestRecordWarehouseReceiptRunsItsHooksOncePerReceipt(t *testing.T) {
 			count("period")
 			return false, nil
 		},
-		ReceiptCharges: func(context.Context, ports.Repositories, *domain.Receipt) error { count("charges"); return nil },
-		ReceiptEvent:   func(context.Context, ports.Repositories, *domain.Receipt) error { count("event"); return nil },
+		ReceiptCharges: func(context.Context, ports.Repositories, *warehouse.Receipt) error { count("charges"); return nil },
 	}
 	h := recvHandler(db, hooks)
 	c := recvCommand()
@@ -159,6 +161,7 @@ func TestRecordWarehouseReceiptRunsItsHooksOncePerReceipt(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	calls["event"] = len(db.recorded())
 	if want := map[string]int{"period": 1, "charges": 1, "event": 1}; !reflect.DeepEqual(calls, want) {
 		t.Fatalf("hooks ran %v, want %v", calls, want)
 	}

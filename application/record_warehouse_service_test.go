@@ -7,16 +7,17 @@ import (
 	"time"
 
 	"github.com/acme3pl/fulfillment/application"
-	"github.com/acme3pl/fulfillment/domain"
+	warehouseapp "github.com/acme3pl/fulfillment/application/warehouse"
+	"github.com/acme3pl/fulfillment/domain/warehouse"
 	"github.com/acme3pl/fulfillment/ports"
 )
 
-func svcHandler(db *fakeDB, hooks application.WarehouseHooks) *application.RecordWarehouseServiceHandler {
-	return application.NewRecordWarehouseServiceHandler(fakeUoW{db}, &fakeClock{now: recvT0}, &fakeIDs{}, hooks)
+func svcHandler(db *fakeDB, hooks fakeBilling) *warehouseapp.RecordWarehouseServiceHandler {
+	return warehouseapp.NewRecordWarehouseServiceHandler(fakeUoW{db}, &fakeClock{now: recvT0}, &fakeIDs{}, hooks)
 }
 
-func svcCommand() application.RecordWarehouseService {
-	return application.RecordWarehouseService{
+func svcCommand() warehouseapp.RecordWarehouseService {
+	return warehouseapp.RecordWarehouseService{
 		WarehouseID: "wh_a", OrganizationID: "org_ship_a", Reference: "JOB-1", Service: "kitting", QuantityMilli: 1500,
 	}
 }
@@ -28,7 +29,7 @@ func offered(_ context.Context, _ ports.Repositories, _, code string, _ time.Tim
 
 func TestRecordWarehouseServiceIsIdempotentOnItsReference(t *testing.T) {
 	db := shipFixture()
-	h := svcHandler(db, application.WarehouseHooks{ServiceOffered: offered})
+	h := svcHandler(db, fakeBilling{ServiceOffered: offered})
 	first, err := h.Handle(context.Background(), svcCommand())
 	if err != nil || !first.Created || first.Service.QuantityMilli() != 1500 || !first.Service.PerformedAt().Equal(recvT0) {
 		t.Fatalf("first: %+v, %v", first, err)
@@ -39,7 +40,7 @@ func TestRecordWarehouseServiceIsIdempotentOnItsReference(t *testing.T) {
 	}
 	other := svcCommand()
 	other.QuantityMilli = 2000
-	if _, err := h.Handle(context.Background(), other); !errors.Is(err, domain.ErrReferenceConflict) {
+	if _, err := h.Handle(context.Background(), other); !errors.Is(err, warehouse.ErrReferenceConflict) {
 		t.Fatalf("other content: %v", err)
 	}
 	if db.warehouseServices() != 1 || db.commits != 2 {
@@ -51,17 +52,17 @@ func TestRecordWarehouseServiceRefuses(t *testing.T) {
 	future := recvT0.Add(time.Second)
 	tests := []struct {
 		name  string
-		edit  func(c *application.RecordWarehouseService)
-		hooks application.WarehouseHooks
+		edit  func(c *warehouseapp.RecordWarehouseService)
+		hooks fakeBilling
 		want  application.Kind
 	}{
-		{"future performedAt", func(c *application.RecordWarehouseService) { c.PerformedAt = &future }, application.WarehouseHooks{}, application.KindInvalid},
-		{"zero quantity", func(c *application.RecordWarehouseService) { c.QuantityMilli = 0 }, application.WarehouseHooks{}, application.KindInvalid},
-		{"a warehouse that does not serve the organization", func(c *application.RecordWarehouseService) { c.OrganizationID = "org_ship_b" },
-			application.WarehouseHooks{}, application.KindInvalidWarehouse},
-		{"not on the rate card", func(c *application.RecordWarehouseService) { c.Service = "gift_wrap" },
-			application.WarehouseHooks{ServiceOffered: offered}, application.KindUnknownService},
-		{"a closed period", func(c *application.RecordWarehouseService) {}, application.WarehouseHooks{
+		{"future performedAt", func(c *warehouseapp.RecordWarehouseService) { c.PerformedAt = &future }, fakeBilling{}, application.KindInvalid},
+		{"zero quantity", func(c *warehouseapp.RecordWarehouseService) { c.QuantityMilli = 0 }, fakeBilling{}, application.KindInvalid},
+		{"a warehouse that does not serve the organization", func(c *warehouseapp.RecordWarehouseService) { c.OrganizationID = "org_ship_b" },
+			fakeBilling{}, application.KindInvalidWarehouse},
+		{"not on the rate card", func(c *warehouseapp.RecordWarehouseService) { c.Service = "gift_wrap" },
+			fakeBilling{ServiceOffered: offered}, application.KindUnknownService},
+		{"a closed period", func(c *warehouseapp.RecordWarehouseService) {}, fakeBilling{
 			PeriodClosed: func(context.Context, ports.Repositories, string, time.Time) (bool, error) { return true, nil },
 		}, application.KindPeriodClosed},
 	}

@@ -15,28 +15,30 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/acme3pl/fulfillment/application"
+	intakeapp "github.com/acme3pl/fulfillment/application/intake"
 	"github.com/acme3pl/fulfillment/domain"
+	"github.com/acme3pl/fulfillment/domain/intake"
 	"github.com/acme3pl/fulfillment/ports"
 )
 
 // fakeDecode stands for the HTTP adapter's decoder: {"id": N, "skus":
 // [...]} is the order N of intakeOrder with one line per SKU, checked;
 // "bad": true makes it unreadable, its ID read.
-func fakeDecode(body []byte) (domain.StorefrontOrder, error) {
+func fakeDecode(body []byte) (intake.StorefrontOrder, error) {
 	var v struct {
 		ID   int64    `json:"id"`
 		SKUs []string `json:"skus"`
 		Bad  bool     `json:"bad"`
 	}
 	if err := json.Unmarshal(body, &v); err != nil {
-		return domain.StorefrontOrder{}, domain.Invalid("body", "is not valid JSON")
+		return intake.StorefrontOrder{}, domain.Invalid("body", "is not valid JSON")
 	}
 	o := intakeOrder(v.ID)
 	for i, sku := range v.SKUs {
 		o.Lines = append(o.Lines, intakeLine(int64(i+1), sku, 1))
 	}
 	if v.Bad {
-		return domain.StorefrontOrder{ID: v.ID}, domain.Invalid("test", "must be a boolean")
+		return intake.StorefrontOrder{ID: v.ID}, domain.Invalid("test", "must be a boolean")
 	}
 	return o, o.Check()
 }
@@ -47,21 +49,21 @@ func orderBody(id int64, skus ...string) []byte {
 }
 
 // deliverBody is a storefront delivery of body, as the HTTP adapter makes it.
-func deliverBody(app *application.Application, trace string, body []byte) (application.StorefrontOrderResult, error) {
+func deliverBody(app *testApp, trace string, body []byte) (intakeapp.StorefrontOrderResult, error) {
 	o, refused := fakeDecode(body)
 	if refused != nil {
 		if o.ID > 0 {
-			_, _ = app.Commands.RefuseStorefrontOrder.Handle(context.Background(), application.RefuseStorefrontOrder{
+			_, _ = app.Intake.RefuseStorefrontOrder.Handle(context.Background(), intakeapp.RefuseStorefrontOrder{
 				OrganizationID: intakeOrg, TraceID: trace, OrderID: o.ID, OrderNumber: o.OrderNumber, Body: body,
 			})
 		}
-		return application.StorefrontOrderResult{}, refused
+		return intakeapp.StorefrontOrderResult{}, refused
 	}
 	return deliverOrder(app, o, trace, body)
 }
 
-func replay(ctx context.Context, app *application.Application, org string, id int64, trace string) (application.StorefrontOrderResult, error) {
-	return app.Commands.ReplayStorefrontOrder.Handle(ctx, application.ReplayStorefrontOrder{
+func replay(ctx context.Context, app *testApp, org string, id int64, trace string) (intakeapp.StorefrontOrderResult, error) {
+	return app.Intake.ReplayStorefrontOrder.Handle(ctx, intakeapp.ReplayStorefrontOrder{
 		OrganizationID: org, OrderID: id, TraceID: trace,
 	})
 }
@@ -134,7 +136,7 @@ func TestReplayStorefrontOrder(t *testing.T) {
 		t.Fatalf("shipments %+v", ss)
 	}
 	rec, _ = st.receipt(intakeOrg, 21)
-	if rec.Status() != domain.ReceiptSucceeded || rec.ShipmentID() != res.ShipmentID || rec.PayloadKept() ||
+	if rec.Status() != intake.ReceiptSucceeded || rec.ShipmentID() != res.ShipmentID || rec.PayloadKept() ||
 		st.payload(intakeOrg, 21) != nil || rec.TraceID() != "trace-replay-2" || rec.Attempts() != 3 {
 		t.Fatalf("receipt after the replay: %+v", rec)
 	}
@@ -168,8 +170,8 @@ func TestReplayStorefrontOrderRefusals(t *testing.T) {
 	}{
 		{name: "no receipt", org: intakeOrg, id: 999, wantErr: domain.ErrNotFound},
 		{name: "another organization's order", org: "org_other", id: 31, wantErr: domain.ErrNotFound},
-		{name: "the body is gone", org: intakeOrg, id: 31, wantErr: domain.ErrPayloadNotKept, prepare: func() {
-			n, err := app.Commands.PurgeFailedOrders.Handle(ctx, application.PurgeFailedOrders{})
+		{name: "the body is gone", org: intakeOrg, id: 31, wantErr: intake.ErrPayloadNotKept, prepare: func() {
+			n, err := app.Intake.PurgeFailedOrders.Handle(ctx, intakeapp.PurgeFailedOrders{})
 			if err != nil || n != 0 {
 				t.Fatalf("purge within retention: %d %v", n, err)
 			}
@@ -195,7 +197,7 @@ func TestReplayStorefrontOrderRefusals(t *testing.T) {
 			}
 		})
 	}
-	if got := application.KindOf(fmt.Errorf("replay: %w", domain.ErrPayloadNotKept)); got != application.KindPayloadNotKept ||
+	if got := application.KindOf(fmt.Errorf("replay: %w", intake.ErrPayloadNotKept)); got != application.KindPayloadNotKept ||
 		got.Code() != "payload_not_kept" || got.Fault() || got.Refused() {
 		t.Fatalf("payload_not_kept is of kind %q", got)
 	}
@@ -259,10 +261,10 @@ func TestReplayStorefrontOrderLinksTheFailedTrace(t *testing.T) {
 	}
 	found := false
 	for _, a := range replaySpan.Attributes() {
-		found = found || (a.Key == application.ReplayedTraceKey && a.Value.AsString() == failed)
+		found = found || (a.Key == intakeapp.ReplayedTraceKey && a.Value.AsString() == failed)
 	}
 	if !found {
-		t.Errorf("replay span attributes %v lack %s", replaySpan.Attributes(), application.ReplayedTraceKey)
+		t.Errorf("replay span attributes %v lack %s", replaySpan.Attributes(), intakeapp.ReplayedTraceKey)
 	}
 }
 
@@ -273,8 +275,8 @@ func TestParseReceiptFilter(t *testing.T) {
 		wantParam    string // the parameter a refusal names; "" when accepted
 	}{
 		{"", "", ports.ReceiptFilter{}, ""},
-		{"failed", "unknown_skus", ports.ReceiptFilter{Status: domain.ReceiptFailed, Error: "unknown_skus"}, ""},
-		{"succeeded", "", ports.ReceiptFilter{Status: domain.ReceiptSucceeded}, ""},
+		{"failed", "unknown_skus", ports.ReceiptFilter{Status: intake.ReceiptFailed, Error: "unknown_skus"}, ""},
+		{"succeeded", "", ports.ReceiptFilter{Status: intake.ReceiptSucceeded}, ""},
 		{"processing", "", ports.ReceiptFilter{}, "status"},
 		{"Failed", "", ports.ReceiptFilter{}, "status"},
 		{"", "invalid_api_key", ports.ReceiptFilter{}, "error"},
@@ -282,7 +284,7 @@ func TestParseReceiptFilter(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.status+"/"+tt.code, func(t *testing.T) {
-			got, err := application.ParseReceiptFilter(tt.status, tt.code)
+			got, err := intakeapp.ParseReceiptFilter(tt.status, tt.code)
 			var ve *domain.ValidationError
 			switch {
 			case tt.wantParam == "" && err != nil:
@@ -304,13 +306,13 @@ func TestListOrderReceipts(t *testing.T) {
 			t.Fatal("the order went through")
 		}
 	}
-	res, err := app.Queries.ListOrderReceipts.Handle(context.Background(), application.ListOrderReceipts{
-		OrganizationID: intakeOrg, Filter: ports.ReceiptFilter{Status: domain.ReceiptFailed}, Page: ports.Page{Skip: 1, Take: 2},
+	res, err := app.Intake.ListOrderReceipts.Handle(context.Background(), intakeapp.ListOrderReceipts{
+		OrganizationID: intakeOrg, Filter: ports.ReceiptFilter{Status: intake.ReceiptFailed}, Page: ports.Page{Skip: 1, Take: 2},
 	})
 	if err != nil || len(res.Receipts) != 2 || !res.More || res.Receipts[0].OrderID() != 62 || !res.Receipts[0].PayloadKept() {
 		t.Fatalf("page %+v %v", res, err)
 	}
-	ids, err := app.Queries.ListReplayableOrders.Handle(context.Background(), application.ListReplayableOrders{
+	ids, err := app.Intake.ListReplayableOrders.Handle(context.Background(), intakeapp.ListReplayableOrders{
 		OrganizationID: intakeOrg, After: 60, Limit: 2,
 	})
 	if err != nil || !reflect.DeepEqual(ids, []int64{61, 62}) {
@@ -334,8 +336,8 @@ func TestPurgeAndCountFailedOrders(t *testing.T) {
 			code = "conflict"
 		}
 		n := 2
-		st.state.receipts[intakeKey{intakeOrg, int64(1000 + i)}] = intakeStored{OrderReceiptParams: domain.OrderReceiptParams{
-			OrganizationID: intakeOrg, OrderID: int64(1000 + i), Status: domain.ReceiptFailed, Attempts: 1, LastError: code,
+		st.state.receipts[intakeKey{intakeOrg, int64(1000 + i)}] = intakeStored{OrderReceiptParams: intake.OrderReceiptParams{
+			OrganizationID: intakeOrg, OrderID: int64(1000 + i), Status: intake.ReceiptFailed, Attempts: 1, LastError: code,
 			FirstReceived: at.Add(-time.Duration(i) * time.Second), LastReceived: at, PayloadBytes: &n,
 		}, payload: []byte("{}")}
 	}
@@ -343,7 +345,7 @@ func TestPurgeAndCountFailedOrders(t *testing.T) {
 	app := intakeApp(st, domain.Sandbox)
 	ctx := context.Background()
 
-	counts, err := app.Queries.CountFailedOrders.Handle(ctx, application.CountFailedOrders{})
+	counts, err := app.Intake.CountFailedOrders.Handle(ctx, intakeapp.CountFailedOrders{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -353,19 +355,19 @@ func TestPurgeAndCountFailedOrders(t *testing.T) {
 		t.Fatalf("counts %v, oldest %s; want %v, 25h39m59s", counts.ByCode, counts.OldestAge, want)
 	}
 
-	n, err := app.Commands.PurgeFailedOrders.Handle(ctx, application.PurgeFailedOrders{})
+	n, err := app.Intake.PurgeFailedOrders.Handle(ctx, intakeapp.PurgeFailedOrders{})
 	if err != nil || n != 2400 {
 		t.Fatalf("purged %d %v, want 2400 in three batches", n, err)
 	}
-	counts, err = app.Queries.CountFailedOrders.Handle(ctx, application.CountFailedOrders{})
+	counts, err = app.Intake.CountFailedOrders.Handle(ctx, intakeapp.CountFailedOrders{})
 	if err != nil || counts.ByCode["unknown_skus"] != 0 || counts.ByCode["no_warehouse"] != 99 {
 		t.Fatalf("counts after the purge %v %v", counts.ByCode, err)
 	}
-	if rec, ok := st.receipt(intakeOrg, 1000); !ok || rec.PayloadKept() || rec.Status() != domain.ReceiptFailed {
+	if rec, ok := st.receipt(intakeOrg, 1000); !ok || rec.PayloadKept() || rec.Status() != intake.ReceiptFailed {
 		t.Fatalf("a purged order's receipt: %v %+v", ok, rec)
 	}
 	st.down = true
-	if _, err := app.Commands.PurgeFailedOrders.Handle(ctx, application.PurgeFailedOrders{}); !errors.Is(err, domain.ErrUnavailable) {
+	if _, err := app.Intake.PurgeFailedOrders.Handle(ctx, intakeapp.PurgeFailedOrders{}); !errors.Is(err, domain.ErrUnavailable) {
 		t.Fatalf("purge with the database down: %v", err)
 	}
 }

@@ -6,19 +6,21 @@ import (
 	"testing"
 	"time"
 
-	"github.com/acme3pl/fulfillment/application"
+	shippingapp "github.com/acme3pl/fulfillment/application/shipping"
+	warehouseapp "github.com/acme3pl/fulfillment/application/warehouse"
 	"github.com/acme3pl/fulfillment/domain"
+	"github.com/acme3pl/fulfillment/domain/shipping"
 	"github.com/acme3pl/fulfillment/ports"
 )
 
-func shipShip(app *application.Application, warehouse, id, carrier, number string) (application.ShipResult, error) {
-	return app.Commands.ShipShipment.Handle(context.Background(), application.ShipShipment{
+func shipShip(app *testApp, warehouse, id, carrier, number string) (warehouseapp.ShipResult, error) {
+	return app.Warehouse.ShipShipment.Handle(context.Background(), warehouseapp.ShipShipment{
 		WarehouseID: warehouse, ShipmentID: id, Carrier: carrier, TrackingNumber: number,
 	})
 }
 
 // shipPending makes a submitted shipment of c and returns its ID.
-func shipPending(t *testing.T, app *application.Application, c application.CreateShipment) string {
+func shipPending(t *testing.T, app *testApp, c shippingapp.CreateShipment) string {
 	t.Helper()
 	id := shipDraft(t, app, c)
 	if _, err := shipSubmit(app, "org_ship_a", id); err != nil {
@@ -37,8 +39,8 @@ func TestShipConsumesTheReservation(t *testing.T) {
 		t.Fatal(err)
 	}
 	s := res.Shipment
-	if res.Replay || s.Status() != domain.ShipmentShipped || !s.ShippedAt().Equal(clock.now) || !s.UpdatedAt().Equal(clock.now) ||
-		*s.Tracking() != (domain.Tracking{Carrier: "UPS", Number: "1Z999"}) {
+	if res.Replay || s.Status() != shipping.ShipmentShipped || !s.ShippedAt().Equal(clock.now) || !s.UpdatedAt().Equal(clock.now) ||
+		*s.Tracking() != (shipping.Tracking{Carrier: "UPS", Number: "1Z999"}) {
 		t.Fatalf("replay %v status %s shipped %v tracking %+v", res.Replay, s.Status(), s.ShippedAt(), s.Tracking())
 	}
 	if l := db.level("wh_a", "ctn_1"); l != (stockLevel{onHand: 2, reserved: 0}) {
@@ -51,7 +53,7 @@ func TestShipConsumesTheReservation(t *testing.T) {
 		t.Fatalf("%d movements, want 2", got)
 	}
 	for _, m := range db.movements() {
-		if m.reason != domain.MovementShipment || m.delta.Kind != domain.KindCarton || m.delta.Quantity >= 0 || !m.at.Equal(clock.now) {
+		if m.reason != shipping.MovementShipment || m.delta.Kind != shipping.KindCarton || m.delta.Quantity >= 0 || !m.at.Equal(clock.now) {
 			t.Errorf("movement %+v", m)
 		}
 	}
@@ -100,7 +102,7 @@ func TestShipRefusals(t *testing.T) {
 	pending := shipPending(t, app, shipSPD(shipLine("ctn_1", 1)))
 	// Pick & Pack is reserved without a check: on hand 0 when it ships.
 	backorder := shipPending(t, app, shipPickPack(shipLine("prod_1", 2), shipLine("prod_2", 1)))
-	var short *domain.OnHandShortageError
+	var short *shipping.OnHandShortageError
 	var invalid *domain.ValidationError
 	tests := []struct {
 		name                string
@@ -156,10 +158,10 @@ func TestListWarehouseShipments(t *testing.T) {
 		ids = append(ids, shipPending(t, app, shipSPD(shipLine("ctn_1", 1))))
 	}
 	shipDraft(t, app, shipSPD(shipLine("ctn_1", 1))) // a draft is not the warehouse's
-	list := func(q application.ListWarehouseShipments) (application.WarehouseShipmentPage, error) {
-		return app.Queries.ListWarehouseShipments.Handle(context.Background(), q)
+	list := func(q warehouseapp.ListWarehouseShipments) (warehouseapp.ShipmentPage, error) {
+		return app.Warehouse.ListWarehouseShipments.Handle(context.Background(), q)
 	}
-	page, err := list(application.ListWarehouseShipments{WarehouseID: "wh_a", Page: ports.Page{Take: 2}})
+	page, err := list(warehouseapp.ListWarehouseShipments{WarehouseID: "wh_a", Page: ports.Page{Take: 2}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -167,49 +169,51 @@ func TestListWarehouseShipments(t *testing.T) {
 		page.Shipments[0].OrganizationName != "Acme" {
 		t.Fatalf("page %+v more %v, want %s then %s (oldest submission first)", page.Shipments, page.More, ids[2], ids[1])
 	}
-	if page, err = list(application.ListWarehouseShipments{WarehouseID: "wh_b", Page: ports.Page{Take: 10}}); err != nil || len(page.Shipments) != 0 {
+	if page, err = list(warehouseapp.ListWarehouseShipments{WarehouseID: "wh_b", Page: ports.Page{Take: 10}}); err != nil || len(page.Shipments) != 0 {
 		t.Fatalf("another warehouse: %+v %v", page.Shipments, err)
 	}
 	var ve *domain.ValidationError
-	if _, err := list(application.ListWarehouseShipments{WarehouseID: "wh_a", Status: domain.ShipmentDraft, Page: ports.Page{Take: 1}}); !errors.As(err, &ve) || ve.Field != "status" {
+	if _, err := list(warehouseapp.ListWarehouseShipments{WarehouseID: "wh_a", Status: shipping.ShipmentDraft, Page: ports.Page{Take: 1}}); !errors.As(err, &ve) || ve.Field != "status" {
 		t.Fatalf("drafts: %v, want an invalid status", err)
 	}
 }
 
-// Billing's and the outbox's hooks run in the ship's transaction, once per
+// Billing's port and the outbox run in the ship's transaction, once per
 // shipment shipped: never for a replay, and a failing hook ships nothing.
 func TestShipRunsItsHooksOnce(t *testing.T) {
 	db := shipFixture()
 	clock := &fakeClock{now: shipT0}
-	var charged, events []string
+	var charged []string
 	fail := false
-	hooks := application.WarehouseHooks{
-		ShipmentCharges: func(_ context.Context, _ ports.Repositories, s *domain.Shipment) error {
+	hooks := fakeBilling{
+		ShipmentCharges: func(_ context.Context, _ ports.Repositories, s *shipping.Shipment) error {
 			if fail {
 				return errors.New("rate card unreadable")
 			}
 			charged = append(charged, s.ID()+"/"+string(s.Status()))
 			return nil
 		},
-		ShipmentEvent: func(_ context.Context, _ ports.Repositories, s *domain.Shipment) error {
-			events = append(events, s.ID())
-			return nil
-		},
 	}
 	app, _ := shipApp(db, domain.Sandbox)
-	ship := application.NewShipShipmentHandler(fakeUoW{db}, clock, hooks)
+	ship := warehouseapp.NewShipShipmentHandler(fakeUoW{db}, clock, hooks)
 	id := shipPending(t, app, shipSPD(shipLine("ctn_1", 1)))
 	other := shipPending(t, app, shipSPD(shipLine("ctn_2", 1)))
 	for range 2 {
-		if _, err := ship.Handle(context.Background(), application.ShipShipment{WarehouseID: "wh_a", ShipmentID: id, Carrier: "UPS", TrackingNumber: "1"}); err != nil {
+		if _, err := ship.Handle(context.Background(), warehouseapp.ShipShipment{WarehouseID: "wh_a", ShipmentID: id, Carrier: "UPS", TrackingNumber: "1"}); err != nil {
 			t.Fatal(err)
+		}
+	}
+	var events []string
+	for _, e := range db.recorded() {
+		if e.Type == ports.EventShipmentShipped {
+			events = append(events, e.Subject)
 		}
 	}
 	if len(charged) != 1 || charged[0] != id+"/shipped" || len(events) != 1 {
 		t.Fatalf("charged %v, events %v: want one of each for the first ship", charged, events)
 	}
 	fail = true
-	if _, err := ship.Handle(context.Background(), application.ShipShipment{WarehouseID: "wh_a", ShipmentID: other, Carrier: "UPS", TrackingNumber: "2"}); err == nil {
+	if _, err := ship.Handle(context.Background(), warehouseapp.ShipShipment{WarehouseID: "wh_a", ShipmentID: other, Carrier: "UPS", TrackingNumber: "2"}); err == nil {
 		t.Fatal("a failing charge hook shipped")
 	}
 	if l := db.level("wh_a", "ctn_2"); l != (stockLevel{onHand: 2, reserved: 1}) {

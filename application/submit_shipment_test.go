@@ -7,22 +7,23 @@ import (
 	"testing"
 	"time"
 
-	"github.com/acme3pl/fulfillment/application"
+	shippingapp "github.com/acme3pl/fulfillment/application/shipping"
 	"github.com/acme3pl/fulfillment/domain"
+	"github.com/acme3pl/fulfillment/domain/shipping"
 )
 
 // draft creates a draft through the use case and returns its ID.
-func shipDraft(t *testing.T, app *application.Application, c application.CreateShipment) string {
+func shipDraft(t *testing.T, app *testApp, c shippingapp.CreateShipment) string {
 	t.Helper()
-	s, err := app.Commands.CreateShipment.Handle(context.Background(), c)
+	s, err := app.Shipping.CreateShipment.Handle(context.Background(), c)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return s.ID()
 }
 
-func shipSubmit(app *application.Application, org, id string) (*domain.Shipment, error) {
-	return app.Commands.SubmitShipment.Handle(context.Background(), application.SubmitShipment{OrganizationID: org, ShipmentID: id})
+func shipSubmit(app *testApp, org, id string) (*shipping.Shipment, error) {
+	return app.Shipping.SubmitShipment.Handle(context.Background(), shippingapp.SubmitShipment{OrganizationID: org, ShipmentID: id})
 }
 
 func TestSubmitSPDReservesCartons(t *testing.T) {
@@ -34,7 +35,7 @@ func TestSubmitSPDReservesCartons(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if s.Status() != domain.ShipmentPending || s.SubmittedAt() == nil || !s.SubmittedAt().Equal(clock.now) || !s.UpdatedAt().Equal(clock.now) {
+	if s.Status() != shipping.ShipmentPending || s.SubmittedAt() == nil || !s.SubmittedAt().Equal(clock.now) || !s.UpdatedAt().Equal(clock.now) {
 		t.Fatalf("status %s submitted %v updated %v", s.Status(), s.SubmittedAt(), s.UpdatedAt())
 	}
 	if l := db.level("wh_a", "ctn_1"); l != (stockLevel{onHand: 5, reserved: 3}) {
@@ -49,7 +50,7 @@ func TestSubmitSPDReservesCartons(t *testing.T) {
 	if _, err := shipSubmit(app, "org_ship_a", fits); err != nil {
 		t.Fatal(err)
 	}
-	var ise *domain.InsufficientStockError
+	var ise *shipping.InsufficientStockError
 	if _, err := shipSubmit(app, "org_ship_a", short); !errors.As(err, &ise) {
 		t.Fatalf("third submission: %v, want insufficient stock", err)
 	}
@@ -64,15 +65,15 @@ func TestSubmitShortSPDReservesNothing(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err := shipSubmit(app, "org_ship_a", id)
-	var ise *domain.InsufficientStockError
+	var ise *shipping.InsufficientStockError
 	if !errors.As(err, &ise) {
 		t.Fatalf("error %v, want *InsufficientStockError", err)
 	}
-	want := []domain.StockShortage{
+	want := []shipping.StockShortage{
 		{ItemID: "ctn_2", SKU: "CTN-MUG-12", Requested: 3, Available: 2},
 		{ItemID: "ctn_1", SKU: "CTN-TEE-24", Requested: 5, Available: 4},
 	}
-	got := append([]domain.StockShortage(nil), ise.Items...)
+	got := append([]shipping.StockShortage(nil), ise.Items...)
 	if len(got) == 2 && got[0].ItemID == "ctn_1" {
 		got[0], got[1] = got[1], got[0]
 	}
@@ -85,8 +86,8 @@ func TestSubmitShortSPDReservesNothing(t *testing.T) {
 	if l := db.level("wh_a", "ctn_2"); l.reserved != 0 {
 		t.Fatalf("ctn_2 reserved %d, want 0", l.reserved)
 	}
-	s, err := app.Queries.GetShipment.Handle(context.Background(), application.GetShipment{OrganizationID: "org_ship_a", ShipmentID: id})
-	if err != nil || s.Status() != domain.ShipmentDraft || s.SubmittedAt() != nil {
+	s, err := app.Shipping.GetShipment.Handle(context.Background(), shippingapp.GetShipment{OrganizationID: "org_ship_a", ShipmentID: id})
+	if err != nil || s.Status() != shipping.ShipmentDraft || s.SubmittedAt() != nil {
 		t.Fatalf("after a short submission: %v, %v; want an unchanged draft", s, err)
 	}
 }
@@ -111,7 +112,7 @@ func TestSubmitRefusals(t *testing.T) {
 		t.Fatal(err)
 	}
 	cancelled := shipDraft(t, app, shipSPD(shipLine("ctn_1", 1)))
-	if _, err := app.Commands.CancelShipment.Handle(context.Background(), application.CancelShipment{OrganizationID: "org_ship_a", ShipmentID: cancelled}); err != nil {
+	if _, err := app.Shipping.CancelShipment.Handle(context.Background(), shippingapp.CancelShipment{OrganizationID: "org_ship_a", ShipmentID: cancelled}); err != nil {
 		t.Fatal(err)
 	}
 	tests := []struct {

@@ -5,17 +5,19 @@ package application_test
 
 import (
 	"context"
+	"fmt"
 	"maps"
 	"slices"
 	"time"
 
-	"github.com/acme3pl/fulfillment/domain"
+	"github.com/acme3pl/fulfillment/domain/shipping"
+	"github.com/acme3pl/fulfillment/domain/warehouse"
 	"github.com/acme3pl/fulfillment/ports"
 )
 
 type warehouseSideState struct {
-	receipts  map[refKey]*domain.Receipt
-	services  map[refKey]*domain.ServiceRecord
+	receipts  map[refKey]*warehouse.Receipt
+	services  map[refKey]*warehouse.ServiceRecord
 	movements []fakeMovement
 }
 
@@ -23,8 +25,8 @@ type refKey struct{ warehouse, reference string }
 
 type fakeMovement struct {
 	org, warehouse string
-	reason         domain.MovementReason
-	delta          domain.StockDelta
+	reason         shipping.MovementReason
+	delta          shipping.StockDelta
 	at             time.Time
 }
 
@@ -57,7 +59,7 @@ type fakeWarehouseReceipts struct{ fakeRepos }
 
 var _ ports.WarehouseReceiptRepository = fakeWarehouseReceipts{}
 
-func (r fakeWarehouseReceipts) Create(_ context.Context, rec *domain.Receipt) (*domain.Receipt, bool, error) {
+func (r fakeWarehouseReceipts) Create(_ context.Context, rec *warehouse.Receipt) (*warehouse.Receipt, bool, error) {
 	end, err := r.begin()
 	if err != nil {
 		return nil, false, err
@@ -68,7 +70,7 @@ func (r fakeWarehouseReceipts) Create(_ context.Context, rec *domain.Receipt) (*
 		return stored, false, nil
 	}
 	if r.state.wh.receipts == nil {
-		r.state.wh.receipts = map[refKey]*domain.Receipt{}
+		r.state.wh.receipts = map[refKey]*warehouse.Receipt{}
 	}
 	r.state.wh.receipts[k] = rec
 	return rec, true, nil
@@ -78,7 +80,7 @@ type fakeWarehouseServices struct{ fakeRepos }
 
 var _ ports.WarehouseServiceRepository = fakeWarehouseServices{}
 
-func (r fakeWarehouseServices) Create(_ context.Context, s *domain.ServiceRecord) (*domain.ServiceRecord, bool, error) {
+func (r fakeWarehouseServices) Create(_ context.Context, s *warehouse.ServiceRecord) (*warehouse.ServiceRecord, bool, error) {
 	end, err := r.begin()
 	if err != nil {
 		return nil, false, err
@@ -89,7 +91,7 @@ func (r fakeWarehouseServices) Create(_ context.Context, s *domain.ServiceRecord
 		return stored, false, nil
 	}
 	if r.state.wh.services == nil {
-		r.state.wh.services = map[refKey]*domain.ServiceRecord{}
+		r.state.wh.services = map[refKey]*warehouse.ServiceRecord{}
 	}
 	r.state.wh.services[k] = s
 	return s, true, nil
@@ -99,7 +101,7 @@ type fakeStockLedger struct{ fakeRepos }
 
 var _ ports.StockLedger = fakeStockLedger{}
 
-func (r fakeStockLedger) Move(_ context.Context, c domain.StockChange) error {
+func (r fakeStockLedger) Move(_ context.Context, c shipping.StockChange) error {
 	end, err := r.begin()
 	if err != nil {
 		return err
@@ -109,17 +111,17 @@ func (r fakeStockLedger) Move(_ context.Context, c domain.StockChange) error {
 	for _, d := range c.Deltas {
 		sums[d.ItemID] += d.Quantity
 	}
-	var short []domain.StockShortage
+	var short []shipping.StockShortage
 	for _, d := range c.Deltas {
 		if q, ok := sums[d.ItemID]; ok {
 			delete(sums, d.ItemID)
 			if on := r.state.stock[stockKey{c.WarehouseID, d.ItemID}].onHand; on+q < 0 {
-				short = append(short, domain.StockShortage{ItemID: d.ItemID, Requested: -q, Available: on})
+				short = append(short, shipping.StockShortage{ItemID: d.ItemID, Requested: -q, Available: on})
 			}
 		}
 	}
 	if len(short) > 0 {
-		return &domain.OnHandShortageError{Kind: c.Deltas[0].Kind, Items: short}
+		return &shipping.OnHandShortageError{Kind: c.Deltas[0].Kind, Items: short}
 	}
 	for _, d := range c.Deltas {
 		k := stockKey{c.WarehouseID, d.ItemID}
@@ -135,19 +137,19 @@ func (r fakeStockLedger) Move(_ context.Context, c domain.StockChange) error {
 	return nil
 }
 
-func (r fakeStockLedger) OnHandAt(_ context.Context, org string, at time.Time) ([]domain.OnHand, error) {
+func (r fakeStockLedger) OnHandAt(_ context.Context, org string, at time.Time) ([]shipping.OnHand, error) {
 	end, err := r.begin()
 	if err != nil {
 		return nil, err
 	}
 	defer end()
-	sums := map[domain.OnHand]int64{}
+	sums := map[shipping.OnHand]int64{}
 	for _, m := range r.state.wh.movements {
 		if m.org == org && m.at.Before(at) {
-			sums[domain.OnHand{WarehouseID: m.warehouse, Kind: m.delta.Kind, ItemID: m.delta.ItemID}] += m.delta.Quantity
+			sums[shipping.OnHand{WarehouseID: m.warehouse, Kind: m.delta.Kind, ItemID: m.delta.ItemID}] += m.delta.Quantity
 		}
 	}
-	var out []domain.OnHand
+	var out []shipping.OnHand
 	for k, q := range sums {
 		if q != 0 {
 			k.Quantity = q
@@ -155,4 +157,66 @@ func (r fakeStockLedger) OnHandAt(_ context.Context, org string, at time.Time) (
 		}
 	}
 	return out, nil
+}
+
+// fakeBilling is billing's part of the warehouse's reports
+// (ports.ReportBilling) as a test sets it: a nil function accepts every
+// service, closes no period and charges nothing.
+type fakeBilling struct {
+	ServiceOffered  func(ctx context.Context, r ports.Repositories, organizationID, code string, at time.Time) (bool, error)
+	PeriodClosed    func(ctx context.Context, r ports.Repositories, organizationID string, at time.Time) (bool, error)
+	ReceiptCharges  func(ctx context.Context, r ports.Repositories, receipt *warehouse.Receipt) error
+	ServiceCharges  func(ctx context.Context, r ports.Repositories, service *warehouse.ServiceRecord) error
+	ShipmentCharges func(ctx context.Context, r ports.Repositories, shipped *shipping.Shipment) error
+}
+
+var _ ports.ReportBilling = fakeBilling{}
+
+func (b fakeBilling) CheckServiceOffered(ctx context.Context, r ports.Repositories, org, code string, at time.Time) error {
+	if b.ServiceOffered == nil {
+		return nil
+	}
+	ok, err := b.ServiceOffered(ctx, r, org, code, at)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return fmt.Errorf("service %q: %w", code, warehouse.ErrUnknownService)
+	}
+	return nil
+}
+
+func (b fakeBilling) CheckPeriodOpen(ctx context.Context, r ports.Repositories, org string, at time.Time) error {
+	if b.PeriodClosed == nil {
+		return nil
+	}
+	closed, err := b.PeriodClosed(ctx, r, org, at)
+	if err != nil {
+		return err
+	}
+	if closed {
+		return fmt.Errorf("%s: %w", at, warehouse.ErrPeriodClosed)
+	}
+	return nil
+}
+
+func (b fakeBilling) ChargeReceipt(ctx context.Context, r ports.Repositories, receipt *warehouse.Receipt) error {
+	if b.ReceiptCharges == nil {
+		return nil
+	}
+	return b.ReceiptCharges(ctx, r, receipt)
+}
+
+func (b fakeBilling) ChargeService(ctx context.Context, r ports.Repositories, service *warehouse.ServiceRecord) error {
+	if b.ServiceCharges == nil {
+		return nil
+	}
+	return b.ServiceCharges(ctx, r, service)
+}
+
+func (b fakeBilling) ChargeShipment(ctx context.Context, r ports.Repositories, shipped *shipping.Shipment) error {
+	if b.ShipmentCharges == nil {
+		return nil
+	}
+	return b.ShipmentCharges(ctx, r, shipped)
 }

@@ -18,7 +18,7 @@ import (
 // operator's commands alike; each provides the billingapp.Observer that
 // counts what billing did.
 var BillingModule = fx.Module("billing",
-	fx.Provide(newBillingDeps, newBillingUseCases),
+	fx.Provide(newBillingDeps, billingapp.New),
 )
 
 // BillingJobModule is the server's part of billing: it counts charges and
@@ -34,10 +34,6 @@ func newBillingDeps(uow ports.UnitOfWork, repos ports.Repositories, clock ports.
 	cfg Config, obs billingapp.Observer,
 ) billingapp.Deps {
 	return billingapp.Deps{UnitOfWork: uow, Repos: repos, Clock: clock, IDs: ids, Settings: cfg.Billing(), Observer: obs}
-}
-
-func newBillingUseCases(d billingapp.Deps, tracer trace.Tracer, log *slog.Logger) *billingapp.UseCases {
-	return billingapp.New(d, tracer, log)
 }
 
 func registerBillingCollector(m *telemetry.Metrics, uc *billingapp.UseCases) error {

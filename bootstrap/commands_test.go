@@ -15,7 +15,7 @@ import (
 )
 
 func TestCommandGraphIsValid(t *testing.T) {
-	var app *application.Application
+	var app *application.UseCases
 	var m *postgres.Migrator
 	if err := fx.ValidateApp(append(bootstrap.CommandOptions(testConfig(t), 2), fx.Populate(&app, &m))...); err != nil {
 		t.Fatalf("the command graph does not validate: %v", err)
@@ -30,8 +30,8 @@ func TestRunCommand(t *testing.T) {
 	cfg := testConfig(t)
 	cfg.SigningKey = "" // commands that only touch the database need no auth settings
 	var got []string
-	err := bootstrap.RunCommand(ctx, cfg, 2, func(ctx context.Context, app *application.Application) error {
-		res, err := app.Queries.ListWarehouses.Handle(ctx, application.ListWarehouses{OrganizationID: "org_graph", Page: ports.Page{Take: 10}})
+	err := bootstrap.RunCommand(ctx, cfg, 2, func(ctx context.Context, app *application.UseCases) error {
+		res, err := app.ListWarehouses.Handle(ctx, application.ListWarehouses{OrganizationID: "org_graph", Page: ports.Page{Take: 10}})
 		for _, w := range res.Warehouses {
 			got = append(got, w.ID)
 		}
@@ -52,7 +52,7 @@ func TestRunCommand(t *testing.T) {
 	}
 	type several struct {
 		fx.In
-		App      *application.Application
+		App      *application.UseCases
 		Migrator *postgres.Migrator
 	}
 	err = bootstrap.RunCommand(ctx, cfg, 2, func(_ context.Context, d several) error {
@@ -65,7 +65,7 @@ func TestRunCommand(t *testing.T) {
 		t.Fatalf("several values: %v", err)
 	}
 	want := errors.New("the command's own error")
-	if err := bootstrap.RunCommand(ctx, cfg, 1, func(context.Context, *application.Application) error { return want }); !errors.Is(err, want) {
+	if err := bootstrap.RunCommand(ctx, cfg, 1, func(context.Context, *application.UseCases) error { return want }); !errors.Is(err, want) {
 		t.Fatalf("err %v, want the command's", err)
 	}
 }
@@ -73,7 +73,7 @@ func TestRunCommand(t *testing.T) {
 func TestRunCommandReportsTheDatabase(t *testing.T) {
 	cfg := testConfig(t)
 	called := false
-	run := func(context.Context, *application.Application) error { called = true; return nil }
+	run := func(context.Context, *application.UseCases) error { called = true; return nil }
 
 	cfg.DatabaseURL = "postgres://postgres@127.0.0.1:1/nowhere?sslmode=disable"
 	err := bootstrap.RunCommand(context.Background(), cfg, 1, run)

@@ -8,7 +8,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 	"go.uber.org/fx"
 
-	"github.com/acme3pl/fulfillment/application"
+	intakeapp "github.com/acme3pl/fulfillment/application/intake"
 )
 
 // FailedOrdersModule runs the retention of failed orders' bodies in the
@@ -24,11 +24,11 @@ func purgeInterval(retention time.Duration) time.Duration {
 }
 
 // startPurger runs the purge as a job (jobs.go).
-func startPurger(lc fx.Lifecycle, cfg Config, app *application.Application, tracer trace.Tracer, log *slog.Logger) {
+func startPurger(lc fx.Lifecycle, cfg Config, app *intakeapp.UseCases, tracer trace.Tracer, log *slog.Logger) {
 	every := purgeInterval(cfg.FailedOrderRetention)
 	startJob(lc, tracer, log, job{name: "purge-failed-orders", first: min(every, time.Minute), every: every,
 		run: func(ctx context.Context) (string, []slog.Attr, error) {
-			n, err := app.Commands.PurgeFailedOrders.Handle(ctx, application.PurgeFailedOrders{})
+			n, err := app.PurgeFailedOrders.Handle(ctx, intakeapp.PurgeFailedOrders{})
 			attrs := []slog.Attr{slog.Int("purged", n)}
 			if err != nil {
 				return "", attrs, err

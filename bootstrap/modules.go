@@ -25,6 +25,10 @@ import (
 	"github.com/acme3pl/fulfillment/adapters/telemetry"
 	"github.com/acme3pl/fulfillment/application"
 	billingapp "github.com/acme3pl/fulfillment/application/billing"
+	intakeapp "github.com/acme3pl/fulfillment/application/intake"
+	invoicingapp "github.com/acme3pl/fulfillment/application/invoicing"
+	shippingapp "github.com/acme3pl/fulfillment/application/shipping"
+	warehouseapp "github.com/acme3pl/fulfillment/application/warehouse"
 	"github.com/acme3pl/fulfillment/migrations"
 	"github.com/acme3pl/fulfillment/ports"
 )
@@ -165,24 +169,29 @@ func newTokenVerifier(lc fx.Lifecycle, cfg Config, log *slog.Logger, repos ports
 	return identity.NewActiveWarehouses(v, repos.Warehouses), nil
 }
 
-// ApplicationModule provides the use cases.
+// ApplicationModule provides the use cases: each context's New, given to
+// fx as it is, takes application.Deps and what else that context needs.
 var ApplicationModule = fx.Module("application",
 	fx.Provide(
 		func() ports.Clock { return system.Clock{} },
 		func() ports.IDGenerator { return system.IDs{} },
+		func() ports.APIKeyGenerator { return identity.APIKeyGenerator{} },
 		func(uow ports.UnitOfWork, repos ports.Repositories, clock ports.Clock, ids ports.IDGenerator,
-			tracer trace.Tracer, log *slog.Logger, cfg Config, billing billingapp.Deps,
-		) *application.Application {
-			return application.New(application.Deps{
-				UnitOfWork: uow, Repos: repos, Clock: clock, IDs: ids, Keys: identity.APIKeyGenerator{},
-				Tracer: tracer, Log: log, Environment: cfg.Environment,
-				DecodeStorefrontOrder: httpapi.DecodeStorefrontOrder, FailedOrderRetention: cfg.FailedOrderRetention,
-				SeedRateCards: billingapp.SeedRateCards(billing),
-				Warehouse: billingapp.WarehouseHooks(billing, application.WarehouseHooks{
-					ReceiptEvent: application.RecordReceiptEvent, ShipmentEvent: application.RecordShippedEvent,
-				}),
-			})
+			tracer trace.Tracer, log *slog.Logger, cfg Config,
+		) application.Deps {
+			return application.Deps{UnitOfWork: uow, Repos: repos, Clock: clock, IDs: ids, Tracer: tracer, Log: log,
+				Environment: cfg.Environment}
 		},
+		func(cfg Config) intakeapp.Settings {
+			return intakeapp.Settings{DecodeStorefrontOrder: httpapi.DecodeStorefrontOrder, FailedOrderRetention: cfg.FailedOrderRetention}
+		},
+		func(billing billingapp.Deps) application.RateCardSeeder { return billingapp.SeedRateCards(billing) },
+		fx.Annotate(billingapp.NewReportBilling, fx.As(new(ports.ReportBilling))),
+		application.New,
+		shippingapp.New,
+		warehouseapp.New,
+		intakeapp.New,
+		invoicingapp.New,
 	),
 )
 

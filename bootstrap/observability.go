@@ -10,7 +10,7 @@ import (
 
 	"github.com/acme3pl/fulfillment/adapters/postgres"
 	"github.com/acme3pl/fulfillment/adapters/telemetry"
-	"github.com/acme3pl/fulfillment/application"
+	intakeapp "github.com/acme3pl/fulfillment/application/intake"
 	"github.com/acme3pl/fulfillment/ports"
 )
 
@@ -19,11 +19,11 @@ import (
 // in use, idle, the pool's size, waits and time waited), the build, and
 // the failed orders that wait for a replay (read on scrape, without a span).
 func registerCollectors(m *telemetry.Metrics, db *bun.DB, repos ports.Repositories, clock ports.Clock) error {
-	count := application.NewCountFailedOrdersHandler(repos.Receipts, clock)
+	count := intakeapp.NewCountFailedOrdersHandler(repos.Receipts, clock)
 	failed := telemetry.NewFailedOrdersCollector(func(ctx context.Context) (map[string]int, time.Duration, error) {
-		res, err := count.Handle(ctx, application.CountFailedOrders{})
+		res, err := count.Handle(ctx, intakeapp.CountFailedOrders{})
 		return res.ByCode, res.OldestAge, err
-	}, append(append([]string{}, application.ReceiptErrorCodes...), application.OtherReceiptError))
+	}, append(append([]string{}, intakeapp.ReceiptErrorCodes...), intakeapp.OtherReceiptError))
 	return errors.Join(
 		m.Registry.Register(collectors.NewDBStatsCollector(db.DB, "fulfillment")),
 		m.Registry.Register(telemetry.BuildInfo(Version)),

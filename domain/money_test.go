@@ -1,45 +1,12 @@
 package domain_test
 
 import (
-	"errors"
 	"math"
 	"testing"
 
 	"github.com/acme3pl/fulfillment/domain"
+	"github.com/acme3pl/fulfillment/domain/domaintest"
 )
-
-// matchErr checks err against want: nil means no error; a
-// *domain.ValidationError matches by field; anything else by errors.Is.
-func matchErr(t *testing.T, err, want error) {
-	t.Helper()
-	var wantVE *domain.ValidationError
-	switch {
-	case want == nil:
-		if err != nil {
-			t.Fatalf("unexpected error: %v", err)
-		}
-	case errors.As(want, &wantVE):
-		var ve *domain.ValidationError
-		if !errors.As(err, &ve) || ve.Field != wantVE.Field {
-			t.Fatalf("error %v, want a validation error of %q", err, wantVE.Field)
-		}
-	default:
-		if !errors.Is(err, want) {
-			t.Fatalf("error %v, want %v", err, want)
-		}
-	}
-}
-
-func invalid(field string) error { return &domain.ValidationError{Field: field} }
-
-func milli(t *testing.T, m int64) domain.Quantity {
-	t.Helper()
-	q, err := domain.QuantityFromMilli(m)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return q
-}
 
 func TestParseQuantity(t *testing.T) {
 	tests := []struct {
@@ -55,24 +22,24 @@ func TestParseQuantity(t *testing.T) {
 		{in: "62.0", want: 62_000},
 		{in: "0", want: 0},
 		{in: "9223372036854775.807", want: math.MaxInt64},
-		{in: "9223372036854775.808", wantErr: invalid("quantity")}, // one thousandth over int64
-		{in: "9223372036854775.999", wantErr: invalid("quantity")},
-		{in: "9223372036854776", wantErr: invalid("quantity")},
-		{in: "99999999999999999999", wantErr: invalid("quantity")},
-		{in: "", wantErr: invalid("quantity")},
-		{in: ".5", wantErr: invalid("quantity")},
-		{in: "1.", wantErr: invalid("quantity")},
-		{in: "1.2345", wantErr: invalid("quantity")},
-		{in: "-1", wantErr: invalid("quantity")},
-		{in: "+1", wantErr: invalid("quantity")},
-		{in: "1e3", wantErr: invalid("quantity")},
-		{in: "1,5", wantErr: invalid("quantity")},
-		{in: " 1", wantErr: invalid("quantity")},
+		{in: "9223372036854775.808", wantErr: domaintest.Invalid("quantity")}, // one thousandth over int64
+		{in: "9223372036854775.999", wantErr: domaintest.Invalid("quantity")},
+		{in: "9223372036854776", wantErr: domaintest.Invalid("quantity")},
+		{in: "99999999999999999999", wantErr: domaintest.Invalid("quantity")},
+		{in: "", wantErr: domaintest.Invalid("quantity")},
+		{in: ".5", wantErr: domaintest.Invalid("quantity")},
+		{in: "1.", wantErr: domaintest.Invalid("quantity")},
+		{in: "1.2345", wantErr: domaintest.Invalid("quantity")},
+		{in: "-1", wantErr: domaintest.Invalid("quantity")},
+		{in: "+1", wantErr: domaintest.Invalid("quantity")},
+		{in: "1e3", wantErr: domaintest.Invalid("quantity")},
+		{in: "1,5", wantErr: domaintest.Invalid("quantity")},
+		{in: " 1", wantErr: domaintest.Invalid("quantity")},
 	}
 	for _, tt := range tests {
 		t.Run(tt.in, func(t *testing.T) {
 			got, err := domain.ParseQuantity(tt.in)
-			matchErr(t, err, tt.wantErr)
+			domaintest.MatchErr(t, err, tt.wantErr)
 			if err == nil && got.Milli() != tt.want {
 				t.Fatalf("ParseQuantity(%q) = %d thousandths, want %d", tt.in, got.Milli(), tt.want)
 			}
@@ -88,12 +55,12 @@ func TestQuantityFromMilli(t *testing.T) {
 		{in: 0},
 		{in: 1},
 		{in: math.MaxInt64},
-		{in: -1, wantErr: invalid("quantity")},
-		{in: math.MinInt64, wantErr: invalid("quantity")},
+		{in: -1, wantErr: domaintest.Invalid("quantity")},
+		{in: math.MinInt64, wantErr: domaintest.Invalid("quantity")},
 	}
 	for _, tt := range tests {
 		q, err := domain.QuantityFromMilli(tt.in)
-		matchErr(t, err, tt.wantErr)
+		domaintest.MatchErr(t, err, tt.wantErr)
 		if err == nil && q.Milli() != tt.in {
 			t.Fatalf("QuantityFromMilli(%d).Milli() = %d", tt.in, q.Milli())
 		}
@@ -114,7 +81,7 @@ func TestQuantityString(t *testing.T) {
 		{math.MaxInt64, "9223372036854775.807"},
 	}
 	for _, tt := range tests {
-		q := milli(t, tt.milli)
+		q := domaintest.Milli(t, tt.milli)
 		if got := q.String(); got != tt.want {
 			t.Errorf("Quantity(%d).String() = %q, want %q", tt.milli, got, tt.want)
 		}
@@ -158,12 +125,12 @@ func TestLineTotal(t *testing.T) {
 		// 15.5 × 1190112520884487201 = 2^64 − 0.5: the quotient is 2^64 − 1
 		// and rounding it up must not wrap around to 0.
 		{name: "rounding at the top of uint64", quantity: 15_500, unitCost: 1_190_112_520_884_487_201, wantErr: domain.ErrOverflow},
-		{name: "negative cost", quantity: 1_000, unitCost: -1, wantErr: invalid("unitCost")},
+		{name: "negative cost", quantity: 1_000, unitCost: -1, wantErr: domaintest.Invalid("unitCost")},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := domain.LineTotal(milli(t, tt.quantity), tt.unitCost)
-			matchErr(t, err, tt.wantErr)
+			got, err := domain.LineTotal(domaintest.Milli(t, tt.quantity), tt.unitCost)
+			domaintest.MatchErr(t, err, tt.wantErr)
 			if err == nil && got != tt.want {
 				t.Fatalf("LineTotal(%d‰, %d) = %d, want %d", tt.quantity, tt.unitCost, got, tt.want)
 			}
@@ -187,7 +154,7 @@ func TestAddCents(t *testing.T) {
 	}
 	for _, tt := range tests {
 		got, err := domain.AddCents(tt.a, tt.b)
-		matchErr(t, err, tt.wantErr)
+		domaintest.MatchErr(t, err, tt.wantErr)
 		if err == nil && got != tt.want {
 			t.Errorf("AddCents(%d, %d) = %d, want %d", tt.a, tt.b, got, tt.want)
 		}

@@ -1,6 +1,8 @@
 package domain
 
-import "strings"
+import (
+	"strings"
+)
 
 // Organization is a client of the logistics company.
 type Organization struct {

@@ -1,6 +1,7 @@
 package domain
 
 import (
+	"errors"
 	"regexp"
 	"strings"
 )
@@ -54,3 +55,8 @@ type WarehouseRef struct {
 	ID   string
 	Name string
 }
+
+// ErrInvalidWarehouse: a shipment or a warehouse's report names a warehouse that is not an active
+// warehouse available to its organization. It is a refusal of the request
+// (the caller chose the warehouse), not a missing record of the URL.
+var ErrInvalidWarehouse = errors.New("invalid warehouse")

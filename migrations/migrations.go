@@ -9,7 +9,9 @@
 // while the old pods serve.
 package migrations
 
-import "embed"
+import (
+	"embed"
+)
 
 //go:embed *.sql
 var files embed.FS

@@ -4,8 +4,8 @@ import (
 	"context"
 	"time"
 
-	"github.com/acme3pl/fulfillment/domain"
 	"github.com/acme3pl/fulfillment/domain/billing"
+	"github.com/acme3pl/fulfillment/domain/invoicing"
 )
 
 // RateCardRepository stores organizations' effective-dated rate cards.
@@ -128,7 +128,7 @@ type FinalizedInvoice struct {
 	Lines          int
 	// Invoice is the invoice as stored and as the API shows it (nil
 	// without one): invoice.finalized's data.
-	Invoice *domain.Invoice
+	Invoice *invoicing.Invoice
 }
 
 // Finalization ends an open period at End, at the instant At, writes its

@@ -5,7 +5,9 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/acme3pl/fulfillment/domain"
+	"github.com/acme3pl/fulfillment/domain/intake"
+	"github.com/acme3pl/fulfillment/domain/invoicing"
+	"github.com/acme3pl/fulfillment/domain/shipping"
 )
 
 // EventType is the type of a platform event (docs/events.md), the
@@ -33,8 +35,8 @@ var EventTypes = []EventType{
 // ID of the record it is about (a shipment's, an invoice's, a storefront
 // order's, a warehouse receipt's), which orders delivery; the organization;
 // when the change happened; and the record as the change left it, which
-// the event's data shows as the API shows it: *domain.Shipment,
-// *domain.OrderReceipt, *domain.Invoice, or the warehouse receipt.
+// the event's data shows as the API shows it: *shipping.Shipment,
+// *intake.OrderReceipt, *invoicing.Invoice, or the warehouse receipt.
 type Event struct {
 	Type           EventType
 	Subject        string
@@ -44,18 +46,18 @@ type Event struct {
 }
 
 // ShipmentEvent reports a change of s (created, shipped, cancelled).
-func ShipmentEvent(t EventType, s *domain.Shipment, at time.Time) Event {
+func ShipmentEvent(t EventType, s *shipping.Shipment, at time.Time) Event {
 	return Event{Type: t, Subject: s.ID(), OrganizationID: s.OrganizationID(), Time: at, Data: s}
 }
 
 // InvoiceEvent reports a change of inv (finalized, status changed).
-func InvoiceEvent(t EventType, inv *domain.Invoice, at time.Time) Event {
+func InvoiceEvent(t EventType, inv *invoicing.Invoice, at time.Time) Event {
 	return Event{Type: t, Subject: inv.ID(), OrganizationID: inv.OrganizationID(), Time: at, Data: inv}
 }
 
 // OrderFailedEvent reports a failed delivery of a storefront order: its
 // receipt as the failure left it. The subject is the order's ID.
-func OrderFailedEvent(r *domain.OrderReceipt, at time.Time) Event {
+func OrderFailedEvent(r *intake.OrderReceipt, at time.Time) Event {
 	return Event{
 		Type: EventStorefrontOrderFailed, Subject: strconv.FormatInt(r.OrderID(), 10),
 		OrganizationID: r.OrganizationID(), Time: at, Data: r,

@@ -6,15 +6,17 @@ import (
 
 	"github.com/acme3pl/fulfillment/domain"
 	"github.com/acme3pl/fulfillment/domain/billing"
+	"github.com/acme3pl/fulfillment/domain/invoicing"
+	"github.com/acme3pl/fulfillment/domain/shipping"
 )
 
 // Fixture is a whole fixture document, validated into domain values.
 type Fixture struct {
 	Organizations []domain.Organization
 	Warehouses    []FixtureWarehouse
-	Inventory     []domain.InventoryItem
-	Stock         []domain.Stock
-	Invoices      []*domain.Invoice
+	Inventory     []shipping.InventoryItem
+	Stock         []shipping.Stock
+	Invoices      []*invoicing.Invoice
 	APIKeys       []domain.APIKey
 	Secrets       []domain.WebhookSecret
 	// OpenedAt dates the opening movements of the stock rows (the stock

@@ -3,7 +3,10 @@ package httpapi
 import (
 	"fmt"
 
-	"github.com/acme3pl/fulfillment/domain"
+	"github.com/acme3pl/fulfillment/domain/intake"
+	"github.com/acme3pl/fulfillment/domain/invoicing"
+	"github.com/acme3pl/fulfillment/domain/shipping"
+	"github.com/acme3pl/fulfillment/domain/warehouse"
 	"github.com/acme3pl/fulfillment/ports"
 )
 
@@ -32,13 +35,13 @@ type invoiceEventData struct {
 // A record of another type is an error; a new event type adds its case.
 func EventData(e ports.Event) (any, error) {
 	switch v := e.Data.(type) {
-	case *domain.Shipment:
+	case *shipping.Shipment:
 		return shipmentEventData{ShipmentDTO: toShipmentDTO(v), OrganizationID: v.OrganizationID()}, nil
-	case *domain.Invoice:
+	case *invoicing.Invoice:
 		return invoiceEventData{InvoiceDTO: toInvoiceDTO(v), OrganizationID: v.OrganizationID()}, nil
-	case *domain.OrderReceipt:
+	case *intake.OrderReceipt:
 		return orderReceiptDTO(v), nil
-	case *domain.Receipt:
+	case *warehouse.Receipt:
 		return toWarehouseReceiptDTO(v), nil
 	}
 	return nil, fmt.Errorf("event %s: no API view of %T", e.Type, e.Data)

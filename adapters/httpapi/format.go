@@ -1,6 +1,8 @@
 package httpapi
 
-import "time"
+import (
+	"time"
+)
 
 // timeLayout is the API's timestamp (api/openapi.yaml): RFC 3339, UTC, milliseconds.
 const timeLayout = "2006-01-02T15:04:05.000Z"

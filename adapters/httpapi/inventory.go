@@ -5,8 +5,9 @@ import (
 
 	"github.com/gorilla/mux"
 
-	"github.com/acme3pl/fulfillment/application"
+	shippingapp "github.com/acme3pl/fulfillment/application/shipping"
 	"github.com/acme3pl/fulfillment/domain"
+	"github.com/acme3pl/fulfillment/domain/shipping"
 )
 
 // InventoryItemDTO is a product or carton with its stock per warehouse.
@@ -29,23 +30,23 @@ type StockLevelDTO struct {
 
 // Inventory serves GET /v0/products and GET /v0/cartons (scope inventory).
 type Inventory struct {
-	app    *application.Application
+	app    *shippingapp.UseCases
 	auth   Authenticator
 	errors ErrorMapper
 }
 
 // NewInventory builds the inventory routes.
-func NewInventory(app *application.Application, auth Authenticator, errs ErrorMapper) *Inventory {
+func NewInventory(app *shippingapp.UseCases, auth Authenticator, errs ErrorMapper) *Inventory {
 	return &Inventory{app: app, auth: auth, errors: errs}
 }
 
 // Register implements Routes.
 func (h *Inventory) Register(r *mux.Router) {
-	r.Handle("/v0/products", h.auth.RequireScope(domain.ScopeInventory, h.lister(domain.KindProduct))).Methods(http.MethodGet)
-	r.Handle("/v0/cartons", h.auth.RequireScope(domain.ScopeInventory, h.lister(domain.KindCarton))).Methods(http.MethodGet)
+	r.Handle("/v0/products", h.auth.RequireScope(domain.ScopeInventory, h.lister(shipping.KindProduct))).Methods(http.MethodGet)
+	r.Handle("/v0/cartons", h.auth.RequireScope(domain.ScopeInventory, h.lister(shipping.KindCarton))).Methods(http.MethodGet)
 }
 
-func (h *Inventory) lister(kind domain.ItemKind) http.HandlerFunc {
+func (h *Inventory) lister(kind shipping.ItemKind) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		q := r.URL.Query()
 		page, err := ParsePage(q)
@@ -58,7 +59,7 @@ func (h *Inventory) lister(kind domain.ItemKind) http.HandlerFunc {
 			sku = last(v)
 		}
 		org := PrincipalFrom(r.Context()).OrganizationID
-		res, err := h.app.Queries.ListStock.Handle(r.Context(), application.ListStock{OrganizationID: org, Kind: kind, SKU: sku, Page: page})
+		res, err := h.app.ListStock.Handle(r.Context(), shippingapp.ListStock{OrganizationID: org, Kind: kind, SKU: sku, Page: page})
 		if err != nil {
 			h.errors.Write(w, r, err)
 			return

@@ -11,7 +11,7 @@ import (
 
 	"github.com/gorilla/mux"
 
-	"github.com/acme3pl/fulfillment/application"
+	invoicingapp "github.com/acme3pl/fulfillment/application/invoicing"
 	"github.com/acme3pl/fulfillment/domain"
 	"github.com/acme3pl/fulfillment/ports"
 )
@@ -65,13 +65,13 @@ func ChargeCSVRecord(c ChargeDTO) []string {
 
 // InvoiceCharges serves GET /v0/invoices/{id}/charges.
 type InvoiceCharges struct {
-	app    *application.Application
+	app    *invoicingapp.UseCases
 	auth   Authenticator
 	errors ErrorMapper
 }
 
 // NewInvoiceCharges builds the route.
-func NewInvoiceCharges(app *application.Application, auth Authenticator, errs ErrorMapper) *InvoiceCharges {
+func NewInvoiceCharges(app *invoicingapp.UseCases, auth Authenticator, errs ErrorMapper) *InvoiceCharges {
 	return &InvoiceCharges{app: app, auth: auth, errors: errs}
 }
 
@@ -112,7 +112,7 @@ func (h *InvoiceCharges) list(w http.ResponseWriter, r *http.Request) {
 	p := readQuery(r.URL.Query())
 	page := ports.Page{Take: DefaultTake}
 	if !csvOut {
-		page = p.pageUpTo(application.MaxChargesTake)
+		page = p.pageUpTo(invoicingapp.MaxChargesTake)
 	}
 	if err == nil {
 		err = p.err()
@@ -121,7 +121,7 @@ func (h *InvoiceCharges) list(w http.ResponseWriter, r *http.Request) {
 		h.errors.Write(w, r, err)
 		return
 	}
-	in := application.ListInvoiceCharges{OrganizationID: PrincipalFrom(r.Context()).OrganizationID, InvoiceID: mux.Vars(r)["id"], Page: page}
+	in := invoicingapp.ListInvoiceCharges{OrganizationID: PrincipalFrom(r.Context()).OrganizationID, InvoiceID: mux.Vars(r)["id"], Page: page}
 	if csvOut {
 		h.writeCSV(w, r, in)
 		return
@@ -132,7 +132,7 @@ func (h *InvoiceCharges) list(w http.ResponseWriter, r *http.Request) {
 		out = append(out, dto)
 		return err
 	}
-	more, err := h.app.Queries.ListInvoiceCharges.Handle(r.Context(), in)
+	more, err := h.app.ListInvoiceCharges.Handle(r.Context(), in)
 	if err != nil {
 		h.errors.Write(w, r, err)
 		return
@@ -149,7 +149,7 @@ var errStreamed = errors.New("csv streamed")
 // writeCSV streams every charge as CSV (RFC 4180: CRLF line ends, quoted
 // where needed), each row written as it is read: an invoice of any size is
 // never held in memory.
-func (h *InvoiceCharges) writeCSV(w http.ResponseWriter, r *http.Request, in application.ListInvoiceCharges) {
+func (h *InvoiceCharges) writeCSV(w http.ResponseWriter, r *http.Request, in invoicingapp.ListInvoiceCharges) {
 	in.Page = ports.Page{} // every charge
 	cw := csv.NewWriter(w)
 	cw.UseCRLF = true
@@ -176,7 +176,7 @@ func (h *InvoiceCharges) writeCSV(w http.ResponseWriter, r *http.Request, in app
 		}
 		return nil
 	}
-	_, err := h.app.Queries.ListInvoiceCharges.Handle(r.Context(), in)
+	_, err := h.app.ListInvoiceCharges.Handle(r.Context(), in)
 	if err != nil && !started {
 		h.errors.Write(w, r, err)
 		return

@@ -1,7 +1,9 @@
 package httpapi
 
-import "github.com/acme3pl/fulfillment/domain"
+import (
+	"github.com/acme3pl/fulfillment/domain/invoicing"
+)
 
 // InvoiceView is inv as GET /v0/invoices/{id} shows it: what `fulfillment
 // invoices preview` prints of an invoice the API does not show yet.
-func InvoiceView(inv *domain.Invoice) InvoiceDTO { return toInvoiceDTO(inv) }
+func InvoiceView(inv *invoicing.Invoice) InvoiceDTO { return toInvoiceDTO(inv) }

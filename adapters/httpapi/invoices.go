@@ -7,8 +7,9 @@ import (
 
 	"github.com/gorilla/mux"
 
-	"github.com/acme3pl/fulfillment/application"
+	invoicingapp "github.com/acme3pl/fulfillment/application/invoicing"
 	"github.com/acme3pl/fulfillment/domain"
+	"github.com/acme3pl/fulfillment/domain/invoicing"
 )
 
 // InvoiceDTO is the Invoice of api/openapi.yaml: every field always present.
@@ -40,7 +41,7 @@ type InvoiceItemDTO struct {
 }
 
 // toInvoiceDTO is inv as the API shows it.
-func toInvoiceDTO(inv *domain.Invoice) InvoiceDTO {
+func toInvoiceDTO(inv *invoicing.Invoice) InvoiceDTO {
 	items := inv.Items()
 	out := InvoiceDTO{
 		ID: inv.ID(), Status: string(inv.Status()), Name: inv.Name(), Notes: inv.Notes(),
@@ -60,13 +61,13 @@ func toInvoiceDTO(inv *domain.Invoice) InvoiceDTO {
 
 // Invoices serves GET /v0/invoices and GET /v0/invoices/{id}.
 type Invoices struct {
-	app    *application.Application
+	app    *invoicingapp.UseCases
 	auth   Authenticator
 	errors ErrorMapper
 }
 
 // NewInvoices builds the invoice routes.
-func NewInvoices(app *application.Application, auth Authenticator, errs ErrorMapper) *Invoices {
+func NewInvoices(app *invoicingapp.UseCases, auth Authenticator, errs ErrorMapper) *Invoices {
 	return &Invoices{app: app, auth: auth, errors: errs}
 }
 
@@ -82,13 +83,13 @@ func (h *Invoices) Register(r *mux.Router) {
 // parameter that is present must hold an allowed value (an empty status,
 // sortBy or sortOrder is refused too). Every invalid parameter is
 // collected; the error names the first in that order.
-func ListInvoicesQuery(q url.Values) (application.ListInvoices, error) {
+func ListInvoicesQuery(q url.Values) (invoicingapp.ListInvoices, error) {
 	p := readQuery(q)
-	in := application.ListInvoices{Page: p.page()}
-	readParam(p, "status", domain.ParseVisibleInvoiceStatus, &in.Status)
-	readParam(p, "sortBy", application.ParseInvoiceSortBy, &in.SortBy)
-	readParam(p, "sortOrder", application.ParseInvoiceSortOrder, &in.Ascending)
-	readParam(p, "search", application.ParseInvoiceSearch, &in.Search)
+	in := invoicingapp.ListInvoices{Page: p.page()}
+	readParam(p, "status", invoicing.ParseVisibleInvoiceStatus, &in.Status)
+	readParam(p, "sortBy", invoicingapp.ParseInvoiceSortBy, &in.SortBy)
+	readParam(p, "sortOrder", invoicingapp.ParseInvoiceSortOrder, &in.Ascending)
+	readParam(p, "search", invoicingapp.ParseInvoiceSearch, &in.Search)
 	return in, p.err()
 }
 
@@ -99,7 +100,7 @@ func (h *Invoices) list(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	in.OrganizationID = PrincipalFrom(r.Context()).OrganizationID
-	res, err := h.app.Queries.ListInvoices.Handle(r.Context(), in)
+	res, err := h.app.ListInvoices.Handle(r.Context(), in)
 	if err != nil {
 		h.errors.Write(w, r, err)
 		return
@@ -113,8 +114,8 @@ func (h *Invoices) list(w http.ResponseWriter, r *http.Request) {
 }
 
 func (h *Invoices) get(w http.ResponseWriter, r *http.Request) {
-	in := application.GetInvoice{OrganizationID: PrincipalFrom(r.Context()).OrganizationID, ID: mux.Vars(r)["id"]}
-	inv, err := h.app.Queries.GetInvoice.Handle(r.Context(), in)
+	in := invoicingapp.GetInvoice{OrganizationID: PrincipalFrom(r.Context()).OrganizationID, ID: mux.Vars(r)["id"]}
+	inv, err := h.app.GetInvoice.Handle(r.Context(), in)
 	if err != nil {
 		h.errors.Write(w, r, err)
 		return

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/acme3pl/fulfillment/domain"
+	"github.com/acme3pl/fulfillment/domain/invoicing"
 )
 
 // The invoice bodies, byte for byte: members in the document's order,
@@ -21,10 +22,10 @@ func TestInvoiceBodies(t *testing.T) {
 		return q
 	}
 	total := int64(702)
-	inv := domain.RehydrateInvoice(domain.InvoiceParams{
-		ID: "inv_1", OrganizationID: "org", Key: "INV-2026-000123", Status: domain.InvoicePaid, Name: `Fees <week 44> & "more"`,
+	inv := invoicing.RehydrateInvoice(invoicing.InvoiceParams{
+		ID: "inv_1", OrganizationID: "org", Key: "INV-2026-000123", Status: invoicing.InvoicePaid, Name: `Fees <week 44> & "more"`,
 		Notes: "tab\there\u2028 Zoë \xff", DueDate: at.AddDate(0, 0, 30), Currency: "USD", CreatedAt: at, UpdatedAt: at.Add(time.Minute),
-		Items: []domain.InvoiceItemParams{
+		Items: []invoicing.InvoiceItemParams{
 			{ID: "li_1", Title: "Pick & pack", Description: "", Quantity: quantity("1.5"), UnitCost: 468, TotalCost: &total},
 			{ID: "li_2", Title: "Storage", Description: "pallets", Quantity: quantity("0.005"), UnitCost: 0, TotalCost: new(int64)},
 		},
@@ -39,7 +40,7 @@ func TestInvoiceBodies(t *testing.T) {
 	if got := w.Body.String(); got != want+"\n" || w.Header().Get("Content-Type") != "application/json" {
 		t.Errorf("detail\n got %s\nwant %s", got, want)
 	}
-	empty := domain.RehydrateInvoice(domain.InvoiceParams{ID: "inv_2", Status: domain.InvoiceUnpaid, Currency: "USD"}, 0)
+	empty := invoicing.RehydrateInvoice(invoicing.InvoiceParams{ID: "inv_2", Status: invoicing.InvoiceUnpaid, Currency: "USD"}, 0)
 	w = httptest.NewRecorder()
 	WriteJSON(w, 200, []InvoiceDTO{toInvoiceDTO(empty)})
 	const wantEmpty = `[{"id":"inv_2","status":"unpaid","name":"","notes":"","dueDate":"0001-01-01T00:00:00.000Z","items":[],` +

@@ -7,8 +7,9 @@ import (
 	"testing"
 
 	"github.com/acme3pl/fulfillment/adapters/httpapi"
-	"github.com/acme3pl/fulfillment/application"
+	invoicingapp "github.com/acme3pl/fulfillment/application/invoicing"
 	"github.com/acme3pl/fulfillment/domain"
+	"github.com/acme3pl/fulfillment/domain/invoicing"
 	"github.com/acme3pl/fulfillment/ports"
 )
 
@@ -18,14 +19,14 @@ import (
 func TestListInvoicesQuery(t *testing.T) {
 	tests := []struct {
 		query      string
-		want       application.ListInvoices
+		want       invoicingapp.ListInvoices
 		wantFields []string // the parameters the error names, first the one the answer names
 	}{
-		{query: "", want: application.ListInvoices{Page: ports.Page{Take: 10}}},
+		{query: "", want: invoicingapp.ListInvoices{Page: ports.Page{Take: 10}}},
 		{query: "status=paid&sortBy=dueDate&sortOrder=asc&search=+pallet+&skip=20&take=5",
-			want: application.ListInvoices{Status: domain.InvoicePaid, SortBy: ports.InvoicesByDueDate, Ascending: true,
+			want: invoicingapp.ListInvoices{Status: invoicing.InvoicePaid, SortBy: ports.InvoicesByDueDate, Ascending: true,
 				Search: "pallet", Page: ports.Page{Skip: 20, Take: 5}}},
-		{query: "sortOrder=desc&sortOrder=asc", want: application.ListInvoices{Ascending: true, Page: ports.Page{Take: 10}}},
+		{query: "sortOrder=desc&sortOrder=asc", want: invoicingapp.ListInvoices{Ascending: true, Page: ports.Page{Take: 10}}},
 		{query: "status=draft&sortBy=name", wantFields: []string{"status", "sortBy"}},
 		{query: "search=a%00b&sortOrder=up", wantFields: []string{"sortOrder", "search"}},
 		{query: "status=bogus&take=0", wantFields: []string{"take", "status"}},

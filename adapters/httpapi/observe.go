@@ -7,8 +7,8 @@ import (
 	"github.com/gorilla/mux"
 
 	"github.com/acme3pl/fulfillment/adapters/telemetry"
-	"github.com/acme3pl/fulfillment/application"
-	"github.com/acme3pl/fulfillment/domain"
+	intakeapp "github.com/acme3pl/fulfillment/application/intake"
+	"github.com/acme3pl/fulfillment/domain/shipping"
 )
 
 // The business metrics are counted here, where the answer is known and the
@@ -31,7 +31,7 @@ func countIntakeError(m *telemetry.Metrics, e intakeError) {
 
 // countIntakeResult counts a success answer of the order intake, and the
 // Pick & Pack shipment it submitted when it made one.
-func countIntakeResult(m *telemetry.Metrics, res application.StorefrontOrderResult) {
+func countIntakeResult(m *telemetry.Metrics, res intakeapp.StorefrontOrderResult) {
 	switch {
 	case res.Duplicate:
 		m.ObserveIntake(telemetry.IntakeDuplicate, "")
@@ -39,13 +39,13 @@ func countIntakeResult(m *telemetry.Metrics, res application.StorefrontOrderResu
 		m.ObserveIntake(telemetry.IntakeSkipped, "")
 	default:
 		m.ObserveIntake(telemetry.IntakeCreated, "")
-		m.ObserveShipmentTransition(string(domain.PickPack), string(domain.ShipmentPending))
+		m.ObserveShipmentTransition(string(shipping.PickPack), string(shipping.ShipmentPending))
 	}
 }
 
 // countTransition counts the shipment change a command committed: s is the
 // shipment as the command left it. Nothing is counted when err is set.
-func countTransition(m *telemetry.Metrics, s *domain.Shipment, err error) {
+func countTransition(m *telemetry.Metrics, s *shipping.Shipment, err error) {
 	if err == nil && s != nil {
 		m.ObserveShipmentTransition(string(s.Kind()), string(s.Status()))
 	}

@@ -8,8 +8,9 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/testutil"
 
-	"github.com/acme3pl/fulfillment/application"
+	intakeapp "github.com/acme3pl/fulfillment/application/intake"
 	"github.com/acme3pl/fulfillment/domain"
+	"github.com/acme3pl/fulfillment/domain/intake"
 )
 
 // Every answer of the intake is counted once, under the outcome and code
@@ -18,24 +19,24 @@ import (
 func TestStorefrontCountsEveryAnswer(t *testing.T) {
 	tests := []struct {
 		name          string
-		result        application.StorefrontOrderResult
+		result        intakeapp.StorefrontOrderResult
 		err           error
 		headers       []string
 		outcome, code string
 		submitted     float64 // pick_pack → pending transitions counted
 	}{
-		{"created", application.StorefrontOrderResult{ShipmentID: "shp_1"}, nil, nil, "created", "", 1},
-		{"duplicate", application.StorefrontOrderResult{ShipmentID: "shp_1", Duplicate: true}, nil, nil, "duplicate", "", 0},
-		{"duplicate of a skipped order", application.StorefrontOrderResult{Skipped: domain.SkipOrderCancelled, Duplicate: true}, nil, nil, "duplicate", "", 0},
-		{"skipped", application.StorefrontOrderResult{Skipped: domain.SkipNoShippableItems}, nil, nil, "skipped", "", 0},
-		{"no key", application.StorefrontOrderResult{}, nil, []string{"Authorization", ""}, "refused", "invalid_api_key", 0},
-		{"scope", application.StorefrontOrderResult{}, nil, []string{"Authorization", "Bearer fk_test_shipments_only_00"}, "refused", "insufficient_scope", 0},
-		{"media type", application.StorefrontOrderResult{}, nil, []string{"Content-Type", "text/plain"}, "refused", "unsupported_media_type", 0},
-		{"unknown skus", application.StorefrontOrderResult{}, &domain.UnknownSKUsError{SKUs: []string{"A"}}, nil, "refused", "unknown_skus", 0},
-		{"no warehouse", application.StorefrontOrderResult{}, domain.ErrNoWarehouse, nil, "refused", "no_warehouse", 0},
-		{"key lookup down", application.StorefrontOrderResult{}, nil, []string{"Authorization", "Bearer fk_test_down"}, "failed", "unavailable", 0},
-		{"database down", application.StorefrontOrderResult{}, fmt.Errorf("claim: %w", domain.ErrUnavailable), nil, "failed", "unavailable", 0},
-		{"bug", application.StorefrontOrderResult{}, errors.New("boom"), nil, "failed", "internal", 0},
+		{"created", intakeapp.StorefrontOrderResult{ShipmentID: "shp_1"}, nil, nil, "created", "", 1},
+		{"duplicate", intakeapp.StorefrontOrderResult{ShipmentID: "shp_1", Duplicate: true}, nil, nil, "duplicate", "", 0},
+		{"duplicate of a skipped order", intakeapp.StorefrontOrderResult{Skipped: intake.SkipOrderCancelled, Duplicate: true}, nil, nil, "duplicate", "", 0},
+		{"skipped", intakeapp.StorefrontOrderResult{Skipped: intake.SkipNoShippableItems}, nil, nil, "skipped", "", 0},
+		{"no key", intakeapp.StorefrontOrderResult{}, nil, []string{"Authorization", ""}, "refused", "invalid_api_key", 0},
+		{"scope", intakeapp.StorefrontOrderResult{}, nil, []string{"Authorization", "Bearer fk_test_shipments_only_00"}, "refused", "insufficient_scope", 0},
+		{"media type", intakeapp.StorefrontOrderResult{}, nil, []string{"Content-Type", "text/plain"}, "refused", "unsupported_media_type", 0},
+		{"unknown skus", intakeapp.StorefrontOrderResult{}, &domain.UnknownSKUsError{SKUs: []string{"A"}}, nil, "refused", "unknown_skus", 0},
+		{"no warehouse", intakeapp.StorefrontOrderResult{}, domain.ErrNoWarehouse, nil, "refused", "no_warehouse", 0},
+		{"key lookup down", intakeapp.StorefrontOrderResult{}, nil, []string{"Authorization", "Bearer fk_test_down"}, "failed", "unavailable", 0},
+		{"database down", intakeapp.StorefrontOrderResult{}, fmt.Errorf("claim: %w", domain.ErrUnavailable), nil, "failed", "unavailable", 0},
+		{"bug", intakeapp.StorefrontOrderResult{}, errors.New("boom"), nil, "failed", "internal", 0},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -9,7 +9,9 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/acme3pl/fulfillment/application"
+	intakeapp "github.com/acme3pl/fulfillment/application/intake"
 	"github.com/acme3pl/fulfillment/domain"
+	"github.com/acme3pl/fulfillment/domain/intake"
 )
 
 // OrderReceiptDTO is the OrderReceipt of api/openapi.yaml. Storefront IDs are
@@ -32,7 +34,7 @@ type OrderReceiptDTO struct {
 	PayloadBytes *int `json:"payloadBytes"`
 }
 
-func orderReceiptDTO(rec *domain.OrderReceipt) OrderReceiptDTO {
+func orderReceiptDTO(rec *intake.OrderReceipt) OrderReceiptDTO {
 	out := OrderReceiptDTO{
 		OrderID: strconv.FormatInt(rec.OrderID(), 10), Status: string(rec.Status()), Attempts: rec.Attempts(),
 		LastError: optional(rec.LastError()), ShipmentID: optional(rec.ShipmentID()), Skipped: optional(string(rec.Skipped())),
@@ -67,7 +69,7 @@ func (h *Storefront) receipt(w http.ResponseWriter, r *http.Request) {
 	org := PrincipalFrom(r.Context()).OrganizationID
 	trace.SpanFromContext(r.Context()).SetAttributes(attribute.String("organization.id", org),
 		attribute.Int64("storefront.order.id", id))
-	rec, err := h.app.Queries.GetOrderReceipt.Handle(r.Context(), application.GetOrderReceipt{OrganizationID: org, OrderID: id})
+	rec, err := h.app.GetOrderReceipt.Handle(r.Context(), intakeapp.GetOrderReceipt{OrganizationID: org, OrderID: id})
 	if err != nil {
 		h.errors.Write(w, r, err)
 		return
@@ -91,13 +93,13 @@ func pathOrderID(r *http.Request) (int64, bool) {
 // StorefrontOrders serves the operator's routes of failed orders (OAuth,
 // scope shipments): the list of receipts and the replay of a kept body.
 type StorefrontOrders struct {
-	app    *application.Application
+	app    *intakeapp.UseCases
 	auth   Authenticator
 	errors ErrorMapper
 }
 
 // NewStorefrontOrders builds the routes.
-func NewStorefrontOrders(app *application.Application, auth Authenticator, errs ErrorMapper) *StorefrontOrders {
+func NewStorefrontOrders(app *intakeapp.UseCases, auth Authenticator, errs ErrorMapper) *StorefrontOrders {
 	return &StorefrontOrders{app: app, auth: auth, errors: errs}
 }
 
@@ -128,14 +130,14 @@ func (h *StorefrontOrders) list(w http.ResponseWriter, r *http.Request) {
 			code = "-"
 		}
 	}
-	filter, err := application.ParseReceiptFilter(status, code)
+	filter, err := intakeapp.ParseReceiptFilter(status, code)
 	if err != nil {
 		h.errors.Write(w, r, err)
 		return
 	}
 	org := PrincipalFrom(r.Context()).OrganizationID
-	res, err := h.app.Queries.ListOrderReceipts.Handle(r.Context(),
-		application.ListOrderReceipts{OrganizationID: org, Filter: filter, Page: page})
+	res, err := h.app.ListOrderReceipts.Handle(r.Context(),
+		intakeapp.ListOrderReceipts{OrganizationID: org, Filter: filter, Page: page})
 	if err != nil {
 		h.errors.Write(w, r, err)
 		return
@@ -168,7 +170,7 @@ func (h *StorefrontOrders) replay(w http.ResponseWriter, r *http.Request) {
 	}
 	trace.SpanFromContext(ctx).SetAttributes(attribute.String("organization.id", org),
 		attribute.Int64("storefront.order.id", id))
-	res, err := h.app.Commands.ReplayStorefrontOrder.Handle(ctx, application.ReplayStorefrontOrder{
+	res, err := h.app.ReplayStorefrontOrder.Handle(ctx, intakeapp.ReplayStorefrontOrder{
 		OrganizationID: org, OrderID: id, TraceID: traceID,
 	})
 	w.Header().Set("Cache-Control", "no-store")

@@ -12,6 +12,7 @@ import (
 
 	"github.com/acme3pl/fulfillment/application"
 	"github.com/acme3pl/fulfillment/domain"
+	"github.com/acme3pl/fulfillment/domain/shipping"
 	"github.com/acme3pl/fulfillment/ports"
 )
 
@@ -67,9 +68,9 @@ func ProblemFor(err error) Problem {
 	p := NewProblem(a.Status, a.Problem, a.Detail)
 	var (
 		ve *domain.ValidationError
-		ui *domain.UnknownItemsError
-		is *domain.InsufficientStockError
-		os *domain.OnHandShortageError
+		ui *shipping.UnknownItemsError
+		is *shipping.InsufficientStockError
+		os *shipping.OnHandShortageError
 		se *ports.InsufficientScopeError
 	)
 	switch {
@@ -82,7 +83,7 @@ func ProblemFor(err error) Problem {
 		}
 		p.IDs = ui.IDs
 	case errors.As(err, &is):
-		p.Items = shortageDTOs(domain.KindCarton, is.Items)
+		p.Items = shortageDTOs(shipping.KindCarton, is.Items)
 	case errors.As(err, &os):
 		p.Items = shortageDTOs(os.Kind, os.Items)
 	case errors.As(err, &se):

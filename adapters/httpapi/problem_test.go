@@ -18,6 +18,8 @@ import (
 	"github.com/acme3pl/fulfillment/adapters/httpapi"
 	"github.com/acme3pl/fulfillment/application"
 	"github.com/acme3pl/fulfillment/domain"
+	"github.com/acme3pl/fulfillment/domain/intake"
+	"github.com/acme3pl/fulfillment/domain/shipping"
 )
 
 // leakyText stands for internals an error may carry: none of it may reach a
@@ -82,7 +84,7 @@ func TestErrorMapperWrite(t *testing.T) {
 		{"validation", domain.Invalid("skip", "bad"), 400, "invalid_parameter", "", false},
 		{"not found", domain.ErrNotFound, 404, "not_found", "", false},
 		{"invalid state", domain.ErrInvalidState, 409, "invalid_state", "", false},
-		{"payload not kept", fmt.Errorf("replay order 7: %w", domain.ErrPayloadNotKept), 409, "payload_not_kept", "", false},
+		{"payload not kept", fmt.Errorf("replay order 7: %w", intake.ErrPayloadNotKept), 409, "payload_not_kept", "", false},
 		{"unavailable", fmt.Errorf("dial (%s): %w", leakyText, domain.ErrUnavailable), 503, "unavailable", "5", true},
 		{"unknown", errors.New(leakyText), 500, "internal", "", true},
 		{"conflict", domain.ErrConflict, 409, "conflict", "", false},
@@ -157,9 +159,9 @@ func TestProblemMarshalJSON(t *testing.T) {
 	base := httpapi.NewProblem(http.StatusUnprocessableEntity, "insufficient_stock", "not enough cartons")
 	withParameter := httpapi.NewProblem(http.StatusBadRequest, "invalid_parameter", "bad take")
 	withParameter.Parameter = "take"
-	withItems := httpapi.ProblemFor(&domain.InsufficientStockError{Items: []domain.StockShortage{
+	withItems := httpapi.ProblemFor(&shipping.InsufficientStockError{Items: []shipping.StockShortage{
 		{ItemID: "ctn_1", SKU: "BOX-1", Requested: 3, Available: 1}}})
-	withIDs := httpapi.ProblemFor(&domain.UnknownItemsError{Kind: domain.KindCarton, IDs: []string{"ctn_9"}})
+	withIDs := httpapi.ProblemFor(&shipping.UnknownItemsError{Kind: shipping.KindCarton, IDs: []string{"ctn_9"}})
 
 	tests := []struct {
 		name string

@@ -5,8 +5,9 @@ import (
 	"fmt"
 	"strconv"
 
-	"github.com/acme3pl/fulfillment/application"
+	shippingapp "github.com/acme3pl/fulfillment/application/shipping"
 	"github.com/acme3pl/fulfillment/domain"
+	"github.com/acme3pl/fulfillment/domain/shipping"
 )
 
 // The shipment routes' bodies: the shipment of every answer, and the body of
@@ -79,7 +80,7 @@ type ShipmentSourceDTO struct {
 
 // toShipmentDTO is the one conversion of a shipment for responses; the
 // order intake's responses use it too.
-func toShipmentDTO(s *domain.Shipment) ShipmentDTO {
+func toShipmentDTO(s *shipping.Shipment) ShipmentDTO {
 	a := s.Address()
 	out := ShipmentDTO{
 		ID: s.ID(), Kind: string(s.Kind()), Status: string(s.Status()),
@@ -94,7 +95,7 @@ func toShipmentDTO(s *domain.Shipment) ShipmentDTO {
 		out.Tracking = &TrackingDTO{Carrier: t.Carrier, Number: t.Number}
 	}
 	lines := s.Lines()
-	if s.Kind() == domain.SPD {
+	if s.Kind() == shipping.SPD {
 		out.Cartons = make([]ShipmentCartonDTO, len(lines))
 		for i, l := range lines {
 			out.Cartons[i] = ShipmentCartonDTO{CartonID: l.ItemID, SKU: l.SKU, Quantity: l.Quantity}
@@ -127,11 +128,11 @@ type shortageDTO struct {
 	Available int64  `json:"available"`
 }
 
-func shortageDTOs(kind domain.ItemKind, items []domain.StockShortage) []shortageDTO {
+func shortageDTOs(kind shipping.ItemKind, items []shipping.StockShortage) []shortageDTO {
 	out := make([]shortageDTO, len(items))
 	for i, it := range items {
 		out[i] = shortageDTO{SKU: it.SKU, Requested: it.Requested, Available: it.Available}
-		if kind == domain.KindCarton {
+		if kind == shipping.KindCarton {
 			out[i].CartonID = it.ItemID
 		} else {
 			out[i].ProductID = it.ItemID
@@ -163,11 +164,11 @@ type draftBody struct {
 }
 
 // command maps the body and its decoded lines to the use case's command;
-// the domain validates them (domain.NewShipment).
-func (b draftBody) command(org string, kind domain.ShipmentKind, lines []domain.ShipmentLine) application.CreateShipment {
-	return application.CreateShipment{
+// the domain validates them (shipping.NewShipment).
+func (b draftBody) command(org string, kind shipping.ShipmentKind, lines []shipping.ShipmentLine) shippingapp.CreateShipment {
+	return shippingapp.CreateShipment{
 		OrganizationID: org, Kind: kind, WarehouseID: b.WarehouseID, Notes: b.Notes, Lines: lines,
-		Address: domain.ShippingAddress{
+		Address: shipping.Address{
 			Name: b.ShippingName, Company: b.ShippingCompany, Address1: b.ShippingAddress1, Address2: b.ShippingAddress2,
 			City: b.ShippingCity, State: b.ShippingState, Zip: b.ShippingZip, Country: b.ShippingCountry, Phone: b.ShippingPhone,
 		},
@@ -190,24 +191,24 @@ type (
 	}
 )
 
-func (l productLineBody) line() domain.ShipmentLine {
+func (l productLineBody) line() shipping.ShipmentLine {
 	quantity, _ := jsonInteger(l.Quantity)
-	return domain.ShipmentLine{ItemID: l.ProductID, Quantity: quantity}
+	return shipping.ShipmentLine{ItemID: l.ProductID, Quantity: quantity}
 }
 
-func (l cartonLineBody) line() domain.ShipmentLine {
+func (l cartonLineBody) line() shipping.ShipmentLine {
 	quantity, _ := jsonInteger(l.Quantity)
-	return domain.ShipmentLine{ItemID: l.CartonID, Quantity: quantity}
+	return shipping.ShipmentLine{ItemID: l.CartonID, Quantity: quantity}
 }
 
 // decodeLines decodes each line of a draft's lines member strictly, naming
 // a line that is not an object of its kind as member[i] or
 // member[i].field. An absent or null member is no lines.
-func decodeLines[L interface{ line() domain.ShipmentLine }](member string, raws *[]json.RawMessage) ([]domain.ShipmentLine, error) {
+func decodeLines[L interface{ line() shipping.ShipmentLine }](member string, raws *[]json.RawMessage) ([]shipping.ShipmentLine, error) {
 	if raws == nil {
 		return nil, nil
 	}
-	lines := make([]domain.ShipmentLine, len(*raws))
+	lines := make([]shipping.ShipmentLine, len(*raws))
 	for i, raw := range *raws {
 		at := fmt.Sprintf("%s[%d]", member, i)
 		var l L

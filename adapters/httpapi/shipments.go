@@ -6,20 +6,21 @@ import (
 	"github.com/gorilla/mux"
 
 	"github.com/acme3pl/fulfillment/adapters/telemetry"
-	"github.com/acme3pl/fulfillment/application"
+	shippingapp "github.com/acme3pl/fulfillment/application/shipping"
 	"github.com/acme3pl/fulfillment/domain"
+	"github.com/acme3pl/fulfillment/domain/shipping"
 )
 
 // Shipments serves the /v0/shipments routes (scope shipments).
 type Shipments struct {
-	app    *application.Application
+	app    *shippingapp.UseCases
 	auth   Authenticator
 	errors ErrorMapper
 	m      *telemetry.Metrics
 }
 
 // NewShipments builds the shipment routes.
-func NewShipments(app *application.Application, auth Authenticator, errs ErrorMapper, m *telemetry.Metrics) *Shipments {
+func NewShipments(app *shippingapp.UseCases, auth Authenticator, errs ErrorMapper, m *telemetry.Metrics) *Shipments {
 	return &Shipments{app: app, auth: auth, errors: errs, m: m}
 }
 
@@ -40,14 +41,14 @@ func (h *Shipments) Register(r *mux.Router) {
 func (h *Shipments) list(w http.ResponseWriter, r *http.Request) {
 	p := readQuery(r.URL.Query())
 	page := p.page()
-	var status domain.ShipmentStatus
-	readParam(p, "status", domain.ParseShipmentStatus, &status)
+	var status shipping.ShipmentStatus
+	readParam(p, "status", shipping.ParseShipmentStatus, &status)
 	if err := p.err(); err != nil {
 		h.errors.Write(w, r, err)
 		return
 	}
 	org := PrincipalFrom(r.Context()).OrganizationID
-	res, err := h.app.Queries.ListShipments.Handle(r.Context(), application.ListShipments{OrganizationID: org, Status: status, Page: page})
+	res, err := h.app.ListShipments.Handle(r.Context(), shippingapp.ListShipments{OrganizationID: org, Status: status, Page: page})
 	if err != nil {
 		h.errors.Write(w, r, err)
 		return
@@ -62,25 +63,25 @@ func (h *Shipments) list(w http.ResponseWriter, r *http.Request) {
 
 func (h *Shipments) get(w http.ResponseWriter, r *http.Request) {
 	org := PrincipalFrom(r.Context()).OrganizationID
-	s, err := h.app.Queries.GetShipment.Handle(r.Context(), application.GetShipment{OrganizationID: org, ShipmentID: mux.Vars(r)["id"]})
+	s, err := h.app.GetShipment.Handle(r.Context(), shippingapp.GetShipment{OrganizationID: org, ShipmentID: mux.Vars(r)["id"]})
 	h.answer(w, r, http.StatusOK, s, err)
 }
 
 func (h *Shipments) submit(w http.ResponseWriter, r *http.Request) {
 	org := PrincipalFrom(r.Context()).OrganizationID
-	s, err := h.app.Commands.SubmitShipment.Handle(r.Context(), application.SubmitShipment{OrganizationID: org, ShipmentID: mux.Vars(r)["id"]})
+	s, err := h.app.SubmitShipment.Handle(r.Context(), shippingapp.SubmitShipment{OrganizationID: org, ShipmentID: mux.Vars(r)["id"]})
 	countTransition(h.m, s, err)
 	h.answer(w, r, http.StatusOK, s, err)
 }
 
 func (h *Shipments) cancel(w http.ResponseWriter, r *http.Request) {
 	org := PrincipalFrom(r.Context()).OrganizationID
-	s, err := h.app.Commands.CancelShipment.Handle(r.Context(), application.CancelShipment{OrganizationID: org, ShipmentID: mux.Vars(r)["id"]})
+	s, err := h.app.CancelShipment.Handle(r.Context(), shippingapp.CancelShipment{OrganizationID: org, ShipmentID: mux.Vars(r)["id"]})
 	countTransition(h.m, s, err)
 	h.answer(w, r, http.StatusOK, s, err)
 }
 
-func (h *Shipments) answer(w http.ResponseWriter, r *http.Request, status int, s *domain.Shipment, err error) {
+func (h *Shipments) answer(w http.ResponseWriter, r *http.Request, status int, s *shipping.Shipment, err error) {
 	if err != nil {
 		h.errors.Write(w, r, err)
 		return
@@ -104,7 +105,7 @@ func (h *Shipments) createPickPack(w http.ResponseWriter, r *http.Request) {
 		h.errors.Write(w, r, err)
 		return
 	}
-	h.create(w, r, body.command(PrincipalFrom(r.Context()).OrganizationID, domain.PickPack, lines))
+	h.create(w, r, body.command(PrincipalFrom(r.Context()).OrganizationID, shipping.PickPack, lines))
 }
 
 // createSPD serves POST /v0/shipments/spd.
@@ -123,13 +124,13 @@ func (h *Shipments) createSPD(w http.ResponseWriter, r *http.Request) {
 		h.errors.Write(w, r, err)
 		return
 	}
-	h.create(w, r, body.command(PrincipalFrom(r.Context()).OrganizationID, domain.SPD, lines))
+	h.create(w, r, body.command(PrincipalFrom(r.Context()).OrganizationID, shipping.SPD, lines))
 }
 
 // create runs the use case of both draft kinds and answers 201 with the
 // draft and its Location.
-func (h *Shipments) create(w http.ResponseWriter, r *http.Request, c application.CreateShipment) {
-	s, err := h.app.Commands.CreateShipment.Handle(r.Context(), c)
+func (h *Shipments) create(w http.ResponseWriter, r *http.Request, c shippingapp.CreateShipment) {
+	s, err := h.app.CreateShipment.Handle(r.Context(), c)
 	countTransition(h.m, s, err)
 	if err != nil {
 		h.errors.Write(w, r, err)

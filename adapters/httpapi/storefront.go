@@ -15,6 +15,7 @@ import (
 
 	"github.com/acme3pl/fulfillment/adapters/telemetry"
 	"github.com/acme3pl/fulfillment/application"
+	intakeapp "github.com/acme3pl/fulfillment/application/intake"
 	"github.com/acme3pl/fulfillment/domain"
 	"github.com/acme3pl/fulfillment/ports"
 )
@@ -29,7 +30,7 @@ var storefrontScopes = []domain.Scope{domain.ScopeShipments, domain.ScopeInvento
 // Storefront serves the order intake webhook (API key, its own error shape)
 // and the order receipt (OAuth, problem+json).
 type Storefront struct {
-	app        *application.Application
+	app        *intakeapp.UseCases
 	signatures ports.StorefrontSignatureVerifier
 	auth       Authenticator
 	errors     ErrorMapper
@@ -38,7 +39,7 @@ type Storefront struct {
 }
 
 // NewStorefront builds the storefront routes.
-func NewStorefront(app *application.Application, signatures ports.StorefrontSignatureVerifier,
+func NewStorefront(app *intakeapp.UseCases, signatures ports.StorefrontSignatureVerifier,
 	auth Authenticator, errs ErrorMapper, log *slog.Logger, m *telemetry.Metrics,
 ) *Storefront {
 	return &Storefront{app: app, signatures: signatures, auth: auth, errors: errs, log: log, m: m}
@@ -104,14 +105,14 @@ func (h *Storefront) receive(w http.ResponseWriter, r *http.Request) {
 	if refused != nil {
 		// A refusal is a recorded attempt when the order's ID could be read.
 		if order.ID > 0 {
-			_, _ = h.app.Commands.RefuseStorefrontOrder.Handle(ctx, application.RefuseStorefrontOrder{
+			_, _ = h.app.RefuseStorefrontOrder.Handle(ctx, intakeapp.RefuseStorefrontOrder{
 				OrganizationID: p.OrganizationID, TraceID: traceID, OrderID: order.ID, OrderNumber: order.OrderNumber, Body: body,
 			})
 		}
 		h.writeFailure(w, r, refused)
 		return
 	}
-	res, err := h.app.Commands.ReceiveStorefrontOrder.Handle(ctx, application.ReceiveStorefrontOrder{
+	res, err := h.app.ReceiveStorefrontOrder.Handle(ctx, intakeapp.ReceiveStorefrontOrder{
 		OrganizationID: p.OrganizationID, TraceID: traceID, Order: order, Body: body,
 	})
 	if err != nil {

@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/acme3pl/fulfillment/domain"
+	"github.com/acme3pl/fulfillment/domain/intake"
+	"github.com/acme3pl/fulfillment/domain/shipping"
 )
 
 // orderPayload is the storefront's order payload as far as the intake reads
@@ -59,28 +61,28 @@ type lineItemPayload struct {
 // its object or is a string that is not valid UTF-8 (checkMembers);
 // line_items missing; a cancelled_at that is not an RFC 3339 timestamp; a
 // quantity that is not a 64-bit integer; then what the domain refuses
-// (domain.StorefrontOrder.Check: NUL characters, quantities out of bounds),
+// (intake.StorefrontOrder.Check: NUL characters, quantities out of bounds),
 // so that it is refused before the use case acknowledges a cancelled
 // order. The returned order carries the id whenever it could be read, also
 // with an error, so that the failed attempt can be recorded.
-func DecodeStorefrontOrder(body []byte) (domain.StorefrontOrder, error) {
+func DecodeStorefrontOrder(body []byte) (intake.StorefrontOrder, error) {
 	var p orderPayload
 	var typeErr *json.UnmarshalTypeError
 	if err := json.Unmarshal(body, &p); err != nil && !errors.As(err, &typeErr) {
-		return domain.StorefrontOrder{}, domain.Invalid("body", "is not valid JSON")
+		return intake.StorefrontOrder{}, domain.Invalid("body", "is not valid JSON")
 	}
 	if typeErr != nil && typeErr.Field == "" {
-		return domain.StorefrontOrder{}, domain.Invalid("body", "must be a JSON object")
+		return intake.StorefrontOrder{}, domain.Invalid("body", "must be a JSON object")
 	}
 	// The body is valid JSON and an object (or null) from here on.
 	memberErr, idRepeated := checkMembers(body)
 	if idRepeated {
-		return domain.StorefrontOrder{}, domain.Invalid("id", "occurs more than once")
+		return intake.StorefrontOrder{}, domain.Invalid("id", "occurs more than once")
 	}
-	if err := domain.CheckStorefrontOrderID(p.ID); err != nil {
-		return domain.StorefrontOrder{}, err
+	if err := intake.CheckStorefrontOrderID(p.ID); err != nil {
+		return intake.StorefrontOrder{}, err
 	}
-	order := domain.StorefrontOrder{ID: p.ID, OrderNumber: p.OrderNumber}
+	order := intake.StorefrontOrder{ID: p.ID, OrderNumber: p.OrderNumber}
 	if typeErr != nil {
 		if typeErr.Field == "order_number" {
 			order.OrderNumber = nil
@@ -107,18 +109,18 @@ func DecodeStorefrontOrder(body []byte) (domain.StorefrontOrder, error) {
 	order.Cancelled = p.CancelledAt != nil
 	order.Note = p.Note
 	if a := p.ShippingAddress; a != nil {
-		order.ShippingAddress = &domain.ShippingAddress{
+		order.ShippingAddress = &shipping.Address{
 			Name: a.Name, Company: a.Company, Address1: a.Address1, Address2: a.Address2, City: a.City,
 			State: a.ProvinceCode, Zip: a.Zip, Country: a.CountryCode, Phone: a.Phone,
 		}
 	}
-	order.Lines = make([]domain.StorefrontLine, len(*p.LineItems))
+	order.Lines = make([]intake.StorefrontLine, len(*p.LineItems))
 	for i, l := range *p.LineItems {
 		quantity, ok := jsonInteger(l.Quantity)
 		if !ok {
 			return order, domain.Invalid(fmt.Sprintf("line_items[%d].quantity", i), "must be an integer")
 		}
-		order.Lines[i] = domain.StorefrontLine{
+		order.Lines[i] = intake.StorefrontLine{
 			ID: l.ID, SKU: l.SKU, Quantity: quantity,
 			RequiresShipping: l.RequiresShipping == nil || *l.RequiresShipping,
 		}

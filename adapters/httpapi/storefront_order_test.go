@@ -15,6 +15,8 @@ import (
 
 	"github.com/acme3pl/fulfillment/adapters/httpapi"
 	"github.com/acme3pl/fulfillment/domain"
+	"github.com/acme3pl/fulfillment/domain/intake"
+	"github.com/acme3pl/fulfillment/domain/shipping"
 )
 
 // The contract's types (api/openapi.yaml, docs/storefront-intake.md): a
@@ -162,13 +164,13 @@ func ptr[T any](v T) *T { return &v }
 func TestDecodeStorefrontOrderNullIsAbsent(t *testing.T) {
 	o, err := httpapi.DecodeStorefrontOrder([]byte(`{"id":7,"order_number":null,"test":null,"cancelled_at":null,"note":null,
 		"shipping_address":null,"line_items":[{"id":null,"sku":null,"quantity":1,"requires_shipping":null}]}`))
-	want := domain.StorefrontOrder{ID: 7, Lines: []domain.StorefrontLine{{Quantity: 1, RequiresShipping: true}}}
+	want := intake.StorefrontOrder{ID: 7, Lines: []intake.StorefrontLine{{Quantity: 1, RequiresShipping: true}}}
 	if err != nil || !reflect.DeepEqual(o, want) {
 		t.Fatalf("%+v, %v; want %+v", o, err, want)
 	}
 	o, err = httpapi.DecodeStorefrontOrder([]byte(`{"id":7,"test":false,"cancelled_at":null,"line_items":[{"sku":"A","quantity":1,"requires_shipping":false}],
 		"email":5,"title":{"x":[1,"2",null]},"tags":null,"total_price":"10.00","customer":[true]}`))
-	want = domain.StorefrontOrder{ID: 7, Lines: []domain.StorefrontLine{{SKU: "A", Quantity: 1}}}
+	want = intake.StorefrontOrder{ID: 7, Lines: []intake.StorefrontLine{{SKU: "A", Quantity: 1}}}
 	if err != nil || !reflect.DeepEqual(o, want) {
 		t.Fatalf("members not mapped must be ignored whatever their type: %+v, %v; want %+v", o, err, want)
 	}
@@ -177,7 +179,7 @@ func TestDecodeStorefrontOrderNullIsAbsent(t *testing.T) {
 // contractOrder is the contract's reading of a body, made independently of
 // DecodeStorefrontOrder: from encoding/json's token stream, member by
 // member, as docs/storefront-intake.md states the rules.
-func contractOrder(t testing.TB, body []byte) (order domain.StorefrontOrder, refusal string) {
+func contractOrder(t testing.TB, body []byte) (order intake.StorefrontOrder, refusal string) {
 	if !json.Valid(body) {
 		return order, "body: is not valid JSON"
 	}
@@ -227,7 +229,7 @@ func contractOrder(t testing.TB, body []byte) (order domain.StorefrontOrder, ref
 	texts := [][2]string{{"note", order.Note}}
 	if a := m["shipping_address"]; a.kind == '{' {
 		f := a.mapped(addressMembers...)
-		order.ShippingAddress = &domain.ShippingAddress{Name: f["name"].str, Company: f["company"].str, Address1: f["address1"].str,
+		order.ShippingAddress = &shipping.Address{Name: f["name"].str, Company: f["company"].str, Address1: f["address1"].str,
 			Address2: f["address2"].str, City: f["city"].str, State: f["province_code"].str, Zip: f["zip"].str,
 			Country: f["country_code"].str, Phone: f["phone"].str}
 		all := ""
@@ -236,7 +238,7 @@ func contractOrder(t testing.TB, body []byte) (order domain.StorefrontOrder, ref
 		}
 		texts = append(texts, [2]string{"shipping_address", all})
 	}
-	order.Lines = []domain.StorefrontLine{}
+	order.Lines = []intake.StorefrontLine{}
 	for i, item := range items.elems {
 		f := item.mapped("id", "sku", "quantity", "requires_shipping")
 		q, isInt := f["quantity"].integer()
@@ -244,7 +246,7 @@ func contractOrder(t testing.TB, body []byte) (order domain.StorefrontOrder, ref
 			return order, fmt.Sprintf("line_items[%d].quantity: must be an integer", i)
 		}
 		lineID, _ := f["id"].integer()
-		order.Lines = append(order.Lines, domain.StorefrontLine{ID: lineID, SKU: f["sku"].str, Quantity: q, RequiresShipping: f["requires_shipping"].kind != 'f'})
+		order.Lines = append(order.Lines, intake.StorefrontLine{ID: lineID, SKU: f["sku"].str, Quantity: q, RequiresShipping: f["requires_shipping"].kind != 'f'})
 		texts = append(texts, [2]string{fmt.Sprintf("line_items[%d].sku", i), f["sku"].str})
 	}
 	for _, s := range texts {

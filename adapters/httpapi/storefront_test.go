@@ -24,7 +24,10 @@ import (
 	"github.com/acme3pl/fulfillment/adapters/httpapi"
 	"github.com/acme3pl/fulfillment/adapters/telemetry"
 	"github.com/acme3pl/fulfillment/application"
+	intakeapp "github.com/acme3pl/fulfillment/application/intake"
 	"github.com/acme3pl/fulfillment/domain"
+	"github.com/acme3pl/fulfillment/domain/intake"
+	"github.com/acme3pl/fulfillment/domain/shipping"
 	"github.com/acme3pl/fulfillment/ports"
 )
 
@@ -49,24 +52,24 @@ func (k intakeKeys) VerifyAPIKey(_ context.Context, key string) (ports.Principal
 // signature verifier too.
 type intakeHarness struct {
 	router   *mux.Router
-	result   application.StorefrontOrderResult
+	result   intakeapp.StorefrontOrderResult
 	err      error
 	secret   string
-	received []application.ReceiveStorefrontOrder
-	refused  []application.RefuseStorefrontOrder
+	received []intakeapp.ReceiveStorefrontOrder
+	refused  []intakeapp.RefuseStorefrontOrder
 	metrics  *telemetry.Metrics
 }
 
 func newIntakeHarness() *intakeHarness {
-	h := &intakeHarness{result: application.StorefrontOrderResult{ShipmentID: "shp_1"}, metrics: telemetry.NewMetrics()}
-	app := &application.Application{}
-	app.Commands.ReceiveStorefrontOrder = application.HandlerFunc[application.ReceiveStorefrontOrder, application.StorefrontOrderResult](
-		func(_ context.Context, c application.ReceiveStorefrontOrder) (application.StorefrontOrderResult, error) {
+	h := &intakeHarness{result: intakeapp.StorefrontOrderResult{ShipmentID: "shp_1"}, metrics: telemetry.NewMetrics()}
+	app := &intakeapp.UseCases{}
+	app.ReceiveStorefrontOrder = application.HandlerFunc[intakeapp.ReceiveStorefrontOrder, intakeapp.StorefrontOrderResult](
+		func(_ context.Context, c intakeapp.ReceiveStorefrontOrder) (intakeapp.StorefrontOrderResult, error) {
 			h.received = append(h.received, c)
 			return h.result, h.err
 		})
-	app.Commands.RefuseStorefrontOrder = application.HandlerFunc[application.RefuseStorefrontOrder, struct{}](
-		func(_ context.Context, c application.RefuseStorefrontOrder) (struct{}, error) {
+	app.RefuseStorefrontOrder = application.HandlerFunc[intakeapp.RefuseStorefrontOrder, struct{}](
+		func(_ context.Context, c intakeapp.RefuseStorefrontOrder) (struct{}, error) {
 			h.refused = append(h.refused, c)
 			return struct{}{}, nil
 		})
@@ -247,27 +250,27 @@ func TestStorefrontAnswers(t *testing.T) {
 	shp := "shp_1"
 	tests := []struct {
 		name     string
-		result   application.StorefrontOrderResult
+		result   intakeapp.StorefrontOrderResult
 		err      error
 		status   int
 		wantBody string
 	}{
-		{"new", application.StorefrontOrderResult{ShipmentID: shp}, nil, 200, `{"success":true,"shipmentId":"shp_1"}`},
-		{"duplicate", application.StorefrontOrderResult{ShipmentID: shp, Duplicate: true}, nil, 200,
+		{"new", intakeapp.StorefrontOrderResult{ShipmentID: shp}, nil, 200, `{"success":true,"shipmentId":"shp_1"}`},
+		{"duplicate", intakeapp.StorefrontOrderResult{ShipmentID: shp, Duplicate: true}, nil, 200,
 			`{"success":true,"shipmentId":"shp_1","duplicate":true}`},
-		{"skipped", application.StorefrontOrderResult{Skipped: domain.SkipOrderCancelled}, nil, 200,
+		{"skipped", intakeapp.StorefrontOrderResult{Skipped: intake.SkipOrderCancelled}, nil, 200,
 			`{"success":true,"shipmentId":null,"skipped":"order_cancelled"}`},
-		{"unknown skus", application.StorefrontOrderResult{}, &domain.UnknownSKUsError{SKUs: []string{"B", "A"}}, 422,
+		{"unknown skus", intakeapp.StorefrontOrderResult{}, &domain.UnknownSKUsError{SKUs: []string{"B", "A"}}, 422,
 			`{"success":false,"error":"unknown_skus","message":"these SKUs are not in the organization's inventory","skus":["B","A"]}`},
-		{"missing sku", application.StorefrontOrderResult{}, &domain.MissingSKUError{LineItemIDs: []int64{9223372036854775807}}, 422,
+		{"missing sku", intakeapp.StorefrontOrderResult{}, &domain.MissingSKUError{LineItemIDs: []int64{9223372036854775807}}, 422,
 			`{"success":false,"error":"missing_sku","message":"these line items require shipping but have no SKU","lineItemIds":["9223372036854775807"]}`},
-		{"no shipping address", application.StorefrontOrderResult{}, domain.ErrMissingShippingAddress, 422,
+		{"no shipping address", intakeapp.StorefrontOrderResult{}, domain.ErrMissingShippingAddress, 422,
 			`{"success":false,"error":"missing_shipping_address","message":"the order has no shipping_address object"}`},
-		{"no warehouse", application.StorefrontOrderResult{}, domain.ErrNoWarehouse, 422,
+		{"no warehouse", intakeapp.StorefrontOrderResult{}, domain.ErrNoWarehouse, 422,
 			`{"success":false,"error":"no_warehouse","message":"the organization has no active warehouse"}`},
-		{"database down", application.StorefrontOrderResult{}, fmt.Errorf("claim: %w", domain.ErrUnavailable), 503,
+		{"database down", intakeapp.StorefrontOrderResult{}, fmt.Errorf("claim: %w", domain.ErrUnavailable), 503,
 			`{"success":false,"error":"unavailable","message":"the database cannot be reached; retry later"}`},
-		{"bug", application.StorefrontOrderResult{}, errors.New(`pq: syntax error at "SELECT secret FROM"`), 500,
+		{"bug", intakeapp.StorefrontOrderResult{}, errors.New(`pq: syntax error at "SELECT secret FROM"`), 500,
 			`{"success":false,"error":"internal","message":"an internal error occurred; quote the trace ID to support"}`},
 	}
 	for _, tt := range tests {
@@ -301,12 +304,12 @@ func TestDecodeStorefrontOrderSample(t *testing.T) {
 		t.Fatal(err)
 	}
 	num := int64(1042)
-	want := domain.StorefrontOrder{
+	want := intake.StorefrontOrder{
 		ID: 5726128734520, OrderNumber: &num, Note: "Bitte beim Nachbarn (Hinterhaus, 2. OG) abgeben 🙏 — danke!",
-		ShippingAddress: &domain.ShippingAddress{Name: "Zoë Müller", Company: "Bäckerei Größe GmbH",
+		ShippingAddress: &shipping.Address{Name: "Zoë Müller", Company: "Bäckerei Größe GmbH",
 			Address1: "Straße des 17. Juni 135", Address2: "Hinterhaus, 2. OG, c/o Ünal", City: "Berlin", State: "",
 			Zip: "10623", Country: "DE", Phone: "+49 30 1234567"},
-		Lines: []domain.StorefrontLine{
+		Lines: []intake.StorefrontLine{
 			{ID: 14658123456011, SKU: "SOCK-MER-CH-4346", Quantity: 2, RequiresShipping: true},
 			{ID: 14658123456012, SKU: "KEY-LTH-01 ", Quantity: 1, RequiresShipping: true},
 			{ID: 14658123456013, SKU: "", Quantity: 1, RequiresShipping: false},
@@ -328,53 +331,53 @@ func TestDecodeStorefrontOrder(t *testing.T) {
 		body    string
 		wantID  int64 // the id the refusal still carries (0: none)
 		wantErr string
-		check   func(t *testing.T, o domain.StorefrontOrder)
+		check   func(t *testing.T, o intake.StorefrontOrder)
 	}{
 		{name: "id above 2^53 exactly", body: `{"id":9007199254740993,"order_number":9007199254740995,` + lines + `}`,
-			check: func(t *testing.T, o domain.StorefrontOrder) {
+			check: func(t *testing.T, o intake.StorefrontOrder) {
 				if o.ID != 9007199254740993 || *o.OrderNumber != 9007199254740995 {
 					t.Errorf("id %d number %d", o.ID, *o.OrderNumber)
 				}
 			}},
 		{name: "largest int64", body: `{"id":9223372036854775807,"line_items":[{"id":9223372036854775807,"sku":"A","quantity":1000000000}]}`,
-			check: func(t *testing.T, o domain.StorefrontOrder) {
+			check: func(t *testing.T, o intake.StorefrontOrder) {
 				if o.ID != 1<<63-1 || o.Lines[0].ID != 1<<63-1 || o.Lines[0].Quantity != 1_000_000_000 {
 					t.Errorf("%+v", o)
 				}
 			}},
 		{name: "nulls map to empty strings", body: `{"id":1,"note":null,"shipping_address":{"name":null,"company":null,"address1":"x","address2":null,"province_code":null,"country_code":null,"phone":null,"zip":null,"city":null},"line_items":[{"id":1,"sku":null,"quantity":1,"requires_shipping":null}]}`,
-			check: func(t *testing.T, o domain.StorefrontOrder) {
-				if o.Note != "" || *o.ShippingAddress != (domain.ShippingAddress{Address1: "x"}) || o.Lines[0].SKU != "" || !o.Lines[0].RequiresShipping {
+			check: func(t *testing.T, o intake.StorefrontOrder) {
+				if o.Note != "" || *o.ShippingAddress != (shipping.Address{Address1: "x"}) || o.Lines[0].SKU != "" || !o.Lines[0].RequiresShipping {
 					t.Errorf("%+v %+v", o, o.ShippingAddress)
 				}
 			}},
 		{name: "null order number", body: `{"id":1,"order_number":null,` + lines + `}`,
-			check: func(t *testing.T, o domain.StorefrontOrder) {
+			check: func(t *testing.T, o intake.StorefrontOrder) {
 				if o.OrderNumber != nil {
 					t.Errorf("order number %v", *o.OrderNumber)
 				}
 			}},
 		{name: "test and cancelled", body: `{"id":1,"test":true,"cancelled_at":"2025-03-14T11:00:00+01:00",` + lines + `}`,
-			check: func(t *testing.T, o domain.StorefrontOrder) {
+			check: func(t *testing.T, o intake.StorefrontOrder) {
 				if !o.Test || !o.Cancelled {
 					t.Errorf("%+v", o)
 				}
 			}},
 		{name: "not cancelled", body: `{"id":1,"test":false,"cancelled_at":null,` + lines + `}`,
-			check: func(t *testing.T, o domain.StorefrontOrder) {
+			check: func(t *testing.T, o intake.StorefrontOrder) {
 				if o.Test || o.Cancelled {
 					t.Errorf("%+v", o)
 				}
 			}},
 		{name: "shipping address not an object", body: `{"id":1,"shipping_address":"Berlin",` + lines + `}`, wantID: 1, wantErr: "shipping_address"},
 		{name: "unicode and emoji kept", body: `{"id":1,"note":"🙏 Łukasz \u00e9\ud83d\ude00","shipping_address":{"name":"山田 太郎"},` + lines + `}`,
-			check: func(t *testing.T, o domain.StorefrontOrder) {
+			check: func(t *testing.T, o intake.StorefrontOrder) {
 				if o.Note != "🙏 Łukasz é😀" || o.ShippingAddress.Name != "山田 太郎" {
 					t.Errorf("%q %q", o.Note, o.ShippingAddress.Name)
 				}
 			}},
 		{name: "empty line items", body: `{"id":1,"line_items":[]}`,
-			check: func(t *testing.T, o domain.StorefrontOrder) {
+			check: func(t *testing.T, o intake.StorefrontOrder) {
 				if len(o.Lines) != 0 {
 					t.Errorf("%+v", o.Lines)
 				}

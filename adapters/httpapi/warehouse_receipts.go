@@ -10,7 +10,10 @@ import (
 
 	"github.com/acme3pl/fulfillment/adapters/telemetry"
 	"github.com/acme3pl/fulfillment/application"
+	warehouseapp "github.com/acme3pl/fulfillment/application/warehouse"
 	"github.com/acme3pl/fulfillment/domain"
+	"github.com/acme3pl/fulfillment/domain/shipping"
+	"github.com/acme3pl/fulfillment/domain/warehouse"
 )
 
 // WarehouseReceiving serves what a warehouse reports of its day (scope
@@ -18,14 +21,14 @@ import (
 // Both are idempotent on the warehouse's reference: 201 for a new report,
 // 200 with the first one for a retry of the same content.
 type WarehouseReceiving struct {
-	app    *application.Application
+	app    *warehouseapp.UseCases
 	auth   Authenticator
 	errors ErrorMapper
 	m      *telemetry.Metrics
 }
 
 // NewWarehouseReceiving builds the receiving routes.
-func NewWarehouseReceiving(app *application.Application, auth Authenticator, errs ErrorMapper, m *telemetry.Metrics) *WarehouseReceiving {
+func NewWarehouseReceiving(app *warehouseapp.UseCases, auth Authenticator, errs ErrorMapper, m *telemetry.Metrics) *WarehouseReceiving {
 	return &WarehouseReceiving{app: app, auth: auth, errors: errs, m: m}
 }
 
@@ -57,12 +60,12 @@ type WarehouseReceiptItemDTO struct {
 	Quantity  int64  `json:"quantity"`
 }
 
-func toWarehouseReceiptDTO(r *domain.Receipt) WarehouseReceiptDTO {
+func toWarehouseReceiptDTO(r *warehouse.Receipt) WarehouseReceiptDTO {
 	lines := r.Lines()
 	items := make([]WarehouseReceiptItemDTO, len(lines))
 	for i, l := range lines {
 		items[i] = WarehouseReceiptItemDTO{SKU: l.SKU, Quantity: l.Quantity}
-		if l.Kind == domain.KindCarton {
+		if l.Kind == shipping.KindCarton {
 			items[i].CartonID = l.ItemID
 		} else {
 			items[i].ProductID = l.ItemID
@@ -88,10 +91,10 @@ type WarehouseServiceDTO struct {
 	CreatedAt      string      `json:"createdAt"`
 }
 
-func toWarehouseServiceDTO(s *domain.ServiceRecord) WarehouseServiceDTO {
+func toWarehouseServiceDTO(s *warehouse.ServiceRecord) WarehouseServiceDTO {
 	return WarehouseServiceDTO{
 		ID: s.ID(), OrganizationID: s.OrganizationID(), WarehouseID: s.WarehouseID(), Reference: s.Reference(),
-		Service: s.Service(), Quantity: json.Number(domain.FormatMilli(s.QuantityMilli())),
+		Service: s.Service(), Quantity: json.Number(warehouse.FormatMilli(s.QuantityMilli())),
 		PerformedAt: FormatTime(s.PerformedAt()), Note: s.Note(), CreatedAt: FormatTime(s.CreatedAt()),
 	}
 }
@@ -113,15 +116,15 @@ type receiptLineBody struct {
 	Quantity  json.RawMessage `json:"quantity"`
 }
 
-func (l receiptLineBody) line() domain.ReceiptLine {
+func (l receiptLineBody) line() warehouse.ReceiptLine {
 	quantity, _ := jsonInteger(l.Quantity)
 	switch {
 	case l.ProductID != nil && l.CartonID == nil:
-		return domain.ReceiptLine{Kind: domain.KindProduct, ItemID: *l.ProductID, Quantity: quantity}
+		return warehouse.ReceiptLine{Kind: shipping.KindProduct, ItemID: *l.ProductID, Quantity: quantity}
 	case l.CartonID != nil && l.ProductID == nil:
-		return domain.ReceiptLine{Kind: domain.KindCarton, ItemID: *l.CartonID, Quantity: quantity}
+		return warehouse.ReceiptLine{Kind: shipping.KindCarton, ItemID: *l.CartonID, Quantity: quantity}
 	}
-	return domain.ReceiptLine{Quantity: quantity} // neither or both: the domain names the item
+	return warehouse.ReceiptLine{Quantity: quantity} // neither or both: the domain names the item
 }
 
 // receive serves POST /v0/warehouse/receipts.
@@ -136,9 +139,9 @@ func (h *WarehouseReceiving) receive(w http.ResponseWriter, r *http.Request) {
 		h.errors.Write(w, r, err)
 		return
 	}
-	var lines []domain.ReceiptLine
+	var lines []warehouse.ReceiptLine
 	if body.Items != nil {
-		lines = make([]domain.ReceiptLine, len(*body.Items))
+		lines = make([]warehouse.ReceiptLine, len(*body.Items))
 		for i, raw := range *body.Items {
 			at := fmt.Sprintf("items[%d]", i)
 			var l receiptLineBody
@@ -153,7 +156,7 @@ func (h *WarehouseReceiving) receive(w http.ResponseWriter, r *http.Request) {
 			lines[i] = l.line()
 		}
 	}
-	res, err := h.app.Commands.RecordWarehouseReceipt.Handle(r.Context(), application.RecordWarehouseReceipt{
+	res, err := h.app.RecordWarehouseReceipt.Handle(r.Context(), warehouseapp.RecordWarehouseReceipt{
 		WarehouseID: PrincipalFrom(r.Context()).WarehouseID, OrganizationID: body.OrganizationID,
 		Reference: body.Reference, ReceivedAt: receivedAt, Lines: lines,
 	})
@@ -164,7 +167,7 @@ func (h *WarehouseReceiving) receive(w http.ResponseWriter, r *http.Request) {
 	status := http.StatusOK
 	if res.Created {
 		status = http.StatusCreated
-		for _, kind := range []domain.ItemKind{domain.KindProduct, domain.KindCarton} {
+		for _, kind := range []shipping.ItemKind{shipping.KindProduct, shipping.KindCarton} {
 			h.m.ObserveUnitsReceived(string(kind), res.Receipt.Units(kind))
 		}
 	}
@@ -199,13 +202,13 @@ func (h *WarehouseReceiving) service(w http.ResponseWriter, r *http.Request) {
 	// checks.
 	var milli int64
 	if n := body.Quantity; len(n) > 0 && (n[0] == '-' || n[0] >= '0' && n[0] <= '9') {
-		milli, _ = domain.ParseMilli("quantity", string(n))
+		milli, _ = warehouse.ParseMilli("quantity", string(n))
 	}
 	var note string
 	if body.Note != nil {
 		note = *body.Note
 	}
-	res, err := h.app.Commands.RecordWarehouseService.Handle(r.Context(), application.RecordWarehouseService{
+	res, err := h.app.RecordWarehouseService.Handle(r.Context(), warehouseapp.RecordWarehouseService{
 		WarehouseID: PrincipalFrom(r.Context()).WarehouseID, OrganizationID: body.OrganizationID,
 		Reference: body.Reference, Service: body.Service, QuantityMilli: milli, PerformedAt: performedAt, Note: note,
 	})

@@ -18,7 +18,10 @@ import (
 	"github.com/acme3pl/fulfillment/adapters/httpapi"
 	"github.com/acme3pl/fulfillment/adapters/telemetry"
 	"github.com/acme3pl/fulfillment/application"
+	warehouseapp "github.com/acme3pl/fulfillment/application/warehouse"
 	"github.com/acme3pl/fulfillment/domain"
+	"github.com/acme3pl/fulfillment/domain/shipping"
+	"github.com/acme3pl/fulfillment/domain/warehouse"
 	"github.com/acme3pl/fulfillment/ports"
 )
 
@@ -28,8 +31,8 @@ import (
 type recvHarness struct {
 	router   *mux.Router
 	metrics  *telemetry.Metrics
-	receipts []application.RecordWarehouseReceipt
-	services []application.RecordWarehouseService
+	receipts []warehouseapp.RecordWarehouseReceipt
+	services []warehouseapp.RecordWarehouseService
 	created  bool  // the result's Created
 	err      error // returned after validation
 }
@@ -38,35 +41,35 @@ var recvNow = time.Date(2026, 11, 26, 12, 0, 0, 0, time.UTC)
 
 func newRecvHarness(principal ports.Principal) *recvHarness {
 	h := &recvHarness{metrics: telemetry.NewMetrics(), created: true}
-	app := &application.Application{}
-	app.Commands.RecordWarehouseReceipt = application.HandlerFunc[application.RecordWarehouseReceipt, application.WarehouseReceiptResult](
-		func(_ context.Context, c application.RecordWarehouseReceipt) (application.WarehouseReceiptResult, error) {
+	app := &warehouseapp.UseCases{}
+	app.RecordWarehouseReceipt = application.HandlerFunc[warehouseapp.RecordWarehouseReceipt, warehouseapp.ReceiptResult](
+		func(_ context.Context, c warehouseapp.RecordWarehouseReceipt) (warehouseapp.ReceiptResult, error) {
 			h.receipts = append(h.receipts, c)
-			rec, err := domain.NewReceipt(domain.NewReceiptParams{ID: "rcv_1", WarehouseID: c.WarehouseID, OrganizationID: c.OrganizationID,
+			rec, err := warehouse.NewReceipt(warehouse.NewReceiptParams{ID: "rcv_1", WarehouseID: c.WarehouseID, OrganizationID: c.OrganizationID,
 				Reference: c.Reference, ReceivedAt: c.ReceivedAt, Lines: c.Lines, Now: recvNow})
 			if err != nil {
-				return application.WarehouseReceiptResult{}, err
+				return warehouseapp.ReceiptResult{}, err
 			}
 			if h.err != nil {
-				return application.WarehouseReceiptResult{}, h.err
+				return warehouseapp.ReceiptResult{}, h.err
 			}
-			_ = rec.Resolve(map[string]domain.InventoryItem{"prod_1": {ID: "prod_1", OrganizationID: c.OrganizationID, SKU: "TEE"}},
-				map[string]domain.InventoryItem{"ctn_1": {ID: "ctn_1", OrganizationID: c.OrganizationID, SKU: "CTN"}})
-			return application.WarehouseReceiptResult{Receipt: rec, Created: h.created}, nil
+			_ = rec.Resolve(map[string]shipping.InventoryItem{"prod_1": {ID: "prod_1", OrganizationID: c.OrganizationID, SKU: "TEE"}},
+				map[string]shipping.InventoryItem{"ctn_1": {ID: "ctn_1", OrganizationID: c.OrganizationID, SKU: "CTN"}})
+			return warehouseapp.ReceiptResult{Receipt: rec, Created: h.created}, nil
 		})
-	app.Commands.RecordWarehouseService = application.HandlerFunc[application.RecordWarehouseService, application.WarehouseServiceResult](
-		func(_ context.Context, c application.RecordWarehouseService) (application.WarehouseServiceResult, error) {
+	app.RecordWarehouseService = application.HandlerFunc[warehouseapp.RecordWarehouseService, warehouseapp.ServiceResult](
+		func(_ context.Context, c warehouseapp.RecordWarehouseService) (warehouseapp.ServiceResult, error) {
 			h.services = append(h.services, c)
-			s, err := domain.NewServiceRecord(domain.NewServiceRecordParams{ID: "svc_1", WarehouseID: c.WarehouseID,
+			s, err := warehouse.NewServiceRecord(warehouse.NewServiceRecordParams{ID: "svc_1", WarehouseID: c.WarehouseID,
 				OrganizationID: c.OrganizationID, Reference: c.Reference, Service: c.Service, QuantityMilli: c.QuantityMilli,
 				PerformedAt: c.PerformedAt, Note: c.Note, Now: recvNow})
 			if err != nil {
-				return application.WarehouseServiceResult{}, err
+				return warehouseapp.ServiceResult{}, err
 			}
 			if h.err != nil {
-				return application.WarehouseServiceResult{}, h.err
+				return warehouseapp.ServiceResult{}, h.err
 			}
-			return application.WarehouseServiceResult{Service: s, Created: h.created}, nil
+			return warehouseapp.ServiceResult{Service: s, Created: h.created}, nil
 		})
 	log := slog.New(slog.DiscardHandler)
 	errs := httpapi.ErrorMapper{Log: log}
@@ -160,10 +163,10 @@ func TestWarehouseReceiptRouteRefuses(t *testing.T) {
 			nil, 400, "invalid_parameter", "receivedAt"},
 		{"receivedAt in the future", `{"organizationId": "o", "reference": "A", "receivedAt": "2026-11-26T12:00:01Z", "items": [{"productId": "p", "quantity": 1}]}`,
 			nil, 400, "invalid_parameter", "receivedAt"},
-		{"reference conflict", recvBody, fmt.Errorf("r: %w", domain.ErrReferenceConflict), 409, "reference_conflict", ""},
-		{"unknown items", recvBody, &domain.UnknownItemsError{IDs: []string{"prod_1", "ctn_1"}}, 422, "unknown_items", ""},
+		{"reference conflict", recvBody, fmt.Errorf("r: %w", warehouse.ErrReferenceConflict), 409, "reference_conflict", ""},
+		{"unknown items", recvBody, &shipping.UnknownItemsError{IDs: []string{"prod_1", "ctn_1"}}, 422, "unknown_items", ""},
 		{"invalid warehouse", recvBody, fmt.Errorf("w: %w", domain.ErrInvalidWarehouse), 422, "invalid_warehouse", ""},
-		{"period closed", recvBody, fmt.Errorf("p: %w", domain.ErrPeriodClosed), 422, "period_closed", ""},
+		{"period closed", recvBody, fmt.Errorf("p: %w", warehouse.ErrPeriodClosed), 422, "period_closed", ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -251,9 +254,9 @@ func TestWarehouseServiceRouteRefuses(t *testing.T) {
 		{"performedAt in the future", `{"organizationId": "o", "reference": "A", "service": "s", "quantity": 1, "performedAt": "2027-01-01T00:00:00Z"}`,
 			nil, 400, "invalid_parameter", "performedAt"},
 		{"unknown service", `{"organizationId": "o", "reference": "A", "service": "s", "quantity": 1}`,
-			fmt.Errorf("s: %w", domain.ErrUnknownService), 422, "unknown_service", ""},
+			fmt.Errorf("s: %w", warehouse.ErrUnknownService), 422, "unknown_service", ""},
 		{"reference conflict", `{"organizationId": "o", "reference": "A", "service": "s", "quantity": 1}`,
-			fmt.Errorf("s: %w", domain.ErrReferenceConflict), 409, "reference_conflict", ""},
+			fmt.Errorf("s: %w", warehouse.ErrReferenceConflict), 409, "reference_conflict", ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -6,21 +6,21 @@ import (
 	"github.com/gorilla/mux"
 
 	"github.com/acme3pl/fulfillment/adapters/telemetry"
-	"github.com/acme3pl/fulfillment/application"
-	"github.com/acme3pl/fulfillment/domain"
+	warehouseapp "github.com/acme3pl/fulfillment/application/warehouse"
+	"github.com/acme3pl/fulfillment/domain/shipping"
 )
 
 // WarehouseShipments serves the warehouse's shipment routes (a warehouse's
 // token, scope warehouse): its work list and the ship.
 type WarehouseShipments struct {
-	app    *application.Application
+	app    *warehouseapp.UseCases
 	auth   Authenticator
 	errors ErrorMapper
 	m      *telemetry.Metrics
 }
 
 // NewWarehouseShipments builds the warehouse's shipment routes.
-func NewWarehouseShipments(app *application.Application, auth Authenticator, errs ErrorMapper, m *telemetry.Metrics) *WarehouseShipments {
+func NewWarehouseShipments(app *warehouseapp.UseCases, auth Authenticator, errs ErrorMapper, m *telemetry.Metrics) *WarehouseShipments {
 	return &WarehouseShipments{app: app, auth: auth, errors: errs, m: m}
 }
 
@@ -52,16 +52,16 @@ func (h *WarehouseShipments) list(w http.ResponseWriter, r *http.Request) {
 		h.errors.Write(w, r, err)
 		return
 	}
-	var status domain.ShipmentStatus
+	var status shipping.ShipmentStatus
 	if v, ok := q["status"]; ok {
-		if status, err = domain.ParseShipmentStatus(last(v)); err != nil {
+		if status, err = shipping.ParseShipmentStatus(last(v)); err != nil {
 			h.errors.Write(w, r, err)
 			return
 		}
 	}
 	wh := PrincipalFrom(r.Context()).WarehouseID
-	res, err := h.app.Queries.ListWarehouseShipments.Handle(r.Context(),
-		application.ListWarehouseShipments{WarehouseID: wh, Status: status, Page: page})
+	res, err := h.app.ListWarehouseShipments.Handle(r.Context(),
+		warehouseapp.ListWarehouseShipments{WarehouseID: wh, Status: status, Page: page})
 	if err != nil {
 		h.errors.Write(w, r, err)
 		return
@@ -93,7 +93,7 @@ func (h *WarehouseShipments) ship(w http.ResponseWriter, r *http.Request) {
 		h.errors.Write(w, r, err)
 		return
 	}
-	res, err := h.app.Commands.ShipShipment.Handle(r.Context(), application.ShipShipment{
+	res, err := h.app.ShipShipment.Handle(r.Context(), warehouseapp.ShipShipment{
 		WarehouseID: PrincipalFrom(r.Context()).WarehouseID, ShipmentID: mux.Vars(r)["id"],
 		Carrier: body.Carrier, TrackingNumber: body.TrackingNumber,
 	})

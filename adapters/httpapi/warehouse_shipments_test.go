@@ -16,7 +16,9 @@ import (
 	"github.com/acme3pl/fulfillment/adapters/httpapi"
 	"github.com/acme3pl/fulfillment/adapters/telemetry"
 	"github.com/acme3pl/fulfillment/application"
+	warehouseapp "github.com/acme3pl/fulfillment/application/warehouse"
 	"github.com/acme3pl/fulfillment/domain"
+	"github.com/acme3pl/fulfillment/domain/shipping"
 	"github.com/acme3pl/fulfillment/ports"
 )
 
@@ -24,37 +26,37 @@ import (
 // stubbed: ship answers result/err, the list answers list.
 type warehouseHarness struct {
 	router  *mux.Router
-	result  application.ShipResult
+	result  warehouseapp.ShipResult
 	err     error
-	ships   []application.ShipShipment
-	lists   []application.ListWarehouseShipments
-	list    application.WarehouseShipmentPage
+	ships   []warehouseapp.ShipShipment
+	lists   []warehouseapp.ListWarehouseShipments
+	list    warehouseapp.ShipmentPage
 	metrics *telemetry.Metrics
 }
 
-func warehouseShipped(status domain.ShipmentStatus) *domain.Shipment {
+func warehouseShipped(status shipping.ShipmentStatus) *shipping.Shipment {
 	at := time.Date(2026, 11, 24, 9, 30, 0, 0, time.UTC)
-	p := domain.RehydrateShipmentParams{
-		NewShipmentParams: domain.NewShipmentParams{ID: "shp_1", OrganizationID: "org_a", Kind: domain.PickPack,
-			Warehouse: domain.WarehouseRef{ID: "wh_a", Name: "East"}, Lines: []domain.ShipmentLine{{ItemID: "prod_1", SKU: "P-1", Quantity: 2}}},
+	p := shipping.RehydrateShipmentParams{
+		NewShipmentParams: shipping.NewShipmentParams{ID: "shp_1", OrganizationID: "org_a", Kind: shipping.PickPack,
+			Warehouse: domain.WarehouseRef{ID: "wh_a", Name: "East"}, Lines: []shipping.ShipmentLine{{ItemID: "prod_1", SKU: "P-1", Quantity: 2}}},
 		Status: status, CreatedAt: at, UpdatedAt: at, SubmittedAt: &at,
 	}
-	if status == domain.ShipmentShipped {
-		p.ShippedAt, p.Tracking = &at, &domain.Tracking{Carrier: "UPS", Number: "1Z9"}
+	if status == shipping.ShipmentShipped {
+		p.ShippedAt, p.Tracking = &at, &shipping.Tracking{Carrier: "UPS", Number: "1Z9"}
 	}
-	return domain.RehydrateShipment(p)
+	return shipping.RehydrateShipment(p)
 }
 
 func newWarehouseHarness(principal ports.Principal) *warehouseHarness {
-	h := &warehouseHarness{metrics: telemetry.NewMetrics(), result: application.ShipResult{Shipment: warehouseShipped(domain.ShipmentShipped)}}
-	app := &application.Application{}
-	app.Commands.ShipShipment = application.HandlerFunc[application.ShipShipment, application.ShipResult](
-		func(_ context.Context, c application.ShipShipment) (application.ShipResult, error) {
+	h := &warehouseHarness{metrics: telemetry.NewMetrics(), result: warehouseapp.ShipResult{Shipment: warehouseShipped(shipping.ShipmentShipped)}}
+	app := &warehouseapp.UseCases{}
+	app.ShipShipment = application.HandlerFunc[warehouseapp.ShipShipment, warehouseapp.ShipResult](
+		func(_ context.Context, c warehouseapp.ShipShipment) (warehouseapp.ShipResult, error) {
 			h.ships = append(h.ships, c)
 			return h.result, h.err
 		})
-	app.Queries.ListWarehouseShipments = application.HandlerFunc[application.ListWarehouseShipments, application.WarehouseShipmentPage](
-		func(_ context.Context, q application.ListWarehouseShipments) (application.WarehouseShipmentPage, error) {
+	app.ListWarehouseShipments = application.HandlerFunc[warehouseapp.ListWarehouseShipments, warehouseapp.ShipmentPage](
+		func(_ context.Context, q warehouseapp.ListWarehouseShipments) (warehouseapp.ShipmentPage, error) {
 			h.lists = append(h.lists, q)
 			return h.list, nil
 		})
@@ -109,7 +111,7 @@ func TestWarehouseShipBody(t *testing.T) {
 				}
 				return
 			}
-			if len(h.ships) != 1 || h.ships[0] != (application.ShipShipment{WarehouseID: "wh_a", ShipmentID: "shp_1", Carrier: "UPS", TrackingNumber: "1Z9"}) {
+			if len(h.ships) != 1 || h.ships[0] != (warehouseapp.ShipShipment{WarehouseID: "wh_a", ShipmentID: "shp_1", Carrier: "UPS", TrackingNumber: "1Z9"}) {
 				t.Fatalf("commands %+v", h.ships)
 			}
 			var got map[string]any
@@ -147,8 +149,8 @@ func TestWarehouseShipErrors(t *testing.T) {
 	}{
 		{"unknown", domain.ErrNotFound, 404, "not_found"},
 		{"not pending", domain.ErrInvalidState, 409, "invalid_state"},
-		{"on hand short", &domain.OnHandShortageError{Kind: domain.KindProduct,
-			Items: []domain.StockShortage{{ItemID: "prod_1", SKU: "P-1", Requested: 2, Available: 1}}}, 409, "insufficient_stock"},
+		{"on hand short", &shipping.OnHandShortageError{Kind: shipping.KindProduct,
+			Items: []shipping.StockShortage{{ItemID: "prod_1", SKU: "P-1", Requested: 2, Available: 1}}}, 409, "insufficient_stock"},
 		{"bad tracking", domain.Invalid("trackingNumber", "must be 1 to 64 characters"), 400, "invalid_parameter"},
 	}
 	for _, tt := range tests {
@@ -185,8 +187,8 @@ func TestWarehouseRoutesRefuseAnOrganizationsToken(t *testing.T) {
 
 func TestWarehouseList(t *testing.T) {
 	h := newWarehouseHarness(warehousePrincipal)
-	h.list = application.WarehouseShipmentPage{
-		Shipments: []ports.WarehouseShipment{{Shipment: warehouseShipped(domain.ShipmentPending), OrganizationName: "Acme"}}, More: true,
+	h.list = warehouseapp.ShipmentPage{
+		Shipments: []ports.WarehouseShipment{{Shipment: warehouseShipped(shipping.ShipmentPending), OrganizationName: "Acme"}}, More: true,
 	}
 	w := h.do(http.MethodGet, "/v0/warehouse/shipments?take=1", "")
 	if w.Code != 200 || !strings.Contains(w.Header().Get("Link"), "skip=1") {
@@ -200,11 +202,11 @@ func TestWarehouseList(t *testing.T) {
 		got[0]["organization"].(map[string]any)["name"] != "Acme" || got[0]["organization"].(map[string]any)["id"] != "org_a" {
 		t.Fatalf("body %s", w.Body)
 	}
-	if h.lists[0] != (application.ListWarehouseShipments{WarehouseID: "wh_a", Page: ports.Page{Take: 1}}) {
+	if h.lists[0] != (warehouseapp.ListWarehouseShipments{WarehouseID: "wh_a", Page: ports.Page{Take: 1}}) {
 		t.Fatalf("query %+v (no status: the use case's default)", h.lists[0])
 	}
 	h.do(http.MethodGet, "/v0/warehouse/shipments?status=shipped", "")
-	if h.lists[1].Status != domain.ShipmentShipped {
+	if h.lists[1].Status != shipping.ShipmentShipped {
 		t.Fatalf("query %+v", h.lists[1])
 	}
 	if w := h.do(http.MethodGet, "/v0/warehouse/shipments?status=lost", ""); w.Code != 400 || len(h.lists) != 2 {

@@ -55,13 +55,13 @@ func warehouseDTO(w domain.Warehouse) WarehouseDTO {
 
 // Warehouses serves GET /v0/warehouses.
 type Warehouses struct {
-	app    *application.Application
+	app    *application.UseCases
 	auth   Authenticator
 	errors ErrorMapper
 }
 
 // NewWarehouses builds the warehouse routes.
-func NewWarehouses(app *application.Application, auth Authenticator, errs ErrorMapper) *Warehouses {
+func NewWarehouses(app *application.UseCases, auth Authenticator, errs ErrorMapper) *Warehouses {
 	return &Warehouses{app: app, auth: auth, errors: errs}
 }
 
@@ -77,7 +77,7 @@ func (h *Warehouses) list(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	org := PrincipalFrom(r.Context()).OrganizationID
-	res, err := h.app.Queries.ListWarehouses.Handle(r.Context(), application.ListWarehouses{OrganizationID: org, Page: page})
+	res, err := h.app.ListWarehouses.Handle(r.Context(), application.ListWarehouses{OrganizationID: org, Page: page})
 	if err != nil {
 		h.errors.Write(w, r, err)
 		return

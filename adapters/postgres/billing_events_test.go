@@ -11,7 +11,7 @@ import (
 	"github.com/acme3pl/fulfillment/adapters/postgres"
 	"github.com/acme3pl/fulfillment/adapters/system"
 	billingapp "github.com/acme3pl/fulfillment/application/billing"
-	"github.com/acme3pl/fulfillment/domain"
+	"github.com/acme3pl/fulfillment/domain/invoicing"
 	"github.com/acme3pl/fulfillment/ports"
 )
 
@@ -20,7 +20,7 @@ import (
 type invoiceEncoder struct{}
 
 func (invoiceEncoder) EncodeEvent(id string, e ports.Event) (string, []byte, error) {
-	inv, ok := e.Data.(*domain.Invoice)
+	inv, ok := e.Data.(*invoicing.Invoice)
 	if !ok {
 		return "", nil, fmt.Errorf("not an invoice: %T", e.Data)
 	}

@@ -9,9 +9,12 @@ import (
 
 	"github.com/acme3pl/fulfillment/adapters/postgres/pgtest"
 	"github.com/acme3pl/fulfillment/adapters/system"
-	"github.com/acme3pl/fulfillment/application"
 	billingapp "github.com/acme3pl/fulfillment/application/billing"
+	shippingapp "github.com/acme3pl/fulfillment/application/shipping"
+	warehouseapp "github.com/acme3pl/fulfillment/application/warehouse"
 	"github.com/acme3pl/fulfillment/domain"
+	"github.com/acme3pl/fulfillment/domain/invoicing"
+	"github.com/acme3pl/fulfillment/domain/shipping"
 	"github.com/acme3pl/fulfillment/ports"
 )
 
@@ -29,8 +32,8 @@ func billStocked(t *testing.T, b *billInstance, org string, onHand int64) {
 		_, err := r.Fixtures.Load(ctx, ports.Fixture{
 			Organizations: []domain.Organization{{ID: org, Name: "Name of " + org}},
 			Warehouses:    []ports.FixtureWarehouse{{Warehouse: shipWarehouse("wh_"+org, "DC of "+org, true), Organizations: []string{org}}},
-			Inventory:     []domain.InventoryItem{shipItem(org, domain.KindProduct, "prod_"+org, "TEE-"+org)},
-			Stock:         []domain.Stock{{WarehouseID: "wh_" + org, Kind: domain.KindProduct, ItemID: "prod_" + org, OnHand: onHand}},
+			Inventory:     []shipping.InventoryItem{shipItem(org, shipping.KindProduct, "prod_"+org, "TEE-"+org)},
+			Stock:         []shipping.Stock{{WarehouseID: "wh_" + org, Kind: shipping.KindProduct, ItemID: "prod_" + org, OnHand: onHand}},
 		})
 		return err
 	})
@@ -46,16 +49,16 @@ func billStocked(t *testing.T, b *billInstance, org string, onHand int64) {
 func billPending(t *testing.T, b *billInstance, org string, n int) []string {
 	t.Helper()
 	uow := b.deps.UnitOfWork
-	create := application.NewCreateShipmentHandler(uow, b.deps.Clock, system.IDs{}, domain.Sandbox)
-	submit := application.NewSubmitShipmentHandler(uow, b.deps.Clock)
+	create := shippingapp.NewCreateShipmentHandler(uow, b.deps.Clock, system.IDs{}, domain.Sandbox)
+	submit := shippingapp.NewSubmitShipmentHandler(uow, b.deps.Clock)
 	ids := make([]string, n)
 	for i := range ids {
-		s, err := create.Handle(context.Background(), application.CreateShipment{OrganizationID: org, Kind: domain.PickPack,
-			WarehouseID: "wh_" + org, Address: billAddress, Lines: []domain.ShipmentLine{{ItemID: "prod_" + org, SKU: "TEE-" + org, Quantity: 1}}})
+		s, err := create.Handle(context.Background(), shippingapp.CreateShipment{OrganizationID: org, Kind: shipping.PickPack,
+			WarehouseID: "wh_" + org, Address: billAddress, Lines: []shipping.ShipmentLine{{ItemID: "prod_" + org, SKU: "TEE-" + org, Quantity: 1}}})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := submit.Handle(context.Background(), application.SubmitShipment{OrganizationID: org, ShipmentID: s.ID()}); err != nil {
+		if _, err := submit.Handle(context.Background(), shippingapp.SubmitShipment{OrganizationID: org, ShipmentID: s.ID()}); err != nil {
 			t.Fatal(err)
 		}
 		ids[i] = s.ID()
@@ -63,16 +66,16 @@ func billPending(t *testing.T, b *billInstance, org string, n int) []string {
 	return ids
 }
 
-var billAddress = domain.ShippingAddress{Name: "Ada", Address1: "1 Main St", City: "Newark", State: "NJ", Zip: "07102", Country: "US"}
+var billAddress = shipping.Address{Name: "Ada", Address1: "1 Main St", City: "Newark", State: "NJ", Zip: "07102", Country: "US"}
 
-// billShipper ships as the warehouse does, with billing's hooks.
-func billShipper(b *billInstance) *application.ShipShipmentHandler {
-	return application.NewShipShipmentHandler(b.deps.UnitOfWork, b.deps.Clock, billingapp.WarehouseHooks(b.deps, application.WarehouseHooks{}))
+// billShipper ships as the warehouse does, with billing's part of the reports.
+func billShipper(b *billInstance) *warehouseapp.ShipShipmentHandler {
+	return warehouseapp.NewShipShipmentHandler(b.deps.UnitOfWork, b.deps.Clock, billingapp.NewReportBilling(b.deps))
 }
 
 // billShipOne ships one of org's shipments as its warehouse does.
 func billShipOne(b *billInstance, org, id string) error {
-	_, err := billShipper(b).Handle(context.Background(), application.ShipShipment{WarehouseID: "wh_" + org, ShipmentID: id,
+	_, err := billShipper(b).Handle(context.Background(), warehouseapp.ShipShipment{WarehouseID: "wh_" + org, ShipmentID: id,
 		Carrier: "UPS", TrackingNumber: "1Z999AA10123456784"})
 	return err
 }
@@ -137,7 +140,7 @@ func TestBillingShipsRacingClosesAreEachBilledOnce(t *testing.T) {
 	errs := make(chan error, n)
 	for i, id := range ids {
 		wg.Go(func() {
-			_, err := ship.Handle(ctx, application.ShipShipment{WarehouseID: "wh_" + org, ShipmentID: id, Carrier: "UPS",
+			_, err := ship.Handle(ctx, warehouseapp.ShipShipment{WarehouseID: "wh_" + org, ShipmentID: id, Carrier: "UPS",
 				TrackingNumber: fmt.Sprintf("1Z%016d", i)})
 			errs <- err
 		})
@@ -257,7 +260,7 @@ func TestBillingInvoiceFinalizedAMonthLate(t *testing.T) {
 	}
 	for _, f := range res.Finalized {
 		inv := f.Invoice
-		if !inv.CreatedAt().Equal(late) || !inv.DueDate().Equal(late.Add(720*time.Hour)) || inv.Status() != domain.InvoiceUnpaid {
+		if !inv.CreatedAt().Equal(late) || !inv.DueDate().Equal(late.Add(720*time.Hour)) || inv.Status() != invoicing.InvoiceUnpaid {
 			t.Errorf("%s: created %s, due %s, %s; want created at the run, due 30 days later, unpaid",
 				f.Key, inv.CreatedAt(), inv.DueDate(), inv.Status())
 		}

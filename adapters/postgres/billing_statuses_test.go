@@ -11,6 +11,7 @@ import (
 
 	billingapp "github.com/acme3pl/fulfillment/application/billing"
 	"github.com/acme3pl/fulfillment/domain"
+	"github.com/acme3pl/fulfillment/domain/invoicing"
 	"github.com/acme3pl/fulfillment/ports"
 )
 
@@ -56,14 +57,14 @@ func TestBillingCollectingAndStatuses(t *testing.T) {
 		t.Fatalf("after: %+v, %v", res.Collected, err)
 	}
 	inv, err := b.deps.Repos.Invoices.Get(ctx, "org_late", ids["org_late"])
-	if err != nil || inv.Status() != domain.InvoiceCollecting || !inv.UpdatedAt().Equal(utc("2031-01-31T00:00:00Z")) {
+	if err != nil || inv.Status() != invoicing.InvoiceCollecting || !inv.UpdatedAt().Equal(utc("2031-01-31T00:00:00Z")) {
 		t.Fatalf("collected invoice: %v %v", inv, err)
 	}
-	if paid, _ := b.deps.Repos.Invoices.Get(ctx, "org_payer", ids["org_payer"]); paid.Status() != domain.InvoicePaid {
+	if paid, _ := b.deps.Repos.Invoices.Get(ctx, "org_payer", ids["org_payer"]); paid.Status() != invoicing.InvoicePaid {
 		t.Errorf("the paid invoice is %s", paid.Status())
 	}
 	// collecting → paid is allowed.
-	if from, err := b.move.Handle(ctx, billingapp.ChangeInvoiceStatus{InvoiceID: ids["org_late"], To: "paid"}); err != nil || from != domain.InvoiceCollecting {
+	if from, err := b.move.Handle(ctx, billingapp.ChangeInvoiceStatus{InvoiceID: ids["org_late"], To: "paid"}); err != nil || from != invoicing.InvoiceCollecting {
 		t.Errorf("collecting → paid: %s, %v", from, err)
 	}
 }
@@ -230,7 +231,7 @@ func TestBillingCreditCarriedForward(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if inv.Status() != domain.InvoicePaid || inv.TotalAmount() != 0 {
+	if inv.Status() != invoicing.InvoicePaid || inv.TotalAmount() != 0 {
 		t.Fatalf("org_r2's invoice: %s, %d; want paid at 0", inv.Status(), inv.TotalAmount())
 	}
 	billWantLines(t, billLines(inv), []billLine{

@@ -8,9 +8,11 @@ import (
 
 	"github.com/acme3pl/fulfillment/adapters/postgres/pgtest"
 	"github.com/acme3pl/fulfillment/adapters/system"
-	"github.com/acme3pl/fulfillment/application"
 	billingapp "github.com/acme3pl/fulfillment/application/billing"
-	"github.com/acme3pl/fulfillment/domain"
+	warehouseapp "github.com/acme3pl/fulfillment/application/warehouse"
+	"github.com/acme3pl/fulfillment/domain/invoicing"
+	"github.com/acme3pl/fulfillment/domain/shipping"
+	whside "github.com/acme3pl/fulfillment/domain/warehouse"
 	"github.com/acme3pl/fulfillment/ports"
 )
 
@@ -81,18 +83,17 @@ func TestBillingReceiptDatedBackRacingStorage(t *testing.T) {
 	billRunAt(t, b, clock, clock.Now()) // storage through November 19
 	// The receipt's transaction pauses at its event, after its billing.
 	paused, resume := make(chan struct{}), make(chan struct{})
-	events := application.WarehouseHooks{ReceiptEvent: func(context.Context, ports.Repositories, *domain.Receipt) error {
+	uow := pausingEvents{UnitOfWork: b.deps.UnitOfWork, pause: func() {
 		close(paused)
 		<-resume
-		return nil
 	}}
-	receiver := application.NewRecordWarehouseReceiptHandler(b.deps.UnitOfWork, b.deps.Clock, system.IDs{},
-		billingapp.WarehouseHooks(b.deps, events))
+	receiver := warehouseapp.NewRecordWarehouseReceiptHandler(uow, b.deps.Clock, system.IDs{},
+		billingapp.NewReportBilling(b.deps))
 	received := make(chan error, 1)
 	go func() {
 		at := utc("2030-11-10T09:00:00Z")
-		_, err := receiver.Handle(ctx, application.RecordWarehouseReceipt{WarehouseID: "wh_" + org, OrganizationID: org,
-			Reference: "late-1", ReceivedAt: &at, Lines: []domain.ReceiptLine{{Kind: domain.KindProduct, ItemID: "prod_" + org, Quantity: 40}}})
+		_, err := receiver.Handle(ctx, warehouseapp.RecordWarehouseReceipt{WarehouseID: "wh_" + org, OrganizationID: org,
+			Reference: "late-1", ReceivedAt: &at, Lines: []whside.ReceiptLine{{Kind: shipping.KindProduct, ItemID: "prod_" + org, Quantity: 40}}})
 		received <- err
 	}()
 	select {
@@ -236,7 +237,31 @@ func TestBillingMinimumWithACredit(t *testing.T) {
 		{"Goodwill credit", "1 charge", "1", -1_000, -1_000},
 		{"Monthly minimum", "minimum $50.00 for November 1–20, 2030", "1", 4_750, 4_750},
 	})
-	if f.TotalAmount != 4_000 || f.Invoice.Status() != domain.InvoiceUnpaid {
+	if f.TotalAmount != 4_000 || f.Invoice.Status() != invoicing.InvoiceUnpaid {
 		t.Fatalf("total %d, %s; want 4000, unpaid", f.TotalAmount, f.Invoice.Status())
 	}
+}
+
+// pausingEvents is a unit of work whose transactions call pause when they
+// record an event, then record it.
+type pausingEvents struct {
+	ports.UnitOfWork
+	pause func()
+}
+
+func (u pausingEvents) Do(ctx context.Context, fn func(ctx context.Context, r ports.Repositories) error) error {
+	return u.UnitOfWork.Do(ctx, func(ctx context.Context, r ports.Repositories) error {
+		r.Events = pausingRecorder{EventRecorder: r.Events, pause: u.pause}
+		return fn(ctx, r)
+	})
+}
+
+type pausingRecorder struct {
+	ports.EventRecorder
+	pause func()
+}
+
+func (p pausingRecorder) Record(ctx context.Context, e ports.Event) error {
+	p.pause()
+	return p.EventRecorder.Record(ctx, e)
 }

@@ -13,8 +13,8 @@ import (
 	"github.com/acme3pl/fulfillment/adapters/postgres/pgtest"
 	"github.com/acme3pl/fulfillment/adapters/system"
 	billingapp "github.com/acme3pl/fulfillment/application/billing"
-	"github.com/acme3pl/fulfillment/domain"
 	"github.com/acme3pl/fulfillment/domain/billing"
+	"github.com/acme3pl/fulfillment/domain/invoicing"
 )
 
 // Helpers of the billing tests; their names start with `bill`.
@@ -217,7 +217,7 @@ type billLine struct {
 	UnitCost, TotalCost          int64
 }
 
-func billLines(inv *domain.Invoice) []billLine {
+func billLines(inv *invoicing.Invoice) []billLine {
 	var out []billLine
 	for _, it := range inv.Items() {
 		out = append(out, billLine{it.Title(), it.Description(), it.Quantity().String(), it.UnitCost(), it.TotalCost()})
@@ -292,7 +292,7 @@ func TestBillingWorkedExample(t *testing.T) {
 	}
 	// Preview while the period runs: accumulating, hidden from the API.
 	prev, err := b.prev.Handle(ctx, billingapp.PreviewInvoices{OrganizationID: org})
-	if err != nil || len(prev) != 1 || prev[0].Status() != domain.InvoiceAccumulating {
+	if err != nil || len(prev) != 1 || prev[0].Status() != invoicing.InvoiceAccumulating {
 		t.Fatalf("preview = %v, %v", prev, err)
 	}
 	if _, err := postgres.NewRepositories(b.db).Invoices.Get(ctx, org, prev[0].ID()); err == nil {
@@ -331,7 +331,7 @@ func TestBillingWorkedExample(t *testing.T) {
 		{"Labour", wh + ": 1 service", "1.5", 4500, 6750},
 		{"Damage credit", "1 tee damaged in storage", "1", -500, -500},
 	})
-	if inv.TotalAmount() != 15_316 || inv.Status() != domain.InvoiceUnpaid || inv.Name() != "Fulfillment, November 2030" ||
+	if inv.TotalAmount() != 15_316 || inv.Status() != invoicing.InvoiceUnpaid || inv.Name() != "Fulfillment, November 2030" ||
 		!inv.DueDate().Equal(utc("2031-01-01T00:00:00Z")) || !inv.CreatedAt().Equal(utc("2030-12-02T00:00:00Z")) ||
 		inv.Notes() != "Payment terms: net 30 days (due 2031-01-01)." {
 		t.Errorf("invoice: total %d, status %s, name %q, due %v, created %v, notes %q", inv.TotalAmount(), inv.Status(),

@@ -5,7 +5,7 @@ import (
 
 	"github.com/uptrace/bun"
 
-	"github.com/acme3pl/fulfillment/domain"
+	"github.com/acme3pl/fulfillment/domain/intake"
 	"github.com/acme3pl/fulfillment/ports"
 )
 
@@ -13,7 +13,7 @@ import (
 // unit of work does (for d's order) and returns how many server-side
 // prepared statements of it the transaction's connection holds afterwards
 // (pg_prepared_statements is per session).
-func PreparedOnConnection(ctx context.Context, u *UnitOfWork, d domain.OrderDelivery, skus []string) (int, error) {
+func PreparedOnConnection(ctx context.Context, u *UnitOfWork, d intake.OrderDelivery, skus []string) (int, error) {
 	u.stmts.prepareWanted(ctx)
 	var n int
 	err := u.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {

@@ -10,6 +10,8 @@ import (
 	"github.com/uptrace/bun"
 
 	"github.com/acme3pl/fulfillment/domain"
+	"github.com/acme3pl/fulfillment/domain/invoicing"
+	"github.com/acme3pl/fulfillment/domain/shipping"
 	"github.com/acme3pl/fulfillment/ports"
 )
 
@@ -72,7 +74,7 @@ ON CONFLICT (id) DO NOTHING`
 
 // insertItemsSQL and insertStockSQL insert products or cartons and their
 // stock.
-func insertItemsSQL(kind domain.ItemKind) sqlInsert {
+func insertItemsSQL(kind shipping.ItemKind) sqlInsert {
 	return sqlInsert(`INSERT INTO ` + inventoryTable(kind) + ` (id, organization_id, sku, name)
 SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[]) ON CONFLICT (id) DO NOTHING`)
 }
@@ -84,10 +86,10 @@ SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[]) ON CONFLICT
 // time), so that on hand stays the sum of its movements. A row whose
 // balance exists already is left as it is, with no movement, so a second
 // load adds none. It returns how many balances it inserted.
-func insertStockSQL(kind domain.ItemKind) sqlSelect {
+func insertStockSQL(kind shipping.ItemKind) sqlSelect {
 	table, column := stockTable(kind)
 	product, carton := "b.item", "NULL::text"
-	if kind == domain.KindCarton {
+	if kind == shipping.KindCarton {
 		product, carton = carton, product
 	}
 	return sqlSelect(`WITH balance AS (
@@ -150,21 +152,21 @@ func (s *FixtureStore) Load(ctx context.Context, f ports.Fixture) (ports.Fixture
 		return nil, err
 	}
 
-	kinds := []domain.ItemKind{domain.KindProduct, domain.KindCarton}
+	kinds := []shipping.ItemKind{shipping.KindProduct, shipping.KindCarton}
 	for _, kind := range kinds {
-		var items []domain.InventoryItem
+		var items []shipping.InventoryItem
 		for _, it := range f.Inventory {
 			if it.Kind == kind {
 				items = append(items, it)
 			}
 		}
 		if counts[inventoryTable(kind)], err = inserted(ctx, s.run, insertItemsSQL(kind), items,
-			func(it domain.InventoryItem) []any { return []any{it.ID, it.OrganizationID, it.SKU, it.Name} }); err != nil {
+			func(it shipping.InventoryItem) []any { return []any{it.ID, it.OrganizationID, it.SKU, it.Name} }); err != nil {
 			return nil, err
 		}
 	}
 	for _, kind := range kinds {
-		var stock []domain.Stock
+		var stock []shipping.Stock
 		for _, st := range f.Stock {
 			if st.Kind == kind {
 				stock = append(stock, st)
@@ -204,11 +206,11 @@ func (s *FixtureStore) Load(ctx context.Context, f ports.Fixture) (ports.Fixture
 
 // insertStock inserts stock rows of kind in batches, each with its opening
 // movement dated at, and counts the rows it inserted.
-func (s *FixtureStore) insertStock(ctx context.Context, kind domain.ItemKind, stock []domain.Stock, at time.Time) (int, error) {
+func (s *FixtureStore) insertStock(ctx context.Context, kind shipping.ItemKind, stock []shipping.Stock, at time.Time) (int, error) {
 	total := 0
 	for start := 0; start < len(stock); start += batchSize {
 		args := columns(stock[start:min(start+batchSize, len(stock))],
-			func(st domain.Stock) []any { return []any{st.ItemID, st.WarehouseID, st.OnHand} })
+			func(st shipping.Stock) []any { return []any{st.ItemID, st.WarehouseID, st.OnHand} })
 		var opened any // a fixture loaded outside the seed has no time: the database's
 		if !at.IsZero() {
 			opened = at
@@ -226,11 +228,11 @@ func (s *FixtureStore) insertStock(ctx context.Context, kind domain.ItemKind, st
 // SaveInvoices inserts new invoice aggregates in batches; invoices whose ID
 // exists already are skipped with their items. It returns how many were
 // inserted. The data generator of the benchmarks uses it too.
-func SaveInvoices(ctx context.Context, db bun.IDB, invoices []*domain.Invoice) (int, error) {
+func SaveInvoices(ctx context.Context, db bun.IDB, invoices []*invoicing.Invoice) (int, error) {
 	return saveInvoices(ctx, runner{db: db}, invoices)
 }
 
-func saveInvoices(ctx context.Context, run runner, invoices []*domain.Invoice) (int, error) {
+func saveInvoices(ctx context.Context, run runner, invoices []*invoicing.Invoice) (int, error) {
 	total := 0
 	for start := 0; start < len(invoices); start += batchSize {
 		batch := invoices[start:min(start+batchSize, len(invoices))]

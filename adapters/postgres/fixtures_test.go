@@ -9,17 +9,19 @@ import (
 	"github.com/acme3pl/fulfillment/adapters/postgres"
 	"github.com/acme3pl/fulfillment/adapters/postgres/pgtest"
 	"github.com/acme3pl/fulfillment/domain"
+	"github.com/acme3pl/fulfillment/domain/invoicing"
+	"github.com/acme3pl/fulfillment/domain/shipping"
 	"github.com/acme3pl/fulfillment/ports"
 )
 
-func fixtureInvoice(t *testing.T, id, org string) *domain.Invoice {
+func fixtureInvoice(t *testing.T, id, org string) *invoicing.Invoice {
 	t.Helper()
 	q, _ := domain.ParseQuantity("62")
 	now := time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
-	inv, err := domain.NewInvoice(domain.InvoiceParams{
-		ID: id, OrganizationID: org, Key: "KEY-" + id, Status: domain.InvoiceUnpaid, Name: "Storage",
+	inv, err := invoicing.NewInvoice(invoicing.InvoiceParams{
+		ID: id, OrganizationID: org, Key: "KEY-" + id, Status: invoicing.InvoiceUnpaid, Name: "Storage",
 		DueDate: now, CreatedAt: now, UpdatedAt: now, Currency: "USD",
-		Items: []domain.InvoiceItemParams{{ID: id + "_li", Title: "Pallets", Description: "2 × 31", Quantity: q, UnitCost: 25}},
+		Items: []invoicing.InvoiceItemParams{{ID: id + "_li", Title: "Pallets", Description: "2 × 31", Quantity: q, UnitCost: 25}},
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -31,15 +33,15 @@ func TestFixtureLoadIsIdempotent(t *testing.T) {
 	f := ports.Fixture{
 		Organizations: []domain.Organization{{ID: "org_fx", Name: "Fx", DefaultWarehouseID: "wh_fx"}},
 		Warehouses:    []ports.FixtureWarehouse{{Warehouse: warehouse("wh_fx", "Fx DC", true), Organizations: []string{"org_fx"}}},
-		Inventory: []domain.InventoryItem{
-			{ID: "prod_fx", OrganizationID: "org_fx", Kind: domain.KindProduct, SKU: "FX-1", Name: "P"},
-			{ID: "ctn_fx", OrganizationID: "org_fx", Kind: domain.KindCarton, SKU: "FX-C", Name: "C"},
+		Inventory: []shipping.InventoryItem{
+			{ID: "prod_fx", OrganizationID: "org_fx", Kind: shipping.KindProduct, SKU: "FX-1", Name: "P"},
+			{ID: "ctn_fx", OrganizationID: "org_fx", Kind: shipping.KindCarton, SKU: "FX-C", Name: "C"},
 		},
-		Stock: []domain.Stock{
-			{WarehouseID: "wh_fx", Kind: domain.KindProduct, ItemID: "prod_fx", OnHand: 7},
-			{WarehouseID: "wh_fx", Kind: domain.KindCarton, ItemID: "ctn_fx", OnHand: 3},
+		Stock: []shipping.Stock{
+			{WarehouseID: "wh_fx", Kind: shipping.KindProduct, ItemID: "prod_fx", OnHand: 7},
+			{WarehouseID: "wh_fx", Kind: shipping.KindCarton, ItemID: "ctn_fx", OnHand: 3},
 		},
-		Invoices: []*domain.Invoice{fixtureInvoice(t, "inv_fx", "org_fx")},
+		Invoices: []*invoicing.Invoice{fixtureInvoice(t, "inv_fx", "org_fx")},
 		Secrets:  []domain.WebhookSecret{{OrganizationID: "org_fx", Secret: "0123456789abcdef0123"}},
 	}
 	first := load(t, f)
@@ -67,7 +69,7 @@ func TestFixtureLoadIsAtomic(t *testing.T) {
 	f := ports.Fixture{
 		Organizations: []domain.Organization{{ID: "org_fx_atomic", Name: "Atomic"}},
 		// a product of an organization that does not exist: a foreign key fails
-		Inventory: []domain.InventoryItem{{ID: "prod_fx_atomic", OrganizationID: "org_missing", Kind: domain.KindProduct, SKU: "X", Name: "X"}},
+		Inventory: []shipping.InventoryItem{{ID: "prod_fx_atomic", OrganizationID: "org_missing", Kind: shipping.KindProduct, SKU: "X", Name: "X"}},
 	}
 	err := postgres.NewUnitOfWork(db).Do(context.Background(), func(ctx context.Context, r ports.Repositories) error {
 		_, err := r.Fixtures.Load(ctx, f)

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/acme3pl/fulfillment/domain"
+	"github.com/acme3pl/fulfillment/domain/shipping"
 	"github.com/acme3pl/fulfillment/ports"
 )
 
@@ -18,16 +19,16 @@ type inventoryRow struct {
 	Name           string
 }
 
-func inventoryTable(kind domain.ItemKind) string {
-	if kind == domain.KindCarton {
+func inventoryTable(kind shipping.ItemKind) string {
+	if kind == shipping.KindCarton {
 		return "cartons"
 	}
 	return "products"
 }
 
 // stockTable names the stock table of a kind of item and its item column.
-func stockTable(kind domain.ItemKind) (table, column string) {
-	if kind == domain.KindCarton {
+func stockTable(kind shipping.ItemKind) (table, column string) {
+	if kind == shipping.KindCarton {
 		return "carton_stock", "carton_id"
 	}
 	return "product_stock", "product_id"
@@ -47,7 +48,7 @@ type inventorySQL struct {
 	findByIDs, page, pageBySKU, levels, lock, adjust statement
 }
 
-func newInventorySQL(kind domain.ItemKind) inventorySQL {
+func newInventorySQL(kind shipping.ItemKind) inventorySQL {
 	items := inventoryTable(kind)
 	stock, column := stockTable(kind)
 	return inventorySQL{
@@ -78,12 +79,12 @@ WHERE s.warehouse_id = $1 AND s.` + column + ` = v.id`),
 }
 
 var (
-	productSQL = newInventorySQL(domain.KindProduct)
-	cartonSQL  = newInventorySQL(domain.KindCarton)
+	productSQL = newInventorySQL(shipping.KindProduct)
+	cartonSQL  = newInventorySQL(shipping.KindCarton)
 )
 
-func inventorySQLOf(kind domain.ItemKind) inventorySQL {
-	if kind == domain.KindCarton {
+func inventorySQLOf(kind shipping.ItemKind) inventorySQL {
+	if kind == shipping.KindCarton {
 		return cartonSQL
 	}
 	return productSQL
@@ -103,14 +104,14 @@ func (r *InventoryRepository) items(ctx context.Context, q statement, args ...an
 
 // FindByIDs returns the organization's items of kind whose ID is in ids, in
 // one query. IDs that cannot be IDs are not sent to the database.
-func (r *InventoryRepository) FindByIDs(ctx context.Context, organizationID string, kind domain.ItemKind, ids []string) (map[string]domain.InventoryItem, error) {
+func (r *InventoryRepository) FindByIDs(ctx context.Context, organizationID string, kind shipping.ItemKind, ids []string) (map[string]shipping.InventoryItem, error) {
 	valid := make([]string, 0, len(ids))
 	for _, id := range ids {
 		if domain.ValidID(id) {
 			valid = append(valid, id)
 		}
 	}
-	out := make(map[string]domain.InventoryItem, len(valid))
+	out := make(map[string]shipping.InventoryItem, len(valid))
 	if len(valid) == 0 {
 		return out, nil
 	}
@@ -119,7 +120,7 @@ func (r *InventoryRepository) FindByIDs(ctx context.Context, organizationID stri
 		return nil, err
 	}
 	for _, row := range rows {
-		out[row.ID] = domain.InventoryItem{ID: row.ID, OrganizationID: row.OrganizationID, Kind: kind, SKU: row.SKU, Name: row.Name}
+		out[row.ID] = shipping.InventoryItem{ID: row.ID, OrganizationID: row.OrganizationID, Kind: kind, SKU: row.SKU, Name: row.Name}
 	}
 	return out, nil
 }
@@ -127,7 +128,7 @@ func (r *InventoryRepository) FindByIDs(ctx context.Context, organizationID stri
 // ListStock returns a page of items with their stock levels in two queries:
 // the page of items, then the levels of all of them at every active
 // warehouse available to the organization.
-func (r *InventoryRepository) ListStock(ctx context.Context, organizationID string, kind domain.ItemKind, filter ports.StockFilter, page ports.Page) ([]ports.ItemStock, bool, error) {
+func (r *InventoryRepository) ListStock(ctx context.Context, organizationID string, kind shipping.ItemKind, filter ports.StockFilter, page ports.Page) ([]ports.ItemStock, bool, error) {
 	stmts := inventorySQLOf(kind)
 	q, args := stmts.page, []any{organizationID, page.Skip, page.Take + 1}
 	if filter.SKU != "" {
@@ -147,13 +148,13 @@ func (r *InventoryRepository) ListStock(ctx context.Context, organizationID stri
 	for i, row := range rows {
 		ids[i], index[row.ID] = row.ID, i
 		out[i] = ports.ItemStock{
-			Item:   domain.InventoryItem{ID: row.ID, OrganizationID: row.OrganizationID, Kind: kind, SKU: row.SKU, Name: row.Name},
-			Levels: []domain.StockLevel{},
+			Item:   shipping.InventoryItem{ID: row.ID, OrganizationID: row.OrganizationID, Kind: kind, SKU: row.SKU, Name: row.Name},
+			Levels: []shipping.StockLevel{},
 		}
 	}
 	err = r.run.query(ctx, stmts.levels, func(sr *sql.Rows) error {
 		var itemID string
-		var l domain.StockLevel
+		var l shipping.StockLevel
 		if err := sr.Scan(&itemID, &l.Warehouse.ID, &l.Warehouse.Name, &l.OnHand, &l.Reserved); err != nil {
 			return err
 		}
@@ -174,9 +175,9 @@ type stockLockRow struct {
 
 // sortedLines returns the lines ordered by item ID: every transaction locks
 // stock rows in this one order, so two submissions cannot deadlock.
-func sortedLines(lines []domain.ShipmentLine) []domain.ShipmentLine {
-	out := append([]domain.ShipmentLine(nil), lines...)
-	slices.SortFunc(out, func(a, b domain.ShipmentLine) int { return strings.Compare(a.ItemID, b.ItemID) })
+func sortedLines(lines []shipping.ShipmentLine) []shipping.ShipmentLine {
+	out := append([]shipping.ShipmentLine(nil), lines...)
+	slices.SortFunc(out, func(a, b shipping.ShipmentLine) int { return strings.Compare(a.ItemID, b.ItemID) })
 	return out
 }
 
@@ -192,13 +193,13 @@ const reserveProductsSQL = `INSERT INTO product_stock AS s (organization_id, pro
 	ON CONFLICT (product_id, warehouse_id) DO UPDATE SET reserved = s.reserved + excluded.reserved`
 
 // Reserve implements ports.InventoryRepository.
-func (r *InventoryRepository) Reserve(ctx context.Context, organizationID, warehouseID string, kind domain.ShipmentKind, lines []domain.ShipmentLine) error {
+func (r *InventoryRepository) Reserve(ctx context.Context, organizationID, warehouseID string, kind shipping.ShipmentKind, lines []shipping.ShipmentLine) error {
 	lines = sortedLines(lines)
 	ids := make([]string, len(lines))
 	for i, l := range lines {
 		ids[i] = l.ItemID
 	}
-	if kind == domain.PickPack {
+	if kind == shipping.PickPack {
 		// Nothing to check: one statement, on the hot path of the order
 		// intake.
 		qty := make([]int64, len(lines))
@@ -213,12 +214,12 @@ func (r *InventoryRepository) Reserve(ctx context.Context, organizationID, wareh
 	if err != nil {
 		return err
 	}
-	if kind == domain.SPD {
-		levels := make(map[string]domain.StockLevel, len(rows))
+	if kind == shipping.SPD {
+		levels := make(map[string]shipping.StockLevel, len(rows))
 		for _, row := range rows {
-			levels[row.ItemID] = domain.StockLevel{OnHand: row.OnHand, Reserved: row.Reserved}
+			levels[row.ItemID] = shipping.StockLevel{OnHand: row.OnHand, Reserved: row.Reserved}
 		}
-		if err := domain.CheckAvailable(lines, levels); err != nil {
+		if err := shipping.CheckAvailable(lines, levels); err != nil {
 			return err
 		}
 	}
@@ -229,7 +230,7 @@ func (r *InventoryRepository) Reserve(ctx context.Context, organizationID, wareh
 // item ID order first, as Reserve does: an UPDATE … FROM alone locks rows in
 // whatever order its plan visits them, and a release racing a reservation
 // of the same cartons could deadlock.
-func (r *InventoryRepository) Release(ctx context.Context, warehouseID string, kind domain.ShipmentKind, lines []domain.ShipmentLine) error {
+func (r *InventoryRepository) Release(ctx context.Context, warehouseID string, kind shipping.ShipmentKind, lines []shipping.ShipmentLine) error {
 	lines = sortedLines(lines)
 	stmts := inventorySQLOf(kind.Items())
 	ids := make([]string, len(lines))
@@ -259,7 +260,7 @@ func (r *InventoryRepository) lockStock(ctx context.Context, stmts inventorySQL,
 }
 
 // adjust adds sign × quantity to reserved for every line, in one statement.
-func (r *InventoryRepository) adjust(ctx context.Context, stmts inventorySQL, warehouseID string, lines []domain.ShipmentLine, sign int64) error {
+func (r *InventoryRepository) adjust(ctx context.Context, stmts inventorySQL, warehouseID string, lines []shipping.ShipmentLine, sign int64) error {
 	ids := make([]string, len(lines))
 	qty := make([]int64, len(lines))
 	for i, l := range lines {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/acme3pl/fulfillment/adapters/postgres"
 	"github.com/acme3pl/fulfillment/domain"
+	"github.com/acme3pl/fulfillment/domain/shipping"
 	"github.com/acme3pl/fulfillment/ports"
 )
 
@@ -40,22 +41,22 @@ func shipInvFixture(t *testing.T, org string) shipInv {
 			{Warehouse: shipWarehouse(f.whOff, "Closed", false), Organizations: []string{f.org}},
 			{Warehouse: shipWarehouse(f.whX, "Aardvark", true), Organizations: []string{f.otherOrg}},
 		},
-		Inventory: []domain.InventoryItem{
-			shipItem(f.org, domain.KindProduct, f.prod1, "P-B"),
-			shipItem(f.org, domain.KindProduct, f.prod2, "P-A"),
-			shipItem(f.org, domain.KindProduct, f.prod3, "P-C"),
-			shipItem(f.org, domain.KindCarton, f.ctn1, "CTN-1"),
-			shipItem(f.org, domain.KindCarton, f.ctn2, "CTN-2"),
-			shipItem(f.org, domain.KindCarton, f.ctn3, "CTN-3"),
-			shipItem(f.otherOrg, domain.KindProduct, f.prodX, "P-A"),
+		Inventory: []shipping.InventoryItem{
+			shipItem(f.org, shipping.KindProduct, f.prod1, "P-B"),
+			shipItem(f.org, shipping.KindProduct, f.prod2, "P-A"),
+			shipItem(f.org, shipping.KindProduct, f.prod3, "P-C"),
+			shipItem(f.org, shipping.KindCarton, f.ctn1, "CTN-1"),
+			shipItem(f.org, shipping.KindCarton, f.ctn2, "CTN-2"),
+			shipItem(f.org, shipping.KindCarton, f.ctn3, "CTN-3"),
+			shipItem(f.otherOrg, shipping.KindProduct, f.prodX, "P-A"),
 		},
-		Stock: []domain.Stock{
-			{WarehouseID: f.whA, Kind: domain.KindCarton, ItemID: f.ctn1, OnHand: 5},
-			{WarehouseID: f.whB, Kind: domain.KindCarton, ItemID: f.ctn1, OnHand: 3},
-			{WarehouseID: f.whOff, Kind: domain.KindCarton, ItemID: f.ctn1, OnHand: 7},
-			{WarehouseID: f.whX, Kind: domain.KindCarton, ItemID: f.ctn1, OnHand: 9},
-			{WarehouseID: f.whA, Kind: domain.KindCarton, ItemID: f.ctn2, OnHand: 2},
-			{WarehouseID: f.whA, Kind: domain.KindProduct, ItemID: f.prod2, OnHand: 40},
+		Stock: []shipping.Stock{
+			{WarehouseID: f.whA, Kind: shipping.KindCarton, ItemID: f.ctn1, OnHand: 5},
+			{WarehouseID: f.whB, Kind: shipping.KindCarton, ItemID: f.ctn1, OnHand: 3},
+			{WarehouseID: f.whOff, Kind: shipping.KindCarton, ItemID: f.ctn1, OnHand: 7},
+			{WarehouseID: f.whX, Kind: shipping.KindCarton, ItemID: f.ctn1, OnHand: 9},
+			{WarehouseID: f.whA, Kind: shipping.KindCarton, ItemID: f.ctn2, OnHand: 2},
+			{WarehouseID: f.whA, Kind: shipping.KindProduct, ItemID: f.prod2, OnHand: 40},
 		},
 	})
 	return f
@@ -66,24 +67,24 @@ func TestInventoryReserveAndReleaseCartons(t *testing.T) {
 	db := shipDB(t, 4)
 	ctx := context.Background()
 	wh := f.whA
-	reserve := func(lines ...domain.ShipmentLine) error {
+	reserve := func(lines ...shipping.ShipmentLine) error {
 		return postgres.NewUnitOfWork(db).Do(ctx, func(ctx context.Context, r ports.Repositories) error {
-			return r.Inventory.Reserve(ctx, f.org, wh, domain.SPD, lines)
+			return r.Inventory.Reserve(ctx, f.org, wh, shipping.SPD, lines)
 		})
 	}
-	release := func(lines ...domain.ShipmentLine) error {
+	release := func(lines ...shipping.ShipmentLine) error {
 		return postgres.NewUnitOfWork(db).Do(ctx, func(ctx context.Context, r ports.Repositories) error {
-			return r.Inventory.Release(ctx, wh, domain.SPD, lines)
+			return r.Inventory.Release(ctx, wh, shipping.SPD, lines)
 		})
 	}
-	c1 := func(q int64) domain.ShipmentLine {
-		return domain.ShipmentLine{ItemID: f.ctn1, SKU: "CTN-1", Quantity: q}
+	c1 := func(q int64) shipping.ShipmentLine {
+		return shipping.ShipmentLine{ItemID: f.ctn1, SKU: "CTN-1", Quantity: q}
 	}
-	c2 := func(q int64) domain.ShipmentLine {
-		return domain.ShipmentLine{ItemID: f.ctn2, SKU: "CTN-2", Quantity: q}
+	c2 := func(q int64) shipping.ShipmentLine {
+		return shipping.ShipmentLine{ItemID: f.ctn2, SKU: "CTN-2", Quantity: q}
 	}
-	c3 := func(q int64) domain.ShipmentLine {
-		return domain.ShipmentLine{ItemID: f.ctn3, SKU: "CTN-3", Quantity: q}
+	c3 := func(q int64) shipping.ShipmentLine {
+		return shipping.ShipmentLine{ItemID: f.ctn3, SKU: "CTN-3", Quantity: q}
 	}
 
 	if err := reserve(c1(3), c2(2)); err != nil {
@@ -96,11 +97,11 @@ func TestInventoryReserveAndReleaseCartons(t *testing.T) {
 	// Short on two cartons (one without a stock row at all), fine on one:
 	// every short carton is listed and nothing is reserved.
 	err := reserve(c3(1), c1(2), c2(1))
-	var ise *domain.InsufficientStockError
+	var ise *shipping.InsufficientStockError
 	if !errors.As(err, &ise) {
 		t.Fatalf("error %v, want *InsufficientStockError", err)
 	}
-	want := []domain.StockShortage{
+	want := []shipping.StockShortage{
 		{ItemID: f.ctn2, SKU: "CTN-2", Requested: 1, Available: 0},
 		{ItemID: f.ctn3, SKU: "CTN-3", Requested: 1, Available: 0},
 	}
@@ -135,12 +136,12 @@ func TestInventoryReserveProductsIsABackorder(t *testing.T) {
 	f := shipInvFixture(t, "org_ship_inv_bo")
 	db := shipDB(t, 4)
 	ctx := context.Background()
-	lines := []domain.ShipmentLine{
+	lines := []shipping.ShipmentLine{
 		{ItemID: f.prod2, Quantity: 45}, // 40 on hand
 		{ItemID: f.prod3, Quantity: 4},  // no stock row yet
 	}
 	err := postgres.NewUnitOfWork(db).Do(ctx, func(ctx context.Context, r ports.Repositories) error {
-		return r.Inventory.Reserve(ctx, f.org, f.whA, domain.PickPack, lines)
+		return r.Inventory.Reserve(ctx, f.org, f.whA, shipping.PickPack, lines)
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -148,7 +149,7 @@ func TestInventoryReserveProductsIsABackorder(t *testing.T) {
 	shipWantStock(t, db, "product_stock", f.whA, f.prod2, 40, 45)
 	shipWantStock(t, db, "product_stock", f.whA, f.prod3, 0, 4)
 	err = postgres.NewUnitOfWork(db).Do(ctx, func(ctx context.Context, r ports.Repositories) error {
-		return r.Inventory.Release(ctx, f.whA, domain.PickPack, lines)
+		return r.Inventory.Release(ctx, f.whA, shipping.PickPack, lines)
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -160,18 +161,18 @@ func TestInventoryReserveProductsIsABackorder(t *testing.T) {
 func TestInventoryFindByIDs(t *testing.T) {
 	f := shipInvFixture(t, "org_ship_inv_ids")
 	repo := postgres.NewRepositories(shipDB(t, 2)).Inventory
-	got, err := repo.FindByIDs(context.Background(), f.org, domain.KindProduct,
+	got, err := repo.FindByIDs(context.Background(), f.org, shipping.KindProduct,
 		[]string{f.prod1, f.prodX, f.ctn1, "nope", "x'; DROP TABLE products; --", "a\x00b", f.prod1})
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := map[string]domain.InventoryItem{
-		f.prod1: {ID: f.prod1, OrganizationID: f.org, Kind: domain.KindProduct, SKU: "P-B", Name: "P-B item"},
+	want := map[string]shipping.InventoryItem{
+		f.prod1: {ID: f.prod1, OrganizationID: f.org, Kind: shipping.KindProduct, SKU: "P-B", Name: "P-B item"},
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("got %+v, want %+v", got, want)
 	}
-	none, err := repo.FindByIDs(context.Background(), f.org, domain.KindCarton, nil)
+	none, err := repo.FindByIDs(context.Background(), f.org, shipping.KindCarton, nil)
 	if err != nil || len(none) != 0 {
 		t.Fatalf("no IDs: %v %v", none, err)
 	}
@@ -180,7 +181,7 @@ func TestInventoryFindByIDs(t *testing.T) {
 func TestInventoryListStock(t *testing.T) {
 	f := shipInvFixture(t, "org_ship_inv_ls")
 	err := postgres.NewUnitOfWork(shipDB(t, 2)).Do(context.Background(), func(ctx context.Context, r ports.Repositories) error {
-		return r.Inventory.Reserve(ctx, f.org, f.whB, domain.SPD, []domain.ShipmentLine{{ItemID: f.ctn1, Quantity: 2}})
+		return r.Inventory.Reserve(ctx, f.org, f.whB, shipping.SPD, []shipping.ShipmentLine{{ItemID: f.ctn1, Quantity: 2}})
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -192,33 +193,33 @@ func TestInventoryListStock(t *testing.T) {
 	bravo := domain.WarehouseRef{ID: f.whB, Name: "Bravo"}
 	type row struct {
 		id     string
-		levels []domain.StockLevel
+		levels []shipping.StockLevel
 	}
 	tests := []struct {
 		name     string
-		kind     domain.ItemKind
+		kind     shipping.ItemKind
 		filter   ports.StockFilter
 		page     ports.Page
 		want     []row
 		wantMore bool
 	}{
-		{"cartons, only active warehouses of the organization, zeros where none", domain.KindCarton, ports.StockFilter{}, ports.Page{Take: 10}, []row{
-			{f.ctn1, []domain.StockLevel{{Warehouse: alpha, OnHand: 5}, {Warehouse: bravo, OnHand: 3, Reserved: 2}}},
-			{f.ctn2, []domain.StockLevel{{Warehouse: alpha, OnHand: 2}, {Warehouse: bravo}}},
-			{f.ctn3, []domain.StockLevel{{Warehouse: alpha}, {Warehouse: bravo}}},
+		{"cartons, only active warehouses of the organization, zeros where none", shipping.KindCarton, ports.StockFilter{}, ports.Page{Take: 10}, []row{
+			{f.ctn1, []shipping.StockLevel{{Warehouse: alpha, OnHand: 5}, {Warehouse: bravo, OnHand: 3, Reserved: 2}}},
+			{f.ctn2, []shipping.StockLevel{{Warehouse: alpha, OnHand: 2}, {Warehouse: bravo}}},
+			{f.ctn3, []shipping.StockLevel{{Warehouse: alpha}, {Warehouse: bravo}}},
 		}, false},
-		{"products by SKU, first page", domain.KindProduct, ports.StockFilter{}, ports.Page{Take: 2}, []row{
-			{f.prod2, []domain.StockLevel{{Warehouse: alpha, OnHand: 40}, {Warehouse: bravo}}},
-			{f.prod1, []domain.StockLevel{{Warehouse: alpha}, {Warehouse: bravo}}},
+		{"products by SKU, first page", shipping.KindProduct, ports.StockFilter{}, ports.Page{Take: 2}, []row{
+			{f.prod2, []shipping.StockLevel{{Warehouse: alpha, OnHand: 40}, {Warehouse: bravo}}},
+			{f.prod1, []shipping.StockLevel{{Warehouse: alpha}, {Warehouse: bravo}}},
 		}, true},
-		{"products, second page", domain.KindProduct, ports.StockFilter{}, ports.Page{Skip: 2, Take: 2}, []row{
-			{f.prod3, []domain.StockLevel{{Warehouse: alpha}, {Warehouse: bravo}}},
+		{"products, second page", shipping.KindProduct, ports.StockFilter{}, ports.Page{Skip: 2, Take: 2}, []row{
+			{f.prod3, []shipping.StockLevel{{Warehouse: alpha}, {Warehouse: bravo}}},
 		}, false},
-		{"SKU filter is exact and per organization", domain.KindProduct, ports.StockFilter{SKU: "P-A"}, ports.Page{Take: 10}, []row{
-			{f.prod2, []domain.StockLevel{{Warehouse: alpha, OnHand: 40}, {Warehouse: bravo}}},
+		{"SKU filter is exact and per organization", shipping.KindProduct, ports.StockFilter{SKU: "P-A"}, ports.Page{Take: 10}, []row{
+			{f.prod2, []shipping.StockLevel{{Warehouse: alpha, OnHand: 40}, {Warehouse: bravo}}},
 		}, false},
-		{"SKU filter is case-sensitive", domain.KindProduct, ports.StockFilter{SKU: "p-a"}, ports.Page{Take: 10}, nil, false},
-		{"past the end", domain.KindCarton, ports.StockFilter{}, ports.Page{Skip: 3, Take: 10}, nil, false},
+		{"SKU filter is case-sensitive", shipping.KindProduct, ports.StockFilter{SKU: "p-a"}, ports.Page{Take: 10}, nil, false},
+		{"past the end", shipping.KindCarton, ports.StockFilter{}, ports.Page{Skip: 3, Take: 10}, nil, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/acme3pl/fulfillment/adapters/postgres/pgtest"
-	"github.com/acme3pl/fulfillment/domain"
+	"github.com/acme3pl/fulfillment/domain/invoicing"
 	"github.com/acme3pl/fulfillment/ports"
 )
 
@@ -25,34 +25,34 @@ func TestInvoiceSearch(t *testing.T) {
 		invSpec{id: "inv-s-desc", org: org, items: [][2]string{{"Pick", "x"}, {"Pack", "to Zoë — DescToken city"}}, created: at(6)},
 		invSpec{id: "inv-s-umlaut", org: org, name: "ÄPFEL und Birnen", notes: "Øresund", created: at(7)},
 		invSpec{id: "inv-s-across", org: org, name: "Monthly fee", notes: "storage extra", created: at(8)},
-		invSpec{id: "inv-s-draft", org: org, status: domain.InvoiceDraft, name: "NameToken draft", created: at(9)},
+		invSpec{id: "inv-s-draft", org: org, status: invoicing.InvoiceDraft, name: "NameToken draft", created: at(9)},
 		invSpec{id: "inv-s-deleted", org: org, deleted: true, name: "NameToken deleted", created: at(10)},
-		invSpec{id: "inv-s-unpaid", org: org, status: domain.InvoiceUnpaid, name: "Unpaid NameToken", created: at(11)},
+		invSpec{id: "inv-s-unpaid", org: org, status: invoicing.InvoiceUnpaid, name: "Unpaid NameToken", created: at(11)},
 		invSpec{id: "inv-s-other", org: other, name: "NameToken DescToken of another organization", created: at(12)},
 	)
 	tests := []struct {
 		term   string
-		status domain.InvoiceStatus
+		status invoicing.InvoiceStatus
 		want   []string
 	}{
-		{term: "idtoken", want: []string{"inv-s-IDTOKEN-1"}},                              // invoice ID, other case
-		{term: "inv-s-IDTOKEN", want: []string{"inv-s-IDTOKEN-1"}},                        // ID prefix
-		{term: "keytoken", want: []string{"inv-s-key"}},                                   // key, not in responses
-		{term: "2026-KEY", want: []string{"inv-s-key"}},                                   // key, across punctuation
-		{term: "NAMETOKEN", want: []string{"inv-s-unpaid", "inv-s-name"}},                 // name; draft, deleted and other org left out
-		{term: "nametoken", status: domain.InvoiceUnpaid, want: []string{"inv-s-unpaid"}}, // with a status
-		{term: "NotesToken", want: []string{"inv-s-notes"}},                               // notes
-		{term: "titletoken", want: []string{"inv-s-title"}},                               // second item's title
-		{term: "desctoken", want: []string{"inv-s-desc"}},                                 // second item's description
-		{term: "zoë — desc", want: []string{"inv-s-desc"}},                                // non-ASCII, punctuation
-		{term: "ZOË", want: []string{"inv-s-desc"}},                                       // non-ASCII upper case
-		{term: "äpfel", want: []string{"inv-s-umlaut"}},                                   // stored upper, searched lower
-		{term: "ø", want: []string{"inv-s-umlaut"}},                                       // one character
-		{term: "Ø", want: []string{"inv-s-umlaut"}},                                       // one character, upper case
-		{term: "ktob", want: []string{}},                                                  // nothing
-		{term: "tob", want: []string{"inv-s-name"}},                                       // inside a word
-		{term: "fee storage", want: []string{}},                                           // never across two fields
-		{term: "Y F", want: []string{"inv-s-across"}},                                     // no run of three letters: the gram index
+		{term: "idtoken", want: []string{"inv-s-IDTOKEN-1"}},                                 // invoice ID, other case
+		{term: "inv-s-IDTOKEN", want: []string{"inv-s-IDTOKEN-1"}},                           // ID prefix
+		{term: "keytoken", want: []string{"inv-s-key"}},                                      // key, not in responses
+		{term: "2026-KEY", want: []string{"inv-s-key"}},                                      // key, across punctuation
+		{term: "NAMETOKEN", want: []string{"inv-s-unpaid", "inv-s-name"}},                    // name; draft, deleted and other org left out
+		{term: "nametoken", status: invoicing.InvoiceUnpaid, want: []string{"inv-s-unpaid"}}, // with a status
+		{term: "NotesToken", want: []string{"inv-s-notes"}},                                  // notes
+		{term: "titletoken", want: []string{"inv-s-title"}},                                  // second item's title
+		{term: "desctoken", want: []string{"inv-s-desc"}},                                    // second item's description
+		{term: "zoë — desc", want: []string{"inv-s-desc"}},                                   // non-ASCII, punctuation
+		{term: "ZOË", want: []string{"inv-s-desc"}},                                          // non-ASCII upper case
+		{term: "äpfel", want: []string{"inv-s-umlaut"}},                                      // stored upper, searched lower
+		{term: "ø", want: []string{"inv-s-umlaut"}},                                          // one character
+		{term: "Ø", want: []string{"inv-s-umlaut"}},                                          // one character, upper case
+		{term: "ktob", want: []string{}},                                                     // nothing
+		{term: "tob", want: []string{"inv-s-name"}},                                          // inside a word
+		{term: "fee storage", want: []string{}},                                              // never across two fields
+		{term: "Y F", want: []string{"inv-s-across"}},                                        // no run of three letters: the gram index
 		{term: "xylophone", want: []string{}},
 		{term: "storage extra", want: []string{"inv-s-across"}},      // two words, found by their junction
 		{term: "october nametoken st", want: []string{"inv-s-name"}}, // three words, the last one cut

@@ -11,15 +11,15 @@ import (
 
 	"github.com/acme3pl/fulfillment/adapters/postgres"
 	"github.com/acme3pl/fulfillment/adapters/postgres/pgtest"
-	"github.com/acme3pl/fulfillment/domain"
+	"github.com/acme3pl/fulfillment/domain/invoicing"
 	"github.com/acme3pl/fulfillment/ports"
 )
 
 // invOracle answers a list query in Go from the invoices written: the
 // reference the database's answers are checked against.
-func invOracle(invs []*domain.Invoice, org string, f ports.InvoiceFilter, p ports.Page) ([]string, bool) {
+func invOracle(invs []*invoicing.Invoice, org string, f ports.InvoiceFilter, p ports.Page) ([]string, bool) {
 	term := strings.ToLower(f.Search)
-	var keep []*domain.Invoice
+	var keep []*invoicing.Invoice
 	for _, inv := range invs {
 		fields := []string{inv.ID(), inv.Key(), inv.Name(), inv.Notes()}
 		for _, it := range inv.Items() {
@@ -30,7 +30,7 @@ func invOracle(invs []*domain.Invoice, org string, f ports.InvoiceFilter, p port
 			keep = append(keep, inv)
 		}
 	}
-	key := func(inv *domain.Invoice) time.Time {
+	key := func(inv *invoicing.Invoice) time.Time {
 		switch f.SortBy {
 		case ports.InvoicesByUpdatedAt:
 			return inv.UpdatedAt()
@@ -39,7 +39,7 @@ func invOracle(invs []*domain.Invoice, org string, f ports.InvoiceFilter, p port
 		}
 		return inv.CreatedAt()
 	}
-	slices.SortFunc(keep, func(x, y *domain.Invoice) int {
+	slices.SortFunc(keep, func(x, y *invoicing.Invoice) int {
 		c := key(x).Compare(key(y))
 		if c == 0 {
 			c = strings.Compare(x.ID(), y.ID())
@@ -91,9 +91,9 @@ func TestInvoiceQueryPlansUseIndexes(t *testing.T) {
 		if i%4 == 3 {
 			o = other
 		}
-		st := domain.VisibleInvoiceStatuses[(i*7)%len(domain.VisibleInvoiceStatuses)]
+		st := invoicing.VisibleInvoiceStatuses[(i*7)%len(invoicing.VisibleInvoiceStatuses)]
 		if i%20 == 0 {
-			st = domain.InvoiceDraft
+			st = invoicing.InvoiceDraft
 		}
 		city := cities[i%len(cities)]
 		if i%997 == 0 {
@@ -137,21 +137,21 @@ func TestInvoiceQueryPlansUseIndexes(t *testing.T) {
 		{name: "search short common, skip", filter: ports.InvoiceFilter{Search: "pa"}, page: ports.Page{Skip: 80}},
 		{name: "search short, old invoices only", filter: ports.InvoiceFilter{Search: "ß"}},
 		{name: "search short, old invoices only, asc", filter: ports.InvoiceFilter{Search: "ß", Ascending: true, SortBy: ports.InvoicesByDueDate}, page: ports.Page{Skip: 5}},
-		{name: "search short + status", filter: ports.InvoiceFilter{Search: "ß", Status: domain.InvoiceCancelled}},
-		{name: "search rare + status", filter: ports.InvoiceFilter{Search: "anchorage", Status: domain.InvoicePaid}},
+		{name: "search short + status", filter: ports.InvoiceFilter{Search: "ß", Status: invoicing.InvoiceCancelled}},
+		{name: "search rare + status", filter: ports.InvoiceFilter{Search: "anchorage", Status: invoicing.InvoicePaid}},
 		{name: "search common + sort", filter: ports.InvoiceFilter{Search: "storage", SortBy: ports.InvoicesByDueDate, Ascending: true}},
 		{name: "search common words never together", filter: ports.InvoiceFilter{Search: "storage kitting"}},
 		{name: "search common phrase", filter: ports.InvoiceFilter{Search: "pallet storage"}},
 		{name: "search words and punctuation", filter: ports.InvoiceFilter{Search: "units, order #1000"}},
 		{name: "search rare phrase", filter: ports.InvoiceFilter{Search: "to anchorage"}},
 	}
-	for _, st := range domain.VisibleInvoiceStatuses {
+	for _, st := range invoicing.VisibleInvoiceStatuses {
 		shapes = append(shapes, shape{name: "status " + string(st), filter: ports.InvoiceFilter{Status: st}})
 	}
 	for _, by := range []ports.InvoiceSortKey{ports.InvoicesByCreatedAt, ports.InvoicesByUpdatedAt, ports.InvoicesByDueDate} {
 		for _, asc := range []bool{false, true} {
 			shapes = append(shapes, shape{name: fmt.Sprintf("sort %s asc=%v", by, asc), filter: ports.InvoiceFilter{SortBy: by, Ascending: asc}},
-				shape{name: fmt.Sprintf("status + sort %s asc=%v", by, asc), filter: ports.InvoiceFilter{SortBy: by, Ascending: asc, Status: domain.InvoiceRefunded}})
+				shape{name: fmt.Sprintf("status + sort %s asc=%v", by, asc), filter: ports.InvoiceFilter{SortBy: by, Ascending: asc, Status: invoicing.InvoiceRefunded}})
 		}
 	}
 	statements := map[string][]pgtest.Statement{}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/acme3pl/fulfillment/domain"
+	"github.com/acme3pl/fulfillment/domain/invoicing"
 )
 
 // The invoice's rows, their conversions to and from the domain's invoice,
@@ -44,7 +45,7 @@ type invoiceItemRow struct {
 // invoiceSearchText is the one lower-cased text the invoice search (docs/invoices.md)
 // matches: ID, key, name, notes and every item's title and description,
 // separated by a newline so a term never matches across two fields.
-func invoiceSearchText(inv *domain.Invoice) string {
+func invoiceSearchText(inv *invoicing.Invoice) string {
 	parts := []string{inv.ID(), inv.Key(), inv.Name(), inv.Notes()}
 	for _, it := range inv.Items() {
 		parts = append(parts, it.Title(), it.Description())
@@ -52,7 +53,7 @@ func invoiceSearchText(inv *domain.Invoice) string {
 	return strings.ToLower(strings.Join(parts, "\n"))
 }
 
-func invoiceToRows(inv *domain.Invoice) (invoiceRow, []invoiceItemRow) {
+func invoiceToRows(inv *invoicing.Invoice) (invoiceRow, []invoiceItemRow) {
 	row := invoiceRow{
 		ID: inv.ID(), OrganizationID: inv.OrganizationID(), Key: inv.Key(), Status: string(inv.Status()),
 		Name: inv.Name(), Notes: inv.Notes(), DueDate: inv.DueDate(), Currency: inv.Currency(),
@@ -69,12 +70,12 @@ func invoiceToRows(inv *domain.Invoice) (invoiceRow, []invoiceItemRow) {
 	return row, items
 }
 
-func invoiceFromRows(row invoiceRow, items []invoiceItemRow) (*domain.Invoice, error) {
-	p := domain.InvoiceParams{
-		ID: row.ID, OrganizationID: row.OrganizationID, Key: row.Key, Status: domain.InvoiceStatus(row.Status),
+func invoiceFromRows(row invoiceRow, items []invoiceItemRow) (*invoicing.Invoice, error) {
+	p := invoicing.InvoiceParams{
+		ID: row.ID, OrganizationID: row.OrganizationID, Key: row.Key, Status: invoicing.InvoiceStatus(row.Status),
 		Name: row.Name, Notes: row.Notes, DueDate: row.DueDate, Currency: row.Currency,
 		CreatedAt: row.CreatedAt, UpdatedAt: row.UpdatedAt, DeletedAt: row.DeletedAt,
-		Items: make([]domain.InvoiceItemParams, 0, len(items)),
+		Items: make([]invoicing.InvoiceItemParams, 0, len(items)),
 	}
 	for _, it := range items {
 		q, err := domain.ParseQuantity(it.Quantity)
@@ -82,11 +83,11 @@ func invoiceFromRows(row invoiceRow, items []invoiceItemRow) (*domain.Invoice, e
 			return nil, err
 		}
 		total := it.TotalCost
-		p.Items = append(p.Items, domain.InvoiceItemParams{
+		p.Items = append(p.Items, invoicing.InvoiceItemParams{
 			ID: it.ID, Title: it.Title, Description: it.Description, Quantity: q, UnitCost: it.UnitCost, TotalCost: &total,
 		})
 	}
-	return domain.RehydrateInvoice(p, row.TotalAmount), nil
+	return invoicing.RehydrateInvoice(p, row.TotalAmount), nil
 }
 
 // invoiceWithItems is an invoice read with its items.
@@ -192,8 +193,8 @@ func detailScanner(organizationID string, out *[]invoiceWithItems) func(*sql.Row
 }
 
 // invoicesOf builds the domain invoices of what the scanners read.
-func invoicesOf(read []invoiceWithItems) ([]*domain.Invoice, error) {
-	out := make([]*domain.Invoice, len(read))
+func invoicesOf(read []invoiceWithItems) ([]*invoicing.Invoice, error) {
+	out := make([]*invoicing.Invoice, len(read))
 	for i, r := range read {
 		var err error
 		if out[i], err = invoiceFromRows(r.row, r.items); err != nil {

@@ -1,6 +1,8 @@
 package postgres
 
-import "testing"
+import (
+	"testing"
+)
 
 func TestFillPattern(t *testing.T) {
 	for _, tt := range []struct{ term, fill, pattern string }{

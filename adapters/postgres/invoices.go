@@ -5,11 +5,12 @@ import (
 	"strings"
 
 	"github.com/acme3pl/fulfillment/domain"
+	"github.com/acme3pl/fulfillment/domain/invoicing"
 	"github.com/acme3pl/fulfillment/ports"
 )
 
 // visibleInvoice is the predicate of the invoices an organization may see
-// (domain.VisibleInvoiceStatuses, not deleted), on alias i: the literal
+// (invoicing.VisibleInvoiceStatuses, not deleted), on alias i: the literal
 // predicate of the partial indexes of migration 0002, so that PostgreSQL
 // can use them in the generic plan of a prepared statement too (a parameter
 // in place of the list would not prove the index predicate).
@@ -236,7 +237,7 @@ type InvoiceRepository struct {
 var _ ports.InvoiceRepository = (*InvoiceRepository)(nil)
 
 // Get returns a visible invoice of the organization with its items.
-func (r *InvoiceRepository) Get(ctx context.Context, organizationID, id string) (*domain.Invoice, error) {
+func (r *InvoiceRepository) Get(ctx context.Context, organizationID, id string) (*invoicing.Invoice, error) {
 	var read []invoiceWithItems
 	if err := r.run.query(ctx, invoiceDetailSQL, detailScanner(organizationID, &read), organizationID, id); err != nil {
 		return nil, dbErr(err)
@@ -255,7 +256,7 @@ func (r *InvoiceRepository) Get(ctx context.Context, organizationID, id string) 
 // ordered by f's key then ID in the same direction (invoiceLists); one row
 // more than the page tells whether more follow. The items of the page's
 // invoices come in a second statement.
-func (r *InvoiceRepository) List(ctx context.Context, organizationID string, f ports.InvoiceFilter, page ports.Page) ([]*domain.Invoice, bool, error) {
+func (r *InvoiceRepository) List(ctx context.Context, organizationID string, f ports.InvoiceFilter, page ports.Page) ([]*invoicing.Invoice, bool, error) {
 	stmts := invoiceLists[f.SortBy][0]
 	if f.Ascending {
 		stmts = invoiceLists[f.SortBy][1]

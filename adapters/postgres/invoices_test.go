@@ -14,13 +14,14 @@ import (
 	"github.com/acme3pl/fulfillment/adapters/postgres"
 	"github.com/acme3pl/fulfillment/adapters/postgres/pgtest"
 	"github.com/acme3pl/fulfillment/domain"
+	"github.com/acme3pl/fulfillment/domain/invoicing"
 	"github.com/acme3pl/fulfillment/ports"
 )
 
 // invSpec describes a test invoice; zero fields get defaults in invBuild.
 type invSpec struct {
 	id, org, key, name, notes string
-	status                    domain.InvoiceStatus
+	status                    invoicing.InvoiceStatus
 	created, updated, due     time.Time
 	deleted                   bool
 	items                     [][2]string // title, description
@@ -28,13 +29,13 @@ type invSpec struct {
 
 var invT0 = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 
-func invBuild(t testing.TB, s invSpec) *domain.Invoice {
+func invBuild(t testing.TB, s invSpec) *invoicing.Invoice {
 	t.Helper()
 	if s.key == "" {
 		s.key = "KEY-" + s.id
 	}
 	if s.status == "" {
-		s.status = domain.InvoicePaid
+		s.status = invoicing.InvoicePaid
 	}
 	if s.name == "" {
 		s.name = "Invoice " + s.id
@@ -51,7 +52,7 @@ func invBuild(t testing.TB, s invSpec) *domain.Invoice {
 	if s.items == nil {
 		s.items = [][2]string{{"Pallet storage", "2 pallets × 31 days"}}
 	}
-	p := domain.InvoiceParams{
+	p := invoicing.InvoiceParams{
 		ID: s.id, OrganizationID: s.org, Key: s.key, Status: s.status, Name: s.name, Notes: s.notes,
 		DueDate: s.due, Currency: "USD", CreatedAt: s.created, UpdatedAt: s.updated,
 	}
@@ -64,11 +65,11 @@ func invBuild(t testing.TB, s invSpec) *domain.Invoice {
 		if err != nil {
 			t.Fatal(err)
 		}
-		p.Items = append(p.Items, domain.InvoiceItemParams{
+		p.Items = append(p.Items, invoicing.InvoiceItemParams{
 			ID: fmt.Sprintf("%s-li-%d", s.id, i), Title: it[0], Description: it[1], Quantity: q, UnitCost: 25 + int64(i),
 		})
 	}
-	inv, err := domain.NewInvoice(p)
+	inv, err := invoicing.NewInvoice(p)
 	if err != nil {
 		t.Fatalf("invoice %s: %v", s.id, err)
 	}
@@ -76,7 +77,7 @@ func invBuild(t testing.TB, s invSpec) *domain.Invoice {
 }
 
 // invSeed writes the organizations and invoices in one transaction.
-func invSeed(t testing.TB, db *bun.DB, orgs []string, specs ...invSpec) []*domain.Invoice {
+func invSeed(t testing.TB, db *bun.DB, orgs []string, specs ...invSpec) []*invoicing.Invoice {
 	t.Helper()
 	f := ports.Fixture{}
 	for _, o := range orgs {
@@ -97,7 +98,7 @@ func invSeed(t testing.TB, db *bun.DB, orgs []string, specs ...invSpec) []*domai
 
 func invRepo(db *bun.DB) ports.InvoiceRepository { return postgres.NewRepositories(db).Invoices }
 
-func invIDs(invs []*domain.Invoice) []string {
+func invIDs(invs []*invoicing.Invoice) []string {
 	ids := make([]string, len(invs))
 	for i, inv := range invs {
 		ids[i] = inv.ID()
@@ -140,12 +141,12 @@ func TestInvoiceVisibilityAndDetail(t *testing.T) {
 	repo := invRepo(db)
 	ctx := context.Background()
 	const a, b = "org_inv_vis_a", "org_inv_vis_b"
-	specs := []invSpec{{id: "inv-vis-draft", org: a, status: domain.InvoiceDraft},
-		{id: "inv-vis-acc", org: a, status: domain.InvoiceAccumulating},
-		{id: "inv-vis-deleted", org: a, status: domain.InvoicePaid, deleted: true},
-		{id: "inv-vis-b", org: b, status: domain.InvoiceUnpaid}}
+	specs := []invSpec{{id: "inv-vis-draft", org: a, status: invoicing.InvoiceDraft},
+		{id: "inv-vis-acc", org: a, status: invoicing.InvoiceAccumulating},
+		{id: "inv-vis-deleted", org: a, status: invoicing.InvoicePaid, deleted: true},
+		{id: "inv-vis-b", org: b, status: invoicing.InvoiceUnpaid}}
 	var want []string
-	for i, st := range domain.VisibleInvoiceStatuses {
+	for i, st := range invoicing.VisibleInvoiceStatuses {
 		id := "inv-vis-" + string(st)
 		specs = append(specs, invSpec{id: id, org: a, status: st, created: invT0.Add(time.Duration(i) * time.Hour),
 			items: [][2]string{{"Pallet storage", "62 pallet-days"}, {"Labour", "1.5 hours"}, {"Tape", "0.125 rolls"}}})
@@ -167,7 +168,7 @@ func TestInvoiceVisibilityAndDetail(t *testing.T) {
 		items[2].Quantity().String() != "0.125" || items[2].TotalCost() != 3 { // 0.125 × 27 = 3.375
 		t.Fatalf("items %+v", items)
 	}
-	if inv.TotalAmount() != 62*25+39+3 || inv.Status() != domain.InvoiceCollecting || inv.Key() != "KEY-inv-vis-collecting" ||
+	if inv.TotalAmount() != 62*25+39+3 || inv.Status() != invoicing.InvoiceCollecting || inv.Key() != "KEY-inv-vis-collecting" ||
 		!inv.CreatedAt().Equal(invT0.Add(5*time.Hour)) || inv.DeletedAt() != nil {
 		t.Fatalf("invoice %+v", inv)
 	}
@@ -186,16 +187,16 @@ func TestInvoiceListStatusFilter(t *testing.T) {
 	repo := invRepo(db)
 	const org = "org_inv_status"
 	var specs []invSpec
-	for i, st := range append(slices.Clone(domain.VisibleInvoiceStatuses), domain.InvoiceDraft, domain.InvoiceAccumulating) {
+	for i, st := range append(slices.Clone(invoicing.VisibleInvoiceStatuses), invoicing.InvoiceDraft, invoicing.InvoiceAccumulating) {
 		for j := range 2 {
 			specs = append(specs, invSpec{id: fmt.Sprintf("inv-st-%s-%d", st, j), org: org, status: st,
 				created: invT0.Add(time.Duration(i*2+j) * time.Minute)})
 		}
 	}
-	specs = append(specs, invSpec{id: "inv-st-paid-deleted", org: org, status: domain.InvoicePaid, deleted: true},
-		invSpec{id: "inv-st-other-org", org: "org_inv_status_x", status: domain.InvoicePaid})
+	specs = append(specs, invSpec{id: "inv-st-paid-deleted", org: org, status: invoicing.InvoicePaid, deleted: true},
+		invSpec{id: "inv-st-other-org", org: "org_inv_status_x", status: invoicing.InvoicePaid})
 	invSeed(t, db, []string{org, "org_inv_status_x"}, specs...)
-	for _, st := range domain.VisibleInvoiceStatuses {
+	for _, st := range invoicing.VisibleInvoiceStatuses {
 		got, more := invList(t, repo, org, ports.InvoiceFilter{Status: st}, ports.Page{Take: 10})
 		want := []string{fmt.Sprintf("inv-st-%s-1", st), fmt.Sprintf("inv-st-%s-0", st)}
 		if !slices.Equal(got, want) || more {
@@ -210,9 +211,9 @@ func invOrderSpecs(org string, n int) []invSpec {
 	var specs []invSpec
 	for i := range n {
 		k := (i * 7) % n // scatter IDs against the keys
-		st := domain.VisibleInvoiceStatuses[i%len(domain.VisibleInvoiceStatuses)]
+		st := invoicing.VisibleInvoiceStatuses[i%len(invoicing.VisibleInvoiceStatuses)]
 		if i%9 == 8 {
-			st = domain.InvoiceDraft
+			st = invoicing.InvoiceDraft
 		}
 		specs = append(specs, invSpec{
 			id: fmt.Sprintf("%s-%02d", strings.ReplaceAll(org, "_", "-"), k), org: org, status: st, deleted: i%11 == 10,
@@ -284,7 +285,7 @@ func TestInvoiceListOrderTiesAndPages(t *testing.T) {
 func invCheckOrder(t *testing.T, repo ports.InvoiceRepository, org string, specs []invSpec) {
 	for _, by := range []ports.InvoiceSortKey{ports.InvoicesByCreatedAt, ports.InvoicesByUpdatedAt, ports.InvoicesByDueDate} {
 		for _, asc := range []bool{false, true} {
-			for _, status := range []domain.InvoiceStatus{"", domain.InvoiceUnpaid} {
+			for _, status := range []invoicing.InvoiceStatus{"", invoicing.InvoiceUnpaid} {
 				f := ports.InvoiceFilter{SortBy: by, Ascending: asc, Status: status}
 				want := invExpected(specs, org, f)
 				if len(want) < 5 {

@@ -11,6 +11,7 @@ import (
 	"github.com/acme3pl/fulfillment/adapters/postgres"
 	"github.com/acme3pl/fulfillment/adapters/postgres/pgtest"
 	"github.com/acme3pl/fulfillment/domain"
+	"github.com/acme3pl/fulfillment/domain/shipping"
 	"github.com/acme3pl/fulfillment/ports"
 )
 
@@ -43,7 +44,7 @@ func TestSessionLockTimeoutEndsAWaitForARowLock(t *testing.T) {
 	done := make(chan error, 1)
 	go func() {
 		done <- uow.Do(ctx, func(ctx context.Context, r ports.Repositories) error {
-			return r.Inventory.Reserve(ctx, f.org, f.whA, domain.SPD, []domain.ShipmentLine{{ItemID: f.ctn1, Quantity: 1}})
+			return r.Inventory.Reserve(ctx, f.org, f.whA, shipping.SPD, []shipping.ShipmentLine{{ItemID: f.ctn1, Quantity: 1}})
 		})
 	}()
 	select {

@@ -16,7 +16,10 @@ import (
 	"github.com/acme3pl/fulfillment/adapters/postgres/pgtest"
 	"github.com/acme3pl/fulfillment/adapters/system"
 	"github.com/acme3pl/fulfillment/application"
+	intakeapp "github.com/acme3pl/fulfillment/application/intake"
 	"github.com/acme3pl/fulfillment/domain"
+	"github.com/acme3pl/fulfillment/domain/intake"
+	"github.com/acme3pl/fulfillment/domain/shipping"
 	"github.com/acme3pl/fulfillment/ports"
 )
 
@@ -29,8 +32,8 @@ func seedOddSKUs(t *testing.T, db *bun.DB, org string) {
 	intakeSeed(t, db, org, 0)
 	var f ports.Fixture
 	for i, sku := range oddSKUs {
-		f.Inventory = append(f.Inventory, domain.InventoryItem{
-			ID: fmt.Sprintf("%s_odd%d", org, i), OrganizationID: org, Kind: domain.KindProduct, SKU: sku, Name: "odd"})
+		f.Inventory = append(f.Inventory, shipping.InventoryItem{
+			ID: fmt.Sprintf("%s_odd%d", org, i), OrganizationID: org, Kind: shipping.KindProduct, SKU: sku, Name: "odd"})
 	}
 	err := postgres.NewUnitOfWork(db).Do(context.Background(), func(ctx context.Context, r ports.Repositories) error {
 		_, err := r.Fixtures.Load(ctx, f)
@@ -61,8 +64,8 @@ func TestHotQueriesPreparedAndUnprepared(t *testing.T) {
 	ctx := context.Background()
 	skus := append([]string{"absent"}, oddSKUs...)
 
-	delivery := func(order int64) domain.OrderDelivery {
-		return domain.OrderDelivery{OrganizationID: org, OrderID: order, TraceID: "t", ReceivedAt: time.Now()}
+	delivery := func(order int64) intake.OrderDelivery {
+		return intake.OrderDelivery{OrganizationID: org, OrderID: order, TraceID: "t", ReceivedAt: time.Now()}
 	}
 	_, got, err := postgres.NewRepositories(db).Receipts.Claim(ctx, delivery(900), skus)
 	if err != nil {
@@ -72,7 +75,7 @@ func TestHotQueriesPreparedAndUnprepared(t *testing.T) {
 		t.Fatalf("unprepared: found %d of %d SKUs and warehouse %v: %v", len(got.Products), len(oddSKUs), got.Warehouse, got.Products)
 	}
 	for _, sku := range oddSKUs {
-		if it := got.Products[sku]; it.SKU != sku || it.OrganizationID != org || it.Kind != domain.KindProduct {
+		if it := got.Products[sku]; it.SKU != sku || it.OrganizationID != org || it.Kind != shipping.KindProduct {
 			t.Errorf("SKU %q: %+v", sku, it)
 		}
 	}
@@ -108,10 +111,10 @@ func TestIntakeQuerySpans(t *testing.T) {
 	seedOddSKUs(t, db, org)
 	recorder := tracetest.NewSpanRecorder()
 	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(recorder))
-	app := application.New(application.Deps{
+	app := intakeapp.New(application.Deps{
 		UnitOfWork: postgres.NewUnitOfWork(db), Repos: postgres.NewRepositories(db), Clock: system.Clock{}, IDs: system.IDs{},
 		Tracer: tp.Tracer("test"), Log: slog.New(slog.DiscardHandler), Environment: domain.Sandbox,
-	})
+	}, intakeapp.Settings{})
 	for round := range 2 { // the first prepares, the second reuses
 		recorder.Reset()
 		res, err := intakeReceive(app, org, intakeOrderOf(int64(700+round), oddSKUs...))

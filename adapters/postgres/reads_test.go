@@ -13,12 +13,12 @@ import (
 
 	"github.com/acme3pl/fulfillment/adapters/postgres"
 	"github.com/acme3pl/fulfillment/adapters/postgres/pgtest"
-	"github.com/acme3pl/fulfillment/domain"
+	"github.com/acme3pl/fulfillment/domain/invoicing"
 	"github.com/acme3pl/fulfillment/ports"
 )
 
 // invSnapshot is everything a read returns of an invoice, comparable.
-func invSnapshot(inv *domain.Invoice) string {
+func invSnapshot(inv *invoicing.Invoice) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s|%s|%s|%s|%s|%s|%s|%d|%s|%s|%s|%v", inv.ID(), inv.OrganizationID(), inv.Key(), inv.Status(), inv.Name(),
 		inv.Notes(), inv.Currency(), inv.TotalAmount(), inv.DueDate().UTC(), inv.CreatedAt().UTC(), inv.UpdatedAt().UTC(), inv.DeletedAt())
@@ -67,7 +67,7 @@ func TestInvoicePreparedReadsAnswerAsUnprepared(t *testing.T) {
 	}
 	for _, by := range []ports.InvoiceSortKey{ports.InvoicesByCreatedAt, ports.InvoicesByUpdatedAt, ports.InvoicesByDueDate} {
 		for _, asc := range []bool{false, true} {
-			for _, status := range []domain.InvoiceStatus{"", domain.InvoiceUnpaid, domain.InvoiceCollecting} {
+			for _, status := range []invoicing.InvoiceStatus{"", invoicing.InvoiceUnpaid, invoicing.InvoiceCollecting} {
 				f := ports.InvoiceFilter{SortBy: by, Ascending: asc, Status: status}
 				want := invExpected(specs, org, f)
 				for _, p := range []ports.Page{{Take: 10}, {Take: 1}, {Skip: 3, Take: 3}, {Skip: 9, Take: 10}, {Skip: len(want) - 1, Take: 10}, {Skip: 100, Take: 10}} {
@@ -122,7 +122,7 @@ func TestInvoiceReadsKeepGenericPlans(t *testing.T) {
 	const org = "org_inv_generic"
 	specs := invOrderSpecs(org, 40)
 	for i := range 3000 {
-		specs = append(specs, invSpec{id: fmt.Sprintf("inv-gen-%04d", i), org: org, status: domain.VisibleInvoiceStatuses[i%6],
+		specs = append(specs, invSpec{id: fmt.Sprintf("inv-gen-%04d", i), org: org, status: invoicing.VisibleInvoiceStatuses[i%6],
 			created: invT0.Add(time.Duration(i) * time.Minute), due: invT0.AddDate(0, 0, i%90)})
 	}
 	invSeed(t, db, []string{org}, specs...)
@@ -136,7 +136,7 @@ func TestInvoiceReadsKeepGenericPlans(t *testing.T) {
 	defer func() { _ = one.Close() }()
 	prepared := postgres.NewRepositories(one).Invoices
 	for range 8 {
-		for _, f := range []ports.InvoiceFilter{{}, {Status: domain.InvoiceUnpaid, SortBy: ports.InvoicesByDueDate, Ascending: true}} {
+		for _, f := range []ports.InvoiceFilter{{}, {Status: invoicing.InvoiceUnpaid, SortBy: ports.InvoicesByDueDate, Ascending: true}} {
 			if _, _, err := prepared.List(ctx, org, f, ports.Page{Take: 10}); err != nil {
 				t.Fatal(err)
 			}

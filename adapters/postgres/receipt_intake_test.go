@@ -11,8 +11,10 @@ import (
 
 	"github.com/acme3pl/fulfillment/adapters/postgres"
 	"github.com/acme3pl/fulfillment/adapters/postgres/pgtest"
-	"github.com/acme3pl/fulfillment/application"
+	intakeapp "github.com/acme3pl/fulfillment/application/intake"
 	"github.com/acme3pl/fulfillment/domain"
+	"github.com/acme3pl/fulfillment/domain/intake"
+	"github.com/acme3pl/fulfillment/domain/shipping"
 	"github.com/acme3pl/fulfillment/ports"
 )
 
@@ -30,8 +32,8 @@ func TestReceiveStorefrontOrderStoresShipmentItemsAndReceipt(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	wantLines := []domain.ShipmentLine{{ItemID: org + "_p1", SKU: "SKU-1", Quantity: 4}, {ItemID: org + "_p2", SKU: "SKU-2", Quantity: 2}}
-	if fmt.Sprint(s.Lines()) != fmt.Sprint(wantLines) || s.Status() != domain.ShipmentPending || s.Warehouse().ID != org+"_wh2" ||
+	wantLines := []shipping.ShipmentLine{{ItemID: org + "_p1", SKU: "SKU-1", Quantity: 4}, {ItemID: org + "_p2", SKU: "SKU-2", Quantity: 2}}
+	if fmt.Sprint(s.Lines()) != fmt.Sprint(wantLines) || s.Status() != shipping.ShipmentPending || s.Warehouse().ID != org+"_wh2" ||
 		s.Notes() != "Hinterhaus 🙏" || s.Address().Name != "Zoë Müller" || s.Source().OrderID != 9007199254740993 || !s.Test() {
 		t.Fatalf("shipment %+v lines %+v", s, s.Lines())
 	}
@@ -39,7 +41,7 @@ func TestReceiveStorefrontOrderStoresShipmentItemsAndReceipt(t *testing.T) {
 		t.Errorf("reserved %d, want 4", n)
 	}
 	rec, err := postgres.NewRepositories(db).Receipts.Get(context.Background(), org, o.ID)
-	if err != nil || rec.Status() != domain.ReceiptSucceeded || rec.ShipmentID() != res.ShipmentID || rec.Attempts() != 1 {
+	if err != nil || rec.Status() != intake.ReceiptSucceeded || rec.ShipmentID() != res.ShipmentID || rec.Attempts() != 1 {
 		t.Fatalf("receipt %+v, %v", rec, err)
 	}
 }
@@ -49,7 +51,7 @@ func TestReceiveStorefrontOrderStoresShipmentItemsAndReceipt(t *testing.T) {
 // its items and its reservation back.
 type failingAccept struct{ ports.OrderReceiptRepository }
 
-func (f failingAccept) Accept(ctx context.Context, rec *domain.OrderReceipt, s *domain.Shipment) error {
+func (f failingAccept) Accept(ctx context.Context, rec *intake.OrderReceipt, s *shipping.Shipment) error {
 	if err := f.OrderReceiptRepository.Accept(ctx, rec, s); err != nil {
 		return err
 	}
@@ -80,14 +82,14 @@ func TestReceiveStorefrontOrderFailureLeavesNoShipment(t *testing.T) {
 		t.Fatalf("reserved %d after a rolled back attempt", n)
 	}
 	rec, err := postgres.NewRepositories(db).Receipts.Get(context.Background(), org, 5)
-	if err != nil || rec.Status() != domain.ReceiptFailed || rec.LastError() != "internal" || rec.Attempts() != 1 {
+	if err != nil || rec.Status() != intake.ReceiptFailed || rec.LastError() != "internal" || rec.Attempts() != 1 {
 		t.Fatalf("receipt %+v, %v; want the failed attempt recorded", rec, err)
 	}
 	res, err := intakeReceive(intakeApp(db, nil), org, o)
 	if err != nil || res.ShipmentID == "" || res.Duplicate {
 		t.Fatalf("retry %+v, %v", res, err)
 	}
-	if rec, err := postgres.NewRepositories(db).Receipts.Get(context.Background(), org, 5); err != nil || rec.Attempts() != 2 || rec.Status() != domain.ReceiptSucceeded {
+	if rec, err := postgres.NewRepositories(db).Receipts.Get(context.Background(), org, 5); err != nil || rec.Attempts() != 2 || rec.Status() != intake.ReceiptSucceeded {
 		t.Errorf("receipt after retry %+v, %v", rec, err)
 	}
 }
@@ -102,11 +104,11 @@ func TestReceiveStorefrontOrderConcurrentDeliveries(t *testing.T) {
 	org := intakeOrgID(t)
 	intakeSeed(t, db, org, 3)
 	app := intakeApp(db, nil)
-	answers := make([][]application.StorefrontOrderResult, orders)
+	answers := make([][]intakeapp.StorefrontOrderResult, orders)
 	var wg sync.WaitGroup
 	start := make(chan struct{})
 	for i := range orders {
-		answers[i] = make([]application.StorefrontOrderResult, deliveries)
+		answers[i] = make([]intakeapp.StorefrontOrderResult, deliveries)
 		for j := range deliveries {
 			wg.Add(1)
 			go func() {
@@ -162,7 +164,7 @@ func TestClaimResolvesTheOrder(t *testing.T) {
 	claim := func(org string, skus []string) ports.OrderResolution {
 		t.Helper()
 		order++
-		_, res, err := receipts.Claim(ctx, domain.OrderDelivery{OrganizationID: org, OrderID: order, TraceID: "t", ReceivedAt: time.Now()}, skus)
+		_, res, err := receipts.Claim(ctx, intake.OrderDelivery{OrganizationID: org, OrderID: order, TraceID: "t", ReceivedAt: time.Now()}, skus)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -202,7 +204,7 @@ func TestClaimResolvesTheOrder(t *testing.T) {
 }
 
 // The repository's one-statement claim and failure record are the domain's
-// rules (domain.ClaimOrderReceipt, domain.RecordFailedDelivery): a life of
+// rules (intake.ClaimOrderReceipt, intake.RecordFailedDelivery): a life of
 // one order's deliveries, applied to the database and to the domain alone,
 // leaves the same receipt after every step.
 func TestOrderReceiptStatementsFollowTheDomain(t *testing.T) {
@@ -213,18 +215,18 @@ func TestOrderReceiptStatementsFollowTheDomain(t *testing.T) {
 	ctx := context.Background()
 	num := int64(1234)
 	at := time.Now().UTC().Truncate(time.Millisecond)
-	delivery := func(i int, number *int64) domain.OrderDelivery {
-		return domain.OrderDelivery{OrganizationID: org, OrderID: 77, OrderNumber: number, TraceID: fmt.Sprintf("trace-%d", i),
+	delivery := func(i int, number *int64) intake.OrderDelivery {
+		return intake.OrderDelivery{OrganizationID: org, OrderID: 77, OrderNumber: number, TraceID: fmt.Sprintf("trace-%d", i),
 			ReceivedAt: at.Add(time.Duration(i%3) * time.Minute)} // times out of order, as redeliveries come
 	}
-	var model *domain.OrderReceipt
+	var model *intake.OrderReceipt
 	steps := []struct {
 		name string
 		run  func(i int) error
 	}{
 		{"first delivery refused in its transaction", func(i int) error {
 			d := delivery(i, nil)
-			model = domain.ClaimOrderReceipt(model, d)
+			model = intake.ClaimOrderReceipt(model, d)
 			if err := model.Fail("unknown_skus", nil); err != nil {
 				return err
 			}
@@ -241,7 +243,7 @@ func TestOrderReceiptStatementsFollowTheDomain(t *testing.T) {
 		}},
 		{"a delivery that failed outside its transaction", func(i int) error {
 			d := delivery(i, &num)
-			model = domain.RecordFailedDelivery(model, d, "unavailable")
+			model = intake.RecordFailedDelivery(model, d, "unavailable")
 			return uow.Do(ctx, func(ctx context.Context, r ports.Repositories) error {
 				_, err := r.Receipts.RecordFailure(ctx, d, "unavailable")
 				return err
@@ -249,8 +251,8 @@ func TestOrderReceiptStatementsFollowTheDomain(t *testing.T) {
 		}},
 		{"a delivery that succeeds (skipped)", func(i int) error {
 			d := delivery(i, nil)
-			model = domain.ClaimOrderReceipt(model, d)
-			if err := model.Skip(domain.SkipOrderCancelled); err != nil {
+			model = intake.ClaimOrderReceipt(model, d)
+			if err := model.Skip(intake.SkipOrderCancelled); err != nil {
 				return err
 			}
 			return uow.Do(ctx, func(ctx context.Context, r ports.Repositories) error {
@@ -258,7 +260,7 @@ func TestOrderReceiptStatementsFollowTheDomain(t *testing.T) {
 				if err != nil {
 					return err
 				}
-				if err := rec.Skip(domain.SkipOrderCancelled); err != nil {
+				if err := rec.Skip(intake.SkipOrderCancelled); err != nil {
 					return err
 				}
 				return r.Receipts.Finish(ctx, rec)
@@ -266,7 +268,7 @@ func TestOrderReceiptStatementsFollowTheDomain(t *testing.T) {
 		}},
 		{"a duplicate", func(i int) error {
 			d := delivery(i, nil)
-			model = domain.ClaimOrderReceipt(model, d)
+			model = intake.ClaimOrderReceipt(model, d)
 			return uow.Do(ctx, func(ctx context.Context, r ports.Repositories) error {
 				rec, _, err := r.Receipts.Claim(ctx, d, nil)
 				if err == nil && !rec.Duplicate() {
@@ -277,7 +279,7 @@ func TestOrderReceiptStatementsFollowTheDomain(t *testing.T) {
 		}},
 		{"a failure after the success", func(i int) error {
 			d := delivery(i, nil)
-			model = domain.RecordFailedDelivery(model, d, "unavailable")
+			model = intake.RecordFailedDelivery(model, d, "unavailable")
 			return uow.Do(ctx, func(ctx context.Context, r ports.Repositories) error {
 				_, err := r.Receipts.RecordFailure(ctx, d, "unavailable")
 				return err
@@ -288,7 +290,7 @@ func TestOrderReceiptStatementsFollowTheDomain(t *testing.T) {
 		if err := step.run(i); err != nil {
 			t.Fatalf("%s: %v", step.name, err)
 		}
-		var stored *domain.OrderReceipt
+		var stored *intake.OrderReceipt
 		err := uow.Do(ctx, func(ctx context.Context, r ports.Repositories) (err error) {
 			stored, err = r.Receipts.Get(ctx, org, 77)
 			return err

@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/acme3pl/fulfillment/domain"
+	"github.com/acme3pl/fulfillment/domain/intake"
+	"github.com/acme3pl/fulfillment/domain/shipping"
 	"github.com/acme3pl/fulfillment/ports"
 )
 
@@ -25,10 +27,10 @@ type orderReceiptRow struct {
 	PayloadBytes    *int // octet_length(payload) of the reads (receiptReadColumns)
 }
 
-func (row orderReceiptRow) toDomain() *domain.OrderReceipt {
-	return domain.RehydrateOrderReceipt(domain.OrderReceiptParams{
+func (row orderReceiptRow) toDomain() *intake.OrderReceipt {
+	return intake.RehydrateOrderReceipt(intake.OrderReceiptParams{
 		OrganizationID: row.OrganizationID, OrderID: row.OrderID, OrderNumber: row.OrderNumber,
-		Status: domain.ReceiptStatus(row.Status), Skipped: domain.SkipReason(deref(row.Skipped)), Attempts: row.Attempts,
+		Status: intake.ReceiptStatus(row.Status), Skipped: intake.SkipReason(deref(row.Skipped)), Attempts: row.Attempts,
 		LastError: deref(row.LastError), ShipmentID: deref(row.ShipmentID), TraceID: row.TraceID,
 		FirstReceived: row.FirstReceivedAt, LastReceived: row.LastReceivedAt, PayloadBytes: row.PayloadBytes,
 	})
@@ -63,7 +65,7 @@ const receiptColumns = `organization_id, order_id, order_number, status, skipped
 // COMMITTED, ON CONFLICT DO UPDATE acts on the latest committed version of
 // the row even when the statement's snapshot predates it, so a delivery that
 // waited sees the outcome of the one it waited for. The SET is
-// domain.ClaimOrderReceipt written in SQL (a succeeded receipt keeps its
+// intake.ClaimOrderReceipt written in SQL (a succeeded receipt keeps its
 // state: only the time of the last delivery moves).
 //
 // The reads (ports.OrderResolution): the organization's product of each SKU
@@ -112,11 +114,11 @@ LEFT JOIN warehouse ON true`
 
 // Claim implements ports.OrderReceiptRepository: claimOrderSQL, then the
 // receipt rehydrated from the row it returns and what it read.
-func (r *OrderReceiptRepository) Claim(ctx context.Context, d domain.OrderDelivery, skus []string) (*domain.OrderReceipt, ports.OrderResolution, error) {
+func (r *OrderReceiptRepository) Claim(ctx context.Context, d intake.OrderDelivery, skus []string) (*intake.OrderReceipt, ports.OrderResolution, error) {
 	var (
 		row orderReceiptRow
 		n   int
-		res = ports.OrderResolution{Products: make(map[string]domain.InventoryItem, len(skus))}
+		res = ports.OrderResolution{Products: make(map[string]shipping.InventoryItem, len(skus))}
 	)
 	err := r.run.query(ctx, claimOrderSQL, func(rows *sql.Rows) error {
 		n++
@@ -125,8 +127,8 @@ func (r *OrderReceiptRepository) Claim(ctx context.Context, d domain.OrderDelive
 			return err
 		}
 		if productID.Valid {
-			res.Products[sku.String] = domain.InventoryItem{ID: productID.String, OrganizationID: d.OrganizationID,
-				Kind: domain.KindProduct, SKU: sku.String, Name: name.String}
+			res.Products[sku.String] = shipping.InventoryItem{ID: productID.String, OrganizationID: d.OrganizationID,
+				Kind: shipping.KindProduct, SKU: sku.String, Name: name.String}
 		}
 		if warehouseID.Valid {
 			res.Warehouse = &domain.WarehouseRef{ID: warehouseID.String, Name: warehouseName.String}
@@ -158,7 +160,7 @@ const finishReceiptSQL sqlUpdate = `UPDATE order_receipts
 	WHERE organization_id = $5 AND order_id = $6`
 
 // Finish implements ports.OrderReceiptRepository.
-func (r *OrderReceiptRepository) Finish(ctx context.Context, rec *domain.OrderReceipt) error {
+func (r *OrderReceiptRepository) Finish(ctx context.Context, rec *intake.OrderReceipt) error {
 	n, err := r.run.exec(ctx, finishReceiptSQL,
 		string(rec.Status()), nullIfEmpty(string(rec.Skipped())), nullIfEmpty(rec.LastError()), nullIfEmpty(rec.ShipmentID()),
 		rec.OrganizationID(), rec.OrderID(), rec.Payload())
@@ -201,9 +203,9 @@ UPDATE order_receipts SET status = 'succeeded', skipped = NULL, last_error = $25
 WHERE organization_id = $4 AND order_id = $26`
 
 // Accept implements ports.OrderReceiptRepository with acceptOrderSQL.
-func (r *OrderReceiptRepository) Accept(ctx context.Context, rec *domain.OrderReceipt, s *domain.Shipment) error {
-	if s.Kind() != domain.PickPack || s.Status() != domain.ShipmentPending ||
-		rec.Status() != domain.ReceiptSucceeded || rec.ShipmentID() != s.ID() || rec.OrganizationID() != s.OrganizationID() {
+func (r *OrderReceiptRepository) Accept(ctx context.Context, rec *intake.OrderReceipt, s *shipping.Shipment) error {
+	if s.Kind() != shipping.PickPack || s.Status() != shipping.ShipmentPending ||
+		rec.Status() != intake.ReceiptSucceeded || rec.ShipmentID() != s.ID() || rec.OrganizationID() != s.OrganizationID() {
 		return errors.New("accept order: not a pending Pick & Pack shipment of the receipt's success")
 	}
 	text, args := statement(acceptOrderSQL), append(shipmentArgs(s), nullIfEmpty(rec.LastError()), rec.OrderID())
@@ -220,7 +222,7 @@ func (r *OrderReceiptRepository) Accept(ctx context.Context, rec *domain.OrderRe
 	return nil
 }
 
-// recordFailureSQL is domain.RecordFailedDelivery in one statement: a
+// recordFailureSQL is intake.RecordFailedDelivery in one statement: a
 // failed attempt counted, its body kept, a succeeded receipt left alone
 // (the WHERE of DO UPDATE).
 const recordFailureSQL sqlInsert = `INSERT INTO order_receipts AS r
@@ -238,8 +240,8 @@ WHERE r.status <> 'succeeded'
 RETURNING ` + receiptReadColumns
 
 // RecordFailure implements ports.OrderReceiptRepository.
-func (r *OrderReceiptRepository) RecordFailure(ctx context.Context, d domain.OrderDelivery, code string) (*domain.OrderReceipt, error) {
-	var rec *domain.OrderReceipt
+func (r *OrderReceiptRepository) RecordFailure(ctx context.Context, d intake.OrderDelivery, code string) (*intake.OrderReceipt, error) {
+	var rec *intake.OrderReceipt
 	err := r.run.query(ctx, recordFailureSQL, func(rows *sql.Rows) error {
 		var row orderReceiptRow
 		if err := scanReceiptRead(rows, &row); err != nil {
@@ -258,7 +260,7 @@ const getReceiptSQL sqlSelect = `SELECT ` + receiptReadColumns + ` FROM order_re
 
 // Get implements ports.OrderReceiptRepository: domain.ErrNotFound when the
 // organization has no receipt of the order.
-func (r *OrderReceiptRepository) Get(ctx context.Context, organizationID string, orderID int64) (*domain.OrderReceipt, error) {
+func (r *OrderReceiptRepository) Get(ctx context.Context, organizationID string, orderID int64) (*intake.OrderReceipt, error) {
 	var (
 		row orderReceiptRow
 		n   int
@@ -303,8 +305,8 @@ OFFSET $4 LIMIT $5`
 // List implements ports.OrderReceiptRepository.
 func (r *OrderReceiptRepository) List(ctx context.Context, organizationID string, filter ports.ReceiptFilter,
 	page ports.Page,
-) ([]*domain.OrderReceipt, bool, error) {
-	var out []*domain.OrderReceipt
+) ([]*intake.OrderReceipt, bool, error) {
+	var out []*intake.OrderReceipt
 	err := r.run.query(ctx, listReceiptsSQL, func(rows *sql.Rows) error {
 		var row orderReceiptRow
 		if err := scanReceiptRead(rows, &row); err != nil {
@@ -324,7 +326,7 @@ const getReceiptWithPayloadSQL sqlSelect = `SELECT ` + receiptReadColumns + `, p
 WHERE organization_id = $1 AND order_id = $2`
 
 // GetWithPayload implements ports.OrderReceiptRepository.
-func (r *OrderReceiptRepository) GetWithPayload(ctx context.Context, organizationID string, orderID int64) (*domain.OrderReceipt, []byte, error) {
+func (r *OrderReceiptRepository) GetWithPayload(ctx context.Context, organizationID string, orderID int64) (*intake.OrderReceipt, []byte, error) {
 	var (
 		row     orderReceiptRow
 		payload []byte

@@ -22,7 +22,9 @@ import (
 	"github.com/acme3pl/fulfillment/adapters/postgres/pgtest"
 	"github.com/acme3pl/fulfillment/adapters/system"
 	"github.com/acme3pl/fulfillment/application"
+	intakeapp "github.com/acme3pl/fulfillment/application/intake"
 	"github.com/acme3pl/fulfillment/domain"
+	"github.com/acme3pl/fulfillment/domain/intake"
 	"github.com/acme3pl/fulfillment/ports"
 )
 
@@ -38,8 +40,8 @@ func keptPayload(t *testing.T, db *bun.DB, org string, order int64) []byte {
 }
 
 // receiveBody runs one delivery of o with its body through the intake.
-func receiveBody(app *application.Application, org string, o domain.StorefrontOrder, body []byte) (application.StorefrontOrderResult, error) {
-	return app.Commands.ReceiveStorefrontOrder.Handle(context.Background(), application.ReceiveStorefrontOrder{
+func receiveBody(app *intakeapp.UseCases, org string, o intake.StorefrontOrder, body []byte) (intakeapp.StorefrontOrderResult, error) {
+	return app.ReceiveStorefrontOrder.Handle(context.Background(), intakeapp.ReceiveStorefrontOrder{
 		OrganizationID: org, TraceID: "0123456789abcdef0123456789abcdef", Order: o, Body: body,
 	})
 }
@@ -69,7 +71,7 @@ func TestFailedDeliveriesKeepTheirBody(t *testing.T) {
 	}
 	// Refused before processing (the payload could not be read, its ID
 	// could): recorded by RecordFailure, which replaces the body.
-	if _, err = app.Commands.RefuseStorefrontOrder.Handle(ctx, application.RefuseStorefrontOrder{
+	if _, err = app.RefuseStorefrontOrder.Handle(ctx, intakeapp.RefuseStorefrontOrder{
 		OrganizationID: org, TraceID: "t", OrderID: 501, Body: second,
 	}); err != nil {
 		t.Fatalf("second delivery: %v", err)
@@ -89,7 +91,7 @@ func TestFailedDeliveriesKeepTheirBody(t *testing.T) {
 		t.Fatalf("after the success the body is still kept: %q", got)
 	}
 	rec, err = repos.Receipts.Get(ctx, org, 501)
-	if err != nil || rec.PayloadKept() || rec.Status() != domain.ReceiptSucceeded {
+	if err != nil || rec.PayloadKept() || rec.Status() != intake.ReceiptSucceeded {
 		t.Fatalf("receipt after success: %v %+v", err, rec)
 	}
 	// A refused delivery of a succeeded order keeps nothing.
@@ -112,10 +114,10 @@ func TestSuccessPathStatements(t *testing.T) {
 	intakeSeed(t, db, org, 2)
 	rec := tracetest.NewSpanRecorder()
 	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(rec))
-	app := application.New(application.Deps{
+	app := intakeapp.New(application.Deps{
 		UnitOfWork: postgres.NewUnitOfWork(db), Repos: postgres.NewRepositories(db), Clock: system.Clock{}, IDs: system.IDs{},
 		Tracer: tp.Tracer("test"), Log: slog.New(slog.DiscardHandler), Environment: domain.Sandbox,
-	})
+	}, intakeapp.Settings{})
 	ctx := context.Background()
 	// Warm the prepared statements and the relation's pages.
 	if _, err := receiveBody(app, org, intakeOrderOf(1, "SKU-1"), []byte("{}")); err != nil {
@@ -126,7 +128,7 @@ func TestSuccessPathStatements(t *testing.T) {
 		t.Fatal(err)
 	}
 	tctx, root := tp.Tracer("test").Start(ctx, "delivery")
-	_, err := app.Commands.ReceiveStorefrontOrder.Handle(tctx, application.ReceiveStorefrontOrder{
+	_, err := app.ReceiveStorefrontOrder.Handle(tctx, intakeapp.ReceiveStorefrontOrder{
 		OrganizationID: org, TraceID: "t", Order: intakeOrderOf(2, "SKU-1", "SKU-2"), Body: []byte(`{"id":2}`),
 	})
 	root.End()
@@ -170,7 +172,7 @@ func TestOrderReceiptList(t *testing.T) {
 	t0 := time.Date(2026, 11, 22, 1, 0, 0, 0, time.UTC)
 	record := func(org string, order int64, at time.Time, code string, body []byte) {
 		t.Helper()
-		d := domain.OrderDelivery{OrganizationID: org, OrderID: order, TraceID: "t", ReceivedAt: at, Payload: body}
+		d := intake.OrderDelivery{OrganizationID: org, OrderID: order, TraceID: "t", ReceivedAt: at, Payload: body}
 		if _, err := repos.Receipts.RecordFailure(ctx, d, code); err != nil {
 			t.Fatal(err)
 		}
@@ -184,11 +186,11 @@ func TestOrderReceiptList(t *testing.T) {
 	record(org, 7, t0.Add(10*time.Minute), "no_warehouse", nil)
 	record(other, 1, t0.Add(time.Hour), "unknown_skus", []byte(`{}`))
 	err := postgres.NewUnitOfWork(db).Do(ctx, func(ctx context.Context, r ports.Repositories) error {
-		rec, _, err := r.Receipts.Claim(ctx, domain.OrderDelivery{OrganizationID: org, OrderID: 3, TraceID: "t", ReceivedAt: t0.Add(4 * time.Minute)}, nil)
+		rec, _, err := r.Receipts.Claim(ctx, intake.OrderDelivery{OrganizationID: org, OrderID: 3, TraceID: "t", ReceivedAt: t0.Add(4 * time.Minute)}, nil)
 		if err != nil {
 			return err
 		}
-		if err := rec.Skip(domain.SkipOrderCancelled); err != nil {
+		if err := rec.Skip(intake.SkipOrderCancelled); err != nil {
 			return err
 		}
 		return r.Receipts.Finish(ctx, rec)
@@ -219,10 +221,10 @@ func TestOrderReceiptList(t *testing.T) {
 		{"every receipt, latest delivery first", ports.ReceiptFilter{}, all, []int64{7, 6, 5, 4, 3, 2, 1}, false},
 		{"a page", ports.ReceiptFilter{}, ports.Page{Skip: 2, Take: 3}, []int64{5, 4, 3}, true},
 		{"the last page", ports.ReceiptFilter{}, ports.Page{Skip: 5, Take: 3}, []int64{2, 1}, false},
-		{"failed", ports.ReceiptFilter{Status: domain.ReceiptFailed}, all, []int64{7, 6, 5, 4, 2, 1}, false},
-		{"succeeded", ports.ReceiptFilter{Status: domain.ReceiptSucceeded}, all, []int64{3}, false},
+		{"failed", ports.ReceiptFilter{Status: intake.ReceiptFailed}, all, []int64{7, 6, 5, 4, 2, 1}, false},
+		{"succeeded", ports.ReceiptFilter{Status: intake.ReceiptSucceeded}, all, []int64{3}, false},
 		{"by error", ports.ReceiptFilter{Error: "no_warehouse"}, all, []int64{7, 6}, false},
-		{"by status and error", ports.ReceiptFilter{Status: domain.ReceiptFailed, Error: "unknown_skus"}, all, []int64{5, 4, 2, 1}, false},
+		{"by status and error", ports.ReceiptFilter{Status: intake.ReceiptFailed, Error: "unknown_skus"}, all, []int64{5, 4, 2, 1}, false},
 		{"an error none has", ports.ReceiptFilter{Error: "internal"}, all, []int64{}, false},
 	}
 	for _, tt := range tests {
@@ -266,7 +268,7 @@ func TestPurgePayloadsConcurrently(t *testing.T) {
 		if i >= old {
 			at = now
 		}
-		d := domain.OrderDelivery{OrganizationID: org, OrderID: int64(i + 1), TraceID: "t", ReceivedAt: at, Payload: []byte(`{"a":1}`)}
+		d := intake.OrderDelivery{OrganizationID: org, OrderID: int64(i + 1), TraceID: "t", ReceivedAt: at, Payload: []byte(`{"a":1}`)}
 		if _, err := repos.Receipts.RecordFailure(ctx, d, "unknown_skus"); err != nil {
 			t.Fatal(err)
 		}

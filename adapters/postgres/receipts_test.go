@@ -18,7 +18,10 @@ import (
 	"github.com/acme3pl/fulfillment/adapters/postgres/pgtest"
 	"github.com/acme3pl/fulfillment/adapters/system"
 	"github.com/acme3pl/fulfillment/application"
+	intakeapp "github.com/acme3pl/fulfillment/application/intake"
 	"github.com/acme3pl/fulfillment/domain"
+	"github.com/acme3pl/fulfillment/domain/intake"
+	"github.com/acme3pl/fulfillment/domain/shipping"
 	"github.com/acme3pl/fulfillment/ports"
 )
 
@@ -48,8 +51,8 @@ func intakeSeed(t *testing.T, db *bun.DB, org string, products int) {
 		Warehouses:    []ports.FixtureWarehouse{wh(org+"_wh1", "Alpha"), wh(org+"_wh2", "Zulu")},
 	}
 	for i := 1; i <= products; i++ {
-		f.Inventory = append(f.Inventory, domain.InventoryItem{
-			ID: fmt.Sprintf("%s_p%d", org, i), OrganizationID: org, Kind: domain.KindProduct, SKU: fmt.Sprintf("SKU-%d", i), Name: "P"})
+		f.Inventory = append(f.Inventory, shipping.InventoryItem{
+			ID: fmt.Sprintf("%s_p%d", org, i), OrganizationID: org, Kind: shipping.KindProduct, SKU: fmt.Sprintf("SKU-%d", i), Name: "P"})
 	}
 	err := postgres.NewUnitOfWork(db).Do(context.Background(), func(ctx context.Context, r ports.Repositories) error {
 		_, err := r.Fixtures.Load(ctx, f)
@@ -61,31 +64,31 @@ func intakeSeed(t *testing.T, db *bun.DB, org string, products int) {
 }
 
 // intakeApp is the real intake use case on db.
-func intakeApp(db *bun.DB, uow ports.UnitOfWork) *application.Application {
+func intakeApp(db *bun.DB, uow ports.UnitOfWork) *intakeapp.UseCases {
 	if uow == nil {
 		uow = postgres.NewUnitOfWork(db)
 	}
-	return application.New(application.Deps{
+	return intakeapp.New(application.Deps{
 		UnitOfWork: uow, Repos: postgres.NewRepositories(db), Clock: system.Clock{}, IDs: system.IDs{},
 		Tracer: noop.NewTracerProvider().Tracer("test"), Log: slog.New(slog.DiscardHandler),
 		Environment: domain.Sandbox,
-	})
+	}, intakeapp.Settings{})
 }
 
-func intakeOrderOf(id int64, skus ...string) domain.StorefrontOrder {
-	o := domain.StorefrontOrder{
+func intakeOrderOf(id int64, skus ...string) intake.StorefrontOrder {
+	o := intake.StorefrontOrder{
 		ID: id, Note: "Hinterhaus 🙏",
-		ShippingAddress: &domain.ShippingAddress{Name: "Zoë Müller", Address1: "Straße des 17. Juni 135", City: "Berlin", Country: "DE"},
+		ShippingAddress: &shipping.Address{Name: "Zoë Müller", Address1: "Straße des 17. Juni 135", City: "Berlin", Country: "DE"},
 	}
 	for i, s := range skus {
-		o.Lines = append(o.Lines, domain.StorefrontLine{ID: int64(i + 1), SKU: s, Quantity: int64(i + 1), RequiresShipping: true})
+		o.Lines = append(o.Lines, intake.StorefrontLine{ID: int64(i + 1), SKU: s, Quantity: int64(i + 1), RequiresShipping: true})
 	}
 	return o
 }
 
-func intakeReceive(app *application.Application, org string, o domain.StorefrontOrder) (application.StorefrontOrderResult, error) {
-	return app.Commands.ReceiveStorefrontOrder.Handle(context.Background(),
-		application.ReceiveStorefrontOrder{OrganizationID: org, TraceID: "0123456789abcdef0123456789abcdef", Order: o})
+func intakeReceive(app *intakeapp.UseCases, org string, o intake.StorefrontOrder) (intakeapp.StorefrontOrderResult, error) {
+	return app.ReceiveStorefrontOrder.Handle(context.Background(),
+		intakeapp.ReceiveStorefrontOrder{OrganizationID: org, TraceID: "0123456789abcdef0123456789abcdef", Order: o})
 }
 
 func intakeCount(t *testing.T, db *bun.DB, query string, args ...any) int {
@@ -107,7 +110,7 @@ func TestOrderReceiptRepository(t *testing.T) {
 	t0 := time.Date(2026, 11, 22, 1, 2, 3, 456000000, time.UTC)
 	num := int64(1042)
 	big := int64(9223372036854775807) // the largest int64 round-trips
-	d := domain.OrderDelivery{OrganizationID: org, OrderID: big, OrderNumber: &num, TraceID: "trace-1", ReceivedAt: t0}
+	d := intake.OrderDelivery{OrganizationID: org, OrderID: big, OrderNumber: &num, TraceID: "trace-1", ReceivedAt: t0}
 
 	if _, err := repos.Receipts.Get(ctx, org, big); !errors.Is(err, domain.ErrNotFound) {
 		t.Fatalf("get before any delivery: %v, want not found", err)
@@ -118,7 +121,7 @@ func TestOrderReceiptRepository(t *testing.T) {
 	}
 	d2 := d
 	d2.TraceID, d2.ReceivedAt, d2.OrderNumber = "trace-2", t0.Add(time.Second), nil
-	var claimed *domain.OrderReceipt
+	var claimed *intake.OrderReceipt
 	err := uow.Do(ctx, func(ctx context.Context, r ports.Repositories) error {
 		var err error
 		if claimed, _, err = r.Receipts.Claim(ctx, d2, nil); err != nil {
@@ -127,7 +130,7 @@ func TestOrderReceiptRepository(t *testing.T) {
 		if claimed.Attempts() != 2 || claimed.TraceID() != "trace-2" || claimed.LastError() != "unknown_skus" {
 			t.Errorf("claimed %+v, want attempt 2 of trace-2 with the last error", claimed)
 		}
-		if err := claimed.Skip(domain.SkipOrderCancelled); err != nil {
+		if err := claimed.Skip(intake.SkipOrderCancelled); err != nil {
 			return err
 		}
 		return r.Receipts.Finish(ctx, claimed)
@@ -142,8 +145,8 @@ func TestOrderReceiptRepository(t *testing.T) {
 	if got.OrderNumber() == nil || *got.OrderNumber() != num {
 		t.Fatalf("order number %v, want %d kept from the first delivery", got.OrderNumber(), num)
 	}
-	want := domain.RehydrateOrderReceipt(domain.OrderReceiptParams{
-		OrganizationID: org, OrderID: big, OrderNumber: got.OrderNumber(), Status: domain.ReceiptSucceeded, Skipped: domain.SkipOrderCancelled,
+	want := intake.RehydrateOrderReceipt(intake.OrderReceiptParams{
+		OrganizationID: org, OrderID: big, OrderNumber: got.OrderNumber(), Status: intake.ReceiptSucceeded, Skipped: intake.SkipOrderCancelled,
 		Attempts: 2, LastError: "unknown_skus", TraceID: "trace-2", FirstReceived: t0, LastReceived: t0.Add(time.Second),
 	})
 	if !reflect.DeepEqual(got, want) {
@@ -172,7 +175,7 @@ func TestOrderReceiptRepository(t *testing.T) {
 	if got, err = repos.Receipts.Get(ctx, org, big); err != nil {
 		t.Fatal(err)
 	}
-	if got.Status() != domain.ReceiptSucceeded || got.Attempts() != 2 || got.LastError() != "unknown_skus" || !got.LastReceived().Equal(t0.Add(time.Minute)) {
+	if got.Status() != intake.ReceiptSucceeded || got.Attempts() != 2 || got.LastError() != "unknown_skus" || !got.LastReceived().Equal(t0.Add(time.Minute)) {
 		t.Errorf("after a duplicate: %+v", got)
 	}
 	if _, err := repos.Receipts.Get(ctx, intakeOrgID(t), big); !errors.Is(err, domain.ErrNotFound) {
@@ -187,7 +190,7 @@ func TestOrderReceiptClaimWaitsForTheHolder(t *testing.T) {
 	org := intakeOrgID(t)
 	intakeSeed(t, db, org, 0)
 	uow := postgres.NewUnitOfWork(db)
-	d := domain.OrderDelivery{OrganizationID: org, OrderID: 42, TraceID: "a", ReceivedAt: time.Now().UTC()}
+	d := intake.OrderDelivery{OrganizationID: org, OrderID: 42, TraceID: "a", ReceivedAt: time.Now().UTC()}
 	holding, release := make(chan struct{}), make(chan struct{})
 	done := make(chan error, 1)
 	go func() {
@@ -198,14 +201,14 @@ func TestOrderReceiptClaimWaitsForTheHolder(t *testing.T) {
 			}
 			close(holding)
 			<-release
-			if err := rec.Skip(domain.SkipNoShippableItems); err != nil {
+			if err := rec.Skip(intake.SkipNoShippableItems); err != nil {
 				return err
 			}
 			return r.Receipts.Finish(ctx, rec)
 		})
 	}()
 	<-holding
-	seen := make(chan *domain.OrderReceipt, 1)
+	seen := make(chan *intake.OrderReceipt, 1)
 	go func() {
 		_ = uow.Do(context.Background(), func(ctx context.Context, r ports.Repositories) error {
 			rec, _, err := r.Receipts.Claim(ctx, d, nil)
@@ -225,7 +228,7 @@ func TestOrderReceiptClaimWaitsForTheHolder(t *testing.T) {
 	if err := <-done; err != nil {
 		t.Fatal(err)
 	}
-	if rec := <-seen; rec == nil || rec.Status() != domain.ReceiptSucceeded || rec.Attempts() != 1 {
+	if rec := <-seen; rec == nil || rec.Status() != intake.ReceiptSucceeded || rec.Attempts() != 1 {
 		t.Fatalf("second claim saw %+v, want the holder's success", rec)
 	}
 }

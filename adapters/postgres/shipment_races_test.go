@@ -9,8 +9,9 @@ import (
 
 	"github.com/uptrace/bun"
 
-	"github.com/acme3pl/fulfillment/application"
+	shippingapp "github.com/acme3pl/fulfillment/application/shipping"
 	"github.com/acme3pl/fulfillment/domain"
+	"github.com/acme3pl/fulfillment/domain/shipping"
 	"github.com/acme3pl/fulfillment/ports"
 )
 
@@ -22,10 +23,10 @@ func shipRaceFixture(t *testing.T, org string, onHandA, onHandB int64) (wh, a, b
 	shipLoad(t, ports.Fixture{
 		Organizations: []domain.Organization{{ID: org, Name: org}},
 		Warehouses:    []ports.FixtureWarehouse{{Warehouse: shipWarehouse(wh, "Race DC", true), Organizations: []string{org}}},
-		Inventory:     []domain.InventoryItem{shipItem(org, domain.KindCarton, a, "A-"+org), shipItem(org, domain.KindCarton, b, "B-"+org)},
-		Stock: []domain.Stock{
-			{WarehouseID: wh, Kind: domain.KindCarton, ItemID: a, OnHand: onHandA},
-			{WarehouseID: wh, Kind: domain.KindCarton, ItemID: b, OnHand: onHandB},
+		Inventory:     []shipping.InventoryItem{shipItem(org, shipping.KindCarton, a, "A-"+org), shipItem(org, shipping.KindCarton, b, "B-"+org)},
+		Stock: []shipping.Stock{
+			{WarehouseID: wh, Kind: shipping.KindCarton, ItemID: a, OnHand: onHandA},
+			{WarehouseID: wh, Kind: shipping.KindCarton, ItemID: b, OnHand: onHandB},
 		},
 	})
 	return wh, a, b
@@ -90,19 +91,19 @@ func TestSubmitRaceNeverOverReserves(t *testing.T) {
 		if i%2 == 1 {
 			first, second = b, a
 		}
-		ids[i] = u.draft(t, org, wh, domain.ShipmentLine{ItemID: first, Quantity: 1}, domain.ShipmentLine{ItemID: second, Quantity: 1})
+		ids[i] = u.draft(t, org, wh, shipping.ShipmentLine{ItemID: first, Quantity: 1}, shipping.ShipmentLine{ItemID: second, Quantity: 1})
 	}
 	fns := make([]func() error, submitters)
 	for i, id := range ids {
 		fns[i] = func() error {
-			_, err := u.submit.Handle(context.Background(), application.SubmitShipment{OrganizationID: org, ShipmentID: id})
+			_, err := u.submit.Handle(context.Background(), shippingapp.SubmitShipment{OrganizationID: org, ShipmentID: id})
 			return err
 		}
 	}
 	errs := shipRun(fns)
 	ok := 0
 	for i, err := range errs {
-		var ise *domain.InsufficientStockError
+		var ise *shipping.InsufficientStockError
 		switch {
 		case err == nil:
 			ok++
@@ -134,16 +135,16 @@ func TestSubmitAndCancelRace(t *testing.T) {
 	wh, a, b := shipRaceFixture(t, org, 8, 8)
 	db := shipDB(t, 12)
 	u := newShipUseCases(db)
-	lines := func(i int) []domain.ShipmentLine {
+	lines := func(i int) []shipping.ShipmentLine {
 		if i%2 == 0 {
-			return []domain.ShipmentLine{{ItemID: a, Quantity: 1}, {ItemID: b, Quantity: 1}}
+			return []shipping.ShipmentLine{{ItemID: a, Quantity: 1}, {ItemID: b, Quantity: 1}}
 		}
-		return []domain.ShipmentLine{{ItemID: b, Quantity: 1}, {ItemID: a, Quantity: 1}}
+		return []shipping.ShipmentLine{{ItemID: b, Quantity: 1}, {ItemID: a, Quantity: 1}}
 	}
 	var pending, drafts []string
 	for i := range 8 {
 		id := u.draft(t, org, wh, lines(i)...)
-		if _, err := u.submit.Handle(context.Background(), application.SubmitShipment{OrganizationID: org, ShipmentID: id}); err != nil {
+		if _, err := u.submit.Handle(context.Background(), shippingapp.SubmitShipment{OrganizationID: org, ShipmentID: id}); err != nil {
 			t.Fatal(err)
 		}
 		pending = append(pending, id)
@@ -156,12 +157,12 @@ func TestSubmitAndCancelRace(t *testing.T) {
 	var fns []func() error
 	for i := range 16 {
 		fns = append(fns, func() error {
-			_, err := u.submit.Handle(context.Background(), application.SubmitShipment{OrganizationID: org, ShipmentID: drafts[i]})
+			_, err := u.submit.Handle(context.Background(), shippingapp.SubmitShipment{OrganizationID: org, ShipmentID: drafts[i]})
 			return err
 		})
 		if i < len(pending) {
 			fns = append(fns, func() error {
-				_, err := u.cancel.Handle(context.Background(), application.CancelShipment{OrganizationID: org, ShipmentID: pending[i]})
+				_, err := u.cancel.Handle(context.Background(), shippingapp.CancelShipment{OrganizationID: org, ShipmentID: pending[i]})
 				if err != nil {
 					return fmt.Errorf("cancel: %w", err)
 				}
@@ -171,7 +172,7 @@ func TestSubmitAndCancelRace(t *testing.T) {
 	}
 	errs := shipRun(fns)
 	for i, err := range errs {
-		var ise *domain.InsufficientStockError
+		var ise *shipping.InsufficientStockError
 		if err != nil && !errors.As(err, &ise) {
 			t.Errorf("operation %d: %v", i, err)
 		}
@@ -192,11 +193,11 @@ func TestConcurrentSubmitsOfOneDraft(t *testing.T) {
 	wh, a, _ := shipRaceFixture(t, org, 100, 100)
 	db := shipDB(t, 8)
 	u := newShipUseCases(db)
-	id := u.draft(t, org, wh, domain.ShipmentLine{ItemID: a, Quantity: 3})
+	id := u.draft(t, org, wh, shipping.ShipmentLine{ItemID: a, Quantity: 3})
 	fns := make([]func() error, 8)
 	for i := range fns {
 		fns[i] = func() error {
-			_, err := u.submit.Handle(context.Background(), application.SubmitShipment{OrganizationID: org, ShipmentID: id})
+			_, err := u.submit.Handle(context.Background(), shippingapp.SubmitShipment{OrganizationID: org, ShipmentID: id})
 			return err
 		}
 	}
@@ -217,7 +218,7 @@ func TestConcurrentSubmitsOfOneDraft(t *testing.T) {
 	// Cancelling it releases exactly once, however many cancel at once.
 	for i := range fns {
 		fns[i] = func() error {
-			_, err := u.cancel.Handle(context.Background(), application.CancelShipment{OrganizationID: org, ShipmentID: id})
+			_, err := u.cancel.Handle(context.Background(), shippingapp.CancelShipment{OrganizationID: org, ShipmentID: id})
 			return err
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/acme3pl/fulfillment/domain"
+	"github.com/acme3pl/fulfillment/domain/shipping"
 	"github.com/acme3pl/fulfillment/ports"
 )
 
@@ -84,9 +85,9 @@ const (
 )
 
 // Create inserts the shipment and its lines.
-func (r *ShipmentRepository) Create(ctx context.Context, s *domain.Shipment) error {
+func (r *ShipmentRepository) Create(ctx context.Context, s *shipping.Shipment) error {
 	q := statement(createPickPackSQL)
-	if s.Kind() == domain.SPD {
+	if s.Kind() == shipping.SPD {
 		q = createSPDSQL
 	}
 	_, err := r.run.exec(ctx, q, shipmentArgs(s)...)
@@ -98,7 +99,7 @@ func (r *ShipmentRepository) Create(ctx context.Context, s *domain.Shipment) err
 // reserveProductsSQL): the warehouse, the lines' items and quantities,
 // the organization, then the row's other columns in the order
 // insertShipmentSQL names them.
-func shipmentArgs(s *domain.Shipment) []any {
+func shipmentArgs(s *shipping.Shipment) []any {
 	row := shipmentToRow(s)
 	lines := s.Lines()
 	ids := make([]string, len(lines))
@@ -125,19 +126,19 @@ WHERE organization_id = $7 AND id = $8`
 // Update loads the organization's shipment FOR UPDATE (its row stays
 // locked until the transaction ends), runs change on it and writes its new
 // state.
-func (r *ShipmentRepository) Update(ctx context.Context, organizationID, id string, change func(*domain.Shipment) error) (*domain.Shipment, error) {
+func (r *ShipmentRepository) Update(ctx context.Context, organizationID, id string, change func(*shipping.Shipment) error) (*shipping.Shipment, error) {
 	return r.update(ctx, lockShipmentSQL, organizationID, id, change)
 }
 
 // UpdateAtWarehouse is Update with the shipment found at its warehouse.
-func (r *ShipmentRepository) UpdateAtWarehouse(ctx context.Context, warehouseID, id string, change func(*domain.Shipment) error) (*domain.Shipment, error) {
+func (r *ShipmentRepository) UpdateAtWarehouse(ctx context.Context, warehouseID, id string, change func(*shipping.Shipment) error) (*shipping.Shipment, error) {
 	return r.update(ctx, lockShipmentAtWarehouseSQL, warehouseID, id, change)
 }
 
 // update locks the shipment with lock (lockShipmentSQL or
 // lockShipmentAtWarehouseSQL, whose $1 is key), runs change and writes
 // the new state, unless change left the shipment as it was.
-func (r *ShipmentRepository) update(ctx context.Context, lock statement, key, id string, change func(*domain.Shipment) error) (*domain.Shipment, error) {
+func (r *ShipmentRepository) update(ctx context.Context, lock statement, key, id string, change func(*shipping.Shipment) error) (*shipping.Shipment, error) {
 	s, err := r.get(ctx, lock, key, id)
 	if err != nil {
 		return nil, err
@@ -197,13 +198,13 @@ const (
 )
 
 // Get returns the organization's shipment with its warehouse name and lines.
-func (r *ShipmentRepository) Get(ctx context.Context, organizationID, id string) (*domain.Shipment, error) {
+func (r *ShipmentRepository) Get(ctx context.Context, organizationID, id string) (*shipping.Shipment, error) {
 	return r.get(ctx, getShipmentSQL, organizationID, id)
 }
 
 // List returns a page of the organization's shipments, newest first, with
 // their lines: two round trips at most (the page, then its lines per kind).
-func (r *ShipmentRepository) List(ctx context.Context, organizationID string, filter ports.ShipmentFilter, page ports.Page) ([]*domain.Shipment, bool, error) {
+func (r *ShipmentRepository) List(ctx context.Context, organizationID string, filter ports.ShipmentFilter, page ports.Page) ([]*shipping.Shipment, bool, error) {
 	q, args := statement(listShipmentsSQL), []any{organizationID, page.Skip, page.Take + 1}
 	if filter.Status != "" {
 		q, args = listShipmentsByStatusSQL, append(args, string(filter.Status))
@@ -214,7 +215,7 @@ func (r *ShipmentRepository) List(ctx context.Context, organizationID string, fi
 	}
 	rows, more := trimPage(rows, page)
 	if len(rows) == 0 {
-		return []*domain.Shipment{}, false, nil
+		return []*shipping.Shipment{}, false, nil
 	}
 	out, err := r.withLines(ctx, rows)
 	if err != nil {
@@ -234,7 +235,7 @@ ORDER BY s.submitted_at, s.id OFFSET $3 LIMIT $4`
 
 // ListAtWarehouse implements ports.ShipmentRepository: two round trips at
 // most (the page, then its lines per kind).
-func (r *ShipmentRepository) ListAtWarehouse(ctx context.Context, warehouseID string, status domain.ShipmentStatus, page ports.Page) ([]ports.WarehouseShipment, bool, error) {
+func (r *ShipmentRepository) ListAtWarehouse(ctx context.Context, warehouseID string, status shipping.ShipmentStatus, page ports.Page) ([]ports.WarehouseShipment, bool, error) {
 	var (
 		rows  []shipmentRow
 		names []string
@@ -265,7 +266,7 @@ func (r *ShipmentRepository) ListAtWarehouse(ctx context.Context, warehouseID st
 
 // get reads one shipment with q (getShipmentSQL, lockShipmentSQL: $1 the
 // organization; lockShipmentAtWarehouseSQL: $1 the warehouse).
-func (r *ShipmentRepository) get(ctx context.Context, q statement, key, id string) (*domain.Shipment, error) {
+func (r *ShipmentRepository) get(ctx context.Context, q statement, key, id string) (*shipping.Shipment, error) {
 	rows, err := r.read(ctx, q, key, id)
 	if err != nil {
 		return nil, err
@@ -305,21 +306,21 @@ WHERE l.shipment_id = ANY($1::text[]) ORDER BY l.shipment_id, l.position`
 )
 
 // withLines loads the lines of many shipments: one query per kind present.
-func (r *ShipmentRepository) withLines(ctx context.Context, rows []shipmentRow) ([]*domain.Shipment, error) {
-	byKind := map[domain.ShipmentKind][]string{}
+func (r *ShipmentRepository) withLines(ctx context.Context, rows []shipmentRow) ([]*shipping.Shipment, error) {
+	byKind := map[shipping.ShipmentKind][]string{}
 	for _, row := range rows {
-		k := domain.ShipmentKind(row.Kind)
+		k := shipping.ShipmentKind(row.Kind)
 		byKind[k] = append(byKind[k], row.ID)
 	}
-	lines := make(map[string][]domain.ShipmentLine, len(rows))
+	lines := make(map[string][]shipping.ShipmentLine, len(rows))
 	for kind, ids := range byKind {
 		q := statement(shipmentProductsSQL)
-		if kind == domain.SPD {
+		if kind == shipping.SPD {
 			q = shipmentCartonsSQL
 		}
 		err := r.run.query(ctx, q, func(sr *sql.Rows) error {
 			var shipmentID string
-			var l domain.ShipmentLine
+			var l shipping.ShipmentLine
 			if err := sr.Scan(&shipmentID, &l.ItemID, &l.SKU, &l.Quantity); err != nil {
 				return err
 			}
@@ -330,14 +331,14 @@ func (r *ShipmentRepository) withLines(ctx context.Context, rows []shipmentRow) 
 			return nil, dbErr(err)
 		}
 	}
-	out := make([]*domain.Shipment, len(rows))
+	out := make([]*shipping.Shipment, len(rows))
 	for i, row := range rows {
 		out[i] = shipmentFromRow(row, lines[row.ID])
 	}
 	return out, nil
 }
 
-func shipmentToRow(s *domain.Shipment) shipmentRow {
+func shipmentToRow(s *shipping.Shipment) shipmentRow {
 	a := s.Address()
 	row := shipmentRow{
 		ID: s.ID(), OrganizationID: s.OrganizationID(), Kind: string(s.Kind()), Status: string(s.Status()),
@@ -356,30 +357,30 @@ func shipmentToRow(s *domain.Shipment) shipmentRow {
 	return row
 }
 
-func shipmentFromRow(row shipmentRow, lines []domain.ShipmentLine) *domain.Shipment {
-	p := domain.RehydrateShipmentParams{
-		NewShipmentParams: domain.NewShipmentParams{
-			ID: row.ID, OrganizationID: row.OrganizationID, Kind: domain.ShipmentKind(row.Kind),
+func shipmentFromRow(row shipmentRow, lines []shipping.ShipmentLine) *shipping.Shipment {
+	p := shipping.RehydrateShipmentParams{
+		NewShipmentParams: shipping.NewShipmentParams{
+			ID: row.ID, OrganizationID: row.OrganizationID, Kind: shipping.ShipmentKind(row.Kind),
 			Warehouse: domain.WarehouseRef{ID: row.WarehouseID, Name: row.WarehouseName},
-			Address: domain.ShippingAddress{
+			Address: shipping.Address{
 				Name: row.ShippingName, Company: row.ShippingCompany, Address1: row.ShippingAddress1,
 				Address2: row.ShippingAddress2, City: row.ShippingCity, State: row.ShippingState,
 				Zip: row.ShippingZip, Country: row.ShippingCountry, Phone: row.ShippingPhone,
 			},
 			Notes: row.Notes, Lines: lines, Test: row.Test,
 		},
-		Status: domain.ShipmentStatus(row.Status), CreatedAt: row.CreatedAt, UpdatedAt: row.UpdatedAt,
+		Status: shipping.ShipmentStatus(row.Status), CreatedAt: row.CreatedAt, UpdatedAt: row.UpdatedAt,
 		SubmittedAt: row.SubmittedAt, ShippedAt: row.ShippedAt,
 	}
 	if row.TrackingCarrier != nil && row.TrackingNumber != nil {
-		p.Tracking = &domain.Tracking{Carrier: *row.TrackingCarrier, Number: *row.TrackingNumber}
+		p.Tracking = &shipping.Tracking{Carrier: *row.TrackingCarrier, Number: *row.TrackingNumber}
 	}
 	if row.SourceType != nil && row.SourceOrderID != nil {
-		src := &domain.ShipmentSource{Type: *row.SourceType, OrderID: *row.SourceOrderID}
+		src := &shipping.ShipmentSource{Type: *row.SourceType, OrderID: *row.SourceOrderID}
 		if row.SourceOrderNumber != nil {
 			src.OrderNumber = *row.SourceOrderNumber
 		}
 		p.Source = src
 	}
-	return domain.RehydrateShipment(p)
+	return shipping.RehydrateShipment(p)
 }

@@ -16,8 +16,9 @@ import (
 	"github.com/acme3pl/fulfillment/adapters/postgres"
 	"github.com/acme3pl/fulfillment/adapters/postgres/pgtest"
 	"github.com/acme3pl/fulfillment/adapters/system"
-	"github.com/acme3pl/fulfillment/application"
+	shippingapp "github.com/acme3pl/fulfillment/application/shipping"
 	"github.com/acme3pl/fulfillment/domain"
+	"github.com/acme3pl/fulfillment/domain/shipping"
 	"github.com/acme3pl/fulfillment/ports"
 )
 
@@ -42,8 +43,8 @@ func shipWarehouse(id, name string, active bool) domain.Warehouse {
 	}
 }
 
-func shipItem(org string, kind domain.ItemKind, id, sku string) domain.InventoryItem {
-	return domain.InventoryItem{ID: id, OrganizationID: org, Kind: kind, SKU: sku, Name: sku + " item"}
+func shipItem(org string, kind shipping.ItemKind, id, sku string) shipping.InventoryItem {
+	return shipping.InventoryItem{ID: id, OrganizationID: org, Kind: kind, SKU: sku, Name: sku + " item"}
 }
 
 // shipDB opens a pool of at most conns connections to the package's
@@ -108,24 +109,24 @@ func shipCountQueries(db *bun.DB) *atomic.Int64 {
 
 // shipUseCases are the real shipment use cases on the real database.
 type shipUseCases struct {
-	create *application.CreateShipmentHandler
-	submit *application.SubmitShipmentHandler
-	cancel *application.CancelShipmentHandler
+	create *shippingapp.CreateShipmentHandler
+	submit *shippingapp.SubmitShipmentHandler
+	cancel *shippingapp.CancelShipmentHandler
 }
 
 func newShipUseCases(db *bun.DB) shipUseCases {
 	uow := postgres.NewUnitOfWork(db)
 	return shipUseCases{
-		create: application.NewCreateShipmentHandler(uow, system.Clock{}, system.IDs{}, domain.Sandbox),
-		submit: application.NewSubmitShipmentHandler(uow, system.Clock{}),
-		cancel: application.NewCancelShipmentHandler(uow, system.Clock{}),
+		create: shippingapp.NewCreateShipmentHandler(uow, system.Clock{}, system.IDs{}, domain.Sandbox),
+		submit: shippingapp.NewSubmitShipmentHandler(uow, system.Clock{}),
+		cancel: shippingapp.NewCancelShipmentHandler(uow, system.Clock{}),
 	}
 }
 
-func (u shipUseCases) draft(t *testing.T, org, warehouse string, lines ...domain.ShipmentLine) string {
+func (u shipUseCases) draft(t *testing.T, org, warehouse string, lines ...shipping.ShipmentLine) string {
 	t.Helper()
-	s, err := u.create.Handle(context.Background(), application.CreateShipment{
-		OrganizationID: org, Kind: domain.SPD, WarehouseID: warehouse, Lines: lines,
+	s, err := u.create.Handle(context.Background(), shippingapp.CreateShipment{
+		OrganizationID: org, Kind: shipping.SPD, WarehouseID: warehouse, Lines: lines,
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -142,18 +143,18 @@ func shipShipFixture(t *testing.T, n func(string) string) {
 		Warehouses: []ports.FixtureWarehouse{
 			{Warehouse: shipWarehouse(n("wh_ship_repo"), "Repo DC", true), Organizations: []string{n("org_ship_repo"), n("org_ship_repo_x")}},
 		},
-		Inventory: []domain.InventoryItem{
-			shipItem(n("org_ship_repo"), domain.KindProduct, n("prod_ship_repo_1"), "P-1"),
-			shipItem(n("org_ship_repo"), domain.KindProduct, n("prod_ship_repo_2"), "P-2"),
-			shipItem(n("org_ship_repo"), domain.KindCarton, n("ctn_ship_repo_1"), "C-1"),
+		Inventory: []shipping.InventoryItem{
+			shipItem(n("org_ship_repo"), shipping.KindProduct, n("prod_ship_repo_1"), "P-1"),
+			shipItem(n("org_ship_repo"), shipping.KindProduct, n("prod_ship_repo_2"), "P-2"),
+			shipItem(n("org_ship_repo"), shipping.KindCarton, n("ctn_ship_repo_1"), "C-1"),
 		},
-		Stock: []domain.Stock{{WarehouseID: n("wh_ship_repo"), Kind: domain.KindCarton, ItemID: n("ctn_ship_repo_1"), OnHand: 100}},
+		Stock: []shipping.Stock{{WarehouseID: n("wh_ship_repo"), Kind: shipping.KindCarton, ItemID: n("ctn_ship_repo_1"), OnHand: 100}},
 	})
 }
 
-func shipNew(t *testing.T, p domain.NewShipmentParams) *domain.Shipment {
+func shipNew(t *testing.T, p shipping.NewShipmentParams) *shipping.Shipment {
 	t.Helper()
-	s, err := domain.NewShipment(p)
+	s, err := shipping.NewShipment(p)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -168,20 +169,20 @@ func TestShipmentRepositoryRoundTrip(t *testing.T) {
 	ctx := context.Background()
 	now := time.Date(2026, 11, 22, 1, 15, 5, 123_456_000, time.UTC)
 	wh := domain.WarehouseRef{ID: n("wh_ship_repo"), Name: "Repo DC"}
-	pp := shipNew(t, domain.NewShipmentParams{
-		ID: n("shp_ship_repo_pp"), OrganizationID: n("org_ship_repo"), Kind: domain.PickPack, Warehouse: wh,
-		Address: domain.ShippingAddress{Name: "Zoë", Company: "ACME", Address1: "1 Main", Address2: "Apt 2", City: "Köln",
+	pp := shipNew(t, shipping.NewShipmentParams{
+		ID: n("shp_ship_repo_pp"), OrganizationID: n("org_ship_repo"), Kind: shipping.PickPack, Warehouse: wh,
+		Address: shipping.Address{Name: "Zoë", Company: "ACME", Address1: "1 Main", Address2: "Apt 2", City: "Köln",
 			State: "NW", Zip: "50667", Country: "DE", Phone: "+49"},
 		Notes:  "fragile ✓",
-		Lines:  []domain.ShipmentLine{{ItemID: n("prod_ship_repo_2"), SKU: "P-2", Quantity: 3}, {ItemID: n("prod_ship_repo_1"), SKU: "P-1", Quantity: 1}},
-		Source: &domain.ShipmentSource{Type: "storefront", OrderID: 9_007_199_254_740_993, OrderNumber: 1001},
+		Lines:  []shipping.ShipmentLine{{ItemID: n("prod_ship_repo_2"), SKU: "P-2", Quantity: 3}, {ItemID: n("prod_ship_repo_1"), SKU: "P-1", Quantity: 1}},
+		Source: &shipping.ShipmentSource{Type: "storefront", OrderID: 9_007_199_254_740_993, OrderNumber: 1001},
 		Test:   true, Now: now,
 	})
-	spd := shipNew(t, domain.NewShipmentParams{
-		ID: n("shp_ship_repo_spd"), OrganizationID: n("org_ship_repo"), Kind: domain.SPD, Warehouse: wh,
-		Lines: []domain.ShipmentLine{{ItemID: n("ctn_ship_repo_1"), SKU: "C-1", Quantity: 7}}, Now: now,
+	spd := shipNew(t, shipping.NewShipmentParams{
+		ID: n("shp_ship_repo_spd"), OrganizationID: n("org_ship_repo"), Kind: shipping.SPD, Warehouse: wh,
+		Lines: []shipping.ShipmentLine{{ItemID: n("ctn_ship_repo_1"), SKU: "C-1", Quantity: 7}}, Now: now,
 	})
-	for _, s := range []*domain.Shipment{pp, spd} {
+	for _, s := range []*shipping.Shipment{pp, spd} {
 		if err := repos.Shipments.Create(ctx, s); err != nil {
 			t.Fatal(err)
 		}
@@ -197,13 +198,13 @@ func TestShipmentRepositoryRoundTrip(t *testing.T) {
 		t.Fatalf("second create: %v, want ErrConflict", err)
 	}
 	later := now.Add(time.Minute)
-	var updated *domain.Shipment
+	var updated *shipping.Shipment
 	err := postgres.NewUnitOfWork(db).Do(ctx, func(ctx context.Context, r ports.Repositories) error {
 		var err error
-		updated, err = r.Shipments.Update(ctx, n("org_ship_repo"), spd.ID(), func(s *domain.Shipment) error { return s.Submit(later) })
+		updated, err = r.Shipments.Update(ctx, n("org_ship_repo"), spd.ID(), func(s *shipping.Shipment) error { return s.Submit(later) })
 		return err
 	})
-	if err != nil || updated.Status() != domain.ShipmentPending {
+	if err != nil || updated.Status() != shipping.ShipmentPending {
 		t.Fatalf("update: %+v, %v", updated, err)
 	}
 	got, err := repos.Shipments.Get(ctx, n("org_ship_repo"), spd.ID())
@@ -212,7 +213,7 @@ func TestShipmentRepositoryRoundTrip(t *testing.T) {
 	}
 	// A change that fails stores nothing, and its error comes back as it is.
 	err = postgres.NewUnitOfWork(db).Do(ctx, func(ctx context.Context, r ports.Repositories) error {
-		_, err := r.Shipments.Update(ctx, n("org_ship_repo"), spd.ID(), func(s *domain.Shipment) error { return s.Submit(later.Add(time.Hour)) })
+		_, err := r.Shipments.Update(ctx, n("org_ship_repo"), spd.ID(), func(s *shipping.Shipment) error { return s.Submit(later.Add(time.Hour)) })
 		return err
 	})
 	if !errors.Is(err, domain.ErrInvalidState) {
@@ -228,7 +229,7 @@ func TestShipmentRepositoryRoundTrip(t *testing.T) {
 			t.Fatalf("Get(%q, %q): %v, want ErrNotFound", tt.org, tt.id, err)
 		}
 		err := postgres.NewUnitOfWork(db).Do(ctx, func(ctx context.Context, r ports.Repositories) error {
-			_, err := r.Shipments.Update(ctx, tt.org, tt.id, func(*domain.Shipment) error { return errors.New("changed a shipment that is not there") })
+			_, err := r.Shipments.Update(ctx, tt.org, tt.id, func(*shipping.Shipment) error { return errors.New("changed a shipment that is not there") })
 			return err
 		})
 		if !errors.Is(err, domain.ErrNotFound) {
@@ -250,9 +251,9 @@ func TestShipmentRepositoryList(t *testing.T) {
 	shipLoad(t, ports.Fixture{
 		Organizations: []domain.Organization{{ID: n("org_ship_list"), Name: "List"}},
 		Warehouses:    []ports.FixtureWarehouse{{Warehouse: shipWarehouse(n("wh_ship_repo"), "Repo DC", true), Organizations: []string{n("org_ship_list")}}},
-		Inventory: []domain.InventoryItem{
-			shipItem(n("org_ship_list"), domain.KindProduct, n("prod_ship_list"), "LP"),
-			shipItem(n("org_ship_list"), domain.KindCarton, n("ctn_ship_list"), "LC"),
+		Inventory: []shipping.InventoryItem{
+			shipItem(n("org_ship_list"), shipping.KindProduct, n("prod_ship_list"), "LP"),
+			shipItem(n("org_ship_list"), shipping.KindCarton, n("ctn_ship_list"), "LC"),
 		},
 	})
 	// Five shipments: l2 and l3 share a creation time (the ID breaks the
@@ -260,17 +261,17 @@ func TestShipmentRepositoryList(t *testing.T) {
 	for i, spec := range []struct {
 		id   string
 		at   time.Time
-		kind domain.ShipmentKind
+		kind shipping.ShipmentKind
 	}{
-		{l(0), t0, domain.SPD}, {l(1), t0.Add(time.Hour), domain.SPD}, {l(2), t0.Add(2 * time.Hour), domain.SPD},
-		{l(3), t0.Add(2 * time.Hour), domain.SPD}, {l(4), t0.Add(3 * time.Hour), domain.PickPack},
+		{l(0), t0, shipping.SPD}, {l(1), t0.Add(time.Hour), shipping.SPD}, {l(2), t0.Add(2 * time.Hour), shipping.SPD},
+		{l(3), t0.Add(2 * time.Hour), shipping.SPD}, {l(4), t0.Add(3 * time.Hour), shipping.PickPack},
 	} {
 		item := n("ctn_ship_list")
-		if spec.kind == domain.PickPack {
+		if spec.kind == shipping.PickPack {
 			item = n("prod_ship_list")
 		}
-		s := shipNew(t, domain.NewShipmentParams{ID: spec.id, OrganizationID: n("org_ship_list"), Kind: spec.kind, Warehouse: wh,
-			Lines: []domain.ShipmentLine{{ItemID: item, Quantity: int64(i + 1)}}, Now: spec.at})
+		s := shipNew(t, shipping.NewShipmentParams{ID: spec.id, OrganizationID: n("org_ship_list"), Kind: spec.kind, Warehouse: wh,
+			Lines: []shipping.ShipmentLine{{ItemID: item, Quantity: int64(i + 1)}}, Now: spec.at})
 		if spec.id == l(1) {
 			if err := s.Submit(spec.at); err != nil {
 				t.Fatal(err)
@@ -292,9 +293,9 @@ func TestShipmentRepositoryList(t *testing.T) {
 		{"first page", ports.ShipmentFilter{}, ports.Page{Take: 2}, []string{l(4), l(3)}, true},
 		{"middle page", ports.ShipmentFilter{}, ports.Page{Skip: 2, Take: 2}, []string{l(2), l(1)}, true},
 		{"last page", ports.ShipmentFilter{}, ports.Page{Skip: 4, Take: 2}, []string{l(0)}, false},
-		{"drafts", ports.ShipmentFilter{Status: domain.ShipmentDraft}, ports.Page{Take: 10}, []string{l(4), l(3), l(2), l(0)}, false},
-		{"pending", ports.ShipmentFilter{Status: domain.ShipmentPending}, ports.Page{Take: 10}, []string{l(1)}, false},
-		{"cancelled", ports.ShipmentFilter{Status: domain.ShipmentCancelled}, ports.Page{Take: 10}, []string{}, false},
+		{"drafts", ports.ShipmentFilter{Status: shipping.ShipmentDraft}, ports.Page{Take: 10}, []string{l(4), l(3), l(2), l(0)}, false},
+		{"pending", ports.ShipmentFilter{Status: shipping.ShipmentPending}, ports.Page{Take: 10}, []string{l(1)}, false},
+		{"cancelled", ports.ShipmentFilter{Status: shipping.ShipmentCancelled}, ports.Page{Take: 10}, []string{}, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -330,14 +331,14 @@ func TestShipmentUpdateHoldsTheRowUntilCommit(t *testing.T) {
 	shipShipFixture(t, n)
 	db := shipDB(t, 4)
 	u := newShipUseCases(db)
-	id := u.draft(t, n("org_ship_repo"), n("wh_ship_repo"), domain.ShipmentLine{ItemID: n("ctn_ship_repo_1"), Quantity: 1})
+	id := u.draft(t, n("org_ship_repo"), n("wh_ship_repo"), shipping.ShipmentLine{ItemID: n("ctn_ship_repo_1"), Quantity: 1})
 	ctx := context.Background()
-	unchanged := func(*domain.Shipment) error { return nil }
+	unchanged := func(*shipping.Shipment) error { return nil }
 	locked, release := make(chan struct{}), make(chan struct{})
 	first := make(chan error, 1)
 	go func() {
 		first <- postgres.NewUnitOfWork(db).Do(ctx, func(ctx context.Context, r ports.Repositories) error {
-			_, err := r.Shipments.Update(ctx, n("org_ship_repo"), id, func(*domain.Shipment) error {
+			_, err := r.Shipments.Update(ctx, n("org_ship_repo"), id, func(*shipping.Shipment) error {
 				close(locked)
 				<-release
 				return nil
@@ -372,7 +373,7 @@ func TestShipmentUpdateHoldsTheRowUntilCommit(t *testing.T) {
 	}
 	// A plain Get does not wait.
 	err := postgres.NewUnitOfWork(db).Do(ctx, func(ctx context.Context, r ports.Repositories) error {
-		_, err := r.Shipments.Update(ctx, n("org_ship_repo"), id, func(*domain.Shipment) error {
+		_, err := r.Shipments.Update(ctx, n("org_ship_repo"), id, func(*shipping.Shipment) error {
 			rctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 			defer cancel()
 			_, err := postgres.NewRepositories(db).Shipments.Get(rctx, n("org_ship_repo"), id)

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/acme3pl/fulfillment/domain"
+	"github.com/acme3pl/fulfillment/domain/shipping"
 )
 
 var update = flag.Bool("update", false, "write testdata/statements.golden anew")
@@ -172,7 +172,7 @@ func allStatements() map[string]statement {
 			}
 		}
 	}
-	for _, kind := range []domain.ItemKind{domain.KindProduct, domain.KindCarton} {
+	for _, kind := range []shipping.ItemKind{shipping.KindProduct, shipping.KindCarton} {
 		q := inventorySQLOf(kind)
 		names := []string{"findByIDs", "page", "pageBySKU", "levels", "lock", "adjust", "insertItemsSQL", "insertStockSQL"}
 		for i, s := range []statement{q.findByIDs, q.page, q.pageBySKU, q.levels, q.lock, q.adjust, insertItemsSQL(kind), insertStockSQL(kind)} {

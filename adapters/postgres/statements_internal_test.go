@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/acme3pl/fulfillment/domain"
+	"github.com/acme3pl/fulfillment/domain/invoicing"
 	"github.com/acme3pl/fulfillment/ports"
 )
 
@@ -37,10 +37,10 @@ func TestOperation(t *testing.T) {
 	}
 }
 
-// visibleInvoice is domain.VisibleInvoiceStatuses in SQL.
+// visibleInvoice is invoicing.VisibleInvoiceStatuses in SQL.
 func TestVisibleInvoiceIsTheDomainsRule(t *testing.T) {
-	quoted := make([]string, len(domain.VisibleInvoiceStatuses))
-	for i, st := range domain.VisibleInvoiceStatuses {
+	quoted := make([]string, len(invoicing.VisibleInvoiceStatuses))
+	for i, st := range invoicing.VisibleInvoiceStatuses {
 		quoted[i] = "'" + string(st) + "'"
 	}
 	if want := "i.status IN (" + strings.Join(quoted, ", ") + ") AND i.deleted_at IS NULL"; visibleInvoice != want {

@@ -9,7 +9,7 @@ import (
 
 	"github.com/uptrace/bun/driver/pgdriver"
 
-	"github.com/acme3pl/fulfillment/domain"
+	"github.com/acme3pl/fulfillment/domain/shipping"
 	"github.com/acme3pl/fulfillment/ports"
 )
 
@@ -75,9 +75,9 @@ var moveStockSQL = sqlSelect(`WITH deltas AS (
 		$6::timestamptz AS occurred_at
 	FROM deltas AS d WHERE NOT EXISTS (SELECT FROM short)
 ), ` + movementsCTE + `, product_balances AS (
-	` + stockBalances(domain.KindProduct) + `
+	` + stockBalances(shipping.KindProduct) + `
 ), carton_balances AS (
-	` + stockBalances(domain.KindCarton) + `
+	` + stockBalances(shipping.KindCarton) + `
 )
 SELECT short.kind, short.item,
 	coalesce(CASE WHEN short.kind = 'product' THEN (SELECT p.sku FROM products AS p WHERE p.id = short.item)
@@ -88,7 +88,7 @@ ORDER BY short.kind DESC, short.item`)
 
 // stockBalances is moveStockSQL's upsert of the balances of one kind of
 // item by their summed deltas (sums), unless an item is short.
-func stockBalances(kind domain.ItemKind) string {
+func stockBalances(kind shipping.ItemKind) string {
 	table, column := stockTable(kind)
 	return `INSERT INTO ` + table + ` AS s (organization_id, ` + column + `, warehouse_id, on_hand, reserved)
 	SELECT $1, item, $2, greatest(quantity, 0), 0 FROM sums WHERE kind = '` + string(kind) + `' AND NOT EXISTS (SELECT FROM short) ORDER BY item
@@ -100,11 +100,11 @@ func stockBalances(kind domain.ItemKind) string {
 }
 
 // Move implements ports.StockLedger in one statement. Items that would go
-// below zero on hand are a *domain.OnHandShortageError listing each (it is
-// domain.ErrNegativeStock), and nothing changes; a carton taken below what
-// is reserved (carton_stock's CHECK) is domain.ErrNegativeStock too, and
+// below zero on hand are a *shipping.OnHandShortageError listing each (it is
+// shipping.ErrNegativeStock), and nothing changes; a carton taken below what
+// is reserved (carton_stock's CHECK) is shipping.ErrNegativeStock too, and
 // the caller's transaction rolls back.
-func (l *StockLedger) Move(ctx context.Context, c domain.StockChange) error {
+func (l *StockLedger) Move(ctx context.Context, c shipping.StockChange) error {
 	if len(c.Deltas) == 0 {
 		return nil
 	}
@@ -114,15 +114,15 @@ func (l *StockLedger) Move(ctx context.Context, c domain.StockChange) error {
 	for i, d := range c.Deltas {
 		kinds[i], items[i], qty[i] = string(d.Kind), d.ItemID, d.Quantity
 	}
-	var short *domain.OnHandShortageError
+	var short *shipping.OnHandShortageError
 	err := l.run.query(ctx, moveStockSQL, func(rows *sql.Rows) error {
 		var kind string
-		var it domain.StockShortage
+		var it shipping.StockShortage
 		if err := rows.Scan(&kind, &it.ItemID, &it.SKU, &it.Requested, &it.Available); err != nil {
 			return err
 		}
 		if short == nil {
-			short = &domain.OnHandShortageError{Kind: domain.ItemKind(kind)}
+			short = &shipping.OnHandShortageError{Kind: shipping.ItemKind(kind)}
 		}
 		short.Items = append(short.Items, it)
 		return nil
@@ -131,7 +131,7 @@ func (l *StockLedger) Move(ctx context.Context, c domain.StockChange) error {
 	var pgErr pgdriver.Error
 	if errors.As(err, &pgErr) && pgErr.Field('C') == "23514" && (pgErr.Field('t') == "product_stock" || pgErr.Field('t') == "carton_stock") {
 		// for cartons, reserved <= on_hand
-		return fmt.Errorf("%w: %s", domain.ErrNegativeStock, pgErr.Field('M'))
+		return fmt.Errorf("%w: %s", shipping.ErrNegativeStock, pgErr.Field('M'))
 	}
 	if err != nil {
 		return dbErr(err)
@@ -154,15 +154,15 @@ HAVING sum(quantity) <> 0
 ORDER BY warehouse_id, kind, item`
 
 // OnHandAt implements ports.StockLedger.
-func (l *StockLedger) OnHandAt(ctx context.Context, organizationID string, at time.Time) ([]domain.OnHand, error) {
-	out := []domain.OnHand{}
+func (l *StockLedger) OnHandAt(ctx context.Context, organizationID string, at time.Time) ([]shipping.OnHand, error) {
+	out := []shipping.OnHand{}
 	err := l.run.query(ctx, onHandAtSQL, func(rows *sql.Rows) error {
-		var o domain.OnHand
+		var o shipping.OnHand
 		var kind string
 		if err := rows.Scan(&o.WarehouseID, &kind, &o.ItemID, &o.Quantity); err != nil {
 			return err
 		}
-		o.Kind = domain.ItemKind(kind)
+		o.Kind = shipping.ItemKind(kind)
 		out = append(out, o)
 		return nil
 	}, organizationID, at)

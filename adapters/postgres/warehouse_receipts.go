@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/acme3pl/fulfillment/domain"
+	"github.com/acme3pl/fulfillment/domain/shipping"
+	"github.com/acme3pl/fulfillment/domain/warehouse"
 	"github.com/acme3pl/fulfillment/ports"
 )
 
@@ -47,13 +49,13 @@ ORDER BY l.position`
 // Create implements ports.WarehouseReceiptRepository: the insert, and when
 // the reference was taken, the receipt that took it (a second statement,
 // which at READ COMMITTED sees the winner's committed row).
-func (r *WarehouseReceiptRepository) Create(ctx context.Context, rec *domain.Receipt) (*domain.Receipt, bool, error) {
+func (r *WarehouseReceiptRepository) Create(ctx context.Context, rec *warehouse.Receipt) (*warehouse.Receipt, bool, error) {
 	lines := rec.Lines()
 	products := make([]string, len(lines))
 	cartons := make([]string, len(lines))
 	qty := make([]int64, len(lines))
 	for i, l := range lines {
-		if l.Kind == domain.KindCarton {
+		if l.Kind == shipping.KindCarton {
 			cartons[i] = l.ItemID
 		} else {
 			products[i] = l.ItemID
@@ -74,20 +76,20 @@ func (r *WarehouseReceiptRepository) Create(ctx context.Context, rec *domain.Rec
 	return stored, false, err
 }
 
-func (r *WarehouseReceiptRepository) byReference(ctx context.Context, warehouseID, reference string) (*domain.Receipt, error) {
-	var p domain.RehydrateReceiptParams
+func (r *WarehouseReceiptRepository) byReference(ctx context.Context, warehouseID, reference string) (*warehouse.Receipt, error) {
+	var p warehouse.RehydrateReceiptParams
 	err := r.run.query(ctx, receiptByReferenceSQL, func(rows *sql.Rows) error {
 		var product, carton string
-		var l domain.ReceiptLine
+		var l warehouse.ReceiptLine
 		var receivedAt, createdAt time.Time
 		if err := rows.Scan(&p.ID, &p.OrganizationID, &receivedAt, &p.ReceivedAtGiven, &createdAt,
 			&product, &carton, &l.SKU, &l.Quantity); err != nil {
 			return err
 		}
 		p.ReceivedAt, p.CreatedAt = receivedAt, createdAt
-		l.Kind, l.ItemID = domain.KindProduct, product
+		l.Kind, l.ItemID = shipping.KindProduct, product
 		if carton != "" {
-			l.Kind, l.ItemID = domain.KindCarton, carton
+			l.Kind, l.ItemID = shipping.KindCarton, carton
 		}
 		p.Lines = append(p.Lines, l)
 		return nil
@@ -99,5 +101,5 @@ func (r *WarehouseReceiptRepository) byReference(ctx context.Context, warehouseI
 		return nil, domain.ErrNotFound // the receipt that took the reference is gone: cannot be (no deletes)
 	}
 	p.WarehouseID, p.Reference = warehouseID, reference
-	return domain.RehydrateReceipt(p), nil
+	return warehouse.RehydrateReceipt(p), nil
 }

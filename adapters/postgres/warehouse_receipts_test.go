@@ -11,8 +11,10 @@ import (
 
 	"github.com/acme3pl/fulfillment/adapters/postgres"
 	"github.com/acme3pl/fulfillment/adapters/system"
-	"github.com/acme3pl/fulfillment/application"
+	warehouseapp "github.com/acme3pl/fulfillment/application/warehouse"
 	"github.com/acme3pl/fulfillment/domain"
+	"github.com/acme3pl/fulfillment/domain/shipping"
+	whside "github.com/acme3pl/fulfillment/domain/warehouse"
 	"github.com/acme3pl/fulfillment/ports"
 )
 
@@ -42,11 +44,11 @@ func recvFixtureDoc(w recvWorld, opened time.Time) ports.Fixture {
 			{Warehouse: shipWarehouse(w.wh, "Dock", true), Organizations: []string{w.org}},
 			{Warehouse: shipWarehouse(w.other, "Elsewhere", true)},
 		},
-		Inventory: []domain.InventoryItem{
-			shipItem(w.org, domain.KindProduct, w.prod, "P-RECV"),
-			shipItem(w.org, domain.KindCarton, w.ctn, "C-RECV"),
+		Inventory: []shipping.InventoryItem{
+			shipItem(w.org, shipping.KindProduct, w.prod, "P-RECV"),
+			shipItem(w.org, shipping.KindCarton, w.ctn, "C-RECV"),
 		},
-		Stock:    []domain.Stock{{WarehouseID: w.wh, Kind: domain.KindCarton, ItemID: w.ctn, OnHand: 100}},
+		Stock:    []shipping.Stock{{WarehouseID: w.wh, Kind: shipping.KindCarton, ItemID: w.ctn, OnHand: 100}},
 		OpenedAt: opened,
 	}
 }
@@ -94,8 +96,28 @@ WHERE b.on_hand <> (SELECT coalesce(sum(m.quantity), 0) FROM stock_movements m
 	}
 }
 
-func recvUseCase(db *bun.DB, hooks application.WarehouseHooks) *application.RecordWarehouseReceiptHandler {
-	return application.NewRecordWarehouseReceiptHandler(postgres.NewUnitOfWork(db), system.Clock{}, system.IDs{}, hooks)
+func recvUseCase(db *bun.DB, billing ports.ReportBilling) *warehouseapp.RecordWarehouseReceiptHandler {
+	return warehouseapp.NewRecordWarehouseReceiptHandler(postgres.NewUnitOfWork(db), system.Clock{}, system.IDs{}, billing)
+}
+
+// noBilling is the warehouse's reports without billing: every service
+// offered, no period closed, nothing charged.
+type noBilling struct{}
+
+func (noBilling) CheckServiceOffered(context.Context, ports.Repositories, string, string, time.Time) error {
+	return nil
+}
+func (noBilling) CheckPeriodOpen(context.Context, ports.Repositories, string, time.Time) error {
+	return nil
+}
+func (noBilling) ChargeReceipt(context.Context, ports.Repositories, *whside.Receipt) error {
+	return nil
+}
+func (noBilling) ChargeService(context.Context, ports.Repositories, *whside.ServiceRecord) error {
+	return nil
+}
+func (noBilling) ChargeShipment(context.Context, ports.Repositories, *shipping.Shipment) error {
+	return nil
 }
 
 func TestSeedStockIsAnOpeningMovementOnce(t *testing.T) {
@@ -131,12 +153,12 @@ func TestReceiptRaisesOnHandAndWritesMovements(t *testing.T) {
 	w := recvFixture(t, time.Now().Add(-time.Hour))
 	db := shipDB(t, 2)
 	at := time.Now().UTC().Add(-30 * time.Minute).Truncate(time.Millisecond)
-	res, err := recvUseCase(db, application.WarehouseHooks{}).Handle(context.Background(), application.RecordWarehouseReceipt{
+	res, err := recvUseCase(db, noBilling{}).Handle(context.Background(), warehouseapp.RecordWarehouseReceipt{
 		WarehouseID: w.wh, OrganizationID: w.org, Reference: "ASN-1", ReceivedAt: &at,
-		Lines: []domain.ReceiptLine{
-			{Kind: domain.KindProduct, ItemID: w.prod, Quantity: 40},
-			{Kind: domain.KindCarton, ItemID: w.ctn, Quantity: 5},
-			{Kind: domain.KindProduct, ItemID: w.prod, Quantity: 2},
+		Lines: []whside.ReceiptLine{
+			{Kind: shipping.KindProduct, ItemID: w.prod, Quantity: 40},
+			{Kind: shipping.KindCarton, ItemID: w.ctn, Quantity: 5},
+			{Kind: shipping.KindProduct, ItemID: w.prod, Quantity: 2},
 		},
 	})
 	if err != nil {
@@ -161,11 +183,11 @@ func TestReceiptRaisesOnHandAndWritesMovements(t *testing.T) {
 func TestReceiptReferenceIsIdempotent(t *testing.T) {
 	w := recvFixture(t, time.Now().Add(-time.Hour))
 	db := shipDB(t, 2)
-	uc := recvUseCase(db, application.WarehouseHooks{})
+	uc := recvUseCase(db, noBilling{})
 	ctx := context.Background()
-	c := application.RecordWarehouseReceipt{
+	c := warehouseapp.RecordWarehouseReceipt{
 		WarehouseID: w.wh, OrganizationID: w.org, Reference: "DOCK-7",
-		Lines: []domain.ReceiptLine{{Kind: domain.KindCarton, ItemID: w.ctn, Quantity: 3}, {Kind: domain.KindProduct, ItemID: w.prod, Quantity: 1}},
+		Lines: []whside.ReceiptLine{{Kind: shipping.KindCarton, ItemID: w.ctn, Quantity: 3}, {Kind: shipping.KindProduct, ItemID: w.prod, Quantity: 1}},
 	}
 	first, err := uc.Handle(ctx, c)
 	if err != nil {
@@ -180,7 +202,7 @@ func TestReceiptReferenceIsIdempotent(t *testing.T) {
 		t.Fatalf("retry: created %v\n%+v\nwant the first\n%+v", again.Created, again.Receipt, first.Receipt)
 	}
 	c.Lines[0].Quantity = 2
-	if _, err := uc.Handle(ctx, c); !errors.Is(err, domain.ErrReferenceConflict) {
+	if _, err := uc.Handle(ctx, c); !errors.Is(err, whside.ErrReferenceConflict) {
 		t.Fatalf("other content: %v, want reference conflict", err)
 	}
 	shipWantStock(t, db, "carton_stock", w.wh, w.ctn, 103, 0)
@@ -197,8 +219,8 @@ func TestReceiptReferenceIsIdempotent(t *testing.T) {
 	}
 	c3 := c
 	c3.Reference = "DOCK-9"
-	c3.Lines = []domain.ReceiptLine{{Kind: domain.KindCarton, ItemID: w.prod, Quantity: 1}}
-	var ui *domain.UnknownItemsError
+	c3.Lines = []whside.ReceiptLine{{Kind: shipping.KindCarton, ItemID: w.prod, Quantity: 1}}
+	var ui *shipping.UnknownItemsError
 	if _, err := uc.Handle(ctx, c3); !errors.As(err, &ui) || !reflect.DeepEqual(ui.IDs, []string{w.prod}) {
 		t.Fatalf("a product named as a carton: %v", err)
 	}
@@ -219,16 +241,16 @@ func TestReceiptsWithOneReferenceRacing(t *testing.T) {
 	w := recvFixture(t, time.Now().Add(-time.Hour))
 	const instances, each = 4, 6
 	var fns []func() error
-	results := make([]application.WarehouseReceiptResult, instances*each)
+	results := make([]warehouseapp.ReceiptResult, instances*each)
 	for i := range instances {
-		uc := recvUseCase(shipDB(t, 3), application.WarehouseHooks{})
+		uc := recvUseCase(shipDB(t, 3), noBilling{})
 		for j := range each {
 			k := i*each + j
 			fns = append(fns, func() error {
 				var err error
-				results[k], err = uc.Handle(context.Background(), application.RecordWarehouseReceipt{
+				results[k], err = uc.Handle(context.Background(), warehouseapp.RecordWarehouseReceipt{
 					WarehouseID: w.wh, OrganizationID: w.org, Reference: "ASN-RACE",
-					Lines: []domain.ReceiptLine{{Kind: domain.KindCarton, ItemID: w.ctn, Quantity: 7}},
+					Lines: []whside.ReceiptLine{{Kind: shipping.KindCarton, ItemID: w.ctn, Quantity: 7}},
 				})
 				return err
 			})
@@ -261,11 +283,11 @@ func TestOnHandAtAPastInstant(t *testing.T) {
 	t0 := time.Date(2026, 10, 1, 0, 0, 0, 0, time.UTC)
 	w := recvFixture(t, t0) // 100 cartons from t0
 	db := shipDB(t, 2)
-	uc := recvUseCase(db, application.WarehouseHooks{})
+	uc := recvUseCase(db, noBilling{})
 	ctx := context.Background()
-	receive := func(ref string, at time.Time, lines ...domain.ReceiptLine) {
+	receive := func(ref string, at time.Time, lines ...whside.ReceiptLine) {
 		t.Helper()
-		if _, err := uc.Handle(ctx, application.RecordWarehouseReceipt{
+		if _, err := uc.Handle(ctx, warehouseapp.RecordWarehouseReceipt{
 			WarehouseID: w.wh, OrganizationID: w.org, Reference: ref, ReceivedAt: &at, Lines: lines,
 		}); err != nil {
 			t.Fatal(err)
@@ -273,37 +295,37 @@ func TestOnHandAtAPastInstant(t *testing.T) {
 	}
 	d1 := t0.Add(24 * time.Hour)
 	d2 := t0.Add(48 * time.Hour)
-	receive("A", d1, domain.ReceiptLine{Kind: domain.KindProduct, ItemID: w.prod, Quantity: 10})
-	receive("B", d2, domain.ReceiptLine{Kind: domain.KindProduct, ItemID: w.prod, Quantity: 5},
-		domain.ReceiptLine{Kind: domain.KindCarton, ItemID: w.ctn, Quantity: 1})
+	receive("A", d1, whside.ReceiptLine{Kind: shipping.KindProduct, ItemID: w.prod, Quantity: 10})
+	receive("B", d2, whside.ReceiptLine{Kind: shipping.KindProduct, ItemID: w.prod, Quantity: 5},
+		whside.ReceiptLine{Kind: shipping.KindCarton, ItemID: w.ctn, Quantity: 1})
 	// A shipment-like change through the same ledger: 3 products leave on d2 + 1h.
 	err := postgres.NewUnitOfWork(db).Do(ctx, func(ctx context.Context, r ports.Repositories) error {
-		return r.Stock.Move(ctx, domain.StockChange{
-			OrganizationID: w.org, WarehouseID: w.wh, Reason: domain.MovementOpening, OccurredAt: d2.Add(time.Hour),
-			Deltas: []domain.StockDelta{{Kind: domain.KindProduct, ItemID: w.prod, Quantity: -3}},
+		return r.Stock.Move(ctx, shipping.StockChange{
+			OrganizationID: w.org, WarehouseID: w.wh, Reason: shipping.MovementOpening, OccurredAt: d2.Add(time.Hour),
+			Deltas: []shipping.StockDelta{{Kind: shipping.KindProduct, ItemID: w.prod, Quantity: -3}},
 		})
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
 	ledger := postgres.NewRepositories(db).Stock
-	carton := func(q int64) domain.OnHand {
-		return domain.OnHand{WarehouseID: w.wh, Kind: domain.KindCarton, ItemID: w.ctn, Quantity: q}
+	carton := func(q int64) shipping.OnHand {
+		return shipping.OnHand{WarehouseID: w.wh, Kind: shipping.KindCarton, ItemID: w.ctn, Quantity: q}
 	}
-	product := func(q int64) domain.OnHand {
-		return domain.OnHand{WarehouseID: w.wh, Kind: domain.KindProduct, ItemID: w.prod, Quantity: q}
+	product := func(q int64) shipping.OnHand {
+		return shipping.OnHand{WarehouseID: w.wh, Kind: shipping.KindProduct, ItemID: w.prod, Quantity: q}
 	}
 	tests := []struct {
 		name string
 		at   time.Time
-		want []domain.OnHand
+		want []shipping.OnHand
 	}{
-		{"before the opening", t0, []domain.OnHand{}},
-		{"just after the opening", t0.Add(time.Millisecond), []domain.OnHand{carton(100)}},
-		{"at the first receipt: strictly before", d1, []domain.OnHand{carton(100)}},
-		{"the end of the first day", d1.Add(24 * time.Hour), []domain.OnHand{carton(100), product(10)}},
-		{"after the second receipt", d2.Add(time.Minute), []domain.OnHand{carton(101), product(15)}},
-		{"after the shipment", d2.Add(2 * time.Hour), []domain.OnHand{carton(101), product(12)}},
+		{"before the opening", t0, []shipping.OnHand{}},
+		{"just after the opening", t0.Add(time.Millisecond), []shipping.OnHand{carton(100)}},
+		{"at the first receipt: strictly before", d1, []shipping.OnHand{carton(100)}},
+		{"the end of the first day", d1.Add(24 * time.Hour), []shipping.OnHand{carton(100), product(10)}},
+		{"after the second receipt", d2.Add(time.Minute), []shipping.OnHand{carton(101), product(15)}},
+		{"after the shipment", d2.Add(2 * time.Hour), []shipping.OnHand{carton(101), product(12)}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -323,25 +345,25 @@ func TestStockLedgerNeverGoesNegative(t *testing.T) {
 	w := recvFixture(t, time.Now().Add(-time.Hour))
 	db := shipDB(t, 2)
 	ctx := context.Background()
-	move := func(kind domain.ItemKind, item string, q int64) error {
+	move := func(kind shipping.ItemKind, item string, q int64) error {
 		return postgres.NewUnitOfWork(db).Do(ctx, func(ctx context.Context, r ports.Repositories) error {
-			return r.Stock.Move(ctx, domain.StockChange{
-				OrganizationID: w.org, WarehouseID: w.wh, Reason: domain.MovementOpening, OccurredAt: time.Now(),
-				Deltas: []domain.StockDelta{{Kind: kind, ItemID: item, Quantity: q}},
+			return r.Stock.Move(ctx, shipping.StockChange{
+				OrganizationID: w.org, WarehouseID: w.wh, Reason: shipping.MovementOpening, OccurredAt: time.Now(),
+				Deltas: []shipping.StockDelta{{Kind: kind, ItemID: item, Quantity: q}},
 			})
 		})
 	}
-	err := move(domain.KindCarton, w.ctn, -101)
-	var short *domain.OnHandShortageError
-	if !errors.Is(err, domain.ErrNegativeStock) || !errors.As(err, &short) || short.Kind != domain.KindCarton ||
+	err := move(shipping.KindCarton, w.ctn, -101)
+	var short *shipping.OnHandShortageError
+	if !errors.Is(err, shipping.ErrNegativeStock) || !errors.As(err, &short) || short.Kind != shipping.KindCarton ||
 		len(short.Items) != 1 || short.Items[0].ItemID != w.ctn || short.Items[0].SKU == "" ||
 		short.Items[0].Requested != 101 || short.Items[0].Available != 100 {
 		t.Fatalf("taking 101 of 100: %v %+v, want ErrNegativeStock listing the carton", err, short)
 	}
-	if err := move(domain.KindProduct, w.prod, -1); !errors.Is(err, domain.ErrNegativeStock) {
+	if err := move(shipping.KindProduct, w.prod, -1); !errors.Is(err, shipping.ErrNegativeStock) {
 		t.Fatalf("taking from no balance: %v, want ErrNegativeStock", err)
 	}
-	if err := move(domain.KindCarton, w.ctn, -100); err != nil {
+	if err := move(shipping.KindCarton, w.ctn, -100); err != nil {
 		t.Fatalf("taking all 100: %v", err)
 	}
 	shipWantStock(t, db, "carton_stock", w.wh, w.ctn, 0, 0)

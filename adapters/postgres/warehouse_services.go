@@ -5,6 +5,7 @@ import (
 	"database/sql"
 
 	"github.com/acme3pl/fulfillment/domain"
+	"github.com/acme3pl/fulfillment/domain/warehouse"
 	"github.com/acme3pl/fulfillment/ports"
 )
 
@@ -28,7 +29,7 @@ const serviceByReferenceSQL sqlSelect = `SELECT id, organization_id, service, qu
 FROM warehouse_services WHERE warehouse_id = $1 AND reference = $2`
 
 // Create implements ports.WarehouseServiceRepository.
-func (r *WarehouseServiceRepository) Create(ctx context.Context, s *domain.ServiceRecord) (*domain.ServiceRecord, bool, error) {
+func (r *WarehouseServiceRepository) Create(ctx context.Context, s *warehouse.ServiceRecord) (*warehouse.ServiceRecord, bool, error) {
 	n, err := r.run.exec(ctx, createServiceSQL, s.ID(), s.WarehouseID(), s.OrganizationID(), s.Reference(), s.Service(),
 		s.QuantityMilli(), s.PerformedAt(), s.PerformedAtGiven(), s.Note(), s.CreatedAt())
 	if err != nil {
@@ -37,7 +38,7 @@ func (r *WarehouseServiceRepository) Create(ctx context.Context, s *domain.Servi
 	if n == 1 {
 		return s, true, nil
 	}
-	p := domain.RehydrateServiceRecordParams{WarehouseID: s.WarehouseID(), Reference: s.Reference()}
+	p := warehouse.RehydrateServiceRecordParams{WarehouseID: s.WarehouseID(), Reference: s.Reference()}
 	err = r.run.query(ctx, serviceByReferenceSQL, func(rows *sql.Rows) error {
 		return rows.Scan(&p.ID, &p.OrganizationID, &p.Service, &p.QuantityMilli, &p.PerformedAt, &p.PerformedAtGiven,
 			&p.Note, &p.CreatedAt)
@@ -48,5 +49,5 @@ func (r *WarehouseServiceRepository) Create(ctx context.Context, s *domain.Servi
 	if p.ID == "" {
 		return nil, false, domain.ErrNotFound
 	}
-	return domain.RehydrateServiceRecord(p), false, nil
+	return warehouse.RehydrateServiceRecord(p), false, nil
 }

@@ -9,8 +9,9 @@ import (
 
 	"github.com/acme3pl/fulfillment/adapters/postgres"
 	"github.com/acme3pl/fulfillment/adapters/system"
-	"github.com/acme3pl/fulfillment/application"
+	warehouseapp "github.com/acme3pl/fulfillment/application/warehouse"
 	"github.com/acme3pl/fulfillment/domain"
+	whside "github.com/acme3pl/fulfillment/domain/warehouse"
 )
 
 func TestServiceRepositoryIsIdempotentOnItsReference(t *testing.T) {
@@ -19,8 +20,8 @@ func TestServiceRepositoryIsIdempotentOnItsReference(t *testing.T) {
 	repos := postgres.NewRepositories(db)
 	ctx := context.Background()
 	at := time.Date(2026, 11, 20, 9, 30, 0, 125_000_000, time.UTC)
-	mk := func(id string, milli int64) *domain.ServiceRecord {
-		s, err := domain.NewServiceRecord(domain.NewServiceRecordParams{
+	mk := func(id string, milli int64) *whside.ServiceRecord {
+		s, err := whside.NewServiceRecord(whside.NewServiceRecordParams{
 			ID: id, WarehouseID: w.wh, OrganizationID: w.org, Reference: "JOB-1", Service: "labor_hour",
 			QuantityMilli: milli, PerformedAt: &at, Note: "night shift ✓", Now: time.Now(),
 		})
@@ -43,7 +44,7 @@ func TestServiceRepositoryIsIdempotentOnItsReference(t *testing.T) {
 	}
 	// Another warehouse's reference is its own; a warehouse that does not
 	// serve the organization is refused by the database too.
-	other, _ := domain.NewServiceRecord(domain.NewServiceRecordParams{
+	other, _ := whside.NewServiceRecord(whside.NewServiceRecordParams{
 		ID: w.org + "_svc_3", WarehouseID: w.other, OrganizationID: w.org, Reference: "JOB-1", Service: "kitting",
 		QuantityMilli: 1, Now: time.Now(),
 	})
@@ -58,15 +59,15 @@ func TestServicesWithOneReferenceRacing(t *testing.T) {
 	w := recvFixture(t, time.Now().Add(-time.Hour))
 	const instances, each = 3, 6
 	var fns []func() error
-	results := make([]application.WarehouseServiceResult, instances*each)
+	results := make([]warehouseapp.ServiceResult, instances*each)
 	for i := range instances {
-		uc := application.NewRecordWarehouseServiceHandler(postgres.NewUnitOfWork(shipDB(t, 3)), system.Clock{}, system.IDs{},
-			application.WarehouseHooks{})
+		uc := warehouseapp.NewRecordWarehouseServiceHandler(postgres.NewUnitOfWork(shipDB(t, 3)), system.Clock{}, system.IDs{},
+			noBilling{})
 		for j := range each {
 			k := i*each + j
 			fns = append(fns, func() error {
 				var err error
-				results[k], err = uc.Handle(context.Background(), application.RecordWarehouseService{
+				results[k], err = uc.Handle(context.Background(), warehouseapp.RecordWarehouseService{
 					WarehouseID: w.wh, OrganizationID: w.org, Reference: "JOB-RACE", Service: "kitting", QuantityMilli: 2500,
 				})
 				return err

@@ -11,8 +11,10 @@ import (
 
 	"github.com/acme3pl/fulfillment/adapters/postgres"
 	"github.com/acme3pl/fulfillment/adapters/system"
-	"github.com/acme3pl/fulfillment/application"
+	shippingapp "github.com/acme3pl/fulfillment/application/shipping"
+	warehouseapp "github.com/acme3pl/fulfillment/application/warehouse"
 	"github.com/acme3pl/fulfillment/domain"
+	"github.com/acme3pl/fulfillment/domain/shipping"
 	"github.com/acme3pl/fulfillment/ports"
 )
 
@@ -27,13 +29,13 @@ func shipWarehouseFixture(t *testing.T, org string, onHand int64) (wh, other str
 	wh, other = "wh_"+org, "wh_"+org+"_other"
 	products = [2]string{"prod_" + org + "_1", "prod_" + org + "_2"}
 	cartons = [2]string{"ctn_" + org + "_1", "ctn_" + org + "_2"}
-	var items []domain.InventoryItem
-	var stock []domain.Stock
+	var items []shipping.InventoryItem
+	var stock []shipping.Stock
 	for i := range 2 {
-		items = append(items, shipItem(org, domain.KindProduct, products[i], fmt.Sprintf("P%d-%s", i, org)),
-			shipItem(org, domain.KindCarton, cartons[i], fmt.Sprintf("C%d-%s", i, org)))
-		stock = append(stock, domain.Stock{WarehouseID: wh, Kind: domain.KindProduct, ItemID: products[i], OnHand: onHand},
-			domain.Stock{WarehouseID: wh, Kind: domain.KindCarton, ItemID: cartons[i], OnHand: onHand})
+		items = append(items, shipItem(org, shipping.KindProduct, products[i], fmt.Sprintf("P%d-%s", i, org)),
+			shipItem(org, shipping.KindCarton, cartons[i], fmt.Sprintf("C%d-%s", i, org)))
+		stock = append(stock, shipping.Stock{WarehouseID: wh, Kind: shipping.KindProduct, ItemID: products[i], OnHand: onHand},
+			shipping.Stock{WarehouseID: wh, Kind: shipping.KindCarton, ItemID: cartons[i], OnHand: onHand})
 	}
 	shipLoad(t, ports.Fixture{
 		Organizations: []domain.Organization{{ID: org, Name: "Name of " + org}},
@@ -47,24 +49,24 @@ func shipWarehouseFixture(t *testing.T, org string, onHand int64) (wh, other str
 }
 
 // shipPendingOf makes a submitted shipment of kind with lines.
-func (u shipUseCases) pendingOf(t *testing.T, org, wh string, kind domain.ShipmentKind, lines ...domain.ShipmentLine) string {
+func (u shipUseCases) pendingOf(t *testing.T, org, wh string, kind shipping.ShipmentKind, lines ...shipping.ShipmentLine) string {
 	t.Helper()
-	s, err := u.create.Handle(context.Background(), application.CreateShipment{OrganizationID: org, Kind: kind, WarehouseID: wh, Lines: lines})
+	s, err := u.create.Handle(context.Background(), shippingapp.CreateShipment{OrganizationID: org, Kind: kind, WarehouseID: wh, Lines: lines})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := u.submit.Handle(context.Background(), application.SubmitShipment{OrganizationID: org, ShipmentID: s.ID()}); err != nil {
+	if _, err := u.submit.Handle(context.Background(), shippingapp.SubmitShipment{OrganizationID: org, ShipmentID: s.ID()}); err != nil {
 		t.Fatal(err)
 	}
 	return s.ID()
 }
 
-func shipShipper(db *bun.DB) *application.ShipShipmentHandler {
-	return application.NewShipShipmentHandler(postgres.NewUnitOfWork(db), system.Clock{}, application.WarehouseHooks{})
+func shipShipper(db *bun.DB) *warehouseapp.ShipShipmentHandler {
+	return warehouseapp.NewShipShipmentHandler(postgres.NewUnitOfWork(db), system.Clock{}, noBilling{})
 }
 
-func shipShipIt(h *application.ShipShipmentHandler, wh, id, number string) (application.ShipResult, error) {
-	return h.Handle(context.Background(), application.ShipShipment{WarehouseID: wh, ShipmentID: id, Carrier: "UPS", TrackingNumber: number})
+func shipShipIt(h *warehouseapp.ShipShipmentHandler, wh, id, number string) (warehouseapp.ShipResult, error) {
+	return h.Handle(context.Background(), warehouseapp.ShipShipment{WarehouseID: wh, ShipmentID: id, Carrier: "UPS", TrackingNumber: number})
 }
 
 // shipMovement is a stock movement as stored.
@@ -95,9 +97,9 @@ func TestShipConsumesStockAndWritesMovements(t *testing.T) {
 	wh, _, products, cartons := shipWarehouseFixture(t, org, 10)
 	db := shipDB(t, 2)
 	u := newShipUseCases(db)
-	pp := u.pendingOf(t, org, wh, domain.PickPack, domain.ShipmentLine{ItemID: products[1], Quantity: 3},
-		domain.ShipmentLine{ItemID: products[0], Quantity: 2}, domain.ShipmentLine{ItemID: products[1], Quantity: 1})
-	spd := u.pendingOf(t, org, wh, domain.SPD, domain.ShipmentLine{ItemID: cartons[0], Quantity: 10})
+	pp := u.pendingOf(t, org, wh, shipping.PickPack, shipping.ShipmentLine{ItemID: products[1], Quantity: 3},
+		shipping.ShipmentLine{ItemID: products[0], Quantity: 2}, shipping.ShipmentLine{ItemID: products[1], Quantity: 1})
+	spd := u.pendingOf(t, org, wh, shipping.SPD, shipping.ShipmentLine{ItemID: cartons[0], Quantity: 10})
 	shipWantStock(t, db, "product_stock", wh, products[1], 10, 4)
 
 	queries := shipCountQueries(db)
@@ -111,7 +113,7 @@ func TestShipConsumesStockAndWritesMovements(t *testing.T) {
 		t.Errorf("a ship sent %d statements, want at most 6", got)
 	}
 	s := res.Shipment
-	if res.Replay || s.Status() != domain.ShipmentShipped || s.ShippedAt() == nil || s.Tracking() == nil {
+	if res.Replay || s.Status() != shipping.ShipmentShipped || s.ShippedAt() == nil || s.Tracking() == nil {
 		t.Fatalf("replay %v status %s shipped %v tracking %v", res.Replay, s.Status(), s.ShippedAt(), s.Tracking())
 	}
 	shipWantStock(t, db, "product_stock", wh, products[1], 6, 0)
@@ -132,8 +134,8 @@ func TestShipConsumesStockAndWritesMovements(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got.Status() != domain.ShipmentShipped || !got.ShippedAt().Equal(*s.ShippedAt()) ||
-		*got.Tracking() != (domain.Tracking{Carrier: "UPS", Number: "1Z999AA10123456784"}) {
+	if got.Status() != shipping.ShipmentShipped || !got.ShippedAt().Equal(*s.ShippedAt()) ||
+		*got.Tracking() != (shipping.Tracking{Carrier: "UPS", Number: "1Z999AA10123456784"}) {
 		t.Fatalf("stored: status %s shipped %v tracking %+v", got.Status(), got.ShippedAt(), got.Tracking())
 	}
 	// SPD: its cartons, to zero on hand.
@@ -154,12 +156,12 @@ func TestShipNeverMakesOnHandNegative(t *testing.T) {
 	u := newShipUseCases(db)
 	// Pick & Pack reserves without a check: 3 of product 0 are reserved
 	// with 2 on hand.
-	id := u.pendingOf(t, org, wh, domain.PickPack, domain.ShipmentLine{ItemID: products[1], Quantity: 1},
-		domain.ShipmentLine{ItemID: products[0], Quantity: 3})
+	id := u.pendingOf(t, org, wh, shipping.PickPack, shipping.ShipmentLine{ItemID: products[1], Quantity: 1},
+		shipping.ShipmentLine{ItemID: products[0], Quantity: 3})
 	_, err := shipShipIt(shipShipper(db), wh, id, "1Z3")
-	var short *domain.OnHandShortageError
-	if !errors.As(err, &short) || short.Kind != domain.KindProduct || len(short.Items) != 1 ||
-		short.Items[0] != (domain.StockShortage{ItemID: products[0], SKU: "P0-" + org, Requested: 3, Available: 2}) {
+	var short *shipping.OnHandShortageError
+	if !errors.As(err, &short) || short.Kind != shipping.KindProduct || len(short.Items) != 1 ||
+		short.Items[0] != (shipping.StockShortage{ItemID: products[0], SKU: "P0-" + org, Requested: 3, Available: 2}) {
 		t.Fatalf("ship: %v %+v, want product 0 short: 3 requested, 2 on hand", err, short)
 	}
 	shipWantStock(t, db, "product_stock", wh, products[0], 2, 3)
@@ -167,7 +169,7 @@ func TestShipNeverMakesOnHandNegative(t *testing.T) {
 	if ms := shipMovements(t, db, org); len(ms) != 0 {
 		t.Fatalf("movements of a refused ship: %+v", ms)
 	}
-	if s, err := postgres.NewRepositories(db).Shipments.Get(context.Background(), org, id); err != nil || s.Status() != domain.ShipmentPending {
+	if s, err := postgres.NewRepositories(db).Shipments.Get(context.Background(), org, id); err != nil || s.Status() != shipping.ShipmentPending {
 		t.Fatalf("after the refused ship: %v %v", s.Status(), err)
 	}
 }
@@ -178,8 +180,8 @@ func TestShipIsFoundAtItsWarehouseOnly(t *testing.T) {
 	wh, other, _, cartons := shipWarehouseFixture(t, org, 5)
 	db := shipDB(t, 2)
 	u := newShipUseCases(db)
-	id := u.pendingOf(t, org, wh, domain.SPD, domain.ShipmentLine{ItemID: cartons[0], Quantity: 1})
-	draft := u.draft(t, org, wh, domain.ShipmentLine{ItemID: cartons[0], Quantity: 1})
+	id := u.pendingOf(t, org, wh, shipping.SPD, shipping.ShipmentLine{ItemID: cartons[0], Quantity: 1})
+	draft := u.draft(t, org, wh, shipping.ShipmentLine{ItemID: cartons[0], Quantity: 1})
 	for _, tt := range []struct {
 		wh, id  string
 		wantErr error
@@ -208,8 +210,8 @@ func TestShipAndCancelRace(t *testing.T) {
 	u := newShipUseCases(shipDBs[0])
 	ids := make([]string, shipments)
 	for i := range ids {
-		ids[i] = u.pendingOf(t, org, wh, domain.SPD, domain.ShipmentLine{ItemID: cartons[0], Quantity: 1},
-			domain.ShipmentLine{ItemID: cartons[1], Quantity: 1})
+		ids[i] = u.pendingOf(t, org, wh, shipping.SPD, shipping.ShipmentLine{ItemID: cartons[0], Quantity: 1},
+			shipping.ShipmentLine{ItemID: cartons[1], Quantity: 1})
 	}
 	var fns []func() error
 	for i, id := range ids {
@@ -217,7 +219,7 @@ func TestShipAndCancelRace(t *testing.T) {
 		fns = append(fns,
 			func() error { _, err := shipShipIt(ship, wh, id, "1Z"+id); return err },
 			func() error {
-				_, err := cancel.Handle(context.Background(), application.CancelShipment{OrganizationID: org, ShipmentID: id})
+				_, err := cancel.Handle(context.Background(), shippingapp.CancelShipment{OrganizationID: org, ShipmentID: id})
 				return err
 			})
 	}
@@ -262,8 +264,8 @@ func TestConcurrentIdenticalShips(t *testing.T) {
 	wh, _, products, _ := shipWarehouseFixture(t, org, 50)
 	pools := []*bun.DB{shipDB(t, 5), shipDB(t, 5)}
 	u := newShipUseCases(pools[0])
-	id := u.pendingOf(t, org, wh, domain.PickPack, domain.ShipmentLine{ItemID: products[0], Quantity: 7})
-	results := make([]application.ShipResult, 10)
+	id := u.pendingOf(t, org, wh, shipping.PickPack, shipping.ShipmentLine{ItemID: products[0], Quantity: 7})
+	results := make([]warehouseapp.ShipResult, 10)
 	fns := make([]func() error, 10)
 	for i := range fns {
 		h := shipShipper(pools[i%2])
@@ -308,8 +310,8 @@ func TestShipmentRepositoryListAtWarehouse(t *testing.T) {
 			{Warehouse: shipWarehouse(wh, "List DC", true), Organizations: []string{orgA, orgB}},
 			{Warehouse: shipWarehouse(wh+"_2", "Other DC", true), Organizations: []string{orgA}},
 		},
-		Inventory: []domain.InventoryItem{
-			shipItem(orgA, domain.KindProduct, "prod_"+orgA, "A"), shipItem(orgB, domain.KindProduct, "prod_"+orgB, "B"),
+		Inventory: []shipping.InventoryItem{
+			shipItem(orgA, shipping.KindProduct, "prod_"+orgA, "A"), shipItem(orgB, shipping.KindProduct, "prod_"+orgB, "B"),
 		},
 	})
 	db := shipDB(t, 2)
@@ -318,16 +320,16 @@ func TestShipmentRepositoryListAtWarehouse(t *testing.T) {
 	t0 := time.Date(2026, 11, 20, 9, 0, 0, 0, time.UTC)
 	// Submitted at t0 + minutes (a cancelled one at 0 never was), in an
 	// order that is not creation order.
-	store := func(org, warehouse, id string, minutes int, status domain.ShipmentStatus) {
+	store := func(org, warehouse, id string, minutes int, status shipping.ShipmentStatus) {
 		t.Helper()
-		s := shipNew(t, domain.NewShipmentParams{ID: id, OrganizationID: org, Kind: domain.PickPack,
-			Warehouse: domain.WarehouseRef{ID: warehouse}, Lines: []domain.ShipmentLine{{ItemID: "prod_" + org, Quantity: 1}}, Now: t0})
-		if status == domain.ShipmentPending || (status == domain.ShipmentCancelled && minutes > 0) {
+		s := shipNew(t, shipping.NewShipmentParams{ID: id, OrganizationID: org, Kind: shipping.PickPack,
+			Warehouse: domain.WarehouseRef{ID: warehouse}, Lines: []shipping.ShipmentLine{{ItemID: "prod_" + org, Quantity: 1}}, Now: t0})
+		if status == shipping.ShipmentPending || (status == shipping.ShipmentCancelled && minutes > 0) {
 			if err := s.Submit(t0.Add(time.Duration(minutes) * time.Minute)); err != nil {
 				t.Fatal(err)
 			}
 		}
-		if status == domain.ShipmentCancelled {
+		if status == shipping.ShipmentCancelled {
 			if _, err := s.Cancel(t0.Add(time.Hour)); err != nil {
 				t.Fatal(err)
 			}
@@ -336,14 +338,14 @@ func TestShipmentRepositoryListAtWarehouse(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	store(orgA, wh, n("shp_l1"), 3, domain.ShipmentPending)
-	store(orgB, wh, n("shp_l2"), 1, domain.ShipmentPending)
-	store(orgA, wh, n("shp_l3"), 2, domain.ShipmentPending)
-	store(orgB, wh, n("shp_l0"), 2, domain.ShipmentPending) // same time as l3: by ID
-	store(orgA, wh, n("shp_l4"), 0, domain.ShipmentDraft)
-	store(orgA, wh, n("shp_l5"), 0, domain.ShipmentCancelled) // cancelled as a draft: never the warehouse's
-	store(orgA, wh, n("shp_l6"), 4, domain.ShipmentCancelled)
-	store(orgA, wh+"_2", n("shp_l7"), 0, domain.ShipmentPending)
+	store(orgA, wh, n("shp_l1"), 3, shipping.ShipmentPending)
+	store(orgB, wh, n("shp_l2"), 1, shipping.ShipmentPending)
+	store(orgA, wh, n("shp_l3"), 2, shipping.ShipmentPending)
+	store(orgB, wh, n("shp_l0"), 2, shipping.ShipmentPending) // same time as l3: by ID
+	store(orgA, wh, n("shp_l4"), 0, shipping.ShipmentDraft)
+	store(orgA, wh, n("shp_l5"), 0, shipping.ShipmentCancelled) // cancelled as a draft: never the warehouse's
+	store(orgA, wh, n("shp_l6"), 4, shipping.ShipmentCancelled)
+	store(orgA, wh+"_2", n("shp_l7"), 0, shipping.ShipmentPending)
 
 	ids := func(page []ports.WarehouseShipment) (out []string) {
 		for _, ws := range page {
@@ -351,7 +353,7 @@ func TestShipmentRepositoryListAtWarehouse(t *testing.T) {
 		}
 		return out
 	}
-	page, more, err := repo.ListAtWarehouse(context.Background(), wh, domain.ShipmentPending, ports.Page{Take: 3})
+	page, more, err := repo.ListAtWarehouse(context.Background(), wh, shipping.ShipmentPending, ports.Page{Take: 3})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -362,11 +364,11 @@ func TestShipmentRepositoryListAtWarehouse(t *testing.T) {
 	if len(page[0].Shipment.Lines()) != 1 || page[0].Shipment.Lines()[0].SKU != "B" {
 		t.Fatalf("lines of %s: %+v", page[0].Shipment.ID(), page[0].Shipment.Lines())
 	}
-	page, more, err = repo.ListAtWarehouse(context.Background(), wh, domain.ShipmentPending, ports.Page{Skip: 3, Take: 3})
+	page, more, err = repo.ListAtWarehouse(context.Background(), wh, shipping.ShipmentPending, ports.Page{Skip: 3, Take: 3})
 	if err != nil || fmt.Sprint(ids(page)) != fmt.Sprint([]string{n("shp_l1") + "/Alpha"}) || more {
 		t.Fatalf("page 2: %v more %v err %v", ids(page), more, err)
 	}
-	page, _, err = repo.ListAtWarehouse(context.Background(), wh, domain.ShipmentCancelled, ports.Page{Take: 10})
+	page, _, err = repo.ListAtWarehouse(context.Background(), wh, shipping.ShipmentCancelled, ports.Page{Take: 10})
 	if err != nil || fmt.Sprint(ids(page)) != fmt.Sprint([]string{n("shp_l6") + "/Alpha"}) {
 		t.Fatalf("cancelled: %v %v", ids(page), err)
 	}

@@ -7,8 +7,8 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
-	"github.com/acme3pl/fulfillment/domain"
 	"github.com/acme3pl/fulfillment/domain/billing"
+	"github.com/acme3pl/fulfillment/domain/invoicing"
 )
 
 // BillingFees and BillingStatuses are the label values of
@@ -25,8 +25,8 @@ var (
 		return append(out, string(billing.FeeService), string(billing.FeeOperator), string(billing.FeeMinimum))
 	}()
 	BillingStatuses = func() []string {
-		out := make([]string, 0, len(domain.VisibleInvoiceStatuses))
-		for _, s := range domain.VisibleInvoiceStatuses {
+		out := make([]string, 0, len(invoicing.VisibleInvoiceStatuses))
+		for _, s := range invoicing.VisibleInvoiceStatuses {
 			out = append(out, string(s))
 		}
 		return out

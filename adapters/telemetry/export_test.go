@@ -1,6 +1,8 @@
 package telemetry
 
-import "time"
+import (
+	"time"
+)
 
 // ExpireForTest makes the next scrape read the counter again.
 func (c *FailedOrdersCollector) ExpireForTest() {

@@ -1,6 +1,8 @@
 package telemetry
 
-import "github.com/prometheus/client_golang/prometheus"
+import (
+	"github.com/prometheus/client_golang/prometheus"
+)
 
 // The label values of the admission's decisions
 // (fulfillment_admission_decisions_total{decision}); the admission of the

@@ -8,7 +8,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"go.opentelemetry.io/otel/trace"
 
-	"github.com/acme3pl/fulfillment/domain"
+	"github.com/acme3pl/fulfillment/domain/shipping"
 )
 
 // Metrics are the service's Prometheus collectors on a registry of its own
@@ -64,9 +64,9 @@ var (
 // Shipment kinds and the statuses a transition reaches: the label values of
 // fulfillment_shipment_transitions_total.
 var (
-	ShipmentKinds    = []string{string(domain.PickPack), string(domain.SPD)}
-	ShipmentStatuses = []string{string(domain.ShipmentDraft), string(domain.ShipmentPending), string(domain.ShipmentShipped),
-		string(domain.ShipmentCancelled)}
+	ShipmentKinds    = []string{string(shipping.PickPack), string(shipping.SPD)}
+	ShipmentStatuses = []string{string(shipping.ShipmentDraft), string(shipping.ShipmentPending), string(shipping.ShipmentShipped),
+		string(shipping.ShipmentCancelled)}
 )
 
 // NewMetrics registers the Go runtime and process collectors and the

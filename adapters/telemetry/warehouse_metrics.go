@@ -3,12 +3,12 @@ package telemetry
 import (
 	"github.com/prometheus/client_golang/prometheus"
 
-	"github.com/acme3pl/fulfillment/domain"
+	"github.com/acme3pl/fulfillment/domain/shipping"
 )
 
 // ItemKinds are the label values of
 // fulfillment_warehouse_units_received_total{kind}.
-var ItemKinds = []string{string(domain.KindProduct), string(domain.KindCarton)}
+var ItemKinds = []string{string(shipping.KindProduct), string(shipping.KindCarton)}
 
 func newUnitsReceived() *prometheus.CounterVec {
 	return prometheus.NewCounterVec(prometheus.CounterOpts{

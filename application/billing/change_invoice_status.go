@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/acme3pl/fulfillment/domain"
 	"github.com/acme3pl/fulfillment/domain/billing"
+	"github.com/acme3pl/fulfillment/domain/invoicing"
 	"github.com/acme3pl/fulfillment/ports"
 )
 
@@ -28,18 +28,18 @@ func NewChangeInvoiceStatusHandler(d Deps) *ChangeInvoiceStatusHandler {
 // Handle reads the invoice's status FOR UPDATE, checks the transition and
 // writes it with its invoice.status_changed event; it returns the status it
 // moved from.
-func (h *ChangeInvoiceStatusHandler) Handle(ctx context.Context, c ChangeInvoiceStatus) (domain.InvoiceStatus, error) {
-	to, err := domain.ParseVisibleInvoiceStatus(c.To)
+func (h *ChangeInvoiceStatusHandler) Handle(ctx context.Context, c ChangeInvoiceStatus) (invoicing.InvoiceStatus, error) {
+	to, err := invoicing.ParseVisibleInvoiceStatus(c.To)
 	if err != nil {
 		return "", err
 	}
-	var from domain.InvoiceStatus
+	var from invoicing.InvoiceStatus
 	err = h.d.UnitOfWork.Do(ctx, func(ctx context.Context, r ports.Repositories) error {
 		s, org, err := r.BillingPeriods.Status(ctx, c.InvoiceID)
 		if err != nil {
 			return err
 		}
-		from = domain.InvoiceStatus(s)
+		from = invoicing.InvoiceStatus(s)
 		if err := billing.Move(from, to); err != nil {
 			return err
 		}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/acme3pl/fulfillment/domain"
 	"github.com/acme3pl/fulfillment/domain/billing"
+	"github.com/acme3pl/fulfillment/domain/invoicing"
 	"github.com/acme3pl/fulfillment/ports"
 )
 
@@ -31,7 +32,7 @@ func NewPreviewInvoicesHandler(d Deps) *PreviewInvoicesHandler { return &Preview
 // reads its open invoice: the lines its period's charges make so far, the
 // minimum's top-up included, a due date as if it were finalized at the
 // end of its grace. An organization without a rate card has none.
-func (h *PreviewInvoicesHandler) Handle(ctx context.Context, c PreviewInvoices) ([]*domain.Invoice, error) {
+func (h *PreviewInvoicesHandler) Handle(ctx context.Context, c PreviewInvoices) ([]*invoicing.Invoice, error) {
 	now := h.d.Clock.Now()
 	var p ports.OpenPeriod
 	var sums []billing.Sum
@@ -79,21 +80,21 @@ func (h *PreviewInvoicesHandler) Handle(ctx context.Context, c PreviewInvoices) 
 	if err != nil {
 		return nil, err
 	}
-	status := domain.InvoiceAccumulating
+	status := invoicing.InvoiceAccumulating
 	if !now.Before(p.Period.End) {
-		status = domain.InvoiceDraft
+		status = invoicing.InvoiceDraft
 	}
-	params := domain.InvoiceParams{ID: p.InvoiceID, OrganizationID: c.OrganizationID, Status: status,
+	params := invoicing.InvoiceParams{ID: p.InvoiceID, OrganizationID: c.OrganizationID, Status: status,
 		Name: inv.Name, Notes: inv.Notes, DueDate: inv.DueDate,
-		Currency: domain.CurrencyUSD, CreatedAt: p.Period.Start, UpdatedAt: now}
+		Currency: invoicing.CurrencyUSD, CreatedAt: p.Period.Start, UpdatedAt: now}
 	for i, l := range inv.Lines {
 		q, err := domain.QuantityFromMilli(l.Milli)
 		if err != nil {
 			return nil, err
 		}
 		tc := l.Total
-		params.Items = append(params.Items, domain.InvoiceItemParams{ID: p.InvoiceID + "_" + strconv.Itoa(i), Title: l.Title,
+		params.Items = append(params.Items, invoicing.InvoiceItemParams{ID: p.InvoiceID + "_" + strconv.Itoa(i), Title: l.Title,
 			Description: l.Description, Quantity: q, UnitCost: l.UnitCost, TotalCost: &tc})
 	}
-	return []*domain.Invoice{domain.RehydrateInvoice(params, inv.TotalAmount)}, nil
+	return []*invoicing.Invoice{invoicing.RehydrateInvoice(params, inv.TotalAmount)}, nil
 }

@@ -6,8 +6,8 @@ import (
 	"slices"
 	"time"
 
-	"github.com/acme3pl/fulfillment/domain"
 	"github.com/acme3pl/fulfillment/domain/billing"
+	"github.com/acme3pl/fulfillment/domain/invoicing"
 	"github.com/acme3pl/fulfillment/ports"
 )
 
@@ -88,7 +88,7 @@ func (h *RunBillingHandler) Handle(ctx context.Context, _ RunBilling) (RunResult
 	if err != nil {
 		return res, fmt.Errorf("collect overdue invoices: %w", err)
 	}
-	h.d.observer().ObserveInvoices(string(domain.InvoiceCollecting), len(res.Collected))
+	h.d.observer().ObserveInvoices(string(invoicing.InvoiceCollecting), len(res.Collected))
 	return res, nil
 }
 

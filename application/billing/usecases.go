@@ -13,6 +13,7 @@ import (
 	"github.com/acme3pl/fulfillment/application"
 	"github.com/acme3pl/fulfillment/domain"
 	"github.com/acme3pl/fulfillment/domain/billing"
+	"github.com/acme3pl/fulfillment/domain/invoicing"
 	"github.com/acme3pl/fulfillment/ports"
 )
 
@@ -21,9 +22,9 @@ type UseCases struct {
 	SetRateCard         application.Handler[SetRateCard, *billing.RateCard]
 	RunBilling          application.Handler[RunBilling, RunResult]
 	ClosePeriod         application.Handler[ClosePeriod, ports.FinalizedInvoice]
-	PreviewInvoices     application.Handler[PreviewInvoices, []*domain.Invoice]
+	PreviewInvoices     application.Handler[PreviewInvoices, []*invoicing.Invoice]
 	AddCharge           application.Handler[AddCharge, AddChargeResult]
-	ChangeInvoiceStatus application.Handler[ChangeInvoiceStatus, domain.InvoiceStatus]
+	ChangeInvoiceStatus application.Handler[ChangeInvoiceStatus, invoicing.InvoiceStatus]
 	OverduePeriod       application.Handler[OverduePeriod, time.Duration]
 }
 

@@ -14,6 +14,7 @@ import (
 	billingapp "github.com/acme3pl/fulfillment/application/billing"
 	"github.com/acme3pl/fulfillment/domain"
 	"github.com/acme3pl/fulfillment/domain/billing"
+	"github.com/acme3pl/fulfillment/domain/invoicing"
 	"github.com/acme3pl/fulfillment/ports"
 )
 
@@ -165,8 +166,8 @@ func (f *fakePeriods) Finalize(_ context.Context, fs []ports.Finalization) ([]po
 		if inv := fin.Invoice; inv != nil {
 			f.last++
 			fi.Key, fi.TotalAmount = billing.FormatKey(inv.FinalizedAt.UTC().Year(), f.last), inv.TotalAmount
-			fi.Invoice = domain.RehydrateInvoice(domain.InvoiceParams{ID: inv.ID, OrganizationID: inv.OrganizationID,
-				Status: domain.InvoiceUnpaid}, inv.TotalAmount)
+			fi.Invoice = invoicing.RehydrateInvoice(invoicing.InvoiceParams{ID: inv.ID, OrganizationID: inv.OrganizationID,
+				Status: invoicing.InvoiceUnpaid}, inv.TotalAmount)
 		}
 		out = append(out, fi)
 	}
@@ -190,8 +191,8 @@ func (f *fakePeriods) Status(_ context.Context, id string) (string, string, erro
 // ID and organization only).
 type fakeInvoices struct{ ports.InvoiceRepository }
 
-func (fakeInvoices) Get(_ context.Context, org, id string) (*domain.Invoice, error) {
-	return domain.RehydrateInvoice(domain.InvoiceParams{ID: id, OrganizationID: org}, 0), nil
+func (fakeInvoices) Get(_ context.Context, org, id string) (*invoicing.Invoice, error) {
+	return invoicing.RehydrateInvoice(invoicing.InvoiceParams{ID: id, OrganizationID: org}, 0), nil
 }
 
 // fakeEvents logs the events recorded.
@@ -335,7 +336,7 @@ func TestChangeInvoiceStatus(t *testing.T) {
 		t.Fatalf("refusals wrote %q", *f.log)
 	}
 	from, err := f.status.Handle(ctx, billingapp.ChangeInvoiceStatus{InvoiceID: "inv_unpaid", To: "paid"})
-	if err != nil || from != domain.InvoiceUnpaid || !slices.Equal(*f.log, calls{"SetStatus(inv_unpaid, unpaid→paid)", "Record(invoice.status_changed inv_unpaid)"}) {
+	if err != nil || from != invoicing.InvoiceUnpaid || !slices.Equal(*f.log, calls{"SetStatus(inv_unpaid, unpaid→paid)", "Record(invoice.status_changed inv_unpaid)"}) {
 		t.Fatalf("unpaid → paid: from %q, %v, calls %q", from, err, *f.log)
 	}
 	if _, err := f.status.Handle(ctx, billingapp.ChangeInvoiceStatus{InvoiceID: "inv_none", To: "paid"}); !errors.Is(err, domain.ErrNotFound) {

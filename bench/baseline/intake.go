@@ -56,7 +56,7 @@ type lineItem struct {
 
 // decodeOrder reads an order and returns its lines to ship, as the
 // service's: lines that do not require shipping dropped, SKUs trimmed of
-// spaces (domain.NormalizeSKU), one line per SKU in order of first
+// spaces (shipping.NormalizeSKU), one line per SKU in order of first
 // appearance, quantities summed.
 func decodeOrder(body []byte) (o order, skus []string, qty []int64, err error) {
 	if err := json.Unmarshal(body, &o); err != nil {

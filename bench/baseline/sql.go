@@ -1,6 +1,8 @@
 package main
 
-import "strings"
+import (
+	"strings"
+)
 
 // The SQL of the service's invoice list without a search term and of its
 // detail (adapters/postgres/invoices.go), written out again: both servers

@@ -15,7 +15,7 @@ import (
 
 	"github.com/acme3pl/fulfillment/adapters/postgres"
 	"github.com/acme3pl/fulfillment/adapters/postgres/pgtest"
-	"github.com/acme3pl/fulfillment/application"
+	invoicingapp "github.com/acme3pl/fulfillment/application/invoicing"
 	"github.com/acme3pl/fulfillment/ports"
 )
 
@@ -66,14 +66,14 @@ func explain(ctx context.Context, args []string) error {
 	db.SetMaxOpenConns(1)
 	defer func() { _ = db.Close() }()
 	repo := postgres.NewRepositories(db).Invoices
-	list := application.NewListInvoicesHandler(repo)
-	get := application.NewGetInvoiceHandler(repo)
+	list := invoicingapp.NewListInvoicesHandler(repo)
+	get := invoicingapp.NewGetInvoiceHandler(repo)
 
 	var n int
 	if err := db.NewRaw("SELECT count(*) FROM invoices WHERE organization_id = ?", *org).Scan(ctx, &n); err != nil {
 		return err
 	}
-	page, err := list.Handle(ctx, application.ListInvoices{OrganizationID: *org, Page: ports.Page{Skip: 100, Take: 1}})
+	page, err := list.Handle(ctx, invoicingapp.ListInvoices{OrganizationID: *org, Page: ports.Page{Skip: 100, Take: 1}})
 	if err != nil {
 		return fmt.Errorf("find an invoice of %s for the detail shape: %w", *org, err)
 	}
@@ -90,7 +90,7 @@ func explain(ctx context.Context, args []string) error {
 	for _, sh := range shapes() {
 		rows := 0
 		if sh.detail {
-			if _, err := get.Handle(ctx, application.GetInvoice{OrganizationID: *org, ID: detailID}); err != nil {
+			if _, err := get.Handle(ctx, invoicingapp.GetInvoice{OrganizationID: *org, ID: detailID}); err != nil {
 				return fmt.Errorf("%s: %w", sh.name, err)
 			}
 			rows = 1

@@ -18,6 +18,7 @@ import (
 
 	"github.com/acme3pl/fulfillment/adapters/postgres"
 	"github.com/acme3pl/fulfillment/domain"
+	"github.com/acme3pl/fulfillment/domain/invoicing"
 	"github.com/acme3pl/fulfillment/migrations"
 )
 
@@ -85,7 +86,7 @@ func gen(ctx context.Context, args []string) error {
 		go func() {
 			defer wg.Done()
 			for b := range batches {
-				invs := make([]*domain.Invoice, 0, b[1]-b[0])
+				invs := make([]*invoicing.Invoice, 0, b[1]-b[0])
 				for seq := b[0]; seq < b[1]; seq++ {
 					inv, err := g.invoice(seq)
 					if err != nil {
@@ -301,15 +302,15 @@ func domainQuantity(milli int64) string {
 }
 
 var statusWeights = []struct {
-	status domain.InvoiceStatus
+	status invoicing.InvoiceStatus
 	weight int
 }{
-	{domain.InvoicePaid, 700}, {domain.InvoiceUnpaid, 100}, {domain.InvoiceDraft, 50}, {domain.InvoiceAccumulating, 30},
-	{domain.InvoicePendingPayment, 40}, {domain.InvoiceCancelled, 30}, {domain.InvoiceRefunded, 20}, {domain.InvoiceCollecting, 30},
+	{invoicing.InvoicePaid, 700}, {invoicing.InvoiceUnpaid, 100}, {invoicing.InvoiceDraft, 50}, {invoicing.InvoiceAccumulating, 30},
+	{invoicing.InvoicePendingPayment, 40}, {invoicing.InvoiceCancelled, 30}, {invoicing.InvoiceRefunded, 20}, {invoicing.InvoiceCollecting, 30},
 }
 
 // invoice makes invoice number seq of the organization.
-func (g *generator) invoice(seq int) (*domain.Invoice, error) {
+func (g *generator) invoice(seq int) (*invoicing.Invoice, error) {
 	r := rand.New(rand.NewPCG(g.seed, uint64(seq))) //nolint:gosec // test data: the same seed must make the same invoices
 	created := g.first.Add(time.Duration(float64(g.span) * float64(seq) / float64(g.n))).
 		Add(time.Duration(r.IntN(3_600_000)) * time.Millisecond).Truncate(time.Millisecond)
@@ -341,12 +342,12 @@ func (g *generator) invoice(seq int) (*domain.Invoice, error) {
 		name = fmt.Sprintf("Kitting project %s-%03d", []string{"HOLIDAY", "BFCM", "SPRING", "LAUNCH"}[r.IntN(4)], r.IntN(1000))
 		kinds = []int{7, 8, 9}
 	}
-	p := domain.InvoiceParams{
+	p := invoicing.InvoiceParams{
 		ID:             fmt.Sprintf("inv_%s_%07d", g.tag, seq),
 		OrganizationID: g.org,
 		Key:            fmt.Sprintf("INV-%d-%07d", created.Year(), seq),
 		Name:           name,
-		Currency:       domain.CurrencyUSD,
+		Currency:       invoicing.CurrencyUSD,
 		CreatedAt:      created,
 		UpdatedAt:      created.Add(time.Duration(r.IntN(60*24)) * time.Hour),
 		DueDate:        time.Date(created.Year(), created.Month(), created.Day()+30, 0, 0, 0, 0, time.UTC),
@@ -371,9 +372,9 @@ func (g *generator) invoice(seq int) (*domain.Invoice, error) {
 		if err != nil {
 			return nil, err
 		}
-		p.Items = append(p.Items, domain.InvoiceItemParams{
+		p.Items = append(p.Items, invoicing.InvoiceItemParams{
 			ID: fmt.Sprintf("li_%s_%07d_%d", g.tag, seq, i), Title: l.title, Description: l.desc, Quantity: q, UnitCost: l.cost,
 		})
 	}
-	return domain.NewInvoice(p)
+	return invoicing.NewInvoice(p)
 }

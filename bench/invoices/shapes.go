@@ -4,8 +4,8 @@ import (
 	"net/url"
 
 	"github.com/acme3pl/fulfillment/adapters/httpapi"
-	"github.com/acme3pl/fulfillment/application"
-	"github.com/acme3pl/fulfillment/domain"
+	invoicingapp "github.com/acme3pl/fulfillment/application/invoicing"
+	"github.com/acme3pl/fulfillment/domain/invoicing"
 )
 
 // shape is one kind of request of the benchmark: a list query, or the
@@ -34,7 +34,7 @@ func q(kv ...string) url.Values {
 // each of their words is common.
 func shapes() []shape {
 	s := []shape{{name: "default page", query: q()}}
-	for _, st := range domain.VisibleInvoiceStatuses {
+	for _, st := range invoicing.VisibleInvoiceStatuses {
 		s = append(s, shape{name: "status=" + string(st), query: q("status", string(st))})
 	}
 	for _, by := range []string{"createdAt", "updatedAt", "dueDate"} {
@@ -65,7 +65,7 @@ func shapes() []shape {
 
 // listQuery turns a shape's parameters into the use case's input with the
 // HTTP adapter's own parser.
-func listQuery(org string, v url.Values) (application.ListInvoices, error) {
+func listQuery(org string, v url.Values) (invoicingapp.ListInvoices, error) {
 	in, err := httpapi.ListInvoicesQuery(v)
 	in.OrganizationID = org
 	return in, err

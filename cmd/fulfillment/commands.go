@@ -26,22 +26,23 @@ const commandTimeout = 10 * time.Minute
 // database and the use cases) on a pool of conns connections. A command is
 // a function of its flags that calls it:
 //
-//	return command(ctx, cfg, 4, func(ctx context.Context, app *application.Application) error { … })
+//	return command(ctx, cfg, 4, func(ctx context.Context, app *intakeapp.UseCases) error { … })
 func command[T any](ctx context.Context, cfg bootstrap.Config, conns int, fn func(context.Context, T) error) error {
 	ctx, cancel := context.WithTimeout(ctx, commandTimeout)
 	defer cancel()
 	return bootstrap.RunCommand(ctx, cfg, conns, fn)
 }
 
-// withApp runs fn with the service's use cases on the database at
+// withApp runs fn with a context's use cases (T: *application.UseCases,
+// *intakeapp.UseCases, …) on the database at
 // DATABASE_URL, without spans and without their log lines: a command
 // reports its own outcome, in one line.
-func withApp(ctx context.Context, cfg bootstrap.Config, fn func(ctx context.Context, app *application.Application) error) error {
+func withApp[T any](ctx context.Context, cfg bootstrap.Config, fn func(ctx context.Context, app T) error) error {
 	return command(ctx, cfg, 4, fn)
 }
 
 // withAppConns is withApp with a pool of conns connections.
-func withAppConns(ctx context.Context, cfg bootstrap.Config, conns int, fn func(ctx context.Context, app *application.Application) error) error {
+func withAppConns[T any](ctx context.Context, cfg bootstrap.Config, conns int, fn func(ctx context.Context, app T) error) error {
 	return command(ctx, cfg, conns, fn)
 }
 
@@ -120,8 +121,8 @@ func seed(ctx context.Context, cfg bootstrap.Config, args []string, stdout io.Wr
 	if err != nil {
 		return fmt.Errorf("seed %s: %w", *file, err)
 	}
-	return withApp(ctx, cfg, func(ctx context.Context, app *application.Application) error {
-		counts, err := app.Commands.Seed.Handle(ctx, application.Seed{Fixture: doc})
+	return withApp(ctx, cfg, func(ctx context.Context, app *application.UseCases) error {
+		counts, err := app.Seed.Handle(ctx, application.Seed{Fixture: doc})
 		if err != nil {
 			return err
 		}
@@ -199,8 +200,8 @@ func apikey(ctx context.Context, cfg bootstrap.Config, args []string, stdout io.
 			}
 			c.Scopes = append(c.Scopes, scope)
 		}
-		return withApp(ctx, cfg, func(ctx context.Context, app *application.Application) error {
-			plain, err := app.Commands.CreateAPIKey.Handle(ctx, c)
+		return withApp(ctx, cfg, func(ctx context.Context, app *application.UseCases) error {
+			plain, err := app.CreateAPIKey.Handle(ctx, c)
 			if err != nil {
 				return fmt.Errorf("apikey create: %w", err)
 			}
@@ -211,8 +212,8 @@ func apikey(ctx context.Context, cfg bootstrap.Config, args []string, stdout io.
 		if len(args) != 2 || !domain.ValidID(args[1]) {
 			return usagef("apikey revoke takes one KEY_ID")
 		}
-		return withApp(ctx, cfg, func(ctx context.Context, app *application.Application) error {
-			if _, err := app.Commands.RevokeAPIKey.Handle(ctx, application.RevokeAPIKey{KeyID: args[1]}); err != nil {
+		return withApp(ctx, cfg, func(ctx context.Context, app *application.UseCases) error {
+			if _, err := app.RevokeAPIKey.Handle(ctx, application.RevokeAPIKey{KeyID: args[1]}); err != nil {
 				return fmt.Errorf("apikey revoke %s: %w", args[1], err)
 			}
 			fmt.Fprintf(stdout, "revoked %s\n", args[1])
@@ -227,8 +228,8 @@ func apikey(ctx context.Context, cfg bootstrap.Config, args []string, stdout io.
 		if *org == "" || fs.NArg() > 0 {
 			return usagef("apikey list needs --org ID")
 		}
-		return withApp(ctx, cfg, func(ctx context.Context, app *application.Application) error {
-			keys, err := app.Queries.ListAPIKeys.Handle(ctx, application.ListAPIKeys{OrganizationID: *org})
+		return withApp(ctx, cfg, func(ctx context.Context, app *application.UseCases) error {
+			keys, err := app.ListAPIKeys.Handle(ctx, application.ListAPIKeys{OrganizationID: *org})
 			if err != nil {
 				return fmt.Errorf("apikey list: %w", err)
 			}

@@ -19,8 +19,9 @@ import (
 
 	"github.com/acme3pl/fulfillment/adapters/httpapi"
 	"github.com/acme3pl/fulfillment/application"
+	intakeapp "github.com/acme3pl/fulfillment/application/intake"
 	"github.com/acme3pl/fulfillment/bootstrap"
-	"github.com/acme3pl/fulfillment/domain"
+	"github.com/acme3pl/fulfillment/domain/intake"
 	"github.com/acme3pl/fulfillment/ports"
 )
 
@@ -45,8 +46,8 @@ func orders(ctx context.Context, cfg bootstrap.Config, args []string, stdout, st
 		if len(args) > 1 {
 			return usagef("orders purge takes no arguments")
 		}
-		return withApp(ctx, cfg, func(ctx context.Context, app *application.Application) error {
-			n, err := app.Commands.PurgeFailedOrders.Handle(ctx, application.PurgeFailedOrders{})
+		return withApp(ctx, cfg, func(ctx context.Context, app *intakeapp.UseCases) error {
+			n, err := app.PurgeFailedOrders.Handle(ctx, intakeapp.PurgeFailedOrders{})
 			if err != nil {
 				return fmt.Errorf("orders purge: purged %d, then: %w", n, err)
 			}
@@ -71,14 +72,14 @@ func ordersList(ctx context.Context, cfg bootstrap.Config, args []string, stdout
 	if *org == "" || fs.NArg() > 0 {
 		return usagef("orders list needs --org ID [--status succeeded|failed] [--error CODE]")
 	}
-	filter, err := application.ParseReceiptFilter(*status, *code)
+	filter, err := intakeapp.ParseReceiptFilter(*status, *code)
 	if err != nil {
 		return usagef("orders list: %v", err)
 	}
-	return withApp(ctx, cfg, func(ctx context.Context, app *application.Application) error {
+	return withApp(ctx, cfg, func(ctx context.Context, app *intakeapp.UseCases) error {
 		page := ports.Page{Take: 500}
 		for {
-			res, err := app.Queries.ListOrderReceipts.Handle(ctx, application.ListOrderReceipts{
+			res, err := app.ListOrderReceipts.Handle(ctx, intakeapp.ListOrderReceipts{
 				OrganizationID: *org, Filter: filter, Page: page,
 			})
 			if err != nil {
@@ -95,7 +96,7 @@ func ordersList(ctx context.Context, cfg bootstrap.Config, args []string, stdout
 	})
 }
 
-func receiptLine(r *domain.OrderReceipt) string {
+func receiptLine(r *intake.OrderReceipt) string {
 	dash := func(s string) string {
 		if s == "" {
 			return "-"
@@ -129,7 +130,7 @@ type replayTally struct {
 // add prints the order's line — order ID, outcome (succeeded, duplicate,
 // failed), and the shipment ID (or the skip reason) or the error code —
 // and counts it.
-func (t *replayTally) add(orderID int64, res application.StorefrontOrderResult, err error) {
+func (t *replayTally) add(orderID int64, res intakeapp.StorefrontOrderResult, err error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.clearProgress()
@@ -169,7 +170,7 @@ func (t *replayTally) summary() string {
 		t.succeeded+t.duplicate+t.failed, t.succeeded, t.duplicate, t.failed)
 }
 
-func shipmentOrSkip(res application.StorefrontOrderResult) string {
+func shipmentOrSkip(res intakeapp.StorefrontOrderResult) string {
 	if res.ShipmentID != "" {
 		return res.ShipmentID
 	}
@@ -234,13 +235,13 @@ func ordersReplay(ctx context.Context, cfg bootstrap.Config, args []string, stdo
 		tally.progress = stderr
 	}
 	var walkErr error
-	err := withAppConns(ctx, cfg, *workers+1, func(ctx context.Context, app *application.Application) error {
+	err := withAppConns(ctx, cfg, *workers+1, func(ctx context.Context, app *intakeapp.UseCases) error {
 		replay := func(id int64) {
 			// A replay in flight is not cut by an interrupt: it ends as a
 			// delivery would, committed or rolled back.
 			rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), replayBudget)
 			defer cancel()
-			res, err := app.Commands.ReplayStorefrontOrder.Handle(rctx, application.ReplayStorefrontOrder{
+			res, err := app.ReplayStorefrontOrder.Handle(rctx, intakeapp.ReplayStorefrontOrder{
 				OrganizationID: *org, OrderID: id, TraceID: newTraceID(),
 			})
 			tally.add(id, res, err)
@@ -279,10 +280,10 @@ func ordersReplay(ctx context.Context, cfg bootstrap.Config, args []string, stdo
 
 // walkFailed sends the IDs of the organization's failed orders that keep
 // their body to ids, in ascending order, until none is left or ctx ends.
-func walkFailed(ctx context.Context, app *application.Application, org string, ids chan<- int64) error {
+func walkFailed(ctx context.Context, app *intakeapp.UseCases, org string, ids chan<- int64) error {
 	var after int64
 	for {
-		batch, err := app.Queries.ListReplayableOrders.Handle(ctx, application.ListReplayableOrders{
+		batch, err := app.ListReplayableOrders.Handle(ctx, intakeapp.ListReplayableOrders{
 			OrganizationID: org, After: after, Limit: replayWalkBatch,
 		})
 		if err != nil {

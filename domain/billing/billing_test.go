@@ -10,6 +10,7 @@ import (
 
 	"github.com/acme3pl/fulfillment/domain"
 	"github.com/acme3pl/fulfillment/domain/billing"
+	"github.com/acme3pl/fulfillment/domain/invoicing"
 )
 
 func TestDivRound(t *testing.T) {
@@ -211,18 +212,18 @@ func TestKeys(t *testing.T) {
 }
 
 func TestMove(t *testing.T) {
-	allowed := map[[2]domain.InvoiceStatus]bool{
-		{domain.InvoiceUnpaid, domain.InvoicePendingPayment}: true, {domain.InvoiceUnpaid, domain.InvoicePaid}: true,
-		{domain.InvoiceUnpaid, domain.InvoiceCollecting}: true, {domain.InvoiceUnpaid, domain.InvoiceCancelled}: true,
-		{domain.InvoicePendingPayment, domain.InvoicePaid}: true, {domain.InvoicePendingPayment, domain.InvoiceUnpaid}: true,
-		{domain.InvoiceCollecting, domain.InvoicePaid}: true, {domain.InvoiceCollecting, domain.InvoiceCancelled}: true,
-		{domain.InvoicePaid, domain.InvoiceRefunded}: true,
+	allowed := map[[2]invoicing.InvoiceStatus]bool{
+		{invoicing.InvoiceUnpaid, invoicing.InvoicePendingPayment}: true, {invoicing.InvoiceUnpaid, invoicing.InvoicePaid}: true,
+		{invoicing.InvoiceUnpaid, invoicing.InvoiceCollecting}: true, {invoicing.InvoiceUnpaid, invoicing.InvoiceCancelled}: true,
+		{invoicing.InvoicePendingPayment, invoicing.InvoicePaid}: true, {invoicing.InvoicePendingPayment, invoicing.InvoiceUnpaid}: true,
+		{invoicing.InvoiceCollecting, invoicing.InvoicePaid}: true, {invoicing.InvoiceCollecting, invoicing.InvoiceCancelled}: true,
+		{invoicing.InvoicePaid, invoicing.InvoiceRefunded}: true,
 	}
-	all := append([]domain.InvoiceStatus{domain.InvoiceDraft, domain.InvoiceAccumulating}, domain.VisibleInvoiceStatuses...)
+	all := append([]invoicing.InvoiceStatus{invoicing.InvoiceDraft, invoicing.InvoiceAccumulating}, invoicing.VisibleInvoiceStatuses...)
 	for _, from := range all {
 		for _, to := range all {
 			err := billing.Move(from, to)
-			if allowed[[2]domain.InvoiceStatus{from, to}] != (err == nil) {
+			if allowed[[2]invoicing.InvoiceStatus{from, to}] != (err == nil) {
 				t.Errorf("Move(%s, %s) = %v", from, to, err)
 			}
 			if err != nil && !errors.Is(err, domain.ErrInvalidState) {

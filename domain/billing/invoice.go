@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/acme3pl/fulfillment/domain"
+	"github.com/acme3pl/fulfillment/domain/invoicing"
 )
 
 // FormatKey is the invoice key of the n-th invoice finalized in year:
@@ -29,16 +30,16 @@ func ParseKey(key string) (year, n int, ok bool) {
 }
 
 // transitions are the statuses an operator may move a finalized invoice to.
-var transitions = map[domain.InvoiceStatus][]domain.InvoiceStatus{
-	domain.InvoiceUnpaid:         {domain.InvoicePendingPayment, domain.InvoicePaid, domain.InvoiceCollecting, domain.InvoiceCancelled},
-	domain.InvoicePendingPayment: {domain.InvoicePaid, domain.InvoiceUnpaid},
-	domain.InvoiceCollecting:     {domain.InvoicePaid, domain.InvoiceCancelled},
-	domain.InvoicePaid:           {domain.InvoiceRefunded},
+var transitions = map[invoicing.InvoiceStatus][]invoicing.InvoiceStatus{
+	invoicing.InvoiceUnpaid:         {invoicing.InvoicePendingPayment, invoicing.InvoicePaid, invoicing.InvoiceCollecting, invoicing.InvoiceCancelled},
+	invoicing.InvoicePendingPayment: {invoicing.InvoicePaid, invoicing.InvoiceUnpaid},
+	invoicing.InvoiceCollecting:     {invoicing.InvoicePaid, invoicing.InvoiceCancelled},
+	invoicing.InvoicePaid:           {invoicing.InvoiceRefunded},
 }
 
 // CanMove reports whether an operator may move an invoice from one status
 // to another.
-func CanMove(from, to domain.InvoiceStatus) bool {
+func CanMove(from, to invoicing.InvoiceStatus) bool {
 	for _, s := range transitions[from] {
 		if s == to {
 			return true
@@ -49,7 +50,7 @@ func CanMove(from, to domain.InvoiceStatus) bool {
 
 // Move refuses a transition CanMove does not allow with
 // domain.ErrInvalidState.
-func Move(from, to domain.InvoiceStatus) error {
+func Move(from, to invoicing.InvoiceStatus) error {
 	if CanMove(from, to) {
 		return nil
 	}

@@ -1,0 +1,72 @@
+package billing
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/acme3pl/fulfillment/domain"
+	"github.com/acme3pl/fulfillment/domain/shipping"
+	"github.com/acme3pl/fulfillment/domain/warehouse"
+	"github.com/acme3pl/fulfillment/ports"
+)
+
+// ReportBilling is billing's part of the warehouse's reports
+// (ports.ReportBilling), run in the report's transaction: a service must be
+// a code of the rate card in force when it was performed, a receipt or
+// service may not be dated into a closed period (its open period is then
+// held FOR SHARE until the report commits, so a finalization waits for
+// it), and a new report's charges — a receipt's, a service's, a shipped
+// shipment's — accrue in one statement, counted by the Observer.
+type ReportBilling struct{ d Deps }
+
+var _ ports.ReportBilling = ReportBilling{}
+
+// NewReportBilling builds billing's part of the warehouse's reports.
+func NewReportBilling(d Deps) ReportBilling { return ReportBilling{d: d} }
+
+// CheckServiceOffered refuses a service code the rate card does not hold.
+func (b ReportBilling) CheckServiceOffered(ctx context.Context, r ports.Repositories, org, code string, at time.Time) error {
+	_, err := r.RateCards.Service(ctx, org, code, at)
+	if errors.Is(err, domain.ErrNotFound) {
+		return fmt.Errorf("service %q of %s at %s: %w", code, org, at.Format(time.RFC3339), warehouse.ErrUnknownService)
+	}
+	if err != nil {
+		return fmt.Errorf("rate card of %s: %w", org, err)
+	}
+	return nil
+}
+
+// CheckPeriodOpen refuses a fact dated inside a closed period.
+func (b ReportBilling) CheckPeriodOpen(ctx context.Context, r ports.Repositories, org string, at time.Time) error {
+	closed, err := r.BillingPeriods.PeriodClosed(ctx, org, at)
+	if err != nil {
+		return fmt.Errorf("billing period of %s: %w", at.Format(time.RFC3339), err)
+	}
+	if closed {
+		return fmt.Errorf("%s lies in a closed period of %s: %w", at.Format(time.RFC3339), org, warehouse.ErrPeriodClosed)
+	}
+	return nil
+}
+
+// ChargeReceipt accrues a new receipt's charges.
+func (b ReportBilling) ChargeReceipt(ctx context.Context, r ports.Repositories, receipt *warehouse.Receipt) error {
+	fees, err := r.Charges.AccrueReceipt(ctx, receipt.ID())
+	b.d.observeCharges(fees)
+	return err
+}
+
+// ChargeService accrues a new service's charge.
+func (b ReportBilling) ChargeService(ctx context.Context, r ports.Repositories, service *warehouse.ServiceRecord) error {
+	fees, err := r.Charges.AccrueService(ctx, service.ID())
+	b.d.observeCharges(fees)
+	return err
+}
+
+// ChargeShipment accrues a shipped shipment's charges.
+func (b ReportBilling) ChargeShipment(ctx context.Context, r ports.Repositories, shipped *shipping.Shipment) error {
+	fees, err := r.Charges.AccrueShipment(ctx, shipped.ID())
+	b.d.observeCharges(fees)
+	return err
+}

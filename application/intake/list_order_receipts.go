@@ -1,0 +1,110 @@
+package intake
+
+import (
+	"context"
+	"slices"
+
+	"go.opentelemetry.io/otel/attribute"
+
+	"github.com/acme3pl/fulfillment/domain"
+	"github.com/acme3pl/fulfillment/domain/intake"
+	"github.com/acme3pl/fulfillment/ports"
+)
+
+// ReceiptErrorCodes are the intake's error codes a receipt can record as
+// its last error: the codes of the intake's answers to deliveries it
+// processed (refusals of the order, and the service's own failures). The
+// codes of answers before processing (API key, signature, size, media
+// type) are never recorded. They are the values of the receipt list's
+// error filter and of the failed-order gauge's code label.
+var ReceiptErrorCodes = []string{
+	"invalid_payload", "unknown_skus", "missing_sku", "missing_shipping_address", "no_warehouse",
+	"unavailable", "internal",
+}
+
+// ParseReceiptFilter reads the receipt list's filters: status succeeded or
+// failed, error one of ReceiptErrorCodes; "" does not filter. Anything else
+// is a *domain.ValidationError naming the parameter.
+func ParseReceiptFilter(status, code string) (ports.ReceiptFilter, error) {
+	var f ports.ReceiptFilter
+	switch s := intake.ReceiptStatus(status); s {
+	case "":
+	case intake.ReceiptSucceeded, intake.ReceiptFailed:
+		f.Status = s
+	default:
+		return f, domain.Invalid("status", "must be succeeded or failed")
+	}
+	if code != "" && !slices.Contains(ReceiptErrorCodes, code) {
+		return f, domain.Invalid("error", "must be an error code of the order intake a receipt records (api/openapi.yaml)")
+	}
+	f.Error = code
+	return f, nil
+}
+
+// ListOrderReceipts asks for a page of the organization's order receipts.
+type ListOrderReceipts struct {
+	OrganizationID string
+	Filter         ports.ReceiptFilter
+	Page           ports.Page
+}
+
+// SpanAttributes implements Attributer.
+func (q ListOrderReceipts) SpanAttributes() []attribute.KeyValue {
+	return []attribute.KeyValue{attribute.String("organization.id", q.OrganizationID)}
+}
+
+// OrderReceiptPage is one page of receipts and whether more follow.
+type OrderReceiptPage struct {
+	Receipts []*intake.OrderReceipt
+	More     bool
+}
+
+// ListOrderReceiptsHandler answers ListOrderReceipts.
+type ListOrderReceiptsHandler struct {
+	receipts ports.OrderReceiptRepository
+}
+
+// NewListOrderReceiptsHandler builds the handler.
+func NewListOrderReceiptsHandler(receipts ports.OrderReceiptRepository) *ListOrderReceiptsHandler {
+	return &ListOrderReceiptsHandler{receipts: receipts}
+}
+
+// Handle returns the page, latest delivery first.
+func (h *ListOrderReceiptsHandler) Handle(ctx context.Context, q ListOrderReceipts) (OrderReceiptPage, error) {
+	rs, more, err := h.receipts.List(ctx, q.OrganizationID, q.Filter, q.Page)
+	if err != nil {
+		return OrderReceiptPage{}, err
+	}
+	return OrderReceiptPage{Receipts: rs, More: more}, nil
+}
+
+// ListReplayableOrders asks for the IDs of the organization's failed orders
+// that keep their body, after After, at most Limit: the walk of
+// `fulfillment orders replay --all-failed`, which replays cannot disturb
+// (an order replayed again is failed again with a greater ID behind the
+// walk, or succeeded and gone from it).
+type ListReplayableOrders struct {
+	OrganizationID string
+	After          int64
+	Limit          int
+}
+
+// SpanAttributes implements Attributer.
+func (q ListReplayableOrders) SpanAttributes() []attribute.KeyValue {
+	return []attribute.KeyValue{attribute.String("organization.id", q.OrganizationID)}
+}
+
+// ListReplayableOrdersHandler answers ListReplayableOrders.
+type ListReplayableOrdersHandler struct {
+	receipts ports.OrderReceiptRepository
+}
+
+// NewListReplayableOrdersHandler builds the handler.
+func NewListReplayableOrdersHandler(receipts ports.OrderReceiptRepository) *ListReplayableOrdersHandler {
+	return &ListReplayableOrdersHandler{receipts: receipts}
+}
+
+// Handle returns the order IDs in ascending order.
+func (h *ListReplayableOrdersHandler) Handle(ctx context.Context, q ListReplayableOrders) ([]int64, error) {
+	return h.receipts.ListKept(ctx, q.OrganizationID, q.After, q.Limit)
+}

@@ -1,0 +1,53 @@
+package intake
+
+import (
+	"time"
+
+	"github.com/acme3pl/fulfillment/application"
+	"github.com/acme3pl/fulfillment/domain/intake"
+)
+
+// UseCases are the storefront order intake's use cases and those of the
+// orders that failed (their receipts, replay and retention), each with its
+// span and log line.
+type UseCases struct {
+	ReceiveStorefrontOrder application.Handler[ReceiveStorefrontOrder, StorefrontOrderResult]
+	RefuseStorefrontOrder  application.Handler[RefuseStorefrontOrder, struct{}]
+	ReplayStorefrontOrder  application.Handler[ReplayStorefrontOrder, StorefrontOrderResult]
+	PurgeFailedOrders      application.Handler[PurgeFailedOrders, int]
+
+	GetOrderReceipt      application.Handler[GetOrderReceipt, *intake.OrderReceipt]
+	ListOrderReceipts    application.Handler[ListOrderReceipts, OrderReceiptPage]
+	ListReplayableOrders application.Handler[ListReplayableOrders, []int64] // `fulfillment orders replay --all-failed`
+	CountFailedOrders    application.Handler[CountFailedOrders, FailedOrders]
+}
+
+// Settings are the intake's own dependencies.
+type Settings struct {
+	// DecodeStorefrontOrder is the intake's decoder of an order's body,
+	// which a replay runs on the kept body.
+	DecodeStorefrontOrder StorefrontOrderDecoder
+	// FailedOrderRetention is how long a failed order's body is kept after
+	// its last delivery (FAILED_ORDER_RETENTION); 0 is the default.
+	FailedOrderRetention time.Duration
+}
+
+// New builds the use cases.
+func New(d application.Deps, s Settings) *UseCases {
+	receive := application.Decorate("ReceiveStorefrontOrder", NewReceiveStorefrontOrderHandler(
+		d.UnitOfWork, d.Clock, d.IDs, d.Environment, d.Log), d.Tracer, d.Log)
+	refuse := application.Decorate("RefuseStorefrontOrder", NewRefuseStorefrontOrderHandler(d.UnitOfWork, d.Clock, d.Log), d.Tracer, d.Log)
+	return &UseCases{
+		ReceiveStorefrontOrder: receive,
+		RefuseStorefrontOrder:  refuse,
+		ReplayStorefrontOrder: application.Decorate("ReplayStorefrontOrder", NewReplayStorefrontOrderHandler(
+			d.Repos.Receipts, receive, refuse, s.DecodeStorefrontOrder), d.Tracer, d.Log),
+		PurgeFailedOrders: application.Decorate("PurgeFailedOrders", NewPurgeFailedOrdersHandler(
+			d.Repos.Receipts, d.Clock, s.FailedOrderRetention), d.Tracer, d.Log),
+
+		GetOrderReceipt:      application.Decorate("GetOrderReceipt", NewGetOrderReceiptHandler(d.Repos.Receipts), d.Tracer, d.Log),
+		ListOrderReceipts:    application.Decorate("ListOrderReceipts", NewListOrderReceiptsHandler(d.Repos.Receipts), d.Tracer, d.Log),
+		ListReplayableOrders: application.Decorate("ListReplayableOrders", NewListReplayableOrdersHandler(d.Repos.Receipts), d.Tracer, d.Log),
+		CountFailedOrders:    application.Decorate("CountFailedOrders", NewCountFailedOrdersHandler(d.Repos.Receipts, d.Clock), d.Tracer, d.Log),
+	}
+}

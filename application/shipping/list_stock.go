@@ -1,0 +1,66 @@
+package shipping
+
+import (
+	"context"
+	"strings"
+
+	"go.opentelemetry.io/otel/attribute"
+
+	"github.com/acme3pl/fulfillment/domain"
+	"github.com/acme3pl/fulfillment/domain/shipping"
+	"github.com/acme3pl/fulfillment/ports"
+)
+
+// ListStock asks for a page of the organization's products or cartons with
+// their stock per warehouse, optionally of one SKU.
+type ListStock struct {
+	OrganizationID string
+	Kind           shipping.ItemKind
+	SKU            string // matched exactly after trimming; "" for all
+	Page           ports.Page
+}
+
+// SpanAttributes implements Attributer.
+func (q ListStock) SpanAttributes() []attribute.KeyValue {
+	return []attribute.KeyValue{
+		attribute.String("organization.id", q.OrganizationID),
+		attribute.String("inventory.kind", string(q.Kind)),
+	}
+}
+
+// StockPage is a page of items with their stock levels and whether more
+// follow.
+type StockPage struct {
+	Items []ports.ItemStock
+	More  bool
+}
+
+// ListStockHandler answers ListStock.
+type ListStockHandler struct {
+	inventory ports.InventoryRepository
+}
+
+// NewListStockHandler builds the handler.
+func NewListStockHandler(inv ports.InventoryRepository) *ListStockHandler {
+	return &ListStockHandler{inventory: inv}
+}
+
+// maxSKUBytes is the longest SKU the service stores.
+const maxSKUBytes = 255
+
+// Handle reads one page. The SKU filter is trimmed like SKUs are; an empty
+// one does not filter.
+func (h *ListStockHandler) Handle(ctx context.Context, q ListStock) (StockPage, error) {
+	if q.Kind != shipping.KindProduct && q.Kind != shipping.KindCarton {
+		return StockPage{}, domain.Invalid("kind", "%q is not product or carton", q.Kind)
+	}
+	sku := shipping.NormalizeSKU(q.SKU)
+	if len(sku) > maxSKUBytes || strings.ContainsRune(sku, 0) {
+		return StockPage{}, domain.Invalid("sku", "must be at most %d bytes of text", maxSKUBytes)
+	}
+	items, more, err := h.inventory.ListStock(ctx, q.OrganizationID, q.Kind, ports.StockFilter{SKU: sku}, q.Page)
+	if err != nil {
+		return StockPage{}, err
+	}
+	return StockPage{Items: items, More: more}, nil
+}

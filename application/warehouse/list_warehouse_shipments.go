@@ -1,0 +1,58 @@
+package warehouse
+
+import (
+	"context"
+
+	"go.opentelemetry.io/otel/attribute"
+
+	"github.com/acme3pl/fulfillment/domain"
+	"github.com/acme3pl/fulfillment/domain/shipping"
+	"github.com/acme3pl/fulfillment/ports"
+)
+
+// ListWarehouseShipments asks for a page of the shipments at the
+// warehouse, of every organization it serves, in one status, oldest
+// submission first: the warehouse's work list.
+type ListWarehouseShipments struct {
+	WarehouseID string
+	Status      shipping.ShipmentStatus // pending, shipped or cancelled
+	Page        ports.Page
+}
+
+// SpanAttributes implements Attributer.
+func (q ListWarehouseShipments) SpanAttributes() []attribute.KeyValue {
+	return []attribute.KeyValue{attribute.String("warehouse.id", q.WarehouseID)}
+}
+
+// ShipmentPage is a page of the warehouse's shipments and whether
+// more follow.
+type ShipmentPage struct {
+	Shipments []ports.WarehouseShipment
+	More      bool
+}
+
+// ListWarehouseShipmentsHandler answers ListWarehouseShipments.
+type ListWarehouseShipmentsHandler struct {
+	shipments ports.ShipmentRepository
+}
+
+// NewListWarehouseShipmentsHandler builds the handler.
+func NewListWarehouseShipmentsHandler(s ports.ShipmentRepository) *ListWarehouseShipmentsHandler {
+	return &ListWarehouseShipmentsHandler{shipments: s}
+}
+
+// Handle reads one page. A draft never reaches the warehouse, so its
+// status is refused like an unknown one.
+func (h *ListWarehouseShipmentsHandler) Handle(ctx context.Context, q ListWarehouseShipments) (ShipmentPage, error) {
+	if q.Status == "" {
+		q.Status = shipping.ShipmentPending
+	}
+	if q.Status == shipping.ShipmentDraft {
+		return ShipmentPage{}, domain.Invalid("status", "must be pending, shipped or cancelled")
+	}
+	ss, more, err := h.shipments.ListAtWarehouse(ctx, q.WarehouseID, q.Status, q.Page)
+	if err != nil {
+		return ShipmentPage{}, err
+	}
+	return ShipmentPage{Shipments: ss, More: more}, nil
+}

@@ -1,0 +1,135 @@
+package warehouse
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"go.opentelemetry.io/otel/attribute"
+
+	"github.com/acme3pl/fulfillment/application"
+	"github.com/acme3pl/fulfillment/domain/shipping"
+	"github.com/acme3pl/fulfillment/domain/warehouse"
+	"github.com/acme3pl/fulfillment/ports"
+)
+
+// RecordWarehouseReceipt reports goods received at the token's warehouse
+// for an organization. ReceivedAt nil means now.
+type RecordWarehouseReceipt struct {
+	WarehouseID    string
+	OrganizationID string
+	Reference      string
+	ReceivedAt     *time.Time
+	Lines          []warehouse.ReceiptLine
+}
+
+// SpanAttributes implements Attributer.
+func (c RecordWarehouseReceipt) SpanAttributes() []attribute.KeyValue {
+	return []attribute.KeyValue{
+		attribute.String("organization.id", c.OrganizationID),
+		attribute.String("warehouse.id", c.WarehouseID),
+		attribute.String("warehouse.reference", c.Reference),
+	}
+}
+
+// ReceiptResult is the receipt stored under the reference, and
+// whether this report made it (false: a retry, answered with the first).
+type ReceiptResult struct {
+	Receipt *warehouse.Receipt
+	Created bool
+}
+
+// RecordWarehouseReceiptHandler records receipts.
+type RecordWarehouseReceiptHandler struct {
+	uow     ports.UnitOfWork
+	clock   ports.Clock
+	ids     ports.IDGenerator
+	billing ports.ReportBilling
+}
+
+// NewRecordWarehouseReceiptHandler builds the handler.
+func NewRecordWarehouseReceiptHandler(uow ports.UnitOfWork, clock ports.Clock, ids ports.IDGenerator, billing ports.ReportBilling) *RecordWarehouseReceiptHandler {
+	return &RecordWarehouseReceiptHandler{uow: uow, clock: clock, ids: ids, billing: billing}
+}
+
+// Handle validates the receipt before any transaction (400s, in the order
+// of warehouse.NewReceipt), then, in one transaction: the warehouse must serve
+// the organization (422 invalid_warehouse), the items must be the
+// organization's (422 unknown_items); the receipt is stored unless the
+// warehouse has one under its reference — then the same content is a retry
+// (the first receipt, nothing written) and other content 409
+// reference_conflict. A new receipt must not be dated inside a closed period
+// (422 period_closed); its lines raise on hand, a movement each, and its
+// charges and event are written with it.
+func (h *RecordWarehouseReceiptHandler) Handle(ctx context.Context, c RecordWarehouseReceipt) (ReceiptResult, error) {
+	receipt, err := warehouse.NewReceipt(warehouse.NewReceiptParams{
+		ID: h.ids.NewID("rcv"), WarehouseID: c.WarehouseID, OrganizationID: c.OrganizationID,
+		Reference: c.Reference, ReceivedAt: c.ReceivedAt, Lines: c.Lines, Now: h.clock.Now(),
+	})
+	if err != nil {
+		return ReceiptResult{}, err
+	}
+	var res ReceiptResult
+	err = h.uow.Do(ctx, func(ctx context.Context, r ports.Repositories) error {
+		res = ReceiptResult{}
+		if _, err := application.ActiveWarehouse(ctx, r.Warehouses, c.OrganizationID, c.WarehouseID); err != nil {
+			return err
+		}
+		if err := resolveReceipt(ctx, r.Inventory, receipt); err != nil {
+			return err
+		}
+		stored, created, err := r.WarehouseReceipts.Create(ctx, receipt)
+		if retry, err := firstReport("receipt", c.Reference, c.WarehouseID, receipt, stored, created, err); err != nil || retry {
+			res.Receipt = stored
+			return err
+		}
+		if err := r.Stock.Move(ctx, receipt.Movements()); err != nil {
+			return fmt.Errorf("receive stock of %s: %w", c.Reference, err)
+		}
+		// After its row locks: billing's lock comes last in every fact's
+		// transaction (docs/billing.md, "One lock order").
+		if err := h.billing.CheckPeriodOpen(ctx, r, c.OrganizationID, receipt.ReceivedAt()); err != nil {
+			return err
+		}
+		// Billing: the receipt's charges (one statement).
+		if err := h.billing.ChargeReceipt(ctx, r, receipt); err != nil {
+			return fmt.Errorf("charge receipt: %w", err)
+		}
+		// Events: inventory.received to the outbox (one statement; the
+		// receipt is a new row: nobody else writes events of it before the
+		// commit).
+		if err := r.Events.Record(ctx, ports.Event{
+			Type: ports.EventInventoryReceived, Subject: receipt.ID(), OrganizationID: receipt.OrganizationID(),
+			Time: receipt.CreatedAt(), Data: receipt,
+		}); err != nil {
+			return fmt.Errorf("event of receipt: %w", err)
+		}
+		res = ReceiptResult{Receipt: receipt, Created: true}
+		return nil
+	})
+	if err != nil {
+		return ReceiptResult{}, err
+	}
+	return res, nil
+}
+
+// resolveReceipt names the receipt's items from the organization's products
+// and cartons, in one query per kind it holds.
+func resolveReceipt(ctx context.Context, inv ports.InventoryRepository, receipt *warehouse.Receipt) error {
+	ids := map[shipping.ItemKind][]string{}
+	for _, l := range receipt.Lines() {
+		ids[l.Kind] = append(ids[l.Kind], l.ItemID)
+	}
+	found := map[shipping.ItemKind]map[string]shipping.InventoryItem{}
+	for _, kind := range []shipping.ItemKind{shipping.KindProduct, shipping.KindCarton} {
+		if len(ids[kind]) == 0 {
+			continue
+		}
+		items, err := inv.FindByIDs(ctx, receipt.OrganizationID(), kind, ids[kind])
+		if err != nil {
+			return fmt.Errorf("find %ss: %w", kind, err)
+		}
+		found[kind] = items
+	}
+	return receipt.Resolve(found[shipping.KindProduct], found[shipping.KindCarton])
+}

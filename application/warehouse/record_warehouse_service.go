@@ -1,0 +1,105 @@
+package warehouse
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"go.opentelemetry.io/otel/attribute"
+
+	"github.com/acme3pl/fulfillment/application"
+	"github.com/acme3pl/fulfillment/domain/warehouse"
+	"github.com/acme3pl/fulfillment/ports"
+)
+
+// RecordWarehouseService reports a service the token's warehouse performed
+// for an organization. QuantityMilli is in thousandths; PerformedAt nil
+// means now.
+type RecordWarehouseService struct {
+	WarehouseID    string
+	OrganizationID string
+	Reference      string
+	Service        string
+	QuantityMilli  int64
+	PerformedAt    *time.Time
+	Note           string
+}
+
+// SpanAttributes implements Attributer.
+func (c RecordWarehouseService) SpanAttributes() []attribute.KeyValue {
+	return []attribute.KeyValue{
+		attribute.String("organization.id", c.OrganizationID),
+		attribute.String("warehouse.id", c.WarehouseID),
+		attribute.String("warehouse.reference", c.Reference),
+		attribute.String("warehouse.service", c.Service),
+	}
+}
+
+// ServiceResult is the service stored under the reference, and
+// whether this report made it (false: a retry, answered with the first).
+type ServiceResult struct {
+	Service *warehouse.ServiceRecord
+	Created bool
+}
+
+// RecordWarehouseServiceHandler records services.
+type RecordWarehouseServiceHandler struct {
+	uow     ports.UnitOfWork
+	clock   ports.Clock
+	ids     ports.IDGenerator
+	billing ports.ReportBilling
+}
+
+// NewRecordWarehouseServiceHandler builds the handler.
+func NewRecordWarehouseServiceHandler(uow ports.UnitOfWork, clock ports.Clock, ids ports.IDGenerator, billing ports.ReportBilling) *RecordWarehouseServiceHandler {
+	return &RecordWarehouseServiceHandler{uow: uow, clock: clock, ids: ids, billing: billing}
+}
+
+// Handle validates the service before any transaction (400s, in the order
+// of warehouse.NewServiceRecord), then, in one transaction: the warehouse must
+// serve the organization (422 invalid_warehouse); the service is stored
+// unless the warehouse has one under its reference — then the same content
+// is a retry (the first service, nothing written) and other content 409
+// reference_conflict. A new service must be on the organization's rate
+// card in force when it was performed (422 unknown_service) and not dated
+// inside a closed period (422 period_closed); its charge is written with
+// it.
+func (h *RecordWarehouseServiceHandler) Handle(ctx context.Context, c RecordWarehouseService) (ServiceResult, error) {
+	service, err := warehouse.NewServiceRecord(warehouse.NewServiceRecordParams{
+		ID: h.ids.NewID("svc"), WarehouseID: c.WarehouseID, OrganizationID: c.OrganizationID,
+		Reference: c.Reference, Service: c.Service, QuantityMilli: c.QuantityMilli,
+		PerformedAt: c.PerformedAt, Note: c.Note, Now: h.clock.Now(),
+	})
+	if err != nil {
+		return ServiceResult{}, err
+	}
+	var res ServiceResult
+	err = h.uow.Do(ctx, func(ctx context.Context, r ports.Repositories) error {
+		res = ServiceResult{}
+		if _, err := application.ActiveWarehouse(ctx, r.Warehouses, c.OrganizationID, c.WarehouseID); err != nil {
+			return err
+		}
+		stored, created, err := r.WarehouseServices.Create(ctx, service)
+		if retry, err := firstReport("service", c.Reference, c.WarehouseID, service, stored, created, err); err != nil || retry {
+			res.Service = stored
+			return err
+		}
+		if err := h.billing.CheckServiceOffered(ctx, r, c.OrganizationID, service.Service(), service.PerformedAt()); err != nil {
+			return err
+		}
+		if err := h.billing.CheckPeriodOpen(ctx, r, c.OrganizationID, service.PerformedAt()); err != nil {
+			return err
+		}
+		// Billing: the service's charge (one statement). A service has no
+		// event of its own.
+		if err := h.billing.ChargeService(ctx, r, service); err != nil {
+			return fmt.Errorf("charge service: %w", err)
+		}
+		res = ServiceResult{Service: service, Created: true}
+		return nil
+	})
+	if err != nil {
+		return ServiceResult{}, err
+	}
+	return res, nil
+}

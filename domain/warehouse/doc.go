@@ -1,0 +1,3 @@
+// Package warehouse holds the rules of the warehouse's side: the receipts and services a warehouse
+// reports, each idempotent on the warehouse's reference.
+package warehouse

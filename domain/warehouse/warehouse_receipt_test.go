@@ -1,0 +1,208 @@
+package warehouse_test
+
+import (
+	"errors"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/acme3pl/fulfillment/domain"
+	"github.com/acme3pl/fulfillment/domain/shipping"
+	"github.com/acme3pl/fulfillment/domain/warehouse"
+)
+
+var recvNow = time.Date(2026, 11, 26, 12, 0, 0, 123_456_789, time.UTC)
+
+func recvParams() warehouse.NewReceiptParams {
+	return warehouse.NewReceiptParams{
+		ID: "rcv_1", WarehouseID: "wh_1", OrganizationID: "org_1", Reference: "ASN-1",
+		Lines: []warehouse.ReceiptLine{
+			{Kind: shipping.KindProduct, ItemID: "prod_1", Quantity: 10},
+			{Kind: shipping.KindCarton, ItemID: "ctn_1", Quantity: 2},
+		},
+		Now: recvNow,
+	}
+}
+
+func TestNewReceiptValidates(t *testing.T) {
+	past := recvNow.Add(-48 * time.Hour)
+	future := recvNow.Add(time.Second)
+	tests := []struct {
+		name      string
+		edit      func(p *warehouse.NewReceiptParams)
+		wantField string // "" when valid
+	}{
+		{"valid", func(p *warehouse.NewReceiptParams) {}, ""},
+		{"in the past", func(p *warehouse.NewReceiptParams) { p.ReceivedAt = &past }, ""},
+		{"now exactly", func(p *warehouse.NewReceiptParams) { p.ReceivedAt = &recvNow }, ""},
+		{"in the future", func(p *warehouse.NewReceiptParams) { p.ReceivedAt = &future }, "receivedAt"},
+		{"no organization", func(p *warehouse.NewReceiptParams) { p.OrganizationID = "" }, "organizationId"},
+		{"no reference", func(p *warehouse.NewReceiptParams) { p.Reference = "" }, "reference"},
+		{"64 characters", func(p *warehouse.NewReceiptParams) { p.Reference = strings.Repeat("é", 64) }, ""},
+		{"65 characters", func(p *warehouse.NewReceiptParams) { p.Reference = strings.Repeat("a", 65) }, "reference"},
+		{"NUL in reference", func(p *warehouse.NewReceiptParams) { p.Reference = "a\x00" }, "reference"},
+		{"no items", func(p *warehouse.NewReceiptParams) { p.Lines = nil }, "items"},
+		{"too many items", func(p *warehouse.NewReceiptParams) {
+			p.Lines = make([]warehouse.ReceiptLine, warehouse.MaxReceiptLines+1)
+		}, "items"},
+		{"an item without its ID", func(p *warehouse.NewReceiptParams) { p.Lines[1].ItemID = "" }, "items[1]"},
+		{"an item of no kind", func(p *warehouse.NewReceiptParams) { p.Lines[0].Kind = "" }, "items[0]"},
+		{"zero quantity", func(p *warehouse.NewReceiptParams) { p.Lines[0].Quantity = 0 }, "items[0].quantity"},
+		{"quantity above the bound", func(p *warehouse.NewReceiptParams) {
+			p.Lines[1].Quantity = shipping.MaxLineQuantity + 1
+		}, "items[1].quantity"},
+		{"quantity at the bound", func(p *warehouse.NewReceiptParams) { p.Lines[1].Quantity = shipping.MaxLineQuantity }, ""},
+		{"duplicates adding up above the bound", func(p *warehouse.NewReceiptParams) {
+			p.Lines = []warehouse.ReceiptLine{
+				{Kind: shipping.KindProduct, ItemID: "p", Quantity: shipping.MaxLineQuantity},
+				{Kind: shipping.KindProduct, ItemID: "p", Quantity: 1},
+			}
+		}, "items[1].quantity"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := recvParams()
+			tt.edit(&p)
+			_, err := warehouse.NewReceipt(p)
+			var ve *domain.ValidationError
+			switch {
+			case tt.wantField == "" && err != nil:
+				t.Fatalf("NewReceipt: %v", err)
+			case tt.wantField != "" && (!errors.As(err, &ve) || ve.Field != tt.wantField):
+				t.Fatalf("NewReceipt: %v, want a validation error of %s", err, tt.wantField)
+			}
+		})
+	}
+}
+
+func TestNewReceiptMergesDuplicatesAndDefaultsTime(t *testing.T) {
+	p := recvParams()
+	p.Lines = append(p.Lines, warehouse.ReceiptLine{Kind: shipping.KindProduct, ItemID: "prod_1", Quantity: 5},
+		warehouse.ReceiptLine{Kind: shipping.KindCarton, ItemID: "prod_1", Quantity: 1})
+	r, err := warehouse.NewReceipt(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []warehouse.ReceiptLine{
+		{Kind: shipping.KindProduct, ItemID: "prod_1", Quantity: 15},
+		{Kind: shipping.KindCarton, ItemID: "ctn_1", Quantity: 2},
+		{Kind: shipping.KindCarton, ItemID: "prod_1", Quantity: 1},
+	}
+	if got := r.Lines(); !reflect.DeepEqual(got, want) {
+		t.Fatalf("lines = %+v, want %+v", got, want)
+	}
+	wantAt := recvNow.Truncate(time.Millisecond)
+	if !r.ReceivedAt().Equal(wantAt) || r.ReceivedAtGiven() || !r.CreatedAt().Equal(wantAt) {
+		t.Fatalf("receivedAt %v given %v createdAt %v, want %v not given", r.ReceivedAt(), r.ReceivedAtGiven(), r.CreatedAt(), wantAt)
+	}
+	if r.Units(shipping.KindProduct) != 15 || r.Units(shipping.KindCarton) != 3 {
+		t.Fatalf("units %d products, %d cartons", r.Units(shipping.KindProduct), r.Units(shipping.KindCarton))
+	}
+}
+
+func TestReceiptSameContent(t *testing.T) {
+	at := recvNow.Add(-time.Hour)
+	other := recvNow.Add(-2 * time.Hour)
+	base := func(edit func(p *warehouse.NewReceiptParams)) *warehouse.Receipt {
+		p := recvParams()
+		edit(&p)
+		r, err := warehouse.NewReceipt(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+	stored := base(func(p *warehouse.NewReceiptParams) { p.ReceivedAt = &at })
+	storedDefault := base(func(p *warehouse.NewReceiptParams) {})
+	tests := []struct {
+		name   string
+		stored *warehouse.Receipt
+		retry  func(p *warehouse.NewReceiptParams)
+		want   bool
+	}{
+		{"identical", stored, func(p *warehouse.NewReceiptParams) { p.ReceivedAt = &at }, true},
+		{"items in another order", stored, func(p *warehouse.NewReceiptParams) {
+			p.ReceivedAt = &at
+			p.Lines[0], p.Lines[1] = p.Lines[1], p.Lines[0]
+		}, true},
+		{"a line split in two", stored, func(p *warehouse.NewReceiptParams) {
+			p.ReceivedAt = &at
+			p.Lines[0].Quantity = 4
+			p.Lines = append(p.Lines, warehouse.ReceiptLine{Kind: shipping.KindProduct, ItemID: "prod_1", Quantity: 6})
+		}, true},
+		{"no time given: any stored time", stored, func(p *warehouse.NewReceiptParams) {}, true},
+		{"another time", stored, func(p *warehouse.NewReceiptParams) { p.ReceivedAt = &other }, false},
+		{"a time given, none stored", storedDefault, func(p *warehouse.NewReceiptParams) { p.ReceivedAt = &at }, false},
+		{"another quantity", stored, func(p *warehouse.NewReceiptParams) { p.ReceivedAt = &at; p.Lines[0].Quantity = 11 }, false},
+		{"another item", stored, func(p *warehouse.NewReceiptParams) { p.ReceivedAt = &at; p.Lines[0].ItemID = "prod_2" }, false},
+		{"a product for a carton", stored, func(p *warehouse.NewReceiptParams) { p.ReceivedAt = &at; p.Lines[1].Kind = shipping.KindProduct }, false},
+		{"one item less", stored, func(p *warehouse.NewReceiptParams) { p.ReceivedAt = &at; p.Lines = p.Lines[:1] }, false},
+		{"another organization", stored, func(p *warehouse.NewReceiptParams) { p.ReceivedAt = &at; p.OrganizationID = "org_2" }, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := base(tt.retry).SameContent(tt.stored); got != tt.want {
+				t.Fatalf("SameContent = %v, want %v", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestReceiptResolve(t *testing.T) {
+	products := map[string]shipping.InventoryItem{"prod_1": {ID: "prod_1", OrganizationID: "org_1", Kind: shipping.KindProduct, SKU: "TEE"}}
+	cartons := map[string]shipping.InventoryItem{"ctn_1": {ID: "ctn_1", OrganizationID: "org_1", Kind: shipping.KindCarton, SKU: "CTN"}}
+	r, err := warehouse.NewReceipt(recvParams())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Resolve(products, cartons); err != nil {
+		t.Fatal(err)
+	}
+	if l := r.Lines(); l[0].SKU != "TEE" || l[1].SKU != "CTN" {
+		t.Fatalf("lines %+v", l)
+	}
+
+	tests := []struct {
+		name     string
+		products map[string]shipping.InventoryItem
+		cartons  map[string]shipping.InventoryItem
+		want     *shipping.UnknownItemsError
+	}{
+		{"no product", nil, cartons, &shipping.UnknownItemsError{Kind: shipping.KindProduct, IDs: []string{"prod_1"}}},
+		{"no carton", products, nil, &shipping.UnknownItemsError{Kind: shipping.KindCarton, IDs: []string{"ctn_1"}}},
+		{"neither", nil, nil, &shipping.UnknownItemsError{IDs: []string{"prod_1", "ctn_1"}}},
+		{"another organization's", map[string]shipping.InventoryItem{"prod_1": {ID: "prod_1", OrganizationID: "org_2"}}, cartons,
+			&shipping.UnknownItemsError{Kind: shipping.KindProduct, IDs: []string{"prod_1"}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r, _ := warehouse.NewReceipt(recvParams())
+			var got *shipping.UnknownItemsError
+			if err := r.Resolve(tt.products, tt.cartons); !errors.As(err, &got) || !reflect.DeepEqual(got, tt.want) {
+				t.Fatalf("Resolve: %v, want %+v", err, tt.want)
+			}
+			if r.Lines()[0].SKU != "" {
+				t.Fatal("a refused receipt changed")
+			}
+		})
+	}
+}
+
+func TestReceiptMovements(t *testing.T) {
+	at := recvNow.Add(-time.Hour)
+	p := recvParams()
+	p.ReceivedAt = &at
+	r, _ := warehouse.NewReceipt(p)
+	want := shipping.StockChange{
+		OrganizationID: "org_1", WarehouseID: "wh_1", Reason: shipping.MovementReceipt, ReceiptID: "rcv_1",
+		OccurredAt: at.Truncate(time.Millisecond),
+		Deltas: []shipping.StockDelta{
+			{Kind: shipping.KindProduct, ItemID: "prod_1", Quantity: 10},
+			{Kind: shipping.KindCarton, ItemID: "ctn_1", Quantity: 2},
+		},
+	}
+	if got := r.Movements(); !reflect.DeepEqual(got, want) {
+		t.Fatalf("Movements = %+v, want %+v", got, want)
+	}
+}

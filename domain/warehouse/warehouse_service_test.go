@@ -1,0 +1,140 @@
+package warehouse_test
+
+import (
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/acme3pl/fulfillment/domain"
+	"github.com/acme3pl/fulfillment/domain/warehouse"
+)
+
+func svcParams() warehouse.NewServiceRecordParams {
+	return warehouse.NewServiceRecordParams{
+		ID: "svc_1", WarehouseID: "wh_1", OrganizationID: "org_1", Reference: "JOB-1",
+		Service: "kitting", QuantityMilli: 1500, Note: "gift sets", Now: recvNow,
+	}
+}
+
+func TestNewServiceRecordValidates(t *testing.T) {
+	future := recvNow.Add(time.Millisecond)
+	past := recvNow.Add(-time.Hour)
+	tests := []struct {
+		name      string
+		edit      func(p *warehouse.NewServiceRecordParams)
+		wantField string
+	}{
+		{"valid", func(p *warehouse.NewServiceRecordParams) {}, ""},
+		{"in the past", func(p *warehouse.NewServiceRecordParams) { p.PerformedAt = &past }, ""},
+		{"in the future", func(p *warehouse.NewServiceRecordParams) { p.PerformedAt = &future }, "performedAt"},
+		{"no organization", func(p *warehouse.NewServiceRecordParams) { p.OrganizationID = "" }, "organizationId"},
+		{"no reference", func(p *warehouse.NewServiceRecordParams) { p.Reference = "" }, "reference"},
+		{"no service", func(p *warehouse.NewServiceRecordParams) { p.Service = "" }, "service"},
+		{"a padded service", func(p *warehouse.NewServiceRecordParams) { p.Service = " kitting" }, "service"},
+		{"a long service", func(p *warehouse.NewServiceRecordParams) { p.Service = strings.Repeat("s", 65) }, "service"},
+		{"zero quantity", func(p *warehouse.NewServiceRecordParams) { p.QuantityMilli = 0 }, "quantity"},
+		{"quantity above the bound", func(p *warehouse.NewServiceRecordParams) { p.QuantityMilli = warehouse.MaxServiceMilli + 1 }, "quantity"},
+		{"a long note", func(p *warehouse.NewServiceRecordParams) { p.Note = strings.Repeat("n", 1001) }, "note"},
+		{"no note", func(p *warehouse.NewServiceRecordParams) { p.Note = "" }, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := svcParams()
+			tt.edit(&p)
+			_, err := warehouse.NewServiceRecord(p)
+			var ve *domain.ValidationError
+			switch {
+			case tt.wantField == "" && err != nil:
+				t.Fatalf("NewServiceRecord: %v", err)
+			case tt.wantField != "" && (!errors.As(err, &ve) || ve.Field != tt.wantField):
+				t.Fatalf("NewServiceRecord: %v, want a validation error of %s", err, tt.wantField)
+			}
+		})
+	}
+}
+
+func TestServiceRecordSameContent(t *testing.T) {
+	at := recvNow.Add(-time.Hour)
+	mk := func(edit func(p *warehouse.NewServiceRecordParams)) *warehouse.ServiceRecord {
+		p := svcParams()
+		edit(&p)
+		s, err := warehouse.NewServiceRecord(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	stored := mk(func(p *warehouse.NewServiceRecordParams) { p.PerformedAt = &at })
+	tests := []struct {
+		name  string
+		retry func(p *warehouse.NewServiceRecordParams)
+		want  bool
+	}{
+		{"identical", func(p *warehouse.NewServiceRecordParams) { p.PerformedAt = &at }, true},
+		{"no time given", func(p *warehouse.NewServiceRecordParams) {}, true},
+		{"another time", func(p *warehouse.NewServiceRecordParams) { other := at.Add(time.Second); p.PerformedAt = &other }, false},
+		{"another quantity", func(p *warehouse.NewServiceRecordParams) { p.QuantityMilli = 1501 }, false},
+		{"another service", func(p *warehouse.NewServiceRecordParams) { p.Service = "labor_hour" }, false},
+		{"another note", func(p *warehouse.NewServiceRecordParams) { p.Note = "" }, false},
+		{"another organization", func(p *warehouse.NewServiceRecordParams) { p.OrganizationID = "org_2" }, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := mk(tt.retry).SameContent(stored); got != tt.want {
+				t.Fatalf("SameContent = %v, want %v", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestParseMilli(t *testing.T) {
+	tests := []struct {
+		text    string
+		want    int64
+		wantErr bool
+	}{
+		{text: "1", want: 1000},
+		{text: "1.5", want: 1500},
+		{text: "0.001", want: 1},
+		{text: "1.500", want: 1500},
+		{text: "1.5000", want: 1500},
+		{text: "15e-1", want: 1500},
+		{text: "1.5E2", want: 150000},
+		{text: "0.00015e1", wantErr: true},
+		{text: "1e9", want: warehouse.MaxServiceMilli},
+		{text: "1000000000", want: warehouse.MaxServiceMilli},
+		{text: "1000000000.001", wantErr: true},
+		{text: "1e99999", wantErr: true},
+		{text: "1e-99999", wantErr: true},
+		{text: "0", wantErr: true},
+		{text: "0.0001", wantErr: true},
+		{text: "1.2345", wantErr: true},
+		{text: "-1", wantErr: true},
+		{text: "99999999999999999999999", wantErr: true},
+		{text: "1.", wantErr: true},
+		{text: ".5", wantErr: true},
+		{text: "\"1\"", wantErr: true},
+		{text: "", wantErr: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.text, func(t *testing.T) {
+			got, err := warehouse.ParseMilli("quantity", tt.text)
+			var ve *domain.ValidationError
+			switch {
+			case tt.wantErr && (!errors.As(err, &ve) || ve.Field != "quantity"):
+				t.Fatalf("ParseMilli(%q) = %d, %v; want a validation error of quantity", tt.text, got, err)
+			case !tt.wantErr && (err != nil || got != tt.want):
+				t.Fatalf("ParseMilli(%q) = %d, %v; want %d", tt.text, got, err, tt.want)
+			}
+		})
+	}
+}
+
+func TestFormatMilli(t *testing.T) {
+	for n, want := range map[int64]string{1500: "1.5", 2000: "2", 1: "0.001", 1010: "1.01", 0: "0", -2500: "-2.5"} {
+		if got := warehouse.FormatMilli(n); got != want {
+			t.Errorf("FormatMilli(%d) = %q, want %q", n, got, want)
+		}
+	}
+}
