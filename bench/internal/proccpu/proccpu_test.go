@@ -14,10 +14,10 @@ func TestTreeCPUTime(t *testing.T) {
 	self := os.Getpid()
 	// Own first: the process's time only grows, so the tree read after it
 	// holds at least as much.
-	own := CPUTime(self)
+	ownBefore := CPUTime(self)
 	before := TreeCPUTime(self)
-	if before < own {
-		t.Fatalf("tree %v < own %v read before it", before, own)
+	if before < ownBefore {
+		t.Fatalf("tree %v < own %v read before it", before, ownBefore)
 	}
 	child := exec.Command("sh", "-c", "while :; do :; done")
 	if err := child.Start(); err != nil {
