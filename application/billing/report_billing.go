@@ -15,10 +15,11 @@ import (
 // ReportBilling is billing's part of the warehouse's reports
 // (ports.ReportBilling), run in the report's transaction: a service must be
 // a code of the rate card in force when it was performed, a receipt or
-// service may not be dated into a closed period (its open period is then
-// held FOR SHARE until the report commits, so a finalization waits for
-// it), and a new report's charges — a receipt's, a service's, a shipped
-// shipment's — accrue in one statement, counted by the Observer.
+// service may not be dated into a closed period, and a new report's
+// charges — a receipt's, a service's, a shipped shipment's — accrue in one
+// statement after the organization's billing lock, taken shared, so that
+// no finalization reads the facts meanwhile (docs/billing.md, "One lock
+// order"); they are counted by the Observer.
 type ReportBilling struct{ d Deps }
 
 var _ ports.ReportBilling = ReportBilling{}
