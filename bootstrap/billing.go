@@ -45,8 +45,8 @@ func registerBillingCollector(m *telemetry.Metrics, uc *billingapp.UseCases) err
 // startBilling runs billing as a job (jobs.go): a first run within a
 // minute of start, then every BILLING_INTERVAL, each run one log line.
 func startBilling(lc fx.Lifecycle, cfg Config, uc *billingapp.UseCases, tracer trace.Tracer, log *slog.Logger) {
-	startJob(lc, tracer, log, job{name: "billing", first: min(cfg.BillingInterval, time.Minute), every: cfg.BillingInterval,
-		run: func(ctx context.Context) (string, []slog.Attr, error) {
+	startJob(lc, tickerJob("billing", min(cfg.BillingInterval, time.Minute), cfg.BillingInterval, tracer, log,
+		func(ctx context.Context) (string, []slog.Attr, error) {
 			res, err := uc.RunBilling.Handle(ctx, billingapp.RunBilling{})
 			charges := 0
 			for _, n := range res.Charges {
@@ -55,5 +55,5 @@ func startBilling(lc fx.Lifecycle, cfg Config, uc *billingapp.UseCases, tracer t
 			attrs := []slog.Attr{slog.Int("charges", charges), slog.Int("periods_finalized", len(res.Finalized)),
 				slog.Int("invoices_finalized", res.Invoices()), slog.Int("invoices_collecting", len(res.Collected))}
 			return fmt.Sprintf("billing run: %d invoices finalized", res.Invoices()), attrs, err
-		}})
+		}))
 }

@@ -26,8 +26,8 @@ func purgeInterval(retention time.Duration) time.Duration {
 // startPurger runs the purge as a job (jobs.go).
 func startPurger(lc fx.Lifecycle, cfg Config, app *intakeapp.UseCases, tracer trace.Tracer, log *slog.Logger) {
 	every := purgeInterval(cfg.FailedOrderRetention)
-	startJob(lc, tracer, log, job{name: "purge-failed-orders", first: min(every, time.Minute), every: every,
-		run: func(ctx context.Context) (string, []slog.Attr, error) {
+	startJob(lc, tickerJob("purge-failed-orders", min(every, time.Minute), every, tracer, log,
+		func(ctx context.Context) (string, []slog.Attr, error) {
 			n, err := app.PurgeFailedOrders.Handle(ctx, intakeapp.PurgeFailedOrders{})
 			attrs := []slog.Attr{slog.Int("purged", n)}
 			if err != nil {
@@ -38,5 +38,5 @@ func startPurger(lc fx.Lifecycle, cfg Config, app *intakeapp.UseCases, tracer tr
 			}
 			return "purged failed orders' kept bodies past retention", append(attrs,
 				slog.Duration("retention", cfg.FailedOrderRetention)), nil
-		}})
+		}))
 }

@@ -52,7 +52,8 @@ const organizationLimitsEvery = 500 * time.Millisecond
 
 // refreshOrganizationLimits loads the organizations' own limits into the
 // limiter at start (a database that does not answer then delays nothing:
-// the default applies until it does) and every organizationLimitsEvery.
+// the default applies until it does) and then every organizationLimitsEvery,
+// as a job (jobs.go).
 // A failure keeps the limits already loaded; it is logged when it starts
 // and when it ends, not at every attempt.
 func refreshOrganizationLimits(lc fx.Lifecycle, store *postgres.OrganizationRateLimits, limiter *ratelimit.Limiter, log *slog.Logger) {
@@ -73,33 +74,9 @@ func refreshOrganizationLimits(lc fx.Lifecycle, store *postgres.OrganizationRate
 			limiter.SetLimits(limits)
 		}
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	lc.Append(fx.Hook{
-		OnStart: func(start context.Context) error {
-			load(start)
-			go func() {
-				defer close(done)
-				tick := time.NewTicker(organizationLimitsEvery)
-				defer tick.Stop()
-				for {
-					select {
-					case <-ctx.Done():
-						return
-					case <-tick.C:
-						load(ctx)
-					}
-				}
-			}()
-			return nil
-		},
-		OnStop: func(stop context.Context) error {
-			cancel()
-			select {
-			case <-done:
-			case <-stop.Done():
-			}
-			return nil
-		},
-	})
+	lc.Append(fx.StartHook(load))
+	startJob(lc, job{first: organizationLimitsEvery, run: func(ctx context.Context, _ bool) (time.Duration, bool) {
+		load(ctx)
+		return organizationLimitsEvery, false
+	}})
 }

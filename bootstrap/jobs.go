@@ -11,19 +11,23 @@ import (
 	"go.uber.org/fx"
 )
 
-// A job is work `serve` does in the background on every replica (the
-// failed-order purge, billing runs): a ticker with jitter, started and
-// stopped by fx, each run one trace and at most one log line. Exactly-once
-// comes from the database (unique keys, guarded updates, row locks),
-// never from the belief that one replica runs it; each job is also a CLI
-// command, for a Kubernetes CronJob or an operator.
+// A job is work `serve` does in the background on every replica, started
+// and stopped by fx: the failed-order purge and billing runs (tickerJob:
+// a ticker with jitter, each run one trace and at most one log line), the
+// events relay (relayJob: woken by commits, paced by its last run) and the
+// refresh of the organizations' limits. Exactly-once comes from the
+// database (unique keys, guarded updates, row locks), never from the
+// belief that one replica runs it; the purge, billing and the relay are
+// also CLI commands, for a Kubernetes CronJob or an operator.
 type job struct {
-	name  string        // the root span's name: "job <name>"
-	first time.Duration // before the first run (jittered)
-	every time.Duration // between runs (jittered)
-	// run does one run; it returns the log line's message and attributes,
-	// or "" for a run that did nothing worth a line.
-	run func(ctx context.Context) (msg string, attrs []slog.Attr, err error)
+	first time.Duration // the wait before the first run
+	// wake, when not nil, ends a wait that the last run let it end (a
+	// commit that wrote events, for the relay).
+	wake <-chan struct{}
+	// run does one run, started by a wake-up (woken) or by the wait's
+	// end, and returns the wait before the next run and whether a wake-up
+	// may end that wait sooner.
+	run func(ctx context.Context, woken bool) (next time.Duration, wakeable bool)
 }
 
 // jitter spreads d by ±20 %, so that replicas started together do not
@@ -34,25 +38,16 @@ func jitter(d time.Duration) time.Duration {
 
 // startJob runs j with the server: its loop starts in OnStart and stops in
 // OnStop, which waits for a run in progress to end or roll back before the
-// database closes.
-func startJob(lc fx.Lifecycle, tracer trace.Tracer, log *slog.Logger, j job) {
+// database closes (fx stops hooks in reverse order: those of what the job
+// uses, appended when it was built, come after).
+func startJob(lc fx.Lifecycle, j job) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	lc.Append(fx.Hook{
 		OnStart: func(context.Context) error {
 			go func() {
 				defer close(done)
-				timer := time.NewTimer(jitter(j.first))
-				defer timer.Stop()
-				for {
-					select {
-					case <-ctx.Done():
-						return
-					case <-timer.C:
-					}
-					runJob(ctx, tracer, log, j)
-					timer.Reset(jitter(j.every))
-				}
+				runLoop(ctx, j)
 			}()
 			return nil
 		},
@@ -67,20 +62,50 @@ func startJob(lc fx.Lifecycle, tracer trace.Tracer, log *slog.Logger, j job) {
 	})
 }
 
-// runJob is one run: one trace, and one log line when it did something or
-// failed.
-func runJob(ctx context.Context, tracer trace.Tracer, log *slog.Logger, j job) {
-	ctx, span := tracer.Start(ctx, "job "+j.name, trace.WithNewRoot())
-	defer span.End()
-	start := time.Now()
-	msg, attrs, err := j.run(ctx)
-	attrs = append(attrs, slog.String("job", j.name), slog.Duration("duration", time.Since(start)))
-	switch {
-	case err != nil && ctx.Err() == nil:
-		span.RecordError(err)
-		span.SetStatus(codes.Error, "job failed")
-		log.LogAttrs(ctx, slog.LevelWarn, j.name+" failed", append(attrs, slog.String("error", err.Error()))...)
-	case err == nil && msg != "":
-		log.LogAttrs(ctx, slog.LevelInfo, msg, attrs...)
+// runLoop is a job's loop, until ctx ends.
+func runLoop(ctx context.Context, j job) {
+	wait, wakeable := j.first, false
+	for ctx.Err() == nil {
+		timer := time.NewTimer(wait)
+		wake := j.wake
+		if !wakeable {
+			wake = nil
+		}
+		woken := false
+		select {
+		case <-ctx.Done():
+			timer.Stop()
+			return
+		case <-wake:
+			timer.Stop()
+			woken = true
+		case <-timer.C:
+		}
+		wait, wakeable = j.run(ctx, woken)
 	}
+}
+
+// tickerJob runs fn first after first, then every every (both jittered),
+// each run one trace, its root span "job <name>", and one log line when
+// it did something or failed. fn returns the line's message and
+// attributes, or "" for a run that did nothing worth a line.
+func tickerJob(name string, first, every time.Duration, tracer trace.Tracer, log *slog.Logger,
+	fn func(ctx context.Context) (msg string, attrs []slog.Attr, err error),
+) job {
+	return job{first: jitter(first), run: func(ctx context.Context, _ bool) (time.Duration, bool) {
+		ctx, span := tracer.Start(ctx, "job "+name, trace.WithNewRoot())
+		defer span.End()
+		start := time.Now()
+		msg, attrs, err := fn(ctx)
+		attrs = append(attrs, slog.String("job", name), slog.Duration("duration", time.Since(start)))
+		switch {
+		case err != nil && ctx.Err() == nil:
+			span.RecordError(err)
+			span.SetStatus(codes.Error, "job failed")
+			log.LogAttrs(ctx, slog.LevelWarn, name+" failed", append(attrs, slog.String("error", err.Error()))...)
+		case err == nil && msg != "":
+			log.LogAttrs(ctx, slog.LevelInfo, msg, attrs...)
+		}
+		return jitter(every), false
+	}}
 }
