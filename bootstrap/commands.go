@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"os"
 	"time"
 
 	"github.com/uptrace/bun"
@@ -13,6 +14,7 @@ import (
 	"go.uber.org/fx"
 
 	"github.com/acme3pl/fulfillment/adapters/postgres"
+	"github.com/acme3pl/fulfillment/adapters/telemetry"
 	billingapp "github.com/acme3pl/fulfillment/application/billing"
 )
 
@@ -35,16 +37,32 @@ func CommandOptions(cfg Config, conns int) []fx.Option {
 		BillingModule,
 		organizationLimitsModule,
 		fx.Provide(func() billingapp.Observer { return billingapp.NopObserver{} }),
-		fx.Module("command-events", eventRecording),
+		commandEventsModule,
 	}
 }
 
-// commandTelemetryModule stands for TelemetryModule in a command's graph.
+// commandTelemetryModule stands for TelemetryModule in a command's graph:
+// no log lines, no spans, metrics no one reads.
 var commandTelemetryModule = fx.Module("command-telemetry",
 	fx.Provide(
 		func() *slog.Logger { return slog.New(slog.DiscardHandler) },
-		func() trace.Tracer { return noop.NewTracerProvider().Tracer("") },
+		func() trace.TracerProvider { return noop.NewTracerProvider() },
+		func(tp trace.TracerProvider) trace.Tracer { return tp.Tracer("") },
+		telemetry.NewMetrics,
 	),
+)
+
+// commandEventsModule is what a command needs of events: the outbox that
+// its changes record their events into (the servers' relays publish them)
+// and the relay of `events relay`, built as the server's (relayModule),
+// whose warnings — the broker's connection, the stream — go to stderr as
+// JSON lines.
+var commandEventsModule = fx.Module("command-events",
+	eventRecording,
+	relayModule,
+	fx.Decorate(func() *slog.Logger {
+		return slog.New(slog.NewJSONHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	}),
 )
 
 // RunCommand builds the command graph with conns connections, checks that

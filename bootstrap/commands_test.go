@@ -10,6 +10,7 @@ import (
 
 	"github.com/acme3pl/fulfillment/adapters/postgres"
 	"github.com/acme3pl/fulfillment/application"
+	eventsapp "github.com/acme3pl/fulfillment/application/events"
 	"github.com/acme3pl/fulfillment/bootstrap"
 	"github.com/acme3pl/fulfillment/ports"
 )
@@ -17,7 +18,8 @@ import (
 func TestCommandGraphIsValid(t *testing.T) {
 	var app *application.UseCases
 	var m *postgres.Migrator
-	if err := fx.ValidateApp(append(bootstrap.CommandOptions(testConfig(t), 2), fx.Populate(&app, &m))...); err != nil {
+	var relay *eventsapp.RelayEventsHandler
+	if err := fx.ValidateApp(append(bootstrap.CommandOptions(testConfig(t), 2), fx.Populate(&app, &m, &relay))...); err != nil {
 		t.Fatalf("the command graph does not validate: %v", err)
 	}
 }

@@ -18,7 +18,7 @@ import (
 	"github.com/acme3pl/fulfillment/adapters/httpapi"
 	"github.com/acme3pl/fulfillment/adapters/postgres"
 	"github.com/acme3pl/fulfillment/adapters/telemetry"
-	"github.com/acme3pl/fulfillment/application"
+	eventsapp "github.com/acme3pl/fulfillment/application/events"
 	"github.com/acme3pl/fulfillment/ports"
 )
 
@@ -117,7 +117,7 @@ func EventOutbox(cfg Config, ids ports.IDGenerator, wake func()) *postgres.Outbo
 // replica, when EVENTS_NATS_URL is set (docs/events.md).
 var EventsModule = fx.Module("events",
 	eventRecording,
-	fx.Provide(telemetry.NewEventMetrics),
+	relayModule,
 	fx.Invoke(startRelay),
 )
 
@@ -221,59 +221,69 @@ func streamChecked(stream string, m *telemetry.EventMetrics, log *slog.Logger) f
 	}
 }
 
-// startRelay connects to the broker and runs the relay with the server:
-// at start, after each local commit that wrote events (wake), every
-// relayPoll — under steady load no sooner than relayInterval after the
-// last run that published (relayPause) — and at once again after a run
-// whose last batch came full. On stop it waits for a batch in progress,
-// then closes the connection.
-func startRelay(lc fx.Lifecycle, cfg Config, wake RelayWake, tp trace.TracerProvider,
-	m *telemetry.EventMetrics, log *slog.Logger,
-) error {
+// relayModule provides the relay, nil when events are off: the use case
+// (eventsapp.RelayEventsHandler) on the outbox of its own pool
+// (Config.RelayDB), and its publisher on a connection to the broker,
+// counting what it publishes in the relay's metrics. A server runs it as
+// a job (startRelay); `fulfillment events relay` until the outbox is
+// empty.
+var relayModule = fx.Provide(telemetry.NewEventMetrics, newBrokerConn, newEventPublisher, newRelayEvents)
+
+// eventsTracer names the relay's spans.
+const eventsTracer = "github.com/acme3pl/fulfillment/events"
+
+// newBrokerConn connects to the broker, nil when events are off; the
+// connection closes with the graph. It does not wait for the broker: the
+// client connects again by itself (AwaitBroker).
+func newBrokerConn(lc fx.Lifecycle, cfg Config, log *slog.Logger) (*nats.Conn, error) {
 	if !cfg.EventsOn() {
-		return nil
-	}
-	db, err := postgres.Open(cfg.RelayDB())
-	if err != nil {
-		return err
+		return nil, nil
 	}
 	nc, err := broker.Connect(cfg.Broker(), log)
 	if err != nil {
-		_ = db.Close()
-		return err
+		return nil, err
 	}
-	tracer := tp.Tracer("github.com/acme3pl/fulfillment/events")
-	pub, err := broker.NewPublisher(nc, cfg.EventsStreamSettings(), broker.PublisherOptions{
-		Tracer: tracer, Observed: m.Observe, Checked: streamChecked(cfg.EventsStream, m, log),
+	lc.Append(fx.StopHook(nc.Close))
+	return nc, nil
+}
+
+// newEventPublisher publishes the relay's batches on nc, nil when events
+// are off.
+func newEventPublisher(cfg Config, nc *nats.Conn, tp trace.TracerProvider, m *telemetry.EventMetrics, log *slog.Logger,
+) (*broker.Publisher, error) {
+	if nc == nil {
+		return nil, nil
+	}
+	return broker.NewPublisher(nc, cfg.EventsStreamSettings(), broker.PublisherOptions{
+		Tracer: tp.Tracer(eventsTracer), Observed: m.Observe, Checked: streamChecked(cfg.EventsStream, m, log),
 	})
+}
+
+// newRelayEvents is the relay's use case on a pool of its own, nil when
+// events are off; the pool closes with the graph.
+func newRelayEvents(lc fx.Lifecycle, cfg Config, pub *broker.Publisher, tp trace.TracerProvider) (*eventsapp.RelayEventsHandler, error) {
+	if pub == nil {
+		return nil, nil
+	}
+	db, err := postgres.Open(cfg.RelayDB())
 	if err != nil {
-		nc.Close()
-		_ = db.Close()
-		return err
+		return nil, err
 	}
-	relay := application.NewRelayEventsHandler(postgres.NewEventOutboxRepository(db), pub, tracer, relayPublishBudget)
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	lc.Append(fx.Hook{
-		OnStart: func(context.Context) error {
-			go func() {
-				defer close(done)
-				checkStreamAtStart(ctx, nc, pub, log)
-				runRelay(ctx, relay, wake, log)
-			}()
-			return nil
-		},
-		OnStop: func(stop context.Context) error {
-			cancel()
-			select {
-			case <-done:
-			case <-stop.Done():
-			}
-			nc.Close()
-			return db.Close()
-		},
-	})
-	return nil
+	lc.Append(fx.StopHook(db.Close))
+	return eventsapp.NewRelayEventsHandler(postgres.NewEventOutboxRepository(db), pub, tp.Tracer(eventsTracer), relayPublishBudget), nil
+}
+
+// startRelay runs the relay with the server, as a job (relayRuns), when
+// events are on. fx stops the job before it closes the relay's pool and
+// connection: it waits for a batch in progress.
+func startRelay(lc fx.Lifecycle, relay *eventsapp.RelayEventsHandler, nc *nats.Conn, pub *broker.Publisher,
+	wake RelayWake, log *slog.Logger,
+) {
+	if relay == nil {
+		return
+	}
+	r := &relayRuns{relay: relay, nc: nc, pub: pub, log: log}
+	startJob(lc, job{wake: wake, run: r.run})
 }
 
 // streamCheckWait bounds the wait for the broker of the check at start.
@@ -287,70 +297,68 @@ const streamCheckWait = 10 * time.Second
 func checkStreamAtStart(ctx context.Context, nc *nats.Conn, pub *broker.Publisher, log *slog.Logger) {
 	wait, cancel := context.WithTimeout(ctx, streamCheckWait)
 	defer cancel()
-	for !nc.IsConnected() {
-		select {
-		case <-wait.Done():
-			return
-		case <-time.After(50 * time.Millisecond):
-		}
+	if AwaitBroker(wait, nc) != nil {
+		return
 	}
 	if err := pub.EnsureStream(wait); err != nil && ctx.Err() == nil {
 		log.WarnContext(ctx, "events stream not checked at start: the first batch will", slog.String("error", err.Error()))
 	}
 }
 
-// runRelay is the relay's loop, until ctx ends.
-func runRelay(ctx context.Context, relay *application.RelayEventsHandler, wake RelayWake, log *slog.Logger) {
-	failures := 0
-	var wait time.Duration
-	var last time.Time // the start of the last run that published
-	for {
-		timer := time.NewTimer(wait)
-		woken := wake
-		if failures > 0 || wait == 0 {
-			// Backing off: commits do not cut the wait short. Going on at
-			// once: a commit meanwhile does not hold the run back.
-			woken = nil
-		}
-		wokenByCommit := false
-		select {
-		case <-ctx.Done():
-			timer.Stop()
-			return
-		case <-woken:
-			timer.Stop()
-			wokenByCommit = true
-		case <-timer.C:
-		}
-		if pause := relayPause(wokenByCommit, wait, time.Since(last)); pause > 0 && !sleep(ctx, pause) {
-			return
-		}
-		start := time.Now()
-		n, more, err := relay.Run(ctx, application.RelayEvents{})
-		if n > 0 {
-			last = start
-		}
-		switch {
-		case ctx.Err() != nil:
-			return
-		case err != nil:
-			failures++
-			if failures == 1 || failures%60 == 0 {
-				log.WarnContext(ctx, "relay events: the outbox keeps them until the broker takes them",
-					slog.Int("published", n), slog.Int("failures", failures), slog.String("error", err.Error()))
-			}
-			wait = jitter(relayBackoff(failures))
-			continue
-		case failures > 0:
-			log.InfoContext(ctx, "relay events: the broker takes events again", slog.Int("failures", failures))
-		}
-		failures = 0
-		if more {
-			wait = 0
-			continue
-		}
-		wait = jitter(relayPoll)
+// relayRuns is the relay as a job: it checks the stream, then runs at once,
+// after each local commit that wrote events (the job's wake), every
+// relayPoll — under steady load no sooner than relayInterval after the last
+// run that published (relayPause) — at once again after a run whose last
+// batch came full, and relayBackoff after a failure.
+type relayRuns struct {
+	relay    *eventsapp.RelayEventsHandler
+	nc       *nats.Conn
+	pub      *broker.Publisher
+	log      *slog.Logger
+	checked  bool          // the stream was looked at (checkStreamAtStart)
+	failures int           // runs failed in a row
+	wait     time.Duration // the wait before this run
+	last     time.Time     // the start of the last run that published
+}
+
+// run is one run of the relay, after its pause; it returns the wait before
+// the next.
+func (r *relayRuns) run(ctx context.Context, byCommit bool) (next time.Duration, wakeable bool) {
+	if !r.checked {
+		r.checked = true
+		checkStreamAtStart(ctx, r.nc, r.pub, r.log)
 	}
+	if pause := relayPause(byCommit, r.wait, time.Since(r.last)); pause > 0 && !sleep(ctx, pause) {
+		return 0, false
+	}
+	start := time.Now()
+	n, more, err := r.relay.Run(ctx, eventsapp.RelayEvents{})
+	if n > 0 {
+		r.last = start
+	}
+	switch {
+	case ctx.Err() != nil:
+		return 0, false
+	case err != nil:
+		r.failures++
+		if r.failures == 1 || r.failures%60 == 0 {
+			r.log.WarnContext(ctx, "relay events: the outbox keeps them until the broker takes them",
+				slog.Int("published", n), slog.Int("failures", r.failures), slog.String("error", err.Error()))
+		}
+		// Backing off: commits do not cut the wait short.
+		r.wait = jitter(relayBackoff(r.failures))
+		return r.wait, false
+	case r.failures > 0:
+		r.log.InfoContext(ctx, "relay events: the broker takes events again", slog.Int("failures", r.failures))
+	}
+	r.failures = 0
+	if more {
+		// Going on at once: a commit meanwhile does not hold the run back.
+		r.wait = 0
+		return 0, false
+	}
+	r.wait = jitter(relayPoll)
+	return r.wait, true
 }
 
 // sleep waits d, or until ctx ends (false).
@@ -372,13 +380,21 @@ func ConnectBroker(ctx context.Context, cfg Config, log *slog.Logger) (*nats.Con
 	if err != nil {
 		return nil, err
 	}
+	if err := AwaitBroker(ctx, nc); err != nil {
+		nc.Close()
+		return nil, err
+	}
+	return nc, nil
+}
+
+// AwaitBroker waits until the broker answers on nc, within ctx.
+func AwaitBroker(ctx context.Context, nc *nats.Conn) error {
 	for !nc.IsConnected() {
 		select {
 		case <-ctx.Done():
-			nc.Close()
-			return nil, fmt.Errorf("the events broker at EVENTS_NATS_URL does not answer: %w", ctx.Err())
+			return fmt.Errorf("the events broker at EVENTS_NATS_URL does not answer: %w", ctx.Err())
 		case <-time.After(50 * time.Millisecond):
 		}
 	}
-	return nc, nil
+	return nil
 }

@@ -29,7 +29,7 @@ import (
 	"github.com/acme3pl/fulfillment/adapters/postgres"
 	"github.com/acme3pl/fulfillment/adapters/postgres/pgtest"
 	"github.com/acme3pl/fulfillment/adapters/system"
-	"github.com/acme3pl/fulfillment/application"
+	eventsapp "github.com/acme3pl/fulfillment/application/events"
 	"github.com/acme3pl/fulfillment/ports"
 )
 
@@ -84,7 +84,7 @@ func newEnv(t *testing.T) *env {
 	}
 }
 
-func (e *env) relay(tracer trace.Tracer) *application.RelayEventsHandler {
+func (e *env) relay(tracer trace.Tracer) *eventsapp.RelayEventsHandler {
 	e.t.Helper()
 	if tracer == nil {
 		tracer = noop.NewTracerProvider().Tracer("")
@@ -93,7 +93,7 @@ func (e *env) relay(tracer trace.Tracer) *application.RelayEventsHandler {
 	if err != nil {
 		e.t.Fatal(err)
 	}
-	return application.NewRelayEventsHandler(e.outbox, pub, tracer, 0)
+	return eventsapp.NewRelayEventsHandler(e.outbox, pub, tracer, 0)
 }
 
 // record commits one event per (subject, n) in one transaction.
@@ -118,11 +118,11 @@ func (e *env) pending() int {
 }
 
 // drain runs relay until the outbox is empty.
-func (e *env) drain(relay *application.RelayEventsHandler) {
+func (e *env) drain(relay *eventsapp.RelayEventsHandler) {
 	e.t.Helper()
 	ctx := context.Background()
 	for range 100 {
-		if _, err := relay.Handle(ctx, application.RelayEvents{}); err != nil {
+		if _, err := relay.Handle(ctx, eventsapp.RelayEvents{}); err != nil {
 			e.t.Fatalf("relay: %v", err)
 		}
 		if e.pending() == 0 {
@@ -263,7 +263,7 @@ func TestTwoRelaysNeverReorderASubject(t *testing.T) {
 			}
 		}()
 	}
-	relays := []*application.RelayEventsHandler{e.relay(nil), e.relay(nil)}
+	relays := []*eventsapp.RelayEventsHandler{e.relay(nil), e.relay(nil)}
 	done := make(chan struct{})
 	var relayed sync.WaitGroup
 	for _, r := range relays {
@@ -276,7 +276,7 @@ func TestTwoRelaysNeverReorderASubject(t *testing.T) {
 					return
 				default:
 				}
-				if _, err := r.Handle(ctx, application.RelayEvents{}); err != nil {
+				if _, err := r.Handle(ctx, eventsapp.RelayEvents{}); err != nil {
 					t.Error(err)
 					return
 				}
@@ -365,7 +365,7 @@ func TestBrokerAwayAndBack(t *testing.T) {
 	for e.nc.IsConnected() && time.Now().Before(deadline) {
 		time.Sleep(20 * time.Millisecond)
 	}
-	if n, err := relay.Handle(ctx, application.RelayEvents{}); !errors.Is(err, application.ErrBrokerUnavailable) || n != 0 {
+	if n, err := relay.Handle(ctx, eventsapp.RelayEvents{}); !errors.Is(err, eventsapp.ErrBrokerUnavailable) || n != 0 {
 		t.Fatalf("relay with the broker away: %d, %v; want ErrBrokerUnavailable", n, err)
 	}
 	if got := e.pending(); got != 19 {

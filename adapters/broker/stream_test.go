@@ -19,7 +19,7 @@ import (
 	"go.opentelemetry.io/otel/trace/noop"
 
 	"github.com/acme3pl/fulfillment/adapters/broker"
-	"github.com/acme3pl/fulfillment/application"
+	eventsapp "github.com/acme3pl/fulfillment/application/events"
 	"github.com/acme3pl/fulfillment/ports"
 )
 
@@ -72,14 +72,14 @@ func (c *checks) all() [][]string {
 	return slices.Clone(c.found)
 }
 
-func (e *env) relayWith(s broker.Stream, c *checks, budget time.Duration) *application.RelayEventsHandler {
+func (e *env) relayWith(s broker.Stream, c *checks, budget time.Duration) *eventsapp.RelayEventsHandler {
 	e.t.Helper()
 	tracer := noop.NewTracerProvider().Tracer("")
 	pub, err := broker.NewPublisher(e.nc, s, broker.PublisherOptions{Tracer: tracer, Checked: c.checked})
 	if err != nil {
 		e.t.Fatal(err)
 	}
-	return application.NewRelayEventsHandler(e.outbox, pub, tracer, budget)
+	return eventsapp.NewRelayEventsHandler(e.outbox, pub, tracer, budget)
 }
 
 func (e *env) streamConfig() jetstream.StreamConfig {
@@ -149,14 +149,14 @@ func TestExistingStreamIsCheckedNeverEdited(t *testing.T) {
 
 // relayUntilEmpty runs relay as the server's loop does (failures back
 // off), until the outbox is empty or within fails the test.
-func (e *env) relayUntilEmpty(relay *application.RelayEventsHandler, within time.Duration) (failures int) {
+func (e *env) relayUntilEmpty(relay *eventsapp.RelayEventsHandler, within time.Duration) (failures int) {
 	e.t.Helper()
 	deadline := time.Now().Add(within)
 	for e.pending() > 0 {
 		if time.Now().After(deadline) {
 			e.t.Fatalf("the outbox still holds %d events after %s (%d failed runs)", e.pending(), within, failures)
 		}
-		if _, err := relay.Handle(context.Background(), application.RelayEvents{}); err != nil {
+		if _, err := relay.Handle(context.Background(), eventsapp.RelayEvents{}); err != nil {
 			failures++
 			time.Sleep(100 * time.Millisecond)
 		}
@@ -246,7 +246,7 @@ func TestBatchCutShortKeepsItsProgress(t *testing.T) {
 		if run > n {
 			t.Fatalf("%d runs, %d events left", run, e.pending())
 		}
-		published, err := relay.Handle(ctx, application.RelayEvents{})
+		published, err := relay.Handle(ctx, eventsapp.RelayEvents{})
 		if err != nil || published < 1 {
 			t.Fatalf("run %d: %d published, %v; want progress", run, published, err)
 		}

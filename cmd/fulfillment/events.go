@@ -11,15 +11,14 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
-	"strings"
 	"syscall"
 	"time"
 
-	"go.opentelemetry.io/otel/trace/noop"
+	"github.com/nats-io/nats.go"
+	"go.uber.org/fx"
 
 	"github.com/acme3pl/fulfillment/adapters/broker"
-	"github.com/acme3pl/fulfillment/adapters/postgres"
-	"github.com/acme3pl/fulfillment/application"
+	eventsapp "github.com/acme3pl/fulfillment/application/events"
 	"github.com/acme3pl/fulfillment/bootstrap"
 )
 
@@ -73,45 +72,35 @@ func eventsTail(ctx context.Context, cfg bootstrap.Config, args []string, stdout
 	return nil
 }
 
+// relayDeps is what `events relay` asks of the command graph: the relay,
+// built as the servers' (on a pool like theirs), and its broker's
+// connection.
+type relayDeps struct {
+	fx.In
+	Relay  *eventsapp.RelayEventsHandler
+	Broker *nats.Conn
+}
+
 // eventsRelay publishes what waits in the outbox, as the servers' relays
-// do (on a pool like theirs), until it is empty.
+// do, until it is empty.
 func eventsRelay(ctx context.Context, cfg bootstrap.Config, stdout io.Writer) error {
-	db, err := postgres.Open(cfg.RelayDB())
-	if err != nil {
-		return err
-	}
-	defer func() { _ = db.Close() }()
-	ctx, cancel := context.WithTimeout(ctx, commandTimeout)
-	defer cancel()
-	log := slog.New(slog.NewJSONHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	wait, cancelWait := context.WithTimeout(ctx, brokerWait)
-	defer cancelWait()
-	nc, err := bootstrap.ConnectBroker(wait, cfg, log)
-	if err != nil {
-		return err
-	}
-	defer nc.Close()
-	tracer := noop.NewTracerProvider().Tracer("")
-	pub, err := broker.NewPublisher(nc, cfg.EventsStreamSettings(), broker.PublisherOptions{Tracer: tracer, Checked: func(problems []string) {
-		if len(problems) > 0 {
-			log.ErrorContext(ctx, "events stream misconfigured: the service uses it as it is and never edits it; see docs/runbook.md",
-				slog.String("stream", cfg.EventsStream), slog.String("problems", strings.Join(problems, "; ")))
+	return command(ctx, cfg, 1, func(ctx context.Context, d relayDeps) error {
+		wait, cancel := context.WithTimeout(ctx, brokerWait)
+		defer cancel()
+		if err := bootstrap.AwaitBroker(wait, d.Broker); err != nil {
+			return err
 		}
-	}})
-	if err != nil {
-		return err
-	}
-	relay := application.NewRelayEventsHandler(postgres.NewEventOutboxRepository(db), pub, tracer, 0)
-	total := 0
-	for {
-		n, err := relay.Handle(ctx, application.RelayEvents{})
-		total += n
-		if err != nil {
-			return fmt.Errorf("events relay: published %d, then: %w", total, err)
+		total := 0
+		for {
+			n, err := d.Relay.Handle(ctx, eventsapp.RelayEvents{})
+			total += n
+			if err != nil {
+				return fmt.Errorf("events relay: published %d, then: %w", total, err)
+			}
+			if n == 0 {
+				fmt.Fprintf(stdout, "published %d events\n", total)
+				return nil
+			}
 		}
-		if n == 0 {
-			fmt.Fprintf(stdout, "published %d events\n", total)
-			return nil
-		}
-	}
+	})
 }

@@ -1,4 +1,4 @@
-package application_test
+package events_test
 
 import (
 	"context"
@@ -7,7 +7,7 @@ import (
 
 	"go.opentelemetry.io/otel/trace/noop"
 
-	"github.com/acme3pl/fulfillment/application"
+	eventsapp "github.com/acme3pl/fulfillment/application/events"
 	"github.com/acme3pl/fulfillment/ports"
 )
 
@@ -91,8 +91,8 @@ func TestRelayRunGoesOnWhileBatchesComeFull(t *testing.T) {
 				q.events = append(q.events, ports.OutboxEvent{Seq: seq, ID: fmt.Sprintf("evt_%d_%d", s, i), Subject: fmt.Sprintf("shp_%d", s)})
 			}
 		}
-		relay := application.NewRelayEventsHandler(q, ackAll{}, noop.NewTracerProvider().Tracer(""), 0)
-		n, more, err := relay.Run(context.Background(), application.RelayEvents{})
+		relay := eventsapp.NewRelayEventsHandler(q, ackAll{}, noop.NewTracerProvider().Tracer(""), 0)
+		n, more, err := relay.Run(context.Background(), eventsapp.RelayEvents{})
 		if err != nil || n != c.published || more != c.more || q.claims != c.claims {
 			t.Errorf("%s: published %d, more %v, %d claims, err %v; want %d, %v, %d claims",
 				c.name, n, more, q.claims, err, c.published, c.more, c.claims)
