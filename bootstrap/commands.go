@@ -68,7 +68,8 @@ var commandEventsModule = fx.Module("command-events",
 // RunCommand builds the command graph with conns connections, checks that
 // the database answers, and runs fn with what it asks for from the graph:
 // T is a context's *UseCases for a command that calls use cases
-// (*application.UseCases, *intakeapp.UseCases, *billingapp.UseCases, …),
+// (*application.UseCases, *intakeapp.UseCases, *billingapp.UseCases, …;
+// *eventsapp.RelayEventsHandler, the events context's one use case),
 // *postgres.Migrator for `migrate`, or a struct embedding fx.In for several
 // values. The graph is stopped (the pool closed) when fn returns. A graph
 // that cannot be built (an unusable DATABASE_URL) is reported by its cause.
