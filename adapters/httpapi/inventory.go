@@ -5,6 +5,7 @@ import (
 
 	"github.com/gorilla/mux"
 
+	"github.com/acme3pl/fulfillment/adapters/resources"
 	shippingapp "github.com/acme3pl/fulfillment/application/shipping"
 	"github.com/acme3pl/fulfillment/domain"
 	"github.com/acme3pl/fulfillment/domain/shipping"
@@ -22,10 +23,10 @@ type InventoryItemDTO struct {
 // reserved; for products it is negative when pending Pick & Pack shipments
 // hold more than is on hand (a backorder).
 type StockLevelDTO struct {
-	Warehouse WarehouseRefDTO `json:"warehouse"`
-	OnHand    int64           `json:"onHand"`
-	Reserved  int64           `json:"reserved"`
-	Available int64           `json:"available"`
+	Warehouse resources.WarehouseRef `json:"warehouse"`
+	OnHand    int64                  `json:"onHand"`
+	Reserved  int64                  `json:"reserved"`
+	Available int64                  `json:"available"`
 }
 
 // Inventory serves GET /v0/products and GET /v0/cartons (scope inventory).
@@ -69,7 +70,7 @@ func (h *Inventory) lister(kind shipping.ItemKind) http.HandlerFunc {
 			levels := make([]StockLevelDTO, len(it.Levels))
 			for j, l := range it.Levels {
 				levels[j] = StockLevelDTO{
-					Warehouse: WarehouseRefDTO{ID: l.Warehouse.ID, Name: l.Warehouse.Name},
+					Warehouse: resources.WarehouseRef{ID: l.Warehouse.ID, Name: l.Warehouse.Name},
 					OnHand:    l.OnHand, Reserved: l.Reserved, Available: l.Available(),
 				}
 			}

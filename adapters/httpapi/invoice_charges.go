@@ -11,6 +11,7 @@ import (
 
 	"github.com/gorilla/mux"
 
+	"github.com/acme3pl/fulfillment/adapters/resources"
 	invoicingapp "github.com/acme3pl/fulfillment/application/invoicing"
 	"github.com/acme3pl/fulfillment/domain"
 	"github.com/acme3pl/fulfillment/ports"
@@ -41,7 +42,7 @@ func ChargeView(c ports.InvoiceCharge) (ChargeDTO, error) {
 		return ChargeDTO{}, err
 	}
 	out := ChargeDTO{ID: "chg_" + strconv.FormatInt(c.ID, 10), Fee: c.Fee, Title: c.Title, Quantity: json.Number(q.String()),
-		UnitCost: c.UnitCost, OccurredAt: FormatTime(c.OccurredAt), Source: ChargeSourceDTO{Type: c.SourceType, ID: c.SourceID}}
+		UnitCost: c.UnitCost, OccurredAt: resources.FormatTime(c.OccurredAt), Source: ChargeSourceDTO{Type: c.SourceType, ID: c.SourceID}}
 	if c.WarehouseID != "" {
 		wh := c.WarehouseID
 		out.WarehouseID = &wh

@@ -5,6 +5,7 @@ import (
 
 	"github.com/gorilla/mux"
 
+	"github.com/acme3pl/fulfillment/adapters/resources"
 	"github.com/acme3pl/fulfillment/adapters/telemetry"
 	shippingapp "github.com/acme3pl/fulfillment/application/shipping"
 	"github.com/acme3pl/fulfillment/domain"
@@ -53,9 +54,9 @@ func (h *Shipments) list(w http.ResponseWriter, r *http.Request) {
 		h.errors.Write(w, r, err)
 		return
 	}
-	out := make([]ShipmentDTO, len(res.Shipments))
+	out := make([]resources.Shipment, len(res.Shipments))
 	for i, s := range res.Shipments {
-		out[i] = toShipmentDTO(s)
+		out[i] = resources.ShipmentOf(s)
 	}
 	SetNextLink(w, r, page, res.More)
 	WriteJSON(w, http.StatusOK, out)
@@ -86,7 +87,7 @@ func (h *Shipments) answer(w http.ResponseWriter, r *http.Request, status int, s
 		h.errors.Write(w, r, err)
 		return
 	}
-	WriteJSON(w, status, toShipmentDTO(s))
+	WriteJSON(w, status, resources.ShipmentOf(s))
 }
 
 // createPickPack serves POST /v0/shipments/pick-pack.
@@ -137,5 +138,5 @@ func (h *Shipments) create(w http.ResponseWriter, r *http.Request, c shippingapp
 		return
 	}
 	w.Header().Set("Location", "/v0/shipments/"+s.ID())
-	WriteJSON(w, http.StatusCreated, toShipmentDTO(s))
+	WriteJSON(w, http.StatusCreated, resources.ShipmentOf(s))
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/gorilla/mux"
 
+	"github.com/acme3pl/fulfillment/adapters/resources"
 	"github.com/acme3pl/fulfillment/adapters/telemetry"
 	"github.com/acme3pl/fulfillment/application"
 	warehouseapp "github.com/acme3pl/fulfillment/application/warehouse"
@@ -41,42 +42,6 @@ func (h *WarehouseReceiving) Register(r *mux.Router) {
 	r.Handle("/v0/warehouse/services", withBody(h.service)).Methods(http.MethodPost)
 }
 
-// WarehouseReceiptDTO is the WarehouseReceipt of api/openapi.yaml.
-type WarehouseReceiptDTO struct {
-	ID             string                    `json:"id"`
-	OrganizationID string                    `json:"organizationId"`
-	WarehouseID    string                    `json:"warehouseId"`
-	Reference      string                    `json:"reference"`
-	ReceivedAt     string                    `json:"receivedAt"`
-	Items          []WarehouseReceiptItemDTO `json:"items"`
-	CreatedAt      string                    `json:"createdAt"`
-}
-
-// WarehouseReceiptItemDTO is one item received: a product or a carton.
-type WarehouseReceiptItemDTO struct {
-	ProductID string `json:"productId,omitempty"`
-	CartonID  string `json:"cartonId,omitempty"`
-	SKU       string `json:"sku"`
-	Quantity  int64  `json:"quantity"`
-}
-
-func toWarehouseReceiptDTO(r *warehouse.Receipt) WarehouseReceiptDTO {
-	lines := r.Lines()
-	items := make([]WarehouseReceiptItemDTO, len(lines))
-	for i, l := range lines {
-		items[i] = WarehouseReceiptItemDTO{SKU: l.SKU, Quantity: l.Quantity}
-		if l.Kind == shipping.KindCarton {
-			items[i].CartonID = l.ItemID
-		} else {
-			items[i].ProductID = l.ItemID
-		}
-	}
-	return WarehouseReceiptDTO{
-		ID: r.ID(), OrganizationID: r.OrganizationID(), WarehouseID: r.WarehouseID(), Reference: r.Reference(),
-		ReceivedAt: FormatTime(r.ReceivedAt()), Items: items, CreatedAt: FormatTime(r.CreatedAt()),
-	}
-}
-
 // WarehouseServiceDTO is the WarehouseService of api/openapi.yaml. Its
 // quantity is a JSON number with at most three decimals.
 type WarehouseServiceDTO struct {
@@ -95,7 +60,7 @@ func toWarehouseServiceDTO(s *warehouse.ServiceRecord) WarehouseServiceDTO {
 	return WarehouseServiceDTO{
 		ID: s.ID(), OrganizationID: s.OrganizationID(), WarehouseID: s.WarehouseID(), Reference: s.Reference(),
 		Service: s.Service(), Quantity: json.Number(warehouse.FormatMilli(s.QuantityMilli())),
-		PerformedAt: FormatTime(s.PerformedAt()), Note: s.Note(), CreatedAt: FormatTime(s.CreatedAt()),
+		PerformedAt: resources.FormatTime(s.PerformedAt()), Note: s.Note(), CreatedAt: resources.FormatTime(s.CreatedAt()),
 	}
 }
 
@@ -171,7 +136,7 @@ func (h *WarehouseReceiving) receive(w http.ResponseWriter, r *http.Request) {
 			h.m.ObserveUnitsReceived(string(kind), res.Receipt.Units(kind))
 		}
 	}
-	WriteJSON(w, status, toWarehouseReceiptDTO(res.Receipt))
+	WriteJSON(w, status, resources.WarehouseReceiptOf(res.Receipt))
 }
 
 // serviceBody is the body of POST /v0/warehouse/services. The quantity is

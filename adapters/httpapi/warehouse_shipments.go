@@ -5,6 +5,7 @@ import (
 
 	"github.com/gorilla/mux"
 
+	"github.com/acme3pl/fulfillment/adapters/resources"
 	"github.com/acme3pl/fulfillment/adapters/telemetry"
 	warehouseapp "github.com/acme3pl/fulfillment/application/warehouse"
 	"github.com/acme3pl/fulfillment/domain/shipping"
@@ -40,7 +41,7 @@ type OrganizationRefDTO struct {
 // WarehouseShipmentDTO is a shipment as its warehouse lists it: the
 // shipment of every answer and its organization.
 type WarehouseShipmentDTO struct {
-	ShipmentDTO
+	resources.Shipment
 	Organization OrganizationRefDTO `json:"organization"`
 }
 
@@ -69,7 +70,7 @@ func (h *WarehouseShipments) list(w http.ResponseWriter, r *http.Request) {
 	out := make([]WarehouseShipmentDTO, len(res.Shipments))
 	for i, ws := range res.Shipments {
 		out[i] = WarehouseShipmentDTO{
-			ShipmentDTO:  toShipmentDTO(ws.Shipment),
+			Shipment:     resources.ShipmentOf(ws.Shipment),
 			Organization: OrganizationRefDTO{ID: ws.Shipment.OrganizationID(), Name: ws.OrganizationName},
 		}
 	}
@@ -104,5 +105,5 @@ func (h *WarehouseShipments) ship(w http.ResponseWriter, r *http.Request) {
 	if !res.Replay {
 		countTransition(h.m, res.Shipment, nil)
 	}
-	WriteJSON(w, http.StatusOK, toShipmentDTO(res.Shipment))
+	WriteJSON(w, http.StatusOK, resources.ShipmentOf(res.Shipment))
 }
