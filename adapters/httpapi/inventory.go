@@ -9,6 +9,7 @@ import (
 	shippingapp "github.com/acme3pl/fulfillment/application/shipping"
 	"github.com/acme3pl/fulfillment/domain"
 	"github.com/acme3pl/fulfillment/domain/shipping"
+	"github.com/acme3pl/fulfillment/ports"
 )
 
 // InventoryItemDTO is a product or carton with its stock per warehouse.
@@ -30,15 +31,11 @@ type StockLevelDTO struct {
 }
 
 // Inventory serves GET /v0/products and GET /v0/cartons (scope inventory).
-type Inventory struct {
-	app    *shippingapp.UseCases
-	auth   Authenticator
-	errors ErrorMapper
-}
+type Inventory struct{ group[shippingapp.UseCases] }
 
 // NewInventory builds the inventory routes.
 func NewInventory(app *shippingapp.UseCases, auth Authenticator, errs ErrorMapper) *Inventory {
-	return &Inventory{app: app, auth: auth, errors: errs}
+	return &Inventory{newGroup(app, auth, errs)}
 }
 
 // Register implements Routes.
@@ -65,18 +62,17 @@ func (h *Inventory) lister(kind shipping.ItemKind) http.HandlerFunc {
 			h.errors.Write(w, r, err)
 			return
 		}
-		out := make([]InventoryItemDTO, len(res.Items))
-		for i, it := range res.Items {
-			levels := make([]StockLevelDTO, len(it.Levels))
-			for j, l := range it.Levels {
-				levels[j] = StockLevelDTO{
-					Warehouse: resources.WarehouseRef{ID: l.Warehouse.ID, Name: l.Warehouse.Name},
-					OnHand:    l.OnHand, Reserved: l.Reserved, Available: l.Available(),
-				}
-			}
-			out[i] = InventoryItemDTO{ID: it.Item.ID, SKU: it.Item.SKU, Name: it.Item.Name, Stock: levels}
-		}
-		SetNextLink(w, r, page, res.More)
-		WriteJSON(w, http.StatusOK, out)
+		writePage(w, r, page, res.More, res.Items, inventoryItemDTO)
 	}
+}
+
+func inventoryItemDTO(it ports.ItemStock) InventoryItemDTO {
+	levels := make([]StockLevelDTO, len(it.Levels))
+	for j, l := range it.Levels {
+		levels[j] = StockLevelDTO{
+			Warehouse: resources.WarehouseRef{ID: l.Warehouse.ID, Name: l.Warehouse.Name},
+			OnHand:    l.OnHand, Reserved: l.Reserved, Available: l.Available(),
+		}
+	}
+	return InventoryItemDTO{ID: it.Item.ID, SKU: it.Item.SKU, Name: it.Item.Name, Stock: levels}
 }

@@ -65,15 +65,11 @@ func ChargeCSVRecord(c ChargeDTO) []string {
 }
 
 // InvoiceCharges serves GET /v0/invoices/{id}/charges.
-type InvoiceCharges struct {
-	app    *invoicingapp.UseCases
-	auth   Authenticator
-	errors ErrorMapper
-}
+type InvoiceCharges struct{ group[invoicingapp.UseCases] }
 
 // NewInvoiceCharges builds the route.
 func NewInvoiceCharges(app *invoicingapp.UseCases, auth Authenticator, errs ErrorMapper) *InvoiceCharges {
-	return &InvoiceCharges{app: app, auth: auth, errors: errs}
+	return &InvoiceCharges{newGroup(app, auth, errs)}
 }
 
 // Register implements Routes.

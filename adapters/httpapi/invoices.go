@@ -13,15 +13,11 @@ import (
 )
 
 // Invoices serves GET /v0/invoices and GET /v0/invoices/{id}.
-type Invoices struct {
-	app    *invoicingapp.UseCases
-	auth   Authenticator
-	errors ErrorMapper
-}
+type Invoices struct{ group[invoicingapp.UseCases] }
 
 // NewInvoices builds the invoice routes.
 func NewInvoices(app *invoicingapp.UseCases, auth Authenticator, errs ErrorMapper) *Invoices {
-	return &Invoices{app: app, auth: auth, errors: errs}
+	return &Invoices{newGroup(app, auth, errs)}
 }
 
 // Register implements Routes.
@@ -58,12 +54,7 @@ func (h *Invoices) list(w http.ResponseWriter, r *http.Request) {
 		h.errors.Write(w, r, err)
 		return
 	}
-	SetNextLink(w, r, in.Page, res.More)
-	out := make([]resources.Invoice, len(res.Invoices))
-	for i, inv := range res.Invoices {
-		out[i] = resources.InvoiceOf(inv)
-	}
-	WriteJSON(w, http.StatusOK, out)
+	writePage(w, r, in.Page, res.More, res.Invoices, resources.InvoiceOf)
 }
 
 func (h *Invoices) get(w http.ResponseWriter, r *http.Request) {

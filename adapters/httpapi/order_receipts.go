@@ -48,15 +48,11 @@ func pathOrderID(r *http.Request) (int64, bool) {
 
 // StorefrontOrders serves the operator's routes of failed orders (OAuth,
 // scope shipments): the list of receipts and the replay of a kept body.
-type StorefrontOrders struct {
-	app    *intakeapp.UseCases
-	auth   Authenticator
-	errors ErrorMapper
-}
+type StorefrontOrders struct{ group[intakeapp.UseCases] }
 
 // NewStorefrontOrders builds the routes.
 func NewStorefrontOrders(app *intakeapp.UseCases, auth Authenticator, errs ErrorMapper) *StorefrontOrders {
-	return &StorefrontOrders{app: app, auth: auth, errors: errs}
+	return &StorefrontOrders{newGroup(app, auth, errs)}
 }
 
 // Register implements Routes. The list shares its path with the intake's
@@ -98,13 +94,8 @@ func (h *StorefrontOrders) list(w http.ResponseWriter, r *http.Request) {
 		h.errors.Write(w, r, err)
 		return
 	}
-	out := make([]resources.OrderReceipt, len(res.Receipts))
-	for i, rec := range res.Receipts {
-		out[i] = resources.OrderReceiptOf(rec)
-	}
-	SetNextLink(w, r, page, res.More)
 	w.Header().Set("Cache-Control", "no-store") // receipts change with each delivery and replay
-	WriteJSON(w, http.StatusOK, out)
+	writePage(w, r, page, res.More, res.Receipts, resources.OrderReceiptOf)
 }
 
 // replay serves POST /v0/storefront/orders/{orderId}/replay. It answers as

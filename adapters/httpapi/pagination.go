@@ -95,3 +95,14 @@ func SetNextLink(w http.ResponseWriter, r *http.Request, page ports.Page, more b
 	next := url.URL{Path: r.URL.Path, RawQuery: q.Encode()}
 	w.Header().Set("Link", fmt.Sprintf(`<%s>; rel="next"`, next.String()))
 }
+
+// writePage answers 200 with one page of a list: each record as view
+// renders it, and the next page's Link when more records follow.
+func writePage[T, DTO any](w http.ResponseWriter, r *http.Request, page ports.Page, more bool, records []T, view func(T) DTO) {
+	out := make([]DTO, len(records))
+	for i, rec := range records {
+		out[i] = view(rec)
+	}
+	SetNextLink(w, r, page, more)
+	WriteJSON(w, http.StatusOK, out)
+}

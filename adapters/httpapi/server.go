@@ -18,6 +18,19 @@ type Routes interface {
 	Register(r *mux.Router)
 }
 
+// group is what every group of routes holds: its context's use cases (the
+// one it calls), the authentication of its routes and the answer of their
+// errors.
+type group[A any] struct {
+	app    *A
+	auth   Authenticator
+	errors ErrorMapper
+}
+
+func newGroup[A any](app *A, auth Authenticator, errs ErrorMapper) group[A] {
+	return group[A]{app: app, auth: auth, errors: errs}
+}
+
 // DefaultBodyLimit bounds request bodies of routes that set no limit of
 // their own.
 const DefaultBodyLimit = 1 << 20

@@ -2,7 +2,6 @@ package httpapi
 
 import (
 	"encoding/json"
-	"fmt"
 
 	shippingapp "github.com/acme3pl/fulfillment/application/shipping"
 	"github.com/acme3pl/fulfillment/domain"
@@ -71,6 +70,21 @@ func (b draftBody) command(org string, kind shipping.ShipmentKind, lines []shipp
 	}
 }
 
+// lines decodes the lines of a draft of kind: items of a Pick & Pack draft,
+// cartons of an SPD draft; the member of the other kind is refused.
+func (b draftBody) lines(kind shipping.ShipmentKind) ([]shipping.ShipmentLine, error) {
+	if kind == shipping.SPD {
+		if b.Items != nil {
+			return nil, domain.Invalid("items", "is not a member of an SPD draft")
+		}
+		return decodeLines[cartonLineBody, shipping.ShipmentLine]("cartons", b.Cartons)
+	}
+	if b.Cartons != nil {
+		return nil, domain.Invalid("cartons", "is not a member of a Pick & Pack draft")
+	}
+	return decodeLines[productLineBody, shipping.ShipmentLine]("items", b.Items)
+}
+
 // productLineBody is a line of a Pick & Pack draft, cartonLineBody one of
 // an SPD draft. A quantity that is not a JSON integer of 64 bits (absent,
 // null, a string, a fraction, out of range) maps to 0, which the domain
@@ -95,26 +109,4 @@ func (l productLineBody) line() shipping.ShipmentLine {
 func (l cartonLineBody) line() shipping.ShipmentLine {
 	quantity, _ := jsonInteger(l.Quantity)
 	return shipping.ShipmentLine{ItemID: l.CartonID, Quantity: quantity}
-}
-
-// decodeLines decodes each line of a draft's lines member strictly, naming
-// a line that is not an object of its kind as member[i] or
-// member[i].field. An absent or null member is no lines.
-func decodeLines[L interface{ line() shipping.ShipmentLine }](member string, raws *[]json.RawMessage) ([]shipping.ShipmentLine, error) {
-	if raws == nil {
-		return nil, nil
-	}
-	lines := make([]shipping.ShipmentLine, len(*raws))
-	for i, raw := range *raws {
-		at := fmt.Sprintf("%s[%d]", member, i)
-		var l L
-		if err := strictUnmarshal(raw, &l); err != nil {
-			return nil, jsonError(at, err)
-		}
-		if string(raw) == "null" {
-			return nil, domain.Invalid(at, "must be an object")
-		}
-		lines[i] = l.line()
-	}
-	return lines, nil
 }

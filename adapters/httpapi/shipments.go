@@ -14,15 +14,13 @@ import (
 
 // Shipments serves the /v0/shipments routes (scope shipments).
 type Shipments struct {
-	app    *shippingapp.UseCases
-	auth   Authenticator
-	errors ErrorMapper
-	m      *telemetry.Metrics
+	group[shippingapp.UseCases]
+	m *telemetry.Metrics
 }
 
 // NewShipments builds the shipment routes.
 func NewShipments(app *shippingapp.UseCases, auth Authenticator, errs ErrorMapper, m *telemetry.Metrics) *Shipments {
-	return &Shipments{app: app, auth: auth, errors: errs, m: m}
+	return &Shipments{group: newGroup(app, auth, errs), m: m}
 }
 
 // Register implements Routes.
@@ -32,8 +30,8 @@ func (h *Shipments) Register(r *mux.Router) {
 		return h.auth.RequireScope(domain.ScopeShipments, withBodyLimit(DefaultBodyLimit, next).ServeHTTP)
 	}
 	r.Handle("/v0/shipments", guard(h.list)).Methods(http.MethodGet)
-	r.Handle("/v0/shipments/pick-pack", withBody(h.createPickPack)).Methods(http.MethodPost)
-	r.Handle("/v0/shipments/spd", withBody(h.createSPD)).Methods(http.MethodPost)
+	r.Handle("/v0/shipments/pick-pack", withBody(h.create(shipping.PickPack))).Methods(http.MethodPost)
+	r.Handle("/v0/shipments/spd", withBody(h.create(shipping.SPD))).Methods(http.MethodPost)
 	r.Handle("/v0/shipments/{id}", guard(h.get)).Methods(http.MethodGet)
 	r.Handle("/v0/shipments/{id}/submit", guard(h.submit)).Methods(http.MethodPost)
 	r.Handle("/v0/shipments/{id}/cancel", guard(h.cancel)).Methods(http.MethodPost)
@@ -54,12 +52,7 @@ func (h *Shipments) list(w http.ResponseWriter, r *http.Request) {
 		h.errors.Write(w, r, err)
 		return
 	}
-	out := make([]resources.Shipment, len(res.Shipments))
-	for i, s := range res.Shipments {
-		out[i] = resources.ShipmentOf(s)
-	}
-	SetNextLink(w, r, page, res.More)
-	WriteJSON(w, http.StatusOK, out)
+	writePage(w, r, page, res.More, res.Shipments, resources.ShipmentOf)
 }
 
 func (h *Shipments) get(w http.ResponseWriter, r *http.Request) {
@@ -90,53 +83,25 @@ func (h *Shipments) answer(w http.ResponseWriter, r *http.Request, status int, s
 	WriteJSON(w, status, resources.ShipmentOf(s))
 }
 
-// createPickPack serves POST /v0/shipments/pick-pack.
-func (h *Shipments) createPickPack(w http.ResponseWriter, r *http.Request) {
-	var body draftBody
-	if err := readJSON(r, &body); err != nil {
-		h.errors.Write(w, r, err)
-		return
+// create serves POST /v0/shipments/pick-pack and POST /v0/shipments/spd:
+// a draft of the kind, answered 201 with its Location.
+func (h *Shipments) create(kind shipping.ShipmentKind) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		var body draftBody
+		if err := readJSON(r, &body); err != nil {
+			h.errors.Write(w, r, err)
+			return
+		}
+		lines, err := body.lines(kind)
+		if err != nil {
+			h.errors.Write(w, r, err)
+			return
+		}
+		s, err := h.app.CreateShipment.Handle(r.Context(), body.command(PrincipalFrom(r.Context()).OrganizationID, kind, lines))
+		countTransition(h.m, s, err)
+		if err == nil {
+			w.Header().Set("Location", "/v0/shipments/"+s.ID())
+		}
+		h.answer(w, r, http.StatusCreated, s, err)
 	}
-	if body.Cartons != nil {
-		h.errors.Write(w, r, domain.Invalid("cartons", "is not a member of a Pick & Pack draft"))
-		return
-	}
-	lines, err := decodeLines[productLineBody]("items", body.Items)
-	if err != nil {
-		h.errors.Write(w, r, err)
-		return
-	}
-	h.create(w, r, body.command(PrincipalFrom(r.Context()).OrganizationID, shipping.PickPack, lines))
-}
-
-// createSPD serves POST /v0/shipments/spd.
-func (h *Shipments) createSPD(w http.ResponseWriter, r *http.Request) {
-	var body draftBody
-	if err := readJSON(r, &body); err != nil {
-		h.errors.Write(w, r, err)
-		return
-	}
-	if body.Items != nil {
-		h.errors.Write(w, r, domain.Invalid("items", "is not a member of an SPD draft"))
-		return
-	}
-	lines, err := decodeLines[cartonLineBody]("cartons", body.Cartons)
-	if err != nil {
-		h.errors.Write(w, r, err)
-		return
-	}
-	h.create(w, r, body.command(PrincipalFrom(r.Context()).OrganizationID, shipping.SPD, lines))
-}
-
-// create runs the use case of both draft kinds and answers 201 with the
-// draft and its Location.
-func (h *Shipments) create(w http.ResponseWriter, r *http.Request, c shippingapp.CreateShipment) {
-	s, err := h.app.CreateShipment.Handle(r.Context(), c)
-	countTransition(h.m, s, err)
-	if err != nil {
-		h.errors.Write(w, r, err)
-		return
-	}
-	w.Header().Set("Location", "/v0/shipments/"+s.ID())
-	WriteJSON(w, http.StatusCreated, resources.ShipmentOf(s))
 }

@@ -2,7 +2,6 @@ package httpapi
 
 import (
 	"encoding/json"
-	"fmt"
 	"net/http"
 	"time"
 
@@ -22,15 +21,13 @@ import (
 // Both are idempotent on the warehouse's reference: 201 for a new report,
 // 200 with the first one for a retry of the same content.
 type WarehouseReceiving struct {
-	app    *warehouseapp.UseCases
-	auth   Authenticator
-	errors ErrorMapper
-	m      *telemetry.Metrics
+	group[warehouseapp.UseCases]
+	m *telemetry.Metrics
 }
 
 // NewWarehouseReceiving builds the receiving routes.
 func NewWarehouseReceiving(app *warehouseapp.UseCases, auth Authenticator, errs ErrorMapper, m *telemetry.Metrics) *WarehouseReceiving {
-	return &WarehouseReceiving{app: app, auth: auth, errors: errs, m: m}
+	return &WarehouseReceiving{group: newGroup(app, auth, errs), m: m}
 }
 
 // Register implements Routes.
@@ -95,31 +92,15 @@ func (l receiptLineBody) line() warehouse.ReceiptLine {
 // receive serves POST /v0/warehouse/receipts.
 func (h *WarehouseReceiving) receive(w http.ResponseWriter, r *http.Request) {
 	var body receiptBody
-	if err := readJSON(r, &body); err != nil {
-		h.errors.Write(w, r, err)
-		return
-	}
-	receivedAt, err := parseReportedAt("receivedAt", body.ReceivedAt)
+	receivedAt, err := readReport(r, &body, "receivedAt", &body.ReceivedAt)
 	if err != nil {
 		h.errors.Write(w, r, err)
 		return
 	}
-	var lines []warehouse.ReceiptLine
-	if body.Items != nil {
-		lines = make([]warehouse.ReceiptLine, len(*body.Items))
-		for i, raw := range *body.Items {
-			at := fmt.Sprintf("items[%d]", i)
-			var l receiptLineBody
-			if err := strictUnmarshal(raw, &l); err != nil {
-				h.errors.Write(w, r, jsonError(at, err))
-				return
-			}
-			if string(raw) == "null" {
-				h.errors.Write(w, r, domain.Invalid(at, "must be an object"))
-				return
-			}
-			lines[i] = l.line()
-		}
+	lines, err := decodeLines[receiptLineBody, warehouse.ReceiptLine]("items", body.Items)
+	if err != nil {
+		h.errors.Write(w, r, err)
+		return
 	}
 	res, err := h.app.RecordWarehouseReceipt.Handle(r.Context(), warehouseapp.RecordWarehouseReceipt{
 		WarehouseID: PrincipalFrom(r.Context()).WarehouseID, OrganizationID: body.OrganizationID,
@@ -129,14 +110,12 @@ func (h *WarehouseReceiving) receive(w http.ResponseWriter, r *http.Request) {
 		h.fail(w, r, err)
 		return
 	}
-	status := http.StatusOK
 	if res.Created {
-		status = http.StatusCreated
 		for _, kind := range []shipping.ItemKind{shipping.KindProduct, shipping.KindCarton} {
 			h.m.ObserveUnitsReceived(string(kind), res.Receipt.Units(kind))
 		}
 	}
-	WriteJSON(w, status, resources.WarehouseReceiptOf(res.Receipt))
+	writeReport(w, res.Created, resources.WarehouseReceiptOf(res.Receipt))
 }
 
 // serviceBody is the body of POST /v0/warehouse/services. The quantity is
@@ -153,11 +132,7 @@ type serviceBody struct {
 // service serves POST /v0/warehouse/services.
 func (h *WarehouseReceiving) service(w http.ResponseWriter, r *http.Request) {
 	var body serviceBody
-	if err := readJSON(r, &body); err != nil {
-		h.errors.Write(w, r, err)
-		return
-	}
-	performedAt, err := parseReportedAt("performedAt", body.PerformedAt)
+	performedAt, err := readReport(r, &body, "performedAt", &body.PerformedAt)
 	if err != nil {
 		h.errors.Write(w, r, err)
 		return
@@ -181,23 +156,34 @@ func (h *WarehouseReceiving) service(w http.ResponseWriter, r *http.Request) {
 		h.fail(w, r, err)
 		return
 	}
-	status := http.StatusOK
-	if res.Created {
-		status = http.StatusCreated
-	}
-	WriteJSON(w, status, toWarehouseServiceDTO(res.Service))
+	writeReport(w, res.Created, toWarehouseServiceDTO(res.Service))
 }
 
-// parseReportedAt reads an optional RFC 3339 time; absent or null is none.
-func parseReportedAt(field string, s *string) (*time.Time, error) {
-	if s == nil {
+// readReport reads a report's body into body, then its time: the member
+// field, which decoding left in *at; an optional RFC 3339 time, absent or
+// null being none.
+func readReport(r *http.Request, body any, field string, at **string) (*time.Time, error) {
+	if err := readJSON(r, body); err != nil {
+		return nil, err
+	}
+	if *at == nil {
 		return nil, nil
 	}
-	t, err := time.Parse(time.RFC3339Nano, *s)
+	t, err := time.Parse(time.RFC3339Nano, **at)
 	if err != nil {
 		return nil, domain.Invalid(field, "must be an RFC 3339 time such as 2026-11-22T01:15:05.123Z")
 	}
 	return &t, nil
+}
+
+// writeReport answers a report: 201 for a new one, 200 with the first one
+// for a retry of the same content.
+func writeReport(w http.ResponseWriter, created bool, report any) {
+	status := http.StatusOK
+	if created {
+		status = http.StatusCreated
+	}
+	WriteJSON(w, status, report)
 }
 
 // fail answers an error of these routes. invalid_warehouse here means that
