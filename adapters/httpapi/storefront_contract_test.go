@@ -166,42 +166,45 @@ func contractTypes(root jsonNode) string {
 		return path + ": must be " + kind
 	}
 	const str, boolean, integer, object = "a JSON string", "a JSON boolean", "a 64-bit integer", "a JSON object"
+	type typed struct {
+		name    string
+		allowed byte // the kind allowed besides null: '0' an integer, 't' a boolean
+		kind    string
+	}
+	top := []typed{{"order_number", '0', integer}, {"test", 't', boolean}, {"cancelled_at", '"', str}, {"note", '"', str},
+		{"shipping_address", '{', object}, {"line_items", '[', "a JSON array"}}
+	line := []typed{{"id", '0', integer}, {"sku", '"', str}, {"requires_shipping", 't', boolean}}
+	address := make([]typed, len(addressMembers))
+	for i, a := range addressMembers {
+		address[i] = typed{a, '"', str}
+	}
+	// member checks the member name, of value v, when members types it.
+	member := func(prefix, name string, v jsonNode, members []typed) string {
+		for _, m := range members {
+			if strings.EqualFold(name, m.name) {
+				return check(prefix+m.name, v, m.allowed, m.kind)
+			}
+		}
+		return ""
+	}
 	for _, mb := range root.members {
-		var bad string
+		bad := member("", mb.name, mb.value, top)
 		switch {
-		case strings.EqualFold(mb.name, "order_number"):
-			bad = check("order_number", mb.value, '0', integer)
-		case strings.EqualFold(mb.name, "test"):
-			bad = check("test", mb.value, 't', boolean)
-		case strings.EqualFold(mb.name, "cancelled_at"):
-			bad = check("cancelled_at", mb.value, '"', str)
-		case strings.EqualFold(mb.name, "note"):
-			bad = check("note", mb.value, '"', str)
+		case bad != "":
 		case strings.EqualFold(mb.name, "shipping_address"):
-			if bad = check("shipping_address", mb.value, '{', object); bad == "" {
-				for _, f := range mb.value.members {
-					for _, a := range addressMembers {
-						if bad == "" && strings.EqualFold(f.name, a) {
-							bad = check("shipping_address."+a, f.value, '"', str)
-						}
-					}
+			for _, f := range mb.value.members {
+				if bad == "" {
+					bad = member("shipping_address.", f.name, f.value, address)
 				}
 			}
 		case strings.EqualFold(mb.name, "line_items"):
-			bad = check("line_items", mb.value, '[', "a JSON array")
 			for _, item := range mb.value.elems {
 				if bad == "" {
 					bad = check("line_items", item, '{', object)
 				}
 				for _, f := range item.members {
-					switch {
-					case bad != "":
-					case strings.EqualFold(f.name, "id"):
-						bad = check("line_items.id", f.value, '0', integer)
-					case strings.EqualFold(f.name, "sku"):
-						bad = check("line_items.sku", f.value, '"', str)
-					case strings.EqualFold(f.name, "requires_shipping"):
-						bad = check("line_items.requires_shipping", f.value, 't', boolean)
+					if bad == "" {
+						bad = member("line_items.", f.name, f.value, line)
 					}
 				}
 			}

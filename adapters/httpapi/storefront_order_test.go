@@ -220,8 +220,8 @@ func TestDecodeStorefrontOrderTypes(t *testing.T) {
 	}
 	// Before any type error: not JSON, not an object, no id.
 	for body, want := range map[string]string{
-		`{"id":7,"test":"x",`:                 "body: is not valid JSON",
-		`[{"id":7,"test":"x"}]`:               "body: must be a JSON object",
+		`{"id":7,"test":"x",`:                   "body: is not valid JSON",
+		`[{"id":7,"test":"x"}]`:                 "body: must be a JSON object",
 		`{"id":"7","test":"x",` + oneLine:       "body: is not valid JSON",
 		`{"id":"7","test":"x",` + oneLine + `}`: "id: must be a positive integer",
 		`{"test":"x",` + oneLine + `}`:          "id: must be a positive integer",
