@@ -45,21 +45,20 @@ func (p *queryParams) page() ports.Page { return p.pageUpTo(MaxTake) }
 // pageUpTo reads skip and take, take at most maxTake.
 func (p *queryParams) pageUpTo(maxTake int) ports.Page {
 	page := ports.Page{Skip: 0, Take: DefaultTake}
-	readParam(p, "skip", func(s string) (int, error) {
-		n, err := strconv.Atoi(s)
-		if err != nil || n < 0 || n > maxSkip {
-			return 0, domain.Invalid("skip", "must be an integer from 0 to %d", maxSkip)
-		}
-		return n, nil
-	}, &page.Skip)
-	readParam(p, "take", func(s string) (int, error) {
-		n, err := strconv.Atoi(s)
-		if err != nil || n < 1 || n > maxTake {
-			return 0, domain.Invalid("take", "must be an integer from 1 to %d", maxTake)
-		}
-		return n, nil
-	}, &page.Take)
+	readParam(p, "skip", intFrom("skip", 0, maxSkip), &page.Skip)
+	readParam(p, "take", intFrom("take", 1, maxTake), &page.Take)
 	return page
+}
+
+// intFrom parses the parameter name: an integer from lo to hi.
+func intFrom(name string, lo, hi int) func(string) (int, error) {
+	return func(s string) (int, error) {
+		n, err := strconv.Atoi(s)
+		if err != nil || n < lo || n > hi {
+			return 0, domain.Invalid(name, "must be an integer from %d to %d", lo, hi)
+		}
+		return n, nil
+	}
 }
 
 // err is nil when every parameter read was valid, else their errors joined

@@ -270,33 +270,28 @@ func (s *jsonScan) skip() {
 // object walks the object at s.i: f is called with each member's raw name,
 // s.i at its value, and must step over the value.
 func (s *jsonScan) object(f func(name []byte)) {
-	s.i++ // {
-	for {
-		s.space()
-		switch s.b[s.i] {
-		case '}':
-			s.i++
-			return
-		case ',':
-			s.i++
-			s.space()
-		}
+	s.elements('}', func(int) {
 		name := s.str()
 		s.space()
 		s.i++ // :
 		s.space()
 		f(name)
-	}
+	})
 }
 
 // array walks the array at s.i: f is called with each element's index, s.i
 // at the element, and must step over it.
-func (s *jsonScan) array(f func(i int)) {
-	s.i++ // [
+func (s *jsonScan) array(f func(i int)) { s.elements(']', f) }
+
+// elements walks the object or array at s.i up to its end byte: f is
+// called with each element's index (a member's for an object), s.i at it,
+// and must step over it.
+func (s *jsonScan) elements(end byte, f func(i int)) {
+	s.i++ // { or [
 	for n := 0; ; n++ {
 		s.space()
 		switch s.b[s.i] {
-		case ']':
+		case end:
 			s.i++
 			return
 		case ',':
