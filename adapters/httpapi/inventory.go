@@ -35,7 +35,7 @@ type Inventory struct{ group[shippingapp.UseCases] }
 
 // NewInventory builds the inventory routes.
 func NewInventory(app *shippingapp.UseCases, auth Authenticator, errs ErrorMapper) *Inventory {
-	return &Inventory{newGroup(app, auth, errs)}
+	return &Inventory{newGroup(app, auth, errs, nil)}
 }
 
 // Register implements Routes.

@@ -69,7 +69,7 @@ type InvoiceCharges struct{ group[invoicingapp.UseCases] }
 
 // NewInvoiceCharges builds the route.
 func NewInvoiceCharges(app *invoicingapp.UseCases, auth Authenticator, errs ErrorMapper) *InvoiceCharges {
-	return &InvoiceCharges{newGroup(app, auth, errs)}
+	return &InvoiceCharges{newGroup(app, auth, errs, nil)}
 }
 
 // Register implements Routes.

@@ -17,7 +17,7 @@ type Invoices struct{ group[invoicingapp.UseCases] }
 
 // NewInvoices builds the invoice routes.
 func NewInvoices(app *invoicingapp.UseCases, auth Authenticator, errs ErrorMapper) *Invoices {
-	return &Invoices{newGroup(app, auth, errs)}
+	return &Invoices{newGroup(app, auth, errs, nil)}
 }
 
 // Register implements Routes.

@@ -52,7 +52,7 @@ type StorefrontOrders struct{ group[intakeapp.UseCases] }
 
 // NewStorefrontOrders builds the routes.
 func NewStorefrontOrders(app *intakeapp.UseCases, auth Authenticator, errs ErrorMapper) *StorefrontOrders {
-	return &StorefrontOrders{newGroup(app, auth, errs)}
+	return &StorefrontOrders{newGroup(app, auth, errs, nil)}
 }
 
 // Register implements Routes. The list shares its path with the intake's

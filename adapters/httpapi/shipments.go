@@ -13,14 +13,11 @@ import (
 )
 
 // Shipments serves the /v0/shipments routes (scope shipments).
-type Shipments struct {
-	group[shippingapp.UseCases]
-	m *telemetry.Metrics
-}
+type Shipments struct{ group[shippingapp.UseCases] }
 
 // NewShipments builds the shipment routes.
 func NewShipments(app *shippingapp.UseCases, auth Authenticator, errs ErrorMapper, m *telemetry.Metrics) *Shipments {
-	return &Shipments{group: newGroup(app, auth, errs), m: m}
+	return &Shipments{newGroup(app, auth, errs, m)}
 }
 
 // Register implements Routes.

@@ -20,14 +20,11 @@ import (
 // warehouse, a warehouse's token): goods received and services performed.
 // Both are idempotent on the warehouse's reference: 201 for a new report,
 // 200 with the first one for a retry of the same content.
-type WarehouseReceiving struct {
-	group[warehouseapp.UseCases]
-	m *telemetry.Metrics
-}
+type WarehouseReceiving struct{ group[warehouseapp.UseCases] }
 
 // NewWarehouseReceiving builds the receiving routes.
 func NewWarehouseReceiving(app *warehouseapp.UseCases, auth Authenticator, errs ErrorMapper, m *telemetry.Metrics) *WarehouseReceiving {
-	return &WarehouseReceiving{group: newGroup(app, auth, errs), m: m}
+	return &WarehouseReceiving{newGroup(app, auth, errs, m)}
 }
 
 // Register implements Routes.

@@ -14,14 +14,11 @@ import (
 
 // WarehouseShipments serves the warehouse's shipment routes (a warehouse's
 // token, scope warehouse): its work list and the ship.
-type WarehouseShipments struct {
-	group[warehouseapp.UseCases]
-	m *telemetry.Metrics
-}
+type WarehouseShipments struct{ group[warehouseapp.UseCases] }
 
 // NewWarehouseShipments builds the warehouse's shipment routes.
 func NewWarehouseShipments(app *warehouseapp.UseCases, auth Authenticator, errs ErrorMapper, m *telemetry.Metrics) *WarehouseShipments {
-	return &WarehouseShipments{group: newGroup(app, auth, errs), m: m}
+	return &WarehouseShipments{newGroup(app, auth, errs, m)}
 }
 
 // Register implements Routes.

@@ -58,7 +58,7 @@ type Warehouses struct{ group[application.UseCases] }
 
 // NewWarehouses builds the warehouse routes.
 func NewWarehouses(app *application.UseCases, auth Authenticator, errs ErrorMapper) *Warehouses {
-	return &Warehouses{newGroup(app, auth, errs)}
+	return &Warehouses{newGroup(app, auth, errs, nil)}
 }
 
 // Register implements Routes.
