@@ -89,7 +89,7 @@ func (l receiptLineBody) line() warehouse.ReceiptLine {
 // receive serves POST /v0/warehouse/receipts.
 func (h *WarehouseReceiving) receive(w http.ResponseWriter, r *http.Request) {
 	var body receiptBody
-	receivedAt, err := readReport(r, &body, "receivedAt", &body.ReceivedAt)
+	receivedAt, err := readReport(r, &body)
 	if err != nil {
 		h.errors.Write(w, r, err)
 		return
@@ -129,7 +129,7 @@ type serviceBody struct {
 // service serves POST /v0/warehouse/services.
 func (h *WarehouseReceiving) service(w http.ResponseWriter, r *http.Request) {
 	var body serviceBody
-	performedAt, err := readReport(r, &body, "performedAt", &body.PerformedAt)
+	performedAt, err := readReport(r, &body)
 	if err != nil {
 		h.errors.Write(w, r, err)
 		return
@@ -156,17 +156,33 @@ func (h *WarehouseReceiving) service(w http.ResponseWriter, r *http.Request) {
 	writeReport(w, res.Created, toWarehouseServiceDTO(res.Service))
 }
 
-// readReport reads a report's body into body, then its time: the member
-// field, which decoding left in *at; an optional RFC 3339 time, absent or
-// null being none.
-func readReport(r *http.Request, body any, field string, at **string) (*time.Time, error) {
+// reportBody is the body of a report: it says when the report's fact
+// happened.
+type reportBody interface {
+	reportedAt() (*time.Time, error)
+}
+
+func (b *receiptBody) reportedAt() (*time.Time, error) {
+	return parseReportedAt("receivedAt", b.ReceivedAt)
+}
+func (b *serviceBody) reportedAt() (*time.Time, error) {
+	return parseReportedAt("performedAt", b.PerformedAt)
+}
+
+// readReport reads a report's body into body, and then its time.
+func readReport(r *http.Request, body reportBody) (*time.Time, error) {
 	if err := readJSON(r, body); err != nil {
 		return nil, err
 	}
-	if *at == nil {
+	return body.reportedAt()
+}
+
+// parseReportedAt reads an optional RFC 3339 time; absent or null is none.
+func parseReportedAt(field string, s *string) (*time.Time, error) {
+	if s == nil {
 		return nil, nil
 	}
-	t, err := time.Parse(time.RFC3339Nano, **at)
+	t, err := time.Parse(time.RFC3339Nano, *s)
 	if err != nil {
 		return nil, domain.Invalid(field, "must be an RFC 3339 time such as 2026-11-22T01:15:05.123Z")
 	}
