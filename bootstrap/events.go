@@ -15,7 +15,6 @@ import (
 	"go.uber.org/fx"
 
 	"github.com/acme3pl/fulfillment/adapters/broker"
-	"github.com/acme3pl/fulfillment/adapters/httpapi"
 	"github.com/acme3pl/fulfillment/adapters/postgres"
 	"github.com/acme3pl/fulfillment/adapters/telemetry"
 	eventsapp "github.com/acme3pl/fulfillment/application/events"
@@ -108,7 +107,7 @@ func EventOutbox(cfg Config, ids ports.IDGenerator, wake func()) *postgres.Outbo
 		return nil
 	}
 	return &postgres.Outbox{
-		Encoder: broker.CloudEvents{Environment: string(cfg.Environment), Data: httpapi.EventData},
+		Encoder: broker.CloudEvents{Environment: string(cfg.Environment), Data: broker.EventData},
 		IDs:     ids, Wake: wake,
 	}
 }

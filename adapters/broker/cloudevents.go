@@ -4,12 +4,9 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"github.com/acme3pl/fulfillment/adapters/resources"
 	"github.com/acme3pl/fulfillment/ports"
 )
-
-// timeLayout is the events' time, as the API writes times: RFC 3339, UTC,
-// milliseconds.
-const timeLayout = "2006-01-02T15:04:05.000Z"
 
 // CloudEvent is an event in CloudEvents 1.0 structured JSON mode, as
 // published. OrganizationID is the extension attribute organizationid:
@@ -29,7 +26,7 @@ type CloudEvent struct {
 // CloudEvents implements ports.EventEncoder: the source is
 // fulfillment/<environment>, the broker subject
 // fulfillment.<environment>.<type>, and Data gives the value whose JSON is
-// the event's data (httpapi.EventData, the API's view of the record).
+// the event's data (EventData, the API's view of the record).
 type CloudEvents struct {
 	Environment string
 	Data        func(ports.Event) (any, error)
@@ -54,7 +51,7 @@ func (c CloudEvents) EncodeEvent(id string, e ports.Event) (string, []byte, erro
 	}
 	body, err := json.Marshal(CloudEvent{
 		SpecVersion: "1.0", ID: id, Source: "fulfillment/" + c.Environment, Type: string(e.Type), Subject: e.Subject,
-		Time: e.Time.UTC().Format(timeLayout), DataContentType: "application/json", OrganizationID: e.OrganizationID,
+		Time: resources.FormatTime(e.Time), DataContentType: "application/json", OrganizationID: e.OrganizationID,
 		Data: data,
 	})
 	if err != nil {

@@ -115,14 +115,7 @@ func NewAdmission(timeout time.Duration, capacity int, log *slog.Logger, opts ..
 // Guard wraps one route's handler; write answers the route's errors. A nil
 // Admission returns the handler as it is (unit tests of one handler).
 func (a *Admission) Guard(write ErrorWriter, next http.Handler) http.Handler {
-	if a == nil {
-		return next
-	}
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		arrived, ok := a.admit(w, r, write)
-		if !ok {
-			return
-		}
+	return a.admitted(write, next, func(w http.ResponseWriter, r *http.Request, arrived time.Time) {
 		// The slot is held until the handler returns, also when the
 		// deadline was answered for it: it may still hold a connection.
 		handlerDeadline := arrived.Add(a.handler)
@@ -146,14 +139,7 @@ func (a *Admission) Guard(write ErrorWriter, next http.Handler) http.Handler {
 // answers for itself when its context ends, and cuts a stream short
 // (http.ErrAbortHandler) rather than end it as if it were complete.
 func (a *Admission) GuardStream(write ErrorWriter, next http.Handler) http.Handler {
-	if a == nil {
-		return next
-	}
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		arrived, ok := a.admit(w, r, write)
-		if !ok {
-			return
-		}
+	return a.admitted(write, next, func(w http.ResponseWriter, r *http.Request, arrived time.Time) {
 		defer a.slots.Release(1)
 		ctx, cancel := context.WithDeadline(r.Context(), arrived.Add(a.handler))
 		defer cancel()
@@ -161,19 +147,26 @@ func (a *Admission) GuardStream(write ErrorWriter, next http.Handler) http.Handl
 	})
 }
 
-// admit takes a slot for the request, or answers it (shed, or the client
-// gone while it waited) and reports false. arrived is when it came.
-func (a *Admission) admit(w http.ResponseWriter, r *http.Request, write ErrorWriter) (arrived time.Time, ok bool) {
-	arrived = time.Now()
-	if err := a.acquire(r.Context()); err != nil {
-		if r.Context().Err() != nil {
-			w.WriteHeader(StatusClientClosedRequest) // nobody reads the answer
-			return arrived, false
-		}
-		write(w, r, err)
-		return arrived, false
+// admitted is Guard's and GuardStream's admission: a request takes a slot
+// and is served, holding it (serve releases it; arrived is when the request
+// came), or is answered here: shed, or its client gone while it waited. A
+// nil Admission returns next as it is (unit tests of one handler).
+func (a *Admission) admitted(write ErrorWriter, next http.Handler, serve func(w http.ResponseWriter, r *http.Request, arrived time.Time)) http.Handler {
+	if a == nil {
+		return next
 	}
-	return arrived, true
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		arrived := time.Now()
+		if err := a.acquire(r.Context()); err != nil {
+			if r.Context().Err() != nil {
+				w.WriteHeader(StatusClientClosedRequest) // nobody reads the answer
+				return
+			}
+			write(w, r, err)
+			return
+		}
+		serve(w, r, arrived)
+	})
 }
 
 // acquire takes a slot: at once when one is free; else, while the queue

@@ -113,12 +113,7 @@ func TestAdmissionShedsWhatWaitsBeyondTheBudget(t *testing.T) {
 	start := time.Now()
 	w := s.do(httptest.NewRequest(http.MethodGet, "/v0/slow", nil))
 	elapsed := time.Since(start)
-	if w.Code != http.StatusServiceUnavailable || w.Header().Get("Retry-After") == "" {
-		t.Fatalf("a third request: %d (Retry-After %q), want 503 with Retry-After", w.Code, w.Header().Get("Retry-After"))
-	}
-	if p := problemOf(t, w); p.Code != "unavailable" {
-		t.Errorf("problem %+v, want code unavailable", p)
-	}
+	wantShed(t, w, "a third request")
 	if elapsed < time.Second || elapsed > 1900*time.Millisecond {
 		t.Errorf("shed after %s, want when the 1s wait budget ran out, before the 2s deadline", elapsed)
 	}
@@ -139,6 +134,18 @@ func TestAdmissionShedsWhatWaitsBeyondTheBudget(t *testing.T) {
 	// The slots are free again.
 	if w := s.do(httptest.NewRequest(http.MethodGet, "/v0/slow", nil)); w.Code != http.StatusOK {
 		t.Errorf("a request after the others: %d, want 200", w.Code)
+	}
+}
+
+// wantShed fails unless w (what the test calls it) is the answer to a shed
+// request: 503 with Retry-After, code unavailable.
+func wantShed(t *testing.T, w *httptest.ResponseRecorder, what string) {
+	t.Helper()
+	if w.Code != http.StatusServiceUnavailable || w.Header().Get("Retry-After") == "" {
+		t.Fatalf("%s: %d (Retry-After %q), want 503 with Retry-After", what, w.Code, w.Header().Get("Retry-After"))
+	}
+	if p := problemOf(t, w); p.Code != "unavailable" {
+		t.Errorf("problem %+v, want code unavailable", p)
 	}
 }
 
@@ -163,12 +170,7 @@ func TestAdmissionShedsAtOnceWhenTheQueueStands(t *testing.T) {
 	start := time.Now()
 	w := s.do(httptest.NewRequest(http.MethodGet, "/v0/slow", nil))
 	elapsed := time.Since(start)
-	if w.Code != http.StatusServiceUnavailable || w.Header().Get("Retry-After") == "" {
-		t.Fatalf("a request while the queue stands: %d (Retry-After %q), want 503 with Retry-After", w.Code, w.Header().Get("Retry-After"))
-	}
-	if p := problemOf(t, w); p.Code != "unavailable" {
-		t.Errorf("problem %+v, want code unavailable", p)
-	}
+	wantShed(t, w, "a request while the queue stands")
 	if elapsed > time.Second {
 		t.Errorf("shed after %s, want at once (the wait budget is 2s)", elapsed)
 	}

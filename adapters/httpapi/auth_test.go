@@ -3,7 +3,6 @@ package httpapi_test
 import (
 	"context"
 	"fmt"
-	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"reflect"
@@ -79,8 +78,7 @@ func TestAuthenticatorRequireScope(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			tokens := &fakeTokens{principal: tt.principal, err: tt.verifyErr}
-			log := slog.New(slog.DiscardHandler)
-			auth := httpapi.Authenticator{Tokens: tokens, Errors: httpapi.ErrorMapper{Log: log}, Log: log}
+			auth := testAuthenticator(tokens)
 			var reached *ports.Principal
 			h := auth.RequireScope(domain.ScopeLocations, func(w http.ResponseWriter, r *http.Request) {
 				p := httpapi.PrincipalFrom(r.Context())
@@ -143,18 +141,13 @@ func TestAuthenticatorRequireWarehouse(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			log := slog.New(slog.DiscardHandler)
-			auth := httpapi.Authenticator{Tokens: &fakeTokens{principal: tt.principal, err: tt.verifyErr},
-				Errors: httpapi.ErrorMapper{Log: log}, Log: log}
+			auth := testAuthenticator(&fakeTokens{principal: tt.principal, err: tt.verifyErr})
 			var reached string
 			h := auth.RequireWarehouse(func(w http.ResponseWriter, r *http.Request) {
 				reached = httpapi.PrincipalFrom(r.Context()).WarehouseID
 				w.WriteHeader(http.StatusOK)
 			})
-			r := httptest.NewRequest(http.MethodGet, "/v0/warehouse/shipments", nil)
-			r.Header.Set("Authorization", "Bearer tok")
-			w := httptest.NewRecorder()
-			h.ServeHTTP(w, r)
+			w := serveWithToken(h, http.MethodGet, "/v0/warehouse/shipments", "")
 			if w.Code != tt.wantStatus {
 				t.Fatalf("status = %d, want %d; body %s", w.Code, tt.wantStatus, w.Body.String())
 			}

@@ -23,69 +23,57 @@ type answer struct {
 	Detail string
 }
 
-// answerFor is the one place that maps a kind of error to its HTTP
-// answer. The intake's code is the kind's own (application.Kind.Code, which
-// order receipts record too) but for credentials: the intake's are API keys.
+// answers is the one place that maps a kind of error to its HTTP answer.
+// The intake's code is the kind's own (application.Kind.Code, which order
+// receipts record too) but for credentials: the intake's are API keys; so
+// is the problem's code but for a malformed request. A kind not listed
+// (application.KindInternal, or one this table does not know yet) is
+// answered as internal.
+var answers = map[application.Kind]answer{
+	application.KindClientGone:             {Status: StatusClientClosedRequest, Detail: "the client closed the connection before the answer"},
+	application.KindShed:                   {Status: http.StatusServiceUnavailable, Detail: "the service is overloaded; retry later"},
+	application.KindTimeout:                {Status: http.StatusServiceUnavailable, Detail: "the request could not be answered in time; retry later"},
+	application.KindUnavailable:            {Status: http.StatusServiceUnavailable, Detail: "the database cannot be reached; retry later"},
+	application.KindInvalid:                {Status: http.StatusBadRequest, Problem: "invalid_parameter", Detail: "the request is malformed"},
+	application.KindTooLarge:               {Status: http.StatusRequestEntityTooLarge, Detail: "the body is larger than the limit"},
+	application.KindUnsupportedMedia:       {Status: http.StatusUnsupportedMediaType, Detail: "the body must be JSON with Content-Type: application/json"},
+	application.KindInvalidSignature:       {Status: http.StatusUnauthorized, Detail: "X-Shopify-Hmac-Sha256 is not the HMAC-SHA256 of the body under the organization's webhook secret"},
+	application.KindInvalidCredentials:     {Status: http.StatusUnauthorized, Problem: "invalid_token", Intake: "invalid_api_key", Detail: "the credentials are missing, malformed, expired, revoked or not trusted"},
+	application.KindInsufficientScope:      {Status: http.StatusForbidden, Detail: "the credentials lack a scope"},
+	application.KindNotFound:               {Status: http.StatusNotFound, Detail: "the record does not exist"},
+	application.KindInvalidState:           {Status: http.StatusConflict, Detail: "the record's state does not allow this"},
+	application.KindPayloadNotKept:         {Status: http.StatusConflict, Detail: "the order failed, but its body is no longer kept: it cannot be replayed"},
+	application.KindConflict:               {Status: http.StatusConflict, Detail: "a record with this identity exists already"},
+	application.KindUnknownItems:           {Status: http.StatusUnprocessableEntity, Detail: "these items are not records of the organization"},
+	application.KindInsufficientStock:      {Status: http.StatusUnprocessableEntity, Detail: "the warehouse does not hold enough of these cartons; nothing was reserved"},
+	application.KindOnHandShort:            {Status: http.StatusConflict, Detail: "the warehouse does not hold enough of these items on hand to ship them; nothing changed"},
+	application.KindInvalidWarehouse:       {Status: http.StatusUnprocessableEntity, Detail: "warehouseId is not an active warehouse of the organization"},
+	application.KindUnknownSKUs:            {Status: http.StatusUnprocessableEntity, Detail: "these SKUs are not in the organization's inventory"},
+	application.KindMissingSKU:             {Status: http.StatusUnprocessableEntity, Detail: "these line items require shipping but have no SKU"},
+	application.KindMissingShippingAddress: {Status: http.StatusUnprocessableEntity, Detail: "the order has no shipping_address object"},
+	application.KindNoWarehouse:            {Status: http.StatusUnprocessableEntity, Detail: "the organization has no active warehouse"},
+	application.KindReferenceConflict:      {Status: http.StatusConflict, Detail: "the warehouse has reported other content under this reference"},
+	application.KindPeriodClosed:           {Status: http.StatusUnprocessableEntity, Detail: "the time lies inside a billing period of the organization that is closed"},
+	application.KindUnknownService:         {Status: http.StatusUnprocessableEntity, Detail: "service is not a service of the organization's rate card in force at performedAt"},
+}
+
+// internalAnswer answers an internal error, and a kind answers does not know.
+var internalAnswer = answer{
+	Status: http.StatusInternalServerError, Problem: "internal", Intake: "internal",
+	Detail: "an internal error occurred; quote the trace ID to support",
+}
+
+// answerFor is k's answer, with the kind's code where answers names none.
 func answerFor(k application.Kind) answer {
-	a := answer{Problem: k.Code(), Intake: k.Code()}
-	switch k {
-	case application.KindClientGone:
-		a.Status, a.Detail = StatusClientClosedRequest, "the client closed the connection before the answer"
-	case application.KindShed:
-		a.Status, a.Detail = http.StatusServiceUnavailable, "the service is overloaded; retry later"
-	case application.KindTimeout:
-		a.Status, a.Detail = http.StatusServiceUnavailable, "the request could not be answered in time; retry later"
-	case application.KindUnavailable:
-		a.Status, a.Detail = http.StatusServiceUnavailable, "the database cannot be reached; retry later"
-	case application.KindInvalid:
-		a.Status, a.Problem, a.Detail = http.StatusBadRequest, "invalid_parameter", "the request is malformed"
-	case application.KindTooLarge:
-		a.Status, a.Detail = http.StatusRequestEntityTooLarge, "the body is larger than the limit"
-	case application.KindUnsupportedMedia:
-		a.Status, a.Detail = http.StatusUnsupportedMediaType, "the body must be JSON with Content-Type: application/json"
-	case application.KindInvalidSignature:
-		a.Status = http.StatusUnauthorized
-		a.Detail = "X-Shopify-Hmac-Sha256 is not the HMAC-SHA256 of the body under the organization's webhook secret"
-	case application.KindInvalidCredentials:
-		a.Status, a.Problem, a.Intake = http.StatusUnauthorized, "invalid_token", "invalid_api_key"
-		a.Detail = "the credentials are missing, malformed, expired, revoked or not trusted"
-	case application.KindInsufficientScope:
-		a.Status, a.Detail = http.StatusForbidden, "the credentials lack a scope"
-	case application.KindNotFound:
-		a.Status, a.Detail = http.StatusNotFound, "the record does not exist"
-	case application.KindInvalidState:
-		a.Status, a.Detail = http.StatusConflict, "the record's state does not allow this"
-	case application.KindPayloadNotKept:
-		a.Status, a.Detail = http.StatusConflict, "the order failed, but its body is no longer kept: it cannot be replayed"
-	case application.KindConflict:
-		a.Status, a.Detail = http.StatusConflict, "a record with this identity exists already"
-	case application.KindUnknownItems:
-		a.Status, a.Detail = http.StatusUnprocessableEntity, "these items are not records of the organization"
-	case application.KindInsufficientStock:
-		a.Status = http.StatusUnprocessableEntity
-		a.Detail = "the warehouse does not hold enough of these cartons; nothing was reserved"
-	case application.KindOnHandShort:
-		a.Status = http.StatusConflict
-		a.Detail = "the warehouse does not hold enough of these items on hand to ship them; nothing changed"
-	case application.KindInvalidWarehouse:
-		a.Status, a.Detail = http.StatusUnprocessableEntity, "warehouseId is not an active warehouse of the organization"
-	case application.KindUnknownSKUs:
-		a.Status, a.Detail = http.StatusUnprocessableEntity, "these SKUs are not in the organization's inventory"
-	case application.KindMissingSKU:
-		a.Status, a.Detail = http.StatusUnprocessableEntity, "these line items require shipping but have no SKU"
-	case application.KindMissingShippingAddress:
-		a.Status, a.Detail = http.StatusUnprocessableEntity, "the order has no shipping_address object"
-	case application.KindNoWarehouse:
-		a.Status, a.Detail = http.StatusUnprocessableEntity, "the organization has no active warehouse"
-	case application.KindReferenceConflict:
-		a.Status, a.Detail = http.StatusConflict, "the warehouse has reported other content under this reference"
-	case application.KindPeriodClosed:
-		a.Status, a.Detail = http.StatusUnprocessableEntity, "the time lies inside a billing period of the organization that is closed"
-	case application.KindUnknownService:
-		a.Status, a.Detail = http.StatusUnprocessableEntity, "service is not a service of the organization's rate card in force at performedAt"
-	default: // application.KindInternal, and a kind this switch does not know yet
-		a.Status, a.Problem, a.Intake = http.StatusInternalServerError, "internal", "internal"
-		a.Detail = "an internal error occurred; quote the trace ID to support"
+	a, ok := answers[k]
+	if !ok {
+		return internalAnswer
+	}
+	if a.Problem == "" {
+		a.Problem = k.Code()
+	}
+	if a.Intake == "" {
+		a.Intake = k.Code()
 	}
 	return a
 }

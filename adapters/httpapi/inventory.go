@@ -5,9 +5,11 @@ import (
 
 	"github.com/gorilla/mux"
 
+	"github.com/acme3pl/fulfillment/adapters/resources"
 	shippingapp "github.com/acme3pl/fulfillment/application/shipping"
 	"github.com/acme3pl/fulfillment/domain"
 	"github.com/acme3pl/fulfillment/domain/shipping"
+	"github.com/acme3pl/fulfillment/ports"
 )
 
 // InventoryItemDTO is a product or carton with its stock per warehouse.
@@ -22,22 +24,18 @@ type InventoryItemDTO struct {
 // reserved; for products it is negative when pending Pick & Pack shipments
 // hold more than is on hand (a backorder).
 type StockLevelDTO struct {
-	Warehouse WarehouseRefDTO `json:"warehouse"`
-	OnHand    int64           `json:"onHand"`
-	Reserved  int64           `json:"reserved"`
-	Available int64           `json:"available"`
+	Warehouse resources.WarehouseRef `json:"warehouse"`
+	OnHand    int64                  `json:"onHand"`
+	Reserved  int64                  `json:"reserved"`
+	Available int64                  `json:"available"`
 }
 
 // Inventory serves GET /v0/products and GET /v0/cartons (scope inventory).
-type Inventory struct {
-	app    *shippingapp.UseCases
-	auth   Authenticator
-	errors ErrorMapper
-}
+type Inventory struct{ group[shippingapp.UseCases] }
 
 // NewInventory builds the inventory routes.
 func NewInventory(app *shippingapp.UseCases, auth Authenticator, errs ErrorMapper) *Inventory {
-	return &Inventory{app: app, auth: auth, errors: errs}
+	return &Inventory{newGroup(app, auth, errs, nil)}
 }
 
 // Register implements Routes.
@@ -64,18 +62,17 @@ func (h *Inventory) lister(kind shipping.ItemKind) http.HandlerFunc {
 			h.errors.Write(w, r, err)
 			return
 		}
-		out := make([]InventoryItemDTO, len(res.Items))
-		for i, it := range res.Items {
-			levels := make([]StockLevelDTO, len(it.Levels))
-			for j, l := range it.Levels {
-				levels[j] = StockLevelDTO{
-					Warehouse: WarehouseRefDTO{ID: l.Warehouse.ID, Name: l.Warehouse.Name},
-					OnHand:    l.OnHand, Reserved: l.Reserved, Available: l.Available(),
-				}
-			}
-			out[i] = InventoryItemDTO{ID: it.Item.ID, SKU: it.Item.SKU, Name: it.Item.Name, Stock: levels}
-		}
-		SetNextLink(w, r, page, res.More)
-		WriteJSON(w, http.StatusOK, out)
+		writePage(w, r, page, res.More, res.Items, inventoryItemDTO)
 	}
+}
+
+func inventoryItemDTO(it ports.ItemStock) InventoryItemDTO {
+	levels := make([]StockLevelDTO, len(it.Levels))
+	for j, l := range it.Levels {
+		levels[j] = StockLevelDTO{
+			Warehouse: resources.WarehouseRef{ID: l.Warehouse.ID, Name: l.Warehouse.Name},
+			OnHand:    l.OnHand, Reserved: l.Reserved, Available: l.Available(),
+		}
+	}
+	return InventoryItemDTO{ID: it.Item.ID, SKU: it.Item.SKU, Name: it.Item.Name, Stock: levels}
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/gorilla/mux"
 
+	"github.com/acme3pl/fulfillment/adapters/resources"
 	invoicingapp "github.com/acme3pl/fulfillment/application/invoicing"
 	"github.com/acme3pl/fulfillment/domain"
 	"github.com/acme3pl/fulfillment/ports"
@@ -41,7 +42,7 @@ func ChargeView(c ports.InvoiceCharge) (ChargeDTO, error) {
 		return ChargeDTO{}, err
 	}
 	out := ChargeDTO{ID: "chg_" + strconv.FormatInt(c.ID, 10), Fee: c.Fee, Title: c.Title, Quantity: json.Number(q.String()),
-		UnitCost: c.UnitCost, OccurredAt: FormatTime(c.OccurredAt), Source: ChargeSourceDTO{Type: c.SourceType, ID: c.SourceID}}
+		UnitCost: c.UnitCost, OccurredAt: resources.FormatTime(c.OccurredAt), Source: ChargeSourceDTO{Type: c.SourceType, ID: c.SourceID}}
 	if c.WarehouseID != "" {
 		wh := c.WarehouseID
 		out.WarehouseID = &wh
@@ -64,15 +65,11 @@ func ChargeCSVRecord(c ChargeDTO) []string {
 }
 
 // InvoiceCharges serves GET /v0/invoices/{id}/charges.
-type InvoiceCharges struct {
-	app    *invoicingapp.UseCases
-	auth   Authenticator
-	errors ErrorMapper
-}
+type InvoiceCharges struct{ group[invoicingapp.UseCases] }
 
 // NewInvoiceCharges builds the route.
 func NewInvoiceCharges(app *invoicingapp.UseCases, auth Authenticator, errs ErrorMapper) *InvoiceCharges {
-	return &InvoiceCharges{app: app, auth: auth, errors: errs}
+	return &InvoiceCharges{newGroup(app, auth, errs, nil)}
 }
 
 // Register implements Routes.

@@ -1,74 +1,23 @@
 package httpapi
 
 import (
-	"encoding/json"
 	"net/http"
 	"net/url"
 
 	"github.com/gorilla/mux"
 
+	"github.com/acme3pl/fulfillment/adapters/resources"
 	invoicingapp "github.com/acme3pl/fulfillment/application/invoicing"
 	"github.com/acme3pl/fulfillment/domain"
 	"github.com/acme3pl/fulfillment/domain/invoicing"
 )
 
-// InvoiceDTO is the Invoice of api/openapi.yaml: every field always present.
-// deletedAt is always null, since deleted invoices are never served.
-type InvoiceDTO struct {
-	ID          string           `json:"id"`
-	Status      string           `json:"status"`
-	Name        string           `json:"name"`
-	Notes       string           `json:"notes"`
-	DueDate     string           `json:"dueDate"`
-	Items       []InvoiceItemDTO `json:"items"`
-	TotalAmount int64            `json:"totalAmount"`
-	Currency    string           `json:"currency"`
-	CreatedAt   string           `json:"createdAt"`
-	UpdatedAt   string           `json:"updatedAt"`
-	DeletedAt   *string          `json:"deletedAt"`
-}
-
-// InvoiceItemDTO is the invoice item of api/openapi.yaml. Quantity is a JSON number
-// written from the fixed-point quantity (62, 1.5, 0.125), never through
-// float64.
-type InvoiceItemDTO struct {
-	ID          string      `json:"id"`
-	Title       string      `json:"title"`
-	Description string      `json:"description"`
-	Quantity    json.Number `json:"quantity"`
-	UnitCost    int64       `json:"unitCost"`
-	TotalCost   int64       `json:"totalCost"`
-}
-
-// toInvoiceDTO is inv as the API shows it.
-func toInvoiceDTO(inv *invoicing.Invoice) InvoiceDTO {
-	items := inv.Items()
-	out := InvoiceDTO{
-		ID: inv.ID(), Status: string(inv.Status()), Name: inv.Name(), Notes: inv.Notes(),
-		DueDate: FormatTime(inv.DueDate()), Items: make([]InvoiceItemDTO, len(items)),
-		TotalAmount: inv.TotalAmount(), Currency: inv.Currency(),
-		CreatedAt: FormatTime(inv.CreatedAt()), UpdatedAt: FormatTime(inv.UpdatedAt()),
-		DeletedAt: FormatTimePtr(inv.DeletedAt()),
-	}
-	for i, it := range items {
-		out.Items[i] = InvoiceItemDTO{
-			ID: it.ID(), Title: it.Title(), Description: it.Description(),
-			Quantity: json.Number(it.Quantity().String()), UnitCost: it.UnitCost(), TotalCost: it.TotalCost(),
-		}
-	}
-	return out
-}
-
 // Invoices serves GET /v0/invoices and GET /v0/invoices/{id}.
-type Invoices struct {
-	app    *invoicingapp.UseCases
-	auth   Authenticator
-	errors ErrorMapper
-}
+type Invoices struct{ group[invoicingapp.UseCases] }
 
 // NewInvoices builds the invoice routes.
 func NewInvoices(app *invoicingapp.UseCases, auth Authenticator, errs ErrorMapper) *Invoices {
-	return &Invoices{app: app, auth: auth, errors: errs}
+	return &Invoices{newGroup(app, auth, errs, nil)}
 }
 
 // Register implements Routes.
@@ -105,12 +54,7 @@ func (h *Invoices) list(w http.ResponseWriter, r *http.Request) {
 		h.errors.Write(w, r, err)
 		return
 	}
-	SetNextLink(w, r, in.Page, res.More)
-	out := make([]InvoiceDTO, len(res.Invoices))
-	for i, inv := range res.Invoices {
-		out[i] = toInvoiceDTO(inv)
-	}
-	WriteJSON(w, http.StatusOK, out)
+	writePage(w, r, in.Page, res.More, res.Invoices, resources.InvoiceOf)
 }
 
 func (h *Invoices) get(w http.ResponseWriter, r *http.Request) {
@@ -120,5 +64,5 @@ func (h *Invoices) get(w http.ResponseWriter, r *http.Request) {
 		h.errors.Write(w, r, err)
 		return
 	}
-	WriteJSON(w, http.StatusOK, toInvoiceDTO(inv))
+	WriteJSON(w, http.StatusOK, resources.InvoiceOf(inv))
 }

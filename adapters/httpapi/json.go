@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"mime"
 	"net/http"
@@ -99,4 +100,27 @@ func jsonError(at string, err error) error {
 func jsonInteger(raw json.RawMessage) (int64, bool) {
 	n, err := strconv.ParseInt(string(raw), 10, 64)
 	return n, err == nil
+}
+
+// decodeLines decodes each line of a body's lines member (a draft's items
+// or cartons, a receipt's items) strictly as an L, naming a line that is
+// not an object of its kind as member[i] or member[i].field, and maps it to
+// the use case's line. An absent or null member is no lines.
+func decodeLines[L interface{ line() T }, T any](member string, raws *[]json.RawMessage) ([]T, error) {
+	if raws == nil {
+		return nil, nil
+	}
+	lines := make([]T, len(*raws))
+	for i, raw := range *raws {
+		at := fmt.Sprintf("%s[%d]", member, i)
+		var l L
+		if err := strictUnmarshal(raw, &l); err != nil {
+			return nil, jsonError(at, err)
+		}
+		if string(raw) == "null" {
+			return nil, domain.Invalid(at, "must be an object")
+		}
+		lines[i] = l.line()
+	}
+	return lines, nil
 }

@@ -8,55 +8,11 @@ import (
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/trace"
 
+	"github.com/acme3pl/fulfillment/adapters/resources"
 	"github.com/acme3pl/fulfillment/application"
 	intakeapp "github.com/acme3pl/fulfillment/application/intake"
 	"github.com/acme3pl/fulfillment/domain"
-	"github.com/acme3pl/fulfillment/domain/intake"
 )
-
-// OrderReceiptDTO is the OrderReceipt of api/openapi.yaml. Storefront IDs are
-// decimal strings: they exceed JavaScript's safe integers.
-type OrderReceiptDTO struct {
-	OrderID         string  `json:"orderId"`
-	OrderNumber     *string `json:"orderNumber"`
-	Status          string  `json:"status"`
-	Attempts        int     `json:"attempts"`
-	LastError       *string `json:"lastError"`
-	ShipmentID      *string `json:"shipmentId"`
-	Skipped         *string `json:"skipped"`
-	TraceID         *string `json:"traceId"`
-	FirstReceivedAt string  `json:"firstReceivedAt"`
-	LastReceivedAt  string  `json:"lastReceivedAt"`
-	// PayloadKept tells whether the body of the order's last failed
-	// delivery is kept for a replay; PayloadBytes is its size (null when
-	// none is kept). The body itself is never returned.
-	PayloadKept  bool `json:"payloadKept"`
-	PayloadBytes *int `json:"payloadBytes"`
-}
-
-func orderReceiptDTO(rec *intake.OrderReceipt) OrderReceiptDTO {
-	out := OrderReceiptDTO{
-		OrderID: strconv.FormatInt(rec.OrderID(), 10), Status: string(rec.Status()), Attempts: rec.Attempts(),
-		LastError: optional(rec.LastError()), ShipmentID: optional(rec.ShipmentID()), Skipped: optional(string(rec.Skipped())),
-		TraceID: optional(rec.TraceID()), FirstReceivedAt: FormatTime(rec.FirstReceived()), LastReceivedAt: FormatTime(rec.LastReceived()),
-	}
-	if n := rec.OrderNumber(); n != nil {
-		s := strconv.FormatInt(*n, 10)
-		out.OrderNumber = &s
-	}
-	if rec.PayloadKept() {
-		n := rec.PayloadBytes()
-		out.PayloadKept, out.PayloadBytes = true, &n
-	}
-	return out
-}
-
-func optional(s string) *string {
-	if s == "" {
-		return nil
-	}
-	return &s
-}
 
 // receipt serves GET /v0/storefront/orders/{orderId}. An orderId that is
 // not the decimal form of a positive 64-bit integer names no order: 404.
@@ -75,7 +31,7 @@ func (h *Storefront) receipt(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	w.Header().Set("Cache-Control", "no-store") // a receipt changes with each delivery and replay
-	WriteJSON(w, http.StatusOK, orderReceiptDTO(rec))
+	WriteJSON(w, http.StatusOK, resources.OrderReceiptOf(rec))
 }
 
 // pathOrderID reads {orderId}: the decimal form of a positive 64-bit
@@ -92,15 +48,11 @@ func pathOrderID(r *http.Request) (int64, bool) {
 
 // StorefrontOrders serves the operator's routes of failed orders (OAuth,
 // scope shipments): the list of receipts and the replay of a kept body.
-type StorefrontOrders struct {
-	app    *intakeapp.UseCases
-	auth   Authenticator
-	errors ErrorMapper
-}
+type StorefrontOrders struct{ group[intakeapp.UseCases] }
 
 // NewStorefrontOrders builds the routes.
 func NewStorefrontOrders(app *intakeapp.UseCases, auth Authenticator, errs ErrorMapper) *StorefrontOrders {
-	return &StorefrontOrders{app: app, auth: auth, errors: errs}
+	return &StorefrontOrders{newGroup(app, auth, errs, nil)}
 }
 
 // Register implements Routes. The list shares its path with the intake's
@@ -142,13 +94,8 @@ func (h *StorefrontOrders) list(w http.ResponseWriter, r *http.Request) {
 		h.errors.Write(w, r, err)
 		return
 	}
-	out := make([]OrderReceiptDTO, len(res.Receipts))
-	for i, rec := range res.Receipts {
-		out[i] = orderReceiptDTO(rec)
-	}
-	SetNextLink(w, r, page, res.More)
 	w.Header().Set("Cache-Control", "no-store") // receipts change with each delivery and replay
-	WriteJSON(w, http.StatusOK, out)
+	writePage(w, r, page, res.More, res.Receipts, resources.OrderReceiptOf)
 }
 
 // replay serves POST /v0/storefront/orders/{orderId}/replay. It answers as

@@ -45,21 +45,20 @@ func (p *queryParams) page() ports.Page { return p.pageUpTo(MaxTake) }
 // pageUpTo reads skip and take, take at most maxTake.
 func (p *queryParams) pageUpTo(maxTake int) ports.Page {
 	page := ports.Page{Skip: 0, Take: DefaultTake}
-	readParam(p, "skip", func(s string) (int, error) {
-		n, err := strconv.Atoi(s)
-		if err != nil || n < 0 || n > maxSkip {
-			return 0, domain.Invalid("skip", "must be an integer from 0 to %d", maxSkip)
-		}
-		return n, nil
-	}, &page.Skip)
-	readParam(p, "take", func(s string) (int, error) {
-		n, err := strconv.Atoi(s)
-		if err != nil || n < 1 || n > maxTake {
-			return 0, domain.Invalid("take", "must be an integer from 1 to %d", maxTake)
-		}
-		return n, nil
-	}, &page.Take)
+	readParam(p, "skip", intFrom("skip", 0, maxSkip), &page.Skip)
+	readParam(p, "take", intFrom("take", 1, maxTake), &page.Take)
 	return page
+}
+
+// intFrom parses the parameter name: an integer from lo to hi.
+func intFrom(name string, lo, hi int) func(string) (int, error) {
+	return func(s string) (int, error) {
+		n, err := strconv.Atoi(s)
+		if err != nil || n < lo || n > hi {
+			return 0, domain.Invalid(name, "must be an integer from %d to %d", lo, hi)
+		}
+		return n, nil
+	}
 }
 
 // err is nil when every parameter read was valid, else their errors joined
@@ -94,4 +93,15 @@ func SetNextLink(w http.ResponseWriter, r *http.Request, page ports.Page, more b
 	q.Set("take", strconv.Itoa(page.Take))
 	next := url.URL{Path: r.URL.Path, RawQuery: q.Encode()}
 	w.Header().Set("Link", fmt.Sprintf(`<%s>; rel="next"`, next.String()))
+}
+
+// writePage answers 200 with one page of a list: each record as view
+// renders it, and the next page's Link when more records follow.
+func writePage[T, DTO any](w http.ResponseWriter, r *http.Request, page ports.Page, more bool, records []T, view func(T) DTO) {
+	out := make([]DTO, len(records))
+	for i, rec := range records {
+		out[i] = view(rec)
+	}
+	SetNextLink(w, r, page, more)
+	WriteJSON(w, http.StatusOK, out)
 }

@@ -18,6 +18,20 @@ type Routes interface {
 	Register(r *mux.Router)
 }
 
+// group is what every group of routes holds: its context's use cases (the
+// one it calls), the authentication of its routes, the answer of their
+// errors, and the metrics it counts (nil for a group that counts nothing).
+type group[A any] struct {
+	app    *A
+	auth   Authenticator
+	errors ErrorMapper
+	m      *telemetry.Metrics
+}
+
+func newGroup[A any](app *A, auth Authenticator, errs ErrorMapper, m *telemetry.Metrics) group[A] {
+	return group[A]{app: app, auth: auth, errors: errs, m: m}
+}
+
 // DefaultBodyLimit bounds request bodies of routes that set no limit of
 // their own.
 const DefaultBodyLimit = 1 << 20

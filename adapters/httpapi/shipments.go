@@ -5,6 +5,7 @@ import (
 
 	"github.com/gorilla/mux"
 
+	"github.com/acme3pl/fulfillment/adapters/resources"
 	"github.com/acme3pl/fulfillment/adapters/telemetry"
 	shippingapp "github.com/acme3pl/fulfillment/application/shipping"
 	"github.com/acme3pl/fulfillment/domain"
@@ -12,16 +13,11 @@ import (
 )
 
 // Shipments serves the /v0/shipments routes (scope shipments).
-type Shipments struct {
-	app    *shippingapp.UseCases
-	auth   Authenticator
-	errors ErrorMapper
-	m      *telemetry.Metrics
-}
+type Shipments struct{ group[shippingapp.UseCases] }
 
 // NewShipments builds the shipment routes.
 func NewShipments(app *shippingapp.UseCases, auth Authenticator, errs ErrorMapper, m *telemetry.Metrics) *Shipments {
-	return &Shipments{app: app, auth: auth, errors: errs, m: m}
+	return &Shipments{newGroup(app, auth, errs, m)}
 }
 
 // Register implements Routes.
@@ -31,8 +27,8 @@ func (h *Shipments) Register(r *mux.Router) {
 		return h.auth.RequireScope(domain.ScopeShipments, withBodyLimit(DefaultBodyLimit, next).ServeHTTP)
 	}
 	r.Handle("/v0/shipments", guard(h.list)).Methods(http.MethodGet)
-	r.Handle("/v0/shipments/pick-pack", withBody(h.createPickPack)).Methods(http.MethodPost)
-	r.Handle("/v0/shipments/spd", withBody(h.createSPD)).Methods(http.MethodPost)
+	r.Handle("/v0/shipments/pick-pack", withBody(h.create(shipping.PickPack))).Methods(http.MethodPost)
+	r.Handle("/v0/shipments/spd", withBody(h.create(shipping.SPD))).Methods(http.MethodPost)
 	r.Handle("/v0/shipments/{id}", guard(h.get)).Methods(http.MethodGet)
 	r.Handle("/v0/shipments/{id}/submit", guard(h.submit)).Methods(http.MethodPost)
 	r.Handle("/v0/shipments/{id}/cancel", guard(h.cancel)).Methods(http.MethodPost)
@@ -53,12 +49,7 @@ func (h *Shipments) list(w http.ResponseWriter, r *http.Request) {
 		h.errors.Write(w, r, err)
 		return
 	}
-	out := make([]ShipmentDTO, len(res.Shipments))
-	for i, s := range res.Shipments {
-		out[i] = toShipmentDTO(s)
-	}
-	SetNextLink(w, r, page, res.More)
-	WriteJSON(w, http.StatusOK, out)
+	writePage(w, r, page, res.More, res.Shipments, resources.ShipmentOf)
 }
 
 func (h *Shipments) get(w http.ResponseWriter, r *http.Request) {
@@ -86,56 +77,28 @@ func (h *Shipments) answer(w http.ResponseWriter, r *http.Request, status int, s
 		h.errors.Write(w, r, err)
 		return
 	}
-	WriteJSON(w, status, toShipmentDTO(s))
+	WriteJSON(w, status, resources.ShipmentOf(s))
 }
 
-// createPickPack serves POST /v0/shipments/pick-pack.
-func (h *Shipments) createPickPack(w http.ResponseWriter, r *http.Request) {
-	var body draftBody
-	if err := readJSON(r, &body); err != nil {
-		h.errors.Write(w, r, err)
-		return
+// create serves POST /v0/shipments/pick-pack and POST /v0/shipments/spd:
+// a draft of the kind, answered 201 with its Location.
+func (h *Shipments) create(kind shipping.ShipmentKind) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		var body draftBody
+		if err := readJSON(r, &body); err != nil {
+			h.errors.Write(w, r, err)
+			return
+		}
+		lines, err := body.lines(kind)
+		if err != nil {
+			h.errors.Write(w, r, err)
+			return
+		}
+		s, err := h.app.CreateShipment.Handle(r.Context(), body.command(PrincipalFrom(r.Context()).OrganizationID, kind, lines))
+		countTransition(h.m, s, err)
+		if err == nil {
+			w.Header().Set("Location", "/v0/shipments/"+s.ID())
+		}
+		h.answer(w, r, http.StatusCreated, s, err)
 	}
-	if body.Cartons != nil {
-		h.errors.Write(w, r, domain.Invalid("cartons", "is not a member of a Pick & Pack draft"))
-		return
-	}
-	lines, err := decodeLines[productLineBody]("items", body.Items)
-	if err != nil {
-		h.errors.Write(w, r, err)
-		return
-	}
-	h.create(w, r, body.command(PrincipalFrom(r.Context()).OrganizationID, shipping.PickPack, lines))
-}
-
-// createSPD serves POST /v0/shipments/spd.
-func (h *Shipments) createSPD(w http.ResponseWriter, r *http.Request) {
-	var body draftBody
-	if err := readJSON(r, &body); err != nil {
-		h.errors.Write(w, r, err)
-		return
-	}
-	if body.Items != nil {
-		h.errors.Write(w, r, domain.Invalid("items", "is not a member of an SPD draft"))
-		return
-	}
-	lines, err := decodeLines[cartonLineBody]("cartons", body.Cartons)
-	if err != nil {
-		h.errors.Write(w, r, err)
-		return
-	}
-	h.create(w, r, body.command(PrincipalFrom(r.Context()).OrganizationID, shipping.SPD, lines))
-}
-
-// create runs the use case of both draft kinds and answers 201 with the
-// draft and its Location.
-func (h *Shipments) create(w http.ResponseWriter, r *http.Request, c shippingapp.CreateShipment) {
-	s, err := h.app.CreateShipment.Handle(r.Context(), c)
-	countTransition(h.m, s, err)
-	if err != nil {
-		h.errors.Write(w, r, err)
-		return
-	}
-	w.Header().Set("Location", "/v0/shipments/"+s.ID())
-	WriteJSON(w, http.StatusCreated, toShipmentDTO(s))
 }

@@ -30,19 +30,16 @@ var storefrontScopes = []domain.Scope{domain.ScopeShipments, domain.ScopeInvento
 // Storefront serves the order intake webhook (API key, its own error shape)
 // and the order receipt (OAuth, problem+json).
 type Storefront struct {
-	app        *intakeapp.UseCases
+	group[intakeapp.UseCases]
 	signatures ports.StorefrontSignatureVerifier
-	auth       Authenticator
-	errors     ErrorMapper
 	log        *slog.Logger
-	m          *telemetry.Metrics
 }
 
 // NewStorefront builds the storefront routes.
 func NewStorefront(app *intakeapp.UseCases, signatures ports.StorefrontSignatureVerifier,
 	auth Authenticator, errs ErrorMapper, log *slog.Logger, m *telemetry.Metrics,
 ) *Storefront {
-	return &Storefront{app: app, signatures: signatures, auth: auth, errors: errs, log: log, m: m}
+	return &Storefront{group: newGroup(app, auth, errs, m), signatures: signatures, log: log}
 }
 
 // Register implements Routes.

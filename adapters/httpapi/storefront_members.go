@@ -79,20 +79,8 @@ func checkMembers(body []byte) (err *domain.ValidationError, idRepeated bool) {
 	if s.i >= len(s.b) || s.b[s.i] != '{' {
 		return nil, false // null
 	}
-	var seen uint16
-	s.object(func(name []byte) {
-		k := orderMembers.index(name)
-		if k < 0 {
-			s.skip()
-			return
-		}
-		if seen&(1<<k) != 0 {
-			if k == 0 {
-				idRepeated = true
-			}
-			err = firstOf(err, "", -1, orderMembers.names[k], "occurs more than once")
-		}
-		seen |= 1 << k
+	s.mapped(orderMembers, "", -1, &err, func(k int, repeated bool) {
+		idRepeated = idRepeated || repeated && k == 0
 		switch orderMembers.names[k] {
 		case "shipping_address":
 			s.members(addressMembers, "shipping_address", -1, &err)
@@ -135,6 +123,15 @@ func (s *jsonScan) members(set memberSet, parent string, index int, err **domain
 		s.skip()
 		return
 	}
+	s.mapped(set, parent, index, err, func(k int, _ bool) {
+		s.text(set, k, parent, index, err)
+	})
+}
+
+// mapped scans an object, skipping the members not in set and refusing a
+// member of set that occurs twice; value reads each mapped member's value
+// (k its index in set; repeated, whether it occurred before).
+func (s *jsonScan) mapped(set memberSet, parent string, index int, err **domain.ValidationError, value func(k int, repeated bool)) {
 	var seen uint16
 	s.object(func(name []byte) {
 		k := set.index(name)
@@ -142,11 +139,12 @@ func (s *jsonScan) members(set memberSet, parent string, index int, err **domain
 			s.skip()
 			return
 		}
-		if seen&(1<<k) != 0 {
+		repeated := seen&(1<<k) != 0
+		if repeated {
 			*err = firstOf(*err, parent, index, set.names[k], "occurs more than once")
 		}
 		seen |= 1 << k
-		s.text(set, k, parent, index, err)
+		value(k, repeated)
 	})
 }
 
@@ -272,33 +270,28 @@ func (s *jsonScan) skip() {
 // object walks the object at s.i: f is called with each member's raw name,
 // s.i at its value, and must step over the value.
 func (s *jsonScan) object(f func(name []byte)) {
-	s.i++ // {
-	for {
-		s.space()
-		switch s.b[s.i] {
-		case '}':
-			s.i++
-			return
-		case ',':
-			s.i++
-			s.space()
-		}
+	s.elements('}', func(int) {
 		name := s.str()
 		s.space()
 		s.i++ // :
 		s.space()
 		f(name)
-	}
+	})
 }
 
 // array walks the array at s.i: f is called with each element's index, s.i
 // at the element, and must step over it.
-func (s *jsonScan) array(f func(i int)) {
-	s.i++ // [
+func (s *jsonScan) array(f func(i int)) { s.elements(']', f) }
+
+// elements walks the object or array at s.i up to its end byte: f is
+// called with each element's index (a member's for an object), s.i at it,
+// and must step over it.
+func (s *jsonScan) elements(end byte, f func(i int)) {
+	s.i++ // { or [
 	for n := 0; ; n++ {
 		s.space()
 		switch s.b[s.i] {
-		case ']':
+		case end:
 			s.i++
 			return
 		case ',':

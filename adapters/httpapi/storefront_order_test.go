@@ -1,17 +1,11 @@
 package httpapi_test
 
 import (
-	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"math/rand/v2"
 	"reflect"
-	"slices"
-	"strconv"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/acme3pl/fulfillment/adapters/httpapi"
 	"github.com/acme3pl/fulfillment/domain"
@@ -19,43 +13,198 @@ import (
 	"github.com/acme3pl/fulfillment/domain/shipping"
 )
 
+// oneLine is the line_items member of a body whose test is about another
+// member: one line, valid.
+const oneLine = `"line_items":[{"id":1,"sku":"A","quantity":1}]`
+
+func TestDecodeStorefrontOrderSample(t *testing.T) {
+	o, err := httpapi.DecodeStorefrontOrder(readSample(t, "orders-create.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	num := int64(1042)
+	want := intake.StorefrontOrder{
+		ID: 5726128734520, OrderNumber: &num, Note: "Bitte beim Nachbarn (Hinterhaus, 2. OG) abgeben 🙏 — danke!",
+		ShippingAddress: &shipping.Address{Name: "Zoë Müller", Company: "Bäckerei Größe GmbH",
+			Address1: "Straße des 17. Juni 135", Address2: "Hinterhaus, 2. OG, c/o Ünal", City: "Berlin", State: "",
+			Zip: "10623", Country: "DE", Phone: "+49 30 1234567"},
+		Lines: []intake.StorefrontLine{
+			{ID: 14658123456011, SKU: "SOCK-MER-CH-4346", Quantity: 2, RequiresShipping: true},
+			{ID: 14658123456012, SKU: "KEY-LTH-01 ", Quantity: 1, RequiresShipping: true},
+			{ID: 14658123456013, SKU: "", Quantity: 1, RequiresShipping: false},
+		},
+	}
+	if !reflect.DeepEqual(o, want) {
+		t.Fatalf("decoded\n %+v\nwant\n %+v", o, want)
+	}
+	pickup, err := httpapi.DecodeStorefrontOrder(readSample(t, "orders-create-pickup.json"))
+	if err != nil || pickup.ShippingAddress != nil || pickup.ID != 5726128734599 || len(pickup.Lines) != 1 {
+		t.Fatalf("pickup %+v, %v; want no shipping address", pickup, err)
+	}
+}
+
+func TestDecodeStorefrontOrder(t *testing.T) {
+	tests := []struct {
+		name    string
+		body    string
+		wantID  int64 // the id the refusal still carries (0: none)
+		wantErr string
+		check   func(t *testing.T, o intake.StorefrontOrder)
+	}{
+		{name: "id above 2^53 exactly", body: `{"id":9007199254740993,"order_number":9007199254740995,` + oneLine + `}`,
+			check: func(t *testing.T, o intake.StorefrontOrder) {
+				if o.ID != 9007199254740993 || *o.OrderNumber != 9007199254740995 {
+					t.Errorf("id %d number %d", o.ID, *o.OrderNumber)
+				}
+			}},
+		{name: "largest int64", body: `{"id":9223372036854775807,"line_items":[{"id":9223372036854775807,"sku":"A","quantity":1000000000}]}`,
+			check: func(t *testing.T, o intake.StorefrontOrder) {
+				if o.ID != 1<<63-1 || o.Lines[0].ID != 1<<63-1 || o.Lines[0].Quantity != 1_000_000_000 {
+					t.Errorf("%+v", o)
+				}
+			}},
+		{name: "nulls map to empty strings", body: `{"id":1,"note":null,"shipping_address":{"name":null,"company":null,"address1":"x","address2":null,"province_code":null,"country_code":null,"phone":null,"zip":null,"city":null},"line_items":[{"id":1,"sku":null,"quantity":1,"requires_shipping":null}]}`,
+			check: func(t *testing.T, o intake.StorefrontOrder) {
+				if o.Note != "" || *o.ShippingAddress != (shipping.Address{Address1: "x"}) || o.Lines[0].SKU != "" || !o.Lines[0].RequiresShipping {
+					t.Errorf("%+v %+v", o, o.ShippingAddress)
+				}
+			}},
+		{name: "null order number", body: `{"id":1,"order_number":null,` + oneLine + `}`,
+			check: func(t *testing.T, o intake.StorefrontOrder) {
+				if o.OrderNumber != nil {
+					t.Errorf("order number %v", *o.OrderNumber)
+				}
+			}},
+		{name: "test and cancelled", body: `{"id":1,"test":true,"cancelled_at":"2025-03-14T11:00:00+01:00",` + oneLine + `}`,
+			check: func(t *testing.T, o intake.StorefrontOrder) {
+				if !o.Test || !o.Cancelled {
+					t.Errorf("%+v", o)
+				}
+			}},
+		{name: "not cancelled", body: `{"id":1,"test":false,"cancelled_at":null,` + oneLine + `}`,
+			check: func(t *testing.T, o intake.StorefrontOrder) {
+				if o.Test || o.Cancelled {
+					t.Errorf("%+v", o)
+				}
+			}},
+		{name: "shipping address not an object", body: `{"id":1,"shipping_address":"Berlin",` + oneLine + `}`, wantID: 1, wantErr: "shipping_address"},
+		{name: "unicode and emoji kept", body: `{"id":1,"note":"🙏 Łukasz \u00e9\ud83d\ude00","shipping_address":{"name":"山田 太郎"},` + oneLine + `}`,
+			check: func(t *testing.T, o intake.StorefrontOrder) {
+				if o.Note != "🙏 Łukasz é😀" || o.ShippingAddress.Name != "山田 太郎" {
+					t.Errorf("%q %q", o.Note, o.ShippingAddress.Name)
+				}
+			}},
+		{name: "empty line items", body: `{"id":1,"line_items":[]}`,
+			check: func(t *testing.T, o intake.StorefrontOrder) {
+				if len(o.Lines) != 0 {
+					t.Errorf("%+v", o.Lines)
+				}
+			}},
+		{name: "not JSON", body: `{"id":1,`, wantErr: "body"},
+		{name: "empty body", body: ``, wantErr: "body"},
+		{name: "array", body: `[{"id":1}]`, wantErr: "body"},
+		{name: "string", body: `"x"`, wantErr: "body"},
+		{name: "trailing garbage", body: `{"id":1,` + oneLine + `} x`, wantErr: "body"},
+		{name: "no id", body: `{` + oneLine + `}`, wantErr: "id"},
+		{name: "null id", body: `{"id":null,` + oneLine + `}`, wantErr: "id"},
+		{name: "zero id", body: `{"id":0,` + oneLine + `}`, wantErr: "id"},
+		{name: "negative id", body: `{"id":-5,` + oneLine + `}`, wantErr: "id"},
+		{name: "fractional id", body: `{"id":1.5,` + oneLine + `}`, wantErr: "id"},
+		{name: "float-looking id", body: `{"id":5726128734520.0,` + oneLine + `}`, wantErr: "id"},
+		{name: "exponent id", body: `{"id":1e3,` + oneLine + `}`, wantErr: "id"},
+		{name: "string id", body: `{"id":"5726128734520",` + oneLine + `}`, wantErr: "id"},
+		{name: "id beyond int64", body: `{"id":9223372036854775808,` + oneLine + `}`, wantErr: "id"},
+		{name: "no line items", body: `{"id":7}`, wantID: 7, wantErr: "line_items"},
+		{name: "null line items", body: `{"id":7,"line_items":null}`, wantID: 7, wantErr: "line_items"},
+		{name: "line items not an array", body: `{"id":7,"line_items":{"sku":"A"}}`, wantID: 7, wantErr: "line_items"},
+		{name: "largest int64 quantity", body: `{"id":7,"line_items":[{"sku":"A","quantity":9223372036854775807}]}`, wantID: 7, wantErr: "line_items[0].quantity"},
+		{name: "quantity beyond int64", body: `{"id":7,"line_items":[{"sku":"A","quantity":1},{"sku":"B","quantity":9223372036854775808}]}`, wantID: 7, wantErr: "line_items[1].quantity"},
+		{name: "no quantity", body: `{"id":7,"line_items":[{"sku":"A"}]}`, wantID: 7, wantErr: "line_items[0].quantity"},
+		{name: "string quantity", body: `{"id":7,"line_items":[{"sku":"A","quantity":"2"}]}`, wantID: 7, wantErr: "line_items[0].quantity"},
+		{name: "fractional quantity", body: `{"id":7,"line_items":[{"sku":"A","quantity":1.5}]}`, wantID: 7, wantErr: "line_items[0].quantity"},
+		{name: "sku not a string", body: `{"id":7,"line_items":[{"sku":5,"quantity":1}]}`, wantID: 7, wantErr: "line_items.sku"},
+		{name: "note not a string", body: `{"id":7,"note":5,` + oneLine + `}`, wantID: 7, wantErr: "note"},
+		{name: "address field not a string", body: `{"id":7,"shipping_address":{"zip":10623},` + oneLine + `}`, wantID: 7, wantErr: "shipping_address.zip"},
+		{name: "NUL in a sku", body: `{"id":7,"line_items":[{"sku":"A\u0000","quantity":1}]}`, wantID: 7, wantErr: "line_items[0].sku"},
+		{name: "NUL in the note", body: `{"id":7,"note":"\u0000",` + oneLine + `}`, wantID: 7, wantErr: "note"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			o, err := httpapi.DecodeStorefrontOrder([]byte(tt.body))
+			if tt.wantErr == "" {
+				if err != nil {
+					t.Fatal(err)
+				}
+				tt.check(t, o)
+				return
+			}
+			var ve *domain.ValidationError
+			if !errors.As(err, &ve) || ve.Field != tt.wantErr {
+				t.Fatalf("error %v, want one about %s", err, tt.wantErr)
+			}
+			if o.ID != tt.wantID {
+				t.Errorf("refusal carries id %d, want %d", o.ID, tt.wantID)
+			}
+		})
+	}
+}
+
+func TestDecodeStorefrontOrderLargeOrder(t *testing.T) {
+	var b strings.Builder
+	b.WriteString(`{"id":5726128734520,"line_items":[`)
+	const n = 20000
+	for i := range n {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		fmt.Fprintf(&b, `{"id":%d,"sku":"SKU-%d","quantity":%d,"requires_shipping":true,"title":"%s"}`, 14658123456011+i, i%500, 1+i%3, strings.Repeat("x", 150))
+	}
+	b.WriteString(`],"shipping_address":{"name":"A"}}`)
+	if b.Len() > httpapi.StorefrontBodyLimit || b.Len() < 4<<20 {
+		t.Fatalf("body of %d bytes, want between 4 MiB and the limit", b.Len())
+	}
+	o, err := httpapi.DecodeStorefrontOrder([]byte(b.String()))
+	if err != nil || len(o.Lines) != n || o.Lines[n-1].SKU != fmt.Sprintf("SKU-%d", (n-1)%500) {
+		t.Fatalf("%d lines, %v", len(o.Lines), err)
+	}
+}
+
 // The contract's types (api/openapi.yaml, docs/storefront-intake.md): a
 // mapped member of the wrong JSON type is refused, naming it, and null
 // counts as absent; nothing is guessed.
 func TestDecodeStorefrontOrderTypes(t *testing.T) {
-	const lines = `"line_items":[{"id":1,"sku":"A","quantity":1}]`
 	tests := []struct {
 		name, body, wantField, wantReason string
 		wantNumber                        *int64 // the order number the refusal carries
 	}{
-		{"test a string", `{"id":7,"test":"true",` + lines + `}`, "test", "must be a JSON boolean", nil},
-		{"test a number", `{"id":7,"test":1,` + lines + `}`, "test", "must be a JSON boolean", nil},
-		{"cancelled_at false", `{"id":7,"cancelled_at":false,` + lines + `}`, "cancelled_at", "must be a JSON string", nil},
-		{"cancelled_at a number", `{"id":7,"cancelled_at":1710410400,` + lines + `}`, "cancelled_at", "must be a JSON string", nil},
+		{"test a string", `{"id":7,"test":"true",` + oneLine + `}`, "test", "must be a JSON boolean", nil},
+		{"test a number", `{"id":7,"test":1,` + oneLine + `}`, "test", "must be a JSON boolean", nil},
+		{"cancelled_at false", `{"id":7,"cancelled_at":false,` + oneLine + `}`, "cancelled_at", "must be a JSON string", nil},
+		{"cancelled_at a number", `{"id":7,"cancelled_at":1710410400,` + oneLine + `}`, "cancelled_at", "must be a JSON string", nil},
 		{"requires_shipping a string", `{"id":7,"line_items":[{"id":1,"sku":"A","quantity":1,"requires_shipping":"false"}]}`,
 			"line_items.requires_shipping", "must be a JSON boolean", nil},
-		{"order_number a string", `{"id":7,"order_number":"abc",` + lines + `}`, "order_number", "must be a 64-bit integer", nil},
-		{"order_number fractional", `{"id":7,"order_number":1042.5,` + lines + `}`, "order_number", "must be a 64-bit integer", nil},
-		{"order_number beyond int64", `{"id":7,"order_number":9223372036854775808,` + lines + `}`, "order_number", "must be a 64-bit integer", nil},
+		{"order_number a string", `{"id":7,"order_number":"abc",` + oneLine + `}`, "order_number", "must be a 64-bit integer", nil},
+		{"order_number fractional", `{"id":7,"order_number":1042.5,` + oneLine + `}`, "order_number", "must be a 64-bit integer", nil},
+		{"order_number beyond int64", `{"id":7,"order_number":9223372036854775808,` + oneLine + `}`, "order_number", "must be a 64-bit integer", nil},
 		{"line id a string", `{"id":7,"order_number":1042,"line_items":[{"id":"14658123456011","sku":"A","quantity":1}]}`,
 			"line_items.id", "must be a 64-bit integer", ptr(int64(1042))},
 		{"line id fractional", `{"id":7,"line_items":[{"id":1.5,"sku":"A","quantity":1}]}`, "line_items.id", "must be a 64-bit integer", nil},
-		{"shipping_address a string", `{"id":7,"shipping_address":"Berlin",` + lines + `}`, "shipping_address", "must be a JSON object", nil},
-		{"shipping_address an array", `{"id":7,"shipping_address":[],` + lines + `}`, "shipping_address", "must be a JSON object", nil},
-		{"address member a number", `{"id":7,"shipping_address":{"zip":10623},` + lines + `}`, "shipping_address.zip", "must be a JSON string", nil},
-		{"address member a boolean", `{"id":7,"shipping_address":{"province_code":false},` + lines + `}`,
+		{"shipping_address a string", `{"id":7,"shipping_address":"Berlin",` + oneLine + `}`, "shipping_address", "must be a JSON object", nil},
+		{"shipping_address an array", `{"id":7,"shipping_address":[],` + oneLine + `}`, "shipping_address", "must be a JSON object", nil},
+		{"address member a number", `{"id":7,"shipping_address":{"zip":10623},` + oneLine + `}`, "shipping_address.zip", "must be a JSON string", nil},
+		{"address member a boolean", `{"id":7,"shipping_address":{"province_code":false},` + oneLine + `}`,
 			"shipping_address.province_code", "must be a JSON string", nil},
-		{"note an object", `{"id":7,"note":{},` + lines + `}`, "note", "must be a JSON string", nil},
+		{"note an object", `{"id":7,"note":{},` + oneLine + `}`, "note", "must be a JSON string", nil},
 		{"sku a number", `{"id":7,"line_items":[{"sku":5,"quantity":1}]}`, "line_items.sku", "must be a JSON string", nil},
 		{"line_items an object", `{"id":7,"line_items":{"sku":"A"}}`, "line_items", "must be a JSON array", nil},
 		{"a line not an object", `{"id":7,"line_items":[1]}`, "line_items", "must be a JSON object", nil},
 		// The id is read wherever it stands, so that the attempt is recorded.
-		{"id after the wrong member", `{"test":"yes","order_number":12,` + lines + `,"id":7}`, "test", "must be a JSON boolean", ptr(int64(12))},
+		{"id after the wrong member", `{"test":"yes","order_number":12,` + oneLine + `,"id":7}`, "test", "must be a JSON boolean", ptr(int64(12))},
 		// The first wrong member in the body's order is named.
-		{"first of two", `{"id":7,"note":5,"test":"x",` + lines + `}`, "note", "must be a JSON string", nil},
-		{"first of two, other order", `{"id":7,"test":"x","note":5,` + lines + `}`, "test", "must be a JSON boolean", nil},
+		{"first of two", `{"id":7,"note":5,"test":"x",` + oneLine + `}`, "note", "must be a JSON string", nil},
+		{"first of two, other order", `{"id":7,"test":"x","note":5,` + oneLine + `}`, "test", "must be a JSON boolean", nil},
 		// Member names match case-insensitively, as encoding/json matches them.
-		{"another case", `{"ID":7,"Test":"true",` + lines + `}`, "test", "must be a JSON boolean", nil},
+		{"another case", `{"ID":7,"Test":"true",` + oneLine + `}`, "test", "must be a JSON boolean", nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -71,11 +220,11 @@ func TestDecodeStorefrontOrderTypes(t *testing.T) {
 	}
 	// Before any type error: not JSON, not an object, no id.
 	for body, want := range map[string]string{
-		`{"id":7,"test":"x",`:                 "body: is not valid JSON",
-		`[{"id":7,"test":"x"}]`:               "body: must be a JSON object",
-		`{"id":"7","test":"x",` + lines:       "body: is not valid JSON",
-		`{"id":"7","test":"x",` + lines + `}`: "id: must be a positive integer",
-		`{"test":"x",` + lines + `}`:          "id: must be a positive integer",
+		`{"id":7,"test":"x",`:                   "body: is not valid JSON",
+		`[{"id":7,"test":"x"}]`:                 "body: must be a JSON object",
+		`{"id":"7","test":"x",` + oneLine:       "body: is not valid JSON",
+		`{"id":"7","test":"x",` + oneLine + `}`: "id: must be a positive integer",
+		`{"test":"x",` + oneLine + `}`:          "id: must be a positive integer",
 	} {
 		_, err := httpapi.DecodeStorefrontOrder([]byte(body))
 		var ve *domain.ValidationError
@@ -176,426 +325,14 @@ func TestDecodeStorefrontOrderNullIsAbsent(t *testing.T) {
 	}
 }
 
-// contractOrder is the contract's reading of a body, made independently of
-// DecodeStorefrontOrder: from encoding/json's token stream, member by
-// member, as docs/storefront-intake.md states the rules.
-func contractOrder(t testing.TB, body []byte) (order intake.StorefrontOrder, refusal string) {
-	if !json.Valid(body) {
-		return order, "body: is not valid JSON"
-	}
-	dec := json.NewDecoder(bytes.NewReader(body))
-	dec.UseNumber()
-	root := parseNode(t, dec, body)
-	switch root.kind {
-	case 'z': // null decodes as an object without members
-		root = jsonNode{kind: '{'}
-	case '{':
-	default:
-		return order, "body: must be a JSON object"
-	}
-	if root.count("id") > 1 {
-		return order, "id: occurs more than once"
-	}
-	m := root.mapped("id", "order_number", "test", "cancelled_at", "note", "shipping_address", "line_items")
-	id, isInt := m["id"].integer()
-	if !isInt || id <= 0 {
-		return order, "id: must be a positive integer"
-	}
-	order.ID = id
-	if n, isInt := m["order_number"].integer(); isInt && root.count("order_number") == 1 {
-		order.OrderNumber = &n
-	}
-	if refusal = contractTypes(root); refusal != "" {
-		return order, refusal
-	}
-	if refusal = contractMembers(root); refusal != "" {
-		if strings.HasPrefix(refusal, "order_number:") {
-			order.OrderNumber = nil
-		}
-		return order, refusal
-	}
-	items := m["line_items"]
-	if items.kind == 0 || items.kind == 'z' {
-		return order, "line_items: is required"
-	}
-	if c := m["cancelled_at"]; c.kind == '"' {
-		if _, err := time.Parse(time.RFC3339, c.str); err != nil {
-			return order, "cancelled_at: must be null or an RFC 3339 timestamp"
-		}
-		order.Cancelled = true
-	}
-	order.Test = m["test"].kind == 't'
-	order.Note = m["note"].str
-	texts := [][2]string{{"note", order.Note}}
-	if a := m["shipping_address"]; a.kind == '{' {
-		f := a.mapped(addressMembers...)
-		order.ShippingAddress = &shipping.Address{Name: f["name"].str, Company: f["company"].str, Address1: f["address1"].str,
-			Address2: f["address2"].str, City: f["city"].str, State: f["province_code"].str, Zip: f["zip"].str,
-			Country: f["country_code"].str, Phone: f["phone"].str}
-		all := ""
-		for _, name := range addressMembers {
-			all += f[name].str
-		}
-		texts = append(texts, [2]string{"shipping_address", all})
-	}
-	order.Lines = []intake.StorefrontLine{}
-	for i, item := range items.elems {
-		f := item.mapped("id", "sku", "quantity", "requires_shipping")
-		q, isInt := f["quantity"].integer()
-		if !isInt {
-			return order, fmt.Sprintf("line_items[%d].quantity: must be an integer", i)
-		}
-		lineID, _ := f["id"].integer()
-		order.Lines = append(order.Lines, intake.StorefrontLine{ID: lineID, SKU: f["sku"].str, Quantity: q, RequiresShipping: f["requires_shipping"].kind != 'f'})
-		texts = append(texts, [2]string{fmt.Sprintf("line_items[%d].sku", i), f["sku"].str})
-	}
-	for _, s := range texts {
-		if strings.ContainsRune(s[1], 0) {
-			return order, s[0] + ": must not contain NUL characters"
+// BenchmarkDecodeStorefrontOrder decodes the storefront sample (4.9 KB).
+func BenchmarkDecodeStorefrontOrder(b *testing.B) {
+	body := readSample(b, "orders-create.json")
+	b.ReportAllocs()
+	b.SetBytes(int64(len(body)))
+	for b.Loop() {
+		if _, err := httpapi.DecodeStorefrontOrder(body); err != nil {
+			b.Fatal(err)
 		}
 	}
-	// Quantities are 1 … 1,000,000,000 on every line, and summed per SKU
-	// (trimmed) over the lines to ship.
-	for i, l := range order.Lines {
-		if l.Quantity < 1 || l.Quantity > 1_000_000_000 {
-			return order, fmt.Sprintf("line_items[%d].quantity: must be an integer from 1 to 1000000000", i)
-		}
-	}
-	sums := map[string]int64{}
-	for _, l := range order.Lines {
-		if sku := strings.TrimSpace(l.SKU); l.RequiresShipping && sku != "" {
-			if sums[sku] += l.Quantity; sums[sku] > 1_000_000_000 {
-				return order, fmt.Sprintf("line_items: the quantities of %q add up to more than 1000000000", sku)
-			}
-		}
-	}
-	return order, ""
-}
-
-// contractMembers returns the first mapped member, in the body's order,
-// that occurs a second time in its object or is a string the token stream
-// had to repair (bytes that are not UTF-8, a lone surrogate: U+FFFD stands
-// in the decoded string where the body had none).
-func contractMembers(root jsonNode) string {
-	var first string
-	var walk func(n jsonNode, prefix string, names []string, strs []string)
-	walk = func(n jsonNode, prefix string, names []string, strs []string) {
-		seen := map[string]bool{}
-		for _, mb := range n.members {
-			for _, name := range names {
-				if first != "" || !strings.EqualFold(mb.name, name) {
-					continue
-				}
-				if seen[name] {
-					first = prefix + name + ": occurs more than once"
-					return
-				}
-				seen[name] = true
-				switch {
-				case name == "shipping_address" && prefix == "" && mb.value.kind == '{':
-					walk(mb.value, "shipping_address.", addressMembers, addressMembers)
-				case name == "line_items" && prefix == "":
-					for i, item := range mb.value.elems {
-						if item.kind == '{' {
-							walk(item, fmt.Sprintf("line_items[%d].", i), []string{"id", "sku", "quantity", "requires_shipping"}, []string{"sku"})
-						}
-					}
-				case slices.Contains(strs, name) && mb.value.kind == '"' && mb.value.repaired():
-					first = prefix + name + ": must be valid UTF-8"
-				}
-			}
-		}
-	}
-	walk(root, "", []string{"id", "order_number", "test", "cancelled_at", "note", "shipping_address", "line_items"}, []string{"cancelled_at", "note"})
-	return first
-}
-
-var addressMembers = []string{"name", "company", "address1", "address2", "city", "province_code", "zip", "country_code", "phone"}
-
-// contractTypes returns the first mapped member, in the body's order, of a
-// JSON type the contract does not allow it (null is allowed everywhere).
-func contractTypes(root jsonNode) string {
-	check := func(path string, v jsonNode, allowed byte, kind string) string {
-		_, isInt := v.integer()
-		switch {
-		case v.kind == 'z', allowed == '0' && isInt, allowed != '0' && v.kind == allowed, allowed == 't' && v.kind == 'f':
-			return ""
-		}
-		return path + ": must be " + kind
-	}
-	const str, boolean, integer, object = "a JSON string", "a JSON boolean", "a 64-bit integer", "a JSON object"
-	for _, mb := range root.members {
-		var bad string
-		switch {
-		case strings.EqualFold(mb.name, "order_number"):
-			bad = check("order_number", mb.value, '0', integer)
-		case strings.EqualFold(mb.name, "test"):
-			bad = check("test", mb.value, 't', boolean)
-		case strings.EqualFold(mb.name, "cancelled_at"):
-			bad = check("cancelled_at", mb.value, '"', str)
-		case strings.EqualFold(mb.name, "note"):
-			bad = check("note", mb.value, '"', str)
-		case strings.EqualFold(mb.name, "shipping_address"):
-			if bad = check("shipping_address", mb.value, '{', object); bad == "" {
-				for _, f := range mb.value.members {
-					for _, a := range addressMembers {
-						if bad == "" && strings.EqualFold(f.name, a) {
-							bad = check("shipping_address."+a, f.value, '"', str)
-						}
-					}
-				}
-			}
-		case strings.EqualFold(mb.name, "line_items"):
-			bad = check("line_items", mb.value, '[', "a JSON array")
-			for _, item := range mb.value.elems {
-				if bad == "" {
-					bad = check("line_items", item, '{', object)
-				}
-				for _, f := range item.members {
-					switch {
-					case bad != "":
-					case strings.EqualFold(f.name, "id"):
-						bad = check("line_items.id", f.value, '0', integer)
-					case strings.EqualFold(f.name, "sku"):
-						bad = check("line_items.sku", f.value, '"', str)
-					case strings.EqualFold(f.name, "requires_shipping"):
-						bad = check("line_items.requires_shipping", f.value, 't', boolean)
-					}
-				}
-			}
-		}
-		if bad != "" {
-			return bad
-		}
-	}
-	return ""
-}
-
-// jsonNode is a JSON value with its object members in order: kind is
-// '{', '[', '"', '0' (a number), 't', 'f' or 'z' (null); 0 when absent.
-type jsonNode struct {
-	kind    byte
-	members []struct {
-		name  string
-		value jsonNode
-	}
-	elems []jsonNode
-	str   string
-	raw   []byte // a string's text as the body has it, quotes included
-	num   json.Number
-}
-
-func parseNode(t testing.TB, dec *json.Decoder, body []byte) jsonNode {
-	start := dec.InputOffset()
-	tok, err := dec.Token()
-	if err != nil {
-		t.Fatalf("token of valid JSON: %v", err)
-	}
-	switch v := tok.(type) {
-	case json.Delim:
-		n := jsonNode{kind: byte(v)}
-		for dec.More() {
-			if v == '[' {
-				n.elems = append(n.elems, parseNode(t, dec, body))
-				continue
-			}
-			name, _ := dec.Token()
-			n.members = append(n.members, struct {
-				name  string
-				value jsonNode
-			}{name.(string), parseNode(t, dec, body)})
-		}
-		_, _ = dec.Token()
-		return n
-	case string:
-		return jsonNode{kind: '"', str: v, raw: body[start:dec.InputOffset()]}
-	case json.Number:
-		return jsonNode{kind: '0', num: v}
-	case bool:
-		if v {
-			return jsonNode{kind: 't'}
-		}
-		return jsonNode{kind: 'f'}
-	}
-	return jsonNode{kind: 'z'}
-}
-
-// mapped returns the members of an object by the names given, matched
-// case-insensitively (the last of a name given twice).
-func (n jsonNode) mapped(names ...string) map[string]jsonNode {
-	out := map[string]jsonNode{}
-	for _, mb := range n.members {
-		for _, name := range names {
-			if strings.EqualFold(mb.name, name) {
-				out[name] = mb.value
-			}
-		}
-	}
-	return out
-}
-
-// count is how many members of an object have name, matched
-// case-insensitively.
-func (n jsonNode) count(name string) int {
-	c := 0
-	for _, mb := range n.members {
-		if strings.EqualFold(mb.name, name) {
-			c++
-		}
-	}
-	return c
-}
-
-// repaired tells whether the token stream replaced something of a string
-// by U+FFFD: the decoded string has more of it than the body wrote, as the
-// character itself or as the escape \ufffd.
-func (n jsonNode) repaired() bool {
-	written := strings.Count(strings.ToValidUTF8(string(n.raw), ""), "\uFFFD")
-	for i := 0; i < len(n.raw); i++ {
-		if n.raw[i] != '\\' {
-			continue
-		}
-		if n.raw[i+1] == 'u' && strings.EqualFold(string(n.raw[i+2:i+6]), "fffd") {
-			written++
-		}
-		i++
-	}
-	return strings.Count(n.str, "\uFFFD") > written
-}
-
-// integer reads a JSON number as a 64-bit integer from its digits.
-func (n jsonNode) integer() (int64, bool) {
-	if n.kind != '0' {
-		return 0, false
-	}
-	v, err := strconv.ParseInt(n.num.String(), 10, 64)
-	return v, err == nil
-}
-
-// checkAsContract fails unless DecodeStorefrontOrder answers body as the
-// contract reads it: the same order, or the same refusal carrying the
-// same id and order number.
-func checkAsContract(t *testing.T, body []byte) {
-	t.Helper()
-	want, refusal := contractOrder(t, body)
-	got, err := httpapi.DecodeStorefrontOrder(body)
-	var ve *domain.ValidationError
-	if err != nil && !errors.As(err, &ve) {
-		t.Fatalf("%q: refusal %v is not a validation error", body, err)
-	}
-	switch {
-	case refusal == "" && err != nil:
-		t.Fatalf("%q:\nrefused: %v\ncontract: %+v", body, err, want)
-	case refusal == "" && !reflect.DeepEqual(got, want):
-		t.Fatalf("%q:\ndecoded  %+v\ncontract %+v", body, got, want)
-	case refusal != "" && err == nil:
-		t.Fatalf("%q: accepted %+v, contract refuses: %s", body, got, refusal)
-	case refusal != "":
-		if ve.Field+": "+ve.Reason != refusal || got.ID != want.ID || !reflect.DeepEqual(got.OrderNumber, want.OrderNumber) {
-			t.Fatalf("%q:\nrefused %s: %s (id %d, number %v)\ncontract %s (id %d, number %v)", body, ve.Field, ve.Reason,
-				got.ID, got.OrderNumber, refusal, want.ID, want.OrderNumber)
-		}
-	}
-}
-
-// contractSeeds are bodies at the edges of the contract and of JSON.
-func contractSeeds(t testing.TB) [][]byte {
-	seeds := [][]byte{readSample(t, "orders-create.json"), readSample(t, "orders-create-pickup.json")}
-	deep := func(n int) string { return strings.Repeat("[", n) + strings.Repeat("]", n) }
-	for _, s := range []string{
-		``, ` `, `null`, ` null `, `nul`, `[]`, `"x"`, `1`, `true`, `{}`, `{ }`, `{"id":1}x`, `{"id":1} `, `{,}`, `{"a":1,}`,
-		`{"a" 1}`, `{"a":}`, `{"id":[1,]}`, `{"id":1`, `{"id":"1`, `{'id':1}`, `{"id":01}`, `{"id":-}`, `{"id":1.}`,
-		`{"id":1e}`, `{"id":-0}`, `{"id":1E+2}`, `{"id":.5}`, `{"id":truex}`, `{"id":tru}`, "{\"id\":1,\n\t\r \"note\" : \"n\" }",
-		`{"ID":1,"Line_Items":[{"SKU":"a","QUANTITY":2}],"NOTE":"x","Shipping_Address":{"ZIP":"1","City":"B"}}`,
-		`{"id":1,"line_items":[{"ſku":"x","quantity":1}]}`, `{"id":1,"line_items":[{"s\u212Au":"x","quantity":1}]}`,
-		`{"id":1,"line_items":[null]}`, `{"id":1,"line_items":[]}`, `{"id":1,"line_items":null}`,
-		`{"id":1,"note":1,"line_items":"x"}`, `{"id":1,"line_items":[1,{"sku":2}]}`, `{"id":1,"line_items":{"sku":"a"}}`,
-		`{"note":1,"id":}`, `{"id":1,"note":{"a":[1,{"b":null}]},"line_items":[]}`, `{"id":1,"note":[],"line_items":[]}`,
-		`{"id":1,"shipping_address":{"zip":10623,"city":5}}`, `{"id":1,"shipping_address":{"zip":null,"city":"B"},"line_items":[]}`,
-		`{"id":1,"shipping_address":"x","line_items":[]}`, `{"id":1,"shipping_address":[],"line_items":[]}`,
-		`{"id":1,"note":"\u00e9\n\"\\\/\b\f\r\t","line_items":[]}`, `{"id":1,"note":"\ud800","line_items":[]}`,
-		`{"id":1,"note":"\ud83d\ude00","line_items":[]}`, `{"id":1,"note":"\uZZZZ"}`, `{"id":1,"note":"\x"}`, `{"id":1,"note":"\u12"}`,
-		"{\"id\":1,\"note\":\"\xff\xfe\",\"line_items\":[]}", "{\"id\":1,\"note\":\"a\x01\"}", "{\"id\":1,\"not\xffe\":1}",
-		"{\"id\":1,\"note\":\"\xe2\x82\",\"line_items\":[]}", "\xef\xbb\xbf{\"id\":1}",
-		`{"id":1,"x":` + deep(9999) + `}`, `{"id":1,"x":` + deep(10000) + `}`, deep(10000), deep(10001),
-		`{"id":9223372036854775808,"line_items":[{"quantity":1e400,"id":-9223372036854775808}]}`,
-		`{"id":9007199254740993,"order_number":9007199254740995,"line_items":[{"id":9223372036854775807,"sku":"A","quantity":2}]}`,
-		`{"id":7,"test":"true","line_items":[]}`, `{"id":7,"test":true,"cancelled_at":false,"line_items":[]}`,
-		`{"id":7,"cancelled_at":"","line_items":[{"sku":"A","quantity":1,"requires_shipping":"false"}]}`,
-		`{"id":7,"order_number":"abc","line_items":[{"id":"1","sku":"A","quantity":1}]}`,
-		`{"order_number":5,"test":"x","id":7,"line_items":[{"id":null,"sku":"\u0000","quantity":1,"requires_shipping":null}]}`,
-		`{"id":7,"test":null,"cancelled_at":null,"order_number":null,"shipping_address":null,"line_items":[{"quantity":-3}]}`,
-		`{"id":7,"shipping_address":{"name":"\u0000"},"note":"n\u0000","line_items":[{"quantity":"1"}]}`,
-		`{"id":7,"cancelled_at":"false","line_items":[]}`, `{"id":7,"cancelled_at":"null","line_items":[]}`,
-		`{"id":7,"cancelled_at":"2024-03-14T10:00:00-04:00","line_items":[]}`, `{"id":7,"cancelled_at":"2024-03-14T10:00:00","line_items":[]}`,
-		`{"id":7,"line_items":[{"sku":"A","quantity":1,"requires_shipping":false}],"line_items":[{"sku":"B","quantity":1}]}`,
-		`{"id":7,"line_items":[{"sku":"A","quantity":1,"SKU":"B"}]}`, `{"ID":7,"id":7,"line_items":[]}`,
-		`{"id":7,"shipping_address":{"zip":"1"},"Shipping_Address":{"zip":"2"},"line_items":[]}`,
-		`{"id":7,"shipping_address":{"zip":"1","ZIP":"2"},"note":"a","note":"b","line_items":[]}`,
-		"{\"id\":7,\"line_items\":[{\"sku\":\"A\xff\",\"quantity\":1}]}", "{\"id\":7,\"shipping_address\":{\"name\":\"\xc3\"},\"line_items\":[]}",
-		"{\"id\":7,\"email\":\"\xff\",\"line_items\":[{\"sku\":\"A\",\"name\":\"\xff\",\"quantity\":1}]}",
-		`{"id":7,"line_items":[{"sku":"\ud83d\ude00\ud800x\udc00","quantity":1}]}`, `{"id":7,"note":"\ufffd\uFFFD","line_items":[]}`,
-	} {
-		seeds = append(seeds, []byte(s))
-	}
-	return seeds
-}
-
-func TestDecodeStorefrontOrderAsContractOnSeeds(t *testing.T) {
-	for _, body := range contractSeeds(t) {
-		checkAsContract(t, body)
-	}
-}
-
-// TestDecodeStorefrontOrderAsContractOnMutations compares the decoder with
-// the contract's reading on thousands of bodies made from the seeds by
-// random edits that break and bend them where JSON and the contract are
-// touchy (a fixed random seed: the same bodies every run).
-func TestDecodeStorefrontOrderAsContractOnMutations(t *testing.T) {
-	seeds := contractSeeds(t)
-	rng := rand.New(rand.NewPCG(13, 2026))
-	pieces := []string{"{", "}", "[", "]", `"`, ",", ":", `\`, `\u`, " ", "0", "-", "1e5", ".", "null", "true", "false", "x", "\x00", "\xff",
-		`"1"`, `{}`, `[]`, "9223372036854775808", `"id"`, `"ID"`, `"sku"`, `"quantity"`, `"line_items"`, `"note"`, `"shipping_address"`,
-		`"zip"`, `"test"`, `"cancelled_at"`, `"order_number"`, `"requires_shipping"`, `[{"sku":"Z","quantity":3}]`}
-	const cases = 10000
-	for n := range cases {
-		body := []byte(string(seeds[n%len(seeds)]))
-		for range 1 + rng.IntN(3) {
-			if len(body) == 0 {
-				body = append(body, pieces[rng.IntN(len(pieces))]...)
-				continue
-			}
-			at := rng.IntN(len(body))
-			switch rng.IntN(5) {
-			case 0: // delete a byte
-				body = append(body[:at], body[at+1:]...)
-			case 1: // insert a piece
-				p := pieces[rng.IntN(len(pieces))]
-				body = append(body[:at], append([]byte(p), body[at:]...)...)
-			case 2: // repeat a stretch, as a repeated member does
-				end := min(len(body), at+1+rng.IntN(200))
-				body = append(body[:end], append(bytes.Clone(body[at:end]), body[end:]...)...)
-			case 3: // change the case of a letter
-				c := body[at]
-				if 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' {
-					body[at] ^= 0x20
-				}
-			case 4: // cut the end
-				body = body[:at]
-			}
-		}
-		checkAsContract(t, body)
-	}
-}
-
-// FuzzDecodeStorefrontOrderAsContract: for any body, DecodeStorefrontOrder
-// answers as the contract reads it (go test -fuzz
-// FuzzDecodeStorefrontOrderAsContract ./adapters/httpapi/).
-func FuzzDecodeStorefrontOrderAsContract(f *testing.F) {
-	for _, s := range contractSeeds(f) {
-		f.Add(s)
-	}
-	f.Fuzz(func(t *testing.T, body []byte) {
-		checkAsContract(t, body)
-	})
 }

@@ -27,7 +27,6 @@ import (
 	intakeapp "github.com/acme3pl/fulfillment/application/intake"
 	"github.com/acme3pl/fulfillment/domain"
 	"github.com/acme3pl/fulfillment/domain/intake"
-	"github.com/acme3pl/fulfillment/domain/shipping"
 	"github.com/acme3pl/fulfillment/ports"
 )
 
@@ -298,159 +297,6 @@ func TestStorefrontPassesOrganizationAndOrder(t *testing.T) {
 	}
 }
 
-func TestDecodeStorefrontOrderSample(t *testing.T) {
-	o, err := httpapi.DecodeStorefrontOrder(readSample(t, "orders-create.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	num := int64(1042)
-	want := intake.StorefrontOrder{
-		ID: 5726128734520, OrderNumber: &num, Note: "Bitte beim Nachbarn (Hinterhaus, 2. OG) abgeben 🙏 — danke!",
-		ShippingAddress: &shipping.Address{Name: "Zoë Müller", Company: "Bäckerei Größe GmbH",
-			Address1: "Straße des 17. Juni 135", Address2: "Hinterhaus, 2. OG, c/o Ünal", City: "Berlin", State: "",
-			Zip: "10623", Country: "DE", Phone: "+49 30 1234567"},
-		Lines: []intake.StorefrontLine{
-			{ID: 14658123456011, SKU: "SOCK-MER-CH-4346", Quantity: 2, RequiresShipping: true},
-			{ID: 14658123456012, SKU: "KEY-LTH-01 ", Quantity: 1, RequiresShipping: true},
-			{ID: 14658123456013, SKU: "", Quantity: 1, RequiresShipping: false},
-		},
-	}
-	if !reflect.DeepEqual(o, want) {
-		t.Fatalf("decoded\n %+v\nwant\n %+v", o, want)
-	}
-	pickup, err := httpapi.DecodeStorefrontOrder(readSample(t, "orders-create-pickup.json"))
-	if err != nil || pickup.ShippingAddress != nil || pickup.ID != 5726128734599 || len(pickup.Lines) != 1 {
-		t.Fatalf("pickup %+v, %v; want no shipping address", pickup, err)
-	}
-}
-
-func TestDecodeStorefrontOrder(t *testing.T) {
-	const lines = `"line_items":[{"id":1,"sku":"A","quantity":1}]`
-	tests := []struct {
-		name    string
-		body    string
-		wantID  int64 // the id the refusal still carries (0: none)
-		wantErr string
-		check   func(t *testing.T, o intake.StorefrontOrder)
-	}{
-		{name: "id above 2^53 exactly", body: `{"id":9007199254740993,"order_number":9007199254740995,` + lines + `}`,
-			check: func(t *testing.T, o intake.StorefrontOrder) {
-				if o.ID != 9007199254740993 || *o.OrderNumber != 9007199254740995 {
-					t.Errorf("id %d number %d", o.ID, *o.OrderNumber)
-				}
-			}},
-		{name: "largest int64", body: `{"id":9223372036854775807,"line_items":[{"id":9223372036854775807,"sku":"A","quantity":1000000000}]}`,
-			check: func(t *testing.T, o intake.StorefrontOrder) {
-				if o.ID != 1<<63-1 || o.Lines[0].ID != 1<<63-1 || o.Lines[0].Quantity != 1_000_000_000 {
-					t.Errorf("%+v", o)
-				}
-			}},
-		{name: "nulls map to empty strings", body: `{"id":1,"note":null,"shipping_address":{"name":null,"company":null,"address1":"x","address2":null,"province_code":null,"country_code":null,"phone":null,"zip":null,"city":null},"line_items":[{"id":1,"sku":null,"quantity":1,"requires_shipping":null}]}`,
-			check: func(t *testing.T, o intake.StorefrontOrder) {
-				if o.Note != "" || *o.ShippingAddress != (shipping.Address{Address1: "x"}) || o.Lines[0].SKU != "" || !o.Lines[0].RequiresShipping {
-					t.Errorf("%+v %+v", o, o.ShippingAddress)
-				}
-			}},
-		{name: "null order number", body: `{"id":1,"order_number":null,` + lines + `}`,
-			check: func(t *testing.T, o intake.StorefrontOrder) {
-				if o.OrderNumber != nil {
-					t.Errorf("order number %v", *o.OrderNumber)
-				}
-			}},
-		{name: "test and cancelled", body: `{"id":1,"test":true,"cancelled_at":"2025-03-14T11:00:00+01:00",` + lines + `}`,
-			check: func(t *testing.T, o intake.StorefrontOrder) {
-				if !o.Test || !o.Cancelled {
-					t.Errorf("%+v", o)
-				}
-			}},
-		{name: "not cancelled", body: `{"id":1,"test":false,"cancelled_at":null,` + lines + `}`,
-			check: func(t *testing.T, o intake.StorefrontOrder) {
-				if o.Test || o.Cancelled {
-					t.Errorf("%+v", o)
-				}
-			}},
-		{name: "shipping address not an object", body: `{"id":1,"shipping_address":"Berlin",` + lines + `}`, wantID: 1, wantErr: "shipping_address"},
-		{name: "unicode and emoji kept", body: `{"id":1,"note":"🙏 Łukasz \u00e9\ud83d\ude00","shipping_address":{"name":"山田 太郎"},` + lines + `}`,
-			check: func(t *testing.T, o intake.StorefrontOrder) {
-				if o.Note != "🙏 Łukasz é😀" || o.ShippingAddress.Name != "山田 太郎" {
-					t.Errorf("%q %q", o.Note, o.ShippingAddress.Name)
-				}
-			}},
-		{name: "empty line items", body: `{"id":1,"line_items":[]}`,
-			check: func(t *testing.T, o intake.StorefrontOrder) {
-				if len(o.Lines) != 0 {
-					t.Errorf("%+v", o.Lines)
-				}
-			}},
-		{name: "not JSON", body: `{"id":1,`, wantErr: "body"},
-		{name: "empty body", body: ``, wantErr: "body"},
-		{name: "array", body: `[{"id":1}]`, wantErr: "body"},
-		{name: "string", body: `"x"`, wantErr: "body"},
-		{name: "trailing garbage", body: `{"id":1,` + lines + `} x`, wantErr: "body"},
-		{name: "no id", body: `{` + lines + `}`, wantErr: "id"},
-		{name: "null id", body: `{"id":null,` + lines + `}`, wantErr: "id"},
-		{name: "zero id", body: `{"id":0,` + lines + `}`, wantErr: "id"},
-		{name: "negative id", body: `{"id":-5,` + lines + `}`, wantErr: "id"},
-		{name: "fractional id", body: `{"id":1.5,` + lines + `}`, wantErr: "id"},
-		{name: "float-looking id", body: `{"id":5726128734520.0,` + lines + `}`, wantErr: "id"},
-		{name: "exponent id", body: `{"id":1e3,` + lines + `}`, wantErr: "id"},
-		{name: "string id", body: `{"id":"5726128734520",` + lines + `}`, wantErr: "id"},
-		{name: "id beyond int64", body: `{"id":9223372036854775808,` + lines + `}`, wantErr: "id"},
-		{name: "no line items", body: `{"id":7}`, wantID: 7, wantErr: "line_items"},
-		{name: "null line items", body: `{"id":7,"line_items":null}`, wantID: 7, wantErr: "line_items"},
-		{name: "line items not an array", body: `{"id":7,"line_items":{"sku":"A"}}`, wantID: 7, wantErr: "line_items"},
-		{name: "largest int64 quantity", body: `{"id":7,"line_items":[{"sku":"A","quantity":9223372036854775807}]}`, wantID: 7, wantErr: "line_items[0].quantity"},
-		{name: "quantity beyond int64", body: `{"id":7,"line_items":[{"sku":"A","quantity":1},{"sku":"B","quantity":9223372036854775808}]}`, wantID: 7, wantErr: "line_items[1].quantity"},
-		{name: "no quantity", body: `{"id":7,"line_items":[{"sku":"A"}]}`, wantID: 7, wantErr: "line_items[0].quantity"},
-		{name: "string quantity", body: `{"id":7,"line_items":[{"sku":"A","quantity":"2"}]}`, wantID: 7, wantErr: "line_items[0].quantity"},
-		{name: "fractional quantity", body: `{"id":7,"line_items":[{"sku":"A","quantity":1.5}]}`, wantID: 7, wantErr: "line_items[0].quantity"},
-		{name: "sku not a string", body: `{"id":7,"line_items":[{"sku":5,"quantity":1}]}`, wantID: 7, wantErr: "line_items.sku"},
-		{name: "note not a string", body: `{"id":7,"note":5,` + lines + `}`, wantID: 7, wantErr: "note"},
-		{name: "address field not a string", body: `{"id":7,"shipping_address":{"zip":10623},` + lines + `}`, wantID: 7, wantErr: "shipping_address.zip"},
-		{name: "NUL in a sku", body: `{"id":7,"line_items":[{"sku":"A\u0000","quantity":1}]}`, wantID: 7, wantErr: "line_items[0].sku"},
-		{name: "NUL in the note", body: `{"id":7,"note":"\u0000",` + lines + `}`, wantID: 7, wantErr: "note"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			o, err := httpapi.DecodeStorefrontOrder([]byte(tt.body))
-			if tt.wantErr == "" {
-				if err != nil {
-					t.Fatal(err)
-				}
-				tt.check(t, o)
-				return
-			}
-			var ve *domain.ValidationError
-			if !errors.As(err, &ve) || ve.Field != tt.wantErr {
-				t.Fatalf("error %v, want one about %s", err, tt.wantErr)
-			}
-			if o.ID != tt.wantID {
-				t.Errorf("refusal carries id %d, want %d", o.ID, tt.wantID)
-			}
-		})
-	}
-}
-
-func TestDecodeStorefrontOrderLargeOrder(t *testing.T) {
-	var b strings.Builder
-	b.WriteString(`{"id":5726128734520,"line_items":[`)
-	const n = 20000
-	for i := range n {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		fmt.Fprintf(&b, `{"id":%d,"sku":"SKU-%d","quantity":%d,"requires_shipping":true,"title":"%s"}`, 14658123456011+i, i%500, 1+i%3, strings.Repeat("x", 150))
-	}
-	b.WriteString(`],"shipping_address":{"name":"A"}}`)
-	if b.Len() > httpapi.StorefrontBodyLimit || b.Len() < 4<<20 {
-		t.Fatalf("body of %d bytes, want between 4 MiB and the limit", b.Len())
-	}
-	o, err := httpapi.DecodeStorefrontOrder([]byte(b.String()))
-	if err != nil || len(o.Lines) != n || o.Lines[n-1].SKU != fmt.Sprintf("SKU-%d", (n-1)%500) {
-		t.Fatalf("%d lines, %v", len(o.Lines), err)
-	}
-}
-
 // FuzzDecodeStorefrontOrder feeds arbitrary bodies through the intake's
 // HTTP handler: whatever arrives is answered 200 or 4xx in the intake's
 // shape — never 5xx, never a panic — and what the decoder accepts holds its
@@ -528,16 +374,4 @@ func rawQuantities(body []byte) []string {
 		out[i] = l.Quantity.String()
 	}
 	return out
-}
-
-// BenchmarkDecodeStorefrontOrder decodes the storefront sample (4.9 KB).
-func BenchmarkDecodeStorefrontOrder(b *testing.B) {
-	body := readSample(b, "orders-create.json")
-	b.ReportAllocs()
-	b.SetBytes(int64(len(body)))
-	for b.Loop() {
-		if _, err := httpapi.DecodeStorefrontOrder(body); err != nil {
-			b.Fatal(err)
-		}
-	}
 }

@@ -2,12 +2,12 @@ package httpapi
 
 import (
 	"encoding/json"
-	"fmt"
 	"net/http"
 	"time"
 
 	"github.com/gorilla/mux"
 
+	"github.com/acme3pl/fulfillment/adapters/resources"
 	"github.com/acme3pl/fulfillment/adapters/telemetry"
 	"github.com/acme3pl/fulfillment/application"
 	warehouseapp "github.com/acme3pl/fulfillment/application/warehouse"
@@ -20,16 +20,11 @@ import (
 // warehouse, a warehouse's token): goods received and services performed.
 // Both are idempotent on the warehouse's reference: 201 for a new report,
 // 200 with the first one for a retry of the same content.
-type WarehouseReceiving struct {
-	app    *warehouseapp.UseCases
-	auth   Authenticator
-	errors ErrorMapper
-	m      *telemetry.Metrics
-}
+type WarehouseReceiving struct{ group[warehouseapp.UseCases] }
 
 // NewWarehouseReceiving builds the receiving routes.
 func NewWarehouseReceiving(app *warehouseapp.UseCases, auth Authenticator, errs ErrorMapper, m *telemetry.Metrics) *WarehouseReceiving {
-	return &WarehouseReceiving{app: app, auth: auth, errors: errs, m: m}
+	return &WarehouseReceiving{newGroup(app, auth, errs, m)}
 }
 
 // Register implements Routes.
@@ -39,42 +34,6 @@ func (h *WarehouseReceiving) Register(r *mux.Router) {
 	}
 	r.Handle("/v0/warehouse/receipts", withBody(h.receive)).Methods(http.MethodPost)
 	r.Handle("/v0/warehouse/services", withBody(h.service)).Methods(http.MethodPost)
-}
-
-// WarehouseReceiptDTO is the WarehouseReceipt of api/openapi.yaml.
-type WarehouseReceiptDTO struct {
-	ID             string                    `json:"id"`
-	OrganizationID string                    `json:"organizationId"`
-	WarehouseID    string                    `json:"warehouseId"`
-	Reference      string                    `json:"reference"`
-	ReceivedAt     string                    `json:"receivedAt"`
-	Items          []WarehouseReceiptItemDTO `json:"items"`
-	CreatedAt      string                    `json:"createdAt"`
-}
-
-// WarehouseReceiptItemDTO is one item received: a product or a carton.
-type WarehouseReceiptItemDTO struct {
-	ProductID string `json:"productId,omitempty"`
-	CartonID  string `json:"cartonId,omitempty"`
-	SKU       string `json:"sku"`
-	Quantity  int64  `json:"quantity"`
-}
-
-func toWarehouseReceiptDTO(r *warehouse.Receipt) WarehouseReceiptDTO {
-	lines := r.Lines()
-	items := make([]WarehouseReceiptItemDTO, len(lines))
-	for i, l := range lines {
-		items[i] = WarehouseReceiptItemDTO{SKU: l.SKU, Quantity: l.Quantity}
-		if l.Kind == shipping.KindCarton {
-			items[i].CartonID = l.ItemID
-		} else {
-			items[i].ProductID = l.ItemID
-		}
-	}
-	return WarehouseReceiptDTO{
-		ID: r.ID(), OrganizationID: r.OrganizationID(), WarehouseID: r.WarehouseID(), Reference: r.Reference(),
-		ReceivedAt: FormatTime(r.ReceivedAt()), Items: items, CreatedAt: FormatTime(r.CreatedAt()),
-	}
 }
 
 // WarehouseServiceDTO is the WarehouseService of api/openapi.yaml. Its
@@ -95,7 +54,7 @@ func toWarehouseServiceDTO(s *warehouse.ServiceRecord) WarehouseServiceDTO {
 	return WarehouseServiceDTO{
 		ID: s.ID(), OrganizationID: s.OrganizationID(), WarehouseID: s.WarehouseID(), Reference: s.Reference(),
 		Service: s.Service(), Quantity: json.Number(warehouse.FormatMilli(s.QuantityMilli())),
-		PerformedAt: FormatTime(s.PerformedAt()), Note: s.Note(), CreatedAt: FormatTime(s.CreatedAt()),
+		PerformedAt: resources.FormatTime(s.PerformedAt()), Note: s.Note(), CreatedAt: resources.FormatTime(s.CreatedAt()),
 	}
 }
 
@@ -130,31 +89,15 @@ func (l receiptLineBody) line() warehouse.ReceiptLine {
 // receive serves POST /v0/warehouse/receipts.
 func (h *WarehouseReceiving) receive(w http.ResponseWriter, r *http.Request) {
 	var body receiptBody
-	if err := readJSON(r, &body); err != nil {
-		h.errors.Write(w, r, err)
-		return
-	}
-	receivedAt, err := parseReportedAt("receivedAt", body.ReceivedAt)
+	receivedAt, err := readReport(r, &body)
 	if err != nil {
 		h.errors.Write(w, r, err)
 		return
 	}
-	var lines []warehouse.ReceiptLine
-	if body.Items != nil {
-		lines = make([]warehouse.ReceiptLine, len(*body.Items))
-		for i, raw := range *body.Items {
-			at := fmt.Sprintf("items[%d]", i)
-			var l receiptLineBody
-			if err := strictUnmarshal(raw, &l); err != nil {
-				h.errors.Write(w, r, jsonError(at, err))
-				return
-			}
-			if string(raw) == "null" {
-				h.errors.Write(w, r, domain.Invalid(at, "must be an object"))
-				return
-			}
-			lines[i] = l.line()
-		}
+	lines, err := decodeLines[receiptLineBody, warehouse.ReceiptLine]("items", body.Items)
+	if err != nil {
+		h.errors.Write(w, r, err)
+		return
 	}
 	res, err := h.app.RecordWarehouseReceipt.Handle(r.Context(), warehouseapp.RecordWarehouseReceipt{
 		WarehouseID: PrincipalFrom(r.Context()).WarehouseID, OrganizationID: body.OrganizationID,
@@ -164,14 +107,12 @@ func (h *WarehouseReceiving) receive(w http.ResponseWriter, r *http.Request) {
 		h.fail(w, r, err)
 		return
 	}
-	status := http.StatusOK
 	if res.Created {
-		status = http.StatusCreated
 		for _, kind := range []shipping.ItemKind{shipping.KindProduct, shipping.KindCarton} {
 			h.m.ObserveUnitsReceived(string(kind), res.Receipt.Units(kind))
 		}
 	}
-	WriteJSON(w, status, toWarehouseReceiptDTO(res.Receipt))
+	writeReport(w, res.Created, resources.WarehouseReceiptOf(res.Receipt))
 }
 
 // serviceBody is the body of POST /v0/warehouse/services. The quantity is
@@ -188,11 +129,7 @@ type serviceBody struct {
 // service serves POST /v0/warehouse/services.
 func (h *WarehouseReceiving) service(w http.ResponseWriter, r *http.Request) {
 	var body serviceBody
-	if err := readJSON(r, &body); err != nil {
-		h.errors.Write(w, r, err)
-		return
-	}
-	performedAt, err := parseReportedAt("performedAt", body.PerformedAt)
+	performedAt, err := readReport(r, &body)
 	if err != nil {
 		h.errors.Write(w, r, err)
 		return
@@ -216,11 +153,28 @@ func (h *WarehouseReceiving) service(w http.ResponseWriter, r *http.Request) {
 		h.fail(w, r, err)
 		return
 	}
-	status := http.StatusOK
-	if res.Created {
-		status = http.StatusCreated
+	writeReport(w, res.Created, toWarehouseServiceDTO(res.Service))
+}
+
+// reportBody is the body of a report: it says when the report's fact
+// happened.
+type reportBody interface {
+	reportedAt() (*time.Time, error)
+}
+
+func (b *receiptBody) reportedAt() (*time.Time, error) {
+	return parseReportedAt("receivedAt", b.ReceivedAt)
+}
+func (b *serviceBody) reportedAt() (*time.Time, error) {
+	return parseReportedAt("performedAt", b.PerformedAt)
+}
+
+// readReport reads a report's body into body, and then its time.
+func readReport(r *http.Request, body reportBody) (*time.Time, error) {
+	if err := readJSON(r, body); err != nil {
+		return nil, err
 	}
-	WriteJSON(w, status, toWarehouseServiceDTO(res.Service))
+	return body.reportedAt()
 }
 
 // parseReportedAt reads an optional RFC 3339 time; absent or null is none.
@@ -233,6 +187,16 @@ func parseReportedAt(field string, s *string) (*time.Time, error) {
 		return nil, domain.Invalid(field, "must be an RFC 3339 time such as 2026-11-22T01:15:05.123Z")
 	}
 	return &t, nil
+}
+
+// writeReport answers a report: 201 for a new one, 200 with the first one
+// for a retry of the same content.
+func writeReport(w http.ResponseWriter, created bool, report any) {
+	status := http.StatusOK
+	if created {
+		status = http.StatusCreated
+	}
+	WriteJSON(w, status, report)
 }
 
 // fail answers an error of these routes. invalid_warehouse here means that

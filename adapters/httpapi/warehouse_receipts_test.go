@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"reflect"
@@ -71,22 +70,16 @@ func newRecvHarness(principal ports.Principal) *recvHarness {
 			}
 			return warehouseapp.ServiceResult{Service: s, Created: h.created}, nil
 		})
-	log := slog.New(slog.DiscardHandler)
-	errs := httpapi.ErrorMapper{Log: log}
-	auth := httpapi.Authenticator{Tokens: &fakeTokens{principal: principal}, Errors: errs, Log: log}
-	h.router = mux.NewRouter()
-	httpapi.NewWarehouseReceiving(app, auth, errs, h.metrics).Register(h.router)
+	h.router = routerOf(principal, func(auth httpapi.Authenticator, errs httpapi.ErrorMapper) httpapi.Routes {
+		return httpapi.NewWarehouseReceiving(app, auth, errs, h.metrics)
+	})
 	return h
 }
 
 var whPrincipal = ports.Principal{WarehouseID: "wh_east", Subject: "wms", Scopes: []domain.Scope{domain.ScopeWarehouse}}
 
 func (h *recvHarness) post(path, body string) (*httptest.ResponseRecorder, map[string]any) {
-	r := httptest.NewRequest(http.MethodPost, path, strings.NewReader(body))
-	r.Header.Set("Authorization", "Bearer tok")
-	r.Header.Set("Content-Type", "application/json")
-	w := httptest.NewRecorder()
-	h.router.ServeHTTP(w, r)
+	w := serveWithToken(h.router, http.MethodPost, path, body)
 	var out map[string]any
 	_ = json.Unmarshal(w.Body.Bytes(), &out)
 	return w, out
@@ -132,15 +125,30 @@ func TestWarehouseReceiptRoute(t *testing.T) {
 	}
 }
 
+// reportRefusal is a report's body that its route refuses, or that it
+// answers with the error its use case returns (err).
+type reportRefusal struct {
+	name, body string
+	err        error
+	wantStatus int
+	wantCode   string
+	wantParam  string
+}
+
+// run posts the body to path and checks the problem answered.
+func (tt reportRefusal) run(t *testing.T, path string) (*recvHarness, *httptest.ResponseRecorder) {
+	t.Helper()
+	h := newRecvHarness(whPrincipal)
+	h.err = tt.err
+	w, out := h.post(path, tt.body)
+	if w.Code != tt.wantStatus || out["code"] != tt.wantCode || (tt.wantParam != "" && out["parameter"] != tt.wantParam) {
+		t.Fatalf("status %d, body %s; want %d %s naming %q", w.Code, w.Body.String(), tt.wantStatus, tt.wantCode, tt.wantParam)
+	}
+	return h, w
+}
+
 func TestWarehouseReceiptRouteRefuses(t *testing.T) {
-	tests := []struct {
-		name       string
-		body       string
-		err        error
-		wantStatus int
-		wantCode   string
-		wantParam  string
-	}{
+	tests := []reportRefusal{
 		{"organizationId a number", `{"organizationId": 1, "reference": "A", "items": []}`, nil, 400, "invalid_parameter", "organizationId"},
 		{"items an object", `{"organizationId": "o", "reference": "A", "items": {}}`, nil, 400, "invalid_parameter", "items"},
 		{"an item a string", `{"organizationId": "o", "reference": "A", "items": ["x"]}`, nil, 400, "invalid_parameter", "items[0]"},
@@ -170,12 +178,7 @@ func TestWarehouseReceiptRouteRefuses(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			h := newRecvHarness(whPrincipal)
-			h.err = tt.err
-			w, out := h.post("/v0/warehouse/receipts", tt.body)
-			if w.Code != tt.wantStatus || out["code"] != tt.wantCode || (tt.wantParam != "" && out["parameter"] != tt.wantParam) {
-				t.Fatalf("status %d, body %s; want %d %s naming %q", w.Code, w.Body.String(), tt.wantStatus, tt.wantCode, tt.wantParam)
-			}
+			h, w := tt.run(t, "/v0/warehouse/receipts")
 			if w.Header().Get("Content-Type") != "application/problem+json" {
 				t.Errorf("content type %q", w.Header().Get("Content-Type"))
 			}
@@ -242,13 +245,7 @@ func TestWarehouseServiceRoute(t *testing.T) {
 }
 
 func TestWarehouseServiceRouteRefuses(t *testing.T) {
-	tests := []struct {
-		name, body string
-		err        error
-		wantStatus int
-		wantCode   string
-		wantParam  string
-	}{
+	tests := []reportRefusal{
 		{"service a number", `{"organizationId": "o", "reference": "A", "service": 1, "quantity": 1}`, nil, 400, "invalid_parameter", "service"},
 		{"note a number", `{"organizationId": "o", "reference": "A", "service": "s", "quantity": 1, "note": 1}`, nil, 400, "invalid_parameter", "note"},
 		{"performedAt in the future", `{"organizationId": "o", "reference": "A", "service": "s", "quantity": 1, "performedAt": "2027-01-01T00:00:00Z"}`,
@@ -260,12 +257,7 @@ func TestWarehouseServiceRouteRefuses(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			h := newRecvHarness(whPrincipal)
-			h.err = tt.err
-			w, out := h.post("/v0/warehouse/services", tt.body)
-			if w.Code != tt.wantStatus || out["code"] != tt.wantCode || (tt.wantParam != "" && out["parameter"] != tt.wantParam) {
-				t.Fatalf("status %d, body %s; want %d %s naming %q", w.Code, w.Body.String(), tt.wantStatus, tt.wantCode, tt.wantParam)
-			}
+			tt.run(t, "/v0/warehouse/services")
 		})
 	}
 }

@@ -5,23 +5,20 @@ import (
 
 	"github.com/gorilla/mux"
 
+	"github.com/acme3pl/fulfillment/adapters/resources"
 	"github.com/acme3pl/fulfillment/adapters/telemetry"
 	warehouseapp "github.com/acme3pl/fulfillment/application/warehouse"
 	"github.com/acme3pl/fulfillment/domain/shipping"
+	"github.com/acme3pl/fulfillment/ports"
 )
 
 // WarehouseShipments serves the warehouse's shipment routes (a warehouse's
 // token, scope warehouse): its work list and the ship.
-type WarehouseShipments struct {
-	app    *warehouseapp.UseCases
-	auth   Authenticator
-	errors ErrorMapper
-	m      *telemetry.Metrics
-}
+type WarehouseShipments struct{ group[warehouseapp.UseCases] }
 
 // NewWarehouseShipments builds the warehouse's shipment routes.
 func NewWarehouseShipments(app *warehouseapp.UseCases, auth Authenticator, errs ErrorMapper, m *telemetry.Metrics) *WarehouseShipments {
-	return &WarehouseShipments{app: app, auth: auth, errors: errs, m: m}
+	return &WarehouseShipments{newGroup(app, auth, errs, m)}
 }
 
 // Register implements Routes.
@@ -40,24 +37,19 @@ type OrganizationRefDTO struct {
 // WarehouseShipmentDTO is a shipment as its warehouse lists it: the
 // shipment of every answer and its organization.
 type WarehouseShipmentDTO struct {
-	ShipmentDTO
+	resources.Shipment
 	Organization OrganizationRefDTO `json:"organization"`
 }
 
 // list serves GET /v0/warehouse/shipments: status pending by default.
 func (h *WarehouseShipments) list(w http.ResponseWriter, r *http.Request) {
-	q := r.URL.Query()
-	page, err := ParsePage(q)
-	if err != nil {
+	p := readQuery(r.URL.Query())
+	page := p.page()
+	var status shipping.ShipmentStatus
+	readParam(p, "status", shipping.ParseShipmentStatus, &status)
+	if err := p.err(); err != nil {
 		h.errors.Write(w, r, err)
 		return
-	}
-	var status shipping.ShipmentStatus
-	if v, ok := q["status"]; ok {
-		if status, err = shipping.ParseShipmentStatus(last(v)); err != nil {
-			h.errors.Write(w, r, err)
-			return
-		}
 	}
 	wh := PrincipalFrom(r.Context()).WarehouseID
 	res, err := h.app.ListWarehouseShipments.Handle(r.Context(),
@@ -66,15 +58,14 @@ func (h *WarehouseShipments) list(w http.ResponseWriter, r *http.Request) {
 		h.errors.Write(w, r, err)
 		return
 	}
-	out := make([]WarehouseShipmentDTO, len(res.Shipments))
-	for i, ws := range res.Shipments {
-		out[i] = WarehouseShipmentDTO{
-			ShipmentDTO:  toShipmentDTO(ws.Shipment),
-			Organization: OrganizationRefDTO{ID: ws.Shipment.OrganizationID(), Name: ws.OrganizationName},
-		}
+	writePage(w, r, page, res.More, res.Shipments, warehouseShipmentDTO)
+}
+
+func warehouseShipmentDTO(ws ports.WarehouseShipment) WarehouseShipmentDTO {
+	return WarehouseShipmentDTO{
+		Shipment:     resources.ShipmentOf(ws.Shipment),
+		Organization: OrganizationRefDTO{ID: ws.Shipment.OrganizationID(), Name: ws.OrganizationName},
 	}
-	SetNextLink(w, r, page, res.More)
-	WriteJSON(w, http.StatusOK, out)
 }
 
 // shipBody is the body of a ship: strict JSON, like every body of the API
@@ -104,5 +95,5 @@ func (h *WarehouseShipments) ship(w http.ResponseWriter, r *http.Request) {
 	if !res.Replay {
 		countTransition(h.m, res.Shipment, nil)
 	}
-	WriteJSON(w, http.StatusOK, toShipmentDTO(res.Shipment))
+	WriteJSON(w, http.StatusOK, resources.ShipmentOf(res.Shipment))
 }

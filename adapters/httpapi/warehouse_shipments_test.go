@@ -3,7 +3,6 @@ package httpapi_test
 import (
 	"context"
 	"encoding/json"
-	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -60,25 +59,16 @@ func newWarehouseHarness(principal ports.Principal) *warehouseHarness {
 			h.lists = append(h.lists, q)
 			return h.list, nil
 		})
-	log := slog.New(slog.DiscardHandler)
-	errs := httpapi.ErrorMapper{Log: log}
-	auth := httpapi.Authenticator{Tokens: &fakeTokens{principal: principal}, Errors: errs, Log: log}
-	h.router = mux.NewRouter()
-	httpapi.NewWarehouseShipments(app, auth, errs, h.metrics).Register(h.router)
+	h.router = routerOf(principal, func(auth httpapi.Authenticator, errs httpapi.ErrorMapper) httpapi.Routes {
+		return httpapi.NewWarehouseShipments(app, auth, errs, h.metrics)
+	})
 	return h
 }
 
 var warehousePrincipal = ports.Principal{WarehouseID: "wh_a", Subject: "wms", Scopes: []domain.Scope{domain.ScopeWarehouse}}
 
 func (h *warehouseHarness) do(method, target, body string) *httptest.ResponseRecorder {
-	req := httptest.NewRequest(method, target, strings.NewReader(body))
-	req.Header.Set("Authorization", "Bearer token")
-	if body != "" {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	w := httptest.NewRecorder()
-	h.router.ServeHTTP(w, req)
-	return w
+	return serveWithToken(h.router, method, target, body)
 }
 
 func TestWarehouseShipBody(t *testing.T) {

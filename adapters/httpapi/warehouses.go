@@ -54,15 +54,11 @@ func warehouseDTO(w domain.Warehouse) WarehouseDTO {
 }
 
 // Warehouses serves GET /v0/warehouses.
-type Warehouses struct {
-	app    *application.UseCases
-	auth   Authenticator
-	errors ErrorMapper
-}
+type Warehouses struct{ group[application.UseCases] }
 
 // NewWarehouses builds the warehouse routes.
 func NewWarehouses(app *application.UseCases, auth Authenticator, errs ErrorMapper) *Warehouses {
-	return &Warehouses{app: app, auth: auth, errors: errs}
+	return &Warehouses{newGroup(app, auth, errs, nil)}
 }
 
 // Register implements Routes.
@@ -82,10 +78,5 @@ func (h *Warehouses) list(w http.ResponseWriter, r *http.Request) {
 		h.errors.Write(w, r, err)
 		return
 	}
-	out := make([]WarehouseDTO, len(res.Warehouses))
-	for i, wh := range res.Warehouses {
-		out[i] = warehouseDTO(wh)
-	}
-	SetNextLink(w, r, page, res.More)
-	WriteJSON(w, http.StatusOK, out)
+	writePage(w, r, page, res.More, res.Warehouses, warehouseDTO)
 }

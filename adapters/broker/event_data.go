@@ -1,8 +1,9 @@
-package httpapi
+package broker
 
 import (
 	"fmt"
 
+	"github.com/acme3pl/fulfillment/adapters/resources"
 	"github.com/acme3pl/fulfillment/domain/intake"
 	"github.com/acme3pl/fulfillment/domain/invoicing"
 	"github.com/acme3pl/fulfillment/domain/shipping"
@@ -11,20 +12,21 @@ import (
 )
 
 // The data of the platform's events (docs/events.md): the record as the
-// API shows it, by the same conversions as the answers, so that an event's
-// data equals the GET of its record once the change has committed.
+// API shows it (package resources, the same conversions as the answers), so
+// that an event's data equals the GET of its record once the change has
+// committed.
 
 // shipmentEventData is a shipment's event data: the shipment as
 // GET /v0/shipments/{id} shows it, with its organization.
 type shipmentEventData struct {
-	ShipmentDTO
+	resources.Shipment
 	OrganizationID string `json:"organizationId"`
 }
 
 // invoiceEventData is an invoice's event data: the invoice as
 // GET /v0/invoices/{id} shows it, with its organization.
 type invoiceEventData struct {
-	InvoiceDTO
+	resources.Invoice
 	OrganizationID string `json:"organizationId"`
 }
 
@@ -36,13 +38,13 @@ type invoiceEventData struct {
 func EventData(e ports.Event) (any, error) {
 	switch v := e.Data.(type) {
 	case *shipping.Shipment:
-		return shipmentEventData{ShipmentDTO: toShipmentDTO(v), OrganizationID: v.OrganizationID()}, nil
+		return shipmentEventData{Shipment: resources.ShipmentOf(v), OrganizationID: v.OrganizationID()}, nil
 	case *invoicing.Invoice:
-		return invoiceEventData{InvoiceDTO: toInvoiceDTO(v), OrganizationID: v.OrganizationID()}, nil
+		return invoiceEventData{Invoice: resources.InvoiceOf(v), OrganizationID: v.OrganizationID()}, nil
 	case *intake.OrderReceipt:
-		return orderReceiptDTO(v), nil
+		return resources.OrderReceiptOf(v), nil
 	case *warehouse.Receipt:
-		return toWarehouseReceiptDTO(v), nil
+		return resources.WarehouseReceiptOf(v), nil
 	}
 	return nil, fmt.Errorf("event %s: no API view of %T", e.Type, e.Data)
 }

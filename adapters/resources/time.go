@@ -1,8 +1,6 @@
-package httpapi
+package resources
 
-import (
-	"time"
-)
+import "time"
 
 // timeLayout is the API's timestamp (api/openapi.yaml): RFC 3339, UTC, milliseconds.
 const timeLayout = "2006-01-02T15:04:05.000Z"
@@ -18,5 +16,13 @@ func FormatTimePtr(t *time.Time) *string {
 		return nil
 	}
 	s := FormatTime(*t)
+	return &s
+}
+
+// optional is s, or nil (JSON null) for the empty string.
+func optional(s string) *string {
+	if s == "" {
+		return nil
+	}
 	return &s
 }
