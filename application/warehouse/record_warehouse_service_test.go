@@ -1,4 +1,4 @@
-package application_test
+package warehouse_test
 
 import (
 	"context"
@@ -7,13 +7,14 @@ import (
 	"time"
 
 	"github.com/acme3pl/fulfillment/application"
+	"github.com/acme3pl/fulfillment/application/apptest"
 	warehouseapp "github.com/acme3pl/fulfillment/application/warehouse"
 	"github.com/acme3pl/fulfillment/domain/warehouse"
 	"github.com/acme3pl/fulfillment/ports"
 )
 
-func svcHandler(db *fakeDB, hooks fakeBilling) *warehouseapp.RecordWarehouseServiceHandler {
-	return warehouseapp.NewRecordWarehouseServiceHandler(fakeUoW{db}, &fakeClock{now: recvT0}, &fakeIDs{}, hooks)
+func svcHandler(db *apptest.DB, hooks apptest.Billing) *warehouseapp.RecordWarehouseServiceHandler {
+	return warehouseapp.NewRecordWarehouseServiceHandler(db.UoW(), &apptest.Clock{At: recvT0}, &apptest.IDs{}, hooks)
 }
 
 func svcCommand() warehouseapp.RecordWarehouseService {
@@ -28,8 +29,8 @@ func offered(_ context.Context, _ ports.Repositories, _, code string, _ time.Tim
 }
 
 func TestRecordWarehouseServiceIsIdempotentOnItsReference(t *testing.T) {
-	db := shipFixture()
-	h := svcHandler(db, fakeBilling{ServiceOffered: offered})
+	db := apptest.ShipFixture()
+	h := svcHandler(db, apptest.Billing{ServiceOffered: offered})
 	first, err := h.Handle(context.Background(), svcCommand())
 	if err != nil || !first.Created || first.Service.QuantityMilli() != 1500 || !first.Service.PerformedAt().Equal(recvT0) {
 		t.Fatalf("first: %+v, %v", first, err)
@@ -43,8 +44,8 @@ func TestRecordWarehouseServiceIsIdempotentOnItsReference(t *testing.T) {
 	if _, err := h.Handle(context.Background(), other); !errors.Is(err, warehouse.ErrReferenceConflict) {
 		t.Fatalf("other content: %v", err)
 	}
-	if db.warehouseServices() != 1 || db.commits != 2 {
-		t.Fatalf("%d services, %d commits; want 1 and 2", db.warehouseServices(), db.commits)
+	if db.WarehouseServices() != 1 || db.Commits != 2 {
+		t.Fatalf("%d services, %d commits; want 1 and 2", db.WarehouseServices(), db.Commits)
 	}
 }
 
@@ -53,29 +54,29 @@ func TestRecordWarehouseServiceRefuses(t *testing.T) {
 	tests := []struct {
 		name  string
 		edit  func(c *warehouseapp.RecordWarehouseService)
-		hooks fakeBilling
+		hooks apptest.Billing
 		want  application.Kind
 	}{
-		{"future performedAt", func(c *warehouseapp.RecordWarehouseService) { c.PerformedAt = &future }, fakeBilling{}, application.KindInvalid},
-		{"zero quantity", func(c *warehouseapp.RecordWarehouseService) { c.QuantityMilli = 0 }, fakeBilling{}, application.KindInvalid},
+		{"future performedAt", func(c *warehouseapp.RecordWarehouseService) { c.PerformedAt = &future }, apptest.Billing{}, application.KindInvalid},
+		{"zero quantity", func(c *warehouseapp.RecordWarehouseService) { c.QuantityMilli = 0 }, apptest.Billing{}, application.KindInvalid},
 		{"a warehouse that does not serve the organization", func(c *warehouseapp.RecordWarehouseService) { c.OrganizationID = "org_ship_b" },
-			fakeBilling{}, application.KindInvalidWarehouse},
+			apptest.Billing{}, application.KindInvalidWarehouse},
 		{"not on the rate card", func(c *warehouseapp.RecordWarehouseService) { c.Service = "gift_wrap" },
-			fakeBilling{ServiceOffered: offered}, application.KindUnknownService},
-		{"a closed period", func(c *warehouseapp.RecordWarehouseService) {}, fakeBilling{
+			apptest.Billing{ServiceOffered: offered}, application.KindUnknownService},
+		{"a closed period", func(c *warehouseapp.RecordWarehouseService) {}, apptest.Billing{
 			PeriodClosed: func(context.Context, ports.Repositories, string, time.Time) (bool, error) { return true, nil },
 		}, application.KindPeriodClosed},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			db := shipFixture()
+			db := apptest.ShipFixture()
 			c := svcCommand()
 			tt.edit(&c)
 			_, err := svcHandler(db, tt.hooks).Handle(context.Background(), c)
 			if got := application.KindOf(err); got != tt.want {
 				t.Fatalf("error %v (%s), want %s", err, got, tt.want)
 			}
-			if db.commits != 0 || db.warehouseServices() != 0 {
+			if db.Commits != 0 || db.WarehouseServices() != 0 {
 				t.Fatal("a refused service wrote")
 			}
 		})

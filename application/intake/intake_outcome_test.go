@@ -1,4 +1,4 @@
-package application_test
+package intake_test
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 
+	"github.com/acme3pl/fulfillment/application/apptest"
 	intakeapp "github.com/acme3pl/fulfillment/application/intake"
 	"github.com/acme3pl/fulfillment/domain"
 	"github.com/acme3pl/fulfillment/domain/intake"
@@ -19,24 +20,24 @@ func TestReceiveStorefrontOrderSpanOutcome(t *testing.T) {
 	st := intakeFixture()
 	rec := tracetest.NewSpanRecorder()
 	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(rec))
-	app := intakeAppTraced(st, domain.Sandbox, tp.Tracer("test"))
+	app := apptest.IntakeAppTraced(st, domain.Sandbox, tp.Tracer("test"))
 	deliver := func(o intake.StorefrontOrder, refused error) {
 		if refused != nil {
-			_, _ = app.Intake.RefuseStorefrontOrder.Handle(context.Background(), intakeapp.RefuseStorefrontOrder{OrganizationID: intakeOrg, OrderID: o.ID})
+			_, _ = app.Intake.RefuseStorefrontOrder.Handle(context.Background(), intakeapp.RefuseStorefrontOrder{OrganizationID: apptest.IntakeOrg, OrderID: o.ID})
 			return
 		}
-		_, _ = app.Intake.ReceiveStorefrontOrder.Handle(context.Background(), intakeapp.ReceiveStorefrontOrder{OrganizationID: intakeOrg, Order: o})
+		_, _ = app.Intake.ReceiveStorefrontOrder.Handle(context.Background(), intakeapp.ReceiveStorefrontOrder{OrganizationID: apptest.IntakeOrg, Order: o})
 	}
-	created := intakeOrder(1, intakeLine(1, "TEE", 1))
-	cancelled := intakeOrder(2, intakeLine(1, "TEE", 1))
+	created := apptest.IntakeOrder(1, apptest.IntakeLine(1, "TEE", 1))
+	cancelled := apptest.IntakeOrder(2, apptest.IntakeLine(1, "TEE", 1))
 	cancelled.Cancelled = true
 	deliver(created, nil)
 	deliver(created, nil)
 	deliver(cancelled, nil)
-	deliver(intakeOrder(3, intakeLine(1, "NOPE", 1)), nil)
-	deliver(intakeOrder(4), domain.Invalid("line_items", "is required"))
-	st.down = true
-	deliver(intakeOrder(5, intakeLine(1, "TEE", 1)), nil)
+	deliver(apptest.IntakeOrder(3, apptest.IntakeLine(1, "NOPE", 1)), nil)
+	deliver(apptest.IntakeOrder(4), domain.Invalid("line_items", "is required"))
+	st.Down = true
+	deliver(apptest.IntakeOrder(5, apptest.IntakeLine(1, "TEE", 1)), nil)
 
 	want := []string{"created", "duplicate", "skipped", "refused", "refused", ""}
 	var got []string

@@ -1,4 +1,4 @@
-package application_test
+package shipping_test
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/acme3pl/fulfillment/application/apptest"
 	shippingapp "github.com/acme3pl/fulfillment/application/shipping"
 	"github.com/acme3pl/fulfillment/domain"
 	"github.com/acme3pl/fulfillment/domain/shipping"
@@ -14,9 +15,9 @@ import (
 )
 
 func TestListStockShowsReservations(t *testing.T) {
-	db := shipFixture()
-	app, _ := shipApp(db, domain.Sandbox)
-	if _, err := shipSubmit(app, "org_ship_a", shipDraft(t, app, shipSPD(shipLine("ctn_1", 2)))); err != nil {
+	db := apptest.ShipFixture()
+	app, _ := apptest.ShipApp(db, domain.Sandbox)
+	if _, err := apptest.ShipSubmit(app, "org_ship_a", apptest.ShipDraft(t, app, apptest.ShipSPD(apptest.ShipLine("ctn_1", 2)))); err != nil {
 		t.Fatal(err)
 	}
 	res, err := app.Shipping.ListStock.Handle(context.Background(), shippingapp.ListStock{
@@ -35,7 +36,7 @@ func TestListStockShowsReservations(t *testing.T) {
 }
 
 func TestListStockRefusals(t *testing.T) {
-	app, _ := shipApp(shipFixture(), domain.Sandbox)
+	app, _ := apptest.ShipApp(apptest.ShipFixture(), domain.Sandbox)
 	tests := []struct {
 		name      string
 		q         shippingapp.ListStock

@@ -1,0 +1,83 @@
+package shipping_test
+
+import (
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/acme3pl/fulfillment/application/apptest"
+	"github.com/acme3pl/fulfillment/domain"
+	"github.com/acme3pl/fulfillment/domain/shipping"
+)
+
+func TestCancelPendingReleasesItsReservation(t *testing.T) {
+	db := apptest.ShipFixture()
+	app, clock := apptest.ShipApp(db, domain.Sandbox)
+	keep := apptest.ShipDraft(t, app, apptest.ShipSPD(apptest.ShipLine("ctn_1", 1)))
+	id := apptest.ShipDraft(t, app, apptest.ShipSPD(apptest.ShipLine("ctn_1", 4), apptest.ShipLine("ctn_2", 2)))
+	for _, s := range []string{keep, id} {
+		if _, err := apptest.ShipSubmit(app, "org_ship_a", s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	clock.At = apptest.ShipT0.Add(time.Hour)
+	s, err := apptest.ShipCancel(app, "org_ship_a", id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Status() != shipping.ShipmentCancelled || !s.UpdatedAt().Equal(clock.At) {
+		t.Fatalf("status %s updated %v", s.Status(), s.UpdatedAt())
+	}
+	if l := db.Level("wh_a", "ctn_1"); l.Reserved != 1 {
+		t.Fatalf("ctn_1 reserved %d, want 1 (the other shipment's)", l.Reserved)
+	}
+	if l := db.Level("wh_a", "ctn_2"); l.Reserved != 0 {
+		t.Fatalf("ctn_2 reserved %d, want 0", l.Reserved)
+	}
+	// What was released can be reserved again.
+	again := apptest.ShipDraft(t, app, apptest.ShipSPD(apptest.ShipLine("ctn_1", 4), apptest.ShipLine("ctn_2", 2)))
+	if _, err := apptest.ShipSubmit(app, "org_ship_a", again); err != nil {
+		t.Fatalf("resubmission after cancel: %v", err)
+	}
+}
+
+func TestCancelDraftReleasesNothing(t *testing.T) {
+	db := apptest.ShipFixture()
+	app, _ := apptest.ShipApp(db, domain.Sandbox)
+	pending := apptest.ShipDraft(t, app, apptest.ShipSPD(apptest.ShipLine("ctn_1", 2)))
+	if _, err := apptest.ShipSubmit(app, "org_ship_a", pending); err != nil {
+		t.Fatal(err)
+	}
+	id := apptest.ShipDraft(t, app, apptest.ShipSPD(apptest.ShipLine("ctn_1", 2)))
+	if _, err := apptest.ShipCancel(app, "org_ship_a", id); err != nil {
+		t.Fatal(err)
+	}
+	if l := db.Level("wh_a", "ctn_1"); l.Reserved != 2 {
+		t.Fatalf("ctn_1 reserved %d, want 2 (cancelling a draft must not release)", l.Reserved)
+	}
+}
+
+func TestCancelRefusals(t *testing.T) {
+	db := apptest.ShipFixture()
+	app, _ := apptest.ShipApp(db, domain.Sandbox)
+	id := apptest.ShipDraft(t, app, apptest.ShipSPD(apptest.ShipLine("ctn_1", 1)))
+	if _, err := apptest.ShipCancel(app, "org_ship_a", id); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name    string
+		org, id string
+		wantErr error
+	}{
+		{"cancelled", "org_ship_a", id, domain.ErrInvalidState},
+		{"other organization", "org_ship_b", id, domain.ErrNotFound},
+		{"unknown", "org_ship_a", "shp_404", domain.ErrNotFound},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if _, err := apptest.ShipCancel(app, tt.org, tt.id); !errors.Is(err, tt.wantErr) {
+				t.Fatalf("error %v, want %v", err, tt.wantErr)
+			}
+		})
+	}
+}

@@ -1,0 +1,130 @@
+package shipping_test
+
+import (
+	"context"
+	"errors"
+	"reflect"
+	"testing"
+	"time"
+
+	"github.com/acme3pl/fulfillment/application/apptest"
+	shippingapp "github.com/acme3pl/fulfillment/application/shipping"
+	"github.com/acme3pl/fulfillment/domain"
+	"github.com/acme3pl/fulfillment/domain/shipping"
+)
+
+func TestSubmitSPDReservesCartons(t *testing.T) {
+	db := apptest.ShipFixture()
+	app, clock := apptest.ShipApp(db, domain.Sandbox)
+	id := apptest.ShipDraft(t, app, apptest.ShipSPD(apptest.ShipLine("ctn_1", 3), apptest.ShipLine("ctn_2", 2)))
+	clock.At = apptest.ShipT0.Add(time.Minute)
+	s, err := apptest.ShipSubmit(app, "org_ship_a", id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Status() != shipping.ShipmentPending || s.SubmittedAt() == nil || !s.SubmittedAt().Equal(clock.At) || !s.UpdatedAt().Equal(clock.At) {
+		t.Fatalf("status %s submitted %v updated %v", s.Status(), s.SubmittedAt(), s.UpdatedAt())
+	}
+	if l := db.Level("wh_a", "ctn_1"); l != (apptest.StockLevel{OnHand: 5, Reserved: 3}) {
+		t.Fatalf("ctn_1 %+v, want 5 on hand, 3 reserved", l)
+	}
+	if l := db.Level("wh_a", "ctn_2"); l != (apptest.StockLevel{OnHand: 2, Reserved: 2}) {
+		t.Fatalf("ctn_2 %+v, want 2 on hand, 2 reserved", l)
+	}
+	// The last two cartons of ctn_1 fit; a third does not.
+	fits := apptest.ShipDraft(t, app, apptest.ShipSPD(apptest.ShipLine("ctn_1", 2)))
+	short := apptest.ShipDraft(t, app, apptest.ShipSPD(apptest.ShipLine("ctn_1", 1)))
+	if _, err := apptest.ShipSubmit(app, "org_ship_a", fits); err != nil {
+		t.Fatal(err)
+	}
+	var ise *shipping.InsufficientStockError
+	if _, err := apptest.ShipSubmit(app, "org_ship_a", short); !errors.As(err, &ise) {
+		t.Fatalf("third submission: %v, want insufficient stock", err)
+	}
+}
+
+func TestSubmitShortSPDReservesNothing(t *testing.T) {
+	db := apptest.ShipFixture()
+	app, _ := apptest.ShipApp(db, domain.Sandbox)
+	id := apptest.ShipDraft(t, app, apptest.ShipSPD(apptest.ShipLine("ctn_2", 3), apptest.ShipLine("ctn_1", 5)))
+	otherDraft := apptest.ShipDraft(t, app, apptest.ShipSPD(apptest.ShipLine("ctn_1", 1)))
+	if _, err := apptest.ShipSubmit(app, "org_ship_a", otherDraft); err != nil {
+		t.Fatal(err)
+	}
+	_, err := apptest.ShipSubmit(app, "org_ship_a", id)
+	var ise *shipping.InsufficientStockError
+	if !errors.As(err, &ise) {
+		t.Fatalf("error %v, want *InsufficientStockError", err)
+	}
+	want := []shipping.StockShortage{
+		{ItemID: "ctn_2", SKU: "CTN-MUG-12", Requested: 3, Available: 2},
+		{ItemID: "ctn_1", SKU: "CTN-TEE-24", Requested: 5, Available: 4},
+	}
+	got := append([]shipping.StockShortage(nil), ise.Items...)
+	if len(got) == 2 && got[0].ItemID == "ctn_1" {
+		got[0], got[1] = got[1], got[0]
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("shortages %+v, want %+v", ise.Items, want)
+	}
+	if l := db.Level("wh_a", "ctn_1"); l.Reserved != 1 {
+		t.Fatalf("ctn_1 reserved %d, want 1 (the other draft's)", l.Reserved)
+	}
+	if l := db.Level("wh_a", "ctn_2"); l.Reserved != 0 {
+		t.Fatalf("ctn_2 reserved %d, want 0", l.Reserved)
+	}
+	s, err := app.Shipping.GetShipment.Handle(context.Background(), shippingapp.GetShipment{OrganizationID: "org_ship_a", ShipmentID: id})
+	if err != nil || s.Status() != shipping.ShipmentDraft || s.SubmittedAt() != nil {
+		t.Fatalf("after a short submission: %v, %v; want an unchanged draft", s, err)
+	}
+}
+
+func TestSubmitPickPackReservesWithoutACheck(t *testing.T) {
+	db := apptest.ShipFixture()
+	app, _ := apptest.ShipApp(db, domain.Sandbox)
+	id := apptest.ShipDraft(t, app, apptest.ShipPickPack(apptest.ShipLine("prod_1", 7)))
+	if _, err := apptest.ShipSubmit(app, "org_ship_a", id); err != nil {
+		t.Fatal(err)
+	}
+	if l := db.Level("wh_a", "prod_1"); l != (apptest.StockLevel{OnHand: 0, Reserved: 7}) {
+		t.Fatalf("prod_1 %+v, want a backorder of 7", l)
+	}
+}
+
+func TestSubmitRefusals(t *testing.T) {
+	db := apptest.ShipFixture()
+	app, _ := apptest.ShipApp(db, domain.Sandbox)
+	pending := apptest.ShipDraft(t, app, apptest.ShipSPD(apptest.ShipLine("ctn_1", 1)))
+	if _, err := apptest.ShipSubmit(app, "org_ship_a", pending); err != nil {
+		t.Fatal(err)
+	}
+	cancelled := apptest.ShipDraft(t, app, apptest.ShipSPD(apptest.ShipLine("ctn_1", 1)))
+	if _, err := app.Shipping.CancelShipment.Handle(context.Background(), shippingapp.CancelShipment{OrganizationID: "org_ship_a", ShipmentID: cancelled}); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name    string
+		org, id string
+		wantErr error
+	}{
+		{"pending", "org_ship_a", pending, domain.ErrInvalidState},
+		{"cancelled", "org_ship_a", cancelled, domain.ErrInvalidState},
+		{"other organization", "org_ship_b", pending, domain.ErrNotFound},
+		{"unknown", "org_ship_a", "shp_404", domain.ErrNotFound},
+		{"not an ID", "org_ship_a", "../x", domain.ErrNotFound},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			commits := db.Commits
+			if _, err := apptest.ShipSubmit(app, tt.org, tt.id); !errors.Is(err, tt.wantErr) {
+				t.Fatalf("error %v, want %v", err, tt.wantErr)
+			}
+			if db.Commits != commits {
+				t.Fatal("a refused submission committed")
+			}
+		})
+	}
+	if l := db.Level("wh_a", "ctn_1"); l.Reserved != 1 {
+		t.Fatalf("ctn_1 reserved %d, want 1", l.Reserved)
+	}
+}
