@@ -19,41 +19,6 @@ import (
 	"github.com/acme3pl/fulfillment/domain/shipping"
 )
 
-// intakeFixture is an organization with two active warehouses (default
-// wh_b), one inactive, and three products.
-func intakeFixture() *apptest.DB {
-	st := apptest.NewDB()
-	st.State.Orgs[apptest.IntakeOrg] = domain.Organization{ID: apptest.IntakeOrg, Name: "Intake", DefaultWarehouseID: "wh_b"}
-	st.AddWarehouse("wh_a", "Alpha", true, apptest.IntakeOrg)
-	st.AddWarehouse("wh_b", "Bravo", true, apptest.IntakeOrg)
-	st.AddWarehouse("wh_0", "Aardvark", false, apptest.IntakeOrg)
-	st.AddProduct(apptest.IntakeOrg, "prod_sock", "SOCK-1")
-	st.AddProduct(apptest.IntakeOrg, "prod_key", "KEY-LTH-01")
-	st.AddProduct(apptest.IntakeOrg, "prod_tee", "TEE")
-	return st
-}
-
-// receive delivers o as the HTTP adapter does: the domain checks the order
-// (intake.StorefrontOrder.Check); a refused one is recorded
-// (RefuseStorefrontOrder), a checked one processed (ReceiveStorefrontOrder).
-func receive(t *testing.T, app *apptest.App, o intake.StorefrontOrder) (intakeapp.StorefrontOrderResult, error) {
-	t.Helper()
-	return deliverOrder(app, o, fmt.Sprintf("trace-%d", o.ID), nil)
-}
-
-// deliverOrder is receive with a trace ID and a body.
-func deliverOrder(app *apptest.App, o intake.StorefrontOrder, trace string, body []byte) (intakeapp.StorefrontOrderResult, error) {
-	if err := o.Check(); err != nil {
-		if o.ID > 0 {
-			_, _ = app.Intake.RefuseStorefrontOrder.Handle(context.Background(), intakeapp.RefuseStorefrontOrder{
-				OrganizationID: apptest.IntakeOrg, TraceID: trace, OrderID: o.ID, OrderNumber: o.OrderNumber, Body: body})
-		}
-		return intakeapp.StorefrontOrderResult{}, err
-	}
-	return app.Intake.ReceiveStorefrontOrder.Handle(context.Background(),
-		intakeapp.ReceiveStorefrontOrder{OrganizationID: apptest.IntakeOrg, TraceID: trace, Order: o, Body: body})
-}
-
 func TestReceiveStorefrontOrderCreatesASubmittedShipment(t *testing.T) {
 	st := intakeFixture()
 	app := apptest.IntakeApp(st, domain.Sandbox)
@@ -395,23 +360,6 @@ func TestReceiveStorefrontOrderDatabaseDownIsUnavailable(t *testing.T) {
 	_, err := receive(t, apptest.IntakeApp(st, domain.Sandbox), apptest.IntakeOrder(71, apptest.IntakeLine(1, "TEE", 1)))
 	if k := application.KindOf(err); !errors.Is(err, domain.ErrUnavailable) || k.Code() != "unavailable" || !k.Fault() {
 		t.Fatalf("error %v, want unavailable", err)
-	}
-}
-
-func TestGetOrderReceipt(t *testing.T) {
-	st := intakeFixture()
-	app := apptest.IntakeApp(st, domain.Sandbox)
-	if _, err := receive(t, app, apptest.IntakeOrder(80, apptest.IntakeLine(1, "TEE", 1))); err != nil {
-		t.Fatal(err)
-	}
-	rec, err := app.Intake.GetOrderReceipt.Handle(context.Background(), intakeapp.GetOrderReceipt{OrganizationID: apptest.IntakeOrg, OrderID: 80})
-	if err != nil || rec.OrderID() != 80 || rec.Status() != intake.ReceiptSucceeded {
-		t.Fatalf("%+v, %v", rec, err)
-	}
-	for _, q := range []intakeapp.GetOrderReceipt{{OrganizationID: apptest.IntakeOrg, OrderID: 81}, {OrganizationID: "org_other", OrderID: 80}} {
-		if _, err := app.Intake.GetOrderReceipt.Handle(context.Background(), q); !errors.Is(err, domain.ErrNotFound) {
-			t.Errorf("%+v: error %v, want not found", q, err)
-		}
 	}
 }
 
