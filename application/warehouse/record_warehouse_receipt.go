@@ -25,11 +25,7 @@ type RecordWarehouseReceipt struct {
 
 // SpanAttributes implements Attributer.
 func (c RecordWarehouseReceipt) SpanAttributes() []attribute.KeyValue {
-	return []attribute.KeyValue{
-		attribute.String("organization.id", c.OrganizationID),
-		attribute.String("warehouse.id", c.WarehouseID),
-		attribute.String("warehouse.reference", c.Reference),
-	}
+	return application.OrganizationAttributes(c.OrganizationID, attribute.String("warehouse.id", c.WarehouseID), attribute.String("warehouse.reference", c.Reference))
 }
 
 // ReceiptResult is the receipt stored under the reference, and

@@ -27,12 +27,7 @@ type RecordWarehouseService struct {
 
 // SpanAttributes implements Attributer.
 func (c RecordWarehouseService) SpanAttributes() []attribute.KeyValue {
-	return []attribute.KeyValue{
-		attribute.String("organization.id", c.OrganizationID),
-		attribute.String("warehouse.id", c.WarehouseID),
-		attribute.String("warehouse.reference", c.Reference),
-		attribute.String("warehouse.service", c.Service),
-	}
+	return application.OrganizationAttributes(c.OrganizationID, attribute.String("warehouse.id", c.WarehouseID), attribute.String("warehouse.reference", c.Reference), attribute.String("warehouse.service", c.Service))
 }
 
 // ServiceResult is the service stored under the reference, and
