@@ -61,20 +61,7 @@ type fakeWarehouseReceipts struct{ fakeRepos }
 var _ ports.WarehouseReceiptRepository = fakeWarehouseReceipts{}
 
 func (r fakeWarehouseReceipts) Create(_ context.Context, rec *warehouse.Receipt) (*warehouse.Receipt, bool, error) {
-	end, err := r.begin()
-	if err != nil {
-		return nil, false, err
-	}
-	defer end()
-	k := refKey{rec.WarehouseID(), rec.Reference()}
-	if stored, ok := r.State.wh.Receipts[k]; ok {
-		return stored, false, nil
-	}
-	if r.State.wh.Receipts == nil {
-		r.State.wh.Receipts = map[refKey]*warehouse.Receipt{}
-	}
-	r.State.wh.Receipts[k] = rec
-	return rec, true, nil
+	return createReport(r.fakeRepos, &r.State.wh.Receipts, rec)
 }
 
 type fakeWarehouseServices struct{ fakeRepos }
@@ -82,20 +69,31 @@ type fakeWarehouseServices struct{ fakeRepos }
 var _ ports.WarehouseServiceRepository = fakeWarehouseServices{}
 
 func (r fakeWarehouseServices) Create(_ context.Context, s *warehouse.ServiceRecord) (*warehouse.ServiceRecord, bool, error) {
+	return createReport(r.fakeRepos, &r.State.wh.Services, s)
+}
+
+// createReport stores a warehouse's report under its (warehouse,
+// reference) unless one is stored there: then it answers the stored one,
+// not created.
+func createReport[T interface {
+	WarehouseID() string
+	Reference() string
+}](r fakeRepos, stored *map[refKey]T, report T) (T, bool, error) {
 	end, err := r.begin()
 	if err != nil {
-		return nil, false, err
+		var none T
+		return none, false, err
 	}
 	defer end()
-	k := refKey{s.WarehouseID(), s.Reference()}
-	if stored, ok := r.State.wh.Services[k]; ok {
-		return stored, false, nil
+	k := refKey{report.WarehouseID(), report.Reference()}
+	if first, ok := (*stored)[k]; ok {
+		return first, false, nil
 	}
-	if r.State.wh.Services == nil {
-		r.State.wh.Services = map[refKey]*warehouse.ServiceRecord{}
+	if *stored == nil {
+		*stored = map[refKey]T{}
 	}
-	r.State.wh.Services[k] = s
-	return s, true, nil
+	(*stored)[k] = report
+	return report, true, nil
 }
 
 type fakeStockLedger struct{ fakeRepos }

@@ -167,3 +167,19 @@ func TestRecordWarehouseReceiptRunsItsHooksOncePerReceipt(t *testing.T) {
 		t.Fatalf("hooks ran %v, want %v", calls, want)
 	}
 }
+
+// inventory.received: once per new warehouse receipt, none for its retry.
+func TestReceiptEvent(t *testing.T) {
+	db := apptest.ShipFixture()
+	h := recvHandler(db, apptest.Billing{})
+	for range 2 {
+		if _, err := h.Handle(context.Background(), recvCommand()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got := db.Recorded()
+	apptest.WantEvents(t, got, "inventory.received rcv_1")
+	if r := got[0].Data.(*warehouse.Receipt); r.Reference() != "ASN-1" || got[0].OrganizationID != "org_ship_a" || !got[0].Time.Equal(recvT0) {
+		t.Fatalf("event %+v", got[0])
+	}
+}

@@ -210,3 +210,23 @@ func TestShipRunsItsHooksOnce(t *testing.T) {
 		t.Fatalf("ctn_2 %+v after a failed ship, want untouched", l)
 	}
 }
+
+// shipment.shipped: once per ship, none for its replay, after the created
+// event of the same subject.
+func TestShippedEvent(t *testing.T) {
+	db := apptest.ShipFixture()
+	app, clock := apptest.ShipApp(db, domain.Sandbox)
+	ship := warehouseapp.NewShipShipmentHandler(db.UoW(), clock, apptest.Billing{})
+	id := apptest.ShipPending(t, app, apptest.ShipSPD(apptest.ShipLine("ctn_1", 1)))
+	clock.At = apptest.ShipT0.Add(2 * time.Hour)
+	for range 2 {
+		if _, err := ship.Handle(context.Background(), warehouseapp.ShipShipment{WarehouseID: "wh_a", ShipmentID: id, Carrier: "UPS", TrackingNumber: "1Z"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got := db.Recorded()
+	apptest.WantEvents(t, got, "shipment.created "+id, "shipment.shipped "+id)
+	if s := got[1].Data.(*shipping.Shipment); s.Status() != shipping.ShipmentShipped || !got[1].Time.Equal(clock.At) {
+		t.Fatalf("shipped event: %s at %v", s.Status(), got[1].Time)
+	}
+}
