@@ -103,12 +103,14 @@ func TestRecordWarehouseReceiptIsIdempotentOnItsReference(t *testing.T) {
 
 func TestRecordWarehouseReceiptRefuses(t *testing.T) {
 	future := recvT0.Add(time.Minute)
-	tests := []struct {
-		name  string
-		edit  func(c *warehouseapp.RecordWarehouseReceipt)
-		hooks apptest.Billing
-		want  application.Kind
-	}{
+	checkRefusals(t, recvCommand, func(db *apptest.DB, hooks apptest.Billing) func(context.Context, warehouseapp.RecordWarehouseReceipt) error {
+		return func(ctx context.Context, c warehouseapp.RecordWarehouseReceipt) error {
+			_, err := recvHandler(db, hooks).Handle(ctx, c)
+			return err
+		}
+	}, func(db *apptest.DB) bool {
+		return db.Commits != 0 || db.WarehouseReceipts() != 0 || len(db.Movements()) != 0 || db.Level("wh_a", "ctn_1").OnHand != 5
+	}, []refusal[warehouseapp.RecordWarehouseReceipt]{
 		{"future receivedAt", func(c *warehouseapp.RecordWarehouseReceipt) { c.ReceivedAt = &future }, apptest.Billing{}, application.KindInvalid},
 		{"no items", func(c *warehouseapp.RecordWarehouseReceipt) { c.Lines = nil }, apptest.Billing{}, application.KindInvalid},
 		{"another organization's warehouse", func(c *warehouseapp.RecordWarehouseReceipt) { c.WarehouseID = "wh_b" }, apptest.Billing{}, application.KindInvalidWarehouse},
@@ -121,21 +123,7 @@ func TestRecordWarehouseReceiptRefuses(t *testing.T) {
 		{"charges failing", func(c *warehouseapp.RecordWarehouseReceipt) {}, apptest.Billing{
 			ReceiptCharges: func(context.Context, ports.Repositories, *warehouse.Receipt) error { return domain.ErrUnavailable },
 		}, application.KindUnavailable},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			db := apptest.ShipFixture()
-			c := recvCommand()
-			tt.edit(&c)
-			_, err := recvHandler(db, tt.hooks).Handle(context.Background(), c)
-			if got := application.KindOf(err); got != tt.want {
-				t.Fatalf("error %v (%s), want %s", err, got, tt.want)
-			}
-			if db.Commits != 0 || db.WarehouseReceipts() != 0 || len(db.Movements()) != 0 || db.Level("wh_a", "ctn_1").OnHand != 5 {
-				t.Fatal("a refused receipt wrote")
-			}
-		})
-	}
+	})
 }
 
 func TestRecordWarehouseReceiptRunsItsHooksOncePerReceipt(t *testing.T) {

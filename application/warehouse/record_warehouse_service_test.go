@@ -51,12 +51,12 @@ func TestRecordWarehouseServiceIsIdempotentOnItsReference(t *testing.T) {
 
 func TestRecordWarehouseServiceRefuses(t *testing.T) {
 	future := recvT0.Add(time.Second)
-	tests := []struct {
-		name  string
-		edit  func(c *warehouseapp.RecordWarehouseService)
-		hooks apptest.Billing
-		want  application.Kind
-	}{
+	checkRefusals(t, svcCommand, func(db *apptest.DB, hooks apptest.Billing) func(context.Context, warehouseapp.RecordWarehouseService) error {
+		return func(ctx context.Context, c warehouseapp.RecordWarehouseService) error {
+			_, err := svcHandler(db, hooks).Handle(ctx, c)
+			return err
+		}
+	}, func(db *apptest.DB) bool { return db.Commits != 0 || db.WarehouseServices() != 0 }, []refusal[warehouseapp.RecordWarehouseService]{
 		{"future performedAt", func(c *warehouseapp.RecordWarehouseService) { c.PerformedAt = &future }, apptest.Billing{}, application.KindInvalid},
 		{"zero quantity", func(c *warehouseapp.RecordWarehouseService) { c.QuantityMilli = 0 }, apptest.Billing{}, application.KindInvalid},
 		{"a warehouse that does not serve the organization", func(c *warehouseapp.RecordWarehouseService) { c.OrganizationID = "org_ship_b" },
@@ -66,18 +66,34 @@ func TestRecordWarehouseServiceRefuses(t *testing.T) {
 		{"a closed period", func(c *warehouseapp.RecordWarehouseService) {}, apptest.Billing{
 			PeriodClosed: func(context.Context, ports.Repositories, string, time.Time) (bool, error) { return true, nil },
 		}, application.KindPeriodClosed},
-	}
-	for _, tt := range tests {
+	})
+}
+
+// refusal is a case of a warehouse's report refused: the valid command
+// edited, billing's part as the case sets it, and the kind of error.
+type refusal[C any] struct {
+	name  string
+	edit  func(c *C)
+	hooks apptest.Billing
+	want  application.Kind
+}
+
+// checkRefusals runs a report's refusals on the shipment tests' world:
+// each answers its kind of error, and nothing is written (wrote tells).
+func checkRefusals[C any](t *testing.T, command func() C, handle func(*apptest.DB, apptest.Billing) func(context.Context, C) error,
+	wrote func(*apptest.DB) bool, cases []refusal[C]) {
+	t.Helper()
+	for _, tt := range cases {
 		t.Run(tt.name, func(t *testing.T) {
 			db := apptest.ShipFixture()
-			c := svcCommand()
+			c := command()
 			tt.edit(&c)
-			_, err := svcHandler(db, tt.hooks).Handle(context.Background(), c)
+			err := handle(db, tt.hooks)(context.Background(), c)
 			if got := application.KindOf(err); got != tt.want {
 				t.Fatalf("error %v (%s), want %s", err, got, tt.want)
 			}
-			if db.Commits != 0 || db.WarehouseServices() != 0 {
-				t.Fatal("a refused service wrote")
+			if wrote(db) {
+				t.Fatal("a refused report wrote")
 			}
 		})
 	}
