@@ -64,22 +64,11 @@ func TestCancelRefusals(t *testing.T) {
 	if _, err := apptest.ShipCancel(app, "org_ship_a", id); err != nil {
 		t.Fatal(err)
 	}
-	tests := []struct {
-		name    string
-		org, id string
-		wantErr error
-	}{
+	checkShipRefusals(t, nil, func(org, id string) error { _, err := apptest.ShipCancel(app, org, id); return err }, []shipRefusal{
 		{"cancelled", "org_ship_a", id, domain.ErrInvalidState},
 		{"other organization", "org_ship_b", id, domain.ErrNotFound},
 		{"unknown", "org_ship_a", "shp_404", domain.ErrNotFound},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			if _, err := apptest.ShipCancel(app, tt.org, tt.id); !errors.Is(err, tt.wantErr) {
-				t.Fatalf("error %v, want %v", err, tt.wantErr)
-			}
-		})
-	}
+	})
 }
 
 // The events each change records in its unit of work (docs/events.md):

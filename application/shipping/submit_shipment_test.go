@@ -102,29 +102,42 @@ func TestSubmitRefusals(t *testing.T) {
 	if _, err := app.Shipping.CancelShipment.Handle(context.Background(), shippingapp.CancelShipment{OrganizationID: "org_ship_a", ShipmentID: cancelled}); err != nil {
 		t.Fatal(err)
 	}
-	tests := []struct {
-		name    string
-		org, id string
-		wantErr error
-	}{
+	checkShipRefusals(t, db, func(org, id string) error { _, err := apptest.ShipSubmit(app, org, id); return err }, []shipRefusal{
 		{"pending", "org_ship_a", pending, domain.ErrInvalidState},
 		{"cancelled", "org_ship_a", cancelled, domain.ErrInvalidState},
 		{"other organization", "org_ship_b", pending, domain.ErrNotFound},
 		{"unknown", "org_ship_a", "shp_404", domain.ErrNotFound},
 		{"not an ID", "org_ship_a", "../x", domain.ErrNotFound},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			commits := db.Commits
-			if _, err := apptest.ShipSubmit(app, tt.org, tt.id); !errors.Is(err, tt.wantErr) {
-				t.Fatalf("error %v, want %v", err, tt.wantErr)
-			}
-			if db.Commits != commits {
-				t.Fatal("a refused submission committed")
-			}
-		})
-	}
+	})
 	if l := db.Level("wh_a", "ctn_1"); l.Reserved != 1 {
 		t.Fatalf("ctn_1 reserved %d, want 1", l.Reserved)
+	}
+}
+
+// shipRefusal is a command on a shipment refused: who asks, for which
+// shipment, and the error.
+type shipRefusal struct {
+	name    string
+	org, id string
+	wantErr error
+}
+
+// checkShipRefusals runs do for each case: it answers the case's error
+// (errors.Is) and, when db is given, commits nothing.
+func checkShipRefusals(t *testing.T, db *apptest.DB, do func(org, id string) error, cases []shipRefusal) {
+	t.Helper()
+	for _, tt := range cases {
+		t.Run(tt.name, func(t *testing.T) {
+			var commits int
+			if db != nil {
+				commits = db.Commits
+			}
+			if err := do(tt.org, tt.id); !errors.Is(err, tt.wantErr) {
+				t.Fatalf("error %v, want %v", err, tt.wantErr)
+			}
+			if db != nil && db.Commits != commits {
+				t.Fatal("a refused command committed")
+			}
+		})
 	}
 }
