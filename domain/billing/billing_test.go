@@ -261,15 +261,11 @@ func TestNewRateCard(t *testing.T) {
 func TestRateCardEqual(t *testing.T) {
 	params := func(edit func(p *billing.RateCardParams)) *billing.RateCard {
 		t.Helper()
-		p := billing.RateCardParams{OrganizationID: "org_acme", EffectiveFrom: "2026-11-01",
-			Fees:     map[string]int64{"pick_pack_order": 250},
-			Services: map[string]billing.Service{"kitting": {Title: "Kitting", UnitCost: 75}}}
-		edit(&p)
-		c, err := billing.NewRateCard(p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return c
+		return domaintest.Made(t, func() billing.RateCardParams {
+			return billing.RateCardParams{OrganizationID: "org_acme", EffectiveFrom: "2026-11-01",
+				Fees:     map[string]int64{"pick_pack_order": 250},
+				Services: map[string]billing.Service{"kitting": {Title: "Kitting", UnitCost: 75}}}
+		}, billing.NewRateCard, edit)
 	}
 	card := params(func(*billing.RateCardParams) {})
 	if !card.Equal(params(func(p *billing.RateCardParams) { p.Fees["spd_carton"] = 0 })) {

@@ -69,3 +69,16 @@ func Edits[P, T any](t *testing.T, valid func() P, construct func(P) (T, error),
 		})
 	}
 }
+
+// Made is what construct makes of valid()'s parameters edited; an error
+// fails the test.
+func Made[P, T any](t *testing.T, valid func() P, construct func(P) (T, error), edit func(p *P)) T {
+	t.Helper()
+	p := valid()
+	edit(&p)
+	v, err := construct(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v
+}

@@ -87,13 +87,7 @@ func TestReceiptSameContent(t *testing.T) {
 	at := recvNow.Add(-time.Hour)
 	other := recvNow.Add(-2 * time.Hour)
 	base := func(edit func(p *warehouse.NewReceiptParams)) *warehouse.Receipt {
-		p := recvParams()
-		edit(&p)
-		r, err := warehouse.NewReceipt(p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return r
+		return domaintest.Made(t, recvParams, warehouse.NewReceipt, edit)
 	}
 	stored := base(func(p *warehouse.NewReceiptParams) { p.ReceivedAt = &at })
 	storedDefault := base(func(p *warehouse.NewReceiptParams) {})

@@ -40,13 +40,7 @@ func TestNewServiceRecordValidates(t *testing.T) {
 func TestServiceRecordSameContent(t *testing.T) {
 	at := recvNow.Add(-time.Hour)
 	mk := func(edit func(p *warehouse.NewServiceRecordParams)) *warehouse.ServiceRecord {
-		p := svcParams()
-		edit(&p)
-		s, err := warehouse.NewServiceRecord(p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return s
+		return domaintest.Made(t, svcParams, warehouse.NewServiceRecord, edit)
 	}
 	stored := mk(func(p *warehouse.NewServiceRecordParams) { p.PerformedAt = &at })
 	tests := []struct {
