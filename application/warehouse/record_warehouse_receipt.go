@@ -37,16 +37,11 @@ type ReceiptResult struct {
 }
 
 // RecordWarehouseReceiptHandler records receipts.
-type RecordWarehouseReceiptHandler struct {
-	uow     ports.UnitOfWork
-	clock   ports.Clock
-	ids     ports.IDGenerator
-	billing ports.ReportBilling
-}
+type RecordWarehouseReceiptHandler struct{ reporting }
 
 // NewRecordWarehouseReceiptHandler builds the handler.
 func NewRecordWarehouseReceiptHandler(uow ports.UnitOfWork, clock ports.Clock, ids ports.IDGenerator, billing ports.ReportBilling) *RecordWarehouseReceiptHandler {
-	return &RecordWarehouseReceiptHandler{uow: uow, clock: clock, ids: ids, billing: billing}
+	return &RecordWarehouseReceiptHandler{reporting{uow: uow, clock: clock, ids: ids, billing: billing}}
 }
 
 // Handle validates the receipt before any transaction (400s, in the order

@@ -39,16 +39,11 @@ type ServiceResult struct {
 }
 
 // RecordWarehouseServiceHandler records services.
-type RecordWarehouseServiceHandler struct {
-	uow     ports.UnitOfWork
-	clock   ports.Clock
-	ids     ports.IDGenerator
-	billing ports.ReportBilling
-}
+type RecordWarehouseServiceHandler struct{ reporting }
 
 // NewRecordWarehouseServiceHandler builds the handler.
 func NewRecordWarehouseServiceHandler(uow ports.UnitOfWork, clock ports.Clock, ids ports.IDGenerator, billing ports.ReportBilling) *RecordWarehouseServiceHandler {
-	return &RecordWarehouseServiceHandler{uow: uow, clock: clock, ids: ids, billing: billing}
+	return &RecordWarehouseServiceHandler{reporting{uow: uow, clock: clock, ids: ids, billing: billing}}
 }
 
 // Handle validates the service before any transaction (400s, in the order

@@ -9,6 +9,14 @@ import (
 	"github.com/acme3pl/fulfillment/ports"
 )
 
+// reporting is what the handler of a warehouse's report works with.
+type reporting struct {
+	uow     ports.UnitOfWork
+	clock   ports.Clock
+	ids     ports.IDGenerator
+	billing ports.ReportBilling
+}
+
 // report is a warehouse's report (*warehouse.Receipt,
 // *warehouse.ServiceRecord) as its transaction reads it.
 type report[T any] interface {
