@@ -353,3 +353,21 @@ func WantEvents(t *testing.T, got []ports.Event, want ...string) {
 		t.Fatalf("events %v, want %v", gotS, want)
 	}
 }
+
+// WantReserved fails the test unless item's reserved stock at warehouse
+// is want; why, when given, says whose it is.
+func (db *DB) WantReserved(t *testing.T, warehouse, item string, want int64, why string) {
+	t.Helper()
+	if got := db.Level(warehouse, item).Reserved; got != want {
+		t.Fatalf("%s reserved %d, want %d %s", item, got, want, why)
+	}
+}
+
+// WantLevel fails the test unless item's stock at warehouse is want; what
+// names it in the message.
+func (db *DB) WantLevel(t *testing.T, warehouse, item string, want StockLevel, what string) {
+	t.Helper()
+	if l := db.Level(warehouse, item); l != want {
+		t.Fatalf("%s %+v, want %s", item, l, what)
+	}
+}

@@ -28,12 +28,8 @@ func TestCancelPendingReleasesItsReservation(t *testing.T) {
 	if s.Status() != shipping.ShipmentCancelled || !s.UpdatedAt().Equal(clock.At) {
 		t.Fatalf("status %s updated %v", s.Status(), s.UpdatedAt())
 	}
-	if l := db.Level("wh_a", "ctn_1"); l.Reserved != 1 {
-		t.Fatalf("ctn_1 reserved %d, want 1 (the other shipment's)", l.Reserved)
-	}
-	if l := db.Level("wh_a", "ctn_2"); l.Reserved != 0 {
-		t.Fatalf("ctn_2 reserved %d, want 0", l.Reserved)
-	}
+	db.WantReserved(t, "wh_a", "ctn_1", 1, "(the other shipment's)")
+	db.WantReserved(t, "wh_a", "ctn_2", 0, "")
 	// What was released can be reserved again.
 	again := apptest.ShipDraft(t, app, apptest.ShipSPD(apptest.ShipLine("ctn_1", 4), apptest.ShipLine("ctn_2", 2)))
 	if _, err := apptest.ShipSubmit(app, "org_ship_a", again); err != nil {
@@ -52,9 +48,7 @@ func TestCancelDraftReleasesNothing(t *testing.T) {
 	if _, err := apptest.ShipCancel(app, "org_ship_a", id); err != nil {
 		t.Fatal(err)
 	}
-	if l := db.Level("wh_a", "ctn_1"); l.Reserved != 2 {
-		t.Fatalf("ctn_1 reserved %d, want 2 (cancelling a draft must not release)", l.Reserved)
-	}
+	db.WantReserved(t, "wh_a", "ctn_1", 2, "(cancelling a draft must not release)")
 }
 
 func TestCancelRefusals(t *testing.T) {

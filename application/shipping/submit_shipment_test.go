@@ -25,12 +25,8 @@ func TestSubmitSPDReservesCartons(t *testing.T) {
 	if s.Status() != shipping.ShipmentPending || s.SubmittedAt() == nil || !s.SubmittedAt().Equal(clock.At) || !s.UpdatedAt().Equal(clock.At) {
 		t.Fatalf("status %s submitted %v updated %v", s.Status(), s.SubmittedAt(), s.UpdatedAt())
 	}
-	if l := db.Level("wh_a", "ctn_1"); l != (apptest.StockLevel{OnHand: 5, Reserved: 3}) {
-		t.Fatalf("ctn_1 %+v, want 5 on hand, 3 reserved", l)
-	}
-	if l := db.Level("wh_a", "ctn_2"); l != (apptest.StockLevel{OnHand: 2, Reserved: 2}) {
-		t.Fatalf("ctn_2 %+v, want 2 on hand, 2 reserved", l)
-	}
+	db.WantLevel(t, "wh_a", "ctn_1", apptest.StockLevel{OnHand: 5, Reserved: 3}, "5 on hand, 3 reserved")
+	db.WantLevel(t, "wh_a", "ctn_2", apptest.StockLevel{OnHand: 2, Reserved: 2}, "2 on hand, 2 reserved")
 	// The last two cartons of ctn_1 fit; a third does not.
 	fits := apptest.ShipDraft(t, app, apptest.ShipSPD(apptest.ShipLine("ctn_1", 2)))
 	short := apptest.ShipDraft(t, app, apptest.ShipSPD(apptest.ShipLine("ctn_1", 1)))
@@ -67,12 +63,8 @@ func TestSubmitShortSPDReservesNothing(t *testing.T) {
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("shortages %+v, want %+v", ise.Items, want)
 	}
-	if l := db.Level("wh_a", "ctn_1"); l.Reserved != 1 {
-		t.Fatalf("ctn_1 reserved %d, want 1 (the other draft's)", l.Reserved)
-	}
-	if l := db.Level("wh_a", "ctn_2"); l.Reserved != 0 {
-		t.Fatalf("ctn_2 reserved %d, want 0", l.Reserved)
-	}
+	db.WantReserved(t, "wh_a", "ctn_1", 1, "(the other draft's)")
+	db.WantReserved(t, "wh_a", "ctn_2", 0, "")
 	s, err := app.Shipping.GetShipment.Handle(context.Background(), shippingapp.GetShipment{OrganizationID: "org_ship_a", ShipmentID: id})
 	if err != nil || s.Status() != shipping.ShipmentDraft || s.SubmittedAt() != nil {
 		t.Fatalf("after a short submission: %v, %v; want an unchanged draft", s, err)
@@ -86,9 +78,7 @@ func TestSubmitPickPackReservesWithoutACheck(t *testing.T) {
 	if _, err := apptest.ShipSubmit(app, "org_ship_a", id); err != nil {
 		t.Fatal(err)
 	}
-	if l := db.Level("wh_a", "prod_1"); l != (apptest.StockLevel{OnHand: 0, Reserved: 7}) {
-		t.Fatalf("prod_1 %+v, want a backorder of 7", l)
-	}
+	db.WantLevel(t, "wh_a", "prod_1", apptest.StockLevel{OnHand: 0, Reserved: 7}, "a backorder of 7")
 }
 
 func TestSubmitRefusals(t *testing.T) {
@@ -109,9 +99,7 @@ func TestSubmitRefusals(t *testing.T) {
 		{"unknown", "org_ship_a", "shp_404", domain.ErrNotFound},
 		{"not an ID", "org_ship_a", "../x", domain.ErrNotFound},
 	})
-	if l := db.Level("wh_a", "ctn_1"); l.Reserved != 1 {
-		t.Fatalf("ctn_1 reserved %d, want 1", l.Reserved)
-	}
+	db.WantReserved(t, "wh_a", "ctn_1", 1, "")
 }
 
 // shipRefusal is a command on a shipment refused: who asks, for which

@@ -33,12 +33,8 @@ func TestShipConsumesTheReservation(t *testing.T) {
 		*s.Tracking() != (shipping.Tracking{Carrier: "UPS", Number: "1Z999"}) {
 		t.Fatalf("replay %v status %s shipped %v tracking %+v", res.Replay, s.Status(), s.ShippedAt(), s.Tracking())
 	}
-	if l := db.Level("wh_a", "ctn_1"); l != (apptest.StockLevel{OnHand: 2, Reserved: 0}) {
-		t.Fatalf("ctn_1 %+v, want on hand 2 reserved 0", l)
-	}
-	if l := db.Level("wh_a", "ctn_2"); l != (apptest.StockLevel{OnHand: 0, Reserved: 0}) {
-		t.Fatalf("ctn_2 %+v, want on hand 0 reserved 0", l)
-	}
+	db.WantLevel(t, "wh_a", "ctn_1", apptest.StockLevel{OnHand: 2, Reserved: 0}, "on hand 2 reserved 0")
+	db.WantLevel(t, "wh_a", "ctn_2", apptest.StockLevel{OnHand: 0, Reserved: 0}, "on hand 0 reserved 0")
 	if got := len(db.Movements()); got != 2 {
 		t.Fatalf("%d movements, want 2", got)
 	}
