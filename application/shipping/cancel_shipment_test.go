@@ -40,10 +40,7 @@ func TestCancelPendingReleasesItsReservation(t *testing.T) {
 func TestCancelDraftReleasesNothing(t *testing.T) {
 	db := apptest.ShipFixture()
 	app, _ := apptest.ShipApp(db, domain.Sandbox)
-	pending := apptest.ShipDraft(t, app, apptest.ShipSPD(apptest.ShipLine("ctn_1", 2)))
-	if _, err := apptest.ShipSubmit(app, "org_ship_a", pending); err != nil {
-		t.Fatal(err)
-	}
+	apptest.ShipPending(t, app, apptest.ShipSPD(apptest.ShipLine("ctn_1", 2)))
 	id := apptest.ShipDraft(t, app, apptest.ShipSPD(apptest.ShipLine("ctn_1", 2)))
 	if _, err := apptest.ShipCancel(app, "org_ship_a", id); err != nil {
 		t.Fatal(err)

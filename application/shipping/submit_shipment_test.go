@@ -43,10 +43,7 @@ func TestSubmitShortSPDReservesNothing(t *testing.T) {
 	db := apptest.ShipFixture()
 	app, _ := apptest.ShipApp(db, domain.Sandbox)
 	id := apptest.ShipDraft(t, app, apptest.ShipSPD(apptest.ShipLine("ctn_2", 3), apptest.ShipLine("ctn_1", 5)))
-	otherDraft := apptest.ShipDraft(t, app, apptest.ShipSPD(apptest.ShipLine("ctn_1", 1)))
-	if _, err := apptest.ShipSubmit(app, "org_ship_a", otherDraft); err != nil {
-		t.Fatal(err)
-	}
+	apptest.ShipPending(t, app, apptest.ShipSPD(apptest.ShipLine("ctn_1", 1)))
 	_, err := apptest.ShipSubmit(app, "org_ship_a", id)
 	var ise *shipping.InsufficientStockError
 	if !errors.As(err, &ise) {
@@ -74,20 +71,14 @@ func TestSubmitShortSPDReservesNothing(t *testing.T) {
 func TestSubmitPickPackReservesWithoutACheck(t *testing.T) {
 	db := apptest.ShipFixture()
 	app, _ := apptest.ShipApp(db, domain.Sandbox)
-	id := apptest.ShipDraft(t, app, apptest.ShipPickPack(apptest.ShipLine("prod_1", 7)))
-	if _, err := apptest.ShipSubmit(app, "org_ship_a", id); err != nil {
-		t.Fatal(err)
-	}
+	apptest.ShipPending(t, app, apptest.ShipPickPack(apptest.ShipLine("prod_1", 7)))
 	db.WantLevel(t, "wh_a", "prod_1", apptest.StockLevel{OnHand: 0, Reserved: 7}, "a backorder of 7")
 }
 
 func TestSubmitRefusals(t *testing.T) {
 	db := apptest.ShipFixture()
 	app, _ := apptest.ShipApp(db, domain.Sandbox)
-	pending := apptest.ShipDraft(t, app, apptest.ShipSPD(apptest.ShipLine("ctn_1", 1)))
-	if _, err := apptest.ShipSubmit(app, "org_ship_a", pending); err != nil {
-		t.Fatal(err)
-	}
+	pending := apptest.ShipPending(t, app, apptest.ShipSPD(apptest.ShipLine("ctn_1", 1)))
 	cancelled := apptest.ShipDraft(t, app, apptest.ShipSPD(apptest.ShipLine("ctn_1", 1)))
 	if _, err := app.Shipping.CancelShipment.Handle(context.Background(), shippingapp.CancelShipment{OrganizationID: "org_ship_a", ShipmentID: cancelled}); err != nil {
 		t.Fatal(err)
