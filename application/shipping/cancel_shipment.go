@@ -20,12 +20,15 @@ type CancelShipmentHandler = ShipmentCommandHandler
 
 // NewCancelShipmentHandler builds the handler.
 func NewCancelShipmentHandler(uow ports.UnitOfWork, clock ports.Clock) *CancelShipmentHandler {
-	return &CancelShipmentHandler{uow: uow, clock: clock, event: ports.EventShipmentCancelled,
-		change: func(ctx context.Context, r ports.Repositories, s *shipping.Shipment, now time.Time) error {
-			releases, err := s.Cancel(now)
-			if err != nil || !releases {
-				return err
-			}
-			return r.Inventory.Release(ctx, s.Warehouse().ID, s.Kind(), s.Lines())
-		}}
+	return &CancelShipmentHandler{uow: uow, clock: clock, change: cancel, event: ports.EventShipmentCancelled}
+}
+
+// cancel is the change: the transition, and the release of what a pending
+// shipment reserved.
+func cancel(ctx context.Context, r ports.Repositories, s *shipping.Shipment, now time.Time) error {
+	releases, err := s.Cancel(now)
+	if err != nil || !releases {
+		return err
+	}
+	return r.Inventory.Release(ctx, s.Warehouse().ID, s.Kind(), s.Lines())
 }

@@ -21,11 +21,13 @@ type SubmitShipmentHandler = ShipmentCommandHandler
 
 // NewSubmitShipmentHandler builds the handler.
 func NewSubmitShipmentHandler(uow ports.UnitOfWork, clock ports.Clock) *SubmitShipmentHandler {
-	return &SubmitShipmentHandler{uow: uow, clock: clock,
-		change: func(ctx context.Context, r ports.Repositories, s *shipping.Shipment, now time.Time) error {
-			if err := s.Submit(now); err != nil {
-				return err
-			}
-			return r.Inventory.Reserve(ctx, s.OrganizationID(), s.Warehouse().ID, s.Kind(), s.Lines())
-		}}
+	return &SubmitShipmentHandler{uow: uow, clock: clock, change: submit}
+}
+
+// submit is the change: the transition, and the reservation of the lines.
+func submit(ctx context.Context, r ports.Repositories, s *shipping.Shipment, now time.Time) error {
+	if err := s.Submit(now); err != nil {
+		return err
+	}
+	return r.Inventory.Reserve(ctx, s.OrganizationID(), s.Warehouse().ID, s.Kind(), s.Lines())
 }
