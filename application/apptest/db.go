@@ -216,8 +216,8 @@ func (r fakeWarehouses) ListActive(_ context.Context, org string, page ports.Pag
 	}
 	defer end()
 	ws := r.State.activeFor(org)
-	ws = ws[min(page.Skip, len(ws)):]
-	return ws[:min(page.Take, len(ws))], len(ws) > page.Take, nil
+	ws, more := pageOf(ws, page)
+	return ws, more, nil
 }
 
 func (r fakeWarehouses) IsActive(_ context.Context, id string) (bool, error) {
@@ -370,4 +370,10 @@ func (db *DB) WantLevel(t *testing.T, warehouse, item string, want StockLevel, w
 	if l := db.Level(warehouse, item); l != want {
 		t.Fatalf("%s %+v, want %s", item, l, what)
 	}
+}
+
+// pageOf is the page of all, in order, and whether more follow it.
+func pageOf[T any](all []T, page ports.Page) ([]T, bool) {
+	all = all[min(page.Skip, len(all)):]
+	return all[:min(page.Take, len(all))], len(all) > page.Take
 }

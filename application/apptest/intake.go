@@ -186,12 +186,12 @@ func (r fakeReceipts) List(_ context.Context, org string, f ports.ReceiptFilter,
 	slices.SortFunc(all, func(a, b IntakeStored) int {
 		return cmp.Or(b.LastReceived.Compare(a.LastReceived), cmp.Compare(b.OrderID, a.OrderID))
 	})
-	all = all[min(page.Skip, len(all)):]
+	all, more := pageOf(all, page)
 	out := make([]*intake.OrderReceipt, 0, page.Take)
-	for _, p := range all[:min(page.Take, len(all))] {
+	for _, p := range all {
 		out = append(out, intake.RehydrateOrderReceipt(p.OrderReceiptParams))
 	}
-	return out, len(all) > page.Take, nil
+	return out, more, nil
 }
 
 func (r fakeReceipts) GetWithPayload(_ context.Context, org string, order int64) (*intake.OrderReceipt, []byte, error) {

@@ -61,9 +61,7 @@ func (r fakeInventory) ListStock(_ context.Context, org string, kind shipping.It
 	slices.SortFunc(items, func(a, b shipping.InventoryItem) int {
 		return cmp.Or(strings.Compare(a.SKU, b.SKU), strings.Compare(a.ID, b.ID))
 	})
-	items = items[min(page.Skip, len(items)):]
-	more := len(items) > page.Take
-	items = items[:min(page.Take, len(items))]
+	items, more := pageOf(items, page)
 	out := make([]ports.ItemStock, len(items))
 	for i, it := range items {
 		out[i] = ports.ItemStock{Item: it}
@@ -215,8 +213,8 @@ func (r fakeShipments) ListAtWarehouse(_ context.Context, warehouse string, stat
 	slices.SortFunc(all, func(a, b ports.WarehouseShipment) int {
 		return cmp.Or(a.Shipment.SubmittedAt().Compare(*b.Shipment.SubmittedAt()), strings.Compare(a.Shipment.ID(), b.Shipment.ID()))
 	})
-	all = all[min(page.Skip, len(all)):]
-	return all[:min(page.Take, len(all))], len(all) > page.Take, nil
+	all, more := pageOf(all, page)
+	return all, more, nil
 }
 
 func (r fakeShipments) Get(_ context.Context, org, id string) (*shipping.Shipment, error) {
@@ -243,8 +241,8 @@ func (r fakeShipments) List(_ context.Context, org string, f ports.ShipmentFilte
 	slices.SortFunc(all, func(a, b *shipping.Shipment) int {
 		return cmp.Or(b.CreatedAt().Compare(a.CreatedAt()), strings.Compare(b.ID(), a.ID()))
 	})
-	all = all[min(page.Skip, len(all)):]
-	return all[:min(page.Take, len(all))], len(all) > page.Take, nil
+	all, more := pageOf(all, page)
+	return all, more, nil
 }
 
 // ShipFixture is the world of the shipment tests: org_ship_a with warehouse
