@@ -13,13 +13,8 @@ import (
 func TestCancelPendingReleasesItsReservation(t *testing.T) {
 	db := apptest.ShipFixture()
 	app, clock := apptest.ShipApp(db, domain.Sandbox)
-	keep := apptest.ShipDraft(t, app, apptest.ShipSPD(apptest.ShipLine("ctn_1", 1)))
-	id := apptest.ShipDraft(t, app, apptest.ShipSPD(apptest.ShipLine("ctn_1", 4), apptest.ShipLine("ctn_2", 2)))
-	for _, s := range []string{keep, id} {
-		if _, err := apptest.ShipSubmit(app, "org_ship_a", s); err != nil {
-			t.Fatal(err)
-		}
-	}
+	apptest.ShipPending(t, app, apptest.ShipSPD(apptest.ShipLine("ctn_1", 1))) // kept
+	id := apptest.ShipPending(t, app, apptest.ShipSPD(apptest.ShipLine("ctn_1", 4), apptest.ShipLine("ctn_2", 2)))
 	clock.At = apptest.ShipT0.Add(time.Hour)
 	s, err := apptest.ShipCancel(app, "org_ship_a", id)
 	if err != nil {

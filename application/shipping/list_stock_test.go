@@ -17,9 +17,7 @@ import (
 func TestListStockShowsReservations(t *testing.T) {
 	db := apptest.ShipFixture()
 	app, _ := apptest.ShipApp(db, domain.Sandbox)
-	if _, err := apptest.ShipSubmit(app, "org_ship_a", apptest.ShipDraft(t, app, apptest.ShipSPD(apptest.ShipLine("ctn_1", 2)))); err != nil {
-		t.Fatal(err)
-	}
+	apptest.ShipPending(t, app, apptest.ShipSPD(apptest.ShipLine("ctn_1", 2)))
 	res, err := app.Shipping.ListStock.Handle(context.Background(), shippingapp.ListStock{
 		OrganizationID: "org_ship_a", Kind: shipping.KindCarton, SKU: "  CTN-TEE-24 ", Page: ports.Page{Take: 10},
 	})
