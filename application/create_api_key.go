@@ -20,7 +20,7 @@ type CreateAPIKey struct {
 
 // SpanAttributes implements Attributer.
 func (c CreateAPIKey) SpanAttributes() []attribute.KeyValue {
-	return []attribute.KeyValue{attribute.String("organization.id", c.OrganizationID)}
+	return OrganizationAttributes(c.OrganizationID)
 }
 
 // CreateAPIKeyHandler makes API keys. Only the key's hash is stored; the key

@@ -17,21 +17,13 @@ type ListAPIKeys struct {
 
 // SpanAttributes implements Attributer.
 func (q ListAPIKeys) SpanAttributes() []attribute.KeyValue {
-	return []attribute.KeyValue{attribute.String("organization.id", q.OrganizationID)}
+	return OrganizationAttributes(q.OrganizationID)
 }
 
-// ListAPIKeysHandler answers ListAPIKeys.
-type ListAPIKeysHandler struct {
-	keys ports.APIKeyRepository
-}
-
-// NewListAPIKeysHandler builds the handler.
-func NewListAPIKeysHandler(keys ports.APIKeyRepository) *ListAPIKeysHandler {
-	return &ListAPIKeysHandler{keys: keys}
-}
-
-// Handle returns the keys, oldest first; what is stored of them (never a
-// key itself).
-func (h *ListAPIKeysHandler) Handle(ctx context.Context, q ListAPIKeys) ([]domain.APIKey, error) {
-	return h.keys.ListByOrganization(ctx, q.OrganizationID)
+// NewListAPIKeysHandler builds the handler: the keys, oldest first; what
+// is stored of them (never a key itself).
+func NewListAPIKeysHandler(keys ports.APIKeyRepository) HandlerFunc[ListAPIKeys, []domain.APIKey] {
+	return func(ctx context.Context, q ListAPIKeys) ([]domain.APIKey, error) {
+		return keys.ListByOrganization(ctx, q.OrganizationID)
+	}
 }

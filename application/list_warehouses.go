@@ -19,7 +19,7 @@ type ListWarehouses struct {
 
 // SpanAttributes implements Attributer.
 func (q ListWarehouses) SpanAttributes() []attribute.KeyValue {
-	return []attribute.KeyValue{attribute.String("organization.id", q.OrganizationID)}
+	return OrganizationAttributes(q.OrganizationID)
 }
 
 // WarehousePage is a page of warehouses and whether more follow.
@@ -28,23 +28,11 @@ type WarehousePage struct {
 	More       bool
 }
 
-// ListWarehousesHandler answers ListWarehouses.
-type ListWarehousesHandler struct {
-	warehouses ports.WarehouseRepository
-}
-
-// NewListWarehousesHandler builds the handler.
-func NewListWarehousesHandler(w ports.WarehouseRepository) *ListWarehousesHandler {
-	return &ListWarehousesHandler{warehouses: w}
-}
-
-// Handle reads one page.
-func (h *ListWarehousesHandler) Handle(ctx context.Context, q ListWarehouses) (WarehousePage, error) {
-	ws, more, err := h.warehouses.ListActive(ctx, q.OrganizationID, q.Page)
-	if err != nil {
-		return WarehousePage{}, err
-	}
-	return WarehousePage{Warehouses: ws, More: more}, nil
+// NewListWarehousesHandler builds the handler: one page, by name.
+func NewListWarehousesHandler(w ports.WarehouseRepository) HandlerFunc[ListWarehouses, WarehousePage] {
+	return List(func(ctx context.Context, q ListWarehouses) ([]domain.Warehouse, bool, error) {
+		return w.ListActive(ctx, q.OrganizationID, q.Page)
+	}, func(ws []domain.Warehouse, more bool) WarehousePage { return WarehousePage{Warehouses: ws, More: more} })
 }
 
 // ActiveWarehouse returns the active warehouse of this ID that the

@@ -37,7 +37,8 @@ func NewAddChargeHandler(d Deps) *AddChargeHandler { return &AddChargeHandler{d:
 // Handle validates and records the charge on the organization's open
 // invoice. One dated into a closed period lands there too, its line naming
 // the month it was for. A credit is never refused for its size: what it
-// exceeds its invoice by is carried forward to the next.
+// exceeds its invoice by is carried forward to the next (billing.Lines,
+// the one place of that rule).
 func (h *AddChargeHandler) Handle(ctx context.Context, c AddCharge) (AddChargeResult, error) {
 	var out AddChargeResult
 	if c.Reference == "" || len(c.Reference) > 64 {

@@ -44,17 +44,17 @@ func New(d Deps, tracer trace.Tracer, log *slog.Logger) *UseCases {
 
 // SpanAttributes names the organization on the use case's span.
 func (c ClosePeriod) SpanAttributes() []attribute.KeyValue {
-	return []attribute.KeyValue{attribute.String("organization.id", c.OrganizationID)}
+	return application.OrganizationAttributes(c.OrganizationID)
 }
 
 // SpanAttributes names the organization on the use case's span.
 func (c PreviewInvoices) SpanAttributes() []attribute.KeyValue {
-	return []attribute.KeyValue{attribute.String("organization.id", c.OrganizationID)}
+	return application.OrganizationAttributes(c.OrganizationID)
 }
 
 // SpanAttributes names the organization on the use case's span.
 func (c AddCharge) SpanAttributes() []attribute.KeyValue {
-	return []attribute.KeyValue{attribute.String("organization.id", c.OrganizationID)}
+	return application.OrganizationAttributes(c.OrganizationID)
 }
 
 // SpanAttributes names the organization on the use case's span.

@@ -5,6 +5,7 @@ import (
 
 	"go.opentelemetry.io/otel/attribute"
 
+	"github.com/acme3pl/fulfillment/application"
 	"github.com/acme3pl/fulfillment/domain/intake"
 	"github.com/acme3pl/fulfillment/ports"
 )
@@ -18,24 +19,13 @@ type GetOrderReceipt struct {
 
 // SpanAttributes implements Attributer.
 func (q GetOrderReceipt) SpanAttributes() []attribute.KeyValue {
-	return []attribute.KeyValue{
-		attribute.String("organization.id", q.OrganizationID),
-		attribute.Int64("storefront.order.id", q.OrderID),
+	return application.OrganizationAttributes(q.OrganizationID, attribute.Int64("storefront.order.id", q.OrderID))
+}
+
+// NewGetOrderReceiptHandler builds the handler: the receipt, or
+// domain.ErrNotFound when the organization has none for this order.
+func NewGetOrderReceiptHandler(receipts ports.OrderReceiptRepository) application.HandlerFunc[GetOrderReceipt, *intake.OrderReceipt] {
+	return func(ctx context.Context, q GetOrderReceipt) (*intake.OrderReceipt, error) {
+		return receipts.Get(ctx, q.OrganizationID, q.OrderID)
 	}
-}
-
-// GetOrderReceiptHandler answers GetOrderReceipt.
-type GetOrderReceiptHandler struct {
-	receipts ports.OrderReceiptRepository
-}
-
-// NewGetOrderReceiptHandler builds the handler.
-func NewGetOrderReceiptHandler(receipts ports.OrderReceiptRepository) *GetOrderReceiptHandler {
-	return &GetOrderReceiptHandler{receipts: receipts}
-}
-
-// Handle returns the receipt, or domain.ErrNotFound when the organization
-// has none for this order.
-func (h *GetOrderReceiptHandler) Handle(ctx context.Context, q GetOrderReceipt) (*intake.OrderReceipt, error) {
-	return h.receipts.Get(ctx, q.OrganizationID, q.OrderID)
 }

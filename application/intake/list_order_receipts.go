@@ -6,6 +6,7 @@ import (
 
 	"go.opentelemetry.io/otel/attribute"
 
+	"github.com/acme3pl/fulfillment/application"
 	"github.com/acme3pl/fulfillment/domain"
 	"github.com/acme3pl/fulfillment/domain/intake"
 	"github.com/acme3pl/fulfillment/ports"
@@ -50,7 +51,7 @@ type ListOrderReceipts struct {
 
 // SpanAttributes implements Attributer.
 func (q ListOrderReceipts) SpanAttributes() []attribute.KeyValue {
-	return []attribute.KeyValue{attribute.String("organization.id", q.OrganizationID)}
+	return application.OrganizationAttributes(q.OrganizationID)
 }
 
 // OrderReceiptPage is one page of receipts and whether more follow.
@@ -59,23 +60,14 @@ type OrderReceiptPage struct {
 	More     bool
 }
 
-// ListOrderReceiptsHandler answers ListOrderReceipts.
-type ListOrderReceiptsHandler struct {
-	receipts ports.OrderReceiptRepository
-}
-
-// NewListOrderReceiptsHandler builds the handler.
-func NewListOrderReceiptsHandler(receipts ports.OrderReceiptRepository) *ListOrderReceiptsHandler {
-	return &ListOrderReceiptsHandler{receipts: receipts}
-}
-
-// Handle returns the page, latest delivery first.
-func (h *ListOrderReceiptsHandler) Handle(ctx context.Context, q ListOrderReceipts) (OrderReceiptPage, error) {
-	rs, more, err := h.receipts.List(ctx, q.OrganizationID, q.Filter, q.Page)
-	if err != nil {
-		return OrderReceiptPage{}, err
-	}
-	return OrderReceiptPage{Receipts: rs, More: more}, nil
+// NewListOrderReceiptsHandler builds the handler: one page, latest
+// delivery first.
+func NewListOrderReceiptsHandler(receipts ports.OrderReceiptRepository) application.HandlerFunc[ListOrderReceipts, OrderReceiptPage] {
+	return application.List(func(ctx context.Context, q ListOrderReceipts) ([]*intake.OrderReceipt, bool, error) {
+		return receipts.List(ctx, q.OrganizationID, q.Filter, q.Page)
+	}, func(rs []*intake.OrderReceipt, more bool) OrderReceiptPage {
+		return OrderReceiptPage{Receipts: rs, More: more}
+	})
 }
 
 // ListReplayableOrders asks for the IDs of the organization's failed orders
@@ -91,20 +83,13 @@ type ListReplayableOrders struct {
 
 // SpanAttributes implements Attributer.
 func (q ListReplayableOrders) SpanAttributes() []attribute.KeyValue {
-	return []attribute.KeyValue{attribute.String("organization.id", q.OrganizationID)}
+	return application.OrganizationAttributes(q.OrganizationID)
 }
 
-// ListReplayableOrdersHandler answers ListReplayableOrders.
-type ListReplayableOrdersHandler struct {
-	receipts ports.OrderReceiptRepository
-}
-
-// NewListReplayableOrdersHandler builds the handler.
-func NewListReplayableOrdersHandler(receipts ports.OrderReceiptRepository) *ListReplayableOrdersHandler {
-	return &ListReplayableOrdersHandler{receipts: receipts}
-}
-
-// Handle returns the order IDs in ascending order.
-func (h *ListReplayableOrdersHandler) Handle(ctx context.Context, q ListReplayableOrders) ([]int64, error) {
-	return h.receipts.ListKept(ctx, q.OrganizationID, q.After, q.Limit)
+// NewListReplayableOrdersHandler builds the handler: the order IDs in
+// ascending order.
+func NewListReplayableOrdersHandler(receipts ports.OrderReceiptRepository) application.HandlerFunc[ListReplayableOrders, []int64] {
+	return func(ctx context.Context, q ListReplayableOrders) ([]int64, error) {
+		return receipts.ListKept(ctx, q.OrganizationID, q.After, q.Limit)
+	}
 }

@@ -33,10 +33,7 @@ type ReceiveStorefrontOrder struct {
 
 // SpanAttributes implements Attributer.
 func (c ReceiveStorefrontOrder) SpanAttributes() []attribute.KeyValue {
-	return []attribute.KeyValue{
-		attribute.String("organization.id", c.OrganizationID),
-		attribute.Int64("storefront.order.id", c.Order.ID),
-	}
+	return application.OrganizationAttributes(c.OrganizationID, attribute.Int64("storefront.order.id", c.Order.ID))
 }
 
 // StorefrontOrderResult is the answer to a delivery.

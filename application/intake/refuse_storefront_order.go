@@ -27,10 +27,7 @@ type RefuseStorefrontOrder struct {
 
 // SpanAttributes implements Attributer.
 func (c RefuseStorefrontOrder) SpanAttributes() []attribute.KeyValue {
-	return []attribute.KeyValue{
-		attribute.String("organization.id", c.OrganizationID),
-		attribute.Int64("storefront.order.id", c.OrderID),
-	}
+	return application.OrganizationAttributes(c.OrganizationID, attribute.Int64("storefront.order.id", c.OrderID))
 }
 
 // RefuseStorefrontOrderHandler records refused deliveries.

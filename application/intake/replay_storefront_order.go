@@ -30,10 +30,7 @@ type ReplayStorefrontOrder struct {
 
 // SpanAttributes implements Attributer.
 func (c ReplayStorefrontOrder) SpanAttributes() []attribute.KeyValue {
-	return []attribute.KeyValue{
-		attribute.String("organization.id", c.OrganizationID),
-		attribute.Int64("storefront.order.id", c.OrderID),
-	}
+	return application.OrganizationAttributes(c.OrganizationID, attribute.Int64("storefront.order.id", c.OrderID))
 }
 
 // ReplayedTraceKey is the attribute of a replay's span, and of its link,

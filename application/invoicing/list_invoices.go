@@ -8,6 +8,7 @@ import (
 
 	"go.opentelemetry.io/otel/attribute"
 
+	"github.com/acme3pl/fulfillment/application"
 	"github.com/acme3pl/fulfillment/domain"
 	"github.com/acme3pl/fulfillment/domain/invoicing"
 	"github.com/acme3pl/fulfillment/ports"
@@ -34,7 +35,7 @@ type ListInvoices struct {
 
 // SpanAttributes implements Attributer.
 func (q ListInvoices) SpanAttributes() []attribute.KeyValue {
-	return []attribute.KeyValue{attribute.String("organization.id", q.OrganizationID)}
+	return application.OrganizationAttributes(q.OrganizationID)
 }
 
 // InvoicePage is a page of invoices and whether more follow.
@@ -64,31 +65,19 @@ func ParseInvoiceSortOrder(s string) (ascending bool, err error) {
 	return false, domain.Invalid("sortOrder", "%q is not asc or desc", s)
 }
 
-// ListInvoicesHandler answers ListInvoices.
-type ListInvoicesHandler struct {
-	invoices ports.InvoiceRepository
-}
-
-// NewListInvoicesHandler builds the handler.
-func NewListInvoicesHandler(r ports.InvoiceRepository) *ListInvoicesHandler {
-	return &ListInvoicesHandler{invoices: r}
-}
-
-// Handle checks the search term and reads one page. The status and the
-// order come typed; the HTTP adapter parses all of the list's parameters in
-// one place (adapters/httpapi/invoices.go, ListInvoicesQuery), the term
-// included, and the check here keeps the rule for every other caller.
-func (h *ListInvoicesHandler) Handle(ctx context.Context, q ListInvoices) (InvoicePage, error) {
-	f := ports.InvoiceFilter{Status: q.Status, SortBy: q.SortBy, Ascending: q.Ascending}
-	var err error
-	if f.Search, err = ParseInvoiceSearch(q.Search); err != nil {
-		return InvoicePage{}, err
-	}
-	invs, more, err := h.invoices.List(ctx, q.OrganizationID, f, q.Page)
-	if err != nil {
-		return InvoicePage{}, err
-	}
-	return InvoicePage{Invoices: invs, More: more}, nil
+// NewListInvoicesHandler builds the handler: it checks the search term and
+// reads one page. The status and the order come typed; the HTTP adapter
+// parses all of the list's parameters in one place
+// (adapters/httpapi/invoices.go, ListInvoicesQuery), the term included,
+// and the check here keeps the rule for every other caller.
+func NewListInvoicesHandler(r ports.InvoiceRepository) application.HandlerFunc[ListInvoices, InvoicePage] {
+	return application.List(func(ctx context.Context, q ListInvoices) ([]*invoicing.Invoice, bool, error) {
+		search, err := ParseInvoiceSearch(q.Search)
+		if err != nil {
+			return nil, false, err
+		}
+		return r.List(ctx, q.OrganizationID, ports.InvoiceFilter{Status: q.Status, Search: search, SortBy: q.SortBy, Ascending: q.Ascending}, q.Page)
+	}, func(invs []*invoicing.Invoice, more bool) InvoicePage { return InvoicePage{Invoices: invs, More: more} })
 }
 
 // ParseInvoiceSearch reads the search parameter: it trims s and checks it:

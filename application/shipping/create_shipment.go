@@ -25,10 +25,7 @@ type CreateShipment struct {
 
 // SpanAttributes implements Attributer.
 func (c CreateShipment) SpanAttributes() []attribute.KeyValue {
-	return []attribute.KeyValue{
-		attribute.String("organization.id", c.OrganizationID),
-		attribute.String("shipment.kind", string(c.Kind)),
-	}
+	return application.OrganizationAttributes(c.OrganizationID, attribute.String("shipment.kind", string(c.Kind)))
 }
 
 // CreateShipmentHandler creates drafts. In the sandbox every shipment is a

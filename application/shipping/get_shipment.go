@@ -5,40 +5,31 @@ import (
 
 	"go.opentelemetry.io/otel/attribute"
 
-	"github.com/acme3pl/fulfillment/domain"
+	"github.com/acme3pl/fulfillment/application"
 	"github.com/acme3pl/fulfillment/domain/shipping"
 	"github.com/acme3pl/fulfillment/ports"
 )
 
-// GetShipment asks for one shipment of the organization.
-type GetShipment struct {
+// ShipmentRef names one shipment of an organization: what GetShipment,
+// SubmitShipment and CancelShipment ask about.
+type ShipmentRef struct {
 	OrganizationID string
 	ShipmentID     string
 }
 
 // SpanAttributes implements Attributer.
-func (q GetShipment) SpanAttributes() []attribute.KeyValue {
-	return []attribute.KeyValue{
-		attribute.String("organization.id", q.OrganizationID),
-		attribute.String("shipment.id", q.ShipmentID),
+func (r ShipmentRef) SpanAttributes() []attribute.KeyValue {
+	return application.OrganizationAttributes(r.OrganizationID, attribute.String("shipment.id", r.ShipmentID))
+}
+
+// GetShipment asks for one shipment of the organization.
+type GetShipment = ShipmentRef
+
+// NewGetShipmentHandler builds the handler: the shipment, or
+// domain.ErrNotFound when it does not exist or belongs to another
+// organization.
+func NewGetShipmentHandler(s ports.ShipmentRepository) application.HandlerFunc[GetShipment, *shipping.Shipment] {
+	return func(ctx context.Context, q GetShipment) (*shipping.Shipment, error) {
+		return application.FindByID(ctx, s.Get, q.OrganizationID, q.ShipmentID)
 	}
-}
-
-// GetShipmentHandler answers GetShipment.
-type GetShipmentHandler struct {
-	shipments ports.ShipmentRepository
-}
-
-// NewGetShipmentHandler builds the handler.
-func NewGetShipmentHandler(s ports.ShipmentRepository) *GetShipmentHandler {
-	return &GetShipmentHandler{shipments: s}
-}
-
-// Handle returns the shipment, or domain.ErrNotFound when it does not exist
-// or belongs to another organization.
-func (h *GetShipmentHandler) Handle(ctx context.Context, q GetShipment) (*shipping.Shipment, error) {
-	if !domain.ValidID(q.ShipmentID) {
-		return nil, domain.ErrNotFound
-	}
-	return h.shipments.Get(ctx, q.OrganizationID, q.ShipmentID)
 }

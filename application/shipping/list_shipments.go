@@ -5,6 +5,7 @@ import (
 
 	"go.opentelemetry.io/otel/attribute"
 
+	"github.com/acme3pl/fulfillment/application"
 	"github.com/acme3pl/fulfillment/domain/shipping"
 	"github.com/acme3pl/fulfillment/ports"
 )
@@ -19,7 +20,7 @@ type ListShipments struct {
 
 // SpanAttributes implements Attributer.
 func (q ListShipments) SpanAttributes() []attribute.KeyValue {
-	return []attribute.KeyValue{attribute.String("organization.id", q.OrganizationID)}
+	return application.OrganizationAttributes(q.OrganizationID)
 }
 
 // ShipmentPage is a page of shipments and whether more follow.
@@ -28,22 +29,11 @@ type ShipmentPage struct {
 	More      bool
 }
 
-// ListShipmentsHandler answers ListShipments.
-type ListShipmentsHandler struct {
-	shipments ports.ShipmentRepository
-}
-
-// NewListShipmentsHandler builds the handler.
-func NewListShipmentsHandler(s ports.ShipmentRepository) *ListShipmentsHandler {
-	return &ListShipmentsHandler{shipments: s}
-}
-
-// Handle reads one page. q.Status comes parsed (shipping.ParseShipmentStatus,
-// by the HTTP adapter, which answers 400 for any other value).
-func (h *ListShipmentsHandler) Handle(ctx context.Context, q ListShipments) (ShipmentPage, error) {
-	ss, more, err := h.shipments.List(ctx, q.OrganizationID, ports.ShipmentFilter{Status: q.Status}, q.Page)
-	if err != nil {
-		return ShipmentPage{}, err
-	}
-	return ShipmentPage{Shipments: ss, More: more}, nil
+// NewListShipmentsHandler builds the handler: one page, newest first.
+// q.Status comes parsed (shipping.ParseShipmentStatus, by the HTTP adapter,
+// which answers 400 for any other value).
+func NewListShipmentsHandler(s ports.ShipmentRepository) application.HandlerFunc[ListShipments, ShipmentPage] {
+	return application.List(func(ctx context.Context, q ListShipments) ([]*shipping.Shipment, bool, error) {
+		return s.List(ctx, q.OrganizationID, ports.ShipmentFilter{Status: q.Status}, q.Page)
+	}, func(ss []*shipping.Shipment, more bool) ShipmentPage { return ShipmentPage{Shipments: ss, More: more} })
 }

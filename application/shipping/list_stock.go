@@ -6,6 +6,7 @@ import (
 
 	"go.opentelemetry.io/otel/attribute"
 
+	"github.com/acme3pl/fulfillment/application"
 	"github.com/acme3pl/fulfillment/domain"
 	"github.com/acme3pl/fulfillment/domain/shipping"
 	"github.com/acme3pl/fulfillment/ports"
@@ -22,10 +23,7 @@ type ListStock struct {
 
 // SpanAttributes implements Attributer.
 func (q ListStock) SpanAttributes() []attribute.KeyValue {
-	return []attribute.KeyValue{
-		attribute.String("organization.id", q.OrganizationID),
-		attribute.String("inventory.kind", string(q.Kind)),
-	}
+	return application.OrganizationAttributes(q.OrganizationID, attribute.String("inventory.kind", string(q.Kind)))
 }
 
 // StockPage is a page of items with their stock levels and whether more
@@ -35,32 +33,20 @@ type StockPage struct {
 	More  bool
 }
 
-// ListStockHandler answers ListStock.
-type ListStockHandler struct {
-	inventory ports.InventoryRepository
-}
-
-// NewListStockHandler builds the handler.
-func NewListStockHandler(inv ports.InventoryRepository) *ListStockHandler {
-	return &ListStockHandler{inventory: inv}
-}
-
 // maxSKUBytes is the longest SKU the service stores.
 const maxSKUBytes = 255
 
-// Handle reads one page. The SKU filter is trimmed like SKUs are; an empty
-// one does not filter.
-func (h *ListStockHandler) Handle(ctx context.Context, q ListStock) (StockPage, error) {
-	if q.Kind != shipping.KindProduct && q.Kind != shipping.KindCarton {
-		return StockPage{}, domain.Invalid("kind", "%q is not product or carton", q.Kind)
-	}
-	sku := shipping.NormalizeSKU(q.SKU)
-	if len(sku) > maxSKUBytes || strings.ContainsRune(sku, 0) {
-		return StockPage{}, domain.Invalid("sku", "must be at most %d bytes of text", maxSKUBytes)
-	}
-	items, more, err := h.inventory.ListStock(ctx, q.OrganizationID, q.Kind, ports.StockFilter{SKU: sku}, q.Page)
-	if err != nil {
-		return StockPage{}, err
-	}
-	return StockPage{Items: items, More: more}, nil
+// NewListStockHandler builds the handler: one page, by SKU. The SKU filter
+// is trimmed like SKUs are; an empty one does not filter.
+func NewListStockHandler(inv ports.InventoryRepository) application.HandlerFunc[ListStock, StockPage] {
+	return application.List(func(ctx context.Context, q ListStock) ([]ports.ItemStock, bool, error) {
+		if q.Kind != shipping.KindProduct && q.Kind != shipping.KindCarton {
+			return nil, false, domain.Invalid("kind", "%q is not product or carton", q.Kind)
+		}
+		sku := shipping.NormalizeSKU(q.SKU)
+		if len(sku) > maxSKUBytes || strings.ContainsRune(sku, 0) {
+			return nil, false, domain.Invalid("sku", "must be at most %d bytes of text", maxSKUBytes)
+		}
+		return inv.ListStock(ctx, q.OrganizationID, q.Kind, ports.StockFilter{SKU: sku}, q.Page)
+	}, func(items []ports.ItemStock, more bool) StockPage { return StockPage{Items: items, More: more} })
 }

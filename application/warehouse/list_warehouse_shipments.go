@@ -5,6 +5,7 @@ import (
 
 	"go.opentelemetry.io/otel/attribute"
 
+	"github.com/acme3pl/fulfillment/application"
 	"github.com/acme3pl/fulfillment/domain"
 	"github.com/acme3pl/fulfillment/domain/shipping"
 	"github.com/acme3pl/fulfillment/ports"
@@ -31,28 +32,19 @@ type ShipmentPage struct {
 	More      bool
 }
 
-// ListWarehouseShipmentsHandler answers ListWarehouseShipments.
-type ListWarehouseShipmentsHandler struct {
-	shipments ports.ShipmentRepository
-}
-
-// NewListWarehouseShipmentsHandler builds the handler.
-func NewListWarehouseShipmentsHandler(s ports.ShipmentRepository) *ListWarehouseShipmentsHandler {
-	return &ListWarehouseShipmentsHandler{shipments: s}
-}
-
-// Handle reads one page. A draft never reaches the warehouse, so its
-// status is refused like an unknown one.
-func (h *ListWarehouseShipmentsHandler) Handle(ctx context.Context, q ListWarehouseShipments) (ShipmentPage, error) {
-	if q.Status == "" {
-		q.Status = shipping.ShipmentPending
-	}
-	if q.Status == shipping.ShipmentDraft {
-		return ShipmentPage{}, domain.Invalid("status", "must be pending, shipped or cancelled")
-	}
-	ss, more, err := h.shipments.ListAtWarehouse(ctx, q.WarehouseID, q.Status, q.Page)
-	if err != nil {
-		return ShipmentPage{}, err
-	}
-	return ShipmentPage{Shipments: ss, More: more}, nil
+// NewListWarehouseShipmentsHandler builds the handler: one page. A draft
+// never reaches the warehouse, so its status is refused like an unknown
+// one.
+func NewListWarehouseShipmentsHandler(s ports.ShipmentRepository) application.HandlerFunc[ListWarehouseShipments, ShipmentPage] {
+	return application.List(func(ctx context.Context, q ListWarehouseShipments) ([]ports.WarehouseShipment, bool, error) {
+		if q.Status == "" {
+			q.Status = shipping.ShipmentPending
+		}
+		if q.Status == shipping.ShipmentDraft {
+			return nil, false, domain.Invalid("status", "must be pending, shipped or cancelled")
+		}
+		return s.ListAtWarehouse(ctx, q.WarehouseID, q.Status, q.Page)
+	}, func(ss []ports.WarehouseShipment, more bool) ShipmentPage {
+		return ShipmentPage{Shipments: ss, More: more}
+	})
 }

@@ -25,11 +25,8 @@ type RecordWarehouseReceipt struct {
 
 // SpanAttributes implements Attributer.
 func (c RecordWarehouseReceipt) SpanAttributes() []attribute.KeyValue {
-	return []attribute.KeyValue{
-		attribute.String("organization.id", c.OrganizationID),
-		attribute.String("warehouse.id", c.WarehouseID),
-		attribute.String("warehouse.reference", c.Reference),
-	}
+	return application.OrganizationAttributes(c.OrganizationID, attribute.String("warehouse.id", c.WarehouseID),
+		attribute.String("warehouse.reference", c.Reference))
 }
 
 // ReceiptResult is the receipt stored under the reference, and
@@ -40,16 +37,11 @@ type ReceiptResult struct {
 }
 
 // RecordWarehouseReceiptHandler records receipts.
-type RecordWarehouseReceiptHandler struct {
-	uow     ports.UnitOfWork
-	clock   ports.Clock
-	ids     ports.IDGenerator
-	billing ports.ReportBilling
-}
+type RecordWarehouseReceiptHandler struct{ reporting }
 
 // NewRecordWarehouseReceiptHandler builds the handler.
 func NewRecordWarehouseReceiptHandler(uow ports.UnitOfWork, clock ports.Clock, ids ports.IDGenerator, billing ports.ReportBilling) *RecordWarehouseReceiptHandler {
-	return &RecordWarehouseReceiptHandler{uow: uow, clock: clock, ids: ids, billing: billing}
+	return &RecordWarehouseReceiptHandler{reporting{uow: uow, clock: clock, ids: ids, billing: billing}}
 }
 
 // Handle validates the receipt before any transaction (400s, in the order
@@ -69,48 +61,38 @@ func (h *RecordWarehouseReceiptHandler) Handle(ctx context.Context, c RecordWare
 	if err != nil {
 		return ReceiptResult{}, err
 	}
-	var res ReceiptResult
-	err = h.uow.Do(ctx, func(ctx context.Context, r ports.Repositories) error {
-		res = ReceiptResult{}
-		if _, err := application.ActiveWarehouse(ctx, r.Warehouses, c.OrganizationID, c.WarehouseID); err != nil {
-			return err
-		}
-		if err := resolveReceipt(ctx, r.Inventory, receipt); err != nil {
-			return err
-		}
-		stored, created, err := r.WarehouseReceipts.Create(ctx, receipt)
-		if retry, err := firstReport("receipt", c.Reference, c.WarehouseID, receipt, stored, created, err); err != nil || retry {
-			res.Receipt = stored
-			return err
-		}
-		if err := r.Stock.Move(ctx, receipt.Movements()); err != nil {
-			return fmt.Errorf("receive stock of %s: %w", c.Reference, err)
-		}
-		// After its row locks: billing's lock comes last in every fact's
-		// transaction (docs/billing.md, "One lock order").
-		if err := h.billing.CheckPeriodOpen(ctx, r, c.OrganizationID, receipt.ReceivedAt()); err != nil {
-			return err
-		}
-		// Billing: the receipt's charges (one statement).
-		if err := h.billing.ChargeReceipt(ctx, r, receipt); err != nil {
-			return fmt.Errorf("charge receipt: %w", err)
-		}
-		// Events: inventory.received to the outbox (one statement; the
-		// receipt is a new row: nobody else writes events of it before the
-		// commit).
-		if err := r.Events.Record(ctx, ports.Event{
-			Type: ports.EventInventoryReceived, Subject: receipt.ID(), OrganizationID: receipt.OrganizationID(),
-			Time: receipt.CreatedAt(), Data: receipt,
-		}); err != nil {
-			return fmt.Errorf("event of receipt: %w", err)
-		}
-		res = ReceiptResult{Receipt: receipt, Created: true}
-		return nil
-	})
-	if err != nil {
-		return ReceiptResult{}, err
-	}
-	return res, nil
+	stored, created, err := recordReport(ctx, h.uow, "receipt", receipt,
+		func(ctx context.Context, r ports.Repositories) error {
+			return resolveReceipt(ctx, r.Inventory, receipt)
+		},
+		func(ctx context.Context, r ports.Repositories, receipt *warehouse.Receipt) (*warehouse.Receipt, bool, error) {
+			return r.WarehouseReceipts.Create(ctx, receipt)
+		},
+		func(ctx context.Context, r ports.Repositories) error {
+			if err := r.Stock.Move(ctx, receipt.Movements()); err != nil {
+				return fmt.Errorf("receive stock of %s: %w", c.Reference, err)
+			}
+			// After its row locks: billing's lock comes last in every fact's
+			// transaction (docs/billing.md, "One lock order").
+			if err := h.billing.CheckPeriodOpen(ctx, r, c.OrganizationID, receipt.ReceivedAt()); err != nil {
+				return err
+			}
+			// Billing: the receipt's charges (one statement).
+			if err := h.billing.ChargeReceipt(ctx, r, receipt); err != nil {
+				return fmt.Errorf("charge receipt: %w", err)
+			}
+			// Events: inventory.received to the outbox (one statement; the
+			// receipt is a new row: nobody else writes events of it before
+			// the commit).
+			if err := r.Events.Record(ctx, ports.Event{
+				Type: ports.EventInventoryReceived, Subject: receipt.ID(), OrganizationID: receipt.OrganizationID(),
+				Time: receipt.CreatedAt(), Data: receipt,
+			}); err != nil {
+				return fmt.Errorf("event of receipt: %w", err)
+			}
+			return nil
+		})
+	return ReceiptResult{Receipt: stored, Created: created}, err
 }
 
 // resolveReceipt names the receipt's items from the organization's products

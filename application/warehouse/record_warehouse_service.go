@@ -27,12 +27,8 @@ type RecordWarehouseService struct {
 
 // SpanAttributes implements Attributer.
 func (c RecordWarehouseService) SpanAttributes() []attribute.KeyValue {
-	return []attribute.KeyValue{
-		attribute.String("organization.id", c.OrganizationID),
-		attribute.String("warehouse.id", c.WarehouseID),
-		attribute.String("warehouse.reference", c.Reference),
-		attribute.String("warehouse.service", c.Service),
-	}
+	return application.OrganizationAttributes(c.OrganizationID, attribute.String("warehouse.id", c.WarehouseID),
+		attribute.String("warehouse.reference", c.Reference), attribute.String("warehouse.service", c.Service))
 }
 
 // ServiceResult is the service stored under the reference, and
@@ -43,16 +39,11 @@ type ServiceResult struct {
 }
 
 // RecordWarehouseServiceHandler records services.
-type RecordWarehouseServiceHandler struct {
-	uow     ports.UnitOfWork
-	clock   ports.Clock
-	ids     ports.IDGenerator
-	billing ports.ReportBilling
-}
+type RecordWarehouseServiceHandler struct{ reporting }
 
 // NewRecordWarehouseServiceHandler builds the handler.
 func NewRecordWarehouseServiceHandler(uow ports.UnitOfWork, clock ports.Clock, ids ports.IDGenerator, billing ports.ReportBilling) *RecordWarehouseServiceHandler {
-	return &RecordWarehouseServiceHandler{uow: uow, clock: clock, ids: ids, billing: billing}
+	return &RecordWarehouseServiceHandler{reporting{uow: uow, clock: clock, ids: ids, billing: billing}}
 }
 
 // Handle validates the service before any transaction (400s, in the order
@@ -73,33 +64,23 @@ func (h *RecordWarehouseServiceHandler) Handle(ctx context.Context, c RecordWare
 	if err != nil {
 		return ServiceResult{}, err
 	}
-	var res ServiceResult
-	err = h.uow.Do(ctx, func(ctx context.Context, r ports.Repositories) error {
-		res = ServiceResult{}
-		if _, err := application.ActiveWarehouse(ctx, r.Warehouses, c.OrganizationID, c.WarehouseID); err != nil {
-			return err
-		}
-		stored, created, err := r.WarehouseServices.Create(ctx, service)
-		if retry, err := firstReport("service", c.Reference, c.WarehouseID, service, stored, created, err); err != nil || retry {
-			res.Service = stored
-			return err
-		}
-		if err := h.billing.CheckServiceOffered(ctx, r, c.OrganizationID, service.Service(), service.PerformedAt()); err != nil {
-			return err
-		}
-		if err := h.billing.CheckPeriodOpen(ctx, r, c.OrganizationID, service.PerformedAt()); err != nil {
-			return err
-		}
-		// Billing: the service's charge (one statement). A service has no
-		// event of its own.
-		if err := h.billing.ChargeService(ctx, r, service); err != nil {
-			return fmt.Errorf("charge service: %w", err)
-		}
-		res = ServiceResult{Service: service, Created: true}
-		return nil
-	})
-	if err != nil {
-		return ServiceResult{}, err
-	}
-	return res, nil
+	stored, created, err := recordReport(ctx, h.uow, "service", service, nil,
+		func(ctx context.Context, r ports.Repositories, service *warehouse.ServiceRecord) (*warehouse.ServiceRecord, bool, error) {
+			return r.WarehouseServices.Create(ctx, service)
+		},
+		func(ctx context.Context, r ports.Repositories) error {
+			if err := h.billing.CheckServiceOffered(ctx, r, c.OrganizationID, service.Service(), service.PerformedAt()); err != nil {
+				return err
+			}
+			if err := h.billing.CheckPeriodOpen(ctx, r, c.OrganizationID, service.PerformedAt()); err != nil {
+				return err
+			}
+			// Billing: the service's charge (one statement). A service has no
+			// event of its own.
+			if err := h.billing.ChargeService(ctx, r, service); err != nil {
+				return fmt.Errorf("charge service: %w", err)
+			}
+			return nil
+		})
+	return ServiceResult{Service: stored, Created: created}, err
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/acme3pl/fulfillment/domain"
 	"github.com/acme3pl/fulfillment/domain/billing"
+	"github.com/acme3pl/fulfillment/domain/domaintest"
 	"github.com/acme3pl/fulfillment/domain/invoicing"
 )
 
@@ -246,28 +247,13 @@ func TestNewRateCard(t *testing.T) {
 	if s, ok := c.Service("kitting"); !ok || s.UnitCost != 75 {
 		t.Errorf("Service(kitting) = %+v %v", s, ok)
 	}
-	tests := []struct {
-		name      string
-		edit      func(p *billing.RateCardParams)
-		wantField string
-	}{
-		{name: "bad date", edit: func(p *billing.RateCardParams) { p.EffectiveFrom = "2026-02-30" }, wantField: "effectiveFrom"},
-		{name: "unknown fee", edit: func(p *billing.RateCardParams) { p.Fees["pallet"] = 1 }, wantField: "fees"},
-		{name: "negative fee", edit: func(p *billing.RateCardParams) { p.Fees["spd_carton"] = -1 }, wantField: "fees.spd_carton"},
-		{name: "service without title", edit: func(p *billing.RateCardParams) { p.Services["x"] = billing.Service{UnitCost: 1} }, wantField: "services.x.title"},
-		{name: "bad organization", edit: func(p *billing.RateCardParams) { p.OrganizationID = "" }, wantField: "organizationId"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			p := valid()
-			tt.edit(&p)
-			_, err := billing.NewRateCard(p)
-			var ve *domain.ValidationError
-			if !errors.As(err, &ve) || ve.Field != tt.wantField {
-				t.Errorf("error %v, want a validation error of %s", err, tt.wantField)
-			}
-		})
-	}
+	domaintest.Edits(t, valid, billing.NewRateCard, []domaintest.Edit[billing.RateCardParams]{
+		{Name: "bad date", Edit: func(p *billing.RateCardParams) { p.EffectiveFrom = "2026-02-30" }, WantField: "effectiveFrom"},
+		{Name: "unknown fee", Edit: func(p *billing.RateCardParams) { p.Fees["pallet"] = 1 }, WantField: "fees"},
+		{Name: "negative fee", Edit: func(p *billing.RateCardParams) { p.Fees["spd_carton"] = -1 }, WantField: "fees.spd_carton"},
+		{Name: "service without title", Edit: func(p *billing.RateCardParams) { p.Services["x"] = billing.Service{UnitCost: 1} }, WantField: "services.x.title"},
+		{Name: "bad organization", Edit: func(p *billing.RateCardParams) { p.OrganizationID = "" }, WantField: "organizationId"},
+	})
 }
 
 // Two cards are equal when their organization, first day, prices (a fee
@@ -275,15 +261,11 @@ func TestNewRateCard(t *testing.T) {
 func TestRateCardEqual(t *testing.T) {
 	params := func(edit func(p *billing.RateCardParams)) *billing.RateCard {
 		t.Helper()
-		p := billing.RateCardParams{OrganizationID: "org_acme", EffectiveFrom: "2026-11-01",
-			Fees:     map[string]int64{"pick_pack_order": 250},
-			Services: map[string]billing.Service{"kitting": {Title: "Kitting", UnitCost: 75}}}
-		edit(&p)
-		c, err := billing.NewRateCard(p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return c
+		return domaintest.Made(t, func() billing.RateCardParams {
+			return billing.RateCardParams{OrganizationID: "org_acme", EffectiveFrom: "2026-11-01",
+				Fees:     map[string]int64{"pick_pack_order": 250},
+				Services: map[string]billing.Service{"kitting": {Title: "Kitting", UnitCost: 75}}}
+		}, billing.NewRateCard, edit)
 	}
 	card := params(func(*billing.RateCardParams) {})
 	if !card.Equal(params(func(p *billing.RateCardParams) { p.Fees["spd_carton"] = 0 })) {

@@ -89,20 +89,13 @@ type Line struct {
 	Total       int64
 }
 
-// nouns name the facts a line counts, by fee.
-var nouns = map[Fee][2]string{
-	PickPackOrder: {"shipment", "shipments"}, PickPackUnit: {"shipment", "shipments"}, SPDCarton: {"shipment", "shipments"},
-	ReceivingUnit: {"receipt", "receipts"}, ReceivingCarton: {"receipt", "receipts"},
-	StorageUnitMonth: {"day", "days"}, StorageCartonMonth: {"day", "days"},
-	FeeService: {"service", "services"}, FeeOperator: {"charge", "charges"},
-}
-
+// count names n facts of the fee's line (FeeLines).
 func count(n int64, fee Fee) string {
-	w := nouns[fee]
+	w := FeeLines[fee]
 	if n == 1 {
-		return "1 " + w[0]
+		return "1 " + w.Noun
 	}
-	return fmt.Sprintf("%d %s", n, w[1])
+	return fmt.Sprintf("%d %s", n, w.NounPl)
 }
 
 // feeOrder orders lines: the card's fees first, then services, operator's
@@ -185,7 +178,7 @@ func Lines(sums []Sum, minimum, broughtForward int64, periodName string) ([]Line
 		lines = append(lines, Line{Fee: s.Fee, Title: s.Title, Description: lineDescription(s), Milli: milli, UnitCost: s.UnitCost, Total: lt})
 	}
 	if top := MinimumTopUp(minimum, t.Charges); top > 0 {
-		lines = append(lines, Line{Fee: FeeMinimum, Title: Titles[FeeMinimum], Milli: domain.QuantityScale, UnitCost: top, Total: top,
+		lines = append(lines, Line{Fee: FeeMinimum, Title: FeeMinimum.Title(), Milli: domain.QuantityScale, UnitCost: top, Total: top,
 			Description: fmt.Sprintf("minimum %s for %s", Dollars(minimum), periodName)})
 		t.Total += top // top ≤ minimum ≤ MaxCents
 		t.Charges = minimum

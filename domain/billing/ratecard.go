@@ -53,18 +53,44 @@ const (
 	TitleCreditBroughtForward = "Credit brought forward"
 )
 
-// Line titles of the charges (docs/billing.md). A service's line is titled
-// by the card; an operator's charge by the operator.
-var Titles = map[Fee]string{
-	PickPackOrder:      "Pick & Pack orders",
-	PickPackUnit:       "Pick & Pack additional units",
-	SPDCarton:          "SPD cartons",
-	ReceivingUnit:      "Receiving (units)",
-	ReceivingCarton:    "Receiving (cartons)",
-	StorageUnitMonth:   "Storage (units)",
-	StorageCartonMonth: "Storage (cartons)",
-	FeeMinimum:         "Monthly minimum",
+// FeeLine is how an invoice line of a fee reads: its title, and the noun
+// of the facts it counts, in its description ("wh_1: 3 shipments").
+type FeeLine struct {
+	Title        string
+	Noun, NounPl string // one fact, more
 }
+
+// FeeLines are the invoice lines' words by fee (docs/billing.md), the one
+// table of them. A service's line is titled by the card and an operator's
+// charge by the operator: they have nouns only; the monthly minimum counts
+// nothing.
+var FeeLines = map[Fee]FeeLine{
+	PickPackOrder:      {Title: "Pick & Pack orders", Noun: "shipment", NounPl: "shipments"},
+	PickPackUnit:       {Title: "Pick & Pack additional units", Noun: "shipment", NounPl: "shipments"},
+	SPDCarton:          {Title: "SPD cartons", Noun: "shipment", NounPl: "shipments"},
+	ReceivingUnit:      {Title: "Receiving (units)", Noun: "receipt", NounPl: "receipts"},
+	ReceivingCarton:    {Title: "Receiving (cartons)", Noun: "receipt", NounPl: "receipts"},
+	StorageUnitMonth:   {Title: "Storage (units)", Noun: "day", NounPl: "days"},
+	StorageCartonMonth: {Title: "Storage (cartons)", Noun: "day", NounPl: "days"},
+	FeeService:         {Noun: "service", NounPl: "services"},
+	FeeOperator:        {Noun: "charge", NounPl: "charges"},
+	FeeMinimum:         {Title: "Monthly minimum"},
+}
+
+// Title is the line title of the fee's charges ("" for a service's and an
+// operator's, titled by the card and the operator).
+func (f Fee) Title() string { return FeeLines[f].Title }
+
+// Titles are the titles of FeeLines, by fee, for the fees that have one.
+var Titles = func() map[Fee]string {
+	out := map[Fee]string{}
+	for f, l := range FeeLines {
+		if l.Title != "" {
+			out[f] = l.Title
+		}
+	}
+	return out
+}()
 
 // MaxCents bounds every fee and service cost: a billion dollars a unit, so
 // that a line of a billion units never overflows int64 cents.

@@ -42,3 +42,43 @@ func Milli(t *testing.T, m int64) domain.Quantity {
 	}
 	return q
 }
+
+// Edit is a case of a constructor's table test: the valid parameters
+// edited, and the field the constructor refuses ("" when it accepts them).
+type Edit[P any] struct {
+	Name      string
+	Edit      func(p *P)
+	WantField string
+}
+
+// Edits runs a constructor's table test: each case edits valid()'s
+// parameters, and construct answers the validation error of its WantField,
+// or no error.
+func Edits[P, T any](t *testing.T, valid func() P, construct func(P) (T, error), cases []Edit[P]) {
+	t.Helper()
+	for _, tt := range cases {
+		t.Run(tt.Name, func(t *testing.T) {
+			p := valid()
+			tt.Edit(&p)
+			_, err := construct(p)
+			var want error
+			if tt.WantField != "" {
+				want = Invalid(tt.WantField)
+			}
+			MatchErr(t, err, want)
+		})
+	}
+}
+
+// Made is what construct makes of valid()'s parameters edited; an error
+// fails the test.
+func Made[P, T any](t *testing.T, valid func() P, construct func(P) (T, error), edit func(p *P)) T {
+	t.Helper()
+	p := valid()
+	edit(&p)
+	v, err := construct(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v
+}

@@ -183,42 +183,40 @@ func (r *OrderReceipt) Duplicate() bool { return r.status == ReceiptSucceeded }
 
 // Succeed ends the claiming delivery with the shipment it made.
 func (r *OrderReceipt) Succeed(shipmentID string) error {
-	if err := r.claimed("succeed"); err != nil {
-		return err
-	}
-	if shipmentID == "" {
-		return errors.New("order receipt: a success names its shipment")
-	}
-	r.status, r.shipmentID = ReceiptSucceeded, shipmentID
-	r.keep(nil)
-	return nil
+	return r.finish("succeed", shipmentID == "", "a success names its shipment", nil, func() {
+		r.status, r.shipmentID = ReceiptSucceeded, shipmentID
+	})
 }
 
 // Skip ends the claiming delivery with an acknowledgement that makes no
 // shipment, for reason.
 func (r *OrderReceipt) Skip(reason SkipReason) error {
-	if err := r.claimed("skip"); err != nil {
-		return err
-	}
-	if reason != SkipNoShippableItems && reason != SkipOrderCancelled {
-		return fmt.Errorf("order receipt: %q is not a reason to skip an order", reason)
-	}
-	r.status, r.skipped = ReceiptSucceeded, reason
-	r.keep(nil)
-	return nil
+	return r.finish("skip", reason != SkipNoShippableItems && reason != SkipOrderCancelled,
+		fmt.Sprintf("%q is not a reason to skip an order", reason), nil, func() {
+			r.status, r.skipped = ReceiptSucceeded, reason
+		})
 }
 
 // Fail ends the claiming delivery as a failed attempt answered with code,
 // keeping payload, the delivery's body as received; the next delivery is
 // processed from scratch.
 func (r *OrderReceipt) Fail(code string, payload []byte) error {
-	if err := r.claimed("fail"); err != nil {
+	return r.finish("fail", code == "", "a failure names its error code", payload, func() {
+		r.status, r.lastError = ReceiptFailed, code
+	})
+}
+
+// finish ends the claiming delivery (verb: succeed, skip, fail): refused
+// when it is not claimed, or when bad, for why; else outcome sets the
+// receipt's end and payload is kept.
+func (r *OrderReceipt) finish(verb string, bad bool, why string, payload []byte, outcome func()) error {
+	if err := r.claimed(verb); err != nil {
 		return err
 	}
-	if code == "" {
-		return errors.New("order receipt: a failure names its error code")
+	if bad {
+		return errors.New("order receipt: " + why)
 	}
-	r.status, r.lastError = ReceiptFailed, code
+	outcome()
 	r.keep(payload)
 	return nil
 }

@@ -2,6 +2,7 @@ package invoicing
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -25,7 +26,9 @@ const (
 )
 
 // VisibleInvoiceStatuses are the statuses of invoices that are finalized and
-// sent, in the order of api/openapi.yaml.
+// sent, in the order of api/openapi.yaml: the one list of what customers
+// see (Visible, ParseVisibleInvoiceStatus; the postgres adapter's reads of
+// visible invoices).
 var VisibleInvoiceStatuses = []InvoiceStatus{
 	InvoiceUnpaid, InvoicePendingPayment, InvoicePaid, InvoiceCancelled, InvoiceRefunded, InvoiceCollecting,
 }
@@ -41,22 +44,15 @@ func ParseInvoiceStatus(s string) (InvoiceStatus, error) {
 
 // ParseVisibleInvoiceStatus accepts only the six visible statuses.
 func ParseVisibleInvoiceStatus(s string) (InvoiceStatus, error) {
-	for _, st := range VisibleInvoiceStatuses {
-		if string(st) == s {
-			return st, nil
-		}
+	if st := InvoiceStatus(s); st.Visible() {
+		return st, nil
 	}
 	return "", domain.Invalid("status", "%q is not an invoice status", s)
 }
 
 // Visible reports whether invoices of this status may be shown.
 func (s InvoiceStatus) Visible() bool {
-	for _, st := range VisibleInvoiceStatuses {
-		if st == s {
-			return true
-		}
-	}
-	return false
+	return slices.Contains(VisibleInvoiceStatuses, s)
 }
 
 // CurrencyUSD is the only currency invoices carry for now.

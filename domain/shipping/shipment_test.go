@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/acme3pl/fulfillment/domain"
+	"github.com/acme3pl/fulfillment/domain/domaintest"
 	"github.com/acme3pl/fulfillment/domain/shipping"
 )
 
@@ -133,33 +134,18 @@ func TestNewShipmentMergesLinesInOrderOfFirstAppearance(t *testing.T) {
 // The checks run in the order of a draft's body: warehouse, shipping
 // fields, notes, lines.
 func TestNewShipmentChecksInOrder(t *testing.T) {
-	tests := []struct {
-		name      string
-		edit      func(p *shipping.NewShipmentParams)
-		wantField string
-	}{
-		{"warehouse first", func(p *shipping.NewShipmentParams) {
+	domaintest.Edits(t, shipValidParams, shipping.NewShipment, []domaintest.Edit[shipping.NewShipmentParams]{
+		{Name: "warehouse first", Edit: func(p *shipping.NewShipmentParams) {
 			p.Warehouse.ID, p.Address.Name, p.Notes, p.Lines = "", "\x00", "\x00", nil
-		}, "warehouseId"},
-		{"then the shipping fields, in order", func(p *shipping.NewShipmentParams) {
+		}, WantField: "warehouseId"},
+		{Name: "then the shipping fields, in order", Edit: func(p *shipping.NewShipmentParams) {
 			p.Address.City, p.Address.Name, p.Notes, p.Lines = strings.Repeat("c", 256), "\x00", "\x00", nil
-		}, "shippingName"},
-		{"then the notes", func(p *shipping.NewShipmentParams) { p.Notes, p.Lines = "\x00", nil }, "notes"},
-		{"then the lines, in order", func(p *shipping.NewShipmentParams) {
+		}, WantField: "shippingName"},
+		{Name: "then the notes", Edit: func(p *shipping.NewShipmentParams) { p.Notes, p.Lines = "\x00", nil }, WantField: "notes"},
+		{Name: "then the lines, in order", Edit: func(p *shipping.NewShipmentParams) {
 			p.Lines = []shipping.ShipmentLine{{ItemID: "ctn_1", Quantity: 0}, {ItemID: "", Quantity: 1}}
-		}, "cartons[0].quantity"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			p := shipValidParams()
-			tt.edit(&p)
-			_, err := shipping.NewShipment(p)
-			var ve *domain.ValidationError
-			if !errors.As(err, &ve) || ve.Field != tt.wantField {
-				t.Fatalf("error %v, want a validation error of %s", err, tt.wantField)
-			}
-		})
-	}
+		}, WantField: "cartons[0].quantity"},
+	})
 }
 
 func TestNewShipmentUpperCasesTheCountryOfAnAPIDraft(t *testing.T) {

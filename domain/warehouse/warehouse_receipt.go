@@ -78,13 +78,7 @@ type NewReceiptParams struct {
 // Times are kept to the millisecond, the API's precision. Errors name the
 // member of the body (`reference`, `items[2].quantity`, …).
 func NewReceipt(p NewReceiptParams) (*Receipt, error) {
-	if !domain.ValidID(p.ID) || !domain.ValidID(p.WarehouseID) {
-		return nil, domain.Invalid("receipt", "a receipt needs an ID and a warehouse")
-	}
-	if p.OrganizationID == "" {
-		return nil, domain.Invalid("organizationId", "is required")
-	}
-	if err := CheckReference(p.Reference); err != nil {
+	if err := checkReport("receipt", p.ID, p.WarehouseID, p.OrganizationID, p.Reference); err != nil {
 		return nil, err
 	}
 	now := p.Now.UTC().Truncate(time.Millisecond)
@@ -109,6 +103,27 @@ func CheckReference(ref string) error {
 		return domain.Invalid("reference", "must be 1 to %d characters", MaxReferenceChars)
 	}
 	return shipping.CheckText("reference", ref)
+}
+
+// checkReport checks what every report of a warehouse (a receipt, a
+// service) carries, in the order of the body's members: its ID and
+// warehouse (the service's own, not the body's), organizationId and
+// reference.
+func checkReport(kind, id, warehouseID, organizationID, reference string) error {
+	if !domain.ValidID(id) || !domain.ValidID(warehouseID) {
+		return domain.Invalid(kind, "a %s needs an ID and a warehouse", kind)
+	}
+	if organizationID == "" {
+		return domain.Invalid("organizationId", "is required")
+	}
+	return CheckReference(reference)
+}
+
+// sameReportedAt tells whether a report's time matches the stored one's:
+// a time the retry gives must be the stored one; a retry that gives none
+// (now) matches any.
+func sameReportedAt(given bool, at time.Time, storedGiven bool, stored time.Time) bool {
+	return !given || (storedGiven && at.Equal(stored))
 }
 
 // reportedAt is the time of a fact the warehouse reports: given, or now. A
@@ -206,10 +221,8 @@ func (r *Receipt) SameContent(other *Receipt) bool {
 	if r.organizationID != other.organizationID || len(r.lines) != len(other.lines) {
 		return false
 	}
-	if r.receivedAtGiven && (!other.receivedAtGiven || !r.receivedAt.Equal(other.receivedAt)) {
-		return false
-	}
-	return slices.Equal(sortedReceiptLines(r.lines), sortedReceiptLines(other.lines))
+	return sameReportedAt(r.receivedAtGiven, r.receivedAt, other.receivedAtGiven, other.receivedAt) &&
+		slices.Equal(sortedReceiptLines(r.lines), sortedReceiptLines(other.lines))
 }
 
 func sortedReceiptLines(lines []ReceiptLine) []ReceiptLine {

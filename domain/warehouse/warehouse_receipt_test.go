@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/acme3pl/fulfillment/domain"
+	"github.com/acme3pl/fulfillment/domain/domaintest"
 	"github.com/acme3pl/fulfillment/domain/shipping"
 	"github.com/acme3pl/fulfillment/domain/warehouse"
 )
@@ -28,52 +28,34 @@ func recvParams() warehouse.NewReceiptParams {
 func TestNewReceiptValidates(t *testing.T) {
 	past := recvNow.Add(-48 * time.Hour)
 	future := recvNow.Add(time.Second)
-	tests := []struct {
-		name      string
-		edit      func(p *warehouse.NewReceiptParams)
-		wantField string // "" when valid
-	}{
-		{"valid", func(p *warehouse.NewReceiptParams) {}, ""},
-		{"in the past", func(p *warehouse.NewReceiptParams) { p.ReceivedAt = &past }, ""},
-		{"now exactly", func(p *warehouse.NewReceiptParams) { p.ReceivedAt = &recvNow }, ""},
-		{"in the future", func(p *warehouse.NewReceiptParams) { p.ReceivedAt = &future }, "receivedAt"},
-		{"no organization", func(p *warehouse.NewReceiptParams) { p.OrganizationID = "" }, "organizationId"},
-		{"no reference", func(p *warehouse.NewReceiptParams) { p.Reference = "" }, "reference"},
-		{"64 characters", func(p *warehouse.NewReceiptParams) { p.Reference = strings.Repeat("é", 64) }, ""},
-		{"65 characters", func(p *warehouse.NewReceiptParams) { p.Reference = strings.Repeat("a", 65) }, "reference"},
-		{"NUL in reference", func(p *warehouse.NewReceiptParams) { p.Reference = "a\x00" }, "reference"},
-		{"no items", func(p *warehouse.NewReceiptParams) { p.Lines = nil }, "items"},
-		{"too many items", func(p *warehouse.NewReceiptParams) {
+	domaintest.Edits(t, recvParams, warehouse.NewReceipt, []domaintest.Edit[warehouse.NewReceiptParams]{
+		{Name: "valid", Edit: func(p *warehouse.NewReceiptParams) {}, WantField: ""},
+		{Name: "in the past", Edit: func(p *warehouse.NewReceiptParams) { p.ReceivedAt = &past }, WantField: ""},
+		{Name: "now exactly", Edit: func(p *warehouse.NewReceiptParams) { p.ReceivedAt = &recvNow }, WantField: ""},
+		{Name: "in the future", Edit: func(p *warehouse.NewReceiptParams) { p.ReceivedAt = &future }, WantField: "receivedAt"},
+		{Name: "no organization", Edit: func(p *warehouse.NewReceiptParams) { p.OrganizationID = "" }, WantField: "organizationId"},
+		{Name: "no reference", Edit: func(p *warehouse.NewReceiptParams) { p.Reference = "" }, WantField: "reference"},
+		{Name: "64 characters", Edit: func(p *warehouse.NewReceiptParams) { p.Reference = strings.Repeat("é", 64) }, WantField: ""},
+		{Name: "65 characters", Edit: func(p *warehouse.NewReceiptParams) { p.Reference = strings.Repeat("a", 65) }, WantField: "reference"},
+		{Name: "NUL in reference", Edit: func(p *warehouse.NewReceiptParams) { p.Reference = "a\x00" }, WantField: "reference"},
+		{Name: "no items", Edit: func(p *warehouse.NewReceiptParams) { p.Lines = nil }, WantField: "items"},
+		{Name: "too many items", Edit: func(p *warehouse.NewReceiptParams) {
 			p.Lines = make([]warehouse.ReceiptLine, warehouse.MaxReceiptLines+1)
-		}, "items"},
-		{"an item without its ID", func(p *warehouse.NewReceiptParams) { p.Lines[1].ItemID = "" }, "items[1]"},
-		{"an item of no kind", func(p *warehouse.NewReceiptParams) { p.Lines[0].Kind = "" }, "items[0]"},
-		{"zero quantity", func(p *warehouse.NewReceiptParams) { p.Lines[0].Quantity = 0 }, "items[0].quantity"},
-		{"quantity above the bound", func(p *warehouse.NewReceiptParams) {
+		}, WantField: "items"},
+		{Name: "an item without its ID", Edit: func(p *warehouse.NewReceiptParams) { p.Lines[1].ItemID = "" }, WantField: "items[1]"},
+		{Name: "an item of no kind", Edit: func(p *warehouse.NewReceiptParams) { p.Lines[0].Kind = "" }, WantField: "items[0]"},
+		{Name: "zero quantity", Edit: func(p *warehouse.NewReceiptParams) { p.Lines[0].Quantity = 0 }, WantField: "items[0].quantity"},
+		{Name: "quantity above the bound", Edit: func(p *warehouse.NewReceiptParams) {
 			p.Lines[1].Quantity = shipping.MaxLineQuantity + 1
-		}, "items[1].quantity"},
-		{"quantity at the bound", func(p *warehouse.NewReceiptParams) { p.Lines[1].Quantity = shipping.MaxLineQuantity }, ""},
-		{"duplicates adding up above the bound", func(p *warehouse.NewReceiptParams) {
+		}, WantField: "items[1].quantity"},
+		{Name: "quantity at the bound", Edit: func(p *warehouse.NewReceiptParams) { p.Lines[1].Quantity = shipping.MaxLineQuantity }, WantField: ""},
+		{Name: "duplicates adding up above the bound", Edit: func(p *warehouse.NewReceiptParams) {
 			p.Lines = []warehouse.ReceiptLine{
 				{Kind: shipping.KindProduct, ItemID: "p", Quantity: shipping.MaxLineQuantity},
 				{Kind: shipping.KindProduct, ItemID: "p", Quantity: 1},
 			}
-		}, "items[1].quantity"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			p := recvParams()
-			tt.edit(&p)
-			_, err := warehouse.NewReceipt(p)
-			var ve *domain.ValidationError
-			switch {
-			case tt.wantField == "" && err != nil:
-				t.Fatalf("NewReceipt: %v", err)
-			case tt.wantField != "" && (!errors.As(err, &ve) || ve.Field != tt.wantField):
-				t.Fatalf("NewReceipt: %v, want a validation error of %s", err, tt.wantField)
-			}
-		})
-	}
+		}, WantField: "items[1].quantity"},
+	})
 }
 
 func TestNewReceiptMergesDuplicatesAndDefaultsTime(t *testing.T) {
@@ -105,13 +87,7 @@ func TestReceiptSameContent(t *testing.T) {
 	at := recvNow.Add(-time.Hour)
 	other := recvNow.Add(-2 * time.Hour)
 	base := func(edit func(p *warehouse.NewReceiptParams)) *warehouse.Receipt {
-		p := recvParams()
-		edit(&p)
-		r, err := warehouse.NewReceipt(p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return r
+		return domaintest.Made(t, recvParams, warehouse.NewReceipt, edit)
 	}
 	stored := base(func(p *warehouse.NewReceiptParams) { p.ReceivedAt = &at })
 	storedDefault := base(func(p *warehouse.NewReceiptParams) {})

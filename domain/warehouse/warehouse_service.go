@@ -57,13 +57,7 @@ type NewServiceRecordParams struct {
 // in the future), note (at most 1000 characters). Whether the service is one
 // of the organization's rate card is the use case's to check.
 func NewServiceRecord(p NewServiceRecordParams) (*ServiceRecord, error) {
-	if !domain.ValidID(p.ID) || !domain.ValidID(p.WarehouseID) {
-		return nil, domain.Invalid("service", "a service needs an ID and a warehouse")
-	}
-	if p.OrganizationID == "" {
-		return nil, domain.Invalid("organizationId", "is required")
-	}
-	if err := CheckReference(p.Reference); err != nil {
+	if err := checkReport("service", p.ID, p.WarehouseID, p.OrganizationID, p.Reference); err != nil {
 		return nil, err
 	}
 	if n := utf8.RuneCountInString(p.Service); n < 1 || n > MaxServiceCodeChars || !utf8.ValidString(p.Service) ||
@@ -102,7 +96,7 @@ func (s *ServiceRecord) SameContent(other *ServiceRecord) bool {
 		s.quantityMilli != other.quantityMilli || s.note != other.note {
 		return false
 	}
-	return !s.performedAtGiven || (other.performedAtGiven && s.performedAt.Equal(other.performedAt))
+	return sameReportedAt(s.performedAtGiven, s.performedAt, other.performedAtGiven, other.performedAt)
 }
 
 // ParseMilli reads a decimal number as written in JSON (`2`, `1.5`,

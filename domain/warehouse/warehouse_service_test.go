@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/acme3pl/fulfillment/domain"
+	"github.com/acme3pl/fulfillment/domain/domaintest"
 	"github.com/acme3pl/fulfillment/domain/warehouse"
 )
 
@@ -20,50 +21,26 @@ func svcParams() warehouse.NewServiceRecordParams {
 func TestNewServiceRecordValidates(t *testing.T) {
 	future := recvNow.Add(time.Millisecond)
 	past := recvNow.Add(-time.Hour)
-	tests := []struct {
-		name      string
-		edit      func(p *warehouse.NewServiceRecordParams)
-		wantField string
-	}{
-		{"valid", func(p *warehouse.NewServiceRecordParams) {}, ""},
-		{"in the past", func(p *warehouse.NewServiceRecordParams) { p.PerformedAt = &past }, ""},
-		{"in the future", func(p *warehouse.NewServiceRecordParams) { p.PerformedAt = &future }, "performedAt"},
-		{"no organization", func(p *warehouse.NewServiceRecordParams) { p.OrganizationID = "" }, "organizationId"},
-		{"no reference", func(p *warehouse.NewServiceRecordParams) { p.Reference = "" }, "reference"},
-		{"no service", func(p *warehouse.NewServiceRecordParams) { p.Service = "" }, "service"},
-		{"a padded service", func(p *warehouse.NewServiceRecordParams) { p.Service = " kitting" }, "service"},
-		{"a long service", func(p *warehouse.NewServiceRecordParams) { p.Service = strings.Repeat("s", 65) }, "service"},
-		{"zero quantity", func(p *warehouse.NewServiceRecordParams) { p.QuantityMilli = 0 }, "quantity"},
-		{"quantity above the bound", func(p *warehouse.NewServiceRecordParams) { p.QuantityMilli = warehouse.MaxServiceMilli + 1 }, "quantity"},
-		{"a long note", func(p *warehouse.NewServiceRecordParams) { p.Note = strings.Repeat("n", 1001) }, "note"},
-		{"no note", func(p *warehouse.NewServiceRecordParams) { p.Note = "" }, ""},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			p := svcParams()
-			tt.edit(&p)
-			_, err := warehouse.NewServiceRecord(p)
-			var ve *domain.ValidationError
-			switch {
-			case tt.wantField == "" && err != nil:
-				t.Fatalf("NewServiceRecord: %v", err)
-			case tt.wantField != "" && (!errors.As(err, &ve) || ve.Field != tt.wantField):
-				t.Fatalf("NewServiceRecord: %v, want a validation error of %s", err, tt.wantField)
-			}
-		})
-	}
+	domaintest.Edits(t, svcParams, warehouse.NewServiceRecord, []domaintest.Edit[warehouse.NewServiceRecordParams]{
+		{Name: "valid", Edit: func(p *warehouse.NewServiceRecordParams) {}, WantField: ""},
+		{Name: "in the past", Edit: func(p *warehouse.NewServiceRecordParams) { p.PerformedAt = &past }, WantField: ""},
+		{Name: "in the future", Edit: func(p *warehouse.NewServiceRecordParams) { p.PerformedAt = &future }, WantField: "performedAt"},
+		{Name: "no organization", Edit: func(p *warehouse.NewServiceRecordParams) { p.OrganizationID = "" }, WantField: "organizationId"},
+		{Name: "no reference", Edit: func(p *warehouse.NewServiceRecordParams) { p.Reference = "" }, WantField: "reference"},
+		{Name: "no service", Edit: func(p *warehouse.NewServiceRecordParams) { p.Service = "" }, WantField: "service"},
+		{Name: "a padded service", Edit: func(p *warehouse.NewServiceRecordParams) { p.Service = " kitting" }, WantField: "service"},
+		{Name: "a long service", Edit: func(p *warehouse.NewServiceRecordParams) { p.Service = strings.Repeat("s", 65) }, WantField: "service"},
+		{Name: "zero quantity", Edit: func(p *warehouse.NewServiceRecordParams) { p.QuantityMilli = 0 }, WantField: "quantity"},
+		{Name: "quantity above the bound", Edit: func(p *warehouse.NewServiceRecordParams) { p.QuantityMilli = warehouse.MaxServiceMilli + 1 }, WantField: "quantity"},
+		{Name: "a long note", Edit: func(p *warehouse.NewServiceRecordParams) { p.Note = strings.Repeat("n", 1001) }, WantField: "note"},
+		{Name: "no note", Edit: func(p *warehouse.NewServiceRecordParams) { p.Note = "" }, WantField: ""},
+	})
 }
 
 func TestServiceRecordSameContent(t *testing.T) {
 	at := recvNow.Add(-time.Hour)
 	mk := func(edit func(p *warehouse.NewServiceRecordParams)) *warehouse.ServiceRecord {
-		p := svcParams()
-		edit(&p)
-		s, err := warehouse.NewServiceRecord(p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return s
+		return domaintest.Made(t, svcParams, warehouse.NewServiceRecord, edit)
 	}
 	stored := mk(func(p *warehouse.NewServiceRecordParams) { p.PerformedAt = &at })
 	tests := []struct {

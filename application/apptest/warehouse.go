@@ -1,7 +1,8 @@
-package application_test
+package apptest
 
 // The fakes of the warehouse's side: receipts and services by (warehouse,
-// reference), and the stock ledger on the fake's stock levels.
+// reference), the stock ledger on the fake's stock levels, and billing's
+// part of the warehouse's reports.
 
 import (
 	"context"
@@ -16,43 +17,43 @@ import (
 )
 
 type warehouseSideState struct {
-	receipts  map[refKey]*warehouse.Receipt
-	services  map[refKey]*warehouse.ServiceRecord
-	movements []fakeMovement
+	Receipts  map[refKey]*warehouse.Receipt
+	Services  map[refKey]*warehouse.ServiceRecord
+	Movements []Movement
 }
 
 type refKey struct{ warehouse, reference string }
 
-type fakeMovement struct {
-	org, warehouse string
-	reason         shipping.MovementReason
-	delta          shipping.StockDelta
-	at             time.Time
+type Movement struct {
+	Org, Warehouse string
+	Reason         shipping.MovementReason
+	Delta          shipping.StockDelta
+	At             time.Time
 }
 
 func (s warehouseSideState) clone() warehouseSideState {
-	s.receipts = maps.Clone(s.receipts)
-	s.services = maps.Clone(s.services)
-	s.movements = slices.Clone(s.movements)
+	s.Receipts = maps.Clone(s.Receipts)
+	s.Services = maps.Clone(s.Services)
+	s.Movements = slices.Clone(s.Movements)
 	return s
 }
 
-func (db *fakeDB) movements() []fakeMovement {
+func (db *DB) Movements() []Movement {
 	db.mu.Lock()
 	defer db.mu.Unlock()
-	return slices.Clone(db.state.wh.movements)
+	return slices.Clone(db.State.wh.Movements)
 }
 
-func (db *fakeDB) warehouseReceipts() int {
+func (db *DB) WarehouseReceipts() int {
 	db.mu.Lock()
 	defer db.mu.Unlock()
-	return len(db.state.wh.receipts)
+	return len(db.State.wh.Receipts)
 }
 
-func (db *fakeDB) warehouseServices() int {
+func (db *DB) WarehouseServices() int {
 	db.mu.Lock()
 	defer db.mu.Unlock()
-	return len(db.state.wh.services)
+	return len(db.State.wh.Services)
 }
 
 type fakeWarehouseReceipts struct{ fakeRepos }
@@ -60,20 +61,7 @@ type fakeWarehouseReceipts struct{ fakeRepos }
 var _ ports.WarehouseReceiptRepository = fakeWarehouseReceipts{}
 
 func (r fakeWarehouseReceipts) Create(_ context.Context, rec *warehouse.Receipt) (*warehouse.Receipt, bool, error) {
-	end, err := r.begin()
-	if err != nil {
-		return nil, false, err
-	}
-	defer end()
-	k := refKey{rec.WarehouseID(), rec.Reference()}
-	if stored, ok := r.state.wh.receipts[k]; ok {
-		return stored, false, nil
-	}
-	if r.state.wh.receipts == nil {
-		r.state.wh.receipts = map[refKey]*warehouse.Receipt{}
-	}
-	r.state.wh.receipts[k] = rec
-	return rec, true, nil
+	return createReport(r.fakeRepos, &r.State.wh.Receipts, rec)
 }
 
 type fakeWarehouseServices struct{ fakeRepos }
@@ -81,20 +69,31 @@ type fakeWarehouseServices struct{ fakeRepos }
 var _ ports.WarehouseServiceRepository = fakeWarehouseServices{}
 
 func (r fakeWarehouseServices) Create(_ context.Context, s *warehouse.ServiceRecord) (*warehouse.ServiceRecord, bool, error) {
+	return createReport(r.fakeRepos, &r.State.wh.Services, s)
+}
+
+// createReport stores a warehouse's report under its (warehouse,
+// reference) unless one is stored there: then it answers the stored one,
+// not created.
+func createReport[T interface {
+	WarehouseID() string
+	Reference() string
+}](r fakeRepos, stored *map[refKey]T, report T) (T, bool, error) {
 	end, err := r.begin()
 	if err != nil {
-		return nil, false, err
+		var none T
+		return none, false, err
 	}
 	defer end()
-	k := refKey{s.WarehouseID(), s.Reference()}
-	if stored, ok := r.state.wh.services[k]; ok {
-		return stored, false, nil
+	k := refKey{report.WarehouseID(), report.Reference()}
+	if first, ok := (*stored)[k]; ok {
+		return first, false, nil
 	}
-	if r.state.wh.services == nil {
-		r.state.wh.services = map[refKey]*warehouse.ServiceRecord{}
+	if *stored == nil {
+		*stored = map[refKey]T{}
 	}
-	r.state.wh.services[k] = s
-	return s, true, nil
+	(*stored)[k] = report
+	return report, true, nil
 }
 
 type fakeStockLedger struct{ fakeRepos }
@@ -115,7 +114,7 @@ func (r fakeStockLedger) Move(_ context.Context, c shipping.StockChange) error {
 	for _, d := range c.Deltas {
 		if q, ok := sums[d.ItemID]; ok {
 			delete(sums, d.ItemID)
-			if on := r.state.stock[stockKey{c.WarehouseID, d.ItemID}].onHand; on+q < 0 {
+			if on := r.State.Stock[stockKey{c.WarehouseID, d.ItemID}].OnHand; on+q < 0 {
 				short = append(short, shipping.StockShortage{ItemID: d.ItemID, Requested: -q, Available: on})
 			}
 		}
@@ -125,14 +124,14 @@ func (r fakeStockLedger) Move(_ context.Context, c shipping.StockChange) error {
 	}
 	for _, d := range c.Deltas {
 		k := stockKey{c.WarehouseID, d.ItemID}
-		l := r.state.stock[k]
-		l.onHand += d.Quantity
+		l := r.State.Stock[k]
+		l.OnHand += d.Quantity
 		if c.ConsumesReserved {
-			l.reserved = max(l.reserved+min(d.Quantity, 0), 0)
+			l.Reserved = max(l.Reserved+min(d.Quantity, 0), 0)
 		}
-		r.state.stock[k] = l
-		r.state.wh.movements = append(r.state.wh.movements, fakeMovement{
-			org: c.OrganizationID, warehouse: c.WarehouseID, reason: c.Reason, delta: d, at: c.OccurredAt})
+		r.State.Stock[k] = l
+		r.State.wh.Movements = append(r.State.wh.Movements, Movement{
+			Org: c.OrganizationID, Warehouse: c.WarehouseID, Reason: c.Reason, Delta: d, At: c.OccurredAt})
 	}
 	return nil
 }
@@ -144,9 +143,9 @@ func (r fakeStockLedger) OnHandAt(_ context.Context, org string, at time.Time) (
 	}
 	defer end()
 	sums := map[shipping.OnHand]int64{}
-	for _, m := range r.state.wh.movements {
-		if m.org == org && m.at.Before(at) {
-			sums[shipping.OnHand{WarehouseID: m.warehouse, Kind: m.delta.Kind, ItemID: m.delta.ItemID}] += m.delta.Quantity
+	for _, m := range r.State.wh.Movements {
+		if m.Org == org && m.At.Before(at) {
+			sums[shipping.OnHand{WarehouseID: m.Warehouse, Kind: m.Delta.Kind, ItemID: m.Delta.ItemID}] += m.Delta.Quantity
 		}
 	}
 	var out []shipping.OnHand
@@ -159,10 +158,10 @@ func (r fakeStockLedger) OnHandAt(_ context.Context, org string, at time.Time) (
 	return out, nil
 }
 
-// fakeBilling is billing's part of the warehouse's reports
+// Billing is billing's part of the warehouse's reports
 // (ports.ReportBilling) as a test sets it: a nil function accepts every
 // service, closes no period and charges nothing.
-type fakeBilling struct {
+type Billing struct {
 	ServiceOffered  func(ctx context.Context, r ports.Repositories, organizationID, code string, at time.Time) (bool, error)
 	PeriodClosed    func(ctx context.Context, r ports.Repositories, organizationID string, at time.Time) (bool, error)
 	ReceiptCharges  func(ctx context.Context, r ports.Repositories, receipt *warehouse.Receipt) error
@@ -170,9 +169,9 @@ type fakeBilling struct {
 	ShipmentCharges func(ctx context.Context, r ports.Repositories, shipped *shipping.Shipment) error
 }
 
-var _ ports.ReportBilling = fakeBilling{}
+var _ ports.ReportBilling = Billing{}
 
-func (b fakeBilling) CheckServiceOffered(ctx context.Context, r ports.Repositories, org, code string, at time.Time) error {
+func (b Billing) CheckServiceOffered(ctx context.Context, r ports.Repositories, org, code string, at time.Time) error {
 	if b.ServiceOffered == nil {
 		return nil
 	}
@@ -186,7 +185,7 @@ func (b fakeBilling) CheckServiceOffered(ctx context.Context, r ports.Repositori
 	return nil
 }
 
-func (b fakeBilling) CheckPeriodOpen(ctx context.Context, r ports.Repositories, org string, at time.Time) error {
+func (b Billing) CheckPeriodOpen(ctx context.Context, r ports.Repositories, org string, at time.Time) error {
 	if b.PeriodClosed == nil {
 		return nil
 	}
@@ -200,21 +199,21 @@ func (b fakeBilling) CheckPeriodOpen(ctx context.Context, r ports.Repositories, 
 	return nil
 }
 
-func (b fakeBilling) ChargeReceipt(ctx context.Context, r ports.Repositories, receipt *warehouse.Receipt) error {
+func (b Billing) ChargeReceipt(ctx context.Context, r ports.Repositories, receipt *warehouse.Receipt) error {
 	if b.ReceiptCharges == nil {
 		return nil
 	}
 	return b.ReceiptCharges(ctx, r, receipt)
 }
 
-func (b fakeBilling) ChargeService(ctx context.Context, r ports.Repositories, service *warehouse.ServiceRecord) error {
+func (b Billing) ChargeService(ctx context.Context, r ports.Repositories, service *warehouse.ServiceRecord) error {
 	if b.ServiceCharges == nil {
 		return nil
 	}
 	return b.ServiceCharges(ctx, r, service)
 }
 
-func (b fakeBilling) ChargeShipment(ctx context.Context, r ports.Repositories, shipped *shipping.Shipment) error {
+func (b Billing) ChargeShipment(ctx context.Context, r ports.Repositories, shipped *shipping.Shipment) error {
 	if b.ShipmentCharges == nil {
 		return nil
 	}

@@ -1,4 +1,4 @@
-package application_test
+package warehouse_test
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/acme3pl/fulfillment/application"
+	"github.com/acme3pl/fulfillment/application/apptest"
 	warehouseapp "github.com/acme3pl/fulfillment/application/warehouse"
 	"github.com/acme3pl/fulfillment/domain"
 	"github.com/acme3pl/fulfillment/domain/shipping"
@@ -18,10 +19,10 @@ import (
 
 var recvT0 = time.Date(2026, 11, 26, 12, 0, 0, 0, time.UTC)
 
-// recvFixture: wh_a serves org_ship_a (shipFixture's world), wh_b serves
+// recvFixture: wh_a serves org_ship_a (ShipFixture's world), wh_b serves
 // org_ship_b only.
-func recvHandler(db *fakeDB, hooks fakeBilling) *warehouseapp.RecordWarehouseReceiptHandler {
-	return warehouseapp.NewRecordWarehouseReceiptHandler(fakeUoW{db}, &fakeClock{now: recvT0}, &fakeIDs{}, hooks)
+func recvHandler(db *apptest.DB, hooks apptest.Billing) *warehouseapp.RecordWarehouseReceiptHandler {
+	return warehouseapp.NewRecordWarehouseReceiptHandler(db.UoW(), &apptest.Clock{At: recvT0}, &apptest.IDs{}, hooks)
 }
 
 func recvCommand() warehouseapp.RecordWarehouseReceipt {
@@ -35,35 +36,35 @@ func recvCommand() warehouseapp.RecordWarehouseReceipt {
 }
 
 func TestRecordWarehouseReceiptRaisesOnHand(t *testing.T) {
-	db := shipFixture()
+	db := apptest.ShipFixture()
 	at := recvT0.Add(-3 * time.Hour)
 	c := recvCommand()
 	c.ReceivedAt = &at
-	res, err := recvHandler(db, fakeBilling{}).Handle(context.Background(), c)
+	res, err := recvHandler(db, apptest.Billing{}).Handle(context.Background(), c)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !res.Created || res.Receipt.ID() != "rcv_1" || res.Receipt.Lines()[0].SKU != "TEE-BLK-M" || res.Receipt.Lines()[1].SKU != "CTN-TEE-24" {
 		t.Fatalf("result %+v, lines %+v", res, res.Receipt.Lines())
 	}
-	if got := db.level("wh_a", "prod_1").onHand; got != 10 {
+	if got := db.Level("wh_a", "prod_1").OnHand; got != 10 {
 		t.Errorf("prod_1 on hand %d, want 10", got)
 	}
-	if got := db.level("wh_a", "ctn_1").onHand; got != 5+3 {
+	if got := db.Level("wh_a", "ctn_1").OnHand; got != 5+3 {
 		t.Errorf("ctn_1 on hand %d, want 8", got)
 	}
-	want := []fakeMovement{
-		{org: "org_ship_a", warehouse: "wh_a", reason: shipping.MovementReceipt, delta: shipping.StockDelta{Kind: shipping.KindProduct, ItemID: "prod_1", Quantity: 10}, at: at},
-		{org: "org_ship_a", warehouse: "wh_a", reason: shipping.MovementReceipt, delta: shipping.StockDelta{Kind: shipping.KindCarton, ItemID: "ctn_1", Quantity: 3}, at: at},
+	want := []apptest.Movement{
+		{Org: "org_ship_a", Warehouse: "wh_a", Reason: shipping.MovementReceipt, Delta: shipping.StockDelta{Kind: shipping.KindProduct, ItemID: "prod_1", Quantity: 10}, At: at},
+		{Org: "org_ship_a", Warehouse: "wh_a", Reason: shipping.MovementReceipt, Delta: shipping.StockDelta{Kind: shipping.KindCarton, ItemID: "ctn_1", Quantity: 3}, At: at},
 	}
-	if got := db.movements(); !reflect.DeepEqual(got, want) {
+	if got := db.Movements(); !reflect.DeepEqual(got, want) {
 		t.Fatalf("movements %+v, want %+v", got, want)
 	}
 }
 
 func TestRecordWarehouseReceiptIsIdempotentOnItsReference(t *testing.T) {
-	db := shipFixture()
-	h := recvHandler(db, fakeBilling{})
+	db := apptest.ShipFixture()
+	h := recvHandler(db, apptest.Billing{})
 	first, err := h.Handle(context.Background(), recvCommand())
 	if err != nil {
 		t.Fatal(err)
@@ -77,22 +78,22 @@ func TestRecordWarehouseReceiptIsIdempotentOnItsReference(t *testing.T) {
 	if again.Created || again.Receipt.ID() != first.Receipt.ID() {
 		t.Fatalf("retry: created %v, receipt %s, want the first, %s", again.Created, again.Receipt.ID(), first.Receipt.ID())
 	}
-	if got := db.level("wh_a", "prod_1").onHand; got != 10 || len(db.movements()) != 2 {
-		t.Fatalf("after a retry: on hand %d, %d movements; want 10 and 2", got, len(db.movements()))
+	if got := db.Level("wh_a", "prod_1").OnHand; got != 10 || len(db.Movements()) != 2 {
+		t.Fatalf("after a retry: on hand %d, %d movements; want 10 and 2", got, len(db.Movements()))
 	}
 
 	other := recvCommand()
 	other.Lines[0].Quantity = 11
-	commits := db.commits
+	commits := db.Commits
 	if _, err := h.Handle(context.Background(), other); !errors.Is(err, warehouse.ErrReferenceConflict) {
 		t.Fatalf("other content: %v, want reference conflict", err)
 	}
-	if db.commits != commits || db.level("wh_a", "prod_1").onHand != 10 {
+	if db.Commits != commits || db.Level("wh_a", "prod_1").OnHand != 10 {
 		t.Fatal("a conflict wrote")
 	}
 
 	// Another warehouse may use the same reference.
-	db.addWarehouse("wh_c", "North", true, "org_ship_a")
+	db.AddWarehouse("wh_c", "North", true, "org_ship_a")
 	c := recvCommand()
 	c.WarehouseID = "wh_c"
 	if res, err := h.Handle(context.Background(), c); err != nil || !res.Created {
@@ -102,48 +103,36 @@ func TestRecordWarehouseReceiptIsIdempotentOnItsReference(t *testing.T) {
 
 func TestRecordWarehouseReceiptRefuses(t *testing.T) {
 	future := recvT0.Add(time.Minute)
-	tests := []struct {
-		name  string
-		edit  func(c *warehouseapp.RecordWarehouseReceipt)
-		hooks fakeBilling
-		want  application.Kind
-	}{
-		{"future receivedAt", func(c *warehouseapp.RecordWarehouseReceipt) { c.ReceivedAt = &future }, fakeBilling{}, application.KindInvalid},
-		{"no items", func(c *warehouseapp.RecordWarehouseReceipt) { c.Lines = nil }, fakeBilling{}, application.KindInvalid},
-		{"another organization's warehouse", func(c *warehouseapp.RecordWarehouseReceipt) { c.WarehouseID = "wh_b" }, fakeBilling{}, application.KindInvalidWarehouse},
-		{"an unknown organization", func(c *warehouseapp.RecordWarehouseReceipt) { c.OrganizationID = "org_none" }, fakeBilling{}, application.KindInvalidWarehouse},
-		{"another organization's product", func(c *warehouseapp.RecordWarehouseReceipt) { c.Lines[0].ItemID = "prod_b" }, fakeBilling{}, application.KindUnknownItems},
-		{"a product named as a carton", func(c *warehouseapp.RecordWarehouseReceipt) { c.Lines[1].ItemID = "prod_2" }, fakeBilling{}, application.KindUnknownItems},
-		{"a closed period", func(c *warehouseapp.RecordWarehouseReceipt) {}, fakeBilling{
+	checkRefusals(t, recvCommand, func(db *apptest.DB, hooks apptest.Billing) func(context.Context, warehouseapp.RecordWarehouseReceipt) error {
+		return func(ctx context.Context, c warehouseapp.RecordWarehouseReceipt) error {
+			_, err := recvHandler(db, hooks).Handle(ctx, c)
+			return err
+		}
+	}, func(db *apptest.DB) bool {
+		return db.Commits != 0 || db.WarehouseReceipts() != 0 || len(db.Movements()) != 0 || db.Level("wh_a", "ctn_1").OnHand != 5
+	}, []refusal[warehouseapp.RecordWarehouseReceipt]{
+		{"future receivedAt", func(c *warehouseapp.RecordWarehouseReceipt) { c.ReceivedAt = &future }, apptest.Billing{}, application.KindInvalid},
+		{"no items", func(c *warehouseapp.RecordWarehouseReceipt) { c.Lines = nil }, apptest.Billing{}, application.KindInvalid},
+		{"another organization's warehouse", func(c *warehouseapp.RecordWarehouseReceipt) { c.WarehouseID = "wh_b" }, apptest.Billing{}, application.KindInvalidWarehouse},
+		{"an unknown organization", func(c *warehouseapp.RecordWarehouseReceipt) { c.OrganizationID = "org_none" }, apptest.Billing{}, application.KindInvalidWarehouse},
+		{"another organization's product", func(c *warehouseapp.RecordWarehouseReceipt) { c.Lines[0].ItemID = "prod_b" }, apptest.Billing{}, application.KindUnknownItems},
+		{"a product named as a carton", func(c *warehouseapp.RecordWarehouseReceipt) { c.Lines[1].ItemID = "prod_2" }, apptest.Billing{}, application.KindUnknownItems},
+		{"a closed period", func(c *warehouseapp.RecordWarehouseReceipt) {}, apptest.Billing{
 			PeriodClosed: func(context.Context, ports.Repositories, string, time.Time) (bool, error) { return true, nil },
 		}, application.KindPeriodClosed},
-		{"charges failing", func(c *warehouseapp.RecordWarehouseReceipt) {}, fakeBilling{
+		{"charges failing", func(c *warehouseapp.RecordWarehouseReceipt) {}, apptest.Billing{
 			ReceiptCharges: func(context.Context, ports.Repositories, *warehouse.Receipt) error { return domain.ErrUnavailable },
 		}, application.KindUnavailable},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			db := shipFixture()
-			c := recvCommand()
-			tt.edit(&c)
-			_, err := recvHandler(db, tt.hooks).Handle(context.Background(), c)
-			if got := application.KindOf(err); got != tt.want {
-				t.Fatalf("error %v (%s), want %s", err, got, tt.want)
-			}
-			if db.commits != 0 || db.warehouseReceipts() != 0 || len(db.movements()) != 0 || db.level("wh_a", "ctn_1").onHand != 5 {
-				t.Fatal("a refused receipt wrote")
-			}
-		})
-	}
+	})
 }
 
 func TestRecordWarehouseReceiptRunsItsHooksOncePerReceipt(t *testing.T) {
-	db := shipFixture()
+	db := apptest.ShipFixture()
 	var mu sync.Mutex
 	calls := map[string]int{}
 	count := func(name string) { mu.Lock(); calls[name]++; mu.Unlock() }
 	at := recvT0.Add(-time.Hour)
-	hooks := fakeBilling{
+	hooks := apptest.Billing{
 		PeriodClosed: func(_ context.Context, _ ports.Repositories, org string, got time.Time) (bool, error) {
 			if org != "org_ship_a" || !got.Equal(at) {
 				t.Errorf("PeriodClosed(%s, %v)", org, got)
@@ -161,8 +150,24 @@ func TestRecordWarehouseReceiptRunsItsHooksOncePerReceipt(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	calls["event"] = len(db.recorded())
+	calls["event"] = len(db.Recorded())
 	if want := map[string]int{"period": 1, "charges": 1, "event": 1}; !reflect.DeepEqual(calls, want) {
 		t.Fatalf("hooks ran %v, want %v", calls, want)
+	}
+}
+
+// inventory.received: once per new warehouse receipt, none for its retry.
+func TestReceiptEvent(t *testing.T) {
+	db := apptest.ShipFixture()
+	h := recvHandler(db, apptest.Billing{})
+	for range 2 {
+		if _, err := h.Handle(context.Background(), recvCommand()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got := db.Recorded()
+	apptest.WantEvents(t, got, "inventory.received rcv_1")
+	if r := got[0].Data.(*warehouse.Receipt); r.Reference() != "ASN-1" || got[0].OrganizationID != "org_ship_a" || !got[0].Time.Equal(recvT0) {
+		t.Fatalf("event %+v", got[0])
 	}
 }

@@ -1,4 +1,4 @@
-package application_test
+package shipping_test
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/acme3pl/fulfillment/application/apptest"
 	shippingapp "github.com/acme3pl/fulfillment/application/shipping"
 	"github.com/acme3pl/fulfillment/domain"
 	"github.com/acme3pl/fulfillment/domain/shipping"
@@ -14,11 +15,9 @@ import (
 )
 
 func TestListStockShowsReservations(t *testing.T) {
-	db := shipFixture()
-	app, _ := shipApp(db, domain.Sandbox)
-	if _, err := shipSubmit(app, "org_ship_a", shipDraft(t, app, shipSPD(shipLine("ctn_1", 2)))); err != nil {
-		t.Fatal(err)
-	}
+	db := apptest.ShipFixture()
+	app, _ := apptest.ShipApp(db, domain.Sandbox)
+	apptest.ShipPending(t, app, apptest.ShipSPD(apptest.ShipLine("ctn_1", 2)))
 	res, err := app.Shipping.ListStock.Handle(context.Background(), shippingapp.ListStock{
 		OrganizationID: "org_ship_a", Kind: shipping.KindCarton, SKU: "  CTN-TEE-24 ", Page: ports.Page{Take: 10},
 	})
@@ -35,7 +34,7 @@ func TestListStockShowsReservations(t *testing.T) {
 }
 
 func TestListStockRefusals(t *testing.T) {
-	app, _ := shipApp(shipFixture(), domain.Sandbox)
+	app, _ := apptest.ShipApp(apptest.ShipFixture(), domain.Sandbox)
 	tests := []struct {
 		name      string
 		q         shippingapp.ListStock

@@ -1,4 +1,4 @@
-package application_test
+package invoicing_test
 
 import (
 	"context"
@@ -13,6 +13,7 @@ import (
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 
 	"github.com/acme3pl/fulfillment/application"
+	"github.com/acme3pl/fulfillment/application/apptest"
 	invoicingapp "github.com/acme3pl/fulfillment/application/invoicing"
 	"github.com/acme3pl/fulfillment/domain"
 	"github.com/acme3pl/fulfillment/domain/invoicing"
@@ -59,7 +60,7 @@ func (r *invoiceRepo) Get(_ context.Context, org, id string) (*invoicing.Invoice
 
 // invoiceApp builds the decorated application on the fake, with spans
 // recorded in memory.
-func invoiceApp(repo *invoiceRepo) (*testApp, *tracetest.SpanRecorder) {
+func invoiceApp(repo *invoiceRepo) (*apptest.App, *tracetest.SpanRecorder) {
 	rec := tracetest.NewSpanRecorder()
 	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(rec))
 	app := invoicingapp.New(application.Deps{
@@ -67,7 +68,7 @@ func invoiceApp(repo *invoiceRepo) (*testApp, *tracetest.SpanRecorder) {
 		Tracer: tp.Tracer("test"),
 		Log:    slog.New(slog.DiscardHandler),
 	})
-	return &testApp{Invoicing: app}, rec
+	return &apptest.App{Invoicing: app}, rec
 }
 
 func invoiceFixture(t *testing.T, org, id string, status invoicing.InvoiceStatus) *invoicing.Invoice {

@@ -1,4 +1,4 @@
-package application_test
+package shipping_test
 
 import (
 	"context"
@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/acme3pl/fulfillment/application/apptest"
 	shippingapp "github.com/acme3pl/fulfillment/application/shipping"
 	"github.com/acme3pl/fulfillment/domain"
 	"github.com/acme3pl/fulfillment/domain/shipping"
@@ -13,14 +14,14 @@ import (
 )
 
 func TestListShipmentsNewestFirstWithStatusFilter(t *testing.T) {
-	db := shipFixture()
-	app, clock := shipApp(db, domain.Sandbox)
+	db := apptest.ShipFixture()
+	app, clock := apptest.ShipApp(db, domain.Sandbox)
 	var ids []string
 	for i := range 4 {
-		clock.now = shipT0.Add(time.Duration(i) * time.Minute)
-		ids = append(ids, shipDraft(t, app, shipSPD(shipLine("ctn_1", 1))))
+		clock.At = apptest.ShipT0.Add(time.Duration(i) * time.Minute)
+		ids = append(ids, apptest.ShipDraft(t, app, apptest.ShipSPD(apptest.ShipLine("ctn_1", 1))))
 	}
-	if _, err := shipSubmit(app, "org_ship_a", ids[1]); err != nil {
+	if _, err := apptest.ShipSubmit(app, "org_ship_a", ids[1]); err != nil {
 		t.Fatal(err)
 	}
 	list := func(status shipping.ShipmentStatus, page ports.Page) ([]string, bool) {

@@ -1,4 +1,4 @@
-package application_test
+package warehouse_test
 
 import (
 	"context"
@@ -6,73 +6,59 @@ import (
 	"testing"
 	"time"
 
-	shippingapp "github.com/acme3pl/fulfillment/application/shipping"
+	"github.com/acme3pl/fulfillment/application/apptest"
 	warehouseapp "github.com/acme3pl/fulfillment/application/warehouse"
 	"github.com/acme3pl/fulfillment/domain"
 	"github.com/acme3pl/fulfillment/domain/shipping"
 	"github.com/acme3pl/fulfillment/ports"
 )
 
-func shipShip(app *testApp, warehouse, id, carrier, number string) (warehouseapp.ShipResult, error) {
+func shipShip(app *apptest.App, warehouse, id, carrier, number string) (warehouseapp.ShipResult, error) {
 	return app.Warehouse.ShipShipment.Handle(context.Background(), warehouseapp.ShipShipment{
 		WarehouseID: warehouse, ShipmentID: id, Carrier: carrier, TrackingNumber: number,
 	})
 }
 
-// shipPending makes a submitted shipment of c and returns its ID.
-func shipPending(t *testing.T, app *testApp, c shippingapp.CreateShipment) string {
-	t.Helper()
-	id := shipDraft(t, app, c)
-	if _, err := shipSubmit(app, "org_ship_a", id); err != nil {
-		t.Fatal(err)
-	}
-	return id
-}
-
 func TestShipConsumesTheReservation(t *testing.T) {
-	db := shipFixture()
-	app, clock := shipApp(db, domain.Sandbox)
-	id := shipPending(t, app, shipSPD(shipLine("ctn_1", 3), shipLine("ctn_2", 2)))
-	clock.now = shipT0.Add(time.Hour)
+	db := apptest.ShipFixture()
+	app, clock := apptest.ShipApp(db, domain.Sandbox)
+	id := apptest.ShipPending(t, app, apptest.ShipSPD(apptest.ShipLine("ctn_1", 3), apptest.ShipLine("ctn_2", 2)))
+	clock.At = apptest.ShipT0.Add(time.Hour)
 	res, err := shipShip(app, "wh_a", id, " UPS ", "1Z999")
 	if err != nil {
 		t.Fatal(err)
 	}
 	s := res.Shipment
-	if res.Replay || s.Status() != shipping.ShipmentShipped || !s.ShippedAt().Equal(clock.now) || !s.UpdatedAt().Equal(clock.now) ||
+	if res.Replay || s.Status() != shipping.ShipmentShipped || !s.ShippedAt().Equal(clock.At) || !s.UpdatedAt().Equal(clock.At) ||
 		*s.Tracking() != (shipping.Tracking{Carrier: "UPS", Number: "1Z999"}) {
 		t.Fatalf("replay %v status %s shipped %v tracking %+v", res.Replay, s.Status(), s.ShippedAt(), s.Tracking())
 	}
-	if l := db.level("wh_a", "ctn_1"); l != (stockLevel{onHand: 2, reserved: 0}) {
-		t.Fatalf("ctn_1 %+v, want on hand 2 reserved 0", l)
-	}
-	if l := db.level("wh_a", "ctn_2"); l != (stockLevel{onHand: 0, reserved: 0}) {
-		t.Fatalf("ctn_2 %+v, want on hand 0 reserved 0", l)
-	}
-	if got := len(db.movements()); got != 2 {
+	db.WantLevel(t, "wh_a", "ctn_1", apptest.StockLevel{OnHand: 2, Reserved: 0}, "on hand 2 reserved 0")
+	db.WantLevel(t, "wh_a", "ctn_2", apptest.StockLevel{OnHand: 0, Reserved: 0}, "on hand 0 reserved 0")
+	if got := len(db.Movements()); got != 2 {
 		t.Fatalf("%d movements, want 2", got)
 	}
-	for _, m := range db.movements() {
-		if m.reason != shipping.MovementShipment || m.delta.Kind != shipping.KindCarton || m.delta.Quantity >= 0 || !m.at.Equal(clock.now) {
+	for _, m := range db.Movements() {
+		if m.Reason != shipping.MovementShipment || m.Delta.Kind != shipping.KindCarton || m.Delta.Quantity >= 0 || !m.At.Equal(clock.At) {
 			t.Errorf("movement %+v", m)
 		}
 	}
 	// The organization may no longer cancel it.
-	if _, err := shipCancel(app, "org_ship_a", id); !errors.Is(err, domain.ErrInvalidState) {
+	if _, err := apptest.ShipCancel(app, "org_ship_a", id); !errors.Is(err, domain.ErrInvalidState) {
 		t.Fatalf("cancel after ship: %v, want ErrInvalidState", err)
 	}
 }
 
 func TestShipAgainIsAReplay(t *testing.T) {
-	db := shipFixture()
-	app, clock := shipApp(db, domain.Sandbox)
-	id := shipPending(t, app, shipSPD(shipLine("ctn_1", 1)))
+	db := apptest.ShipFixture()
+	app, clock := apptest.ShipApp(db, domain.Sandbox)
+	id := apptest.ShipPending(t, app, apptest.ShipSPD(apptest.ShipLine("ctn_1", 1)))
 	first, err := shipShip(app, "wh_a", id, "UPS", "1Z1")
 	if err != nil {
 		t.Fatal(err)
 	}
-	commits := db.commits
-	clock.now = shipT0.Add(time.Hour)
+	commits := db.Commits
+	clock.At = apptest.ShipT0.Add(time.Hour)
 	again, err := shipShip(app, "wh_a", id, "UPS", "1Z1")
 	if err != nil {
 		t.Fatal(err)
@@ -80,11 +66,11 @@ func TestShipAgainIsAReplay(t *testing.T) {
 	if !again.Replay || !again.Shipment.ShippedAt().Equal(*first.Shipment.ShippedAt()) || !again.Shipment.UpdatedAt().Equal(first.Shipment.UpdatedAt()) {
 		t.Fatalf("replay %v shipped %v updated %v", again.Replay, again.Shipment.ShippedAt(), again.Shipment.UpdatedAt())
 	}
-	if l := db.level("wh_a", "ctn_1"); l.onHand != 4 || len(db.movements()) != 1 {
-		t.Fatalf("ctn_1 %+v, %d movements: the replay changed the stock", l, len(db.movements()))
+	if l := db.Level("wh_a", "ctn_1"); l.OnHand != 4 || len(db.Movements()) != 1 {
+		t.Fatalf("ctn_1 %+v, %d movements: the replay changed the stock", l, len(db.Movements()))
 	}
-	if db.commits != commits+1 {
-		t.Fatalf("%d commits, want one more (an empty transaction)", db.commits-commits)
+	if db.Commits != commits+1 {
+		t.Fatalf("%d commits, want one more (an empty transaction)", db.Commits-commits)
 	}
 	if _, err := shipShip(app, "wh_a", id, "UPS", "1Z2"); !errors.Is(err, domain.ErrInvalidState) {
 		t.Fatalf("ship with another number: %v, want ErrInvalidState", err)
@@ -92,16 +78,16 @@ func TestShipAgainIsAReplay(t *testing.T) {
 }
 
 func TestShipRefusals(t *testing.T) {
-	db := shipFixture()
-	app, _ := shipApp(db, domain.Sandbox)
-	draft := shipDraft(t, app, shipSPD(shipLine("ctn_1", 1)))
-	cancelled := shipDraft(t, app, shipSPD(shipLine("ctn_1", 1)))
-	if _, err := shipCancel(app, "org_ship_a", cancelled); err != nil {
+	db := apptest.ShipFixture()
+	app, _ := apptest.ShipApp(db, domain.Sandbox)
+	draft := apptest.ShipDraft(t, app, apptest.ShipSPD(apptest.ShipLine("ctn_1", 1)))
+	cancelled := apptest.ShipDraft(t, app, apptest.ShipSPD(apptest.ShipLine("ctn_1", 1)))
+	if _, err := apptest.ShipCancel(app, "org_ship_a", cancelled); err != nil {
 		t.Fatal(err)
 	}
-	pending := shipPending(t, app, shipSPD(shipLine("ctn_1", 1)))
+	pending := apptest.ShipPending(t, app, apptest.ShipSPD(apptest.ShipLine("ctn_1", 1)))
 	// Pick & Pack is reserved without a check: on hand 0 when it ships.
-	backorder := shipPending(t, app, shipPickPack(shipLine("prod_1", 2), shipLine("prod_2", 1)))
+	backorder := apptest.ShipPending(t, app, apptest.ShipPickPack(apptest.ShipLine("prod_1", 2), apptest.ShipLine("prod_2", 1)))
 	var short *shipping.OnHandShortageError
 	var invalid *domain.ValidationError
 	tests := []struct {
@@ -124,7 +110,7 @@ func TestShipRefusals(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			commits := db.commits
+			commits := db.Commits
 			_, err := shipShip(app, tt.warehouse, tt.id, tt.carrier, tt.number)
 			switch {
 			case tt.wantIs != nil && !errors.Is(err, tt.wantIs):
@@ -138,26 +124,26 @@ func TestShipRefusals(t *testing.T) {
 			if tt.wantInvalidArgument != "" && invalid.Field != tt.wantInvalidArgument {
 				t.Fatalf("invalid %s, want %s", invalid.Field, tt.wantInvalidArgument)
 			}
-			if db.commits != commits {
+			if db.Commits != commits {
 				t.Fatal("a refused ship committed")
 			}
 		})
 	}
-	if l := db.level("wh_a", "prod_1"); l != (stockLevel{onHand: 0, reserved: 2}) {
+	if l := db.Level("wh_a", "prod_1"); l != (apptest.StockLevel{OnHand: 0, Reserved: 2}) {
 		t.Fatalf("prod_1 %+v after the refused ship", l)
 	}
 }
 
 func TestListWarehouseShipments(t *testing.T) {
-	db := shipFixture()
-	db.state.orgs["org_ship_a"] = domain.Organization{ID: "org_ship_a", Name: "Acme"}
-	app, clock := shipApp(db, domain.Sandbox)
+	db := apptest.ShipFixture()
+	db.State.Orgs["org_ship_a"] = domain.Organization{ID: "org_ship_a", Name: "Acme"}
+	app, clock := apptest.ShipApp(db, domain.Sandbox)
 	var ids []string
 	for i := range 3 {
-		clock.now = shipT0.Add(time.Duration(3-i) * time.Minute) // submitted in reverse of creation
-		ids = append(ids, shipPending(t, app, shipSPD(shipLine("ctn_1", 1))))
+		clock.At = apptest.ShipT0.Add(time.Duration(3-i) * time.Minute) // submitted in reverse of creation
+		ids = append(ids, apptest.ShipPending(t, app, apptest.ShipSPD(apptest.ShipLine("ctn_1", 1))))
 	}
-	shipDraft(t, app, shipSPD(shipLine("ctn_1", 1))) // a draft is not the warehouse's
+	apptest.ShipDraft(t, app, apptest.ShipSPD(apptest.ShipLine("ctn_1", 1))) // a draft is not the warehouse's
 	list := func(q warehouseapp.ListWarehouseShipments) (warehouseapp.ShipmentPage, error) {
 		return app.Warehouse.ListWarehouseShipments.Handle(context.Background(), q)
 	}
@@ -181,11 +167,11 @@ func TestListWarehouseShipments(t *testing.T) {
 // Billing's port and the outbox run in the ship's transaction, once per
 // shipment shipped: never for a replay, and a failing hook ships nothing.
 func TestShipRunsItsHooksOnce(t *testing.T) {
-	db := shipFixture()
-	clock := &fakeClock{now: shipT0}
+	db := apptest.ShipFixture()
+	clock := &apptest.Clock{At: apptest.ShipT0}
 	var charged []string
 	fail := false
-	hooks := fakeBilling{
+	hooks := apptest.Billing{
 		ShipmentCharges: func(_ context.Context, _ ports.Repositories, s *shipping.Shipment) error {
 			if fail {
 				return errors.New("rate card unreadable")
@@ -194,17 +180,17 @@ func TestShipRunsItsHooksOnce(t *testing.T) {
 			return nil
 		},
 	}
-	app, _ := shipApp(db, domain.Sandbox)
-	ship := warehouseapp.NewShipShipmentHandler(fakeUoW{db}, clock, hooks)
-	id := shipPending(t, app, shipSPD(shipLine("ctn_1", 1)))
-	other := shipPending(t, app, shipSPD(shipLine("ctn_2", 1)))
+	app, _ := apptest.ShipApp(db, domain.Sandbox)
+	ship := warehouseapp.NewShipShipmentHandler(db.UoW(), clock, hooks)
+	id := apptest.ShipPending(t, app, apptest.ShipSPD(apptest.ShipLine("ctn_1", 1)))
+	other := apptest.ShipPending(t, app, apptest.ShipSPD(apptest.ShipLine("ctn_2", 1)))
 	for range 2 {
 		if _, err := ship.Handle(context.Background(), warehouseapp.ShipShipment{WarehouseID: "wh_a", ShipmentID: id, Carrier: "UPS", TrackingNumber: "1"}); err != nil {
 			t.Fatal(err)
 		}
 	}
 	var events []string
-	for _, e := range db.recorded() {
+	for _, e := range db.Recorded() {
 		if e.Type == ports.EventShipmentShipped {
 			events = append(events, e.Subject)
 		}
@@ -216,7 +202,27 @@ func TestShipRunsItsHooksOnce(t *testing.T) {
 	if _, err := ship.Handle(context.Background(), warehouseapp.ShipShipment{WarehouseID: "wh_a", ShipmentID: other, Carrier: "UPS", TrackingNumber: "2"}); err == nil {
 		t.Fatal("a failing charge hook shipped")
 	}
-	if l := db.level("wh_a", "ctn_2"); l != (stockLevel{onHand: 2, reserved: 1}) {
+	if l := db.Level("wh_a", "ctn_2"); l != (apptest.StockLevel{OnHand: 2, Reserved: 1}) {
 		t.Fatalf("ctn_2 %+v after a failed ship, want untouched", l)
+	}
+}
+
+// shipment.shipped: once per ship, none for its replay, after the created
+// event of the same subject.
+func TestShippedEvent(t *testing.T) {
+	db := apptest.ShipFixture()
+	app, clock := apptest.ShipApp(db, domain.Sandbox)
+	ship := warehouseapp.NewShipShipmentHandler(db.UoW(), clock, apptest.Billing{})
+	id := apptest.ShipPending(t, app, apptest.ShipSPD(apptest.ShipLine("ctn_1", 1)))
+	clock.At = apptest.ShipT0.Add(2 * time.Hour)
+	for range 2 {
+		if _, err := ship.Handle(context.Background(), warehouseapp.ShipShipment{WarehouseID: "wh_a", ShipmentID: id, Carrier: "UPS", TrackingNumber: "1Z"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got := db.Recorded()
+	apptest.WantEvents(t, got, "shipment.created "+id, "shipment.shipped "+id)
+	if s := got[1].Data.(*shipping.Shipment); s.Status() != shipping.ShipmentShipped || !got[1].Time.Equal(clock.At) {
+		t.Fatalf("shipped event: %s at %v", s.Status(), got[1].Time)
 	}
 }

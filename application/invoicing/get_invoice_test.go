@@ -1,4 +1,4 @@
-package application_test
+package invoicing_test
 
 import (
 	"context"

@@ -1,17 +1,18 @@
-package application_test
+package shipping_test
 
 import (
 	"context"
 	"errors"
 	"testing"
 
+	"github.com/acme3pl/fulfillment/application/apptest"
 	shippingapp "github.com/acme3pl/fulfillment/application/shipping"
 	"github.com/acme3pl/fulfillment/domain"
 )
 
 func TestGetShipmentIsScopedToTheOrganization(t *testing.T) {
-	app, _ := shipApp(shipFixture(), domain.Sandbox)
-	id := shipDraft(t, app, shipSPD(shipLine("ctn_1", 1)))
+	app, _ := apptest.ShipApp(apptest.ShipFixture(), domain.Sandbox)
+	id := apptest.ShipDraft(t, app, apptest.ShipSPD(apptest.ShipLine("ctn_1", 1)))
 	tests := []struct {
 		name    string
 		org, id string

@@ -1,4 +1,4 @@
-package application_test
+package intake_test
 
 import (
 	"context"
@@ -15,33 +15,12 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/acme3pl/fulfillment/application"
+	"github.com/acme3pl/fulfillment/application/apptest"
 	intakeapp "github.com/acme3pl/fulfillment/application/intake"
 	"github.com/acme3pl/fulfillment/domain"
 	"github.com/acme3pl/fulfillment/domain/intake"
 	"github.com/acme3pl/fulfillment/ports"
 )
-
-// fakeDecode stands for the HTTP adapter's decoder: {"id": N, "skus":
-// [...]} is the order N of intakeOrder with one line per SKU, checked;
-// "bad": true makes it unreadable, its ID read.
-func fakeDecode(body []byte) (intake.StorefrontOrder, error) {
-	var v struct {
-		ID   int64    `json:"id"`
-		SKUs []string `json:"skus"`
-		Bad  bool     `json:"bad"`
-	}
-	if err := json.Unmarshal(body, &v); err != nil {
-		return intake.StorefrontOrder{}, domain.Invalid("body", "is not valid JSON")
-	}
-	o := intakeOrder(v.ID)
-	for i, sku := range v.SKUs {
-		o.Lines = append(o.Lines, intakeLine(int64(i+1), sku, 1))
-	}
-	if v.Bad {
-		return intake.StorefrontOrder{ID: v.ID}, domain.Invalid("test", "must be a boolean")
-	}
-	return o, o.Check()
-}
 
 func orderBody(id int64, skus ...string) []byte {
 	b, _ := json.Marshal(map[string]any{"id": id, "skus": skus})
@@ -49,12 +28,12 @@ func orderBody(id int64, skus ...string) []byte {
 }
 
 // deliverBody is a storefront delivery of body, as the HTTP adapter makes it.
-func deliverBody(app *testApp, trace string, body []byte) (intakeapp.StorefrontOrderResult, error) {
-	o, refused := fakeDecode(body)
+func deliverBody(app *apptest.App, trace string, body []byte) (intakeapp.StorefrontOrderResult, error) {
+	o, refused := apptest.DecodeOrder(body)
 	if refused != nil {
 		if o.ID > 0 {
 			_, _ = app.Intake.RefuseStorefrontOrder.Handle(context.Background(), intakeapp.RefuseStorefrontOrder{
-				OrganizationID: intakeOrg, TraceID: trace, OrderID: o.ID, OrderNumber: o.OrderNumber, Body: body,
+				OrganizationID: apptest.IntakeOrg, TraceID: trace, OrderID: o.ID, OrderNumber: o.OrderNumber, Body: body,
 			})
 		}
 		return intakeapp.StorefrontOrderResult{}, refused
@@ -62,7 +41,7 @@ func deliverBody(app *testApp, trace string, body []byte) (intakeapp.StorefrontO
 	return deliverOrder(app, o, trace, body)
 }
 
-func replay(ctx context.Context, app *testApp, org string, id int64, trace string) (intakeapp.StorefrontOrderResult, error) {
+func replay(ctx context.Context, app *apptest.App, org string, id int64, trace string) (intakeapp.StorefrontOrderResult, error) {
 	return app.Intake.ReplayStorefrontOrder.Handle(ctx, intakeapp.ReplayStorefrontOrder{
 		OrganizationID: org, OrderID: id, TraceID: trace,
 	})
@@ -70,18 +49,18 @@ func replay(ctx context.Context, app *testApp, org string, id int64, trace strin
 
 func TestFailedDeliveriesKeepTheirBody(t *testing.T) {
 	st := intakeFixture()
-	app := intakeApp(st, domain.Sandbox)
+	app := apptest.IntakeApp(st, domain.Sandbox)
 	first, second := orderBody(11, "NEW-1"), orderBody(11, "NEW-1", "SOCK-1")
 	if _, err := deliverBody(app, "t1", first); !errors.As(err, new(*domain.UnknownSKUsError)) {
 		t.Fatalf("first delivery: %v", err)
 	}
-	if got := st.payload(intakeOrg, 11); !reflect.DeepEqual(got, first) {
+	if got := st.Payload(apptest.IntakeOrg, 11); !reflect.DeepEqual(got, first) {
 		t.Fatalf("kept %q, want %q", got, first)
 	}
 	if _, err := deliverBody(app, "t2", second); err == nil {
 		t.Fatal("second delivery succeeded")
 	}
-	if got := st.payload(intakeOrg, 11); !reflect.DeepEqual(got, second) {
+	if got := st.Payload(apptest.IntakeOrg, 11); !reflect.DeepEqual(got, second) {
 		t.Fatalf("kept %q, want the later body %q", got, second)
 	}
 	// Refused before processing (unreadable, its ID read): kept as well.
@@ -89,25 +68,25 @@ func TestFailedDeliveriesKeepTheirBody(t *testing.T) {
 	if _, err := deliverBody(app, "t3", bad); !errors.As(err, new(*domain.ValidationError)) {
 		t.Fatalf("bad delivery: %v", err)
 	}
-	if got := st.payload(intakeOrg, 12); !reflect.DeepEqual(got, bad) {
+	if got := st.Payload(apptest.IntakeOrg, 12); !reflect.DeepEqual(got, bad) {
 		t.Fatalf("kept %q, want %q", got, bad)
 	}
 	// A success deletes it.
-	st.addProduct(intakeOrg, "prod_new", "NEW-1")
+	st.AddProduct(apptest.IntakeOrg, "prod_new", "NEW-1")
 	if _, err := deliverBody(app, "t4", second); err != nil {
 		t.Fatal(err)
 	}
-	if got := st.payload(intakeOrg, 11); got != nil {
+	if got := st.Payload(apptest.IntakeOrg, 11); got != nil {
 		t.Fatalf("kept %q after the success", got)
 	}
-	if rec, _ := st.receipt(intakeOrg, 11); rec.PayloadKept() {
+	if rec, _ := st.Receipt(apptest.IntakeOrg, 11); rec.PayloadKept() {
 		t.Fatalf("receipt %+v keeps a body", rec)
 	}
 }
 
 func TestReplayStorefrontOrder(t *testing.T) {
 	st := intakeFixture()
-	app := intakeApp(st, domain.Sandbox)
+	app := apptest.IntakeApp(st, domain.Sandbox)
 	ctx := context.Background()
 	body := orderBody(21, "SOCK-1", "NEW-2")
 	if _, err := deliverBody(app, "0af7651916cd43dd8448eb211c80319c", body); err == nil {
@@ -115,48 +94,48 @@ func TestReplayStorefrontOrder(t *testing.T) {
 	}
 
 	// Not fixed yet: refused again, counted, the body kept, the replay's trace on the receipt.
-	_, err := replay(ctx, app, intakeOrg, 21, "trace-replay-1")
+	_, err := replay(ctx, app, apptest.IntakeOrg, 21, "trace-replay-1")
 	var unknown *domain.UnknownSKUsError
 	if !errors.As(err, &unknown) || !reflect.DeepEqual(unknown.SKUs, []string{"NEW-2"}) {
 		t.Fatalf("replay before the fix: %v", err)
 	}
-	rec, _ := st.receipt(intakeOrg, 21)
-	if rec.Attempts() != 2 || rec.TraceID() != "trace-replay-1" || !rec.PayloadKept() || !reflect.DeepEqual(st.payload(intakeOrg, 21), body) {
+	rec, _ := st.Receipt(apptest.IntakeOrg, 21)
+	if rec.Attempts() != 2 || rec.TraceID() != "trace-replay-1" || !rec.PayloadKept() || !reflect.DeepEqual(st.Payload(apptest.IntakeOrg, 21), body) {
 		t.Fatalf("receipt after a refused replay: %+v", rec)
 	}
 
 	// Fixed: one shipment, the kept body's mapping.
-	st.addProduct(intakeOrg, "prod_new2", "NEW-2")
-	res, err := replay(ctx, app, intakeOrg, 21, "trace-replay-2")
+	st.AddProduct(apptest.IntakeOrg, "prod_new2", "NEW-2")
+	res, err := replay(ctx, app, apptest.IntakeOrg, 21, "trace-replay-2")
 	if err != nil || res.ShipmentID == "" || res.Duplicate {
 		t.Fatalf("replay after the fix: %+v %v", res, err)
 	}
-	ss := st.shipments()
+	ss := st.Shipments()
 	if len(ss) != 1 || ss[0].Source().OrderID != 21 || len(ss[0].Lines()) != 2 {
 		t.Fatalf("shipments %+v", ss)
 	}
-	rec, _ = st.receipt(intakeOrg, 21)
+	rec, _ = st.Receipt(apptest.IntakeOrg, 21)
 	if rec.Status() != intake.ReceiptSucceeded || rec.ShipmentID() != res.ShipmentID || rec.PayloadKept() ||
-		st.payload(intakeOrg, 21) != nil || rec.TraceID() != "trace-replay-2" || rec.Attempts() != 3 {
+		st.Payload(apptest.IntakeOrg, 21) != nil || rec.TraceID() != "trace-replay-2" || rec.Attempts() != 3 {
 		t.Fatalf("receipt after the replay: %+v", rec)
 	}
 
 	// Done: duplicate, nothing counted.
-	again, err := replay(ctx, app, intakeOrg, 21, "trace-replay-3")
+	again, err := replay(ctx, app, apptest.IntakeOrg, 21, "trace-replay-3")
 	if err != nil || !again.Duplicate || again.ShipmentID != res.ShipmentID {
 		t.Fatalf("replay of a done order: %+v %v", again, err)
 	}
-	if rec2, _ := st.receipt(intakeOrg, 21); !reflect.DeepEqual(rec2, rec) {
+	if rec2, _ := st.Receipt(apptest.IntakeOrg, 21); !reflect.DeepEqual(rec2, rec) {
 		t.Fatalf("a duplicate replay changed the receipt: %+v, was %+v", rec2, rec)
 	}
-	if len(st.shipments()) != 1 {
+	if len(st.Shipments()) != 1 {
 		t.Fatal("a second shipment")
 	}
 }
 
 func TestReplayStorefrontOrderRefusals(t *testing.T) {
 	st := intakeFixture()
-	app := intakeApp(st, domain.Sandbox)
+	app := apptest.IntakeApp(st, domain.Sandbox)
 	ctx := context.Background()
 	if _, err := deliverBody(app, "t", orderBody(31, "NEW-3")); err == nil {
 		t.Fatal("the order went through")
@@ -168,18 +147,18 @@ func TestReplayStorefrontOrderRefusals(t *testing.T) {
 		prepare func()
 		wantErr error
 	}{
-		{name: "no receipt", org: intakeOrg, id: 999, wantErr: domain.ErrNotFound},
+		{name: "no receipt", org: apptest.IntakeOrg, id: 999, wantErr: domain.ErrNotFound},
 		{name: "another organization's order", org: "org_other", id: 31, wantErr: domain.ErrNotFound},
-		{name: "the body is gone", org: intakeOrg, id: 31, wantErr: intake.ErrPayloadNotKept, prepare: func() {
+		{name: "the body is gone", org: apptest.IntakeOrg, id: 31, wantErr: intake.ErrPayloadNotKept, prepare: func() {
 			n, err := app.Intake.PurgeFailedOrders.Handle(ctx, intakeapp.PurgeFailedOrders{})
 			if err != nil || n != 0 {
 				t.Fatalf("purge within retention: %d %v", n, err)
 			}
-			st.mu.Lock()
-			p := st.state.receipts[intakeKey{intakeOrg, 31}]
-			p.payload, p.PayloadBytes = nil, nil
-			st.state.receipts[intakeKey{intakeOrg, 31}] = p
-			st.mu.Unlock()
+			st.Lock()
+			p := st.State.Receipts[apptest.IntakeKey{Org: apptest.IntakeOrg, Order: 31}]
+			p.Payload, p.PayloadBytes = nil, nil
+			st.State.Receipts[apptest.IntakeKey{Org: apptest.IntakeOrg, Order: 31}] = p
+			st.Unlock()
 		}},
 	}
 	for _, tt := range tests {
@@ -187,12 +166,12 @@ func TestReplayStorefrontOrderRefusals(t *testing.T) {
 			if tt.prepare != nil {
 				tt.prepare()
 			}
-			before, _ := st.receipt(intakeOrg, 31)
+			before, _ := st.Receipt(apptest.IntakeOrg, 31)
 			_, err := replay(ctx, app, tt.org, tt.id, "tr")
 			if !errors.Is(err, tt.wantErr) {
 				t.Fatalf("error %v, want %v", err, tt.wantErr)
 			}
-			if after, _ := st.receipt(intakeOrg, 31); !reflect.DeepEqual(after, before) {
+			if after, _ := st.Receipt(apptest.IntakeOrg, 31); !reflect.DeepEqual(after, before) {
 				t.Fatalf("the receipt changed: %+v, was %+v", after, before)
 			}
 		})
@@ -206,23 +185,23 @@ func TestReplayStorefrontOrderRefusals(t *testing.T) {
 // A kept body the decoder now reads as another order touches no order.
 func TestReplayStorefrontOrderOfAnotherID(t *testing.T) {
 	st := intakeFixture()
-	app := intakeApp(st, domain.Sandbox)
+	app := apptest.IntakeApp(st, domain.Sandbox)
 	if _, err := deliverBody(app, "t", orderBody(41, "NEW-4")); err == nil {
 		t.Fatal("the order went through")
 	}
-	st.mu.Lock()
-	p := st.state.receipts[intakeKey{intakeOrg, 41}]
-	p.payload = orderBody(42, "SOCK-1")
-	st.state.receipts[intakeKey{intakeOrg, 41}] = p
-	st.mu.Unlock()
-	before, _ := st.receipt(intakeOrg, 41)
-	if _, err := replay(context.Background(), app, intakeOrg, 41, "tr"); !errors.As(err, new(*domain.ValidationError)) {
+	st.Lock()
+	p := st.State.Receipts[apptest.IntakeKey{Org: apptest.IntakeOrg, Order: 41}]
+	p.Payload = orderBody(42, "SOCK-1")
+	st.State.Receipts[apptest.IntakeKey{Org: apptest.IntakeOrg, Order: 41}] = p
+	st.Unlock()
+	before, _ := st.Receipt(apptest.IntakeOrg, 41)
+	if _, err := replay(context.Background(), app, apptest.IntakeOrg, 41, "tr"); !errors.As(err, new(*domain.ValidationError)) {
 		t.Fatalf("error %v, want invalid", err)
 	}
-	if after, _ := st.receipt(intakeOrg, 41); !reflect.DeepEqual(after, before) {
+	if after, _ := st.Receipt(apptest.IntakeOrg, 41); !reflect.DeepEqual(after, before) {
 		t.Fatalf("the receipt changed")
 	}
-	if _, ok := st.receipt(intakeOrg, 42); ok || len(st.shipments()) != 0 {
+	if _, ok := st.Receipt(apptest.IntakeOrg, 42); ok || len(st.Shipments()) != 0 {
 		t.Fatal("another order was touched")
 	}
 }
@@ -233,13 +212,13 @@ func TestReplayStorefrontOrderLinksTheFailedTrace(t *testing.T) {
 	st := intakeFixture()
 	rec := tracetest.NewSpanRecorder()
 	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(rec))
-	app := intakeAppTraced(st, domain.Sandbox, tp.Tracer("test"))
+	app := apptest.IntakeAppTraced(st, domain.Sandbox, tp.Tracer("test"))
 	failed := "0af7651916cd43dd8448eb211c80319c"
 	if _, err := deliverBody(app, failed, orderBody(51, "NEW-5")); err == nil {
 		t.Fatal("the order went through")
 	}
-	st.addProduct(intakeOrg, "prod_new5", "NEW-5")
-	if _, err := replay(context.Background(), app, intakeOrg, 51, "4bf92f3577b34da6a3ce929d0e0e4736"); err != nil {
+	st.AddProduct(apptest.IntakeOrg, "prod_new5", "NEW-5")
+	if _, err := replay(context.Background(), app, apptest.IntakeOrg, 51, "4bf92f3577b34da6a3ce929d0e0e4736"); err != nil {
 		t.Fatal(err)
 	}
 	var replaySpan, intakeSpan sdktrace.ReadOnlySpan
@@ -300,20 +279,20 @@ func TestParseReceiptFilter(t *testing.T) {
 
 func TestListOrderReceipts(t *testing.T) {
 	st := intakeFixture()
-	app := intakeApp(st, domain.Sandbox)
+	app := apptest.IntakeApp(st, domain.Sandbox)
 	for i := range 4 {
 		if _, err := deliverBody(app, "t", orderBody(int64(60+i), "NEW-6")); err == nil {
 			t.Fatal("the order went through")
 		}
 	}
 	res, err := app.Intake.ListOrderReceipts.Handle(context.Background(), intakeapp.ListOrderReceipts{
-		OrganizationID: intakeOrg, Filter: ports.ReceiptFilter{Status: intake.ReceiptFailed}, Page: ports.Page{Skip: 1, Take: 2},
+		OrganizationID: apptest.IntakeOrg, Filter: ports.ReceiptFilter{Status: intake.ReceiptFailed}, Page: ports.Page{Skip: 1, Take: 2},
 	})
 	if err != nil || len(res.Receipts) != 2 || !res.More || res.Receipts[0].OrderID() != 62 || !res.Receipts[0].PayloadKept() {
 		t.Fatalf("page %+v %v", res, err)
 	}
 	ids, err := app.Intake.ListReplayableOrders.Handle(context.Background(), intakeapp.ListReplayableOrders{
-		OrganizationID: intakeOrg, After: 60, Limit: 2,
+		OrganizationID: apptest.IntakeOrg, After: 60, Limit: 2,
 	})
 	if err != nil || !reflect.DeepEqual(ids, []int64{61, 62}) {
 		t.Fatalf("replayable %v %v", ids, err)
@@ -325,7 +304,7 @@ func TestListOrderReceipts(t *testing.T) {
 func TestPurgeAndCountFailedOrders(t *testing.T) {
 	st := intakeFixture()
 	now := time.Date(2026, 11, 22, 1, 2, 3, 0, time.UTC) // the fake application's clock
-	st.mu.Lock()
+	st.Lock()
 	for i := range 2500 {
 		at := now.Add(-25 * time.Hour) // past the fake application's 24 h retention
 		code := "unknown_skus"
@@ -336,13 +315,13 @@ func TestPurgeAndCountFailedOrders(t *testing.T) {
 			code = "conflict"
 		}
 		n := 2
-		st.state.receipts[intakeKey{intakeOrg, int64(1000 + i)}] = intakeStored{OrderReceiptParams: intake.OrderReceiptParams{
-			OrganizationID: intakeOrg, OrderID: int64(1000 + i), Status: intake.ReceiptFailed, Attempts: 1, LastError: code,
+		st.State.Receipts[apptest.IntakeKey{Org: apptest.IntakeOrg, Order: int64(1000 + i)}] = apptest.IntakeStored{OrderReceiptParams: intake.OrderReceiptParams{
+			OrganizationID: apptest.IntakeOrg, OrderID: int64(1000 + i), Status: intake.ReceiptFailed, Attempts: 1, LastError: code,
 			FirstReceived: at.Add(-time.Duration(i) * time.Second), LastReceived: at, PayloadBytes: &n,
-		}, payload: []byte("{}")}
+		}, Payload: []byte("{}")}
 	}
-	st.mu.Unlock()
-	app := intakeApp(st, domain.Sandbox)
+	st.Unlock()
+	app := apptest.IntakeApp(st, domain.Sandbox)
 	ctx := context.Background()
 
 	counts, err := app.Intake.CountFailedOrders.Handle(ctx, intakeapp.CountFailedOrders{})
@@ -363,10 +342,10 @@ func TestPurgeAndCountFailedOrders(t *testing.T) {
 	if err != nil || counts.ByCode["unknown_skus"] != 0 || counts.ByCode["no_warehouse"] != 99 {
 		t.Fatalf("counts after the purge %v %v", counts.ByCode, err)
 	}
-	if rec, ok := st.receipt(intakeOrg, 1000); !ok || rec.PayloadKept() || rec.Status() != intake.ReceiptFailed {
+	if rec, ok := st.Receipt(apptest.IntakeOrg, 1000); !ok || rec.PayloadKept() || rec.Status() != intake.ReceiptFailed {
 		t.Fatalf("a purged order's receipt: %v %+v", ok, rec)
 	}
-	st.down = true
+	st.Down = true
 	if _, err := app.Intake.PurgeFailedOrders.Handle(ctx, intakeapp.PurgeFailedOrders{}); !errors.Is(err, domain.ErrUnavailable) {
 		t.Fatalf("purge with the database down: %v", err)
 	}

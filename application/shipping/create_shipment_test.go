@@ -1,49 +1,22 @@
-package application_test
+package shipping_test
 
 import (
 	"context"
 	"errors"
 	"reflect"
 	"testing"
-	"time"
 
-	"go.opentelemetry.io/otel/trace/noop"
-
+	"github.com/acme3pl/fulfillment/application/apptest"
 	shippingapp "github.com/acme3pl/fulfillment/application/shipping"
 	"github.com/acme3pl/fulfillment/domain"
 	"github.com/acme3pl/fulfillment/domain/shipping"
 )
 
-var shipT0 = time.Date(2026, 11, 22, 1, 15, 5, 123_000_000, time.UTC)
-
-// shipApp is the real application on the fakes of db.
-func shipApp(db *fakeDB, env domain.Environment) (*testApp, *fakeClock) {
-	clock := &fakeClock{now: shipT0}
-	return fakeApp(db, env, clock, noop.NewTracerProvider().Tracer("test")), clock
-}
-
-func shipPickPack(lines ...shipping.ShipmentLine) shippingapp.CreateShipment {
-	return shippingapp.CreateShipment{
-		OrganizationID: "org_ship_a", Kind: shipping.PickPack, WarehouseID: "wh_a",
-		Address: shipping.Address{Name: "Ada", Country: "US"}, Notes: "leave at door", Lines: lines,
-	}
-}
-
-func shipSPD(lines ...shipping.ShipmentLine) shippingapp.CreateShipment {
-	c := shipPickPack(lines...)
-	c.Kind = shipping.SPD
-	return c
-}
-
-func shipLine(id string, q int64) shipping.ShipmentLine {
-	return shipping.ShipmentLine{ItemID: id, Quantity: q}
-}
-
 func TestCreateShipmentStoresADraft(t *testing.T) {
-	db := shipFixture()
-	app, _ := shipApp(db, domain.Sandbox)
+	db := apptest.ShipFixture()
+	app, _ := apptest.ShipApp(db, domain.Sandbox)
 	s, err := app.Shipping.CreateShipment.Handle(context.Background(),
-		shipPickPack(shipLine("prod_2", 1), shipLine("prod_1", 2), shipLine("prod_2", 3)))
+		apptest.ShipPickPack(apptest.ShipLine("prod_2", 1), apptest.ShipLine("prod_1", 2), apptest.ShipLine("prod_2", 3)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -55,16 +28,16 @@ func TestCreateShipmentStoresADraft(t *testing.T) {
 	}
 	want := []shipping.ShipmentLine{{ItemID: "prod_2", SKU: "TEE-WHT-L", Quantity: 4}, {ItemID: "prod_1", SKU: "TEE-BLK-M", Quantity: 2}}
 	if !reflect.DeepEqual(s.Lines(), want) {
-		t.Fatalf("lines %s, want %s", shipLinesString(s.Lines()), shipLinesString(want))
+		t.Fatalf("lines %s, want %s", apptest.ShipLinesString(s.Lines()), apptest.ShipLinesString(want))
 	}
-	if !s.CreatedAt().Equal(shipT0) || s.SubmittedAt() != nil || s.Notes() != "leave at door" || s.Address().Name != "Ada" {
+	if !s.CreatedAt().Equal(apptest.ShipT0) || s.SubmittedAt() != nil || s.Notes() != "leave at door" || s.Address().Name != "Ada" {
 		t.Fatalf("created %v submitted %v notes %q address %+v", s.CreatedAt(), s.SubmittedAt(), s.Notes(), s.Address())
 	}
 	got, err := app.Shipping.GetShipment.Handle(context.Background(), shippingapp.GetShipment{OrganizationID: "org_ship_a", ShipmentID: "shp_1"})
 	if err != nil || !reflect.DeepEqual(got.Lines(), want) {
 		t.Fatalf("stored shipment: %v %v", got, err)
 	}
-	if db.level("wh_a", "prod_1").reserved != 0 {
+	if db.Level("wh_a", "prod_1").Reserved != 0 {
 		t.Fatal("a draft reserved stock")
 	}
 }
@@ -80,8 +53,8 @@ func TestCreateShipmentTestFlagFollowsTheEnvironment(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(string(tt.env), func(t *testing.T) {
-			app, _ := shipApp(shipFixture(), tt.env)
-			s, err := app.Shipping.CreateShipment.Handle(context.Background(), shipSPD(shipLine("ctn_1", 1)))
+			app, _ := apptest.ShipApp(apptest.ShipFixture(), tt.env)
+			s, err := app.Shipping.CreateShipment.Handle(context.Background(), apptest.ShipSPD(apptest.ShipLine("ctn_1", 1)))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -101,28 +74,28 @@ func TestCreateShipmentRefusals(t *testing.T) {
 		name        string
 		cmd         shippingapp.CreateShipment
 		wantErr     error    // a sentinel, or nil when wantUnknown or wantField is set
-		wantUnknown []string // IDs of a *shipping.UnknownItemsError
+		wantUnknown []string // apptest.IDs of a *shipping.UnknownItemsError
 		wantField   string   // field of a *domain.ValidationError
 	}{
-		{name: "unknown warehouse", cmd: withWarehouse(shipSPD(shipLine("ctn_1", 1)), "wh_nope"), wantErr: domain.ErrInvalidWarehouse},
-		{name: "inactive warehouse", cmd: withWarehouse(shipSPD(shipLine("ctn_1", 1)), "wh_off"), wantErr: domain.ErrInvalidWarehouse},
-		{name: "other organization's warehouse", cmd: withWarehouse(shipSPD(shipLine("ctn_1", 1)), "wh_b"), wantErr: domain.ErrInvalidWarehouse},
-		{name: "warehouse that cannot be an ID", cmd: withWarehouse(shipSPD(shipLine("ctn_1", 1)), "' OR 1=1"), wantErr: domain.ErrInvalidWarehouse},
-		{name: "warehouse checked before items", cmd: withWarehouse(shipSPD(shipLine("ctn_x", 1)), "wh_nope"), wantErr: domain.ErrInvalidWarehouse},
-		{name: "no warehouse", cmd: withWarehouse(shipSPD(shipLine("ctn_1", 1)), ""), wantField: "warehouseId"},
+		{name: "unknown warehouse", cmd: withWarehouse(apptest.ShipSPD(apptest.ShipLine("ctn_1", 1)), "wh_nope"), wantErr: domain.ErrInvalidWarehouse},
+		{name: "inactive warehouse", cmd: withWarehouse(apptest.ShipSPD(apptest.ShipLine("ctn_1", 1)), "wh_off"), wantErr: domain.ErrInvalidWarehouse},
+		{name: "other organization's warehouse", cmd: withWarehouse(apptest.ShipSPD(apptest.ShipLine("ctn_1", 1)), "wh_b"), wantErr: domain.ErrInvalidWarehouse},
+		{name: "warehouse that cannot be an ID", cmd: withWarehouse(apptest.ShipSPD(apptest.ShipLine("ctn_1", 1)), "' OR 1=1"), wantErr: domain.ErrInvalidWarehouse},
+		{name: "warehouse checked before items", cmd: withWarehouse(apptest.ShipSPD(apptest.ShipLine("ctn_x", 1)), "wh_nope"), wantErr: domain.ErrInvalidWarehouse},
+		{name: "no warehouse", cmd: withWarehouse(apptest.ShipSPD(apptest.ShipLine("ctn_1", 1)), ""), wantField: "warehouseId"},
 		{
 			name:        "unknown, other organization's and wrong-kind items, de-duplicated in order",
-			cmd:         shipPickPack(shipLine("prod_x", 1), shipLine("prod_1", 1), shipLine("prod_b", 1), shipLine("prod_x", 2), shipLine("ctn_1", 1), shipLine("a b", 1)),
+			cmd:         apptest.ShipPickPack(apptest.ShipLine("prod_x", 1), apptest.ShipLine("prod_1", 1), apptest.ShipLine("prod_b", 1), apptest.ShipLine("prod_x", 2), apptest.ShipLine("ctn_1", 1), apptest.ShipLine("a b", 1)),
 			wantUnknown: []string{"prod_x", "prod_b", "ctn_1", "a b"},
 		},
-		{name: "product in an SPD draft", cmd: shipSPD(shipLine("ctn_1", 1), shipLine("prod_1", 1)), wantUnknown: []string{"prod_1"}},
-		{name: "no lines", cmd: shipSPD(), wantField: "cartons"},
-		{name: "zero quantity", cmd: shipPickPack(shipLine("prod_1", 0)), wantField: "items[0].quantity"},
+		{name: "product in an SPD draft", cmd: apptest.ShipSPD(apptest.ShipLine("ctn_1", 1), apptest.ShipLine("prod_1", 1)), wantUnknown: []string{"prod_1"}},
+		{name: "no lines", cmd: apptest.ShipSPD(), wantField: "cartons"},
+		{name: "zero quantity", cmd: apptest.ShipPickPack(apptest.ShipLine("prod_1", 0)), wantField: "items[0].quantity"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			db := shipFixture()
-			app, _ := shipApp(db, domain.Sandbox)
+			db := apptest.ShipFixture()
+			app, _ := apptest.ShipApp(db, domain.Sandbox)
 			s, err := app.Shipping.CreateShipment.Handle(context.Background(), tt.cmd)
 			if s != nil {
 				t.Fatalf("created %s", s.ID())
@@ -143,8 +116,8 @@ func TestCreateShipmentRefusals(t *testing.T) {
 					t.Fatalf("error %v, want %v", err, tt.wantErr)
 				}
 			}
-			if len(db.state.shipments) != 0 || db.commits != 0 {
-				t.Fatalf("a refused draft was stored (%d shipments, %d commits)", len(db.state.shipments), db.commits)
+			if len(db.State.Shipments) != 0 || db.Commits != 0 {
+				t.Fatalf("a refused draft was stored (%d shipments, %d commits)", len(db.State.Shipments), db.Commits)
 			}
 		})
 	}

@@ -1,4 +1,4 @@
-package application_test
+package intake_test
 
 import (
 	"context"
@@ -12,72 +12,22 @@ import (
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 
 	"github.com/acme3pl/fulfillment/application"
+	"github.com/acme3pl/fulfillment/application/apptest"
 	intakeapp "github.com/acme3pl/fulfillment/application/intake"
 	"github.com/acme3pl/fulfillment/domain"
 	"github.com/acme3pl/fulfillment/domain/intake"
 	"github.com/acme3pl/fulfillment/domain/shipping"
 )
 
-const intakeOrg = "org_intake"
-
-// intakeFixture is an organization with two active warehouses (default
-// wh_b), one inactive, and three products.
-func intakeFixture() *fakeDB {
-	st := newFakeDB()
-	st.state.orgs[intakeOrg] = domain.Organization{ID: intakeOrg, Name: "Intake", DefaultWarehouseID: "wh_b"}
-	st.addWarehouse("wh_a", "Alpha", true, intakeOrg)
-	st.addWarehouse("wh_b", "Bravo", true, intakeOrg)
-	st.addWarehouse("wh_0", "Aardvark", false, intakeOrg)
-	st.addProduct(intakeOrg, "prod_sock", "SOCK-1")
-	st.addProduct(intakeOrg, "prod_key", "KEY-LTH-01")
-	st.addProduct(intakeOrg, "prod_tee", "TEE")
-	return st
-}
-
-func intakeOrder(id int64, lines ...intake.StorefrontLine) intake.StorefrontOrder {
-	n := int64(1042)
-	return intake.StorefrontOrder{
-		ID: id, OrderNumber: &n, Note: "Bitte klingeln 🙏",
-		ShippingAddress: &shipping.Address{Name: "Zoë Müller", Company: "", Address1: "Straße des 17. Juni 135",
-			City: "Berlin", Zip: "10623", Country: "DE", Phone: "+49 30 1234567"},
-		Lines: lines,
-	}
-}
-
-func intakeLine(id int64, sku string, qty int64) intake.StorefrontLine {
-	return intake.StorefrontLine{ID: id, SKU: sku, Quantity: qty, RequiresShipping: true}
-}
-
-// receive delivers o as the HTTP adapter does: the domain checks the order
-// (intake.StorefrontOrder.Check); a refused one is recorded
-// (RefuseStorefrontOrder), a checked one processed (ReceiveStorefrontOrder).
-func receive(t *testing.T, app *testApp, o intake.StorefrontOrder) (intakeapp.StorefrontOrderResult, error) {
-	t.Helper()
-	return deliverOrder(app, o, fmt.Sprintf("trace-%d", o.ID), nil)
-}
-
-// deliverOrder is receive with a trace ID and a body.
-func deliverOrder(app *testApp, o intake.StorefrontOrder, trace string, body []byte) (intakeapp.StorefrontOrderResult, error) {
-	if err := o.Check(); err != nil {
-		if o.ID > 0 {
-			_, _ = app.Intake.RefuseStorefrontOrder.Handle(context.Background(), intakeapp.RefuseStorefrontOrder{
-				OrganizationID: intakeOrg, TraceID: trace, OrderID: o.ID, OrderNumber: o.OrderNumber, Body: body})
-		}
-		return intakeapp.StorefrontOrderResult{}, err
-	}
-	return app.Intake.ReceiveStorefrontOrder.Handle(context.Background(),
-		intakeapp.ReceiveStorefrontOrder{OrganizationID: intakeOrg, TraceID: trace, Order: o, Body: body})
-}
-
 func TestReceiveStorefrontOrderCreatesASubmittedShipment(t *testing.T) {
 	st := intakeFixture()
-	app := intakeApp(st, domain.Sandbox)
+	app := apptest.IntakeApp(st, domain.Sandbox)
 	big := int64(9007199254740993) // 2^53 + 1
-	o := intakeOrder(big,
-		intakeLine(1, "SOCK-1", 2),
-		intakeLine(2, " KEY-LTH-01 ", 1),
+	o := apptest.IntakeOrder(big,
+		apptest.IntakeLine(1, "SOCK-1", 2),
+		apptest.IntakeLine(2, " KEY-LTH-01 ", 1),
 		intake.StorefrontLine{ID: 3, SKU: "", Quantity: 1, RequiresShipping: false}, // gift card
-		intakeLine(4, "SOCK-1", 3),
+		apptest.IntakeLine(4, "SOCK-1", 3),
 	)
 	res, err := receive(t, app, o)
 	if err != nil {
@@ -86,7 +36,7 @@ func TestReceiveStorefrontOrderCreatesASubmittedShipment(t *testing.T) {
 	if res.ShipmentID == "" || res.Duplicate || res.Skipped != "" {
 		t.Fatalf("result %+v, want a new shipment", res)
 	}
-	ss := st.shipments()
+	ss := st.Shipments()
 	if len(ss) != 1 || ss[0].ID() != res.ShipmentID {
 		t.Fatalf("shipments %v, want exactly %s", ss, res.ShipmentID)
 	}
@@ -107,10 +57,10 @@ func TestReceiveStorefrontOrderCreatesASubmittedShipment(t *testing.T) {
 	if src := s.Source(); src == nil || *src != (shipping.ShipmentSource{Type: "storefront", OrderID: big, OrderNumber: 1042}) {
 		t.Errorf("source %+v", src)
 	}
-	if got := st.level("wh_b", "prod_sock").reserved; got != 5 {
+	if got := st.Level("wh_b", "prod_sock").Reserved; got != 5 {
 		t.Errorf("reserved %d socks at wh_b, want 5", got)
 	}
-	rec, _ := st.receipt(intakeOrg, big)
+	rec, _ := st.Receipt(apptest.IntakeOrg, big)
 	if rec.Status() != intake.ReceiptSucceeded || rec.Attempts() != 1 || rec.ShipmentID() != res.ShipmentID ||
 		rec.TraceID() != fmt.Sprintf("trace-%d", big) || rec.LastError() != "" {
 		t.Errorf("receipt %+v", rec)
@@ -119,15 +69,15 @@ func TestReceiveStorefrontOrderCreatesASubmittedShipment(t *testing.T) {
 
 func TestReceiveStorefrontOrderDuplicateAnswersTheSameShipment(t *testing.T) {
 	st := intakeFixture()
-	app := intakeApp(st, domain.Sandbox)
-	o := intakeOrder(77, intakeLine(1, "TEE", 1))
+	app := apptest.IntakeApp(st, domain.Sandbox)
+	o := apptest.IntakeOrder(77, apptest.IntakeLine(1, "TEE", 1))
 	first, err := receive(t, app, o)
 	if err != nil {
 		t.Fatal(err)
 	}
 	// A redelivery, even one whose SKUs would now be refused, is answered
 	// from the receipt: no second shipment, not counted as an attempt.
-	o.Lines = []intake.StorefrontLine{intakeLine(1, "GONE", 1)}
+	o.Lines = []intake.StorefrontLine{apptest.IntakeLine(1, "GONE", 1)}
 	second, err := receive(t, app, o)
 	if err != nil {
 		t.Fatal(err)
@@ -135,18 +85,18 @@ func TestReceiveStorefrontOrderDuplicateAnswersTheSameShipment(t *testing.T) {
 	if second != (intakeapp.StorefrontOrderResult{ShipmentID: first.ShipmentID, Duplicate: true}) {
 		t.Fatalf("second delivery %+v, want duplicate of %s", second, first.ShipmentID)
 	}
-	if n := len(st.shipments()); n != 1 {
+	if n := len(st.Shipments()); n != 1 {
 		t.Fatalf("%d shipments, want 1", n)
 	}
-	if rec, _ := st.receipt(intakeOrg, 77); rec.Attempts() != 1 || rec.TraceID() != "trace-77" {
+	if rec, _ := st.Receipt(apptest.IntakeOrg, 77); rec.Attempts() != 1 || rec.TraceID() != "trace-77" {
 		t.Errorf("receipt %+v, want 1 attempt and the first delivery's trace", rec)
 	}
 }
 
 func TestReceiveStorefrontOrderRefusalsAreRecordedAndRetried(t *testing.T) {
 	st := intakeFixture()
-	app := intakeApp(st, domain.Sandbox)
-	o := intakeOrder(88, intakeLine(1, "NOPE-2", 1), intakeLine(2, "TEE", 1), intakeLine(3, " NOPE-1", 1), intakeLine(4, "NOPE-2 ", 4), intakeLine(5, "tee", 1))
+	app := apptest.IntakeApp(st, domain.Sandbox)
+	o := apptest.IntakeOrder(88, apptest.IntakeLine(1, "NOPE-2", 1), apptest.IntakeLine(2, "TEE", 1), apptest.IntakeLine(3, " NOPE-1", 1), apptest.IntakeLine(4, "NOPE-2 ", 4), apptest.IntakeLine(5, "tee", 1))
 	_, err := receive(t, app, o)
 	var us *domain.UnknownSKUsError
 	if !errors.As(err, &us) || !reflect.DeepEqual(us.SKUs, []string{"NOPE-2", "NOPE-1", "tee"}) {
@@ -155,18 +105,18 @@ func TestReceiveStorefrontOrderRefusalsAreRecordedAndRetried(t *testing.T) {
 	if k := application.KindOf(err); !k.Refused() || k.Code() != "unknown_skus" {
 		t.Fatalf("kind %q, want a refusal unknown_skus", k)
 	}
-	rec, ok := st.receipt(intakeOrg, 88)
-	if !ok || rec.Status() != intake.ReceiptFailed || rec.LastError() != "unknown_skus" || rec.Attempts() != 1 || len(st.shipments()) != 0 {
-		t.Fatalf("receipt %+v (found %v), %d shipments; want failed unknown_skus, none", rec, ok, len(st.shipments()))
+	rec, ok := st.Receipt(apptest.IntakeOrg, 88)
+	if !ok || rec.Status() != intake.ReceiptFailed || rec.LastError() != "unknown_skus" || rec.Attempts() != 1 || len(st.Shipments()) != 0 {
+		t.Fatalf("receipt %+v (found %v), %d shipments; want failed unknown_skus, none", rec, ok, len(st.Shipments()))
 	}
-	st.addProduct(intakeOrg, "prod_n1", "NOPE-1")
-	st.addProduct(intakeOrg, "prod_n2", "NOPE-2")
-	st.addProduct(intakeOrg, "prod_lt", "tee")
+	st.AddProduct(apptest.IntakeOrg, "prod_n1", "NOPE-1")
+	st.AddProduct(apptest.IntakeOrg, "prod_n2", "NOPE-2")
+	st.AddProduct(apptest.IntakeOrg, "prod_lt", "tee")
 	res, err := receive(t, app, o)
 	if err != nil || res.ShipmentID == "" || res.Duplicate {
 		t.Fatalf("retry: %+v, %v; want a new shipment", res, err)
 	}
-	rec, _ = st.receipt(intakeOrg, 88)
+	rec, _ = st.Receipt(apptest.IntakeOrg, 88)
 	if rec.Status() != intake.ReceiptSucceeded || rec.Attempts() != 2 || rec.ShipmentID() != res.ShipmentID || rec.LastError() != "unknown_skus" {
 		t.Fatalf("receipt after retry %+v; want succeeded after 2 attempts, the last error kept", rec)
 	}
@@ -175,57 +125,57 @@ func TestReceiveStorefrontOrderRefusalsAreRecordedAndRetried(t *testing.T) {
 func TestReceiveStorefrontOrderRefusals(t *testing.T) {
 	tests := []struct {
 		name     string
-		setup    func(st *fakeDB)
+		setup    func(st *apptest.DB)
 		order    intake.StorefrontOrder
 		wantCode string
 	}{
 		{
 			name: "missing shipping address", wantCode: "missing_shipping_address",
 			order: func() intake.StorefrontOrder {
-				o := intakeOrder(10, intakeLine(1, "TEE", 1))
+				o := apptest.IntakeOrder(10, apptest.IntakeLine(1, "TEE", 1))
 				o.ShippingAddress = nil
 				return o
 			}(),
 		},
 		{
 			name: "line to ship without sku", wantCode: "missing_sku",
-			order: intakeOrder(11, intakeLine(1, "TEE", 1), intakeLine(21, "  ", 1), intakeLine(22, "", 2),
+			order: apptest.IntakeOrder(11, apptest.IntakeLine(1, "TEE", 1), apptest.IntakeLine(21, "  ", 1), apptest.IntakeLine(22, "", 2),
 				intake.StorefrontLine{ID: 23, Quantity: 1}),
 		},
 		{
 			name: "no active warehouse", wantCode: "no_warehouse",
-			setup: func(st *fakeDB) { st.state.warehouses = st.state.warehouses[2:] },
-			order: intakeOrder(12, intakeLine(1, "TEE", 1)),
+			setup: func(st *apptest.DB) { st.State.Warehouses = st.State.Warehouses[2:] },
+			order: apptest.IntakeOrder(12, apptest.IntakeLine(1, "TEE", 1)),
 		},
 		{
 			name: "unknown skus before no warehouse", wantCode: "unknown_skus",
-			setup: func(st *fakeDB) { st.state.warehouses = nil },
-			order: intakeOrder(13, intakeLine(1, "X", 1)),
+			setup: func(st *apptest.DB) { st.State.Warehouses = nil },
+			order: apptest.IntakeOrder(13, apptest.IntakeLine(1, "X", 1)),
 		},
 		{
 			name: "quantities of one sku beyond the bound", wantCode: "invalid_payload",
-			order: intakeOrder(15, intakeLine(1, "TEE", 600_000_000), intakeLine(2, "TEE ", 400_000_001)),
+			order: apptest.IntakeOrder(15, apptest.IntakeLine(1, "TEE", 600_000_000), apptest.IntakeLine(2, "TEE ", 400_000_001)),
 		},
 		{
 			name: "a quantity beyond the bound", wantCode: "invalid_payload",
-			order: intakeOrder(16, intakeLine(1, "TEE", shipping.MaxLineQuantity+1)),
+			order: apptest.IntakeOrder(16, apptest.IntakeLine(1, "TEE", shipping.MaxLineQuantity+1)),
 		},
 		{
 			name: "a quantity of 2^62 on a line not to ship", wantCode: "invalid_payload",
 			order: func() intake.StorefrontOrder {
-				o := intakeOrder(17, intakeLine(1, "TEE", 1), intakeLine(2, "GIFT", 1<<62))
+				o := apptest.IntakeOrder(17, apptest.IntakeLine(1, "TEE", 1), apptest.IntakeLine(2, "GIFT", 1<<62))
 				o.Lines[1].RequiresShipping = false
 				return o
 			}(),
 		},
 		{
 			name: "a zero quantity", wantCode: "invalid_payload",
-			order: intakeOrder(18, intakeLine(1, "TEE", 0)),
+			order: apptest.IntakeOrder(18, apptest.IntakeLine(1, "TEE", 0)),
 		},
 		{
 			name: "note longer than a shipment holds", wantCode: "invalid_payload",
 			order: func() intake.StorefrontOrder {
-				o := intakeOrder(14, intakeLine(1, "TEE", 1))
+				o := apptest.IntakeOrder(14, apptest.IntakeLine(1, "TEE", 1))
 				o.Note = string(make([]byte, 5001))
 				return o
 			}(),
@@ -237,15 +187,15 @@ func TestReceiveStorefrontOrderRefusals(t *testing.T) {
 			if tt.setup != nil {
 				tt.setup(st)
 			}
-			_, err := receive(t, intakeApp(st, domain.Sandbox), tt.order)
+			_, err := receive(t, apptest.IntakeApp(st, domain.Sandbox), tt.order)
 			if k := application.KindOf(err); !k.Refused() || k.Code() != tt.wantCode {
 				t.Fatalf("error %v (kind %q), want a refusal %s", err, k, tt.wantCode)
 			}
-			rec, _ := st.receipt(intakeOrg, tt.order.ID)
+			rec, _ := st.Receipt(apptest.IntakeOrg, tt.order.ID)
 			if rec.Status() != intake.ReceiptFailed || rec.LastError() != tt.wantCode || rec.Attempts() != 1 {
 				t.Errorf("receipt %+v, want failed %s after 1 attempt", rec, tt.wantCode)
 			}
-			if n := len(st.shipments()); n != 0 {
+			if n := len(st.Shipments()); n != 0 {
 				t.Errorf("%d shipments made by a refused order", n)
 			}
 		})
@@ -254,8 +204,8 @@ func TestReceiveStorefrontOrderRefusals(t *testing.T) {
 
 func TestReceiveStorefrontOrderMissingSKUListsLineItems(t *testing.T) {
 	st := intakeFixture()
-	_, err := receive(t, intakeApp(st, domain.Sandbox), intakeOrder(11, intakeLine(1, "TEE", 1), intakeLine(21, "  ", 1),
-		intake.StorefrontLine{ID: 22, Quantity: 1, RequiresShipping: false}, intakeLine(23, "", 2)))
+	_, err := receive(t, apptest.IntakeApp(st, domain.Sandbox), apptest.IntakeOrder(11, apptest.IntakeLine(1, "TEE", 1), apptest.IntakeLine(21, "  ", 1),
+		intake.StorefrontLine{ID: 22, Quantity: 1, RequiresShipping: false}, apptest.IntakeLine(23, "", 2)))
 	var ms *domain.MissingSKUError
 	if !errors.As(err, &ms) || !reflect.DeepEqual(ms.LineItemIDs, []int64{21, 23}) {
 		t.Fatalf("error %v, want missing sku on line items 21 and 23", err)
@@ -269,26 +219,26 @@ func TestReceiveStorefrontOrderSkips(t *testing.T) {
 		want  intake.SkipReason
 	}{
 		{"cancelled", func() intake.StorefrontOrder {
-			o := intakeOrder(30, intakeLine(1, "UNKNOWN", 1))
+			o := apptest.IntakeOrder(30, apptest.IntakeLine(1, "UNKNOWN", 1))
 			o.Cancelled, o.ShippingAddress = true, nil
 			return o
 		}(), intake.SkipOrderCancelled},
 		{"nothing to ship", func() intake.StorefrontOrder {
-			o := intakeOrder(31, intake.StorefrontLine{ID: 1, SKU: "", Quantity: 1})
+			o := apptest.IntakeOrder(31, intake.StorefrontLine{ID: 1, SKU: "", Quantity: 1})
 			o.ShippingAddress = nil // digital orders have none
 			return o
 		}(), intake.SkipNoShippableItems},
-		{"no line items", intakeOrder(32), intake.SkipNoShippableItems},
+		{"no line items", apptest.IntakeOrder(32), intake.SkipNoShippableItems},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			st := intakeFixture()
-			app := intakeApp(st, domain.Sandbox)
+			app := apptest.IntakeApp(st, domain.Sandbox)
 			res, err := receive(t, app, tt.order)
 			if err != nil || res != (intakeapp.StorefrontOrderResult{Skipped: tt.want}) {
 				t.Fatalf("%+v, %v; want skipped %s", res, err, tt.want)
 			}
-			rec, _ := st.receipt(intakeOrg, tt.order.ID)
+			rec, _ := st.Receipt(apptest.IntakeOrg, tt.order.ID)
 			if rec.Status() != intake.ReceiptSucceeded || rec.Skipped() != tt.want || rec.ShipmentID() != "" || rec.Attempts() != 1 {
 				t.Errorf("receipt %+v", rec)
 			}
@@ -296,7 +246,7 @@ func TestReceiveStorefrontOrderSkips(t *testing.T) {
 			if err != nil || again != (intakeapp.StorefrontOrderResult{Skipped: tt.want, Duplicate: true}) {
 				t.Errorf("redelivery %+v, %v; want a duplicate skip", again, err)
 			}
-			if n := len(st.shipments()); n != 0 {
+			if n := len(st.Shipments()); n != 0 {
 				t.Errorf("%d shipments", n)
 			}
 		})
@@ -306,21 +256,21 @@ func TestReceiveStorefrontOrderSkips(t *testing.T) {
 func TestReceiveStorefrontOrderWarehouseChoice(t *testing.T) {
 	tests := []struct {
 		name    string
-		setup   func(st *fakeDB)
+		setup   func(st *apptest.DB)
 		wantID  string
 		wantErr error
 	}{
 		{"default set and active", nil, "wh_b", nil},
-		{"no default: first active by name", func(st *fakeDB) {
-			o := st.state.orgs[intakeOrg]
+		{"no default: first active by name", func(st *apptest.DB) {
+			o := st.State.Orgs[apptest.IntakeOrg]
 			o.DefaultWarehouseID = ""
-			st.state.orgs[intakeOrg] = o
+			st.State.Orgs[apptest.IntakeOrg] = o
 		}, "wh_a", nil},
-		{"default inactive: first active by name", func(st *fakeDB) {
-			st.state.warehouses[1].Active = false
+		{"default inactive: first active by name", func(st *apptest.DB) {
+			st.State.Warehouses[1].Active = false
 		}, "wh_a", nil},
-		{"default of another organization", func(st *fakeDB) {
-			st.state.warehouses[1].orgs = []string{"org_other"}
+		{"default of another organization", func(st *apptest.DB) {
+			st.State.Warehouses[1].Orgs = []string{"org_other"}
 		}, "wh_a", nil},
 	}
 	for _, tt := range tests {
@@ -329,10 +279,10 @@ func TestReceiveStorefrontOrderWarehouseChoice(t *testing.T) {
 			if tt.setup != nil {
 				tt.setup(st)
 			}
-			if _, err := receive(t, intakeApp(st, domain.Sandbox), intakeOrder(40, intakeLine(1, "TEE", 1))); err != nil {
+			if _, err := receive(t, apptest.IntakeApp(st, domain.Sandbox), apptest.IntakeOrder(40, apptest.IntakeLine(1, "TEE", 1))); err != nil {
 				t.Fatal(err)
 			}
-			if got := st.shipments()[0].Warehouse().ID; got != tt.wantID {
+			if got := st.Shipments()[0].Warehouse().ID; got != tt.wantID {
 				t.Errorf("warehouse %s, want %s", got, tt.wantID)
 			}
 		})
@@ -353,12 +303,12 @@ func TestReceiveStorefrontOrderTestFlag(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(fmt.Sprintf("%s/test=%v", tt.env, tt.orderTest), func(t *testing.T) {
 			st := intakeFixture()
-			o := intakeOrder(50, intakeLine(1, "TEE", 1))
+			o := apptest.IntakeOrder(50, apptest.IntakeLine(1, "TEE", 1))
 			o.Test = tt.orderTest
-			if _, err := receive(t, intakeApp(st, tt.env), o); err != nil {
+			if _, err := receive(t, apptest.IntakeApp(st, tt.env), o); err != nil {
 				t.Fatal(err)
 			}
-			if got := st.shipments()[0].Test(); got != tt.want {
+			if got := st.Shipments()[0].Test(); got != tt.want {
 				t.Errorf("test %v, want %v", got, tt.want)
 			}
 		})
@@ -367,66 +317,49 @@ func TestReceiveStorefrontOrderTestFlag(t *testing.T) {
 
 func TestReceiveStorefrontOrderRefusedPayload(t *testing.T) {
 	st := intakeFixture()
-	app := intakeApp(st, domain.Sandbox)
+	app := apptest.IntakeApp(st, domain.Sandbox)
 	_, err := app.Intake.RefuseStorefrontOrder.Handle(context.Background(), intakeapp.RefuseStorefrontOrder{
-		OrganizationID: intakeOrg, TraceID: "t1", OrderID: 60, Body: []byte(`{"id": 60}`)})
+		OrganizationID: apptest.IntakeOrg, TraceID: "t1", OrderID: 60, Body: []byte(`{"id": 60}`)})
 	if err != nil {
 		t.Fatalf("error %v, want the refusal recorded", err)
 	}
-	if rec, _ := st.receipt(intakeOrg, 60); rec.Status() != intake.ReceiptFailed || rec.LastError() != "invalid_payload" || rec.Attempts() != 1 {
+	if rec, _ := st.Receipt(apptest.IntakeOrg, 60); rec.Status() != intake.ReceiptFailed || rec.LastError() != "invalid_payload" || rec.Attempts() != 1 {
 		t.Errorf("receipt %+v, want failed invalid_payload", rec)
 	}
 	// Without an id there is nothing to record.
-	_, err = app.Intake.RefuseStorefrontOrder.Handle(context.Background(), intakeapp.RefuseStorefrontOrder{OrganizationID: intakeOrg})
-	if code := application.KindOf(err).Code(); code != "invalid_payload" || len(st.state.receipts) != 1 {
-		t.Errorf("error %v, %d receipts; want invalid_payload and no new receipt", err, len(st.state.receipts))
+	_, err = app.Intake.RefuseStorefrontOrder.Handle(context.Background(), intakeapp.RefuseStorefrontOrder{OrganizationID: apptest.IntakeOrg})
+	if code := application.KindOf(err).Code(); code != "invalid_payload" || len(st.State.Receipts) != 1 {
+		t.Errorf("error %v, %d receipts; want invalid_payload and no new receipt", err, len(st.State.Receipts))
 	}
 }
 
 func TestReceiveStorefrontOrderFaultRollsBackAndIsRecorded(t *testing.T) {
 	st := intakeFixture()
-	app := intakeApp(st, domain.Sandbox)
-	st.failCreate = errors.New("disk on fire")
-	_, err := receive(t, app, intakeOrder(70, intakeLine(1, "TEE", 1)))
+	app := apptest.IntakeApp(st, domain.Sandbox)
+	st.FailCreate = errors.New("disk on fire")
+	_, err := receive(t, app, apptest.IntakeOrder(70, apptest.IntakeLine(1, "TEE", 1)))
 	if k := application.KindOf(err); !k.Fault() || k.Code() != "internal" {
 		t.Fatalf("error %v, want an internal failure", err)
 	}
-	rec, _ := st.receipt(intakeOrg, 70)
-	if rec.Status() != intake.ReceiptFailed || rec.LastError() != "internal" || rec.Attempts() != 1 || st.level("wh_b", "prod_tee").reserved != 0 {
-		t.Fatalf("receipt %+v, reserved %v; want the attempt recorded failed and the reservation rolled back", rec, st.level("wh_b", "prod_tee"))
+	rec, _ := st.Receipt(apptest.IntakeOrg, 70)
+	if rec.Status() != intake.ReceiptFailed || rec.LastError() != "internal" || rec.Attempts() != 1 || st.Level("wh_b", "prod_tee").Reserved != 0 {
+		t.Fatalf("receipt %+v, reserved %v; want the attempt recorded failed and the reservation rolled back", rec, st.Level("wh_b", "prod_tee"))
 	}
-	st.failCreate = nil
-	if res, err := receive(t, app, intakeOrder(70, intakeLine(1, "TEE", 1))); err != nil || res.ShipmentID == "" {
+	st.FailCreate = nil
+	if res, err := receive(t, app, apptest.IntakeOrder(70, apptest.IntakeLine(1, "TEE", 1))); err != nil || res.ShipmentID == "" {
 		t.Fatalf("retry %+v, %v", res, err)
 	}
-	if rec, _ := st.receipt(intakeOrg, 70); rec.Attempts() != 2 || rec.Status() != intake.ReceiptSucceeded {
+	if rec, _ := st.Receipt(apptest.IntakeOrg, 70); rec.Attempts() != 2 || rec.Status() != intake.ReceiptSucceeded {
 		t.Errorf("receipt %+v, want succeeded after 2 attempts", rec)
 	}
 }
 
 func TestReceiveStorefrontOrderDatabaseDownIsUnavailable(t *testing.T) {
 	st := intakeFixture()
-	st.down = true
-	_, err := receive(t, intakeApp(st, domain.Sandbox), intakeOrder(71, intakeLine(1, "TEE", 1)))
+	st.Down = true
+	_, err := receive(t, apptest.IntakeApp(st, domain.Sandbox), apptest.IntakeOrder(71, apptest.IntakeLine(1, "TEE", 1)))
 	if k := application.KindOf(err); !errors.Is(err, domain.ErrUnavailable) || k.Code() != "unavailable" || !k.Fault() {
 		t.Fatalf("error %v, want unavailable", err)
-	}
-}
-
-func TestGetOrderReceipt(t *testing.T) {
-	st := intakeFixture()
-	app := intakeApp(st, domain.Sandbox)
-	if _, err := receive(t, app, intakeOrder(80, intakeLine(1, "TEE", 1))); err != nil {
-		t.Fatal(err)
-	}
-	rec, err := app.Intake.GetOrderReceipt.Handle(context.Background(), intakeapp.GetOrderReceipt{OrganizationID: intakeOrg, OrderID: 80})
-	if err != nil || rec.OrderID() != 80 || rec.Status() != intake.ReceiptSucceeded {
-		t.Fatalf("%+v, %v", rec, err)
-	}
-	for _, q := range []intakeapp.GetOrderReceipt{{OrganizationID: intakeOrg, OrderID: 81}, {OrganizationID: "org_other", OrderID: 80}} {
-		if _, err := app.Intake.GetOrderReceipt.Handle(context.Background(), q); !errors.Is(err, domain.ErrNotFound) {
-			t.Errorf("%+v: error %v, want not found", q, err)
-		}
 	}
 }
 
@@ -434,12 +367,12 @@ func TestReceiveStorefrontOrderMergesBeyondTheLineBound(t *testing.T) {
 	st := intakeFixture()
 	var lines []intake.StorefrontLine
 	for i := range 3 * shipping.MaxShipmentLines {
-		lines = append(lines, intakeLine(int64(i), []string{"TEE", "SOCK-1", "KEY-LTH-01"}[i%3], 1))
+		lines = append(lines, apptest.IntakeLine(int64(i), []string{"TEE", "SOCK-1", "KEY-LTH-01"}[i%3], 1))
 	}
-	if _, err := receive(t, intakeApp(st, domain.Sandbox), intakeOrder(16, lines...)); err != nil {
+	if _, err := receive(t, apptest.IntakeApp(st, domain.Sandbox), apptest.IntakeOrder(16, lines...)); err != nil {
 		t.Fatal(err)
 	}
-	got := st.shipments()[0].Lines()
+	got := st.Shipments()[0].Lines()
 	if len(got) != 3 || got[0].Quantity != shipping.MaxShipmentLines {
 		t.Fatalf("lines %+v, want 3 lines of %d", got, shipping.MaxShipmentLines)
 	}
@@ -449,9 +382,9 @@ func TestReceiveStorefrontOrderSpanAttributes(t *testing.T) {
 	st := intakeFixture()
 	rec := tracetest.NewSpanRecorder()
 	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(rec))
-	h := intakeAppTraced(st, domain.Sandbox, tp.Tracer("test")).Intake.ReceiveStorefrontOrder
-	o := intakeOrder(9007199254740993, intakeLine(1, "TEE", 1))
-	c := intakeapp.ReceiveStorefrontOrder{OrganizationID: intakeOrg, Order: o}
+	h := apptest.IntakeAppTraced(st, domain.Sandbox, tp.Tracer("test")).Intake.ReceiveStorefrontOrder
+	o := apptest.IntakeOrder(9007199254740993, apptest.IntakeLine(1, "TEE", 1))
+	c := intakeapp.ReceiveStorefrontOrder{OrganizationID: apptest.IntakeOrg, Order: o}
 	first, err := h.Handle(context.Background(), c)
 	if err != nil {
 		t.Fatal(err)
@@ -475,7 +408,7 @@ func TestReceiveStorefrontOrderSpanAttributes(t *testing.T) {
 	}
 	for i, dup := range []bool{false, true} {
 		attrs := spans[i]
-		if attrs["organization.id"].AsString() != intakeOrg || attrs["storefront.order.id"].AsInt64() != o.ID ||
+		if attrs["organization.id"].AsString() != apptest.IntakeOrg || attrs["storefront.order.id"].AsInt64() != o.ID ||
 			attrs["shipment.id"].AsString() != first.ShipmentID || attrs["storefront.duplicate"].AsBool() != dup {
 			t.Errorf("delivery %d: span attributes %v", i, attrs)
 		}

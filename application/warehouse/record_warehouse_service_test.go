@@ -1,0 +1,100 @@
+package warehouse_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/acme3pl/fulfillment/application"
+	"github.com/acme3pl/fulfillment/application/apptest"
+	warehouseapp "github.com/acme3pl/fulfillment/application/warehouse"
+	"github.com/acme3pl/fulfillment/domain/warehouse"
+	"github.com/acme3pl/fulfillment/ports"
+)
+
+func svcHandler(db *apptest.DB, hooks apptest.Billing) *warehouseapp.RecordWarehouseServiceHandler {
+	return warehouseapp.NewRecordWarehouseServiceHandler(db.UoW(), &apptest.Clock{At: recvT0}, &apptest.IDs{}, hooks)
+}
+
+func svcCommand() warehouseapp.RecordWarehouseService {
+	return warehouseapp.RecordWarehouseService{
+		WarehouseID: "wh_a", OrganizationID: "org_ship_a", Reference: "JOB-1", Service: "kitting", QuantityMilli: 1500,
+	}
+}
+
+// offered is a rate card holding kitting only.
+func offered(_ context.Context, _ ports.Repositories, _, code string, _ time.Time) (bool, error) {
+	return code == "kitting", nil
+}
+
+func TestRecordWarehouseServiceIsIdempotentOnItsReference(t *testing.T) {
+	db := apptest.ShipFixture()
+	h := svcHandler(db, apptest.Billing{ServiceOffered: offered})
+	first, err := h.Handle(context.Background(), svcCommand())
+	if err != nil || !first.Created || first.Service.QuantityMilli() != 1500 || !first.Service.PerformedAt().Equal(recvT0) {
+		t.Fatalf("first: %+v, %v", first, err)
+	}
+	again, err := h.Handle(context.Background(), svcCommand())
+	if err != nil || again.Created || again.Service.ID() != first.Service.ID() {
+		t.Fatalf("retry: %+v, %v", again, err)
+	}
+	other := svcCommand()
+	other.QuantityMilli = 2000
+	if _, err := h.Handle(context.Background(), other); !errors.Is(err, warehouse.ErrReferenceConflict) {
+		t.Fatalf("other content: %v", err)
+	}
+	if db.WarehouseServices() != 1 || db.Commits != 2 {
+		t.Fatalf("%d services, %d commits; want 1 and 2", db.WarehouseServices(), db.Commits)
+	}
+}
+
+func TestRecordWarehouseServiceRefuses(t *testing.T) {
+	future := recvT0.Add(time.Second)
+	checkRefusals(t, svcCommand, func(db *apptest.DB, hooks apptest.Billing) func(context.Context, warehouseapp.RecordWarehouseService) error {
+		return func(ctx context.Context, c warehouseapp.RecordWarehouseService) error {
+			_, err := svcHandler(db, hooks).Handle(ctx, c)
+			return err
+		}
+	}, func(db *apptest.DB) bool { return db.Commits != 0 || db.WarehouseServices() != 0 }, []refusal[warehouseapp.RecordWarehouseService]{
+		{"future performedAt", func(c *warehouseapp.RecordWarehouseService) { c.PerformedAt = &future }, apptest.Billing{}, application.KindInvalid},
+		{"zero quantity", func(c *warehouseapp.RecordWarehouseService) { c.QuantityMilli = 0 }, apptest.Billing{}, application.KindInvalid},
+		{"a warehouse that does not serve the organization", func(c *warehouseapp.RecordWarehouseService) { c.OrganizationID = "org_ship_b" },
+			apptest.Billing{}, application.KindInvalidWarehouse},
+		{"not on the rate card", func(c *warehouseapp.RecordWarehouseService) { c.Service = "gift_wrap" },
+			apptest.Billing{ServiceOffered: offered}, application.KindUnknownService},
+		{"a closed period", func(c *warehouseapp.RecordWarehouseService) {}, apptest.Billing{
+			PeriodClosed: func(context.Context, ports.Repositories, string, time.Time) (bool, error) { return true, nil },
+		}, application.KindPeriodClosed},
+	})
+}
+
+// refusal is a case of a warehouse's report refused: the valid command
+// edited, billing's part as the case sets it, and the kind of error.
+type refusal[C any] struct {
+	name  string
+	edit  func(c *C)
+	hooks apptest.Billing
+	want  application.Kind
+}
+
+// checkRefusals runs a report's refusals on the shipment tests' world:
+// each answers its kind of error, and nothing is written (wrote tells).
+func checkRefusals[C any](t *testing.T, command func() C, handle func(*apptest.DB, apptest.Billing) func(context.Context, C) error,
+	wrote func(*apptest.DB) bool, cases []refusal[C]) {
+	t.Helper()
+	for _, tt := range cases {
+		t.Run(tt.name, func(t *testing.T) {
+			db := apptest.ShipFixture()
+			c := command()
+			tt.edit(&c)
+			err := handle(db, tt.hooks)(context.Background(), c)
+			if got := application.KindOf(err); got != tt.want {
+				t.Fatalf("error %v (%s), want %s", err, got, tt.want)
+			}
+			if wrote(db) {
+				t.Fatal("a refused report wrote")
+			}
+		})
+	}
+}

@@ -1,0 +1,74 @@
+package warehouse
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/acme3pl/fulfillment/application"
+	"github.com/acme3pl/fulfillment/domain/warehouse"
+	"github.com/acme3pl/fulfillment/ports"
+)
+
+// reporting is what the handler of a warehouse's report works with.
+type reporting struct {
+	uow     ports.UnitOfWork
+	clock   ports.Clock
+	ids     ports.IDGenerator
+	billing ports.ReportBilling
+}
+
+// report is a warehouse's report (*warehouse.Receipt,
+// *warehouse.ServiceRecord) as its transaction reads it.
+type report[T any] interface {
+	WarehouseID() string
+	OrganizationID() string
+	Reference() string
+	SameContent(T) bool
+}
+
+// recordReport is the transaction of a warehouse's report, the same for
+// receipts and services; fresh is made and checked before it opens. The
+// warehouse must serve the organization (invalid_warehouse); resolve, when
+// given, checks the report against the organization's records (a
+// receipt's items); then create stores it unless the warehouse has one
+// under its reference: a report stored now goes on with record, which
+// writes what it makes (stock, charges, its event) in the same
+// transaction; one the warehouse has under the reference already is a
+// retry when its content is the same (the stored one is the answer and
+// nothing more is written), and otherwise warehouse.ErrReferenceConflict.
+// It returns the report and whether this one made it.
+func recordReport[T report[T]](ctx context.Context, uow ports.UnitOfWork, kind string, fresh T,
+	resolve func(ctx context.Context, r ports.Repositories) error,
+	create func(ctx context.Context, r ports.Repositories, fresh T) (stored T, created bool, err error),
+	record func(ctx context.Context, r ports.Repositories) error,
+) (T, bool, error) {
+	var stored T
+	var created bool
+	err := uow.Do(ctx, func(ctx context.Context, r ports.Repositories) error {
+		if _, err := application.ActiveWarehouse(ctx, r.Warehouses, fresh.OrganizationID(), fresh.WarehouseID()); err != nil {
+			return err
+		}
+		if resolve != nil {
+			if err := resolve(ctx, r); err != nil {
+				return err
+			}
+		}
+		var err error
+		stored, created, err = create(ctx, r, fresh)
+		switch {
+		case err != nil:
+			return fmt.Errorf("store %s %s: %w", kind, fresh.Reference(), err)
+		case created:
+			stored = fresh
+			return record(ctx, r)
+		case !fresh.SameContent(stored):
+			return fmt.Errorf("%s %s of warehouse %s: %w", kind, fresh.Reference(), fresh.WarehouseID(), warehouse.ErrReferenceConflict)
+		}
+		return nil
+	})
+	if err != nil {
+		var none T
+		return none, false, err
+	}
+	return stored, created, nil
+}
