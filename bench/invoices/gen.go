@@ -17,9 +17,9 @@ import (
 	"github.com/uptrace/bun"
 
 	"github.com/acme3pl/fulfillment/adapters/postgres"
+	"github.com/acme3pl/fulfillment/bench/internal/benchdb"
 	"github.com/acme3pl/fulfillment/domain"
 	"github.com/acme3pl/fulfillment/domain/invoicing"
-	"github.com/acme3pl/fulfillment/migrations"
 )
 
 // defaultDSN is the benchmark's own database; gen creates it.
@@ -54,11 +54,7 @@ func gen(ctx context.Context, args []string) error {
 		return err
 	}
 	defer func() { _ = db.Close() }()
-	mig, err := postgres.NewMigrator(db, migrations.FS)
-	if err != nil {
-		return err
-	}
-	if _, err := mig.Up(ctx); err != nil {
+	if err := benchdb.Migrate(ctx, db); err != nil {
 		return fmt.Errorf("migrate: %w", err)
 	}
 	if _, err := db.NewRaw("INSERT INTO organizations (id, name) VALUES (?, ?) ON CONFLICT (id) DO NOTHING",
