@@ -118,7 +118,8 @@ func TestInvoicePreparedReadsAnswerAsUnprepared(t *testing.T) {
 // (postgres.Open's plan_cache_mode).
 func TestInvoiceReadsKeepGenericPlans(t *testing.T) {
 	ctx := context.Background()
-	db, dsn := ownDatabase(t, true)
+	dsn := pgtest.Database(t, true)
+	db := pgtest.Open(t, dsn)
 	const org = "org_inv_generic"
 	specs := invOrderSpecs(org, 40)
 	for i := range 3000 {
