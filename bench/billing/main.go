@@ -62,8 +62,7 @@ func main() {
 }
 
 func run() error {
-	admin := flag.String("admin", "postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable", "a database of the server, to create the benchmark's")
-	name := flag.String("db", "fulfillment_bench_billing", "the benchmark's database (made anew)")
+	admin, name := benchdb.Flags("fulfillment_bench_billing")
 	orgs := flag.Int("orgs", 1000, "organizations")
 	orders := flag.Int("orders", 1_000_000, "shipped orders, spread evenly over the organizations")
 	products := flag.Int("products", 100, "products per organization, each a stock row")

@@ -46,8 +46,7 @@ func main() {
 }
 
 func run() error {
-	admin := flag.String("admin", "postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable", "a database of the server, to create the benchmark's")
-	name := flag.String("db", "fulfillment_bench_charges", "the benchmark's database (made anew)")
+	admin, name := benchdb.Flags("fulfillment_bench_charges")
 	n := flag.Int("n", 100_000, "charges of the invoice")
 	rounds := flag.Int("rounds", 5, "downloads")
 	flag.Parse()

@@ -3,6 +3,7 @@ package benchdb
 
 import (
 	"context"
+	"flag"
 	"net/url"
 
 	"github.com/uptrace/bun"
@@ -10,6 +11,14 @@ import (
 	"github.com/acme3pl/fulfillment/adapters/postgres"
 	"github.com/acme3pl/fulfillment/migrations"
 )
+
+// Flags declares the flags of a benchmark that makes its database anew:
+// -admin, a database of the server to make it from, and -db, its name
+// (name by default).
+func Flags(name string) (admin, db *string) {
+	return flag.String("admin", "postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable", "a database of the server, to create the benchmark's"),
+		flag.String("db", name, "the benchmark's database (made anew)")
+}
 
 // Anew drops the database name, on the server of admin (a session of it,
 // opened on adminDSN), and creates it anew: empty, or a copy of template
