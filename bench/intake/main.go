@@ -9,7 +9,8 @@
 // waiting on it (no coordinated omission).
 //
 // main.go holds the options, the two loops and the client; orders.go the
-// orders and the fixture; cpu.go the CPU times read from /proc.
+// orders and the fixture; bench/internal/proccpu reads the CPU times from
+// /proc, and bench/internal/loadgen sums up the answers.
 package main
 
 import (
