@@ -62,12 +62,10 @@ func shipRun(fns []func() error) []error {
 	start := make(chan struct{})
 	var wg sync.WaitGroup
 	for i, fn := range fns {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		wg.Go(func() {
 			<-start
 			errs[i] = fn()
-		}()
+		})
 	}
 	close(start)
 	wg.Wait()
