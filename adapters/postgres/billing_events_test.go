@@ -32,19 +32,13 @@ func (invoiceEncoder) EncodeEvent(id string, e ports.Event) (string, []byte, err
 // transaction: the invoice as the API shows it (unpaid, its total).
 func TestBillingFinalizationRecordsItsEvent(t *testing.T) {
 	ctx := context.Background()
-	clock := &billClock{now: utc("2030-10-30T00:00:00Z")}
-	b := newBillInstance(t, billDatabase(t), clock, time.UTC, 4)
+	b, clock := newBillOctober(t)
 	opt := postgres.WithBilling(postgres.BillingSettings{Location: time.UTC, ChargeTestShipments: true})
 	b.deps.UnitOfWork = postgres.NewUnitOfWorkWithEvents(b.db, &postgres.Outbox{Encoder: invoiceEncoder{}, IDs: system.IDs{}}, opt)
 	run := billingapp.NewRunBillingHandler(b.deps)
 	org := "org_events"
 	billCardedOrg(t, b, org)
-	for _, f := range billNovember(t, b.db, org) {
-		if f != nil {
-			f()
-		}
-	}
-	clock.set(utc("2030-12-03T00:00:00Z"))
+	billAllNovember(t, b, clock, org)
 	if _, err := run.Handle(ctx, billingapp.RunBilling{}); err != nil {
 		t.Fatal(err)
 	}

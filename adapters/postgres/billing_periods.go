@@ -43,13 +43,15 @@ WHERE p.invoice_id = i.id AND p.status = 'finalized' AND i.status = 'unpaid' AND
 	AND i.due_date + $2::interval <= $1
 RETURNING i.id, i.organization_id`
 
-	invoiceStatusSQL sqlSelect = `SELECT status, organization_id FROM invoices
-WHERE id = $1 AND deleted_at IS NULL AND status IN ('unpaid', 'pending_payment', 'paid', 'cancelled', 'refunded', 'collecting')
-FOR UPDATE`
-
 	setInvoiceStatusSQL sqlUpdate = `UPDATE invoices SET status = $3, updated_at = greatest(updated_at, $4)
 WHERE id = $1 AND status = $2 AND deleted_at IS NULL`
 )
+
+// invoiceStatusSQL reads a visible invoice's status and organization FOR
+// UPDATE (visibleStatuses).
+var invoiceStatusSQL = sqlSelect(`SELECT status, organization_id FROM invoices
+WHERE id = $1 AND deleted_at IS NULL AND status IN (` + visibleStatuses + `)
+FOR UPDATE`)
 
 func scanOpenPeriod(rows *sql.Rows) (ports.OpenPeriod, error) {
 	var p ports.OpenPeriod

@@ -45,6 +45,17 @@ func billStocked(t *testing.T, b *billInstance, org string, onHand int64) {
 	}
 }
 
+// newBillStocked is a billing instance of conns connections, in UTC, on a
+// database of its own, its clock at November 20, 2030, 10:00, with org
+// stocked with onHand units (billStocked).
+func newBillStocked(t *testing.T, org string, onHand int64, conns int) (*billInstance, *billClock) {
+	t.Helper()
+	clock := &billClock{now: utc("2030-11-20T10:00:00Z")}
+	b := newBillInstance(t, billDatabase(t), clock, time.UTC, conns)
+	billStocked(t, b, org, onHand)
+	return b, clock
+}
+
 // billPending makes n submitted Pick & Pack shipments of one unit each.
 func billPending(t *testing.T, b *billInstance, org string, n int) []string {
 	t.Helper()
@@ -119,10 +130,8 @@ func billPickPackOrders(t *testing.T, b *billInstance, org string) (finalized, o
 // or, late, on the open one — and none fails.
 func TestBillingShipsRacingClosesAreEachBilledOnce(t *testing.T) {
 	ctx := context.Background()
-	clock := &billClock{now: utc("2030-11-20T10:00:00Z")}
-	b := newBillInstance(t, billDatabase(t), clock, time.UTC, 40)
 	org := "org_racing"
-	billStocked(t, b, org, 1_000)
+	b, clock := newBillStocked(t, org, 1_000, 40)
 	const n = 30
 	ids := billPending(t, b, org, n)
 
@@ -195,10 +204,8 @@ func TestBillingShipsRacingClosesAreEachBilledOnce(t *testing.T) {
 // later period bills a minimum until a card from a later day.
 func TestBillingCloseOffboards(t *testing.T) {
 	ctx := context.Background()
-	clock := &billClock{now: utc("2030-11-20T10:00:00Z")}
-	b := newBillInstance(t, billDatabase(t), clock, time.UTC, 8)
 	org := "org_leaving"
-	billStocked(t, b, org, 0) // nothing stored: no storage charged after the close
+	b, clock := newBillStocked(t, org, 0, 8) // nothing stored: no storage charged after the close
 	var wg sync.WaitGroup
 	results := make(chan ports.FinalizedInvoice, 4)
 	for range 4 {
@@ -248,10 +255,8 @@ func TestBillingCloseOffboards(t *testing.T) {
 // BILLING_TERMS later, and still unpaid (not born overdue).
 func TestBillingInvoiceFinalizedAMonthLate(t *testing.T) {
 	ctx := context.Background()
-	clock := &billClock{now: utc("2030-11-20T10:00:00Z")}
-	b := newBillInstance(t, billDatabase(t), clock, time.UTC, 4)
 	org := "org_late_run"
-	billStocked(t, b, org, 100)
+	b, clock := newBillStocked(t, org, 100, 4)
 	late := utc("2031-01-15T09:00:00Z")
 	clock.set(late)
 	res, err := b.run.Handle(ctx, billingapp.RunBilling{})

@@ -53,6 +53,18 @@ func billNovember(t *testing.T, db bun.IDB, org string) []func() {
 	}
 }
 
+// billAllNovember writes org's November (billNovember) at once, then
+// sets the clock to December 3, past the period's grace.
+func billAllNovember(t *testing.T, b *billInstance, clock *billClock, org string) {
+	t.Helper()
+	for _, f := range billNovember(t, b.db, org) {
+		if f != nil {
+			f()
+		}
+	}
+	clock.set(utc("2030-12-03T00:00:00Z"))
+}
+
 // A run skipped for ten days and then one run give the same invoices as
 // daily runs — the same lines and totals, byte for byte; a late receipt's
 // storage is counted either way — issued when each run finalized them:
@@ -113,16 +125,9 @@ func TestBillingSkippedRunsEqualDailyRuns(t *testing.T) {
 // of the card stored already leaves it as it is.
 func TestBillingFinalizedInvoiceIsImmutable(t *testing.T) {
 	ctx := context.Background()
-	clock := &billClock{now: utc("2030-10-30T00:00:00Z")}
-	b := newBillInstance(t, billDatabase(t), clock, time.UTC, 4)
 	org := "org_frozen"
-	billCardedOrg(t, b, org)
-	for _, f := range billNovember(t, b.db, org) {
-		if f != nil {
-			f()
-		}
-	}
-	clock.set(utc("2030-12-03T00:00:00Z"))
+	b, clock := newBillOctober(t, org)
+	billAllNovember(t, b, clock, org)
 	if _, err := b.run.Handle(ctx, billingapp.RunBilling{}); err != nil {
 		t.Fatal(err)
 	}

@@ -142,8 +142,7 @@ func billInvoiceKey(t *testing.T, db bun.IDB, org, key string) {
 // after the other transaction's, none twice.
 func TestBillingRunClaimOvertaken(t *testing.T) {
 	ctx := context.Background()
-	clock := &billClock{now: utc("2030-10-30T00:00:00Z")}
-	b := newBillInstance(t, billDatabase(t), clock, time.UTC, 4)
+	b, clock := newBillOctober(t)
 	b.deps.Settings.FinalizeBatch = 1 // three batches, each its own turn
 	run := billingapp.NewRunBillingHandler(b.deps)
 	billOrg(t, b.db, "org_other") // no card: no period of the run

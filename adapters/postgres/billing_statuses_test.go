@@ -22,11 +22,7 @@ type billingRepos = ports.Repositories
 // the operator's transitions are the allowed ones only.
 func TestBillingCollectingAndStatuses(t *testing.T) {
 	ctx := context.Background()
-	clock := &billClock{now: utc("2030-10-30T00:00:00Z")}
-	b := newBillInstance(t, billDatabase(t), clock, time.UTC, 4)
-	for _, org := range []string{"org_late", "org_payer"} {
-		billCardedOrg(t, b, org)
-	}
+	b, clock := newBillOctober(t, "org_late", "org_payer")
 	clock.set(utc("2030-12-02T00:00:00Z"))
 	res, err := b.run.Handle(ctx, billingapp.RunBilling{})
 	if err != nil || res.Invoices() != 2 {
@@ -74,10 +70,8 @@ func TestBillingCollectingAndStatuses(t *testing.T) {
 // period at all", which a locking read of the old row would find).
 func TestBillingPeriodClosedWaitsForFinalization(t *testing.T) {
 	ctx := context.Background()
-	clock := &billClock{now: utc("2030-10-30T00:00:00Z")}
-	b := newBillInstance(t, billDatabase(t), clock, time.UTC, 4)
 	org := "org_race"
-	billCardedOrg(t, b, org)
+	b, _ := newBillOctober(t, org)
 	locked, release := make(chan struct{}), make(chan struct{})
 	finalized := make(chan error, 1)
 	go func() {
@@ -184,8 +178,7 @@ func TestBillingProductionSkipsTestShipments(t *testing.T) {
 // invoice that has charges brings the credit forward.
 func TestBillingCreditCarriedForward(t *testing.T) {
 	ctx := context.Background()
-	clock := &billClock{now: utc("2030-10-30T00:00:00Z")}
-	b := newBillInstance(t, billDatabase(t), clock, time.UTC, 4)
+	b, clock := newBillOctober(t)
 	orgs := []string{"org_r1", "org_r2", "org_r3"}
 	for _, org := range orgs {
 		billOrg(t, b.db, org)

@@ -76,10 +76,8 @@ func billStorageAgrees(t *testing.T, b *billInstance, org, first, last string) {
 // without it).
 func TestBillingReceiptDatedBackRacingStorage(t *testing.T) {
 	ctx := context.Background()
-	clock := &billClock{now: utc("2030-11-20T10:00:00Z")}
-	b := newBillInstance(t, billDatabase(t), clock, time.UTC, 8)
 	org := "org_late_receipt"
-	billStocked(t, b, org, 100)
+	b, clock := newBillStocked(t, org, 100, 8)
 	billRunAt(t, b, clock, clock.Now()) // storage through November 19
 	// The receipt's transaction pauses at its event, after its billing.
 	paused, resume := make(chan struct{}), make(chan struct{})
@@ -123,10 +121,8 @@ func TestBillingReceiptDatedBackRacingStorage(t *testing.T) {
 // after the run that billed that day's storage: the day is billed again at
 // the stock it had left.
 func TestBillingShipAtMidnightAfterTheRun(t *testing.T) {
-	clock := &billClock{now: utc("2030-11-20T10:00:00Z")}
-	b := newBillInstance(t, billDatabase(t), clock, time.UTC, 8)
 	org := "org_midnight"
-	billStocked(t, b, org, 100)
+	b, clock := newBillStocked(t, org, 100, 8)
 	ids := billPending(t, b, org, 1)
 	billRunAt(t, b, clock, clock.Now())
 	clock.set(utc("2030-11-20T23:59:59Z"))
@@ -150,10 +146,8 @@ func TestBillingShipAtMidnightAfterTheRun(t *testing.T) {
 // is finalized once, by the run; the close finalizes what came after it.
 func TestBillingCloseDuringAFinalization(t *testing.T) {
 	ctx := context.Background()
-	clock := &billClock{now: utc("2030-11-20T10:00:00Z")}
-	b := newBillInstance(t, billDatabase(t), clock, time.UTC, 8)
 	org := "org_close_run"
-	billStocked(t, b, org, 0)
+	b, clock := newBillStocked(t, org, 0, 8)
 	clock.set(utc("2030-12-02T10:00:00Z"))
 	holder, err := b.db.BeginTx(ctx, nil)
 	if err != nil {
@@ -211,10 +205,8 @@ func billWaitOrFail(t *testing.T, b *billInstance, done chan error) {
 // bill $40.00 (a top-up of $47.50), not the minimum.
 func TestBillingMinimumWithACredit(t *testing.T) {
 	ctx := context.Background()
-	clock := &billClock{now: utc("2030-11-20T10:00:00Z")}
-	b := newBillInstance(t, billDatabase(t), clock, time.UTC, 4)
 	org := "org_min_credit"
-	billStocked(t, b, org, 0)
+	b, clock := newBillStocked(t, org, 0, 4)
 	billExec(t, b.db, `UPDATE product_stock SET on_hand = 5 WHERE product_id = ?`, "prod_"+org) // nothing stored before the ship
 	billExec(t, b.db, `INSERT INTO stock_movements (organization_id, warehouse_id, product_id, quantity, reason, occurred_at)
 		VALUES (?, ?, ?, 5, 'opening', '2030-11-20T10:00:00Z')`, org, "wh_"+org, "prod_"+org)

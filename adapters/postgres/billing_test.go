@@ -53,11 +53,7 @@ type billInstance struct {
 // organization of a database, and keys are counted across it).
 func billDatabase(t *testing.T) string {
 	t.Helper()
-	name, dsn, err := pgtest.Create(context.Background(), pgtest.AdminURL(), true)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = pgtest.Drop(context.Background(), pgtest.AdminURL(), name) })
+	dsn := pgtest.Database(t, true)
 	t.Cleanup(func() { // before the drop: cleanups run last first
 		if err := pgtest.CheckChargeDays(context.Background(), dsn); err != nil {
 			t.Error(err)
@@ -106,6 +102,19 @@ func billOrg(t *testing.T, db bun.IDB, org string) {
 }
 
 // billCardedOrg writes an organization as billOrg does and sets it the
+// newBillOctober is a billing instance of 4 connections, in UTC, on a
+// database of its own, its clock at October 30, 2030, with each of orgs
+// carded (billCardedOrg).
+func newBillOctober(t *testing.T, orgs ...string) (*billInstance, *billClock) {
+	t.Helper()
+	clock := &billClock{now: utc("2030-10-30T00:00:00Z")}
+	b := newBillInstance(t, billDatabase(t), clock, time.UTC, 4)
+	for _, org := range orgs {
+		billCardedOrg(t, b, org)
+	}
+	return b, clock
+}
+
 // example card from November 1, 2030.
 func billCardedOrg(t *testing.T, b *billInstance, org string) {
 	t.Helper()

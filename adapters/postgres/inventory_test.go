@@ -33,7 +33,7 @@ func shipInvFixture(t *testing.T, org string) shipInv {
 		prod1: n("prod", "1"), prod2: n("prod", "2"), prod3: n("prod", "3"), prodX: n("prod", "x"),
 		ctn1: n("ctn", "1"), ctn2: n("ctn", "2"), ctn3: n("ctn", "3"),
 	}
-	shipLoad(t, ports.Fixture{
+	load(t, ports.Fixture{
 		Organizations: []domain.Organization{{ID: f.org, Name: "Inv"}, {ID: f.otherOrg, Name: "Other"}},
 		Warehouses: []ports.FixtureWarehouse{
 			{Warehouse: shipWarehouse(f.whB, "Bravo", true), Organizations: []string{f.org}},

@@ -140,7 +140,7 @@ func holdsGrams(text, term string) bool {
 // trigram index on search_text, and applying them again works.
 func TestMigration0005BackfillsAndRollsBack(t *testing.T) {
 	ctx := context.Background()
-	db, _ := ownDatabase(t, false)
+	db := pgtest.Open(t, pgtest.Database(t, false))
 	upTo0004 := fstest.MapFS{}
 	files, err := fs.Glob(migrations.FS, "*.sql")
 	if err != nil {
@@ -155,10 +155,7 @@ func TestMigration0005BackfillsAndRollsBack(t *testing.T) {
 			upTo0004[f] = &fstest.MapFile{Data: b}
 		}
 	}
-	old, err := postgres.NewMigrator(db, upTo0004)
-	if err != nil {
-		t.Fatal(err)
-	}
+	old := newMigrator(t, db, upTo0004)
 	if _, err := old.Up(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -168,10 +165,7 @@ func TestMigration0005BackfillsAndRollsBack(t *testing.T) {
 		invSpec{id: "inv-bf-2", org: org, name: "Storage, kitting & more"},
 		invSpec{id: "inv-bf-3", org: org, name: "storage kitting"})
 
-	m, err := postgres.NewMigrator(db, migrations.FS)
-	if err != nil {
-		t.Fatal(err)
-	}
+	m := newMigrator(t, db, migrations.FS)
 	applied, err := m.Up(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -229,16 +223,4 @@ func checkFilled(ctx context.Context, t *testing.T, db *bun.DB, org string, n in
 		}
 	}
 	return rows
-}
-
-// ownDatabase creates a database for one test (migrated when migrate is
-// set), dropped after it.
-func ownDatabase(t *testing.T, migrate bool) (*bun.DB, string) {
-	t.Helper()
-	name, dsn, err := pgtest.Create(context.Background(), pgtest.AdminURL(), migrate)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = pgtest.Drop(context.Background(), pgtest.AdminURL(), name) })
-	return pgtest.Open(t, dsn), dsn
 }

@@ -76,6 +76,16 @@ func invBuild(t testing.TB, s invSpec) *invoicing.Invoice {
 	return inv
 }
 
+// invMinutely is n invoices of org, invoice i's ID idFormat of i, created
+// a minute after invoice i-1 from invT0, each with items.
+func invMinutely(idFormat, org string, n int, items ...[2]string) []invSpec {
+	specs := make([]invSpec, n)
+	for i := range specs {
+		specs[i] = invSpec{id: fmt.Sprintf(idFormat, i), org: org, created: invT0.Add(time.Duration(i) * time.Minute), items: items}
+	}
+	return specs
+}
+
 // invSeed writes the organizations and invoices in one transaction.
 func invSeed(t testing.TB, db *bun.DB, orgs []string, specs ...invSpec) []*invoicing.Invoice {
 	t.Helper()
@@ -316,12 +326,7 @@ func TestInvoiceListReadsItemsInOneQuery(t *testing.T) {
 	db, rec := pgtest.OpenRecording(testDSN)
 	t.Cleanup(func() { _ = db.Close() })
 	const org = "org_inv_nplus1"
-	var specs []invSpec
-	for i := range 12 {
-		specs = append(specs, invSpec{id: fmt.Sprintf("inv-n1-%02d", i), org: org, created: invT0.Add(time.Duration(i) * time.Minute),
-			items: [][2]string{{"A", "a"}, {"B", "b"}, {"C", "c"}}})
-	}
-	invSeed(t, db, []string{org}, specs...)
+	invSeed(t, db, []string{org}, invMinutely("inv-n1-%02d", org, 12, [2]string{"A", "a"}, [2]string{"B", "b"}, [2]string{"C", "c"})...)
 	rec.Take()
 	invs, more, err := invRepo(db).List(context.Background(), org, ports.InvoiceFilter{}, ports.Page{Take: 10})
 	if err != nil {

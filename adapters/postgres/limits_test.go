@@ -33,12 +33,7 @@ func TestSessionLockTimeoutEndsAWaitForARowLock(t *testing.T) {
 	f := shipInvFixture(t, "org_limits_lock")
 	holder := shipDB(t, 1)
 	ctx := context.Background()
-	tx, err := holder.BeginTx(ctx, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() { _ = tx.Rollback() }()
-	lockRow(t, tx, f.ctn1, f.whA)
+	tx := lockedRow(t, holder, f.ctn1, f.whA)
 
 	uow := postgres.NewUnitOfWork(limitsDB(t, postgres.SessionLimits{LockTimeout: 300 * time.Millisecond}))
 	done := make(chan error, 1)
@@ -81,12 +76,7 @@ func TestSessionIdleInTransactionTimeoutReleasesLocks(t *testing.T) {
 	f := shipInvFixture(t, "org_limits_idle")
 	db := limitsDB(t, postgres.SessionLimits{IdleInTransactionTimeout: 200 * time.Millisecond})
 	ctx := context.Background()
-	tx, err := db.BeginTx(ctx, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() { _ = tx.Rollback() }()
-	lockRow(t, tx, f.ctn1, f.whA)
+	tx := lockedRow(t, db, f.ctn1, f.whA)
 	// The client goes quiet inside its transaction; another session gets the
 	// row lock once the server has ended the idle one.
 	other := shipDB(t, 1)
@@ -141,10 +131,16 @@ func TestSchemaBoundsQuantitiesAndOrderSources(t *testing.T) {
 	}
 }
 
-// lockRow takes the row lock of one stock row in tx, making sure the row
-// exists (a lock on no row would prove nothing).
-func lockRow(t *testing.T, tx bun.Tx, carton, warehouse string) {
+// lockedRow begins a transaction on db, rolled back when t ends unless
+// ended before, and takes in it the row lock of one stock row, making sure
+// the row exists (a lock on no row would prove nothing).
+func lockedRow(t *testing.T, db *bun.DB, carton, warehouse string) bun.Tx {
 	t.Helper()
+	tx, err := db.BeginTx(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = tx.Rollback() })
 	res, err := tx.ExecContext(context.Background(),
 		"SELECT 1 FROM carton_stock WHERE carton_id = ? AND warehouse_id = ? FOR UPDATE", carton, warehouse)
 	if err != nil {
@@ -153,4 +149,5 @@ func lockRow(t *testing.T, tx bun.Tx, carton, warehouse string) {
 	if n, _ := res.RowsAffected(); n != 1 {
 		t.Fatalf("locked %d stock rows, want 1", n)
 	}
+	return tx
 }

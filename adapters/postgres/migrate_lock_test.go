@@ -50,17 +50,10 @@ type lockTest struct {
 func newLockTest(t *testing.T, tx bool) *lockTest {
 	t.Helper()
 	ctx := context.Background()
-	name, dsn, err := pgtest.Create(ctx, pgtest.AdminURL(), false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = pgtest.Drop(context.Background(), pgtest.AdminURL(), name) })
+	dsn := pgtest.Database(t, false)
 	base, full := lockFixture(tx)
 	db := pgtest.Open(t, dsn)
-	m, err := postgres.NewMigrator(db, base)
-	if err != nil {
-		t.Fatal(err)
-	}
+	m := newMigrator(t, db, base)
 	if _, err := m.Up(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -68,8 +61,8 @@ func newLockTest(t *testing.T, tx bool) *lockTest {
 
 	// A long reader: ACCESS SHARE on orders until it commits. Writers
 	// (ROW EXCLUSIVE) pass beside it; ADD COLUMN (ACCESS EXCLUSIVE) waits.
-	lt.holder, err = db.BeginTx(ctx, nil)
-	if err != nil {
+	var err error
+	if lt.holder, err = db.BeginTx(ctx, nil); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = lt.holder.Rollback() })
@@ -146,11 +139,8 @@ func TestMigrateLockTimeoutRetries(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 			defer cancel()
 			lt := newLockTest(t, tx)
-			m, err := postgres.NewMigrator(lt.db, lt.full,
+			m := newMigrator(t, lt.db, lt.full,
 				postgres.MigrateOptions{LockTimeout: lockTimeout, LockRetries: 6, RetryBackoff: backoff})
-			if err != nil {
-				t.Fatal(err)
-			}
 			var (
 				mu      sync.Mutex
 				retries []postgres.MigrationRetry
@@ -224,11 +214,8 @@ func TestMigrateLockRetriesRunOut(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	lt := newLockTest(t, true)
-	m, err := postgres.NewMigrator(lt.db, lt.full,
+	m := newMigrator(t, lt.db, lt.full,
 		postgres.MigrateOptions{LockTimeout: 200 * time.Millisecond, LockRetries: 2, RetryBackoff: 100 * time.Millisecond})
-	if err != nil {
-		t.Fatal(err)
-	}
 	n := 0
 	m.ReportRetries(func(postgres.MigrationRetry) { n++ })
 	start := time.Now()
@@ -301,10 +288,7 @@ func TestMigrateExpandBackfillIndex(t *testing.T) {
 	if err := lt.holder.Commit(); err != nil { // no lock held in this test
 		t.Fatal(err)
 	}
-	m, err := postgres.NewMigrator(lt.db, expandFixture())
-	if err != nil {
-		t.Fatal(err)
-	}
+	m := newMigrator(t, lt.db, expandFixture())
 	applied, err := m.Up(ctx)
 	inserts, slowest, werr := lt.stopWriter()
 	if err != nil {

@@ -2,23 +2,31 @@ package postgres_test
 
 import (
 	"context"
+	"io/fs"
 	"sync"
 	"testing"
 
 	"github.com/acme3pl/fulfillment/adapters/postgres"
 	"github.com/acme3pl/fulfillment/adapters/postgres/pgtest"
 	"github.com/acme3pl/fulfillment/migrations"
+	"github.com/uptrace/bun"
 )
+
+// newMigrator is postgres.NewMigrator on db, failing t on an error.
+func newMigrator(t *testing.T, db *bun.DB, fsys fs.FS, opts ...postgres.MigrateOptions) *postgres.Migrator {
+	t.Helper()
+	m, err := postgres.NewMigrator(db, fsys, opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
 
 // TestMigrateConcurrently: several replicas migrating one empty database at
 // once all succeed, and every migration is applied exactly once.
 func TestMigrateConcurrently(t *testing.T) {
 	ctx := context.Background()
-	name, dsn, err := pgtest.Create(ctx, pgtest.AdminURL(), false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = pgtest.Drop(context.Background(), pgtest.AdminURL(), name) })
+	dsn := pgtest.Database(t, false)
 
 	const replicas = 4
 	var wg sync.WaitGroup
@@ -46,10 +54,7 @@ func TestMigrateConcurrently(t *testing.T) {
 		total += len(applied[i])
 	}
 	db := pgtest.Open(t, dsn)
-	m, err := postgres.NewMigrator(db, migrations.FS)
-	if err != nil {
-		t.Fatal(err)
-	}
+	m := newMigrator(t, db, migrations.FS)
 	states, err := m.Status(ctx)
 	if err != nil {
 		t.Fatal(err)

@@ -3,21 +3,15 @@ package postgres_test
 import (
 	"context"
 	"fmt"
-	"log/slog"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/uptrace/bun"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
-	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 
 	"github.com/acme3pl/fulfillment/adapters/postgres"
 	"github.com/acme3pl/fulfillment/adapters/postgres/pgtest"
-	"github.com/acme3pl/fulfillment/adapters/system"
-	"github.com/acme3pl/fulfillment/application"
-	intakeapp "github.com/acme3pl/fulfillment/application/intake"
-	"github.com/acme3pl/fulfillment/domain"
 	"github.com/acme3pl/fulfillment/domain/intake"
 	"github.com/acme3pl/fulfillment/domain/shipping"
 	"github.com/acme3pl/fulfillment/ports"
@@ -29,7 +23,7 @@ var oddSKUs = []string{`Q"1`, `O'1`, `B\2`, `C,3`, `{D}`, `E F`, `NULL`, `Ãœ-ðŸ˜
 
 func seedOddSKUs(t *testing.T, db *bun.DB, org string) {
 	t.Helper()
-	intakeSeed(t, db, org, 0)
+	intakeSeed(t, org, 0)
 	var f ports.Fixture
 	for i, sku := range oddSKUs {
 		f.Inventory = append(f.Inventory, shipping.InventoryItem{
@@ -109,12 +103,7 @@ func TestIntakeQuerySpans(t *testing.T) {
 	db := pgtest.Open(t, testDSN)
 	org := intakeOrgID(t)
 	seedOddSKUs(t, db, org)
-	recorder := tracetest.NewSpanRecorder()
-	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(recorder))
-	app := intakeapp.New(application.Deps{
-		UnitOfWork: postgres.NewUnitOfWork(db), Repos: postgres.NewRepositories(db), Clock: system.Clock{}, IDs: system.IDs{},
-		Tracer: tp.Tracer("test"), Log: slog.New(slog.DiscardHandler), Environment: domain.Sandbox,
-	}, intakeapp.Settings{})
+	app, recorder, _ := intakeTraced(db)
 	for round := range 2 { // the first prepares, the second reuses
 		recorder.Reset()
 		res, err := intakeReceive(app, org, intakeOrderOf(int64(700+round), oddSKUs...))

@@ -118,7 +118,8 @@ func TestInvoicePreparedReadsAnswerAsUnprepared(t *testing.T) {
 // (postgres.Open's plan_cache_mode).
 func TestInvoiceReadsKeepGenericPlans(t *testing.T) {
 	ctx := context.Background()
-	db, dsn := ownDatabase(t, true)
+	dsn := pgtest.Database(t, true)
+	db := pgtest.Open(t, dsn)
 	const org = "org_inv_generic"
 	specs := invOrderSpecs(org, 40)
 	for i := range 3000 {
@@ -197,12 +198,8 @@ func explainGeneric(ctx context.Context, t *testing.T, dsn, sql string, args ...
 func BenchmarkInvoiceReads(b *testing.B) {
 	db := pgtest.Open(b, testDSN)
 	const org = "org_inv_bench"
-	var specs []invSpec
-	for i := range 2000 {
-		specs = append(specs, invSpec{id: fmt.Sprintf("inv-bench-%04d", i), org: org, created: invT0.Add(time.Duration(i) * time.Minute),
-			items: [][2]string{{"Pick & pack", "12 orders"}, {"Pallet storage", "3 pallets × 31 days"}, {"Labour", "1.5 hours"}}})
-	}
-	invSeed(b, db, []string{org}, specs...)
+	invSeed(b, db, []string{org}, invMinutely("inv-bench-%04d", org, 2000,
+		[2]string{"Pick & pack", "12 orders"}, [2]string{"Pallet storage", "3 pallets × 31 days"}, [2]string{"Labour", "1.5 hours"})...)
 	if _, err := db.ExecContext(context.Background(), "ANALYZE invoices, invoice_items"); err != nil {
 		b.Fatal(err)
 	}

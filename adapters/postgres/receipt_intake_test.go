@@ -19,9 +19,7 @@ import (
 )
 
 func TestReceiveStorefrontOrderStoresShipmentItemsAndReceipt(t *testing.T) {
-	db := pgtest.Open(t, testDSN)
-	org := intakeOrgID(t)
-	intakeSeed(t, db, org, 3)
+	db, org := intakeSeeded(t, 3)
 	app := intakeApp(db, nil)
 	o := intakeOrderOf(9007199254740993, "SKU-1", " SKU-2", "SKU-1")
 	res, err := intakeReceive(app, org, o)
@@ -68,9 +66,7 @@ func (u failingUoW) Do(ctx context.Context, fn func(ctx context.Context, r ports
 }
 
 func TestReceiveStorefrontOrderFailureLeavesNoShipment(t *testing.T) {
-	db := pgtest.Open(t, testDSN)
-	org := intakeOrgID(t)
-	intakeSeed(t, db, org, 1)
+	db, org := intakeSeeded(t, 1)
 	o := intakeOrderOf(5, "SKU-1")
 	if _, err := intakeReceive(intakeApp(db, failingUoW{postgres.NewUnitOfWork(db)}), org, o); err == nil {
 		t.Fatal("no error from a failing transaction")
@@ -100,9 +96,7 @@ func TestReceiveStorefrontOrderFailureLeavesNoShipment(t *testing.T) {
 // it.
 func TestReceiveStorefrontOrderConcurrentDeliveries(t *testing.T) {
 	const orders, deliveries = 50, 32
-	db := pgtest.Open(t, testDSN)
-	org := intakeOrgID(t)
-	intakeSeed(t, db, org, 3)
+	db, org := intakeSeeded(t, 3)
 	app := intakeApp(db, nil)
 	answers := make([][]intakeapp.StorefrontOrderResult, orders)
 	var wg sync.WaitGroup
@@ -157,8 +151,8 @@ func TestClaimResolvesTheOrder(t *testing.T) {
 	db := pgtest.Open(t, testDSN)
 	ctx := context.Background()
 	org, other := intakeOrgID(t), intakeOrgID(t)
-	intakeSeed(t, db, org, 2) // Alpha and Zulu, default Zulu; SKU-1 and SKU-2
-	intakeSeed(t, db, other, 3)
+	intakeSeed(t, org, 2) // Alpha and Zulu, default Zulu; SKU-1 and SKU-2
+	intakeSeed(t, other, 3)
 	receipts := postgres.NewRepositories(db).Receipts
 	order := int64(0)
 	claim := func(org string, skus []string) ports.OrderResolution {
@@ -208,9 +202,7 @@ func TestClaimResolvesTheOrder(t *testing.T) {
 // one order's deliveries, applied to the database and to the domain alone,
 // leaves the same receipt after every step.
 func TestOrderReceiptStatementsFollowTheDomain(t *testing.T) {
-	db := pgtest.Open(t, testDSN)
-	org := intakeOrgID(t)
-	intakeSeed(t, db, org, 0)
+	db, org := intakeSeeded(t, 0)
 	uow := postgres.NewUnitOfWork(db)
 	ctx := context.Background()
 	num := int64(1234)

@@ -8,20 +8,15 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"log/slog"
 	"reflect"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/uptrace/bun"
-	sdktrace "go.opentelemetry.io/otel/sdk/trace"
-	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 
 	"github.com/acme3pl/fulfillment/adapters/postgres"
 	"github.com/acme3pl/fulfillment/adapters/postgres/pgtest"
-	"github.com/acme3pl/fulfillment/adapters/system"
-	"github.com/acme3pl/fulfillment/application"
 	intakeapp "github.com/acme3pl/fulfillment/application/intake"
 	"github.com/acme3pl/fulfillment/domain"
 	"github.com/acme3pl/fulfillment/domain/intake"
@@ -47,9 +42,7 @@ func receiveBody(app *intakeapp.UseCases, org string, o intake.StorefrontOrder, 
 }
 
 func TestFailedDeliveriesKeepTheirBody(t *testing.T) {
-	db := pgtest.Open(t, testDSN)
-	org := intakeOrgID(t)
-	intakeSeed(t, db, org, 1)
+	db, org := intakeSeeded(t, 1)
 	app := intakeApp(db, nil)
 	repos := postgres.NewRepositories(db)
 	ctx := context.Background()
@@ -109,15 +102,8 @@ func TestFailedDeliveriesKeepTheirBody(t *testing.T) {
 // The success path of the intake: the same statements, one each, and no
 // write to the index of kept bodies.
 func TestSuccessPathStatements(t *testing.T) {
-	db := pgtest.Open(t, testDSN)
-	org := intakeOrgID(t)
-	intakeSeed(t, db, org, 2)
-	rec := tracetest.NewSpanRecorder()
-	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(rec))
-	app := intakeapp.New(application.Deps{
-		UnitOfWork: postgres.NewUnitOfWork(db), Repos: postgres.NewRepositories(db), Clock: system.Clock{}, IDs: system.IDs{},
-		Tracer: tp.Tracer("test"), Log: slog.New(slog.DiscardHandler), Environment: domain.Sandbox,
-	}, intakeapp.Settings{})
+	db, org := intakeSeeded(t, 2)
+	app, rec, tracer := intakeTraced(db)
 	ctx := context.Background()
 	// Warm the prepared statements and the relation's pages.
 	if _, err := receiveBody(app, org, intakeOrderOf(1, "SKU-1"), []byte("{}")); err != nil {
@@ -127,7 +113,7 @@ func TestSuccessPathStatements(t *testing.T) {
 	if err := db.NewRaw("SELECT pg_relation_size('order_receipts_kept_idx')").Scan(ctx, &before); err != nil {
 		t.Fatal(err)
 	}
-	tctx, root := tp.Tracer("test").Start(ctx, "delivery")
+	tctx, root := tracer.Start(ctx, "delivery")
 	_, err := app.ReceiveStorefrontOrder.Handle(tctx, intakeapp.ReceiveStorefrontOrder{
 		OrganizationID: org, TraceID: "t", Order: intakeOrderOf(2, "SKU-1", "SKU-2"), Body: []byte(`{"id":2}`),
 	})
@@ -165,8 +151,8 @@ func TestSuccessPathStatements(t *testing.T) {
 func TestOrderReceiptList(t *testing.T) {
 	db := pgtest.Open(t, testDSN)
 	org, other := intakeOrgID(t), intakeOrgID(t)
-	intakeSeed(t, db, org, 1)
-	intakeSeed(t, db, other, 1)
+	intakeSeed(t, org, 1)
+	intakeSeed(t, other, 1)
 	repos := postgres.NewRepositories(db)
 	ctx := context.Background()
 	t0 := time.Date(2026, 11, 22, 1, 0, 0, 0, time.UTC)
@@ -256,9 +242,7 @@ func TestOrderReceiptList(t *testing.T) {
 // Purgers on several connections at once (replicas) delete every body past
 // retention exactly once between them, and nothing newer.
 func TestPurgePayloadsConcurrently(t *testing.T) {
-	db := pgtest.Open(t, testDSN)
-	org := intakeOrgID(t)
-	intakeSeed(t, db, org, 0)
+	db, org := intakeSeeded(t, 0)
 	repos := postgres.NewRepositories(db)
 	ctx := context.Background()
 	now := time.Now().UTC()

@@ -12,6 +12,9 @@ import (
 	"time"
 
 	"github.com/uptrace/bun"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/sdk/trace/tracetest"
+	"go.opentelemetry.io/otel/trace"
 	"go.opentelemetry.io/otel/trace/noop"
 
 	"github.com/acme3pl/fulfillment/adapters/postgres"
@@ -36,7 +39,7 @@ func intakeOrgID(t *testing.T) string {
 
 // intakeSeed stores an organization with a default warehouse, a second
 // warehouse, and products SKU-1..SKU-n (IDs <org>_p<i>).
-func intakeSeed(t *testing.T, db *bun.DB, org string, products int) {
+func intakeSeed(t *testing.T, org string, products int) {
 	t.Helper()
 	wh := func(id, name string) ports.FixtureWarehouse {
 		return ports.FixtureWarehouse{Warehouse: domain.Warehouse{
@@ -54,24 +57,39 @@ func intakeSeed(t *testing.T, db *bun.DB, org string, products int) {
 		f.Inventory = append(f.Inventory, shipping.InventoryItem{
 			ID: fmt.Sprintf("%s_p%d", org, i), OrganizationID: org, Kind: shipping.KindProduct, SKU: fmt.Sprintf("SKU-%d", i), Name: "P"})
 	}
-	err := postgres.NewUnitOfWork(db).Do(context.Background(), func(ctx context.Context, r ports.Repositories) error {
-		_, err := r.Fixtures.Load(ctx, f)
-		return err
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	load(t, f)
+}
+
+// intakeSeeded opens the package database and seeds an organization of
+// this file's own (intakeOrgID) with intakeSeed.
+func intakeSeeded(t *testing.T, products int) (*bun.DB, string) {
+	t.Helper()
+	db := pgtest.Open(t, testDSN)
+	org := intakeOrgID(t)
+	intakeSeed(t, org, products)
+	return db, org
 }
 
 // intakeApp is the real intake use case on db.
 func intakeApp(db *bun.DB, uow ports.UnitOfWork) *intakeapp.UseCases {
+	return intakeAppTraced(db, uow, noop.NewTracerProvider().Tracer("test"))
+}
+
+// intakeTraced is the real intake use case on db, its spans recorded by
+// the returned recorder, as are those of the returned tracer.
+func intakeTraced(db *bun.DB) (*intakeapp.UseCases, *tracetest.SpanRecorder, trace.Tracer) {
+	recorder := tracetest.NewSpanRecorder()
+	tracer := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(recorder)).Tracer("test")
+	return intakeAppTraced(db, nil, tracer), recorder, tracer
+}
+
+func intakeAppTraced(db *bun.DB, uow ports.UnitOfWork, tracer trace.Tracer) *intakeapp.UseCases {
 	if uow == nil {
 		uow = postgres.NewUnitOfWork(db)
 	}
 	return intakeapp.New(application.Deps{
 		UnitOfWork: uow, Repos: postgres.NewRepositories(db), Clock: system.Clock{}, IDs: system.IDs{},
-		Tracer: noop.NewTracerProvider().Tracer("test"), Log: slog.New(slog.DiscardHandler),
-		Environment: domain.Sandbox,
+		Tracer: tracer, Log: slog.New(slog.DiscardHandler), Environment: domain.Sandbox,
 	}, intakeapp.Settings{})
 }
 
@@ -101,9 +119,7 @@ func intakeCount(t *testing.T, db *bun.DB, query string, args ...any) int {
 }
 
 func TestOrderReceiptRepository(t *testing.T) {
-	db := pgtest.Open(t, testDSN)
-	org := intakeOrgID(t)
-	intakeSeed(t, db, org, 1)
+	db, org := intakeSeeded(t, 1)
 	ctx := context.Background()
 	repos := postgres.NewRepositories(db)
 	uow := postgres.NewUnitOfWork(db)
@@ -186,9 +202,7 @@ func TestOrderReceiptRepository(t *testing.T) {
 // A delivery that claims a receipt another transaction holds waits for it
 // and then sees its outcome.
 func TestOrderReceiptClaimWaitsForTheHolder(t *testing.T) {
-	db := pgtest.Open(t, testDSN)
-	org := intakeOrgID(t)
-	intakeSeed(t, db, org, 0)
+	db, org := intakeSeeded(t, 0)
 	uow := postgres.NewUnitOfWork(db)
 	d := intake.OrderDelivery{OrganizationID: org, OrderID: 42, TraceID: "a", ReceivedAt: time.Now().UTC()}
 	holding, release := make(chan struct{}), make(chan struct{})

@@ -15,12 +15,13 @@ import (
 	"github.com/acme3pl/fulfillment/ports"
 )
 
-// shipRaceFixture seeds an organization of its own per race with cartons
-// A and B at one warehouse.
-func shipRaceFixture(t *testing.T, org string, onHandA, onHandB int64) (wh, a, b string) {
+// shipRaceFixture seeds an organization of its own per race, named after
+// name (shipNamer), with cartons A and B at one warehouse.
+func shipRaceFixture(t *testing.T, name string, onHandA, onHandB int64) (org, wh, a, b string) {
 	t.Helper()
+	org = shipNamer()(name)
 	wh, a, b = "wh_"+org, "ctn_"+org+"_a", "ctn_"+org+"_b"
-	shipLoad(t, ports.Fixture{
+	load(t, ports.Fixture{
 		Organizations: []domain.Organization{{ID: org, Name: org}},
 		Warehouses:    []ports.FixtureWarehouse{{Warehouse: shipWarehouse(wh, "Race DC", true), Organizations: []string{org}}},
 		Inventory:     []shipping.InventoryItem{shipItem(org, shipping.KindCarton, a, "A-"+org), shipItem(org, shipping.KindCarton, b, "B-"+org)},
@@ -29,7 +30,7 @@ func shipRaceFixture(t *testing.T, org string, onHandA, onHandB int64) (wh, a, b
 			{WarehouseID: wh, Kind: shipping.KindCarton, ItemID: b, OnHand: onHandB},
 		},
 	})
-	return wh, a, b
+	return org, wh, a, b
 }
 
 // shipPendingSum is Σ quantity of the pending shipments' lines per carton.
@@ -61,16 +62,42 @@ func shipRun(fns []func() error) []error {
 	start := make(chan struct{})
 	var wg sync.WaitGroup
 	for i, fn := range fns {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		wg.Go(func() {
 			<-start
 			errs[i] = fn()
-		}()
+		})
 	}
 	close(start)
 	wg.Wait()
 	return errs
+}
+
+// shipRunSame runs calls at once: each must succeed and answer the same
+// as the first (by key); it returns how many took effect (fresh), the
+// others being replays of that one. what names a call in failures.
+func shipRunSame[R any](t *testing.T, what string, calls []func() (R, error), fresh func(R) bool, key func(R) string) int {
+	t.Helper()
+	results := make([]R, len(calls))
+	fns := make([]func() error, len(calls))
+	for i, call := range calls {
+		fns[i] = func() (err error) {
+			results[i], err = call()
+			return err
+		}
+	}
+	took := 0
+	for i, err := range shipRun(fns) {
+		if err != nil {
+			t.Fatalf("%s %d: %v", what, i, err)
+		}
+		if fresh(results[i]) {
+			took++
+		}
+		if key(results[i]) != key(results[0]) {
+			t.Fatalf("%s %d answered %s, %s 0 %s", what, i, key(results[i]), what, key(results[0]))
+		}
+	}
+	return took
 }
 
 // THE RACE: many submitters of SPD drafts compete for the same cartons
@@ -78,10 +105,8 @@ func shipRun(fns []func() error) []error {
 // fit succeed; the others are refused with insufficient_stock; nothing is
 // ever reserved beyond what is on hand.
 func TestSubmitRaceNeverOverReserves(t *testing.T) {
-	n := shipNamer()
 	const submitters = 24
-	org := n("org_ship_race")
-	wh, a, b := shipRaceFixture(t, org, 10, 7) // B is the bottleneck: 7 fit
+	org, wh, a, b := shipRaceFixture(t, "org_ship_race", 10, 7) // B is the bottleneck: 7 fit
 	db := shipDB(t, 12)
 	u := newShipUseCases(db)
 	ids := make([]string, submitters)
@@ -130,9 +155,7 @@ func TestSubmitRaceNeverOverReserves(t *testing.T) {
 // cartons: locks are taken in one order by both, so nothing deadlocks, and
 // reserved always equals what pending shipments hold.
 func TestSubmitAndCancelRace(t *testing.T) {
-	n := shipNamer()
-	org := n("org_ship_race_cancel")
-	wh, a, b := shipRaceFixture(t, org, 8, 8)
+	org, wh, a, b := shipRaceFixture(t, "org_ship_race_cancel", 8, 8)
 	db := shipDB(t, 12)
 	u := newShipUseCases(db)
 	lines := func(i int) []shipping.ShipmentLine {
@@ -188,51 +211,42 @@ func TestSubmitAndCancelRace(t *testing.T) {
 // Concurrent submissions of one draft: the shipment row lock lets exactly
 // one through; the others find it pending (409).
 func TestConcurrentSubmitsOfOneDraft(t *testing.T) {
-	n := shipNamer()
-	org := n("org_ship_race_one")
-	wh, a, _ := shipRaceFixture(t, org, 100, 100)
+	org, wh, a, _ := shipRaceFixture(t, "org_ship_race_one", 100, 100)
 	db := shipDB(t, 8)
 	u := newShipUseCases(db)
 	id := u.draft(t, org, wh, shipping.ShipmentLine{ItemID: a, Quantity: 3})
-	fns := make([]func() error, 8)
-	for i := range fns {
-		fns[i] = func() error {
+	// Submitting it reserves exactly once; cancelling it then releases
+	// exactly once, however many cancel at once.
+	for _, step := range []struct {
+		who, what string
+		do        func() error
+		reserved  int64
+	}{
+		{"submitter", "submissions of one draft", func() error {
 			_, err := u.submit.Handle(context.Background(), shippingapp.SubmitShipment{OrganizationID: org, ShipmentID: id})
 			return err
-		}
-	}
-	ok := 0
-	for i, err := range shipRun(fns) {
-		switch {
-		case err == nil:
-			ok++
-		case !errors.Is(err, domain.ErrInvalidState):
-			t.Errorf("submitter %d: %v", i, err)
-		}
-	}
-	if ok != 1 {
-		t.Fatalf("%d submissions of one draft succeeded, want 1", ok)
-	}
-	shipWantStock(t, db, "carton_stock", wh, a, 100, 3)
-
-	// Cancelling it releases exactly once, however many cancel at once.
-	for i := range fns {
-		fns[i] = func() error {
+		}, 3},
+		{"canceller", "cancellations", func() error {
 			_, err := u.cancel.Handle(context.Background(), shippingapp.CancelShipment{OrganizationID: org, ShipmentID: id})
 			return err
+		}, 0},
+	} {
+		fns := make([]func() error, 8)
+		for i := range fns {
+			fns[i] = step.do
 		}
-	}
-	ok = 0
-	for i, err := range shipRun(fns) {
-		switch {
-		case err == nil:
-			ok++
-		case !errors.Is(err, domain.ErrInvalidState):
-			t.Errorf("canceller %d: %v", i, err)
+		ok := 0
+		for i, err := range shipRun(fns) {
+			switch {
+			case err == nil:
+				ok++
+			case !errors.Is(err, domain.ErrInvalidState):
+				t.Errorf("%s %d: %v", step.who, i, err)
+			}
 		}
+		if ok != 1 {
+			t.Fatalf("%d %s succeeded, want 1", ok, step.what)
+		}
+		shipWantStock(t, db, "carton_stock", wh, a, 100, step.reserved)
 	}
-	if ok != 1 {
-		t.Fatalf("%d cancellations succeeded, want 1", ok)
-	}
-	shipWantStock(t, db, "carton_stock", wh, a, 100, 0)
 }

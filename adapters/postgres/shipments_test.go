@@ -59,17 +59,6 @@ func shipDB(t *testing.T, conns int) *bun.DB {
 	return db
 }
 
-func shipLoad(t *testing.T, f ports.Fixture) {
-	t.Helper()
-	err := postgres.NewUnitOfWork(shipDB(t, 1)).Do(context.Background(), func(ctx context.Context, r ports.Repositories) error {
-		_, err := r.Fixtures.Load(ctx, f)
-		return err
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-}
-
 // shipWantStock checks one stock row.
 func shipWantStock(t *testing.T, db *bun.DB, table, warehouse, item string, onHand, reserved int64) {
 	t.Helper()
@@ -138,7 +127,7 @@ func (u shipUseCases) draft(t *testing.T, org, warehouse string, lines ...shippi
 // wh_ship_repo ("Repo DC"), products and cartons.
 func shipShipFixture(t *testing.T, n func(string) string) {
 	t.Helper()
-	shipLoad(t, ports.Fixture{
+	load(t, ports.Fixture{
 		Organizations: []domain.Organization{{ID: n("org_ship_repo"), Name: "Repo"}, {ID: n("org_ship_repo_x"), Name: "Other"}},
 		Warehouses: []ports.FixtureWarehouse{
 			{Warehouse: shipWarehouse(n("wh_ship_repo"), "Repo DC", true), Organizations: []string{n("org_ship_repo"), n("org_ship_repo_x")}},
@@ -161,11 +150,18 @@ func shipNew(t *testing.T, p shipping.NewShipmentParams) *shipping.Shipment {
 	return s
 }
 
-func TestShipmentRepositoryRoundTrip(t *testing.T) {
+// shipRepoFixture loads the shipment fixture under fresh names
+// (shipShipFixture), and opens a pool of two on it with its repositories.
+func shipRepoFixture(t *testing.T) (func(string) string, *bun.DB, ports.Repositories) {
+	t.Helper()
 	n := shipNamer()
 	shipShipFixture(t, n)
 	db := shipDB(t, 2)
-	repos := postgres.NewRepositories(db)
+	return n, db, postgres.NewRepositories(db)
+}
+
+func TestShipmentRepositoryRoundTrip(t *testing.T) {
+	n, db, repos := shipRepoFixture(t)
 	ctx := context.Background()
 	now := time.Date(2026, 11, 22, 1, 15, 5, 123_456_000, time.UTC)
 	wh := domain.WarehouseRef{ID: n("wh_ship_repo"), Name: "Repo DC"}
@@ -239,16 +235,13 @@ func TestShipmentRepositoryRoundTrip(t *testing.T) {
 }
 
 func TestShipmentRepositoryList(t *testing.T) {
-	n := shipNamer()
-	shipShipFixture(t, n)
-	db := shipDB(t, 2)
-	repos := postgres.NewRepositories(db)
+	n, db, repos := shipRepoFixture(t)
 	ctx := context.Background()
 	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	l := func(i int) string { return n(fmt.Sprintf("shp_l%d", i)) }
 	wh := domain.WarehouseRef{ID: n("wh_ship_repo")}
 	// An organization of its own keeps this list free of other tests' rows.
-	shipLoad(t, ports.Fixture{
+	load(t, ports.Fixture{
 		Organizations: []domain.Organization{{ID: n("org_ship_list"), Name: "List"}},
 		Warehouses:    []ports.FixtureWarehouse{{Warehouse: shipWarehouse(n("wh_ship_repo"), "Repo DC", true), Organizations: []string{n("org_ship_list")}}},
 		Inventory: []shipping.InventoryItem{

@@ -5,7 +5,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/acme3pl/fulfillment/adapters/postgres"
 	"github.com/acme3pl/fulfillment/adapters/postgres/pgtest"
 	"github.com/acme3pl/fulfillment/migrations"
 )
@@ -15,16 +14,9 @@ import (
 // another organization than its item's. Its down migration keeps the rows.
 func TestStockOrganizationMigration(t *testing.T) {
 	ctx := context.Background()
-	name, dsn, err := pgtest.Create(ctx, pgtest.AdminURL(), false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = pgtest.Drop(context.Background(), pgtest.AdminURL(), name) })
+	dsn := pgtest.Database(t, false)
 	db := pgtest.Open(t, dsn)
-	m, err := postgres.NewMigrator(db, migrations.FS)
-	if err != nil {
-		t.Fatal(err)
-	}
+	m := newMigrator(t, db, migrations.FS)
 	if _, err := m.Up(ctx); err != nil {
 		t.Fatal(err)
 	}

@@ -33,7 +33,7 @@ func recvFixture(t *testing.T, opened time.Time) recvWorld {
 	t.Helper()
 	n := shipNamer()
 	w := recvWorld{org: n("org_recv"), wh: n("wh_recv"), other: n("wh_recv_x"), prod: n("prod_recv"), ctn: n("ctn_recv")}
-	shipLoad(t, recvFixtureDoc(w, opened))
+	load(t, recvFixtureDoc(w, opened))
 	return w
 }
 
@@ -130,16 +130,7 @@ func TestSeedStockIsAnOpeningMovementOnce(t *testing.T) {
 	}
 	// The same document again, later: nothing changes, no second movement.
 	doc := recvFixtureDoc(w, opened.Add(time.Hour))
-	var counts ports.FixtureCounts
-	err := postgres.NewUnitOfWork(db).Do(context.Background(), func(ctx context.Context, r ports.Repositories) error {
-		var err error
-		counts, err = r.Fixtures.Load(ctx, doc)
-		return err
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if counts["stock"] != 0 {
+	if counts := load(t, doc); counts["stock"] != 0 {
 		t.Fatalf("second load inserted %d stock rows", counts["stock"])
 	}
 	if got := recvMovements(t, db, w.org); !reflect.DeepEqual(got, want) {
@@ -240,34 +231,20 @@ func TestReceiptReferenceIsIdempotent(t *testing.T) {
 func TestReceiptsWithOneReferenceRacing(t *testing.T) {
 	w := recvFixture(t, time.Now().Add(-time.Hour))
 	const instances, each = 4, 6
-	var fns []func() error
-	results := make([]warehouseapp.ReceiptResult, instances*each)
-	for i := range instances {
+	var calls []func() (warehouseapp.ReceiptResult, error)
+	for range instances {
 		uc := recvUseCase(shipDB(t, 3), noBilling{})
-		for j := range each {
-			k := i*each + j
-			fns = append(fns, func() error {
-				var err error
-				results[k], err = uc.Handle(context.Background(), warehouseapp.RecordWarehouseReceipt{
+		for range each {
+			calls = append(calls, func() (warehouseapp.ReceiptResult, error) {
+				return uc.Handle(context.Background(), warehouseapp.RecordWarehouseReceipt{
 					WarehouseID: w.wh, OrganizationID: w.org, Reference: "ASN-RACE",
 					Lines: []whside.ReceiptLine{{Kind: shipping.KindCarton, ItemID: w.ctn, Quantity: 7}},
 				})
-				return err
 			})
 		}
 	}
-	created := 0
-	for i, err := range shipRun(fns) {
-		if err != nil {
-			t.Fatalf("receipt %d: %v", i, err)
-		}
-		if results[i].Created {
-			created++
-		}
-		if results[i].Receipt.ID() != results[0].Receipt.ID() {
-			t.Fatalf("receipt %d answered %s, receipt 0 %s", i, results[i].Receipt.ID(), results[0].Receipt.ID())
-		}
-	}
+	created := shipRunSame(t, "receipt", calls, func(r warehouseapp.ReceiptResult) bool { return r.Created },
+		func(r warehouseapp.ReceiptResult) string { return r.Receipt.ID() })
 	if created != 1 {
 		t.Fatalf("%d receipts created, want 1", created)
 	}

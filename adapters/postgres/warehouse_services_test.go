@@ -58,34 +58,20 @@ func TestServiceRepositoryIsIdempotentOnItsReference(t *testing.T) {
 func TestServicesWithOneReferenceRacing(t *testing.T) {
 	w := recvFixture(t, time.Now().Add(-time.Hour))
 	const instances, each = 3, 6
-	var fns []func() error
-	results := make([]warehouseapp.ServiceResult, instances*each)
-	for i := range instances {
+	var calls []func() (warehouseapp.ServiceResult, error)
+	for range instances {
 		uc := warehouseapp.NewRecordWarehouseServiceHandler(postgres.NewUnitOfWork(shipDB(t, 3)), system.Clock{}, system.IDs{},
 			noBilling{})
-		for j := range each {
-			k := i*each + j
-			fns = append(fns, func() error {
-				var err error
-				results[k], err = uc.Handle(context.Background(), warehouseapp.RecordWarehouseService{
+		for range each {
+			calls = append(calls, func() (warehouseapp.ServiceResult, error) {
+				return uc.Handle(context.Background(), warehouseapp.RecordWarehouseService{
 					WarehouseID: w.wh, OrganizationID: w.org, Reference: "JOB-RACE", Service: "kitting", QuantityMilli: 2500,
 				})
-				return err
 			})
 		}
 	}
-	created := 0
-	for i, err := range shipRun(fns) {
-		if err != nil {
-			t.Fatalf("service %d: %v", i, err)
-		}
-		if results[i].Created {
-			created++
-		}
-		if results[i].Service.ID() != results[0].Service.ID() {
-			t.Fatalf("service %d answered %s, service 0 %s", i, results[i].Service.ID(), results[0].Service.ID())
-		}
-	}
+	created := shipRunSame(t, "service", calls, func(r warehouseapp.ServiceResult) bool { return r.Created },
+		func(r warehouseapp.ServiceResult) string { return r.Service.ID() })
 	var stored int
 	if err := shipDB(t, 1).NewRaw("SELECT count(*) FROM warehouse_services WHERE organization_id = ?", w.org).
 		Scan(context.Background(), &stored); err != nil {

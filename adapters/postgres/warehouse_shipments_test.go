@@ -21,11 +21,13 @@ import (
 // The warehouse's side of shipments: ship (stock consumed, movements
 // written) and the warehouse's list, through the real use cases.
 
-// shipWarehouseFixture seeds an organization with a warehouse, two
-// products and two cartons, each with on hand onHand at the warehouse, and
-// a second warehouse serving the same organization.
-func shipWarehouseFixture(t *testing.T, org string, onHand int64) (wh, other string, products, cartons [2]string) {
+// shipWarehouseFixture seeds an organization named after name
+// (shipNamer) with a warehouse, two products and two cartons, each with on
+// hand onHand at the warehouse, and a second warehouse serving the same
+// organization.
+func shipWarehouseFixture(t *testing.T, name string, onHand int64) (org, wh, other string, products, cartons [2]string) {
 	t.Helper()
+	org = shipNamer()(name)
 	wh, other = "wh_"+org, "wh_"+org+"_other"
 	products = [2]string{"prod_" + org + "_1", "prod_" + org + "_2"}
 	cartons = [2]string{"ctn_" + org + "_1", "ctn_" + org + "_2"}
@@ -37,7 +39,7 @@ func shipWarehouseFixture(t *testing.T, org string, onHand int64) (wh, other str
 		stock = append(stock, shipping.Stock{WarehouseID: wh, Kind: shipping.KindProduct, ItemID: products[i], OnHand: onHand},
 			shipping.Stock{WarehouseID: wh, Kind: shipping.KindCarton, ItemID: cartons[i], OnHand: onHand})
 	}
-	shipLoad(t, ports.Fixture{
+	load(t, ports.Fixture{
 		Organizations: []domain.Organization{{ID: org, Name: "Name of " + org}},
 		Warehouses: []ports.FixtureWarehouse{
 			{Warehouse: shipWarehouse(wh, "Ship DC", true), Organizations: []string{org}},
@@ -45,7 +47,7 @@ func shipWarehouseFixture(t *testing.T, org string, onHand int64) (wh, other str
 		},
 		Inventory: items, Stock: stock,
 	})
-	return wh, other, products, cartons
+	return org, wh, other, products, cartons
 }
 
 // shipPendingOf makes a submitted shipment of kind with lines.
@@ -92,9 +94,7 @@ func shipMovements(t *testing.T, db *bun.DB, org string) []shipMovement {
 }
 
 func TestShipConsumesStockAndWritesMovements(t *testing.T) {
-	n := shipNamer()
-	org := n("org_ship_wh")
-	wh, _, products, cartons := shipWarehouseFixture(t, org, 10)
+	org, wh, _, products, cartons := shipWarehouseFixture(t, "org_ship_wh", 10)
 	db := shipDB(t, 2)
 	u := newShipUseCases(db)
 	pp := u.pendingOf(t, org, wh, shipping.PickPack, shipping.ShipmentLine{ItemID: products[1], Quantity: 3},
@@ -149,9 +149,7 @@ func TestShipConsumesStockAndWritesMovements(t *testing.T) {
 }
 
 func TestShipNeverMakesOnHandNegative(t *testing.T) {
-	n := shipNamer()
-	org := n("org_ship_short")
-	wh, _, products, _ := shipWarehouseFixture(t, org, 2)
+	org, wh, _, products, _ := shipWarehouseFixture(t, "org_ship_short", 2)
 	db := shipDB(t, 2)
 	u := newShipUseCases(db)
 	// Pick & Pack reserves without a check: 3 of product 0 are reserved
@@ -175,9 +173,7 @@ func TestShipNeverMakesOnHandNegative(t *testing.T) {
 }
 
 func TestShipIsFoundAtItsWarehouseOnly(t *testing.T) {
-	n := shipNamer()
-	org := n("org_ship_where")
-	wh, other, _, cartons := shipWarehouseFixture(t, org, 5)
+	org, wh, other, _, cartons := shipWarehouseFixture(t, "org_ship_where", 5)
 	db := shipDB(t, 2)
 	u := newShipUseCases(db)
 	id := u.pendingOf(t, org, wh, shipping.SPD, shipping.ShipmentLine{ItemID: cartons[0], Quantity: 1})
@@ -201,10 +197,8 @@ func TestShipIsFoundAtItsWarehouseOnly(t *testing.T) {
 // exactly one of the two wins, the other is invalid_state, and the stock
 // shows only the winner — consumed for a ship, released for a cancel.
 func TestShipAndCancelRace(t *testing.T) {
-	n := shipNamer()
-	org := n("org_ship_vs_cancel")
 	const shipments = 12
-	wh, _, _, cartons := shipWarehouseFixture(t, org, shipments)
+	org, wh, _, _, cartons := shipWarehouseFixture(t, "org_ship_vs_cancel", shipments)
 	// Two pools: two servers' worth of connections.
 	shipDBs := []*bun.DB{shipDB(t, 6), shipDB(t, 6)}
 	u := newShipUseCases(shipDBs[0])
@@ -259,34 +253,18 @@ func TestShipAndCancelRace(t *testing.T) {
 // Ten identical ships at once, on two pools: one effect; the others are
 // replays answered with the same shipment.
 func TestConcurrentIdenticalShips(t *testing.T) {
-	n := shipNamer()
-	org := n("org_ship_ten")
-	wh, _, products, _ := shipWarehouseFixture(t, org, 50)
+	org, wh, _, products, _ := shipWarehouseFixture(t, "org_ship_ten", 50)
 	pools := []*bun.DB{shipDB(t, 5), shipDB(t, 5)}
 	u := newShipUseCases(pools[0])
 	id := u.pendingOf(t, org, wh, shipping.PickPack, shipping.ShipmentLine{ItemID: products[0], Quantity: 7})
-	results := make([]warehouseapp.ShipResult, 10)
-	fns := make([]func() error, 10)
-	for i := range fns {
+	calls := make([]func() (warehouseapp.ShipResult, error), 10)
+	for i := range calls {
 		h := shipShipper(pools[i%2])
-		fns[i] = func() error {
-			var err error
-			results[i], err = shipShipIt(h, wh, id, "1Z999AA10123456784")
-			return err
-		}
+		calls[i] = func() (warehouseapp.ShipResult, error) { return shipShipIt(h, wh, id, "1Z999AA10123456784") }
 	}
-	replays := 0
-	for i, err := range shipRun(fns) {
-		if err != nil {
-			t.Fatalf("ship %d: %v", i, err)
-		}
-		if results[i].Replay {
-			replays++
-		}
-		if !results[i].Shipment.ShippedAt().Equal(*results[0].Shipment.ShippedAt()) {
-			t.Errorf("ship %d answered shippedAt %v, ship 0 %v", i, results[i].Shipment.ShippedAt(), results[0].Shipment.ShippedAt())
-		}
-	}
+	// Every ship answers the same shippedAt (an instant: in UTC).
+	replays := len(calls) - shipRunSame(t, "ship", calls, func(r warehouseapp.ShipResult) bool { return !r.Replay },
+		func(r warehouseapp.ShipResult) string { return r.Shipment.ShippedAt().UTC().Format(time.RFC3339Nano) })
 	if replays != 9 {
 		t.Fatalf("%d replays, want 9 (one ship took effect)", replays)
 	}
@@ -304,7 +282,7 @@ func TestShipmentRepositoryListAtWarehouse(t *testing.T) {
 	n := shipNamer()
 	orgA, orgB := n("org_ship_list_a"), n("org_ship_list_b")
 	wh := n("wh_ship_list")
-	shipLoad(t, ports.Fixture{
+	load(t, ports.Fixture{
 		Organizations: []domain.Organization{{ID: orgA, Name: "Alpha"}, {ID: orgB, Name: "Beta"}},
 		Warehouses: []ports.FixtureWarehouse{
 			{Warehouse: shipWarehouse(wh, "List DC", true), Organizations: []string{orgA, orgB}},

@@ -13,8 +13,8 @@ import (
 func TestWebhookSecretRepository(t *testing.T) {
 	db := pgtest.Open(t, testDSN)
 	org, plain := intakeOrgID(t), intakeOrgID(t)
-	intakeSeed(t, db, org, 0)
-	intakeSeed(t, db, plain, 0)
+	intakeSeed(t, org, 0)
+	intakeSeed(t, plain, 0)
 	err := postgres.NewUnitOfWork(db).Do(context.Background(), func(ctx context.Context, r ports.Repositories) error {
 		_, err := r.Fixtures.Load(ctx, ports.Fixture{Secrets: []domain.WebhookSecret{{OrganizationID: org, Secret: "s3cret-0123456789abcdef"}}})
 		return err

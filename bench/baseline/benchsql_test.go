@@ -16,8 +16,7 @@ import (
 // a new order's intake, word for word, with pgbench expressions in place of
 // the parameters; a change to one side that the other misses fails here.
 func TestIntakeBenchScriptRunsTheIntakesSQL(t *testing.T) {
-	service := stringConsts(t, "../../adapters/postgres/receipts.go", "../../adapters/postgres/shipments.go",
-		"../../adapters/postgres/inventory.go")
+	service := serviceStatements(t)
 	raw, err := os.ReadFile("../intake/intake.sql")
 	if err != nil {
 		t.Fatal(err)
@@ -33,7 +32,7 @@ func TestIntakeBenchScriptRunsTheIntakesSQL(t *testing.T) {
 	for _, name := range []string{"claimOrderSQL", "acceptOrderSQL"} {
 		q, ok := service[name]
 		if !ok {
-			t.Fatalf("%s: not found in the service's receipts.go", name)
+			t.Fatalf("%s: not among the service's statements", name)
 		}
 		text := strings.Join(strings.Fields(q), " ")
 		pattern := param.ReplaceAllString(regexp.QuoteMeta(text), `[^;]+?`)
@@ -47,23 +46,12 @@ func TestIntakeBenchScriptRunsTheIntakesSQL(t *testing.T) {
 // service's (adapters/postgres/invoices.go), byte for byte, for every
 // order of the list with and without a status, its items and the detail.
 func TestInvoiceSQLIsTheService(t *testing.T) {
-	service := stringConsts(t, "../../adapters/postgres/invoices.go")
 	ours := map[string]string{"invoiceItemsSQL": itemsSQL, "invoiceDetailSQL": detailSQL}
-	for column, key := range map[string]string{"created_at": "CreatedAt", "updated_at": "UpdatedAt", "due_date": "DueDate"} {
-		for _, ascending := range []bool{false, true} {
-			dir := "Desc"
-			if ascending {
-				dir = "Asc"
-			}
-			ours["listBy"+key+dir+"SQL"] = listSQL(column, ascending, false)
-			ours["listOfStatusBy"+key+dir+"SQL"] = listSQL(column, ascending, true)
+	for column, key := range map[string]string{"created_at": "createdAt", "updated_at": "updatedAt", "due_date": "dueDate"} {
+		for dir, ascending := range map[string]bool{"desc": false, "asc": true} {
+			ours["invoiceLists["+key+"]["+dir+"].list"] = listSQL(column, ascending, false)
+			ours["invoiceLists["+key+"]["+dir+"].listOfStatus"] = listSQL(column, ascending, true)
 		}
 	}
-	for name, text := range ours {
-		if theirs, ok := service[name]; !ok {
-			t.Errorf("%s: not found in the service's invoices.go", name)
-		} else if text != theirs {
-			t.Errorf("%s differs from the service's:\n--- ours\n%s\n--- the service's\n%s", name, text, theirs)
-		}
-	}
+	sameAsService(t, ours)
 }

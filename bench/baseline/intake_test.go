@@ -1,84 +1,54 @@
 package main
 
 import (
-	"go/ast"
-	"go/parser"
-	"go/token"
 	"os"
 	"reflect"
-	"strconv"
+	"regexp"
+	"strings"
 	"testing"
 )
 
-// The intake's statements must be the service's, byte for byte: its
-// constants are unexported, so they are read from its source (the files
-// whose constants acceptOrderSQL is made of).
+// The intake's statements must be the service's, byte for byte.
 func TestIntakeSQLIsTheService(t *testing.T) {
-	service := stringConsts(t, "../../adapters/postgres/receipts.go", "../../adapters/postgres/shipments.go",
-		"../../adapters/postgres/inventory.go")
-	for name, ours := range map[string]string{"claimOrderSQL": claimOrderSQL, "acceptOrderSQL": acceptOrderSQL} {
-		if theirs, ok := service[name]; !ok {
-			t.Errorf("%s: not found in the service's receipts.go", name)
-		} else if ours != theirs {
-			t.Errorf("%s differs from the service's:\n--- ours\n%s\n--- the service's\n%s", name, ours, theirs)
-		}
-	}
+	sameAsService(t, map[string]string{"claimOrderSQL": claimOrderSQL, "acceptOrderSQL": acceptOrderSQL})
 }
 
-// stringConsts evaluates the string constants of Go files made of
-// literals, other constants of the files and +.
-func stringConsts(t *testing.T, paths ...string) map[string]string {
+// serviceStatements are the service's statements by name, whole, as the
+// service's own test (TestStatementTexts) holds them in its golden file,
+// without the newlines at either end. (Its statements are unexported, and
+// some are composed when the package starts.)
+func serviceStatements(t *testing.T) map[string]string {
 	t.Helper()
-	exprs := map[string]ast.Expr{}
-	for _, path := range paths {
-		f, err := parser.ParseFile(token.NewFileSet(), path, nil, parser.SkipObjectResolution)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, d := range f.Decls {
-			if g, ok := d.(*ast.GenDecl); ok && g.Tok == token.CONST {
-				for _, s := range g.Specs {
-					v := s.(*ast.ValueSpec)
-					for i, n := range v.Names {
-						if i < len(v.Values) {
-							exprs[n.Name] = v.Values[i]
-						}
-					}
-				}
-			}
-		}
+	raw, err := os.ReadFile("../../adapters/postgres/testdata/statements.golden")
+	if err != nil {
+		t.Fatal(err)
 	}
-	var eval func(ast.Expr) (string, bool)
-	eval = func(e ast.Expr) (string, bool) {
-		switch e := e.(type) {
-		case *ast.BasicLit:
-			if e.Kind != token.STRING {
-				return "", false
-			}
-			s, err := strconv.Unquote(e.Value)
-			return s, err == nil
-		case *ast.Ident:
-			if x, ok := exprs[e.Name]; ok {
-				return eval(x)
-			}
-		case *ast.ParenExpr:
-			return eval(e.X)
-		case *ast.BinaryExpr:
-			if e.Op == token.ADD {
-				a, ok1 := eval(e.X)
-				b, ok2 := eval(e.Y)
-				return a + b, ok1 && ok2
-			}
-		}
-		return "", false
-	}
+	header := regexp.MustCompile(`(?m)^-- (\S+) \((?:SELECT|INSERT|UPDATE|DELETE)\)\n`)
+	text := string(raw)
 	out := map[string]string{}
-	for name, e := range exprs {
-		if s, ok := eval(e); ok {
-			out[name] = s
+	heads := header.FindAllStringSubmatchIndex(text, -1)
+	for i, h := range heads {
+		end := len(text)
+		if i+1 < len(heads) {
+			end = heads[i+1][0]
 		}
+		out[text[h[2]:h[3]]] = strings.Trim(text[h[1]:end], "\n")
 	}
 	return out
+}
+
+// sameAsService fails t for each of ours that is not the service's
+// statement of that name, byte for byte but for newlines at either end.
+func sameAsService(t *testing.T, ours map[string]string) {
+	t.Helper()
+	service := serviceStatements(t)
+	for name, text := range ours {
+		if theirs, ok := service[name]; !ok {
+			t.Errorf("%s: not among the service's statements", name)
+		} else if text = strings.Trim(text, "\n"); text != theirs {
+			t.Errorf("%s differs from the service's:\n--- ours\n%s\n--- the service's\n%s", name, text, theirs)
+		}
+	}
 }
 
 func TestDecodeOrderMergesLines(t *testing.T) {

@@ -30,7 +30,6 @@ import (
 	"flag"
 	"fmt"
 	"log/slog"
-	"net/url"
 	"os"
 	"sort"
 	"strings"
@@ -45,9 +44,9 @@ import (
 	"github.com/acme3pl/fulfillment/adapters/postgres"
 	"github.com/acme3pl/fulfillment/adapters/system"
 	billingapp "github.com/acme3pl/fulfillment/application/billing"
+	"github.com/acme3pl/fulfillment/bench/internal/benchdb"
 	"github.com/acme3pl/fulfillment/bench/internal/proccpu"
 	"github.com/acme3pl/fulfillment/domain/billing"
-	"github.com/acme3pl/fulfillment/migrations"
 	"github.com/acme3pl/fulfillment/ports"
 )
 
@@ -63,8 +62,7 @@ func main() {
 }
 
 func run() error {
-	admin := flag.String("admin", "postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable", "a database of the server, to create the benchmark's")
-	name := flag.String("db", "fulfillment_bench_billing", "the benchmark's database (made anew)")
+	admin, name := benchdb.Flags("fulfillment_bench_billing")
 	orgs := flag.Int("orgs", 1000, "organizations")
 	orders := flag.Int("orders", 1_000_000, "shipped orders, spread evenly over the organizations")
 	products := flag.Int("products", 100, "products per organization, each a stock row")
@@ -79,29 +77,21 @@ func run() error {
 	if err != nil {
 		return err
 	}
-	if _, err := adminDB.ExecContext(ctx, "DROP DATABASE IF EXISTS "+*name+" WITH (FORCE)"); err != nil {
-		return err
-	}
-	fromSnapshot := false
+	defer func() { _ = adminDB.Close() }()
+	fromSnapshot, template := false, ""
 	if *snapshot != "" {
 		if err := adminDB.QueryRowContext(ctx, "SELECT count(*) = 1 FROM pg_database WHERE datname = ?", *snapshot).Scan(&fromSnapshot); err != nil {
 			return err
 		}
 	}
-	create := "CREATE DATABASE " + *name
 	if fromSnapshot {
-		create += " TEMPLATE " + *snapshot
+		template = *snapshot
 	}
-	if _, err := adminDB.ExecContext(ctx, create); err != nil {
-		return err
-	}
-	defer func() { _ = adminDB.Close() }()
-	u, err := url.Parse(*admin)
+	dsn, err := benchdb.Anew(ctx, adminDB, *admin, *name, template)
 	if err != nil {
 		return err
 	}
-	u.Path = "/" + *name
-	db, err := postgres.Open(postgres.Options{DSN: u.String(), MaxOpenConns: 4})
+	db, err := postgres.Open(postgres.Options{DSN: dsn, MaxOpenConns: 4})
 	if err != nil {
 		return err
 	}
@@ -123,11 +113,7 @@ func run() error {
 		fmt.Printf("the data set and steps 1 and 2 copied from %s\n", *snapshot)
 		return finalize(ctx, db, deps, *breakdown, *dayBefore)
 	}
-	m, err := postgres.NewMigrator(db, migrations.FS)
-	if err != nil {
-		return err
-	}
-	if _, err := m.Up(ctx); err != nil {
+	if err := benchdb.Migrate(ctx, db); err != nil {
 		return err
 	}
 

@@ -20,7 +20,6 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -30,7 +29,7 @@ import (
 	"time"
 
 	"github.com/acme3pl/fulfillment/adapters/postgres"
-	"github.com/acme3pl/fulfillment/migrations"
+	"github.com/acme3pl/fulfillment/bench/internal/benchdb"
 )
 
 const (
@@ -47,8 +46,7 @@ func main() {
 }
 
 func run() error {
-	admin := flag.String("admin", "postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable", "a database of the server, to create the benchmark's")
-	name := flag.String("db", "fulfillment_bench_charges", "the benchmark's database (made anew)")
+	admin, name := benchdb.Flags("fulfillment_bench_charges")
 	n := flag.Int("n", 100_000, "charges of the invoice")
 	rounds := flag.Int("rounds", 5, "downloads")
 	flag.Parse()
@@ -143,27 +141,16 @@ func setUp(ctx context.Context, admin, name string, n int) (string, error) {
 		return "", err
 	}
 	defer func() { _ = adminDB.Close() }()
-	if _, err := adminDB.ExecContext(ctx, "DROP DATABASE IF EXISTS "+name+" WITH (FORCE)"); err != nil {
-		return "", err
-	}
-	if _, err := adminDB.ExecContext(ctx, "CREATE DATABASE "+name); err != nil {
-		return "", err
-	}
-	u, err := url.Parse(admin)
+	dsn, err := benchdb.Anew(ctx, adminDB, admin, name, "")
 	if err != nil {
 		return "", err
 	}
-	u.Path = "/" + name
-	db, err := postgres.Open(postgres.Options{DSN: u.String(), MaxOpenConns: 4}) // the migrator holds one for its lock
+	db, err := postgres.Open(postgres.Options{DSN: dsn, MaxOpenConns: 4}) // the migrator holds one for its lock
 	if err != nil {
 		return "", err
 	}
 	defer func() { _ = db.Close() }()
-	m, err := postgres.NewMigrator(db, migrations.FS)
-	if err != nil {
-		return "", err
-	}
-	if _, err := m.Up(ctx); err != nil {
+	if err := benchdb.Migrate(ctx, db); err != nil {
 		return "", err
 	}
 	tx, err := db.BeginTx(ctx, nil)
@@ -193,7 +180,7 @@ func setUp(ctx context.Context, admin, name string, n int) (string, error) {
 		return "", err
 	}
 	_, err = db.ExecContext(ctx, `ANALYZE`)
-	return u.String(), err
+	return dsn, err
 }
 
 // download reads the CSV and counts its charges (rows after the header).

@@ -9,7 +9,8 @@
 // waiting on it (no coordinated omission).
 //
 // main.go holds the options, the two loops and the client; orders.go the
-// orders and the fixture; cpu.go the CPU times read from /proc.
+// orders and the fixture; bench/internal/proccpu reads the CPU times from
+// /proc, and bench/internal/loadgen sums up the answers.
 package main
 
 import (
@@ -27,7 +28,6 @@ import (
 	"net/url"
 	"os"
 	"os/signal"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -35,6 +35,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/acme3pl/fulfillment/bench/internal/loadgen"
 	"github.com/acme3pl/fulfillment/bench/internal/proccpu"
 )
 
@@ -151,15 +152,11 @@ type generator struct {
 }
 
 type result struct {
-	Sent       int           `json:"sent"`
-	OK         int           `json:"ok"`
-	Failed     int           `json:"failed"`
-	Elapsed    time.Duration `json:"-"`
-	Throughput float64       `json:"throughput"`
-	P50        float64       `json:"p50_ms"`
-	P99        float64       `json:"p99_ms"`
-	P999       float64       `json:"p999_ms"`
-	Max        float64       `json:"max_ms"`
+	Sent    int           `json:"sent"`
+	OK      int           `json:"ok"`
+	Failed  int           `json:"failed"`
+	Elapsed time.Duration `json:"-"`
+	loadgen.Latencies
 	// CPU time per order, µs: the load generator's own, the server's with
 	// -pid, and PostgreSQL's with -pg-pid: the backends' of -pg-db and the
 	// whole server's (the postmaster and its children, those of other
@@ -192,87 +189,56 @@ func (g *generator) watchPG(ctx context.Context) func() (db, server time.Duratio
 func (g *generator) phase(d time.Duration) (result, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), d)
 	defer cancel()
-	var (
-		mu        sync.Mutex
-		latencies []time.Duration
-		failed    int
-		firstErr  string
-	)
-	record := func(lat time.Duration, err error) {
-		mu.Lock()
-		defer mu.Unlock()
-		if err != nil {
-			failed++
-			if firstErr == "" {
-				firstErr = err.Error()
-			}
-			return
-		}
-		latencies = append(latencies, lat)
-	}
+	var rec loadgen.Recorder
 	self := os.Getpid()
 	cpu0, serverCPU0 := proccpu.CPUTime(self), proccpu.CPUTime(g.o.serverPID)
 	pgCtx, pgStop := context.WithCancel(context.Background())
 	pgEnd := g.watchPG(pgCtx)
 	start := time.Now()
 	var wg sync.WaitGroup
+	// work runs worker w's loop on a client and a random source of its own.
+	work := func(w int, loop func(c *client, rng *rand.Rand)) {
+		wg.Go(func() {
+			rng := rand.New(rand.NewPCG(uint64(w), uint64(start.UnixNano()))) //nolint:gosec // load shape, not secrets
+			c := &client{g: g}
+			defer c.close()
+			loop(c, rng)
+		})
+	}
 	if g.o.rate <= 0 {
 		for w := 0; w < g.o.workers; w++ {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				rng := rand.New(rand.NewPCG(uint64(w), uint64(start.UnixNano()))) //nolint:gosec // load shape, not secrets
-				c := &client{g: g}
-				defer c.close()
+			work(w, func(c *client, rng *rand.Rand) {
 				for ctx.Err() == nil {
 					t0 := time.Now()
 					err := c.deliver(rng)
 					if ctx.Err() != nil && err != nil {
 						return
 					}
-					record(time.Since(t0), err)
+					rec.Record(time.Since(t0), err)
 				}
-			}()
+			})
 		}
 	} else {
-		interval := time.Duration(float64(time.Second) / g.o.rate)
 		jobs := make(chan time.Time, 100_000)
 		for w := 0; w < g.o.workers; w++ {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				rng := rand.New(rand.NewPCG(uint64(w), uint64(start.UnixNano()))) //nolint:gosec // load shape, not secrets
-				c := &client{g: g}
-				defer c.close()
+			work(w, func(c *client, rng *rand.Rand) {
 				for due := range jobs {
 					err := c.deliver(rng)
-					record(time.Since(due), err)
+					rec.Record(time.Since(due), err)
 				}
-			}()
+			})
 		}
-		for i := 0; ; i++ {
-			due := start.Add(time.Duration(i) * interval)
-			if due.Sub(start) >= d {
-				break
-			}
-			if wait := time.Until(due); wait > 0 {
-				time.Sleep(wait)
-			}
-			jobs <- due
-		}
-		close(jobs)
+		loadgen.Schedule(jobs, start, g.o.rate, d, nil)
 	}
 	wg.Wait()
 	elapsed := time.Since(start)
 	cpu, serverCPU := proccpu.CPUTime(self)-cpu0, proccpu.CPUTime(g.o.serverPID)-serverCPU0
 	pgStop()
 	pgCPU, pgServer := pgEnd()
-	slices.Sort(latencies)
-	res := result{Sent: len(latencies) + failed, OK: len(latencies), Failed: failed, Elapsed: elapsed, FirstError: firstErr}
-	res.Throughput = float64(len(latencies)) / elapsed.Seconds()
-	res.P50, res.P99, res.P999 = pct(latencies, 0.50), pct(latencies, 0.99), pct(latencies, 0.999)
+	latencies, failed, firstErr := rec.Done()
+	res := result{Sent: len(latencies) + failed, OK: len(latencies), Failed: failed, Elapsed: elapsed, FirstError: firstErr,
+		Latencies: loadgen.Summarize(latencies, elapsed)}
 	if len(latencies) > 0 {
-		res.Max = ms(latencies[len(latencies)-1])
 		res.CPU = float64(cpu.Microseconds()) / float64(len(latencies))
 		res.ServerCPU = float64(serverCPU.Microseconds()) / float64(len(latencies))
 		res.PGCPU = float64(pgCPU.Microseconds()) / float64(len(latencies))
@@ -280,16 +246,6 @@ func (g *generator) phase(d time.Duration) (result, error) {
 	}
 	return res, nil
 }
-
-func pct(sorted []time.Duration, p float64) float64 {
-	if len(sorted) == 0 {
-		return 0
-	}
-	i := int(float64(len(sorted))*p+0.5) - 1
-	return ms(sorted[min(max(i, 0), len(sorted)-1)])
-}
-
-func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
 
 func (r result) print(w io.Writer, o options) error {
 	if o.jsonOut {

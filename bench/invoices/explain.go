@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
-	"flag"
 	"fmt"
 	"os"
 	"slices"
@@ -53,9 +52,7 @@ func (n planNode) scans(out []string) []string {
 }
 
 func explain(ctx context.Context, args []string) error {
-	fs := flag.NewFlagSet("explain", flag.ExitOnError)
-	dsn := fs.String("dsn", envOr("BENCH_DATABASE_URL", defaultDSN), "database")
-	org := fs.String("org", "org_bench", "organization")
+	fs, dsn, org := databaseFlags("explain", "database", "organization")
 	runs := fs.Int("runs", 5, "EXPLAIN ANALYZE runs per query (the median is reported)")
 	_ = fs.Parse(args)
 

@@ -17,25 +17,29 @@ import (
 	"github.com/uptrace/bun"
 
 	"github.com/acme3pl/fulfillment/adapters/postgres"
+	"github.com/acme3pl/fulfillment/bench/internal/benchdb"
 	"github.com/acme3pl/fulfillment/domain"
 	"github.com/acme3pl/fulfillment/domain/invoicing"
-	"github.com/acme3pl/fulfillment/migrations"
 )
 
 // defaultDSN is the benchmark's own database; gen creates it.
 const defaultDSN = "postgres://postgres@127.0.0.1:5432/fulfillment_bench?sslmode=disable"
 
-func envOr(name, def string) string {
-	if v := os.Getenv(name); v != "" {
-		return v
+// databaseFlags are the flags of a subcommand on the benchmark's database:
+// -dsn, the database ($BENCH_DATABASE_URL, else defaultDSN), and -org, the
+// organization measured, with the usages given.
+func databaseFlags(name, dsnUsage, orgUsage string) (fs *flag.FlagSet, dsn, org *string) {
+	fs = flag.NewFlagSet(name, flag.ExitOnError)
+	def := defaultDSN
+	if v := os.Getenv("BENCH_DATABASE_URL"); v != "" {
+		def = v
 	}
-	return def
+	return fs, fs.String("dsn", def, dsnUsage), fs.String("org", "org_bench", orgUsage)
 }
 
 func gen(ctx context.Context, args []string) error {
-	fs := flag.NewFlagSet("gen", flag.ExitOnError)
-	dsn := fs.String("dsn", envOr("BENCH_DATABASE_URL", defaultDSN), "database to fill (created and migrated when missing)")
-	org := fs.String("org", "org_bench", "organization to fill (created when missing)")
+	fs, dsn, org := databaseFlags("gen", "database to fill (created and migrated when missing)",
+		"organization to fill (created when missing)")
 	n := fs.Int("n", 10_000, "invoices the organization should hold (existing ones count)")
 	seed := fs.Uint64("seed", 1, "random seed: the same seed makes the same invoices")
 	workers := fs.Int("workers", 2, "concurrent insert transactions")
@@ -54,11 +58,7 @@ func gen(ctx context.Context, args []string) error {
 		return err
 	}
 	defer func() { _ = db.Close() }()
-	mig, err := postgres.NewMigrator(db, migrations.FS)
-	if err != nil {
-		return err
-	}
-	if _, err := mig.Up(ctx); err != nil {
+	if err := benchdb.Migrate(ctx, db); err != nil {
 		return fmt.Errorf("migrate: %w", err)
 	}
 	if _, err := db.NewRaw("INSERT INTO organizations (id, name) VALUES (?, ?) ON CONFLICT (id) DO NOTHING",

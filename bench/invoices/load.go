@@ -2,11 +2,9 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
-	"io"
 	"net/http"
 	"os"
 	"slices"
@@ -17,9 +15,9 @@ import (
 // target is a running server and an access token of the organization to
 // measure.
 type target struct {
-	name, url, token string
-	detailID         string
-	lat              map[string][]time.Duration
+	server
+	detailID string
+	lat      map[string][]time.Duration
 }
 
 type targetFlags []*target
@@ -33,7 +31,7 @@ func (t *targetFlags) Set(v string) error {
 	if !ok || !ok2 || name == "" || u == "" || tok == "" {
 		return errors.New("want NAME=URL,TOKEN")
 	}
-	*t = append(*t, &target{name: name, url: strings.TrimSuffix(u, "/"), token: tok, lat: map[string][]time.Duration{}})
+	*t = append(*t, &target{server: server{name: name, url: strings.TrimSuffix(u, "/"), token: tok}, lat: map[string][]time.Duration{}})
 	return nil
 }
 
@@ -52,7 +50,7 @@ func load(ctx context.Context, args []string) error {
 		var page []struct {
 			ID string `json:"id"`
 		}
-		if err := get(ctx, client, t, "/v0/invoices?skip=100&take=1", &page); err != nil {
+		if err := getJSON(ctx, client, &t.server, "/v0/invoices?skip=100&take=1", &page); err != nil {
 			return fmt.Errorf("%s: find an invoice for the detail shape: %w", t.name, err)
 		}
 		if len(page) != 1 {
@@ -77,7 +75,7 @@ func load(ctx context.Context, args []string) error {
 		for _, s := range sh {
 			for _, t := range targets {
 				t0 := time.Now()
-				if err := get(ctx, client, t, path(t, s), nil); err != nil {
+				if err := getJSON(ctx, client, &t.server, path(t, s), nil); err != nil {
 					return fmt.Errorf("%s %s: %w", t.name, s.name, err)
 				}
 				if round >= *warmup {
@@ -112,32 +110,6 @@ func load(ctx context.Context, args []string) error {
 		fmt.Println(row)
 	}
 	fmt.Fprintln(os.Stderr, "load: done")
-	return nil
-}
-
-// get sends one authorized GET and checks for 200; v, when not nil,
-// receives the body.
-func get(ctx context.Context, c *http.Client, t *target, path string, v any) error {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, t.url+path, nil)
-	if err != nil {
-		return err
-	}
-	req.Header.Set("Authorization", "Bearer "+t.token)
-	resp, err := c.Do(req)
-	if err != nil {
-		return err
-	}
-	defer func() { _ = resp.Body.Close() }()
-	body, err := io.ReadAll(resp.Body)
-	if err != nil {
-		return err
-	}
-	if resp.StatusCode != http.StatusOK {
-		return fmt.Errorf("GET %s: %d %s", path, resp.StatusCode, body)
-	}
-	if v != nil {
-		return json.Unmarshal(body, v)
-	}
 	return nil
 }
 

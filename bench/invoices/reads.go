@@ -226,6 +226,8 @@ func detailPaths(ctx context.Context, c *http.Client, s *server, n int) ([]strin
 	return paths, nil
 }
 
+// getJSON sends one GET, authorized with s's token if any, and checks for
+// 200; v, when not nil, receives the body.
 func getJSON(ctx context.Context, c *http.Client, s *server, path string, v any) error {
 	status, _, body, err := fetch(ctx, c, s, path)
 	if err != nil {
@@ -233,6 +235,9 @@ func getJSON(ctx context.Context, c *http.Client, s *server, path string, v any)
 	}
 	if status != http.StatusOK {
 		return fmt.Errorf("%s GET %s: %d %s", s.name, path, status, body)
+	}
+	if v == nil {
+		return nil
 	}
 	return json.Unmarshal(body, v)
 }

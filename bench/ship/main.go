@@ -19,12 +19,13 @@ import (
 	"io"
 	"net/http"
 	"os"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/acme3pl/fulfillment/bench/internal/loadgen"
 )
 
 type options struct {
@@ -35,16 +36,12 @@ type options struct {
 }
 
 type result struct {
-	Sent       int     `json:"sent"` // shipment numbers used, answered or not
-	OK         int     `json:"ok"`
-	Failed     int     `json:"failed"`
-	FirstError string  `json:"first_error,omitempty"`
-	Throughput float64 `json:"throughput"`
-	P50        float64 `json:"p50_ms"`
-	P99        float64 `json:"p99_ms"`
-	P999       float64 `json:"p999_ms"`
-	Max        float64 `json:"max_ms"`
-	Exhausted  bool    `json:"exhausted"` // the pool ran out before -d
+	Sent       int    `json:"sent"` // shipment numbers used, answered or not
+	OK         int    `json:"ok"`
+	Failed     int    `json:"failed"`
+	FirstError string `json:"first_error,omitempty"`
+	loadgen.Latencies
+	Exhausted bool `json:"exhausted"` // the pool ran out before -d
 }
 
 func main() {
@@ -73,29 +70,14 @@ func run(o options) result {
 	var next atomic.Int64
 	next.Store(int64(o.start))
 	end := int64(o.start + o.n)
-	var (
-		mu        sync.Mutex
-		latencies []time.Duration
-		res       result
-	)
+	var rec loadgen.Recorder
 	ship := func(due time.Time) bool {
 		n := next.Add(1) - 1
 		if n >= end {
 			return false
 		}
 		err := shipOne(client, o, o.prefix+strconv.FormatInt(n, 10))
-		lat := time.Since(due)
-		mu.Lock()
-		defer mu.Unlock()
-		res.Sent++
-		if err != nil {
-			res.Failed++
-			if res.FirstError == "" {
-				res.FirstError = err.Error()
-			}
-			return true
-		}
-		latencies = append(latencies, lat)
+		rec.Record(time.Since(due), err)
 		return true
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), o.duration)
@@ -125,27 +107,13 @@ func run(o options) result {
 				}
 			})
 		}
-		interval := time.Duration(float64(time.Second) / o.rate)
-		for i := 0; ; i++ {
-			due := start.Add(time.Duration(i) * interval)
-			if due.Sub(start) >= o.duration || exhausted.Load() {
-				break
-			}
-			time.Sleep(time.Until(due))
-			jobs <- due
-		}
-		close(jobs)
+		loadgen.Schedule(jobs, start, o.rate, o.duration, exhausted.Load)
 	}
 	wg.Wait()
 	elapsed := time.Since(start)
-	slices.Sort(latencies)
-	res.OK, res.Exhausted = len(latencies), exhausted.Load()
-	res.Throughput = float64(len(latencies)) / elapsed.Seconds()
-	res.P50, res.P99, res.P999 = pct(latencies, 0.50), pct(latencies, 0.99), pct(latencies, 0.999)
-	if len(latencies) > 0 {
-		res.Max = ms(latencies[len(latencies)-1])
-	}
-	return res
+	latencies, failed, firstErr := rec.Done()
+	return result{Sent: len(latencies) + failed, OK: len(latencies), Failed: failed, FirstError: firstErr,
+		Latencies: loadgen.Summarize(latencies, elapsed), Exhausted: exhausted.Load()}
 }
 
 // shipOne ships one shipment; anything but 200 is an error.
@@ -169,13 +137,3 @@ func shipOne(c *http.Client, o options, id string) error {
 	}
 	return nil
 }
-
-func pct(sorted []time.Duration, p float64) float64 {
-	if len(sorted) == 0 {
-		return 0
-	}
-	i := int(float64(len(sorted))*p+0.5) - 1
-	return ms(sorted[min(max(i, 0), len(sorted)-1)])
-}
-
-func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }

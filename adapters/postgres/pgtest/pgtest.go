@@ -123,6 +123,18 @@ func CheckChargeDays(ctx context.Context, dsn string) error {
 	return nil
 }
 
+// Database creates a database for one test (migrated when migrate is
+// set), dropped when t ends, and returns its DSN.
+func Database(t testing.TB, migrate bool) string {
+	t.Helper()
+	name, dsn, err := Create(context.Background(), AdminURL(), migrate)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = Drop(context.Background(), AdminURL(), name) })
+	return dsn
+}
+
 // Drop removes a test database, ending its sessions first.
 func Drop(ctx context.Context, adminURL, name string) error {
 	admin, err := postgres.Open(postgres.Options{DSN: adminURL, MaxOpenConns: 1})
