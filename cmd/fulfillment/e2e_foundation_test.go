@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"net"
-
 	"os"
 	"path/filepath"
 	"regexp"
@@ -22,8 +21,8 @@ import (
 func foundationFixture() map[string]any {
 	return map[string]any{
 		"organizations": []any{
-			map[string]any{"id": "org_e2e_fd_a", "name": "A"},
-			map[string]any{"id": "org_e2e_fd_b", "name": "B"},
+			fixtureOrg("org_e2e_fd_a", "A"),
+			fixtureOrg("org_e2e_fd_b", "B"),
 		},
 		"warehouses": []any{
 			fixtureWarehouse("wh_e2e_fd_3", "Gamma", true, "org_e2e_fd_a"),
@@ -136,7 +135,7 @@ func TestCLIMigrateSeedTokenAPIKey(t *testing.T) {
 // invoice is named, and nothing is written.
 func TestSeedRefusesInconsistentTotals(t *testing.T) {
 	doc := map[string]any{
-		"organizations": []any{map[string]any{"id": "org_e2e_fd_bad", "name": "Bad"}},
+		"organizations": []any{fixtureOrg("org_e2e_fd_bad", "Bad")},
 		"invoices": []any{map[string]any{
 			"id": "inv_e2e_bad", "organizationId": "org_e2e_fd_bad", "key": "INV-BAD", "status": "unpaid",
 			"name": "x", "notes": "", "dueDate": "2026-12-01T00:00:00.000Z", "currency": "USD",

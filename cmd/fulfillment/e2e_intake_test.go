@@ -67,10 +67,10 @@ func intakeFixture() map[string]any {
 	return map[string]any{
 		"organizations": []any{
 			map[string]any{"id": "org_e2e_in_a", "name": "Intake A", "defaultWarehouseId": "wh_e2e_in_b"},
-			map[string]any{"id": "org_e2e_in_first", "name": "Intake First"},
+			fixtureOrg("org_e2e_in_first", "Intake First"),
 			map[string]any{"id": "org_e2e_in_inact", "name": "Intake Inactive", "defaultWarehouseId": "wh_e2e_in_off"},
-			map[string]any{"id": "org_e2e_in_nowh", "name": "Intake No Warehouse"},
-			map[string]any{"id": "org_e2e_in_sig", "name": "Intake Signed"},
+			fixtureOrg("org_e2e_in_nowh", "Intake No Warehouse"),
+			fixtureOrg("org_e2e_in_sig", "Intake Signed"),
 		},
 		"warehouses": []any{
 			fixtureWarehouse("wh_e2e_in_a", "Alpha", true, "org_e2e_in_a", "org_e2e_in_first", "org_e2e_in_sig"),

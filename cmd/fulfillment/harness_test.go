@@ -118,6 +118,16 @@ func fixtureWarehouse(id, name string, active bool, orgs ...string) map[string]a
 		"tags":    []string{}, "organizations": orgs}
 }
 
+// fixtureOrg is an organization of a seed fixture.
+func fixtureOrg(id, name string) map[string]any {
+	return map[string]any{"id": id, "name": name}
+}
+
+// fixtureItem is a product or carton of a seed fixture, named as its SKU.
+func fixtureItem(id, org, sku string) map[string]any {
+	return map[string]any{"id": id, "organizationId": org, "sku": sku, "name": sku}
+}
+
 // seedFixture writes doc to a file and seeds it.
 func seedFixture(t testing.TB, dsn string, doc any) {
 	t.Helper()

@@ -165,18 +165,26 @@ func (c *Cluster) Named(name string) (*Server, bool) {
 	return nil, false
 }
 
-// waitJetStream waits up to 30 s until the cluster's JetStream answers.
-func (c *Cluster) waitJetStream(t testing.TB) {
+// JetStream is a JetStream client of the servers at url (comma-separated
+// client URLs), connected until t ends.
+func JetStream(t testing.TB, url string) jetstream.JetStream {
 	t.Helper()
-	nc, err := nats.Connect(c.URL())
+	nc, err := nats.Connect(url)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer nc.Close()
+	t.Cleanup(nc.Close)
 	js, err := jetstream.New(nc)
 	if err != nil {
 		t.Fatal(err)
 	}
+	return js
+}
+
+// waitJetStream waits up to 30 s until the cluster's JetStream answers.
+func (c *Cluster) waitJetStream(t testing.TB) {
+	t.Helper()
+	js := JetStream(t, c.URL())
 	deadline := time.Now().Add(30 * time.Second)
 	for {
 		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
