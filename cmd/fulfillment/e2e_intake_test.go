@@ -125,10 +125,7 @@ func withID(t *testing.T, body []byte, id string, set map[string]any) []byte {
 	for k, v := range set {
 		m[k] = v
 	}
-	b, err := json.Marshal(m)
-	if err != nil {
-		t.Fatal(err)
-	}
+	b := mustJSON(t, m)
 	return b
 }
 

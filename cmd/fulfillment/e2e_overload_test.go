@@ -8,7 +8,6 @@ import (
 	"encoding/hex"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -217,18 +216,7 @@ func TestShutdownWithinTheTimeout(t *testing.T) {
 		inflight <- send("POST", srv.URL+"/v0/storefront/orders", smallOrder(8400001, "KEY-LTH-01", "1"), "Authorization", "Bearer "+intakeKeyA)
 	}()
 	proxy.waitHeld(t)
-	addr := strings.TrimPrefix(srv.URL, "http://")
-	for {
-		c, err := net.DialTimeout("tcp", addr, time.Second)
-		if err != nil {
-			break // the listener is closed: the server drains
-		}
-		_ = c.Close()
-		if time.Since(stopped) > delay+time.Second {
-			t.Fatalf("the listener still accepts %s after SIGTERM (SHUTDOWN_DELAY %s)", time.Since(stopped), delay)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	waitListenerClosed(t, srv, stopped, delay, delay+time.Second)
 	select {
 	case r := <-inflight:
 		t.Fatalf("the request was answered (%d after %s) before the listener closed: nothing left to drain", r.Status, r.Elapsed)

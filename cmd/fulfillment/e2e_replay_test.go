@@ -9,7 +9,6 @@ package main
 
 import (
 	"bytes"
-	"context"
 	"fmt"
 	"math/rand/v2"
 	"reflect"
@@ -18,8 +17,6 @@ import (
 	"sync"
 	"testing"
 	"time"
-
-	"github.com/acme3pl/fulfillment/adapters/postgres/pgtest"
 )
 
 const (
@@ -124,13 +121,7 @@ func listReceipts(t *testing.T, srv *server, token, query string) []map[string]a
 // storedBody reads the body kept with an order's receipt from the database.
 func storedBody(t *testing.T, org string, orderID int64) []byte {
 	t.Helper()
-	db := pgtest.Open(t, testDSN)
-	var b []byte
-	if err := db.NewRaw("SELECT payload FROM order_receipts WHERE organization_id = ? AND order_id = ?", org, orderID).
-		Scan(context.Background(), &b); err != nil {
-		t.Fatal(err)
-	}
-	return b
+	return queryValue[[]byte](t, "SELECT payload FROM order_receipts WHERE organization_id = ? AND order_id = ?", org, orderID)
 }
 
 func TestReplayAfterTheDataIsFixed(t *testing.T) {
@@ -227,13 +218,7 @@ func TestReplayAfterTheDataIsFixed(t *testing.T) {
 
 func shipmentsOf(t *testing.T, org string, orderID int64) int {
 	t.Helper()
-	db := pgtest.Open(t, testDSN)
-	var n int
-	if err := db.NewRaw("SELECT count(*) FROM shipments WHERE organization_id = ? AND source_order_id = ?", org, orderID).
-		Scan(context.Background(), &n); err != nil {
-		t.Fatal(err)
-	}
-	return n
+	return queryValue[int](t, "SELECT count(*) FROM shipments WHERE organization_id = ? AND source_order_id = ?", org, orderID)
 }
 
 // Bad input gets the documented answers and changes nothing; another
