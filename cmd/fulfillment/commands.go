@@ -106,11 +106,8 @@ func migrate(ctx context.Context, cfg bootstrap.Config, args []string, stdout, s
 func seed(ctx context.Context, cfg bootstrap.Config, args []string, stdout io.Writer) error {
 	fs := newFlagSet("seed")
 	file := fs.String("file", "", "fixture document (JSON)")
-	if err := parseFlags(fs, args); err != nil {
+	if err := parseCommand(fs, args, "seed needs --file PATH and nothing else", "file"); err != nil {
 		return err
-	}
-	if *file == "" || fs.NArg() > 0 {
-		return usagef("seed needs --file PATH and nothing else")
 	}
 	f, err := os.Open(*file)
 	if err != nil {
@@ -186,11 +183,8 @@ func apikey(ctx context.Context, cfg bootstrap.Config, args []string, stdout io.
 		org := fs.String("org", "", "organization ID")
 		scopes := fs.String("scopes", "", "comma-separated scopes")
 		name := fs.String("name", "", "a name people recognise")
-		if err := parseFlags(fs, args[1:]); err != nil {
+		if err := parseCommand(fs, args[1:], "apikey create needs --org ID --scopes a,b [--name N]", "org"); err != nil {
 			return err
-		}
-		if *org == "" || fs.NArg() > 0 {
-			return usagef("apikey create needs --org ID --scopes a,b [--name N]")
 		}
 		c := application.CreateAPIKey{OrganizationID: *org, Name: *name}
 		for _, s := range splitScopes(*scopes) {
@@ -222,11 +216,8 @@ func apikey(ctx context.Context, cfg bootstrap.Config, args []string, stdout io.
 	case "list":
 		fs := newFlagSet("apikey list")
 		org := fs.String("org", "", "organization ID")
-		if err := parseFlags(fs, args[1:]); err != nil {
+		if err := parseCommand(fs, args[1:], "apikey list needs --org ID", "org"); err != nil {
 			return err
-		}
-		if *org == "" || fs.NArg() > 0 {
-			return usagef("apikey list needs --org ID")
 		}
 		return withApp(ctx, cfg, func(ctx context.Context, app *application.UseCases) error {
 			keys, err := app.ListAPIKeys.Handle(ctx, application.ListAPIKeys{OrganizationID: *org})

@@ -239,3 +239,20 @@ func parseFlags(fs *flag.FlagSet, args []string) error {
 	}
 	return nil
 }
+
+// parseCommand parses a command's flags into fs; arguments left over, or a
+// flag of required left empty, make the error the usage line needs.
+func parseCommand(fs *flag.FlagSet, args []string, needs string, required ...string) error {
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return usagef("%s", needs)
+	}
+	for _, name := range required {
+		if fs.Lookup(name).Value.String() == "" {
+			return usagef("%s", needs)
+		}
+	}
+	return nil
+}
