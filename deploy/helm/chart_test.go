@@ -358,6 +358,17 @@ func show[T any](p *T) string {
 	return fmt.Sprint(*p)
 }
 
+// serverEnv is the environment of the server's container in m, by name.
+func serverEnv(t *testing.T, m manifest) map[string]corev1.EnvVar {
+	t.Helper()
+	d := one[*appsv1.Deployment](t, m)
+	out := map[string]corev1.EnvVar{}
+	for _, e := range d.Spec.Template.Spec.Containers[0].Env {
+		out[e.Name] = e
+	}
+	return out
+}
+
 func atoi(s string) int {
 	n, err := strconv.Atoi(s)
 	if err != nil {
@@ -369,21 +380,13 @@ func atoi(s string) int {
 // Events (docs/events.md): off by default; with events.natsUrl, the broker, the stream and the
 // credentials from the named Secret (each key optional), a .creds file mounted read-only.
 func TestEventsSettings(t *testing.T) {
-	envOf := func(m manifest) map[string]corev1.EnvVar {
-		d := one[*appsv1.Deployment](t, m)
-		out := map[string]corev1.EnvVar{}
-		for _, e := range d.Spec.Template.Spec.Containers[0].Env {
-			out[e.Name] = e
-		}
-		return out
-	}
-	for name := range envOf(render(t)) {
+	for name := range serverEnv(t, render(t)) {
 		if strings.HasPrefix(name, "EVENTS_") {
 			t.Errorf("default values set %s: events are off unless events.natsUrl is set", name)
 		}
 	}
 	m := render(t, "-f", allOn)
-	env := envOf(m)
+	env := serverEnv(t, m)
 	if env["EVENTS_NATS_URL"].Value != "nats://nats-0.messaging:4222,nats://nats-1.messaging:4222" ||
 		env["EVENTS_STREAM"].Value != "FULFILLMENT_EU" || env["EVENTS_NATS_CREDS"].Value != "/var/run/secrets/nats/nats.creds" ||
 		env["EVENTS_STREAM_REPLICAS"].Value != "3" || env["EVENTS_STREAM_MAX_AGE"].Value != "720h" ||
