@@ -39,21 +39,23 @@ func idpKeys() []map[string]any {
 	}
 }
 
+// jwkJSON is key in JSON.
+func jwkJSON(t *testing.T, key any) []byte {
+	t.Helper()
+	b, err := json.Marshal(key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
 func TestVerifyJWKS(t *testing.T) {
 	now := time.Now()
 	c := claims(now)
 	rsaA, ec1 := rsaKeyA(), ecKey1()
-	jwkA, err := json.Marshal(idpKeys()[0])
-	if err != nil {
-		t.Fatal(err)
-	}
+	jwkA := jwkJSON(t, idpKeys()[0])
 
-	tests := []struct {
-		name    string
-		token   string
-		want    ports.Principal
-		wantErr error
-	}{
+	tests := []verifyCase{
 		{name: "RS256", token: sign(jwt.SigningMethodRS256, rsaA, "rsa-a", c), want: acme},
 		{name: "ES256", token: sign(jwt.SigningMethodES256, ec1, "ec-1", c), want: acme},
 		{name: "RS256 without kid", token: sign(jwt.SigningMethodRS256, rsaA, "", c), want: acme},
@@ -87,11 +89,7 @@ func TestVerifyJWKS(t *testing.T) {
 	}
 	idp := newJWKSServer(t, idpKeys()...)
 	v, _ := newVerifier(t, TokenConfig{JWKSURL: idp.url(), Issuer: testIssuer, Audience: testAudience}, testJWKSOptions)
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			checkVerify(t, v, tt.token, tt.want, tt.wantErr)
-		})
-	}
+	checkVerifyCases(t, v, tests)
 }
 
 // TestAlgorithmConfusionWithBothSources: with a shared secret and a JWKS both
@@ -101,16 +99,8 @@ func TestAlgorithmConfusionWithBothSources(t *testing.T) {
 	c := claims(time.Now())
 	rsaA := rsaKeyA()
 	pemA := rsaPublicPEM(&rsaA.PublicKey)
-	jwkA, err := json.Marshal(idpKeys()[0])
-	if err != nil {
-		t.Fatal(err)
-	}
-	tests := []struct {
-		name    string
-		token   string
-		want    ports.Principal
-		wantErr error
-	}{
+	jwkA := jwkJSON(t, idpKeys()[0])
+	tests := []verifyCase{
 		{name: "HS256 with the shared secret", token: sign(jwt.SigningMethodHS256, testSecret, "", c), want: acme},
 		{name: "RS256 with a JWKS key", token: sign(jwt.SigningMethodRS256, rsaA, "rsa-a", c), want: acme},
 		{name: "ES256 with a JWKS key", token: sign(jwt.SigningMethodES256, ecKey1(), "ec-1", c), want: acme},
@@ -126,11 +116,7 @@ func TestAlgorithmConfusionWithBothSources(t *testing.T) {
 	}
 	idp := newJWKSServer(t, idpKeys()...)
 	v, _ := newVerifier(t, TokenConfig{SigningKey: testSecret, JWKSURL: idp.url(), Issuer: testIssuer, Audience: testAudience}, testJWKSOptions)
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			checkVerify(t, v, tt.token, tt.want, tt.wantErr)
-		})
-	}
+	checkVerifyCases(t, v, tests)
 }
 
 // TestVerificationKey checks the rules a JWKS key must meet, one at a time.

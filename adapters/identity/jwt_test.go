@@ -32,12 +32,7 @@ func TestVerifyHS256(t *testing.T) {
 	parts := strings.Split(valid, ".")
 	otherPayload := strings.Split(hs(with(c, "org_id", "org_evil")), ".")[1]
 
-	tests := []struct {
-		name    string
-		token   string
-		want    ports.Principal
-		wantErr error
-	}{
+	tests := []verifyCase{
 		{name: "valid", token: valid, want: acme},
 		{name: "scope with extra white space", token: hs(with(c, "scope", "  invoices \t shipments ")), want: acme},
 		{name: "no scope claim", token: hs(without(c, "scope")), want: principalOf("org_acme", "user_1")},
@@ -104,11 +99,7 @@ func TestVerifyHS256(t *testing.T) {
 		{name: "scp array with a number", token: hs(with(c, "scp", []any{"invoices", 1})), wantErr: ports.ErrInvalidCredentials},
 	}
 	v, _ := newVerifier(t, TokenConfig{SigningKey: testSecret, Issuer: testIssuer, Audience: testAudience}, testJWKSOptions)
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			checkVerify(t, v, tt.token, tt.want, tt.wantErr)
-		})
-	}
+	checkVerifyCases(t, v, tests)
 }
 
 func TestVerifyWithoutIssuerOrAudienceConfigured(t *testing.T) {
@@ -133,23 +124,14 @@ func TestVerifyCustomOrgClaim(t *testing.T) {
 	const orgClaim = "https://acme3pl.com/org"
 	c := without(claims(time.Now()), "org_id")
 	hs := func(c jwt.MapClaims) string { return sign(jwt.SigningMethodHS256, testSecret, "", c) }
-	tests := []struct {
-		name    string
-		token   string
-		want    ports.Principal
-		wantErr error
-	}{
+	tests := []verifyCase{
 		{name: "org in the custom claim", token: hs(with(c, orgClaim, "org_acme")), want: acme},
 		{name: "custom claim wins over org_id", token: hs(with(c, orgClaim, "org_acme", "org_id", "org_other")), want: acme},
 		{name: "org only in org_id", token: hs(with(c, "org_id", "org_acme")), wantErr: ports.ErrInvalidCredentials},
 		{name: "custom claim empty", token: hs(with(c, orgClaim, "")), wantErr: ports.ErrInvalidCredentials},
 	}
 	v, _ := newVerifier(t, TokenConfig{SigningKey: testSecret, Issuer: testIssuer, Audience: testAudience, OrgClaim: orgClaim}, testJWKSOptions)
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			checkVerify(t, v, tt.token, tt.want, tt.wantErr)
-		})
-	}
+	checkVerifyCases(t, v, tests)
 }
 
 func TestVerifyLeeway(t *testing.T) {
