@@ -22,10 +22,9 @@ type EventMetrics struct {
 // type at 0.
 func NewEventMetrics(m *Metrics) (*EventMetrics, error) {
 	e := &EventMetrics{
-		Published: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "fulfillment_events_published_total",
-			Help: "Events the broker acknowledged, by CloudEvents type (an event published again after a relay died counts again).",
-		}, []string{"type"}),
+		Published: newCounterVec("fulfillment_events_published_total",
+			"Events the broker acknowledged, by CloudEvents type (an event published again after a relay died counts again).",
+			"type"),
 		Lag: prometheus.NewHistogram(prometheus.HistogramOpts{
 			Name:    "fulfillment_events_publish_lag_seconds",
 			Help:    "Time from the change that wrote an event to the broker's acknowledgement of it.",
