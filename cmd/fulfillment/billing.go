@@ -26,11 +26,10 @@ func withBilling(ctx context.Context, cfg bootstrap.Config, fn func(ctx context.
 }
 
 func rates(ctx context.Context, cfg bootstrap.Config, args []string, stdout io.Writer) error {
-	if len(args) == 0 || args[0] != "set" {
-		return usagef("rates takes the subcommand set")
+	fs, org, err := orgSubcommand("rates", "set", args)
+	if err != nil {
+		return err
 	}
-	fs := newFlagSet("rates set")
-	org := fs.String("org", "", "organization ID")
 	file := fs.String("file", "", "rate card (JSON)")
 	if err := parseCommand(fs, args[1:], "rates set needs --org ID --file card.json", "org", "file"); err != nil {
 		return err
@@ -176,11 +175,10 @@ func invoicesCmd(ctx context.Context, cfg bootstrap.Config, args []string, stdou
 }
 
 func charges(ctx context.Context, cfg bootstrap.Config, args []string, stdout io.Writer) error {
-	if len(args) == 0 || args[0] != "add" {
-		return usagef("charges takes the subcommand add")
+	fs, org, err := orgSubcommand("charges", "add", args)
+	if err != nil {
+		return err
 	}
-	fs := newFlagSet("charges add")
-	org := fs.String("org", "", "organization ID")
 	ref := fs.String("reference", "", "the charge's reference (once per organization)")
 	title := fs.String("title", "", "the line's title")
 	qty := fs.String("quantity", "", "quantity, up to three decimals")

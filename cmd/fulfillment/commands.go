@@ -143,11 +143,10 @@ func splitScopes(s string) []string {
 }
 
 func token(cfg bootstrap.Config, args []string, stdout io.Writer) error {
-	if len(args) == 0 || args[0] != "mint" {
-		return usagef("token takes the subcommand mint")
+	fs, org, err := orgSubcommand("token", "mint", args)
+	if err != nil {
+		return err
 	}
-	fs := newFlagSet("token mint")
-	org := fs.String("org", "", "organization ID")
 	warehouse := fs.String("warehouse", "", "warehouse ID (a token of the warehouse's management system)")
 	scopes := fs.String("scopes", "", "comma-separated scopes")
 	ttl := fs.Duration("ttl", time.Hour, "lifetime")
