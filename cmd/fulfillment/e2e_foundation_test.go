@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
 	"net"
 	"os"
@@ -14,7 +13,6 @@ import (
 	"time"
 
 	"github.com/acme3pl/fulfillment/adapters/identity"
-	"github.com/acme3pl/fulfillment/adapters/postgres/pgtest"
 )
 
 // foundationFixture: organizations and warehouses of the foundation tests.
@@ -301,11 +299,7 @@ func TestServeGCPercent(t *testing.T) {
 // TestReadyzRequiresLatestSchema: against a database the binary has not
 // migrated, the server runs but is not ready.
 func TestReadyzRequiresLatestSchema(t *testing.T) {
-	name, dsn, err := pgtest.Create(context.Background(), pgtest.AdminURL(), false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = pgtest.Drop(context.Background(), pgtest.AdminURL(), name) })
+	dsn := scratchDatabase(t, false)
 	srv := launchServer(t, baseEnv(dsn))
 	srv.waitFor(t, "/healthz", 200)
 	r := do(t, "GET", srv.URL+"/readyz", nil)

@@ -128,6 +128,18 @@ func fixtureItem(id, org, sku string) map[string]any {
 	return map[string]any{"id": id, "organizationId": org, "sku": sku, "name": sku}
 }
 
+// scratchDatabase creates a database of the test's own (migrated or
+// empty), dropped when the test ends, and returns its DSN.
+func scratchDatabase(t *testing.T, migrated bool) string {
+	t.Helper()
+	name, dsn, err := pgtest.Create(context.Background(), pgtest.AdminURL(), migrated)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = pgtest.Drop(context.Background(), pgtest.AdminURL(), name) })
+	return dsn
+}
+
 // queryValue runs query, which yields one row of one column, on the
 // package database and returns that value.
 func queryValue[T any](t *testing.T, query string, args ...any) T {
