@@ -39,21 +39,14 @@ func idpKeys() []map[string]any {
 	}
 }
 
-// jwkJSON is key in JSON.
-func jwkJSON(t *testing.T, key any) []byte {
-	t.Helper()
-	b, err := json.Marshal(key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
-}
-
 func TestVerifyJWKS(t *testing.T) {
 	now := time.Now()
 	c := claims(now)
 	rsaA, ec1 := rsaKeyA(), ecKey1()
-	jwkA := jwkJSON(t, idpKeys()[0])
+	jwkA, err := json.Marshal(idpKeys()[0])
+	if err != nil {
+		t.Fatal(err)
+	}
 
 	tests := []verifyCase{
 		{name: "RS256", token: sign(jwt.SigningMethodRS256, rsaA, "rsa-a", c), want: acme},
@@ -99,7 +92,10 @@ func TestAlgorithmConfusionWithBothSources(t *testing.T) {
 	c := claims(time.Now())
 	rsaA := rsaKeyA()
 	pemA := rsaPublicPEM(&rsaA.PublicKey)
-	jwkA := jwkJSON(t, idpKeys()[0])
+	jwkA, err := json.Marshal(idpKeys()[0])
+	if err != nil {
+		t.Fatal(err)
+	}
 	tests := []verifyCase{
 		{name: "HS256 with the shared secret", token: sign(jwt.SigningMethodHS256, testSecret, "", c), want: acme},
 		{name: "RS256 with a JWKS key", token: sign(jwt.SigningMethodRS256, rsaA, "rsa-a", c), want: acme},
