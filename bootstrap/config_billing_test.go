@@ -7,20 +7,14 @@ import (
 )
 
 func TestConfigBilling(t *testing.T) {
-	c, err := load(t, map[string]string{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := mustLoad(t, map[string]string{})
 	b := c.Billing()
 	if b.Calendar.Location().String() != "UTC" || b.Grace != 24*time.Hour || b.Terms != 720*time.Hour ||
 		b.CollectionsAfter != 720*time.Hour || c.BillingInterval != 15*time.Minute {
 		t.Errorf("defaults: %+v, interval %v", b, c.BillingInterval)
 	}
-	c, err = load(t, map[string]string{"BILLING_TIMEZONE": "America/New_York", "BILLING_GRACE": "0s",
+	c = mustLoad(t, map[string]string{"BILLING_TIMEZONE": "America/New_York", "BILLING_GRACE": "0s",
 		"BILLING_TERMS": "87600h", "BILLING_COLLECTIONS_AFTER": "36h", "BILLING_INTERVAL": "1s"})
-	if err != nil {
-		t.Fatal(err)
-	}
 	if b := c.Billing(); b.Calendar.Location().String() != "America/New_York" || b.Grace != 0 || b.Terms != 87600*time.Hour ||
 		b.CollectionsAfter != 36*time.Hour || c.BillingInterval != time.Second {
 		t.Errorf("set: %+v, interval %v", b, c.BillingInterval)

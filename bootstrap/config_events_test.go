@@ -1,7 +1,6 @@
 package bootstrap_test
 
 import (
-	"strings"
 	"testing"
 	"time"
 
@@ -9,18 +8,12 @@ import (
 )
 
 func TestEventsConfig(t *testing.T) {
-	c, err := load(t, map[string]string{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := mustLoad(t, map[string]string{})
 	if c.EventsOn() || c.EventsStream != "FULFILLMENT" {
 		t.Fatalf("defaults: on %v, stream %q; want off and FULFILLMENT", c.EventsOn(), c.EventsStream)
 	}
-	c, err = load(t, map[string]string{"EVENTS_NATS_URL": "nats://a:4222, nats://b:4222", "EVENTS_STREAM": "FULFILLMENT_EU",
+	c = mustLoad(t, map[string]string{"EVENTS_NATS_URL": "nats://a:4222, nats://b:4222", "EVENTS_STREAM": "FULFILLMENT_EU",
 		"EVENTS_NATS_USER": "u", "EVENTS_NATS_PASSWORD": "p", "ENVIRONMENT": "production"})
-	if err != nil {
-		t.Fatal(err)
-	}
 	b := c.Broker()
 	if !c.EventsOn() || b.URL != "nats://a:4222, nats://b:4222" || b.Stream != "FULFILLMENT_EU" || b.User != "u" || b.Password != "p" ||
 		b.Name != "fulfillment production" {
@@ -32,30 +25,21 @@ func TestEventsConfig(t *testing.T) {
 }
 
 func TestEventsStreamSettings(t *testing.T) {
-	c, err := load(t, map[string]string{"ENVIRONMENT": "production"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := mustLoad(t, map[string]string{"ENVIRONMENT": "production"})
 	want := broker.Stream{Name: "FULFILLMENT", Replicas: 1, MaxAge: 168 * time.Hour, DuplicateWindow: 10 * time.Minute,
 		Publishes: "fulfillment.production.>"}
 	if got := c.EventsStreamSettings(); got != want {
 		t.Fatalf("defaults %+v, want %+v", got, want)
 	}
-	c, err = load(t, map[string]string{"EVENTS_NATS_URL": "nats://a:4222,nats://b:4222,nats://c:4222", "EVENTS_STREAM_REPLICAS": "3",
+	c = mustLoad(t, map[string]string{"EVENTS_NATS_URL": "nats://a:4222,nats://b:4222,nats://c:4222", "EVENTS_STREAM_REPLICAS": "3",
 		"EVENTS_STREAM_MAX_AGE": "720h", "EVENTS_DUPLICATE_WINDOW": "1h"})
-	if err != nil {
-		t.Fatal(err)
-	}
 	if s := c.EventsStreamSettings(); s.Replicas != 3 || s.MaxAge != 720*time.Hour || s.DuplicateWindow != time.Hour {
 		t.Fatalf("settings %+v", s)
 	}
 }
 
 func TestEventsConfigRefused(t *testing.T) {
-	for name, tc := range map[string]struct {
-		env  map[string]string
-		want string
-	}{
+	checkRefused(t, map[string]refusal{
 		"a URL of another scheme":    {map[string]string{"EVENTS_NATS_URL": "http://nats:4222"}, "EVENTS_NATS_URL"},
 		"a URL without a host":       {map[string]string{"EVENTS_NATS_URL": "nats://"}, "EVENTS_NATS_URL"},
 		"one bad URL among several":  {map[string]string{"EVENTS_NATS_URL": "nats://a:4222,b:4222"}, "EVENTS_NATS_URL"},
@@ -73,12 +57,5 @@ func TestEventsConfigRefused(t *testing.T) {
 		"no duplicate window":     {map[string]string{"EVENTS_DUPLICATE_WINDOW": "0s"}, "EVENTS_DUPLICATE_WINDOW"},
 		"a window past the max age": {map[string]string{"EVENTS_STREAM_MAX_AGE": "1h", "EVENTS_DUPLICATE_WINDOW": "2h"},
 			"EVENTS_DUPLICATE_WINDOW"},
-	} {
-		t.Run(name, func(t *testing.T) {
-			_, err := load(t, tc.env)
-			if err == nil || !strings.Contains(err.Error(), tc.want) {
-				t.Fatalf("Load = %v, want an error naming %s", err, tc.want)
-			}
-		})
-	}
+	})
 }

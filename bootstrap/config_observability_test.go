@@ -6,13 +6,10 @@ import (
 )
 
 func TestConfigTracing(t *testing.T) {
-	c, err := load(t, map[string]string{
+	c := mustLoad(t, map[string]string{
 		"ENVIRONMENT": "production", "OTEL_SERVICE_NAME": "fulfillment-eu",
 		"OTEL_TRACES_SAMPLER": "parentbased_traceidratio", "OTEL_TRACES_SAMPLER_ARG": "0.1",
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
 	tc := c.Tracing()
 	if tc.Environment != "production" || tc.ServiceName != "fulfillment-eu" || tc.Sampler != "parentbased_traceidratio" ||
 		tc.SamplerArg != "0.1" || tc.ServiceVersion == "" {

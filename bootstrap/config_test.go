@@ -23,6 +23,39 @@ func load(t *testing.T, environ map[string]string) (bootstrap.Config, error) {
 	return bootstrap.Load(environ)
 }
 
+// mustLoad is load for an environment that Load must accept.
+func mustLoad(t *testing.T, environ map[string]string) bootstrap.Config {
+	t.Helper()
+	c, err := load(t, environ)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// refusal is an environment that Load must refuse with an error naming want.
+type refusal struct {
+	env  map[string]string
+	want string
+}
+
+// checkRefused runs each refusal as a subtest: Load must fail with an error
+// that contains its want; then each check, if any, looks at that error.
+func checkRefused(t *testing.T, cases map[string]refusal, checks ...func(*testing.T, error)) {
+	t.Helper()
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			_, err := load(t, tc.env)
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("Load = %v, want an error naming %s", err, tc.want)
+			}
+			for _, check := range checks {
+				check(t, err)
+			}
+		})
+	}
+}
+
 func TestConfigDefaults(t *testing.T) {
 	c, err := load(t, map[string]string{})
 	if err != nil {

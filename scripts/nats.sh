@@ -21,28 +21,13 @@ set -euo pipefail
 exec 3>&1 1>&2
 
 PORT=${NATSSH_PORT:-4222}
-log() { printf 'nats.sh: %s\n' "$*" >&2; }
-die() {
-	log "$*"
-	exit 1
-}
-have() { command -v "$1" >/dev/null 2>&1; }
+SCRIPT_NAME=nats.sh
+# shellcheck source=scripts/lib/common.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh"
 answers() { (exec 9<>"/dev/tcp/127.0.0.1/$PORT") 2>/dev/null; }
 
-bin=$(command -v nats-server || true)
-[[ -z $bin && -x /usr/sbin/nats-server ]] && bin=/usr/sbin/nats-server
-if [[ -z $bin ]]; then
-	if [[ ${NATSSH_NO_INSTALL:-0} == 1 || $EUID != 0 ]] || ! have apt-get; then
-		die "nats-server is not installed: run  sudo apt-get install -y nats-server"
-	fi
-	log "installing the Debian package nats-server (once)"
-	if ! DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 install -y -qq nats-server >&2; then
-		apt-get update -qq >&2
-		DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 install -y -qq nats-server >&2
-	fi
-	bin=$(command -v nats-server || echo /usr/sbin/nats-server)
-	[[ -x $bin ]] || die "nats-server is still missing after apt-get install"
-fi
+bin=$(debian_server nats-server /usr/sbin/nats-server "${NATSSH_NO_INSTALL:-0}")
+[[ -x $bin ]] || die "nats-server is still missing after apt-get install"
 
 if ! answers; then
 	if [[ $EUID == 0 ]]; then

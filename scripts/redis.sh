@@ -14,26 +14,12 @@ set -euo pipefail
 
 exec 3>&1 1>&2
 
-log() { printf 'redis.sh: %s\n' "$*" >&2; }
-die() {
-	log "$*"
-	exit 1
-}
-have() { command -v "$1" >/dev/null 2>&1; }
+SCRIPT_NAME=redis.sh
+# shellcheck source=scripts/lib/common.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh"
 
-bin=${REDIS_SERVER_BIN:-$(command -v redis-server || true)}
-[[ -z $bin && -x /usr/bin/redis-server ]] && bin=/usr/bin/redis-server
-if [[ -z $bin ]]; then
-	if [[ ${REDISSH_NO_INSTALL:-0} == 1 || $EUID != 0 ]] || ! have apt-get; then
-		die "redis-server is not installed: run  sudo apt-get install -y redis-server"
-	fi
-	log "installing the Debian package redis-server (once)"
-	if ! DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 install -y -qq redis-server >&2; then
-		apt-get update -qq >&2
-		DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 install -y -qq redis-server >&2
-	fi
-	bin=$(command -v redis-server || echo /usr/bin/redis-server)
-fi
+bin=${REDIS_SERVER_BIN:-}
+[[ -n $bin ]] || bin=$(debian_server redis-server /usr/bin/redis-server "${REDISSH_NO_INSTALL:-0}")
 [[ -x $bin ]] || die "redis-server is missing at $bin"
 "$bin" --version >/dev/null || die "$bin does not run"
 printf '%s\n' "$bin" >&3

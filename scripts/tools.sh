@@ -19,12 +19,10 @@ exec 3>&1 1>&2
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 TOOLS_DIR=${FULFILLMENT_TOOLS_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/fulfillment-tools}
 
-log() { printf 'tools.sh: %s\n' "$*" >&2; }
-die() {
-	log "$*"
-	exit 1
-}
-have() { command -v "$1" >/dev/null 2>&1; }
+SCRIPT_NAME=tools.sh
+# shellcheck source=scripts/lib/common.sh
+source "$ROOT/scripts/lib/common.sh"
+
 found() {
 	printf '%s\n' "$1" >&3
 	exit 0
@@ -36,11 +34,7 @@ apt_install() {
 		die "missing Debian package(s) $*: run  sudo apt-get install -y $*"
 	fi
 	log "installing Debian package(s) $* (once)"
-	# A stale package index makes apt-get fail on a fresh machine; refresh it once on failure.
-	if ! DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 install -y -qq "$@" >&2; then
-		apt-get update -qq >&2
-		DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 install -y -qq "$@" >&2
-	fi
+	apt_get_install "$@"
 }
 
 # go_tool NAME MODULE/CMD VERSION: the binary built by `go install MODULE/CMD@VERSION`, cached

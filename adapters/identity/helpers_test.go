@@ -268,6 +268,25 @@ func hmacSig(key []byte) func(string) []byte {
 
 func noSig(string) []byte { return nil }
 
+// verifyCase is a token and what verifying it must give: the principal
+// want, or an error that wraps wantErr.
+type verifyCase struct {
+	name    string
+	token   string
+	want    ports.Principal
+	wantErr error
+}
+
+// checkVerifyCases runs checkVerify on each case, as a subtest of its name.
+func checkVerifyCases(t *testing.T, v *TokenVerifier, cases []verifyCase) {
+	t.Helper()
+	for _, tt := range cases {
+		t.Run(tt.name, func(t *testing.T) {
+			checkVerify(t, v, tt.token, tt.want, tt.wantErr)
+		})
+	}
+}
+
 // checkVerify runs one verification and compares it with want / wantErr.
 // Every refusal must wrap ports.ErrInvalidCredentials, and, when wantErr is
 // more specific, that too; no error may quote the token.

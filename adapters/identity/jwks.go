@@ -5,6 +5,7 @@ package identity
 
 import (
 	"context"
+	"crypto"
 	"crypto/ecdsa"
 	"crypto/elliptic"
 	"crypto/rsa"
@@ -128,13 +129,8 @@ func verificationKey(jwk jwkset.JWK, alg string) (any, error) {
 	}
 	switch alg {
 	case algRS256:
-		var pub *rsa.PublicKey
-		switch k := jwk.Key().(type) {
-		case *rsa.PublicKey:
-			pub = k
-		case *rsa.PrivateKey:
-			pub = &k.PublicKey
-		default:
+		pub, ok := publicKeyOf[*rsa.PublicKey](jwk.Key())
+		if !ok {
 			return nil, fmt.Errorf("JWKS key %q is not an RSA key", m.KID)
 		}
 		if pub.N.BitLen() < minRSABits {
@@ -142,13 +138,8 @@ func verificationKey(jwk jwkset.JWK, alg string) (any, error) {
 		}
 		return pub, nil
 	case algES256:
-		var pub *ecdsa.PublicKey
-		switch k := jwk.Key().(type) {
-		case *ecdsa.PublicKey:
-			pub = k
-		case *ecdsa.PrivateKey:
-			pub = &k.PublicKey
-		default:
+		pub, ok := publicKeyOf[*ecdsa.PublicKey](jwk.Key())
+		if !ok {
 			return nil, fmt.Errorf("JWKS key %q is not an EC key", m.KID)
 		}
 		if pub.Curve != elliptic.P256() {
@@ -157,4 +148,14 @@ func verificationKey(jwk jwkset.JWK, alg string) (any, error) {
 		return pub, nil
 	}
 	return nil, fmt.Errorf("alg %s has no JWKS key type", alg)
+}
+
+// publicKeyOf is key as a public key of type P: key itself, or the public
+// half of a private key.
+func publicKeyOf[P crypto.PublicKey](key any) (P, bool) {
+	if private, ok := key.(crypto.Signer); ok {
+		key = private.Public()
+	}
+	pub, ok := key.(P)
+	return pub, ok
 }

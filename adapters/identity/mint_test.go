@@ -12,7 +12,6 @@ import (
 	"github.com/golang-jwt/jwt/v5"
 
 	"github.com/acme3pl/fulfillment/domain"
-	"github.com/acme3pl/fulfillment/ports"
 )
 
 // decodeSegment decodes one segment of a compact JWS into a map.
@@ -100,12 +99,7 @@ func TestMintTokenIsAccepted(t *testing.T) {
 	future := params
 	future.Now = time.Now().Add(time.Hour)
 
-	tests := []struct {
-		name    string
-		token   string
-		want    ports.Principal
-		wantErr error
-	}{
+	tests := []verifyCase{
 		{name: "same config", token: mint(cfg, params), want: principalOf("org_acme", "cli", domain.ScopeInvoices, domain.ScopeLocations)},
 		{name: "another signing key", token: mint(otherKey, params), wantErr: jwt.ErrTokenSignatureInvalid},
 		{name: "another audience", token: mint(otherAud, params), wantErr: jwt.ErrTokenInvalidAudience},
@@ -113,11 +107,7 @@ func TestMintTokenIsAccepted(t *testing.T) {
 		{name: "minted in the future", token: mint(cfg, future), wantErr: jwt.ErrTokenNotValidYet},
 	}
 	v, _ := newVerifier(t, cfg, testJWKSOptions)
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			checkVerify(t, v, tt.token, tt.want, tt.wantErr)
-		})
-	}
+	checkVerifyCases(t, v, tests)
 }
 
 func TestMintTokenRefuses(t *testing.T) {

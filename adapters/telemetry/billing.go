@@ -2,7 +2,6 @@ package telemetry
 
 import (
 	"context"
-	"sync"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -56,20 +55,13 @@ type OverduePeriodReader func(ctx context.Context) (time.Duration, error)
 // refresh interval and within a short timeout; a failed read exposes the
 // last value again (none before the first success).
 type BillingOverdueCollector struct {
-	read    OverduePeriodReader
-	refresh time.Duration
-	timeout time.Duration
-	desc    *prometheus.Desc
-
-	mu  sync.Mutex
-	at  time.Time
-	ok  bool
-	age time.Duration
+	age  *scraped[time.Duration]
+	desc *prometheus.Desc
 }
 
 // NewBillingOverdueCollector builds the collector.
 func NewBillingOverdueCollector(read OverduePeriodReader) *BillingOverdueCollector {
-	return &BillingOverdueCollector{read: read, refresh: 5 * time.Second, timeout: 500 * time.Millisecond,
+	return &BillingOverdueCollector{age: newScraped(read),
 		desc: prometheus.NewDesc("fulfillment_billing_overdue_period_seconds",
 			"Seconds the oldest billing period past its grace has waited to be finalized; 0 when none waits.", nil, nil)}
 }
@@ -79,17 +71,7 @@ func (c *BillingOverdueCollector) Describe(ch chan<- *prometheus.Desc) { ch <- c
 
 // Collect implements prometheus.Collector.
 func (c *BillingOverdueCollector) Collect(ch chan<- prometheus.Metric) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if time.Since(c.at) >= c.refresh {
-		ctx, cancel := context.WithTimeout(context.Background(), c.timeout)
-		age, err := c.read(ctx)
-		cancel()
-		if err == nil {
-			c.at, c.ok, c.age = time.Now(), true, age
-		}
-	}
-	if c.ok {
-		ch <- prometheus.MustNewConstMetric(c.desc, prometheus.GaugeValue, c.age.Seconds())
+	if age, ok := c.age.get(); ok {
+		ch <- prometheus.MustNewConstMetric(c.desc, prometheus.GaugeValue, age.Seconds())
 	}
 }

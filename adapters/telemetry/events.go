@@ -2,7 +2,6 @@ package telemetry
 
 import (
 	"context"
-	"sync"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -23,10 +22,9 @@ type EventMetrics struct {
 // type at 0.
 func NewEventMetrics(m *Metrics) (*EventMetrics, error) {
 	e := &EventMetrics{
-		Published: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "fulfillment_events_published_total",
-			Help: "Events the broker acknowledged, by CloudEvents type (an event published again after a relay died counts again).",
-		}, []string{"type"}),
+		Published: newCounterVec("fulfillment_events_published_total",
+			"Events the broker acknowledged, by CloudEvents type (an event published again after a relay died counts again).",
+			"type"),
 		Lag: prometheus.NewHistogram(prometheus.HistogramOpts{
 			Name:    "fulfillment_events_publish_lag_seconds",
 			Help:    "Time from the change that wrote an event to the broker's acknowledgement of it.",
@@ -73,19 +71,14 @@ type OutboxStats func(ctx context.Context) (ports.OutboxStats, error)
 // short timeout; when a read fails the last values are exposed again
 // (before the first success, none).
 type OutboxCollector struct {
-	stats            OutboxStats
-	refresh, timeout time.Duration
-	pending, oldest  *prometheus.Desc
-
-	mu   sync.Mutex
-	at   time.Time
-	last *ports.OutboxStats
+	stats           *scraped[ports.OutboxStats]
+	pending, oldest *prometheus.Desc
 }
 
 // NewOutboxCollector builds the collector.
 func NewOutboxCollector(stats OutboxStats) *OutboxCollector {
 	return &OutboxCollector{
-		stats: stats, refresh: 5 * time.Second, timeout: 500 * time.Millisecond,
+		stats: newScraped(stats),
 		pending: prometheus.NewDesc("fulfillment_events_outbox_pending",
 			"Events written by committed changes and not yet acknowledged by the broker.", nil, nil),
 		oldest: prometheus.NewDesc("fulfillment_events_outbox_oldest_age_seconds",
@@ -101,19 +94,10 @@ func (c *OutboxCollector) Describe(ch chan<- *prometheus.Desc) {
 
 // Collect implements prometheus.Collector.
 func (c *OutboxCollector) Collect(ch chan<- prometheus.Metric) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if time.Since(c.at) >= c.refresh {
-		ctx, cancel := context.WithTimeout(context.Background(), c.timeout)
-		s, err := c.stats(ctx)
-		cancel()
-		if err == nil {
-			c.at, c.last = time.Now(), &s
-		}
-	}
-	if c.last == nil {
+	last, ok := c.stats.get()
+	if !ok {
 		return
 	}
-	ch <- prometheus.MustNewConstMetric(c.pending, prometheus.GaugeValue, float64(c.last.Pending))
-	ch <- prometheus.MustNewConstMetric(c.oldest, prometheus.GaugeValue, c.last.OldestAge.Seconds())
+	ch <- prometheus.MustNewConstMetric(c.pending, prometheus.GaugeValue, float64(last.Pending))
+	ch <- prometheus.MustNewConstMetric(c.oldest, prometheus.GaugeValue, last.OldestAge.Seconds())
 }

@@ -1,12 +1,6 @@
 package telemetry
 
-import (
-	"time"
-)
-
 // ExpireForTest makes the next scrape read the counter again.
 func (c *FailedOrdersCollector) ExpireForTest() {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.at = time.Time{}
+	c.counts.expire()
 }

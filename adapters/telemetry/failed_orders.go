@@ -2,7 +2,6 @@ package telemetry
 
 import (
 	"context"
-	"sync"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -20,24 +19,26 @@ type FailedOrderCounter func(ctx context.Context) (byCode map[string]int, oldest
 // the read fails the last values are exposed again; before the first
 // success, none.
 type FailedOrdersCollector struct {
-	count   FailedOrderCounter
-	codes   []string
-	refresh time.Duration
-	timeout time.Duration
-
+	counts         *scraped[failedOrders]
+	codes          []string
 	byCode, oldest *prometheus.Desc
+}
 
-	mu     sync.Mutex
-	at     time.Time // of the last read that succeeded
-	counts map[string]int
-	age    time.Duration
+// failedOrders is what a FailedOrderCounter read.
+type failedOrders struct {
+	byCode map[string]int
+	oldest time.Duration
 }
 
 // NewFailedOrdersCollector builds the collector; codes are the values of
 // the code label, each exposed (0 when no order failed so).
 func NewFailedOrdersCollector(count FailedOrderCounter, codes []string) *FailedOrdersCollector {
 	return &FailedOrdersCollector{
-		count: count, codes: codes, refresh: 5 * time.Second, timeout: 500 * time.Millisecond,
+		counts: newScraped(func(ctx context.Context) (failedOrders, error) {
+			byCode, oldest, err := count(ctx)
+			return failedOrders{byCode, oldest}, err
+		}),
+		codes: codes,
 		byCode: prometheus.NewDesc("fulfillment_storefront_failed_orders",
 			"Failed storefront orders whose body is kept for a replay, by the code of their last error.", []string{"code"}, nil),
 		oldest: prometheus.NewDesc("fulfillment_storefront_failed_order_oldest_age_seconds",
@@ -53,21 +54,12 @@ func (c *FailedOrdersCollector) Describe(ch chan<- *prometheus.Desc) {
 
 // Collect implements prometheus.Collector.
 func (c *FailedOrdersCollector) Collect(ch chan<- prometheus.Metric) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if time.Since(c.at) >= c.refresh {
-		ctx, cancel := context.WithTimeout(context.Background(), c.timeout)
-		counts, age, err := c.count(ctx)
-		cancel()
-		if err == nil {
-			c.at, c.counts, c.age = time.Now(), counts, age
-		}
-	}
-	if c.counts == nil {
+	last, ok := c.counts.get()
+	if !ok {
 		return
 	}
 	for _, code := range c.codes {
-		ch <- prometheus.MustNewConstMetric(c.byCode, prometheus.GaugeValue, float64(c.counts[code]), code)
+		ch <- prometheus.MustNewConstMetric(c.byCode, prometheus.GaugeValue, float64(last.byCode[code]), code)
 	}
-	ch <- prometheus.MustNewConstMetric(c.oldest, prometheus.GaugeValue, c.age.Seconds())
+	ch <- prometheus.MustNewConstMetric(c.oldest, prometheus.GaugeValue, last.oldest.Seconds())
 }

@@ -33,29 +33,22 @@ type FairUse struct {
 
 func newFairUse(reg prometheus.Registerer) FairUse {
 	f := FairUse{
-		AdmissionDecisions: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "fulfillment_admission_decisions_total",
-			Help: "Decisions of the admission control of /v0 requests: admitted (a slot was free), queued (admitted after a wait), shed_at_once (refused at once, the queue stands), shed_waited (refused when the wait budget ran out).",
-		}, []string{"decision"}),
-		RateLimited: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "fulfillment_rate_limited_total",
-			Help: "Requests refused with 429 by the rate limits, by scope (org, warehouse).",
-		}, []string{"scope"}),
-		RateLimitedOrganizations: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "fulfillment_rate_limited_organizations_total",
-			Help: "Requests refused with 429 by an organization's rate limit, by organization.",
-		}, []string{"organization"}),
+		AdmissionDecisions: newCounterVec("fulfillment_admission_decisions_total",
+			"Decisions of the admission control of /v0 requests: admitted (a slot was free), queued (admitted after a wait), shed_at_once (refused at once, the queue stands), shed_waited (refused when the wait budget ran out).",
+			"decision"),
+		RateLimited: newCounterVec("fulfillment_rate_limited_total",
+			"Requests refused with 429 by the rate limits, by scope (org, warehouse).",
+			"scope"),
+		RateLimitedOrganizations: newCounterVec("fulfillment_rate_limited_organizations_total",
+			"Requests refused with 429 by an organization's rate limit, by organization.",
+			"organization"),
 		RateLimitBackendErrors: prometheus.NewCounter(prometheus.CounterOpts{
 			Name: "fulfillment_rate_limit_backend_errors_total",
 			Help: "Requests served without a rate limit because the buckets' store (Redis) could not be asked (fail open).",
 		}),
 	}
 	reg.MustRegister(f.AdmissionDecisions, f.RateLimited, f.RateLimitedOrganizations, f.RateLimitBackendErrors)
-	for _, d := range AdmissionDecisions {
-		f.AdmissionDecisions.WithLabelValues(d)
-	}
-	for _, s := range RateLimitScopes {
-		f.RateLimited.WithLabelValues(s)
-	}
+	zeroSeries(f.AdmissionDecisions, AdmissionDecisions)
+	zeroSeries(f.RateLimited, RateLimitScopes)
 	return f
 }

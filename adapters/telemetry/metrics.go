@@ -82,41 +82,31 @@ func NewMetrics() *Metrics {
 			Help:    "Duration of HTTP requests by route template, method and status code.",
 			Buckets: []float64{.001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5},
 		}, []string{"route", "method", "code"}),
-		IntakeOrders: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "fulfillment_storefront_orders_total",
-			Help: "Storefront order deliveries answered, by outcome (created, duplicate, skipped, refused, failed) and, for refused and failed, the error code.",
-		}, []string{"outcome", "code"}),
-		ShipmentTransitions: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "fulfillment_shipment_transitions_total",
-			Help: "Shipment changes committed, by kind (pick_pack, spd) and the status reached (draft, pending, shipped, cancelled).",
-		}, []string{"kind", "status"}),
-		RequestsShed: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "fulfillment_http_requests_shed_total",
-			Help: "Requests refused with 503 by load shedding, by route template.",
-		}, []string{"route"}),
-		RequestsTimedOut: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "fulfillment_http_requests_timed_out_total",
-			Help: "Requests answered 503 because their deadline passed or a lock or statement timed out, by route template.",
-		}, []string{"route"}),
+		IntakeOrders: newCounterVec("fulfillment_storefront_orders_total",
+			"Storefront order deliveries answered, by outcome (created, duplicate, skipped, refused, failed) and, for refused and failed, the error code.",
+			"outcome", "code"),
+		ShipmentTransitions: newCounterVec("fulfillment_shipment_transitions_total",
+			"Shipment changes committed, by kind (pick_pack, spd) and the status reached (draft, pending, shipped, cancelled).",
+			"kind", "status"),
+		RequestsShed: newCounterVec("fulfillment_http_requests_shed_total",
+			"Requests refused with 503 by load shedding, by route template.",
+			"route"),
+		RequestsTimedOut: newCounterVec("fulfillment_http_requests_timed_out_total",
+			"Requests answered 503 because their deadline passed or a lock or statement timed out, by route template.",
+			"route"),
 		UnitsReceived: newUnitsReceived(),
 	}
-	m.BillingCharges = prometheus.NewCounterVec(prometheus.CounterOpts{
-		Name: "fulfillment_billing_charges_total",
-		Help: "Billing charges accrued, by fee (a rate card's fee, service, operator, minimum).",
-	}, []string{"fee"})
-	m.BillingInvoices = prometheus.NewCounterVec(prometheus.CounterOpts{
-		Name: "fulfillment_billing_invoices_total",
-		Help: "Invoice status transitions committed by billing and its operator, by the status reached (unpaid: finalized).",
-	}, []string{"status"})
+	m.BillingCharges = newCounterVec("fulfillment_billing_charges_total",
+		"Billing charges accrued, by fee (a rate card's fee, service, operator, minimum).",
+		"fee")
+	m.BillingInvoices = newCounterVec("fulfillment_billing_invoices_total",
+		"Invoice status transitions committed by billing and its operator, by the status reached (unpaid: finalized).",
+		"status")
 	reg.MustRegister(m.RequestDuration, m.IntakeOrders, m.ShipmentTransitions, m.RequestsShed, m.RequestsTimedOut,
 		m.UnitsReceived, m.BillingCharges, m.BillingInvoices)
 	m.FairUse = newFairUse(reg)
-	for _, f := range BillingFees {
-		m.BillingCharges.WithLabelValues(f)
-	}
-	for _, s := range BillingStatuses {
-		m.BillingInvoices.WithLabelValues(s)
-	}
+	zeroSeries(m.BillingCharges, BillingFees)
+	zeroSeries(m.BillingInvoices, BillingStatuses)
 	for _, o := range []string{IntakeCreated, IntakeDuplicate, IntakeSkipped} {
 		m.IntakeOrders.WithLabelValues(o, "")
 	}
@@ -131,9 +121,7 @@ func NewMetrics() *Metrics {
 			m.ShipmentTransitions.WithLabelValues(k, s)
 		}
 	}
-	for _, k := range ItemKinds {
-		m.UnitsReceived.WithLabelValues(k)
-	}
+	zeroSeries(m.UnitsReceived, ItemKinds)
 	return m
 }
 
@@ -181,4 +169,16 @@ func BuildInfo(version string) prometheus.Collector {
 	})
 	g.Set(1)
 	return g
+}
+
+// newCounterVec is a counter family with the given labels.
+func newCounterVec(name, help string, labels ...string) *prometheus.CounterVec {
+	return prometheus.NewCounterVec(prometheus.CounterOpts{Name: name, Help: help}, labels)
+}
+
+// zeroSeries makes the series of each of values (of vec's one label) exist at 0.
+func zeroSeries(vec *prometheus.CounterVec, values []string) {
+	for _, v := range values {
+		vec.WithLabelValues(v)
+	}
 }

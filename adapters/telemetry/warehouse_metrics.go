@@ -11,10 +11,9 @@ import (
 var ItemKinds = []string{string(shipping.KindProduct), string(shipping.KindCarton)}
 
 func newUnitsReceived() *prometheus.CounterVec {
-	return prometheus.NewCounterVec(prometheus.CounterOpts{
-		Name: "fulfillment_warehouse_units_received_total",
-		Help: "Units received at the warehouses by new receipts (a retry of a receipt adds none), by kind of item (product, carton).",
-	}, []string{"kind"})
+	return newCounterVec("fulfillment_warehouse_units_received_total",
+		"Units received at the warehouses by new receipts (a retry of a receipt adds none), by kind of item (product, carton).",
+		"kind")
 }
 
 // ObserveUnitsReceived counts the units of one new receipt of one kind of

@@ -26,17 +26,13 @@ func withBilling(ctx context.Context, cfg bootstrap.Config, fn func(ctx context.
 }
 
 func rates(ctx context.Context, cfg bootstrap.Config, args []string, stdout io.Writer) error {
-	if len(args) == 0 || args[0] != "set" {
-		return usagef("rates takes the subcommand set")
-	}
-	fs := newFlagSet("rates set")
-	org := fs.String("org", "", "organization ID")
-	file := fs.String("file", "", "rate card (JSON)")
-	if err := parseFlags(fs, args[1:]); err != nil {
+	fs, org, err := orgSubcommand("rates", "set", args)
+	if err != nil {
 		return err
 	}
-	if *org == "" || *file == "" || fs.NArg() > 0 {
-		return usagef("rates set needs --org ID --file card.json")
+	file := fs.String("file", "", "rate card (JSON)")
+	if err := parseCommand(fs, args[1:], "rates set needs --org ID --file card.json", "org", "file"); err != nil {
+		return err
 	}
 	f, err := os.Open(*file)
 	if err != nil {
@@ -93,11 +89,8 @@ func billingCmd(ctx context.Context, cfg bootstrap.Config, args []string, stdout
 	case "close":
 		fs := newFlagSet("billing close")
 		org := fs.String("org", "", "organization ID")
-		if err := parseFlags(fs, args[1:]); err != nil {
+		if err := parseCommand(fs, args[1:], "billing close needs --org ID", "org"); err != nil {
 			return err
-		}
-		if *org == "" || fs.NArg() > 0 {
-			return usagef("billing close needs --org ID")
 		}
 		return withBilling(ctx, cfg, func(ctx context.Context, uc *billingapp.UseCases) error {
 			f, err := uc.ClosePeriod.Handle(ctx, billingapp.ClosePeriod{OrganizationID: *org})
@@ -132,11 +125,8 @@ func invoicesCmd(ctx context.Context, cfg bootstrap.Config, args []string, stdou
 		fs := newFlagSet("invoices preview")
 		org := fs.String("org", "", "organization ID")
 		withCharges := fs.Bool("charges", false, "print the open invoice's charges instead, as GET /v0/invoices/{id}/charges lists them")
-		if err := parseFlags(fs, args[1:]); err != nil {
+		if err := parseCommand(fs, args[1:], "invoices preview needs --org ID [--charges]", "org"); err != nil {
 			return err
-		}
-		if *org == "" || fs.NArg() > 0 {
-			return usagef("invoices preview needs --org ID [--charges]")
 		}
 		return withBilling(ctx, cfg, func(ctx context.Context, uc *billingapp.UseCases) error {
 			q := billingapp.PreviewInvoices{OrganizationID: *org}
@@ -169,11 +159,8 @@ func invoicesCmd(ctx context.Context, cfg bootstrap.Config, args []string, stdou
 		fs := newFlagSet("invoices status")
 		id := fs.String("id", "", "invoice ID")
 		to := fs.String("to", "", "the new status")
-		if err := parseFlags(fs, args[1:]); err != nil {
+		if err := parseCommand(fs, args[1:], "invoices status needs --id ID --to STATUS", "id", "to"); err != nil {
 			return err
-		}
-		if *id == "" || *to == "" || fs.NArg() > 0 {
-			return usagef("invoices status needs --id ID --to STATUS")
 		}
 		return withBilling(ctx, cfg, func(ctx context.Context, uc *billingapp.UseCases) error {
 			from, err := uc.ChangeInvoiceStatus.Handle(ctx, billingapp.ChangeInvoiceStatus{InvoiceID: *id, To: *to})
@@ -188,22 +175,19 @@ func invoicesCmd(ctx context.Context, cfg bootstrap.Config, args []string, stdou
 }
 
 func charges(ctx context.Context, cfg bootstrap.Config, args []string, stdout io.Writer) error {
-	if len(args) == 0 || args[0] != "add" {
-		return usagef("charges takes the subcommand add")
+	fs, org, err := orgSubcommand("charges", "add", args)
+	if err != nil {
+		return err
 	}
-	fs := newFlagSet("charges add")
-	org := fs.String("org", "", "organization ID")
 	ref := fs.String("reference", "", "the charge's reference (once per organization)")
 	title := fs.String("title", "", "the line's title")
 	qty := fs.String("quantity", "", "quantity, up to three decimals")
 	cost := fs.String("unit-cost", "", "cents per unit; negative for a credit")
 	desc := fs.String("description", "", "the line's description")
 	date := fs.String("date", "", "YYYY-MM-DD (default today)")
-	if err := parseFlags(fs, args[1:]); err != nil {
+	const needs = "charges add needs --org ID --reference REF --title T --quantity Q --unit-cost C [--description D] [--date YYYY-MM-DD]"
+	if err := parseCommand(fs, args[1:], needs, "org", "reference", "title", "quantity", "unit-cost"); err != nil {
 		return err
-	}
-	if *org == "" || *ref == "" || *title == "" || *qty == "" || *cost == "" || fs.NArg() > 0 {
-		return usagef("charges add needs --org ID --reference REF --title T --quantity Q --unit-cost C [--description D] [--date YYYY-MM-DD]")
 	}
 	unitCost, err := strconv.ParseInt(*cost, 10, 64)
 	if err != nil {

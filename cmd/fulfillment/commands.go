@@ -106,11 +106,8 @@ func migrate(ctx context.Context, cfg bootstrap.Config, args []string, stdout, s
 func seed(ctx context.Context, cfg bootstrap.Config, args []string, stdout io.Writer) error {
 	fs := newFlagSet("seed")
 	file := fs.String("file", "", "fixture document (JSON)")
-	if err := parseFlags(fs, args); err != nil {
+	if err := parseCommand(fs, args, "seed needs --file PATH and nothing else", "file"); err != nil {
 		return err
-	}
-	if *file == "" || fs.NArg() > 0 {
-		return usagef("seed needs --file PATH and nothing else")
 	}
 	f, err := os.Open(*file)
 	if err != nil {
@@ -146,11 +143,10 @@ func splitScopes(s string) []string {
 }
 
 func token(cfg bootstrap.Config, args []string, stdout io.Writer) error {
-	if len(args) == 0 || args[0] != "mint" {
-		return usagef("token takes the subcommand mint")
+	fs, org, err := orgSubcommand("token", "mint", args)
+	if err != nil {
+		return err
 	}
-	fs := newFlagSet("token mint")
-	org := fs.String("org", "", "organization ID")
 	warehouse := fs.String("warehouse", "", "warehouse ID (a token of the warehouse's management system)")
 	scopes := fs.String("scopes", "", "comma-separated scopes")
 	ttl := fs.Duration("ttl", time.Hour, "lifetime")
@@ -186,11 +182,8 @@ func apikey(ctx context.Context, cfg bootstrap.Config, args []string, stdout io.
 		org := fs.String("org", "", "organization ID")
 		scopes := fs.String("scopes", "", "comma-separated scopes")
 		name := fs.String("name", "", "a name people recognise")
-		if err := parseFlags(fs, args[1:]); err != nil {
+		if err := parseCommand(fs, args[1:], "apikey create needs --org ID --scopes a,b [--name N]", "org"); err != nil {
 			return err
-		}
-		if *org == "" || fs.NArg() > 0 {
-			return usagef("apikey create needs --org ID --scopes a,b [--name N]")
 		}
 		c := application.CreateAPIKey{OrganizationID: *org, Name: *name}
 		for _, s := range splitScopes(*scopes) {
@@ -222,11 +215,8 @@ func apikey(ctx context.Context, cfg bootstrap.Config, args []string, stdout io.
 	case "list":
 		fs := newFlagSet("apikey list")
 		org := fs.String("org", "", "organization ID")
-		if err := parseFlags(fs, args[1:]); err != nil {
+		if err := parseCommand(fs, args[1:], "apikey list needs --org ID", "org"); err != nil {
 			return err
-		}
-		if *org == "" || fs.NArg() > 0 {
-			return usagef("apikey list needs --org ID")
 		}
 		return withApp(ctx, cfg, func(ctx context.Context, app *application.UseCases) error {
 			keys, err := app.ListAPIKeys.Handle(ctx, application.ListAPIKeys{OrganizationID: *org})

@@ -203,10 +203,7 @@ func TestBillingEndToEnd(t *testing.T) {
 		t.Errorf("status %s, want paid", inv.Status)
 	}
 	// A card reaching into the closed period: refused, exit 1.
-	card, err := json.Marshal(billE2ECard(first))
-	if err != nil {
-		t.Fatal(err)
-	}
+	card := mustJSON(t, billE2ECard(first))
 	path := filepath.Join(t.TempDir(), "card.json")
 	if err := os.WriteFile(path, card, 0o600); err != nil {
 		t.Fatal(err)

@@ -7,9 +7,7 @@ package main
 
 import (
 	"encoding/json"
-	"net"
 	"net/http"
-	"strings"
 	"sync"
 	"syscall"
 	"testing"
@@ -171,18 +169,7 @@ func TestIntakeBurstInFlightAtSIGTERMIsServed(t *testing.T) {
 		t.Fatal(err)
 	}
 	stopped := time.Now()
-	addr := strings.TrimPrefix(srv.URL, "http://")
-	for {
-		c, err := net.DialTimeout("tcp", addr, time.Second)
-		if err != nil {
-			break // the listener is closed: the server drains
-		}
-		_ = c.Close()
-		if time.Since(stopped) > 2*time.Second {
-			t.Fatalf("the listener still accepts %s after SIGTERM (SHUTDOWN_DELAY 0s)", time.Since(stopped))
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	waitListenerClosed(t, srv, stopped, 0, 2*time.Second)
 	select {
 	case <-answered:
 		t.Fatal("the burst was answered before SIGTERM: nothing was in flight")

@@ -17,7 +17,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/acme3pl/fulfillment/adapters/broker/natstest"
@@ -157,15 +156,7 @@ func checkSubjects(t *testing.T, events []streamed, want map[string][]string, ot
 // url, within 30 s of it being there.
 func streamInfo(t *testing.T, url string) *jetstream.StreamInfo {
 	t.Helper()
-	nc, err := nats.Connect(url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer nc.Close()
-	js, err := jetstream.New(nc)
-	if err != nil {
-		t.Fatal(err)
-	}
+	js := natstest.JetStream(t, url)
 	deadline := time.Now().Add(30 * time.Second)
 	for {
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
@@ -262,15 +253,7 @@ func TestEventsStreamDeletedWhileRunning(t *testing.T) {
 	streamInfo(t, broker.URL())
 	flow := startOrderFlow(t, srv, 7600000000000+time.Now().UnixNano()%1000000000*1000, 2)
 	time.Sleep(time.Second)
-	nc, err := nats.Connect(broker.URL())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer nc.Close()
-	js, err := jetstream.New(nc)
-	if err != nil {
-		t.Fatal(err)
-	}
+	js := natstest.JetStream(t, broker.URL())
 	if err := js.DeleteStream(context.Background(), "FULFILLMENT"); err != nil {
 		t.Fatal(err)
 	}
@@ -307,15 +290,7 @@ func TestEventsStreamDeletedWhileRunning(t *testing.T) {
 func TestEventsOperatorStreamMisconfigured(t *testing.T) {
 	intakeServer(t)
 	broker := natstest.Start(t)
-	nc, err := nats.Connect(broker.URL())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer nc.Close()
-	js, err := jetstream.New(nc)
-	if err != nil {
-		t.Fatal(err)
-	}
+	js := natstest.JetStream(t, broker.URL())
 	ctx := context.Background()
 	operators := jetstream.StreamConfig{Name: "FULFILLMENT", Subjects: []string{"fulfillment.>"}, Duplicates: 30 * time.Second,
 		MaxAge: 24 * time.Hour, Storage: jetstream.FileStorage}

@@ -22,7 +22,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/acme3pl/fulfillment/adapters/broker/natstest"
@@ -50,15 +49,7 @@ type streamed struct {
 // holds at least want messages (within 30 s), and returns them all.
 func readStream(t *testing.T, url string, want int) []streamed {
 	t.Helper()
-	nc, err := nats.Connect(url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer nc.Close()
-	js, err := jetstream.New(nc)
-	if err != nil {
-		t.Fatal(err)
-	}
+	js := natstest.JetStream(t, url)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	var last uint64

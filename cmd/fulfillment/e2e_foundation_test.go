@@ -1,31 +1,26 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
 	"net"
-
-	"net/url"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/acme3pl/fulfillment/adapters/identity"
-	"github.com/acme3pl/fulfillment/adapters/postgres/pgtest"
 )
 
 // foundationFixture: organizations and warehouses of the foundation tests.
 func foundationFixture() map[string]any {
 	return map[string]any{
 		"organizations": []any{
-			map[string]any{"id": "org_e2e_fd_a", "name": "A"},
-			map[string]any{"id": "org_e2e_fd_b", "name": "B"},
+			fixtureOrg("org_e2e_fd_a", "A"),
+			fixtureOrg("org_e2e_fd_b", "B"),
 		},
 		"warehouses": []any{
 			fixtureWarehouse("wh_e2e_fd_3", "Gamma", true, "org_e2e_fd_a"),
@@ -138,7 +133,7 @@ func TestCLIMigrateSeedTokenAPIKey(t *testing.T) {
 // invoice is named, and nothing is written.
 func TestSeedRefusesInconsistentTotals(t *testing.T) {
 	doc := map[string]any{
-		"organizations": []any{map[string]any{"id": "org_e2e_fd_bad", "name": "Bad"}},
+		"organizations": []any{fixtureOrg("org_e2e_fd_bad", "Bad")},
 		"invoices": []any{map[string]any{
 			"id": "inv_e2e_bad", "organizationId": "org_e2e_fd_bad", "key": "INV-BAD", "status": "unpaid",
 			"name": "x", "notes": "", "dueDate": "2026-12-01T00:00:00.000Z", "currency": "USD",
@@ -304,11 +299,7 @@ func TestServeGCPercent(t *testing.T) {
 // TestReadyzRequiresLatestSchema: against a database the binary has not
 // migrated, the server runs but is not ready.
 func TestReadyzRequiresLatestSchema(t *testing.T) {
-	name, dsn, err := pgtest.Create(context.Background(), pgtest.AdminURL(), false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = pgtest.Drop(context.Background(), pgtest.AdminURL(), name) })
+	dsn := scratchDatabase(t, false)
 	srv := launchServer(t, baseEnv(dsn))
 	srv.waitFor(t, "/healthz", 200)
 	r := do(t, "GET", srv.URL+"/readyz", nil)
@@ -386,142 +377,5 @@ func TestDatabaseOutage(t *testing.T) {
 	}
 	if strings.Contains(srv.Logs(), "SELECT") {
 		t.Fatalf("a log line carries SQL:\n%s", srv.Logs())
-	}
-}
-
-func dbAddr(t *testing.T) string {
-	t.Helper()
-	u, err := url.Parse(testDSN)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return u.Host
-}
-
-// tcpProxy forwards connections to PostgreSQL and can cut them (down),
-// refuse new ones until up, or partition the network (pause): connections
-// stay open, new ones are accepted, but nothing is forwarded until resume.
-type tcpProxy struct {
-	ln     net.Listener
-	target string
-	mu     sync.Mutex
-	conns  []net.Conn
-	isDown bool
-	gate   chan struct{} // closed while traffic flows
-	held   atomic.Int64  // chunks of traffic waiting at the gate
-}
-
-func newTCPProxy(t *testing.T, target string) *tcpProxy {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := &tcpProxy{ln: ln, target: target, gate: make(chan struct{})}
-	close(p.gate)
-	t.Cleanup(func() { _ = ln.Close(); p.down() })
-	go p.serve()
-	return p
-}
-
-func (p *tcpProxy) dsn(t *testing.T) string {
-	u, err := url.Parse(testDSN)
-	if err != nil {
-		t.Fatal(err)
-	}
-	u.Host = p.ln.Addr().String()
-	return u.String()
-}
-
-func (p *tcpProxy) serve() {
-	for {
-		c, err := p.ln.Accept()
-		if err != nil {
-			return
-		}
-		p.mu.Lock()
-		if p.isDown {
-			p.mu.Unlock()
-			_ = c.Close()
-			continue
-		}
-		up, err := net.Dial("tcp", p.target)
-		if err != nil {
-			p.mu.Unlock()
-			_ = c.Close()
-			continue
-		}
-		p.conns = append(p.conns, c, up)
-		p.mu.Unlock()
-		go p.pipe(up, c)
-		go p.pipe(c, up)
-	}
-}
-
-func (p *tcpProxy) pipe(dst, src net.Conn) {
-	buf := make([]byte, 32<<10)
-	for {
-		n, err := src.Read(buf)
-		if n > 0 {
-			p.mu.Lock()
-			gate := p.gate
-			p.mu.Unlock()
-			select {
-			case <-gate:
-			default:
-				p.held.Add(1)
-				<-gate
-				p.held.Add(-1)
-			}
-			if _, werr := dst.Write(buf[:n]); werr != nil {
-				break
-			}
-		}
-		if err != nil {
-			break
-		}
-	}
-	_ = dst.Close()
-	_ = src.Close()
-}
-
-func (p *tcpProxy) down() {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.isDown = true
-	for _, c := range p.conns {
-		_ = c.Close()
-	}
-	p.conns = nil
-}
-
-func (p *tcpProxy) up() {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.isDown = false
-}
-
-func (p *tcpProxy) pause() {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.gate = make(chan struct{})
-}
-
-func (p *tcpProxy) resume() {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	close(p.gate)
-}
-
-// waitHeld waits until traffic is held at the paused gate: a statement has
-// been sent into the partition.
-func (p *tcpProxy) waitHeld(t *testing.T) {
-	t.Helper()
-	deadline := time.Now().Add(15 * time.Second)
-	for p.held.Load() == 0 {
-		if time.Now().After(deadline) {
-			t.Fatal("no traffic reached the paused proxy within 15s")
-		}
-		time.Sleep(5 * time.Millisecond)
 	}
 }

@@ -362,12 +362,3 @@ func TestInvoiceDetailAPI(t *testing.T) {
 		wantProblem(t, r, 404, "not_found")
 	}
 }
-
-func mustJSON(t *testing.T, v any) []byte {
-	t.Helper()
-	b, err := json.Marshal(v)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
-}

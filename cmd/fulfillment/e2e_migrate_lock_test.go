@@ -17,11 +17,7 @@ import (
 // session; with the lock released, `migrate up` applies it.
 func TestMigrateUpLockTimeoutFromEnvironment(t *testing.T) {
 	ctx := context.Background()
-	name, dsn, err := pgtest.Create(ctx, pgtest.AdminURL(), true)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = pgtest.Drop(context.Background(), pgtest.AdminURL(), name) })
+	dsn := scratchDatabase(t, true)
 	env := baseEnv(dsn, "MIGRATION_LOCK_TIMEOUT=200ms", "MIGRATION_LOCK_RETRIES=1")
 	// Back to the schema before 0014, whatever migrations follow it.
 	const last = "0014_invoice_search_gram_lexemes"

@@ -7,7 +7,6 @@ package main
 // alerts query.
 
 import (
-	"encoding/json"
 	"fmt"
 	"net"
 	"net/http"
@@ -154,10 +153,7 @@ func obsOrder(t *testing.T, id int64, sku string, set map[string]any) []byte {
 	for k, v := range set {
 		order[k] = v
 	}
-	b, err := json.Marshal(order)
-	if err != nil {
-		t.Fatal(err)
-	}
+	b := mustJSON(t, order)
 	return b
 }
 

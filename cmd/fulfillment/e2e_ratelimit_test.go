@@ -20,9 +20,9 @@ import (
 func rlFixture() map[string]any {
 	return map[string]any{
 		"organizations": []any{
-			map[string]any{"id": "org_e2e_rl_a", "name": "Limited A"},
-			map[string]any{"id": "org_e2e_rl_b", "name": "Limited B"},
-			map[string]any{"id": "org_e2e_rl_c", "name": "Limited C"},
+			fixtureOrg("org_e2e_rl_a", "Limited A"),
+			fixtureOrg("org_e2e_rl_b", "Limited B"),
+			fixtureOrg("org_e2e_rl_c", "Limited C"),
 			map[string]any{"id": "org_e2e_rl_own", "name": "Own Limit", "rateLimit": "1/h", "rateLimitBurst": 3},
 		},
 		"warehouses": []any{

@@ -16,20 +16,17 @@ import (
 // balance); wh_e2e_recv_far serves org_e2e_recv_b only, which owns
 // prod_e2e_recv_b.
 func recvE2EFixture() map[string]any {
-	item := func(id, org, sku string) map[string]any {
-		return map[string]any{"id": id, "organizationId": org, "sku": sku, "name": sku}
-	}
 	return map[string]any{
 		"organizations": []any{
-			map[string]any{"id": "org_e2e_recv_a", "name": "Receiving A"},
-			map[string]any{"id": "org_e2e_recv_b", "name": "Receiving B"},
+			fixtureOrg("org_e2e_recv_a", "Receiving A"),
+			fixtureOrg("org_e2e_recv_b", "Receiving B"),
 		},
 		"warehouses": []any{
 			fixtureWarehouse("wh_e2e_recv_east", "Receiving East", true, "org_e2e_recv_a"),
 			fixtureWarehouse("wh_e2e_recv_far", "Receiving Far", true, "org_e2e_recv_b"),
 		},
-		"products": []any{item("prod_e2e_recv_1", "org_e2e_recv_a", "R-TEE"), item("prod_e2e_recv_b", "org_e2e_recv_b", "R-B")},
-		"cartons":  []any{item("ctn_e2e_recv_1", "org_e2e_recv_a", "R-CTN")},
+		"products": []any{fixtureItem("prod_e2e_recv_1", "org_e2e_recv_a", "R-TEE"), fixtureItem("prod_e2e_recv_b", "org_e2e_recv_b", "R-B")},
+		"cartons":  []any{fixtureItem("ctn_e2e_recv_1", "org_e2e_recv_a", "R-CTN")},
 		"stock":    []any{map[string]any{"warehouseId": "wh_e2e_recv_east", "cartonId": "ctn_e2e_recv_1", "onHand": 10}},
 		// A service must be one of the rate card in force (docs/billing.md).
 		"rateCards": []any{recvE2ECard("org_e2e_recv_a"), recvE2ECard("org_e2e_recv_b")},

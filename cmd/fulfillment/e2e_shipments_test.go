@@ -16,14 +16,11 @@ import (
 // (inactive); org_e2e_ship_b uses East and its own Far. Cartons: ctn_1 (5 at
 // East), ctn_2 (1 at East); product prod_1 (120 at East).
 func shipE2EFixture() map[string]any {
-	item := func(id, org, sku string) map[string]any {
-		return map[string]any{"id": id, "organizationId": org, "sku": sku, "name": sku}
-	}
 	return map[string]any{
 		"organizations": []any{
-			map[string]any{"id": "org_e2e_ship_a", "name": "Ship A"},
-			map[string]any{"id": "org_e2e_ship_b", "name": "Ship B"},
-			map[string]any{"id": "org_e2e_ship_p", "name": "Ship Production"},
+			fixtureOrg("org_e2e_ship_a", "Ship A"),
+			fixtureOrg("org_e2e_ship_b", "Ship B"),
+			fixtureOrg("org_e2e_ship_p", "Ship Production"),
 		},
 		"warehouses": []any{
 			fixtureWarehouse("wh_e2e_ship_east", "East", true, "org_e2e_ship_a", "org_e2e_ship_b", "org_e2e_ship_p"),
@@ -32,15 +29,15 @@ func shipE2EFixture() map[string]any {
 			fixtureWarehouse("wh_e2e_ship_far", "Far", true, "org_e2e_ship_b"),
 		},
 		"products": []any{
-			item("prod_e2e_ship_1", "org_e2e_ship_a", "TEE-BLK-M"),
-			item("prod_e2e_ship_2", "org_e2e_ship_a", "TEE-WHT-L"),
-			item("prod_e2e_ship_b", "org_e2e_ship_b", "TEE-BLK-M"),
-			item("prod_e2e_ship_p", "org_e2e_ship_p", "P-1"),
+			fixtureItem("prod_e2e_ship_1", "org_e2e_ship_a", "TEE-BLK-M"),
+			fixtureItem("prod_e2e_ship_2", "org_e2e_ship_a", "TEE-WHT-L"),
+			fixtureItem("prod_e2e_ship_b", "org_e2e_ship_b", "TEE-BLK-M"),
+			fixtureItem("prod_e2e_ship_p", "org_e2e_ship_p", "P-1"),
 		},
 		"cartons": []any{
-			item("ctn_e2e_ship_1", "org_e2e_ship_a", "CTN-TEE-24"),
-			item("ctn_e2e_ship_2", "org_e2e_ship_a", "CTN-MUG-12"),
-			item("ctn_e2e_ship_b", "org_e2e_ship_b", "CTN-B"),
+			fixtureItem("ctn_e2e_ship_1", "org_e2e_ship_a", "CTN-TEE-24"),
+			fixtureItem("ctn_e2e_ship_2", "org_e2e_ship_a", "CTN-MUG-12"),
+			fixtureItem("ctn_e2e_ship_b", "org_e2e_ship_b", "CTN-B"),
 		},
 		"stock": []any{
 			map[string]any{"warehouseId": "wh_e2e_ship_east", "cartonId": "ctn_e2e_ship_1", "onHand": 5},

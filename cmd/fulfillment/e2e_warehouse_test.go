@@ -18,26 +18,23 @@ import (
 // org_e2e_wh_a also wh_e2e_wh_side. Stock at main: prod_e2e_wh_a 10,
 // prod_e2e_wh_b 5, ctn_e2e_wh_a 20, ctn_e2e_wh_race 1000; prod_e2e_wh_low 1.
 func whE2EFixture() map[string]any {
-	item := func(id, org, sku string) map[string]any {
-		return map[string]any{"id": id, "organizationId": org, "sku": sku, "name": sku}
-	}
 	stock := func(kind, id string, n int) map[string]any {
 		return map[string]any{"warehouseId": "wh_e2e_wh_main", kind: id, "onHand": n}
 	}
 	return map[string]any{
 		"organizations": []any{
-			map[string]any{"id": "org_e2e_wh_a", "name": "Warehouse Client A"},
-			map[string]any{"id": "org_e2e_wh_b", "name": "Warehouse Client B"},
+			fixtureOrg("org_e2e_wh_a", "Warehouse Client A"),
+			fixtureOrg("org_e2e_wh_b", "Warehouse Client B"),
 		},
 		"warehouses": []any{
 			fixtureWarehouse("wh_e2e_wh_main", "Main DC", true, "org_e2e_wh_a", "org_e2e_wh_b"),
 			fixtureWarehouse("wh_e2e_wh_side", "Side DC", true, "org_e2e_wh_a"),
 		},
 		"products": []any{
-			item("prod_e2e_wh_a", "org_e2e_wh_a", "WH-A"), item("prod_e2e_wh_low", "org_e2e_wh_a", "WH-LOW"),
-			item("prod_e2e_wh_b", "org_e2e_wh_b", "WH-B"),
+			fixtureItem("prod_e2e_wh_a", "org_e2e_wh_a", "WH-A"), fixtureItem("prod_e2e_wh_low", "org_e2e_wh_a", "WH-LOW"),
+			fixtureItem("prod_e2e_wh_b", "org_e2e_wh_b", "WH-B"),
 		},
-		"cartons": []any{item("ctn_e2e_wh_a", "org_e2e_wh_a", "WH-CTN-A"), item("ctn_e2e_wh_race", "org_e2e_wh_a", "WH-CTN-RACE")},
+		"cartons": []any{fixtureItem("ctn_e2e_wh_a", "org_e2e_wh_a", "WH-CTN-A"), fixtureItem("ctn_e2e_wh_race", "org_e2e_wh_a", "WH-CTN-RACE")},
 		"stock": []any{
 			stock("productId", "prod_e2e_wh_a", 10), stock("productId", "prod_e2e_wh_b", 5), stock("productId", "prod_e2e_wh_low", 1),
 			stock("cartonId", "ctn_e2e_wh_a", 20), stock("cartonId", "ctn_e2e_wh_race", 1000),
@@ -314,13 +311,10 @@ const dayKey = "fk_test_E2EwarehouseDayyyyyyyyyyyyyyyyyyyyyyyyy"
 // dayFixture: org_e2e_day ("Day Client"), default warehouse wh_e2e_day,
 // owns the sample order's two SKUs with no stock yet, and a storefront key.
 func dayFixture() map[string]any {
-	item := func(id, sku string) map[string]any {
-		return map[string]any{"id": id, "organizationId": "org_e2e_day", "sku": sku, "name": sku}
-	}
 	return map[string]any{
 		"organizations": []any{map[string]any{"id": "org_e2e_day", "name": "Day Client", "defaultWarehouseId": "wh_e2e_day"}},
 		"warehouses":    []any{fixtureWarehouse("wh_e2e_day", "Day DC", true, "org_e2e_day")},
-		"products":      []any{item("prod_e2e_day_sock", "SOCK-MER-CH-4346"), item("prod_e2e_day_key", "KEY-LTH-01")},
+		"products":      []any{fixtureItem("prod_e2e_day_sock", "org_e2e_day", "SOCK-MER-CH-4346"), fixtureItem("prod_e2e_day_key", "org_e2e_day", "KEY-LTH-01")},
 		"apiKeys": []any{map[string]any{"id": "key_e2e_day", "organizationId": "org_e2e_day", "key": dayKey,
 			"scopes": []string{"shipments", "inventory"}, "revoked": false}},
 	}

@@ -118,13 +118,72 @@ func fixtureWarehouse(id, name string, active bool, orgs ...string) map[string]a
 		"tags":    []string{}, "organizations": orgs}
 }
 
-// seedFixture writes doc to a file and seeds it.
-func seedFixture(t testing.TB, dsn string, doc any) {
+// fixtureOrg is an organization of a seed fixture.
+func fixtureOrg(id, name string) map[string]any {
+	return map[string]any{"id": id, "name": name}
+}
+
+// fixtureItem is a product or carton of a seed fixture, named as its SKU.
+func fixtureItem(id, org, sku string) map[string]any {
+	return map[string]any{"id": id, "organizationId": org, "sku": sku, "name": sku}
+}
+
+// scratchDatabase creates a database of the test's own (migrated or
+// empty), dropped when the test ends, and returns its DSN.
+func scratchDatabase(t *testing.T, migrated bool) string {
 	t.Helper()
-	b, err := json.Marshal(doc)
+	name, dsn, err := pgtest.Create(context.Background(), pgtest.AdminURL(), migrated)
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(func() { _ = pgtest.Drop(context.Background(), pgtest.AdminURL(), name) })
+	return dsn
+}
+
+// queryValue runs query, which yields one row of one column, on the
+// package database and returns that value.
+func queryValue[T any](t *testing.T, query string, args ...any) T {
+	t.Helper()
+	var v T
+	if err := pgtest.Open(t, testDSN).NewRaw(query, args...).Scan(context.Background(), &v); err != nil {
+		t.Fatal(err)
+	}
+	return v
+}
+
+// waitListenerClosed waits until srv's listener refuses connections: the
+// server, sent SIGTERM at stopped, drains with SHUTDOWN_DELAY delay. It
+// fails t when the listener still accepts them limit after stopped.
+func waitListenerClosed(t *testing.T, srv *server, stopped time.Time, delay, limit time.Duration) {
+	t.Helper()
+	addr := strings.TrimPrefix(srv.URL, "http://")
+	for {
+		c, err := net.DialTimeout("tcp", addr, time.Second)
+		if err != nil {
+			return // the listener is closed: the server drains
+		}
+		_ = c.Close()
+		if time.Since(stopped) > limit {
+			t.Fatalf("the listener still accepts %s after SIGTERM (SHUTDOWN_DELAY %s)", time.Since(stopped), delay)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// mustJSON is v in JSON.
+func mustJSON(t testing.TB, v any) []byte {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// seedFixture writes doc to a file and seeds it.
+func seedFixture(t testing.TB, dsn string, doc any) {
+	t.Helper()
+	b := mustJSON(t, doc)
 	path := filepath.Join(t.TempDir(), "fixture.json")
 	if err := os.WriteFile(path, b, 0o600); err != nil {
 		t.Fatal(err)
@@ -297,11 +356,7 @@ func do(t testing.TB, method, url string, body any, headers ...string) response 
 	case string:
 		rd = strings.NewReader(b)
 	default:
-		j, err := json.Marshal(b)
-		if err != nil {
-			t.Fatal(err)
-		}
-		rd = bytes.NewReader(j)
+		rd = bytes.NewReader(mustJSON(t, b))
 	}
 	req, err := http.NewRequest(method, url, rd)
 	if err != nil {

@@ -149,28 +149,28 @@ func dispatch(ctx context.Context, args []string, env map[string]string, stdout,
 		return serve(cfg, stderr)
 	case "migrate":
 		return migrate(ctx, cfg, rest, stdout, stderr)
-	case "seed":
-		return seed(ctx, cfg, rest, stdout)
 	case "token":
 		return token(cfg, rest, stdout)
-	case "apikey":
-		return apikey(ctx, cfg, rest, stdout)
 	case "orders":
 		return orders(ctx, cfg, rest, stdout, stderr)
-	case "rates":
-		return rates(ctx, cfg, rest, stdout)
-	case "orgs":
-		return orgs(ctx, cfg, rest, stdout)
-	case "billing":
-		return billingCmd(ctx, cfg, rest, stdout)
-	case "invoices":
-		return invoicesCmd(ctx, cfg, rest, stdout)
-	case "charges":
-		return charges(ctx, cfg, rest, stdout)
-	case "events":
-		return events(ctx, cfg, rest, stdout)
+	}
+	if run, ok := databaseCommands[cmd]; ok {
+		return run(ctx, cfg, rest, stdout)
 	}
 	return usagef("unknown command %q", cmd)
+}
+
+// databaseCommands are the commands that work on the database and print
+// only to stdout, by name.
+var databaseCommands = map[string]func(ctx context.Context, cfg bootstrap.Config, args []string, stdout io.Writer) error{
+	"seed":     seed,
+	"apikey":   apikey,
+	"rates":    rates,
+	"orgs":     orgs,
+	"billing":  billingCmd,
+	"invoices": invoicesCmd,
+	"charges":  charges,
+	"events":   events,
 }
 
 // serve runs the fx graph until SIGTERM or SIGINT, then stops it: the
@@ -238,4 +238,31 @@ func parseFlags(fs *flag.FlagSet, args []string) error {
 		return usagef("%s: %v", fs.Name(), err)
 	}
 	return nil
+}
+
+// parseCommand parses a command's flags into fs; arguments left over, or a
+// flag of required left empty, make the error the usage line needs.
+func parseCommand(fs *flag.FlagSet, args []string, needs string, required ...string) error {
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return usagef("%s", needs)
+	}
+	for _, name := range required {
+		if fs.Lookup(name).Value.String() == "" {
+			return usagef("%s", needs)
+		}
+	}
+	return nil
+}
+
+// orgSubcommand is the flag set of `cmd sub`, the only subcommand of cmd,
+// with its --org flag, when args start with sub.
+func orgSubcommand(cmd, sub string, args []string) (fs *flag.FlagSet, org *string, err error) {
+	if len(args) == 0 || args[0] != sub {
+		return nil, nil, usagef("%s takes the subcommand %s", cmd, sub)
+	}
+	fs = newFlagSet(cmd + " " + sub)
+	return fs, fs.String("org", "", "organization ID"), nil
 }

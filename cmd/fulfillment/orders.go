@@ -66,11 +66,8 @@ func ordersList(ctx context.Context, cfg bootstrap.Config, args []string, stdout
 	org := fs.String("org", "", "organization ID")
 	status := fs.String("status", "", "succeeded or failed")
 	code := fs.String("error", "", "an error code of the intake")
-	if err := parseFlags(fs, args); err != nil {
+	if err := parseCommand(fs, args, "orders list needs --org ID [--status succeeded|failed] [--error CODE]", "org"); err != nil {
 		return err
-	}
-	if *org == "" || fs.NArg() > 0 {
-		return usagef("orders list needs --org ID [--status succeeded|failed] [--error CODE]")
 	}
 	filter, err := intakeapp.ParseReceiptFilter(*status, *code)
 	if err != nil {

@@ -14,11 +14,10 @@ import (
 // organization's own rate limit of the API, which every replica applies
 // within a second (docs/rate-limits.md).
 func orgs(ctx context.Context, cfg bootstrap.Config, args []string, stdout io.Writer) error {
-	if len(args) == 0 || args[0] != "limit" {
-		return usagef("orgs takes the subcommand limit")
+	fs, org, err := orgSubcommand("orgs", "limit", args)
+	if err != nil {
+		return err
 	}
-	fs := newFlagSet("orgs limit")
-	org := fs.String("org", "", "organization ID")
 	rate := fs.String("rate", "", "requests per second, minute or hour: 50/s, 600/m, 10000/h")
 	burst := fs.Int("burst", 0, "requests at once (default twice the rate's count)")
 	if err := parseFlags(fs, args[1:]); err != nil {

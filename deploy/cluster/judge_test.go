@@ -51,21 +51,7 @@ func TestJudgeOrders(t *testing.T) {
 			shipments, receipts := goodDB()
 			tc.spoil(p, shipments, receipts)
 			r, problems := judgeOrders(shipments, receipts, []*phase{p})
-			if tc.want == "" {
-				if len(problems) > 0 {
-					t.Fatalf("problems %q, want none", problems)
-				}
-				if want := (exactlyOnce{orders: 2, atOnce: 2, retried: 1, answers: 4, duplicates: 2}); r != want {
-					t.Errorf("figures %+v, want %+v", r, want)
-				}
-				return
-			}
-			for _, p := range problems {
-				if strings.Contains(p, tc.want) {
-					return
-				}
-			}
-			t.Errorf("problems %q, want one containing %q", problems, tc.want)
+			checkVerdict(t, r, problems, tc.want, exactlyOnce{orders: 2, atOnce: 2, retried: 1, answers: 4, duplicates: 2})
 		})
 	}
 }
@@ -119,21 +105,7 @@ func TestJudgeEvents(t *testing.T) {
 			events, shipments := goodEvents(), goodDB()
 			tc.spoil(&events, shipments)
 			r, problems := judgeEvents(shipments, events)
-			if tc.want == "" {
-				if len(problems) > 0 {
-					t.Fatalf("problems %q, want none", problems)
-				}
-				if want := (eventsOnce{events: 2, shipments: 2, once: 2}); r != want {
-					t.Errorf("figures %+v, want %+v", r, want)
-				}
-				return
-			}
-			for _, p := range problems {
-				if strings.Contains(p, tc.want) {
-					return
-				}
-			}
-			t.Errorf("problems %q, want one containing %q", problems, tc.want)
+			checkVerdict(t, r, problems, tc.want, eventsOnce{events: 2, shipments: 2, once: 2})
 		})
 	}
 }
@@ -195,4 +167,25 @@ func TestReadyWatch(t *testing.T) {
 			t.Errorf("failures %q, want one containing %q", failures, tc.want)
 		})
 	}
+}
+
+// checkVerdict checks a judge's verdict: with want empty, no problems and
+// the figures wantFigures; else a problem that contains want.
+func checkVerdict[F comparable](t *testing.T, figures F, problems []string, want string, wantFigures F) {
+	t.Helper()
+	if want == "" {
+		if len(problems) > 0 {
+			t.Fatalf("problems %q, want none", problems)
+		}
+		if figures != wantFigures {
+			t.Errorf("figures %+v, want %+v", figures, wantFigures)
+		}
+		return
+	}
+	for _, p := range problems {
+		if strings.Contains(p, want) {
+			return
+		}
+	}
+	t.Errorf("problems %q, want one containing %q", problems, want)
 }

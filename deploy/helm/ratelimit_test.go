@@ -2,23 +2,12 @@ package helm_test
 
 import (
 	"testing"
-
-	appsv1 "k8s.io/api/apps/v1"
-	corev1 "k8s.io/api/core/v1"
 )
 
 // The rate limits' settings reach the server's container; the Redis URL
 // (which holds a password) only from a Secret, and only when one is named.
 func TestRateLimitSettings(t *testing.T) {
-	envOf := func(m manifest) map[string]corev1.EnvVar {
-		d := one[*appsv1.Deployment](t, m)
-		out := map[string]corev1.EnvVar{}
-		for _, e := range d.Spec.Template.Spec.Containers[0].Env {
-			out[e.Name] = e
-		}
-		return out
-	}
-	env := envOf(render(t))
+	env := serverEnv(t, render(t))
 	if env["RATE_LIMIT"].Value != "20/s" || env["RATE_LIMIT_BURST"].Value != "40" || env["ADMISSION_TARGET"].Value != "100ms" ||
 		env["ADMISSION_INTERVAL"].Value != "1s" {
 		t.Errorf("default env: %v", env)
@@ -26,7 +15,7 @@ func TestRateLimitSettings(t *testing.T) {
 	if _, ok := env["RATE_LIMIT_REDIS_URL"]; ok {
 		t.Error("default values set RATE_LIMIT_REDIS_URL: buckets are per pod unless a Secret is named")
 	}
-	env = envOf(render(t, "-f", allOn))
+	env = serverEnv(t, render(t, "-f", allOn))
 	ref := env["RATE_LIMIT_REDIS_URL"].ValueFrom
 	if ref == nil || ref.SecretKeyRef == nil || ref.SecretKeyRef.Name != "redis-credentials" || ref.SecretKeyRef.Key != "url" ||
 		env["RATE_LIMIT_REDIS_URL"].Value != "" {

@@ -8,8 +8,6 @@ package natstest
 
 import (
 	"context"
-	"fmt"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -20,6 +18,8 @@ import (
 
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/acme3pl/fulfillment/adapters/internal/testserver"
 )
 
 // Install is how to get the server on this machine kind.
@@ -32,28 +32,18 @@ type Server struct {
 	port int
 	dir  string
 	args []string // beyond the client port, JetStream and the store: a cluster's
-	cmd  *exec.Cmd
-	exit chan struct{}
+	proc *testserver.Process
 }
 
 // Binary finds nats-server: $NATS_SERVER_BIN, then PATH, then /usr/sbin.
 func Binary() (string, error) {
-	if p := os.Getenv("NATS_SERVER_BIN"); p != "" {
-		return p, nil
-	}
-	if p, err := exec.LookPath("nats-server"); err == nil {
-		return p, nil
-	}
-	if _, err := os.Stat("/usr/sbin/nats-server"); err == nil {
-		return "/usr/sbin/nats-server", nil
-	}
-	return "", fmt.Errorf("nats-server not found (set NATS_SERVER_BIN, or %s)", Install)
+	return testserver.Binary("nats-server", "NATS_SERVER_BIN", "/usr/sbin/nats-server", Install)
 }
 
 // Start starts a server with JetStream for t; it is stopped when t ends.
 func Start(t testing.TB) *Server {
 	t.Helper()
-	s := newServer(t, freePort(t), nil)
+	s := newServer(t, testserver.FreePort(t), nil)
 	s.Start()
 	return s
 }
@@ -70,18 +60,6 @@ func newServer(t testing.TB, port int, args []string) *Server {
 	return s
 }
 
-// freePort is a loopback port free a moment ago.
-func freePort(t testing.TB) int {
-	t.Helper()
-	var lc net.ListenConfig
-	ln, err := lc.Listen(context.Background(), "tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() { _ = ln.Close() }()
-	return ln.Addr().(*net.TCPAddr).Port
-}
-
 // URL is the server's client URL.
 func (s *Server) URL() string { return "nats://127.0.0.1:" + strconv.Itoa(s.port) }
 
@@ -89,7 +67,7 @@ func (s *Server) URL() string { return "nats://127.0.0.1:" + strconv.Itoa(s.port
 // waits until it accepts connections.
 func (s *Server) Start() {
 	s.t.Helper()
-	if s.cmd != nil {
+	if s.proc != nil {
 		return
 	}
 	log, err := os.OpenFile(filepath.Join(s.dir, "nats-server.log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
@@ -101,55 +79,26 @@ func (s *Server) Start() {
 	args := append([]string{"-a", "127.0.0.1", "-p", strconv.Itoa(s.port), "-js", "-sd", filepath.Join(s.dir, "store")}, s.args...)
 	cmd := exec.Command(s.bin, args...) //nolint:gosec,noctx // the test's own server, stopped by Stop
 	cmd.Stdout, cmd.Stderr = log, log
-	if err := cmd.Start(); err != nil {
-		s.t.Fatalf("start nats-server: %v", err)
-	}
-	s.cmd, s.exit = cmd, make(chan struct{})
-	go func(exit chan struct{}) { _ = cmd.Wait(); close(exit) }(s.exit)
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		d := net.Dialer{Timeout: 200 * time.Millisecond}
-		c, err := d.DialContext(context.Background(), "tcp", "127.0.0.1:"+strconv.Itoa(s.port))
-		if err == nil {
-			_ = c.Close()
-			return
-		}
-		select {
-		case <-s.exit:
-			s.t.Fatalf("nats-server exited at start; its log: %s", s.Log())
-		default:
-		}
-		if time.Now().After(deadline) {
-			s.t.Fatalf("nats-server does not accept connections on %d: %v", s.port, err)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	s.proc = testserver.Start(s.t, cmd, s.port, s.Log)
 }
 
 // Stop stops the server (SIGTERM, then SIGKILL after 5 s) and waits for it.
 func (s *Server) Stop() {
-	if s.cmd == nil {
+	if s.proc == nil {
 		return
 	}
-	_ = s.cmd.Process.Signal(os.Interrupt)
-	select {
-	case <-s.exit:
-	case <-time.After(5 * time.Second):
-		_ = s.cmd.Process.Kill()
-		<-s.exit
-	}
-	s.cmd = nil
+	s.proc.Stop(5 * time.Second)
+	s.proc = nil
 }
 
 // Kill kills the server with SIGKILL, as a machine that dies: no
 // goodbye to its peers or clients; Start starts it again.
 func (s *Server) Kill() {
-	if s.cmd == nil {
+	if s.proc == nil {
 		return
 	}
-	_ = s.cmd.Process.Kill()
-	<-s.exit
-	s.cmd = nil
+	s.proc.Kill()
+	s.proc = nil
 }
 
 // Log is what the server has logged.
@@ -172,8 +121,8 @@ func StartCluster(t testing.TB, n int) *Cluster {
 	t.Helper()
 	ports, routes := make([]int, n), make([]string, n)
 	for i := range n {
-		ports[i] = freePort(t)
-		routes[i] = "nats://127.0.0.1:" + strconv.Itoa(freePort(t))
+		ports[i] = testserver.FreePort(t)
+		routes[i] = "nats://127.0.0.1:" + strconv.Itoa(testserver.FreePort(t))
 	}
 	c := &Cluster{}
 	for i := range n {
@@ -216,18 +165,26 @@ func (c *Cluster) Named(name string) (*Server, bool) {
 	return nil, false
 }
 
-// waitJetStream waits up to 30 s until the cluster's JetStream answers.
-func (c *Cluster) waitJetStream(t testing.TB) {
+// JetStream is a JetStream client of the servers at url (comma-separated
+// client URLs), connected until t ends.
+func JetStream(t testing.TB, url string) jetstream.JetStream {
 	t.Helper()
-	nc, err := nats.Connect(c.URL())
+	nc, err := nats.Connect(url)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer nc.Close()
+	t.Cleanup(nc.Close)
 	js, err := jetstream.New(nc)
 	if err != nil {
 		t.Fatal(err)
 	}
+	return js
+}
+
+// waitJetStream waits up to 30 s until the cluster's JetStream answers.
+func (c *Cluster) waitJetStream(t testing.TB) {
+	t.Helper()
+	js := JetStream(t, c.URL())
 	deadline := time.Now().Add(30 * time.Second)
 	for {
 		ctx, cancel := context.WithTimeout(context.Background(), time.Second)

@@ -6,14 +6,11 @@
 package redistest
 
 import (
-	"context"
-	"fmt"
-	"net"
-	"os"
 	"os/exec"
 	"strconv"
 	"testing"
-	"time"
+
+	"github.com/acme3pl/fulfillment/adapters/internal/testserver"
 )
 
 // Install is how to get the server on this machine kind.
@@ -24,22 +21,12 @@ type Server struct {
 	t    testing.TB
 	bin  string
 	port int
-	cmd  *exec.Cmd
-	exit chan struct{}
+	proc *testserver.Process
 }
 
 // Binary finds redis-server: $REDIS_SERVER_BIN, then PATH, then /usr/bin.
 func Binary() (string, error) {
-	if p := os.Getenv("REDIS_SERVER_BIN"); p != "" {
-		return p, nil
-	}
-	if p, err := exec.LookPath("redis-server"); err == nil {
-		return p, nil
-	}
-	if _, err := os.Stat("/usr/bin/redis-server"); err == nil {
-		return "/usr/bin/redis-server", nil
-	}
-	return "", fmt.Errorf("redis-server not found (set REDIS_SERVER_BIN, or %s)", Install)
+	return testserver.Binary("redis-server", "REDIS_SERVER_BIN", "/usr/bin/redis-server", Install)
 }
 
 // Start starts a server for t; it is stopped when t ends.
@@ -49,14 +36,7 @@ func Start(t testing.TB) *Server {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var lc net.ListenConfig
-	ln, err := lc.Listen(context.Background(), "tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	port := ln.Addr().(*net.TCPAddr).Port
-	_ = ln.Close()
-	s := &Server{t: t, bin: bin, port: port}
+	s := &Server{t: t, bin: bin, port: testserver.FreePort(t)}
 	s.Start()
 	t.Cleanup(s.Stop)
 	return s
@@ -69,44 +49,18 @@ func (s *Server) URL() string { return "redis://127.0.0.1:" + strconv.Itoa(s.por
 // accepts connections.
 func (s *Server) Start() {
 	s.t.Helper()
-	if s.cmd != nil {
+	if s.proc != nil {
 		return
 	}
-	s.cmd = exec.Command(s.bin, "--port", strconv.Itoa(s.port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no") //nolint:gosec,noctx // the test's own binary and flags; it outlives no context
-	s.exit = make(chan struct{})
-	if err := s.cmd.Start(); err != nil {
-		s.t.Fatalf("start redis-server: %v (%s)", err, Install)
-	}
-	go func(cmd *exec.Cmd, exit chan struct{}) {
-		_ = cmd.Wait()
-		close(exit)
-	}(s.cmd, s.exit)
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		var d net.Dialer
-		c, err := d.DialContext(context.Background(), "tcp", "127.0.0.1:"+strconv.Itoa(s.port))
-		if err == nil {
-			_ = c.Close()
-			return
-		}
-		select {
-		case <-s.exit:
-			s.t.Fatalf("redis-server on port %d exited at start", s.port)
-		default:
-		}
-		if time.Now().After(deadline) {
-			s.t.Fatalf("redis-server on port %d does not accept connections: %v", s.port, err)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	cmd := exec.Command(s.bin, "--port", strconv.Itoa(s.port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no") //nolint:gosec,noctx // the test's own binary and flags; it outlives no context
+	s.proc = testserver.Start(s.t, cmd, s.port, nil)
 }
 
 // Stop stops the server and waits for it to exit.
 func (s *Server) Stop() {
-	if s.cmd == nil {
+	if s.proc == nil {
 		return
 	}
-	_ = s.cmd.Process.Kill()
-	<-s.exit
-	s.cmd = nil
+	s.proc.Kill()
+	s.proc = nil
 }
