@@ -288,6 +288,14 @@ func ShipApp(db *DB, env domain.Environment) (*App, *Clock) {
 	return NewApp(db, env, clock, noop.NewTracerProvider().Tracer("test")), clock
 }
 
+// ShipSandbox is the real application in the sandbox on ShipFixture's
+// world, its clock at ShipT0.
+func ShipSandbox() (*DB, *App, *Clock) {
+	db := ShipFixture()
+	app, clock := ShipApp(db, domain.Sandbox)
+	return db, app, clock
+}
+
 // ShipPickPack is a Pick & Pack shipment of org_ship_a at wh_a.
 func ShipPickPack(lines ...shipping.ShipmentLine) shippingapp.CreateShipment {
 	return shippingapp.CreateShipment{

@@ -13,8 +13,7 @@ import (
 )
 
 func TestCreateShipmentStoresADraft(t *testing.T) {
-	db := apptest.ShipFixture()
-	app, _ := apptest.ShipApp(db, domain.Sandbox)
+	db, app, _ := apptest.ShipSandbox()
 	s, err := app.Shipping.CreateShipment.Handle(context.Background(),
 		apptest.ShipPickPack(apptest.ShipLine("prod_2", 1), apptest.ShipLine("prod_1", 2), apptest.ShipLine("prod_2", 3)))
 	if err != nil {
@@ -94,8 +93,7 @@ func TestCreateShipmentRefusals(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			db := apptest.ShipFixture()
-			app, _ := apptest.ShipApp(db, domain.Sandbox)
+			db, app, _ := apptest.ShipSandbox()
 			s, err := app.Shipping.CreateShipment.Handle(context.Background(), tt.cmd)
 			if s != nil {
 				t.Fatalf("created %s", s.ID())

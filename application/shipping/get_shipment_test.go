@@ -11,7 +11,7 @@ import (
 )
 
 func TestGetShipmentIsScopedToTheOrganization(t *testing.T) {
-	app, _ := apptest.ShipApp(apptest.ShipFixture(), domain.Sandbox)
+	_, app, _ := apptest.ShipSandbox()
 	id := apptest.ShipDraft(t, app, apptest.ShipSPD(apptest.ShipLine("ctn_1", 1)))
 	tests := []struct {
 		name    string

@@ -15,8 +15,7 @@ import (
 )
 
 func TestListStockShowsReservations(t *testing.T) {
-	db := apptest.ShipFixture()
-	app, _ := apptest.ShipApp(db, domain.Sandbox)
+	_, app, _ := apptest.ShipSandbox()
 	apptest.ShipPending(t, app, apptest.ShipSPD(apptest.ShipLine("ctn_1", 2)))
 	res, err := app.Shipping.ListStock.Handle(context.Background(), shippingapp.ListStock{
 		OrganizationID: "org_ship_a", Kind: shipping.KindCarton, SKU: "  CTN-TEE-24 ", Page: ports.Page{Take: 10},
@@ -34,7 +33,7 @@ func TestListStockShowsReservations(t *testing.T) {
 }
 
 func TestListStockRefusals(t *testing.T) {
-	app, _ := apptest.ShipApp(apptest.ShipFixture(), domain.Sandbox)
+	_, app, _ := apptest.ShipSandbox()
 	tests := []struct {
 		name      string
 		q         shippingapp.ListStock

@@ -14,8 +14,7 @@ import (
 )
 
 func TestSubmitSPDReservesCartons(t *testing.T) {
-	db := apptest.ShipFixture()
-	app, clock := apptest.ShipApp(db, domain.Sandbox)
+	db, app, clock := apptest.ShipSandbox()
 	id := apptest.ShipDraft(t, app, apptest.ShipSPD(apptest.ShipLine("ctn_1", 3), apptest.ShipLine("ctn_2", 2)))
 	clock.At = apptest.ShipT0.Add(time.Minute)
 	s, err := apptest.ShipSubmit(app, "org_ship_a", id)
@@ -40,8 +39,7 @@ func TestSubmitSPDReservesCartons(t *testing.T) {
 }
 
 func TestSubmitShortSPDReservesNothing(t *testing.T) {
-	db := apptest.ShipFixture()
-	app, _ := apptest.ShipApp(db, domain.Sandbox)
+	db, app, _ := apptest.ShipSandbox()
 	id := apptest.ShipDraft(t, app, apptest.ShipSPD(apptest.ShipLine("ctn_2", 3), apptest.ShipLine("ctn_1", 5)))
 	apptest.ShipPending(t, app, apptest.ShipSPD(apptest.ShipLine("ctn_1", 1)))
 	_, err := apptest.ShipSubmit(app, "org_ship_a", id)
@@ -69,15 +67,13 @@ func TestSubmitShortSPDReservesNothing(t *testing.T) {
 }
 
 func TestSubmitPickPackReservesWithoutACheck(t *testing.T) {
-	db := apptest.ShipFixture()
-	app, _ := apptest.ShipApp(db, domain.Sandbox)
+	db, app, _ := apptest.ShipSandbox()
 	apptest.ShipPending(t, app, apptest.ShipPickPack(apptest.ShipLine("prod_1", 7)))
 	db.WantLevel(t, "wh_a", "prod_1", apptest.StockLevel{OnHand: 0, Reserved: 7}, "a backorder of 7")
 }
 
 func TestSubmitRefusals(t *testing.T) {
-	db := apptest.ShipFixture()
-	app, _ := apptest.ShipApp(db, domain.Sandbox)
+	db, app, _ := apptest.ShipSandbox()
 	pending := apptest.ShipPending(t, app, apptest.ShipSPD(apptest.ShipLine("ctn_1", 1)))
 	cancelled := apptest.ShipDraft(t, app, apptest.ShipSPD(apptest.ShipLine("ctn_1", 1)))
 	if _, err := app.Shipping.CancelShipment.Handle(context.Background(), shippingapp.CancelShipment{OrganizationID: "org_ship_a", ShipmentID: cancelled}); err != nil {

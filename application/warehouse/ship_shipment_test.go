@@ -20,8 +20,7 @@ func shipShip(app *apptest.App, warehouse, id, carrier, number string) (warehous
 }
 
 func TestShipConsumesTheReservation(t *testing.T) {
-	db := apptest.ShipFixture()
-	app, clock := apptest.ShipApp(db, domain.Sandbox)
+	db, app, clock := apptest.ShipSandbox()
 	id := apptest.ShipPending(t, app, apptest.ShipSPD(apptest.ShipLine("ctn_1", 3), apptest.ShipLine("ctn_2", 2)))
 	clock.At = apptest.ShipT0.Add(time.Hour)
 	res, err := shipShip(app, "wh_a", id, " UPS ", "1Z999")
@@ -50,8 +49,7 @@ func TestShipConsumesTheReservation(t *testing.T) {
 }
 
 func TestShipAgainIsAReplay(t *testing.T) {
-	db := apptest.ShipFixture()
-	app, clock := apptest.ShipApp(db, domain.Sandbox)
+	db, app, clock := apptest.ShipSandbox()
 	id := apptest.ShipPending(t, app, apptest.ShipSPD(apptest.ShipLine("ctn_1", 1)))
 	first, err := shipShip(app, "wh_a", id, "UPS", "1Z1")
 	if err != nil {
@@ -78,8 +76,7 @@ func TestShipAgainIsAReplay(t *testing.T) {
 }
 
 func TestShipRefusals(t *testing.T) {
-	db := apptest.ShipFixture()
-	app, _ := apptest.ShipApp(db, domain.Sandbox)
+	db, app, _ := apptest.ShipSandbox()
 	draft := apptest.ShipDraft(t, app, apptest.ShipSPD(apptest.ShipLine("ctn_1", 1)))
 	cancelled := apptest.ShipDraft(t, app, apptest.ShipSPD(apptest.ShipLine("ctn_1", 1)))
 	if _, err := apptest.ShipCancel(app, "org_ship_a", cancelled); err != nil {
@@ -210,8 +207,7 @@ func TestShipRunsItsHooksOnce(t *testing.T) {
 // shipment.shipped: once per ship, none for its replay, after the created
 // event of the same subject.
 func TestShippedEvent(t *testing.T) {
-	db := apptest.ShipFixture()
-	app, clock := apptest.ShipApp(db, domain.Sandbox)
+	db, app, clock := apptest.ShipSandbox()
 	ship := warehouseapp.NewShipShipmentHandler(db.UoW(), clock, apptest.Billing{})
 	id := apptest.ShipPending(t, app, apptest.ShipSPD(apptest.ShipLine("ctn_1", 1)))
 	clock.At = apptest.ShipT0.Add(2 * time.Hour)
