@@ -9,6 +9,7 @@ import (
 	"github.com/acme3pl/fulfillment/application/apptest"
 	shippingapp "github.com/acme3pl/fulfillment/application/shipping"
 	"github.com/acme3pl/fulfillment/domain"
+	"github.com/acme3pl/fulfillment/domain/domaintest"
 	"github.com/acme3pl/fulfillment/domain/shipping"
 )
 
@@ -105,10 +106,7 @@ func TestCreateShipmentRefusals(t *testing.T) {
 					t.Fatalf("error %v, want unknown items %v", err, tt.wantUnknown)
 				}
 			case tt.wantField != "":
-				var ve *domain.ValidationError
-				if !errors.As(err, &ve) || ve.Field != tt.wantField {
-					t.Fatalf("error %v, want a validation error of %s", err, tt.wantField)
-				}
+				domaintest.MatchField(t, err, tt.wantField)
 			default:
 				if !errors.Is(err, tt.wantErr) {
 					t.Fatalf("error %v, want %v", err, tt.wantErr)

@@ -2,7 +2,6 @@ package shipping_test
 
 import (
 	"context"
-	"errors"
 	"reflect"
 	"strings"
 	"testing"
@@ -10,6 +9,7 @@ import (
 	"github.com/acme3pl/fulfillment/application/apptest"
 	shippingapp "github.com/acme3pl/fulfillment/application/shipping"
 	"github.com/acme3pl/fulfillment/domain"
+	"github.com/acme3pl/fulfillment/domain/domaintest"
 	"github.com/acme3pl/fulfillment/domain/shipping"
 	"github.com/acme3pl/fulfillment/ports"
 )
@@ -46,10 +46,7 @@ func TestListStockRefusals(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			_, err := app.Shipping.ListStock.Handle(context.Background(), tt.q)
-			var ve *domain.ValidationError
-			if !errors.As(err, &ve) || ve.Field != tt.wantField {
-				t.Fatalf("error %v, want a validation error of %s", err, tt.wantField)
-			}
+			domaintest.MatchField(t, err, tt.wantField)
 		})
 	}
 }

@@ -99,10 +99,7 @@ func TestNewShipmentValidates(t *testing.T) {
 				}
 				return
 			}
-			var ve *domain.ValidationError
-			if !errors.As(err, &ve) || ve.Field != tt.wantField {
-				t.Fatalf("error %v, want a validation error of %s", err, tt.wantField)
-			}
+			domaintest.MatchField(t, err, tt.wantField)
 		})
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/acme3pl/fulfillment/domain"
+	"github.com/acme3pl/fulfillment/domain/domaintest"
 	"github.com/acme3pl/fulfillment/domain/shipping"
 )
 
@@ -32,13 +33,7 @@ func TestNewTracking(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			got, err := shipping.NewTracking(tt.carrier, tt.number)
-			var ve *domain.ValidationError
-			switch {
-			case tt.wantField == "" && err != nil:
-				t.Fatalf("NewTracking: %v", err)
-			case tt.wantField != "" && (!errors.As(err, &ve) || ve.Field != tt.wantField):
-				t.Fatalf("NewTracking: %v, want an invalid %s", err, tt.wantField)
-			}
+			domaintest.MatchField(t, err, tt.wantField)
 			if got != tt.want {
 				t.Fatalf("NewTracking = %+v, want %+v", got, tt.want)
 			}
