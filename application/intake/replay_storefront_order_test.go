@@ -169,9 +169,7 @@ func TestReplayStorefrontOrderRefusals(t *testing.T) {
 			}
 			before, _ := st.Receipt(apptest.IntakeOrg, 31)
 			_, err := replay(ctx, app, tt.org, tt.id, "tr")
-			if !errors.Is(err, tt.wantErr) {
-				t.Fatalf("error %v, want %v", err, tt.wantErr)
-			}
+			domaintest.MatchErr(t, err, tt.wantErr)
 			if after, _ := st.Receipt(apptest.IntakeOrg, 31); !reflect.DeepEqual(after, before) {
 				t.Fatalf("the receipt changed: %+v, was %+v", after, before)
 			}

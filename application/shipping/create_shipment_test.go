@@ -108,9 +108,7 @@ func TestCreateShipmentRefusals(t *testing.T) {
 			case tt.wantField != "":
 				domaintest.MatchField(t, err, tt.wantField)
 			default:
-				if !errors.Is(err, tt.wantErr) {
-					t.Fatalf("error %v, want %v", err, tt.wantErr)
-				}
+				domaintest.MatchErr(t, err, tt.wantErr)
 			}
 			if len(db.State.Shipments) != 0 || db.Commits != 0 {
 				t.Fatalf("a refused draft was stored (%d shipments, %d commits)", len(db.State.Shipments), db.Commits)

@@ -2,12 +2,12 @@ package shipping_test
 
 import (
 	"context"
-	"errors"
 	"testing"
 
 	"github.com/acme3pl/fulfillment/application/apptest"
 	shippingapp "github.com/acme3pl/fulfillment/application/shipping"
 	"github.com/acme3pl/fulfillment/domain"
+	"github.com/acme3pl/fulfillment/domain/domaintest"
 )
 
 func TestGetShipmentIsScopedToTheOrganization(t *testing.T) {
@@ -32,9 +32,7 @@ func TestGetShipmentIsScopedToTheOrganization(t *testing.T) {
 				}
 				return
 			}
-			if !errors.Is(err, tt.wantErr) {
-				t.Fatalf("error %v, want %v", err, tt.wantErr)
-			}
+			domaintest.MatchErr(t, err, tt.wantErr)
 		})
 	}
 }

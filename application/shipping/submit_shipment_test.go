@@ -10,6 +10,7 @@ import (
 	"github.com/acme3pl/fulfillment/application/apptest"
 	shippingapp "github.com/acme3pl/fulfillment/application/shipping"
 	"github.com/acme3pl/fulfillment/domain"
+	"github.com/acme3pl/fulfillment/domain/domaintest"
 	"github.com/acme3pl/fulfillment/domain/shipping"
 )
 
@@ -107,9 +108,7 @@ func checkShipRefusals(t *testing.T, db *apptest.DB, do func(org, id string) err
 			if db != nil {
 				commits = db.Commits
 			}
-			if err := do(tt.org, tt.id); !errors.Is(err, tt.wantErr) {
-				t.Fatalf("error %v, want %v", err, tt.wantErr)
-			}
+			domaintest.MatchErr(t, do(tt.org, tt.id), tt.wantErr)
 			if db != nil && db.Commits != commits {
 				t.Fatal("a refused command committed")
 			}

@@ -68,9 +68,7 @@ func TestShipTransitions(t *testing.T) {
 			s := shipStored(tt.from)
 			beforeShipped, beforeTracking := s.ShippedAt(), s.Tracking()
 			replay, err := s.Ship(later, tt.tracking)
-			if !errors.Is(err, tt.wantErr) || (tt.wantErr == nil && err != nil) {
-				t.Fatalf("Ship: %v, want %v", err, tt.wantErr)
-			}
+			domaintest.MatchErr(t, err, tt.wantErr)
 			if replay != tt.wantReplay || s.Status() != tt.want {
 				t.Fatalf("replay %v, status %s; want %v, %s", replay, s.Status(), tt.wantReplay, tt.want)
 			}
