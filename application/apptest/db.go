@@ -373,6 +373,27 @@ func (db *DB) WantLevel(t *testing.T, warehouse, item string, want StockLevel, w
 }
 
 // pageOf is the page of all, in order, and whether more follow it.
+// listOf is a list's call outside a unit of work (begin): what keep makes
+// of the values of records (of the state) it keeps, in order, one page of
+// it, and whether more follow.
+func listOf[K comparable, V, T any](r fakeRepos, records func(*State) map[K]V, keep func(K, V) (T, bool),
+	order func(a, b T) int, page ports.Page) ([]T, bool, error) {
+	end, err := r.begin()
+	if err != nil {
+		return nil, false, err
+	}
+	defer end()
+	var all []T
+	for k, v := range records(r.State) {
+		if t, ok := keep(k, v); ok {
+			all = append(all, t)
+		}
+	}
+	slices.SortFunc(all, order)
+	all, more := pageOf(all, page)
+	return all, more, nil
+}
+
 func pageOf[T any](all []T, page ports.Page) ([]T, bool) {
 	all = all[min(page.Skip, len(all)):]
 	return all[:min(page.Take, len(all))], len(all) > page.Take

@@ -172,26 +172,16 @@ func (r fakeReceipts) Get(_ context.Context, org string, order int64) (*intake.O
 // List is the rule of ports.OrderReceiptRepository spelled out: latest
 // delivery first, then order ID descending.
 func (r fakeReceipts) List(_ context.Context, org string, f ports.ReceiptFilter, page ports.Page) ([]*intake.OrderReceipt, bool, error) {
-	end, err := r.begin()
-	if err != nil {
-		return nil, false, err
-	}
-	defer end()
-	var all []IntakeStored
-	for k, p := range r.State.Receipts {
-		if k.Org == org && (f.Status == "" || p.Status == f.Status) && (f.Error == "" || p.LastError == f.Error) {
-			all = append(all, p)
-		}
-	}
-	slices.SortFunc(all, func(a, b IntakeStored) int {
-		return cmp.Or(b.LastReceived.Compare(a.LastReceived), cmp.Compare(b.OrderID, a.OrderID))
-	})
-	all, more := pageOf(all, page)
-	out := make([]*intake.OrderReceipt, 0, page.Take)
-	for _, p := range all {
-		out = append(out, intake.RehydrateOrderReceipt(p.OrderReceiptParams))
-	}
-	return out, more, nil
+	return listOf(r.fakeRepos, func(s *State) map[IntakeKey]IntakeStored { return s.Receipts },
+		func(k IntakeKey, p IntakeStored) (*intake.OrderReceipt, bool) {
+			keep := k.Org == org && (f.Status == "" || p.Status == f.Status) && (f.Error == "" || p.LastError == f.Error)
+			if !keep {
+				return nil, false
+			}
+			return intake.RehydrateOrderReceipt(p.OrderReceiptParams), true
+		}, func(a, b *intake.OrderReceipt) int {
+			return cmp.Or(b.LastReceived().Compare(a.LastReceived()), cmp.Compare(b.OrderID(), a.OrderID()))
+		}, page)
 }
 
 func (r fakeReceipts) GetWithPayload(_ context.Context, org string, order int64) (*intake.OrderReceipt, []byte, error) {

@@ -47,32 +47,22 @@ func (r fakeInventory) FindByIDs(_ context.Context, org string, kind shipping.It
 }
 
 func (r fakeInventory) ListStock(_ context.Context, org string, kind shipping.ItemKind, f ports.StockFilter, page ports.Page) ([]ports.ItemStock, bool, error) {
-	end, err := r.begin()
-	if err != nil {
-		return nil, false, err
-	}
-	defer end()
-	var items []shipping.InventoryItem
-	for _, it := range r.State.Items {
-		if it.OrganizationID == org && it.Kind == kind && (f.SKU == "" || it.SKU == f.SKU) {
-			items = append(items, it)
-		}
-	}
-	slices.SortFunc(items, func(a, b shipping.InventoryItem) int {
-		return cmp.Or(strings.Compare(a.SKU, b.SKU), strings.Compare(a.ID, b.ID))
-	})
-	items, more := pageOf(items, page)
-	out := make([]ports.ItemStock, len(items))
-	for i, it := range items {
-		out[i] = ports.ItemStock{Item: it}
-		for _, w := range r.State.activeFor(org) {
-			l := r.State.Stock[stockKey{w.ID, it.ID}]
-			out[i].Levels = append(out[i].Levels, shipping.StockLevel{
-				Warehouse: domain.WarehouseRef{ID: w.ID, Name: w.Name}, OnHand: l.OnHand, Reserved: l.Reserved,
-			})
-		}
-	}
-	return out, more, nil
+	return listOf(r.fakeRepos, func(s *State) map[string]shipping.InventoryItem { return s.Items },
+		func(_ string, it shipping.InventoryItem) (ports.ItemStock, bool) {
+			if it.OrganizationID != org || it.Kind != kind || (f.SKU != "" && it.SKU != f.SKU) {
+				return ports.ItemStock{}, false
+			}
+			out := ports.ItemStock{Item: it}
+			for _, w := range r.State.activeFor(org) {
+				l := r.State.Stock[stockKey{w.ID, it.ID}]
+				out.Levels = append(out.Levels, shipping.StockLevel{
+					Warehouse: domain.WarehouseRef{ID: w.ID, Name: w.Name}, OnHand: l.OnHand, Reserved: l.Reserved,
+				})
+			}
+			return out, true
+		}, func(a, b ports.ItemStock) int {
+			return cmp.Or(strings.Compare(a.Item.SKU, b.Item.SKU), strings.Compare(a.Item.ID, b.Item.ID))
+		}, page)
 }
 
 func (r fakeInventory) Reserve(_ context.Context, _, warehouse string, kind shipping.ShipmentKind, lines []shipping.ShipmentLine) error {
@@ -199,22 +189,14 @@ func (r fakeShipments) store(s *shipping.Shipment, change func(*shipping.Shipmen
 }
 
 func (r fakeShipments) ListAtWarehouse(_ context.Context, warehouse string, status shipping.ShipmentStatus, page ports.Page) ([]ports.WarehouseShipment, bool, error) {
-	end, err := r.begin()
-	if err != nil {
-		return nil, false, err
-	}
-	defer end()
-	var all []ports.WarehouseShipment
-	for _, s := range r.State.Shipments {
-		if s.Warehouse().ID == warehouse && s.Status() == status && s.SubmittedAt() != nil {
-			all = append(all, ports.WarehouseShipment{Shipment: shipCopy(s), OrganizationName: r.State.Orgs[s.OrganizationID()].Name})
+	return listOf(r.fakeRepos, shipmentsOf, func(_ string, s *shipping.Shipment) (ports.WarehouseShipment, bool) {
+		if s.Warehouse().ID != warehouse || s.Status() != status || s.SubmittedAt() == nil {
+			return ports.WarehouseShipment{}, false
 		}
-	}
-	slices.SortFunc(all, func(a, b ports.WarehouseShipment) int {
+		return ports.WarehouseShipment{Shipment: shipCopy(s), OrganizationName: r.State.Orgs[s.OrganizationID()].Name}, true
+	}, func(a, b ports.WarehouseShipment) int {
 		return cmp.Or(a.Shipment.SubmittedAt().Compare(*b.Shipment.SubmittedAt()), strings.Compare(a.Shipment.ID(), b.Shipment.ID()))
-	})
-	all, more := pageOf(all, page)
-	return all, more, nil
+	}, page)
 }
 
 func (r fakeShipments) Get(_ context.Context, org, id string) (*shipping.Shipment, error) {
@@ -227,23 +209,17 @@ func (r fakeShipments) Get(_ context.Context, org, id string) (*shipping.Shipmen
 }
 
 func (r fakeShipments) List(_ context.Context, org string, f ports.ShipmentFilter, page ports.Page) ([]*shipping.Shipment, bool, error) {
-	end, err := r.begin()
-	if err != nil {
-		return nil, false, err
-	}
-	defer end()
-	var all []*shipping.Shipment
-	for _, s := range r.State.Shipments {
-		if s.OrganizationID() == org && (f.Status == "" || s.Status() == f.Status) {
-			all = append(all, shipCopy(s))
+	return listOf(r.fakeRepos, shipmentsOf, func(_ string, s *shipping.Shipment) (*shipping.Shipment, bool) {
+		if s.OrganizationID() != org || (f.Status != "" && s.Status() != f.Status) {
+			return nil, false
 		}
-	}
-	slices.SortFunc(all, func(a, b *shipping.Shipment) int {
+		return shipCopy(s), true
+	}, func(a, b *shipping.Shipment) int {
 		return cmp.Or(b.CreatedAt().Compare(a.CreatedAt()), strings.Compare(b.ID(), a.ID()))
-	})
-	all, more := pageOf(all, page)
-	return all, more, nil
+	}, page)
 }
+
+func shipmentsOf(s *State) map[string]*shipping.Shipment { return s.Shipments }
 
 // ShipFixture is the world of the shipment tests: org_ship_a with warehouse
 // wh_a (active, name "East"), wh_off (inactive), wh_b of another
@@ -286,6 +262,14 @@ var ShipT0 = time.Date(2026, 11, 22, 1, 15, 5, 123_000_000, time.UTC)
 func ShipApp(db *DB, env domain.Environment) (*App, *Clock) {
 	clock := &Clock{At: ShipT0}
 	return NewApp(db, env, clock, noop.NewTracerProvider().Tracer("test")), clock
+}
+
+// ShipSandbox is the real application in the sandbox on ShipFixture's
+// world, its clock at ShipT0.
+func ShipSandbox() (*DB, *App, *Clock) {
+	db := ShipFixture()
+	app, clock := ShipApp(db, domain.Sandbox)
+	return db, app, clock
 }
 
 // ShipPickPack is a Pick & Pack shipment of org_ship_a at wh_a.

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/acme3pl/fulfillment/application/apptest"
 	billingapp "github.com/acme3pl/fulfillment/application/billing"
 	"github.com/acme3pl/fulfillment/domain"
 	"github.com/acme3pl/fulfillment/domain/billing"
@@ -20,14 +21,6 @@ import (
 
 // The use cases' own logic with in-memory fakes; the SQL is tested in
 // adapters/postgres against the real database.
-
-type fakeClock struct{ t time.Time }
-
-func (c fakeClock) Now() time.Time { return c.t }
-
-type fakeIDs struct{ n int }
-
-func (g *fakeIDs) NewID(prefix string) string { g.n++; return fmt.Sprintf("%s_%d", prefix, g.n) }
 
 // fakeUoW runs fn on the fakes, as one transaction would, one at a time
 // (a run's transactions beside each other take turns); a failed fn's calls
@@ -225,7 +218,7 @@ func newFixture(now time.Time, sums []billing.Sum) fixture {
 	charges := fakeCharges{log: log, sums: sums, byOrg: map[string][]billing.Sum{}}
 	r := ports.Repositories{Charges: charges, RateCards: fakeCards{}, BillingPeriods: periods,
 		Invoices: fakeInvoices{}, Events: fakeEvents{log: log}}
-	d := billingapp.Deps{UnitOfWork: fakeUoW{r, &sync.Mutex{}}, Repos: r, Clock: fakeClock{now}, IDs: &fakeIDs{},
+	d := billingapp.Deps{UnitOfWork: fakeUoW{r, &sync.Mutex{}}, Repos: r, Clock: &apptest.Clock{At: now}, IDs: &apptest.IDs{},
 		Settings: billingapp.Settings{Calendar: billing.NewCalendar(time.UTC), Grace: 24 * time.Hour, Terms: 720 * time.Hour,
 			CollectionsAfter: 720 * time.Hour}}
 	return fixture{deps: d, log: log, charges: charges, periods: periods, run: billingapp.NewRunBillingHandler(d),

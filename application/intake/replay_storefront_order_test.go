@@ -18,6 +18,7 @@ import (
 	"github.com/acme3pl/fulfillment/application/apptest"
 	intakeapp "github.com/acme3pl/fulfillment/application/intake"
 	"github.com/acme3pl/fulfillment/domain"
+	"github.com/acme3pl/fulfillment/domain/domaintest"
 	"github.com/acme3pl/fulfillment/domain/intake"
 	"github.com/acme3pl/fulfillment/ports"
 )
@@ -168,9 +169,7 @@ func TestReplayStorefrontOrderRefusals(t *testing.T) {
 			}
 			before, _ := st.Receipt(apptest.IntakeOrg, 31)
 			_, err := replay(ctx, app, tt.org, tt.id, "tr")
-			if !errors.Is(err, tt.wantErr) {
-				t.Fatalf("error %v, want %v", err, tt.wantErr)
-			}
+			domaintest.MatchErr(t, err, tt.wantErr)
 			if after, _ := st.Receipt(apptest.IntakeOrg, 31); !reflect.DeepEqual(after, before) {
 				t.Fatalf("the receipt changed: %+v, was %+v", after, before)
 			}
@@ -264,13 +263,8 @@ func TestParseReceiptFilter(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.status+"/"+tt.code, func(t *testing.T) {
 			got, err := intakeapp.ParseReceiptFilter(tt.status, tt.code)
-			var ve *domain.ValidationError
-			switch {
-			case tt.wantParam == "" && err != nil:
-				t.Fatalf("unexpected error %v", err)
-			case tt.wantParam != "" && (!errors.As(err, &ve) || ve.Field != tt.wantParam):
-				t.Fatalf("error %v, want one naming %s", err, tt.wantParam)
-			case tt.wantParam == "" && got != tt.want:
+			domaintest.MatchField(t, err, tt.wantParam)
+			if tt.wantParam == "" && got != tt.want {
 				t.Fatalf("filter %+v, want %+v", got, tt.want)
 			}
 		})

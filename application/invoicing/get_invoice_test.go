@@ -2,11 +2,11 @@ package invoicing_test
 
 import (
 	"context"
-	"errors"
 	"testing"
 
 	invoicingapp "github.com/acme3pl/fulfillment/application/invoicing"
 	"github.com/acme3pl/fulfillment/domain"
+	"github.com/acme3pl/fulfillment/domain/domaintest"
 	"github.com/acme3pl/fulfillment/domain/invoicing"
 )
 
@@ -36,9 +36,7 @@ func TestGetInvoice(t *testing.T) {
 			app, rec := invoiceApp(repo)
 			inv, err := app.Invoicing.GetInvoice.Handle(context.Background(), invoicingapp.GetInvoice{OrganizationID: tt.org, ID: tt.id})
 			if tt.wantErr != nil {
-				if !errors.Is(err, tt.wantErr) {
-					t.Fatalf("error %v, want %v", err, tt.wantErr)
-				}
+				domaintest.MatchErr(t, err, tt.wantErr)
 			} else if err != nil || inv.ID() != tt.wantID {
 				t.Fatalf("got %v, %v; want invoice %s", inv, err, tt.wantID)
 			}

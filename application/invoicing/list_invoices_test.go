@@ -16,6 +16,7 @@ import (
 	"github.com/acme3pl/fulfillment/application/apptest"
 	invoicingapp "github.com/acme3pl/fulfillment/application/invoicing"
 	"github.com/acme3pl/fulfillment/domain"
+	"github.com/acme3pl/fulfillment/domain/domaintest"
 	"github.com/acme3pl/fulfillment/domain/invoicing"
 	"github.com/acme3pl/fulfillment/ports"
 )
@@ -84,14 +85,6 @@ func invoiceFixture(t *testing.T, org, id string, status invoicing.InvoiceStatus
 	return inv
 }
 
-func invoiceWantInvalid(t *testing.T, err error, field string) {
-	t.Helper()
-	var ve *domain.ValidationError
-	if !errors.As(err, &ve) || ve.Field != field {
-		t.Fatalf("error %v, want a validation error of %q", err, field)
-	}
-}
-
 func TestListInvoicesPassesTheFilterWithDefaults(t *testing.T) {
 	tests := []struct {
 		name string
@@ -158,7 +151,7 @@ func TestListInvoicesRefusesInvalidInput(t *testing.T) {
 			app, _ := invoiceApp(repo)
 			tt.in.OrganizationID, tt.in.Page = "org_inv_a", ports.Page{Take: 10}
 			_, err := app.Invoicing.ListInvoices.Handle(context.Background(), tt.in)
-			invoiceWantInvalid(t, err, tt.wantField)
+			domaintest.MatchField(t, err, tt.wantField)
 			if len(repo.listCalls) != 0 {
 				t.Fatalf("the repository was asked %+v", repo.listCalls)
 			}
@@ -186,7 +179,7 @@ func TestParseInvoiceSortParameters(t *testing.T) {
 	}
 	for _, in := range []string{"", "createdat", "created_at", "id", "name"} {
 		_, err := invoicingapp.ParseInvoiceSortBy(in)
-		invoiceWantInvalid(t, err, "sortBy")
+		domaintest.MatchField(t, err, "sortBy")
 	}
 	for in, wantAscending := range map[string]bool{"asc": true, "desc": false} {
 		if got, err := invoicingapp.ParseInvoiceSortOrder(in); err != nil || got != wantAscending {
@@ -195,7 +188,7 @@ func TestParseInvoiceSortParameters(t *testing.T) {
 	}
 	for _, in := range []string{"", "ASC", "ascending", "up"} {
 		_, err := invoicingapp.ParseInvoiceSortOrder(in)
-		invoiceWantInvalid(t, err, "sortOrder")
+		domaintest.MatchField(t, err, "sortOrder")
 	}
 }
 

@@ -11,8 +11,7 @@ import (
 )
 
 func TestCancelPendingReleasesItsReservation(t *testing.T) {
-	db := apptest.ShipFixture()
-	app, clock := apptest.ShipApp(db, domain.Sandbox)
+	db, app, clock := apptest.ShipSandbox()
 	apptest.ShipPending(t, app, apptest.ShipSPD(apptest.ShipLine("ctn_1", 1))) // kept
 	id := apptest.ShipPending(t, app, apptest.ShipSPD(apptest.ShipLine("ctn_1", 4), apptest.ShipLine("ctn_2", 2)))
 	clock.At = apptest.ShipT0.Add(time.Hour)
@@ -33,8 +32,7 @@ func TestCancelPendingReleasesItsReservation(t *testing.T) {
 }
 
 func TestCancelDraftReleasesNothing(t *testing.T) {
-	db := apptest.ShipFixture()
-	app, _ := apptest.ShipApp(db, domain.Sandbox)
+	db, app, _ := apptest.ShipSandbox()
 	apptest.ShipPending(t, app, apptest.ShipSPD(apptest.ShipLine("ctn_1", 2)))
 	id := apptest.ShipDraft(t, app, apptest.ShipSPD(apptest.ShipLine("ctn_1", 2)))
 	if _, err := apptest.ShipCancel(app, "org_ship_a", id); err != nil {
@@ -44,8 +42,7 @@ func TestCancelDraftReleasesNothing(t *testing.T) {
 }
 
 func TestCancelRefusals(t *testing.T) {
-	db := apptest.ShipFixture()
-	app, _ := apptest.ShipApp(db, domain.Sandbox)
+	_, app, _ := apptest.ShipSandbox()
 	id := apptest.ShipDraft(t, app, apptest.ShipSPD(apptest.ShipLine("ctn_1", 1)))
 	if _, err := apptest.ShipCancel(app, "org_ship_a", id); err != nil {
 		t.Fatal(err)
@@ -61,8 +58,7 @@ func TestCancelRefusals(t *testing.T) {
 // one per committed change, the record as the change left it, none when
 // the change is refused or rolled back.
 func TestShipmentEventsOfCreateAndCancel(t *testing.T) {
-	db := apptest.ShipFixture()
-	app, clock := apptest.ShipApp(db, domain.Sandbox)
+	db, app, clock := apptest.ShipSandbox()
 	id := apptest.ShipDraft(t, app, apptest.ShipSPD(apptest.ShipLine("ctn_1", 1)))
 	clock.At = apptest.ShipT0.Add(time.Hour)
 	if _, err := apptest.ShipCancel(app, "org_ship_a", id); err != nil {

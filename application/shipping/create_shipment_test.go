@@ -9,12 +9,12 @@ import (
 	"github.com/acme3pl/fulfillment/application/apptest"
 	shippingapp "github.com/acme3pl/fulfillment/application/shipping"
 	"github.com/acme3pl/fulfillment/domain"
+	"github.com/acme3pl/fulfillment/domain/domaintest"
 	"github.com/acme3pl/fulfillment/domain/shipping"
 )
 
 func TestCreateShipmentStoresADraft(t *testing.T) {
-	db := apptest.ShipFixture()
-	app, _ := apptest.ShipApp(db, domain.Sandbox)
+	db, app, _ := apptest.ShipSandbox()
 	s, err := app.Shipping.CreateShipment.Handle(context.Background(),
 		apptest.ShipPickPack(apptest.ShipLine("prod_2", 1), apptest.ShipLine("prod_1", 2), apptest.ShipLine("prod_2", 3)))
 	if err != nil {
@@ -94,8 +94,7 @@ func TestCreateShipmentRefusals(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			db := apptest.ShipFixture()
-			app, _ := apptest.ShipApp(db, domain.Sandbox)
+			db, app, _ := apptest.ShipSandbox()
 			s, err := app.Shipping.CreateShipment.Handle(context.Background(), tt.cmd)
 			if s != nil {
 				t.Fatalf("created %s", s.ID())
@@ -107,14 +106,9 @@ func TestCreateShipmentRefusals(t *testing.T) {
 					t.Fatalf("error %v, want unknown items %v", err, tt.wantUnknown)
 				}
 			case tt.wantField != "":
-				var ve *domain.ValidationError
-				if !errors.As(err, &ve) || ve.Field != tt.wantField {
-					t.Fatalf("error %v, want a validation error of %s", err, tt.wantField)
-				}
+				domaintest.MatchField(t, err, tt.wantField)
 			default:
-				if !errors.Is(err, tt.wantErr) {
-					t.Fatalf("error %v, want %v", err, tt.wantErr)
-				}
+				domaintest.MatchErr(t, err, tt.wantErr)
 			}
 			if len(db.State.Shipments) != 0 || db.Commits != 0 {
 				t.Fatalf("a refused draft was stored (%d shipments, %d commits)", len(db.State.Shipments), db.Commits)

@@ -2,16 +2,16 @@ package shipping_test
 
 import (
 	"context"
-	"errors"
 	"testing"
 
 	"github.com/acme3pl/fulfillment/application/apptest"
 	shippingapp "github.com/acme3pl/fulfillment/application/shipping"
 	"github.com/acme3pl/fulfillment/domain"
+	"github.com/acme3pl/fulfillment/domain/domaintest"
 )
 
 func TestGetShipmentIsScopedToTheOrganization(t *testing.T) {
-	app, _ := apptest.ShipApp(apptest.ShipFixture(), domain.Sandbox)
+	_, app, _ := apptest.ShipSandbox()
 	id := apptest.ShipDraft(t, app, apptest.ShipSPD(apptest.ShipLine("ctn_1", 1)))
 	tests := []struct {
 		name    string
@@ -32,9 +32,7 @@ func TestGetShipmentIsScopedToTheOrganization(t *testing.T) {
 				}
 				return
 			}
-			if !errors.Is(err, tt.wantErr) {
-				t.Fatalf("error %v, want %v", err, tt.wantErr)
-			}
+			domaintest.MatchErr(t, err, tt.wantErr)
 		})
 	}
 }

@@ -8,14 +8,12 @@ import (
 
 	"github.com/acme3pl/fulfillment/application/apptest"
 	shippingapp "github.com/acme3pl/fulfillment/application/shipping"
-	"github.com/acme3pl/fulfillment/domain"
 	"github.com/acme3pl/fulfillment/domain/shipping"
 	"github.com/acme3pl/fulfillment/ports"
 )
 
 func TestListShipmentsNewestFirstWithStatusFilter(t *testing.T) {
-	db := apptest.ShipFixture()
-	app, clock := apptest.ShipApp(db, domain.Sandbox)
+	_, app, clock := apptest.ShipSandbox()
 	var ids []string
 	for i := range 4 {
 		clock.At = apptest.ShipT0.Add(time.Duration(i) * time.Minute)

@@ -2,7 +2,6 @@ package shipping_test
 
 import (
 	"context"
-	"errors"
 	"reflect"
 	"strings"
 	"testing"
@@ -10,13 +9,13 @@ import (
 	"github.com/acme3pl/fulfillment/application/apptest"
 	shippingapp "github.com/acme3pl/fulfillment/application/shipping"
 	"github.com/acme3pl/fulfillment/domain"
+	"github.com/acme3pl/fulfillment/domain/domaintest"
 	"github.com/acme3pl/fulfillment/domain/shipping"
 	"github.com/acme3pl/fulfillment/ports"
 )
 
 func TestListStockShowsReservations(t *testing.T) {
-	db := apptest.ShipFixture()
-	app, _ := apptest.ShipApp(db, domain.Sandbox)
+	_, app, _ := apptest.ShipSandbox()
 	apptest.ShipPending(t, app, apptest.ShipSPD(apptest.ShipLine("ctn_1", 2)))
 	res, err := app.Shipping.ListStock.Handle(context.Background(), shippingapp.ListStock{
 		OrganizationID: "org_ship_a", Kind: shipping.KindCarton, SKU: "  CTN-TEE-24 ", Page: ports.Page{Take: 10},
@@ -34,7 +33,7 @@ func TestListStockShowsReservations(t *testing.T) {
 }
 
 func TestListStockRefusals(t *testing.T) {
-	app, _ := apptest.ShipApp(apptest.ShipFixture(), domain.Sandbox)
+	_, app, _ := apptest.ShipSandbox()
 	tests := []struct {
 		name      string
 		q         shippingapp.ListStock
@@ -47,10 +46,7 @@ func TestListStockRefusals(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			_, err := app.Shipping.ListStock.Handle(context.Background(), tt.q)
-			var ve *domain.ValidationError
-			if !errors.As(err, &ve) || ve.Field != tt.wantField {
-				t.Fatalf("error %v, want a validation error of %s", err, tt.wantField)
-			}
+			domaintest.MatchField(t, err, tt.wantField)
 		})
 	}
 }

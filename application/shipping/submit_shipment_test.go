@@ -10,12 +10,12 @@ import (
 	"github.com/acme3pl/fulfillment/application/apptest"
 	shippingapp "github.com/acme3pl/fulfillment/application/shipping"
 	"github.com/acme3pl/fulfillment/domain"
+	"github.com/acme3pl/fulfillment/domain/domaintest"
 	"github.com/acme3pl/fulfillment/domain/shipping"
 )
 
 func TestSubmitSPDReservesCartons(t *testing.T) {
-	db := apptest.ShipFixture()
-	app, clock := apptest.ShipApp(db, domain.Sandbox)
+	db, app, clock := apptest.ShipSandbox()
 	id := apptest.ShipDraft(t, app, apptest.ShipSPD(apptest.ShipLine("ctn_1", 3), apptest.ShipLine("ctn_2", 2)))
 	clock.At = apptest.ShipT0.Add(time.Minute)
 	s, err := apptest.ShipSubmit(app, "org_ship_a", id)
@@ -40,8 +40,7 @@ func TestSubmitSPDReservesCartons(t *testing.T) {
 }
 
 func TestSubmitShortSPDReservesNothing(t *testing.T) {
-	db := apptest.ShipFixture()
-	app, _ := apptest.ShipApp(db, domain.Sandbox)
+	db, app, _ := apptest.ShipSandbox()
 	id := apptest.ShipDraft(t, app, apptest.ShipSPD(apptest.ShipLine("ctn_2", 3), apptest.ShipLine("ctn_1", 5)))
 	apptest.ShipPending(t, app, apptest.ShipSPD(apptest.ShipLine("ctn_1", 1)))
 	_, err := apptest.ShipSubmit(app, "org_ship_a", id)
@@ -69,15 +68,13 @@ func TestSubmitShortSPDReservesNothing(t *testing.T) {
 }
 
 func TestSubmitPickPackReservesWithoutACheck(t *testing.T) {
-	db := apptest.ShipFixture()
-	app, _ := apptest.ShipApp(db, domain.Sandbox)
+	db, app, _ := apptest.ShipSandbox()
 	apptest.ShipPending(t, app, apptest.ShipPickPack(apptest.ShipLine("prod_1", 7)))
 	db.WantLevel(t, "wh_a", "prod_1", apptest.StockLevel{OnHand: 0, Reserved: 7}, "a backorder of 7")
 }
 
 func TestSubmitRefusals(t *testing.T) {
-	db := apptest.ShipFixture()
-	app, _ := apptest.ShipApp(db, domain.Sandbox)
+	db, app, _ := apptest.ShipSandbox()
 	pending := apptest.ShipPending(t, app, apptest.ShipSPD(apptest.ShipLine("ctn_1", 1)))
 	cancelled := apptest.ShipDraft(t, app, apptest.ShipSPD(apptest.ShipLine("ctn_1", 1)))
 	if _, err := app.Shipping.CancelShipment.Handle(context.Background(), shippingapp.CancelShipment{OrganizationID: "org_ship_a", ShipmentID: cancelled}); err != nil {
@@ -111,9 +108,7 @@ func checkShipRefusals(t *testing.T, db *apptest.DB, do func(org, id string) err
 			if db != nil {
 				commits = db.Commits
 			}
-			if err := do(tt.org, tt.id); !errors.Is(err, tt.wantErr) {
-				t.Fatalf("error %v, want %v", err, tt.wantErr)
-			}
+			domaintest.MatchErr(t, do(tt.org, tt.id), tt.wantErr)
 			if db != nil && db.Commits != commits {
 				t.Fatal("a refused command committed")
 			}

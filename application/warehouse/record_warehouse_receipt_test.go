@@ -103,12 +103,7 @@ func TestRecordWarehouseReceiptIsIdempotentOnItsReference(t *testing.T) {
 
 func TestRecordWarehouseReceiptRefuses(t *testing.T) {
 	future := recvT0.Add(time.Minute)
-	checkRefusals(t, recvCommand, func(db *apptest.DB, hooks apptest.Billing) func(context.Context, warehouseapp.RecordWarehouseReceipt) error {
-		return func(ctx context.Context, c warehouseapp.RecordWarehouseReceipt) error {
-			_, err := recvHandler(db, hooks).Handle(ctx, c)
-			return err
-		}
-	}, func(db *apptest.DB) bool {
+	checkRefusals(t, recvCommand, recvHandler, (*warehouseapp.RecordWarehouseReceiptHandler).Handle, func(db *apptest.DB) bool {
 		return db.Commits != 0 || db.WarehouseReceipts() != 0 || len(db.Movements()) != 0 || db.Level("wh_a", "ctn_1").OnHand != 5
 	}, []refusal[warehouseapp.RecordWarehouseReceipt]{
 		{"future receivedAt", func(c *warehouseapp.RecordWarehouseReceipt) { c.ReceivedAt = &future }, apptest.Billing{}, application.KindInvalid},

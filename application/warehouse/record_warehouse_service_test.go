@@ -51,12 +51,7 @@ func TestRecordWarehouseServiceIsIdempotentOnItsReference(t *testing.T) {
 
 func TestRecordWarehouseServiceRefuses(t *testing.T) {
 	future := recvT0.Add(time.Second)
-	checkRefusals(t, svcCommand, func(db *apptest.DB, hooks apptest.Billing) func(context.Context, warehouseapp.RecordWarehouseService) error {
-		return func(ctx context.Context, c warehouseapp.RecordWarehouseService) error {
-			_, err := svcHandler(db, hooks).Handle(ctx, c)
-			return err
-		}
-	}, func(db *apptest.DB) bool { return db.Commits != 0 || db.WarehouseServices() != 0 }, []refusal[warehouseapp.RecordWarehouseService]{
+	checkRefusals(t, svcCommand, svcHandler, (*warehouseapp.RecordWarehouseServiceHandler).Handle, func(db *apptest.DB) bool { return db.Commits != 0 || db.WarehouseServices() != 0 }, []refusal[warehouseapp.RecordWarehouseService]{
 		{"future performedAt", func(c *warehouseapp.RecordWarehouseService) { c.PerformedAt = &future }, apptest.Billing{}, application.KindInvalid},
 		{"zero quantity", func(c *warehouseapp.RecordWarehouseService) { c.QuantityMilli = 0 }, apptest.Billing{}, application.KindInvalid},
 		{"a warehouse that does not serve the organization", func(c *warehouseapp.RecordWarehouseService) { c.OrganizationID = "org_ship_b" },
@@ -78,17 +73,19 @@ type refusal[C any] struct {
 	want  application.Kind
 }
 
-// checkRefusals runs a report's refusals on the shipment tests' world:
-// each answers its kind of error, and nothing is written (wrote tells).
-func checkRefusals[C any](t *testing.T, command func() C, handle func(*apptest.DB, apptest.Billing) func(context.Context, C) error,
-	wrote func(*apptest.DB) bool, cases []refusal[C]) {
+// checkRefusals runs a report's refusals on the shipment tests' world,
+// each through handle on the handler made of the world and the case's
+// hooks: each answers its kind of error, and nothing is written (wrote
+// tells).
+func checkRefusals[C, H, R any](t *testing.T, command func() C, handler func(*apptest.DB, apptest.Billing) H,
+	handle func(H, context.Context, C) (R, error), wrote func(*apptest.DB) bool, cases []refusal[C]) {
 	t.Helper()
 	for _, tt := range cases {
 		t.Run(tt.name, func(t *testing.T) {
 			db := apptest.ShipFixture()
 			c := command()
 			tt.edit(&c)
-			err := handle(db, tt.hooks)(context.Background(), c)
+			_, err := handle(handler(db, tt.hooks), context.Background(), c)
 			if got := application.KindOf(err); got != tt.want {
 				t.Fatalf("error %v (%s), want %s", err, got, tt.want)
 			}

@@ -30,6 +30,17 @@ func MatchErr(t *testing.T, err, want error) {
 	}
 }
 
+// MatchField checks that err is the validation error of field, or no
+// error when field is "".
+func MatchField(t *testing.T, err error, field string) {
+	t.Helper()
+	var want error
+	if field != "" {
+		want = Invalid(field)
+	}
+	MatchErr(t, err, want)
+}
+
 // Invalid is the validation error of a field, as MatchErr matches it.
 func Invalid(field string) error { return &domain.ValidationError{Field: field} }
 
@@ -61,11 +72,7 @@ func Edits[P, T any](t *testing.T, valid func() P, construct func(P) (T, error),
 			p := valid()
 			tt.Edit(&p)
 			_, err := construct(p)
-			var want error
-			if tt.WantField != "" {
-				want = Invalid(tt.WantField)
-			}
-			MatchErr(t, err, want)
+			MatchField(t, err, tt.WantField)
 		})
 	}
 }

@@ -99,10 +99,7 @@ func TestNewShipmentValidates(t *testing.T) {
 				}
 				return
 			}
-			var ve *domain.ValidationError
-			if !errors.As(err, &ve) || ve.Field != tt.wantField {
-				t.Fatalf("error %v, want a validation error of %s", err, tt.wantField)
-			}
+			domaintest.MatchField(t, err, tt.wantField)
 		})
 	}
 }
@@ -263,9 +260,7 @@ func TestSubmitTransitions(t *testing.T) {
 			s := shipStored(tt.from)
 			before := s.SubmittedAt()
 			err := s.Submit(later)
-			if !errors.Is(err, tt.wantErr) || (tt.wantErr == nil && err != nil) {
-				t.Fatalf("Submit: %v, want %v", err, tt.wantErr)
-			}
+			domaintest.MatchErr(t, err, tt.wantErr)
 			if s.Status() != tt.want {
 				t.Fatalf("status %s, want %s", s.Status(), tt.want)
 			}
@@ -299,9 +294,7 @@ func TestCancelTransitions(t *testing.T) {
 		t.Run(string(tt.from), func(t *testing.T) {
 			s := shipStored(tt.from)
 			releases, err := s.Cancel(later)
-			if !errors.Is(err, tt.wantErr) || (tt.wantErr == nil && err != nil) {
-				t.Fatalf("Cancel: %v, want %v", err, tt.wantErr)
-			}
+			domaintest.MatchErr(t, err, tt.wantErr)
 			if releases != tt.wantReleases {
 				t.Fatalf("releases %v, want %v", releases, tt.wantReleases)
 			}

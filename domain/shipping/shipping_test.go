@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/acme3pl/fulfillment/domain"
+	"github.com/acme3pl/fulfillment/domain/domaintest"
 	"github.com/acme3pl/fulfillment/domain/shipping"
 )
 
@@ -32,13 +33,7 @@ func TestNewTracking(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			got, err := shipping.NewTracking(tt.carrier, tt.number)
-			var ve *domain.ValidationError
-			switch {
-			case tt.wantField == "" && err != nil:
-				t.Fatalf("NewTracking: %v", err)
-			case tt.wantField != "" && (!errors.As(err, &ve) || ve.Field != tt.wantField):
-				t.Fatalf("NewTracking: %v, want an invalid %s", err, tt.wantField)
-			}
+			domaintest.MatchField(t, err, tt.wantField)
 			if got != tt.want {
 				t.Fatalf("NewTracking = %+v, want %+v", got, tt.want)
 			}
@@ -73,9 +68,7 @@ func TestShipTransitions(t *testing.T) {
 			s := shipStored(tt.from)
 			beforeShipped, beforeTracking := s.ShippedAt(), s.Tracking()
 			replay, err := s.Ship(later, tt.tracking)
-			if !errors.Is(err, tt.wantErr) || (tt.wantErr == nil && err != nil) {
-				t.Fatalf("Ship: %v, want %v", err, tt.wantErr)
-			}
+			domaintest.MatchErr(t, err, tt.wantErr)
 			if replay != tt.wantReplay || s.Status() != tt.want {
 				t.Fatalf("replay %v, status %s; want %v, %s", replay, s.Status(), tt.wantReplay, tt.want)
 			}

@@ -6,7 +6,6 @@ import (
 	"slices"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/acme3pl/fulfillment/domain"
 	"github.com/acme3pl/fulfillment/domain/shipping"
@@ -47,14 +46,8 @@ type ReceiptLine struct {
 // the idempotency key per warehouse. Its lines raise on hand at the
 // warehouse, each by one stock movement dated ReceivedAt.
 type Receipt struct {
-	id              string
-	warehouseID     string
-	organizationID  string
-	reference       string
-	receivedAt      time.Time
-	receivedAtGiven bool
-	lines           []ReceiptLine
-	createdAt       time.Time
+	report
+	lines []ReceiptLine
 }
 
 // NewReceiptParams are the inputs of NewReceipt. ReceivedAt nil means now.
@@ -90,53 +83,10 @@ func NewReceipt(p NewReceiptParams) (*Receipt, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Receipt{
+	return &Receipt{report: report{
 		id: p.ID, warehouseID: p.WarehouseID, organizationID: p.OrganizationID, reference: p.Reference,
-		receivedAt: at, receivedAtGiven: given, lines: lines, createdAt: now,
-	}, nil
-}
-
-// CheckReference refuses a reference that is empty, longer than
-// MaxReferenceChars characters, or not text PostgreSQL can hold.
-func CheckReference(ref string) error {
-	if n := utf8.RuneCountInString(ref); n < 1 || n > MaxReferenceChars || !utf8.ValidString(ref) {
-		return domain.Invalid("reference", "must be 1 to %d characters", MaxReferenceChars)
-	}
-	return shipping.CheckText("reference", ref)
-}
-
-// checkReport checks what every report of a warehouse (a receipt, a
-// service) carries, in the order of the body's members: its ID and
-// warehouse (the service's own, not the body's), organizationId and
-// reference.
-func checkReport(kind, id, warehouseID, organizationID, reference string) error {
-	if !domain.ValidID(id) || !domain.ValidID(warehouseID) {
-		return domain.Invalid(kind, "a %s needs an ID and a warehouse", kind)
-	}
-	if organizationID == "" {
-		return domain.Invalid("organizationId", "is required")
-	}
-	return CheckReference(reference)
-}
-
-// sameReportedAt tells whether a report's time matches the stored one's:
-// a time the retry gives must be the stored one; a retry that gives none
-// (now) matches any.
-func sameReportedAt(given bool, at time.Time, storedGiven bool, stored time.Time) bool {
-	return !given || (storedGiven && at.Equal(stored))
-}
-
-// reportedAt is the time of a fact the warehouse reports: given, or now. A
-// given time may lie in the past (a WMS reporting late) but not after now.
-func reportedAt(field string, given *time.Time, now time.Time) (time.Time, bool, error) {
-	if given == nil {
-		return now, false, nil
-	}
-	at := given.UTC().Truncate(time.Millisecond)
-	if at.After(now) {
-		return time.Time{}, false, domain.Invalid(field, "must not be in the future")
-	}
-	return at, true, nil
+		at: at, atGiven: given, createdAt: now,
+	}, lines: lines}, nil
 }
 
 func checkReceiptLines(in []ReceiptLine) ([]ReceiptLine, error) {
@@ -221,7 +171,7 @@ func (r *Receipt) SameContent(other *Receipt) bool {
 	if r.organizationID != other.organizationID || len(r.lines) != len(other.lines) {
 		return false
 	}
-	return sameReportedAt(r.receivedAtGiven, r.receivedAt, other.receivedAtGiven, other.receivedAt) &&
+	return r.sameTime(&other.report) &&
 		slices.Equal(sortedReceiptLines(r.lines), sortedReceiptLines(other.lines))
 }
 
@@ -248,7 +198,7 @@ func (r *Receipt) Movements() shipping.StockChange {
 	}
 	return shipping.StockChange{
 		OrganizationID: r.organizationID, WarehouseID: r.warehouseID, Reason: shipping.MovementReceipt,
-		ReceiptID: r.id, OccurredAt: r.receivedAt, Deltas: deltas,
+		ReceiptID: r.id, OccurredAt: r.at, Deltas: deltas,
 	}
 }
 
@@ -276,18 +226,13 @@ type RehydrateReceiptParams struct {
 // postgres adapter calls it; the database's constraints hold the
 // invariants.
 func RehydrateReceipt(p RehydrateReceiptParams) *Receipt {
-	return &Receipt{
+	return &Receipt{report: report{
 		id: p.ID, warehouseID: p.WarehouseID, organizationID: p.OrganizationID, reference: p.Reference,
-		receivedAt: p.ReceivedAt.UTC(), receivedAtGiven: p.ReceivedAtGiven, lines: p.Lines, createdAt: p.CreatedAt.UTC(),
-	}
+		at: p.ReceivedAt.UTC(), atGiven: p.ReceivedAtGiven, createdAt: p.CreatedAt.UTC(),
+	}, lines: p.Lines}
 }
 
 // Accessors.
-func (r *Receipt) ID() string             { return r.id }
-func (r *Receipt) WarehouseID() string    { return r.warehouseID }
-func (r *Receipt) OrganizationID() string { return r.organizationID }
-func (r *Receipt) Reference() string      { return r.reference }
-func (r *Receipt) ReceivedAt() time.Time  { return r.receivedAt }
-func (r *Receipt) ReceivedAtGiven() bool  { return r.receivedAtGiven }
-func (r *Receipt) Lines() []ReceiptLine   { return append([]ReceiptLine(nil), r.lines...) }
-func (r *Receipt) CreatedAt() time.Time   { return r.createdAt }
+func (r *Receipt) ReceivedAt() time.Time { return r.at }
+func (r *Receipt) ReceivedAtGiven() bool { return r.atGiven }
+func (r *Receipt) Lines() []ReceiptLine  { return append([]ReceiptLine(nil), r.lines...) }

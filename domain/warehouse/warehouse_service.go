@@ -25,16 +25,10 @@ const (
 // warehouse's reference, which is the idempotency key per warehouse. The
 // quantity is in thousandths: 1.5 labour hours is 1500.
 type ServiceRecord struct {
-	id               string
-	warehouseID      string
-	organizationID   string
-	reference        string
-	service          string
-	quantityMilli    int64
-	performedAt      time.Time
-	performedAtGiven bool
-	note             string
-	createdAt        time.Time
+	report
+	service       string
+	quantityMilli int64
+	note          string
 }
 
 // NewServiceRecordParams are the inputs of NewServiceRecord. PerformedAt nil
@@ -81,11 +75,10 @@ func NewServiceRecord(p NewServiceRecordParams) (*ServiceRecord, error) {
 	if err := shipping.CheckText("note", p.Note); err != nil {
 		return nil, err
 	}
-	return &ServiceRecord{
+	return &ServiceRecord{report: report{
 		id: p.ID, warehouseID: p.WarehouseID, organizationID: p.OrganizationID, reference: p.Reference,
-		service: p.Service, quantityMilli: p.QuantityMilli, performedAt: at, performedAtGiven: given,
-		note: p.Note, createdAt: now,
-	}, nil
+		at: at, atGiven: given, createdAt: now,
+	}, service: p.Service, quantityMilli: p.QuantityMilli, note: p.Note}, nil
 }
 
 // SameContent tells whether other reports the same service as s: the same
@@ -96,7 +89,7 @@ func (s *ServiceRecord) SameContent(other *ServiceRecord) bool {
 		s.quantityMilli != other.quantityMilli || s.note != other.note {
 		return false
 	}
-	return sameReportedAt(s.performedAtGiven, s.performedAt, other.performedAtGiven, other.performedAt)
+	return s.sameTime(&other.report)
 }
 
 // ParseMilli reads a decimal number as written in JSON (`2`, `1.5`,
@@ -197,21 +190,15 @@ type RehydrateServiceRecordParams struct {
 // RehydrateServiceRecord rebuilds a stored service without validation:
 // only the postgres adapter calls it.
 func RehydrateServiceRecord(p RehydrateServiceRecordParams) *ServiceRecord {
-	return &ServiceRecord{
+	return &ServiceRecord{report: report{
 		id: p.ID, warehouseID: p.WarehouseID, organizationID: p.OrganizationID, reference: p.Reference,
-		service: p.Service, quantityMilli: p.QuantityMilli, performedAt: p.PerformedAt.UTC(),
-		performedAtGiven: p.PerformedAtGiven, note: p.Note, createdAt: p.CreatedAt.UTC(),
-	}
+		at: p.PerformedAt.UTC(), atGiven: p.PerformedAtGiven, createdAt: p.CreatedAt.UTC(),
+	}, service: p.Service, quantityMilli: p.QuantityMilli, note: p.Note}
 }
 
 // Accessors.
-func (s *ServiceRecord) ID() string             { return s.id }
-func (s *ServiceRecord) WarehouseID() string    { return s.warehouseID }
-func (s *ServiceRecord) OrganizationID() string { return s.organizationID }
-func (s *ServiceRecord) Reference() string      { return s.reference }
 func (s *ServiceRecord) Service() string        { return s.service }
 func (s *ServiceRecord) QuantityMilli() int64   { return s.quantityMilli }
-func (s *ServiceRecord) PerformedAt() time.Time { return s.performedAt }
-func (s *ServiceRecord) PerformedAtGiven() bool { return s.performedAtGiven }
+func (s *ServiceRecord) PerformedAt() time.Time { return s.at }
+func (s *ServiceRecord) PerformedAtGiven() bool { return s.atGiven }
 func (s *ServiceRecord) Note() string           { return s.note }
-func (s *ServiceRecord) CreatedAt() time.Time   { return s.createdAt }

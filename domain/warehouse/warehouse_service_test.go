@@ -1,12 +1,10 @@
 package warehouse_test
 
 import (
-	"errors"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/acme3pl/fulfillment/domain"
 	"github.com/acme3pl/fulfillment/domain/domaintest"
 	"github.com/acme3pl/fulfillment/domain/warehouse"
 )
@@ -97,11 +95,9 @@ func TestParseMilli(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.text, func(t *testing.T) {
 			got, err := warehouse.ParseMilli("quantity", tt.text)
-			var ve *domain.ValidationError
-			switch {
-			case tt.wantErr && (!errors.As(err, &ve) || ve.Field != "quantity"):
-				t.Fatalf("ParseMilli(%q) = %d, %v; want a validation error of quantity", tt.text, got, err)
-			case !tt.wantErr && (err != nil || got != tt.want):
+			if tt.wantErr {
+				domaintest.MatchField(t, err, "quantity")
+			} else if err != nil || got != tt.want {
 				t.Fatalf("ParseMilli(%q) = %d, %v; want %d", tt.text, got, err, tt.want)
 			}
 		})
