@@ -26,12 +26,7 @@ import (
 // keptPayload returns the body stored with an order's receipt (nil: none).
 func keptPayload(t *testing.T, db *bun.DB, org string, order int64) []byte {
 	t.Helper()
-	var b []byte
-	if err := db.NewRaw("SELECT payload FROM order_receipts WHERE organization_id = ? AND order_id = ?", org, order).
-		Scan(context.Background(), &b); err != nil {
-		t.Fatal(err)
-	}
-	return b
+	return pgtest.Query[[]byte](t, db, "SELECT payload FROM order_receipts WHERE organization_id = ? AND order_id = ?", org, order)
 }
 
 // receiveBody runs one delivery of o with its body through the intake.

@@ -111,11 +111,7 @@ func intakeReceive(app *intakeapp.UseCases, org string, o intake.StorefrontOrder
 
 func intakeCount(t *testing.T, db *bun.DB, query string, args ...any) int {
 	t.Helper()
-	var n int
-	if err := db.NewRaw(query, args...).Scan(context.Background(), &n); err != nil {
-		t.Fatal(err)
-	}
-	return n
+	return pgtest.Query[int](t, db, query, args...)
 }
 
 func TestOrderReceiptRepository(t *testing.T) {
