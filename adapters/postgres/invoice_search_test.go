@@ -63,7 +63,7 @@ func TestSearchFillAgreesWithTheDatabase(t *testing.T) {
 	if len(terms) < 1000 {
 		t.Fatalf("only %d terms", len(terms))
 	}
-	misses := pgtest.Query[[]int](t, db, `SELECT t.n::int FROM unnest(?::text[], ?::text[]) WITH ORDINALITY AS t(fill, pattern, n)
+	misses := scanQuery[[]int](t, db, `SELECT t.n::int FROM unnest(?::text[], ?::text[]) WITH ORDINALITY AS t(fill, pattern, n)
 		WHERE NOT t.fill LIKE t.pattern ORDER BY t.n`, pgdialect.Array(fills), pgdialect.Array(patterns))
 	for _, n := range misses[:min(len(misses), 10)] {
 		t.Errorf("term %q: pattern %q does not match the fill %q", terms[n-1], patterns[n-1], fills[n-1])
@@ -97,7 +97,7 @@ func TestGramQueryAgreesWithTheDatabase(t *testing.T) {
 			}
 		}
 	}
-	got := pgtest.Query[[]bool](t, db, `SELECT array_to_tsvector(invoice_search_grams(t.text)) @@ t.query::tsquery
+	got := scanQuery[[]bool](t, db, `SELECT array_to_tsvector(invoice_search_grams(t.text)) @@ t.query::tsquery
 		FROM unnest(?::text[], ?::text[]) WITH ORDINALITY AS t(text, query, n) ORDER BY t.n`,
 		pgdialect.Array(corpus), pgdialect.Array(queries))
 	if len(got) != len(want) || len(want) < 500 {

@@ -109,11 +109,6 @@ func intakeReceive(app *intakeapp.UseCases, org string, o intake.StorefrontOrder
 		intakeapp.ReceiveStorefrontOrder{OrganizationID: org, TraceID: "0123456789abcdef0123456789abcdef", Order: o})
 }
 
-func intakeCount(t *testing.T, db *bun.DB, query string, args ...any) int {
-	t.Helper()
-	return pgtest.Query[int](t, db, query, args...)
-}
-
 func TestOrderReceiptRepository(t *testing.T) {
 	db, org := intakeSeeded(t, 1)
 	ctx := context.Background()

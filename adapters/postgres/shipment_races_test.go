@@ -9,7 +9,6 @@ import (
 
 	"github.com/uptrace/bun"
 
-	"github.com/acme3pl/fulfillment/adapters/postgres/pgtest"
 	shippingapp "github.com/acme3pl/fulfillment/application/shipping"
 	"github.com/acme3pl/fulfillment/domain"
 	"github.com/acme3pl/fulfillment/domain/shipping"
@@ -37,7 +36,7 @@ func shipRaceFixture(t *testing.T, name string, onHandA, onHandB int64) (org, wh
 // shipPendingSum is Σ quantity of the pending shipments' lines per carton.
 func shipPendingSum(t *testing.T, db *bun.DB, org string) (count int, byCarton map[string]int64) {
 	t.Helper()
-	rows := pgtest.Query[[]struct {
+	rows := scanQuery[[]struct {
 		CartonID string `bun:"carton_id"`
 		Sum      int64  `bun:"sum"`
 	}](t, db, "SELECT c.carton_id, sum(c.quantity) AS sum FROM shipment_cartons AS c JOIN shipments AS s ON s.id = c.shipment_id "+
@@ -46,7 +45,7 @@ func shipPendingSum(t *testing.T, db *bun.DB, org string) (count int, byCarton m
 	for _, r := range rows {
 		byCarton[r.CartonID] = r.Sum
 	}
-	count = pgtest.Query[int](t, db, "SELECT count(*) FROM shipments WHERE organization_id = ? AND status = 'pending'", org)
+	count = scanQuery[int](t, db, "SELECT count(*) FROM shipments WHERE organization_id = ? AND status = 'pending'", org)
 	return count, byCarton
 }
 

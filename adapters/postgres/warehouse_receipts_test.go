@@ -10,7 +10,6 @@ import (
 	"github.com/uptrace/bun"
 
 	"github.com/acme3pl/fulfillment/adapters/postgres"
-	"github.com/acme3pl/fulfillment/adapters/postgres/pgtest"
 	"github.com/acme3pl/fulfillment/adapters/system"
 	warehouseapp "github.com/acme3pl/fulfillment/application/warehouse"
 	"github.com/acme3pl/fulfillment/domain"
@@ -65,7 +64,7 @@ type recvMovement struct {
 
 func recvMovements(t *testing.T, db *bun.DB, org string) []recvMovement {
 	t.Helper()
-	out := pgtest.Query[[]recvMovement](t, db, `SELECT coalesce(product_id, carton_id) AS item, quantity, reason, coalesce(receipt_id, '') AS receipt_id, occurred_at
+	out := scanQuery[[]recvMovement](t, db, `SELECT coalesce(product_id, carton_id) AS item, quantity, reason, coalesce(receipt_id, '') AS receipt_id, occurred_at
 FROM stock_movements WHERE organization_id = ? ORDER BY id`, org)
 	for i := range out {
 		out[i].OccurredAt = out[i].OccurredAt.UTC()
@@ -212,7 +211,7 @@ func TestReceiptReferenceIsIdempotent(t *testing.T) {
 	if _, err := uc.Handle(ctx, c3); !errors.As(err, &ui) || !reflect.DeepEqual(ui.IDs, []string{w.prod}) {
 		t.Fatalf("a product named as a carton: %v", err)
 	}
-	if receipts := pgtest.Query[int](t, db, "SELECT count(*) FROM warehouse_receipts WHERE organization_id = ?", w.org); receipts != 1 {
+	if receipts := scanQuery[int](t, db, "SELECT count(*) FROM warehouse_receipts WHERE organization_id = ?", w.org); receipts != 1 {
 		t.Fatalf("%d receipts stored, want 1", receipts)
 	}
 	recvLedgerHolds(t, db, w.org)

@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/acme3pl/fulfillment/adapters/postgres"
-	"github.com/acme3pl/fulfillment/adapters/postgres/pgtest"
 	"github.com/acme3pl/fulfillment/adapters/system"
 	warehouseapp "github.com/acme3pl/fulfillment/application/warehouse"
 	"github.com/acme3pl/fulfillment/domain"
@@ -73,7 +72,7 @@ func TestServicesWithOneReferenceRacing(t *testing.T) {
 	}
 	created := shipRunSame(t, "service", calls, func(r warehouseapp.ServiceResult) bool { return r.Created },
 		func(r warehouseapp.ServiceResult) string { return r.Service.ID() })
-	stored := pgtest.Query[int](t, shipDB(t, 1), "SELECT count(*) FROM warehouse_services WHERE organization_id = ?", w.org)
+	stored := scanQuery[int](t, shipDB(t, 1), "SELECT count(*) FROM warehouse_services WHERE organization_id = ?", w.org)
 	if created != 1 || stored != 1 {
 		t.Fatalf("%d created, %d stored; want 1 and 1", created, stored)
 	}

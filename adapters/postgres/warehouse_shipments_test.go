@@ -10,7 +10,6 @@ import (
 	"github.com/uptrace/bun"
 
 	"github.com/acme3pl/fulfillment/adapters/postgres"
-	"github.com/acme3pl/fulfillment/adapters/postgres/pgtest"
 	"github.com/acme3pl/fulfillment/adapters/system"
 	shippingapp "github.com/acme3pl/fulfillment/application/shipping"
 	warehouseapp "github.com/acme3pl/fulfillment/application/warehouse"
@@ -85,7 +84,7 @@ type shipMovement struct {
 
 func shipMovements(t *testing.T, db *bun.DB, org string) []shipMovement {
 	t.Helper()
-	return pgtest.Query[[]shipMovement](t, db, `SELECT warehouse_id, product_id, carton_id, quantity, reason, shipment_id, occurred_at
+	return scanQuery[[]shipMovement](t, db, `SELECT warehouse_id, product_id, carton_id, quantity, reason, shipment_id, occurred_at
 		FROM stock_movements WHERE organization_id = ? AND reason = 'shipment' ORDER BY id`, org)
 }
 

@@ -157,17 +157,6 @@ func Open(t testing.TB, dsn string) *bun.DB {
 	return db
 }
 
-// Query runs a query on db and scans its answer into a T (a value, a
-// struct, or a slice of either for its rows), failing t on an error.
-func Query[T any](t testing.TB, db bun.IDB, query string, args ...any) T {
-	t.Helper()
-	var v T
-	if err := db.NewRaw(query, args...).Scan(context.Background(), &v); err != nil {
-		t.Fatal(err)
-	}
-	return v
-}
-
 // WaitForLockWaiters waits until at least n other sessions of db's
 // database wait for a lock (pg_stat_activity.wait_event_type = 'Lock'),
 // failing t after 15 s. Tests use it to know that a statement is blocked
