@@ -49,7 +49,7 @@ func TestParsePage(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.query, func(t *testing.T) {
-			checkQuery(t, "ParsePage", httpapi.ParsePage, tt.query, tt.want, tt.wantField)
+			_ = checkQuery(t, "ParsePage", httpapi.ParsePage, tt.query, tt.want, tt.wantField)
 		})
 	}
 }
