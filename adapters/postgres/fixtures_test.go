@@ -6,8 +6,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/uptrace/bun"
-
 	"github.com/acme3pl/fulfillment/adapters/postgres"
 	"github.com/acme3pl/fulfillment/adapters/postgres/pgtest"
 	"github.com/acme3pl/fulfillment/domain"
@@ -15,17 +13,6 @@ import (
 	"github.com/acme3pl/fulfillment/domain/shipping"
 	"github.com/acme3pl/fulfillment/ports"
 )
-
-// scanQuery runs a query on db and scans its answer into a T (a value, a
-// struct, or a slice of either for its rows), failing t on an error.
-func scanQuery[T any](t testing.TB, db bun.IDB, query string, args ...any) T {
-	t.Helper()
-	var v T
-	if err := db.NewRaw(query, args...).Scan(context.Background(), &v); err != nil {
-		t.Fatal(err)
-	}
-	return v
-}
 
 func fixtureInvoice(t *testing.T, id, org string) *invoicing.Invoice {
 	t.Helper()
