@@ -73,12 +73,8 @@ func writeJSON(buf *bytes.Buffer, n *yaml.Node) error {
 		}
 		return writeJSON(buf, n.Content[0])
 	case yaml.MappingNode:
-		buf.WriteByte('{')
-		for i := 0; i+1 < len(n.Content); i += 2 {
-			if i > 0 {
-				buf.WriteByte(',')
-			}
-			k, v := n.Content[i], n.Content[i+1]
+		return writeJoined(buf, '{', '}', len(n.Content)/2, func(i int) error {
+			k, v := n.Content[2*i], n.Content[2*i+1]
 			if k.Kind != yaml.ScalarNode || k.Tag == "!!merge" {
 				return fmt.Errorf("line %d: only plain keys are supported", k.Line)
 			}
@@ -86,24 +82,10 @@ func writeJSON(buf *bytes.Buffer, n *yaml.Node) error {
 				return err
 			}
 			buf.WriteByte(':')
-			if err := writeJSON(buf, v); err != nil {
-				return err
-			}
-		}
-		buf.WriteByte('}')
-		return nil
+			return writeJSON(buf, v)
+		})
 	case yaml.SequenceNode:
-		buf.WriteByte('[')
-		for i, item := range n.Content {
-			if i > 0 {
-				buf.WriteByte(',')
-			}
-			if err := writeJSON(buf, item); err != nil {
-				return err
-			}
-		}
-		buf.WriteByte(']')
-		return nil
+		return writeJoined(buf, '[', ']', len(n.Content), func(i int) error { return writeJSON(buf, n.Content[i]) })
 	case yaml.ScalarNode:
 		if n.Anchor != "" {
 			return fmt.Errorf("line %d: anchors are not supported", n.Line)
@@ -120,6 +102,22 @@ func writeJSON(buf *bytes.Buffer, n *yaml.Node) error {
 		return writeValue(buf, v)
 	}
 	return fmt.Errorf("line %d: anchors and aliases are not supported", n.Line)
+}
+
+// writeJoined writes opening, the n elements that write writes separated by
+// commas, and closing: a JSON object's members or an array's items.
+func writeJoined(buf *bytes.Buffer, opening, closing byte, n int, write func(i int) error) error {
+	buf.WriteByte(opening)
+	for i := range n {
+		if i > 0 {
+			buf.WriteByte(',')
+		}
+		if err := write(i); err != nil {
+			return err
+		}
+	}
+	buf.WriteByte(closing)
+	return nil
 }
 
 // writeValue writes v as JSON; <, > and & stay as they are (the document is not HTML).

@@ -1,6 +1,7 @@
 package httpapi_test
 
 import (
+	"context"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
@@ -9,6 +10,7 @@ import (
 	"github.com/gorilla/mux"
 
 	"github.com/acme3pl/fulfillment/adapters/httpapi"
+	"github.com/acme3pl/fulfillment/application"
 	"github.com/acme3pl/fulfillment/ports"
 )
 
@@ -29,6 +31,15 @@ func routerOf(principal ports.Principal, routes func(httpapi.Authenticator, http
 	r := mux.NewRouter()
 	routes(auth, auth.Errors).Register(r)
 	return r
+}
+
+// recording is a stub of a use case: it appends each command to *calls and
+// answers what answer returns for it.
+func recording[C, R any](calls *[]C, answer func(C) (R, error)) application.HandlerFunc[C, R] {
+	return func(_ context.Context, c C) (R, error) {
+		*calls = append(*calls, c)
+		return answer(c)
+	}
 }
 
 // serveWithToken answers a request with a bearer token, its body JSON

@@ -241,6 +241,12 @@ func nameSpan(next http.Handler) http.Handler {
 	})
 }
 
+// bounded is the route next behind guard, its body bounded by
+// DefaultBodyLimit.
+func bounded(guard func(http.HandlerFunc) http.Handler, next http.HandlerFunc) http.Handler {
+	return guard(withBodyLimit(DefaultBodyLimit, next).ServeHTTP)
+}
+
 // withBodyLimit refuses bodies over limit bytes (http.MaxBytesReader makes
 // the decoder fail; handlers answer 413).
 func withBodyLimit(limit int64, next http.Handler) http.Handler {

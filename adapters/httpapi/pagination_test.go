@@ -49,29 +49,38 @@ func TestParsePage(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.query, func(t *testing.T) {
-			q, err := url.ParseQuery(tt.query)
-			if err != nil {
-				t.Fatalf("bad test query %q: %v", tt.query, err)
-			}
-			got, err := httpapi.ParsePage(q)
-			if tt.wantField == "" {
-				if err != nil {
-					t.Fatalf("ParsePage(%q) = %v, want no error", tt.query, err)
-				}
-				if got != tt.want {
-					t.Errorf("ParsePage(%q) = %+v, want %+v", tt.query, got, tt.want)
-				}
-				return
-			}
-			var ve *domain.ValidationError
-			if !errors.As(err, &ve) {
-				t.Fatalf("ParsePage(%q) = %v (%T), want a *domain.ValidationError", tt.query, err, err)
-			}
-			if ve.Field != tt.wantField {
-				t.Errorf("ParsePage(%q) names %q, want %q", tt.query, ve.Field, tt.wantField)
-			}
+			_ = checkQuery(t, "ParsePage", httpapi.ParsePage, tt.query, tt.want, tt.wantField)
 		})
 	}
+}
+
+// checkQuery checks that parse reads query as want, or when wantField is
+// not "" refuses it with a *domain.ValidationError naming wantField (the
+// first one that errors.As finds), and returns parse's error.
+func checkQuery[T comparable](t *testing.T, name string, parse func(url.Values) (T, error), query string, want T, wantField string) error {
+	t.Helper()
+	q, err := url.ParseQuery(query)
+	if err != nil {
+		t.Fatalf("bad test query %q: %v", query, err)
+	}
+	got, err := parse(q)
+	if wantField == "" {
+		if err != nil {
+			t.Fatalf("%s(%q) = %v, want no error", name, query, err)
+		}
+		if got != want {
+			t.Errorf("%s(%q) = %+v, want %+v", name, query, got, want)
+		}
+		return nil
+	}
+	var ve *domain.ValidationError
+	if !errors.As(err, &ve) {
+		t.Fatalf("%s(%q) = %v (%T), want a *domain.ValidationError", name, query, err, err)
+	}
+	if ve.Field != wantField {
+		t.Fatalf("%s(%q) names %q first, want %q", name, query, ve.Field, wantField)
+	}
+	return err
 }
 
 func TestSetNextLink(t *testing.T) {

@@ -10,6 +10,7 @@ import (
 	shippingapp "github.com/acme3pl/fulfillment/application/shipping"
 	"github.com/acme3pl/fulfillment/domain"
 	"github.com/acme3pl/fulfillment/domain/shipping"
+	"github.com/acme3pl/fulfillment/ports"
 )
 
 // Shipments serves the /v0/shipments routes (scope shipments).
@@ -23,23 +24,17 @@ func NewShipments(app *shippingapp.UseCases, auth Authenticator, errs ErrorMappe
 // Register implements Routes.
 func (h *Shipments) Register(r *mux.Router) {
 	guard := func(next http.HandlerFunc) http.Handler { return h.auth.RequireScope(domain.ScopeShipments, next) }
-	withBody := func(next http.HandlerFunc) http.Handler {
-		return h.auth.RequireScope(domain.ScopeShipments, withBodyLimit(DefaultBodyLimit, next).ServeHTTP)
-	}
 	r.Handle("/v0/shipments", guard(h.list)).Methods(http.MethodGet)
-	r.Handle("/v0/shipments/pick-pack", withBody(h.create(shipping.PickPack))).Methods(http.MethodPost)
-	r.Handle("/v0/shipments/spd", withBody(h.create(shipping.SPD))).Methods(http.MethodPost)
+	r.Handle("/v0/shipments/pick-pack", bounded(guard, h.create(shipping.PickPack))).Methods(http.MethodPost)
+	r.Handle("/v0/shipments/spd", bounded(guard, h.create(shipping.SPD))).Methods(http.MethodPost)
 	r.Handle("/v0/shipments/{id}", guard(h.get)).Methods(http.MethodGet)
 	r.Handle("/v0/shipments/{id}/submit", guard(h.submit)).Methods(http.MethodPost)
 	r.Handle("/v0/shipments/{id}/cancel", guard(h.cancel)).Methods(http.MethodPost)
 }
 
 func (h *Shipments) list(w http.ResponseWriter, r *http.Request) {
-	p := readQuery(r.URL.Query())
-	page := p.page()
-	var status shipping.ShipmentStatus
-	readParam(p, "status", shipping.ParseShipmentStatus, &status)
-	if err := p.err(); err != nil {
+	page, status, err := shipmentListQuery(r)
+	if err != nil {
 		h.errors.Write(w, r, err)
 		return
 	}
@@ -50,6 +45,16 @@ func (h *Shipments) list(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	writePage(w, r, page, res.More, res.Shipments, resources.ShipmentOf)
+}
+
+// shipmentListQuery reads the query of a list of shipments: its page and
+// the status it keeps ("" for every one).
+func shipmentListQuery(r *http.Request) (ports.Page, shipping.ShipmentStatus, error) {
+	p := readQuery(r.URL.Query())
+	page := p.page()
+	var status shipping.ShipmentStatus
+	readParam(p, "status", shipping.ParseShipmentStatus, &status)
+	return page, status, p.err()
 }
 
 func (h *Shipments) get(w http.ResponseWriter, r *http.Request) {

@@ -23,7 +23,6 @@ import (
 
 	"github.com/acme3pl/fulfillment/adapters/httpapi"
 	"github.com/acme3pl/fulfillment/adapters/telemetry"
-	"github.com/acme3pl/fulfillment/application"
 	intakeapp "github.com/acme3pl/fulfillment/application/intake"
 	"github.com/acme3pl/fulfillment/domain"
 	"github.com/acme3pl/fulfillment/domain/intake"
@@ -62,16 +61,10 @@ type intakeHarness struct {
 func newIntakeHarness() *intakeHarness {
 	h := &intakeHarness{result: intakeapp.StorefrontOrderResult{ShipmentID: "shp_1"}, metrics: telemetry.NewMetrics()}
 	app := &intakeapp.UseCases{}
-	app.ReceiveStorefrontOrder = application.HandlerFunc[intakeapp.ReceiveStorefrontOrder, intakeapp.StorefrontOrderResult](
-		func(_ context.Context, c intakeapp.ReceiveStorefrontOrder) (intakeapp.StorefrontOrderResult, error) {
-			h.received = append(h.received, c)
-			return h.result, h.err
-		})
-	app.RefuseStorefrontOrder = application.HandlerFunc[intakeapp.RefuseStorefrontOrder, struct{}](
-		func(_ context.Context, c intakeapp.RefuseStorefrontOrder) (struct{}, error) {
-			h.refused = append(h.refused, c)
-			return struct{}{}, nil
-		})
+	app.ReceiveStorefrontOrder = recording(&h.received, func(intakeapp.ReceiveStorefrontOrder) (intakeapp.StorefrontOrderResult, error) {
+		return h.result, h.err
+	})
+	app.RefuseStorefrontOrder = recording(&h.refused, func(intakeapp.RefuseStorefrontOrder) (struct{}, error) { return struct{}{}, nil })
 	keys := intakeKeys{
 		intakeKey:                   {OrganizationID: "org_a", Scopes: []domain.Scope{domain.ScopeInventory, domain.ScopeShipments}},
 		"fk_test_shipments_only_00": {OrganizationID: "org_a", Scopes: []domain.Scope{domain.ScopeShipments}},

@@ -29,11 +29,8 @@ func NewWarehouseReceiving(app *warehouseapp.UseCases, auth Authenticator, errs 
 
 // Register implements Routes.
 func (h *WarehouseReceiving) Register(r *mux.Router) {
-	withBody := func(next http.HandlerFunc) http.Handler {
-		return h.auth.RequireWarehouse(withBodyLimit(DefaultBodyLimit, next).ServeHTTP)
-	}
-	r.Handle("/v0/warehouse/receipts", withBody(h.receive)).Methods(http.MethodPost)
-	r.Handle("/v0/warehouse/services", withBody(h.service)).Methods(http.MethodPost)
+	r.Handle("/v0/warehouse/receipts", bounded(h.auth.RequireWarehouse, h.receive)).Methods(http.MethodPost)
+	r.Handle("/v0/warehouse/services", bounded(h.auth.RequireWarehouse, h.service)).Methods(http.MethodPost)
 }
 
 // WarehouseServiceDTO is the WarehouseService of api/openapi.yaml. Its

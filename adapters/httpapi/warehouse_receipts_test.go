@@ -1,7 +1,6 @@
 package httpapi_test
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -16,7 +15,6 @@ import (
 
 	"github.com/acme3pl/fulfillment/adapters/httpapi"
 	"github.com/acme3pl/fulfillment/adapters/telemetry"
-	"github.com/acme3pl/fulfillment/application"
 	warehouseapp "github.com/acme3pl/fulfillment/application/warehouse"
 	"github.com/acme3pl/fulfillment/domain"
 	"github.com/acme3pl/fulfillment/domain/shipping"
@@ -41,9 +39,8 @@ var recvNow = time.Date(2026, 11, 26, 12, 0, 0, 0, time.UTC)
 func newRecvHarness(principal ports.Principal) *recvHarness {
 	h := &recvHarness{metrics: telemetry.NewMetrics(), created: true}
 	app := &warehouseapp.UseCases{}
-	app.RecordWarehouseReceipt = application.HandlerFunc[warehouseapp.RecordWarehouseReceipt, warehouseapp.ReceiptResult](
-		func(_ context.Context, c warehouseapp.RecordWarehouseReceipt) (warehouseapp.ReceiptResult, error) {
-			h.receipts = append(h.receipts, c)
+	app.RecordWarehouseReceipt = recording(&h.receipts,
+		func(c warehouseapp.RecordWarehouseReceipt) (warehouseapp.ReceiptResult, error) {
 			rec, err := warehouse.NewReceipt(warehouse.NewReceiptParams{ID: "rcv_1", WarehouseID: c.WarehouseID, OrganizationID: c.OrganizationID,
 				Reference: c.Reference, ReceivedAt: c.ReceivedAt, Lines: c.Lines, Now: recvNow})
 			if err != nil {
@@ -56,9 +53,8 @@ func newRecvHarness(principal ports.Principal) *recvHarness {
 				map[string]shipping.InventoryItem{"ctn_1": {ID: "ctn_1", OrganizationID: c.OrganizationID, SKU: "CTN"}})
 			return warehouseapp.ReceiptResult{Receipt: rec, Created: h.created}, nil
 		})
-	app.RecordWarehouseService = application.HandlerFunc[warehouseapp.RecordWarehouseService, warehouseapp.ServiceResult](
-		func(_ context.Context, c warehouseapp.RecordWarehouseService) (warehouseapp.ServiceResult, error) {
-			h.services = append(h.services, c)
+	app.RecordWarehouseService = recording(&h.services,
+		func(c warehouseapp.RecordWarehouseService) (warehouseapp.ServiceResult, error) {
 			s, err := warehouse.NewServiceRecord(warehouse.NewServiceRecordParams{ID: "svc_1", WarehouseID: c.WarehouseID,
 				OrganizationID: c.OrganizationID, Reference: c.Reference, Service: c.Service, QuantityMilli: c.QuantityMilli,
 				PerformedAt: c.PerformedAt, Note: c.Note, Now: recvNow})

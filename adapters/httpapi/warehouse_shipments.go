@@ -8,7 +8,6 @@ import (
 	"github.com/acme3pl/fulfillment/adapters/resources"
 	"github.com/acme3pl/fulfillment/adapters/telemetry"
 	warehouseapp "github.com/acme3pl/fulfillment/application/warehouse"
-	"github.com/acme3pl/fulfillment/domain/shipping"
 	"github.com/acme3pl/fulfillment/ports"
 )
 
@@ -24,8 +23,7 @@ func NewWarehouseShipments(app *warehouseapp.UseCases, auth Authenticator, errs 
 // Register implements Routes.
 func (h *WarehouseShipments) Register(r *mux.Router) {
 	r.Handle("/v0/warehouse/shipments", h.auth.RequireWarehouse(h.list)).Methods(http.MethodGet)
-	r.Handle("/v0/warehouse/shipments/{id}/ship",
-		h.auth.RequireWarehouse(withBodyLimit(DefaultBodyLimit, http.HandlerFunc(h.ship)).ServeHTTP)).Methods(http.MethodPost)
+	r.Handle("/v0/warehouse/shipments/{id}/ship", bounded(h.auth.RequireWarehouse, h.ship)).Methods(http.MethodPost)
 }
 
 // OrganizationRefDTO names the organization a warehouse's shipment is for.
@@ -43,11 +41,8 @@ type WarehouseShipmentDTO struct {
 
 // list serves GET /v0/warehouse/shipments: status pending by default.
 func (h *WarehouseShipments) list(w http.ResponseWriter, r *http.Request) {
-	p := readQuery(r.URL.Query())
-	page := p.page()
-	var status shipping.ShipmentStatus
-	readParam(p, "status", shipping.ParseShipmentStatus, &status)
-	if err := p.err(); err != nil {
+	page, status, err := shipmentListQuery(r)
+	if err != nil {
 		h.errors.Write(w, r, err)
 		return
 	}

@@ -1,7 +1,6 @@
 package httpapi_test
 
 import (
-	"context"
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
@@ -14,7 +13,6 @@ import (
 
 	"github.com/acme3pl/fulfillment/adapters/httpapi"
 	"github.com/acme3pl/fulfillment/adapters/telemetry"
-	"github.com/acme3pl/fulfillment/application"
 	warehouseapp "github.com/acme3pl/fulfillment/application/warehouse"
 	"github.com/acme3pl/fulfillment/domain"
 	"github.com/acme3pl/fulfillment/domain/shipping"
@@ -49,16 +47,10 @@ func warehouseShipped(status shipping.ShipmentStatus) *shipping.Shipment {
 func newWarehouseHarness(principal ports.Principal) *warehouseHarness {
 	h := &warehouseHarness{metrics: telemetry.NewMetrics(), result: warehouseapp.ShipResult{Shipment: warehouseShipped(shipping.ShipmentShipped)}}
 	app := &warehouseapp.UseCases{}
-	app.ShipShipment = application.HandlerFunc[warehouseapp.ShipShipment, warehouseapp.ShipResult](
-		func(_ context.Context, c warehouseapp.ShipShipment) (warehouseapp.ShipResult, error) {
-			h.ships = append(h.ships, c)
-			return h.result, h.err
-		})
-	app.ListWarehouseShipments = application.HandlerFunc[warehouseapp.ListWarehouseShipments, warehouseapp.ShipmentPage](
-		func(_ context.Context, q warehouseapp.ListWarehouseShipments) (warehouseapp.ShipmentPage, error) {
-			h.lists = append(h.lists, q)
-			return h.list, nil
-		})
+	app.ShipShipment = recording(&h.ships, func(warehouseapp.ShipShipment) (warehouseapp.ShipResult, error) { return h.result, h.err })
+	app.ListWarehouseShipments = recording(&h.lists, func(warehouseapp.ListWarehouseShipments) (warehouseapp.ShipmentPage, error) {
+		return h.list, nil
+	})
 	h.router = routerOf(principal, func(auth httpapi.Authenticator, errs httpapi.ErrorMapper) httpapi.Routes {
 		return httpapi.NewWarehouseShipments(app, auth, errs, h.metrics)
 	})

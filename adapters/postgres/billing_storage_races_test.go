@@ -179,10 +179,7 @@ func TestBillingCloseDuringAFinalization(t *testing.T) {
 	if err := <-closed; err != nil {
 		t.Fatal(err)
 	}
-	var names []string
-	if err := b.db.NewRaw(`SELECT name FROM invoices WHERE organization_id = ? ORDER BY key`, org).Scan(ctx, &names); err != nil {
-		t.Fatal(err)
-	}
+	names := scanQuery[[]string](t, b.db, `SELECT name FROM invoices WHERE organization_id = ? ORDER BY key`, org)
 	if len(names) != 2 || names[0] != "Fulfillment, November 2030" || closing.Key == "" {
 		t.Fatalf("invoices %q (the close: %+v), want November once, then the close's", names, closing)
 	}

@@ -63,12 +63,8 @@ func TestSearchFillAgreesWithTheDatabase(t *testing.T) {
 	if len(terms) < 1000 {
 		t.Fatalf("only %d terms", len(terms))
 	}
-	var misses []int
-	err := db.NewRaw(`SELECT t.n::int FROM unnest(?::text[], ?::text[]) WITH ORDINALITY AS t(fill, pattern, n)
-		WHERE NOT t.fill LIKE t.pattern ORDER BY t.n`, pgdialect.Array(fills), pgdialect.Array(patterns)).Scan(ctx, &misses)
-	if err != nil {
-		t.Fatal(err)
-	}
+	misses := scanQuery[[]int](t, db, `SELECT t.n::int FROM unnest(?::text[], ?::text[]) WITH ORDINALITY AS t(fill, pattern, n)
+		WHERE NOT t.fill LIKE t.pattern ORDER BY t.n`, pgdialect.Array(fills), pgdialect.Array(patterns))
 	for _, n := range misses[:min(len(misses), 10)] {
 		t.Errorf("term %q: pattern %q does not match the fill %q", terms[n-1], patterns[n-1], fills[n-1])
 	}
@@ -82,7 +78,6 @@ func TestSearchFillAgreesWithTheDatabase(t *testing.T) {
 // backslashes, spaces and tsquery's operators included.
 func TestGramQueryAgreesWithTheDatabase(t *testing.T) {
 	db := pgtest.Open(t, testDSN)
-	ctx := context.Background()
 	texts := append([]string{`it's a \'q'\ & b | !c: (d*) <-> e`}, oddNames...)
 	var corpus, queries []string
 	var want []bool
@@ -102,13 +97,9 @@ func TestGramQueryAgreesWithTheDatabase(t *testing.T) {
 			}
 		}
 	}
-	var got []bool
-	err := db.NewRaw(`SELECT array_to_tsvector(invoice_search_grams(t.text)) @@ t.query::tsquery
+	got := scanQuery[[]bool](t, db, `SELECT array_to_tsvector(invoice_search_grams(t.text)) @@ t.query::tsquery
 		FROM unnest(?::text[], ?::text[]) WITH ORDINALITY AS t(text, query, n) ORDER BY t.n`,
-		pgdialect.Array(corpus), pgdialect.Array(queries)).Scan(ctx, &got)
-	if err != nil {
-		t.Fatal(err)
-	}
+		pgdialect.Array(corpus), pgdialect.Array(queries))
 	if len(got) != len(want) || len(want) < 500 {
 		t.Fatalf("%d answers for %d queries", len(got), len(want))
 	}

@@ -35,7 +35,7 @@ func TestReceiveStorefrontOrderStoresShipmentItemsAndReceipt(t *testing.T) {
 		s.Notes() != "Hinterhaus 🙏" || s.Address().Name != "Zoë Müller" || s.Source().OrderID != 9007199254740993 || !s.Test() {
 		t.Fatalf("shipment %+v lines %+v", s, s.Lines())
 	}
-	if n := intakeCount(t, db, "SELECT reserved FROM product_stock WHERE product_id = ? AND warehouse_id = ?", org+"_p1", org+"_wh2"); n != 4 {
+	if n := scanQuery[int](t, db, "SELECT reserved FROM product_stock WHERE product_id = ? AND warehouse_id = ?", org+"_p1", org+"_wh2"); n != 4 {
 		t.Errorf("reserved %d, want 4", n)
 	}
 	rec, err := postgres.NewRepositories(db).Receipts.Get(context.Background(), org, o.ID)
@@ -71,10 +71,10 @@ func TestReceiveStorefrontOrderFailureLeavesNoShipment(t *testing.T) {
 	if _, err := intakeReceive(intakeApp(db, failingUoW{postgres.NewUnitOfWork(db)}), org, o); err == nil {
 		t.Fatal("no error from a failing transaction")
 	}
-	if n := intakeCount(t, db, "SELECT count(*) FROM shipments WHERE organization_id = ?", org); n != 0 {
+	if n := scanQuery[int](t, db, "SELECT count(*) FROM shipments WHERE organization_id = ?", org); n != 0 {
 		t.Fatalf("%d shipments after a rolled back attempt", n)
 	}
-	if n := intakeCount(t, db, "SELECT coalesce(sum(reserved), 0) FROM product_stock WHERE product_id = ?", org+"_p1"); n != 0 {
+	if n := scanQuery[int](t, db, "SELECT coalesce(sum(reserved), 0) FROM product_stock WHERE product_id = ?", org+"_p1"); n != 0 {
 		t.Fatalf("reserved %d after a rolled back attempt", n)
 	}
 	rec, err := postgres.NewRepositories(db).Receipts.Get(context.Background(), org, 5)
@@ -131,15 +131,15 @@ func TestReceiveStorefrontOrderConcurrentDeliveries(t *testing.T) {
 		if fresh != 1 {
 			t.Errorf("order %d: %d answers without duplicate, want 1", i, fresh)
 		}
-		if n := intakeCount(t, db, "SELECT count(*) FROM shipments WHERE organization_id = ? AND source_order_id = ?", org, int64(1<<60+i)); n != 1 {
+		if n := scanQuery[int](t, db, "SELECT count(*) FROM shipments WHERE organization_id = ? AND source_order_id = ?", org, int64(1<<60+i)); n != 1 {
 			t.Errorf("order %d: %d shipments, want 1", i, n)
 		}
 	}
-	if n := intakeCount(t, db, "SELECT count(*) FROM order_receipts WHERE organization_id = ? AND status = 'succeeded' AND attempts = 1", org); n != orders {
+	if n := scanQuery[int](t, db, "SELECT count(*) FROM order_receipts WHERE organization_id = ? AND status = 'succeeded' AND attempts = 1", org); n != orders {
 		t.Errorf("%d receipts succeeded after one attempt, want %d", n, orders)
 	}
 	// Every line of every order was reserved once: 50 × 1 of SKU-1.
-	if n := intakeCount(t, db, "SELECT reserved FROM product_stock WHERE product_id = ?", org+"_p1"); n != orders {
+	if n := scanQuery[int](t, db, "SELECT reserved FROM product_stock WHERE product_id = ?", org+"_p1"); n != orders {
 		t.Errorf("reserved %d of SKU-1, want %d", n, orders)
 	}
 }

@@ -26,12 +26,7 @@ import (
 // keptPayload returns the body stored with an order's receipt (nil: none).
 func keptPayload(t *testing.T, db *bun.DB, org string, order int64) []byte {
 	t.Helper()
-	var b []byte
-	if err := db.NewRaw("SELECT payload FROM order_receipts WHERE organization_id = ? AND order_id = ?", org, order).
-		Scan(context.Background(), &b); err != nil {
-		t.Fatal(err)
-	}
-	return b
+	return scanQuery[[]byte](t, db, "SELECT payload FROM order_receipts WHERE organization_id = ? AND order_id = ?", org, order)
 }
 
 // receiveBody runs one delivery of o with its body through the intake.
@@ -259,7 +254,7 @@ func TestPurgePayloadsConcurrently(t *testing.T) {
 	}
 	cutoff := now.Add(-24 * time.Hour)
 	// The purge is of every organization's: other tests' old bodies count.
-	due := intakeCount(t, db, "SELECT count(*) FROM order_receipts WHERE payload IS NOT NULL AND last_received_at < ?", cutoff)
+	due := scanQuery[int](t, db, "SELECT count(*) FROM order_receipts WHERE payload IS NOT NULL AND last_received_at < ?", cutoff)
 	if due < old {
 		t.Fatalf("%d bodies due, want at least %d", due, old)
 	}
@@ -289,10 +284,10 @@ func TestPurgePayloadsConcurrently(t *testing.T) {
 	if total != due {
 		t.Fatalf("purged %d, want each of the %d due once", total, due)
 	}
-	if n := intakeCount(t, db, "SELECT count(*) FROM order_receipts WHERE organization_id = ? AND payload IS NOT NULL", org); n != fresh {
+	if n := scanQuery[int](t, db, "SELECT count(*) FROM order_receipts WHERE organization_id = ? AND payload IS NOT NULL", org); n != fresh {
 		t.Fatalf("%d bodies left, want the %d fresh ones", n, fresh)
 	}
-	if n := intakeCount(t, db, "SELECT count(*) FROM order_receipts WHERE organization_id = ?", org); n != old+fresh {
+	if n := scanQuery[int](t, db, "SELECT count(*) FROM order_receipts WHERE organization_id = ?", org); n != old+fresh {
 		t.Fatalf("%d receipts, want all %d kept", n, old+fresh)
 	}
 	stats, err := repos.Receipts.FailedOrderStats(ctx)

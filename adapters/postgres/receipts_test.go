@@ -104,18 +104,20 @@ func intakeOrderOf(id int64, skus ...string) intake.StorefrontOrder {
 	return o
 }
 
+// scanQuery runs a query on db and scans its answer into a T (a value, a
+// struct, or a slice of either for its rows), failing t on an error.
+func scanQuery[T any](t testing.TB, db bun.IDB, query string, args ...any) T {
+	t.Helper()
+	var v T
+	if err := db.NewRaw(query, args...).Scan(context.Background(), &v); err != nil {
+		t.Fatal(err)
+	}
+	return v
+}
+
 func intakeReceive(app *intakeapp.UseCases, org string, o intake.StorefrontOrder) (intakeapp.StorefrontOrderResult, error) {
 	return app.ReceiveStorefrontOrder.Handle(context.Background(),
 		intakeapp.ReceiveStorefrontOrder{OrganizationID: org, TraceID: "0123456789abcdef0123456789abcdef", Order: o})
-}
-
-func intakeCount(t *testing.T, db *bun.DB, query string, args ...any) int {
-	t.Helper()
-	var n int
-	if err := db.NewRaw(query, args...).Scan(context.Background(), &n); err != nil {
-		t.Fatal(err)
-	}
-	return n
 }
 
 func TestOrderReceiptRepository(t *testing.T) {

@@ -36,23 +36,16 @@ func shipRaceFixture(t *testing.T, name string, onHandA, onHandB int64) (org, wh
 // shipPendingSum is Σ quantity of the pending shipments' lines per carton.
 func shipPendingSum(t *testing.T, db *bun.DB, org string) (count int, byCarton map[string]int64) {
 	t.Helper()
-	var rows []struct {
+	rows := scanQuery[[]struct {
 		CartonID string `bun:"carton_id"`
 		Sum      int64  `bun:"sum"`
-	}
-	err := db.NewRaw("SELECT c.carton_id, sum(c.quantity) AS sum FROM shipment_cartons AS c JOIN shipments AS s ON s.id = c.shipment_id "+
-		"WHERE s.organization_id = ? AND s.status = 'pending' GROUP BY c.carton_id", org).Scan(context.Background(), &rows)
-	if err != nil {
-		t.Fatal(err)
-	}
+	}](t, db, "SELECT c.carton_id, sum(c.quantity) AS sum FROM shipment_cartons AS c JOIN shipments AS s ON s.id = c.shipment_id "+
+		"WHERE s.organization_id = ? AND s.status = 'pending' GROUP BY c.carton_id", org)
 	byCarton = map[string]int64{}
 	for _, r := range rows {
 		byCarton[r.CartonID] = r.Sum
 	}
-	if err := db.NewRaw("SELECT count(*) FROM shipments WHERE organization_id = ? AND status = 'pending'", org).
-		Scan(context.Background(), &count); err != nil {
-		t.Fatal(err)
-	}
+	count = scanQuery[int](t, db, "SELECT count(*) FROM shipments WHERE organization_id = ? AND status = 'pending'", org)
 	return count, byCarton
 }
 

@@ -64,12 +64,8 @@ type recvMovement struct {
 
 func recvMovements(t *testing.T, db *bun.DB, org string) []recvMovement {
 	t.Helper()
-	var out []recvMovement
-	err := db.NewRaw(`SELECT coalesce(product_id, carton_id) AS item, quantity, reason, coalesce(receipt_id, '') AS receipt_id, occurred_at
-FROM stock_movements WHERE organization_id = ? ORDER BY id`, org).Scan(context.Background(), &out)
-	if err != nil {
-		t.Fatal(err)
-	}
+	out := scanQuery[[]recvMovement](t, db, `SELECT coalesce(product_id, carton_id) AS item, quantity, reason, coalesce(receipt_id, '') AS receipt_id, occurred_at
+FROM stock_movements WHERE organization_id = ? ORDER BY id`, org)
 	for i := range out {
 		out[i].OccurredAt = out[i].OccurredAt.UTC()
 	}
@@ -215,11 +211,7 @@ func TestReceiptReferenceIsIdempotent(t *testing.T) {
 	if _, err := uc.Handle(ctx, c3); !errors.As(err, &ui) || !reflect.DeepEqual(ui.IDs, []string{w.prod}) {
 		t.Fatalf("a product named as a carton: %v", err)
 	}
-	var receipts int
-	if err := db.NewRaw("SELECT count(*) FROM warehouse_receipts WHERE organization_id = ?", w.org).Scan(ctx, &receipts); err != nil {
-		t.Fatal(err)
-	}
-	if receipts != 1 {
+	if receipts := scanQuery[int](t, db, "SELECT count(*) FROM warehouse_receipts WHERE organization_id = ?", w.org); receipts != 1 {
 		t.Fatalf("%d receipts stored, want 1", receipts)
 	}
 	recvLedgerHolds(t, db, w.org)

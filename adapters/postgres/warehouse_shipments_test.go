@@ -84,13 +84,8 @@ type shipMovement struct {
 
 func shipMovements(t *testing.T, db *bun.DB, org string) []shipMovement {
 	t.Helper()
-	var ms []shipMovement
-	err := db.NewRaw(`SELECT warehouse_id, product_id, carton_id, quantity, reason, shipment_id, occurred_at
-		FROM stock_movements WHERE organization_id = ? AND reason = 'shipment' ORDER BY id`, org).Scan(context.Background(), &ms)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return ms
+	return scanQuery[[]shipMovement](t, db, `SELECT warehouse_id, product_id, carton_id, quantity, reason, shipment_id, occurred_at
+		FROM stock_movements WHERE organization_id = ? AND reason = 'shipment' ORDER BY id`, org)
 }
 
 func TestShipConsumesStockAndWritesMovements(t *testing.T) {
