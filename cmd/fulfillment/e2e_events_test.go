@@ -24,7 +24,6 @@ import (
 
 	"github.com/nats-io/nats.go/jetstream"
 
-	"github.com/acme3pl/fulfillment/adapters/broker"
 	"github.com/acme3pl/fulfillment/adapters/broker/natstest"
 	"github.com/acme3pl/fulfillment/adapters/postgres"
 )
@@ -33,7 +32,19 @@ import (
 type streamed struct {
 	Subject string // the broker's
 	MsgID   string // Nats-Msg-Id
-	Event   broker.CloudEvent
+	// Event is decoded by the test's own type, not broker.CloudEvent, so
+	// that a renamed member on the producer's side fails it.
+	Event struct {
+		SpecVersion     string          `json:"specversion"`
+		ID              string          `json:"id"`
+		Source          string          `json:"source"`
+		Type            string          `json:"type"`
+		Subject         string          `json:"subject"`
+		Time            string          `json:"time"`
+		DataContentType string          `json:"datacontenttype"`
+		OrganizationID  string          `json:"organizationid"`
+		Data            json.RawMessage `json:"data"`
+	}
 }
 
 // readStream reads the stream FULFILLMENT of the broker at url until it
