@@ -34,7 +34,8 @@ type invoiceEventData struct {
 // an invoice's, a storefront order's receipt (as
 // GET /v0/storefront/orders/{orderId} shows it: never the kept body), or a
 // warehouse receipt (as POST /v0/warehouse/receipts answers it).
-// A record of another type is an error; a new kind of record adds its case (a new event type of a record it knows needs none).
+// A record of another type is an error; a new kind of record adds its
+// case (a new event type of a record it knows needs none).
 func EventData(e ports.Event) (any, error) {
 	switch v := e.Data.(type) {
 	case *shipping.Shipment:
