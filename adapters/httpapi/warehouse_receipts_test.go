@@ -41,8 +41,7 @@ func newRecvHarness(principal ports.Principal) *recvHarness {
 	app := &warehouseapp.UseCases{}
 	app.RecordWarehouseReceipt = recording(&h.receipts,
 		func(c warehouseapp.RecordWarehouseReceipt) (warehouseapp.ReceiptResult, error) {
-			rec, err := warehouse.NewReceipt(warehouse.NewReceiptParams{ID: "rcv_1", WarehouseID: c.WarehouseID, OrganizationID: c.OrganizationID,
-				Reference: c.Reference, ReceivedAt: c.ReceivedAt, Lines: c.Lines, Now: recvNow})
+			rec, err := warehouse.NewReceipt(warehouse.NewReceiptParams{ReceiptReport: warehouse.ReceiptReport(c), ID: "rcv_1", Now: recvNow})
 			if err != nil {
 				return warehouseapp.ReceiptResult{}, err
 			}
@@ -55,9 +54,7 @@ func newRecvHarness(principal ports.Principal) *recvHarness {
 		})
 	app.RecordWarehouseService = recording(&h.services,
 		func(c warehouseapp.RecordWarehouseService) (warehouseapp.ServiceResult, error) {
-			s, err := warehouse.NewServiceRecord(warehouse.NewServiceRecordParams{ID: "svc_1", WarehouseID: c.WarehouseID,
-				OrganizationID: c.OrganizationID, Reference: c.Reference, Service: c.Service, QuantityMilli: c.QuantityMilli,
-				PerformedAt: c.PerformedAt, Note: c.Note, Now: recvNow})
+			s, err := warehouse.NewServiceRecord(warehouse.NewServiceRecordParams{ServiceReport: warehouse.ServiceReport(c), ID: "svc_1", Now: recvNow})
 			if err != nil {
 				return warehouseapp.ServiceResult{}, err
 			}

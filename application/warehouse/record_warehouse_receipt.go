@@ -3,7 +3,6 @@ package warehouse
 import (
 	"context"
 	"fmt"
-	"time"
 
 	"go.opentelemetry.io/otel/attribute"
 
@@ -14,14 +13,8 @@ import (
 )
 
 // RecordWarehouseReceipt reports goods received at the token's warehouse
-// for an organization. ReceivedAt nil means now.
-type RecordWarehouseReceipt struct {
-	WarehouseID    string
-	OrganizationID string
-	Reference      string
-	ReceivedAt     *time.Time
-	Lines          []warehouse.ReceiptLine
-}
+// for an organization: the domain's report of them.
+type RecordWarehouseReceipt warehouse.ReceiptReport
 
 // SpanAttributes implements Attributer.
 func (c RecordWarehouseReceipt) SpanAttributes() []attribute.KeyValue {
@@ -55,8 +48,7 @@ func NewRecordWarehouseReceiptHandler(uow ports.UnitOfWork, clock ports.Clock, i
 // charges and event are written with it.
 func (h *RecordWarehouseReceiptHandler) Handle(ctx context.Context, c RecordWarehouseReceipt) (ReceiptResult, error) {
 	receipt, err := warehouse.NewReceipt(warehouse.NewReceiptParams{
-		ID: h.ids.NewID("rcv"), WarehouseID: c.WarehouseID, OrganizationID: c.OrganizationID,
-		Reference: c.Reference, ReceivedAt: c.ReceivedAt, Lines: c.Lines, Now: h.clock.Now(),
+		ReceiptReport: warehouse.ReceiptReport(c), ID: h.ids.NewID("rcv"), Now: h.clock.Now(),
 	})
 	if err != nil {
 		return ReceiptResult{}, err

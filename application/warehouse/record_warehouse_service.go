@@ -3,7 +3,6 @@ package warehouse
 import (
 	"context"
 	"fmt"
-	"time"
 
 	"go.opentelemetry.io/otel/attribute"
 
@@ -13,17 +12,8 @@ import (
 )
 
 // RecordWarehouseService reports a service the token's warehouse performed
-// for an organization. QuantityMilli is in thousandths; PerformedAt nil
-// means now.
-type RecordWarehouseService struct {
-	WarehouseID    string
-	OrganizationID string
-	Reference      string
-	Service        string
-	QuantityMilli  int64
-	PerformedAt    *time.Time
-	Note           string
-}
+// for an organization: the domain's report of it.
+type RecordWarehouseService warehouse.ServiceReport
 
 // SpanAttributes implements Attributer.
 func (c RecordWarehouseService) SpanAttributes() []attribute.KeyValue {
@@ -57,9 +47,7 @@ func NewRecordWarehouseServiceHandler(uow ports.UnitOfWork, clock ports.Clock, i
 // it.
 func (h *RecordWarehouseServiceHandler) Handle(ctx context.Context, c RecordWarehouseService) (ServiceResult, error) {
 	service, err := warehouse.NewServiceRecord(warehouse.NewServiceRecordParams{
-		ID: h.ids.NewID("svc"), WarehouseID: c.WarehouseID, OrganizationID: c.OrganizationID,
-		Reference: c.Reference, Service: c.Service, QuantityMilli: c.QuantityMilli,
-		PerformedAt: c.PerformedAt, Note: c.Note, Now: h.clock.Now(),
+		ServiceReport: warehouse.ServiceReport(c), ID: h.ids.NewID("svc"), Now: h.clock.Now(),
 	})
 	if err != nil {
 		return ServiceResult{}, err

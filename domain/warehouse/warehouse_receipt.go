@@ -50,15 +50,22 @@ type Receipt struct {
 	lines []ReceiptLine
 }
 
-// NewReceiptParams are the inputs of NewReceipt. ReceivedAt nil means now.
-type NewReceiptParams struct {
-	ID             string
+// ReceiptReport is a receipt as the warehouse reports it. ReceivedAt nil
+// means now.
+type ReceiptReport struct {
 	WarehouseID    string
 	OrganizationID string
 	Reference      string
 	ReceivedAt     *time.Time
 	Lines          []ReceiptLine
-	Now            time.Time
+}
+
+// NewReceiptParams are the inputs of NewReceipt: the report, the receipt's
+// ID and now.
+type NewReceiptParams struct {
+	ReceiptReport
+	ID  string
+	Now time.Time
 }
 
 // NewReceipt validates p and returns a receipt. It checks, in the order of

@@ -15,14 +15,13 @@ import (
 var recvNow = time.Date(2026, 11, 26, 12, 0, 0, 123_456_789, time.UTC)
 
 func recvParams() warehouse.NewReceiptParams {
-	return warehouse.NewReceiptParams{
-		ID: "rcv_1", WarehouseID: "wh_1", OrganizationID: "org_1", Reference: "ASN-1",
+	return warehouse.NewReceiptParams{ID: "rcv_1", Now: recvNow, ReceiptReport: warehouse.ReceiptReport{
+		WarehouseID: "wh_1", OrganizationID: "org_1", Reference: "ASN-1",
 		Lines: []warehouse.ReceiptLine{
 			{Kind: shipping.KindProduct, ItemID: "prod_1", Quantity: 10},
 			{Kind: shipping.KindCarton, ItemID: "ctn_1", Quantity: 2},
 		},
-		Now: recvNow,
-	}
+	}}
 }
 
 func TestNewReceiptValidates(t *testing.T) {

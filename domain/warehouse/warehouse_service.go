@@ -31,10 +31,9 @@ type ServiceRecord struct {
 	note          string
 }
 
-// NewServiceRecordParams are the inputs of NewServiceRecord. PerformedAt nil
-// means now.
-type NewServiceRecordParams struct {
-	ID             string
+// ServiceReport is a service as the warehouse reports it. QuantityMilli is
+// in thousandths; PerformedAt nil means now.
+type ServiceReport struct {
 	WarehouseID    string
 	OrganizationID string
 	Reference      string
@@ -42,7 +41,14 @@ type NewServiceRecordParams struct {
 	QuantityMilli  int64
 	PerformedAt    *time.Time
 	Note           string
-	Now            time.Time
+}
+
+// NewServiceRecordParams are the inputs of NewServiceRecord: the report, the
+// service's ID and now.
+type NewServiceRecordParams struct {
+	ServiceReport
+	ID  string
+	Now time.Time
 }
 
 // NewServiceRecord validates p, in the order of the body's members:

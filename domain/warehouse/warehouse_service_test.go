@@ -10,10 +10,10 @@ import (
 )
 
 func svcParams() warehouse.NewServiceRecordParams {
-	return warehouse.NewServiceRecordParams{
-		ID: "svc_1", WarehouseID: "wh_1", OrganizationID: "org_1", Reference: "JOB-1",
-		Service: "kitting", QuantityMilli: 1500, Note: "gift sets", Now: recvNow,
-	}
+	return warehouse.NewServiceRecordParams{ID: "svc_1", Now: recvNow, ServiceReport: warehouse.ServiceReport{
+		WarehouseID: "wh_1", OrganizationID: "org_1", Reference: "JOB-1",
+		Service: "kitting", QuantityMilli: 1500, Note: "gift sets",
+	}}
 }
 
 func TestNewServiceRecordValidates(t *testing.T) {
