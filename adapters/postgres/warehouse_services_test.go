@@ -70,7 +70,7 @@ func TestServicesWithOneReferenceRacing(t *testing.T) {
 		}
 	}
 	created := shipRunSame(t, "service", calls, func(r warehouseapp.ServiceResult) bool { return r.Created },
-		func(r warehouseapp.ServiceResult) string { return r.Service.ID() })
+		func(r warehouseapp.ServiceResult) string { return r.Report.ID() })
 	stored := scanQuery[int](t, shipDB(t, 1), "SELECT count(*) FROM warehouse_services WHERE organization_id = ?", w.org)
 	if created != 1 || stored != 1 {
 		t.Fatalf("%d created, %d stored; want 1 and 1", created, stored)

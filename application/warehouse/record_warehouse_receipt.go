@@ -22,12 +22,8 @@ func (c RecordWarehouseReceipt) SpanAttributes() []attribute.KeyValue {
 		attribute.String("warehouse.reference", c.Reference))
 }
 
-// ReceiptResult is the receipt stored under the reference, and
-// whether this report made it (false: a retry, answered with the first).
-type ReceiptResult struct {
-	Receipt *warehouse.Receipt
-	Created bool
-}
+// ReceiptResult is the receipt recorded.
+type ReceiptResult = Recorded[*warehouse.Receipt]
 
 // RecordWarehouseReceiptHandler records receipts.
 type RecordWarehouseReceiptHandler struct{ reporting }
@@ -53,7 +49,7 @@ func (h *RecordWarehouseReceiptHandler) Handle(ctx context.Context, c RecordWare
 	if err != nil {
 		return ReceiptResult{}, err
 	}
-	stored, created, err := recordReport(ctx, h.uow, "receipt", receipt,
+	return recordReport(ctx, h.uow, "receipt", receipt,
 		func(ctx context.Context, r ports.Repositories) error {
 			return resolveReceipt(ctx, r.Inventory, receipt)
 		},
@@ -84,7 +80,6 @@ func (h *RecordWarehouseReceiptHandler) Handle(ctx context.Context, c RecordWare
 			}
 			return nil
 		})
-	return ReceiptResult{Receipt: stored, Created: created}, err
 }
 
 // resolveReceipt names the receipt's items from the organization's products

@@ -21,12 +21,8 @@ func (c RecordWarehouseService) SpanAttributes() []attribute.KeyValue {
 		attribute.String("warehouse.reference", c.Reference), attribute.String("warehouse.service", c.Service))
 }
 
-// ServiceResult is the service stored under the reference, and
-// whether this report made it (false: a retry, answered with the first).
-type ServiceResult struct {
-	Service *warehouse.ServiceRecord
-	Created bool
-}
+// ServiceResult is the service recorded.
+type ServiceResult = Recorded[*warehouse.ServiceRecord]
 
 // RecordWarehouseServiceHandler records services.
 type RecordWarehouseServiceHandler struct{ reporting }
@@ -52,7 +48,7 @@ func (h *RecordWarehouseServiceHandler) Handle(ctx context.Context, c RecordWare
 	if err != nil {
 		return ServiceResult{}, err
 	}
-	stored, created, err := recordReport(ctx, h.uow, "service", service, nil,
+	return recordReport(ctx, h.uow, "service", service, nil,
 		func(ctx context.Context, r ports.Repositories, service *warehouse.ServiceRecord) (*warehouse.ServiceRecord, bool, error) {
 			return r.WarehouseServices.Create(ctx, service)
 		},
@@ -70,5 +66,4 @@ func (h *RecordWarehouseServiceHandler) Handle(ctx context.Context, c RecordWare
 			}
 			return nil
 		})
-	return ServiceResult{Service: stored, Created: created}, err
 }
