@@ -41,7 +41,7 @@ func newRecvHarness(principal ports.Principal) *recvHarness {
 	app := &warehouseapp.UseCases{}
 	app.RecordWarehouseReceipt = recording(&h.receipts,
 		func(c warehouseapp.RecordWarehouseReceipt) (warehouseapp.ReceiptResult, error) {
-			rec, err := warehouse.NewReceipt(warehouse.NewReceiptParams{ReceiptReport: warehouse.ReceiptReport(c), ID: "rcv_1", Now: recvNow})
+			rec, err := warehouse.NewReceipt("rcv_1", recvNow, warehouse.ReceiptReport(c))
 			if err == nil {
 				_ = rec.Resolve(map[string]shipping.InventoryItem{"prod_1": {ID: "prod_1", OrganizationID: c.OrganizationID, SKU: "TEE"}},
 					map[string]shipping.InventoryItem{"ctn_1": {ID: "ctn_1", OrganizationID: c.OrganizationID, SKU: "CTN"}})
@@ -50,7 +50,7 @@ func newRecvHarness(principal ports.Principal) *recvHarness {
 		})
 	app.RecordWarehouseService = recording(&h.services,
 		func(c warehouseapp.RecordWarehouseService) (warehouseapp.ServiceResult, error) {
-			s, err := warehouse.NewServiceRecord(warehouse.NewServiceRecordParams{ServiceReport: warehouse.ServiceReport(c), ID: "svc_1", Now: recvNow})
+			s, err := warehouse.NewServiceRecord("svc_1", recvNow, warehouse.ServiceReport(c))
 			return recorded(h, s, err)
 		})
 	h.router = routerOf(principal, func(auth httpapi.Authenticator, errs httpapi.ErrorMapper) httpapi.Routes {

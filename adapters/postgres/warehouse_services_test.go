@@ -21,10 +21,10 @@ func TestServiceRepositoryIsIdempotentOnItsReference(t *testing.T) {
 	ctx := context.Background()
 	at := time.Date(2026, 11, 20, 9, 30, 0, 125_000_000, time.UTC)
 	mk := func(id string, milli int64) *whside.ServiceRecord {
-		s, err := whside.NewServiceRecord(whside.NewServiceRecordParams{ID: id, Now: time.Now(), ServiceReport: whside.ServiceReport{
+		s, err := whside.NewServiceRecord(id, time.Now(), whside.ServiceReport{
 			WarehouseID: w.wh, OrganizationID: w.org, Reference: "JOB-1", Service: "labor_hour",
 			QuantityMilli: milli, PerformedAt: &at, Note: "night shift ✓",
-		}})
+		})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -44,9 +44,9 @@ func TestServiceRepositoryIsIdempotentOnItsReference(t *testing.T) {
 	}
 	// Another warehouse's reference is its own; a warehouse that does not
 	// serve the organization is refused by the database too.
-	other, _ := whside.NewServiceRecord(whside.NewServiceRecordParams{ID: w.org + "_svc_3", Now: time.Now(), ServiceReport: whside.ServiceReport{
+	other, _ := whside.NewServiceRecord(w.org+"_svc_3", time.Now(), whside.ServiceReport{
 		WarehouseID: w.other, OrganizationID: w.org, Reference: "JOB-1", Service: "kitting", QuantityMilli: 1,
-	}})
+	})
 	if _, _, err := repos.WarehouseServices.Create(ctx, other); err == nil || errors.Is(err, domain.ErrConflict) {
 		t.Fatalf("a warehouse that does not serve the organization: %v, want a foreign key violation", err)
 	}

@@ -43,9 +43,7 @@ func NewRecordWarehouseReceiptHandler(uow ports.UnitOfWork, clock ports.Clock, i
 // (422 period_closed); its lines raise on hand, a movement each, and its
 // charges and event are written with it.
 func (h *RecordWarehouseReceiptHandler) Handle(ctx context.Context, c RecordWarehouseReceipt) (ReceiptResult, error) {
-	receipt, err := warehouse.NewReceipt(warehouse.NewReceiptParams{
-		ReceiptReport: warehouse.ReceiptReport(c), ID: h.ids.NewID("rcv"), Now: h.clock.Now(),
-	})
+	receipt, err := warehouse.NewReceipt(h.ids.NewID("rcv"), h.clock.Now(), warehouse.ReceiptReport(c))
 	if err != nil {
 		return ReceiptResult{}, err
 	}

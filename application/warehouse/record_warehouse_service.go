@@ -42,9 +42,7 @@ func NewRecordWarehouseServiceHandler(uow ports.UnitOfWork, clock ports.Clock, i
 // inside a closed period (422 period_closed); its charge is written with
 // it.
 func (h *RecordWarehouseServiceHandler) Handle(ctx context.Context, c RecordWarehouseService) (ServiceResult, error) {
-	service, err := warehouse.NewServiceRecord(warehouse.NewServiceRecordParams{
-		ServiceReport: warehouse.ServiceReport(c), ID: h.ids.NewID("svc"), Now: h.clock.Now(),
-	})
+	service, err := warehouse.NewServiceRecord(h.ids.NewID("svc"), h.clock.Now(), warehouse.ServiceReport(c))
 	if err != nil {
 		return ServiceResult{}, err
 	}
