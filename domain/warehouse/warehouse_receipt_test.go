@@ -14,7 +14,7 @@ import (
 
 var recvNow = time.Date(2026, 11, 26, 12, 0, 0, 123_456_789, time.UTC)
 
-func recvParams() warehouse.ReceiptReport {
+func recvReport() warehouse.ReceiptReport {
 	return warehouse.ReceiptReport{
 		WarehouseID: "wh_1", OrganizationID: "org_1", Reference: "ASN-1",
 		Lines: []warehouse.ReceiptLine{
@@ -32,7 +32,7 @@ func newReceipt(r warehouse.ReceiptReport) (*warehouse.Receipt, error) {
 func TestNewReceiptValidates(t *testing.T) {
 	past := recvNow.Add(-48 * time.Hour)
 	future := recvNow.Add(time.Second)
-	domaintest.Edits(t, recvParams, newReceipt, []domaintest.Edit[warehouse.ReceiptReport]{
+	domaintest.Edits(t, recvReport, newReceipt, []domaintest.Edit[warehouse.ReceiptReport]{
 		{Name: "valid", Edit: func(p *warehouse.ReceiptReport) {}, WantField: ""},
 		{Name: "in the past", Edit: func(p *warehouse.ReceiptReport) { p.ReceivedAt = &past }, WantField: ""},
 		{Name: "now exactly", Edit: func(p *warehouse.ReceiptReport) { p.ReceivedAt = &recvNow }, WantField: ""},
@@ -63,7 +63,7 @@ func TestNewReceiptValidates(t *testing.T) {
 }
 
 func TestNewReceiptMergesDuplicatesAndDefaultsTime(t *testing.T) {
-	p := recvParams()
+	p := recvReport()
 	p.Lines = append(p.Lines, warehouse.ReceiptLine{Kind: shipping.KindProduct, ItemID: "prod_1", Quantity: 5},
 		warehouse.ReceiptLine{Kind: shipping.KindCarton, ItemID: "prod_1", Quantity: 1})
 	r, err := newReceipt(p)
@@ -91,7 +91,7 @@ func TestReceiptSameContent(t *testing.T) {
 	at := recvNow.Add(-time.Hour)
 	other := recvNow.Add(-2 * time.Hour)
 	base := func(edit func(p *warehouse.ReceiptReport)) *warehouse.Receipt {
-		return domaintest.Made(t, recvParams, newReceipt, edit)
+		return domaintest.Made(t, recvReport, newReceipt, edit)
 	}
 	stored := base(func(p *warehouse.ReceiptReport) { p.ReceivedAt = &at })
 	storedDefault := base(func(p *warehouse.ReceiptReport) {})
@@ -132,7 +132,7 @@ func TestReceiptSameContent(t *testing.T) {
 func TestReceiptResolve(t *testing.T) {
 	products := map[string]shipping.InventoryItem{"prod_1": {ID: "prod_1", OrganizationID: "org_1", Kind: shipping.KindProduct, SKU: "TEE"}}
 	cartons := map[string]shipping.InventoryItem{"ctn_1": {ID: "ctn_1", OrganizationID: "org_1", Kind: shipping.KindCarton, SKU: "CTN"}}
-	r, err := newReceipt(recvParams())
+	r, err := newReceipt(recvReport())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -157,7 +157,7 @@ func TestReceiptResolve(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			r, _ := newReceipt(recvParams())
+			r, _ := newReceipt(recvReport())
 			var got *shipping.UnknownItemsError
 			if err := r.Resolve(tt.products, tt.cartons); !errors.As(err, &got) || !reflect.DeepEqual(got, tt.want) {
 				t.Fatalf("Resolve: %v, want %+v", err, tt.want)
@@ -171,7 +171,7 @@ func TestReceiptResolve(t *testing.T) {
 
 func TestReceiptMovements(t *testing.T) {
 	at := recvNow.Add(-time.Hour)
-	p := recvParams()
+	p := recvReport()
 	p.ReceivedAt = &at
 	r, _ := newReceipt(p)
 	want := shipping.StockChange{

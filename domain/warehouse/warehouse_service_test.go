@@ -9,7 +9,7 @@ import (
 	"github.com/acme3pl/fulfillment/domain/warehouse"
 )
 
-func svcParams() warehouse.ServiceReport {
+func svcReport() warehouse.ServiceReport {
 	return warehouse.ServiceReport{
 		WarehouseID: "wh_1", OrganizationID: "org_1", Reference: "JOB-1",
 		Service: "kitting", QuantityMilli: 1500, Note: "gift sets",
@@ -24,7 +24,7 @@ func newServiceRecord(r warehouse.ServiceReport) (*warehouse.ServiceRecord, erro
 func TestNewServiceRecordValidates(t *testing.T) {
 	future := recvNow.Add(time.Millisecond)
 	past := recvNow.Add(-time.Hour)
-	domaintest.Edits(t, svcParams, newServiceRecord, []domaintest.Edit[warehouse.ServiceReport]{
+	domaintest.Edits(t, svcReport, newServiceRecord, []domaintest.Edit[warehouse.ServiceReport]{
 		{Name: "valid", Edit: func(p *warehouse.ServiceReport) {}, WantField: ""},
 		{Name: "in the past", Edit: func(p *warehouse.ServiceReport) { p.PerformedAt = &past }, WantField: ""},
 		{Name: "in the future", Edit: func(p *warehouse.ServiceReport) { p.PerformedAt = &future }, WantField: "performedAt"},
@@ -43,7 +43,7 @@ func TestNewServiceRecordValidates(t *testing.T) {
 func TestServiceRecordSameContent(t *testing.T) {
 	at := recvNow.Add(-time.Hour)
 	mk := func(edit func(p *warehouse.ServiceReport)) *warehouse.ServiceRecord {
-		return domaintest.Made(t, svcParams, newServiceRecord, edit)
+		return domaintest.Made(t, svcReport, newServiceRecord, edit)
 	}
 	stored := mk(func(p *warehouse.ServiceReport) { p.PerformedAt = &at })
 	tests := []struct {
