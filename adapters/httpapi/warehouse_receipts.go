@@ -106,10 +106,10 @@ func (h *WarehouseReceiving) receive(w http.ResponseWriter, r *http.Request) {
 	}
 	if res.Created {
 		for _, kind := range []shipping.ItemKind{shipping.KindProduct, shipping.KindCarton} {
-			h.m.ObserveUnitsReceived(string(kind), res.Receipt.Units(kind))
+			h.m.ObserveUnitsReceived(string(kind), res.Report.Units(kind))
 		}
 	}
-	writeReport(w, res.Created, resources.WarehouseReceiptOf(res.Receipt))
+	writeReport(w, res.Created, resources.WarehouseReceiptOf(res.Report))
 }
 
 // serviceBody is the body of POST /v0/warehouse/services. The quantity is
@@ -150,7 +150,7 @@ func (h *WarehouseReceiving) service(w http.ResponseWriter, r *http.Request) {
 		h.fail(w, r, err)
 		return
 	}
-	writeReport(w, res.Created, toWarehouseServiceDTO(res.Service))
+	writeReport(w, res.Created, toWarehouseServiceDTO(res.Report))
 }
 
 // reportBody is the body of a report: it says when the report's fact

@@ -41,35 +41,35 @@ func newRecvHarness(principal ports.Principal) *recvHarness {
 	app := &warehouseapp.UseCases{}
 	app.RecordWarehouseReceipt = recording(&h.receipts,
 		func(c warehouseapp.RecordWarehouseReceipt) (warehouseapp.ReceiptResult, error) {
-			rec, err := warehouse.NewReceipt(warehouse.NewReceiptParams{ID: "rcv_1", WarehouseID: c.WarehouseID, OrganizationID: c.OrganizationID,
-				Reference: c.Reference, ReceivedAt: c.ReceivedAt, Lines: c.Lines, Now: recvNow})
-			if err != nil {
-				return warehouseapp.ReceiptResult{}, err
+			rec, err := warehouse.NewReceipt("rcv_1", recvNow, warehouse.ReceiptReport(c))
+			if err == nil {
+				_ = rec.Resolve(map[string]shipping.InventoryItem{"prod_1": {ID: "prod_1", OrganizationID: c.OrganizationID, SKU: "TEE"}},
+					map[string]shipping.InventoryItem{"ctn_1": {ID: "ctn_1", OrganizationID: c.OrganizationID, SKU: "CTN"}})
 			}
-			if h.err != nil {
-				return warehouseapp.ReceiptResult{}, h.err
-			}
-			_ = rec.Resolve(map[string]shipping.InventoryItem{"prod_1": {ID: "prod_1", OrganizationID: c.OrganizationID, SKU: "TEE"}},
-				map[string]shipping.InventoryItem{"ctn_1": {ID: "ctn_1", OrganizationID: c.OrganizationID, SKU: "CTN"}})
-			return warehouseapp.ReceiptResult{Receipt: rec, Created: h.created}, nil
+			return recorded(h, rec, err)
 		})
 	app.RecordWarehouseService = recording(&h.services,
 		func(c warehouseapp.RecordWarehouseService) (warehouseapp.ServiceResult, error) {
-			s, err := warehouse.NewServiceRecord(warehouse.NewServiceRecordParams{ID: "svc_1", WarehouseID: c.WarehouseID,
-				OrganizationID: c.OrganizationID, Reference: c.Reference, Service: c.Service, QuantityMilli: c.QuantityMilli,
-				PerformedAt: c.PerformedAt, Note: c.Note, Now: recvNow})
-			if err != nil {
-				return warehouseapp.ServiceResult{}, err
-			}
-			if h.err != nil {
-				return warehouseapp.ServiceResult{}, h.err
-			}
-			return warehouseapp.ServiceResult{Service: s, Created: h.created}, nil
+			s, err := warehouse.NewServiceRecord("svc_1", recvNow, warehouse.ServiceReport(c))
+			return recorded(h, s, err)
 		})
 	h.router = routerOf(principal, func(auth httpapi.Authenticator, errs httpapi.ErrorMapper) httpapi.Routes {
 		return httpapi.NewWarehouseReceiving(app, auth, errs, h.metrics)
 	})
 	return h
+}
+
+// recorded is the stubs' answer with the report the command made: its
+// validation error, then the harness's error, else the report, created as
+// the harness says.
+func recorded[T any](h *recvHarness, report T, err error) (warehouseapp.Recorded[T], error) {
+	if err == nil {
+		err = h.err
+	}
+	if err != nil {
+		return warehouseapp.Recorded[T]{}, err
+	}
+	return warehouseapp.Recorded[T]{Report: report, Created: h.created}, nil
 }
 
 var whPrincipal = ports.Principal{WarehouseID: "wh_east", Subject: "wms", Scopes: []domain.Scope{domain.ScopeWarehouse}}

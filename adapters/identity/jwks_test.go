@@ -39,14 +39,22 @@ func idpKeys() []map[string]any {
 	}
 }
 
+// rsaAJWK is the JSON of rsa-a's JWK as the IdP publishes it: a key an
+// attacker may try as an HMAC secret.
+func rsaAJWK(t *testing.T) []byte {
+	t.Helper()
+	b, err := json.Marshal(idpKeys()[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
 func TestVerifyJWKS(t *testing.T) {
 	now := time.Now()
 	c := claims(now)
 	rsaA, ec1 := rsaKeyA(), ecKey1()
-	jwkA, err := json.Marshal(idpKeys()[0])
-	if err != nil {
-		t.Fatal(err)
-	}
+	jwkA := rsaAJWK(t)
 
 	tests := []verifyCase{
 		{name: "RS256", token: sign(jwt.SigningMethodRS256, rsaA, "rsa-a", c), want: acme},
@@ -92,10 +100,7 @@ func TestAlgorithmConfusionWithBothSources(t *testing.T) {
 	c := claims(time.Now())
 	rsaA := rsaKeyA()
 	pemA := rsaPublicPEM(&rsaA.PublicKey)
-	jwkA, err := json.Marshal(idpKeys()[0])
-	if err != nil {
-		t.Fatal(err)
-	}
+	jwkA := rsaAJWK(t)
 	tests := []verifyCase{
 		{name: "HS256 with the shared secret", token: sign(jwt.SigningMethodHS256, testSecret, "", c), want: acme},
 		{name: "RS256 with a JWKS key", token: sign(jwt.SigningMethodRS256, rsaA, "rsa-a", c), want: acme},

@@ -158,8 +158,8 @@ func TestReceiptRaisesOnHandAndWritesMovements(t *testing.T) {
 	shipWantStock(t, db, "carton_stock", w.wh, w.ctn, 105, 0)
 	got := recvMovements(t, db, w.org)[1:]
 	want := []recvMovement{
-		{Item: w.prod, Quantity: 42, Reason: "receipt", ReceiptID: res.Receipt.ID(), OccurredAt: at},
-		{Item: w.ctn, Quantity: 5, Reason: "receipt", ReceiptID: res.Receipt.ID(), OccurredAt: at},
+		{Item: w.prod, Quantity: 42, Reason: "receipt", ReceiptID: res.Report.ID(), OccurredAt: at},
+		{Item: w.ctn, Quantity: 5, Reason: "receipt", ReceiptID: res.Report.ID(), OccurredAt: at},
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("movements %+v, want %+v", got, want)
@@ -185,8 +185,8 @@ func TestReceiptReferenceIsIdempotent(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if again.Created || !reflect.DeepEqual(again.Receipt, first.Receipt) {
-		t.Fatalf("retry: created %v\n%+v\nwant the first\n%+v", again.Created, again.Receipt, first.Receipt)
+	if again.Created || !reflect.DeepEqual(again.Report, first.Report) {
+		t.Fatalf("retry: created %v\n%+v\nwant the first\n%+v", again.Created, again.Report, first.Report)
 	}
 	c.Lines[0].Quantity = 2
 	if _, err := uc.Handle(ctx, c); !errors.Is(err, whside.ErrReferenceConflict) {
@@ -236,7 +236,7 @@ func TestReceiptsWithOneReferenceRacing(t *testing.T) {
 		}
 	}
 	created := shipRunSame(t, "receipt", calls, func(r warehouseapp.ReceiptResult) bool { return r.Created },
-		func(r warehouseapp.ReceiptResult) string { return r.Receipt.ID() })
+		func(r warehouseapp.ReceiptResult) string { return r.Report.ID() })
 	if created != 1 {
 		t.Fatalf("%d receipts created, want 1", created)
 	}

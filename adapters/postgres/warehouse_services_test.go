@@ -21,9 +21,9 @@ func TestServiceRepositoryIsIdempotentOnItsReference(t *testing.T) {
 	ctx := context.Background()
 	at := time.Date(2026, 11, 20, 9, 30, 0, 125_000_000, time.UTC)
 	mk := func(id string, milli int64) *whside.ServiceRecord {
-		s, err := whside.NewServiceRecord(whside.NewServiceRecordParams{
-			ID: id, WarehouseID: w.wh, OrganizationID: w.org, Reference: "JOB-1", Service: "labor_hour",
-			QuantityMilli: milli, PerformedAt: &at, Note: "night shift ✓", Now: time.Now(),
+		s, err := whside.NewServiceRecord(id, time.Now(), whside.ServiceReport{
+			WarehouseID: w.wh, OrganizationID: w.org, Reference: "JOB-1", Service: "labor_hour",
+			QuantityMilli: milli, PerformedAt: &at, Note: "night shift ✓",
 		})
 		if err != nil {
 			t.Fatal(err)
@@ -44,9 +44,8 @@ func TestServiceRepositoryIsIdempotentOnItsReference(t *testing.T) {
 	}
 	// Another warehouse's reference is its own; a warehouse that does not
 	// serve the organization is refused by the database too.
-	other, _ := whside.NewServiceRecord(whside.NewServiceRecordParams{
-		ID: w.org + "_svc_3", WarehouseID: w.other, OrganizationID: w.org, Reference: "JOB-1", Service: "kitting",
-		QuantityMilli: 1, Now: time.Now(),
+	other, _ := whside.NewServiceRecord(w.org+"_svc_3", time.Now(), whside.ServiceReport{
+		WarehouseID: w.other, OrganizationID: w.org, Reference: "JOB-1", Service: "kitting", QuantityMilli: 1,
 	})
 	if _, _, err := repos.WarehouseServices.Create(ctx, other); err == nil || errors.Is(err, domain.ErrConflict) {
 		t.Fatalf("a warehouse that does not serve the organization: %v, want a foreign key violation", err)
@@ -71,7 +70,7 @@ func TestServicesWithOneReferenceRacing(t *testing.T) {
 		}
 	}
 	created := shipRunSame(t, "service", calls, func(r warehouseapp.ServiceResult) bool { return r.Created },
-		func(r warehouseapp.ServiceResult) string { return r.Service.ID() })
+		func(r warehouseapp.ServiceResult) string { return r.Report.ID() })
 	stored := scanQuery[int](t, shipDB(t, 1), "SELECT count(*) FROM warehouse_services WHERE organization_id = ?", w.org)
 	if created != 1 || stored != 1 {
 		t.Fatalf("%d created, %d stored; want 1 and 1", created, stored)

@@ -54,24 +54,13 @@ type OverduePeriodReader func(ctx context.Context) (time.Duration, error)
 // read from the database when /metrics is scraped, at most once per
 // refresh interval and within a short timeout; a failed read exposes the
 // last value again (none before the first success).
-type BillingOverdueCollector struct {
-	age  *scraped[time.Duration]
-	desc *prometheus.Desc
-}
+type BillingOverdueCollector struct{ *scraped[time.Duration] }
 
 // NewBillingOverdueCollector builds the collector.
 func NewBillingOverdueCollector(read OverduePeriodReader) *BillingOverdueCollector {
-	return &BillingOverdueCollector{age: newScraped(read),
-		desc: prometheus.NewDesc("fulfillment_billing_overdue_period_seconds",
-			"Seconds the oldest billing period past its grace has waited to be finalized; 0 when none waits.", nil, nil)}
-}
-
-// Describe implements prometheus.Collector.
-func (c *BillingOverdueCollector) Describe(ch chan<- *prometheus.Desc) { ch <- c.desc }
-
-// Collect implements prometheus.Collector.
-func (c *BillingOverdueCollector) Collect(ch chan<- prometheus.Metric) {
-	if age, ok := c.age.get(); ok {
-		ch <- prometheus.MustNewConstMetric(c.desc, prometheus.GaugeValue, age.Seconds())
-	}
+	desc := prometheus.NewDesc("fulfillment_billing_overdue_period_seconds",
+		"Seconds the oldest billing period past its grace has waited to be finalized; 0 when none waits.", nil, nil)
+	return &BillingOverdueCollector{newScraped(read, func(age time.Duration, ch chan<- prometheus.Metric) {
+		ch <- prometheus.MustNewConstMetric(desc, prometheus.GaugeValue, age.Seconds())
+	}, desc)}
 }

@@ -70,34 +70,16 @@ type OutboxStats func(ctx context.Context) (ports.OutboxStats, error)
 // /metrics is scraped, at most once per refresh interval and within a
 // short timeout; when a read fails the last values are exposed again
 // (before the first success, none).
-type OutboxCollector struct {
-	stats           *scraped[ports.OutboxStats]
-	pending, oldest *prometheus.Desc
-}
+type OutboxCollector struct{ *scraped[ports.OutboxStats] }
 
 // NewOutboxCollector builds the collector.
 func NewOutboxCollector(stats OutboxStats) *OutboxCollector {
-	return &OutboxCollector{
-		stats: newScraped(stats),
-		pending: prometheus.NewDesc("fulfillment_events_outbox_pending",
-			"Events written by committed changes and not yet acknowledged by the broker.", nil, nil),
-		oldest: prometheus.NewDesc("fulfillment_events_outbox_oldest_age_seconds",
-			"Seconds the oldest event of the outbox has waited; 0 when none waits.", nil, nil),
-	}
-}
-
-// Describe implements prometheus.Collector.
-func (c *OutboxCollector) Describe(ch chan<- *prometheus.Desc) {
-	ch <- c.pending
-	ch <- c.oldest
-}
-
-// Collect implements prometheus.Collector.
-func (c *OutboxCollector) Collect(ch chan<- prometheus.Metric) {
-	last, ok := c.stats.get()
-	if !ok {
-		return
-	}
-	ch <- prometheus.MustNewConstMetric(c.pending, prometheus.GaugeValue, float64(last.Pending))
-	ch <- prometheus.MustNewConstMetric(c.oldest, prometheus.GaugeValue, last.OldestAge.Seconds())
+	pending := prometheus.NewDesc("fulfillment_events_outbox_pending",
+		"Events written by committed changes and not yet acknowledged by the broker.", nil, nil)
+	oldest := prometheus.NewDesc("fulfillment_events_outbox_oldest_age_seconds",
+		"Seconds the oldest event of the outbox has waited; 0 when none waits.", nil, nil)
+	return &OutboxCollector{newScraped(stats, func(last ports.OutboxStats, ch chan<- prometheus.Metric) {
+		ch <- prometheus.MustNewConstMetric(pending, prometheus.GaugeValue, float64(last.Pending))
+		ch <- prometheus.MustNewConstMetric(oldest, prometheus.GaugeValue, last.OldestAge.Seconds())
+	}, pending, oldest)}
 }

@@ -2,5 +2,5 @@ package telemetry
 
 // ExpireForTest makes the next scrape read the counter again.
 func (c *FailedOrdersCollector) ExpireForTest() {
-	c.counts.expire()
+	c.expire()
 }

@@ -18,11 +18,7 @@ type FailedOrderCounter func(ctx context.Context) (byCode map[string]int, oldest
 // timeout (a database that does not answer cannot hold /metrics up). When
 // the read fails the last values are exposed again; before the first
 // success, none.
-type FailedOrdersCollector struct {
-	counts         *scraped[failedOrders]
-	codes          []string
-	byCode, oldest *prometheus.Desc
-}
+type FailedOrdersCollector struct{ *scraped[failedOrders] }
 
 // failedOrders is what a FailedOrderCounter read.
 type failedOrders struct {
@@ -33,33 +29,17 @@ type failedOrders struct {
 // NewFailedOrdersCollector builds the collector; codes are the values of
 // the code label, each exposed (0 when no order failed so).
 func NewFailedOrdersCollector(count FailedOrderCounter, codes []string) *FailedOrdersCollector {
-	return &FailedOrdersCollector{
-		counts: newScraped(func(ctx context.Context) (failedOrders, error) {
-			byCode, oldest, err := count(ctx)
-			return failedOrders{byCode, oldest}, err
-		}),
-		codes: codes,
-		byCode: prometheus.NewDesc("fulfillment_storefront_failed_orders",
-			"Failed storefront orders whose body is kept for a replay, by the code of their last error.", []string{"code"}, nil),
-		oldest: prometheus.NewDesc("fulfillment_storefront_failed_order_oldest_age_seconds",
-			"Seconds since the first delivery of the oldest failed order whose body is kept; 0 when there is none.", nil, nil),
-	}
-}
-
-// Describe implements prometheus.Collector.
-func (c *FailedOrdersCollector) Describe(ch chan<- *prometheus.Desc) {
-	ch <- c.byCode
-	ch <- c.oldest
-}
-
-// Collect implements prometheus.Collector.
-func (c *FailedOrdersCollector) Collect(ch chan<- prometheus.Metric) {
-	last, ok := c.counts.get()
-	if !ok {
-		return
-	}
-	for _, code := range c.codes {
-		ch <- prometheus.MustNewConstMetric(c.byCode, prometheus.GaugeValue, float64(last.byCode[code]), code)
-	}
-	ch <- prometheus.MustNewConstMetric(c.oldest, prometheus.GaugeValue, last.oldest.Seconds())
+	byCode := prometheus.NewDesc("fulfillment_storefront_failed_orders",
+		"Failed storefront orders whose body is kept for a replay, by the code of their last error.", []string{"code"}, nil)
+	oldest := prometheus.NewDesc("fulfillment_storefront_failed_order_oldest_age_seconds",
+		"Seconds since the first delivery of the oldest failed order whose body is kept; 0 when there is none.", nil, nil)
+	return &FailedOrdersCollector{newScraped(func(ctx context.Context) (failedOrders, error) {
+		byCode, oldest, err := count(ctx)
+		return failedOrders{byCode, oldest}, err
+	}, func(last failedOrders, ch chan<- prometheus.Metric) {
+		for _, code := range codes {
+			ch <- prometheus.MustNewConstMetric(byCode, prometheus.GaugeValue, float64(last.byCode[code]), code)
+		}
+		ch <- prometheus.MustNewConstMetric(oldest, prometheus.GaugeValue, last.oldest.Seconds())
+	}, byCode, oldest)}
 }

@@ -4,15 +4,21 @@ import (
 	"context"
 	"sync"
 	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
 )
 
-// scraped is a value that a collector reads from the database when
-// /metrics is scraped: at most once per refresh interval (several
-// scrapers, or a scrape storm, cost one query), within a short timeout (a
-// database that does not answer cannot hold /metrics up). When a read
-// fails the last value is kept; before the first success there is none.
+// scraped is a prometheus.Collector of a value that it reads from the
+// database when /metrics is scraped: at most once per refresh interval
+// (several scrapers, or a scrape storm, cost one query), within a short
+// timeout (a database that does not answer cannot hold /metrics up). When
+// a read fails the last value is kept and exposed again; before the first
+// success there is none. It describes descs, and collects what collect
+// makes of the value.
 type scraped[T any] struct {
 	read             func(ctx context.Context) (T, error)
+	collect          func(v T, ch chan<- prometheus.Metric)
+	descs            []*prometheus.Desc
 	refresh, timeout time.Duration
 
 	mu   sync.Mutex
@@ -22,8 +28,24 @@ type scraped[T any] struct {
 }
 
 // newScraped reads with read every 5 s at most, within 500 ms.
-func newScraped[T any](read func(ctx context.Context) (T, error)) *scraped[T] {
-	return &scraped[T]{read: read, refresh: 5 * time.Second, timeout: 500 * time.Millisecond}
+func newScraped[T any](read func(ctx context.Context) (T, error), collect func(v T, ch chan<- prometheus.Metric),
+	descs ...*prometheus.Desc,
+) *scraped[T] {
+	return &scraped[T]{read: read, collect: collect, descs: descs, refresh: 5 * time.Second, timeout: 500 * time.Millisecond}
+}
+
+// Describe implements prometheus.Collector.
+func (s *scraped[T]) Describe(ch chan<- *prometheus.Desc) {
+	for _, d := range s.descs {
+		ch <- d
+	}
+}
+
+// Collect implements prometheus.Collector.
+func (s *scraped[T]) Collect(ch chan<- prometheus.Metric) {
+	if v, ok := s.get(); ok {
+		s.collect(v, ch)
+	}
 }
 
 // get is the value, read again when the last read is older than the

@@ -3,7 +3,6 @@ package warehouse
 import (
 	"context"
 	"fmt"
-	"time"
 
 	"go.opentelemetry.io/otel/attribute"
 
@@ -14,14 +13,8 @@ import (
 )
 
 // RecordWarehouseReceipt reports goods received at the token's warehouse
-// for an organization. ReceivedAt nil means now.
-type RecordWarehouseReceipt struct {
-	WarehouseID    string
-	OrganizationID string
-	Reference      string
-	ReceivedAt     *time.Time
-	Lines          []warehouse.ReceiptLine
-}
+// for an organization: the domain's report of them.
+type RecordWarehouseReceipt warehouse.ReceiptReport
 
 // SpanAttributes implements Attributer.
 func (c RecordWarehouseReceipt) SpanAttributes() []attribute.KeyValue {
@@ -29,12 +22,8 @@ func (c RecordWarehouseReceipt) SpanAttributes() []attribute.KeyValue {
 		attribute.String("warehouse.reference", c.Reference))
 }
 
-// ReceiptResult is the receipt stored under the reference, and
-// whether this report made it (false: a retry, answered with the first).
-type ReceiptResult struct {
-	Receipt *warehouse.Receipt
-	Created bool
-}
+// ReceiptResult is the receipt recorded.
+type ReceiptResult = Recorded[*warehouse.Receipt]
 
 // RecordWarehouseReceiptHandler records receipts.
 type RecordWarehouseReceiptHandler struct{ reporting }
@@ -54,14 +43,11 @@ func NewRecordWarehouseReceiptHandler(uow ports.UnitOfWork, clock ports.Clock, i
 // (422 period_closed); its lines raise on hand, a movement each, and its
 // charges and event are written with it.
 func (h *RecordWarehouseReceiptHandler) Handle(ctx context.Context, c RecordWarehouseReceipt) (ReceiptResult, error) {
-	receipt, err := warehouse.NewReceipt(warehouse.NewReceiptParams{
-		ID: h.ids.NewID("rcv"), WarehouseID: c.WarehouseID, OrganizationID: c.OrganizationID,
-		Reference: c.Reference, ReceivedAt: c.ReceivedAt, Lines: c.Lines, Now: h.clock.Now(),
-	})
+	receipt, err := warehouse.NewReceipt(h.ids.NewID("rcv"), h.clock.Now(), warehouse.ReceiptReport(c))
 	if err != nil {
 		return ReceiptResult{}, err
 	}
-	stored, created, err := recordReport(ctx, h.uow, "receipt", receipt,
+	return recordReport(ctx, h.uow, "receipt", receipt,
 		func(ctx context.Context, r ports.Repositories) error {
 			return resolveReceipt(ctx, r.Inventory, receipt)
 		},
@@ -92,7 +78,6 @@ func (h *RecordWarehouseReceiptHandler) Handle(ctx context.Context, c RecordWare
 			}
 			return nil
 		})
-	return ReceiptResult{Receipt: stored, Created: created}, err
 }
 
 // resolveReceipt names the receipt's items from the organization's products

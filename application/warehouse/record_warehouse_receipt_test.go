@@ -44,8 +44,8 @@ func TestRecordWarehouseReceiptRaisesOnHand(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !res.Created || res.Receipt.ID() != "rcv_1" || res.Receipt.Lines()[0].SKU != "TEE-BLK-M" || res.Receipt.Lines()[1].SKU != "CTN-TEE-24" {
-		t.Fatalf("result %+v, lines %+v", res, res.Receipt.Lines())
+	if !res.Created || res.Report.ID() != "rcv_1" || res.Report.Lines()[0].SKU != "TEE-BLK-M" || res.Report.Lines()[1].SKU != "CTN-TEE-24" {
+		t.Fatalf("result %+v, lines %+v", res, res.Report.Lines())
 	}
 	if got := db.Level("wh_a", "prod_1").OnHand; got != 10 {
 		t.Errorf("prod_1 on hand %d, want 10", got)
@@ -75,8 +75,8 @@ func TestRecordWarehouseReceiptIsIdempotentOnItsReference(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if again.Created || again.Receipt.ID() != first.Receipt.ID() {
-		t.Fatalf("retry: created %v, receipt %s, want the first, %s", again.Created, again.Receipt.ID(), first.Receipt.ID())
+	if again.Created || again.Report.ID() != first.Report.ID() {
+		t.Fatalf("retry: created %v, receipt %s, want the first, %s", again.Created, again.Report.ID(), first.Report.ID())
 	}
 	if got := db.Level("wh_a", "prod_1").OnHand; got != 10 || len(db.Movements()) != 2 {
 		t.Fatalf("after a retry: on hand %d, %d movements; want 10 and 2", got, len(db.Movements()))

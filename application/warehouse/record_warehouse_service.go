@@ -3,7 +3,6 @@ package warehouse
 import (
 	"context"
 	"fmt"
-	"time"
 
 	"go.opentelemetry.io/otel/attribute"
 
@@ -13,17 +12,8 @@ import (
 )
 
 // RecordWarehouseService reports a service the token's warehouse performed
-// for an organization. QuantityMilli is in thousandths; PerformedAt nil
-// means now.
-type RecordWarehouseService struct {
-	WarehouseID    string
-	OrganizationID string
-	Reference      string
-	Service        string
-	QuantityMilli  int64
-	PerformedAt    *time.Time
-	Note           string
-}
+// for an organization: the domain's report of it.
+type RecordWarehouseService warehouse.ServiceReport
 
 // SpanAttributes implements Attributer.
 func (c RecordWarehouseService) SpanAttributes() []attribute.KeyValue {
@@ -31,12 +21,8 @@ func (c RecordWarehouseService) SpanAttributes() []attribute.KeyValue {
 		attribute.String("warehouse.reference", c.Reference), attribute.String("warehouse.service", c.Service))
 }
 
-// ServiceResult is the service stored under the reference, and
-// whether this report made it (false: a retry, answered with the first).
-type ServiceResult struct {
-	Service *warehouse.ServiceRecord
-	Created bool
-}
+// ServiceResult is the service recorded.
+type ServiceResult = Recorded[*warehouse.ServiceRecord]
 
 // RecordWarehouseServiceHandler records services.
 type RecordWarehouseServiceHandler struct{ reporting }
@@ -56,15 +42,11 @@ func NewRecordWarehouseServiceHandler(uow ports.UnitOfWork, clock ports.Clock, i
 // inside a closed period (422 period_closed); its charge is written with
 // it.
 func (h *RecordWarehouseServiceHandler) Handle(ctx context.Context, c RecordWarehouseService) (ServiceResult, error) {
-	service, err := warehouse.NewServiceRecord(warehouse.NewServiceRecordParams{
-		ID: h.ids.NewID("svc"), WarehouseID: c.WarehouseID, OrganizationID: c.OrganizationID,
-		Reference: c.Reference, Service: c.Service, QuantityMilli: c.QuantityMilli,
-		PerformedAt: c.PerformedAt, Note: c.Note, Now: h.clock.Now(),
-	})
+	service, err := warehouse.NewServiceRecord(h.ids.NewID("svc"), h.clock.Now(), warehouse.ServiceReport(c))
 	if err != nil {
 		return ServiceResult{}, err
 	}
-	stored, created, err := recordReport(ctx, h.uow, "service", service, nil,
+	return recordReport(ctx, h.uow, "service", service, nil,
 		func(ctx context.Context, r ports.Repositories, service *warehouse.ServiceRecord) (*warehouse.ServiceRecord, bool, error) {
 			return r.WarehouseServices.Create(ctx, service)
 		},
@@ -82,5 +64,4 @@ func (h *RecordWarehouseServiceHandler) Handle(ctx context.Context, c RecordWare
 			}
 			return nil
 		})
-	return ServiceResult{Service: stored, Created: created}, err
 }

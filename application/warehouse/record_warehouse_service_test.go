@@ -32,11 +32,11 @@ func TestRecordWarehouseServiceIsIdempotentOnItsReference(t *testing.T) {
 	db := apptest.ShipFixture()
 	h := svcHandler(db, apptest.Billing{ServiceOffered: offered})
 	first, err := h.Handle(context.Background(), svcCommand())
-	if err != nil || !first.Created || first.Service.QuantityMilli() != 1500 || !first.Service.PerformedAt().Equal(recvT0) {
+	if err != nil || !first.Created || first.Report.QuantityMilli() != 1500 || !first.Report.PerformedAt().Equal(recvT0) {
 		t.Fatalf("first: %+v, %v", first, err)
 	}
 	again, err := h.Handle(context.Background(), svcCommand())
-	if err != nil || again.Created || again.Service.ID() != first.Service.ID() {
+	if err != nil || again.Created || again.Report.ID() != first.Report.ID() {
 		t.Fatalf("retry: %+v, %v", again, err)
 	}
 	other := svcCommand()

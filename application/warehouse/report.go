@@ -26,6 +26,13 @@ type report[T any] interface {
 	SameContent(T) bool
 }
 
+// Recorded is the report stored under its reference, and whether this
+// report made it (false: a retry, answered with the first).
+type Recorded[T any] struct {
+	Report  T
+	Created bool
+}
+
 // recordReport is the transaction of a warehouse's report, the same for
 // receipts and services; fresh is made and checked before it opens. The
 // warehouse must serve the organization (invalid_warehouse); resolve, when
@@ -36,12 +43,12 @@ type report[T any] interface {
 // transaction; one the warehouse has under the reference already is a
 // retry when its content is the same (the stored one is the answer and
 // nothing more is written), and otherwise warehouse.ErrReferenceConflict.
-// It returns the report and whether this one made it.
+// It returns the report stored and whether this one made it.
 func recordReport[T report[T]](ctx context.Context, uow ports.UnitOfWork, kind string, fresh T,
 	resolve func(ctx context.Context, r ports.Repositories) error,
 	create func(ctx context.Context, r ports.Repositories, fresh T) (stored T, created bool, err error),
 	record func(ctx context.Context, r ports.Repositories) error,
-) (T, bool, error) {
+) (Recorded[T], error) {
 	var stored T
 	var created bool
 	err := uow.Do(ctx, func(ctx context.Context, r ports.Repositories) error {
@@ -67,8 +74,7 @@ func recordReport[T report[T]](ctx context.Context, uow ports.UnitOfWork, kind s
 		return nil
 	})
 	if err != nil {
-		var none T
-		return none, false, err
+		return Recorded[T]{}, err
 	}
-	return stored, created, nil
+	return Recorded[T]{Report: stored, Created: created}, nil
 }

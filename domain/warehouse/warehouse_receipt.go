@@ -50,41 +50,41 @@ type Receipt struct {
 	lines []ReceiptLine
 }
 
-// NewReceiptParams are the inputs of NewReceipt. ReceivedAt nil means now.
-type NewReceiptParams struct {
-	ID             string
+// ReceiptReport is a receipt as the warehouse reports it, the input of
+// NewReceipt. ReceivedAt nil means now.
+type ReceiptReport struct {
 	WarehouseID    string
 	OrganizationID string
 	Reference      string
 	ReceivedAt     *time.Time
 	Lines          []ReceiptLine
-	Now            time.Time
 }
 
-// NewReceipt validates p and returns a receipt. It checks, in the order of
-// the body's members: organizationId, reference (1–64 characters), the time
-// (not in the future), items (at least one, at most MaxReceiptLines, each
-// naming exactly one product or carton, each quantity 1 … MaxLineQuantity).
+// NewReceipt validates r and returns the receipt id, made now. It checks,
+// in the order of the body's members: organizationId, reference (1–64
+// characters), the time (not in the future), items (at least one, at most
+// MaxReceiptLines, each naming exactly one product or carton, each quantity
+// 1 … MaxLineQuantity).
 // Lines of the same item are merged into one with the summed quantity, in
 // order of first appearance, the sum held to the same bound: a receipt
 // tells how many of each item arrived, however the WMS split its lines.
 // Times are kept to the millisecond, the API's precision. Errors name the
 // member of the body (`reference`, `items[2].quantity`, …).
-func NewReceipt(p NewReceiptParams) (*Receipt, error) {
-	if err := checkReport("receipt", p.ID, p.WarehouseID, p.OrganizationID, p.Reference); err != nil {
+func NewReceipt(id string, now time.Time, r ReceiptReport) (*Receipt, error) {
+	if err := checkReport("receipt", id, r.WarehouseID, r.OrganizationID, r.Reference); err != nil {
 		return nil, err
 	}
-	now := p.Now.UTC().Truncate(time.Millisecond)
-	at, given, err := reportedAt("receivedAt", p.ReceivedAt, now)
+	now = now.UTC().Truncate(time.Millisecond)
+	at, given, err := reportedAt("receivedAt", r.ReceivedAt, now)
 	if err != nil {
 		return nil, err
 	}
-	lines, err := checkReceiptLines(p.Lines)
+	lines, err := checkReceiptLines(r.Lines)
 	if err != nil {
 		return nil, err
 	}
 	return &Receipt{report: report{
-		id: p.ID, warehouseID: p.WarehouseID, organizationID: p.OrganizationID, reference: p.Reference,
+		id: id, warehouseID: r.WarehouseID, organizationID: r.OrganizationID, reference: r.Reference,
 		at: at, atGiven: given, createdAt: now,
 	}, lines: lines}, nil
 }

@@ -14,42 +14,46 @@ import (
 
 var recvNow = time.Date(2026, 11, 26, 12, 0, 0, 123_456_789, time.UTC)
 
-func recvParams() warehouse.NewReceiptParams {
-	return warehouse.NewReceiptParams{
-		ID: "rcv_1", WarehouseID: "wh_1", OrganizationID: "org_1", Reference: "ASN-1",
+func recvReport() warehouse.ReceiptReport {
+	return warehouse.ReceiptReport{
+		WarehouseID: "wh_1", OrganizationID: "org_1", Reference: "ASN-1",
 		Lines: []warehouse.ReceiptLine{
 			{Kind: shipping.KindProduct, ItemID: "prod_1", Quantity: 10},
 			{Kind: shipping.KindCarton, ItemID: "ctn_1", Quantity: 2},
 		},
-		Now: recvNow,
 	}
+}
+
+// newReceipt is the receipt rcv_1 made at recvNow.
+func newReceipt(r warehouse.ReceiptReport) (*warehouse.Receipt, error) {
+	return warehouse.NewReceipt("rcv_1", recvNow, r)
 }
 
 func TestNewReceiptValidates(t *testing.T) {
 	past := recvNow.Add(-48 * time.Hour)
 	future := recvNow.Add(time.Second)
-	domaintest.Edits(t, recvParams, warehouse.NewReceipt, []domaintest.Edit[warehouse.NewReceiptParams]{
-		{Name: "valid", Edit: func(p *warehouse.NewReceiptParams) {}, WantField: ""},
-		{Name: "in the past", Edit: func(p *warehouse.NewReceiptParams) { p.ReceivedAt = &past }, WantField: ""},
-		{Name: "now exactly", Edit: func(p *warehouse.NewReceiptParams) { p.ReceivedAt = &recvNow }, WantField: ""},
-		{Name: "in the future", Edit: func(p *warehouse.NewReceiptParams) { p.ReceivedAt = &future }, WantField: "receivedAt"},
-		{Name: "no organization", Edit: func(p *warehouse.NewReceiptParams) { p.OrganizationID = "" }, WantField: "organizationId"},
-		{Name: "no reference", Edit: func(p *warehouse.NewReceiptParams) { p.Reference = "" }, WantField: "reference"},
-		{Name: "64 characters", Edit: func(p *warehouse.NewReceiptParams) { p.Reference = strings.Repeat("é", 64) }, WantField: ""},
-		{Name: "65 characters", Edit: func(p *warehouse.NewReceiptParams) { p.Reference = strings.Repeat("a", 65) }, WantField: "reference"},
-		{Name: "NUL in reference", Edit: func(p *warehouse.NewReceiptParams) { p.Reference = "a\x00" }, WantField: "reference"},
-		{Name: "no items", Edit: func(p *warehouse.NewReceiptParams) { p.Lines = nil }, WantField: "items"},
-		{Name: "too many items", Edit: func(p *warehouse.NewReceiptParams) {
+	domaintest.Edits(t, recvReport, newReceipt, []domaintest.Edit[warehouse.ReceiptReport]{
+		{Name: "valid", Edit: func(p *warehouse.ReceiptReport) {}, WantField: ""},
+		{Name: "in the past", Edit: func(p *warehouse.ReceiptReport) { p.ReceivedAt = &past }, WantField: ""},
+		{Name: "now exactly", Edit: func(p *warehouse.ReceiptReport) { p.ReceivedAt = &recvNow }, WantField: ""},
+		{Name: "in the future", Edit: func(p *warehouse.ReceiptReport) { p.ReceivedAt = &future }, WantField: "receivedAt"},
+		{Name: "no organization", Edit: func(p *warehouse.ReceiptReport) { p.OrganizationID = "" }, WantField: "organizationId"},
+		{Name: "no reference", Edit: func(p *warehouse.ReceiptReport) { p.Reference = "" }, WantField: "reference"},
+		{Name: "64 characters", Edit: func(p *warehouse.ReceiptReport) { p.Reference = strings.Repeat("é", 64) }, WantField: ""},
+		{Name: "65 characters", Edit: func(p *warehouse.ReceiptReport) { p.Reference = strings.Repeat("a", 65) }, WantField: "reference"},
+		{Name: "NUL in reference", Edit: func(p *warehouse.ReceiptReport) { p.Reference = "a\x00" }, WantField: "reference"},
+		{Name: "no items", Edit: func(p *warehouse.ReceiptReport) { p.Lines = nil }, WantField: "items"},
+		{Name: "too many items", Edit: func(p *warehouse.ReceiptReport) {
 			p.Lines = make([]warehouse.ReceiptLine, warehouse.MaxReceiptLines+1)
 		}, WantField: "items"},
-		{Name: "an item without its ID", Edit: func(p *warehouse.NewReceiptParams) { p.Lines[1].ItemID = "" }, WantField: "items[1]"},
-		{Name: "an item of no kind", Edit: func(p *warehouse.NewReceiptParams) { p.Lines[0].Kind = "" }, WantField: "items[0]"},
-		{Name: "zero quantity", Edit: func(p *warehouse.NewReceiptParams) { p.Lines[0].Quantity = 0 }, WantField: "items[0].quantity"},
-		{Name: "quantity above the bound", Edit: func(p *warehouse.NewReceiptParams) {
+		{Name: "an item without its ID", Edit: func(p *warehouse.ReceiptReport) { p.Lines[1].ItemID = "" }, WantField: "items[1]"},
+		{Name: "an item of no kind", Edit: func(p *warehouse.ReceiptReport) { p.Lines[0].Kind = "" }, WantField: "items[0]"},
+		{Name: "zero quantity", Edit: func(p *warehouse.ReceiptReport) { p.Lines[0].Quantity = 0 }, WantField: "items[0].quantity"},
+		{Name: "quantity above the bound", Edit: func(p *warehouse.ReceiptReport) {
 			p.Lines[1].Quantity = shipping.MaxLineQuantity + 1
 		}, WantField: "items[1].quantity"},
-		{Name: "quantity at the bound", Edit: func(p *warehouse.NewReceiptParams) { p.Lines[1].Quantity = shipping.MaxLineQuantity }, WantField: ""},
-		{Name: "duplicates adding up above the bound", Edit: func(p *warehouse.NewReceiptParams) {
+		{Name: "quantity at the bound", Edit: func(p *warehouse.ReceiptReport) { p.Lines[1].Quantity = shipping.MaxLineQuantity }, WantField: ""},
+		{Name: "duplicates adding up above the bound", Edit: func(p *warehouse.ReceiptReport) {
 			p.Lines = []warehouse.ReceiptLine{
 				{Kind: shipping.KindProduct, ItemID: "p", Quantity: shipping.MaxLineQuantity},
 				{Kind: shipping.KindProduct, ItemID: "p", Quantity: 1},
@@ -59,10 +63,10 @@ func TestNewReceiptValidates(t *testing.T) {
 }
 
 func TestNewReceiptMergesDuplicatesAndDefaultsTime(t *testing.T) {
-	p := recvParams()
+	p := recvReport()
 	p.Lines = append(p.Lines, warehouse.ReceiptLine{Kind: shipping.KindProduct, ItemID: "prod_1", Quantity: 5},
 		warehouse.ReceiptLine{Kind: shipping.KindCarton, ItemID: "prod_1", Quantity: 1})
-	r, err := warehouse.NewReceipt(p)
+	r, err := newReceipt(p)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -86,35 +90,35 @@ func TestNewReceiptMergesDuplicatesAndDefaultsTime(t *testing.T) {
 func TestReceiptSameContent(t *testing.T) {
 	at := recvNow.Add(-time.Hour)
 	other := recvNow.Add(-2 * time.Hour)
-	base := func(edit func(p *warehouse.NewReceiptParams)) *warehouse.Receipt {
-		return domaintest.Made(t, recvParams, warehouse.NewReceipt, edit)
+	base := func(edit func(p *warehouse.ReceiptReport)) *warehouse.Receipt {
+		return domaintest.Made(t, recvReport, newReceipt, edit)
 	}
-	stored := base(func(p *warehouse.NewReceiptParams) { p.ReceivedAt = &at })
-	storedDefault := base(func(p *warehouse.NewReceiptParams) {})
+	stored := base(func(p *warehouse.ReceiptReport) { p.ReceivedAt = &at })
+	storedDefault := base(func(p *warehouse.ReceiptReport) {})
 	tests := []struct {
 		name   string
 		stored *warehouse.Receipt
-		retry  func(p *warehouse.NewReceiptParams)
+		retry  func(p *warehouse.ReceiptReport)
 		want   bool
 	}{
-		{"identical", stored, func(p *warehouse.NewReceiptParams) { p.ReceivedAt = &at }, true},
-		{"items in another order", stored, func(p *warehouse.NewReceiptParams) {
+		{"identical", stored, func(p *warehouse.ReceiptReport) { p.ReceivedAt = &at }, true},
+		{"items in another order", stored, func(p *warehouse.ReceiptReport) {
 			p.ReceivedAt = &at
 			p.Lines[0], p.Lines[1] = p.Lines[1], p.Lines[0]
 		}, true},
-		{"a line split in two", stored, func(p *warehouse.NewReceiptParams) {
+		{"a line split in two", stored, func(p *warehouse.ReceiptReport) {
 			p.ReceivedAt = &at
 			p.Lines[0].Quantity = 4
 			p.Lines = append(p.Lines, warehouse.ReceiptLine{Kind: shipping.KindProduct, ItemID: "prod_1", Quantity: 6})
 		}, true},
-		{"no time given: any stored time", stored, func(p *warehouse.NewReceiptParams) {}, true},
-		{"another time", stored, func(p *warehouse.NewReceiptParams) { p.ReceivedAt = &other }, false},
-		{"a time given, none stored", storedDefault, func(p *warehouse.NewReceiptParams) { p.ReceivedAt = &at }, false},
-		{"another quantity", stored, func(p *warehouse.NewReceiptParams) { p.ReceivedAt = &at; p.Lines[0].Quantity = 11 }, false},
-		{"another item", stored, func(p *warehouse.NewReceiptParams) { p.ReceivedAt = &at; p.Lines[0].ItemID = "prod_2" }, false},
-		{"a product for a carton", stored, func(p *warehouse.NewReceiptParams) { p.ReceivedAt = &at; p.Lines[1].Kind = shipping.KindProduct }, false},
-		{"one item less", stored, func(p *warehouse.NewReceiptParams) { p.ReceivedAt = &at; p.Lines = p.Lines[:1] }, false},
-		{"another organization", stored, func(p *warehouse.NewReceiptParams) { p.ReceivedAt = &at; p.OrganizationID = "org_2" }, false},
+		{"no time given: any stored time", stored, func(p *warehouse.ReceiptReport) {}, true},
+		{"another time", stored, func(p *warehouse.ReceiptReport) { p.ReceivedAt = &other }, false},
+		{"a time given, none stored", storedDefault, func(p *warehouse.ReceiptReport) { p.ReceivedAt = &at }, false},
+		{"another quantity", stored, func(p *warehouse.ReceiptReport) { p.ReceivedAt = &at; p.Lines[0].Quantity = 11 }, false},
+		{"another item", stored, func(p *warehouse.ReceiptReport) { p.ReceivedAt = &at; p.Lines[0].ItemID = "prod_2" }, false},
+		{"a product for a carton", stored, func(p *warehouse.ReceiptReport) { p.ReceivedAt = &at; p.Lines[1].Kind = shipping.KindProduct }, false},
+		{"one item less", stored, func(p *warehouse.ReceiptReport) { p.ReceivedAt = &at; p.Lines = p.Lines[:1] }, false},
+		{"another organization", stored, func(p *warehouse.ReceiptReport) { p.ReceivedAt = &at; p.OrganizationID = "org_2" }, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -128,7 +132,7 @@ func TestReceiptSameContent(t *testing.T) {
 func TestReceiptResolve(t *testing.T) {
 	products := map[string]shipping.InventoryItem{"prod_1": {ID: "prod_1", OrganizationID: "org_1", Kind: shipping.KindProduct, SKU: "TEE"}}
 	cartons := map[string]shipping.InventoryItem{"ctn_1": {ID: "ctn_1", OrganizationID: "org_1", Kind: shipping.KindCarton, SKU: "CTN"}}
-	r, err := warehouse.NewReceipt(recvParams())
+	r, err := newReceipt(recvReport())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -153,7 +157,7 @@ func TestReceiptResolve(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			r, _ := warehouse.NewReceipt(recvParams())
+			r, _ := newReceipt(recvReport())
 			var got *shipping.UnknownItemsError
 			if err := r.Resolve(tt.products, tt.cartons); !errors.As(err, &got) || !reflect.DeepEqual(got, tt.want) {
 				t.Fatalf("Resolve: %v, want %+v", err, tt.want)
@@ -167,9 +171,9 @@ func TestReceiptResolve(t *testing.T) {
 
 func TestReceiptMovements(t *testing.T) {
 	at := recvNow.Add(-time.Hour)
-	p := recvParams()
+	p := recvReport()
 	p.ReceivedAt = &at
-	r, _ := warehouse.NewReceipt(p)
+	r, _ := newReceipt(p)
 	want := shipping.StockChange{
 		OrganizationID: "org_1", WarehouseID: "wh_1", Reason: shipping.MovementReceipt, ReceiptID: "rcv_1",
 		OccurredAt: at.Truncate(time.Millisecond),

@@ -31,10 +31,10 @@ type ServiceRecord struct {
 	note          string
 }
 
-// NewServiceRecordParams are the inputs of NewServiceRecord. PerformedAt nil
-// means now.
-type NewServiceRecordParams struct {
-	ID             string
+// ServiceReport is a service as the warehouse reports it, the input of
+// NewServiceRecord. QuantityMilli is in thousandths; PerformedAt nil means
+// now.
+type ServiceReport struct {
 	WarehouseID    string
 	OrganizationID string
 	Reference      string
@@ -42,43 +42,43 @@ type NewServiceRecordParams struct {
 	QuantityMilli  int64
 	PerformedAt    *time.Time
 	Note           string
-	Now            time.Time
 }
 
-// NewServiceRecord validates p, in the order of the body's members:
+// NewServiceRecord validates r and returns the service id, made now. It
+// checks, in the order of the body's members:
 // organizationId, reference (1–64 characters), service (1–64 characters),
 // quantity (positive, at most MaxServiceMilli thousandths), performedAt (not
 // in the future), note (at most 1000 characters). Whether the service is one
 // of the organization's rate card is the use case's to check.
-func NewServiceRecord(p NewServiceRecordParams) (*ServiceRecord, error) {
-	if err := checkReport("service", p.ID, p.WarehouseID, p.OrganizationID, p.Reference); err != nil {
+func NewServiceRecord(id string, now time.Time, r ServiceReport) (*ServiceRecord, error) {
+	if err := checkReport("service", id, r.WarehouseID, r.OrganizationID, r.Reference); err != nil {
 		return nil, err
 	}
-	if n := utf8.RuneCountInString(p.Service); n < 1 || n > MaxServiceCodeChars || !utf8.ValidString(p.Service) ||
-		strings.TrimSpace(p.Service) != p.Service {
+	if n := utf8.RuneCountInString(r.Service); n < 1 || n > MaxServiceCodeChars || !utf8.ValidString(r.Service) ||
+		strings.TrimSpace(r.Service) != r.Service {
 		return nil, domain.Invalid("service", "must be a service code of 1 to %d characters", MaxServiceCodeChars)
 	}
-	if err := shipping.CheckText("service", p.Service); err != nil {
+	if err := shipping.CheckText("service", r.Service); err != nil {
 		return nil, err
 	}
-	if p.QuantityMilli < 1 || p.QuantityMilli > MaxServiceMilli {
+	if r.QuantityMilli < 1 || r.QuantityMilli > MaxServiceMilli {
 		return nil, domain.Invalid("quantity", "must be a number above 0 and at most %d, with at most three decimals", shipping.MaxLineQuantity)
 	}
-	now := p.Now.UTC().Truncate(time.Millisecond)
-	at, given, err := reportedAt("performedAt", p.PerformedAt, now)
+	now = now.UTC().Truncate(time.Millisecond)
+	at, given, err := reportedAt("performedAt", r.PerformedAt, now)
 	if err != nil {
 		return nil, err
 	}
-	if utf8.RuneCountInString(p.Note) > MaxServiceNoteChars || !utf8.ValidString(p.Note) {
+	if utf8.RuneCountInString(r.Note) > MaxServiceNoteChars || !utf8.ValidString(r.Note) {
 		return nil, domain.Invalid("note", "must be at most %d characters", MaxServiceNoteChars)
 	}
-	if err := shipping.CheckText("note", p.Note); err != nil {
+	if err := shipping.CheckText("note", r.Note); err != nil {
 		return nil, err
 	}
 	return &ServiceRecord{report: report{
-		id: p.ID, warehouseID: p.WarehouseID, organizationID: p.OrganizationID, reference: p.Reference,
+		id: id, warehouseID: r.WarehouseID, organizationID: r.OrganizationID, reference: r.Reference,
 		at: at, atGiven: given, createdAt: now,
-	}, service: p.Service, quantityMilli: p.QuantityMilli, note: p.Note}, nil
+	}, service: r.Service, quantityMilli: r.QuantityMilli, note: r.Note}, nil
 }
 
 // SameContent tells whether other reports the same service as s: the same

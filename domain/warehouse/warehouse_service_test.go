@@ -9,50 +9,55 @@ import (
 	"github.com/acme3pl/fulfillment/domain/warehouse"
 )
 
-func svcParams() warehouse.NewServiceRecordParams {
-	return warehouse.NewServiceRecordParams{
-		ID: "svc_1", WarehouseID: "wh_1", OrganizationID: "org_1", Reference: "JOB-1",
-		Service: "kitting", QuantityMilli: 1500, Note: "gift sets", Now: recvNow,
+func svcReport() warehouse.ServiceReport {
+	return warehouse.ServiceReport{
+		WarehouseID: "wh_1", OrganizationID: "org_1", Reference: "JOB-1",
+		Service: "kitting", QuantityMilli: 1500, Note: "gift sets",
 	}
+}
+
+// newServiceRecord is the service svc_1 made at recvNow.
+func newServiceRecord(r warehouse.ServiceReport) (*warehouse.ServiceRecord, error) {
+	return warehouse.NewServiceRecord("svc_1", recvNow, r)
 }
 
 func TestNewServiceRecordValidates(t *testing.T) {
 	future := recvNow.Add(time.Millisecond)
 	past := recvNow.Add(-time.Hour)
-	domaintest.Edits(t, svcParams, warehouse.NewServiceRecord, []domaintest.Edit[warehouse.NewServiceRecordParams]{
-		{Name: "valid", Edit: func(p *warehouse.NewServiceRecordParams) {}, WantField: ""},
-		{Name: "in the past", Edit: func(p *warehouse.NewServiceRecordParams) { p.PerformedAt = &past }, WantField: ""},
-		{Name: "in the future", Edit: func(p *warehouse.NewServiceRecordParams) { p.PerformedAt = &future }, WantField: "performedAt"},
-		{Name: "no organization", Edit: func(p *warehouse.NewServiceRecordParams) { p.OrganizationID = "" }, WantField: "organizationId"},
-		{Name: "no reference", Edit: func(p *warehouse.NewServiceRecordParams) { p.Reference = "" }, WantField: "reference"},
-		{Name: "no service", Edit: func(p *warehouse.NewServiceRecordParams) { p.Service = "" }, WantField: "service"},
-		{Name: "a padded service", Edit: func(p *warehouse.NewServiceRecordParams) { p.Service = " kitting" }, WantField: "service"},
-		{Name: "a long service", Edit: func(p *warehouse.NewServiceRecordParams) { p.Service = strings.Repeat("s", 65) }, WantField: "service"},
-		{Name: "zero quantity", Edit: func(p *warehouse.NewServiceRecordParams) { p.QuantityMilli = 0 }, WantField: "quantity"},
-		{Name: "quantity above the bound", Edit: func(p *warehouse.NewServiceRecordParams) { p.QuantityMilli = warehouse.MaxServiceMilli + 1 }, WantField: "quantity"},
-		{Name: "a long note", Edit: func(p *warehouse.NewServiceRecordParams) { p.Note = strings.Repeat("n", 1001) }, WantField: "note"},
-		{Name: "no note", Edit: func(p *warehouse.NewServiceRecordParams) { p.Note = "" }, WantField: ""},
+	domaintest.Edits(t, svcReport, newServiceRecord, []domaintest.Edit[warehouse.ServiceReport]{
+		{Name: "valid", Edit: func(p *warehouse.ServiceReport) {}, WantField: ""},
+		{Name: "in the past", Edit: func(p *warehouse.ServiceReport) { p.PerformedAt = &past }, WantField: ""},
+		{Name: "in the future", Edit: func(p *warehouse.ServiceReport) { p.PerformedAt = &future }, WantField: "performedAt"},
+		{Name: "no organization", Edit: func(p *warehouse.ServiceReport) { p.OrganizationID = "" }, WantField: "organizationId"},
+		{Name: "no reference", Edit: func(p *warehouse.ServiceReport) { p.Reference = "" }, WantField: "reference"},
+		{Name: "no service", Edit: func(p *warehouse.ServiceReport) { p.Service = "" }, WantField: "service"},
+		{Name: "a padded service", Edit: func(p *warehouse.ServiceReport) { p.Service = " kitting" }, WantField: "service"},
+		{Name: "a long service", Edit: func(p *warehouse.ServiceReport) { p.Service = strings.Repeat("s", 65) }, WantField: "service"},
+		{Name: "zero quantity", Edit: func(p *warehouse.ServiceReport) { p.QuantityMilli = 0 }, WantField: "quantity"},
+		{Name: "quantity above the bound", Edit: func(p *warehouse.ServiceReport) { p.QuantityMilli = warehouse.MaxServiceMilli + 1 }, WantField: "quantity"},
+		{Name: "a long note", Edit: func(p *warehouse.ServiceReport) { p.Note = strings.Repeat("n", 1001) }, WantField: "note"},
+		{Name: "no note", Edit: func(p *warehouse.ServiceReport) { p.Note = "" }, WantField: ""},
 	})
 }
 
 func TestServiceRecordSameContent(t *testing.T) {
 	at := recvNow.Add(-time.Hour)
-	mk := func(edit func(p *warehouse.NewServiceRecordParams)) *warehouse.ServiceRecord {
-		return domaintest.Made(t, svcParams, warehouse.NewServiceRecord, edit)
+	mk := func(edit func(p *warehouse.ServiceReport)) *warehouse.ServiceRecord {
+		return domaintest.Made(t, svcReport, newServiceRecord, edit)
 	}
-	stored := mk(func(p *warehouse.NewServiceRecordParams) { p.PerformedAt = &at })
+	stored := mk(func(p *warehouse.ServiceReport) { p.PerformedAt = &at })
 	tests := []struct {
 		name  string
-		retry func(p *warehouse.NewServiceRecordParams)
+		retry func(p *warehouse.ServiceReport)
 		want  bool
 	}{
-		{"identical", func(p *warehouse.NewServiceRecordParams) { p.PerformedAt = &at }, true},
-		{"no time given", func(p *warehouse.NewServiceRecordParams) {}, true},
-		{"another time", func(p *warehouse.NewServiceRecordParams) { other := at.Add(time.Second); p.PerformedAt = &other }, false},
-		{"another quantity", func(p *warehouse.NewServiceRecordParams) { p.QuantityMilli = 1501 }, false},
-		{"another service", func(p *warehouse.NewServiceRecordParams) { p.Service = "labor_hour" }, false},
-		{"another note", func(p *warehouse.NewServiceRecordParams) { p.Note = "" }, false},
-		{"another organization", func(p *warehouse.NewServiceRecordParams) { p.OrganizationID = "org_2" }, false},
+		{"identical", func(p *warehouse.ServiceReport) { p.PerformedAt = &at }, true},
+		{"no time given", func(p *warehouse.ServiceReport) {}, true},
+		{"another time", func(p *warehouse.ServiceReport) { other := at.Add(time.Second); p.PerformedAt = &other }, false},
+		{"another quantity", func(p *warehouse.ServiceReport) { p.QuantityMilli = 1501 }, false},
+		{"another service", func(p *warehouse.ServiceReport) { p.Service = "labor_hour" }, false},
+		{"another note", func(p *warehouse.ServiceReport) { p.Note = "" }, false},
+		{"another organization", func(p *warehouse.ServiceReport) { p.OrganizationID = "org_2" }, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
