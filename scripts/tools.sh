@@ -157,7 +157,10 @@ monitoring_crds() {
 		done
 		chmod 0755 "$tmp"
 		rm -rf "$dir"
-		mv -T "$tmp" "$dir"
+		# Another tools.sh fetching them at the same time may have moved its copy in first.
+		if ! mv -T "$tmp" "$dir" 2>/dev/null; then
+			[[ -s $dir/${files[0]} && -s $dir/${files[1]} ]] || die "could not move the monitoring CRDs into $dir"
+		fi
 	fi
 	found "$dir"
 }
