@@ -13,7 +13,7 @@ func TestAnewAndMigrate(t *testing.T) {
 	ctx := context.Background()
 	admin, err := postgres.Open(postgres.Options{DSN: pgtest.AdminURL(), MaxOpenConns: 1})
 	if err != nil {
-		t.Skip("no database server:", err)
+		t.Fatalf("no database server (start one: eval \"$(scripts/pg.sh)\"): %v", err)
 	}
 	defer func() { _ = admin.Close() }()
 	const name = "fulfillment_benchdb_test"
