@@ -11,6 +11,9 @@ import (
 	"github.com/acme3pl/fulfillment/ports"
 )
 
+// The settings an organization has of its own: its rate limit and its
+// storefront webhook secret.
+
 // An organization's own rate limit: from a fixture (a second load changes
 // nothing, and never an operator's limit), set by the operator, listed for
 // the replicas; an unknown organization is not found.
@@ -56,5 +59,21 @@ func TestOrganizationRateLimits(t *testing.T) {
 	}
 	if got["org_rl_default"] != limit("600/m", 5) || got["org_rl_fixture"] != limit("10/s", 1) {
 		t.Errorf("after orgs limit and a second seed: %v", got)
+	}
+}
+
+// An organization's storefront webhook secret, from a fixture; an
+// organization without one has none.
+func TestWebhookSecretRepository(t *testing.T) {
+	org, plain := intakeOrgID(t), intakeOrgID(t)
+	intakeSeed(t, org, 0)
+	intakeSeed(t, plain, 0)
+	load(t, ports.Fixture{Secrets: []domain.WebhookSecret{{OrganizationID: org, Secret: "s3cret-0123456789abcdef"}}})
+	repos := postgres.NewRepositories(pgtest.Open(t, testDSN))
+	if s, ok, err := repos.WebhookSecrets.WebhookSecret(context.Background(), org); err != nil || !ok || s != "s3cret-0123456789abcdef" {
+		t.Errorf("secret %q %v %v", s, ok, err)
+	}
+	if s, ok, err := repos.WebhookSecrets.WebhookSecret(context.Background(), plain); err != nil || ok || s != "" {
+		t.Errorf("no secret: %q %v %v", s, ok, err)
 	}
 }
