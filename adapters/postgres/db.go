@@ -181,7 +181,18 @@ func tlsConfig(dsn string) (*tls.Config, error) {
 type droppingConnector struct{ *pgdriver.Connector }
 
 func (c droppingConnector) Connect(ctx context.Context) (driver.Conn, error) {
-	cn, err := c.Connector.Connect(ctx)
+	pc, err := ConnectPG(ctx, c.Connector)
+	if err != nil {
+		return nil, err
+	}
+	return droppingConn{pc}, nil
+}
+
+// ConnectPG connects through c, pgdriver's connector, and returns its
+// connection as the *pgdriver.Conn it is: what a connector that wraps
+// pgdriver's connections (Open's, pgtest's recording one) builds on.
+func ConnectPG(ctx context.Context, c driver.Connector) (*pgdriver.Conn, error) {
+	cn, err := c.Connect(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -190,7 +201,7 @@ func (c droppingConnector) Connect(ctx context.Context) (driver.Conn, error) {
 		_ = cn.Close()
 		return nil, fmt.Errorf("postgres: pgdriver made a %T", cn)
 	}
-	return droppingConn{pc}, nil
+	return pc, nil
 }
 
 // Driver is pgdriver's, telling the statements' spans the database's name

@@ -4,12 +4,13 @@ import (
 	"context"
 	"database/sql"
 	"database/sql/driver"
-	"fmt"
 	"sync"
 
 	"github.com/uptrace/bun"
 	"github.com/uptrace/bun/dialect/pgdialect"
 	"github.com/uptrace/bun/driver/pgdriver"
+
+	"github.com/acme3pl/fulfillment/adapters/postgres"
 )
 
 // A Recorder keeps the statements a database sends, with their arguments,
@@ -58,13 +59,9 @@ type recordingConnector struct {
 }
 
 func (c recordingConnector) Connect(ctx context.Context) (driver.Conn, error) {
-	conn, err := c.Connector.Connect(ctx)
+	pgconn, err := postgres.ConnectPG(ctx, c.Connector)
 	if err != nil {
 		return nil, err
-	}
-	pgconn, ok := conn.(*pgdriver.Conn)
-	if !ok {
-		return nil, fmt.Errorf("pgtest: a %T is not a pgdriver connection", conn)
 	}
 	return recordingConn{pgconn, c.rec}, nil
 }
