@@ -282,7 +282,7 @@ func TestListOrderReceipts(t *testing.T) {
 	res, err := app.Intake.ListOrderReceipts.Handle(context.Background(), intakeapp.ListOrderReceipts{
 		OrganizationID: apptest.IntakeOrg, Filter: ports.ReceiptFilter{Status: intake.ReceiptFailed}, Page: ports.Page{Skip: 1, Take: 2},
 	})
-	if err != nil || len(res.Receipts) != 2 || !res.More || res.Receipts[0].OrderID() != 62 || !res.Receipts[0].PayloadKept() {
+	if err != nil || len(res.Items) != 2 || !res.More || res.Items[0].OrderID() != 62 || !res.Items[0].PayloadKept() {
 		t.Fatalf("page %+v %v", res, err)
 	}
 	ids, err := app.Intake.ListReplayableOrders.Handle(context.Background(), intakeapp.ListReplayableOrders{

@@ -123,7 +123,7 @@ func TestListInvoicesPassesTheFilterWithDefaults(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if len(res.Invoices) != 1 || !res.More {
+			if len(res.Items) != 1 || !res.More {
 				t.Fatalf("result %+v, want the repository's page and more", res)
 			}
 			want := invoiceListCall{org: "org_inv_a", filter: tt.want, page: ports.Page{Skip: 20, Take: 5}}

@@ -29,8 +29,8 @@ func TestListShipmentsNewestFirstWithStatusFilter(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		out := make([]string, len(res.Shipments))
-		for i, s := range res.Shipments {
+		out := make([]string, len(res.Items))
+		for i, s := range res.Items {
 			out[i] = s.ID()
 		}
 		return out, res.More
