@@ -17,7 +17,8 @@ func OrganizationAttributes(organizationID string, more ...attribute.KeyValue) [
 	return append([]attribute.KeyValue{attribute.String("organization.id", organizationID)}, more...)
 }
 
-// Page is one page of a list use case's records and whether more follow.
+// Page is one page of a list use case's records and whether more follow;
+// each list names its own (ShipmentPage, WarehousePage, …).
 type Page[T any] struct {
 	Items []T
 	More  bool
