@@ -23,16 +23,13 @@ func (q ListWarehouses) SpanAttributes() []attribute.KeyValue {
 }
 
 // WarehousePage is a page of warehouses and whether more follow.
-type WarehousePage struct {
-	Warehouses []domain.Warehouse
-	More       bool
-}
+type WarehousePage = Page[domain.Warehouse]
 
 // NewListWarehousesHandler builds the handler: one page, by name.
 func NewListWarehousesHandler(w ports.WarehouseRepository) HandlerFunc[ListWarehouses, WarehousePage] {
 	return List(func(ctx context.Context, q ListWarehouses) ([]domain.Warehouse, bool, error) {
 		return w.ListActive(ctx, q.OrganizationID, q.Page)
-	}, func(ws []domain.Warehouse, more bool) WarehousePage { return WarehousePage{Warehouses: ws, More: more} })
+	})
 }
 
 // ActiveWarehouse returns the active warehouse of this ID that the

@@ -17,17 +17,22 @@ func OrganizationAttributes(organizationID string, more ...attribute.KeyValue) [
 	return append([]attribute.KeyValue{attribute.String("organization.id", organizationID)}, more...)
 }
 
+// Page is one page of a list use case's records and whether more follow;
+// each list names its own (ShipmentPage, WarehousePage, …).
+type Page[T any] struct {
+	Items []T
+	More  bool
+}
+
 // List makes the handler of a list use case: read checks the query and
-// reads one page of records and whether more follow; page makes the use
-// case's result of them (ShipmentPage, WarehousePage, …).
-func List[Q, T, P any](read func(ctx context.Context, q Q) ([]T, bool, error), page func(items []T, more bool) P) HandlerFunc[Q, P] {
-	return func(ctx context.Context, q Q) (P, error) {
+// reads one page of records and whether more follow.
+func List[Q, T any](read func(ctx context.Context, q Q) ([]T, bool, error)) HandlerFunc[Q, Page[T]] {
+	return func(ctx context.Context, q Q) (Page[T], error) {
 		items, more, err := read(ctx, q)
 		if err != nil {
-			var none P
-			return none, err
+			return Page[T]{}, err
 		}
-		return page(items, more), nil
+		return Page[T]{Items: items, More: more}, nil
 	}
 }
 

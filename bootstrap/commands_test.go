@@ -34,7 +34,7 @@ func TestRunCommand(t *testing.T) {
 	var got []string
 	err := bootstrap.RunCommand(ctx, cfg, 2, func(ctx context.Context, app *application.UseCases) error {
 		res, err := app.ListWarehouses.Handle(ctx, application.ListWarehouses{OrganizationID: "org_graph", Page: ports.Page{Take: 10}})
-		for _, w := range res.Warehouses {
+		for _, w := range res.Items {
 			got = append(got, w.ID)
 		}
 		return err

@@ -188,7 +188,8 @@ const relayConns = 2
 //
 // Its sessions have bounds of their own: it serves no request, and a
 // statement cut at the API's bound under load is work thrown away and done
-// again; the broker's acknowledgements are bounded apart (relayPublishBudget).
+// again; the broker's acknowledgements are bounded apart
+// (eventsapp.PublishBudget, and the broker's bound on each).
 func (c Config) RelayDB() postgres.Options {
 	return postgres.Options{
 		DSN: c.DatabaseURL, MaxOpenConns: relayConns,
@@ -198,11 +199,6 @@ func (c Config) RelayDB() postgres.Options {
 		},
 	}
 }
-
-// relayPublishBudget is how long a batch may start publishing events;
-// with the broker's bound on each acknowledgement after it, well inside
-// the relay sessions' idle_in_transaction_session_timeout.
-const relayPublishBudget = 2 * time.Second
 
 // streamChecked is what the relay does with what an existing stream
 // lacks: the gauge fulfillment_events_stream_misconfigured says it at
@@ -269,7 +265,7 @@ func newRelayEvents(lc fx.Lifecycle, cfg Config, pub *broker.Publisher, tp trace
 		return nil, err
 	}
 	lc.Append(fx.StopHook(db.Close))
-	return eventsapp.NewRelayEventsHandler(postgres.NewEventOutboxRepository(db), pub, tp.Tracer(eventsTracer), relayPublishBudget), nil
+	return eventsapp.NewRelayEventsHandler(postgres.NewEventOutboxRepository(db), pub, tp.Tracer(eventsTracer), eventsapp.PublishBudget), nil
 }
 
 // startRelay runs the relay with the server, as a job (relayRuns), when

@@ -62,7 +62,7 @@ func (h *Inventory) lister(kind shipping.ItemKind) http.HandlerFunc {
 			h.errors.Write(w, r, err)
 			return
 		}
-		writePage(w, r, page, res.More, res.Items, inventoryItemDTO)
+		writePage(w, r, page, res, inventoryItemDTO)
 	}
 }
 

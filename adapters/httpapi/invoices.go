@@ -54,7 +54,7 @@ func (h *Invoices) list(w http.ResponseWriter, r *http.Request) {
 		h.errors.Write(w, r, err)
 		return
 	}
-	writePage(w, r, in.Page, res.More, res.Invoices, resources.InvoiceOf)
+	writePage(w, r, in.Page, res, resources.InvoiceOf)
 }
 
 func (h *Invoices) get(w http.ResponseWriter, r *http.Request) {

@@ -95,7 +95,7 @@ func (h *StorefrontOrders) list(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	w.Header().Set("Cache-Control", "no-store") // receipts change with each delivery and replay
-	writePage(w, r, page, res.More, res.Receipts, resources.OrderReceiptOf)
+	writePage(w, r, page, res, resources.OrderReceiptOf)
 }
 
 // replay serves POST /v0/storefront/orders/{orderId}/replay. It answers as

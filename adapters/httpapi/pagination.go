@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"strconv"
 
+	"github.com/acme3pl/fulfillment/application"
 	"github.com/acme3pl/fulfillment/domain"
 	"github.com/acme3pl/fulfillment/ports"
 )
@@ -95,13 +96,14 @@ func SetNextLink(w http.ResponseWriter, r *http.Request, page ports.Page, more b
 	w.Header().Set("Link", fmt.Sprintf(`<%s>; rel="next"`, next.String()))
 }
 
-// writePage answers 200 with one page of a list: each record as view
-// renders it, and the next page's Link when more records follow.
-func writePage[T, DTO any](w http.ResponseWriter, r *http.Request, page ports.Page, more bool, records []T, view func(T) DTO) {
-	out := make([]DTO, len(records))
-	for i, rec := range records {
+// writePage answers 200 with res, the page of a list asked for: each
+// record as view renders it, and the next page's Link when more records
+// follow.
+func writePage[T, DTO any](w http.ResponseWriter, r *http.Request, page ports.Page, res application.Page[T], view func(T) DTO) {
+	out := make([]DTO, len(res.Items))
+	for i, rec := range res.Items {
 		out[i] = view(rec)
 	}
-	SetNextLink(w, r, page, more)
+	SetNextLink(w, r, page, res.More)
 	WriteJSON(w, http.StatusOK, out)
 }

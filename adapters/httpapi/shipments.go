@@ -44,7 +44,7 @@ func (h *Shipments) list(w http.ResponseWriter, r *http.Request) {
 		h.errors.Write(w, r, err)
 		return
 	}
-	writePage(w, r, page, res.More, res.Shipments, resources.ShipmentOf)
+	writePage(w, r, page, res, resources.ShipmentOf)
 }
 
 // shipmentListQuery reads the query of a list of shipments: its page and

@@ -53,7 +53,7 @@ func (h *WarehouseShipments) list(w http.ResponseWriter, r *http.Request) {
 		h.errors.Write(w, r, err)
 		return
 	}
-	writePage(w, r, page, res.More, res.Shipments, warehouseShipmentDTO)
+	writePage(w, r, page, res, warehouseShipmentDTO)
 }
 
 func warehouseShipmentDTO(ws ports.WarehouseShipment) WarehouseShipmentDTO {

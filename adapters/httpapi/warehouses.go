@@ -78,5 +78,5 @@ func (h *Warehouses) list(w http.ResponseWriter, r *http.Request) {
 		h.errors.Write(w, r, err)
 		return
 	}
-	writePage(w, r, page, res.More, res.Warehouses, warehouseDTO)
+	writePage(w, r, page, res, warehouseDTO)
 }

@@ -35,12 +35,12 @@ const relayPerSubject = 100
 // full (Run).
 const relayBatches = 20
 
-// publishBudget is how long a batch may start publishing events: below
-// the database's idle_in_transaction_session_timeout (three quarters of
-// REQUEST_TIMEOUT), which would end the batch's transaction, less the
-// broker's own bound on an acknowledgement. It cuts a batch short, never
-// fails it: what the broker acknowledged by then is kept.
-const publishBudget = 2 * time.Second
+// PublishBudget is how long a batch may start publishing events: with the
+// broker's own bound on each acknowledgement after it, well inside the
+// idle_in_transaction_session_timeout of the relay's sessions, which would
+// end the batch's transaction. It cuts a batch short, never fails it: what
+// the broker acknowledged by then is kept.
+const PublishBudget = 2 * time.Second
 
 // RelayEventsHandler answers RelayEvents with how many events it
 // published and deleted.
@@ -52,12 +52,12 @@ type RelayEventsHandler struct {
 }
 
 // NewRelayEventsHandler builds the handler. budget is how long a batch
-// may start publishing events (0: two seconds); the acknowledgements of
+// may start publishing events (0: PublishBudget); the acknowledgements of
 // the events it sent are waited for after it, within the publisher's
 // bound on each.
 func NewRelayEventsHandler(outbox ports.EventOutbox, publisher ports.EventPublisher, tracer trace.Tracer, budget time.Duration) *RelayEventsHandler {
 	if budget <= 0 {
-		budget = publishBudget
+		budget = PublishBudget
 	}
 	return &RelayEventsHandler{outbox: outbox, publisher: publisher, tracer: tracer, budget: budget}
 }

@@ -7,6 +7,9 @@ import (
 	"fmt"
 	"testing"
 
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/sdk/trace/tracetest"
+
 	"github.com/acme3pl/fulfillment/application/apptest"
 	intakeapp "github.com/acme3pl/fulfillment/application/intake"
 	"github.com/acme3pl/fulfillment/domain"
@@ -25,6 +28,15 @@ func intakeFixture() *apptest.DB {
 	st.AddProduct(apptest.IntakeOrg, "prod_key", "KEY-LTH-01")
 	st.AddProduct(apptest.IntakeOrg, "prod_tee", "TEE")
 	return st
+}
+
+// tracedIntake is intakeFixture's world and its application, whose spans
+// rec keeps in memory.
+func tracedIntake() (st *apptest.DB, app *apptest.App, rec *tracetest.SpanRecorder) {
+	st = intakeFixture()
+	rec = tracetest.NewSpanRecorder()
+	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(rec))
+	return st, apptest.IntakeAppTraced(st, domain.Sandbox, tp.Tracer("test")), rec
 }
 
 // receive delivers o as the HTTP adapter does: the domain checks the order

@@ -6,9 +6,6 @@ import (
 	"fmt"
 	"testing"
 
-	sdktrace "go.opentelemetry.io/otel/sdk/trace"
-	"go.opentelemetry.io/otel/sdk/trace/tracetest"
-
 	"github.com/acme3pl/fulfillment/application"
 	"github.com/acme3pl/fulfillment/application/apptest"
 	intakeapp "github.com/acme3pl/fulfillment/application/intake"
@@ -21,10 +18,7 @@ import (
 // before processing is RefuseStorefrontOrder's); a failed delivery has no
 // outcome, only the span's error status.
 func TestReceiveStorefrontOrderSpanOutcome(t *testing.T) {
-	st := intakeFixture()
-	rec := tracetest.NewSpanRecorder()
-	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(rec))
-	app := apptest.IntakeAppTraced(st, domain.Sandbox, tp.Tracer("test"))
+	st, app, rec := tracedIntake()
 	deliver := func(o intake.StorefrontOrder, refused error) {
 		if refused != nil {
 			_, _ = app.Intake.RefuseStorefrontOrder.Handle(context.Background(), intakeapp.RefuseStorefrontOrder{OrganizationID: apptest.IntakeOrg, OrderID: o.ID})

@@ -55,18 +55,13 @@ func (q ListOrderReceipts) SpanAttributes() []attribute.KeyValue {
 }
 
 // OrderReceiptPage is one page of receipts and whether more follow.
-type OrderReceiptPage struct {
-	Receipts []*intake.OrderReceipt
-	More     bool
-}
+type OrderReceiptPage = application.Page[*intake.OrderReceipt]
 
 // NewListOrderReceiptsHandler builds the handler: one page, latest
 // delivery first.
 func NewListOrderReceiptsHandler(receipts ports.OrderReceiptRepository) application.HandlerFunc[ListOrderReceipts, OrderReceiptPage] {
 	return application.List(func(ctx context.Context, q ListOrderReceipts) ([]*intake.OrderReceipt, bool, error) {
 		return receipts.List(ctx, q.OrganizationID, q.Filter, q.Page)
-	}, func(rs []*intake.OrderReceipt, more bool) OrderReceiptPage {
-		return OrderReceiptPage{Receipts: rs, More: more}
 	})
 }
 

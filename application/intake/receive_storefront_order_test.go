@@ -8,8 +8,6 @@ import (
 	"testing"
 
 	"go.opentelemetry.io/otel/attribute"
-	sdktrace "go.opentelemetry.io/otel/sdk/trace"
-	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 
 	"github.com/acme3pl/fulfillment/application"
 	"github.com/acme3pl/fulfillment/application/apptest"
@@ -379,10 +377,8 @@ func TestReceiveStorefrontOrderMergesBeyondTheLineBound(t *testing.T) {
 }
 
 func TestReceiveStorefrontOrderSpanAttributes(t *testing.T) {
-	st := intakeFixture()
-	rec := tracetest.NewSpanRecorder()
-	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(rec))
-	h := apptest.IntakeAppTraced(st, domain.Sandbox, tp.Tracer("test")).Intake.ReceiveStorefrontOrder
+	_, app, rec := tracedIntake()
+	h := app.Intake.ReceiveStorefrontOrder
 	o := apptest.IntakeOrder(9007199254740993, apptest.IntakeLine(1, "TEE", 1))
 	c := intakeapp.ReceiveStorefrontOrder{OrganizationID: apptest.IntakeOrg, Order: o}
 	first, err := h.Handle(context.Background(), c)

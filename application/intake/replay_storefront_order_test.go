@@ -11,7 +11,6 @@ import (
 	"time"
 
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
-	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/acme3pl/fulfillment/application"
@@ -208,10 +207,7 @@ func TestReplayStorefrontOrderOfAnotherID(t *testing.T) {
 // The replay's span links to the trace of the delivery that failed, and
 // the intake's own span is under it.
 func TestReplayStorefrontOrderLinksTheFailedTrace(t *testing.T) {
-	st := intakeFixture()
-	rec := tracetest.NewSpanRecorder()
-	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(rec))
-	app := apptest.IntakeAppTraced(st, domain.Sandbox, tp.Tracer("test"))
+	st, app, rec := tracedIntake()
 	failed := "0af7651916cd43dd8448eb211c80319c"
 	if _, err := deliverBody(app, failed, orderBody(51, "NEW-5")); err == nil {
 		t.Fatal("the order went through")
@@ -282,7 +278,7 @@ func TestListOrderReceipts(t *testing.T) {
 	res, err := app.Intake.ListOrderReceipts.Handle(context.Background(), intakeapp.ListOrderReceipts{
 		OrganizationID: apptest.IntakeOrg, Filter: ports.ReceiptFilter{Status: intake.ReceiptFailed}, Page: ports.Page{Skip: 1, Take: 2},
 	})
-	if err != nil || len(res.Receipts) != 2 || !res.More || res.Receipts[0].OrderID() != 62 || !res.Receipts[0].PayloadKept() {
+	if err != nil || len(res.Items) != 2 || !res.More || res.Items[0].OrderID() != 62 || !res.Items[0].PayloadKept() {
 		t.Fatalf("page %+v %v", res, err)
 	}
 	ids, err := app.Intake.ListReplayableOrders.Handle(context.Background(), intakeapp.ListReplayableOrders{

@@ -39,10 +39,7 @@ func (q ListInvoices) SpanAttributes() []attribute.KeyValue {
 }
 
 // InvoicePage is a page of invoices and whether more follow.
-type InvoicePage struct {
-	Invoices []*invoicing.Invoice
-	More     bool
-}
+type InvoicePage = application.Page[*invoicing.Invoice]
 
 // ParseInvoiceSortBy reads the sortBy parameter.
 func ParseInvoiceSortBy(s string) (ports.InvoiceSortKey, error) {
@@ -77,7 +74,7 @@ func NewListInvoicesHandler(r ports.InvoiceRepository) application.HandlerFunc[L
 			return nil, false, err
 		}
 		return r.List(ctx, q.OrganizationID, ports.InvoiceFilter{Status: q.Status, Search: search, SortBy: q.SortBy, Ascending: q.Ascending}, q.Page)
-	}, func(invs []*invoicing.Invoice, more bool) InvoicePage { return InvoicePage{Invoices: invs, More: more} })
+	})
 }
 
 // ParseInvoiceSearch reads the search parameter: it trims s and checks it:

@@ -24,10 +24,7 @@ func (q ListShipments) SpanAttributes() []attribute.KeyValue {
 }
 
 // ShipmentPage is a page of shipments and whether more follow.
-type ShipmentPage struct {
-	Shipments []*shipping.Shipment
-	More      bool
-}
+type ShipmentPage = application.Page[*shipping.Shipment]
 
 // NewListShipmentsHandler builds the handler: one page, newest first.
 // q.Status comes parsed (shipping.ParseShipmentStatus, by the HTTP adapter,
@@ -35,5 +32,5 @@ type ShipmentPage struct {
 func NewListShipmentsHandler(s ports.ShipmentRepository) application.HandlerFunc[ListShipments, ShipmentPage] {
 	return application.List(func(ctx context.Context, q ListShipments) ([]*shipping.Shipment, bool, error) {
 		return s.List(ctx, q.OrganizationID, ports.ShipmentFilter{Status: q.Status}, q.Page)
-	}, func(ss []*shipping.Shipment, more bool) ShipmentPage { return ShipmentPage{Shipments: ss, More: more} })
+	})
 }

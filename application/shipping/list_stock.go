@@ -28,10 +28,7 @@ func (q ListStock) SpanAttributes() []attribute.KeyValue {
 
 // StockPage is a page of items with their stock levels and whether more
 // follow.
-type StockPage struct {
-	Items []ports.ItemStock
-	More  bool
-}
+type StockPage = application.Page[ports.ItemStock]
 
 // maxSKUBytes is the longest SKU the service stores.
 const maxSKUBytes = 255
@@ -48,5 +45,5 @@ func NewListStockHandler(inv ports.InventoryRepository) application.HandlerFunc[
 			return nil, false, domain.Invalid("sku", "must be at most %d bytes of text", maxSKUBytes)
 		}
 		return inv.ListStock(ctx, q.OrganizationID, q.Kind, ports.StockFilter{SKU: sku}, q.Page)
-	}, func(items []ports.ItemStock, more bool) StockPage { return StockPage{Items: items, More: more} })
+	})
 }

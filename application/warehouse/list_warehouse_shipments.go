@@ -27,10 +27,7 @@ func (q ListWarehouseShipments) SpanAttributes() []attribute.KeyValue {
 
 // ShipmentPage is a page of the warehouse's shipments and whether
 // more follow.
-type ShipmentPage struct {
-	Shipments []ports.WarehouseShipment
-	More      bool
-}
+type ShipmentPage = application.Page[ports.WarehouseShipment]
 
 // NewListWarehouseShipmentsHandler builds the handler: one page. A draft
 // never reaches the warehouse, so its status is refused like an unknown
@@ -44,7 +41,5 @@ func NewListWarehouseShipmentsHandler(s ports.ShipmentRepository) application.Ha
 			return nil, false, domain.Invalid("status", "must be pending, shipped or cancelled")
 		}
 		return s.ListAtWarehouse(ctx, q.WarehouseID, q.Status, q.Page)
-	}, func(ss []ports.WarehouseShipment, more bool) ShipmentPage {
-		return ShipmentPage{Shipments: ss, More: more}
 	})
 }

@@ -149,12 +149,12 @@ func TestListWarehouseShipments(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(page.Shipments) != 2 || !page.More || page.Shipments[0].Shipment.ID() != ids[2] || page.Shipments[1].Shipment.ID() != ids[1] ||
-		page.Shipments[0].OrganizationName != "Acme" {
-		t.Fatalf("page %+v more %v, want %s then %s (oldest submission first)", page.Shipments, page.More, ids[2], ids[1])
+	if len(page.Items) != 2 || !page.More || page.Items[0].Shipment.ID() != ids[2] || page.Items[1].Shipment.ID() != ids[1] ||
+		page.Items[0].OrganizationName != "Acme" {
+		t.Fatalf("page %+v more %v, want %s then %s (oldest submission first)", page.Items, page.More, ids[2], ids[1])
 	}
-	if page, err = list(warehouseapp.ListWarehouseShipments{WarehouseID: "wh_b", Page: ports.Page{Take: 10}}); err != nil || len(page.Shipments) != 0 {
-		t.Fatalf("another warehouse: %+v %v", page.Shipments, err)
+	if page, err = list(warehouseapp.ListWarehouseShipments{WarehouseID: "wh_b", Page: ports.Page{Take: 10}}); err != nil || len(page.Items) != 0 {
+		t.Fatalf("another warehouse: %+v %v", page.Items, err)
 	}
 	_, err = list(warehouseapp.ListWarehouseShipments{WarehouseID: "wh_a", Status: shipping.ShipmentDraft, Page: ports.Page{Take: 1}})
 	domaintest.MatchField(t, err, "status")

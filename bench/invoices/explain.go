@@ -74,10 +74,10 @@ func explain(ctx context.Context, args []string) error {
 	if err != nil {
 		return fmt.Errorf("find an invoice of %s for the detail shape: %w", *org, err)
 	}
-	if len(page.Invoices) == 0 {
+	if len(page.Items) == 0 {
 		return fmt.Errorf("%s holds fewer than 101 visible invoices; run gen first", *org)
 	}
-	detailID := page.Invoices[0].ID()
+	detailID := page.Items[0].ID()
 	rec.Take()
 
 	fmt.Printf("Database time per query shape, %s (%d invoices): planning + execution of each statement, "+
@@ -100,7 +100,7 @@ func explain(ctx context.Context, args []string) error {
 			if err != nil {
 				return fmt.Errorf("%s: %w", sh.name, err)
 			}
-			rows = len(res.Invoices)
+			rows = len(res.Items)
 		}
 		queries := rec.Take()
 		ms := make([][2]float64, 2) // planning, execution

@@ -82,7 +82,7 @@ func ordersList(ctx context.Context, cfg bootstrap.Config, args []string, stdout
 			if err != nil {
 				return fmt.Errorf("orders list: %w", err)
 			}
-			for _, r := range res.Receipts {
+			for _, r := range res.Items {
 				fmt.Fprintln(stdout, receiptLine(r))
 			}
 			if !res.More {

@@ -243,70 +243,54 @@ func shipStored(st shipping.ShipmentStatus) *shipping.Shipment {
 	})
 }
 
-func TestSubmitTransitions(t *testing.T) {
+// Submit and Cancel from each status: the status they leave, whether a
+// cancel releases a reservation (a pending shipment's), and the times they
+// set (a cancel keeps submittedAt); a refused one changes nothing.
+func TestSubmitAndCancelTransitions(t *testing.T) {
 	later := shipNow.Add(time.Hour)
+	submit := func(s *shipping.Shipment) (bool, error) { return false, s.Submit(later) }
+	cancel := func(s *shipping.Shipment) (bool, error) { return s.Cancel(later) }
 	tests := []struct {
-		from    shipping.ShipmentStatus
-		want    shipping.ShipmentStatus
-		wantErr error
-	}{
-		{shipping.ShipmentDraft, shipping.ShipmentPending, nil},
-		{shipping.ShipmentPending, shipping.ShipmentPending, domain.ErrInvalidState},
-		{shipping.ShipmentShipped, shipping.ShipmentShipped, domain.ErrInvalidState},
-		{shipping.ShipmentCancelled, shipping.ShipmentCancelled, domain.ErrInvalidState},
-	}
-	for _, tt := range tests {
-		t.Run(string(tt.from), func(t *testing.T) {
-			s := shipStored(tt.from)
-			before := s.SubmittedAt()
-			err := s.Submit(later)
-			domaintest.MatchErr(t, err, tt.wantErr)
-			if s.Status() != tt.want {
-				t.Fatalf("status %s, want %s", s.Status(), tt.want)
-			}
-			if tt.wantErr != nil {
-				if s.SubmittedAt() != before || !s.UpdatedAt().Equal(shipNow) {
-					t.Fatal("a refused Submit changed the shipment")
-				}
-				return
-			}
-			if s.SubmittedAt() == nil || !s.SubmittedAt().Equal(later) || !s.UpdatedAt().Equal(later) {
-				t.Fatalf("submittedAt %v updatedAt %v, want %v", s.SubmittedAt(), s.UpdatedAt(), later)
-			}
-		})
-	}
-}
-
-func TestCancelTransitions(t *testing.T) {
-	later := shipNow.Add(time.Hour)
-	tests := []struct {
+		name         string
+		do           func(*shipping.Shipment) (releases bool, err error)
 		from         shipping.ShipmentStatus
 		want         shipping.ShipmentStatus
 		wantReleases bool
 		wantErr      error
 	}{
-		{shipping.ShipmentDraft, shipping.ShipmentCancelled, false, nil},
-		{shipping.ShipmentPending, shipping.ShipmentCancelled, true, nil},
-		{shipping.ShipmentShipped, shipping.ShipmentShipped, false, domain.ErrInvalidState},
-		{shipping.ShipmentCancelled, shipping.ShipmentCancelled, false, domain.ErrInvalidState},
+		{"submit", submit, shipping.ShipmentDraft, shipping.ShipmentPending, false, nil},
+		{"submit", submit, shipping.ShipmentPending, shipping.ShipmentPending, false, domain.ErrInvalidState},
+		{"submit", submit, shipping.ShipmentShipped, shipping.ShipmentShipped, false, domain.ErrInvalidState},
+		{"submit", submit, shipping.ShipmentCancelled, shipping.ShipmentCancelled, false, domain.ErrInvalidState},
+		{"cancel", cancel, shipping.ShipmentDraft, shipping.ShipmentCancelled, false, nil},
+		{"cancel", cancel, shipping.ShipmentPending, shipping.ShipmentCancelled, true, nil},
+		{"cancel", cancel, shipping.ShipmentShipped, shipping.ShipmentShipped, false, domain.ErrInvalidState},
+		{"cancel", cancel, shipping.ShipmentCancelled, shipping.ShipmentCancelled, false, domain.ErrInvalidState},
 	}
 	for _, tt := range tests {
-		t.Run(string(tt.from), func(t *testing.T) {
+		t.Run(tt.name+" "+string(tt.from), func(t *testing.T) {
 			s := shipStored(tt.from)
-			releases, err := s.Cancel(later)
+			before := s.SubmittedAt()
+			releases, err := tt.do(s)
 			domaintest.MatchErr(t, err, tt.wantErr)
-			if releases != tt.wantReleases {
-				t.Fatalf("releases %v, want %v", releases, tt.wantReleases)
+			if releases != tt.wantReleases || s.Status() != tt.want {
+				t.Fatalf("releases %v, status %s; want %v, %s", releases, s.Status(), tt.wantReleases, tt.want)
 			}
-			if s.Status() != tt.want {
-				t.Fatalf("status %s, want %s", s.Status(), tt.want)
-			}
-			wantUpdated := later
 			if tt.wantErr != nil {
-				wantUpdated = shipNow
+				if s.SubmittedAt() != before || !s.UpdatedAt().Equal(shipNow) {
+					t.Fatalf("a refused %s changed the shipment", tt.name)
+				}
+				return
 			}
-			if !s.UpdatedAt().Equal(wantUpdated) {
-				t.Fatalf("updatedAt %v, want %v", s.UpdatedAt(), wantUpdated)
+			if !s.UpdatedAt().Equal(later) {
+				t.Fatalf("updatedAt %v, want %v", s.UpdatedAt(), later)
+			}
+			submitted := s.SubmittedAt() != nil && s.SubmittedAt().Equal(later)
+			if tt.name == "cancel" {
+				submitted = s.SubmittedAt() == before
+			}
+			if !submitted {
+				t.Fatalf("submittedAt %v after %s from %s", s.SubmittedAt(), tt.name, tt.from)
 			}
 		})
 	}
