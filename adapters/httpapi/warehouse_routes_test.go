@@ -412,7 +412,7 @@ func TestWarehouseRoutesRefuseAnOrganizationsToken(t *testing.T) {
 func TestWarehouseList(t *testing.T) {
 	h := newWarehouseHarness(warehousePrincipal)
 	h.list = warehouseapp.ShipmentPage{
-		Shipments: []ports.WarehouseShipment{{Shipment: warehouseShipped(shipping.ShipmentPending), OrganizationName: "Acme"}}, More: true,
+		Items: []ports.WarehouseShipment{{Shipment: warehouseShipped(shipping.ShipmentPending), OrganizationName: "Acme"}}, More: true,
 	}
 	w := h.do(http.MethodGet, "/v0/warehouse/shipments?take=1", "")
 	if w.Code != 200 || !strings.Contains(w.Header().Get("Link"), "skip=1") {
