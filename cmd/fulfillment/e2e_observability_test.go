@@ -8,7 +8,6 @@ package main
 
 import (
 	"fmt"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -215,12 +214,7 @@ func obsWorkload(t *testing.T, srv, down *server, firstOrder int64) obsAnswers {
 // and is alive, and its database-bound answers are 503.
 func startDownServer(t *testing.T) *server {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	closed := ln.Addr().String()
-	_ = ln.Close()
+	closed := freeAddr(t) // nothing listens there
 	s := launchServer(t, baseEnv("postgres://postgres@"+closed+"/fulfillment?sslmode=disable"))
 	s.waitFor(t, "/healthz", http.StatusOK)
 	return s
