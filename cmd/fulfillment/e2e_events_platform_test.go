@@ -20,7 +20,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/acme3pl/fulfillment/adapters/broker/natstest"
-	"github.com/acme3pl/fulfillment/adapters/postgres"
+	"github.com/acme3pl/fulfillment/adapters/postgres/pgtest"
 )
 
 // orderFlow delivers storefront orders to srv from a few workers until
@@ -122,11 +122,7 @@ func flowsWant(since time.Time, flows ...*orderFlow) (want map[string][]string, 
 // waitOutboxEmptyWithin waits for the relays to empty the outbox.
 func waitOutboxEmptyWithin(t *testing.T, within time.Duration) {
 	t.Helper()
-	db, err := postgres.Open(postgres.Options{DSN: testDSN, MaxOpenConns: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() { _ = db.Close() }()
+	db := pgtest.Open(t, testDSN)
 	deadline := time.Now().Add(within)
 	for {
 		var n int

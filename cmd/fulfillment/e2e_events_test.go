@@ -21,7 +21,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/acme3pl/fulfillment/adapters/broker/natstest"
-	"github.com/acme3pl/fulfillment/adapters/postgres"
+	"github.com/acme3pl/fulfillment/adapters/postgres/pgtest"
 )
 
 // streamed is a message of the events stream.
@@ -300,11 +300,7 @@ func TestEventsSurviveTheBrokerAway(t *testing.T) {
 		readyAll()
 	}
 	var waiting int
-	db, err := postgres.Open(postgres.Options{DSN: testDSN, MaxOpenConns: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() { _ = db.Close() }()
+	db := pgtest.Open(t, testDSN)
 	if err := db.QueryRowContext(context.Background(), "SELECT count(*) FROM event_outbox").Scan(&waiting); err != nil {
 		t.Fatal(err)
 	}
