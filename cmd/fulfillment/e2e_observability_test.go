@@ -13,7 +13,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -121,23 +120,15 @@ func obsFixture() map[string]any {
 }
 
 var (
-	obsOnce  sync.Once
 	obsToken string // an access token of obsOrg with scope shipments
 	obsWMS   string // an access token of wh_e2e_obs's management system
-)
-
-// seedObs seeds the fixture once per test binary.
-func seedObs(t *testing.T) {
-	t.Helper()
-	obsOnce.Do(func() {
+	// seedObs seeds the fixture once per test binary.
+	seedObs = seedOnce("observability", func(t *testing.T) {
 		seedFixture(t, testDSN, obsFixture())
 		obsToken = mintToken(t, obsOrg, "shipments")
 		obsWMS = mintWarehouseToken(t, "wh_e2e_obs")
 	})
-	if obsToken == "" {
-		t.Fatal("the observability fixture could not be set up (see the first test that failed)")
-	}
-}
+)
 
 // obsOrder is a storefront order of obsOrg's SKU (or of sku), with changes
 // in set applied at the top level.

@@ -52,22 +52,14 @@ func replayFixture() map[string]any {
 }
 
 var (
-	replayOnce             sync.Once
 	rpTokA, rpTokB, rpTokI string // shipments of org a, of org b; inventory only of org a
-)
-
-func replaySetup(t *testing.T) {
-	t.Helper()
-	replayOnce.Do(func() {
+	replaySetup            = seedOnce("replay", func(t *testing.T) {
 		seedFixture(t, testDSN, replayFixture())
 		rpTokA = mintToken(t, "org_e2e_rp_a", "shipments")
 		rpTokB = mintToken(t, "org_e2e_rp_b", "shipments")
 		rpTokI = mintToken(t, "org_e2e_rp_a", "inventory")
 	})
-	if rpTokA == "" {
-		t.Fatal("the replay fixture could not be set up (see the first test that failed)")
-	}
-}
+)
 
 // addProduct makes sku a product of org: the operator's fix.
 func addProduct(t *testing.T, org, sku string) {
