@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"net/http"
 	"os"
@@ -26,15 +25,12 @@ import (
 // For each server and workload: warm-up requests, callgrind's counters
 // zeroed, requests one after another, the counters dumped and read.
 func instructions(ctx context.Context, args []string) error {
-	fs := flag.NewFlagSet("instructions", flag.ExitOnError)
-	serviceFlag := fs.String("service", "", "URL,TOKEN,PID of the service running under callgrind")
-	baselineFlag := fs.String("baseline", "", "URL,,PID of the baseline running under callgrind")
+	fs := newServersFlags("instructions", "URL,TOKEN,PID of the service running under callgrind",
+		"URL,,PID of the baseline running under callgrind")
 	dumps := fs.String("dumps", "", "the folder of callgrind's output files (--callgrind-out-file=DIR/callgrind.out.%p)")
 	n := fs.Int("n", 2000, "measured requests per workload and server")
 	warmup := fs.Int("warmup", 300, "unmeasured requests before")
-	details := fs.Int("details", 200, "invoices of the detail workload, spread over the organization")
-	_ = fs.Parse(args)
-	service, baseline, err := parseServers(*serviceFlag, *baselineFlag)
+	service, baseline, err := fs.parse(args)
 	if err != nil {
 		return err
 	}
@@ -42,7 +38,7 @@ func instructions(ctx context.Context, args []string) error {
 		return errors.New("want -service and -baseline with their PIDs, and -dumps")
 	}
 	client := &http.Client{Timeout: time.Minute}
-	workloads, err := readWorkloads(ctx, client, service, *details)
+	workloads, err := readWorkloads(ctx, client, service, *fs.details)
 	if err != nil {
 		return err
 	}

@@ -42,14 +42,32 @@ func parseServer(name, v string) (*server, error) {
 	return s, nil
 }
 
-// parseServers reads the -service and -baseline flags.
-func parseServers(service, baseline string) (*server, *server, error) {
-	s, err := parseServer("service", service)
-	if err != nil {
+// serversFlags is the flag set of a subcommand that measures the service
+// against the baseline: -service and -baseline (their usage in the
+// subcommand's words), and -details.
+type serversFlags struct {
+	*flag.FlagSet
+	service, baseline *string
+	details           *int
+}
+
+func newServersFlags(name, serviceUsage, baselineUsage string) *serversFlags {
+	fs := flag.NewFlagSet(name, flag.ExitOnError)
+	return &serversFlags{FlagSet: fs,
+		service:  fs.String("service", "", serviceUsage),
+		baseline: fs.String("baseline", "", baselineUsage),
+		details:  fs.Int("details", 200, "invoices of the detail workload, spread over the organization"),
+	}
+}
+
+// parse parses args and reads the -service and -baseline flags.
+func (f *serversFlags) parse(args []string) (service, baseline *server, err error) {
+	_ = f.Parse(args)
+	if service, err = parseServer("service", *f.service); err != nil {
 		return nil, nil, err
 	}
-	b, err := parseServer("baseline", baseline)
-	return s, b, err
+	baseline, err = parseServer("baseline", *f.baseline)
+	return service, baseline, err
 }
 
 // workload is a list of request paths that the clients walk round-robin.
@@ -62,16 +80,12 @@ type workload struct {
 // (bench/baseline) on the same database, each answering the same requests
 // in a closed loop of the same clients, alternately, round after round.
 func reads(ctx context.Context, args []string) error {
-	fs := flag.NewFlagSet("reads", flag.ExitOnError)
-	serviceFlag := fs.String("service", "", "URL,TOKEN[,PID] of the running service")
-	baselineFlag := fs.String("baseline", "", "URL[,,PID] of the running baseline")
+	fs := newServersFlags("reads", "URL,TOKEN[,PID] of the running service", "URL[,,PID] of the running baseline")
 	clients := fs.Int("clients", 8, "concurrent clients, each sending its next request when the last is answered")
 	duration := fs.Duration("duration", 10*time.Second, "measured time per workload, server and round")
 	warmup := fs.Duration("warmup", 2*time.Second, "unmeasured time before each measurement")
 	rounds := fs.Int("rounds", 5, "rounds; each measures every workload on both servers, alternating which goes first")
-	details := fs.Int("details", 200, "invoices of the detail workload, spread over the organization")
-	_ = fs.Parse(args)
-	service, baseline, err := parseServers(*serviceFlag, *baselineFlag)
+	service, baseline, err := fs.parse(args)
 	if err != nil {
 		return err
 	}
@@ -79,7 +93,7 @@ func reads(ctx context.Context, args []string) error {
 		MaxIdleConns: 2 * *clients, MaxIdleConnsPerHost: *clients, IdleConnTimeout: time.Minute,
 	}}
 
-	workloads, err := readWorkloads(ctx, client, service, *details)
+	workloads, err := readWorkloads(ctx, client, service, *fs.details)
 	if err != nil {
 		return err
 	}

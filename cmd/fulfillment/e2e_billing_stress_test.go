@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/acme3pl/fulfillment/adapters/postgres"
+	"github.com/acme3pl/fulfillment/adapters/postgres/pgtest"
 )
 
 // stressFor is how long TestBillingStress keeps its load on.
@@ -227,11 +227,7 @@ func TestBillingStress(t *testing.T) {
 // against the ledger: the units on hand at the end of the day (UTC).
 func stressStorageAgrees(t *testing.T, org string) {
 	t.Helper()
-	db, err := postgres.Open(postgres.Options{DSN: testDSN, MaxOpenConns: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() { _ = db.Close() }()
+	db := pgtest.Open(t, testDSN)
 	rows, err := db.Query(`WITH billed AS (
 	SELECT split_part(source_id, '@', 2)::date AS day, (sum(quantity_milli) / 1000)::bigint AS q, count(*) AS n
 	FROM billing_charges WHERE organization_id = ? AND fee = 'storage_unit_month' GROUP BY 1)

@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/acme3pl/fulfillment/adapters/postgres"
+	"github.com/acme3pl/fulfillment/adapters/postgres/pgtest"
 	"github.com/acme3pl/fulfillment/domain"
 )
 
@@ -35,11 +35,7 @@ func billE2ECard(from string) map[string]any {
 
 func billE2ESQL(t *testing.T, q string, args ...any) {
 	t.Helper()
-	db, err := postgres.Open(postgres.Options{DSN: testDSN, MaxOpenConns: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() { _ = db.Close() }()
+	db := pgtest.Open(t, testDSN)
 	if _, err := db.ExecContext(context.Background(), q, args...); err != nil {
 		t.Fatalf("%s: %v", q, err)
 	}

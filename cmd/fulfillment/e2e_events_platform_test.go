@@ -20,13 +20,13 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/acme3pl/fulfillment/adapters/broker/natstest"
-	"github.com/acme3pl/fulfillment/adapters/postgres"
+	"github.com/acme3pl/fulfillment/adapters/postgres/pgtest"
 )
 
 // orderFlow delivers storefront orders to srv from a few workers until
 // stopped, cancelling every fourth shipment (a second event of its
-// subject, so that order per subject is seen). Every delivery and cancel
-// must be answered 200.
+// subject, so that order per subject is seen). Every delivery must be
+// answered 200 with a new shipment, and every cancel 200.
 type orderFlow struct {
 	mu        sync.Mutex
 	shipments []string
@@ -58,8 +58,8 @@ func startOrderFlow(t *testing.T, srv *server, base int64, workers int) *orderFl
 					return
 				}
 				a := intakeJSON(t, r)
-				if a.ShipmentID == nil {
-					t.Errorf("order %s: no shipment: %s", id, r.Body)
+				if !*a.Success || a.ShipmentID == nil || !strings.HasPrefix(*a.ShipmentID, "shp_") || a.Duplicate {
+					t.Errorf("order %s: answer %s, want a new shipment", id, r.Body)
 					return
 				}
 				shp := *a.ShipmentID
@@ -106,14 +106,23 @@ func (f *orderFlow) want(since time.Time) map[string][]string {
 	return out
 }
 
+// flowsWant is want(since) of every flow in one map, and how many events
+// that is.
+func flowsWant(since time.Time, flows ...*orderFlow) (want map[string][]string, n int) {
+	want = map[string][]string{}
+	for _, f := range flows {
+		for s, types := range f.want(since) {
+			want[s] = types
+			n += len(types)
+		}
+	}
+	return want, n
+}
+
 // waitOutboxEmptyWithin waits for the relays to empty the outbox.
 func waitOutboxEmptyWithin(t *testing.T, within time.Duration) {
 	t.Helper()
-	db, err := postgres.Open(postgres.Options{DSN: testDSN, MaxOpenConns: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() { _ = db.Close() }()
+	db := pgtest.Open(t, testDSN)
 	deadline := time.Now().Add(within)
 	for {
 		var n int
@@ -126,7 +135,7 @@ func waitOutboxEmptyWithin(t *testing.T, within time.Duration) {
 		if time.Now().After(deadline) {
 			t.Fatalf("the outbox still holds %d events after %s", n, within)
 		}
-		time.Sleep(100 * time.Millisecond)
+		time.Sleep(50 * time.Millisecond)
 	}
 }
 
@@ -221,14 +230,7 @@ func TestEventsOnAClusterThatLosesItsStreamLeader(t *testing.T) {
 	if after.Cluster.Leader == killed {
 		t.Fatalf("the stream's leader is still %s", killed)
 	}
-	want := map[string][]string{}
-	n := 0
-	for _, f := range flows {
-		for s, types := range f.want(time.Time{}) {
-			want[s] = types
-			n += len(types)
-		}
-	}
+	want, n := flowsWant(time.Time{}, flows...)
 	waitOutboxEmptyWithin(t, time.Minute)
 	events := readStream(t, url, n)
 	warned := 0
@@ -267,11 +269,7 @@ func TestEventsStreamDeletedWhileRunning(t *testing.T) {
 	// were recorded after it, and must all be in the new stream. Those of
 	// shipments delivered before may be there too (published after the
 	// delete), each once.
-	want := flow.want(deleted)
-	n := 0
-	for _, types := range want {
-		n += len(types)
-	}
+	want, n := flowsWant(deleted, flow)
 	if n == 0 {
 		t.Fatal("no order delivered after the delete")
 	}

@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -31,11 +30,7 @@ func foundationFixture() map[string]any {
 	}
 }
 
-var foundationOnce sync.Once
-
-func seedFoundation(t *testing.T) {
-	foundationOnce.Do(func() { seedFixture(t, testDSN, foundationFixture()) })
-}
+var seedFoundation = seedFixtureOnce("foundation", foundationFixture)
 
 func TestCLIUsageAndErrors(t *testing.T) {
 	env := baseEnv(testDSN)

@@ -14,7 +14,6 @@ import (
 	"reflect"
 	"regexp"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 )
@@ -85,20 +84,17 @@ func intakeFixture() map[string]any {
 }
 
 var (
-	intakeOnce   sync.Once
 	intakeTokenA string // an access token of org_e2e_in_a with scope shipments
+	seedIntake   = seedOnce("intake", func(t *testing.T) {
+		seedFixture(t, testDSN, intakeFixture())
+		intakeTokenA = mintToken(t, "org_e2e_in_a", "shipments")
+	})
 )
 
 // intakeServer seeds the fixture once and starts a sandbox server for t.
 func intakeServer(t *testing.T) *server {
 	t.Helper()
-	intakeOnce.Do(func() {
-		seedFixture(t, testDSN, intakeFixture())
-		intakeTokenA = mintToken(t, "org_e2e_in_a", "shipments")
-	})
-	if intakeTokenA == "" {
-		t.Fatal("the intake fixture could not be set up (see the first test that failed)")
-	}
+	seedIntake(t)
 	return startServer(t, baseEnv(testDSN))
 }
 

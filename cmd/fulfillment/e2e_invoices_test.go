@@ -8,7 +8,6 @@ import (
 	"regexp"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 )
@@ -73,11 +72,12 @@ func invE2EFixture() map[string]any {
 	}
 }
 
-var invE2EOnce sync.Once
+var seedInvE2E = seedFixtureOnce("invoices", invE2EFixture)
 
 // invE2EServer seeds the invoice fixture once and starts a server.
 func invE2EServer(t *testing.T) *server {
-	invE2EOnce.Do(func() { seedFixture(t, testDSN, invE2EFixture()) })
+	t.Helper()
+	seedInvE2E(t)
 	return startServer(t, baseEnv(testDSN))
 }
 

@@ -8,13 +8,11 @@ package main
 
 import (
 	"fmt"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -122,23 +120,15 @@ func obsFixture() map[string]any {
 }
 
 var (
-	obsOnce  sync.Once
 	obsToken string // an access token of obsOrg with scope shipments
 	obsWMS   string // an access token of wh_e2e_obs's management system
-)
-
-// seedObs seeds the fixture once per test binary.
-func seedObs(t *testing.T) {
-	t.Helper()
-	obsOnce.Do(func() {
+	// seedObs seeds the fixture once per test binary.
+	seedObs = seedOnce("observability", func(t *testing.T) {
 		seedFixture(t, testDSN, obsFixture())
 		obsToken = mintToken(t, obsOrg, "shipments")
 		obsWMS = mintWarehouseToken(t, "wh_e2e_obs")
 	})
-	if obsToken == "" {
-		t.Fatal("the observability fixture could not be set up (see the first test that failed)")
-	}
-}
+)
 
 // obsOrder is a storefront order of obsOrg's SKU (or of sku), with changes
 // in set applied at the top level.
@@ -215,12 +205,7 @@ func obsWorkload(t *testing.T, srv, down *server, firstOrder int64) obsAnswers {
 // and is alive, and its database-bound answers are 503.
 func startDownServer(t *testing.T) *server {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	closed := ln.Addr().String()
-	_ = ln.Close()
+	closed := freeAddr(t) // nothing listens there
 	s := launchServer(t, baseEnv("postgres://postgres@"+closed+"/fulfillment?sslmode=disable"))
 	s.waitFor(t, "/healthz", http.StatusOK)
 	return s

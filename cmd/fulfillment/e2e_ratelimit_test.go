@@ -32,11 +32,7 @@ func rlFixture() map[string]any {
 	}
 }
 
-var rlOnce sync.Once
-
-func seedRL(t *testing.T) {
-	rlOnce.Do(func() { seedFixture(t, testDSN, rlFixture()) })
-}
+var seedRL = seedFixtureOnce("rate limit", rlFixture)
 
 // rlEnv is the environment of a server whose buckets are in redisURL,
 // with the limit 1 per hour (nothing refills within a test) and burst.

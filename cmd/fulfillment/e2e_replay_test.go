@@ -25,23 +25,26 @@ const (
 	rpKeyCLI  = "fk_test_E2EreplayCLIcccccccccccccccccccccccccccc"
 	rpKeyNoWH = "fk_test_E2EreplayNoWarehouseeeeeeeeeeeeeeeeeeee"
 	rpKeyInt  = "fk_test_E2EreplayInterruptediiiiiiiiiiiiiiiiiii"
+	rpKeyPage = "fk_test_E2EreplayPagesppppppppppppppppppppppppp"
 )
 
 // replayFixture: org_e2e_rp_a and org_e2e_rp_b each have a warehouse and
 // the product RP-SOCK; org_e2e_rp_cli is the CLI's (RP-SOCK too);
 // org_e2e_rp_nowh has no warehouse; org_e2e_rp_int is the interrupted
-// replay's alone, so that no other test's failed order is in its way.
+// replay's alone, so that no other test's failed order is in its way, and
+// org_e2e_rp_pages (no warehouse either) the paging test's alone, so that
+// its list holds only that test's failed orders.
 func replayFixture() map[string]any {
-	orgs := []string{"org_e2e_rp_a", "org_e2e_rp_b", "org_e2e_rp_cli", "org_e2e_rp_nowh", "org_e2e_rp_int"}
+	orgs := []string{"org_e2e_rp_a", "org_e2e_rp_b", "org_e2e_rp_cli", "org_e2e_rp_nowh", "org_e2e_rp_int", "org_e2e_rp_pages"}
 	var organizations, warehouses, products, keys []any
 	for i, org := range orgs {
 		organizations = append(organizations, map[string]any{"id": org, "name": org})
-		if org != "org_e2e_rp_nowh" {
+		if org != "org_e2e_rp_nowh" && org != "org_e2e_rp_pages" {
 			warehouses = append(warehouses, fixtureWarehouse("wh_"+org[4:], "DC "+org, true, org))
 		}
 		products = append(products, map[string]any{"id": fmt.Sprintf("prod_e2e_rp_%d", i), "organizationId": org, "sku": "RP-SOCK", "name": "Socks"})
 	}
-	for _, k := range [][2]string{{"org_e2e_rp_a", rpKeyA}, {"org_e2e_rp_b", rpKeyB}, {"org_e2e_rp_cli", rpKeyCLI}, {"org_e2e_rp_nowh", rpKeyNoWH}, {"org_e2e_rp_int", rpKeyInt}} {
+	for _, k := range [][2]string{{"org_e2e_rp_a", rpKeyA}, {"org_e2e_rp_b", rpKeyB}, {"org_e2e_rp_cli", rpKeyCLI}, {"org_e2e_rp_nowh", rpKeyNoWH}, {"org_e2e_rp_int", rpKeyInt}, {"org_e2e_rp_pages", rpKeyPage}} {
 		keys = append(keys, map[string]any{"id": "key_" + k[0][4:], "organizationId": k[0], "key": k[1],
 			"scopes": []string{"shipments", "inventory"}, "revoked": false})
 	}
@@ -49,22 +52,14 @@ func replayFixture() map[string]any {
 }
 
 var (
-	replayOnce             sync.Once
 	rpTokA, rpTokB, rpTokI string // shipments of org a, of org b; inventory only of org a
-)
-
-func replaySetup(t *testing.T) {
-	t.Helper()
-	replayOnce.Do(func() {
+	replaySetup            = seedOnce("replay", func(t *testing.T) {
 		seedFixture(t, testDSN, replayFixture())
 		rpTokA = mintToken(t, "org_e2e_rp_a", "shipments")
 		rpTokB = mintToken(t, "org_e2e_rp_b", "shipments")
 		rpTokI = mintToken(t, "org_e2e_rp_a", "inventory")
 	})
-	if rpTokA == "" {
-		t.Fatal("the replay fixture could not be set up (see the first test that failed)")
-	}
-}
+)
 
 // addProduct makes sku a product of org: the operator's fix.
 func addProduct(t *testing.T, org, sku string) {
@@ -276,13 +271,14 @@ func TestReplayBadInputAndIsolation(t *testing.T) {
 }
 
 // Paging follows every list's rules: Link to the next page, no overlap.
+// The organization is this test's alone: its list is the 12 orders here.
 func TestReceiptListPages(t *testing.T) {
 	replaySetup(t)
 	srv := startServer(t, baseEnv(testDSN))
 	for i := range 12 {
-		wantIntakeError(t, deliver(t, srv, rpKeyNoWH, rpOrder(int64(8_200_000+i), "RP-SOCK")), 422, "no_warehouse")
+		wantIntakeError(t, deliver(t, srv, rpKeyPage, rpOrder(int64(8_200_000+i), "RP-SOCK")), 422, "no_warehouse")
 	}
-	tok := mintToken(t, "org_e2e_rp_nowh", "shipments")
+	tok := mintToken(t, "org_e2e_rp_pages", "shipments")
 	var seen []string
 	path := "/v0/storefront/orders?status=failed&error=no_warehouse&take=5"
 	for path != "" {

@@ -8,7 +8,6 @@ import (
 	"regexp"
 	"sort"
 	"strings"
-	"sync"
 	"testing"
 )
 
@@ -48,11 +47,7 @@ func shipE2EFixture() map[string]any {
 	}
 }
 
-var shipE2EOnce sync.Once
-
-func seedShipE2E(t *testing.T) {
-	shipE2EOnce.Do(func() { seedFixture(t, testDSN, shipE2EFixture()) })
-}
+var seedShipE2E = seedFixtureOnce("shipments", shipE2EFixture)
 
 var shipTimestamp = regexp.MustCompile(`^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$`)
 

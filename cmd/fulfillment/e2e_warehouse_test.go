@@ -42,11 +42,7 @@ func whE2EFixture() map[string]any {
 	}
 }
 
-var whE2EOnce sync.Once
-
-func seedWhE2E(t *testing.T) {
-	whE2EOnce.Do(func() { seedFixture(t, testDSN, whE2EFixture()) })
-}
+var seedWhE2E = seedFixtureOnce("warehouse", whE2EFixture)
 
 // whPending creates and submits a shipment through c: a Pick & Pack of
 // products or an SPD of cartons at the main warehouse.

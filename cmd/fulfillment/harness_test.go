@@ -191,6 +191,29 @@ func seedFixture(t testing.TB, dsn string, doc any) {
 	mustCLI(t, baseEnv(dsn), "seed", "--file", path)
 }
 
+// seedOnce returns a function that runs setup (seeding a fixture, minting
+// its tokens) in the first test that calls it, once per test binary; a
+// later test fails at once when that setup did not finish (the first
+// test's failure says why).
+func seedOnce(name string, setup func(t *testing.T)) func(t *testing.T) {
+	var (
+		once sync.Once
+		done bool
+	)
+	return func(t *testing.T) {
+		t.Helper()
+		once.Do(func() { setup(t); done = true })
+		if !done {
+			t.Fatalf("the %s fixture could not be set up (see the first test that failed)", name)
+		}
+	}
+}
+
+// seedFixtureOnce is seedOnce of seeding fixture's document in testDSN.
+func seedFixtureOnce(name string, fixture func() map[string]any) func(t *testing.T) {
+	return seedOnce(name, func(t *testing.T) { seedFixture(t, testDSN, fixture()) })
+}
+
 // server is a running `fulfillment serve`.
 type server struct {
 	URL     string
