@@ -262,8 +262,12 @@ func TestWarehousesAPI(t *testing.T) {
 	if r.Header.Get("X-Trace-Id") != "4bf92f3577b34da6a3ce929d0e0e4736" {
 		t.Fatalf("X-Trace-Id %q does not continue the caller's trace", r.Header.Get("X-Trace-Id"))
 	}
-	if !strings.Contains(srv.Logs(), `"trace_id":"4bf92f3577b34da6a3ce929d0e0e4736"`) {
-		t.Fatalf("log lines do not carry the trace id:\n%s", srv.Logs())
+	// The access log line is written once the answer is out: wait for it a little.
+	for deadline := time.Now().Add(2 * time.Second); !strings.Contains(srv.Logs(), `"trace_id":"4bf92f3577b34da6a3ce929d0e0e4736"`); {
+		if time.Now().After(deadline) {
+			t.Fatalf("log lines do not carry the trace id:\n%s", srv.Logs())
+		}
+		time.Sleep(10 * time.Millisecond)
 	}
 }
 
