@@ -110,9 +110,9 @@ order above makes one):
 The API reference (every operation, status and body): $base/docs
 
 Billing: org_acme's rate card is in force from $card_from. On a new database the server's first billing
-run (about a minute after it starts) finalizes one invoice per month from then up to the last month past its grace,
-each only the \$50.00 monthly minimum, as nothing was shipped in them (README.md, "Trying it"). This
-month's open invoice, as the API will show it:
+run (about a minute after it starts) finalizes one invoice per month from then up to the last month
+past its grace, each only the \$50.00 monthly minimum, as nothing was shipped in them (README.md,
+"Trying it"). This month's open invoice, as the API will show it:
 
   bin/fulfillment invoices preview --org org_acme
 $(if [[ -n ${EVENTS_NATS_URL:-} ]]; then
