@@ -118,7 +118,7 @@ bench: ## the benchmarks of docs/benchmarks.md (BENCH="go invoices reads intake 
 		esac; \
 	done
 
-lint: ## gofmt -s, go vet and golangci-lint (.golangci.yml) in every module of TEST_MODULES, Redocly on api/openapi.yaml, squawk on migrations/*.up.sql (and the fixtures of migrations/schemachange/); fails if any fails
+lint: ## gofmt -s, go vet and golangci-lint (.golangci.yml) in every module of TEST_MODULES, Redocly on api/openapi.yaml, squawk on migrations/*.up.sql (and the fixtures of migrations/schemachange/), no migration setting its own timeouts; fails if any fails
 	@golangci_lint=$$($(TOOLS) golangci-lint); \
 	redocly=$$($(TOOLS) redocly); \
 	squawk=$$($(TOOLS) squawk); \
@@ -132,6 +132,7 @@ lint: ## gofmt -s, go vet and golangci-lint (.golangci.yml) in every module of T
 	go vet -tags schemachange ./migrations/ && "$$golangci_lint" run --build-tags schemachange ./migrations/ || status=1; \
 	REDOCLY_TELEMETRY=off REDOCLY_SUPPRESS_UPDATE_NOTICE=true "$$redocly" lint api/openapi.yaml || status=1; \
 	$(SQUAWK_LINT) || status=1; \
+	go test -count=1 -run '^TestMigrationsSetNoTimeouts$$' ./migrations/ || status=1; \
 	exit $$status
 
 fmt: ## gofmt -s -w every Go file

@@ -32,6 +32,8 @@ type UseCases struct {
 	CreateAPIKey Handler[CreateAPIKey, string]
 	RevokeAPIKey Handler[RevokeAPIKey, struct{}]
 	ListAPIKeys  Handler[ListAPIKeys, []domain.APIKey]
+	// CheckPrincipal: an organization exists, a warehouse is active.
+	CheckPrincipal Handler[CheckPrincipal, struct{}]
 
 	ListWarehouses Handler[ListWarehouses, WarehousePage]
 }
@@ -44,6 +46,8 @@ func New(d Deps, keys ports.APIKeyGenerator, seedRateCards RateCardSeeder) *UseC
 		CreateAPIKey: Decorate("CreateAPIKey", NewCreateAPIKeyHandler(d.UnitOfWork, keys, d.Clock, d.IDs, d.Environment), d.Tracer, d.Log),
 		RevokeAPIKey: Decorate("RevokeAPIKey", NewRevokeAPIKeyHandler(d.Repos.APIKeys), d.Tracer, d.Log),
 		ListAPIKeys:  Decorate("ListAPIKeys", NewListAPIKeysHandler(d.Repos.APIKeys), d.Tracer, d.Log),
+		CheckPrincipal: Decorate("CheckPrincipal", NewCheckPrincipalHandler(d.Repos.Organizations, d.Repos.Warehouses),
+			d.Tracer, d.Log),
 
 		ListWarehouses: Decorate("ListWarehouses", NewListWarehousesHandler(d.Repos.Warehouses), d.Tracer, d.Log),
 	}

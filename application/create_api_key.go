@@ -42,8 +42,18 @@ func NewCreateAPIKeyHandler(uow ports.UnitOfWork, keys ports.APIKeyGenerator, cl
 }
 
 // Handle stores a new key of the organization, which must exist
-// (domain.ErrNotFound otherwise), and returns the key.
+// (domain.ErrNotFound otherwise), and returns the key. A key holds at least
+// one scope, each one an API key may hold (a *domain.ValidationError
+// otherwise): a key without any would be refused on every route.
 func (h *CreateAPIKeyHandler) Handle(ctx context.Context, c CreateAPIKey) (string, error) {
+	if len(c.Scopes) == 0 {
+		return "", domain.Invalid("scopes", "a key needs at least one scope (locations, invoices, shipments, inventory)")
+	}
+	for _, s := range c.Scopes {
+		if _, err := domain.ParseScope(string(s)); err != nil {
+			return "", err
+		}
+	}
 	plain, hash, prefix, err := h.keys.GenerateAPIKey(h.env)
 	if err != nil {
 		return "", err

@@ -41,3 +41,52 @@ func TestCreateAPIKey(t *testing.T) {
 		t.Fatalf("%d keys stored, want the first only", len(db.State.Keys))
 	}
 }
+
+// TestCreateAPIKeyNeedsKnownScopes: a key without scopes, or with one an API
+// key cannot hold, is refused before anything is stored.
+func TestCreateAPIKeyNeedsKnownScopes(t *testing.T) {
+	db := apptest.NewDB()
+	db.State.Orgs["org_keys"] = domain.Organization{ID: "org_keys", Name: "Keys"}
+	app := apptest.NewApp(db, domain.Sandbox, &apptest.Clock{At: time.Now()}, noop.NewTracerProvider().Tracer("test"))
+	for _, scopes := range [][]domain.Scope{nil, {}, {"bogus"}, {domain.ScopeShipments, domain.ScopeWarehouse}} {
+		_, err := app.CreateAPIKey.Handle(context.Background(), application.CreateAPIKey{OrganizationID: "org_keys", Scopes: scopes})
+		var ve *domain.ValidationError
+		if !errors.As(err, &ve) || ve.Field != "scopes" {
+			t.Errorf("scopes %v: %v, want a validation error of scopes", scopes, err)
+		}
+	}
+	if len(db.State.Keys) != 0 {
+		t.Fatalf("%d keys stored, want none", len(db.State.Keys))
+	}
+}
+
+// TestCheckPrincipal: an organization must exist; a warehouse must exist
+// and be active.
+func TestCheckPrincipal(t *testing.T) {
+	db := apptest.NewDB()
+	db.State.Orgs["org_a"] = domain.Organization{ID: "org_a", Name: "A"}
+	db.AddWarehouse("wh_on", "On", true, "org_a")
+	db.AddWarehouse("wh_off", "Off", false, "org_a")
+	app := apptest.NewApp(db, domain.Sandbox, &apptest.Clock{At: time.Now()}, noop.NewTracerProvider().Tracer("test"))
+	for q, want := range map[application.CheckPrincipal]error{
+		{OrganizationID: "org_a"}:                       nil,
+		{OrganizationID: "org_none"}:                    domain.ErrNotFound,
+		{OrganizationID: "' OR 1=1"}:                    domain.ErrNotFound,
+		{WarehouseID: "wh_on"}:                          nil,
+		{WarehouseID: "wh_off"}:                         domain.ErrNotFound,
+		{WarehouseID: "wh_none"}:                        domain.ErrNotFound,
+		{OrganizationID: "org_a", WarehouseID: "wh_on"}: nil, // checked below: a validation error
+	} {
+		_, err := app.CheckPrincipal.Handle(context.Background(), q)
+		if q.OrganizationID != "" && q.WarehouseID != "" {
+			var ve *domain.ValidationError
+			if !errors.As(err, &ve) {
+				t.Errorf("%+v: %v, want a validation error", q, err)
+			}
+			continue
+		}
+		if !errors.Is(err, want) || (want == nil) != (err == nil) {
+			t.Errorf("%+v: %v, want %v", q, err, want)
+		}
+	}
+}

@@ -65,6 +65,9 @@ apikey=$(bin/fulfillment apikey create --org org_acme --scopes shipments,invento
 wtoken=$(bin/fulfillment token mint --warehouse wh_east --scopes warehouse --ttl 24h)
 [[ -n $wtoken && $wtoken != *[[:space:]]* ]] || die "token mint printed something other than one token: $(shq "$wtoken")"
 
+# The first day of org_acme's rate card in the fixture: billing runs from that month on.
+card_from=$(grep -o '"effectiveFrom": *"[0-9-]*"' "$FIXTURE" | head -n 1 | grep -o '[0-9]\{4\}-[0-9][0-9]-[0-9][0-9]')
+
 # The base URL a client on this machine uses to reach HTTP_ADDR.
 host=${HTTP_ADDR%:*}
 port=${HTTP_ADDR##*:}
@@ -105,6 +108,13 @@ order above makes one):
   id=\$(curl -sS -H $wauth $base/v0/warehouse/shipments | grep -o '"id":"shp_[^"]*"' | head -n 1 | cut -d '"' -f 4); if [ -n "\$id" ]; then curl -sS -i -H $wauth -H 'Content-Type: application/json' --data $tracking $base/v0/warehouse/shipments/\$id/ship; else echo 'no pending shipment: send the storefront order first'; fi
 
 The API reference (every operation, status and body): $base/docs
+
+Billing: org_acme's rate card is in force from $card_from. On a new database the server's first billing
+run (about a minute after it starts) finalizes one invoice per month from then up to the last month
+past its grace, each only the \$50.00 monthly minimum, as nothing was shipped in them (README.md,
+"Trying it"). This month's open invoice, as the API will show it:
+
+  bin/fulfillment invoices preview --org org_acme
 $(if [[ -n ${EVENTS_NATS_URL:-} ]]; then
 		printf '\nEvents go to %s (stream %s); watch them as they arrive:\n\n  EVENTS_NATS_URL=%s bin/fulfillment events tail\n\nThe operator'"'"'s commands record events too only with it set (billing close: invoice.finalized):\n\n  export EVENTS_NATS_URL=%s\n' \
 			"$EVENTS_NATS_URL" "${EVENTS_STREAM:-FULFILLMENT}" "$(shq "$EVENTS_NATS_URL")" "$(shq "$EVENTS_NATS_URL")"

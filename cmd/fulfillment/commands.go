@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -142,33 +143,111 @@ func splitScopes(s string) []string {
 	return out
 }
 
-func token(cfg bootstrap.Config, args []string, stdout io.Writer) error {
+// parseScopes reads --scopes: at least one name, each a scope an
+// organization's token or API key holds (domain.Scopes). Anything else is
+// a usage error of cmd, before anything is done.
+func parseScopes(cmd, list string) ([]domain.Scope, error) {
+	names := splitScopes(list)
+	if len(names) == 0 {
+		return nil, usagef("%s needs --scopes with at least one of locations, invoices, shipments, inventory", cmd)
+	}
+	scopes := make([]domain.Scope, 0, len(names))
+	for _, n := range names {
+		scope, err := domain.ParseScope(n)
+		if err != nil {
+			return nil, usagef("%s: %v", cmd, err)
+		}
+		scopes = append(scopes, scope)
+	}
+	return scopes, nil
+}
+
+// tokenScopes reads token mint's --scopes: an organization's token holds
+// scopes of domain.Scopes, a warehouse's token the scope warehouse only (the
+// one its routes check; no other route takes a warehouse's token).
+func tokenScopes(list string, warehouse bool) ([]string, error) {
+	if !warehouse {
+		scopes, err := parseScopes("token mint", list)
+		out := make([]string, len(scopes))
+		for i, s := range scopes {
+			out[i] = string(s)
+		}
+		return out, err
+	}
+	names := splitScopes(list)
+	if len(names) == 0 {
+		return nil, usagef("token mint --warehouse needs --scopes warehouse")
+	}
+	for _, n := range names {
+		if n != string(domain.ScopeWarehouse) {
+			return nil, usagef("token mint: %q is not a scope of a warehouse's token (warehouse)", n)
+		}
+	}
+	return []string{string(domain.ScopeWarehouse)}, nil
+}
+
+// token mints an access token of an organization that exists, or of a
+// warehouse that exists and is active (the database at DATABASE_URL says
+// which): a token the service would refuse, or that could reach nothing, is
+// not printed.
+func token(ctx context.Context, cfg bootstrap.Config, args []string, stdout io.Writer) error {
 	fs, org, err := orgSubcommand("token", "mint", args)
 	if err != nil {
 		return err
 	}
 	warehouse := fs.String("warehouse", "", "warehouse ID (a token of the warehouse's management system)")
-	scopes := fs.String("scopes", "", "comma-separated scopes")
+	scopeList := fs.String("scopes", "", "comma-separated scopes")
 	ttl := fs.Duration("ttl", time.Hour, "lifetime")
 	if err := parseFlags(fs, args[1:]); err != nil {
 		return err
 	}
 	if (*org == "") == (*warehouse == "") || fs.NArg() > 0 {
-		return usagef("token mint needs exactly one of --org ID and --warehouse ID [--scopes a,b] [--ttl 1h]")
+		return usagef("token mint needs exactly one of --org ID and --warehouse ID, and --scopes a,b [--ttl 1h]")
 	}
 	if *ttl <= 0 {
 		return usagef("token mint: --ttl must be positive")
 	}
-	if cfg.SigningKey == "" {
-		return fmt.Errorf("token mint: AUTH_SIGNING_KEY is not set")
+	if err := errors.Join(checkIDFlag("token mint", "org", *org), checkIDFlag("token mint", "warehouse", *warehouse)); err != nil {
+		return err
 	}
-	tok, err := identity.MintToken(cfg.TokenConfig(nil), identity.MintParams{
-		Organization: *org, Warehouse: *warehouse, Scopes: splitScopes(*scopes), TTL: *ttl,
-	})
+	scopes, err := tokenScopes(*scopeList, *warehouse != "")
 	if err != nil {
 		return err
 	}
-	fmt.Fprintln(stdout, tok)
+	if cfg.SigningKey == "" {
+		return fmt.Errorf("token mint: AUTH_SIGNING_KEY is not set")
+	}
+	return withApp(ctx, cfg, func(ctx context.Context, app *application.UseCases) error {
+		who := application.CheckPrincipal{OrganizationID: *org, WarehouseID: *warehouse}
+		if _, err := app.CheckPrincipal.Handle(ctx, who); err != nil {
+			return fmt.Errorf("token mint: %w", err)
+		}
+		tok, err := identity.MintToken(cfg.TokenConfig(nil), identity.MintParams{
+			Organization: *org, Warehouse: *warehouse, Scopes: scopes, TTL: *ttl,
+		})
+		if err != nil {
+			return err
+		}
+		fmt.Fprintln(stdout, tok)
+		return nil
+	})
+}
+
+// checkIDFlag refuses, as bad usage, an ID flag whose value has a shape no
+// ID of the service has (domain.ValidID: a space, a quote, 65 characters).
+func checkIDFlag(cmd, flag, value string) error {
+	if value != "" && !domain.ValidID(value) {
+		return usagef("%s: --%s %q is not an ID", cmd, flag, value)
+	}
+	return nil
+}
+
+// checkOrganization fails, naming it, when the organization does not exist:
+// a command on an unknown organization is refused, not an empty answer.
+func checkOrganization(ctx context.Context, app *application.UseCases, cmd, org string) error {
+	if _, err := app.CheckPrincipal.Handle(ctx, application.CheckPrincipal{OrganizationID: org}); err != nil {
+		return fmt.Errorf("%s: %w", cmd, err)
+	}
 	return nil
 }
 
@@ -182,17 +261,17 @@ func apikey(ctx context.Context, cfg bootstrap.Config, args []string, stdout io.
 		org := fs.String("org", "", "organization ID")
 		scopes := fs.String("scopes", "", "comma-separated scopes")
 		name := fs.String("name", "", "a name people recognise")
-		if err := parseCommand(fs, args[1:], "apikey create needs --org ID --scopes a,b [--name N]", "org"); err != nil {
+		if err := parseCommand(fs, args[1:], "apikey create needs --org ID --scopes a,b [--name N]", "org", "scopes"); err != nil {
 			return err
 		}
-		c := application.CreateAPIKey{OrganizationID: *org, Name: *name}
-		for _, s := range splitScopes(*scopes) {
-			scope, err := domain.ParseScope(s)
-			if err != nil {
-				return usagef("apikey create: %v", err)
-			}
-			c.Scopes = append(c.Scopes, scope)
+		if err := checkIDFlag("apikey create", "org", *org); err != nil {
+			return err
 		}
+		keyScopes, err := parseScopes("apikey create", *scopes)
+		if err != nil {
+			return err
+		}
+		c := application.CreateAPIKey{OrganizationID: *org, Name: *name, Scopes: keyScopes}
 		return withApp(ctx, cfg, func(ctx context.Context, app *application.UseCases) error {
 			plain, err := app.CreateAPIKey.Handle(ctx, c)
 			if err != nil {
@@ -218,7 +297,13 @@ func apikey(ctx context.Context, cfg bootstrap.Config, args []string, stdout io.
 		if err := parseCommand(fs, args[1:], "apikey list needs --org ID", "org"); err != nil {
 			return err
 		}
+		if err := checkIDFlag("apikey list", "org", *org); err != nil {
+			return err
+		}
 		return withApp(ctx, cfg, func(ctx context.Context, app *application.UseCases) error {
+			if err := checkOrganization(ctx, app, "apikey list", *org); err != nil {
+				return err
+			}
 			keys, err := app.ListAPIKeys.Handle(ctx, application.ListAPIKeys{OrganizationID: *org})
 			if err != nil {
 				return fmt.Errorf("apikey list: %w", err)

@@ -150,7 +150,7 @@ func dispatch(ctx context.Context, args []string, env map[string]string, stdout,
 	case "migrate":
 		return migrate(ctx, cfg, rest, stdout, stderr)
 	case "token":
-		return token(cfg, rest, stdout)
+		return token(ctx, cfg, rest, stdout)
 	case "orders":
 		return orders(ctx, cfg, rest, stdout, stderr)
 	}

@@ -17,6 +17,8 @@ import (
 	"syscall"
 	"time"
 
+	"go.uber.org/fx"
+
 	"github.com/acme3pl/fulfillment/adapters/httpapi"
 	"github.com/acme3pl/fulfillment/application"
 	intakeapp "github.com/acme3pl/fulfillment/application/intake"
@@ -32,6 +34,15 @@ const replayWalkBatch = 500
 // replayBudget bounds one replay, which runs to its end (commit or
 // rollback) even after an interrupt.
 const replayBudget = 30 * time.Second
+
+// orderDeps is what `orders list` and `orders replay` use: the intake's use
+// cases, and the shared kernel's check that the organization exists (an
+// unknown one fails rather than printing nothing).
+type orderDeps struct {
+	fx.In
+	App    *application.UseCases
+	Intake *intakeapp.UseCases
+}
 
 func orders(ctx context.Context, cfg bootstrap.Config, args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
@@ -69,11 +80,18 @@ func ordersList(ctx context.Context, cfg bootstrap.Config, args []string, stdout
 	if err := parseCommand(fs, args, "orders list needs --org ID [--status succeeded|failed] [--error CODE]", "org"); err != nil {
 		return err
 	}
+	if err := checkIDFlag("orders list", "org", *org); err != nil {
+		return err
+	}
 	filter, err := intakeapp.ParseReceiptFilter(*status, *code)
 	if err != nil {
 		return usagef("orders list: %v", err)
 	}
-	return withApp(ctx, cfg, func(ctx context.Context, app *intakeapp.UseCases) error {
+	return withApp(ctx, cfg, func(ctx context.Context, deps orderDeps) error {
+		if err := checkOrganization(ctx, deps.App, "orders list", *org); err != nil {
+			return err
+		}
+		app := deps.Intake
 		page := ports.Page{Take: 500}
 		for {
 			res, err := app.ListOrderReceipts.Handle(ctx, intakeapp.ListOrderReceipts{
@@ -214,6 +232,9 @@ func ordersReplay(ctx context.Context, cfg bootstrap.Config, args []string, stdo
 	if *org == "" || fs.NArg() > 0 || (*orderFlag == "") == !*all {
 		return usagef(needs)
 	}
+	if err := checkIDFlag("orders replay", "org", *org); err != nil {
+		return err
+	}
 	if *workers < 1 || *workers > 64 {
 		return usagef("orders replay: --workers must be from 1 to 64")
 	}
@@ -231,8 +252,12 @@ func ordersReplay(ctx context.Context, cfg bootstrap.Config, args []string, stdo
 	if *all && isTerminal(stderr) {
 		tally.progress = stderr
 	}
-	var walkErr error
-	err := withAppConns(ctx, cfg, *workers+1, func(ctx context.Context, app *intakeapp.UseCases) error {
+	var walkErr, orgErr error
+	err := withAppConns(ctx, cfg, *workers+1, func(ctx context.Context, deps orderDeps) error {
+		if orgErr = checkOrganization(ctx, deps.App, "orders replay", *org); orgErr != nil {
+			return orgErr
+		}
+		app := deps.Intake
 		replay := func(id int64) {
 			// A replay in flight is not cut by an interrupt: it ends as a
 			// delivery would, committed or rolled back.
@@ -261,6 +286,9 @@ func ordersReplay(ctx context.Context, cfg bootstrap.Config, args []string, stdo
 		wg.Wait()
 		return nil
 	})
+	if orgErr != nil {
+		return orgErr // nothing was replayed: no summary
+	}
 	fmt.Fprintln(stdout, tally.summary())
 	switch {
 	case err != nil:

@@ -113,7 +113,16 @@ func TestImageRunsWithPodman(t *testing.T) {
 		return strings.TrimSpace(state) == "true"
 	})
 
-	token := strings.TrimSpace(runOnce([]string{"AUTH_SIGNING_KEY=" + testSigningKey}, "token", "mint", "--org", "org_image", "--scopes", "locations"))
+	// token mint checks that the organization exists: one, written here.
+	orgDB, err := sql.Open("postgres", dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = orgDB.Close() }()
+	if _, err := orgDB.Exec(`INSERT INTO organizations (id, name) VALUES ('org_image', 'Image')`); err != nil {
+		t.Fatal(err)
+	}
+	token := strings.TrimSpace(runOnce(env, "token", "mint", "--org", "org_image", "--scopes", "locations"))
 	req, _ := http.NewRequest(http.MethodGet, base+"/v0/warehouses", nil)
 	req.Header.Set("Authorization", "Bearer "+token)
 	resp, err := http.DefaultClient.Do(req)
