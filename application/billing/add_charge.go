@@ -150,13 +150,15 @@ func (h *AddChargeHandler) checkBounds(ctx context.Context, r ports.Repositories
 }
 
 // sameCharge reports whether a charge asked again under its reference is
-// the one stored: the same title, description, quantity and unit cost,
-// and, when the request names a date, the same day (or, for a charge
-// dated into a closed period, the same month it was for). A charge asked
-// without a date was dated when it was recorded: any date matches.
+// the one stored: the same title, quantity and unit cost, the same
+// description when the request gives one, and, when it names a date, the
+// same day (or, for a charge dated into a closed period, the same month it
+// was for). What a request leaves out (a retry of `charges add` without
+// its --description or --date: the date was today when it was recorded)
+// matches what is stored.
 func sameCharge(cal billing.Calendar, stored, asked ports.OperatorCharge, dated bool, day billing.Date) bool {
-	if stored.Title != asked.Title || stored.Description != asked.Description ||
-		stored.QuantityMilli != asked.QuantityMilli || stored.UnitCost != asked.UnitCost {
+	if stored.Title != asked.Title || stored.QuantityMilli != asked.QuantityMilli || stored.UnitCost != asked.UnitCost ||
+		(asked.Description != "" && stored.Description != asked.Description) {
 		return false
 	}
 	if !dated {
