@@ -96,6 +96,31 @@ func TestBillingBoundsSumsPastInt64StillFinalize(t *testing.T) {
 	billExec(t, b.db, `DELETE FROM billing_charges WHERE organization_id = 'legacy' AND title = 'Legacy'`)
 }
 
+// A warehouse holding 10,000 items at the bound of on hand (10^12 each):
+// a day's storage, 10^16 units, used to overflow the charge's bigint
+// ("bigint out of range") and fail every run; it is read bounded now, and
+// the month previews and finalizes.
+func TestBillingBoundsStoragePastInt64StillFinalizes(t *testing.T) {
+	ctx := context.Background()
+	b, clock := newBillOctober(t, "stock")
+	billExec(t, b.db, `INSERT INTO products (id, organization_id, sku, name)
+	SELECT 'p_stock_' || i, 'stock', 'SKU-' || i, 'Item ' || i FROM generate_series(1, 10000) i`)
+	billExec(t, b.db, `INSERT INTO product_stock (organization_id, product_id, warehouse_id, on_hand)
+	SELECT 'stock', 'p_stock_' || i, 'wh_stock', 1000000000000 FROM generate_series(1, 10000) i`)
+	clock.set(utc("2030-11-10T09:00:00Z"))
+	if got := billPreviewTotal(t, b, "stock"); got <= 0 {
+		t.Fatalf("preview total %d", got)
+	}
+	clock.set(utc("2030-12-02T00:00:00Z"))
+	res, err := b.run.Handle(ctx, billingapp.RunBilling{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Finalized) != 1 || res.Finalized[0].TotalAmount <= 0 {
+		t.Fatalf("finalized %+v", res.Finalized)
+	}
+}
+
 // Concurrent charges of one organization, each within the bounds alone but
 // not together: exactly those that fit are accepted, whatever the order
 // (the check reads the period's sums under the organization's billing
@@ -241,6 +266,10 @@ func TestBillingOperatorChargeSmallPrint(t *testing.T) {
 		if !errors.Is(err, billing.ErrReferenceConflict) || !strings.Contains(err.Error(), "RMA-1") {
 			t.Errorf("other content %+v: %v", other, err)
 		}
+	}
+	if _, err := b.add.Handle(ctx, billingapp.AddCharge{OrganizationID: "small", Reference: "RMA-1", Title: "Damage credit",
+		Description: "another description", Quantity: "1", UnitCost: -500}); !errors.Is(err, billing.ErrReferenceConflict) {
+		t.Errorf("another description: %v", err)
 	}
 	for _, date := range []string{"0001-01-01", "1999-12-31", "2030-10-15"} { // the last: before the first period (November)
 		var v *domain.ValidationError

@@ -82,8 +82,7 @@ func (h *AddChargeHandler) Handle(ctx context.Context, c AddCharge) (AddChargeRe
 	charge := ports.OperatorCharge{OrganizationID: c.OrganizationID, Reference: c.Reference, Title: strings.TrimSpace(c.Title),
 		Description: strings.TrimSpace(c.Description), QuantityMilli: q.Milli(), UnitCost: c.UnitCost}
 	err = h.d.UnitOfWork.Do(ctx, func(ctx context.Context, r ports.Repositories) error {
-		p, err := r.BillingPeriods.LockOpen(ctx, c.OrganizationID)
-		if err != nil {
+		if _, err := r.BillingPeriods.LockOpen(ctx, c.OrganizationID); err != nil {
 			return fmt.Errorf("the open period of %s (is a rate card set?): %w", c.OrganizationID, err)
 		}
 		stored, err := r.Charges.OperatorCharge(ctx, c.OrganizationID, c.Reference)
@@ -105,14 +104,18 @@ func (h *AddChargeHandler) Handle(ctx context.Context, c AddCharge) (AddChargeRe
 				return err
 			}
 		}
-		if at.Before(p.Period.Start) {
+		closedUntil, err := r.BillingPeriods.ClosedUntil(ctx, c.OrganizationID)
+		if err != nil {
+			return err
+		}
+		if at.Before(closedUntil) {
 			// On the open invoice: a charge belongs to the period of its
-			// time, so it is dated the open period's start.
-			out.ForPeriod = cal.ClosedName(at, p.Period.Start)
-			at = p.Period.Start
+			// time, so it is dated the first open period's start.
+			out.ForPeriod = cal.ClosedName(at, closedUntil)
+			at = closedUntil
 		}
 		charge.OccurredAt, charge.ForPeriod = at, out.ForPeriod
-		if err := h.checkBounds(ctx, r, p, charge); err != nil {
+		if err := h.checkBounds(ctx, r, closedUntil, charge); err != nil {
 			return err
 		}
 		out.Added, err = r.Charges.AddOperatorCharge(ctx, charge)
@@ -130,11 +133,14 @@ func (h *AddChargeHandler) Handle(ctx context.Context, c AddCharge) (AddChargeRe
 // checkBounds refuses a charge that would take its line, or the charges,
 // credits or total of the period it goes on, past billing.MaxPeriodCents:
 // the sums of that period so far, and the credit the organization brings
-// forward to it, under the billing lock the caller holds.
-func (h *AddChargeHandler) checkBounds(ctx context.Context, r ports.Repositories, p ports.OpenPeriod, c ports.OperatorCharge) error {
-	w := ports.BillingWindow{OrganizationID: c.OrganizationID, Start: p.Period.Start, End: p.Period.End}
-	if !c.OccurredAt.Before(p.Period.End) { // after the open period's end (its grace): the next period's
-		w.Start, w.End = p.Period.End, h.d.Settings.Calendar.NextMonthStart(c.OccurredAt)
+// forward to it, under the billing lock the caller holds. The period is
+// the month of the charge's time, from the last close (closedUntil) on
+// when that falls inside the month: the period its invoice will bill.
+func (h *AddChargeHandler) checkBounds(ctx context.Context, r ports.Repositories, closedUntil time.Time, c ports.OperatorCharge) error {
+	cal := h.d.Settings.Calendar
+	w := ports.BillingWindow{OrganizationID: c.OrganizationID, Start: cal.MonthStart(c.OccurredAt), End: cal.NextMonthStart(c.OccurredAt)}
+	if w.Start.Before(closedUntil) {
+		w.Start = closedUntil
 	}
 	windows := []ports.BillingWindow{w}
 	sums, err := r.Charges.Sums(ctx, windows)

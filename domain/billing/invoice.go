@@ -181,8 +181,9 @@ func Lines(sums []Sum, minimum, broughtForward int64, periodName string) ([]Line
 		if s.UnitCost < 0 {
 			room = InvoiceCeiling - credits
 		}
+		cut := false
 		if fit := fitMilli(milli, s.UnitCost, room); fit < milli {
-			milli, t.Cut = fit, true
+			milli, t.Cut, cut = fit, true, true
 			if milli == 0 {
 				continue
 			}
@@ -196,7 +197,11 @@ func Lines(sums []Sum, minimum, broughtForward int64, periodName string) ([]Line
 		} else {
 			credits -= lt
 		}
-		lines = append(lines, Line{Fee: s.Fee, Title: s.Title, Description: lineDescription(s), Milli: milli, UnitCost: s.UnitCost, Total: lt})
+		desc := lineDescription(s)
+		if cut {
+			desc += " (cut to the invoice's ceiling)"
+		}
+		lines = append(lines, Line{Fee: s.Fee, Title: s.Title, Description: desc, Milli: milli, UnitCost: s.UnitCost, Total: lt})
 	}
 	t.Total = t.Charges - (credits - brought) // both within InvoiceCeiling
 	if top := MinimumTopUp(minimum, t.Charges); top > 0 {
