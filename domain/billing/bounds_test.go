@@ -99,6 +99,10 @@ func TestLinesNeverOverflow(t *testing.T) {
 			}
 		}
 	}
+	// A minimum no card can hold does not overflow either.
+	if _, totals, err := billing.Lines([]billing.Sum{op("A", 1, 5)}, math.MaxInt64, math.MaxInt64, "x"); err != nil || totals.Total < 0 {
+		t.Errorf("Lines with the largest minimum: %+v, %v", totals, err)
+	}
 	// Within the ceiling nothing is cut.
 	if _, totals, err := billing.Lines([]billing.Sum{op("A", 10_000, 100_000_000_000)}, 0, 0, "x"); err != nil || totals.Cut {
 		t.Errorf("Lines within the ceiling: %+v, %v", totals, err)

@@ -204,10 +204,11 @@ func Lines(sums []Sum, minimum, broughtForward int64, periodName string) ([]Line
 		lines = append(lines, Line{Fee: s.Fee, Title: s.Title, Description: desc, Milli: milli, UnitCost: s.UnitCost, Total: lt})
 	}
 	t.Total = t.Charges - (credits - brought) // both within InvoiceCeiling
+	minimum = min(minimum, MaxCents)          // a card's fee: never more (NewRateCard)
 	if top := MinimumTopUp(minimum, t.Charges); top > 0 {
 		lines = append(lines, Line{Fee: FeeMinimum, Title: FeeMinimum.Title(), Milli: domain.QuantityScale, UnitCost: top, Total: top,
 			Description: fmt.Sprintf("minimum %s for %s", Dollars(minimum), periodName)})
-		t.Total += top // top < minimum: a card's fee, at most MaxCents
+		t.Total += top // top ≤ minimum ≤ MaxCents
 		t.Charges = minimum
 	}
 	if brought > 0 && len(lines) > 0 {
