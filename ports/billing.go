@@ -71,6 +71,10 @@ type ChargeRepository interface {
 	// that holds its time: under the open periods' locks, these are what
 	// finalizing them bills (and what a preview shows).
 	Sums(ctx context.Context, windows []BillingWindow) ([][]billing.Sum, error)
+	// OperatorCharge reads the operator's charge recorded under the
+	// organization's reference (its content, as AddOperatorCharge stored
+	// it); domain.ErrNotFound when there is none.
+	OperatorCharge(ctx context.Context, organizationID, reference string) (OperatorCharge, error)
 }
 
 // InvoiceCharge is one charge behind an invoice's lines, naming its fact

@@ -171,9 +171,10 @@ func (r *BillingPeriodRepository) Credits(ctx context.Context, windows []ports.B
 	return out, dbErr(err)
 }
 
-// offboardSQL records an organization's off-boarding at $2.
-const offboardSQL sqlInsert = `INSERT INTO billing_accounts (organization_id, offboarded_at) VALUES ($1, $2)
-ON CONFLICT (organization_id) DO UPDATE SET offboarded_at = EXCLUDED.offboarded_at`
+// offboardSQL records an organization's off-boarding at $2; a close whose
+// time is earlier than the one stored never moves it back.
+const offboardSQL sqlInsert = `INSERT INTO billing_accounts AS a (organization_id, offboarded_at) VALUES ($1, $2)
+ON CONFLICT (organization_id) DO UPDATE SET offboarded_at = greatest(a.offboarded_at, EXCLUDED.offboarded_at)`
 
 // Offboard records that billing close off-boarded the organization at at.
 func (r *BillingPeriodRepository) Offboard(ctx context.Context, organizationID string, at time.Time) error {

@@ -83,7 +83,7 @@ onhand AS (
 		sum(coalesce(m.q, 0)) OVER (PARTITION BY g.organization_id, g.warehouse_id, g.units ORDER BY g.day) AS q
 	FROM grid g LEFT JOIN moves m USING (organization_id, warehouse_id, units, day))
 INSERT INTO billing_charges (organization_id, fee, source_id, warehouse_id, title, quantity_milli, divisor, unit_cost, occurred_at)
-SELECT o.organization_id, f.fee, o.warehouse_id || '@' || o.day, o.warehouse_id, f.title, o.q * 1000,
+SELECT o.organization_id, f.fee, o.warehouse_id || '@' || o.day, o.warehouse_id, f.title, least(o.q * 1000, 9223372036854775807),
 	extract(day FROM date_trunc('month', o.day) + interval '1 month - 1 day')::int, f.cost, t.at
 FROM onhand o
 CROSS JOIN LATERAL (SELECT ((o.day + 1)::timestamp AT TIME ZONE $2) - interval '1 microsecond') t(at)

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"time"
 
+	"github.com/acme3pl/fulfillment/domain"
 	"github.com/acme3pl/fulfillment/domain/billing"
 	"github.com/acme3pl/fulfillment/ports"
 )
@@ -18,7 +19,15 @@ import (
 // first days, $4 the days after the last), the partial days at its ends
 // from the charges themselves ($6 the organizations, $7 and $8 the
 // ranges). A line whose facts sum to 0 (its charges deleted) has none.
-const sumsSQL sqlSelect = `SELECT n, fee, title, unit_cost, warehouse_id, divisor, sum(q)::bigint, sum(k)::bigint, description, for_period
+//
+// The sums are numeric (sum of bigint), read as bigint only once bounded by
+// int64's largest: a line's thousandths summed past it (9.2 × 10^15 units,
+// beyond anything the bounds accept: docs/billing.md, "Bounds") are read as
+// that much, and billing.Lines cuts the line to the invoice's ceiling,
+// rather than the statement failing with "bigint out of range" and the
+// period never being finalized.
+const sumsSQL sqlSelect = `SELECT n, fee, title, unit_cost, warehouse_id, divisor,
+	least(sum(q), 9223372036854775807)::bigint, least(sum(k), 9223372036854775807)::bigint, description, for_period
 FROM (
 	SELECT w.n, d.fee, d.title, d.unit_cost, d.warehouse_id, d.divisor, d.quantity_milli AS q, d.facts AS k, d.description, d.for_period
 	FROM unnest($1::int[], $2::text[], $3::date[], $4::date[]) AS w(n, organization_id, first_day, end_day)
@@ -65,6 +74,27 @@ func (r *ChargeRepository) Sums(ctx context.Context, windows []ports.BillingWind
 		return nil
 	}, days.args(raw)...)
 	return out, dbErr(err)
+}
+
+// operatorChargeSQL reads the operator's charge of a reference.
+const operatorChargeSQL sqlSelect = `SELECT title, description, for_period, quantity_milli, unit_cost, occurred_at
+FROM billing_charges WHERE organization_id = $1 AND fee = 'operator' AND source_id = $2`
+
+// OperatorCharge reads the operator's charge of a reference (see the port).
+func (r *ChargeRepository) OperatorCharge(ctx context.Context, organizationID, reference string) (ports.OperatorCharge, error) {
+	c := ports.OperatorCharge{OrganizationID: organizationID, Reference: reference}
+	found := false
+	err := r.run.query(ctx, operatorChargeSQL, func(rows *sql.Rows) error {
+		found = true
+		return rows.Scan(&c.Title, &c.Description, &c.ForPeriod, &c.QuantityMilli, &c.UnitCost, &c.OccurredAt)
+	}, organizationID, reference)
+	if err != nil {
+		return ports.OperatorCharge{}, dbErr(err)
+	}
+	if !found {
+		return ports.OperatorCharge{}, domain.ErrNotFound
+	}
+	return c, nil
 }
 
 // windowPieces are parts of windows passed as arrays: each the window's

@@ -105,9 +105,17 @@ func cardAt(at string) string {
 }
 
 // lateFor is the month a fact dated at `at` was for when it is late (before
-// the open period p), else the empty string.
+// the open period p), else the empty string: as billing.Calendar's
+// ClosedName, the month, or the days of it before p when a close ended that
+// month's period early ("December 1–7, 2026"), never p's own month.
 func lateFor(at string) string {
-	return `CASE WHEN ` + at + ` < p.starts_at THEN to_char(` + at + ` AT TIME ZONE $3, 'FMMonth YYYY') ELSE '' END`
+	const last = `((p.starts_at - interval '1 microsecond') AT TIME ZONE $3)`
+	return `CASE WHEN ` + at + ` >= p.starts_at THEN ''
+	WHEN date_trunc('month', p.starts_at AT TIME ZONE $3) < p.starts_at AT TIME ZONE $3
+		AND date_trunc('month', ` + at + ` AT TIME ZONE $3) = date_trunc('month', p.starts_at AT TIME ZONE $3)
+	THEN to_char(` + last + `, 'FMMonth') || ' 1' || CASE WHEN extract(day FROM ` + last + `) > 1 THEN '–' || to_char(` + last + `, 'FMDD') ELSE '' END
+		|| ', ' || to_char(` + last + `, 'YYYY')
+	ELSE to_char(` + at + ` AT TIME ZONE $3, 'FMMonth YYYY') END`
 }
 
 // feeRow is one fee of a fact: its name and title from the domain's table,

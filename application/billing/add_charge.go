@@ -2,8 +2,11 @@ package billing
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"strconv"
 	"strings"
+	"time"
 
 	"github.com/acme3pl/fulfillment/domain"
 	"github.com/acme3pl/fulfillment/domain/billing"
@@ -36,9 +39,16 @@ func NewAddChargeHandler(d Deps) *AddChargeHandler { return &AddChargeHandler{d:
 
 // Handle validates and records the charge on the organization's open
 // invoice. One dated into a closed period lands there too, its line naming
-// the month it was for. A credit is never refused for its size: what it
-// exceeds its invoice by is carried forward to the next (billing.Lines,
-// the one place of that rule).
+// the period it was for. A credit is never refused for its size within the
+// bounds: what it exceeds its invoice by is carried forward to the next
+// (billing.Lines, the one place of that rule).
+//
+// Under the organization's billing lock (LockOpen), so that concurrent
+// charges of one organization are checked one after the other: a
+// reference recorded already answers unchanged when its content is the
+// same (Added false) and billing.ErrReferenceConflict when it is not; a new
+// charge that would take its line or its period past the bounds is refused
+// with billing.ErrPastBounds (docs/billing.md, "Bounds").
 func (h *AddChargeHandler) Handle(ctx context.Context, c AddCharge) (AddChargeResult, error) {
 	var out AddChargeResult
 	if c.Reference == "" || len(c.Reference) > 64 {
@@ -54,35 +64,61 @@ func (h *AddChargeHandler) Handle(ctx context.Context, c AddCharge) (AddChargeRe
 	if c.UnitCost == 0 || c.UnitCost > billing.MaxCents || c.UnitCost < -billing.MaxCents {
 		return out, domain.Invalid("unitCost", "must be cents from -%d to %d, not 0", int64(billing.MaxCents), int64(billing.MaxCents))
 	}
-	if _, err := billing.LineTotal(q.Milli(), c.UnitCost); err != nil {
-		return out, domain.Invalid("quantity", "quantity × unitCost is too large")
-	}
 	cal, now := h.d.Settings.Calendar, h.d.Clock.Now()
-	at := now
-	if c.Date != "" {
-		day, err := billing.ParseDate(c.Date)
-		if err != nil {
+	at, dated := now, c.Date != ""
+	var day billing.Date
+	if dated {
+		if day, err = billing.ParseDate(c.Date); err != nil {
 			return out, domain.Invalid("date", "%q is not a date YYYY-MM-DD", c.Date)
 		}
 		if cal.Day(now).Before(day) {
 			return out, domain.Invalid("date", "%s is in the future", c.Date)
 		}
+		if day.Before(billing.MinChargeDate) {
+			return out, domain.Invalid("date", "%s is before %s", c.Date, billing.MinChargeDate)
+		}
 		at = cal.Start(day)
 	}
+	charge := ports.OperatorCharge{OrganizationID: c.OrganizationID, Reference: c.Reference, Title: strings.TrimSpace(c.Title),
+		Description: strings.TrimSpace(c.Description), QuantityMilli: q.Milli(), UnitCost: c.UnitCost}
 	err = h.d.UnitOfWork.Do(ctx, func(ctx context.Context, r ports.Repositories) error {
-		p, err := r.BillingPeriods.LockOpen(ctx, c.OrganizationID)
-		if err != nil {
+		if _, err := r.BillingPeriods.LockOpen(ctx, c.OrganizationID); err != nil {
 			return fmt.Errorf("the open period of %s (is a rate card set?): %w", c.OrganizationID, err)
 		}
-		if at.Before(p.Period.Start) {
-			// On the open invoice: a charge belongs to the period of its
-			// time, so it is dated the open period's start.
-			out.ForPeriod = cal.MonthName(at)
-			at = p.Period.Start
+		stored, err := r.Charges.OperatorCharge(ctx, c.OrganizationID, c.Reference)
+		switch {
+		case err == nil:
+			if !sameCharge(cal, stored, charge, dated, day) {
+				return fmt.Errorf("%w: charge %s of %s was recorded with other content", billing.ErrReferenceConflict, c.Reference, c.OrganizationID)
+			}
+			return nil // recorded before: Added stays false
+		case !errors.Is(err, domain.ErrNotFound):
+			return err
 		}
-		out.Added, err = r.Charges.AddOperatorCharge(ctx, ports.OperatorCharge{OrganizationID: c.OrganizationID,
-			Reference: c.Reference, Title: strings.TrimSpace(c.Title), Description: strings.TrimSpace(c.Description),
-			QuantityMilli: q.Milli(), UnitCost: c.UnitCost, OccurredAt: at, ForPeriod: out.ForPeriod})
+		if dated {
+			// Before the organization's first period (no card in force by
+			// the end of that month) a date is a mistake, not a charge.
+			if _, err := r.RateCards.InForce(ctx, c.OrganizationID, cal.NextMonthStart(at).Add(-time.Microsecond)); errors.Is(err, domain.ErrNotFound) {
+				return domain.Invalid("date", "%s is before the first billing period of %s", c.Date, c.OrganizationID)
+			} else if err != nil {
+				return err
+			}
+		}
+		closedUntil, err := r.BillingPeriods.ClosedUntil(ctx, c.OrganizationID)
+		if err != nil {
+			return err
+		}
+		if at.Before(closedUntil) {
+			// On the open invoice: a charge belongs to the period of its
+			// time, so it is dated the first open period's start.
+			out.ForPeriod = cal.ClosedName(at, closedUntil)
+			at = closedUntil
+		}
+		charge.OccurredAt, charge.ForPeriod = at, out.ForPeriod
+		if err := h.checkBounds(ctx, r, closedUntil, charge); err != nil {
+			return err
+		}
+		out.Added, err = r.Charges.AddOperatorCharge(ctx, charge)
 		return err
 	})
 	if err != nil {
@@ -92,4 +128,51 @@ func (h *AddChargeHandler) Handle(ctx context.Context, c AddCharge) (AddChargeRe
 		h.d.observer().ObserveCharges(string(billing.FeeOperator), 1)
 	}
 	return out, nil
+}
+
+// checkBounds refuses a charge that would take its line, or the charges,
+// credits or total of the period it goes on, past billing.MaxPeriodCents:
+// the sums of that period so far, and the credit the organization brings
+// forward to it, under the billing lock the caller holds. The period is
+// the month of the charge's time, from the last close (closedUntil) on
+// when that falls inside the month: the period its invoice will bill.
+func (h *AddChargeHandler) checkBounds(ctx context.Context, r ports.Repositories, closedUntil time.Time, c ports.OperatorCharge) error {
+	cal := h.d.Settings.Calendar
+	w := ports.BillingWindow{OrganizationID: c.OrganizationID, Start: cal.MonthStart(c.OccurredAt), End: cal.NextMonthStart(c.OccurredAt)}
+	if w.Start.Before(closedUntil) {
+		w.Start = closedUntil
+	}
+	windows := []ports.BillingWindow{w}
+	sums, err := r.Charges.Sums(ctx, windows)
+	if err != nil {
+		return err
+	}
+	credits, err := r.BillingPeriods.Credits(ctx, windows)
+	if err != nil {
+		return err
+	}
+	return billing.CheckOperatorCharge(sums[0], credits[0], billing.Sum{Fee: billing.FeeOperator, Title: c.Title,
+		UnitCost: c.UnitCost, Divisor: 1, Milli: c.QuantityMilli, Facts: 1, Description: c.Description, ForPeriod: c.ForPeriod})
+}
+
+// sameCharge reports whether a charge asked again under its reference is
+// the one stored: the same title, quantity and unit cost, the same
+// description when the request gives one, and, when it names a date, the
+// same day (or, for a charge dated into a closed period, the same month it
+// was for). What a request leaves out (a retry of `charges add` without
+// its --description or --date: the date was today when it was recorded)
+// matches what is stored.
+func sameCharge(cal billing.Calendar, stored, asked ports.OperatorCharge, dated bool, day billing.Date) bool {
+	if stored.Title != asked.Title || stored.QuantityMilli != asked.QuantityMilli || stored.UnitCost != asked.UnitCost ||
+		(asked.Description != "" && stored.Description != asked.Description) {
+		return false
+	}
+	if !dated {
+		return true
+	}
+	if stored.ForPeriod != "" {
+		return strings.HasPrefix(stored.ForPeriod, day.Month.String()+" ") && strings.HasSuffix(stored.ForPeriod, ", "+strconv.Itoa(day.Year)) ||
+			stored.ForPeriod == cal.MonthName(cal.Start(day))
+	}
+	return cal.Day(stored.OccurredAt) == day
 }

@@ -10,12 +10,15 @@ import (
 	"io"
 	"os"
 	"strconv"
+	"strings"
 
 	"github.com/acme3pl/fulfillment/adapters/fixture"
 	"github.com/acme3pl/fulfillment/adapters/httpapi"
 	billingapp "github.com/acme3pl/fulfillment/application/billing"
 	"github.com/acme3pl/fulfillment/bootstrap"
+	"github.com/acme3pl/fulfillment/domain"
 	"github.com/acme3pl/fulfillment/domain/billing"
+	"github.com/acme3pl/fulfillment/domain/invoicing"
 	"github.com/acme3pl/fulfillment/ports"
 )
 
@@ -162,6 +165,9 @@ func invoicesCmd(ctx context.Context, cfg bootstrap.Config, args []string, stdou
 		if err := parseCommand(fs, args[1:], "invoices status needs --id ID --to STATUS", "id", "to"); err != nil {
 			return err
 		}
+		if _, err := invoicing.ParseVisibleInvoiceStatus(*to); err != nil {
+			return usagef("invoices status: --to %q is not a status (one of %s)", *to, visibleStatuses())
+		}
 		return withBilling(ctx, cfg, func(ctx context.Context, uc *billingapp.UseCases) error {
 			from, err := uc.ChangeInvoiceStatus.Handle(ctx, billingapp.ChangeInvoiceStatus{InvoiceID: *id, To: *to})
 			if err != nil {
@@ -189,9 +195,20 @@ func charges(ctx context.Context, cfg bootstrap.Config, args []string, stdout io
 	if err := parseCommand(fs, args[1:], needs, "org", "reference", "title", "quantity", "unit-cost"); err != nil {
 		return err
 	}
+	// A value not of its flag's form is bad usage (exit 2); what the rules
+	// refuse of a well-formed charge (the bounds, a reference used with
+	// other content, a closed or unknown organization's period) exits 1.
+	if q, err := domain.ParseQuantity(*qty); err != nil || q.Milli() == 0 {
+		return usagef("charges add: --quantity %q is not a quantity above 0 with at most three decimals", *qty)
+	}
 	unitCost, err := strconv.ParseInt(*cost, 10, 64)
-	if err != nil {
-		return usagef("charges add: --unit-cost %q is not a whole number of cents", *cost)
+	if err != nil || unitCost == 0 {
+		return usagef("charges add: --unit-cost %q is not a whole number of cents other than 0", *cost)
+	}
+	if *date != "" {
+		if _, err := billing.ParseDate(*date); err != nil {
+			return usagef("charges add: --date %q is not a date YYYY-MM-DD", *date)
+		}
 	}
 	return withBilling(ctx, cfg, func(ctx context.Context, uc *billingapp.UseCases) error {
 		res, err := uc.AddCharge.Handle(ctx, billingapp.AddCharge{OrganizationID: *org, Reference: *ref, Title: *title,
@@ -201,7 +218,7 @@ func charges(ctx context.Context, cfg bootstrap.Config, args []string, stdout io
 		}
 		switch {
 		case !res.Added:
-			fmt.Fprintf(stdout, "charge %s of %s was recorded before: nothing changed\n", *ref, *org)
+			fmt.Fprintf(stdout, "charge %s of %s unchanged: recorded before with the same content, nothing changed\n", *ref, *org)
 		case res.ForPeriod != "":
 			fmt.Fprintf(stdout, "charge %s of %s recorded on the open invoice, for %s\n", *ref, *org, res.ForPeriod)
 		default:
@@ -209,4 +226,13 @@ func charges(ctx context.Context, cfg bootstrap.Config, args []string, stdout io
 		}
 		return nil
 	})
+}
+
+// visibleStatuses lists the statuses `invoices status --to` takes.
+func visibleStatuses() string {
+	names := make([]string, len(invoicing.VisibleInvoiceStatuses))
+	for i, st := range invoicing.VisibleInvoiceStatuses {
+		names[i] = string(st)
+	}
+	return strings.Join(names, ", ")
 }

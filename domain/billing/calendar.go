@@ -84,10 +84,27 @@ func (c Calendar) Name(p Period) string {
 	}
 	last := c.Day(end.Add(-time.Microsecond))
 	first := DateOf(start)
+	if first == last { // one day: "December 7, 2026"
+		return fmt.Sprintf("%s %d, %d", first.Month, first.Day, first.Year)
+	}
 	if first.Year == last.Year && first.Month == last.Month {
 		return fmt.Sprintf("%s %d–%d, %d", first.Month, first.Day, last.Day, first.Year)
 	}
 	return fmt.Sprintf("%s %d, %d – %s %d, %d", first.Month, first.Day, first.Year, last.Month, last.Day, last.Year)
+}
+
+// ClosedName names the closed period that holds at, for the line of a
+// charge dated there and billed on the open period starting at openStart
+// ("(for October 2026)"): the month of at, or — when at lies in the month
+// a close ended at openStart, before it — that month's days up to the
+// close ("December 1–7, 2026"), so that the label never names the open
+// invoice's own period.
+func (c Calendar) ClosedName(at, openStart time.Time) string {
+	month := c.MonthStart(at)
+	if !openStart.Equal(c.MonthStart(openStart)) && month.Equal(c.MonthStart(openStart)) {
+		return c.Name(Period{Start: month, End: openStart})
+	}
+	return c.MonthName(at)
 }
 
 // Due reports whether period p is past its grace at now: its invoice is

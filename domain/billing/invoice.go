@@ -122,6 +122,10 @@ type Totals struct {
 	// Carried is the credit the invoice carries forward to the
 	// organization's next invoice: what its credits exceed its charges by.
 	Carried int64
+	// Cut reports that a line was cut to keep the invoice within
+	// InvoiceCeiling (docs/billing.md, "Bounds"): no input the bounds
+	// accept comes near it.
+	Cut bool
 }
 
 // Lines turns the sums of a period's charges into its invoice lines, in a
@@ -160,33 +164,57 @@ func Lines(sums []Sum, minimum, broughtForward int64, periodName string) ([]Line
 	})
 	var lines []Line
 	var t Totals
+	// Charges and credits stay within InvoiceCeiling each (the credit
+	// brought forward counted with the credits), so that no sum below can
+	// overflow: a line that would pass it is cut to what fits.
+	brought := max(broughtForward, 0)
+	if brought > InvoiceCeiling {
+		brought, t.Cut = InvoiceCeiling, true
+	}
+	credits := brought
 	for _, s := range sums {
 		milli := LineQuantity(s.Milli, s.Divisor)
 		if milli <= 0 || s.UnitCost == 0 {
 			continue
 		}
+		room := InvoiceCeiling - t.Charges
+		if s.UnitCost < 0 {
+			room = InvoiceCeiling - credits
+		}
+		cut := false
+		if fit := fitMilli(milli, s.UnitCost, room); fit < milli {
+			milli, t.Cut, cut = fit, true, true
+			if milli == 0 {
+				continue
+			}
+		}
 		lt, err := LineTotal(milli, s.UnitCost)
 		if err != nil {
 			return nil, Totals{}, fmt.Errorf("line %q: %w", s.Title, err)
 		}
-		if t.Total, err = domain.AddCents(t.Total, lt); err != nil {
-			return nil, Totals{}, err
-		}
 		if lt > 0 {
-			t.Charges += lt // below t.Total's bound: lt > 0 only adds
+			t.Charges += lt // within InvoiceCeiling: the line was cut to fit
+		} else {
+			credits -= lt
 		}
-		lines = append(lines, Line{Fee: s.Fee, Title: s.Title, Description: lineDescription(s), Milli: milli, UnitCost: s.UnitCost, Total: lt})
+		desc := lineDescription(s)
+		if cut {
+			desc += " (cut to the invoice's ceiling)"
+		}
+		lines = append(lines, Line{Fee: s.Fee, Title: s.Title, Description: desc, Milli: milli, UnitCost: s.UnitCost, Total: lt})
 	}
+	t.Total = t.Charges - (credits - brought) // both within InvoiceCeiling
+	minimum = min(minimum, MaxCents)          // a card's fee: never more (NewRateCard)
 	if top := MinimumTopUp(minimum, t.Charges); top > 0 {
 		lines = append(lines, Line{Fee: FeeMinimum, Title: FeeMinimum.Title(), Milli: domain.QuantityScale, UnitCost: top, Total: top,
 			Description: fmt.Sprintf("minimum %s for %s", Dollars(minimum), periodName)})
 		t.Total += top // top ≤ minimum ≤ MaxCents
 		t.Charges = minimum
 	}
-	if broughtForward > 0 && len(lines) > 0 {
+	if brought > 0 && len(lines) > 0 {
 		lines = append([]Line{{Fee: FeeCreditForward, Title: TitleCreditBroughtForward, Milli: domain.QuantityScale,
-			UnitCost: -broughtForward, Total: -broughtForward, Description: "credit from an earlier invoice"}}, lines...)
-		t.Total -= broughtForward // both within ±MaxCents × lines: no overflow
+			UnitCost: -brought, Total: -brought, Description: "credit from an earlier invoice"}}, lines...)
+		t.Total -= brought // the credits, brought included, are within InvoiceCeiling
 	}
 	if t.Total < 0 {
 		t.Carried = -t.Total
