@@ -133,7 +133,6 @@ LEFT JOIN LATERAL (SELECT services FROM rate_cards rc WHERE rc.organization_id =
 WHERE v.organization_id = $1 AND v.performed_at >= $2 AND v.performed_at >= ` + openStartOf + `
 	AND NOT coalesce(rc.services ? v.service, false)
 GROUP BY v.service ORDER BY v.service`)
-
 )
 
 const (
