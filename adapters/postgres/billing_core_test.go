@@ -331,11 +331,9 @@ func TestBillingBothPeriodsOpenDuringTheGrace(t *testing.T) {
 				return v
 			}
 			org := "org_grace"
-			b, clock := billNewYork(t, at("2030-11-20T10:00:00"), org)
-			if zone == "UTC" {
-				b = newBillInstance(t, billDatabase(t), clock, time.UTC, 4)
-				billCardedOrg(t, b, org)
-			}
+			clock := &billClock{now: at("2030-11-20T10:00:00")}
+			b := newBillInstance(t, billDatabase(t), clock, loc, 4)
+			billCardedOrg(t, b, org)
 			billShip(t, b.db, org, "shp_nov", false, 1, at("2030-11-30T23:30:00"))
 			billAccrue(t, b, "shipment", "shp_nov")
 			clock.set(at("2030-12-01T00:30:00"))
