@@ -9,9 +9,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/acme3pl/fulfillment/adapters/system"
 	billingapp "github.com/acme3pl/fulfillment/application/billing"
+	warehouseapp "github.com/acme3pl/fulfillment/application/warehouse"
 	"github.com/acme3pl/fulfillment/domain"
 	"github.com/acme3pl/fulfillment/domain/invoicing"
+	"github.com/acme3pl/fulfillment/domain/shipping"
+	whside "github.com/acme3pl/fulfillment/domain/warehouse"
 	"github.com/acme3pl/fulfillment/ports"
 )
 
@@ -130,8 +134,9 @@ func TestBillingCardDroppingAUsedServiceIsRefused(t *testing.T) {
 
 // A fact of one organization never waits for another's close: B's close
 // is held (B's storage row locked in another session, mid-transaction,
-// holding B's billing lock), and A's preview, A's ships through the ship
-// use case and a billing run all complete promptly.
+// holding B's billing lock), and A's preview, A's ships, receipt and
+// service through the warehouse's use cases and a billing run all
+// complete promptly.
 func TestBillingOneOrganizationNeverHoldsUpAnother(t *testing.T) {
 	ctx := context.Background()
 	b, clock := newBillStocked(t, "org_a", 100, 12)
@@ -186,6 +191,19 @@ func TestBillingOneOrganizationNeverHoldsUpAnother(t *testing.T) {
 			}
 		}
 		return nil
+	})
+	report := billingapp.NewReportBilling(b.deps)
+	within("org_a's receipt", func() error {
+		_, err := warehouseapp.NewRecordWarehouseReceiptHandler(b.deps.UnitOfWork, b.deps.Clock, system.IDs{}, report).Handle(ctx,
+			warehouseapp.RecordWarehouseReceipt{WarehouseID: "wh_org_a", OrganizationID: "org_a", Reference: "ASN-held",
+				Lines: []whside.ReceiptLine{{Kind: shipping.KindProduct, ItemID: "prod_org_a", Quantity: 5}}})
+		return err
+	})
+	within("org_a's service", func() error {
+		_, err := warehouseapp.NewRecordWarehouseServiceHandler(b.deps.UnitOfWork, b.deps.Clock, system.IDs{}, report).Handle(ctx,
+			warehouseapp.RecordWarehouseService{WarehouseID: "wh_org_a", OrganizationID: "org_a", Reference: "KIT-held",
+				Service: "kitting", QuantityMilli: 3000})
+		return err
 	})
 	within("a billing run", func() error {
 		_, err := b.run.Handle(ctx, billingapp.RunBilling{})
