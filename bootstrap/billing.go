@@ -53,7 +53,8 @@ func startBilling(lc fx.Lifecycle, cfg Config, uc *billingapp.UseCases, tracer t
 				charges += n
 			}
 			attrs := []slog.Attr{slog.Int("charges", charges), slog.Int("periods_finalized", len(res.Finalized)),
-				slog.Int("invoices_finalized", res.Invoices()), slog.Int("invoices_collecting", len(res.Collected))}
+				slog.Int("invoices_finalized", res.Invoices()), slog.Int("invoices_collecting", len(res.Collected)),
+				slog.Int("periods_failed", len(res.Failed))}
 			return fmt.Sprintf("billing run: %d invoices finalized", res.Invoices()), attrs, err
 		}))
 }

@@ -42,21 +42,28 @@ type ChargeRepository interface {
 	AccrueReceipt(ctx context.Context, receiptID string) (map[billing.Fee]int, error)
 	// AccrueService accrues a service's charge at its card's price.
 	AccrueService(ctx context.Context, serviceID string) (map[billing.Fee]int, error)
-	// CatchUp accrues every fact of the organization's open period ("":
-	// every organization's) that has no charge yet, reading the facts from
-	// the previous catch-up's watermark on, then moves the watermark to
-	// through (now less BILLING_GRACE: a fact's own path accrues it; the
-	// catch-up looks at the last grace's facts again, as a safety net).
-	CatchUp(ctx context.Context, organizationID string, through time.Time) (map[billing.Fee]int, error)
-	// AccrueStorage accrues the days of storage of the organizations (nil:
-	// every organization) up to through (in the billing time zone) not
-	// accrued yet, from the stock ledger, under their billing locks taken
-	// exclusively.
+	// CatchUp accrues every fact of the organizations' open periods that
+	// has no charge yet, reading the facts from the previous catch-up's
+	// watermark on, then moves the watermark to through (now less
+	// BILLING_GRACE: a fact's own path accrues it; the catch-up looks at
+	// the last grace's facts again, as a safety net). The caller holds the
+	// organizations' billing locks exclusively.
+	CatchUp(ctx context.Context, organizationIDs []string, through time.Time) (map[billing.Fee]int, error)
+	// AccrueStorage accrues the days of storage of the organizations up
+	// to through (in the billing time zone) not accrued yet, from the
+	// stock ledger, under their billing locks taken exclusively.
 	AccrueStorage(ctx context.Context, organizationIDs []string, through billing.Date) (map[billing.Fee]int, error)
-	// Forget deletes the open charges of the organization's facts from
-	// `from` on (not the operator's) and takes their storage back, so that
-	// the accruals that follow price them at a new card.
-	Forget(ctx context.Context, organizationID string, from time.Time) error
+	// Reprice sets the open charges of the organization's facts from
+	// `from` on (not the operator's, not a late fact's: its fact happened
+	// before the open period) to the prices of the cards in force at their
+	// times, in place, storage days included; days of storage and facts
+	// from `from` on without a charge yet (no card was in force at their
+	// time) are left to the storage accrual and the catch-up that follow.
+	Reprice(ctx context.Context, organizationID string, from time.Time) error
+	// ServicesOffCard counts, by code, the organization's services of its
+	// open period from `from` on whose code the card in force at their
+	// time does not offer.
+	ServicesOffCard(ctx context.Context, organizationID string, from time.Time) ([]ServiceUse, error)
 	// AddOperatorCharge records an operator's charge or credit once per
 	// (organization, reference): false when the reference exists already.
 	AddOperatorCharge(ctx context.Context, c OperatorCharge) (bool, error)
@@ -75,6 +82,12 @@ type ChargeRepository interface {
 	// organization's reference (its content, as AddOperatorCharge stored
 	// it); domain.ErrNotFound when there is none.
 	OperatorCharge(ctx context.Context, organizationID, reference string) (OperatorCharge, error)
+}
+
+// ServiceUse is how many services of a code.
+type ServiceUse struct {
+	Code  string
+	Count int
 }
 
 // InvoiceCharge is one charge behind an invoice's lines, naming its fact
@@ -177,10 +190,28 @@ type BillingPeriodRepository interface {
 	// reads its open period FOR UPDATE; domain.ErrNotFound when it has
 	// none.
 	LockOpen(ctx context.Context, organizationID string) (OpenPeriod, error)
-	// LockOpenMany takes the organizations' billing locks exclusively and
-	// locks their open periods FOR UPDATE: the batch of a run's
-	// finalizations. It returns the periods still open once locked.
+	// TryLockBilling takes, exclusively, the billing locks of those of the
+	// organizations that are free now, and returns them; it never waits
+	// (a batch holding some organizations' locks never waits for
+	// another's).
+	TryLockBilling(ctx context.Context, organizationIDs []string) ([]string, error)
+	// LockOpenMany takes the billing locks of those of the organizations
+	// that are free now (TryLockBilling) and locks their open periods FOR
+	// UPDATE: the batch of a run's finalizations. It returns the periods
+	// still open once locked; an organization left out was busy or has
+	// none.
 	LockOpenMany(ctx context.Context, organizationIDs []string) ([]OpenPeriod, error)
+	// Billed lists the organizations that have an open period.
+	Billed(ctx context.Context) ([]string, error)
+	// StartNext opens, ahead, the period that follows the open period p,
+	// from p's end to end, unless it is open ahead already, and returns
+	// it: the new month while p is in its grace. It becomes the open
+	// period, with its invoice ID, when p is finalized.
+	StartNext(ctx context.Context, p OpenPeriod, end time.Time, invoiceID string) (OpenPeriod, error)
+	// LockKeys takes the counter of the year's invoice keys and holds it
+	// until the transaction ends: a finalization reads its time after it,
+	// so that keys and issue dates go in one order.
+	LockKeys(ctx context.Context, year int) error
 	// ClosedUntil is the end of the organization's last finalized period,
 	// where its open period starts (zero when none was finalized):
 	// instants before it are in a closed period. It takes the

@@ -83,6 +83,9 @@ func (r *BillingPeriodRepository) Start(ctx context.Context, organizationID stri
 	if _, err := r.run.exec(ctx, startPeriodSQL, organizationID, start, end, invoiceID); err != nil {
 		return ports.OpenPeriod{}, dbErr(err)
 	}
+	if _, err := r.run.exec(ctx, dropStaleNextSQL, organizationID); err != nil {
+		return ports.OpenPeriod{}, dbErr(err)
+	}
 	return r.LockOpen(ctx, organizationID)
 }
 
@@ -106,19 +109,73 @@ func (r *BillingPeriodRepository) LockOpen(ctx context.Context, organizationID s
 const lockOpenManySQL sqlSelect = `SELECT organization_id, starts_at, ends_at, invoice_id FROM billing_periods
 WHERE status = 'open' AND organization_id = ANY($1::text[]) ORDER BY organization_id FOR UPDATE`
 
-// LockOpenMany takes the organizations' billing locks, then locks their
-// open periods.
+// TryLockBilling takes the billing locks of the organizations that are
+// free now and returns those organizations; it never waits.
+func (r *BillingPeriodRepository) TryLockBilling(ctx context.Context, organizationIDs []string) ([]string, error) {
+	var locked []string
+	err := r.run.query(ctx, tryLockBillingSQL, func(rows *sql.Rows) error {
+		var o string
+		err := rows.Scan(&o)
+		locked = append(locked, o)
+		return err
+	}, pgArray(organizationIDs))
+	return locked, dbErr(err)
+}
+
+// LockOpenMany takes the billing locks of the organizations that are free
+// now, then locks their open periods.
 func (r *BillingPeriodRepository) LockOpenMany(ctx context.Context, organizationIDs []string) ([]ports.OpenPeriod, error) {
-	if err := r.LockBilling(ctx, organizationIDs); err != nil {
+	locked, err := r.TryLockBilling(ctx, organizationIDs)
+	if err != nil || len(locked) == 0 {
 		return nil, err
 	}
 	var out []ports.OpenPeriod
-	err := r.run.query(ctx, lockOpenManySQL, func(rows *sql.Rows) error {
+	err = r.run.query(ctx, lockOpenManySQL, func(rows *sql.Rows) error {
 		p, err := scanOpenPeriod(rows)
 		out = append(out, p)
 		return err
-	}, pgArray(organizationIDs))
+	}, pgArray(locked))
 	return out, dbErr(err)
+}
+
+// Billed lists the organizations that have an open period, in order: those
+// a run accrues.
+func (r *BillingPeriodRepository) Billed(ctx context.Context) ([]string, error) {
+	var out []string
+	err := r.run.query(ctx, billedSQL, func(rows *sql.Rows) error {
+		var o string
+		err := rows.Scan(&o)
+		out = append(out, o)
+		return err
+	})
+	return out, dbErr(err)
+}
+
+const billedSQL sqlSelect = `SELECT organization_id FROM billing_periods WHERE status = 'open' ORDER BY organization_id`
+
+const (
+	// nextPeriodSQL opens, ahead, the period after the organization $1's
+	// open period, from $2 (its end) to $3, as 'next': the new month
+	// during the open one's grace, shown by the preview as accumulating
+	// (the charges belong to it by their time already). Its invoice ID is
+	// kept when it becomes the open period.
+	nextPeriodSQL sqlInsert = `INSERT INTO billing_periods (organization_id, starts_at, ends_at, invoice_id, status)
+VALUES ($1, $2, $3, $4, 'next') ON CONFLICT (organization_id, starts_at) DO NOTHING`
+	readNextPeriodSQL sqlSelect = `SELECT organization_id, starts_at, ends_at, invoice_id FROM billing_periods
+WHERE organization_id = $1 AND starts_at = $2 AND status = 'next'`
+	// dropStaleNextSQL removes a period opened ahead that no longer
+	// follows the open one (a card dated back moved the open period).
+	dropStaleNextSQL sqlDelete = `DELETE FROM billing_periods n WHERE n.organization_id = $1 AND n.status = 'next'
+	AND n.starts_at <> (SELECT o.ends_at FROM billing_periods o WHERE o.organization_id = $1 AND o.status = 'open')`
+)
+
+// StartNext opens the period after the open period p ahead, until end,
+// unless it is open ahead already, and returns it.
+func (r *BillingPeriodRepository) StartNext(ctx context.Context, p ports.OpenPeriod, end time.Time, invoiceID string) (ports.OpenPeriod, error) {
+	if _, err := r.run.exec(ctx, nextPeriodSQL, p.OrganizationID, p.Period.End, end, invoiceID); err != nil {
+		return ports.OpenPeriod{}, dbErr(err)
+	}
+	return r.one(ctx, readNextPeriodSQL, p.OrganizationID, p.Period.End)
 }
 
 // closedUntilSQL is the start of the organization's open period when one

@@ -3,22 +3,19 @@ package postgres
 import (
 	"context"
 	"database/sql"
+	"strings"
 	"time"
 
 	"github.com/acme3pl/fulfillment/domain/billing"
+	"github.com/acme3pl/fulfillment/ports"
 )
 
 // The storage accrual of ChargeRepository (charges.go), and the repricing
-// (Forget) that takes storage and charges back for a new card to price
-// them.
+// (Reprice) that prices the open charges at a new card in place.
 
 // accrueStorageSQL accrues the days of storage after each organization's
 // watermark up to $1 (a date), in time zone $2, for the organizations $3
-// (an array); accrueAllStorageSQL the same when $3 holds most of them.
-// Two statements: the first reads the organizations' stock rows by the
-// organization's index, the second sums every stock row by organization
-// and warehouse in one pass, and keeps the sums of the organizations it
-// accrues.
+// (an array), reading their stock rows by the organization's index.
 // Taking the watermark (UPDATE … FROM … FOR UPDATE) is the guard: a
 // concurrent run waits for the row, then finds the watermark moved and
 // accrues nothing; the unique key of billing_charges backs it up. On hand
@@ -28,10 +25,7 @@ import (
 // less every movement since — through each later day's movements. A run
 // reads the movements since its organizations' watermarks, never the
 // ledger's whole history.
-var (
-	accrueStorageSQL    = sqlInsert(takeWatermarksSQL + balancesSQL(`organization_id = ANY($3::text[]) AND`) + storageOfWatermarksSQL)
-	accrueAllStorageSQL = sqlInsert(takeWatermarksSQL + balancesSQL(``) + storageOfWatermarksSQL)
-)
+var accrueStorageSQL = sqlInsert(takeWatermarksSQL + balancesSQL(`organization_id = ANY($3::text[]) AND`) + storageOfWatermarksSQL)
 
 // takeWatermarksSQL moves the watermarks of the organizations $3 that are
 // behind day $1 to it, locking them in organization order, and keeps (acc)
@@ -99,36 +93,72 @@ RETURNING fee`
 // it bounds the scan of the index on (organization, time).
 const openStartOf = `(SELECT op.starts_at FROM billing_periods op WHERE op.organization_id = $1 AND op.status = 'open')`
 
-const (
-	// forgetChargesSQL deletes the open charges of an organization's facts
-	// from $2 on, and takes its storage watermark back to the day before
-	// $3 (a date), for a new card to price them.
-	forgetChargesSQL sqlUpdate = `WITH forgotten AS (
-	DELETE FROM billing_charges c WHERE organization_id = $1 AND occurred_at >= $2 AND occurred_at >= ` + openStartOf + ` AND fee <> 'operator')
-UPDATE billing_storage SET accrued_through = least(accrued_through, $3::date - 1) WHERE organization_id = $1`
+var (
+	// repriceChargesSQL sets the open charges of the organization $1's
+	// shipments, receipts and storage days dated from $2 on to the price of
+	// the card in force at their time, in place: nothing is deleted, so a
+	// charge no accrual would find again (a late shipment's, dated the
+	// open period's start) keeps its place. A late charge's fact happened
+	// before the open period, where no card of the open period applies:
+	// it keeps its price. Operator charges keep theirs; services are
+	// repriceServicesSQL's.
+	repriceChargesSQL = sqlUpdate(`UPDATE billing_charges c SET unit_cost = n.cost
+FROM (SELECT o.id, CASE o.fee ` + repriceCases + ` END AS cost
+	FROM billing_charges o
+	JOIN LATERAL (SELECT * FROM rate_cards rc WHERE rc.organization_id = $1 AND rc.effective_at <= o.occurred_at
+		ORDER BY rc.effective_at DESC LIMIT 1) rc ON true
+	WHERE o.organization_id = $1 AND o.occurred_at >= $2 AND o.occurred_at >= ` + openStartOf + ` AND o.for_period = ''
+		AND o.fee IN (` + repriceFees + `)) n
+WHERE c.id = n.id AND c.unit_cost <> n.cost`)
 
+	// repriceServicesSQL does the same for services: each at its code's
+	// entry on the card in force when it was performed (ServicesOffCard
+	// refused a card without it before).
+	repriceServicesSQL = sqlUpdate(`UPDATE billing_charges c SET unit_cost = n.cost, title = n.title
+FROM (SELECT o.id, (rc.services -> v.service ->> 'unitCost')::bigint AS cost, rc.services -> v.service ->> 'title' AS title
+	FROM billing_charges o
+	JOIN warehouse_services v ON v.id = o.source_id AND v.organization_id = $1
+	JOIN LATERAL (SELECT * FROM rate_cards rc WHERE rc.organization_id = $1 AND rc.effective_at <= v.performed_at
+		ORDER BY rc.effective_at DESC LIMIT 1) rc ON rc.services ? v.service
+	WHERE o.organization_id = $1 AND o.fee = 'service' AND o.occurred_at >= $2 AND o.occurred_at >= ` + openStartOf + `
+		AND o.for_period = '') n
+WHERE c.id = n.id AND (c.unit_cost, c.title) IS DISTINCT FROM (n.cost, n.title)`)
+
+	// servicesOffCardSQL counts, by code, the organization $1's services
+	// of its open period performed from $2 on whose code the card in
+	// force at their time does not offer.
+	servicesOffCardSQL = sqlSelect(`SELECT v.service, count(*) FROM warehouse_services v
+LEFT JOIN LATERAL (SELECT services FROM rate_cards rc WHERE rc.organization_id = $1 AND rc.effective_at <= v.performed_at
+	ORDER BY rc.effective_at DESC LIMIT 1) rc ON true
+WHERE v.organization_id = $1 AND v.performed_at >= $2 AND v.performed_at >= ` + openStartOf + `
+	AND NOT coalesce(rc.services ? v.service, false)
+GROUP BY v.service ORDER BY v.service`)
+)
+
+const (
 	// startStorageSQL gives an organization its storage watermark: the day
 	// before its first card.
 	startStorageSQL sqlInsert = `INSERT INTO billing_storage (organization_id, accrued_through) VALUES ($1, $2::date - 1)
 ON CONFLICT (organization_id) DO UPDATE SET accrued_through = least(billing_storage.accrued_through, EXCLUDED.accrued_through)`
 )
 
-// AccrueStorage accrues the days of storage up to through, under the
-// organizations' billing locks.
+// repriceFees are the fees priced by a card's own columns: those
+// repriceChargesSQL sets.
+var repriceFees, repriceCases = func() (string, string) {
+	var names, cases []string
+	for _, f := range []billing.Fee{billing.PickPackOrder, billing.PickPackUnit, billing.SPDCarton, billing.ReceivingUnit,
+		billing.ReceivingCarton, billing.StorageUnitMonth, billing.StorageCartonMonth} {
+		names = append(names, "'"+string(f)+"'")
+		cases = append(cases, "WHEN '"+string(f)+"' THEN rc."+string(f))
+	}
+	return strings.Join(names, ", "), strings.Join(cases, " ")
+}()
+
+// AccrueStorage accrues the days of storage up to through of the
+// organizations, under their billing locks.
 func (r *ChargeRepository) AccrueStorage(ctx context.Context, organizationIDs []string, through billing.Date) (map[billing.Fee]int, error) {
-	if organizationIDs == nil {
-		var locked []string
-		err := r.run.query(ctx, lockStorageBillingSQL, func(rows *sql.Rows) error {
-			var o string
-			var void any
-			err := rows.Scan(&o, &void)
-			locked = append(locked, o)
-			return err
-		}, through.String())
-		if err != nil || len(locked) == 0 {
-			return map[billing.Fee]int{}, dbErr(err)
-		}
-		return r.accrue(ctx, accrueAllStorageSQL, through.String(), r.settings.zone(), pgArray(locked))
+	if len(organizationIDs) == 0 {
+		return map[billing.Fee]int{}, nil
 	}
 	if err := r.run.lock(ctx, lockBillingSQL, pgArray(organizationIDs)); err != nil {
 		return nil, err
@@ -136,9 +166,10 @@ func (r *ChargeRepository) AccrueStorage(ctx context.Context, organizationIDs []
 	return r.accrue(ctx, accrueStorageSQL, through.String(), r.settings.zone(), pgArray(organizationIDs))
 }
 
-// Forget deletes the open charges of the organization's facts from `from`
-// on and takes its storage back to the day before.
-func (r *ChargeRepository) Forget(ctx context.Context, organizationID string, from time.Time) error {
+// Reprice prices the open charges of the organization's facts from `from`
+// on at the cards in force at their times, in place, and takes its storage
+// and catch-up watermarks back to `from` (see the port).
+func (r *ChargeRepository) Reprice(ctx context.Context, organizationID string, from time.Time) error {
 	if err := r.run.lock(ctx, lockBillingSQL, pgArray([]string{organizationID})); err != nil {
 		return err
 	}
@@ -146,13 +177,29 @@ func (r *ChargeRepository) Forget(ctx context.Context, organizationID string, fr
 	if _, err := r.run.exec(ctx, startStorageSQL, organizationID, day.String()); err != nil {
 		return dbErr(err)
 	}
-	if _, err := r.run.exec(ctx, forgetChargesSQL, organizationID, from, day.String()); err != nil {
-		return dbErr(err)
+	for _, q := range []statement{repriceChargesSQL, repriceServicesSQL} {
+		if _, err := r.run.exec(ctx, q, organizationID, from); err != nil {
+			return dbErr(err)
+		}
 	}
-	// The facts from `from` on are to be accrued again: the catch-up's
-	// watermark goes back to it.
+	// The facts from `from` on without a charge (none was in force at
+	// their time before this card) are the catch-up's: its watermark goes
+	// back to `from`.
 	_, err := r.run.exec(ctx, rewindCatchUpSQL, organizationID, from)
 	return dbErr(err)
+}
+
+// ServicesOffCard counts, by code, the organization's services of its open
+// period from `from` on whose code their card does not offer.
+func (r *ChargeRepository) ServicesOffCard(ctx context.Context, organizationID string, from time.Time) ([]ports.ServiceUse, error) {
+	var out []ports.ServiceUse
+	err := r.run.query(ctx, servicesOffCardSQL, func(rows *sql.Rows) error {
+		var u ports.ServiceUse
+		err := rows.Scan(&u.Code, &u.Count)
+		out = append(out, u)
+		return err
+	}, organizationID, from)
+	return out, dbErr(err)
 }
 
 // rewindCatchUpSQL takes the catch-up's watermark of organization $1 back

@@ -127,21 +127,15 @@ func feeRow(f billing.Fee, qty string) string {
 
 func feeRows(rows ...string) string { return strings.Join(rows, ",\n\t") }
 
-// catchUpLock holds the open periods a catch-up inserts into until its
-// transaction ends: a finalization (FOR UPDATE) waits for it and then
-// bills what it inserted, or a catch-up that waited for a finalization
-// finds the period finalized and leaves the fact to a later catch-up.
-const catchUpLock = `
-FOR SHARE OF p`
-
-// notCharged keeps, for a catch-up, the facts of one organization ($2;
-// empty: all) that have no charge of the fees yet.
+// notCharged keeps, for a catch-up, the facts of the organizations $2 (an
+// array, whose billing locks the caller holds exclusively) that have no
+// charge of the fees yet.
 func notCharged(fact, id string, fees ...billing.Fee) string {
 	names := make([]string, len(fees))
 	for i, f := range fees {
 		names[i] = "'" + string(f) + "'"
 	}
-	return `($2 = '' OR p.organization_id = $2) AND NOT EXISTS (SELECT 1 FROM billing_charges c
+	return `p.organization_id = ANY($2::text[]) AND NOT EXISTS (SELECT 1 FROM billing_charges c
 	WHERE c.organization_id = ` + fact + `.organization_id AND c.fee IN (` + strings.Join(names, ", ") + `) AND c.source_id = ` + id + `)`
 }
 
@@ -169,7 +163,7 @@ RETURNING fee)
 	// shipment).
 	catchUpShipmentsSQL = sqlInsert(shipmentCharges(`s.shipped_at >= greatest(p.starts_at, (SELECT w.through FROM billing_catch_up w
 	WHERE w.organization_id = p.organization_id AND w.starts_at = p.starts_at)) AND `+
-		notCharged("s", "s.id", billing.PickPackOrder, billing.SPDCarton), catchUpLock) + `
+		notCharged("s", "s.id", billing.PickPackOrder, billing.SPDCarton), "") + `
 RETURNING fee`)
 
 	// accrueReceiptSQL: a receipt dated into days whose storage is accrued
@@ -181,12 +175,12 @@ RETURNING fee`)
 RETURNING fee, organization_id, occurred_at)
 , ` + rewindStorage("inserted"))
 	catchUpReceiptsSQL = sqlSelect(`WITH inserted AS (` + receiptCharges("r.received_at >= p.starts_at AND "+
-		notCharged("r", "r.id", billing.ReceivingUnit, billing.ReceivingCarton), catchUpLock) + `
+		notCharged("r", "r.id", billing.ReceivingUnit, billing.ReceivingCarton), "") + `
 RETURNING fee, organization_id, occurred_at)
 , ` + rewindStorage("inserted"))
 
 	accrueServiceSQL   = sqlInsert(serviceCharges("v.id = $2", "") + "\nRETURNING fee")
-	catchUpServicesSQL = sqlInsert(serviceCharges("v.performed_at >= p.starts_at AND "+notCharged("v", "v.id", billing.FeeService), catchUpLock) + "\nRETURNING fee")
+	catchUpServicesSQL = sqlInsert(serviceCharges("v.performed_at >= p.starts_at AND "+notCharged("v", "v.id", billing.FeeService), "") + "\nRETURNING fee")
 )
 
 // rewindStorage ends the statements of facts that move stock (the rest of
@@ -239,12 +233,12 @@ const (
 	shareServiceBillingSQL  sqlSelect = `SELECT pg_advisory_xact_lock_shared(8042002, hashtext(organization_id)) FROM warehouse_services WHERE id = $1`
 	shareBillingSQL         sqlSelect = `SELECT pg_advisory_xact_lock_shared(8042002, hashtext($1))`
 	lockBillingSQL          sqlSelect = `SELECT pg_advisory_xact_lock(8042002, k) FROM (SELECT DISTINCT hashtext(o) AS k FROM unnest($1::text[]) o ORDER BY 1) keys`
-	// lockStorageBillingSQL locks the organizations whose storage is
-	// behind day $1, and returns them: those a storage accrual of every
-	// organization writes (a watermark taken back since is the next
-	// accrual's).
-	lockStorageBillingSQL sqlSelect = `SELECT o, pg_advisory_xact_lock(8042002, hashtext(o)) FROM (SELECT organization_id AS o FROM billing_storage
-	WHERE accrued_through < $1::date ORDER BY hashtext(organization_id)) behind`
+	// tryLockBillingSQL takes the billing locks of the organizations $1
+	// that are free now, exclusively, and returns those organizations: it
+	// never waits, so a batch that holds some organizations' locks never
+	// waits for another's (docs/billing.md, "One organization never holds
+	// up another").
+	tryLockBillingSQL sqlSelect = `SELECT o FROM unnest($1::text[]) o WHERE pg_try_advisory_xact_lock(8042002, hashtext(o))`
 )
 
 // lock runs one of the locking statements above.
@@ -293,37 +287,28 @@ func (r *ChargeRepository) AccrueService(ctx context.Context, serviceID string) 
 	return r.accrue(ctx, accrueServiceSQL, r.settings.ChargeTestShipments, serviceID, r.settings.zone())
 }
 
-// catchUpLockSQL queues catch-ups: two at once would insert the same keys
-// in different orders and could deadlock. The unique key, not this lock,
-// makes them exactly once; the lock ends with the transaction.
-const catchUpLockSQL sqlSelect = `SELECT pg_advisory_xact_lock(8042001)`
-
-// moveCatchUpSQL moves the watermark of the open periods ($1, ” for all)
-// to $2 once the catch-up has looked at their facts (under its advisory
-// lock: catch-ups never move it at once). A period opened since starts
-// its own.
+// moveCatchUpSQL moves the watermark of the open periods of the
+// organizations $1 (an array) to $2 once the catch-up has looked at their
+// facts (under their billing locks: catch-ups of one organization never
+// move it at once). A period opened since starts its own.
 const moveCatchUpSQL sqlInsert = `INSERT INTO billing_catch_up AS w (organization_id, starts_at, through)
-SELECT organization_id, starts_at, $2 FROM billing_periods WHERE status = 'open' AND ($1 = '' OR organization_id = $1) AND starts_at < $2
+SELECT organization_id, starts_at, $2 FROM billing_periods WHERE status = 'open' AND organization_id = ANY($1::text[]) AND starts_at < $2
 ON CONFLICT (organization_id) DO UPDATE SET starts_at = EXCLUDED.starts_at,
 	through = CASE WHEN w.starts_at = EXCLUDED.starts_at THEN greatest(w.through, EXCLUDED.through) ELSE EXCLUDED.through END
 WHERE w.starts_at <> EXCLUDED.starts_at OR w.through < EXCLUDED.through`
 
-// CatchUp accrues the facts without a charge yet, those dated from the
-// watermark on, and moves the watermark to through.
-func (r *ChargeRepository) CatchUp(ctx context.Context, organizationID string, through time.Time) (map[billing.Fee]int, error) {
+// CatchUp accrues the organizations' facts without a charge yet, those
+// dated from the watermark on, and moves the watermark to through. The
+// caller holds their billing locks exclusively: no finalization of theirs
+// runs meanwhile, and no other catch-up of theirs.
+func (r *ChargeRepository) CatchUp(ctx context.Context, organizationIDs []string, through time.Time) (map[billing.Fee]int, error) {
 	total := map[billing.Fee]int{}
-	if err := r.run.query(ctx, catchUpLockSQL, func(*sql.Rows) error { return nil }); err != nil {
-		return nil, dbErr(err)
+	if len(organizationIDs) == 0 {
+		return total, nil
 	}
-	for _, step := range []struct {
-		q    statement
-		args []any
-	}{
-		{catchUpShipmentsSQL, []any{r.settings.ChargeTestShipments, organizationID, r.settings.zone()}},
-		{catchUpReceiptsSQL, []any{r.settings.ChargeTestShipments, organizationID, r.settings.zone()}},
-		{catchUpServicesSQL, []any{r.settings.ChargeTestShipments, organizationID, r.settings.zone()}},
-	} {
-		n, err := r.accrue(ctx, step.q, step.args...)
+	orgs := pgArray(organizationIDs)
+	for _, q := range []statement{catchUpShipmentsSQL, catchUpReceiptsSQL, catchUpServicesSQL} {
+		n, err := r.accrue(ctx, q, r.settings.ChargeTestShipments, orgs, r.settings.zone())
 		if err != nil {
 			return nil, err
 		}
@@ -331,7 +316,7 @@ func (r *ChargeRepository) CatchUp(ctx context.Context, organizationID string, t
 			total[f] += c
 		}
 	}
-	if _, err := r.run.exec(ctx, moveCatchUpSQL, organizationID, through); err != nil {
+	if _, err := r.run.exec(ctx, moveCatchUpSQL, orgs, through); err != nil {
 		return nil, dbErr(err)
 	}
 	return total, nil

@@ -77,9 +77,13 @@ SELECT v.organization_id, v.credit FROM unnest($1::text[], $2::bigint[]) AS v(or
 WHERE v.credit > 0 OR EXISTS (SELECT 1 FROM billing_accounts b WHERE b.organization_id = v.organization_id)
 ON CONFLICT (organization_id) DO UPDATE SET credit_forward = EXCLUDED.credit_forward WHERE a.credit_forward <> EXCLUDED.credit_forward`
 
-	openNextPeriodsSQL sqlInsert = `INSERT INTO billing_periods (organization_id, starts_at, ends_at, invoice_id, status)
+	// openNextPeriodsSQL opens the next periods: one opened ahead during
+	// the grace (status 'next', its invoice ID already shown by a preview)
+	// becomes the open one.
+	openNextPeriodsSQL sqlInsert = `INSERT INTO billing_periods AS p (organization_id, starts_at, ends_at, invoice_id, status)
 SELECT v.organization_id, v.starts_at, v.ends_at, v.invoice_id, 'open'
-FROM unnest($1::text[], $2::timestamptz[], $3::timestamptz[], $4::text[]) AS v(organization_id, starts_at, ends_at, invoice_id)`
+FROM unnest($1::text[], $2::timestamptz[], $3::timestamptz[], $4::text[]) AS v(organization_id, starts_at, ends_at, invoice_id)
+ON CONFLICT (organization_id, starts_at) DO UPDATE SET status = 'open', ends_at = EXCLUDED.ends_at WHERE p.status = 'next'`
 )
 
 // Finalize carries out a batch of finalizations (see the port).
@@ -123,6 +127,14 @@ func (r *BillingPeriodRepository) Finalize(ctx context.Context, fs []ports.Final
 		return nil, dbErr(err)
 	}
 	return out, nil
+}
+
+// LockKeys takes the counter of the year's keys and holds it until the
+// transaction ends: the finalization's time is read after it (see the
+// port). The same upsert as a key's, for no key.
+func (r *BillingPeriodRepository) LockKeys(ctx context.Context, year int) error {
+	return dbErr(r.run.query(ctx, nextKeysSQL, func(*sql.Rows) error { return nil },
+		int64(year), fmt.Sprintf("INV-%04d-", year), fmt.Sprintf("INV-%04d.", year), 0))
 }
 
 // insertInvoiceCharges writes the charges of the lines that finalizing

@@ -86,21 +86,6 @@ func (d Deps) yesterday(now time.Time) billing.Date {
 	return d.Settings.Calendar.Day(now).AddDays(-1)
 }
 
-// accrueStorage accrues the storage of the organizations (nil: every
-// organization) through the day, in a transaction of its own.
-func (d Deps) accrueStorage(ctx context.Context, organizationIDs []string, through billing.Date) (map[billing.Fee]int, error) {
-	var fees map[billing.Fee]int
-	err := d.UnitOfWork.Do(ctx, func(ctx context.Context, r ports.Repositories) error {
-		var err error
-		fees, err = r.Charges.AccrueStorage(ctx, organizationIDs, through)
-		return err
-	})
-	if err != nil {
-		return fees, fmt.Errorf("accrue storage: %w", err)
-	}
-	return fees, nil
-}
-
 // storageBilledBy is the last day whose storage the periods of due bill,
 // yesterday at most; false when none is due.
 func (d Deps) storageBilledBy(due []ports.OpenPeriod, yesterday billing.Date) (billing.Date, bool) {
@@ -134,7 +119,7 @@ func (d Deps) accrue(ctx context.Context, r ports.Repositories, organizationID s
 	if err := r.BillingPeriods.LockBilling(ctx, []string{organizationID}); err != nil {
 		return nil, err
 	}
-	fees, err := r.Charges.CatchUp(ctx, organizationID, d.caughtUpThrough(now))
+	fees, err := r.Charges.CatchUp(ctx, []string{organizationID}, d.caughtUpThrough(now))
 	if err != nil {
 		return nil, fmt.Errorf("accrue facts: %w", err)
 	}
@@ -146,12 +131,10 @@ func (d Deps) accrue(ctx context.Context, r ports.Repositories, organizationID s
 	return fees, nil
 }
 
-// closing is an open period locked FOR UPDATE to finalize: ended at end,
-// its invoice issued at at (the finalization's time, however late the
-// run: docs/billing.md, "Periods and the invoice's life").
+// closing is an open period locked FOR UPDATE to finalize, ended at end.
 type closing struct {
-	period  ports.OpenPeriod
-	end, at time.Time
+	period ports.OpenPeriod
+	end    time.Time
 }
 
 // finalize ends the periods of cs in r's transaction and writes their
@@ -178,15 +161,19 @@ func (d Deps) finalize(ctx context.Context, r ports.Repositories, cs []closing) 
 	if err != nil {
 		return nil, err
 	}
+	at, err := d.keyTime(ctx, r)
+	if err != nil {
+		return nil, err
+	}
 	fs := make([]ports.Finalization, len(cs))
 	for i, c := range cs {
-		inv, carried, err := d.invoiceOf(c, sums[i], minimums[i], credits[i])
+		inv, carried, err := d.invoiceOf(c, at, sums[i], minimums[i], credits[i])
 		if err != nil {
 			return nil, fmt.Errorf("finalize the period of %s from %s: %w", c.period.OrganizationID,
 				c.period.Period.Start.Format(time.RFC3339), err)
 		}
 		fs[i] = ports.Finalization{Period: c.period, End: c.end, NextEnd: d.Settings.Calendar.NextMonthStart(c.end),
-			NextInvoiceID: d.IDs.NewID("inv"), At: c.at, CreditForward: credits[i]}
+			NextInvoiceID: d.IDs.NewID("inv"), At: at, CreditForward: credits[i]}
 		if len(inv.Lines) > 0 { // a period that bills nothing makes no invoice, and keeps the credit for the next
 			fs[i].Invoice, fs[i].CreditForward = &inv, carried
 		}
@@ -212,17 +199,35 @@ func (d Deps) finalize(ctx context.Context, r ports.Repositories, cs []closing) 
 	return out, nil
 }
 
-// invoiceOf is the invoice a period's sums make, issued at c.at: its lines
+// keyTime is the finalization's time, read once the counter of its year's
+// keys is held (to the commit): an invoice numbered after another is
+// never dated before it (docs/billing.md, "Numbering"). A year that turned
+// meanwhile takes the next year's counter too.
+func (d Deps) keyTime(ctx context.Context, r ports.Repositories) (time.Time, error) {
+	year := d.Clock.Now().UTC().Year()
+	for {
+		if err := r.BillingPeriods.LockKeys(ctx, year); err != nil {
+			return time.Time{}, fmt.Errorf("lock the keys of %d: %w", year, err)
+		}
+		at := d.Clock.Now()
+		if at.UTC().Year() <= year {
+			return at, nil
+		}
+		year = at.UTC().Year()
+	}
+}
+
+// invoiceOf is the invoice a period's sums make, issued at at: its lines
 // (none when it bills nothing), total (0 or more), name, due date and
 // notes, and the credit it carries forward.
-func (d Deps) invoiceOf(c closing, sums []billing.Sum, minimum, broughtForward int64) (ports.NewInvoice, int64, error) {
+func (d Deps) invoiceOf(c closing, at time.Time, sums []billing.Sum, minimum, broughtForward int64) (ports.NewInvoice, int64, error) {
 	name := d.Settings.Calendar.Name(billing.Period{Start: c.period.Period.Start, End: c.end})
 	lines, totals, err := billing.Lines(sums, minimum, broughtForward, name)
 	if err != nil {
 		return ports.NewInvoice{}, 0, err
 	}
-	due := c.at.Add(d.Settings.Terms)
+	due := at.Add(d.Settings.Terms)
 	return ports.NewInvoice{ID: c.period.InvoiceID, OrganizationID: c.period.OrganizationID, Name: "Fulfillment, " + name,
-		Notes: billing.TermsNote(d.Settings.Terms, due), DueDate: due, FinalizedAt: c.at, Lines: lines,
+		Notes: billing.TermsNote(d.Settings.Terms, due), DueDate: due, FinalizedAt: at, Lines: lines,
 		TotalAmount: totals.Total}, totals.Carried, nil
 }

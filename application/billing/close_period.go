@@ -50,7 +50,7 @@ func (h *ClosePeriodHandler) Handle(ctx context.Context, c ClosePeriod) (ports.F
 			out = ports.FinalizedInvoice{OrganizationID: c.OrganizationID, Period: billing.Period{Start: p.Period.Start, End: end}}
 			return r.BillingPeriods.Offboard(ctx, c.OrganizationID, now)
 		}
-		fs, err := h.d.finalize(ctx, r, []closing{{period: p, end: end, at: now}})
+		fs, err := h.d.finalize(ctx, r, []closing{{period: p, end: end}})
 		if err != nil {
 			return err
 		}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/acme3pl/fulfillment/domain"
+	"github.com/acme3pl/fulfillment/domain/billing"
 	"github.com/acme3pl/fulfillment/domain/shipping"
 	"github.com/acme3pl/fulfillment/domain/warehouse"
 	"github.com/acme3pl/fulfillment/ports"
@@ -28,7 +29,13 @@ var _ ports.ReportBilling = ReportBilling{}
 func NewReportBilling(d Deps) ReportBilling { return ReportBilling{d: d} }
 
 // CheckServiceOffered refuses a service code the rate card does not hold.
+// It reads the card under the organization's billing lock, taken shared
+// (as ClosedUntil takes it): no card can be set between this check and the
+// service's charge.
 func (b ReportBilling) CheckServiceOffered(ctx context.Context, r ports.Repositories, org, code string, at time.Time) error {
+	if _, err := r.BillingPeriods.ClosedUntil(ctx, org); err != nil {
+		return fmt.Errorf("billing period of %s: %w", org, err)
+	}
 	_, err := r.RateCards.Service(ctx, org, code, at)
 	if errors.Is(err, domain.ErrNotFound) {
 		return fmt.Errorf("service %q of %s at %s: %w", code, org, at.Format(time.RFC3339), warehouse.ErrUnknownService)
@@ -58,11 +65,20 @@ func (b ReportBilling) ChargeReceipt(ctx context.Context, r ports.Repositories, 
 	return err
 }
 
-// ChargeService accrues a new service's charge.
+// ChargeService accrues a new service's charge: one whose code the card
+// in force at its time does not offer (it got no charge) is refused, so an
+// accepted service is always on an invoice.
 func (b ReportBilling) ChargeService(ctx context.Context, r ports.Repositories, service *warehouse.ServiceRecord) error {
 	fees, err := r.Charges.AccrueService(ctx, service.ID())
+	if err != nil {
+		return err
+	}
 	b.d.observeCharges(fees)
-	return err
+	if fees[billing.FeeService] == 0 {
+		return fmt.Errorf("service %q of %s at %s: %w", service.Service(), service.OrganizationID(),
+			service.PerformedAt().Format(time.RFC3339), warehouse.ErrUnknownService)
+	}
+	return nil
 }
 
 // ChargeShipment accrues a shipped shipment's charges.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/acme3pl/fulfillment/domain"
 	"github.com/acme3pl/fulfillment/domain/billing"
@@ -24,7 +25,9 @@ func NewSetRateCardHandler(d Deps) *SetRateCardHandler { return &SetRateCardHand
 // Handle stores the card in one transaction with what it changes: a card
 // starting inside a closed period is refused (domain.ErrInvalidState), so a
 // finalized invoice never changes; a card starting inside the open period
-// reprices that period's charges from its first day on.
+// reprices that period's charges from its first day on, in place; one
+// that no longer offers a service code the open period's facts used is
+// refused (domain.ErrInvalidState, naming the code and the count).
 func (h *SetRateCardHandler) Handle(ctx context.Context, c SetRateCard) (*billing.RateCard, error) {
 	card, err := billing.NewRateCard(c.Card)
 	if err != nil {
@@ -57,7 +60,7 @@ func SetCard(ctx context.Context, d Deps, r ports.Repositories, card *billing.Ra
 	if err := r.BillingPeriods.LockBilling(ctx, []string{card.OrganizationID()}); err != nil {
 		return nil, err
 	}
-	if _, err := r.Charges.CatchUp(ctx, card.OrganizationID(), d.caughtUpThrough(now)); err != nil {
+	if _, err := r.Charges.CatchUp(ctx, []string{card.OrganizationID()}, d.caughtUpThrough(now)); err != nil {
 		return nil, fmt.Errorf("accrue facts: %w", err)
 	}
 	from := cal.Start(card.EffectiveFrom())
@@ -72,7 +75,22 @@ func SetCard(ctx context.Context, d Deps, r ports.Repositories, card *billing.Ra
 	if err := r.RateCards.Set(ctx, card, from, now); err != nil {
 		return nil, err
 	}
-	if err := r.Charges.Forget(ctx, card.OrganizationID(), from); err != nil {
+	// No charge leaves the bill: a card that no longer offers a service
+	// the open period's facts used is refused (docs/billing.md, "Rate
+	// cards"), the others' charges are repriced where they are.
+	off, err := r.Charges.ServicesOffCard(ctx, card.OrganizationID(), from)
+	if err != nil {
+		return nil, fmt.Errorf("services of the open period: %w", err)
+	}
+	if len(off) > 0 {
+		uses := make([]string, len(off))
+		for i, u := range off {
+			uses[i] = fmt.Sprintf("%q (%d services)", u.Code, u.Count)
+		}
+		return nil, fmt.Errorf("%w: the card from %s does not offer %s, performed in the open period of %s since then",
+			domain.ErrInvalidState, card.EffectiveFrom(), strings.Join(uses, ", "), card.OrganizationID())
+	}
+	if err := r.Charges.Reprice(ctx, card.OrganizationID(), from); err != nil {
 		return nil, fmt.Errorf("reprice: %w", err)
 	}
 	return d.accrue(ctx, r, card.OrganizationID(), now)

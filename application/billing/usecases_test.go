@@ -54,16 +54,17 @@ func (c *calls) add(format string, args ...any) {
 }
 
 // fakeCharges: no facts to accrue; Sums answers sums, or byOrg's for an
-// organization in it.
+// organization in it, and fails for an organization of failing.
 type fakeCharges struct {
 	ports.ChargeRepository
-	log   *calls
-	sums  []billing.Sum
-	byOrg map[string][]billing.Sum
+	log     *calls
+	sums    []billing.Sum
+	byOrg   map[string][]billing.Sum
+	failing map[string]bool
 }
 
-func (f fakeCharges) CatchUp(_ context.Context, org string, through time.Time) (map[billing.Fee]int, error) {
-	f.log.add("CatchUp(%q, %s)", org, through.Format(time.RFC3339))
+func (f fakeCharges) CatchUp(_ context.Context, orgs []string, through time.Time) (map[billing.Fee]int, error) {
+	f.log.add("CatchUp(%q, %s)", strings.Join(orgs, ","), through.Format(time.RFC3339))
 	return map[billing.Fee]int{}, nil
 }
 
@@ -76,6 +77,9 @@ func (f fakeCharges) Sums(_ context.Context, ws []ports.BillingWindow) ([][]bill
 	out := make([][]billing.Sum, len(ws))
 	var names []string
 	for i, w := range ws {
+		if f.failing[w.OrganizationID] {
+			return nil, fmt.Errorf("the sums of %s: bigint out of range", w.OrganizationID)
+		}
 		names = append(names, w.OrganizationID+" "+w.End.Format(time.RFC3339))
 		out[i] = f.sums
 		if sums, ok := f.byOrg[w.OrganizationID]; ok {
@@ -112,6 +116,21 @@ func (f *fakePeriods) Due(_ context.Context, endedBy time.Time) ([]ports.OpenPer
 	}
 	slices.SortFunc(out, func(a, b ports.OpenPeriod) int { return strings.Compare(a.OrganizationID, b.OrganizationID) })
 	return out, nil
+}
+
+func (f *fakePeriods) Billed(context.Context) ([]string, error) {
+	f.log.add("Billed")
+	return slices.Sorted(maps.Keys(f.open)), nil
+}
+
+func (f *fakePeriods) TryLockBilling(_ context.Context, ids []string) ([]string, error) {
+	f.log.add("TryLockBilling(%s)", strings.Join(ids, ","))
+	return ids, nil
+}
+
+func (f *fakePeriods) LockKeys(_ context.Context, year int) error {
+	f.log.add("LockKeys(%d)", year)
+	return nil
 }
 
 func (f *fakePeriods) LockOpenMany(_ context.Context, ids []string) ([]ports.OpenPeriod, error) {
@@ -215,7 +234,7 @@ type fixture struct {
 func newFixture(now time.Time, sums []billing.Sum) fixture {
 	log := &calls{}
 	periods := &fakePeriods{log: log, open: map[string]ports.OpenPeriod{}, status: map[string]string{}}
-	charges := fakeCharges{log: log, sums: sums, byOrg: map[string][]billing.Sum{}}
+	charges := fakeCharges{log: log, sums: sums, byOrg: map[string][]billing.Sum{}, failing: map[string]bool{}}
 	r := ports.Repositories{Charges: charges, RateCards: fakeCards{}, BillingPeriods: periods,
 		Invoices: fakeInvoices{}, Events: fakeEvents{log: log}}
 	d := billingapp.Deps{UnitOfWork: fakeUoW{r, &sync.Mutex{}}, Repos: r, Clock: &apptest.Clock{At: now}, IDs: &apptest.IDs{},
@@ -232,11 +251,12 @@ func november(org string) ports.OpenPeriod {
 
 var shipSum = []billing.Sum{{Fee: billing.PickPackOrder, Title: "Pick & Pack orders", UnitCost: 250, WarehouseID: "wh", Divisor: 1, Milli: 2000, Facts: 2}}
 
-// A run accrues first (the catch-up's watermark one grace behind the
-// clock, every organization's storage up to yesterday), then finalizes the
-// periods due: locked all at once (their billing locks with them), their
-// storage accrued under those locks, summed all at once and finalized all
-// at once, issued at the run's time; then it collects.
+// A run accrues first, a batch of organizations at a time under the
+// billing locks free now (the catch-up's watermark one grace behind the
+// clock, their storage up to yesterday), then finalizes the periods due:
+// locked all at once (their billing locks with them), their storage
+// accrued under those locks, summed all at once and finalized all at once,
+// issued at a time read once the keys' counter is held; then it collects.
 func TestRunBillingOrderOfSteps(t *testing.T) {
 	now := time.Date(2030, 12, 2, 0, 0, 0, 0, time.UTC)
 	f := newFixture(now, shipSum)
@@ -245,9 +265,10 @@ func TestRunBillingOrderOfSteps(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := calls{`CatchUp("", 2030-12-01T00:00:00Z)`, `AccrueStorage("", 2030-12-01)`, "Due", "LockOpenMany(org_a,org_b)",
+	want := calls{"Billed", "TryLockBilling(org_a,org_b)", `CatchUp("org_a,org_b", 2030-12-01T00:00:00Z)`,
+		`AccrueStorage("org_a,org_b", 2030-12-01)`, "Due", "LockOpenMany(org_a,org_b)",
 		`AccrueStorage("org_a,org_b", 2030-11-30)`,
-		"Sums(org_a 2030-12-01T00:00:00Z, org_b 2030-12-01T00:00:00Z)",
+		"Sums(org_a 2030-12-01T00:00:00Z, org_b 2030-12-01T00:00:00Z)", "LockKeys(2030)",
 		"Finalize(org_a, 2030-12-01T00:00:00Z)", "Finalize(org_b, 2030-12-01T00:00:00Z)",
 		"Record(invoice.finalized inv_org_a)", "Record(invoice.finalized inv_org_b)",
 		"Due", "Collect"}
@@ -287,7 +308,7 @@ func TestClosePeriodEndedAlready(t *testing.T) {
 	if end := time.Date(2030, 12, 1, 0, 0, 0, 0, time.UTC); !out.Period.End.Equal(end) {
 		t.Fatalf("closed at %s, want the period's end %s", out.Period.End, end)
 	}
-	if (*f.log)[0] != "LockBilling(org_a)" || !strings.HasPrefix((*f.log)[1], "CatchUp") || !slices.Contains(*f.log, "LockOpen(org_a)") {
+	if (*f.log)[0] != "LockBilling(org_a)" || !strings.HasPrefix((*f.log)[1], `CatchUp("org_a"`) || !slices.Contains(*f.log, "LockOpen(org_a)") {
 		t.Fatalf("calls %q: the billing lock, then the accrual, then the period's row", *f.log)
 	}
 	if last := (*f.log)[len(*f.log)-1]; last != "Offboard(org_a, 2030-12-01T12:00:00Z)" {
@@ -334,5 +355,38 @@ func TestChangeInvoiceStatus(t *testing.T) {
 	}
 	if _, err := f.status.Handle(ctx, billingapp.ChangeInvoiceStatus{InvoiceID: "inv_none", To: "paid"}); !errors.Is(err, domain.ErrNotFound) {
 		t.Fatalf("an unknown invoice: %v, want ErrNotFound", err)
+	}
+}
+
+// A period that cannot be finalized (its sums fail) is reported and
+// skipped: its batch is tried again one period at a time, every other
+// organization's period is finalized by the same run, the run still
+// collects, and its error names the one that failed.
+func TestRunBillingSkipsAPeriodThatCannotBeFinalized(t *testing.T) {
+	now := time.Date(2030, 12, 2, 0, 0, 0, 0, time.UTC)
+	f := newFixture(now, shipSum)
+	for _, org := range []string{"org_a", "org_b", "org_c"} {
+		f.periods.open[org] = november(org)
+	}
+	f.charges.failing["org_b"] = true
+	res, err := f.run.Handle(context.Background(), billingapp.RunBilling{})
+	if err == nil || !strings.Contains(err.Error(), "org_b from 2030-11-01T00:00:00Z") || strings.Contains(err.Error(), "org_a") {
+		t.Fatalf("run error %v; want one naming org_b's period only", err)
+	}
+	var orgs []string
+	for _, fi := range res.Finalized {
+		orgs = append(orgs, fi.OrganizationID)
+	}
+	if !slices.Equal(orgs, []string{"org_a", "org_c"}) || res.Invoices() != 2 {
+		t.Fatalf("finalized %q; want org_a and org_c", orgs)
+	}
+	if len(res.Failed) != 1 || res.Failed[0].Period.OrganizationID != "org_b" {
+		t.Fatalf("failed %+v; want org_b", res.Failed)
+	}
+	if !slices.Contains(*f.log, "Collect") {
+		t.Fatalf("calls %q: the run must still collect", *f.log)
+	}
+	if _, ok := f.periods.open["org_b"]; !ok || f.periods.open["org_b"].Period.Start.Month() != time.November {
+		t.Fatalf("org_b's November must stay open: %+v", f.periods.open["org_b"])
 	}
 }

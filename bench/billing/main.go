@@ -177,7 +177,10 @@ func run() error {
 	var charges map[billing.Fee]int
 	if _, err := step("1. catch-up: the orders' charges, one statement", func() error {
 		return d.UnitOfWork.Do(ctx, func(ctx context.Context, r ports.Repositories) error {
-			charges, err = r.Charges.CatchUp(ctx, "", now.Add(-24*time.Hour))
+			if err := r.BillingPeriods.LockBilling(ctx, benchOrgs(*orgs)); err != nil {
+				return err
+			}
+			charges, err = r.Charges.CatchUp(ctx, benchOrgs(*orgs), now.Add(-24*time.Hour))
 			return err
 		})
 	}); err != nil {
@@ -185,7 +188,7 @@ func run() error {
 	}
 	if _, err := step("2. storage: 30 days of every stock row, one statement", func() error {
 		return d.UnitOfWork.Do(ctx, func(ctx context.Context, r ports.Repositories) error {
-			n, err := r.Charges.AccrueStorage(ctx, nil, billing.Date{Year: 2030, Month: time.November, Day: 30})
+			n, err := r.Charges.AccrueStorage(ctx, benchOrgs(*orgs), billing.Date{Year: 2030, Month: time.November, Day: 30})
 			for f, c := range n {
 				charges[f] += c
 			}
@@ -348,4 +351,13 @@ func loadavg() string {
 		return "?"
 	}
 	return string(b[:14])
+}
+
+// benchOrgs are the organizations the bench writes, org_b1 … org_bN.
+func benchOrgs(n int) []string {
+	out := make([]string, n)
+	for i := range out {
+		out[i] = fmt.Sprintf("org_b%d", i+1)
+	}
+	return out
 }

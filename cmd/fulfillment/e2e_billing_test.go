@@ -207,6 +207,10 @@ func TestBillingEndToEnd(t *testing.T) {
 	if r := runCLI(t, env, "rates", "set", "--org", billE2EOrg, "--file", path); r.Code != 1 || !strings.Contains(r.Stderr, "closed period") {
 		t.Errorf("rates set into a closed period: exit %d, %s", r.Code, r.Stderr)
 	}
+	// No such organization: a preview is refused, exit 1 (one line on stderr).
+	if r := runCLI(t, env, "invoices", "preview", "--org", "no_such_org"); r.Code != 1 || !strings.Contains(r.Stderr, "no_such_org") {
+		t.Errorf("invoices preview --org no_such_org: exit %d, %q", r.Code, r.Stderr)
+	}
 	// Usage mistakes exit 2; a run finalizes nothing more.
 	if r := runCLI(t, env, "billing", "close"); r.Code != 2 {
 		t.Errorf("billing close without --org: exit %d", r.Code)
