@@ -186,3 +186,44 @@ func TestReceiptMovements(t *testing.T) {
 		t.Fatalf("Movements = %+v, want %+v", got, want)
 	}
 }
+
+// A report sent without its time that raced a close is dated after it:
+// at now, or at the close's end rounded up to the millisecond when that
+// is later; one whose time was given, or that lies in the open period
+// already, keeps its time.
+func TestDateAfterAClose(t *testing.T) {
+	t0 := recvNow.Truncate(time.Millisecond)
+	closed := t0.Add(time.Hour + 1500*time.Microsecond)
+	for _, tt := range []struct {
+		name      string
+		given     bool
+		now       time.Time
+		until     time.Time
+		moved     bool
+		want      time.Time
+		wantAdded time.Time
+	}{
+		{"now is after the close", false, closed.Add(time.Minute), closed, true, closed.Add(time.Minute).Truncate(time.Millisecond), closed.Add(time.Minute).Truncate(time.Millisecond)},
+		{"the close's end is later than now", false, t0.Add(time.Minute), closed, true, t0.Add(time.Hour + 2*time.Millisecond), t0.Add(time.Hour + 2*time.Millisecond)},
+		{"in the open period already", false, closed, t0, false, t0, t0},
+		{"given", true, closed, closed, false, t0.Add(-time.Hour), t0},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			r := recvReport()
+			if tt.given {
+				at := t0.Add(-time.Hour)
+				r.ReceivedAt = &at
+			}
+			rec, err := newReceipt(r)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if moved := rec.DateAfter(tt.now, tt.until); moved != tt.moved {
+				t.Fatalf("moved %v, want %v", moved, tt.moved)
+			}
+			if !rec.ReceivedAt().Equal(tt.want) || !rec.CreatedAt().Equal(tt.wantAdded) || rec.Movements().OccurredAt != rec.ReceivedAt() {
+				t.Fatalf("received %v, created %v; want %v, %v", rec.ReceivedAt(), rec.CreatedAt(), tt.want, tt.wantAdded)
+			}
+		})
+	}
+}

@@ -1,0 +1,185 @@
+package postgres_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/uptrace/bun"
+
+	"github.com/acme3pl/fulfillment/adapters/postgres/pgtest"
+	billingapp "github.com/acme3pl/fulfillment/application/billing"
+	warehouseapp "github.com/acme3pl/fulfillment/application/warehouse"
+	"github.com/acme3pl/fulfillment/domain/shipping"
+	whside "github.com/acme3pl/fulfillment/domain/warehouse"
+)
+
+// The warehouse's reports racing billing's closes and cards, through the
+// real use cases (docs/receiving.md, "Reports racing a close").
+
+// whReporters are the receipt and service use cases of a billing instance,
+// with billing's part of the reports.
+func whReporters(b *billInstance) (*warehouseapp.RecordWarehouseReceiptHandler, *warehouseapp.RecordWarehouseServiceHandler) {
+	rb := billingapp.NewReportBilling(b.deps)
+	return warehouseapp.NewRecordWarehouseReceiptHandler(b.deps.UnitOfWork, b.deps.Clock, b.deps.IDs, rb),
+		warehouseapp.NewRecordWarehouseServiceHandler(b.deps.UnitOfWork, b.deps.Clock, b.deps.IDs, rb)
+}
+
+// whHolder is a second session's transaction that holds what the reports
+// wait for: a stock row, a reference, the organization's billing lock.
+func whHolder(t *testing.T, db *bun.DB, stmts ...string) bun.Tx {
+	t.Helper()
+	tx, err := db.BeginTx(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range stmts {
+		if _, err := tx.ExecContext(context.Background(), q); err != nil {
+			_ = tx.Rollback()
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	return tx
+}
+
+// whBillingLock is the statement that takes org's billing lock exclusively,
+// as a close does (docs/billing.md, "One lock order").
+func whBillingLock(org string) string {
+	return fmt.Sprintf(`SELECT pg_advisory_xact_lock(8042002, hashtext('%s'))`, org)
+}
+
+// whWaitForAdvisory waits until n sessions wait for an advisory lock (the
+// billing lock), failing t after 15 s.
+func whWaitForAdvisory(t *testing.T, db *bun.DB, n int) {
+	t.Helper()
+	deadline := time.Now().Add(15 * time.Second)
+	for {
+		k := scanQuery[int](t, db, `SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND NOT granted`)
+		if k >= n {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d session(s) wait for an advisory lock, want %d", k, n)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// Undated receipts and services racing closes, stretched so that every one
+// of them reads the clock before a close and reaches the billing lock
+// after it: a second session holds the stock row the receipts move and the
+// references the services take, a third holds the billing lock so that the
+// first close is under way (waiting inside its lock) while the reports
+// queue behind it; a second close races them as they commit. Every report
+// is accepted, dated after the closes it raced, and charged once. A
+// receipt dated into the closed period is still refused.
+func TestUndatedReportsRacingClosesAreNeverRefused(t *testing.T) {
+	ctx := context.Background()
+	org := "org_undated"
+	b, clock := newBillStocked(t, org, 1_000, 40)
+	receive, serve := whReporters(b)
+	const rounds, receipts, services = 6, 6, 4
+	base := utc("2030-11-20T10:00:00Z")
+	for round := range rounds {
+		t0 := base.Add(time.Duration(round) * 2 * time.Hour)
+		clock.set(t0)
+		stmts := []string{fmt.Sprintf(`SELECT 1 FROM product_stock WHERE product_id = 'prod_%s' FOR UPDATE`, org)}
+		for i := range services {
+			stmts = append(stmts, fmt.Sprintf(`INSERT INTO warehouse_services (id, warehouse_id, organization_id, reference, service,
+				quantity_milli, performed_at, performed_at_given, created_at)
+				VALUES ('svc_hold_%d_%d', 'wh_%s', '%s', 'SVC-%d-%d', 'kitting', 1000, '2030-11-01', true, '2030-11-01')`,
+				round, i, org, org, round, i))
+		}
+		rows := whHolder(t, b.db, stmts...)
+		var wg sync.WaitGroup
+		errs := make(chan error, receipts+services)
+		for i := range receipts {
+			wg.Go(func() {
+				_, err := receive.Handle(ctx, warehouseapp.RecordWarehouseReceipt{WarehouseID: "wh_" + org, OrganizationID: org,
+					Reference: fmt.Sprintf("ASN-%d-%d", round, i),
+					Lines:     []whside.ReceiptLine{{Kind: shipping.KindProduct, ItemID: "prod_" + org, Quantity: 2}}})
+				errs <- err
+			})
+		}
+		for i := range services {
+			wg.Go(func() {
+				_, err := serve.Handle(ctx, warehouseapp.RecordWarehouseService{WarehouseID: "wh_" + org, OrganizationID: org,
+					Reference: fmt.Sprintf("SVC-%d-%d", round, i), Service: "kitting", QuantityMilli: 1_500})
+				errs <- err
+			})
+		}
+		pgtest.WaitForLockWaiters(t, b.db, receipts+services) // each read its time, then waits for a row
+
+		// A close under way: it waits inside for the billing lock held by a
+		// third session while the reports queue behind it.
+		lock := whHolder(t, b.db, whBillingLock(org))
+		clock.set(t0.Add(time.Hour))
+		closes := make(chan error, 2)
+		go func() { _, err := b.close.Handle(ctx, billingapp.ClosePeriod{OrganizationID: org}); closes <- err }()
+		pgtest.WaitForLockWaiters(t, b.db, receipts+services+1)
+		if err := rows.Rollback(); err != nil {
+			t.Fatal(err)
+		}
+		// The close, every service and the first receipt wait for the billing
+		// lock (the other receipts wait for the first's stock row).
+		whWaitForAdvisory(t, b.db, 1+services+1)
+		if err := lock.Rollback(); err != nil {
+			t.Fatal(err)
+		}
+		// A second close racing the reports as they commit.
+		go func() {
+			clock.set(t0.Add(90 * time.Minute))
+			_, err := b.close.Handle(ctx, billingapp.ClosePeriod{OrganizationID: org})
+			closes <- err
+		}()
+		wg.Wait()
+		close(errs)
+		for err := range errs {
+			if err != nil {
+				t.Errorf("round %d: an undated report: %v", round, err)
+			}
+		}
+		for range 2 {
+			if err := <-closes; err != nil {
+				t.Fatal(err)
+			}
+		}
+		if t.Failed() {
+			t.FailNow()
+		}
+		// Every report of the round is dated after the close it waited for.
+		if n := scanQuery[int](t, b.db, `SELECT (SELECT count(*) FROM warehouse_receipts WHERE organization_id = ? AND reference LIKE ?
+			AND received_at < ?) + (SELECT count(*) FROM warehouse_services WHERE organization_id = ? AND reference LIKE ? AND performed_at < ?)`,
+			org, fmt.Sprintf("ASN-%d-%%", round), t0.Add(time.Hour), org, fmt.Sprintf("SVC-%d-%%", round), t0.Add(time.Hour)); n != 0 {
+			t.Fatalf("round %d: %d reports dated before the close they raced", round, n)
+		}
+	}
+
+	shipWantStock(t, b.db, "product_stock", "wh_"+org, "prod_"+org, 1_000+2*rounds*receipts, 0)
+	recvLedgerHolds(t, b.db, org)
+	var units, kits int64
+	if err := b.db.NewRaw(`SELECT coalesce(sum(quantity_milli) FILTER (WHERE fee = 'receiving_unit'), 0)::bigint,
+		count(*) FILTER (WHERE fee = 'service' AND title = 'Kitting') FROM billing_charges WHERE organization_id = ?`, org).Scan(ctx, &units, &kits); err != nil {
+		t.Fatal(err)
+	}
+	if units != 2*1000*rounds*receipts || kits != rounds*services {
+		t.Fatalf("charged %d units received (milli) and %d kitting services, want %d and %d",
+			units, kits, 2*1000*rounds*receipts, rounds*services)
+	}
+
+	// A time given inside the closed period is still refused.
+	at := base.Add(30 * time.Minute)
+	_, err := receive.Handle(ctx, warehouseapp.RecordWarehouseReceipt{WarehouseID: "wh_" + org, OrganizationID: org, Reference: "ASN-LATE",
+		ReceivedAt: &at, Lines: []whside.ReceiptLine{{Kind: shipping.KindProduct, ItemID: "prod_" + org, Quantity: 1}}})
+	if !errors.Is(err, whside.ErrPeriodClosed) {
+		t.Fatalf("a receipt dated into a closed period: %v, want period closed", err)
+	}
+	_, err = serve.Handle(ctx, warehouseapp.RecordWarehouseService{WarehouseID: "wh_" + org, OrganizationID: org, Reference: "SVC-LATE",
+		PerformedAt: &at, Service: "kitting", QuantityMilli: 1_000})
+	if !errors.Is(err, whside.ErrPeriodClosed) {
+		t.Fatalf("a service dated into a closed period: %v, want period closed", err)
+	}
+}
