@@ -13,6 +13,7 @@ import (
 	"github.com/acme3pl/fulfillment/adapters/postgres/pgtest"
 	billingapp "github.com/acme3pl/fulfillment/application/billing"
 	warehouseapp "github.com/acme3pl/fulfillment/application/warehouse"
+	"github.com/acme3pl/fulfillment/domain/billing"
 	"github.com/acme3pl/fulfillment/domain/shipping"
 	whside "github.com/acme3pl/fulfillment/domain/warehouse"
 )
@@ -181,5 +182,69 @@ func TestUndatedReportsRacingClosesAreNeverRefused(t *testing.T) {
 		PerformedAt: &at, Service: "kitting", QuantityMilli: 1_000})
 	if !errors.Is(err, whside.ErrPeriodClosed) {
 		t.Fatalf("a service dated into a closed period: %v, want period closed", err)
+	}
+}
+
+// A service checked against the card in force at its time under the
+// billing lock: a card set while the service waits (held by a second
+// session's reference and a third's billing lock, so that the service has
+// read nothing of billing yet and the card waits inside its lock) decides
+// it. The card drops kitting and adds gift wrapping: the kitting service
+// is refused 422 unknown_service (the new card does not price it, so it
+// would have left the bill), the gift wrapping accepted and charged.
+func TestServiceRacingACardIsCheckedAgainstIt(t *testing.T) {
+	ctx := context.Background()
+	org := "org_svc_card"
+	b, _ := newBillStocked(t, org, 10, 10)
+	_, serve := whReporters(b)
+	rows := whHolder(t, b.db,
+		fmt.Sprintf(`INSERT INTO warehouse_services (id, warehouse_id, organization_id, reference, service, quantity_milli,
+			performed_at, performed_at_given, created_at) VALUES ('svc_hold_1', 'wh_%s', '%s', 'SVC-KIT', 'kitting', 1000, '2030-11-01', true, '2030-11-01'),
+			('svc_hold_2', 'wh_%s', '%s', 'SVC-GIFT', 'kitting', 1000, '2030-11-01', true, '2030-11-01')`, org, org, org, org))
+	results := map[string]chan error{"kitting": make(chan error, 1), "gift_wrap": make(chan error, 1)}
+	for code, ref := range map[string]string{"kitting": "SVC-KIT", "gift_wrap": "SVC-GIFT"} {
+		go func() {
+			_, err := serve.Handle(ctx, warehouseapp.RecordWarehouseService{WarehouseID: "wh_" + org, OrganizationID: org,
+				Reference: ref, Service: code, QuantityMilli: 1_000})
+			results[code] <- err
+		}()
+	}
+	pgtest.WaitForLockWaiters(t, b.db, 2)
+
+	lock := whHolder(t, b.db, whBillingLock(org))
+	card := billExampleCard(org, "2030-11-20")
+	card.Services = map[string]billing.Service{"gift_wrap": {Title: "Gift wrapping", UnitCost: 90}}
+	set := make(chan error, 1)
+	go func() { _, err := b.set.Handle(ctx, billingapp.SetRateCard{Card: card}); set <- err }()
+	whWaitForAdvisory(t, b.db, 1)
+	if err := rows.Rollback(); err != nil {
+		t.Fatal(err)
+	}
+	// The services have their references; give them the time to go as far as
+	// they go before the billing lock is free.
+	for scanQuery[int](t, b.db, `SELECT count(*) FROM pg_locks WHERE locktype = 'transactionid' AND NOT granted`) != 0 {
+		time.Sleep(5 * time.Millisecond)
+	}
+	time.Sleep(100 * time.Millisecond)
+	if err := lock.Rollback(); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-set; err != nil {
+		t.Fatal(err)
+	}
+	if err := <-results["kitting"]; !errors.Is(err, whside.ErrUnknownService) {
+		t.Errorf("kitting, which the card set meanwhile drops: %v, want unknown service", err)
+	}
+	if err := <-results["gift_wrap"]; err != nil {
+		t.Errorf("gift wrapping, which the card set meanwhile adds: %v", err)
+	}
+	var stored, charged int
+	if err := b.db.NewRaw(`SELECT (SELECT count(*) FROM warehouse_services WHERE organization_id = ?),
+		(SELECT count(*) FROM billing_charges WHERE organization_id = ? AND fee = 'service' AND title = 'Gift wrapping')`, org, org).
+		Scan(ctx, &stored, &charged); err != nil {
+		t.Fatal(err)
+	}
+	if stored != 1 || charged != 1 {
+		t.Fatalf("%d services stored, %d gift wrappings charged; want 1 and 1", stored, charged)
 	}
 }
