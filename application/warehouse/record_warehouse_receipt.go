@@ -2,6 +2,7 @@ package warehouse
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -40,7 +41,8 @@ func NewRecordWarehouseReceiptHandler(uow ports.UnitOfWork, clock ports.Clock, i
 // organization's (422 unknown_items); the receipt is stored unless the
 // warehouse has one under its reference — then the same content is a retry
 // (the first receipt, nothing written) and other content 409
-// reference_conflict. A new receipt's lines raise on hand, a movement each;
+// reference_conflict. A new receipt's lines raise on hand, a movement each,
+// never past warehouse.MaxOnHand (422 invalid_parameter naming the line);
 // then, under the organization's billing lock, a receipt dated inside a
 // closed period is refused (422 period_closed) unless it came without its
 // time: then it raced a close and is dated after it (checkPeriod); its
@@ -59,6 +61,10 @@ func (h *RecordWarehouseReceiptHandler) Handle(ctx context.Context, c RecordWare
 		},
 		func(ctx context.Context, r ports.Repositories) error {
 			if err := r.Stock.Move(ctx, receipt.Movements()); err != nil {
+				var over *warehouse.OnHandBoundError
+				if errors.As(err, &over) { // 422 invalid_parameter naming the line
+					return receipt.OnHandPast(over)
+				}
 				return fmt.Errorf("receive stock of %s: %w", c.Reference, err)
 			}
 			// After its row locks: billing's lock comes last in every fact's
