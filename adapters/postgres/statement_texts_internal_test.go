@@ -142,6 +142,8 @@ func allStatements() map[string]statement {
 		"rateLimitsSQL":                   rateLimitsSQL,
 		"receiptByReferenceSQL":           receiptByReferenceSQL,
 		"recordFailureSQL":                recordFailureSQL,
+		"redateReceiptSQL":                redateReceiptSQL,
+		"redateServiceSQL":                redateServiceSQL,
 		"reserveProductsSQL":              sqlInsert(reserveProductsSQL),
 		"revokeAPIKeySQL":                 revokeAPIKeySQL,
 		"rewindCatchUpSQL":                rewindCatchUpSQL,

@@ -63,7 +63,7 @@ func (h *RecordWarehouseReceiptHandler) Handle(ctx context.Context, c RecordWare
 			if err := r.Stock.Move(ctx, receipt.Movements()); err != nil {
 				var over *warehouse.OnHandBoundError
 				if errors.As(err, &over) { // 422 invalid_parameter naming the line
-					return receipt.OnHandPast(over)
+					return warehouse.ReceiptReport(c).OnHandPast(over)
 				}
 				return fmt.Errorf("receive stock of %s: %w", c.Reference, err)
 			}

@@ -3,6 +3,7 @@ package warehouse
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/acme3pl/fulfillment/domain"
@@ -50,22 +51,20 @@ func (e *OnHandBoundError) Error() string {
 // Is makes it ErrOnHandBound.
 func (e *OnHandBoundError) Is(target error) bool { return target == ErrOnHandBound }
 
-// OnHandPast is the refusal of a receipt whose lines would take on hand
-// past MaxOnHand (e, from the stock ledger): an invalid parameter naming
-// the quantity of the body's first line of the first item listed
-// (`items[2].quantity`), or `items` when e lists none; it is also
+// OnHandPast is the refusal of the receipt r reports when its lines would
+// take on hand past MaxOnHand (e, from the stock ledger): an invalid
+// parameter naming the quantity of the body's first line of the first item
+// listed (`items[2].quantity`), or `items` when e lists none; it is also
 // ErrOnHandBound, which answers it 422.
-func (r *Receipt) OnHandPast(e *OnHandBoundError) error {
-	field, reason := "items", fmt.Sprintf("would take on hand past %d at warehouse %s", MaxOnHand, r.warehouseID)
+func (r ReceiptReport) OnHandPast(e *OnHandBoundError) error {
+	field, reason := "items", fmt.Sprintf("would take on hand past %d at warehouse %s", MaxOnHand, r.WarehouseID)
 	if len(e.Items) > 0 {
 		it := e.Items[0]
-		for i, l := range r.lines {
-			if l.Kind == it.Kind && l.ItemID == it.ItemID && i < len(r.positions) {
-				field = fmt.Sprintf("items[%d].quantity", r.positions[i])
-			}
+		if i := slices.IndexFunc(r.Lines, func(l ReceiptLine) bool { return l.Kind == it.Kind && l.ItemID == it.ItemID }); i >= 0 {
+			field = fmt.Sprintf("items[%d].quantity", i)
 		}
 		reason = fmt.Sprintf("would take on hand of %s %q at warehouse %s past %d (it holds %d)",
-			it.Kind, it.ItemID, r.warehouseID, MaxOnHand, it.OnHand)
+			it.Kind, it.ItemID, r.WarehouseID, MaxOnHand, it.OnHand)
 	}
 	return fmt.Errorf("%w: %w", domain.Invalid(field, "%s", reason), e)
 }

@@ -48,9 +48,6 @@ type ReceiptLine struct {
 type Receipt struct {
 	report
 	lines []ReceiptLine
-	// positions: the index in the body of each line's first item line
-	// (lines merge the body's lines of one item); none once stored.
-	positions []int
 }
 
 // ReceiptReport is a receipt as the warehouse reports it, the input of
@@ -82,48 +79,46 @@ func NewReceipt(id string, now time.Time, r ReceiptReport) (*Receipt, error) {
 	if err != nil {
 		return nil, err
 	}
-	lines, positions, err := checkReceiptLines(r.Lines)
+	lines, err := checkReceiptLines(r.Lines)
 	if err != nil {
 		return nil, err
 	}
 	return &Receipt{report: report{
 		id: id, warehouseID: r.WarehouseID, organizationID: r.OrganizationID, reference: r.Reference,
 		at: at, atGiven: given, createdAt: now,
-	}, lines: lines, positions: positions}, nil
+	}, lines: lines}, nil
 }
 
-func checkReceiptLines(in []ReceiptLine) ([]ReceiptLine, []int, error) {
+func checkReceiptLines(in []ReceiptLine) ([]ReceiptLine, error) {
 	if len(in) == 0 || len(in) > MaxReceiptLines {
-		return nil, nil, domain.Invalid("items", "must hold 1 to %d items", MaxReceiptLines)
+		return nil, domain.Invalid("items", "must hold 1 to %d items", MaxReceiptLines)
 	}
 	merged := make([]ReceiptLine, 0, len(in))
-	positions := make([]int, 0, len(in))
 	index := make(map[string]int, len(in))
 	for i, l := range in {
 		at := fmt.Sprintf("items[%d]", i)
 		if (l.Kind != shipping.KindProduct && l.Kind != shipping.KindCarton) || l.ItemID == "" {
-			return nil, nil, domain.Invalid(at, "must name exactly one of productId, cartonId")
+			return nil, domain.Invalid(at, "must name exactly one of productId, cartonId")
 		}
 		if err := shipping.CheckLineQuantity(at+".quantity", l.Quantity); err != nil {
-			return nil, nil, err
+			return nil, err
 		}
 		if err := shipping.CheckText(at+"."+string(l.Kind)+"Id", l.ItemID); err != nil {
-			return nil, nil, err
+			return nil, err
 		}
 		key := string(l.Kind) + "\x00" + l.ItemID
 		j, ok := index[key]
 		if !ok {
 			index[key] = len(merged)
 			merged = append(merged, ReceiptLine{Kind: l.Kind, ItemID: l.ItemID, Quantity: l.Quantity})
-			positions = append(positions, i)
 			continue
 		}
 		if l.Quantity > shipping.MaxLineQuantity-merged[j].Quantity { // written so that it cannot overflow
-			return nil, nil, domain.Invalid(at+".quantity", "the quantities of %s %q add up to more than %d", l.Kind, l.ItemID, shipping.MaxLineQuantity)
+			return nil, domain.Invalid(at+".quantity", "the quantities of %s %q add up to more than %d", l.Kind, l.ItemID, shipping.MaxLineQuantity)
 		}
 		merged[j].Quantity += l.Quantity
 	}
-	return merged, positions, nil
+	return merged, nil
 }
 
 // Resolve names a new receipt's items from the organization's records:

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/acme3pl/fulfillment/domain"
 	"github.com/acme3pl/fulfillment/domain/domaintest"
 	"github.com/acme3pl/fulfillment/domain/shipping"
 	"github.com/acme3pl/fulfillment/domain/warehouse"
@@ -225,5 +226,27 @@ func TestDateAfterAClose(t *testing.T) {
 				t.Fatalf("received %v, created %v; want %v, %v", rec.ReceivedAt(), rec.CreatedAt(), tt.want, tt.wantAdded)
 			}
 		})
+	}
+}
+
+// A receipt past the bound of on hand names the quantity of the body's
+// first line of the item (lines of one item merge), and is
+// ErrOnHandBound; with no item known, it names `items`.
+func TestOnHandPastNamesTheLine(t *testing.T) {
+	r := recvReport()
+	r.Lines = append([]warehouse.ReceiptLine{{Kind: shipping.KindCarton, ItemID: "prod_1", Quantity: 1}}, r.Lines...)
+	r.Lines = append(r.Lines, warehouse.ReceiptLine{Kind: shipping.KindProduct, ItemID: "prod_1", Quantity: 5})
+	for _, tt := range []struct {
+		items []warehouse.OnHandOver
+		want  string
+	}{
+		{[]warehouse.OnHandOver{{Kind: shipping.KindProduct, ItemID: "prod_1", OnHand: warehouse.MaxOnHand, Quantity: 15}}, "items[1].quantity"},
+		{nil, "items"},
+	} {
+		err := r.OnHandPast(&warehouse.OnHandBoundError{Items: tt.items})
+		var ve *domain.ValidationError
+		if !errors.As(err, &ve) || ve.Field != tt.want || !errors.Is(err, warehouse.ErrOnHandBound) {
+			t.Fatalf("%v: names %+v, want %s and ErrOnHandBound", err, ve, tt.want)
+		}
 	}
 }
