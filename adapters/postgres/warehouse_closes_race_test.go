@@ -161,6 +161,14 @@ func TestUndatedReportsRacingClosesAreNeverRefused(t *testing.T) {
 
 	shipWantStock(t, b.db, "product_stock", "wh_"+org, "prod_"+org, 1_000+2*rounds*receipts, 0)
 	recvLedgerHolds(t, b.db, org)
+	if n := scanQuery[int](t, b.db, `SELECT count(*) FROM stock_movements m JOIN warehouse_receipts r ON r.id = m.receipt_id
+		WHERE r.organization_id = ? AND m.occurred_at <> r.received_at`, org); n != 0 {
+		t.Fatalf("%d movements not dated as their receipt", n)
+	}
+	if n := scanQuery[int](t, b.db, `SELECT count(*) FILTER (WHERE c.occurred_at = r.received_at) FROM billing_charges c
+		JOIN warehouse_receipts r ON r.id = c.source_id WHERE c.organization_id = ? AND c.fee = 'receiving_unit'`, org); n != rounds*receipts {
+		t.Fatalf("%d receiving charges dated as their receipt, want %d", n, rounds*receipts)
+	}
 	var units, kits int64
 	if err := b.db.NewRaw(`SELECT coalesce(sum(quantity_milli) FILTER (WHERE fee = 'receiving_unit'), 0)::bigint,
 		count(*) FILTER (WHERE fee = 'service' AND title = 'Kitting') FROM billing_charges WHERE organization_id = ?`, org).Scan(ctx, &units, &kits); err != nil {
