@@ -32,11 +32,12 @@ type Kind string
 
 // The kinds of error, in the order KindOf tests them (see kinds).
 const (
-	KindClientGone             Kind = "client_gone" // the caller went away before the answer
-	KindShed                   Kind = "shed"        // ErrOverloaded
-	KindTimeout                Kind = "timeout"     // the deadline passed, or a lock was not granted in time
-	KindUnavailable            Kind = "unavailable" // the database cannot be reached
-	KindInvalid                Kind = "invalid"     // a *domain.ValidationError
+	KindClientGone             Kind = "client_gone"   // the caller went away before the answer
+	KindShed                   Kind = "shed"          // ErrOverloaded
+	KindTimeout                Kind = "timeout"       // the deadline passed, or a lock was not granted in time
+	KindUnavailable            Kind = "unavailable"   // the database cannot be reached
+	KindInvalid                Kind = "invalid"       // a *domain.ValidationError
+	KindOnHandBound            Kind = "on_hand_bound" // warehouse.ErrOnHandBound: a receipt past the bound of on hand; code invalid_parameter
 	KindTooLarge               Kind = "payload_too_large"
 	KindUnsupportedMedia       Kind = "unsupported_media_type"
 	KindInvalidSignature       Kind = "invalid_signature"
@@ -72,6 +73,7 @@ var kinds = []struct {
 	{is(ErrOverloaded), KindShed},
 	{anyOf(is(domain.ErrTimeout), is(context.DeadlineExceeded), is(os.ErrDeadlineExceeded)), KindTimeout},
 	{is(domain.ErrUnavailable), KindUnavailable},
+	{is(warehouse.ErrOnHandBound), KindOnHandBound}, // before KindInvalid: it wraps the *domain.ValidationError naming the line
 	{as[*domain.ValidationError], KindInvalid},
 	{is(ErrPayloadTooLarge), KindTooLarge},
 	{is(ErrUnsupportedMediaType), KindUnsupportedMedia},

@@ -49,6 +49,8 @@ func TestKindOf(t *testing.T) {
 		{"reference conflict", fmt.Errorf("receipt: %w", warehouse.ErrReferenceConflict), KindReferenceConflict, false, false, "reference_conflict"},
 		{"period closed", fmt.Errorf("receipt: %w", warehouse.ErrPeriodClosed), KindPeriodClosed, false, false, "period_closed"},
 		{"unknown service", fmt.Errorf("service: %w", warehouse.ErrUnknownService), KindUnknownService, false, false, "unknown_service"},
+		{"on hand past its bound, before invalid", fmt.Errorf("receipt: %w", warehouse.ReceiptReport{}.OnHandPast(&warehouse.OnHandBoundError{})),
+			KindOnHandBound, false, false, "on_hand_bound"},
 		{"client gone before anything else", fmt.Errorf("%w: %w", domain.ErrUnavailable, context.Canceled),
 			KindClientGone, false, false, "client_closed_request"},
 		{"timeout before unavailable", fmt.Errorf("%w: %w", domain.ErrUnavailable, context.DeadlineExceeded),

@@ -16,6 +16,10 @@ type WarehouseReceiptRepository interface {
 	// is the fact: of two creations racing with one reference, the second
 	// waits for the first's transaction and finds its receipt.
 	Create(ctx context.Context, r *warehouse.Receipt) (stored *warehouse.Receipt, created bool, err error)
+	// Redate writes the new time of a receipt created in this transaction
+	// (warehouse.Receipt's DateAfter): its receivedAt and createdAt, and
+	// the time of its movements, which were dated was.
+	Redate(ctx context.Context, r *warehouse.Receipt, was time.Time) error
 }
 
 // WarehouseServiceRepository keeps the services a warehouse performed.
@@ -24,6 +28,9 @@ type WarehouseServiceRepository interface {
 	// the same reference already: then it writes nothing and returns that
 	// one (created false), as WarehouseReceiptRepository.Create does.
 	Create(ctx context.Context, s *warehouse.ServiceRecord) (stored *warehouse.ServiceRecord, created bool, err error)
+	// Redate writes the new time of a service created in this transaction
+	// (warehouse.ServiceRecord's DateAfter): its performedAt and createdAt.
+	Redate(ctx context.Context, s *warehouse.ServiceRecord) error
 }
 
 // StockLedger keeps on hand as a ledger: the current balances (what reads

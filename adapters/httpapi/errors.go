@@ -35,6 +35,7 @@ var answers = map[application.Kind]answer{
 	application.KindTimeout:                {Status: http.StatusServiceUnavailable, Detail: "the request could not be answered in time; retry later"},
 	application.KindUnavailable:            {Status: http.StatusServiceUnavailable, Detail: "the database cannot be reached; retry later"},
 	application.KindInvalid:                {Status: http.StatusBadRequest, Problem: "invalid_parameter", Detail: "the request is malformed"},
+	application.KindOnHandBound:            {Status: http.StatusUnprocessableEntity, Problem: "invalid_parameter", Detail: "the receipt would take on hand of an item at the warehouse past its bound"},
 	application.KindTooLarge:               {Status: http.StatusRequestEntityTooLarge, Detail: "the body is larger than the limit"},
 	application.KindUnsupportedMedia:       {Status: http.StatusUnsupportedMediaType, Detail: "the body must be JSON with Content-Type: application/json"},
 	application.KindInvalidSignature:       {Status: http.StatusUnauthorized, Detail: "X-Shopify-Hmac-Sha256 is not the HMAC-SHA256 of the body under the organization's webhook secret"},

@@ -218,7 +218,9 @@ func (s *FixtureStore) insertStock(ctx context.Context, kind shipping.ItemKind, 
 		var n int
 		err := s.run.query(ctx, insertStockSQL(kind), func(rows *sql.Rows) error { return rows.Scan(&n) }, append(args, opened)...)
 		if err != nil {
-			return 0, dbErr(err)
+			// A row past warehouse.MaxOnHand (the document's reader refuses
+			// it first): the stock table's CHECK.
+			return 0, stockCheckErr(err)
 		}
 		total += n
 	}

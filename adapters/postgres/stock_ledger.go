@@ -5,11 +5,14 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/uptrace/bun/driver/pgdriver"
 
 	"github.com/acme3pl/fulfillment/domain/shipping"
+	"github.com/acme3pl/fulfillment/domain/warehouse"
 	"github.com/acme3pl/fulfillment/ports"
 )
 
@@ -44,7 +47,10 @@ const movementsCTE = `movements AS (
 // too). An item whose summed deltas would take its balance (none: zero)
 // below zero is short; when any is, nothing is written and the statement
 // returns the short items with their SKUs, what was asked and what is on
-// hand. Otherwise it returns no row: one movement per delta, and each
+// hand; so, with 'over' instead of 'short' (the short ones first), for
+// items a receipt would take past warehouse.MaxOnHand: the balances are
+// locked, so concurrent receipts each see what the one before added.
+// Otherwise it returns no row: one movement per delta, and each
 // item's balance raised or lowered by its summed deltas (reserved lowered
 // as much as on hand for $10, never below zero), the missing balances
 // made. The proposed row of an upsert is checked before its conflict is
@@ -68,30 +74,41 @@ var moveStockSQL = sqlSelect(`WITH deltas AS (
 	SELECT sums.kind, sums.item, -sums.quantity AS requested, coalesce(held.on_hand, 0) AS on_hand
 	FROM sums LEFT JOIN held ON held.kind = sums.kind AND held.item = sums.item
 	WHERE coalesce(held.on_hand, 0) + sums.quantity < 0
+), over AS (
+	SELECT sums.kind, sums.item, sums.quantity AS requested, coalesce(held.on_hand, 0) AS on_hand
+	FROM sums LEFT JOIN held ON held.kind = sums.kind AND held.item = sums.item
+	WHERE sums.quantity > 0 AND coalesce(held.on_hand, 0)::numeric + sums.quantity > ` + maxOnHand + `
+), refused AS (
+	SELECT 'short' AS why, kind, item, requested, on_hand FROM short
+	UNION ALL SELECT 'over', kind, item, requested, on_hand FROM over
 ), moves AS (
 	SELECT $1::text AS organization_id, $2::text AS warehouse_id,
 		CASE WHEN d.kind = 'product' THEN d.item END AS product_id, CASE WHEN d.kind = 'carton' THEN d.item END AS carton_id,
 		d.quantity, $3::text AS reason, nullif($4::text, '') AS receipt_id, nullif($5::text, '') AS shipment_id,
 		$6::timestamptz AS occurred_at
-	FROM deltas AS d WHERE NOT EXISTS (SELECT FROM short)
+	FROM deltas AS d WHERE NOT EXISTS (SELECT FROM refused)
 ), ` + movementsCTE + `, product_balances AS (
 	` + stockBalances(shipping.KindProduct) + `
 ), carton_balances AS (
 	` + stockBalances(shipping.KindCarton) + `
 )
-SELECT short.kind, short.item,
-	coalesce(CASE WHEN short.kind = 'product' THEN (SELECT p.sku FROM products AS p WHERE p.id = short.item)
-		ELSE (SELECT c.sku FROM cartons AS c WHERE c.id = short.item) END, ''),
-	short.requested, short.on_hand
-FROM short
-ORDER BY short.kind DESC, short.item`)
+SELECT r.why, r.kind, r.item,
+	coalesce(CASE WHEN r.kind = 'product' THEN (SELECT p.sku FROM products AS p WHERE p.id = r.item)
+		ELSE (SELECT c.sku FROM cartons AS c WHERE c.id = r.item) END, ''),
+	r.requested, r.on_hand
+FROM refused AS r
+ORDER BY r.why DESC, r.kind DESC, r.item`)
+
+// maxOnHand is warehouse.MaxOnHand in SQL; the stock tables' CHECKs hold
+// the same bound (migration 0018).
+var maxOnHand = strconv.FormatInt(warehouse.MaxOnHand, 10)
 
 // stockBalances is moveStockSQL's upsert of the balances of one kind of
 // item by their summed deltas (sums), unless an item is short.
 func stockBalances(kind shipping.ItemKind) string {
 	table, column := stockTable(kind)
 	return `INSERT INTO ` + table + ` AS s (organization_id, ` + column + `, warehouse_id, on_hand, reserved)
-	SELECT $1, item, $2, greatest(quantity, 0), 0 FROM sums WHERE kind = '` + string(kind) + `' AND NOT EXISTS (SELECT FROM short) ORDER BY item
+	SELECT $1, item, $2, greatest(quantity, 0), 0 FROM sums WHERE kind = '` + string(kind) + `' AND NOT EXISTS (SELECT FROM refused) ORDER BY item
 	ON CONFLICT (` + column + `, warehouse_id) DO UPDATE
 		SET on_hand = s.on_hand + (SELECT quantity FROM sums WHERE kind = '` + string(kind) + `' AND item = excluded.` + column + `),
 			reserved = CASE WHEN $10::boolean
@@ -115,31 +132,54 @@ func (l *StockLedger) Move(ctx context.Context, c shipping.StockChange) error {
 		kinds[i], items[i], qty[i] = string(d.Kind), d.ItemID, d.Quantity
 	}
 	var short *shipping.OnHandShortageError
+	var over *warehouse.OnHandBoundError
 	err := l.run.query(ctx, moveStockSQL, func(rows *sql.Rows) error {
-		var kind string
+		var why, kind string
 		var it shipping.StockShortage
-		if err := rows.Scan(&kind, &it.ItemID, &it.SKU, &it.Requested, &it.Available); err != nil {
+		if err := rows.Scan(&why, &kind, &it.ItemID, &it.SKU, &it.Requested, &it.Available); err != nil {
 			return err
 		}
-		if short == nil {
+		switch {
+		case why == "over":
+			if over == nil {
+				over = &warehouse.OnHandBoundError{}
+			}
+			over.Items = append(over.Items, warehouse.OnHandOver{Kind: shipping.ItemKind(kind), ItemID: it.ItemID,
+				OnHand: it.Available, Quantity: it.Requested})
+		case short == nil:
 			short = &shipping.OnHandShortageError{Kind: shipping.ItemKind(kind)}
+			fallthrough
+		default:
+			short.Items = append(short.Items, it)
 		}
-		short.Items = append(short.Items, it)
 		return nil
 	}, c.OrganizationID, c.WarehouseID, string(c.Reason), c.ReceiptID, c.ShipmentID, c.OccurredAt,
 		pgArray(kinds), pgArray(items), pgArray(qty), c.ConsumesReserved)
-	var pgErr pgdriver.Error
-	if errors.As(err, &pgErr) && pgErr.Field('C') == "23514" && (pgErr.Field('t') == "product_stock" || pgErr.Field('t') == "carton_stock") {
-		// for cartons, reserved <= on_hand
-		return fmt.Errorf("%w: %s", shipping.ErrNegativeStock, pgErr.Field('M'))
-	}
-	if err != nil {
-		return dbErr(err)
+	if err := stockCheckErr(err); err != nil {
+		return err
 	}
 	if short != nil {
 		return short
 	}
+	if over != nil {
+		return over
+	}
 	return nil
+}
+
+// stockCheckErr maps a violation of a stock table's CHECKs: on hand past
+// its bound (a balance made by a concurrent statement that moveStockSQL's
+// check could not see) is a *warehouse.OnHandBoundError naming no item;
+// reserved above on hand (cartons) is shipping.ErrNegativeStock.
+func stockCheckErr(err error) error {
+	var pgErr pgdriver.Error
+	if !errors.As(err, &pgErr) || pgErr.Field('C') != "23514" || (pgErr.Field('t') != "product_stock" && pgErr.Field('t') != "carton_stock") {
+		return dbErr(err)
+	}
+	if strings.HasSuffix(pgErr.Field('n'), "_on_hand_bound") {
+		return &warehouse.OnHandBoundError{}
+	}
+	return fmt.Errorf("%w: %s", shipping.ErrNegativeStock, pgErr.Field('M'))
 }
 
 // onHandAtSQL sums the organization's ($1) movements strictly before $2 per

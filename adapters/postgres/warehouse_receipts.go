@@ -76,6 +76,21 @@ func (r *WarehouseReceiptRepository) Create(ctx context.Context, rec *warehouse.
 	return stored, false, err
 }
 
+// redateReceiptSQL moves receipt $1 of organization $2 and its movements
+// from $3 to $4 (receivedAt; createdAt $5); the movements are found by the
+// organization's time index.
+const redateReceiptSQL sqlUpdate = `WITH receipt AS (
+	UPDATE warehouse_receipts SET received_at = $4, created_at = $5 WHERE id = $1
+)
+UPDATE stock_movements SET occurred_at = $4
+WHERE organization_id = $2 AND occurred_at = $3 AND receipt_id = $1`
+
+// Redate implements ports.WarehouseReceiptRepository.
+func (r *WarehouseReceiptRepository) Redate(ctx context.Context, rec *warehouse.Receipt, was time.Time) error {
+	_, err := r.run.exec(ctx, redateReceiptSQL, rec.ID(), rec.OrganizationID(), was, rec.ReceivedAt(), rec.CreatedAt())
+	return dbErr(err)
+}
+
 func (r *WarehouseReceiptRepository) byReference(ctx context.Context, warehouseID, reference string) (*warehouse.Receipt, error) {
 	var p warehouse.RehydrateReceiptParams
 	err := r.run.query(ctx, receiptByReferenceSQL, func(rows *sql.Rows) error {

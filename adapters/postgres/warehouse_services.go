@@ -51,3 +51,12 @@ func (r *WarehouseServiceRepository) Create(ctx context.Context, s *warehouse.Se
 	}
 	return warehouse.RehydrateServiceRecord(p), false, nil
 }
+
+// redateServiceSQL moves service $1 to $2 (performedAt; createdAt $3).
+const redateServiceSQL sqlUpdate = `UPDATE warehouse_services SET performed_at = $2, created_at = $3 WHERE id = $1`
+
+// Redate implements ports.WarehouseServiceRepository.
+func (r *WarehouseServiceRepository) Redate(ctx context.Context, s *warehouse.ServiceRecord) error {
+	_, err := r.run.exec(ctx, redateServiceSQL, s.ID(), s.PerformedAt(), s.CreatedAt())
+	return dbErr(err)
+}

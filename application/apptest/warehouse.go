@@ -64,7 +64,33 @@ func (r fakeWarehouseReceipts) Create(_ context.Context, rec *warehouse.Receipt)
 	return createReport(r.fakeRepos, &r.State.wh.Receipts, rec)
 }
 
+// Redate moves the receipt's movements from was to its time (the stored
+// receipt is the report itself).
+func (r fakeWarehouseReceipts) Redate(_ context.Context, rec *warehouse.Receipt, was time.Time) error {
+	end, err := r.begin()
+	if err != nil {
+		return err
+	}
+	defer end()
+	for i, m := range r.State.wh.Movements {
+		if m.Reason == shipping.MovementReceipt && m.At.Equal(was) && m.Org == rec.OrganizationID() {
+			r.State.wh.Movements[i].At = rec.ReceivedAt()
+		}
+	}
+	return nil
+}
+
 type fakeWarehouseServices struct{ fakeRepos }
+
+// Redate has nothing to write: the stored service is the report itself.
+func (r fakeWarehouseServices) Redate(context.Context, *warehouse.ServiceRecord) error {
+	end, err := r.begin()
+	if err != nil {
+		return err
+	}
+	end()
+	return nil
+}
 
 var _ ports.WarehouseServiceRepository = fakeWarehouseServices{}
 

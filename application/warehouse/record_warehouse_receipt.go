@@ -2,7 +2,9 @@ package warehouse
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"time"
 
 	"go.opentelemetry.io/otel/attribute"
 
@@ -39,8 +41,11 @@ func NewRecordWarehouseReceiptHandler(uow ports.UnitOfWork, clock ports.Clock, i
 // organization's (422 unknown_items); the receipt is stored unless the
 // warehouse has one under its reference — then the same content is a retry
 // (the first receipt, nothing written) and other content 409
-// reference_conflict. A new receipt must not be dated inside a closed period
-// (422 period_closed); its lines raise on hand, a movement each, and its
+// reference_conflict. A new receipt's lines raise on hand, a movement each,
+// never past warehouse.MaxOnHand (422 invalid_parameter naming the line);
+// then, under the organization's billing lock, a receipt dated inside a
+// closed period is refused (422 period_closed) unless it came without its
+// time: then it raced a close and is dated after it (checkPeriod); its
 // charges and event are written with it.
 func (h *RecordWarehouseReceiptHandler) Handle(ctx context.Context, c RecordWarehouseReceipt) (ReceiptResult, error) {
 	receipt, err := warehouse.NewReceipt(h.ids.NewID("rcv"), h.clock.Now(), warehouse.ReceiptReport(c))
@@ -56,11 +61,18 @@ func (h *RecordWarehouseReceiptHandler) Handle(ctx context.Context, c RecordWare
 		},
 		func(ctx context.Context, r ports.Repositories) error {
 			if err := r.Stock.Move(ctx, receipt.Movements()); err != nil {
+				var over *warehouse.OnHandBoundError
+				if errors.As(err, &over) { // 422 invalid_parameter naming the line
+					return warehouse.ReceiptReport(c).OnHandPast(over)
+				}
 				return fmt.Errorf("receive stock of %s: %w", c.Reference, err)
 			}
 			// After its row locks: billing's lock comes last in every fact's
-			// transaction (docs/billing.md, "One lock order").
-			if err := h.billing.CheckPeriodOpen(ctx, r, c.OrganizationID, receipt.ReceivedAt()); err != nil {
+			// transaction (docs/billing.md, "One lock order"). An undated
+			// receipt that raced a close is dated after it, its movements too.
+			if err := checkPeriod(ctx, h.reporting, r, receipt, func(was time.Time) error {
+				return r.WarehouseReceipts.Redate(ctx, receipt, was)
+			}); err != nil {
 				return err
 			}
 			// Billing: the receipt's charges (one statement).

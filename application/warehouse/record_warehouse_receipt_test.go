@@ -102,7 +102,7 @@ func TestRecordWarehouseReceiptIsIdempotentOnItsReference(t *testing.T) {
 }
 
 func TestRecordWarehouseReceiptRefuses(t *testing.T) {
-	future := recvT0.Add(time.Minute)
+	future, past := recvT0.Add(time.Minute), recvT0.Add(-time.Hour)
 	checkRefusals(t, recvCommand, recvHandler, (*warehouseapp.RecordWarehouseReceiptHandler).Handle, func(db *apptest.DB) bool {
 		return db.Commits != 0 || db.WarehouseReceipts() != 0 || len(db.Movements()) != 0 || db.Level("wh_a", "ctn_1").OnHand != 5
 	}, []refusal[warehouseapp.RecordWarehouseReceipt]{
@@ -112,7 +112,7 @@ func TestRecordWarehouseReceiptRefuses(t *testing.T) {
 		{"an unknown organization", func(c *warehouseapp.RecordWarehouseReceipt) { c.OrganizationID = "org_none" }, apptest.Billing{}, application.KindInvalidWarehouse},
 		{"another organization's product", func(c *warehouseapp.RecordWarehouseReceipt) { c.Lines[0].ItemID = "prod_b" }, apptest.Billing{}, application.KindUnknownItems},
 		{"a product named as a carton", func(c *warehouseapp.RecordWarehouseReceipt) { c.Lines[1].ItemID = "prod_2" }, apptest.Billing{}, application.KindUnknownItems},
-		{"a closed period", func(c *warehouseapp.RecordWarehouseReceipt) {}, apptest.Billing{
+		{"dated into a closed period", func(c *warehouseapp.RecordWarehouseReceipt) { c.ReceivedAt = &past }, apptest.Billing{
 			PeriodClosed: func(context.Context, ports.Repositories, string, time.Time) (bool, error) { return true, nil },
 		}, application.KindPeriodClosed},
 		{"charges failing", func(c *warehouseapp.RecordWarehouseReceipt) {}, apptest.Billing{

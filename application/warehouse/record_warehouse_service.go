@@ -3,6 +3,7 @@ package warehouse
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"go.opentelemetry.io/otel/attribute"
 
@@ -37,10 +38,12 @@ func NewRecordWarehouseServiceHandler(uow ports.UnitOfWork, clock ports.Clock, i
 // serve the organization (422 invalid_warehouse); the service is stored
 // unless the warehouse has one under its reference — then the same content
 // is a retry (the first service, nothing written) and other content 409
-// reference_conflict. A new service must be on the organization's rate
-// card in force when it was performed (422 unknown_service) and not dated
-// inside a closed period (422 period_closed); its charge is written with
-// it.
+// reference_conflict. Under the organization's billing lock, a new
+// service must not be dated inside a closed period (422 period_closed;
+// one sent without its time raced a close and is dated after it instead)
+// and must be on the organization's rate card in force when it was
+// performed (422 unknown_service), read under that lock so that no card
+// set meanwhile changes the answer; its charge is written with it.
 func (h *RecordWarehouseServiceHandler) Handle(ctx context.Context, c RecordWarehouseService) (ServiceResult, error) {
 	service, err := warehouse.NewServiceRecord(h.ids.NewID("svc"), h.clock.Now(), warehouse.ServiceReport(c))
 	if err != nil {
@@ -51,10 +54,16 @@ func (h *RecordWarehouseServiceHandler) Handle(ctx context.Context, c RecordWare
 			return r.WarehouseServices.Create(ctx, service)
 		},
 		func(ctx context.Context, r ports.Repositories) error {
-			if err := h.billing.CheckServiceOffered(ctx, r, c.OrganizationID, service.Service(), service.PerformedAt()); err != nil {
+			// The billing lock first (checkPeriod: an undated service that
+			// raced a close is dated after it), then the card in force at
+			// the service's time: no card change can come between the check
+			// and the charge (docs/billing.md, "One lock order").
+			if err := checkPeriod(ctx, h.reporting, r, service, func(time.Time) error {
+				return r.WarehouseServices.Redate(ctx, service)
+			}); err != nil {
 				return err
 			}
-			if err := h.billing.CheckPeriodOpen(ctx, r, c.OrganizationID, service.PerformedAt()); err != nil {
+			if err := h.billing.CheckServiceOffered(ctx, r, c.OrganizationID, service.Service(), service.PerformedAt()); err != nil {
 				return err
 			}
 			// Billing: the service's charge (one statement). A service has no

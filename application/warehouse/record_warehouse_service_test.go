@@ -50,7 +50,7 @@ func TestRecordWarehouseServiceIsIdempotentOnItsReference(t *testing.T) {
 }
 
 func TestRecordWarehouseServiceRefuses(t *testing.T) {
-	future := recvT0.Add(time.Second)
+	future, past := recvT0.Add(time.Second), recvT0.Add(-time.Hour)
 	checkRefusals(t, svcCommand, svcHandler, (*warehouseapp.RecordWarehouseServiceHandler).Handle, func(db *apptest.DB) bool { return db.Commits != 0 || db.WarehouseServices() != 0 }, []refusal[warehouseapp.RecordWarehouseService]{
 		{"future performedAt", func(c *warehouseapp.RecordWarehouseService) { c.PerformedAt = &future }, apptest.Billing{}, application.KindInvalid},
 		{"zero quantity", func(c *warehouseapp.RecordWarehouseService) { c.QuantityMilli = 0 }, apptest.Billing{}, application.KindInvalid},
@@ -58,7 +58,7 @@ func TestRecordWarehouseServiceRefuses(t *testing.T) {
 			apptest.Billing{}, application.KindInvalidWarehouse},
 		{"not on the rate card", func(c *warehouseapp.RecordWarehouseService) { c.Service = "gift_wrap" },
 			apptest.Billing{ServiceOffered: offered}, application.KindUnknownService},
-		{"a closed period", func(c *warehouseapp.RecordWarehouseService) {}, apptest.Billing{
+		{"dated into a closed period", func(c *warehouseapp.RecordWarehouseService) { c.PerformedAt = &past }, apptest.Billing{
 			PeriodClosed: func(context.Context, ports.Repositories, string, time.Time) (bool, error) { return true, nil },
 		}, application.KindPeriodClosed},
 	})

@@ -2,7 +2,9 @@ package warehouse
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"time"
 
 	"github.com/acme3pl/fulfillment/application"
 	"github.com/acme3pl/fulfillment/domain/warehouse"
@@ -24,6 +26,9 @@ type report[T any] interface {
 	OrganizationID() string
 	Reference() string
 	SameContent(T) bool
+	Time() time.Time
+	TimeGiven() bool
+	DateAfter(now, closedUntil time.Time) bool
 }
 
 // Recorded is the report stored under its reference, and whether this
@@ -77,4 +82,32 @@ func recordReport[T report[T]](ctx context.Context, uow ports.UnitOfWork, kind s
 		return Recorded[T]{}, err
 	}
 	return Recorded[T]{Report: stored, Created: created}, nil
+}
+
+// checkPeriod refuses a new report dated inside a closed period of its
+// organization (warehouse.ErrPeriodClosed), after the organization's billing
+// lock, which billing's check takes shared and which is held until the
+// report commits: no close can end a period meanwhile. A report sent
+// without its time is never refused so: its time, read before the
+// transaction, lies before the end of a close that committed since (it
+// raced the close); it is dated now, read under the lock, and no earlier
+// than that close's end (DateAfter), and redate writes the new time where
+// the report's transaction wrote the old one (was).
+func checkPeriod[T report[T]](ctx context.Context, h reporting, r ports.Repositories, fresh T, redate func(was time.Time) error) error {
+	err := h.billing.CheckPeriodOpen(ctx, r, fresh.OrganizationID(), fresh.Time())
+	if fresh.TimeGiven() || !errors.Is(err, warehouse.ErrPeriodClosed) {
+		return err
+	}
+	until, err := r.BillingPeriods.ClosedUntil(ctx, fresh.OrganizationID())
+	if err != nil {
+		return fmt.Errorf("billing period of %s: %w", fresh.OrganizationID(), err)
+	}
+	was := fresh.Time()
+	if !fresh.DateAfter(h.clock.Now(), until) {
+		return fmt.Errorf("%s lies in a closed period of %s: %w", was.Format(time.RFC3339), fresh.OrganizationID(), warehouse.ErrPeriodClosed)
+	}
+	if err := redate(was); err != nil {
+		return fmt.Errorf("date %s %s after the close: %w", fresh.WarehouseID(), fresh.Reference(), err)
+	}
+	return nil
 }

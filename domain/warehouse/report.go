@@ -29,6 +29,35 @@ func (r *report) OrganizationID() string { return r.organizationID }
 func (r *report) Reference() string      { return r.reference }
 func (r *report) CreatedAt() time.Time   { return r.createdAt }
 
+// Time is when the fact happened (a receipt's receivedAt, a service's
+// performedAt); TimeGiven tells whether the warehouse gave it.
+func (r *report) Time() time.Time { return r.at }
+func (r *report) TimeGiven() bool { return r.atGiven }
+
+// DateAfter dates a new report sent without its time at now, or at
+// closedUntil when that is later (rounded up to the millisecond, the API's
+// precision), when its time lies before closedUntil: it raced a close, and
+// is dated when it is recorded, after the close, in the open period. Its
+// createdAt moves with it. A report whose time was given keeps it. It
+// tells whether the time changed.
+func (r *report) DateAfter(now, closedUntil time.Time) bool {
+	if r.atGiven || !r.at.Before(closedUntil) {
+		return false
+	}
+	at := now.UTC().Truncate(time.Millisecond)
+	if until := closedUntil.UTC(); at.Before(until) {
+		at = until.Truncate(time.Millisecond)
+		if at.Before(until) {
+			at = at.Add(time.Millisecond)
+		}
+	}
+	r.at = at
+	if r.createdAt.Before(at) {
+		r.createdAt = at
+	}
+	return true
+}
+
 // CheckReference refuses a reference that is empty, longer than
 // MaxReferenceChars characters, or not text PostgreSQL can hold.
 func CheckReference(ref string) error {

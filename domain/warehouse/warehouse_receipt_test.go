@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/acme3pl/fulfillment/domain"
 	"github.com/acme3pl/fulfillment/domain/domaintest"
 	"github.com/acme3pl/fulfillment/domain/shipping"
 	"github.com/acme3pl/fulfillment/domain/warehouse"
@@ -184,5 +185,68 @@ func TestReceiptMovements(t *testing.T) {
 	}
 	if got := r.Movements(); !reflect.DeepEqual(got, want) {
 		t.Fatalf("Movements = %+v, want %+v", got, want)
+	}
+}
+
+// A report sent without its time that raced a close is dated after it:
+// at now, or at the close's end rounded up to the millisecond when that
+// is later; one whose time was given, or that lies in the open period
+// already, keeps its time.
+func TestDateAfterAClose(t *testing.T) {
+	t0 := recvNow.Truncate(time.Millisecond)
+	closed := t0.Add(time.Hour + 1500*time.Microsecond)
+	for _, tt := range []struct {
+		name      string
+		given     bool
+		now       time.Time
+		until     time.Time
+		moved     bool
+		want      time.Time
+		wantAdded time.Time
+	}{
+		{"now is after the close", false, closed.Add(time.Minute), closed, true, closed.Add(time.Minute).Truncate(time.Millisecond), closed.Add(time.Minute).Truncate(time.Millisecond)},
+		{"the close's end is later than now", false, t0.Add(time.Minute), closed, true, t0.Add(time.Hour + 2*time.Millisecond), t0.Add(time.Hour + 2*time.Millisecond)},
+		{"in the open period already", false, closed, t0, false, t0, t0},
+		{"given", true, closed, closed, false, t0.Add(-time.Hour), t0},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			r := recvReport()
+			if tt.given {
+				at := t0.Add(-time.Hour)
+				r.ReceivedAt = &at
+			}
+			rec, err := newReceipt(r)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if moved := rec.DateAfter(tt.now, tt.until); moved != tt.moved {
+				t.Fatalf("moved %v, want %v", moved, tt.moved)
+			}
+			if !rec.ReceivedAt().Equal(tt.want) || !rec.CreatedAt().Equal(tt.wantAdded) || rec.Movements().OccurredAt != rec.ReceivedAt() {
+				t.Fatalf("received %v, created %v; want %v, %v", rec.ReceivedAt(), rec.CreatedAt(), tt.want, tt.wantAdded)
+			}
+		})
+	}
+}
+
+// A receipt past the bound of on hand names the quantity of the body's
+// first line of the item (lines of one item merge), and is
+// ErrOnHandBound; with no item known, it names `items`.
+func TestOnHandPastNamesTheLine(t *testing.T) {
+	r := recvReport()
+	r.Lines = append([]warehouse.ReceiptLine{{Kind: shipping.KindCarton, ItemID: "prod_1", Quantity: 1}}, r.Lines...)
+	r.Lines = append(r.Lines, warehouse.ReceiptLine{Kind: shipping.KindProduct, ItemID: "prod_1", Quantity: 5})
+	for _, tt := range []struct {
+		items []warehouse.OnHandOver
+		want  string
+	}{
+		{[]warehouse.OnHandOver{{Kind: shipping.KindProduct, ItemID: "prod_1", OnHand: warehouse.MaxOnHand, Quantity: 15}}, "items[1].quantity"},
+		{nil, "items"},
+	} {
+		err := r.OnHandPast(&warehouse.OnHandBoundError{Items: tt.items})
+		var ve *domain.ValidationError
+		if !errors.As(err, &ve) || ve.Field != tt.want || !errors.Is(err, warehouse.ErrOnHandBound) {
+			t.Fatalf("%v: names %+v, want %s and ErrOnHandBound", err, ve, tt.want)
+		}
 	}
 }
