@@ -302,15 +302,17 @@ func TestBillingIssueDatesFollowKeys(t *testing.T) {
 	}
 }
 
-// A period that cannot be finalized (its sums overflow) is reported and
-// skipped: the same run finalizes every other organization's period, and
-// its error names the one that failed.
+// A period that cannot be finalized is reported and skipped: the same run
+// finalizes every other organization's period, and its error names the one
+// that failed. No accepted input makes a period fail any more (the sums and
+// lines never overflow: billing_bounds_test.go), so the fault is a real one
+// of the database: a trigger that refuses org_bad's invoice.
 func TestBillingRunSkipsAPeriodThatCannotBeFinalized(t *testing.T) {
 	b, clock := newBillOctober(t, "org_ok_1", "org_bad", "org_ok_2")
-	for _, ref := range []string{"huge-1", "huge-2"} {
-		billExec(t, b.db, `INSERT INTO billing_charges (organization_id, fee, source_id, title, quantity_milli, divisor, unit_cost, occurred_at)
-		VALUES ('org_bad', 'operator', ?, 'Huge', 1000, 1, 9000000000000000000, '2030-11-15T00:00:00Z')`, ref)
-	}
+	billExec(t, b.db, `CREATE FUNCTION refuse_org_bad() RETURNS trigger LANGUAGE plpgsql AS $$
+	BEGIN RAISE EXCEPTION 'org_bad cannot be invoiced'; END $$`)
+	billExec(t, b.db, `CREATE TRIGGER refuse_org_bad BEFORE INSERT ON invoices FOR EACH ROW
+	WHEN (NEW.organization_id = 'org_bad') EXECUTE FUNCTION refuse_org_bad()`)
 	clock.set(utc("2030-12-02T00:00:01Z"))
 	res, err := b.run.Handle(context.Background(), billingapp.RunBilling{})
 	if err == nil || !strings.Contains(err.Error(), "org_bad from 2030-11-01") {
@@ -327,7 +329,14 @@ func TestBillingRunSkipsAPeriodThatCannotBeFinalized(t *testing.T) {
 	if _, keys := billInvoices(t, b.db, "org_bad"); len(keys) != 0 {
 		t.Errorf("org_bad has keys %q", keys)
 	}
-	billExec(t, b.db, `DELETE FROM billing_charges WHERE organization_id = 'org_bad' AND fee = 'operator'`)
+	billExec(t, b.db, `DROP TRIGGER refuse_org_bad ON invoices`)
+	billExec(t, b.db, `DROP FUNCTION refuse_org_bad()`)
+	if _, err := b.run.Handle(context.Background(), billingapp.RunBilling{}); err != nil {
+		t.Fatalf("the next run, the fault gone: %v", err)
+	}
+	if _, keys := billInvoices(t, b.db, "org_bad"); len(keys) != 1 {
+		t.Errorf("org_bad has keys %q once the fault is gone, want one", keys)
+	}
 }
 
 // During the grace both periods are open: November's invoice a draft,
@@ -390,6 +399,42 @@ func TestBillingBothPeriodsOpenDuringTheGrace(t *testing.T) {
 				t.Fatalf("finalized %v, want November's", ids)
 			}
 		})
+	}
+}
+
+// A close during the grace off-boards both open periods in one go:
+// November's draft at its own end (the lower key), December up to now; the
+// next period starts at the close and bills nothing yet.
+func TestBillingCloseDuringTheGraceEndsBothPeriods(t *testing.T) {
+	org := "org_grace_close"
+	clock := &billClock{now: utc("2030-11-20T10:00:00Z")}
+	b := newBillInstance(t, billDatabase(t), clock, time.UTC, 4)
+	billCardedOrg(t, b, org)
+	billShip(t, b.db, org, "shp_gc_nov", false, 1, utc("2030-11-30T23:30:00Z"))
+	billAccrue(t, b, "shipment", "shp_gc_nov")
+	clock.set(utc("2030-12-01T00:30:00Z"))
+	billShip(t, b.db, org, "shp_gc_dec", true, 2, utc("2030-12-01T00:10:00Z"))
+	billAccrue(t, b, "shipment", "shp_gc_dec")
+	clock.set(utc("2030-12-01T12:00:00Z"))
+	closed, err := b.close.Handle(context.Background(), billingapp.ClosePeriod{OrganizationID: org})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if closed.Draft == nil || closed.Draft.Key == "" || closed.Key == "" {
+		t.Fatalf("close during the grace: draft %+v, now %+v; want both finalized", closed.Draft, closed.FinalizedInvoice)
+	}
+	if !closed.Draft.Period.End.Equal(utc("2030-12-01T00:00:00Z")) || !closed.Period.End.Equal(utc("2030-12-01T12:00:00Z")) {
+		t.Errorf("periods ended %s and %s; want November's end and the close", closed.Draft.Period.End, closed.Period.End)
+	}
+	if closed.Draft.Key >= closed.Key {
+		t.Errorf("keys %s then %s; want November's first", closed.Draft.Key, closed.Key)
+	}
+	if _, keys := billInvoices(t, b.db, org); len(keys) != 2 {
+		t.Fatalf("keys %q, want November's and December's", keys)
+	}
+	again, err := b.close.Handle(context.Background(), billingapp.ClosePeriod{OrganizationID: org})
+	if err != nil || again.Key != "" || again.Draft != nil {
+		t.Fatalf("closing again: %+v, %v; want nothing billed", again, err)
 	}
 }
 

@@ -214,7 +214,7 @@ func TestBillingCloseOffboards(t *testing.T) {
 			if err != nil {
 				t.Error(err)
 			}
-			results <- f
+			results <- f.FinalizedInvoice
 		})
 	}
 	wg.Wait()

@@ -168,7 +168,7 @@ func TestBillingCloseDuringAFinalization(t *testing.T) {
 	}()
 	pgtest.WaitForLockWaiters(t, b.db, 1)
 	closed := make(chan error, 1)
-	var closing ports.FinalizedInvoice
+	var closing billingapp.Closed
 	go func() {
 		var err error
 		closing, err = b.close.Handle(ctx, billingapp.ClosePeriod{OrganizationID: org})

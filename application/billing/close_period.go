@@ -9,11 +9,27 @@ import (
 )
 
 // ClosePeriod off-boards an organization (`fulfillment billing close`):
-// its open period ends now and is finalized at once, the next period
+// its open periods end now and are finalized at once, the next period
 // starts at that instant, and no period after it bills a minimum until a
 // card with a later effectiveFrom is set.
 type ClosePeriod struct {
 	OrganizationID string
+}
+
+// Closed is what a close finalized: the period that ended now, and, when
+// the close came during the grace of the month before, that month's draft
+// first (finalized at its own end, with the lower key).
+type Closed struct {
+	ports.FinalizedInvoice
+	Draft *ports.FinalizedInvoice
+}
+
+// All lists the finalized periods in finalization order.
+func (c Closed) All() []ports.FinalizedInvoice {
+	if c.Draft == nil {
+		return []ports.FinalizedInvoice{c.FinalizedInvoice}
+	}
+	return []ports.FinalizedInvoice{*c.Draft, c.FinalizedInvoice}
 }
 
 // ClosePeriodHandler answers ClosePeriod.
@@ -23,13 +39,14 @@ type ClosePeriodHandler struct{ d Deps }
 func NewClosePeriodHandler(d Deps) *ClosePeriodHandler { return &ClosePeriodHandler{d: d} }
 
 // Handle accrues what is due to the organization and finalizes its open
-// period, in one transaction under the organization's billing lock. A
+// periods, in one transaction under the organization's billing lock. A
 // period that has ended already (a draft in its grace) is finalized at its
-// own end. Closed again with nothing charged since (or by several
-// operators at once: the lock queues them), it finalizes a period that
-// bills nothing, which makes no invoice: the result's Key is "".
-func (h *ClosePeriodHandler) Handle(ctx context.Context, c ClosePeriod) (ports.FinalizedInvoice, error) {
-	var out ports.FinalizedInvoice
+// own end, and the month open beside it up to now. Closed again with
+// nothing charged since (or by several operators at once: the lock queues
+// them), it finalizes a period that bills nothing, which makes no invoice:
+// the result's Key is "".
+func (h *ClosePeriodHandler) Handle(ctx context.Context, c ClosePeriod) (Closed, error) {
+	var out Closed
 	now := h.d.Clock.Now()
 	err := h.d.UnitOfWork.Do(ctx, func(ctx context.Context, r ports.Repositories) error {
 		fees, err := h.d.accrue(ctx, r, c.OrganizationID, now)
@@ -37,31 +54,44 @@ func (h *ClosePeriodHandler) Handle(ctx context.Context, c ClosePeriod) (ports.F
 			return err
 		}
 		h.d.observeCharges(fees)
-		p, err := r.BillingPeriods.LockOpen(ctx, c.OrganizationID)
-		if err != nil {
-			return fmt.Errorf("the open period of %s (is a rate card set?): %w", c.OrganizationID, err)
+		out = Closed{}
+		for {
+			p, err := r.BillingPeriods.LockOpen(ctx, c.OrganizationID)
+			if err != nil {
+				return fmt.Errorf("the open period of %s (is a rate card set?): %w", c.OrganizationID, err)
+			}
+			end := p.Period.End
+			if now.Before(end) {
+				end = now
+			}
+			if !end.After(p.Period.Start) {
+				// Closed at this very instant already: nothing was charged since.
+				out.FinalizedInvoice = ports.FinalizedInvoice{OrganizationID: c.OrganizationID,
+					Period: billing.Period{Start: p.Period.Start, End: end}}
+				break
+			}
+			fs, err := h.d.finalize(ctx, r, []closing{{period: p, end: end}})
+			if err != nil {
+				return err
+			}
+			out.FinalizedInvoice = fs[0]
+			if end.Equal(now) || out.Draft != nil {
+				break
+			}
+			// A draft in its grace, finalized at its own end: the month
+			// open beside it ends now.
+			draft := fs[0]
+			out.Draft = &draft
 		}
-		end := p.Period.End
-		if now.Before(end) {
-			end = now
-		}
-		if !end.After(p.Period.Start) {
-			// Closed at this very instant already: nothing was charged since.
-			out = ports.FinalizedInvoice{OrganizationID: c.OrganizationID, Period: billing.Period{Start: p.Period.Start, End: end}}
-			return r.BillingPeriods.Offboard(ctx, c.OrganizationID, now)
-		}
-		fs, err := h.d.finalize(ctx, r, []closing{{period: p, end: end}})
-		if err != nil {
-			return err
-		}
-		out = fs[0]
 		return r.BillingPeriods.Offboard(ctx, c.OrganizationID, now)
 	})
 	if err != nil {
 		return out, err
 	}
-	if out.Invoice != nil {
-		h.d.observer().ObserveInvoices(string(out.Invoice.Status()), 1)
+	for _, f := range out.All() {
+		if f.Invoice != nil {
+			h.d.observer().ObserveInvoices(string(f.Invoice.Status()), 1)
+		}
 	}
 	return out, nil
 }

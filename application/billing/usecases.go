@@ -21,7 +21,7 @@ import (
 type UseCases struct {
 	SetRateCard         application.Handler[SetRateCard, *billing.RateCard]
 	RunBilling          application.Handler[RunBilling, RunResult]
-	ClosePeriod         application.Handler[ClosePeriod, ports.FinalizedInvoice]
+	ClosePeriod         application.Handler[ClosePeriod, Closed]
 	PreviewInvoices     application.Handler[PreviewInvoices, []*invoicing.Invoice]
 	AddCharge           application.Handler[AddCharge, AddChargeResult]
 	ChangeInvoiceStatus application.Handler[ChangeInvoiceStatus, invoicing.InvoiceStatus]

@@ -96,11 +96,13 @@ func billingCmd(ctx context.Context, cfg bootstrap.Config, args []string, stdout
 			return err
 		}
 		return withBilling(ctx, cfg, func(ctx context.Context, uc *billingapp.UseCases) error {
-			f, err := uc.ClosePeriod.Handle(ctx, billingapp.ClosePeriod{OrganizationID: *org})
+			closed, err := uc.ClosePeriod.Handle(ctx, billingapp.ClosePeriod{OrganizationID: *org})
 			if err != nil {
 				return fmt.Errorf("billing close: %w", err)
 			}
-			printFinalized(stdout, cfg, f)
+			for _, f := range closed.All() {
+				printFinalized(stdout, cfg, f)
+			}
 			return nil
 		})
 	}
