@@ -276,8 +276,8 @@ func TestOrgsLimitBackToTheDefault(t *testing.T) {
 		{},
 	} {
 		r := runCLI(t, env, append([]string{"orgs", "limit", "--org", org}, bad...)...)
-		if r.Code != 2 || r.Stdout != "" || strings.Count(strings.TrimSpace(r.Stderr), "\n") != 0 {
-			t.Errorf("orgs limit %v: exit %d, stdout %q, stderr %q; want 2 with one line", bad, r.Code, r.Stdout, r.Stderr)
+		if first, _, _ := strings.Cut(r.Stderr, "\n"); r.Code != 2 || r.Stdout != "" || !strings.HasPrefix(first, "fulfillment: orgs limit") {
+			t.Errorf("orgs limit %v: exit %d, stdout %q, stderr %q; want 2 and the mistake on the first line", bad, r.Code, r.Stdout, first)
 		}
 	}
 	if r := runCLI(t, env, "orgs", "limit", "--org", "org_e2e_rl_nobody", "--default"); r.Code != 1 || !strings.Contains(r.Stderr, "org_e2e_rl_nobody") {
