@@ -20,7 +20,7 @@ import (
 
 // perHour is a limit that refills too slowly to matter within a test: its
 // burst is what a bucket allows.
-func perHour(t *testing.T, burst int) domain.RateLimit {
+func perHour(t testing.TB, burst int) domain.RateLimit {
 	t.Helper()
 	l, err := domain.ParseRateLimit("1/h", burst)
 	if err != nil {
