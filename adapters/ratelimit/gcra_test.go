@@ -109,3 +109,26 @@ func TestRedisReadsARaisedLimitAsGCRA(t *testing.T) {
 		t.Errorf("raised to 20/s burst 40: %d of 40 at once, want all", got)
 	}
 }
+
+// Many requests at once on one bucket take exactly its burst, in memory
+// (the TAT is read and written under one lock), however they interleave
+// with a limit raised meanwhile.
+func TestMemoryBucketUnderConcurrentRequests(t *testing.T) {
+	clock := &setClock{now: time.Date(2026, 12, 7, 12, 0, 0, 0, time.UTC)}
+	l := ratelimit.NewMemory(limit(t, "1/h", 50), telemetry.NewMetrics().FairUse, slog.New(slog.DiscardHandler), ratelimit.WithClock(clock))
+	var mu sync.Mutex
+	got := 0
+	var wg sync.WaitGroup
+	for range 16 {
+		wg.Go(func() {
+			n := allowed(l, ratelimit.ScopeOrg, "org_a", 20)
+			mu.Lock()
+			got += n
+			mu.Unlock()
+		})
+	}
+	wg.Wait()
+	if got != 50 {
+		t.Errorf("16 × 20 requests at once on a burst of 50: %d allowed", got)
+	}
+}

@@ -172,7 +172,7 @@ func TestRedisStoppedFailsOpen(t *testing.T) {
 			t.Fatalf("request %d with Redis stopped: %+v, want allowed without a known bucket", i, d)
 		}
 	}
-	if slowest > 5*time.Millisecond {
+	if slowest > 50*time.Millisecond { // a dial failing as before takes 250 ms
 		t.Errorf("a request with Redis known to be down waited %s, want at once", slowest)
 	}
 	if got := testutil.ToFloat64(m.RateLimitBackendErrors); got != n {
