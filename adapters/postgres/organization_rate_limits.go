@@ -23,13 +23,27 @@ func NewOrganizationRateLimits(db bun.IDB) *OrganizationRateLimits {
 }
 
 const (
-	setRateLimitSQL sqlUpdate = `UPDATE organizations SET rate_limit = $2, rate_limit_burst = $3 WHERE id = $1`
-	rateLimitsSQL   sqlSelect = `SELECT id, rate_limit, coalesce(rate_limit_burst, 0) FROM organizations WHERE rate_limit IS NOT NULL`
+	setRateLimitSQL   sqlUpdate = `UPDATE organizations SET rate_limit = $2, rate_limit_burst = $3 WHERE id = $1`
+	clearRateLimitSQL sqlUpdate = `UPDATE organizations SET rate_limit = NULL, rate_limit_burst = NULL WHERE id = $1`
+	rateLimitsSQL     sqlSelect = `SELECT id, rate_limit, coalesce(rate_limit_burst, 0) FROM organizations WHERE rate_limit IS NOT NULL`
 )
 
 // SetRateLimit sets an organization's own limit, or domain.ErrNotFound.
 func (r *OrganizationRateLimits) SetRateLimit(ctx context.Context, organizationID string, limit domain.RateLimit) error {
 	n, err := r.run.exec(ctx, setRateLimitSQL, organizationID, limit.Rate(), int64(limit.Burst()))
+	if err != nil {
+		return dbErr(err)
+	}
+	if n == 0 {
+		return domain.ErrNotFound
+	}
+	return nil
+}
+
+// ClearRateLimit removes an organization's own limit, or
+// domain.ErrNotFound.
+func (r *OrganizationRateLimits) ClearRateLimit(ctx context.Context, organizationID string) error {
+	n, err := r.run.exec(ctx, clearRateLimitSQL, organizationID)
 	if err != nil {
 		return dbErr(err)
 	}

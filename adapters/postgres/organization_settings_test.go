@@ -60,6 +60,24 @@ func TestOrganizationRateLimits(t *testing.T) {
 	if got["org_rl_default"] != limit("600/m", 5) || got["org_rl_fixture"] != limit("10/s", 1) {
 		t.Errorf("after orgs limit and a second seed: %v", got)
 	}
+
+	// Back to the default: the limit of its own is gone (twice is the
+	// same); an unknown organization is not found.
+	for range 2 {
+		if err := limits.ClearRateLimit(ctx, "org_rl_default"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := limits.ClearRateLimit(ctx, "org_rl_nobody"); !errors.Is(err, domain.ErrNotFound) {
+		t.Errorf("clearing an unknown organization's limit: %v, want domain.ErrNotFound", err)
+	}
+	got, err = limits.RateLimits(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := got["org_rl_default"]; ok || got["org_rl_fixture"] != limit("10/s", 1) {
+		t.Errorf("after clearing org_rl_default's limit: %v, want only org_rl_fixture's", got)
+	}
 }
 
 // An organization's storefront webhook secret, from a fixture; an

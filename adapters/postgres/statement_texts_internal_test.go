@@ -58,6 +58,7 @@ func TestDeclaredCommands(t *testing.T) {
 func allStatements() map[string]statement {
 	all := map[string]statement{
 		"appliedMigrationsSQL":            appliedMigrationsSQL,
+		"clearRateLimitSQL":               clearRateLimitSQL,
 		"migrationLockSQL":                migrationLockSQL,
 		"migrationUnlockSQL":              migrationUnlockSQL,
 		"acceptOrderSQL":                  acceptOrderSQL,

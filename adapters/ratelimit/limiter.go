@@ -8,6 +8,7 @@ import (
 
 	"github.com/acme3pl/fulfillment/adapters/telemetry"
 	"github.com/acme3pl/fulfillment/domain"
+	"github.com/acme3pl/fulfillment/ports"
 )
 
 // The scopes of a bucket: the names in the RateLimit and RateLimit-Policy
@@ -47,6 +48,27 @@ type bucketState struct {
 	retryAfter time.Duration // until the next request is allowed; 0 when remaining > 0
 }
 
+// Option sets a limiter's optional dependency.
+type Option func(*settings)
+
+type settings struct{ clock ports.Clock }
+
+// WithClock gives the limiter the service's clock (the buckets' time and
+// the spacing of warnings); the default is the system's.
+func WithClock(c ports.Clock) Option { return func(s *settings) { s.clock = c } }
+
+func options(opts []Option) settings {
+	s := settings{clock: systemClock{}}
+	for _, o := range opts {
+		o(&s)
+	}
+	return s
+}
+
+type systemClock struct{}
+
+func (systemClock) Now() time.Time { return time.Now() }
+
 // warnEvery spaces the warnings of a store that cannot be asked.
 const warnEvery = time.Minute
 
@@ -57,13 +79,14 @@ type Limiter struct {
 	def      domain.RateLimit
 	store    store
 	limits   atomic.Pointer[map[string]domain.RateLimit] // organization ID → its own limit
+	clock    ports.Clock
 	metrics  telemetry.FairUse
 	log      *slog.Logger
 	lastWarn atomic.Int64 // unix nanoseconds of the last warning of a store error
 }
 
-func newLimiter(def domain.RateLimit, s store, m telemetry.FairUse, log *slog.Logger) *Limiter {
-	l := &Limiter{def: def, store: s, metrics: m, log: log}
+func newLimiter(def domain.RateLimit, s store, clock ports.Clock, m telemetry.FairUse, log *slog.Logger) *Limiter {
+	l := &Limiter{def: def, store: s, clock: clock, metrics: m, log: log}
 	l.limits.Store(&map[string]domain.RateLimit{})
 	return l
 }
@@ -115,9 +138,9 @@ func (l *Limiter) Allow(ctx context.Context, scope, id string) Decision {
 // error's text is the client's, which names the address but never the
 // password of the store.
 func (l *Limiter) warn(ctx context.Context, err error) {
-	now := time.Now().UnixNano()
+	now := l.clock.Now().UnixNano()
 	last := l.lastWarn.Load()
-	if now-last < int64(warnEvery) || !l.lastWarn.CompareAndSwap(last, now) {
+	if last != 0 && now-last < int64(warnEvery) || !l.lastWarn.CompareAndSwap(last, now) {
 		return
 	}
 	l.log.WarnContext(ctx, "rate limits not applied: the buckets' store cannot be asked; requests are served without limits",

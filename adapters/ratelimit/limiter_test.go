@@ -3,9 +3,12 @@ package ratelimit_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"log/slog"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus/testutil"
 
@@ -17,7 +20,7 @@ import (
 
 // perHour is a limit that refills too slowly to matter within a test: its
 // burst is what a bucket allows.
-func perHour(t *testing.T, burst int) domain.RateLimit {
+func perHour(t testing.TB, burst int) domain.RateLimit {
 	t.Helper()
 	l, err := domain.ParseRateLimit("1/h", burst)
 	if err != nil {
@@ -144,33 +147,84 @@ func TestAnOrganizationsOwnLimit(t *testing.T) {
 }
 
 // With Redis stopped in the middle of a run, requests are allowed (fail
-// open), each counted, and the warning is logged once, not per request;
-// Redis back, the limits apply again.
+// open) at once: after the first failure Redis is not asked by requests
+// until a probe in the background finds it back. Each is counted, the
+// warning is logged once, not per request, and the client's own lines are
+// JSON too; Redis back, the limits apply again within the probe's second.
 func TestRedisStoppedFailsOpen(t *testing.T) {
 	srv := redistest.Start(t)
-	var logs bytes.Buffer
+	logs := &syncWriter{}
 	m := telemetry.NewMetrics().FairUse
-	l := newRedis(t, srv.URL(), perHour(t, 2), m, slog.New(slog.NewJSONHandler(&logs, nil)))
+	l := newRedis(t, srv.URL(), perHour(t, 2), m, slog.New(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug})))
 	if got := allowed(l, ratelimit.ScopeOrg, "org_a", 3); got != 2 {
 		t.Fatalf("before the stop: %d of 3 allowed, want 2", got)
 	}
 	srv.Stop()
-	for i := range 5 {
+	const n = 200
+	slowest := time.Duration(0)
+	for i := range n {
+		start := time.Now()
 		d := l.Allow(context.Background(), ratelimit.ScopeOrg, "org_a")
+		if took := time.Since(start); i > 0 {
+			slowest = max(slowest, took)
+		}
 		if !d.Allowed || d.Known {
 			t.Fatalf("request %d with Redis stopped: %+v, want allowed without a known bucket", i, d)
 		}
 	}
-	if n := testutil.ToFloat64(m.RateLimitBackendErrors); n != 5 {
-		t.Errorf("fulfillment_rate_limit_backend_errors_total = %v, want 5", n)
+	if slowest > 50*time.Millisecond { // a dial failing as before takes 250 ms
+		t.Errorf("a request with Redis known to be down waited %s, want at once", slowest)
 	}
-	if n := strings.Count(logs.String(), `"level":"WARN"`); n != 1 {
-		t.Errorf("%d warnings for 5 failures, want 1: %s", n, logs.String())
+	if got := testutil.ToFloat64(m.RateLimitBackendErrors); got != n {
+		t.Errorf("fulfillment_rate_limit_backend_errors_total = %v, want %d", got, n)
+	}
+	if got := strings.Count(logs.String(), `"level":"WARN"`); got != 1 {
+		t.Errorf("%d warnings for %d failures, want 1: %s", got, n, logs.String())
 	}
 	srv.Start() // an empty Redis: the bucket starts full again
+	waitKnown(t, l)
 	if got := allowed(l, ratelimit.ScopeOrg, "org_a", 3); got != 2 {
 		t.Errorf("after Redis came back: %d of 3 allowed, want 2", got)
 	}
+	for _, line := range strings.Split(strings.TrimSpace(logs.String()), "\n") {
+		if !json.Valid([]byte(line)) {
+			t.Errorf("a log line is not JSON: %q", line)
+		}
+	}
+	if !strings.Contains(logs.String(), `"msg":"redis client"`) {
+		t.Errorf("the client's own lines are not in the service's log: %s", logs.String())
+	}
+}
+
+// waitKnown waits until the limiter asks its store again (the probe found
+// Redis back), with a bucket of its own.
+func waitKnown(t *testing.T, l *ratelimit.Limiter) {
+	t.Helper()
+	deadline := time.Now().Add(3 * time.Second)
+	for !l.Allow(context.Background(), ratelimit.ScopeOrg, "org_probe").Known {
+		if time.Now().After(deadline) {
+			t.Fatal("Redis back for 3 s and the limiter still does not ask it")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// syncWriter lets the probe's goroutine and the test write one buffer.
+type syncWriter struct {
+	mu sync.Mutex
+	w  bytes.Buffer
+}
+
+func (s *syncWriter) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.w.Write(p)
+}
+
+func (s *syncWriter) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.w.String()
 }
 
 // The URL's password never shows in an error.

@@ -1,7 +1,11 @@
 package main
 
 import (
+	"encoding/json"
+	"io"
+	"net/http"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -23,6 +27,8 @@ func rlFixture() map[string]any {
 			fixtureOrg("org_e2e_rl_a", "Limited A"),
 			fixtureOrg("org_e2e_rl_b", "Limited B"),
 			fixtureOrg("org_e2e_rl_c", "Limited C"),
+			fixtureOrg("org_e2e_rl_raise", "Raised"),
+			fixtureOrg("org_e2e_rl_back", "Back To Default"),
 			map[string]any{"id": "org_e2e_rl_own", "name": "Own Limit", "rateLimit": "1/h", "rateLimitBurst": 3},
 		},
 		"warehouses": []any{
@@ -174,8 +180,11 @@ func TestRateLimitsNeverLimitTheWebhook(t *testing.T) {
 }
 
 // Redis stopped in the middle of a run: requests are served (without the
-// RateLimit header), counted in fulfillment_rate_limit_backend_errors_total,
-// and warned about once; with Redis back the limits apply again.
+// RateLimit header) at once — after the first failure Redis is not asked
+// by requests until a background probe finds it back —, counted in
+// fulfillment_rate_limit_backend_errors_total, and warned about once in a
+// JSON line (go-redis's own lines are JSON too); with Redis back the limits
+// apply again within the probe's second.
 func TestRateLimitsFailOpenWithoutRedis(t *testing.T) {
 	seedRL(t)
 	redis := redistest.Start(t)
@@ -186,25 +195,170 @@ func TestRateLimitsFailOpenWithoutRedis(t *testing.T) {
 		t.Fatalf("with Redis: %d of %d served, want %d", got, burst+1, burst)
 	}
 	redis.Stop()
-	for i := range 5 {
+	const n = 20
+	var took []time.Duration
+	for i := range n {
+		start := time.Now()
 		r := do(t, "GET", srv.URL+"/v0/warehouses", nil, "Authorization", "Bearer "+token)
+		took = append(took, time.Since(start))
 		if r.Status != 200 || r.Header.Get("RateLimit") != "" || r.Header.Get("RateLimit-Policy") == "" {
 			t.Fatalf("request %d with Redis stopped: %d %v, want 200 with the policy and no RateLimit", i, r.Status, r.Header)
 		}
 	}
-	if n := metricValue(t, srv, "fulfillment_rate_limit_backend_errors_total"); n != 5 {
-		t.Errorf("fulfillment_rate_limit_backend_errors_total = %v, want 5", n)
+	// The first may wait for the failing question (at most 250 ms); the
+	// others do not ask: a whole list request is a few milliseconds.
+	slices.Sort(took[1:])
+	if median := took[1+(n-1)/2]; median > 50*time.Millisecond {
+		t.Errorf("with Redis known to be down, the median request took %s (all but the first: %v), want no wait for Redis", median, took[1:])
+	}
+	if n := metricValue(t, srv, "fulfillment_rate_limit_backend_errors_total"); n != 20 {
+		t.Errorf("fulfillment_rate_limit_backend_errors_total = %v, want 20", n)
 	}
 	if n := strings.Count(srv.Logs(), "rate limits not applied"); n != 1 {
-		t.Errorf("%d warnings for 5 failures, want 1", n)
+		t.Errorf("%d warnings for 20 failures, want 1", n)
 	}
 	if strings.Contains(srv.Logs(), redis.URL()) {
 		t.Error("the log repeats the Redis URL")
 	}
 	redis.Start() // empty: the bucket starts full
+	deadline := time.Now().Add(3 * time.Second)
+	for do(t, "GET", srv.URL+"/v0/warehouses", nil, "Authorization", "Bearer "+mintToken(t, "org_e2e_rl_b", "locations")).Header.Get("RateLimit") == "" {
+		if time.Now().After(deadline) {
+			t.Fatal("Redis back for 3 s and the limits do not apply")
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
 	if got := countServed(t, srv, "/v0/warehouses", token, "org", burst, burst+1); got != burst {
 		t.Errorf("Redis back: %d of %d served, want %d", got, burst+1, burst)
 	}
+	for _, line := range strings.Split(strings.TrimSpace(srv.Logs()), "\n") {
+		if !json.Valid([]byte(line)) {
+			t.Errorf("a line on stderr is not JSON: %q", line)
+		}
+	}
+}
+
+// A raised limit is granted as GCRA reads it, in the default (in-memory)
+// store: a client whose bucket was full at 5/s burst 10, raised to 100/s
+// burst 200, may send far more than 10 at once.
+func TestRaisedLimitGrantsTheNewBurstInMemory(t *testing.T) {
+	seedRL(t)
+	env := baseEnv(testDSN, "RATE_LIMIT=5/s", "RATE_LIMIT_BURST=10")
+	srv := startServer(t, env)
+	token := mintToken(t, "org_e2e_rl_raise", "locations")
+	if served, _ := burstGET(t, srv, token, 30); served > 12 {
+		t.Fatalf("5/s burst 10: %d of 30 served at once", served)
+	}
+	time.Sleep(2500 * time.Millisecond) // the bucket refills (10 at 5/s: 2 s)
+	mustCLI(t, env, "orgs", "limit", "--org", "org_e2e_rl_raise", "--rate", "100/s", "--burst", "200")
+	waitPolicy(t, srv, token, `"org";q=200;`)
+	if served, refused := burstGET(t, srv, token, 150); served != 150 {
+		t.Errorf("raised to 100/s burst 200 from a full bucket: %d of 150 served at once (%d refused), want all", served, refused)
+	}
+}
+
+// `orgs limit --default` gives an organization the default limit back,
+// within a second on the serving process; `--burst 0` is bad usage.
+func TestOrgsLimitBackToTheDefault(t *testing.T) {
+	seedRL(t)
+	env := baseEnv(testDSN, "RATE_LIMIT=1/h", "RATE_LIMIT_BURST=2")
+	srv := startServer(t, env)
+	const org = "org_e2e_rl_back"
+	token := mintToken(t, org, "locations")
+	mustCLI(t, env, "orgs", "limit", "--org", org, "--rate", "1/h", "--burst", "500")
+	waitPolicy(t, srv, token, `"org";q=500;`)
+
+	for _, bad := range [][]string{
+		{"--rate", "5/s", "--burst", "0"},
+		{"--rate", "5/s", "--burst", "-1"},
+		{"--default", "--rate", "5/s"},
+		{"--default", "--burst", "5"},
+		{},
+	} {
+		r := runCLI(t, env, append([]string{"orgs", "limit", "--org", org}, bad...)...)
+		if first, _, _ := strings.Cut(r.Stderr, "\n"); r.Code != 2 || r.Stdout != "" || !strings.HasPrefix(first, "fulfillment: orgs limit") {
+			t.Errorf("orgs limit %v: exit %d, stdout %q, stderr %q; want 2 and the mistake on the first line", bad, r.Code, r.Stdout, first)
+		}
+	}
+	if r := runCLI(t, env, "orgs", "limit", "--org", "org_e2e_rl_nobody", "--default"); r.Code != 1 || !strings.Contains(r.Stderr, "org_e2e_rl_nobody") {
+		t.Errorf("orgs limit --default of an unknown organization: exit %d %q, want 1 naming it", r.Code, r.Stderr)
+	}
+	time.Sleep(time.Second) // the refresh's period: nothing was changed by the refused commands
+	if p := do(t, "GET", srv.URL+"/v0/warehouses", nil, "Authorization", "Bearer "+token).Header.Get("RateLimit-Policy"); !strings.HasPrefix(p, `"org";q=500;`) {
+		t.Errorf("after refused commands the policy is %q, want the limit set before (q=500)", p)
+	}
+
+	out := mustCLI(t, env, "orgs", "limit", "--org", org, "--default")
+	if !strings.Contains(out, org) || !strings.Contains(out, "default") {
+		t.Errorf("orgs limit --default printed %q", out)
+	}
+	waitPolicy(t, srv, token, `"org";q=2;`)
+}
+
+// waitPolicy waits, at most a second, until srv answers token's requests
+// with a RateLimit-Policy starting with prefix. It asks five times a
+// second at most, so that a bucket of 5/s or more is not emptied by it.
+func waitPolicy(t *testing.T, srv *server, token, prefix string) {
+	t.Helper()
+	set := time.Now()
+	for {
+		r := do(t, "GET", srv.URL+"/v0/warehouses", nil, "Authorization", "Bearer "+token)
+		if strings.HasPrefix(r.Header.Get("RateLimit-Policy"), prefix) {
+			t.Logf("the policy %s applied %s after the command", prefix, time.Since(set).Round(time.Millisecond))
+			return
+		}
+		if time.Since(set) > time.Second {
+			t.Fatalf("1s after orgs limit the server still answers with the policy %q, want %s…", r.Header.Get("RateLimit-Policy"), prefix)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+}
+
+// burstGET sends n list requests as token from 16 clients at once and
+// counts the answers 200 and 429.
+func burstGET(t *testing.T, srv *server, token string, n int) (served, refused int) {
+	t.Helper()
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	var failed []string
+	next := make(chan struct{}, n)
+	for range n {
+		next <- struct{}{}
+	}
+	close(next)
+	for range 16 {
+		wg.Go(func() {
+			for range next {
+				req, err := http.NewRequestWithContext(t.Context(), http.MethodGet, srv.URL+"/v0/warehouses", nil)
+				if err != nil {
+					panic(err)
+				}
+				req.Header.Set("Authorization", "Bearer "+token)
+				resp, err := http.DefaultClient.Do(req)
+				mu.Lock()
+				switch {
+				case err != nil:
+					failed = append(failed, err.Error())
+				case resp.StatusCode == 200:
+					served++
+				case resp.StatusCode == 429:
+					refused++
+				default:
+					failed = append(failed, resp.Status)
+				}
+				mu.Unlock()
+				if err == nil {
+					_, _ = io.Copy(io.Discard, resp.Body)
+					_ = resp.Body.Close()
+				}
+			}
+		})
+	}
+	wg.Wait()
+	if len(failed) > 0 {
+		t.Errorf("a burst of %d: answers other than 200 and 429: %v", n, failed)
+	}
+	return served, refused
 }
 
 // An organization's own limit: the fixture's rateLimit applies from the

@@ -47,6 +47,7 @@ commands:
   orders purge                                  delete kept bodies past FAILED_ORDER_RETENTION
   rates set --org ID --file card.json           set an organization's rate card
   orgs limit --org ID --rate 50/s [--burst 100] set an organization's own API rate limit
+  orgs limit --org ID --default                 give it the default limit back
   billing run                                   accrue, finalize and collect what is due
   billing close --org ID                        end an organization's period now and finalize it
   invoices preview --org ID [--charges]         print the open invoice as the API would show it (or its charges)
