@@ -105,7 +105,7 @@ cpu_watch() {
 	watcher=$!
 	until grep -q ready .tmp/bench-events-cpu.ready 2>/dev/null; do sleep 0.02; done
 }
-cpu_done() { kill -TERM "$watcher" && wait "$watcher"; cat .tmp/bench-events-cpu; }
+cpu_done() { kill -TERM "$watcher" && wait "$watcher"; } # then the figures are in .tmp/bench-events-cpu
 brokers=""
 for i in "${!nats_pids[@]}"; do brokers+=",nats$i=${nats_pids[$i]}"; done
 # phase PORT PID: one measured phase of the load against the server on PORT (process PID), then 1 s for
@@ -116,7 +116,8 @@ phase() {
 	cpu_watch "service=$2$brokers"
 	res=$(loadgen "$1" -c "$CLIENTS" -d "$DURATION")
 	sleep 1
-	echo "$res $(cpu_done)"
+	cpu_done
+	echo "$res $(cat .tmp/bench-events-cpu)"
 }
 per() { awk -v a="$1" -v n="$2" 'BEGIN { printf "%.0f", (n > 0 ? a / n : 0) }'; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", (b > 0 ? a / b : 0) }'; }
@@ -164,7 +165,8 @@ size=$("$nats_cli" --server "$nats_url" stream info FULFILLMENT --json | jq '.st
 cpu_watch "${brokers#,}"
 bench_out=$("$nats_cli" --server "$nats_url" bench js pub async natsbench.events --create --purge --stream NATSBENCH \
 	--replicas "$NATS_SERVERS" --dedup --dedupwindow 10m --batch 100 --msgs "$NATSBENCH_MSGS" --size "$size" --no-progress 2>&1)
-cpu=$(cpu_done)
+cpu_done
+cpu=$(cat .tmp/bench-events-cpu)
 "$nats_cli" --server "$nats_url" stream rm NATSBENCH --force >/dev/null
 line="nats bench js pub async: $NATSBENCH_MSGS messages of $size B, replicas $NATS_SERVERS: $(grep -m1 -oE '[0-9,]+ msgs/sec' <<<"$bench_out") | CPU µs per message:"
 for i in "${!nats_pids[@]}"; do line+=" nats$i $(per "$(field "nats${i}_us" "$cpu")" "$NATSBENCH_MSGS")"; done
