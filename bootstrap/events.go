@@ -18,7 +18,6 @@ import (
 	"github.com/acme3pl/fulfillment/adapters/postgres"
 	"github.com/acme3pl/fulfillment/adapters/telemetry"
 	eventsapp "github.com/acme3pl/fulfillment/application/events"
-	"github.com/acme3pl/fulfillment/ports"
 )
 
 // EventsOn tells whether events are recorded and relayed: EVENTS_NATS_URL
@@ -86,50 +85,6 @@ func (c Config) validateEvents() error {
 	}
 	return nil
 }
-
-// RelayWake wakes the local relay after a transaction that wrote events
-// commits: a channel of one slot, so that wake-ups coalesce.
-type RelayWake chan struct{}
-
-// Wake wakes the relay, or leaves it awake.
-func (w RelayWake) Wake() {
-	select {
-	case w <- struct{}{}:
-	default:
-	}
-}
-
-// EventOutbox is what the unit of work needs to record events, nil when
-// events are off (nothing is recorded). wake may be nil (a command without
-// a relay of its own: the servers' relays publish what it records).
-func EventOutbox(cfg Config, ids ports.IDGenerator, wake func()) *postgres.Outbox {
-	if !cfg.EventsOn() {
-		return nil
-	}
-	return &postgres.Outbox{
-		Encoder: broker.CloudEvents{Environment: string(cfg.Environment), Data: broker.EventData},
-		IDs:     ids, Wake: wake,
-	}
-}
-
-// EventsModule records the platform's events and relays them, on every
-// replica, when EVENTS_NATS_URL is set (docs/events.md).
-var EventsModule = fx.Module("events",
-	eventRecording,
-	relayModule,
-	fx.Invoke(startRelay),
-)
-
-// eventRecording is what the unit of work needs to record events: the
-// outbox (nil when events are off) and the local relay's wake-up. An
-// operator command records events too (a replay's failure) and leaves them
-// to the servers' relays: nothing reads its wake-up.
-var eventRecording = fx.Provide(
-	func() RelayWake { return make(RelayWake, 1) },
-	func(cfg Config, ids ports.IDGenerator, wake RelayWake) *postgres.Outbox {
-		return EventOutbox(cfg, ids, wake.Wake)
-	},
-)
 
 // relayPoll is how often an idle relay looks at the outbox for events
 // other replicas committed (its own commits wake it: relayPause).

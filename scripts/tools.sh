@@ -184,6 +184,10 @@ golangci-lint)
 helm)
 	go_tool helm helm.sh/helm/v3/cmd/helm v3.22.0
 	;;
+nats)
+	# The NATS CLI: bench/events/run.sh's `nats bench` beside the relay's publishing.
+	go_tool nats github.com/nats-io/natscli/nats v0.5.0
+	;;
 podman)
 	# Debian's podman; the tests run it with runc (crun fails on hosts in cgroups hybrid mode).
 	have podman && have runc || apt_install podman runc

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/uptrace/bun"
+	"github.com/uptrace/bun/driver/pgdriver"
 	"go.opentelemetry.io/otel/propagation"
 
 	"github.com/acme3pl/fulfillment/ports"
@@ -326,4 +327,67 @@ func (r *EventOutboxRepository) Stats(ctx context.Context) (ports.OutboxStats, e
 	}
 	out.OldestAge = max(time.Duration(age*float64(time.Second)), 0)
 	return out, nil
+}
+
+// EventRecording is the deployment's word on whether events are recorded
+// (the table event_recording, one row): a server with EVENTS_NATS_URL says
+// so (Assert), a server without it takes it back once no server with it
+// has said so for a while (Withdraw), and a process without EVENTS_NATS_URL
+// of its own — an operator's command, a Job — reads it once, when it builds
+// its recorder (On). Its statements run unprepared: each runs once a minute
+// or once a process.
+type EventRecording struct{ run runner }
+
+// NewEventRecording returns the deployment's word on db.
+func NewEventRecording(db *bun.DB) *EventRecording {
+	return &EventRecording{run: runner{db: db}}
+}
+
+// assertRecordingSQL says that events are recorded, as of the database's
+// clock (the same for every replica).
+const assertRecordingSQL sqlInsert = `INSERT INTO event_recording (recording, asserted_at) VALUES (true, now())
+ON CONFLICT (singleton) DO UPDATE SET recording = true, asserted_at = now()`
+
+// withdrawRecordingSQL stops the recording unless it was asserted less than
+// $1 seconds ago.
+const withdrawRecordingSQL sqlUpdate = `UPDATE event_recording SET recording = false
+WHERE recording AND asserted_at < now() - make_interval(secs => $1)`
+
+// recordingSQL reads the word; no row is no recording.
+const recordingSQL sqlSelect = `SELECT recording FROM event_recording`
+
+// Assert says that the deployment records events, now.
+func (r *EventRecording) Assert(ctx context.Context) error {
+	_, err := r.run.exec(ctx, assertRecordingSQL)
+	return dbErr(err)
+}
+
+// Withdraw says that events are no longer recorded unless they were
+// asserted within the last quiet (a server with EVENTS_NATS_URL still
+// runs); withdrawn reports that this call turned the recording off. A
+// schema before the table has nothing to withdraw.
+func (r *EventRecording) Withdraw(ctx context.Context, quiet time.Duration) (withdrawn bool, err error) {
+	n, err := r.run.exec(ctx, withdrawRecordingSQL, quiet.Seconds())
+	if undefinedTable(err) {
+		return false, nil
+	}
+	return n > 0, dbErr(err)
+}
+
+// On tells whether the deployment records events: false when it never
+// said so, or when the table does not exist yet (a schema before it: no
+// server has said so either).
+func (r *EventRecording) On(ctx context.Context) (bool, error) {
+	on := false
+	err := r.run.query(ctx, recordingSQL, func(rows *sql.Rows) error { return rows.Scan(&on) })
+	if undefinedTable(err) {
+		return false, nil
+	}
+	return on, dbErr(err)
+}
+
+// undefinedTable tells whether err is PostgreSQL's undefined_table.
+func undefinedTable(err error) bool {
+	var pgErr pgdriver.Error
+	return errors.As(err, &pgErr) && pgErr.Field('C') == "42P01"
 }

@@ -4,7 +4,8 @@
 // with -since, it prints, as one JSON line, what happened since that file:
 // events published, and the lag's p50 and p99 (from a change's write to
 // the broker's acknowledgement), interpolated in the histogram's buckets
-// as Prometheus' histogram_quantile does.
+// as Prometheus' histogram_quantile does. With -watch-cpu it measures
+// processes' CPU time over a phase instead (cpu.go).
 package main
 
 import (
@@ -33,8 +34,18 @@ func main() {
 	url := flag.String("metrics", "", "the server's /metrics URL")
 	save := flag.String("save", "", "write the histogram to this file")
 	since := flag.String("since", "", "print what happened since the histogram in this file")
+	watch := flag.Bool("watch-cpu", false, "measure CPU time until SIGINT or SIGTERM, then print it (µs, JSON)")
+	procs := flag.String("procs", "", "with -watch-cpu: the processes, name=pid,name=pid")
+	pgPID := flag.Int("pg-pid", 0, "with -watch-cpu: PostgreSQL's postmaster")
+	pgDB := flag.String("pg-db", "", "with -watch-cpu: the database whose backends count")
 	flag.Parse()
-	if err := run(*url, *save, *since); err != nil {
+	var err error
+	if *watch {
+		err = watchCPU(*procs, *pgPID, *pgDB)
+	} else {
+		err = run(*url, *save, *since)
+	}
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "events-lag:", err)
 		os.Exit(1)
 	}

@@ -13,9 +13,13 @@
 #     and the relay publishing them meanwhile; its lag (from an event's write, inside the order's
 #     transaction, to the broker's acknowledgement) is read from the server's histogram
 #     fulfillment_events_publish_lag_seconds (bench/events/main.go: p50 and p99 of the phase);
-# and prints each round's rates, the ratio on/off, the CPU time per order of the server (off, and on
-# with its relay) and of the brokers (all of them, per event published in the phase), and the
-# median ratio. Last, the relay's own
+# and prints each round's rates, the ratio on/off, and the CPU time of each process measured apart over
+# the phase and the second after it (bin/events-lag -watch-cpu, bench/internal/proccpu): per accepted
+# order, the service's (on: its relay included) and PostgreSQL's (the benchmark database's backends:
+# the servers' pools and the relay's; the whole server's beside it), and per event published, each
+# nats-server's; then the medians of the ratios on/off. Then `nats bench js pub async` (the NATS CLI,
+# scripts/tools.sh nats) publishes to a stream of the same replicas on the same brokers, messages of the
+# events' mean size with a Nats-Msg-Id, and each server's CPU per message is printed beside. Last, the relay's own
 # throughput: the broker is stopped, the intake runs for DRAIN_LOAD with events on (the outbox
 # grows), the broker is started again, and the time from the first event published to the outbox
 # empty gives the relay's rate to the local JetStream.
@@ -26,7 +30,8 @@
 # is acknowledged. For the backlog, the three are stopped and started again together.
 #
 # Knobs (environment): those of bench/intake/run.sh (CLIENTS 8, DURATION 15s, ROUNDS 5, WARMUP 5s,
-# SKUS, LINES, PAYLOAD), PORT (18190), NATS_PORT (14290), NATS_SERVERS (1 or 3), DRAIN_LOAD (10s).
+# SKUS, LINES, PAYLOAD), PORT (18190), NATS_PORT (14290), NATS_SERVERS (1 or 3), DRAIN_LOAD (10s),
+# NATSBENCH_MSGS (20000).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
 
@@ -87,37 +92,85 @@ serve $((PORT + 2)) EVENTS_NATS_URL="$nats_url" EVENTS_STREAM_REPLICAS="$NATS_SE
 on_pid=${pids[-1]}
 metrics="http://127.0.0.1:$((PORT + 2))/metrics"
 pending() { psql -X -At "$bench_url" -c "SELECT count(*) FROM event_outbox"; }
-# The brokers' CPU time so far, in clock ticks (utime + stime of every nats-server).
-hz=$(getconf CLK_TCK)
-brokers_ticks() { local p t=0; for p in "${nats_pids[@]}"; do t=$((t + $(awk '{ print $14 + $15 }' "/proc/$p/stat"))); done; echo "$t"; }
 WARMUP=${WARMUP:-5s}
 loadgen "$PORT" -c "$CLIENTS" -d "$WARMUP" >/dev/null
 loadgen $((PORT + 2)) -c "$CLIENTS" -d "$WARMUP" >/dev/null
 
+# cpu_watch PROCS / cpu_done: bin/events-lag -watch-cpu around a phase — the CPU time of each process of
+# PROCS (name=pid,…) and of PostgreSQL: the benchmark database's backends (the servers' pools and the
+# relay's) and the whole server (other databases' work included: the machine may be shared).
+cpu_watch() {
+	rm -f .tmp/bench-events-cpu.ready
+	bin/events-lag -watch-cpu -procs "$1" ${pg_pid:+-pg-pid "$pg_pid" -pg-db "$DB"} >.tmp/bench-events-cpu 2>.tmp/bench-events-cpu.ready &
+	watcher=$!
+	until grep -q ready .tmp/bench-events-cpu.ready 2>/dev/null; do sleep 0.02; done
+}
+cpu_done() { kill -TERM "$watcher" && wait "$watcher"; } # then the figures are in .tmp/bench-events-cpu
+brokers=""
+for i in "${!nats_pids[@]}"; do brokers+=",nats$i=${nats_pids[$i]}"; done
+# phase PORT PID: one measured phase of the load against the server on PORT (process PID), then 1 s for
+# the relay's last events (the same pause in both modes); prints the load generator's JSON and the CPU's
+# on one line.
+phase() {
+	local res
+	cpu_watch "service=$2$brokers"
+	res=$(loadgen "$1" -c "$CLIENTS" -d "$DURATION")
+	sleep 1
+	cpu_done
+	echo "$res $(cat .tmp/bench-events-cpu)"
+}
+per() { awk -v a="$1" -v n="$2" 'BEGIN { printf "%.0f", (n > 0 ? a / n : 0) }'; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", (b > 0 ? a / b : 0) }'; }
+
 echo "broker: $NATS_SERVERS nats-server(s), stream replicas $NATS_SERVERS"
 echo "clients $CLIENTS, $DURATION per run, $ROUNDS rounds, $SKUS SKUs, $LINES lines per order ($PAYLOAD), $(nproc) CPUs, load average $(cut -d' ' -f1-3 /proc/loadavg)"
-ratios=()
+ratios=() svc_ratios=() pg_ratios=() both_ratios=()
 for round in $(seq "$ROUNDS"); do
 	vacuum
-	off=$(loadgen "$PORT" -c "$CLIENTS" -d "$DURATION" -pid "$off_pid")
+	off=$(phase "$PORT" "$off_pid")
 	vacuum
 	bin/events-lag -metrics "$metrics" -save .tmp/bench-events-lag.json
-	ticks=$(brokers_ticks)
-	on=$(loadgen $((PORT + 2)) -c "$CLIENTS" -d "$DURATION" -pid "$on_pid")
-	sleep 1 # the last events of the phase
-	ticks=$(($(brokers_ticks) - ticks))
+	on=$(phase $((PORT + 2)) "$on_pid")
 	lag=$(bin/events-lag -metrics "$metrics" -since .tmp/bench-events-lag.json)
 	off_rate=$(field throughput "$off") on_rate=$(field throughput "$on")
-	ratio=$(awk -v a="$on_rate" -v b="$off_rate" 'BEGIN { printf "%.2f", a / b }')
+	ratio=$(ratio "$on_rate" "$off_rate")
 	ratios+=("$ratio")
 	published=$(field published "$lag")
 	printf 'round %d: off %s orders/s (p99 %s ms, failed %s) | on %s orders/s (p99 %s ms, failed %s) | on/off %s | relay: %s published, lag p50 %.1f ms, p99 %.1f ms, %s waiting after 1 s\n' \
 		"$round" "$off_rate" "$(field p99_ms "$off")" "$(field failed "$off")" "$on_rate" "$(field p99_ms "$on")" "$(field failed "$on")" \
 		"$ratio" "$published" "$(field p50_ms "$lag")" "$(field p99_ms "$lag")" "$(pending)"
-	awk -v off="$(field server_cpu_us_per_order "$off")" -v on="$(field server_cpu_us_per_order "$on")" -v t="$ticks" -v hz="$hz" -v n="$published" \
-		'BEGIN { printf "  CPU µs per order: server %.0f off, %.0f on (its relay included) | brokers %.0f per event published\n", off, on, (n > 0 ? t / hz * 1e6 / n : 0) }'
+	# CPU µs per accepted order: the service's (with events on, its relay included) and PostgreSQL's (the
+	# database's backends: the servers' pools and the relay's).
+	off_ok=$(field ok "$off") on_ok=$(field ok "$on")
+	svc_off=$(per "$(field service_us "$off")" "$off_ok") svc_on=$(per "$(field service_us "$on")" "$on_ok")
+	pg_off=$(per "$(field pg_db_us "$off")" "$off_ok") pg_on=$(per "$(field pg_db_us "$on")" "$on_ok")
+	svc_ratios+=("$(ratio "$svc_on" "$svc_off")") pg_ratios+=("$(ratio "$pg_on" "$pg_off")")
+	both_ratios+=("$(ratio $((svc_on + pg_on)) $((svc_off + pg_off)))")
+	line=$(printf '  CPU µs per accepted order: service %s off, %s on (%s×) | PostgreSQL %s off, %s on (%s×) | both %s×' \
+		"$svc_off" "$svc_on" "${svc_ratios[-1]}" "$pg_off" "$pg_on" "${pg_ratios[-1]}" "${both_ratios[-1]}")
+	line+=" | PostgreSQL, whole server: $(per "$(field pg_server_us "$off")" "$off_ok") off, $(per "$(field pg_server_us "$on")" "$on_ok") on"
+	line+=" | per event published:"
+	for i in "${!nats_pids[@]}"; do line+=" nats$i $(per "$(field "nats${i}_us" "$on")" "$published")"; done
+	echo "$line"
 done
-echo "median on/off: $(median "${ratios[@]}") (target ≥ 0.9)"
+echo "median on/off: throughput $(median "${ratios[@]}") (target ≥ 0.9); CPU per accepted order: service $(median "${svc_ratios[@]}"), PostgreSQL $(median "${pg_ratios[@]}"), both $(median "${both_ratios[@]}") (target ≤ 1.15)"
+
+# `nats bench` on the same brokers: JetStream's own publishing, asynchronous, to a stream of the same
+# replicas, NATSBENCH_MSGS messages of the events' mean size with a Nats-Msg-Id each (as the relay
+# sends them), in batches of 100 (about the relay's under load); each server's CPU per message beside
+# the relay's per event above.
+NATSBENCH_MSGS=${NATSBENCH_MSGS:-20000}
+nats_cli=$(scripts/tools.sh nats)
+size=$("$nats_cli" --server "$nats_url" stream info FULFILLMENT --json | jq '.state.bytes / .state.messages | floor')
+cpu_watch "${brokers#,}"
+bench_out=$("$nats_cli" --server "$nats_url" bench js pub async natsbench.events --create --purge --stream NATSBENCH \
+	--replicas "$NATS_SERVERS" --dedup --dedupwindow 10m --batch 100 --msgs "$NATSBENCH_MSGS" --size "$size" --no-progress 2>&1)
+cpu_done
+cpu=$(cat .tmp/bench-events-cpu)
+"$nats_cli" --server "$nats_url" stream rm NATSBENCH --force >/dev/null
+line="nats bench js pub async: $NATSBENCH_MSGS messages of $size B, replicas $NATS_SERVERS: $(grep -m1 -oE '[0-9,]+ msgs/sec' <<<"$bench_out") | CPU µs per message:"
+for i in "${!nats_pids[@]}"; do line+=" nats$i $(per "$(field "nats${i}_us" "$cpu")" "$NATSBENCH_MSGS")"; done
+echo "$line"
 
 # The relay's throughput: a backlog made with the broker away, drained when it returns.
 nats_stop

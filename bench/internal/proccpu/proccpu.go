@@ -183,3 +183,41 @@ func (w *BackendWatch) Watch(ctx context.Context, interval time.Duration) time.D
 		}
 	}
 }
+
+// Meter measures the CPU time, user and system, that each of several
+// processes uses from the meter's start: a benchmark's service and each
+// server of a broker's cluster over one phase, each on its own, so that a
+// phase reports every process's CPU per unit of work.
+type Meter struct {
+	pids []int
+	base []time.Duration
+}
+
+// NewMeter starts measuring pids (0 stands for no process: it reads 0).
+func NewMeter(pids ...int) *Meter {
+	m := &Meter{pids: pids, base: make([]time.Duration, len(pids))}
+	for i, pid := range pids {
+		m.base[i] = CPUTime(pid)
+	}
+	return m
+}
+
+// Used returns the CPU time each process used since NewMeter, in the order
+// given; a process that can no longer be read reads 0.
+func (m *Meter) Used() []time.Duration {
+	out := make([]time.Duration, len(m.pids))
+	for i, pid := range m.pids {
+		if now := CPUTime(pid); now > 0 {
+			out[i] = now - m.base[i]
+		}
+	}
+	return out
+}
+
+// PerUnit is d in microseconds per unit of work, 0 when there was none.
+func PerUnit(d time.Duration, units int) float64 {
+	if units <= 0 {
+		return 0
+	}
+	return float64(d.Microseconds()) / float64(units)
+}

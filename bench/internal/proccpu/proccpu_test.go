@@ -67,3 +67,33 @@ func TestCPUTime(t *testing.T) {
 		t.Errorf("pid 0: %v", d)
 	}
 }
+
+// A meter reads what each process used since its start: a busy child's
+// time grows, an idle one's stays near 0, and a process of pid 0 reads 0.
+func TestMeter(t *testing.T) {
+	busy := exec.Command("sh", "-c", "while :; do :; done")
+	idle := exec.Command("sleep", "30")
+	for _, c := range []*exec.Cmd{busy, idle} {
+		if err := c.Start(); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = c.Process.Kill(); _ = c.Wait() })
+	}
+	m := NewMeter(busy.Process.Pid, idle.Process.Pid, 0)
+	deadline := time.Now().Add(10 * time.Second)
+	for m.Used()[0] < 200*time.Millisecond {
+		if time.Now().After(deadline) {
+			t.Fatalf("a busy process is not counted: %v", m.Used())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if used := m.Used(); used[1] > 50*time.Millisecond || used[2] != 0 {
+		t.Fatalf("used %v: want the idle process near 0 and pid 0 at 0", used)
+	}
+	if got := PerUnit(3*time.Millisecond, 2); got != 1500 {
+		t.Fatalf("PerUnit: %v, want 1500 µs", got)
+	}
+	if got := PerUnit(time.Second, 0); got != 0 {
+		t.Fatalf("PerUnit of no unit: %v", got)
+	}
+}
