@@ -297,7 +297,8 @@ func TestRunBillingLeavesAPeriodInItsGrace(t *testing.T) {
 }
 
 // Closing a period that has ended already (a draft) finalizes it at its
-// own end, not at the moment of the close.
+// own end, not at the moment of the close, and then the month open beside
+// it up to the close.
 func TestClosePeriodEndedAlready(t *testing.T) {
 	f := newFixture(time.Date(2030, 12, 1, 12, 0, 0, 0, time.UTC), shipSum)
 	f.periods.open["org_a"] = november("org_a")
@@ -305,8 +306,11 @@ func TestClosePeriodEndedAlready(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if end := time.Date(2030, 12, 1, 0, 0, 0, 0, time.UTC); !out.Period.End.Equal(end) {
-		t.Fatalf("closed at %s, want the period's end %s", out.Period.End, end)
+	if end := time.Date(2030, 12, 1, 0, 0, 0, 0, time.UTC); out.Draft == nil || !out.Draft.Period.End.Equal(end) {
+		t.Fatalf("draft closed %+v, want at the period's end %s", out.Draft, end)
+	}
+	if now := time.Date(2030, 12, 1, 12, 0, 0, 0, time.UTC); !out.Period.End.Equal(now) || !out.Period.Start.Equal(out.Draft.Period.End) {
+		t.Fatalf("then %s to %s, want December from its start to the close %s", out.Period.Start, out.Period.End, now)
 	}
 	if (*f.log)[0] != "LockBilling(org_a)" || !strings.HasPrefix((*f.log)[1], `CatchUp("org_a"`) || !slices.Contains(*f.log, "LockOpen(org_a)") {
 		t.Fatalf("calls %q: the billing lock, then the accrual, then the period's row", *f.log)
