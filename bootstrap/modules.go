@@ -119,7 +119,8 @@ func (c Config) ServerDatabase() postgres.Options {
 	return postgres.Options{DSN: c.DatabaseURL, MaxOpenConns: c.DBMaxConns, Limits: c.SessionLimits()}
 }
 
-func newDB(lc fx.Lifecycle, opts postgres.Options) (*bun.DB, error) {
+func newDB(lc fx.Lifecycle, opts postgres.Options, log *slog.Logger) (*bun.DB, error) {
+	postgres.LogDriverTo(log)
 	db, err := postgres.Open(opts)
 	if err != nil {
 		return nil, err

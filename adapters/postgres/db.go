@@ -47,6 +47,11 @@ type SessionLimits struct {
 	// without it a COMMIT sent into a partition would wait for TCP to give
 	// up. Zero: such round trips wait as long as the network does.
 	IOTimeout time.Duration
+	// ClientCheckInterval is client_connection_check_interval: how often
+	// PostgreSQL checks, while a statement runs, that the client is still
+	// connected, and ends the statement when it is not (a request whose
+	// client hung up closes its connection: cancel.go). Zero: never.
+	ClientCheckInterval time.Duration
 }
 
 // params are the limits as the session settings pgdriver sets on connect.
@@ -56,6 +61,7 @@ func (l SessionLimits) params() map[string]any {
 		"statement_timeout":                   l.StatementTimeout,
 		"lock_timeout":                        l.LockTimeout,
 		"idle_in_transaction_session_timeout": l.IdleInTransactionTimeout,
+		"client_connection_check_interval":    l.ClientCheckInterval,
 	} {
 		if d > 0 {
 			p[name] = strconv.FormatInt(d.Milliseconds(), 10)
@@ -224,9 +230,11 @@ func databaseOf(db *sql.DB) string {
 type droppingConn struct{ *pgdriver.Conn }
 
 func (c droppingConn) PrepareContext(ctx context.Context, query string) (driver.Stmt, error) {
+	stop := c.watch(ctx)
+	defer stop()
 	st, err := c.Conn.PrepareContext(ctx, query)
 	if err != nil {
-		return nil, c.dropOn(err)
+		return nil, ended(ctx, c.dropOn(err))
 	}
 	return droppingStmt{st, c}, nil
 }
@@ -247,13 +255,20 @@ type droppingStmt struct {
 }
 
 func (s droppingStmt) ExecContext(ctx context.Context, args []driver.NamedValue) (driver.Result, error) {
+	stop := s.cn.watch(ctx)
+	defer stop()
 	res, err := s.Stmt.(driver.StmtExecContext).ExecContext(ctx, args)
-	return res, s.cn.dropOn(err)
+	return res, ended(ctx, s.cn.dropOn(err))
 }
 
 func (s droppingStmt) QueryContext(ctx context.Context, args []driver.NamedValue) (driver.Rows, error) {
+	stop := s.cn.watch(ctx)
 	rows, err := s.Stmt.(driver.StmtQueryContext).QueryContext(ctx, args)
-	return rows, s.cn.dropOn(err)
+	if err != nil {
+		stop()
+		return nil, ended(ctx, s.cn.dropOn(err))
+	}
+	return watchedRows{rows, stop}, nil
 }
 
 // dbErr translates driver errors into the domain's: a lost or refused

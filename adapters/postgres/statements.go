@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/uptrace/bun"
 	"github.com/uptrace/bun/dialect/pgdialect"
@@ -206,8 +207,13 @@ func (s *statements) inTx(text string) *sql.Stmt {
 }
 
 // prepareWanted prepares the statements that ran unprepared in a
-// transaction; the unit of work calls it before it begins one. One that
-// fails to prepare is noted again at its next run.
+// transaction; the unit of work calls it before it begins one. It gives
+// them prepareBudget in all and stops at the first that fails: preparing
+// takes the locks of the statement's tables, and behind a table another
+// session holds (LOCK TABLE) each would wait up to lock_timeout in turn,
+// before the transaction waits once more — a request would wait for the
+// lock several times the bound it is promised. The rest are noted again
+// and prepared before a later transaction.
 func (s *statements) prepareWanted(ctx context.Context) {
 	s.mu.Lock()
 	todo := s.pending
@@ -217,10 +223,22 @@ func (s *statements) prepareWanted(ctx context.Context) {
 	}
 	s.pending = map[string]bool{}
 	s.mu.Unlock()
+	ctx, cancel := context.WithTimeout(ctx, prepareBudget)
+	defer cancel()
+	failed := false
 	for text := range todo {
-		s.get(ctx, text)
+		if !failed && s.get(ctx, text) == nil {
+			failed = true
+		}
+		if failed {
+			s.inTx(text) // noted again
+		}
 	}
 }
+
+// prepareBudget bounds prepareWanted: preparing a statement takes well
+// under a millisecond when no lock is in the way.
+const prepareBudget = 100 * time.Millisecond
 
 // pgArray passes a slice ([]string, []int64) as one array parameter:
 // database/sql passes only scalars and pgdialect.Array is no driver.Valuer,
