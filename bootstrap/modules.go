@@ -213,7 +213,8 @@ var HTTPModule = fx.Module("http",
 		func(cfg Config, m *telemetry.Metrics, log *slog.Logger) *httpapi.Admission {
 			return httpapi.NewAdmission(cfg.RequestTimeout, 2*cfg.DBMaxConns, log,
 				httpapi.WithAdaptiveQueue(cfg.AdmissionTarget, cfg.AdmissionInterval),
-				httpapi.WithDecisionCounter(m.FairUse.AdmissionDecisions))
+				httpapi.WithDecisionCounter(m.FairUse.AdmissionDecisions),
+				httpapi.WithExportTimeout(cfg.ExportTimeout))
 		},
 		newRateLimiter,
 		func(tokens ports.AccessTokenVerifier, keys ports.APIKeyVerifier, errs httpapi.ErrorMapper, adm *httpapi.Admission,
