@@ -1,0 +1,130 @@
+package main
+
+// Requests behind a lock another session holds, with the real binary: a
+// fresh server's pool waits for the lock once per request, at most
+// REQUEST_TIMEOUT/2; a client that hangs up mid-wait ends its statement
+// at once (499, one line, no error); stderr holds JSON lines only.
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/uptrace/bun"
+
+	"github.com/acme3pl/fulfillment/adapters/postgres/pgtest"
+)
+
+// holdLock takes lock (LOCK TABLE …) in a transaction of a session of its
+// own, held until the test ends or release is called.
+func holdLock(t *testing.T, db *bun.DB, lock string) (release func()) {
+	t.Helper()
+	tx, err := db.BeginTx(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = tx.Rollback() })
+	if _, err := tx.ExecContext(context.Background(), lock); err != nil {
+		t.Fatal(err)
+	}
+	return func() { _ = tx.Rollback() }
+}
+
+// lockWaiters is how many sessions of the package database wait for a lock.
+func lockWaiters(t *testing.T, db *bun.DB) int {
+	t.Helper()
+	var n int
+	if err := db.QueryRowContext(context.Background(), `SELECT count(*) FROM pg_stat_activity
+		WHERE datname = current_database() AND pid <> pg_backend_pid() AND wait_event_type = 'Lock'`).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+// wantJSONLines checks that every line the server wrote on stderr is a JSON
+// object, and that none is an error.
+func wantJSONLines(t *testing.T, srv *server) {
+	t.Helper()
+	for _, line := range strings.Split(strings.TrimSpace(srv.Logs()), "\n") {
+		var v map[string]any
+		if err := json.Unmarshal([]byte(line), &v); err != nil {
+			t.Errorf("a line on stderr is not JSON: %q", line)
+			continue
+		}
+		if v["level"] == "ERROR" {
+			t.Errorf("an error line: %s", line)
+		}
+	}
+}
+
+// A fresh server (no statement prepared yet, every connection new) behind
+// LOCK TABLE product_stock: each delivery waits for the lock once and is
+// answered 503 within lock_timeout (REQUEST_TIMEOUT/2 = 2 s) and a margin,
+// not cut at the request deadline after waiting twice.
+func TestFreshServerWaitsForALockOnce(t *testing.T) {
+	seedIntake(t)
+	db := pgtest.Open(t, testDSN)
+	release := holdLock(t, db, "LOCK TABLE product_stock IN ACCESS EXCLUSIVE MODE")
+	srv := startServer(t, baseEnv(testDSN))
+	for i, id := range []int64{8300001, 8300002, 8300003} {
+		r := send("POST", srv.URL+"/v0/storefront/orders", smallOrder(id, "KEY-FRESH-01", "1"), "Authorization", "Bearer "+intakeKeyA)
+		t.Logf("delivery %d behind the lock: %d after %s", i+1, r.Status, r.Elapsed.Round(time.Millisecond))
+		if !unavailableAnswer(r) || r.Elapsed > 2600*time.Millisecond {
+			t.Errorf("delivery %d behind the lock: %d %s after %s, want 503 unavailable within 2.6 s", i+1, r.Status, r.Body, r.Elapsed)
+		}
+	}
+	release()
+	wantJSONLines(t, srv)
+}
+
+// A client that hangs up while its request waits for a lock: the statement
+// is gone from pg_stat_activity at once (not at lock_timeout, 2 s later),
+// the request is logged once as 499, and no error line follows.
+func TestHangUpEndsTheStatement(t *testing.T) {
+	seedIntake(t)
+	db := pgtest.Open(t, testDSN)
+	srv := startServer(t, baseEnv(testDSN))
+	_ = do(t, "GET", srv.URL+"/v0/shipments", nil, "Authorization", "Bearer "+intakeTokenA) // the pool warm: prepared
+	holdLock(t, db, "LOCK TABLE shipments IN ACCESS EXCLUSIVE MODE")
+
+	ctx, hangUp := context.WithCancel(context.Background())
+	defer hangUp()
+	done := make(chan error, 1)
+	go func() {
+		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, srv.URL+"/v0/shipments", nil)
+		req.Header.Set("Authorization", "Bearer "+intakeTokenA)
+		resp, err := http.DefaultClient.Do(req)
+		if err == nil {
+			_ = resp.Body.Close()
+		}
+		done <- err
+	}()
+	pgtest.WaitForLockWaiters(t, db, 1)
+	hangUp()
+	hungUp := time.Now()
+	if err := <-done; err == nil {
+		t.Fatal("the request was answered behind the lock")
+	}
+	for lockWaiters(t, db) > 0 {
+		if time.Since(hungUp) > time.Second {
+			t.Fatalf("the statement still waits for the lock 1 s after its client hung up")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	t.Logf("the statement was gone %s after the client hung up", time.Since(hungUp).Round(time.Millisecond))
+	// Past lock_timeout (2 s): nothing more is logged for the request.
+	time.Sleep(2500 * time.Millisecond)
+	var answered int
+	for _, line := range strings.Split(srv.Logs(), "\n") {
+		if strings.Contains(line, `"msg":"request"`) && strings.Contains(line, `"route":"/v0/shipments"`) && strings.Contains(line, `"status":499`) {
+			answered++
+		}
+	}
+	if answered != 1 {
+		t.Errorf("%d access log lines of status 499 for the request, want 1:\n%s", answered, srv.Logs())
+	}
+	wantJSONLines(t, srv)
+}
