@@ -178,11 +178,17 @@ func newStatements(db *bun.DB) *statements {
 }
 
 // get returns text's statement, preparing it when needed; nil when
-// preparing failed (the database is away): text then runs unprepared.
+// preparing failed (the database is away, or preparing took longer than
+// prepareBudget): text then runs unprepared. Preparing takes the locks of
+// the statement's tables: behind a table another session holds, a
+// statement would otherwise wait for the lock twice, once to be prepared
+// and once to run.
 func (s *statements) get(ctx context.Context, text string) *sql.Stmt {
 	if stmt, ok := s.ready.Load(text); ok {
 		return stmt.(*sql.Stmt)
 	}
+	ctx, cancel := context.WithTimeout(ctx, prepareBudget)
+	defer cancel()
 	stmt, err := s.db.PrepareContext(ctx, text)
 	if err != nil {
 		return nil
@@ -208,12 +214,11 @@ func (s *statements) inTx(text string) *sql.Stmt {
 
 // prepareWanted prepares the statements that ran unprepared in a
 // transaction; the unit of work calls it before it begins one. It gives
-// them prepareBudget in all and stops at the first that fails: preparing
-// takes the locks of the statement's tables, and behind a table another
-// session holds (LOCK TABLE) each would wait up to lock_timeout in turn,
-// before the transaction waits once more — a request would wait for the
-// lock several times the bound it is promised. The rest are noted again
-// and prepared before a later transaction.
+// them prepareBudget in all and stops at the first that fails: behind a
+// table another session holds (LOCK TABLE) each would wait up to
+// lock_timeout in turn, before the transaction waits once more — a request
+// would wait for the lock several times the bound it is promised. The rest
+// are noted again and prepared before a later transaction.
 func (s *statements) prepareWanted(ctx context.Context) {
 	s.mu.Lock()
 	todo := s.pending
@@ -236,8 +241,8 @@ func (s *statements) prepareWanted(ctx context.Context) {
 	}
 }
 
-// prepareBudget bounds prepareWanted: preparing a statement takes well
-// under a millisecond when no lock is in the way.
+// prepareBudget bounds preparing (get, prepareWanted): a statement is
+// prepared in well under a millisecond when no lock is in the way.
 const prepareBudget = 100 * time.Millisecond
 
 // pgArray passes a slice ([]string, []int64) as one array parameter:
