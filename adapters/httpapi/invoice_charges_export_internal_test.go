@@ -78,7 +78,11 @@ func newExportServer(t *testing.T, timeout, export, stall time.Duration,
 	charges.stall = stall
 	h := NewHandler(RouterParams{Routes: []Routes{charges}, TracerProvider: noop.NewTracerProvider(),
 		Propagator: propagation.TraceContext{}, Metrics: telemetry.NewMetrics(), Log: log})
-	srv := httptest.NewServer(h)
+	srv := httptest.NewUnstartedServer(h)
+	// The server's bounds on an exchange, as NewServer's (30 s), scaled
+	// down: a download outlives them.
+	srv.Config.ReadTimeout, srv.Config.WriteTimeout = 300*time.Millisecond, 300*time.Millisecond
+	srv.Start()
 	t.Cleanup(srv.Close)
 	return &exportServer{URL: srv.URL, logs: logs}
 }
