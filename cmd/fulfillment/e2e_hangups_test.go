@@ -6,6 +6,7 @@ package main
 // at once (499, one line, no error); stderr holds JSON lines only.
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"net/http"
@@ -97,49 +98,75 @@ func TestFreshServerWaitsForALockOnce(t *testing.T) {
 
 // A client that hangs up while its request waits for a lock: the statement
 // is gone from pg_stat_activity at once (not at lock_timeout, 2 s later),
-// the request is logged once as 499, and no error line follows.
+// the request is logged once as 499, and no error line follows — a read
+// (GET /v0/shipments behind LOCK TABLE shipments) and a storefront's order
+// (behind LOCK TABLE product_stock) alike.
 func TestHangUpEndsTheStatement(t *testing.T) {
 	seedIntake(t)
 	db := pgtest.Open(t, testDSN)
-	srv := startServer(t, baseEnv(testDSN))
-	_ = do(t, "GET", srv.URL+"/v0/shipments", nil, "Authorization", "Bearer "+intakeTokenA) // the pool warm: prepared
-	holdLock(t, db, "LOCK TABLE shipments IN ACCESS EXCLUSIVE MODE")
-
-	ctx, hangUp := context.WithCancel(context.Background())
-	defer hangUp()
-	done := make(chan error, 1)
-	go func() {
-		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, srv.URL+"/v0/shipments", nil)
-		req.Header.Set("Authorization", "Bearer "+intakeTokenA)
-		resp, err := http.DefaultClient.Do(req)
-		if err == nil {
-			_ = resp.Body.Close()
-		}
-		done <- err
-	}()
-	pgtest.WaitForLockWaiters(t, db, 1)
-	hangUp()
-	hungUp := time.Now()
-	if err := <-done; err == nil {
-		t.Fatal("the request was answered behind the lock")
+	tests := []struct {
+		name, lock, method, route string
+		body                      []byte
+		auth                      string
+		warm                      func(srv *server) // the statements prepared, the pool's connections open
+	}{
+		{"a read", "LOCK TABLE shipments IN ACCESS EXCLUSIVE MODE", "GET", "/v0/shipments", nil, intakeTokenA, func(srv *server) {
+			_ = do(t, "GET", srv.URL+"/v0/shipments", nil, "Authorization", "Bearer "+intakeTokenA)
+		}},
+		{"an order", "LOCK TABLE product_stock IN ACCESS EXCLUSIVE MODE", "POST", "/v0/storefront/orders",
+			smallOrder(8300101, "KEY-LTH-01", "1"), intakeKeyA, func(srv *server) {
+				wantShipment(t, deliver(t, srv, intakeKeyA, smallOrder(8300102, "KEY-LTH-01", "1")))
+				wantShipment(t, deliver(t, srv, intakeKeyA, smallOrder(8300103, "KEY-LTH-01", "1")))
+			}},
 	}
-	for lockWaiters(t, db) > 0 {
-		if time.Since(hungUp) > time.Second {
-			t.Fatalf("the statement still waits for the lock 1 s after its client hung up")
-		}
-		time.Sleep(5 * time.Millisecond)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			srv := startServer(t, baseEnv(testDSN))
+			tt.warm(srv)
+			logged := len(srv.Logs())
+			release := holdLock(t, db, tt.lock)
+			defer release()
+			ctx, hangUp := context.WithCancel(context.Background())
+			defer hangUp()
+			done := make(chan error, 1)
+			go func() {
+				req, _ := http.NewRequestWithContext(ctx, tt.method, srv.URL+tt.route, bytes.NewReader(tt.body))
+				req.Header.Set("Authorization", "Bearer "+tt.auth)
+				req.Header.Set("Content-Type", "application/json")
+				resp, err := http.DefaultClient.Do(req)
+				if err == nil {
+					_ = resp.Body.Close()
+				}
+				done <- err
+			}()
+			pgtest.WaitForLockWaiters(t, db, 1)
+			hangUp()
+			hungUp := time.Now()
+			if err := <-done; err == nil {
+				t.Fatal("the request was answered behind the lock")
+			}
+			for lockWaiters(t, db) > 0 {
+				if time.Since(hungUp) > time.Second {
+					t.Fatalf("the statement still waits for the lock 1 s after its client hung up")
+				}
+				time.Sleep(5 * time.Millisecond)
+			}
+			t.Logf("the statement was gone %s after the client hung up", time.Since(hungUp).Round(time.Millisecond))
+			// Past lock_timeout (2 s): nothing more is logged for the request.
+			time.Sleep(2500 * time.Millisecond)
+			var answered int
+			for _, line := range strings.Split(srv.Logs()[logged:], "\n") {
+				if strings.Contains(line, `"msg":"request"`) && strings.Contains(line, `"route":"`+tt.route+`"`) {
+					if !strings.Contains(line, `"status":499`) {
+						t.Errorf("the request logged as: %s", line)
+					}
+					answered++
+				}
+			}
+			if answered != 1 {
+				t.Errorf("%d access log lines for the request, want 1 (499):\n%s", answered, srv.Logs())
+			}
+			wantJSONLines(t, srv, false)
+		})
 	}
-	t.Logf("the statement was gone %s after the client hung up", time.Since(hungUp).Round(time.Millisecond))
-	// Past lock_timeout (2 s): nothing more is logged for the request.
-	time.Sleep(2500 * time.Millisecond)
-	var answered int
-	for _, line := range strings.Split(srv.Logs(), "\n") {
-		if strings.Contains(line, `"msg":"request"`) && strings.Contains(line, `"route":"/v0/shipments"`) && strings.Contains(line, `"status":499`) {
-			answered++
-		}
-	}
-	if answered != 1 {
-		t.Errorf("%d access log lines of status 499 for the request, want 1:\n%s", answered, srv.Logs())
-	}
-	wantJSONLines(t, srv, false)
 }
