@@ -146,9 +146,6 @@ func (c *countingReader) Read(p []byte) (int, error) {
 // within its own deadline, past a request deadline of 1 s, while the
 // server's heap stays far below the CSV's size (sampled every 10 ms).
 func TestLargeMonthDownloadsWhole(t *testing.T) {
-	if testing.Short() {
-		t.Skip("2,000,000 charges")
-	}
 	const n = 2_000_000
 	dsn := scratchDatabase(t, true)
 	seeded := time.Now()
