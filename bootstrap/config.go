@@ -44,6 +44,10 @@ type Config struct {
 	ShutdownTimeout time.Duration `env:"SHUTDOWN_TIMEOUT" envDefault:"25s"`
 	// RequestTimeout is the deadline of every /v0 request.
 	RequestTimeout time.Duration `env:"REQUEST_TIMEOUT" envDefault:"4s"`
+	// ExportTimeout is the deadline of a download (an invoice's charges as
+	// CSV), in place of RequestTimeout: a large client's month is millions
+	// of rows.
+	ExportTimeout time.Duration `env:"EXPORT_TIMEOUT" envDefault:"10m"`
 	// DBMaxConns is the size of the connection pool; 0 (unset) is
 	// 4 × GOMAXPROCS.
 	DBMaxConns int `env:"DB_MAX_CONNS"`
@@ -162,6 +166,9 @@ func Load(environ map[string]string) (Config, error) {
 	if c.RequestTimeout < 100*time.Millisecond || c.RequestTimeout > time.Minute {
 		return c, errors.New("REQUEST_TIMEOUT: must be between 100ms and 1m")
 	}
+	if c.ExportTimeout < c.RequestTimeout || c.ExportTimeout > 24*time.Hour {
+		return c, fmt.Errorf("EXPORT_TIMEOUT: must be a duration between REQUEST_TIMEOUT (%s) and 24h (for example 10m)", c.RequestTimeout)
+	}
 	if _, set := environ["DB_MAX_CONNS"]; set && (c.DBMaxConns < 1 || c.DBMaxConns > 1000) {
 		return c, errors.New("DB_MAX_CONNS: must be an integer between 1 and 1000")
 	}
@@ -260,13 +267,17 @@ func (c Config) Migration() postgres.MigrateOptions {
 // all below the request deadline: a statement gets three quarters of it, a
 // wait for a lock held by another session half, and a transaction whose
 // client went quiet three quarters; a round trip without a deadline of its
-// own (database/sql's COMMIT and ROLLBACK) gets the whole deadline.
+// own (database/sql's COMMIT and ROLLBACK) gets the whole deadline. A
+// statement whose client hung up is ended within a quarter of a second
+// (ClientCheckInterval). A download lifts the statement's bound to its own
+// deadline (EXPORT_TIMEOUT), inside its read-only transaction.
 func (c Config) SessionLimits() postgres.SessionLimits {
 	return postgres.SessionLimits{
 		StatementTimeout:         c.RequestTimeout * 3 / 4,
 		LockTimeout:              c.RequestTimeout / 2,
 		IdleInTransactionTimeout: c.RequestTimeout * 3 / 4,
 		IOTimeout:                c.RequestTimeout,
+		ClientCheckInterval:      250 * time.Millisecond,
 	}
 }
 

@@ -147,7 +147,12 @@ func TestConfigValid(t *testing.T) {
 			func(c bootstrap.Config) any { return c.ShutdownDelay }, 5 * time.Second},
 		{"session limits below the deadline", map[string]string{"REQUEST_TIMEOUT": "4s"},
 			func(c bootstrap.Config) any { return c.SessionLimits() }, postgres.SessionLimits{
-				StatementTimeout: 3 * time.Second, LockTimeout: 2 * time.Second, IdleInTransactionTimeout: 3 * time.Second, IOTimeout: 4 * time.Second}},
+				StatementTimeout: 3 * time.Second, LockTimeout: 2 * time.Second, IdleInTransactionTimeout: 3 * time.Second, IOTimeout: 4 * time.Second,
+				ClientCheckInterval: 250 * time.Millisecond}},
+		{"export timeout by default", map[string]string{}, func(c bootstrap.Config) any { return c.ExportTimeout }, 10 * time.Minute},
+		{"export timeout", map[string]string{"EXPORT_TIMEOUT": "30m"}, func(c bootstrap.Config) any { return c.ExportTimeout }, 30 * time.Minute},
+		{"export timeout equal to the request deadline", map[string]string{"EXPORT_TIMEOUT": "4s", "REQUEST_TIMEOUT": "4s"},
+			func(c bootstrap.Config) any { return c.ExportTimeout }, 4 * time.Second},
 		{"traces protocol wins over the generic one", map[string]string{
 			"OTEL_EXPORTER_OTLP_TRACES_PROTOCOL": "http/protobuf", "OTEL_EXPORTER_OTLP_PROTOCOL": "grpc"},
 			func(c bootstrap.Config) any { return c.Tracing().Protocol }, "http/protobuf"},
@@ -195,6 +200,9 @@ func TestConfigInvalid(t *testing.T) {
 		{"request timeout not a duration", map[string]string{"REQUEST_TIMEOUT": "soon"}, "REQUEST_TIMEOUT"},
 		{"request timeout too short", map[string]string{"REQUEST_TIMEOUT": "10ms"}, "REQUEST_TIMEOUT"},
 		{"request timeout too long", map[string]string{"REQUEST_TIMEOUT": "2m"}, "REQUEST_TIMEOUT"},
+		{"export timeout not a duration", map[string]string{"EXPORT_TIMEOUT": "soon"}, "EXPORT_TIMEOUT"},
+		{"export timeout below the request deadline", map[string]string{"EXPORT_TIMEOUT": "3s", "REQUEST_TIMEOUT": "4s"}, "EXPORT_TIMEOUT"},
+		{"export timeout too long", map[string]string{"EXPORT_TIMEOUT": "25h"}, "EXPORT_TIMEOUT"},
 		{"pool of none", map[string]string{"DB_MAX_CONNS": "0"}, "DB_MAX_CONNS"},
 		{"pool not a number", map[string]string{"DB_MAX_CONNS": "many"}, "DB_MAX_CONNS"},
 		{"pool too large", map[string]string{"DB_MAX_CONNS": "5000"}, "DB_MAX_CONNS"},

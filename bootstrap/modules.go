@@ -119,7 +119,8 @@ func (c Config) ServerDatabase() postgres.Options {
 	return postgres.Options{DSN: c.DatabaseURL, MaxOpenConns: c.DBMaxConns, Limits: c.SessionLimits()}
 }
 
-func newDB(lc fx.Lifecycle, opts postgres.Options) (*bun.DB, error) {
+func newDB(lc fx.Lifecycle, opts postgres.Options, log *slog.Logger) (*bun.DB, error) {
+	postgres.LogDriverTo(log)
 	db, err := postgres.Open(opts)
 	if err != nil {
 		return nil, err
@@ -212,7 +213,8 @@ var HTTPModule = fx.Module("http",
 		func(cfg Config, m *telemetry.Metrics, log *slog.Logger) *httpapi.Admission {
 			return httpapi.NewAdmission(cfg.RequestTimeout, 2*cfg.DBMaxConns, log,
 				httpapi.WithAdaptiveQueue(cfg.AdmissionTarget, cfg.AdmissionInterval),
-				httpapi.WithDecisionCounter(m.FairUse.AdmissionDecisions))
+				httpapi.WithDecisionCounter(m.FairUse.AdmissionDecisions),
+				httpapi.WithExportTimeout(cfg.ExportTimeout))
 		},
 		newRateLimiter,
 		func(tokens ports.AccessTokenVerifier, keys ports.APIKeyVerifier, errs httpapi.ErrorMapper, adm *httpapi.Admission,

@@ -51,6 +51,7 @@ type Admission struct {
 	timeout   time.Duration // the request deadline
 	handler   time.Duration // the handler's own deadline, a margin before timeout
 	wait      time.Duration // how long a request may wait for a slot while the queue is good
+	export    time.Duration // a download's deadline (GuardStream); 0: the handler's
 	capacity  int64
 	slots     *semaphore.Weighted // one unit per request in flight
 	queue     *codel
@@ -93,6 +94,12 @@ func WithDecisionCounter(c *prometheus.CounterVec) AdmissionOption {
 	return func(a *Admission) { a.decisions = c }
 }
 
+// WithExportTimeout sets the deadline of a download (GuardStream,
+// EXPORT_TIMEOUT) in place of the request deadline.
+func WithExportTimeout(d time.Duration) AdmissionOption {
+	return func(a *Admission) { a.export = d }
+}
+
 // NewAdmission builds the admission control of one server: requests are
 // answered within timeout, capacity of them run at once, and the others
 // wait for a slot for at most half of timeout while the queue is good, and
@@ -132,16 +139,23 @@ func (a *Admission) Guard(write ErrorWriter, next http.Handler) http.Handler {
 	})
 }
 
-// GuardStream is Guard for a route that writes its answer as it makes it
-// (an invoice's charges as CSV): the same slot and the same deadline for
-// its handler's context, but no http.TimeoutHandler, which would hold the
-// whole answer in memory until the handler returns. Such a handler
-// answers for itself when its context ends, and cuts a stream short
-// (http.ErrAbortHandler) rather than end it as if it were complete.
+// GuardStream is Guard for a download, a route that writes its answer as
+// it makes it (an invoice's charges as CSV): the same slot, but the
+// download's own deadline (WithExportTimeout) for its handler's context,
+// and no http.TimeoutHandler, which would hold the whole answer in memory
+// until the handler returns. Such a handler answers for itself when its
+// context ends, and cuts a stream short (http.ErrAbortHandler) rather than
+// end it as if it were complete. The slot is held until the handler
+// returns: a client that reads slowly or goes away holds that one slot,
+// for no longer than the download's deadline.
 func (a *Admission) GuardStream(write ErrorWriter, next http.Handler) http.Handler {
 	return a.admitted(write, next, func(w http.ResponseWriter, r *http.Request, arrived time.Time) {
 		defer a.slots.Release(1)
-		ctx, cancel := context.WithDeadline(r.Context(), arrived.Add(a.handler))
+		deadline := a.handler
+		if a.export > 0 {
+			deadline = a.export
+		}
+		ctx, cancel := context.WithDeadline(r.Context(), arrived.Add(deadline))
 		defer cancel()
 		next.ServeHTTP(w, r.WithContext(ctx))
 	})

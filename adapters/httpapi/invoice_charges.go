@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"context"
 	"encoding/csv"
 	"encoding/json"
 	"errors"
@@ -8,10 +9,12 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/gorilla/mux"
 
 	"github.com/acme3pl/fulfillment/adapters/resources"
+	"github.com/acme3pl/fulfillment/application"
 	invoicingapp "github.com/acme3pl/fulfillment/application/invoicing"
 	"github.com/acme3pl/fulfillment/domain"
 	"github.com/acme3pl/fulfillment/ports"
@@ -54,22 +57,43 @@ func ChargeView(c ports.InvoiceCharge) (ChargeDTO, error) {
 // dotted.
 var ChargesCSVHeader = []string{"id", "fee", "title", "quantity", "unitCost", "occurredAt", "warehouseId", "source.type", "source.id"}
 
-// ChargeCSVRecord is a charge as a CSV row of ChargesCSVHeader.
+// ChargeCSVRecord is a charge as a CSV row of ChargesCSVHeader. Its text
+// cells pass through csvText; its numbers (quantity, unitCost) are written
+// as they are, a credit's negative unit cost included.
 func ChargeCSVRecord(c ChargeDTO) []string {
 	wh := ""
 	if c.WarehouseID != nil {
 		wh = *c.WarehouseID
 	}
-	return []string{c.ID, c.Fee, c.Title, c.Quantity.String(), strconv.FormatInt(c.UnitCost, 10), c.OccurredAt, wh,
-		c.Source.Type, c.Source.ID}
+	return []string{csvText(c.ID), csvText(c.Fee), csvText(c.Title), c.Quantity.String(), strconv.FormatInt(c.UnitCost, 10),
+		csvText(c.OccurredAt), csvText(wh), csvText(c.Source.Type), csvText(c.Source.ID)}
+}
+
+// csvText is a text cell as a spreadsheet may safely open it: a cell that
+// begins with =, +, -, @, a tab or a carriage return would be read as a
+// formula (a WMS's reference =HYPERLINK(…), an operator's title =1+2), so
+// it is written with a leading ' (OWASP's CSV injection guidance), which
+// spreadsheets show as text. Numbers never pass through it.
+func csvText(s string) string {
+	if s == "" {
+		return s
+	}
+	switch s[0] {
+	case '=', '+', '-', '@', '\t', '\r':
+		return "'" + s
+	}
+	return s
 }
 
 // InvoiceCharges serves GET /v0/invoices/{id}/charges.
-type InvoiceCharges struct{ group[invoicingapp.UseCases] }
+type InvoiceCharges struct {
+	group[invoicingapp.UseCases]
+	stall time.Duration // how long a download may wait for its client to read a chunk; 0: ExportStallTimeout
+}
 
 // NewInvoiceCharges builds the route.
 func NewInvoiceCharges(app *invoicingapp.UseCases, auth Authenticator, errs ErrorMapper) *InvoiceCharges {
-	return &InvoiceCharges{newGroup(app, auth, errs, nil)}
+	return &InvoiceCharges{group: newGroup(app, auth, errs, nil)}
 }
 
 // Register implements Routes.
@@ -143,25 +167,67 @@ func (h *InvoiceCharges) list(w http.ResponseWriter, r *http.Request) {
 // body, never a row that is wrong).
 var errStreamed = errors.New("csv streamed")
 
+// How a download is written (docs/invoices.md, downloads): flushed to the
+// client every exportFlushRows rows (the CSV writer's and the server's
+// buffers send the bytes in between as they fill), each chunk within
+// ExportStallTimeout of the last: a client that stops reading for that
+// long is cut off, and frees its slot and its database connection.
+const (
+	exportFlushRows    = 1000
+	ExportStallTimeout = 30 * time.Second
+)
+
 // writeCSV streams every charge as CSV (RFC 4180: CRLF line ends, quoted
 // where needed), each row written as it is read: an invoice of any size is
-// never held in memory.
+// never held in memory. Its deadline is the download's (the admission's
+// GuardStream), not the request deadline. When the answer cannot be
+// finished (the deadline, the database, a client gone or stalled) after
+// its status was sent, the answer is cut short (http.ErrAbortHandler)
+// rather than ended as if complete, and the database's read is cancelled
+// rather than drained.
 func (h *InvoiceCharges) writeCSV(w http.ResponseWriter, r *http.Request, in invoicingapp.ListInvoiceCharges) {
+	ctx, cancel := context.WithCancel(r.Context())
+	defer cancel()
 	in.Page = ports.Page{} // every charge
+	rc := http.NewResponseController(w)
 	cw := csv.NewWriter(w)
 	cw.UseCRLF = true
-	started := false
+	stall := h.stall
+	if stall <= 0 {
+		stall = ExportStallTimeout
+	}
+	flush := func() error {
+		cw.Flush()
+		if err := cw.Error(); err != nil {
+			return err
+		}
+		if err := rc.Flush(); err != nil && !errors.Is(err, http.ErrNotSupported) {
+			return err
+		}
+		if err := rc.SetWriteDeadline(time.Now().Add(stall)); err != nil && !errors.Is(err, http.ErrNotSupported) {
+			return err
+		}
+		return nil
+	}
+	started, rows := false, 0
+	var lost error // the client's connection failed: gone, or stalled
 	start := func() error {
 		w.Header().Set("Content-Type", "text/csv; charset=utf-8")
 		w.Header().Set("Content-Disposition", `attachment; filename="`+in.InvoiceID+`-charges.csv"`)
+		_ = rc.SetWriteDeadline(time.Now().Add(stall)) // a writer without deadlines (a test's recorder): none to set
 		w.WriteHeader(http.StatusOK)
 		started = true
 		return cw.Write(ChargesCSVHeader)
 	}
+	cut := func(err error) error {
+		lost = err
+		cancel() // the rows not read yet are dropped with their connection, not drained
+		return errStreamed
+	}
 	in.Each = func(c ports.InvoiceCharge) error {
 		if !started {
 			if err := start(); err != nil {
-				return errStreamed
+				return cut(err)
 			}
 		}
 		dto, err := ChargeView(c)
@@ -169,20 +235,34 @@ func (h *InvoiceCharges) writeCSV(w http.ResponseWriter, r *http.Request, in inv
 			return err
 		}
 		if err := cw.Write(ChargeCSVRecord(dto)); err != nil {
-			return errStreamed
+			return cut(err)
+		}
+		if rows++; rows%exportFlushRows == 0 {
+			if err := flush(); err != nil {
+				return cut(err)
+			}
 		}
 		return nil
 	}
-	_, err := h.app.ListInvoiceCharges.Handle(r.Context(), in)
+	_, err := h.app.ListInvoiceCharges.Handle(ctx, in)
 	if err != nil && !started {
 		h.errors.Write(w, r, err)
 		return
 	}
-	if err == nil && !started {
-		_ = start() // no charges: the header row alone
+	if err == nil {
+		if !started {
+			_ = start() // no charges: the header row alone
+		}
+		if err = flush(); err == nil {
+			return
+		}
+		lost = err
 	}
-	cw.Flush()
-	if err != nil {
-		panic(http.ErrAbortHandler) // the status is sent: cut the answer short rather than end it as if complete
+	if lost != nil || r.Context().Err() != nil {
+		// The client went away or stopped reading: not a fault (499).
+		recordFrom(r.Context()).setError(application.KindClientGone)
+	} else {
+		noteError(h.errors.Log, r, err)
 	}
+	panic(http.ErrAbortHandler) // the status is sent: cut the answer short rather than end it as if complete
 }

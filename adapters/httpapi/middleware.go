@@ -171,42 +171,60 @@ func withAccessLog(log *slog.Logger, m *telemetry.Metrics, next http.Handler) ht
 		sr := &statusRecorder{ResponseWriter: w}
 		record := &requestRecord{route: "unmatched"}
 		r = r.WithContext(contextWithRecord(r.Context(), record))
+		defer func() {
+			// A stream cut short (http.ErrAbortHandler, a download) is
+			// logged and counted too, then goes on to net/http.
+			if v := recover(); v != nil {
+				logAnswer(log, m, r, sr, record, start)
+				panic(v)
+			}
+		}()
 		next.ServeHTTP(sr, r)
-		if sr.status == 0 {
-			sr.status = http.StatusOK
-		}
-		elapsed := time.Since(start)
-		recordAnswer(trace.SpanFromContext(r.Context()), sr.status)
-		route, errorKind := record.get()
-		m.ObserveRequest(r.Context(), route, methodLabel(r.Method), strconv.Itoa(sr.status), elapsed.Seconds())
-		switch errorKind {
-		case application.KindShed:
-			m.RequestsShed.WithLabelValues(route).Inc()
-		case application.KindTimeout:
-			m.RequestsTimedOut.WithLabelValues(route).Inc()
-		}
-		level := slog.LevelInfo
-		if sr.status >= 500 {
-			level = slog.LevelError
-		}
-		if isProbe(r.URL.Path) && sr.status < 400 {
-			level = slog.LevelDebug
-		}
-		// The record goes to the handler directly: Logger.LogAttrs would
-		// also walk the stack for the caller's address, which no line of
-		// this service prints.
-		h := log.Handler()
-		if !h.Enabled(r.Context(), level) {
-			return
-		}
-		line := slog.NewRecord(start.Add(elapsed), level, "request", 0)
-		line.AddAttrs(slog.String("method", r.Method), slog.String("route", route),
-			slog.Int("status", sr.status), slog.Duration("duration", elapsed))
-		if errorKind != "" {
-			line.AddAttrs(slog.String("error_kind", string(errorKind)))
-		}
-		_ = h.Handle(r.Context(), line)
+		logAnswer(log, m, r, sr, record, start)
 	})
+}
+
+// logAnswer records the answer in the metrics and on the server span, and
+// writes the access log line. An answer cut short because its client went
+// away (a download) is status 499, whatever status went out before.
+func logAnswer(log *slog.Logger, m *telemetry.Metrics, r *http.Request, sr *statusRecorder, record *requestRecord, start time.Time) {
+	if sr.status == 0 {
+		sr.status = http.StatusOK
+	}
+	elapsed := time.Since(start)
+	route, errorKind := record.get()
+	if errorKind == application.KindClientGone {
+		sr.status = StatusClientClosedRequest
+	}
+	recordAnswer(trace.SpanFromContext(r.Context()), sr.status)
+	m.ObserveRequest(r.Context(), route, methodLabel(r.Method), strconv.Itoa(sr.status), elapsed.Seconds())
+	switch errorKind {
+	case application.KindShed:
+		m.RequestsShed.WithLabelValues(route).Inc()
+	case application.KindTimeout:
+		m.RequestsTimedOut.WithLabelValues(route).Inc()
+	}
+	level := slog.LevelInfo
+	if sr.status >= 500 {
+		level = slog.LevelError
+	}
+	if isProbe(r.URL.Path) && sr.status < 400 {
+		level = slog.LevelDebug
+	}
+	// The record goes to the handler directly: Logger.LogAttrs would
+	// also walk the stack for the caller's address, which no line of
+	// this service prints.
+	h := log.Handler()
+	if !h.Enabled(r.Context(), level) {
+		return
+	}
+	line := slog.NewRecord(start.Add(elapsed), level, "request", 0)
+	line.AddAttrs(slog.String("method", r.Method), slog.String("route", route),
+		slog.Int("status", sr.status), slog.Duration("duration", elapsed))
+	if errorKind != "" {
+		line.AddAttrs(slog.String("error_kind", string(errorKind)))
+	}
+	_ = h.Handle(r.Context(), line)
 }
 
 // methodLabel is the request's method as a metric label or span name: one

@@ -157,23 +157,18 @@ ORDER BY c.occurred_at, c.id
 OFFSET $3 LIMIT $4`
 
 // OfInvoice lists the charges behind an invoice (see the port).
+// Every charge (Take 0, the CSV) is read by exportOfInvoice.
 func (r *ChargeRepository) OfInvoice(ctx context.Context, organizationID, invoiceID string, page ports.Page, each func(ports.InvoiceCharge) error) (bool, error) {
-	var limit any // NULL: every charge
-	if page.Take > 0 {
-		limit = page.Take + 1
+	if page.Take <= 0 {
+		return false, dbErr(r.exportOfInvoice(ctx, organizationID, invoiceID, each))
 	}
 	n, more := 0, false
-	err := r.run.query(ctx, invoiceChargesSQL, func(rows *sql.Rows) error {
-		var c ports.InvoiceCharge
-		if err := rows.Scan(&c.ID, &c.Fee, &c.Title, &c.QuantityMilli, &c.UnitCost, &c.OccurredAt, &c.WarehouseID,
-			&c.SourceType, &c.SourceID); err != nil {
-			return err
-		}
-		if n++; page.Take > 0 && n > page.Take {
+	err := r.scanCharges(ctx, r.run, organizationID, invoiceID, ports.Page{Skip: page.Skip, Take: page.Take + 1}, func(c ports.InvoiceCharge) error {
+		if n++; n > page.Take {
 			more = true
 			return nil
 		}
 		return each(c)
-	}, organizationID, invoiceID, page.Skip, limit, r.settings.zone())
+	})
 	return more, dbErr(err)
 }

@@ -47,6 +47,11 @@ type SessionLimits struct {
 	// without it a COMMIT sent into a partition would wait for TCP to give
 	// up. Zero: such round trips wait as long as the network does.
 	IOTimeout time.Duration
+	// ClientCheckInterval is client_connection_check_interval: how often
+	// PostgreSQL checks, while a statement runs, that the client is still
+	// connected, and ends the statement when it is not (a request whose
+	// client hung up closes its connection: cancel.go). Zero: never.
+	ClientCheckInterval time.Duration
 }
 
 // params are the limits as the session settings pgdriver sets on connect.
@@ -56,6 +61,7 @@ func (l SessionLimits) params() map[string]any {
 		"statement_timeout":                   l.StatementTimeout,
 		"lock_timeout":                        l.LockTimeout,
 		"idle_in_transaction_session_timeout": l.IdleInTransactionTimeout,
+		"client_connection_check_interval":    l.ClientCheckInterval,
 	} {
 		if d > 0 {
 			p[name] = strconv.FormatInt(d.Milliseconds(), 10)
@@ -76,10 +82,14 @@ func Open(opts Options) (*bun.DB, error) {
 		pgdriver.WithDSN(opts.DSN),
 		pgdriver.WithTLSConfig(tlsConf),
 		pgdriver.WithDialTimeout(3*time.Second),
-		// Round trips with a context end at its deadline; without one, at
-		// IOTimeout (zero: never).
-		pgdriver.WithReadTimeout(opts.Limits.IOTimeout),
-		pgdriver.WithWriteTimeout(opts.Limits.IOTimeout),
+		// Round trips with a context end at its deadline, or when it is
+		// cancelled (cancel.go); those without one (database/sql's COMMIT
+		// and ROLLBACK, a connection the pool opens in the background) at
+		// IOTimeout, which droppingConn applies. pgdriver's own read and
+		// write timeouts are off: they would bound every read under any
+		// deadline, a download's rows too (EXPORT_TIMEOUT is minutes).
+		pgdriver.WithReadTimeout(0),
+		pgdriver.WithWriteTimeout(0),
 		pgdriver.WithApplicationName("fulfillment"),
 		// Statement spans come from querySpans; the driver's own would repeat them.
 		pgdriver.WithTracing(false),
@@ -101,7 +111,7 @@ func Open(opts Options) (*bun.DB, error) {
 	// at each execution of a generic plan whose estimate crosses
 	// jit_above_cost, costing far more than the statement (docs/decisions.md).
 	conf.ConnParams["jit"] = "off"
-	sqldb := sql.OpenDB(droppingConnector{connector})
+	sqldb := sql.OpenDB(droppingConnector{connector, opts.Limits.IOTimeout})
 	maxConns := opts.MaxOpenConns
 	if maxConns <= 0 {
 		maxConns = 4 * runtime.GOMAXPROCS(0)
@@ -178,14 +188,22 @@ func tlsConfig(dsn string) (*tls.Config, error) {
 // connection), so that database/sql drops them rather than hand one, the
 // rest of its response unread, to the next caller: pgdriver does so after a
 // simple query but not after a prepared statement.
-type droppingConnector struct{ *pgdriver.Connector }
+type droppingConnector struct {
+	*pgdriver.Connector
+	io time.Duration // SessionLimits.IOTimeout
+}
 
 func (c droppingConnector) Connect(ctx context.Context) (driver.Conn, error) {
+	if _, ok := ctx.Deadline(); !ok && c.io > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, c.io)
+		defer cancel()
+	}
 	pc, err := ConnectPG(ctx, c.Connector)
 	if err != nil {
 		return nil, err
 	}
-	return droppingConn{pc}, nil
+	return droppingConn{pc, c.io}, nil
 }
 
 // ConnectPG connects through c, pgdriver's connector, and returns its
@@ -221,12 +239,14 @@ func databaseOf(db *sql.DB) string {
 	return d.database
 }
 
-type droppingConn struct{ *pgdriver.Conn }
+type droppingConn struct {
+	*pgdriver.Conn
+	io time.Duration // bounds COMMIT and ROLLBACK, which run without a context; 0: never
+}
 
-func (c droppingConn) PrepareContext(ctx context.Context, query string) (driver.Stmt, error) {
-	st, err := c.Conn.PrepareContext(ctx, query)
-	if err != nil {
-		return nil, c.dropOn(err)
+func (c droppingConn) PrepareContext(ctx context.Context, query string) (st driver.Stmt, err error) {
+	if err = c.call(ctx, func() error { st, err = c.Conn.PrepareContext(ctx, query); return c.dropOn(err) }); err != nil {
+		return nil, err
 	}
 	return droppingStmt{st, c}, nil
 }
@@ -246,14 +266,19 @@ type droppingStmt struct {
 	cn droppingConn
 }
 
-func (s droppingStmt) ExecContext(ctx context.Context, args []driver.NamedValue) (driver.Result, error) {
-	res, err := s.Stmt.(driver.StmtExecContext).ExecContext(ctx, args)
-	return res, s.cn.dropOn(err)
+func (s droppingStmt) ExecContext(ctx context.Context, args []driver.NamedValue) (res driver.Result, err error) {
+	err = s.cn.call(ctx, func() error {
+		res, err = s.Stmt.(driver.StmtExecContext).ExecContext(ctx, args)
+		return s.cn.dropOn(err)
+	})
+	return res, err
 }
 
 func (s droppingStmt) QueryContext(ctx context.Context, args []driver.NamedValue) (driver.Rows, error) {
-	rows, err := s.Stmt.(driver.StmtQueryContext).QueryContext(ctx, args)
-	return rows, s.cn.dropOn(err)
+	return s.cn.query(ctx, func() (driver.Rows, error) {
+		rows, err := s.Stmt.(driver.StmtQueryContext).QueryContext(ctx, args)
+		return rows, s.cn.dropOn(err)
+	})
 }
 
 // dbErr translates driver errors into the domain's: a lost or refused

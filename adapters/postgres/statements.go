@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/uptrace/bun"
 	"github.com/uptrace/bun/dialect/pgdialect"
@@ -177,11 +178,17 @@ func newStatements(db *bun.DB) *statements {
 }
 
 // get returns text's statement, preparing it when needed; nil when
-// preparing failed (the database is away): text then runs unprepared.
+// preparing failed (the database is away, or preparing took longer than
+// prepareBudget): text then runs unprepared. Preparing takes the locks of
+// the statement's tables: behind a table another session holds, a
+// statement would otherwise wait for the lock twice, once to be prepared
+// and once to run.
 func (s *statements) get(ctx context.Context, text string) *sql.Stmt {
 	if stmt, ok := s.ready.Load(text); ok {
 		return stmt.(*sql.Stmt)
 	}
+	ctx, cancel := context.WithTimeout(ctx, prepareBudget)
+	defer cancel()
 	stmt, err := s.db.PrepareContext(ctx, text)
 	if err != nil {
 		return nil
@@ -206,8 +213,12 @@ func (s *statements) inTx(text string) *sql.Stmt {
 }
 
 // prepareWanted prepares the statements that ran unprepared in a
-// transaction; the unit of work calls it before it begins one. One that
-// fails to prepare is noted again at its next run.
+// transaction; the unit of work calls it before it begins one. It gives
+// them prepareBudget in all and stops at the first that fails: behind a
+// table another session holds (LOCK TABLE) each would wait up to
+// lock_timeout in turn, before the transaction waits once more — a request
+// would wait for the lock several times the bound it is promised. The rest
+// are noted again and prepared before a later transaction.
 func (s *statements) prepareWanted(ctx context.Context) {
 	s.mu.Lock()
 	todo := s.pending
@@ -217,10 +228,22 @@ func (s *statements) prepareWanted(ctx context.Context) {
 	}
 	s.pending = map[string]bool{}
 	s.mu.Unlock()
+	ctx, cancel := context.WithTimeout(ctx, prepareBudget)
+	defer cancel()
+	failed := false
 	for text := range todo {
-		s.get(ctx, text)
+		if !failed && s.get(ctx, text) == nil {
+			failed = true
+		}
+		if failed {
+			s.inTx(text) // noted again
+		}
 	}
 }
+
+// prepareBudget bounds preparing (get, prepareWanted): a statement is
+// prepared in well under a millisecond when no lock is in the way.
+const prepareBudget = 100 * time.Millisecond
 
 // pgArray passes a slice ([]string, []int64) as one array parameter:
 // database/sql passes only scalars and pgdialect.Array is no driver.Valuer,

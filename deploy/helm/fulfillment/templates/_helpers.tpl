@@ -112,6 +112,8 @@ seccompProfile:
   value: {{ printf ":%d" (int .Values.containerPort) | quote }}
 - name: REQUEST_TIMEOUT
   value: {{ .Values.config.requestTimeout | quote }}
+- name: EXPORT_TIMEOUT
+  value: {{ .Values.config.exportTimeout | quote }}
 {{- with .Values.config.dbMaxConns }}
 - name: DB_MAX_CONNS
   value: {{ . | quote }}
