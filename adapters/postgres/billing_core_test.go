@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/acme3pl/fulfillment/adapters/postgres/pgtest"
 	"github.com/acme3pl/fulfillment/adapters/system"
 	billingapp "github.com/acme3pl/fulfillment/application/billing"
 	warehouseapp "github.com/acme3pl/fulfillment/application/warehouse"
@@ -157,7 +158,7 @@ func TestBillingOneOrganizationNeverHoldsUpAnother(t *testing.T) {
 		_, err := b.close.Handle(ctx, billingapp.ClosePeriod{OrganizationID: "org_b"})
 		closed <- err
 	}()
-	waitLockWaiters(t, b, 1)
+	pgtest.WaitForLockWaiters(t, b.db, 1)
 
 	within := func(what string, fn func() error) {
 		t.Helper()
@@ -216,25 +217,6 @@ func TestBillingOneOrganizationNeverHoldsUpAnother(t *testing.T) {
 	if err := <-closed; err != nil {
 		t.Fatal(err)
 	}
-}
-
-// waitLockWaiters waits until n sessions of the test's database wait for
-// a lock.
-func waitLockWaiters(t *testing.T, b *billInstance, n int) {
-	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for time.Now().Before(deadline) {
-		var waiting int
-		if err := b.db.NewRaw(`SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`).
-			Scan(context.Background(), &waiting); err != nil {
-			t.Fatal(err)
-		}
-		if waiting >= n {
-			return
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-	t.Fatalf("no %d session(s) wait for a lock", n)
 }
 
 // tickClock advances by a millisecond at each reading.

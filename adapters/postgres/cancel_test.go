@@ -6,9 +6,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/uptrace/bun"
-
 	"github.com/acme3pl/fulfillment/adapters/postgres"
+	"github.com/acme3pl/fulfillment/adapters/postgres/pgtest"
 	"github.com/acme3pl/fulfillment/application"
 	"github.com/acme3pl/fulfillment/domain"
 	"github.com/acme3pl/fulfillment/domain/shipping"
@@ -77,7 +76,7 @@ func TestCallerGoneEndsItsStatement(t *testing.T) {
 			return r.Inventory.Reserve(ctx, f.org, f.whA, shipping.SPD, []shipping.ShipmentLine{{ItemID: f.ctn1, Quantity: 1}})
 		})
 	}()
-	waitLockWaiters(t, watcher, 1)
+	pgtest.WaitForLockWaiters(t, watcher, 1)
 	cancel()
 	hungUp := time.Now()
 	select {
@@ -91,29 +90,8 @@ func TestCallerGoneEndsItsStatement(t *testing.T) {
 	case <-time.After(5 * time.Second):
 		t.Fatal("the unit of work still waits 5 s after its caller went away")
 	}
-	waitLockWaiters(t, watcher, 0)
+	pgtest.WaitForNoLockWaiter(t, watcher)
 	if d := time.Since(hungUp); d > 2*time.Second {
 		t.Fatalf("the statement still waited for the lock %s after its caller went away", d)
-	}
-}
-
-// waitLockWaiters waits (up to 10 s) until exactly n other sessions of the
-// database wait for a lock.
-func waitLockWaiters(t *testing.T, db *bun.DB, n int) {
-	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		var k int
-		if err := db.QueryRowContext(context.Background(), `SELECT count(*) FROM pg_stat_activity
-			WHERE datname = current_database() AND pid <> pg_backend_pid() AND wait_event_type = 'Lock'`).Scan(&k); err != nil {
-			t.Fatal(err)
-		}
-		if k == n {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%d sessions wait for a lock after 10 s, want %d", k, n)
-		}
-		time.Sleep(5 * time.Millisecond)
 	}
 }

@@ -167,6 +167,14 @@ func WaitForLockWaiters(t testing.TB, db *bun.DB, n int) {
 		fmt.Sprintf("session(s) wait for a lock, want %d", n))
 }
 
+// WaitForNoLockWaiter waits until no other session of db's database
+// waits for a lock, failing t after 15 s.
+func WaitForNoLockWaiter(t testing.TB, db *bun.DB) {
+	t.Helper()
+	waitForSessions(t, db, "wait_event_type = 'Lock'", func(k int) bool { return k == 0 },
+		"session(s) still wait for a lock, want none")
+}
+
 // WaitForNoOpenTransaction waits until no other session of db's database
 // is idle in a transaction (pg_stat_activity.state), failing t after 15 s:
 // a transaction that ended on the client's side has been rolled back on
