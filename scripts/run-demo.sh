@@ -116,8 +116,8 @@ past its grace, each only the \$50.00 monthly minimum, as nothing was shipped in
 
   bin/fulfillment invoices preview --org org_acme
 $(if [[ -n ${EVENTS_NATS_URL:-} ]]; then
-		printf '\nEvents go to %s (stream %s); watch them as they arrive:\n\n  EVENTS_NATS_URL=%s bin/fulfillment events tail\n\nThe operator'"'"'s commands record events too only with it set (billing close: invoice.finalized):\n\n  export EVENTS_NATS_URL=%s\n' \
-			"$EVENTS_NATS_URL" "${EVENTS_STREAM:-FULFILLMENT}" "$(shq "$EVENTS_NATS_URL")" "$(shq "$EVENTS_NATS_URL")"
+		printf '\nEvents go to %s (stream %s); watch them as they arrive:\n\n  EVENTS_NATS_URL=%s bin/fulfillment events tail\n\nThe operator'"'"'s commands record events too, with or without it in their own shell (billing close:\ninvoice.finalized): the running server tells them through the database.\n' \
+			"$EVENTS_NATS_URL" "${EVENTS_STREAM:-FULFILLMENT}" "$(shq "$EVENTS_NATS_URL")"
 	else
 		printf '\nEvents are off: no NATS answers at 127.0.0.1:4222 (scripts/nats.sh starts one).\n'
 	fi)
