@@ -128,8 +128,10 @@ func TestOrdersCommand(t *testing.T) {
 	if n := shipmentsOf(t, "org_e2e_rp_cli", 8_500_001); n != 1 {
 		t.Fatalf("%d shipments of 8500001", n)
 	}
-	if out := mustCLI(t, env, "orders", "replay", "--org", "org_e2e_rp_nobody", "--all-failed"); out != "replayed 0: 0 succeeded, 0 duplicate, 0 failed\n" {
-		t.Fatalf("nothing to replay: %q", out)
+	// An organization that does not exist is not "nothing to replay": exit 1, no summary.
+	if r := runCLI(t, env, "orders", "replay", "--org", "org_e2e_rp_nobody", "--all-failed"); r.Code != 1 || r.Stdout != "" ||
+		!strings.Contains(r.Stderr, "org_e2e_rp_nobody") {
+		t.Fatalf("replay of an unknown organization: exit %d %q %q", r.Code, r.Stdout, r.Stderr)
 	}
 
 	for _, args := range [][]string{
