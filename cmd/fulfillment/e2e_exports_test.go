@@ -53,19 +53,7 @@ func launchPlain(t *testing.T, env []string) *server {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = os.RemoveAll(filepath.Dir(bin)) })
-	addr := freeAddr(t)
-	cmd := exec.Command(bin, "serve")
-	cmd.Env = append(append([]string{}, env...), "HTTP_ADDR="+addr)
-	s := &server{URL: "http://" + addr, cmd: cmd, stderr: &syncBuffer{}, exited: make(chan struct{})}
-	cmd.Stderr = s.stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	go func() {
-		s.waitErr = cmd.Wait()
-		close(s.exited)
-	}()
-	t.Cleanup(func() { s.Stop(t) })
+	s := launchBinary(t, bin, env)
 	s.waitFor(t, "/readyz", http.StatusOK)
 	return s
 }

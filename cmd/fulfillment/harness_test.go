@@ -268,12 +268,18 @@ func startServer(t testing.TB, env []string) *server {
 // launchServer starts `fulfillment serve` without waiting for it.
 func launchServer(t testing.TB, env []string) *server {
 	t.Helper()
+	return launchBinary(t, binPath, env)
+}
+
+// launchBinary starts `serve` of the binary bin without waiting for it.
+func launchBinary(t testing.TB, bin string, env []string) *server {
+	t.Helper()
 	addr := freeAddr(t)
 	answers.Check(addr)
 	// After the server has stopped (cleanups run last first): the port is
 	// free again, and a later server or tool of these tests may get it.
 	t.Cleanup(func() { answers.Uncheck(addr) })
-	cmd := exec.Command(binPath, "serve")
+	cmd := exec.Command(bin, "serve")
 	cmd.Env = append(append([]string{}, env...), "HTTP_ADDR="+addr)
 	s := &server{URL: "http://" + addr, cmd: cmd, stderr: &syncBuffer{}, exited: make(chan struct{})}
 	cmd.Stderr = s.stderr
