@@ -36,6 +36,10 @@ type Repositories struct {
 	RateCards      RateCardRepository
 	Charges        ChargeRepository
 	BillingPeriods BillingPeriodRepository
+
+	// Audit is the audit log of the operators' actions
+	// (application.Audited writes to it).
+	Audit AuditLog
 }
 
 // Clock tells the time; tests pin it.

@@ -74,11 +74,11 @@ func TestBillingFinalizationRecordsItsEvent(t *testing.T) {
 	// change writes nothing.
 	change := billingapp.NewChangeInvoiceStatusHandler(b.deps)
 	for _, to := range []string{"pending_payment", "unpaid"} {
-		if _, err := change.Handle(ctx, billingapp.ChangeInvoiceStatus{InvoiceID: subject, To: to}); err != nil {
+		if _, err := change.Handle(ctx, billingapp.ChangeInvoiceStatus{Actor: operator, InvoiceID: subject, To: to}); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if _, err := change.Handle(ctx, billingapp.ChangeInvoiceStatus{InvoiceID: subject, To: "refunded"}); err == nil {
+	if _, err := change.Handle(ctx, billingapp.ChangeInvoiceStatus{Actor: operator, InvoiceID: subject, To: "refunded"}); err == nil {
 		t.Fatal("unpaid → refunded was allowed")
 	}
 	clock.set(inv.DueDate().Add(31 * 24 * time.Hour))

@@ -31,6 +31,8 @@ type DB struct {
 	// Down makes every unit of work and every call outside one fail with
 	// domain.ErrUnavailable.
 	Down bool
+	// Audit keeps the operators' audit records, committed or not.
+	Audit AuditLog
 }
 
 // State is what a transaction copies.
@@ -123,7 +125,7 @@ func (db *DB) repos(state *State, pooled bool) ports.Repositories {
 		Organizations: fakeOrgs{f}, Warehouses: fakeWarehouses{f}, Inventory: fakeInventory{f},
 		Shipments: fakeShipments{f}, Receipts: fakeReceipts{f}, APIKeys: fakeKeys{f},
 		WarehouseReceipts: fakeWarehouseReceipts{f}, WarehouseServices: fakeWarehouseServices{f}, Stock: fakeStockLedger{f},
-		Events: fakeEvents{f},
+		Events: fakeEvents{f}, Audit: &db.Audit,
 	}
 }
 
