@@ -36,6 +36,9 @@ type UseCases struct {
 	CheckPrincipal Handler[CheckPrincipal, struct{}]
 
 	ListWarehouses Handler[ListWarehouses, WarehousePage]
+
+	// ListAuditRecords reads the audit log of the operators' actions.
+	ListAuditRecords Handler[ListAuditRecords, struct{}]
 }
 
 // New builds the shared kernel's use cases. seedRateCards sets a fixture's
@@ -50,5 +53,7 @@ func New(d Deps, keys ports.APIKeyGenerator, seedRateCards RateCardSeeder) *UseC
 			d.Tracer, d.Log),
 
 		ListWarehouses: Decorate("ListWarehouses", NewListWarehousesHandler(d.Repos.Warehouses), d.Tracer, d.Log),
+
+		ListAuditRecords: Decorate("ListAuditRecords", NewListAuditRecordsHandler(d.Repos.Audit), d.Tracer, d.Log),
 	}
 }
