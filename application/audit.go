@@ -68,7 +68,7 @@ func (a *Auditor) Do(ctx context.Context, op Operation, work AuditedWork) error 
 			return err
 		}
 		rec.OrganizationID = try.OrganizationID
-		return appendRecord(ctx, r, try)
+		return a.appendRecord(ctx, r, try)
 	})
 	if err != nil {
 		rec.Outcome = AuditOutcome(err)
@@ -97,7 +97,7 @@ func (a *Auditor) record(ctx context.Context, rec audit.Record) error {
 		ctx, cancel = context.WithTimeout(context.WithoutCancel(ctx), refusalBudget)
 		defer cancel()
 	}
-	return a.uow.Do(ctx, func(ctx context.Context, r ports.Repositories) error { return appendRecord(ctx, r, rec) })
+	return a.uow.Do(ctx, func(ctx context.Context, r ports.Repositories) error { return a.appendRecord(ctx, r, rec) })
 }
 
 func (a *Auditor) newRecord(ctx context.Context, op Operation) (audit.Record, error) {
@@ -119,13 +119,16 @@ func (a *Auditor) newRecord(ctx context.Context, op Operation) (audit.Record, er
 		traceID = sc.TraceID().String()
 	}
 	return audit.Record{
-		ID: a.ids.NewID("aud"), At: a.clock.Now(), Actor: op.Actor, Action: op.Action,
+		At: a.clock.Now(), Actor: op.Actor, Action: op.Action,
 		OrganizationID: op.OrganizationID, Input: input, Outcome: audit.Done, TraceID: traceID,
 	}, nil
 }
 
-// appendRecord writes rec and its event in r's transaction.
-func appendRecord(ctx context.Context, r ports.Repositories, rec audit.Record) error {
+// appendRecord writes rec, with a new ID, and its event in r's
+// transaction. The ID is drawn here, once the action's work has drawn its
+// own.
+func (a *Auditor) appendRecord(ctx context.Context, r ports.Repositories, rec audit.Record) error {
+	rec.ID = a.ids.NewID("aud")
 	if err := r.Audit.Append(ctx, rec); err != nil {
 		return fmt.Errorf("audit record: %w", err)
 	}

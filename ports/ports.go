@@ -37,6 +37,9 @@ type Repositories struct {
 	Charges        ChargeRepository
 	BillingPeriods BillingPeriodRepository
 
+	// RateLimits are the organizations' own rate limits of the API.
+	RateLimits OrganizationRateLimits
+
 	// Audit is the audit log of the operators' actions
 	// (application.Audited writes to it).
 	Audit AuditLog

@@ -295,20 +295,22 @@ func (r fakeKeys) FindByHash(_ context.Context, hash []byte) (domain.APIKey, err
 	return domain.APIKey{}, domain.ErrNotFound
 }
 
-func (r fakeKeys) Revoke(_ context.Context, id string) error {
+func (r fakeKeys) Revoke(_ context.Context, id string) (domain.APIKey, error) {
 	end, err := r.begin()
 	if err != nil {
-		return err
+		return domain.APIKey{}, err
 	}
 	defer end()
 	for i, k := range r.State.Keys {
 		if k.ID == id {
-			now := time.Now()
-			r.State.Keys[i].RevokedAt = &now
-			return nil
+			if k.RevokedAt == nil {
+				now := time.Now()
+				r.State.Keys[i].RevokedAt = &now
+			}
+			return k, nil
 		}
 	}
-	return domain.ErrNotFound
+	return domain.APIKey{}, domain.ErrNotFound
 }
 
 func (r fakeKeys) ListByOrganization(_ context.Context, org string) ([]domain.APIKey, error) {
