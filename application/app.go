@@ -41,6 +41,9 @@ type UseCases struct {
 	ListAuditRecords Handler[ListAuditRecords, struct{}]
 	// SetOrganizationLimit: an organization's own rate limit, or the default.
 	SetOrganizationLimit Handler[SetOrganizationLimit, struct{}]
+	// RecordOperatorAction: the record of an action of several
+	// transactions (`orders replay`), once it ended.
+	RecordOperatorAction Handler[RecordOperatorAction, struct{}]
 }
 
 // New builds the shared kernel's use cases. seedRateCards sets a fixture's
@@ -58,6 +61,8 @@ func New(d Deps, keys ports.APIKeyGenerator, seedRateCards RateCardSeeder) *UseC
 
 		ListAuditRecords: Decorate("ListAuditRecords", NewListAuditRecordsHandler(d.Repos.Audit), d.Tracer, d.Log),
 		SetOrganizationLimit: Decorate("SetOrganizationLimit", NewSetOrganizationLimitHandler(d.UnitOfWork, d.Clock, d.IDs),
+			d.Tracer, d.Log),
+		RecordOperatorAction: Decorate("RecordOperatorAction", NewRecordOperatorActionHandler(d.UnitOfWork, d.Clock, d.IDs),
 			d.Tracer, d.Log),
 	}
 }

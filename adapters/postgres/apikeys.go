@@ -57,7 +57,7 @@ const (
 	createAPIKeySQL sqlInsert = `INSERT INTO api_keys (` + apiKeyColumns + `) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`
 	findAPIKeySQL   sqlSelect = `SELECT ` + apiKeyColumns + ` FROM api_keys WHERE hash = $1`
 	// Revoking a revoked key keeps the first time.
-	revokeAPIKeySQL sqlUpdate = `WITH old AS (SELECT ` + apiKeyColumns + ` FROM api_keys WHERE id = $1 FOR UPDATE) ` + //nolint:gosec // SQL text, not a credential
+	revokeAPIKeySQL sqlUpdate = `WITH old AS (SELECT ` + apiKeyColumns + ` FROM api_keys WHERE id = $1 FOR UPDATE) ` +
 		`UPDATE api_keys k SET revoked_at = coalesce(k.revoked_at, now()) FROM old WHERE k.id = old.id ` +
 		`RETURNING old.id, old.organization_id, old.name, old.environment, old.prefix, old.hash, old.scopes, old.created_at, old.revoked_at`
 	organizationKeysSQL sqlSelect = `SELECT ` + apiKeyColumns + ` FROM api_keys WHERE organization_id = $1 ORDER BY created_at, id`
