@@ -36,6 +36,14 @@ type UseCases struct {
 	CheckPrincipal Handler[CheckPrincipal, struct{}]
 
 	ListWarehouses Handler[ListWarehouses, WarehousePage]
+
+	// ListAuditRecords reads the audit log of the operators' actions.
+	ListAuditRecords Handler[ListAuditRecords, struct{}]
+	// SetOrganizationLimit: an organization's own rate limit, or the default.
+	SetOrganizationLimit Handler[SetOrganizationLimit, struct{}]
+	// RecordOperatorAction: the record of an action of several
+	// transactions (`orders replay`), once it ended.
+	RecordOperatorAction Handler[RecordOperatorAction, struct{}]
 }
 
 // New builds the shared kernel's use cases. seedRateCards sets a fixture's
@@ -44,11 +52,17 @@ func New(d Deps, keys ports.APIKeyGenerator, seedRateCards RateCardSeeder) *UseC
 	return &UseCases{
 		Seed:         Decorate("Seed", NewSeedHandler(d.UnitOfWork, d.Clock, seedRateCards), d.Tracer, d.Log),
 		CreateAPIKey: Decorate("CreateAPIKey", NewCreateAPIKeyHandler(d.UnitOfWork, keys, d.Clock, d.IDs, d.Environment), d.Tracer, d.Log),
-		RevokeAPIKey: Decorate("RevokeAPIKey", NewRevokeAPIKeyHandler(d.Repos.APIKeys), d.Tracer, d.Log),
+		RevokeAPIKey: Decorate("RevokeAPIKey", NewRevokeAPIKeyHandler(d.UnitOfWork, d.Clock, d.IDs), d.Tracer, d.Log),
 		ListAPIKeys:  Decorate("ListAPIKeys", NewListAPIKeysHandler(d.Repos.APIKeys), d.Tracer, d.Log),
 		CheckPrincipal: Decorate("CheckPrincipal", NewCheckPrincipalHandler(d.Repos.Organizations, d.Repos.Warehouses),
 			d.Tracer, d.Log),
 
 		ListWarehouses: Decorate("ListWarehouses", NewListWarehousesHandler(d.Repos.Warehouses), d.Tracer, d.Log),
+
+		ListAuditRecords: Decorate("ListAuditRecords", NewListAuditRecordsHandler(d.Repos.Audit), d.Tracer, d.Log),
+		SetOrganizationLimit: Decorate("SetOrganizationLimit", NewSetOrganizationLimitHandler(d.UnitOfWork, d.Clock, d.IDs),
+			d.Tracer, d.Log),
+		RecordOperatorAction: Decorate("RecordOperatorAction", NewRecordOperatorActionHandler(d.UnitOfWork, d.Clock, d.IDs),
+			d.Tracer, d.Log),
 	}
 }

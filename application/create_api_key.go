@@ -7,15 +7,17 @@ import (
 	"go.opentelemetry.io/otel/attribute"
 
 	"github.com/acme3pl/fulfillment/domain"
+	"github.com/acme3pl/fulfillment/domain/audit"
 	"github.com/acme3pl/fulfillment/ports"
 )
 
 // CreateAPIKey asks for a new API key of an organization, for the
 // deployment's environment (`fulfillment apikey create`).
 type CreateAPIKey struct {
-	OrganizationID string
-	Name           string         // for people to recognise the key
-	Scopes         []domain.Scope // parsed with domain.ParseScope
+	OrganizationID string         `json:"organizationId"`
+	Name           string         `json:"name"`   // for people to recognise the key
+	Scopes         []domain.Scope `json:"scopes"` // parsed with domain.ParseScope
+	Actor          audit.Actor    `json:"-"`      // who creates it (docs/audit.md)
 }
 
 // SpanAttributes implements Attributer.
@@ -31,6 +33,7 @@ type CreateAPIKeyHandler struct {
 	clock ports.Clock
 	ids   ports.IDGenerator
 	env   domain.Environment
+	audit *Auditor
 }
 
 // NewCreateAPIKeyHandler builds the handler for the deployment's
@@ -38,7 +41,7 @@ type CreateAPIKeyHandler struct {
 func NewCreateAPIKeyHandler(uow ports.UnitOfWork, keys ports.APIKeyGenerator, clock ports.Clock, ids ports.IDGenerator,
 	env domain.Environment,
 ) *CreateAPIKeyHandler {
-	return &CreateAPIKeyHandler{uow: uow, keys: keys, clock: clock, ids: ids, env: env}
+	return &CreateAPIKeyHandler{uow: uow, keys: keys, clock: clock, ids: ids, env: env, audit: NewAuditor(uow, clock, ids)}
 }
 
 // Handle stores a new key of the organization, which must exist
@@ -46,6 +49,22 @@ func NewCreateAPIKeyHandler(uow ports.UnitOfWork, keys ports.APIKeyGenerator, cl
 // one scope, each one an API key may hold (a *domain.ValidationError
 // otherwise): a key without any would be refused on every route.
 func (h *CreateAPIKeyHandler) Handle(ctx context.Context, c CreateAPIKey) (string, error) {
+	var plain string
+	op := Operation{Actor: c.Actor, Action: audit.APIKeysCreate, OrganizationID: c.OrganizationID, Input: c}
+	err := h.audit.Do(ctx, op, func(ctx context.Context, r ports.Repositories, _ *audit.Record) error {
+		var err error
+		plain, err = h.create(ctx, r, c)
+		return err
+	})
+	if err != nil {
+		return "", err
+	}
+	return plain, nil
+}
+
+// create validates c and stores the new key in r's transaction; it
+// returns the key's secret, which the audit record never holds.
+func (h *CreateAPIKeyHandler) create(ctx context.Context, r ports.Repositories, c CreateAPIKey) (string, error) {
 	if len(c.Scopes) == 0 {
 		return "", domain.Invalid("scopes", "a key needs at least one scope (locations, invoices, shipments, inventory)")
 	}
@@ -53,6 +72,9 @@ func (h *CreateAPIKeyHandler) Handle(ctx context.Context, c CreateAPIKey) (strin
 		if _, err := domain.ParseScope(string(s)); err != nil {
 			return "", err
 		}
+	}
+	if _, err := r.Organizations.Get(ctx, c.OrganizationID); err != nil {
+		return "", fmt.Errorf("organization %q: %w", c.OrganizationID, err)
 	}
 	plain, hash, prefix, err := h.keys.GenerateAPIKey(h.env)
 	if err != nil {
@@ -62,13 +84,7 @@ func (h *CreateAPIKeyHandler) Handle(ctx context.Context, c CreateAPIKey) (strin
 		ID: h.ids.NewID("key"), OrganizationID: c.OrganizationID, Name: c.Name, Environment: h.env,
 		Prefix: prefix, Hash: hash, Scopes: c.Scopes, CreatedAt: h.clock.Now(),
 	}
-	err = h.uow.Do(ctx, func(ctx context.Context, r ports.Repositories) error {
-		if _, err := r.Organizations.Get(ctx, c.OrganizationID); err != nil {
-			return fmt.Errorf("organization %q: %w", c.OrganizationID, err)
-		}
-		return r.APIKeys.Create(ctx, key)
-	})
-	if err != nil {
+	if err := r.APIKeys.Create(ctx, key); err != nil {
 		return "", err
 	}
 	return plain, nil

@@ -20,7 +20,7 @@ func TestCreateAPIKey(t *testing.T) {
 	db.State.Orgs["org_keys"] = domain.Organization{ID: "org_keys", Name: "Keys"}
 	now := time.Date(2026, 11, 22, 1, 2, 3, 0, time.UTC)
 	app := apptest.NewApp(db, domain.Sandbox, &apptest.Clock{At: now}, noop.NewTracerProvider().Tracer("test"))
-	c := application.CreateAPIKey{OrganizationID: "org_keys", Name: "shop", Scopes: []domain.Scope{domain.ScopeShipments, domain.ScopeInventory}}
+	c := application.CreateAPIKey{Actor: apptest.Operator, OrganizationID: "org_keys", Name: "shop", Scopes: []domain.Scope{domain.ScopeShipments, domain.ScopeInventory}}
 	plain, err := app.CreateAPIKey.Handle(context.Background(), c)
 	if err != nil || plain != "fk_test_sandbox-secret" {
 		t.Fatalf("key %q, %v", plain, err)
@@ -49,7 +49,7 @@ func TestCreateAPIKeyNeedsKnownScopes(t *testing.T) {
 	db.State.Orgs["org_keys"] = domain.Organization{ID: "org_keys", Name: "Keys"}
 	app := apptest.NewApp(db, domain.Sandbox, &apptest.Clock{At: time.Now()}, noop.NewTracerProvider().Tracer("test"))
 	for _, scopes := range [][]domain.Scope{nil, {}, {"bogus"}, {domain.ScopeShipments, domain.ScopeWarehouse}} {
-		_, err := app.CreateAPIKey.Handle(context.Background(), application.CreateAPIKey{OrganizationID: "org_keys", Scopes: scopes})
+		_, err := app.CreateAPIKey.Handle(context.Background(), application.CreateAPIKey{Actor: apptest.Operator, OrganizationID: "org_keys", Scopes: scopes})
 		var ve *domain.ValidationError
 		if !errors.As(err, &ve) || ve.Field != "scopes" {
 			t.Errorf("scopes %v: %v, want a validation error of scopes", scopes, err)

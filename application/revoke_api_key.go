@@ -3,27 +3,42 @@ package application
 import (
 	"context"
 
+	"github.com/acme3pl/fulfillment/domain/audit"
 	"github.com/acme3pl/fulfillment/ports"
 )
 
 // RevokeAPIKey asks to revoke an API key (`fulfillment apikey revoke`):
-// from then on it is refused, within the verifier's cache time.
+// from then on it is refused, within the verifier's cache time. Its JSON is
+// the audit record's input.
 type RevokeAPIKey struct {
-	KeyID string
+	KeyID string      `json:"keyId"`
+	Actor audit.Actor `json:"-"` // who revokes it (docs/audit.md)
 }
 
 // RevokeAPIKeyHandler revokes API keys.
 type RevokeAPIKeyHandler struct {
-	keys ports.APIKeyRepository
+	audit *Auditor
 }
 
 // NewRevokeAPIKeyHandler builds the handler.
-func NewRevokeAPIKeyHandler(keys ports.APIKeyRepository) *RevokeAPIKeyHandler {
-	return &RevokeAPIKeyHandler{keys: keys}
+func NewRevokeAPIKeyHandler(uow ports.UnitOfWork, clock ports.Clock, ids ports.IDGenerator) *RevokeAPIKeyHandler {
+	return &RevokeAPIKeyHandler{audit: NewAuditor(uow, clock, ids)}
 }
 
-// Handle revokes the key; revoking it again keeps the first time. An
-// unknown key is domain.ErrNotFound.
+// Handle revokes the key; revoking it again keeps the first time (its
+// audit record: unchanged). An unknown key is domain.ErrNotFound. The
+// record names the key's organization.
 func (h *RevokeAPIKeyHandler) Handle(ctx context.Context, c RevokeAPIKey) (struct{}, error) {
-	return struct{}{}, h.keys.Revoke(ctx, c.KeyID)
+	op := Operation{Actor: c.Actor, Action: audit.APIKeysRevoke, Input: c}
+	return struct{}{}, h.audit.Do(ctx, op, func(ctx context.Context, r ports.Repositories, rec *audit.Record) error {
+		was, err := r.APIKeys.Revoke(ctx, c.KeyID)
+		if err != nil {
+			return err
+		}
+		rec.OrganizationID = was.OrganizationID
+		if was.RevokedAt != nil {
+			rec.Outcome = audit.Unchanged
+		}
+		return nil
+	})
 }

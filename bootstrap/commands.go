@@ -8,8 +8,8 @@ import (
 	"time"
 
 	"github.com/uptrace/bun"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/trace"
-	"go.opentelemetry.io/otel/trace/noop"
 	"go.uber.org/dig"
 	"go.uber.org/fx"
 
@@ -42,11 +42,15 @@ func CommandOptions(cfg Config, conns int) []fx.Option {
 }
 
 // commandTelemetryModule stands for TelemetryModule in a command's graph:
-// no log lines, no spans, metrics no one reads.
+// no log lines, no spans exported, metrics no one reads. Its spans are
+// never sampled but carry trace IDs, so that an operator action's audit
+// record names the trace of its use case (docs/audit.md).
 var commandTelemetryModule = fx.Module("command-telemetry",
 	fx.Provide(
 		func() *slog.Logger { return slog.New(slog.DiscardHandler) },
-		func() trace.TracerProvider { return noop.NewTracerProvider() },
+		func() trace.TracerProvider {
+			return sdktrace.NewTracerProvider(sdktrace.WithSampler(sdktrace.NeverSample()))
+		},
 		func(tp trace.TracerProvider) trace.Tracer { return tp.Tracer("") },
 		telemetry.NewMetrics,
 	),

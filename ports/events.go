@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/acme3pl/fulfillment/domain/audit"
 	"github.com/acme3pl/fulfillment/domain/intake"
 	"github.com/acme3pl/fulfillment/domain/invoicing"
 	"github.com/acme3pl/fulfillment/domain/shipping"
@@ -23,12 +24,13 @@ const (
 	EventInventoryReceived     EventType = "inventory.received"
 	EventInvoiceFinalized      EventType = "invoice.finalized"
 	EventInvoiceStatusChanged  EventType = "invoice.status_changed"
+	EventOperatorAction        EventType = "operator.action"
 )
 
 // EventTypes are every type, the values of the metrics' type label.
 var EventTypes = []EventType{
 	EventShipmentCreated, EventShipmentShipped, EventShipmentCancelled, EventStorefrontOrderFailed,
-	EventInventoryReceived, EventInvoiceFinalized, EventInvoiceStatusChanged,
+	EventInventoryReceived, EventInvoiceFinalized, EventInvoiceStatusChanged, EventOperatorAction,
 }
 
 // Event is a change to report to the platform: its type; its subject, the
@@ -128,4 +130,10 @@ type EventPublisher interface {
 	// waits while it is not.
 	Connected() bool
 	Publish(ctx context.Context, events []OutboxEvent) (acked []int64, err error)
+}
+
+// OperatorActionEvent reports an operator's action: its audit record. The
+// subject is the record's ID.
+func OperatorActionEvent(rec audit.Record) Event {
+	return Event{Type: EventOperatorAction, Subject: rec.ID, OrganizationID: rec.OrganizationID, Time: rec.At, Data: rec}
 }

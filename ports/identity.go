@@ -68,8 +68,10 @@ type APIKeyRepository interface {
 	Create(ctx context.Context, k domain.APIKey) error
 	// FindByHash returns domain.ErrNotFound when no key has this hash.
 	FindByHash(ctx context.Context, hash []byte) (domain.APIKey, error)
-	// Revoke marks a key revoked; domain.ErrNotFound when unknown.
-	Revoke(ctx context.Context, id string) error
+	// Revoke marks a key revoked (revoking it again keeps the first time)
+	// and returns the key as it was before; domain.ErrNotFound when
+	// unknown.
+	Revoke(ctx context.Context, id string) (domain.APIKey, error)
 	ListByOrganization(ctx context.Context, organizationID string) ([]domain.APIKey, error)
 }
 

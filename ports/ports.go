@@ -36,6 +36,13 @@ type Repositories struct {
 	RateCards      RateCardRepository
 	Charges        ChargeRepository
 	BillingPeriods BillingPeriodRepository
+
+	// RateLimits are the organizations' own rate limits of the API.
+	RateLimits OrganizationRateLimits
+
+	// Audit is the audit log of the operators' actions
+	// (application.Audited writes to it).
+	Audit AuditLog
 }
 
 // Clock tells the time; tests pin it.

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/acme3pl/fulfillment/adapters/resources"
+	"github.com/acme3pl/fulfillment/domain/audit"
 	"github.com/acme3pl/fulfillment/domain/intake"
 	"github.com/acme3pl/fulfillment/domain/invoicing"
 	"github.com/acme3pl/fulfillment/domain/shipping"
@@ -33,7 +34,8 @@ type invoiceEventData struct {
 // EventData returns the value whose JSON is e's data: a shipment's,
 // an invoice's, a storefront order's receipt (as
 // GET /v0/storefront/orders/{orderId} shows it: never the kept body), or a
-// warehouse receipt (as POST /v0/warehouse/receipts answers it).
+// warehouse receipt (as POST /v0/warehouse/receipts answers it), or an
+// operator's audit record (as `fulfillment audit list` prints it).
 // A record of another type is an error; a new kind of record adds its
 // case (a new event type of a record it knows needs none).
 func EventData(e ports.Event) (any, error) {
@@ -46,6 +48,8 @@ func EventData(e ports.Event) (any, error) {
 		return resources.OrderReceiptOf(v), nil
 	case *warehouse.Receipt:
 		return resources.WarehouseReceiptOf(v), nil
+	case audit.Record:
+		return resources.AuditRecordOf(v), nil
 	}
 	return nil, fmt.Errorf("event %s: no API view of %T", e.Type, e.Data)
 }

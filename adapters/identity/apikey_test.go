@@ -51,18 +51,19 @@ func (r *fakeKeyRepo) FindByHash(_ context.Context, hash []byte) (domain.APIKey,
 	return k, nil
 }
 
-func (r *fakeKeyRepo) Revoke(_ context.Context, id string) error {
+func (r *fakeKeyRepo) Revoke(_ context.Context, id string) (domain.APIKey, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	for h, k := range r.byHash {
 		if k.ID == id {
+			was := k
 			now := time.Now()
 			k.RevokedAt = &now
 			r.byHash[h] = k
-			return nil
+			return was, nil
 		}
 	}
-	return domain.ErrNotFound
+	return domain.APIKey{}, domain.ErrNotFound
 }
 
 func (r *fakeKeyRepo) ListByOrganization(_ context.Context, org string) ([]domain.APIKey, error) {
@@ -108,7 +109,7 @@ func TestVerifyAPIKey(t *testing.T) {
 	liveKey := storeKey(t, repo, domain.Production, domain.APIKey{ID: "key_live", OrganizationID: "org_acme", Scopes: scopes})
 	noScopeKey := storeKey(t, repo, domain.Sandbox, domain.APIKey{ID: "key_none", OrganizationID: "org_beta"})
 	revokedKey := storeKey(t, repo, domain.Sandbox, domain.APIKey{ID: "key_revoked", OrganizationID: "org_acme", Scopes: scopes})
-	if err := repo.Revoke(context.Background(), "key_revoked"); err != nil {
+	if _, err := repo.Revoke(context.Background(), "key_revoked"); err != nil {
 		t.Fatal(err)
 	}
 	// A sandbox-looking key recorded as a production key (a bad seed):
@@ -282,7 +283,7 @@ func TestVerifyAPIKeyCache(t *testing.T) {
 	if n := repo.lookups(); n != 1 {
 		t.Fatalf("%d lookups for three verifications within the TTL, want 1", n)
 	}
-	if err := repo.Revoke(ctx, "key_1"); err != nil {
+	if _, err := repo.Revoke(ctx, "key_1"); err != nil {
 		t.Fatal(err)
 	}
 	now = now.Add(APIKeyCacheTTL - time.Millisecond)

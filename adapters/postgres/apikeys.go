@@ -57,7 +57,9 @@ const (
 	createAPIKeySQL sqlInsert = `INSERT INTO api_keys (` + apiKeyColumns + `) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`
 	findAPIKeySQL   sqlSelect = `SELECT ` + apiKeyColumns + ` FROM api_keys WHERE hash = $1`
 	// Revoking a revoked key keeps the first time.
-	revokeAPIKeySQL     sqlUpdate = `UPDATE api_keys SET revoked_at = coalesce(revoked_at, now()) WHERE id = $1` //nolint:gosec // SQL text, not a credential
+	revokeAPIKeySQL sqlUpdate = `WITH old AS (SELECT ` + apiKeyColumns + ` FROM api_keys WHERE id = $1 FOR UPDATE) ` +
+		`UPDATE api_keys k SET revoked_at = coalesce(k.revoked_at, now()) FROM old WHERE k.id = old.id ` +
+		`RETURNING old.id, old.organization_id, old.name, old.environment, old.prefix, old.hash, old.scopes, old.created_at, old.revoked_at`
 	organizationKeysSQL sqlSelect = `SELECT ` + apiKeyColumns + ` FROM api_keys WHERE organization_id = $1 ORDER BY created_at, id`
 )
 
@@ -81,16 +83,17 @@ func (r *APIKeyRepository) FindByHash(ctx context.Context, hash []byte) (domain.
 	return rows[0].toDomain(), nil
 }
 
-// Revoke marks a key revoked; revoking it again keeps the first time.
-func (r *APIKeyRepository) Revoke(ctx context.Context, id string) error {
-	n, err := r.run.exec(ctx, revokeAPIKeySQL, id)
+// Revoke marks a key revoked; revoking it again keeps the first time. It
+// returns the key as it was before.
+func (r *APIKeyRepository) Revoke(ctx context.Context, id string) (domain.APIKey, error) {
+	rows, err := r.read(ctx, revokeAPIKeySQL, id)
 	if err != nil {
-		return dbErr(err)
+		return domain.APIKey{}, err
 	}
-	if n == 0 {
-		return domain.ErrNotFound
+	if len(rows) == 0 {
+		return domain.APIKey{}, domain.ErrNotFound
 	}
-	return nil
+	return rows[0].toDomain(), nil
 }
 
 // ListByOrganization lists an organization's keys, oldest first.

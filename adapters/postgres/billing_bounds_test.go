@@ -41,18 +41,18 @@ func TestBillingBoundsChargesCannotWedgeAPeriod(t *testing.T) {
 	b, clock := newBillOctober(t, "wedge")
 	clock.set(utc("2030-11-10T09:00:00Z"))
 	for i := range 10 { // 10^7 units × $1,000,000,000 = 10^18 cents each
-		_, err := b.add.Handle(ctx, billingapp.AddCharge{OrganizationID: "wedge", Reference: fmt.Sprintf("BIG-%d", i),
+		_, err := b.add.Handle(ctx, billingapp.AddCharge{Actor: operator, OrganizationID: "wedge", Reference: fmt.Sprintf("BIG-%d", i),
 			Title: fmt.Sprintf("Big %d", i), Quantity: "10000000", UnitCost: 100_000_000_000})
 		if !errors.Is(err, billing.ErrPastBounds) {
 			t.Fatalf("charge %d: %v, want %v", i, err, billing.ErrPastBounds)
 		}
 	}
 	// At the bound exactly: accepted; one cent more on the period: refused.
-	if _, err := b.add.Handle(ctx, billingapp.AddCharge{OrganizationID: "wedge", Reference: "AT", Title: "At the bound",
+	if _, err := b.add.Handle(ctx, billingapp.AddCharge{Actor: operator, OrganizationID: "wedge", Reference: "AT", Title: "At the bound",
 		Quantity: "10000", UnitCost: 100_000_000_000}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := b.add.Handle(ctx, billingapp.AddCharge{OrganizationID: "wedge", Reference: "PAST", Title: "Past",
+	if _, err := b.add.Handle(ctx, billingapp.AddCharge{Actor: operator, OrganizationID: "wedge", Reference: "PAST", Title: "Past",
 		Quantity: "1", UnitCost: 1}); !errors.Is(err, billing.ErrPastBounds) {
 		t.Fatalf("a cent past the period's bound: %v", err)
 	}
@@ -64,7 +64,7 @@ func TestBillingBoundsChargesCannotWedgeAPeriod(t *testing.T) {
 		t.Fatalf("preview total %d, want %d", got, billing.MaxPeriodCents)
 	}
 	clock.set(utc("2030-11-12T09:00:00Z"))
-	f, err := b.close.Handle(ctx, billingapp.ClosePeriod{OrganizationID: "wedge"})
+	f, err := b.close.Handle(ctx, billingapp.ClosePeriod{Actor: operator, OrganizationID: "wedge"})
 	if err != nil || f.TotalAmount != billing.MaxPeriodCents {
 		t.Fatalf("close = %+v, %v", f, err)
 	}
@@ -150,7 +150,7 @@ func TestBillingBoundsConcurrentCharges(t *testing.T) {
 			if i%2 == 1 { // credits race the charges too: ten of each fit
 				cost = -cost
 			}
-			_, errs[i] = b.add.Handle(ctx, billingapp.AddCharge{OrganizationID: "race", Reference: fmt.Sprintf("R-%d", i),
+			_, errs[i] = b.add.Handle(ctx, billingapp.AddCharge{Actor: operator, OrganizationID: "race", Reference: fmt.Sprintf("R-%d", i),
 				Title: fmt.Sprintf("Charge %d", i%4), Quantity: "1000", UnitCost: cost})
 		}()
 	}
@@ -181,7 +181,7 @@ func TestBillingBoundsConcurrentCharges(t *testing.T) {
 	}
 	// One more of either is refused.
 	for _, cost := range []int64{1, -1} {
-		if _, err := b.add.Handle(ctx, billingapp.AddCharge{OrganizationID: "race", Reference: fmt.Sprintf("more%d", cost),
+		if _, err := b.add.Handle(ctx, billingapp.AddCharge{Actor: operator, OrganizationID: "race", Reference: fmt.Sprintf("more%d", cost),
 			Title: "More", Quantity: "1", UnitCost: cost}); !errors.Is(err, billing.ErrPastBounds) {
 			t.Errorf("one more (%d): %v", cost, err)
 		}
@@ -210,7 +210,7 @@ func TestBillingBoundsConcurrentChargesOneWay(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			_, errs[i] = b.add.Handle(ctx, billingapp.AddCharge{OrganizationID: "race1", Reference: fmt.Sprintf("R-%d", i),
+			_, errs[i] = b.add.Handle(ctx, billingapp.AddCharge{Actor: operator, OrganizationID: "race1", Reference: fmt.Sprintf("R-%d", i),
 				Title: fmt.Sprintf("Charge %d", i), Quantity: "1000", UnitCost: 100_000_000_000})
 		}()
 	}
@@ -245,7 +245,7 @@ func TestBillingOperatorChargeSmallPrint(t *testing.T) {
 	b, clock := newBillOctober(t, "small")
 	clock.set(utc("2030-11-10T09:00:00Z"))
 	add := func(ref, qty string, cost int64, date string) (billingapp.AddChargeResult, error) {
-		return b.add.Handle(ctx, billingapp.AddCharge{OrganizationID: "small", Reference: ref, Title: "Damage credit",
+		return b.add.Handle(ctx, billingapp.AddCharge{Actor: operator, OrganizationID: "small", Reference: ref, Title: "Damage credit",
 			Quantity: qty, UnitCost: cost, Date: date})
 	}
 	if res, err := add("RMA-1", "1", -500, "2030-11-05"); err != nil || !res.Added {
@@ -267,7 +267,7 @@ func TestBillingOperatorChargeSmallPrint(t *testing.T) {
 			t.Errorf("other content %+v: %v", other, err)
 		}
 	}
-	if _, err := b.add.Handle(ctx, billingapp.AddCharge{OrganizationID: "small", Reference: "RMA-1", Title: "Damage credit",
+	if _, err := b.add.Handle(ctx, billingapp.AddCharge{Actor: operator, OrganizationID: "small", Reference: "RMA-1", Title: "Damage credit",
 		Description: "another description", Quantity: "1", UnitCost: -500}); !errors.Is(err, billing.ErrReferenceConflict) {
 		t.Errorf("another description: %v", err)
 	}
@@ -281,7 +281,7 @@ func TestBillingOperatorChargeSmallPrint(t *testing.T) {
 	// A close on the 20th; a charge dated the 15th goes on the open
 	// invoice (November 20–30), for November 1–20.
 	clock.set(utc("2030-11-20T12:00:00Z"))
-	if _, err := b.close.Handle(ctx, billingapp.ClosePeriod{OrganizationID: "small"}); err != nil {
+	if _, err := b.close.Handle(ctx, billingapp.ClosePeriod{Actor: operator, OrganizationID: "small"}); err != nil {
 		t.Fatal(err)
 	}
 	clock.set(utc("2030-11-21T12:00:00Z"))

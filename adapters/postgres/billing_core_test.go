@@ -59,7 +59,7 @@ func TestBillingCardKeepsALateShipmentsCharge(t *testing.T) {
 	billAccrue(t, b, "shipment", "shp_dec")
 	card := billExampleCard(org, "2030-12-01")
 	card.Fees["pick_pack_order"] = 300
-	if _, err := b.set.Handle(context.Background(), billingapp.SetRateCard{Card: card}); err != nil {
+	if _, err := b.set.Handle(context.Background(), billingapp.SetRateCard{Actor: operator, Card: card}); err != nil {
 		t.Fatal(err)
 	}
 	var got []struct {
@@ -79,7 +79,7 @@ func TestBillingCardKeepsALateShipmentsCharge(t *testing.T) {
 		t.Fatalf("charges after the card:\n %s\nwant\n %s", strings.Join(have, " "), want)
 	}
 	// December's invoice bills both.
-	out, err := b.close.Handle(context.Background(), billingapp.ClosePeriod{OrganizationID: org})
+	out, err := b.close.Handle(context.Background(), billingapp.ClosePeriod{Actor: operator, OrganizationID: org})
 	if err != nil || out.Invoice == nil {
 		t.Fatalf("close: %+v, %v", out, err)
 	}
@@ -113,7 +113,7 @@ func TestBillingCardDroppingAUsedServiceIsRefused(t *testing.T) {
 	billAccrue(t, b, "service", "svc_2")
 	card := billExampleCard(org, "2030-11-10")
 	delete(card.Services, "kitting")
-	_, err := b.set.Handle(context.Background(), billingapp.SetRateCard{Card: card})
+	_, err := b.set.Handle(context.Background(), billingapp.SetRateCard{Actor: operator, Card: card})
 	if !errors.Is(err, domain.ErrInvalidState) || !strings.Contains(err.Error(), `"kitting" (2 services)`) {
 		t.Fatalf("a card dropping kitting: %v; want refused, naming kitting and 2", err)
 	}
@@ -128,7 +128,7 @@ func TestBillingCardDroppingAUsedServiceIsRefused(t *testing.T) {
 		t.Fatalf("%d service charges, %d cards after the refusal; want 2 and 1", n, cards)
 	}
 	card.EffectiveFrom = "2030-11-14"
-	if _, err := b.set.Handle(context.Background(), billingapp.SetRateCard{Card: card}); err != nil {
+	if _, err := b.set.Handle(context.Background(), billingapp.SetRateCard{Actor: operator, Card: card}); err != nil {
 		t.Fatalf("a card from after the services: %v", err)
 	}
 }
@@ -155,7 +155,7 @@ func TestBillingOneOrganizationNeverHoldsUpAnother(t *testing.T) {
 	}
 	closed := make(chan error, 1)
 	go func() {
-		_, err := b.close.Handle(ctx, billingapp.ClosePeriod{OrganizationID: "org_b"})
+		_, err := b.close.Handle(ctx, billingapp.ClosePeriod{Actor: operator, OrganizationID: "org_b"})
 		closed <- err
 	}()
 	pgtest.WaitForLockWaiters(t, b.db, 1)
@@ -259,7 +259,7 @@ func TestBillingIssueDatesFollowKeys(t *testing.T) {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				if _, err := closer.Handle(context.Background(), billingapp.ClosePeriod{OrganizationID: org}); err != nil {
+				if _, err := closer.Handle(context.Background(), billingapp.ClosePeriod{Actor: operator, OrganizationID: org}); err != nil {
 					t.Error(err)
 				}
 			}()
@@ -398,7 +398,7 @@ func TestBillingCloseDuringTheGraceEndsBothPeriods(t *testing.T) {
 	billShip(t, b.db, org, "shp_gc_dec", true, 2, utc("2030-12-01T00:10:00Z"))
 	billAccrue(t, b, "shipment", "shp_gc_dec")
 	clock.set(utc("2030-12-01T12:00:00Z"))
-	closed, err := b.close.Handle(context.Background(), billingapp.ClosePeriod{OrganizationID: org})
+	closed, err := b.close.Handle(context.Background(), billingapp.ClosePeriod{Actor: operator, OrganizationID: org})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -414,7 +414,7 @@ func TestBillingCloseDuringTheGraceEndsBothPeriods(t *testing.T) {
 	if _, keys := billInvoices(t, b.db, org); len(keys) != 2 {
 		t.Fatalf("keys %q, want November's and December's", keys)
 	}
-	again, err := b.close.Handle(context.Background(), billingapp.ClosePeriod{OrganizationID: org})
+	again, err := b.close.Handle(context.Background(), billingapp.ClosePeriod{Actor: operator, OrganizationID: org})
 	if err != nil || again.Key != "" || again.Draft != nil {
 		t.Fatalf("closing again: %+v, %v; want nothing billed", again, err)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -11,6 +12,7 @@ import (
 	"github.com/acme3pl/fulfillment/adapters/postgres"
 	"github.com/acme3pl/fulfillment/adapters/system"
 	billingapp "github.com/acme3pl/fulfillment/application/billing"
+	"github.com/acme3pl/fulfillment/domain/audit"
 	"github.com/acme3pl/fulfillment/domain/invoicing"
 	"github.com/acme3pl/fulfillment/ports"
 )
@@ -20,6 +22,10 @@ import (
 type invoiceEncoder struct{}
 
 func (invoiceEncoder) EncodeEvent(id string, e ports.Event) (string, []byte, error) {
+	if rec, ok := e.Data.(audit.Record); ok { // an operator's action: its outcome
+		b, err := json.Marshal(map[string]any{"id": id, "status": string(rec.Outcome), "org": e.OrganizationID})
+		return "fulfillment.test." + string(e.Type), b, err
+	}
 	inv, ok := e.Data.(*invoicing.Invoice)
 	if !ok {
 		return "", nil, fmt.Errorf("not an invoice: %T", e.Data)
@@ -74,11 +80,11 @@ func TestBillingFinalizationRecordsItsEvent(t *testing.T) {
 	// change writes nothing.
 	change := billingapp.NewChangeInvoiceStatusHandler(b.deps)
 	for _, to := range []string{"pending_payment", "unpaid"} {
-		if _, err := change.Handle(ctx, billingapp.ChangeInvoiceStatus{InvoiceID: subject, To: to}); err != nil {
+		if _, err := change.Handle(ctx, billingapp.ChangeInvoiceStatus{Actor: operator, InvoiceID: subject, To: to}); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if _, err := change.Handle(ctx, billingapp.ChangeInvoiceStatus{InvoiceID: subject, To: "refunded"}); err == nil {
+	if _, err := change.Handle(ctx, billingapp.ChangeInvoiceStatus{Actor: operator, InvoiceID: subject, To: "refunded"}); err == nil {
 		t.Fatal("unpaid → refunded was allowed")
 	}
 	clock.set(inv.DueDate().Add(31 * 24 * time.Hour))
@@ -105,5 +111,25 @@ func TestBillingFinalizationRecordsItsEvent(t *testing.T) {
 		"invoice.status_changed unpaid", "invoice.status_changed collecting"}
 	if strings.Join(seen, ", ") != strings.Join(want, ", ") {
 		t.Fatalf("events %v, want %v", seen, want)
+	}
+	// Each status change, the refused one too, is also an operator.action
+	// in the same outbox: its audit record.
+	var actions []string
+	rows, err = b.db.QueryContext(ctx, `SELECT body FROM event_outbox WHERE type = 'operator.action' ORDER BY id`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = rows.Close() }()
+	for rows.Next() {
+		if err := rows.Scan(&body); err != nil {
+			t.Fatal(err)
+		}
+		if err := json.Unmarshal([]byte(body), &got); err != nil {
+			t.Fatal(err)
+		}
+		actions = append(actions, got.Status+" "+got.Org)
+	}
+	if want := []string{"done " + org, "done " + org, "invalid_state " + org}; !slices.Equal(actions, want) {
+		t.Fatalf("operator.action events %v, want %v", actions, want)
 	}
 }

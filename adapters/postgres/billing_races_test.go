@@ -40,7 +40,7 @@ func billStocked(t *testing.T, b *billInstance, org string, onHand int64) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := b.set.Handle(context.Background(), billingapp.SetRateCard{Card: billExampleCard(org, "2030-11-01")}); err != nil {
+	if _, err := b.set.Handle(context.Background(), billingapp.SetRateCard{Actor: operator, Card: billExampleCard(org, "2030-11-01")}); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -161,7 +161,7 @@ func TestBillingShipsRacingClosesAreEachBilledOnce(t *testing.T) {
 	// far (nothing of these ships).
 	for _, at := range []string{"2030-11-20T11:00:00Z", "2030-11-20T11:30:00Z"} {
 		clock.set(utc(at))
-		if _, err := b.close.Handle(ctx, billingapp.ClosePeriod{OrganizationID: org}); err != nil {
+		if _, err := b.close.Handle(ctx, billingapp.ClosePeriod{Actor: operator, OrganizationID: org}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -169,7 +169,7 @@ func TestBillingShipsRacingClosesAreEachBilledOnce(t *testing.T) {
 	closed := make(chan error, 1)
 	go func() {
 		clock.set(utc("2030-11-20T12:00:00Z"))
-		_, err := b.close.Handle(ctx, billingapp.ClosePeriod{OrganizationID: org})
+		_, err := b.close.Handle(ctx, billingapp.ClosePeriod{Actor: operator, OrganizationID: org})
 		closed <- err
 	}()
 	if err := holder.Rollback(); err != nil {
@@ -210,7 +210,7 @@ func TestBillingCloseOffboards(t *testing.T) {
 	results := make(chan ports.FinalizedInvoice, 4)
 	for range 4 {
 		wg.Go(func() {
-			f, err := b.close.Handle(ctx, billingapp.ClosePeriod{OrganizationID: org})
+			f, err := b.close.Handle(ctx, billingapp.ClosePeriod{Actor: operator, OrganizationID: org})
 			if err != nil {
 				t.Error(err)
 			}
@@ -232,7 +232,7 @@ func TestBillingCloseOffboards(t *testing.T) {
 		t.Fatalf("%d invoices from four closes at once, want 1", invoices)
 	}
 	clock.set(utc("2030-11-21T10:00:00Z"))
-	if f, err := b.close.Handle(ctx, billingapp.ClosePeriod{OrganizationID: org}); err != nil || f.Key != "" {
+	if f, err := b.close.Handle(ctx, billingapp.ClosePeriod{Actor: operator, OrganizationID: org}); err != nil || f.Key != "" {
 		t.Fatalf("a close the next day with nothing charged: %+v, %v", f, err)
 	}
 	// Months later nothing was charged: no minimum, no invoice.
@@ -241,7 +241,7 @@ func TestBillingCloseOffboards(t *testing.T) {
 		t.Fatalf("runs after the off-boarding: %+v, %v", res.Finalized, err)
 	}
 	// A card from a later day brings the minimum back.
-	if _, err := b.set.Handle(ctx, billingapp.SetRateCard{Card: billExampleCard(org, "2031-02-10")}); err != nil {
+	if _, err := b.set.Handle(ctx, billingapp.SetRateCard{Actor: operator, Card: billExampleCard(org, "2031-02-10")}); err != nil {
 		t.Fatal(err)
 	}
 	clock.set(utc("2031-03-02T00:00:00Z"))

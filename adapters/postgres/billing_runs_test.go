@@ -153,17 +153,17 @@ func TestBillingFinalizedInvoiceIsImmutable(t *testing.T) {
 	// A card from inside November: refused, nothing changes.
 	card := billExampleCard(org, "2030-11-15")
 	card.Fees["pick_pack_order"] = 999
-	if _, err := b.set.Handle(ctx, billingapp.SetRateCard{Card: card}); !errors.Is(err, domain.ErrInvalidState) {
+	if _, err := b.set.Handle(ctx, billingapp.SetRateCard{Actor: operator, Card: card}); !errors.Is(err, domain.ErrInvalidState) {
 		t.Fatalf("a card into a closed period: %v, want ErrInvalidState", err)
 	}
 	// A card from December 2 reprices the open period only.
 	card = billExampleCard(org, "2030-12-02")
 	card.Fees["pick_pack_order"] = 300
-	if _, err := b.set.Handle(ctx, billingapp.SetRateCard{Card: card}); err != nil {
+	if _, err := b.set.Handle(ctx, billingapp.SetRateCard{Actor: operator, Card: card}); err != nil {
 		t.Fatal(err)
 	}
 	// A late operator charge dated into November; a late ship; reruns.
-	if _, err := b.add.Handle(ctx, billingapp.AddCharge{OrganizationID: org, Reference: "late-1", Title: "Relabelling",
+	if _, err := b.add.Handle(ctx, billingapp.AddCharge{Actor: operator, OrganizationID: org, Reference: "late-1", Title: "Relabelling",
 		Quantity: "2", UnitCost: 125, Date: "2030-11-29"}); err != nil {
 		t.Fatal(err)
 	}
@@ -284,7 +284,7 @@ func TestBillingConcurrentInstances(t *testing.T) {
 	}
 	for i := 0; i < orgs; i += 2 {
 		wg.Go(func() {
-			_, err := instances[i%len(instances)].close.Handle(ctx, billingapp.ClosePeriod{OrganizationID: fmt.Sprintf("org_c%02d", i)})
+			_, err := instances[i%len(instances)].close.Handle(ctx, billingapp.ClosePeriod{Actor: operator, OrganizationID: fmt.Sprintf("org_c%02d", i)})
 			if err != nil && !errors.Is(err, domain.ErrInvalidState) {
 				t.Error(err)
 			}

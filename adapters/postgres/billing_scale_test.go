@@ -54,7 +54,7 @@ func TestBillingSumsFromRunningTotals(t *testing.T) {
 	// A card from November 6: the charges from then on are accrued again at it.
 	card := billExampleCard(org, "2030-11-06")
 	card.Fees["pick_pack_order"] = 275
-	if _, err := b.set.Handle(ctx, billingapp.SetRateCard{Card: card}); err != nil {
+	if _, err := b.set.Handle(ctx, billingapp.SetRateCard{Actor: operator, Card: card}); err != nil {
 		t.Fatal(err)
 	}
 	clock.set(utc("2030-11-12T06:00:00Z"))

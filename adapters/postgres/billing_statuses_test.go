@@ -32,15 +32,15 @@ func TestBillingCollectingAndStatuses(t *testing.T) {
 	for _, f := range res.Finalized {
 		ids[f.OrganizationID] = f.InvoiceID
 	}
-	if _, err := b.move.Handle(ctx, billingapp.ChangeInvoiceStatus{InvoiceID: ids["org_payer"], To: "paid"}); err != nil {
+	if _, err := b.move.Handle(ctx, billingapp.ChangeInvoiceStatus{Actor: operator, InvoiceID: ids["org_payer"], To: "paid"}); err != nil {
 		t.Fatal(err)
 	}
 	for _, to := range []string{"unpaid", "pending_payment", "draft", "bogus"} {
-		if _, err := b.move.Handle(ctx, billingapp.ChangeInvoiceStatus{InvoiceID: ids["org_payer"], To: to}); err == nil {
+		if _, err := b.move.Handle(ctx, billingapp.ChangeInvoiceStatus{Actor: operator, InvoiceID: ids["org_payer"], To: to}); err == nil {
 			t.Errorf("paid → %s was allowed", to)
 		}
 	}
-	if _, err := b.move.Handle(ctx, billingapp.ChangeInvoiceStatus{InvoiceID: "inv_nope", To: "paid"}); !errors.Is(err, domain.ErrNotFound) {
+	if _, err := b.move.Handle(ctx, billingapp.ChangeInvoiceStatus{Actor: operator, InvoiceID: "inv_nope", To: "paid"}); !errors.Is(err, domain.ErrNotFound) {
 		t.Errorf("an unknown invoice: %v", err)
 	}
 	// Due January 1, 2031 00:00; collecting 720 h later, January 31.
@@ -60,7 +60,7 @@ func TestBillingCollectingAndStatuses(t *testing.T) {
 		t.Errorf("the paid invoice is %s", paid.Status())
 	}
 	// collecting → paid is allowed.
-	if from, err := b.move.Handle(ctx, billingapp.ChangeInvoiceStatus{InvoiceID: ids["org_late"], To: "paid"}); err != nil || from != invoicing.InvoiceCollecting {
+	if from, err := b.move.Handle(ctx, billingapp.ChangeInvoiceStatus{Actor: operator, InvoiceID: ids["org_late"], To: "paid"}); err != nil || from != invoicing.InvoiceCollecting {
 		t.Errorf("collecting → paid: %s, %v", from, err)
 	}
 }
@@ -138,7 +138,7 @@ func TestBillingProductionSkipsTestShipments(t *testing.T) {
 		billOrg(t, b.db, org)
 		card := billExampleCard(org, "2030-11-01")
 		delete(card.Fees, "minimum_monthly")
-		if _, err := b.set.Handle(ctx, billingapp.SetRateCard{Card: card}); err != nil {
+		if _, err := b.set.Handle(ctx, billingapp.SetRateCard{Actor: operator, Card: card}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -186,7 +186,7 @@ func TestBillingCreditCarriedForward(t *testing.T) {
 		for _, f := range []string{"minimum_monthly", "storage_unit_month", "storage_carton_month"} {
 			delete(card.Fees, f)
 		}
-		if _, err := b.set.Handle(ctx, billingapp.SetRateCard{Card: card}); err != nil {
+		if _, err := b.set.Handle(ctx, billingapp.SetRateCard{Actor: operator, Card: card}); err != nil {
 			t.Fatal(err)
 		}
 		billMove(t, b.db, org, false, 5, "opening", "", utc("2030-10-31T20:00:00Z"))
@@ -194,7 +194,7 @@ func TestBillingCreditCarriedForward(t *testing.T) {
 	}
 	clock.set(utc("2030-11-20T00:00:00Z"))
 	// Never refused for its size: $2.00 against $2.50 of charges so far.
-	if _, err := b.add.Handle(ctx, billingapp.AddCharge{OrganizationID: "org_r2", Reference: "goodwill", Title: "Goodwill credit",
+	if _, err := b.add.Handle(ctx, billingapp.AddCharge{Actor: operator, OrganizationID: "org_r2", Reference: "goodwill", Title: "Goodwill credit",
 		Quantity: "1", UnitCost: -400}); err != nil {
 		t.Fatal(err)
 	}
@@ -203,7 +203,7 @@ func TestBillingCreditCarriedForward(t *testing.T) {
 	for _, f := range []string{"minimum_monthly", "storage_unit_month", "storage_carton_month"} {
 		delete(cheaper.Fees, f)
 	}
-	if _, err := b.set.Handle(ctx, billingapp.SetRateCard{Card: cheaper}); err != nil {
+	if _, err := b.set.Handle(ctx, billingapp.SetRateCard{Actor: operator, Card: cheaper}); err != nil {
 		t.Fatal(err)
 	}
 

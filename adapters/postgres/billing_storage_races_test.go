@@ -171,7 +171,7 @@ func TestBillingCloseDuringAFinalization(t *testing.T) {
 	var closing billingapp.Closed
 	go func() {
 		var err error
-		closing, err = b.close.Handle(ctx, billingapp.ClosePeriod{OrganizationID: org})
+		closing, err = b.close.Handle(ctx, billingapp.ClosePeriod{Actor: operator, OrganizationID: org})
 		closed <- err
 	}()
 	pgtest.WaitForLockWaiters(t, b.db, 2)
@@ -216,13 +216,13 @@ func TestBillingMinimumWithACredit(t *testing.T) {
 	if err := billShipOne(b, org, ids[0]); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := b.add.Handle(ctx, billingapp.AddCharge{OrganizationID: org, Reference: "goodwill", Title: "Goodwill credit",
+	if _, err := b.add.Handle(ctx, billingapp.AddCharge{Actor: operator, OrganizationID: org, Reference: "goodwill", Title: "Goodwill credit",
 		Quantity: "1", UnitCost: -1_000}); err != nil {
 		t.Fatal(err)
 	}
 	billExec(t, b.db, `UPDATE rate_cards SET storage_unit_month = 0 WHERE organization_id = ?`, org)
 	clock.set(utc("2030-11-20T12:00:00Z"))
-	f, err := b.close.Handle(ctx, billingapp.ClosePeriod{OrganizationID: org})
+	f, err := b.close.Handle(ctx, billingapp.ClosePeriod{Actor: operator, OrganizationID: org})
 	if err != nil {
 		t.Fatal(err)
 	}

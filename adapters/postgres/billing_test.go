@@ -119,7 +119,7 @@ func newBillOctober(t *testing.T, orgs ...string) (*billInstance, *billClock) {
 func billCardedOrg(t *testing.T, b *billInstance, org string) {
 	t.Helper()
 	billOrg(t, b.db, org)
-	if _, err := b.set.Handle(context.Background(), billingapp.SetRateCard{Card: billExampleCard(org, "2030-11-01")}); err != nil {
+	if _, err := b.set.Handle(context.Background(), billingapp.SetRateCard{Actor: operator, Card: billExampleCard(org, "2030-11-01")}); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -295,7 +295,7 @@ func TestBillingWorkedExample(t *testing.T) {
 	billShip(t, b.db, org, n("shp_c"), true, 1, utc("2030-11-25T10:00:00Z"))
 
 	clock.set(utc("2030-11-26T08:00:00Z"))
-	if _, err := b.add.Handle(ctx, billingapp.AddCharge{OrganizationID: org, Reference: "RMA-1", Title: "Damage credit",
+	if _, err := b.add.Handle(ctx, billingapp.AddCharge{Actor: operator, OrganizationID: org, Reference: "RMA-1", Title: "Damage credit",
 		Description: "1 tee damaged in storage", Quantity: "1", UnitCost: -500}); err != nil {
 		t.Fatal(err)
 	}

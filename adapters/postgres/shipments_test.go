@@ -108,7 +108,7 @@ func newShipUseCases(db *bun.DB) shipUseCases {
 	return shipUseCases{
 		create: shippingapp.NewCreateShipmentHandler(uow, system.Clock{}, system.IDs{}, domain.Sandbox),
 		submit: shippingapp.NewSubmitShipmentHandler(uow, system.Clock{}),
-		cancel: shippingapp.NewCancelShipmentHandler(uow, system.Clock{}),
+		cancel: shippingapp.NewCancelShipmentHandler(uow, system.Clock{}, system.IDs{}),
 	}
 }
 

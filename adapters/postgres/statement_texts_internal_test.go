@@ -58,6 +58,8 @@ func TestDeclaredCommands(t *testing.T) {
 func allStatements() map[string]statement {
 	all := map[string]statement{
 		"appliedMigrationsSQL":            appliedMigrationsSQL,
+		"appendAuditSQL":                  appendAuditSQL,
+		"listAuditSQL":                    listAuditSQL,
 		"clearRateLimitSQL":               clearRateLimitSQL,
 		"migrationLockSQL":                migrationLockSQL,
 		"migrationUnlockSQL":              migrationUnlockSQL,

@@ -117,6 +117,9 @@ func newRepositories(run runner, events *txEvents, b BillingSettings) ports.Repo
 		Charges:        &ChargeRepository{run: run, settings: b},
 		BillingPeriods: &BillingPeriodRepository{run: run},
 
+		RateLimits: &OrganizationRateLimits{run: run},
+		Audit:      &AuditLog{run: run},
+
 		Events: events,
 	}
 }

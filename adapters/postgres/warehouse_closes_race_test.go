@@ -119,7 +119,10 @@ func TestUndatedReportsRacingClosesAreNeverRefused(t *testing.T) {
 		lock := whHolder(t, b.db, whBillingLock(org))
 		clock.set(t0.Add(time.Hour))
 		closes := make(chan error, 2)
-		go func() { _, err := b.close.Handle(ctx, billingapp.ClosePeriod{OrganizationID: org}); closes <- err }()
+		go func() {
+			_, err := b.close.Handle(ctx, billingapp.ClosePeriod{Actor: operator, OrganizationID: org})
+			closes <- err
+		}()
 		pgtest.WaitForLockWaiters(t, b.db, receipts+services+1)
 		if err := rows.Rollback(); err != nil {
 			t.Fatal(err)
@@ -133,7 +136,7 @@ func TestUndatedReportsRacingClosesAreNeverRefused(t *testing.T) {
 		// A second close racing the reports as they commit.
 		go func() {
 			clock.set(t0.Add(90 * time.Minute))
-			_, err := b.close.Handle(ctx, billingapp.ClosePeriod{OrganizationID: org})
+			_, err := b.close.Handle(ctx, billingapp.ClosePeriod{Actor: operator, OrganizationID: org})
 			closes <- err
 		}()
 		wg.Wait()
@@ -223,7 +226,7 @@ func TestServiceRacingACardIsCheckedAgainstIt(t *testing.T) {
 	card := billExampleCard(org, "2030-11-20")
 	card.Services = map[string]billing.Service{"gift_wrap": {Title: "Gift wrapping", UnitCost: 90}}
 	set := make(chan error, 1)
-	go func() { _, err := b.set.Handle(ctx, billingapp.SetRateCard{Card: card}); set <- err }()
+	go func() { _, err := b.set.Handle(ctx, billingapp.SetRateCard{Actor: operator, Card: card}); set <- err }()
 	whWaitForAdvisory(t, b.db, 1)
 	if err := rows.Rollback(); err != nil {
 		t.Fatal(err)

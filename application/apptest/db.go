@@ -31,6 +31,8 @@ type DB struct {
 	// Down makes every unit of work and every call outside one fail with
 	// domain.ErrUnavailable.
 	Down bool
+	// Audit keeps the operators' audit records, committed or not.
+	Audit AuditLog
 }
 
 // State is what a transaction copies.
@@ -123,7 +125,7 @@ func (db *DB) repos(state *State, pooled bool) ports.Repositories {
 		Organizations: fakeOrgs{f}, Warehouses: fakeWarehouses{f}, Inventory: fakeInventory{f},
 		Shipments: fakeShipments{f}, Receipts: fakeReceipts{f}, APIKeys: fakeKeys{f},
 		WarehouseReceipts: fakeWarehouseReceipts{f}, WarehouseServices: fakeWarehouseServices{f}, Stock: fakeStockLedger{f},
-		Events: fakeEvents{f},
+		Events: fakeEvents{f}, Audit: &db.Audit,
 	}
 }
 
@@ -293,20 +295,22 @@ func (r fakeKeys) FindByHash(_ context.Context, hash []byte) (domain.APIKey, err
 	return domain.APIKey{}, domain.ErrNotFound
 }
 
-func (r fakeKeys) Revoke(_ context.Context, id string) error {
+func (r fakeKeys) Revoke(_ context.Context, id string) (domain.APIKey, error) {
 	end, err := r.begin()
 	if err != nil {
-		return err
+		return domain.APIKey{}, err
 	}
 	defer end()
 	for i, k := range r.State.Keys {
 		if k.ID == id {
-			now := time.Now()
-			r.State.Keys[i].RevokedAt = &now
-			return nil
+			if k.RevokedAt == nil {
+				now := time.Now()
+				r.State.Keys[i].RevokedAt = &now
+			}
+			return k, nil
 		}
 	}
-	return domain.ErrNotFound
+	return domain.APIKey{}, domain.ErrNotFound
 }
 
 func (r fakeKeys) ListByOrganization(_ context.Context, org string) ([]domain.APIKey, error) {

@@ -8,21 +8,25 @@ import (
 	"strings"
 	"time"
 
+	"github.com/acme3pl/fulfillment/application"
 	"github.com/acme3pl/fulfillment/domain"
+	"github.com/acme3pl/fulfillment/domain/audit"
 	"github.com/acme3pl/fulfillment/domain/billing"
 	"github.com/acme3pl/fulfillment/ports"
 )
 
 // AddCharge records an operator's charge, or a credit with a negative unit
 // cost (`fulfillment charges add`), once per (organization, reference).
+// Its JSON is the audit record's input.
 type AddCharge struct {
-	OrganizationID string
-	Reference      string
-	Title          string
-	Description    string
-	Quantity       string // a decimal with at most three decimals, above 0
-	UnitCost       int64  // cents; negative for a credit
-	Date           string // YYYY-MM-DD in the billing time zone; "" is now
+	OrganizationID string      `json:"organizationId"`
+	Reference      string      `json:"reference"`
+	Title          string      `json:"title"`
+	Description    string      `json:"description,omitempty"`
+	Quantity       string      `json:"quantity"`       // a decimal with at most three decimals, above 0
+	UnitCost       int64       `json:"unitCost"`       // cents; negative for a credit
+	Date           string      `json:"date,omitempty"` // YYYY-MM-DD in the billing time zone; "" is now
+	Actor          audit.Actor `json:"-"`              // who adds it (docs/audit.md)
 }
 
 // AddChargeResult says what was recorded.
@@ -32,10 +36,15 @@ type AddChargeResult struct {
 }
 
 // AddChargeHandler answers AddCharge.
-type AddChargeHandler struct{ d Deps }
+type AddChargeHandler struct {
+	d     Deps
+	audit *application.Auditor
+}
 
 // NewAddChargeHandler builds the handler.
-func NewAddChargeHandler(d Deps) *AddChargeHandler { return &AddChargeHandler{d: d} }
+func NewAddChargeHandler(d Deps) *AddChargeHandler {
+	return &AddChargeHandler{d: d, audit: d.auditor()}
+}
 
 // Handle validates and records the charge on the organization's open
 // invoice. One dated into a closed period lands there too, its line naming
@@ -49,7 +58,30 @@ func NewAddChargeHandler(d Deps) *AddChargeHandler { return &AddChargeHandler{d:
 // same (Added false) and billing.ErrReferenceConflict when it is not; a new
 // charge that would take its line or its period past the bounds is refused
 // with billing.ErrPastBounds (docs/billing.md, "Bounds").
+//
+// Its audit record (charges.add) is done, unchanged for a reference
+// recorded before with the same content, or the refusal's code.
 func (h *AddChargeHandler) Handle(ctx context.Context, c AddCharge) (AddChargeResult, error) {
+	var out AddChargeResult
+	op := application.Operation{Actor: c.Actor, Action: audit.ChargesAdd, OrganizationID: c.OrganizationID, Input: c}
+	err := h.audit.Do(ctx, op, func(ctx context.Context, r ports.Repositories, rec *audit.Record) error {
+		var err error
+		if out, err = h.add(ctx, r, c); err == nil && !out.Added {
+			rec.Outcome = audit.Unchanged
+		}
+		return err
+	})
+	if err != nil {
+		return AddChargeResult{}, err
+	}
+	if out.Added {
+		h.d.observer().ObserveCharges(string(billing.FeeOperator), 1)
+	}
+	return out, nil
+}
+
+// add validates c and records it in r's transaction.
+func (h *AddChargeHandler) add(ctx context.Context, r ports.Repositories, c AddCharge) (AddChargeResult, error) {
 	var out AddChargeResult
 	if c.Reference == "" || len(c.Reference) > 64 {
 		return out, domain.Invalid("reference", "must be 1 to 64 characters")
@@ -81,53 +113,44 @@ func (h *AddChargeHandler) Handle(ctx context.Context, c AddCharge) (AddChargeRe
 	}
 	charge := ports.OperatorCharge{OrganizationID: c.OrganizationID, Reference: c.Reference, Title: strings.TrimSpace(c.Title),
 		Description: strings.TrimSpace(c.Description), QuantityMilli: q.Milli(), UnitCost: c.UnitCost}
-	err = h.d.UnitOfWork.Do(ctx, func(ctx context.Context, r ports.Repositories) error {
-		if _, err := r.BillingPeriods.LockOpen(ctx, c.OrganizationID); err != nil {
-			return fmt.Errorf("the open period of %s (is a rate card set?): %w", c.OrganizationID, err)
+	if _, err := r.BillingPeriods.LockOpen(ctx, c.OrganizationID); err != nil {
+		return out, fmt.Errorf("the open period of %s (is a rate card set?): %w", c.OrganizationID, err)
+	}
+	stored, err := r.Charges.OperatorCharge(ctx, c.OrganizationID, c.Reference)
+	switch {
+	case err == nil:
+		if !sameCharge(cal, stored, charge, dated, day) {
+			return out, fmt.Errorf("%w: charge %s of %s was recorded with other content", billing.ErrReferenceConflict, c.Reference, c.OrganizationID)
 		}
-		stored, err := r.Charges.OperatorCharge(ctx, c.OrganizationID, c.Reference)
-		switch {
-		case err == nil:
-			if !sameCharge(cal, stored, charge, dated, day) {
-				return fmt.Errorf("%w: charge %s of %s was recorded with other content", billing.ErrReferenceConflict, c.Reference, c.OrganizationID)
-			}
-			return nil // recorded before: Added stays false
-		case !errors.Is(err, domain.ErrNotFound):
-			return err
+		return out, nil // recorded before: Added stays false
+	case !errors.Is(err, domain.ErrNotFound):
+		return out, err
+	}
+	if dated {
+		// Before the organization's first period (no card in force by
+		// the end of that month) a date is a mistake, not a charge.
+		if _, err := r.RateCards.InForce(ctx, c.OrganizationID, cal.NextMonthStart(at).Add(-time.Microsecond)); errors.Is(err, domain.ErrNotFound) {
+			return out, domain.Invalid("date", "%s is before the first billing period of %s", c.Date, c.OrganizationID)
+		} else if err != nil {
+			return out, err
 		}
-		if dated {
-			// Before the organization's first period (no card in force by
-			// the end of that month) a date is a mistake, not a charge.
-			if _, err := r.RateCards.InForce(ctx, c.OrganizationID, cal.NextMonthStart(at).Add(-time.Microsecond)); errors.Is(err, domain.ErrNotFound) {
-				return domain.Invalid("date", "%s is before the first billing period of %s", c.Date, c.OrganizationID)
-			} else if err != nil {
-				return err
-			}
-		}
-		closedUntil, err := r.BillingPeriods.ClosedUntil(ctx, c.OrganizationID)
-		if err != nil {
-			return err
-		}
-		if at.Before(closedUntil) {
-			// On the open invoice: a charge belongs to the period of its
-			// time, so it is dated the first open period's start.
-			out.ForPeriod = cal.ClosedName(at, closedUntil)
-			at = closedUntil
-		}
-		charge.OccurredAt, charge.ForPeriod = at, out.ForPeriod
-		if err := h.checkBounds(ctx, r, closedUntil, charge); err != nil {
-			return err
-		}
-		out.Added, err = r.Charges.AddOperatorCharge(ctx, charge)
-		return err
-	})
+	}
+	closedUntil, err := r.BillingPeriods.ClosedUntil(ctx, c.OrganizationID)
 	if err != nil {
-		return AddChargeResult{}, err
+		return out, err
 	}
-	if out.Added {
-		h.d.observer().ObserveCharges(string(billing.FeeOperator), 1)
+	if at.Before(closedUntil) {
+		// On the open invoice: a charge belongs to the period of its
+		// time, so it is dated the first open period's start.
+		out.ForPeriod = cal.ClosedName(at, closedUntil)
+		at = closedUntil
 	}
-	return out, nil
+	charge.OccurredAt, charge.ForPeriod = at, out.ForPeriod
+	if err := h.checkBounds(ctx, r, closedUntil, charge); err != nil {
+		return out, err
+	}
+	out.Added, err = r.Charges.AddOperatorCharge(ctx, charge)
+	return out, err
 }
 
 // checkBounds refuses a charge that would take its line, or the charges,

@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/acme3pl/fulfillment/application"
 	"github.com/acme3pl/fulfillment/domain/billing"
 	"github.com/acme3pl/fulfillment/ports"
 )
@@ -66,6 +67,11 @@ func (d Deps) observer() Observer {
 		return NopObserver{}
 	}
 	return d.Observer
+}
+
+// auditor writes the audit records of the operators' billing actions.
+func (d Deps) auditor() *application.Auditor {
+	return application.NewAuditor(d.UnitOfWork, d.Clock, d.IDs)
 }
 
 func (d Deps) observeCharges(fees map[billing.Fee]int) {

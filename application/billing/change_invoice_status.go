@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/acme3pl/fulfillment/application"
+	"github.com/acme3pl/fulfillment/domain/audit"
 	"github.com/acme3pl/fulfillment/domain/billing"
 	"github.com/acme3pl/fulfillment/domain/invoicing"
 	"github.com/acme3pl/fulfillment/ports"
@@ -12,33 +14,45 @@ import (
 
 // ChangeInvoiceStatus moves a finalized invoice to another status
 // (`fulfillment invoices status`), along the allowed transitions only.
+// Its JSON is the audit record's input.
 type ChangeInvoiceStatus struct {
-	InvoiceID string
-	To        string
+	InvoiceID string      `json:"invoiceId"`
+	To        string      `json:"to"`
+	Actor     audit.Actor `json:"-"` // who moves it (docs/audit.md)
 }
 
 // ChangeInvoiceStatusHandler answers ChangeInvoiceStatus.
-type ChangeInvoiceStatusHandler struct{ d Deps }
+type ChangeInvoiceStatusHandler struct {
+	d     Deps
+	audit *application.Auditor
+}
 
 // NewChangeInvoiceStatusHandler builds the handler.
 func NewChangeInvoiceStatusHandler(d Deps) *ChangeInvoiceStatusHandler {
-	return &ChangeInvoiceStatusHandler{d: d}
+	return &ChangeInvoiceStatusHandler{d: d, audit: d.auditor()}
 }
 
 // Handle reads the invoice's status FOR UPDATE, checks the transition and
 // writes it with its invoice.status_changed event; it returns the status it
-// moved from.
+// moved from. Its audit record (invoices.status) names the invoice's
+// organization once it is read; a move refused is recorded with its code
+// (invalid_state, not_found).
 func (h *ChangeInvoiceStatusHandler) Handle(ctx context.Context, c ChangeInvoiceStatus) (invoicing.InvoiceStatus, error) {
-	to, err := invoicing.ParseVisibleInvoiceStatus(c.To)
-	if err != nil {
-		return "", err
-	}
-	var from invoicing.InvoiceStatus
-	err = h.d.UnitOfWork.Do(ctx, func(ctx context.Context, r ports.Repositories) error {
+	var (
+		from invoicing.InvoiceStatus
+		to   invoicing.InvoiceStatus
+	)
+	op := application.Operation{Actor: c.Actor, Action: audit.InvoicesStatus, Input: c}
+	err := h.audit.Do(ctx, op, func(ctx context.Context, r ports.Repositories, rec *audit.Record) error {
+		var err error
+		if to, err = invoicing.ParseVisibleInvoiceStatus(c.To); err != nil {
+			return err
+		}
 		s, org, err := r.BillingPeriods.Status(ctx, c.InvoiceID)
 		if err != nil {
 			return err
 		}
+		rec.OrganizationID = org
 		from = invoicing.InvoiceStatus(s)
 		if err := billing.Move(from, to); err != nil {
 			return err

@@ -3,7 +3,10 @@ package billing
 import (
 	"context"
 	"fmt"
+	"time"
 
+	"github.com/acme3pl/fulfillment/application"
+	"github.com/acme3pl/fulfillment/domain/audit"
 	"github.com/acme3pl/fulfillment/domain/billing"
 	"github.com/acme3pl/fulfillment/ports"
 )
@@ -12,8 +15,10 @@ import (
 // its open periods end now and are finalized at once, the next period
 // starts at that instant, and no period after it bills a minimum until a
 // card with a later effectiveFrom is set.
+// Its JSON is the audit record's input.
 type ClosePeriod struct {
-	OrganizationID string
+	OrganizationID string      `json:"organizationId"`
+	Actor          audit.Actor `json:"-"` // who closes (docs/audit.md)
 }
 
 // Closed is what a close finalized: the period that ended now, and, when
@@ -33,10 +38,15 @@ func (c Closed) All() []ports.FinalizedInvoice {
 }
 
 // ClosePeriodHandler answers ClosePeriod.
-type ClosePeriodHandler struct{ d Deps }
+type ClosePeriodHandler struct {
+	d     Deps
+	audit *application.Auditor
+}
 
 // NewClosePeriodHandler builds the handler.
-func NewClosePeriodHandler(d Deps) *ClosePeriodHandler { return &ClosePeriodHandler{d: d} }
+func NewClosePeriodHandler(d Deps) *ClosePeriodHandler {
+	return &ClosePeriodHandler{d: d, audit: d.auditor()}
+}
 
 // Handle accrues what is due to the organization and finalizes its open
 // periods, in one transaction under the organization's billing lock. A
@@ -45,45 +55,25 @@ func NewClosePeriodHandler(d Deps) *ClosePeriodHandler { return &ClosePeriodHand
 // nothing charged since (or by several operators at once: the lock queues
 // them), it finalizes a period that bills nothing, which makes no invoice:
 // the result's Key is "".
+//
+// Its audit record (billing.close) is done when it finalized an invoice,
+// unchanged when it finalized none (nothing was billed), or the refusal's
+// code.
 func (h *ClosePeriodHandler) Handle(ctx context.Context, c ClosePeriod) (Closed, error) {
 	var out Closed
 	now := h.d.Clock.Now()
-	err := h.d.UnitOfWork.Do(ctx, func(ctx context.Context, r ports.Repositories) error {
-		fees, err := h.d.accrue(ctx, r, c.OrganizationID, now)
-		if err != nil {
+	op := application.Operation{Actor: c.Actor, Action: audit.BillingClose, OrganizationID: c.OrganizationID, Input: c}
+	err := h.audit.Do(ctx, op, func(ctx context.Context, r ports.Repositories, rec *audit.Record) error {
+		if err := h.close(ctx, r, c, now, &out); err != nil {
 			return err
 		}
-		h.d.observeCharges(fees)
-		out = Closed{}
-		for {
-			p, err := r.BillingPeriods.LockOpen(ctx, c.OrganizationID)
-			if err != nil {
-				return fmt.Errorf("the open period of %s (is a rate card set?): %w", c.OrganizationID, err)
+		rec.Outcome = audit.Unchanged
+		for _, f := range out.All() {
+			if f.Key != "" {
+				rec.Outcome = audit.Done
 			}
-			end := p.Period.End
-			if now.Before(end) {
-				end = now
-			}
-			if !end.After(p.Period.Start) {
-				// Closed at this very instant already: nothing was charged since.
-				out.FinalizedInvoice = ports.FinalizedInvoice{OrganizationID: c.OrganizationID,
-					Period: billing.Period{Start: p.Period.Start, End: end}}
-				break
-			}
-			fs, err := h.d.finalize(ctx, r, []closing{{period: p, end: end}})
-			if err != nil {
-				return err
-			}
-			out.FinalizedInvoice = fs[0]
-			if end.Equal(now) || out.Draft != nil {
-				break
-			}
-			// A draft in its grace, finalized at its own end: the month
-			// open beside it ends now.
-			draft := fs[0]
-			out.Draft = &draft
 		}
-		return r.BillingPeriods.Offboard(ctx, c.OrganizationID, now)
+		return nil
 	})
 	if err != nil {
 		return out, err
@@ -94,4 +84,43 @@ func (h *ClosePeriodHandler) Handle(ctx context.Context, c ClosePeriod) (Closed,
 		}
 	}
 	return out, nil
+}
+
+// close finalizes c's open periods in r's transaction (Handle).
+func (h *ClosePeriodHandler) close(ctx context.Context, r ports.Repositories, c ClosePeriod, now time.Time, out *Closed) error {
+	fees, err := h.d.accrue(ctx, r, c.OrganizationID, now)
+	if err != nil {
+		return err
+	}
+	h.d.observeCharges(fees)
+	*out = Closed{}
+	for {
+		p, err := r.BillingPeriods.LockOpen(ctx, c.OrganizationID)
+		if err != nil {
+			return fmt.Errorf("the open period of %s (is a rate card set?): %w", c.OrganizationID, err)
+		}
+		end := p.Period.End
+		if now.Before(end) {
+			end = now
+		}
+		if !end.After(p.Period.Start) {
+			// Closed at this very instant already: nothing was charged since.
+			out.FinalizedInvoice = ports.FinalizedInvoice{OrganizationID: c.OrganizationID,
+				Period: billing.Period{Start: p.Period.Start, End: end}}
+			break
+		}
+		fs, err := h.d.finalize(ctx, r, []closing{{period: p, end: end}})
+		if err != nil {
+			return err
+		}
+		out.FinalizedInvoice = fs[0]
+		if end.Equal(now) || out.Draft != nil {
+			break
+		}
+		// A draft in its grace, finalized at its own end: the month
+		// open beside it ends now.
+		draft := fs[0]
+		out.Draft = &draft
+	}
+	return r.BillingPeriods.Offboard(ctx, c.OrganizationID, now)
 }

@@ -6,21 +6,29 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/acme3pl/fulfillment/application"
 	"github.com/acme3pl/fulfillment/domain"
+	"github.com/acme3pl/fulfillment/domain/audit"
 	"github.com/acme3pl/fulfillment/domain/billing"
 	"github.com/acme3pl/fulfillment/ports"
 )
 
 // SetRateCard stores an organization's rate card (`fulfillment rates set`).
 type SetRateCard struct {
-	Card billing.RateCardParams
+	Card  billing.RateCardParams
+	Actor audit.Actor // who sets it (docs/audit.md)
 }
 
 // SetRateCardHandler answers SetRateCard.
-type SetRateCardHandler struct{ d Deps }
+type SetRateCardHandler struct {
+	d     Deps
+	audit *application.Auditor
+}
 
 // NewSetRateCardHandler builds the handler.
-func NewSetRateCardHandler(d Deps) *SetRateCardHandler { return &SetRateCardHandler{d: d} }
+func NewSetRateCardHandler(d Deps) *SetRateCardHandler {
+	return &SetRateCardHandler{d: d, audit: d.auditor()}
+}
 
 // Handle stores the card in one transaction with what it changes: a card
 // starting inside a closed period is refused (domain.ErrInvalidState), so a
@@ -28,13 +36,27 @@ func NewSetRateCardHandler(d Deps) *SetRateCardHandler { return &SetRateCardHand
 // reprices that period's charges from its first day on, in place; one
 // that no longer offers a service code the open period's facts used is
 // refused (domain.ErrInvalidState, naming the code and the count).
+//
+// Its audit record (rates.set), the card as its input, is done, unchanged
+// when the same card was in force from the same day already, or the
+// refusal's code.
 func (h *SetRateCardHandler) Handle(ctx context.Context, c SetRateCard) (*billing.RateCard, error) {
-	card, err := billing.NewRateCard(c.Card)
-	if err != nil {
-		return nil, err
-	}
-	var fees map[billing.Fee]int
-	err = h.d.UnitOfWork.Do(ctx, func(ctx context.Context, r ports.Repositories) error {
+	var (
+		card *billing.RateCard
+		fees map[billing.Fee]int
+	)
+	op := application.Operation{Actor: c.Actor, Action: audit.RatesSet, OrganizationID: c.Card.OrganizationID, Input: rateCardInput(c.Card)}
+	err := h.audit.Do(ctx, op, func(ctx context.Context, r ports.Repositories, rec *audit.Record) error {
+		var err error
+		if card, err = billing.NewRateCard(c.Card); err != nil {
+			return err
+		}
+		stored, err := r.RateCards.InForce(ctx, card.OrganizationID(), h.d.Settings.Calendar.Start(card.EffectiveFrom()))
+		if err == nil && stored.Equal(card) {
+			rec.Outcome = audit.Unchanged
+		} else if err != nil && !errors.Is(err, domain.ErrNotFound) {
+			return err
+		}
 		fees, err = SetCard(ctx, h.d, r, card)
 		return err
 	})
@@ -94,4 +116,14 @@ func SetCard(ctx context.Context, d Deps, r ports.Repositories, card *billing.Ra
 		return nil, fmt.Errorf("reprice: %w", err)
 	}
 	return d.accrue(ctx, r, card.OrganizationID(), now)
+}
+
+// rateCardInput is a card's arguments as its audit record shows them: the
+// card as `rates set --file` takes it.
+func rateCardInput(p billing.RateCardParams) map[string]any {
+	services := make(map[string]any, len(p.Services))
+	for code, s := range p.Services {
+		services[code] = map[string]any{"title": s.Title, "unitCost": s.UnitCost}
+	}
+	return map[string]any{"organizationId": p.OrganizationID, "effectiveFrom": p.EffectiveFrom, "fees": p.Fees, "services": services}
 }

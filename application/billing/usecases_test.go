@@ -211,6 +211,9 @@ func (fakeInvoices) Get(_ context.Context, org, id string) (*invoicing.Invoice, 
 type fakeEvents struct{ log *calls }
 
 func (e fakeEvents) Record(_ context.Context, ev ports.Event) error {
+	if ev.Type == ports.EventOperatorAction {
+		return nil // the audit's, not billing's: apptest.AuditLog keeps them
+	}
 	e.log.add("Record(%s %s)", ev.Type, ev.Subject)
 	return nil
 }
@@ -236,7 +239,7 @@ func newFixture(now time.Time, sums []billing.Sum) fixture {
 	periods := &fakePeriods{log: log, open: map[string]ports.OpenPeriod{}, status: map[string]string{}}
 	charges := fakeCharges{log: log, sums: sums, byOrg: map[string][]billing.Sum{}, failing: map[string]bool{}}
 	r := ports.Repositories{Charges: charges, RateCards: fakeCards{}, BillingPeriods: periods,
-		Invoices: fakeInvoices{}, Events: fakeEvents{log: log}}
+		Invoices: fakeInvoices{}, Events: fakeEvents{log: log}, Audit: &apptest.AuditLog{}}
 	d := billingapp.Deps{UnitOfWork: fakeUoW{r, &sync.Mutex{}}, Repos: r, Clock: &apptest.Clock{At: now}, IDs: &apptest.IDs{},
 		Settings: billingapp.Settings{Calendar: billing.NewCalendar(time.UTC), Grace: 24 * time.Hour, Terms: 720 * time.Hour,
 			CollectionsAfter: 720 * time.Hour}}
@@ -302,7 +305,7 @@ func TestRunBillingLeavesAPeriodInItsGrace(t *testing.T) {
 func TestClosePeriodEndedAlready(t *testing.T) {
 	f := newFixture(time.Date(2030, 12, 1, 12, 0, 0, 0, time.UTC), shipSum)
 	f.periods.open["org_a"] = november("org_a")
-	out, err := f.closeP.Handle(context.Background(), billingapp.ClosePeriod{OrganizationID: "org_a"})
+	out, err := f.closeP.Handle(context.Background(), billingapp.ClosePeriod{OrganizationID: "org_a", Actor: apptest.Operator})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -327,7 +330,7 @@ func TestClosePeriodStartingNow(t *testing.T) {
 	now := time.Date(2030, 11, 1, 0, 0, 0, 0, time.UTC)
 	f := newFixture(now, nil)
 	f.periods.open["org_a"] = november("org_a")
-	out, err := f.closeP.Handle(context.Background(), billingapp.ClosePeriod{OrganizationID: "org_a"})
+	out, err := f.closeP.Handle(context.Background(), billingapp.ClosePeriod{OrganizationID: "org_a", Actor: apptest.Operator})
 	if err != nil || out.Key != "" || out.Invoice != nil {
 		t.Fatalf("close = %+v, %v; want nothing finalized", out, err)
 	}
@@ -343,21 +346,21 @@ func TestChangeInvoiceStatus(t *testing.T) {
 	f.periods.status["inv_paid"], f.periods.status["inv_unpaid"] = "paid", "unpaid"
 	ctx := context.Background()
 	for _, to := range []string{"unpaid", "collecting", "pending_payment"} {
-		if _, err := f.status.Handle(ctx, billingapp.ChangeInvoiceStatus{InvoiceID: "inv_paid", To: to}); err == nil {
+		if _, err := f.status.Handle(ctx, billingapp.ChangeInvoiceStatus{InvoiceID: "inv_paid", To: to, Actor: apptest.Operator}); err == nil {
 			t.Errorf("paid → %s accepted", to)
 		}
 	}
-	if _, err := f.status.Handle(ctx, billingapp.ChangeInvoiceStatus{InvoiceID: "inv_unpaid", To: "shipped"}); err == nil {
+	if _, err := f.status.Handle(ctx, billingapp.ChangeInvoiceStatus{InvoiceID: "inv_unpaid", To: "shipped", Actor: apptest.Operator}); err == nil {
 		t.Error("an unknown status accepted")
 	}
 	if len(*f.log) != 0 {
 		t.Fatalf("refusals wrote %q", *f.log)
 	}
-	from, err := f.status.Handle(ctx, billingapp.ChangeInvoiceStatus{InvoiceID: "inv_unpaid", To: "paid"})
+	from, err := f.status.Handle(ctx, billingapp.ChangeInvoiceStatus{InvoiceID: "inv_unpaid", To: "paid", Actor: apptest.Operator})
 	if err != nil || from != invoicing.InvoiceUnpaid || !slices.Equal(*f.log, calls{"SetStatus(inv_unpaid, unpaid→paid)", "Record(invoice.status_changed inv_unpaid)"}) {
 		t.Fatalf("unpaid → paid: from %q, %v, calls %q", from, err, *f.log)
 	}
-	if _, err := f.status.Handle(ctx, billingapp.ChangeInvoiceStatus{InvoiceID: "inv_none", To: "paid"}); !errors.Is(err, domain.ErrNotFound) {
+	if _, err := f.status.Handle(ctx, billingapp.ChangeInvoiceStatus{InvoiceID: "inv_none", To: "paid", Actor: apptest.Operator}); !errors.Is(err, domain.ErrNotFound) {
 		t.Fatalf("an unknown invoice: %v, want ErrNotFound", err)
 	}
 }

@@ -34,17 +34,23 @@ func (h *ShipmentCommandHandler) Handle(ctx context.Context, c ShipmentRef) (*sh
 	var changed *shipping.Shipment
 	err := h.uow.Do(ctx, func(ctx context.Context, r ports.Repositories) error {
 		var err error
-		changed, err = r.Shipments.Update(ctx, c.OrganizationID, c.ShipmentID, func(s *shipping.Shipment) error {
-			return h.change(ctx, r, s, now)
-		})
-		if err != nil || h.event == "" {
-			return err
-		}
-		// Update holds the shipment's row lock: its events are in commit order.
-		return r.Events.Record(ctx, ports.ShipmentEvent(h.event, changed, now))
+		changed, err = h.apply(ctx, r, c, now)
+		return err
 	})
 	if err != nil {
 		return nil, err
 	}
 	return changed, nil
+}
+
+// apply changes the shipment in r's transaction and records its event.
+func (h *ShipmentCommandHandler) apply(ctx context.Context, r ports.Repositories, c ShipmentRef, now time.Time) (*shipping.Shipment, error) {
+	changed, err := r.Shipments.Update(ctx, c.OrganizationID, c.ShipmentID, func(s *shipping.Shipment) error {
+		return h.change(ctx, r, s, now)
+	})
+	if err != nil || h.event == "" {
+		return changed, err
+	}
+	// Update holds the shipment's row lock: its events are in commit order.
+	return changed, r.Events.Record(ctx, ports.ShipmentEvent(h.event, changed, now))
 }

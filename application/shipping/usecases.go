@@ -22,7 +22,7 @@ func New(d application.Deps) *UseCases {
 	return &UseCases{
 		CreateShipment: application.Decorate("CreateShipment", NewCreateShipmentHandler(d.UnitOfWork, d.Clock, d.IDs, d.Environment), d.Tracer, d.Log),
 		SubmitShipment: application.Decorate("SubmitShipment", NewSubmitShipmentHandler(d.UnitOfWork, d.Clock), d.Tracer, d.Log),
-		CancelShipment: application.Decorate("CancelShipment", NewCancelShipmentHandler(d.UnitOfWork, d.Clock), d.Tracer, d.Log),
+		CancelShipment: application.Decorate("CancelShipment", NewCancelShipmentHandler(d.UnitOfWork, d.Clock, d.IDs), d.Tracer, d.Log),
 
 		ListShipments: application.Decorate("ListShipments", NewListShipmentsHandler(d.Repos.Shipments), d.Tracer, d.Log),
 		GetShipment:   application.Decorate("GetShipment", NewGetShipmentHandler(d.Repos.Shipments), d.Tracer, d.Log),

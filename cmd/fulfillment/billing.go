@@ -34,7 +34,11 @@ func rates(ctx context.Context, cfg bootstrap.Config, args []string, stdout io.W
 		return err
 	}
 	file := fs.String("file", "", "rate card (JSON)")
-	if err := parseCommand(fs, args[1:], "rates set needs --org ID --file card.json", "org", "file"); err != nil {
+	actor := actorFlag(fs)
+	if err := parseCommand(fs, args[1:], "rates set needs --org ID --file card.json [--actor NAME]", "org", "file"); err != nil {
+		return err
+	}
+	if err := checkActor("rates set", actor()); err != nil {
 		return err
 	}
 	f, err := os.Open(*file)
@@ -53,7 +57,7 @@ func rates(ctx context.Context, cfg bootstrap.Config, args []string, stdout io.W
 		return fmt.Errorf("rates set: the card is for %q, not --org %q", p.OrganizationID, *org)
 	}
 	return withBilling(ctx, cfg, func(ctx context.Context, uc *billingapp.UseCases) error {
-		card, err := uc.SetRateCard.Handle(ctx, billingapp.SetRateCard{Card: p})
+		card, err := uc.SetRateCard.Handle(ctx, billingapp.SetRateCard{Card: p, Actor: actor()})
 		if err != nil {
 			return fmt.Errorf("rates set: %w", err)
 		}
@@ -92,11 +96,15 @@ func billingCmd(ctx context.Context, cfg bootstrap.Config, args []string, stdout
 	case "close":
 		fs := newFlagSet("billing close")
 		org := fs.String("org", "", "organization ID")
-		if err := parseCommand(fs, args[1:], "billing close needs --org ID", "org"); err != nil {
+		actor := actorFlag(fs)
+		if err := parseCommand(fs, args[1:], "billing close needs --org ID [--actor NAME]", "org"); err != nil {
+			return err
+		}
+		if err := checkActor("billing close", actor()); err != nil {
 			return err
 		}
 		return withBilling(ctx, cfg, func(ctx context.Context, uc *billingapp.UseCases) error {
-			closed, err := uc.ClosePeriod.Handle(ctx, billingapp.ClosePeriod{OrganizationID: *org})
+			closed, err := uc.ClosePeriod.Handle(ctx, billingapp.ClosePeriod{OrganizationID: *org, Actor: actor()})
 			if err != nil {
 				return fmt.Errorf("billing close: %w", err)
 			}
@@ -164,14 +172,18 @@ func invoicesCmd(ctx context.Context, cfg bootstrap.Config, args []string, stdou
 		fs := newFlagSet("invoices status")
 		id := fs.String("id", "", "invoice ID")
 		to := fs.String("to", "", "the new status")
-		if err := parseCommand(fs, args[1:], "invoices status needs --id ID --to STATUS", "id", "to"); err != nil {
+		actor := actorFlag(fs)
+		if err := parseCommand(fs, args[1:], "invoices status needs --id ID --to STATUS [--actor NAME]", "id", "to"); err != nil {
+			return err
+		}
+		if err := checkActor("invoices status", actor()); err != nil {
 			return err
 		}
 		if _, err := invoicing.ParseVisibleInvoiceStatus(*to); err != nil {
 			return usagef("invoices status: --to %q is not a status (one of %s)", *to, visibleStatuses())
 		}
 		return withBilling(ctx, cfg, func(ctx context.Context, uc *billingapp.UseCases) error {
-			from, err := uc.ChangeInvoiceStatus.Handle(ctx, billingapp.ChangeInvoiceStatus{InvoiceID: *id, To: *to})
+			from, err := uc.ChangeInvoiceStatus.Handle(ctx, billingapp.ChangeInvoiceStatus{InvoiceID: *id, To: *to, Actor: actor()})
 			if err != nil {
 				return fmt.Errorf("invoices status %s: %w", *id, err)
 			}
@@ -193,8 +205,12 @@ func charges(ctx context.Context, cfg bootstrap.Config, args []string, stdout io
 	cost := fs.String("unit-cost", "", "cents per unit; negative for a credit")
 	desc := fs.String("description", "", "the line's description")
 	date := fs.String("date", "", "YYYY-MM-DD (default today)")
-	const needs = "charges add needs --org ID --reference REF --title T --quantity Q --unit-cost C [--description D] [--date YYYY-MM-DD]"
+	actor := actorFlag(fs)
+	const needs = "charges add needs --org ID --reference REF --title T --quantity Q --unit-cost C [--description D] [--date YYYY-MM-DD] [--actor NAME]"
 	if err := parseCommand(fs, args[1:], needs, "org", "reference", "title", "quantity", "unit-cost"); err != nil {
+		return err
+	}
+	if err := checkActor("charges add", actor()); err != nil {
 		return err
 	}
 	// A value not of its flag's form is bad usage (exit 2); what the rules
@@ -214,7 +230,7 @@ func charges(ctx context.Context, cfg bootstrap.Config, args []string, stdout io
 	}
 	return withBilling(ctx, cfg, func(ctx context.Context, uc *billingapp.UseCases) error {
 		res, err := uc.AddCharge.Handle(ctx, billingapp.AddCharge{OrganizationID: *org, Reference: *ref, Title: *title,
-			Description: *desc, Quantity: *qty, UnitCost: unitCost, Date: *date})
+			Description: *desc, Quantity: *qty, UnitCost: unitCost, Date: *date, Actor: actor()})
 		if err != nil {
 			return fmt.Errorf("charges add: %w", err)
 		}

@@ -261,7 +261,11 @@ func apikey(ctx context.Context, cfg bootstrap.Config, args []string, stdout io.
 		org := fs.String("org", "", "organization ID")
 		scopes := fs.String("scopes", "", "comma-separated scopes")
 		name := fs.String("name", "", "a name people recognise")
-		if err := parseCommand(fs, args[1:], "apikey create needs --org ID --scopes a,b [--name N]", "org", "scopes"); err != nil {
+		actor := actorFlag(fs)
+		if err := parseCommand(fs, args[1:], "apikey create needs --org ID --scopes a,b [--name N] [--actor NAME]", "org", "scopes"); err != nil {
+			return err
+		}
+		if err := checkActor("apikey create", actor()); err != nil {
 			return err
 		}
 		if err := checkIDFlag("apikey create", "org", *org); err != nil {
@@ -271,7 +275,7 @@ func apikey(ctx context.Context, cfg bootstrap.Config, args []string, stdout io.
 		if err != nil {
 			return err
 		}
-		c := application.CreateAPIKey{OrganizationID: *org, Name: *name, Scopes: keyScopes}
+		c := application.CreateAPIKey{OrganizationID: *org, Name: *name, Scopes: keyScopes, Actor: actor()}
 		return withApp(ctx, cfg, func(ctx context.Context, app *application.UseCases) error {
 			plain, err := app.CreateAPIKey.Handle(ctx, c)
 			if err != nil {
@@ -281,14 +285,34 @@ func apikey(ctx context.Context, cfg bootstrap.Config, args []string, stdout io.
 			return nil
 		})
 	case "revoke":
-		if len(args) != 2 || !domain.ValidID(args[1]) {
-			return usagef("apikey revoke takes one KEY_ID")
+		// KEY_ID first or after the flags: apikey revoke KEY_ID [--actor NAME].
+		fs := newFlagSet("apikey revoke")
+		actor := actorFlag(fs)
+		const needs = "apikey revoke takes one KEY_ID [--actor NAME]"
+		rest := args[1:]
+		var id string
+		if len(rest) > 0 && !strings.HasPrefix(rest[0], "-") {
+			id, rest = rest[0], rest[1:]
+		}
+		if err := parseFlags(fs, rest); err != nil {
+			return err
+		}
+		if id == "" && fs.NArg() == 1 {
+			id = fs.Arg(0)
+		} else if fs.NArg() > 0 {
+			return usagef(needs)
+		}
+		if !domain.ValidID(id) {
+			return usagef(needs)
+		}
+		if err := checkActor("apikey revoke", actor()); err != nil {
+			return err
 		}
 		return withApp(ctx, cfg, func(ctx context.Context, app *application.UseCases) error {
-			if _, err := app.RevokeAPIKey.Handle(ctx, application.RevokeAPIKey{KeyID: args[1]}); err != nil {
-				return fmt.Errorf("apikey revoke %s: %w", args[1], err)
+			if _, err := app.RevokeAPIKey.Handle(ctx, application.RevokeAPIKey{KeyID: id, Actor: actor()}); err != nil {
+				return fmt.Errorf("apikey revoke %s: %w", id, err)
 			}
-			fmt.Fprintf(stdout, "revoked %s\n", args[1])
+			fmt.Fprintf(stdout, "revoked %s\n", id)
 			return nil
 		})
 	case "list":

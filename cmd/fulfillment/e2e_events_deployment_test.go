@@ -74,11 +74,19 @@ func TestEventsOfOperatorCommandsWithoutTheBrokersURL(t *testing.T) {
 	}
 
 	inv := operatorCommands(t, baseEnv(dsn))
-	events := readStream(t, broker.URL(), 2)
+	// Each command's change, and its audit record (operator.action).
+	events := readStream(t, broker.URL(), 4)
 	checkEnvelope(t, events)
-	var got []string
+	var got, actions []string
 	for _, m := range events {
+		if m.Event.Type == "operator.action" {
+			actions = append(actions, m.Event.OrganizationID)
+			continue
+		}
 		got = append(got, m.Event.Type+" "+m.Event.Subject+" "+m.Event.OrganizationID)
+	}
+	if len(actions) != 2 || actions[0] != deployOrg || actions[1] != deployOrg {
+		t.Fatalf("operator.action events of %v, want two of %s", actions, deployOrg)
 	}
 	want := []string{"invoice.finalized " + inv + " " + deployOrg, "invoice.status_changed " + inv + " " + deployOrg}
 	if len(got) != len(want) || got[0] != want[0] || got[1] != want[1] {

@@ -56,8 +56,14 @@ commands:
                                                 record an operator's charge (negative cost: a credit)
   events tail [--all] [--count N]               print the platform's events as they arrive
   events relay                                  publish what waits in the events outbox
+  audit list [--org ID] [--actor A] [--since RFC3339]
+                                                print the operators' audit records, oldest first (JSON lines)
   version                                       print the version
   probe URL                                     GET URL; exit 0 when it answers 200
+
+Every command that changes something for an operator (apikey create|revoke, orders replay,
+rates set, orgs limit, billing close, invoices status, charges add) takes --actor NAME, the
+name its audit record gives (default cli:<OS user>).
 
 Settings come from the environment: DATABASE_URL, HTTP_ADDR, ENVIRONMENT,
 AUTH_SIGNING_KEY, AUTH_JWKS_URL, AUTH_ISSUER, AUTH_AUDIENCE, AUTH_ORG_CLAIM, AUTH_WAREHOUSE_CLAIM,
@@ -172,6 +178,7 @@ var databaseCommands = map[string]func(ctx context.Context, cfg bootstrap.Config
 	"invoices": invoicesCmd,
 	"charges":  charges,
 	"events":   events,
+	"audit":    auditCmd,
 }
 
 // serve runs the fx graph until SIGTERM or SIGINT, then stops it: the

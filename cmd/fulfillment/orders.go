@@ -23,6 +23,7 @@ import (
 	"github.com/acme3pl/fulfillment/application"
 	intakeapp "github.com/acme3pl/fulfillment/application/intake"
 	"github.com/acme3pl/fulfillment/bootstrap"
+	"github.com/acme3pl/fulfillment/domain/audit"
 	"github.com/acme3pl/fulfillment/domain/intake"
 	"github.com/acme3pl/fulfillment/ports"
 )
@@ -136,6 +137,7 @@ type replayTally struct {
 	mu                           sync.Mutex
 	out                          io.Writer
 	succeeded, duplicate, failed int
+	firstFailure                 error // the first replay's error, for the run's audit record
 	lastShown                    time.Time
 	progress                     io.Writer // nil: no progress line
 	progressShown                bool
@@ -152,6 +154,9 @@ func (t *replayTally) add(orderID int64, res intakeapp.StorefrontOrderResult, er
 	switch {
 	case err != nil:
 		t.failed++
+		if t.firstFailure == nil {
+			t.firstFailure = err
+		}
 		fmt.Fprintf(t.out, "%d failed %s\n", orderID, application.KindOf(err).Code())
 	case res.Duplicate:
 		t.duplicate++
@@ -225,10 +230,11 @@ func ordersReplay(ctx context.Context, cfg bootstrap.Config, args []string, stdo
 	orderFlag := fs.String("order", "", "storefront order ID")
 	all := fs.Bool("all-failed", false, "every failed order that keeps its body")
 	workers := fs.Int("workers", 8, "replays at a time")
+	actor := actorFlag(fs)
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	const needs = "orders replay needs --org ID and one of --order ORDER_ID, --all-failed [--workers N]"
+	const needs = "orders replay needs --org ID and one of --order ORDER_ID, --all-failed [--workers N] [--actor NAME]"
 	if *org == "" || fs.NArg() > 0 || (*orderFlag == "") == !*all {
 		return usagef(needs)
 	}
@@ -237,6 +243,9 @@ func ordersReplay(ctx context.Context, cfg bootstrap.Config, args []string, stdo
 	}
 	if *workers < 1 || *workers > 64 {
 		return usagef("orders replay: --workers must be from 1 to 64")
+	}
+	if err := checkActor("orders replay", actor()); err != nil {
+		return err
 	}
 	var single int64
 	if *orderFlag != "" {
@@ -253,7 +262,19 @@ func ordersReplay(ctx context.Context, cfg bootstrap.Config, args []string, stdo
 		tally.progress = stderr
 	}
 	var walkErr, orgErr error
+	input := map[string]any{"organizationId": *org, "allFailed": *all}
+	if !*all {
+		input["orderId"] = single
+	}
+	op := application.Operation{Actor: actor(), Action: audit.OrdersReplay, OrganizationID: *org, Input: input}
 	err := withAppConns(ctx, cfg, *workers+1, func(ctx context.Context, deps orderDeps) error {
+		// One record of the run, written once it ended, with its outcome.
+		defer func() {
+			rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), replayBudget)
+			defer cancel()
+			_, _ = deps.App.RecordOperatorAction.Handle(rctx, application.RecordOperatorAction{Operation: op,
+				Outcome: replayOutcome(orgErr, walkErr, sigCtx.Err(), tally)})
+		}()
 		if orgErr = checkOrganization(ctx, deps.App, "orders replay", *org); orgErr != nil {
 			return orgErr
 		}
@@ -301,6 +322,25 @@ func ordersReplay(ctx context.Context, cfg bootstrap.Config, args []string, stdo
 		return fmt.Errorf("orders replay: %d of the orders were not replayed (see their lines above)", tally.failed)
 	}
 	return nil
+}
+
+// replayOutcome is the outcome of a replay run as its audit record says
+// it: the code of what failed it (the organization, the walk, an
+// interrupt, else the first replay that failed), else done when an order
+// was replayed, else unchanged (nothing new: duplicates, or no failed
+// order).
+func replayOutcome(orgErr, walkErr, interrupted error, t *replayTally) audit.Outcome {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for _, err := range []error{orgErr, walkErr, interrupted, t.firstFailure} {
+		if err != nil {
+			return application.AuditOutcome(err)
+		}
+	}
+	if t.succeeded > 0 {
+		return audit.Done
+	}
+	return audit.Unchanged
 }
 
 // walkFailed sends the IDs of the organization's failed orders that keep

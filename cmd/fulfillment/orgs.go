@@ -6,12 +6,12 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/acme3pl/fulfillment/adapters/postgres"
+	"github.com/acme3pl/fulfillment/application"
 	"github.com/acme3pl/fulfillment/bootstrap"
 	"github.com/acme3pl/fulfillment/domain"
 )
 
-const orgsLimitUsage = "orgs limit needs --org ID and either --rate 50/s [--burst 100] or --default"
+const orgsLimitUsage = "orgs limit needs --org ID and either --rate 50/s [--burst 100] or --default [--actor NAME]"
 
 // orgs runs `orgs limit --org ID --rate 50/s [--burst 100]`, an
 // organization's own rate limit of the API, and `orgs limit --org ID
@@ -25,6 +25,7 @@ func orgs(ctx context.Context, cfg bootstrap.Config, args []string, stdout io.Wr
 	rate := fs.String("rate", "", "requests per second, minute or hour: 50/s, 600/m, 10000/h")
 	burst := fs.Int("burst", 0, "requests at once, 1 or more (default twice the rate's count)")
 	toDefault := fs.Bool("default", false, "remove the organization's own limit: it has the default again")
+	actor := actorFlag(fs)
 	if err := parseFlags(fs, args[1:]); err != nil {
 		return err
 	}
@@ -33,29 +34,28 @@ func orgs(ctx context.Context, cfg bootstrap.Config, args []string, stdout io.Wr
 	if !domain.ValidID(*org) || fs.NArg() > 0 || *toDefault == (*rate != "") || *toDefault && burstSet {
 		return usagef(orgsLimitUsage)
 	}
-	if *toDefault {
-		return command(ctx, cfg, 2, func(ctx context.Context, limits *postgres.OrganizationRateLimits) error {
-			if err := limits.ClearRateLimit(ctx, *org); err != nil {
-				return fmt.Errorf("orgs limit %s: %w", *org, err)
-			}
-			fmt.Fprintf(stdout, "organization %s: the default limit\n", *org)
-			return nil
-		})
+	if err := checkActor("orgs limit", actor()); err != nil {
+		return err
 	}
-	// A burst given is 1 or more: 0 is not "the default" (leave --burst
-	// out for that).
-	if burstSet && *burst < 1 {
-		return usagef("orgs limit: --burst %d: a burst is 1 or more (leave --burst out for twice the rate's count)", *burst)
+	c := application.SetOrganizationLimit{OrganizationID: *org, Actor: actor()}
+	said := "the default limit"
+	if !*toDefault {
+		// A burst given is 1 or more: 0 is not "the default" (leave --burst
+		// out for that).
+		if burstSet && *burst < 1 {
+			return usagef("orgs limit: --burst %d: a burst is 1 or more (leave --burst out for twice the rate's count)", *burst)
+		}
+		limit, err := domain.ParseRateLimit(*rate, *burst)
+		if err != nil {
+			return usagef("orgs limit: %v", err)
+		}
+		c.Limit, said = &limit, limit.String()
 	}
-	limit, err := domain.ParseRateLimit(*rate, *burst)
-	if err != nil {
-		return usagef("orgs limit: %v", err)
-	}
-	return command(ctx, cfg, 2, func(ctx context.Context, limits *postgres.OrganizationRateLimits) error {
-		if err := limits.SetRateLimit(ctx, *org, limit); err != nil {
+	return withAppConns(ctx, cfg, 2, func(ctx context.Context, app *application.UseCases) error {
+		if _, err := app.SetOrganizationLimit.Handle(ctx, c); err != nil {
 			return fmt.Errorf("orgs limit %s: %w", *org, err)
 		}
-		fmt.Fprintf(stdout, "organization %s: %s\n", *org, limit)
+		fmt.Fprintf(stdout, "organization %s: %s\n", *org, said)
 		return nil
 	})
 }

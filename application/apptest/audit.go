@@ -1,0 +1,43 @@
+package apptest
+
+import (
+	"context"
+	"sync"
+
+	"github.com/acme3pl/fulfillment/domain/audit"
+	"github.com/acme3pl/fulfillment/ports"
+)
+
+// AuditLog is an in-memory ports.AuditLog: it keeps what is appended
+// (a fake unit of work does not roll it back).
+type AuditLog struct {
+	mu      sync.Mutex
+	Records []audit.Record
+}
+
+var _ ports.AuditLog = (*AuditLog)(nil)
+
+// Append keeps rec.
+func (l *AuditLog) Append(_ context.Context, rec audit.Record) error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.Records = append(l.Records, rec)
+	return nil
+}
+
+// List hands every record to each, in the order appended (the query is
+// not applied).
+func (l *AuditLog) List(_ context.Context, _ ports.AuditQuery, each func(audit.Record) error) error {
+	l.mu.Lock()
+	recs := append([]audit.Record(nil), l.Records...)
+	l.mu.Unlock()
+	for _, r := range recs {
+		if err := each(r); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Operator is an actor for the tests of operator actions.
+var Operator = audit.Actor{Subject: "tester"}
