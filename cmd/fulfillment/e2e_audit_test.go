@@ -13,7 +13,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/acme3pl/fulfillment/adapters/broker/natstest"
 	"github.com/acme3pl/fulfillment/adapters/postgres/pgtest"
 )
 
@@ -169,15 +168,7 @@ func TestAuditListOfOperatorCommands(t *testing.T) {
 func TestOperatorActionEventReachesTheStream(t *testing.T) {
 	dsn := scratchDatabase(t, true)
 	seedAuditOrg(t, dsn)
-	broker := natstest.Start(t)
-	startServer(t, baseEnv(dsn, "EVENTS_NATS_URL="+broker.URL()))
-	deadline := time.Now().Add(10 * time.Second)
-	for !dbValue[bool](t, dsn, recordingQuery) {
-		if time.Now().After(deadline) {
-			t.Fatal("the server with EVENTS_NATS_URL did not say that events are recorded within 10 s")
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	broker := startRecordingServer(t, dsn)
 	env := baseEnv(dsn)
 	mustCLI(t, env, "charges", "add", "--org", auditOrg, "--reference", "fee-1", "--title", "Relabelling",
 		"--quantity", "2", "--unit-cost", "125", "--actor", "carol")

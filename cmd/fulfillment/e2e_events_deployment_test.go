@@ -57,12 +57,11 @@ func dbValue[T any](t *testing.T, dsn, query string) T {
 
 const recordingQuery = "SELECT coalesce((SELECT recording FROM event_recording), false)"
 
-// A server runs with EVENTS_NATS_URL; the operator's commands run from a
-// shell whose environment lacks it: their invoice.finalized and
-// invoice.status_changed reach the stream, published by the server's relay.
-func TestEventsOfOperatorCommandsWithoutTheBrokersURL(t *testing.T) {
-	dsn := scratchDatabase(t, true)
-	seedDeployment(t, dsn)
+// startRecordingServer starts a private nats-server and a server on dsn
+// with EVENTS_NATS_URL, and waits until the server has said, in the
+// database, that the deployment records events.
+func startRecordingServer(t *testing.T, dsn string) *natstest.Server {
+	t.Helper()
 	broker := natstest.Start(t)
 	startServer(t, baseEnv(dsn, "EVENTS_NATS_URL="+broker.URL()))
 	deadline := time.Now().Add(10 * time.Second)
@@ -72,6 +71,16 @@ func TestEventsOfOperatorCommandsWithoutTheBrokersURL(t *testing.T) {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
+	return broker
+}
+
+// A server runs with EVENTS_NATS_URL; the operator's commands run from a
+// shell whose environment lacks it: their invoice.finalized and
+// invoice.status_changed reach the stream, published by the server's relay.
+func TestEventsOfOperatorCommandsWithoutTheBrokersURL(t *testing.T) {
+	dsn := scratchDatabase(t, true)
+	seedDeployment(t, dsn)
+	broker := startRecordingServer(t, dsn)
 
 	inv := operatorCommands(t, baseEnv(dsn))
 	// Each command's change, and its audit record (operator.action).
@@ -92,7 +101,7 @@ func TestEventsOfOperatorCommandsWithoutTheBrokersURL(t *testing.T) {
 	if len(got) != len(want) || got[0] != want[0] || got[1] != want[1] {
 		t.Fatalf("stream %v, want %v", got, want)
 	}
-	deadline = time.Now().Add(10 * time.Second)
+	deadline := time.Now().Add(10 * time.Second)
 	for dbValue[int](t, dsn, "SELECT count(*) FROM event_outbox") != 0 {
 		if time.Now().After(deadline) {
 			t.Fatal("the outbox is not empty 10 s after the events were published")
