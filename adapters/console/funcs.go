@@ -1,0 +1,6 @@
+package console
+
+import "html/template"
+
+// funcs are the templates' functions.
+var funcs = template.FuncMap{}
