@@ -89,12 +89,12 @@ func TestConsoleBrowserHarness(t *testing.T) {
 		t.Error("the control page's inline script ran: the policy is not applied")
 	}
 	problems := b.problems()
-	if !slices.ContainsFunc(problems, func(p string) bool {
-		return strings.Contains(p, "Content Security Policy") && strings.Contains(p, "script")
-	}) ||
-		!slices.ContainsFunc(problems, func(p string) bool {
-			return strings.Contains(p, "Content Security Policy") && strings.Contains(p, "style")
-		}) {
+	refused := func(what string) bool {
+		return slices.ContainsFunc(problems, func(p string) bool {
+			return strings.Contains(p, "Content Security Policy") && strings.Contains(p, what)
+		})
+	}
+	if !refused("script") || !refused("style") {
 		t.Errorf("the refused inline script and style are not in the console's problems: %q", problems)
 	}
 	found := false
