@@ -13,6 +13,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/chromedp/chromedp"
 	"github.com/gorilla/mux"
 
 	"github.com/acme3pl/fulfillment/adapters/console"
@@ -34,6 +35,22 @@ func (p harnessPages) Register(r *mux.Router, _ console.Guard) {
 <style>body { color: red }</style></head><body><main><h1>Control</h1>
 <script>document.title = "ran"</script><img src="/static/console.css"></main></body></html>`))
 	}).Methods(http.MethodGet)
+	// A form and its action: a same-origin POST in a real browser passes the console's check.
+	r.HandleFunc("/form", func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		_, _ = w.Write([]byte(formPage("/form")))
+	}).Methods(http.MethodGet)
+	r.HandleFunc("/form", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		_, _ = w.Write([]byte("posted " + r.PostFormValue("note")))
+	}).Methods(http.MethodPost)
+}
+
+// formPage is a page with one form posting a note to action.
+func formPage(action string) string {
+	return `<!doctype html><html lang="en"><head><title>Form</title></head><body><main><h1>Form</h1>
+<form method="post" action="` + action + `"><label for="note">Note</label> <input id="note" name="note">
+<button type="submit">Send</button></form></main></body></html>`
 }
 
 // TestConsoleBrowserHarness proves the harness on the console's own handler
@@ -105,4 +122,24 @@ func TestConsoleBrowserHarness(t *testing.T) {
 		t.Error("axe-core did not find the control page's image without alt")
 	}
 	b.screenshot("control")
+
+	// A form of the console's own page is sent; the same form on another origin (another port of
+	// the same host: same-site, cross-origin) is refused before its handler runs.
+	b.open(srv.URL + "/form")
+	b.do("fill the form", chromedp.SendKeys(chromedp.ID("note"), "hello"))
+	if status := b.submit("send the form", chromedp.Click(chromedp.CSS("button[type=submit]"))); status != http.StatusOK ||
+		b.text() != "posted hello" {
+		t.Fatalf("a same-origin form: %d %q, want 200 posted hello", status, b.text())
+	}
+	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		_, _ = w.Write([]byte(formPage(srv.URL + "/form")))
+	}))
+	t.Cleanup(other.Close)
+	b.open(other.URL)
+	b.do("fill the other site's form", chromedp.SendKeys(chromedp.ID("note"), "forged"))
+	if status := b.submit("send the other site's form", chromedp.Click(chromedp.CSS("button[type=submit]"))); status != http.StatusForbidden ||
+		strings.Contains(b.text(), "posted") {
+		t.Fatalf("a form from another origin: %d %q, want 403", status, b.text())
+	}
+	b.problems(`status of 403`) // the browser logs the refused document
 }
