@@ -79,7 +79,7 @@ func TestConsoleOn(t *testing.T) {
 
 	env := serverEnv(t, m)
 	for name, want := range map[string]string{
-		"CONSOLE_ADDR": ":9091", "CONSOLE_OIDC_ISSUER": "https://login.example.com/realms/acme",
+		"CONSOLE_ADDR": ":9091", "CONSOLE_URL": "https://console.example.com", "CONSOLE_OIDC_ISSUER": "https://login.example.com/realms/acme",
 		"CONSOLE_OIDC_CLIENT_ID": "fulfillment-console", "CONSOLE_OIDC_ROLES_CLAIM": "fulfillment_roles",
 	} {
 		if env[name].Value != want {
@@ -170,8 +170,8 @@ func TestConsoleIssuer(t *testing.T) {
 		t.Errorf("CONSOLE_ADDR %q, want :8081", env["CONSOLE_ADDR"].Value)
 	}
 	for name := range env {
-		if strings.HasPrefix(name, "CONSOLE_OIDC_") {
-			t.Errorf("%s without an issuer", name)
+		if strings.HasPrefix(name, "CONSOLE_OIDC_") || name == "CONSOLE_URL" {
+			t.Errorf("%s without an issuer or a host (the service's default URL, http://127.0.0.1:8081, suits a port-forward)", name)
 		}
 	}
 	named[*corev1.Service](t, m, one[*appsv1.Deployment](t, m).Name+"-console")
@@ -179,6 +179,13 @@ func TestConsoleIssuer(t *testing.T) {
 		if _, ok := o.(*networkingv1.Ingress); ok {
 			t.Errorf("an Ingress without console.ingress.host")
 		}
+	}
+
+	// console.url wins over the Ingress host, without its trailing slash.
+	env = serverEnv(t, render(t, "--set", "console.enabled=true", "--set", "console.ingress.host=console.example.com",
+		"--set", "console.url=https://ops.example.com:8443/"))
+	if env["CONSOLE_URL"].Value != "https://ops.example.com:8443" {
+		t.Errorf("CONSOLE_URL %q, want https://ops.example.com:8443", env["CONSOLE_URL"].Value)
 	}
 
 	// A public client (no secret named): no CONSOLE_OIDC_CLIENT_SECRET.
@@ -203,6 +210,7 @@ func TestConsoleRefusals(t *testing.T) {
 		"an issuer that is not a URL":    {append([]string{"--set", "console.oidc.issuer=login.example.com"}, on...), "issuer"},
 		"a privileged port":              {append([]string{"--set", "console.containerPort=443"}, on...), "containerPort"},
 		"an unknown console setting":     {append([]string{"--set", "console.host=console.example.com"}, on...), "host"},
+		"a URL with a path":              {append([]string{"--set", "console.url=https://example.com/console"}, on...), "url"},
 		"an empty roles claim":           {append([]string{"--set", "console.oidc.rolesClaim="}, on...), "rolesClaim"},
 		"a Secret name Kubernetes lacks": {append([]string{"--set", "console.oidc.clientSecret.secretName=Console_OIDC"}, on...), "secretName"},
 	} {

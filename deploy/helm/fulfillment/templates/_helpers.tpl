@@ -284,6 +284,10 @@ client, and the client's secret from a Secret made outside Helm (each pod reads 
 {{- if .Values.console.enabled }}
 - name: CONSOLE_ADDR
   value: {{ printf ":%d" (int .Values.console.containerPort) | quote }}
+{{- with include "fulfillment.consoleURL" . }}
+- name: CONSOLE_URL
+  value: {{ . | quote }}
+{{- end }}
 {{- with .Values.console.oidc }}
 {{- if .issuer }}
 - name: CONSOLE_OIDC_ISSUER
@@ -302,4 +306,14 @@ client, and the client's secret from a Secret made outside Helm (each pod reads 
 {{- end }}
 {{- end }}
 {{- end }}
+{{- end -}}
+
+{{/* CONSOLE_URL: console.url, else https://console.ingress.host when set, else empty (the service's
+default, http://127.0.0.1:PORT). */}}
+{{- define "fulfillment.consoleURL" -}}
+{{- if .Values.console.url -}}
+{{- trimSuffix "/" .Values.console.url -}}
+{{- else if .Values.console.ingress.host -}}
+{{- printf "https://%s" .Values.console.ingress.host -}}
+{{- end -}}
 {{- end -}}
