@@ -32,7 +32,7 @@ const (
 const usage = `usage: fulfillment <command> [arguments]
 
 commands:
-  serve                                         run the HTTP API until SIGTERM/SIGINT
+  serve                                         run the HTTP API (and the console on CONSOLE_ADDR) until SIGTERM/SIGINT
   migrate [up|down|status]                      apply / roll back one / list migrations
   seed --file PATH                              load a fixture document
   token mint (--org ID | --warehouse ID) --scopes a,b [--ttl 1h]
@@ -190,6 +190,9 @@ var databaseCommands = map[string]func(ctx context.Context, cfg bootstrap.Config
 // server drains, the database closes, spans are flushed.
 func serve(cfg bootstrap.Config, stderr io.Writer) error {
 	if err := cfg.RequireAuth(); err != nil {
+		return err
+	}
+	if err := cfg.RequireConsole(); err != nil {
 		return err
 	}
 	if cfg.GOGC == "" {
