@@ -214,11 +214,14 @@ func startConsoleAt(t *testing.T, addr string, extra ...string) (*server, string
 	return srv, origin
 }
 
-// The provider's people for the console: a billing clerk and an account
-// with no role of the console.
+// The provider's people for the console, one per role, and an account
+// with no role of the console (a role of another system only). Any other
+// login signs in with no roles at all.
 var consoleAccounts = map[string]any{
-	"bill":   map[string]any{"email": "bill@example.com", "roles": []string{"billing", "other-system-role"}},
 	"vera":   map[string]any{"email": "vera@example.com", "roles": []string{"viewer"}},
+	"otto":   map[string]any{"email": "otto@example.com", "roles": []string{"ops"}},
+	"bill":   map[string]any{"email": "bill@example.com", "roles": []string{"billing", "other-system-role"}},
+	"ada":    map[string]any{"email": "ada@example.com", "roles": []string{"admin"}},
 	"nobody": map[string]any{"email": "nobody@example.com", "roles": []string{"other-system-role"}},
 }
 
