@@ -22,7 +22,7 @@ type RedeemSignInLink struct {
 func NewRedeemSignInLinkHandler(uow ports.UnitOfWork, clock ports.Clock) application.HandlerFunc[RedeemSignInLink, Started] {
 	return func(ctx context.Context, c RedeemSignInLink) (Started, error) {
 		if !operator.WellFormedSecret(c.Token) {
-			return Started{}, linkRefused
+			return Started{}, errLinkRefused
 		}
 		var out Started
 		err := uow.Do(ctx, func(ctx context.Context, r ports.Repositories) error {
@@ -32,7 +32,7 @@ func NewRedeemSignInLinkHandler(uow ports.UnitOfWork, clock ports.Clock) applica
 				return err
 			}
 			if !ok || !link.Usable(now) {
-				return linkRefused
+				return errLinkRefused
 			}
 			s, err := operator.NewSession(link.Principal, now)
 			if err != nil {

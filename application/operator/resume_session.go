@@ -22,7 +22,7 @@ type ResumeSession struct {
 func NewResumeSessionHandler(store ports.OperatorSessions, clock ports.Clock) application.HandlerFunc[ResumeSession, operator.Principal] {
 	return func(ctx context.Context, c ResumeSession) (operator.Principal, error) {
 		if !operator.WellFormedSecret(c.ID) {
-			return operator.Principal{}, signedOut
+			return operator.Principal{}, errSignedOut
 		}
 		hash := operator.HashSecret(c.ID)
 		s, ok, err := store.Session(ctx, hash)
@@ -30,14 +30,14 @@ func NewResumeSessionHandler(store ports.OperatorSessions, clock ports.Clock) ap
 			return operator.Principal{}, fmt.Errorf("resume a session: %w", err)
 		}
 		if !ok {
-			return operator.Principal{}, signedOut
+			return operator.Principal{}, errSignedOut
 		}
 		now := clock.Now()
 		if s.Expired(now) {
 			if _, err := store.EndSession(ctx, hash); err != nil {
 				return operator.Principal{}, fmt.Errorf("end an expired session: %w", err)
 			}
-			return operator.Principal{}, signedOut
+			return operator.Principal{}, errSignedOut
 		}
 		if err := store.Touch(ctx, hash, now); err != nil {
 			return operator.Principal{}, fmt.Errorf("resume a session: %w", err)

@@ -45,12 +45,12 @@ func New(d application.Deps) *UseCases {
 	}
 }
 
-// signedOut is operator.ErrSignedOut as the error kinds know it: invalid
+// errSignedOut is operator.ErrSignedOut as the error kinds know it: invalid
 // credentials, a client's matter, never a fault of the service.
-var signedOut = fmt.Errorf("%w: %w", ports.ErrInvalidCredentials, operator.ErrSignedOut)
+var errSignedOut = fmt.Errorf("%w: %w", ports.ErrInvalidCredentials, operator.ErrSignedOut)
 
-// linkRefused is operator.ErrLinkRefused as the error kinds know it.
-var linkRefused = fmt.Errorf("%w: %w", ports.ErrInvalidCredentials, operator.ErrLinkRefused)
+// errLinkRefused is operator.ErrLinkRefused as the error kinds know it.
+var errLinkRefused = fmt.Errorf("%w: %w", ports.ErrInvalidCredentials, operator.ErrLinkRefused)
 
 // newSession stores a new session of p started at s.Started under a new
 // random ID, and answers the ID.
