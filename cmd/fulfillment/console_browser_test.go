@@ -19,6 +19,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/chromedp"
 )
 
@@ -304,4 +306,48 @@ func responseHeader(h map[string]any) http.Header {
 		}
 	}
 	return out
+}
+
+// signIn fills the OpenID provider's login form the browser is on (its
+// development form: any password) as login, and follows the provider's
+// pages (a consent form, if it shows one) back to the console.
+func (b *browser) signIn(provider, login string) {
+	b.t.Helper()
+	start := b.location()
+	for range 3 {
+		if !strings.HasPrefix(b.location(), provider+"/") {
+			return
+		}
+		switch {
+		case eval[bool](b, `!!document.querySelector("input[name=login]")`):
+			b.do("fill the provider's login form",
+				chromedp.SendKeys(chromedp.CSS("input[name=login]"), login),
+				chromedp.SendKeys(chromedp.CSS("input[name=password]"), "any password"))
+			b.submit("sign in at the provider", chromedp.Click(chromedp.CSS("button[type=submit]")))
+		default:
+			b.submit("confirm at the provider", chromedp.Click(chromedp.CSS("form button[type=submit]")))
+		}
+	}
+	b.t.Fatalf("signing in from %s did not come back to the console: at %s", start, b.location())
+}
+
+// signOut opens page and sends its header's Sign out form.
+func (b *browser) signOut(page string) {
+	b.t.Helper()
+	b.open(page)
+	if status := b.submit("sign out", chromedp.Click(chromedp.CSS("form.signout button"))); status != http.StatusOK {
+		b.t.Fatalf("sign out: %d at %s", status, b.location())
+	}
+	b.checkPage("signed-out")
+}
+
+// clearCookies forgets every cookie of the browser: the provider's session
+// too, so that the next sign-in shows its login form again.
+func (b *browser) clearCookies() {
+	b.t.Helper()
+	ctx, cancel := b.step()
+	defer cancel()
+	if _, err := chromedp.Call(ctx, network.ClearBrowserCookies, cdp.Empty{}); err != nil {
+		b.t.Fatalf("clear the cookies: %v", err)
+	}
 }
