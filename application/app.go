@@ -36,6 +36,8 @@ type UseCases struct {
 	CheckPrincipal Handler[CheckPrincipal, struct{}]
 
 	ListWarehouses Handler[ListWarehouses, WarehousePage]
+	// ListOrganizations: the organizations and their own rate limits.
+	ListOrganizations Handler[ListOrganizations, OrganizationPage]
 
 	// ListAuditRecords reads the audit log of the operators' actions.
 	ListAuditRecords Handler[ListAuditRecords, struct{}]
@@ -57,7 +59,8 @@ func New(d Deps, keys ports.APIKeyGenerator, seedRateCards RateCardSeeder) *UseC
 		CheckPrincipal: Decorate("CheckPrincipal", NewCheckPrincipalHandler(d.Repos.Organizations, d.Repos.Warehouses),
 			d.Tracer, d.Log),
 
-		ListWarehouses: Decorate("ListWarehouses", NewListWarehousesHandler(d.Repos.Warehouses), d.Tracer, d.Log),
+		ListWarehouses:    Decorate("ListWarehouses", NewListWarehousesHandler(d.Repos.Warehouses), d.Tracer, d.Log),
+		ListOrganizations: Decorate("ListOrganizations", NewListOrganizationsHandler(d.Repos.Organizations), d.Tracer, d.Log),
 
 		ListAuditRecords: Decorate("ListAuditRecords", NewListAuditRecordsHandler(d.Repos.Audit), d.Tracer, d.Log),
 		SetOrganizationLimit: Decorate("SetOrganizationLimit", NewSetOrganizationLimitHandler(d.UnitOfWork, d.Clock, d.IDs),

@@ -136,6 +136,7 @@ func allStatements() map[string]statement {
 		"openPeriodSQL":                   openPeriodSQL,
 		"organizationKeysSQL":             organizationKeysSQL,
 		"organizationSQL":                 organizationSQL,
+		"organizationsSQL":                organizationsSQL,
 		"outboxStatsSQL":                  outboxStatsSQL,
 		"assertRecordingSQL":              assertRecordingSQL,
 		"withdrawRecordingSQL":            withdrawRecordingSQL,
