@@ -20,6 +20,7 @@ type UseCases struct {
 	ReplayFailedOrders application.Handler[ReplayFailedOrders, ReplayRun]
 
 	GetOrderReceipt      application.Handler[GetOrderReceipt, *intake.OrderReceipt]
+	GetMaskedOrder       application.Handler[GetMaskedOrder, MaskedOrder] // the console's failed order
 	ListOrderReceipts    application.Handler[ListOrderReceipts, OrderReceiptPage]
 	ListReplayableOrders application.Handler[ListReplayableOrders, []int64] // `fulfillment orders replay --all-failed`
 	CountFailedOrders    application.Handler[CountFailedOrders, FailedOrders]
@@ -53,6 +54,7 @@ func New(d application.Deps, s Settings) *UseCases {
 			d.Repos.Receipts, d.Clock, s.FailedOrderRetention), d.Tracer, d.Log),
 
 		GetOrderReceipt:      application.Decorate("GetOrderReceipt", NewGetOrderReceiptHandler(d.Repos.Receipts), d.Tracer, d.Log),
+		GetMaskedOrder:       application.Decorate("GetMaskedOrder", NewGetMaskedOrderHandler(d.Repos.Receipts), d.Tracer, d.Log),
 		ListOrderReceipts:    application.Decorate("ListOrderReceipts", NewListOrderReceiptsHandler(d.Repos.Receipts), d.Tracer, d.Log),
 		ListReplayableOrders: replayable,
 		CountFailedOrders:    application.Decorate("CountFailedOrders", NewCountFailedOrdersHandler(d.Repos.Receipts, d.Clock), d.Tracer, d.Log),
