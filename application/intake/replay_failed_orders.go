@@ -36,6 +36,9 @@ type ReplayFailedOrders struct {
 	// that keeps its body (AllFailed).
 	OrderID   int64
 	AllFailed bool
+	// Code, with AllFailed, replays only the failed orders whose last
+	// error is this code.
+	Code string
 	// Workers replay at a time (AllFailed); below 1 is 1.
 	Workers int
 	Actor   audit.Actor
@@ -147,6 +150,9 @@ func (h *ReplayFailedOrdersHandler) Handle(ctx context.Context, c ReplayFailedOr
 	if !c.AllFailed {
 		input["orderId"] = c.OrderID
 	}
+	if c.Code != "" {
+		input["code"] = c.Code
+	}
 	op := application.Operation{Actor: c.Actor, Action: audit.OrdersReplay, OrganizationID: c.OrganizationID, Input: input}
 	var mu sync.Mutex
 	defer func() {
@@ -197,7 +203,7 @@ func (h *ReplayFailedOrdersHandler) Handle(ctx context.Context, c ReplayFailedOr
 			}
 		})
 	}
-	walkErr := h.walk(ctx, c.OrganizationID, ids)
+	walkErr := h.walk(ctx, c.OrganizationID, c.Code, ids)
 	close(ids)
 	wg.Wait()
 	mu.Lock()
@@ -209,10 +215,10 @@ func (h *ReplayFailedOrdersHandler) Handle(ctx context.Context, c ReplayFailedOr
 
 // walk sends the IDs of the organization's failed orders that keep their
 // body to ids, in ascending order, until none is left or ctx ends.
-func (h *ReplayFailedOrdersHandler) walk(ctx context.Context, org string, ids chan<- int64) error {
+func (h *ReplayFailedOrdersHandler) walk(ctx context.Context, org, code string, ids chan<- int64) error {
 	var after int64
 	for {
-		batch, err := h.list.Handle(ctx, ListReplayableOrders{OrganizationID: org, After: after, Limit: ReplayWalkBatch})
+		batch, err := h.list.Handle(ctx, ListReplayableOrders{OrganizationID: org, Code: code, After: after, Limit: ReplayWalkBatch})
 		if err != nil {
 			return err // after an interrupt, the run says so too
 		}
