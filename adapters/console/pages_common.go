@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"html/template"
+	"io"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -244,4 +245,21 @@ func backTo(path, org string) template.URL {
 		return template.URL(path) //nolint:gosec // our own path
 	}
 	return template.URL(path + "?org=" + url.QueryEscape(org)) //nolint:gosec // our path, an escaped ID
+}
+
+// execute renders page with data to out, unbuffered: a page streamed in
+// parts (the replay of all failed orders).
+func (v *Views) execute(out io.Writer, r *http.Request, page string, data any) error {
+	t, ok := v.pages[page]
+	if !ok {
+		return fmt.Errorf("no page %s", page)
+	}
+	view := View{Path: r.URL.Path, Data: data}
+	view.Principal, _ = PrincipalFrom(r.Context())
+	return t.ExecuteTemplate(out, "layout.html", view)
+}
+
+// templateURLQuery is s escaped for a link's query.
+func templateURLQuery(s string) template.URL {
+	return template.URL(url.QueryEscape(s)) //nolint:gosec // escaped
 }
