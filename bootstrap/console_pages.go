@@ -23,6 +23,7 @@ var consolePages = fx.Options(
 			return console.Common{Views: v, Clock: clock, App: app}
 		},
 		AsConsoleRoutes(console.NewFailedOrderPages),
+		AsConsoleRoutes(console.NewBillingPages),
 	),
 )
 

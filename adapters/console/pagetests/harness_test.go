@@ -145,15 +145,17 @@ const testFixture = `{
   {"warehouseId": "wh_pg", "productId": "prod_pg_bill", "onHand": 50}
  ],
  "rateCards": [
-  {"organizationId": "org_pg_bill", "effectiveFrom": "2026-01-01", "fees": {"pick_pack_order": 250, "minimum_monthly": 0},
+  {"organizationId": "org_pg_bill", "effectiveFrom": "MONTH-01", "fees": {"pick_pack_order": 250, "minimum_monthly": 0},
    "services": {"kitting": {"title": "Kitting", "unitCost": 75}}},
-  {"organizationId": "org_pg_close", "effectiveFrom": "2026-01-01", "fees": {"pick_pack_order": 250, "minimum_monthly": 0}}
+  {"organizationId": "org_pg_close", "effectiveFrom": "MONTH-01", "fees": {"pick_pack_order": 250, "minimum_monthly": 0}}
  ]
 }`
 
 func (w *world) seed(t *testing.T) {
 	t.Helper()
-	f, err := fixture.Decode(strings.NewReader(testFixture), w.clock.Now())
+	// The cards take effect this month: the open period is this month's.
+	doc := strings.ReplaceAll(testFixture, "MONTH", w.clock.Now().UTC().Format("2006-01"))
+	f, err := fixture.Decode(strings.NewReader(doc), w.clock.Now())
 	if err != nil {
 		t.Fatal(err)
 	}
