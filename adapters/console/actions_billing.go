@@ -201,11 +201,11 @@ type feeRow struct {
 
 // ratesView is the comparison of the card in force and the card submitted.
 type ratesView struct {
-	Org, Card string
-	From      string
+	Org, Card  string
+	From       string
 	HasCurrent bool
-	Current   string // effective from
-	Rows      []feeRow
+	Current    string // effective from
+	Rows       []feeRow
 }
 
 // setRates sets the organization's rate card (`rates set`) from the card
