@@ -24,6 +24,7 @@ var consolePages = fx.Options(
 		},
 		AsConsoleRoutes(console.NewFailedOrderPages),
 		AsConsoleRoutes(console.NewBillingPages),
+		AsConsoleRoutes(console.NewShipmentPages),
 	),
 )
 

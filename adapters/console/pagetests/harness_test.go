@@ -278,3 +278,20 @@ func (w *world) addProduct(t *testing.T, org, id, sku string) {
 		t.Fatal(err)
 	}
 }
+
+// take delivers an order that the intake takes and returns its shipment's
+// ID.
+func (w *world) take(t *testing.T, org string, body []byte) string {
+	t.Helper()
+	o, err := httpapi.DecodeStorefrontOrder(body)
+	if err != nil {
+		t.Fatalf("decode: %v", err)
+	}
+	res, err := w.intake.ReceiveStorefrontOrder.Handle(context.Background(), intakeapp.ReceiveStorefrontOrder{
+		OrganizationID: org, TraceID: "0123456789abcdef0123456789abcdef", Order: o, Body: body,
+	})
+	if err != nil || res.ShipmentID == "" {
+		t.Fatalf("the order was not taken: %+v %v", res, err)
+	}
+	return res.ShipmentID
+}
