@@ -38,6 +38,7 @@ type UseCases struct {
 	ListWarehouses Handler[ListWarehouses, WarehousePage]
 	// ListOrganizations: the organizations and their own rate limits.
 	ListOrganizations Handler[ListOrganizations, OrganizationPage]
+	GetOrganization   Handler[GetOrganization, domain.Organization]
 
 	// ListAuditRecords reads the audit log of the operators' actions.
 	ListAuditRecords Handler[ListAuditRecords, struct{}]
@@ -61,6 +62,7 @@ func New(d Deps, keys ports.APIKeyGenerator, seedRateCards RateCardSeeder) *UseC
 
 		ListWarehouses:    Decorate("ListWarehouses", NewListWarehousesHandler(d.Repos.Warehouses), d.Tracer, d.Log),
 		ListOrganizations: Decorate("ListOrganizations", NewListOrganizationsHandler(d.Repos.Organizations), d.Tracer, d.Log),
+		GetOrganization:   Decorate("GetOrganization", NewGetOrganizationHandler(d.Repos.Organizations), d.Tracer, d.Log),
 
 		ListAuditRecords: Decorate("ListAuditRecords", NewListAuditRecordsHandler(d.Repos.Audit), d.Tracer, d.Log),
 		SetOrganizationLimit: Decorate("SetOrganizationLimit", NewSetOrganizationLimitHandler(d.UnitOfWork, d.Clock, d.IDs),

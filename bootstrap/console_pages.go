@@ -25,6 +25,7 @@ var consolePages = fx.Options(
 		AsConsoleRoutes(console.NewFailedOrderPages),
 		AsConsoleRoutes(console.NewBillingPages),
 		AsConsoleRoutes(console.NewShipmentPages),
+		AsConsoleRoutes(console.NewOrganizationPages),
 	),
 )
 

@@ -14,7 +14,9 @@ type OrganizationRepository struct{ run runner }
 
 var _ ports.OrganizationRepository = (*OrganizationRepository)(nil)
 
-const organizationSQL sqlSelect = `SELECT id, name, coalesce(default_warehouse_id, '') FROM organizations WHERE id = $1`
+const organizationSQL sqlSelect = `SELECT id, name, coalesce(default_warehouse_id, ''), coalesce(rate_limit, ''),
+	coalesce(rate_limit_burst, 0)
+FROM organizations WHERE id = $1`
 
 // Get returns an organization or domain.ErrNotFound.
 func (r *OrganizationRepository) Get(ctx context.Context, id string) (domain.Organization, error) {
@@ -22,7 +24,17 @@ func (r *OrganizationRepository) Get(ctx context.Context, id string) (domain.Org
 	found := false
 	err := r.run.query(ctx, organizationSQL, func(rows *sql.Rows) error {
 		found = true
-		return rows.Scan(&org.ID, &org.Name, &org.DefaultWarehouseID)
+		var rate string
+		var burst int64
+		if err := rows.Scan(&org.ID, &org.Name, &org.DefaultWarehouseID, &rate, &burst); err != nil {
+			return err
+		}
+		if rate != "" {
+			// A limit that does not parse (written by hand) is the
+			// default here; the limiter's refresh reports it.
+			org.RateLimit, _ = domain.ParseRateLimit(rate, int(burst))
+		}
+		return nil
 	}, id)
 	switch {
 	case err != nil:
