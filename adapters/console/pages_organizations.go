@@ -76,4 +76,3 @@ func (p *OrganizationPages) page(w http.ResponseWriter, r *http.Request) {
 	v.Org, v.Keys = &org, keys
 	p.Views.Render(w, r, http.StatusOK, "organization", v)
 }
-
