@@ -42,6 +42,8 @@ type UseCases struct {
 
 	// ListAuditRecords reads the audit log of the operators' actions.
 	ListAuditRecords Handler[ListAuditRecords, struct{}]
+	// ListAuditPage reads a page of it, newest first (the console).
+	ListAuditPage Handler[ListAuditPage, AuditPage]
 	// SetOrganizationLimit: an organization's own rate limit, or the default.
 	SetOrganizationLimit Handler[SetOrganizationLimit, struct{}]
 	// RecordOperatorAction: the record of an action of several
@@ -65,6 +67,7 @@ func New(d Deps, keys ports.APIKeyGenerator, seedRateCards RateCardSeeder) *UseC
 		GetOrganization:   Decorate("GetOrganization", NewGetOrganizationHandler(d.Repos.Organizations), d.Tracer, d.Log),
 
 		ListAuditRecords: Decorate("ListAuditRecords", NewListAuditRecordsHandler(d.Repos.Audit), d.Tracer, d.Log),
+		ListAuditPage:    Decorate("ListAuditPage", NewListAuditPageHandler(d.Repos.Audit), d.Tracer, d.Log),
 		SetOrganizationLimit: Decorate("SetOrganizationLimit", NewSetOrganizationLimitHandler(d.UnitOfWork, d.Clock, d.IDs),
 			d.Tracer, d.Log),
 		RecordOperatorAction: Decorate("RecordOperatorAction", NewRecordOperatorActionHandler(d.UnitOfWork, d.Clock, d.IDs),

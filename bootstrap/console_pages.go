@@ -26,6 +26,7 @@ var consolePages = fx.Options(
 		AsConsoleRoutes(console.NewBillingPages),
 		AsConsoleRoutes(console.NewShipmentPages),
 		AsConsoleRoutes(console.NewOrganizationPages),
+		AsConsoleRoutes(console.NewAuditPages),
 	),
 )
 

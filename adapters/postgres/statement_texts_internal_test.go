@@ -136,6 +136,7 @@ func allStatements() map[string]statement {
 		"openPeriodSQL":                   openPeriodSQL,
 		"organizationKeysSQL":             organizationKeysSQL,
 		"organizationSQL":                 organizationSQL,
+		"pageAuditSQL":                    pageAuditSQL,
 		"organizationsSQL":                organizationsSQL,
 		"outboxStatsSQL":                  outboxStatsSQL,
 		"assertRecordingSQL":              assertRecordingSQL,
