@@ -136,6 +136,8 @@ func allStatements() map[string]statement {
 		"openPeriodSQL":                   openPeriodSQL,
 		"organizationKeysSQL":             organizationKeysSQL,
 		"organizationSQL":                 organizationSQL,
+		"itemMovementsSQL":                itemMovementsSQL,
+		"shipmentMovementsSQL":            shipmentMovementsSQL,
 		"pageAuditSQL":                    pageAuditSQL,
 		"organizationsSQL":                organizationsSQL,
 		"outboxStatsSQL":                  outboxStatsSQL,
