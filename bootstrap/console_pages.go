@@ -27,6 +27,7 @@ var consolePages = fx.Options(
 		AsConsoleRoutes(console.NewShipmentPages),
 		AsConsoleRoutes(console.NewOrganizationPages),
 		AsConsoleRoutes(console.NewAuditPages),
+		AsConsoleRoutes(console.NewInventoryPages),
 	),
 )
 

@@ -10,6 +10,7 @@ import (
 	"github.com/acme3pl/fulfillment/domain/audit"
 	"github.com/acme3pl/fulfillment/domain/operator"
 	"github.com/acme3pl/fulfillment/domain/shipping"
+	"github.com/acme3pl/fulfillment/ports"
 )
 
 // ShipmentPages are /shipments (an organization's shipments by status,
@@ -39,6 +40,7 @@ type shipmentsView struct {
 	Shipments []*shipping.Shipment
 	Pager     Pager
 	Shipment  *shipping.Shipment // ?id=: one shipment
+	Movements []ports.StockMovement
 }
 
 const shipmentsTitle = "Shipments"
@@ -62,7 +64,14 @@ func (p *ShipmentPages) list(w http.ResponseWriter, r *http.Request) {
 			p.pageError(w, r, shipmentsTitle, err)
 			return
 		}
-		v.Shipment = s
+		moves, err := p.shipping.ListStockMovements.Handle(r.Context(), shippingapp.ListStockMovements{
+			Query: ports.StockMovementQuery{OrganizationID: org.ID, ShipmentID: id}, Page: ports.Page{Take: listTake},
+		})
+		if err != nil {
+			p.pageError(w, r, shipmentsTitle, err)
+			return
+		}
+		v.Shipment, v.Movements = s, moves.Items
 		p.Views.Render(w, r, http.StatusOK, "shipment", v)
 		return
 	}

@@ -11,7 +11,7 @@ import (
 // 400.
 func TestAuditPage(t *testing.T) {
 	w := newWorld(t)
-	const org = "org_pg_admin"
+	const org = "org_pg_ops"
 	want(t, w.post(t, "admin", "/organizations/limit", url.Values{"org": {org}, "rate": {"10/s"}}), 200)
 	want(t, w.post(t, "admin", "/organizations/limit", url.Values{"org": {org}, "rate": {"20/s"}}), 200)
 	a := w.get(t, "viewer", "/audit?org="+org+"&action=orgs.limit&actor=clerk-admin")
