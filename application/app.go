@@ -39,6 +39,9 @@ type UseCases struct {
 	// ListOrganizations: the organizations and their own rate limits.
 	ListOrganizations Handler[ListOrganizations, OrganizationPage]
 	GetOrganization   Handler[GetOrganization, domain.Organization]
+	// GetOverview: the pending shipments per warehouse, the outbox's
+	// backlog (the console's first page).
+	GetOverview Handler[GetOverview, Overview]
 
 	// ListAuditRecords reads the audit log of the operators' actions.
 	ListAuditRecords Handler[ListAuditRecords, struct{}]
@@ -65,6 +68,7 @@ func New(d Deps, keys ports.APIKeyGenerator, seedRateCards RateCardSeeder) *UseC
 		ListWarehouses:    Decorate("ListWarehouses", NewListWarehousesHandler(d.Repos.Warehouses), d.Tracer, d.Log),
 		ListOrganizations: Decorate("ListOrganizations", NewListOrganizationsHandler(d.Repos.Organizations), d.Tracer, d.Log),
 		GetOrganization:   Decorate("GetOrganization", NewGetOrganizationHandler(d.Repos.Organizations), d.Tracer, d.Log),
+		GetOverview:       Decorate("GetOverview", NewGetOverviewHandler(d.Repos.Overview), d.Tracer, d.Log),
 
 		ListAuditRecords: Decorate("ListAuditRecords", NewListAuditRecordsHandler(d.Repos.Audit), d.Tracer, d.Log),
 		ListAuditPage:    Decorate("ListAuditPage", NewListAuditPageHandler(d.Repos.Audit), d.Tracer, d.Log),

@@ -22,6 +22,7 @@ var consolePages = fx.Options(
 		func(v *console.Views, clock ports.Clock, app *application.UseCases) console.Common {
 			return console.Common{Views: v, Clock: clock, App: app}
 		},
+		AsConsoleRoutes(console.NewHomePages),
 		AsConsoleRoutes(console.NewFailedOrderPages),
 		AsConsoleRoutes(console.NewBillingPages),
 		AsConsoleRoutes(console.NewShipmentPages),

@@ -43,6 +43,9 @@ type Repositories struct {
 	// Audit is the audit log of the operators' actions
 	// (application.Audited writes to it).
 	Audit AuditLog
+
+	// Overview counts across organizations for the console's first page.
+	Overview Overview
 }
 
 // Clock tells the time; tests pin it.
