@@ -223,6 +223,9 @@ func (h *ReplayFailedOrdersHandler) walk(ctx context.Context, org, code string, 
 			return err // after an interrupt, the run says so too
 		}
 		for _, id := range batch {
+			if ctx.Err() != nil {
+				return nil // stopped: no new replay starts
+			}
 			select {
 			case ids <- id:
 			case <-ctx.Done():
