@@ -223,8 +223,8 @@ func (h *ReplayFailedOrdersHandler) walk(ctx context.Context, org, code string, 
 			return err // after an interrupt, the run says so too
 		}
 		for _, id := range batch {
-			if ctx.Err() != nil {
-				return nil // stopped: no new replay starts
+			if stopped(ctx) {
+				return nil // no new replay starts; the run says it was stopped
 			}
 			select {
 			case ids <- id:
@@ -246,3 +246,6 @@ func newTraceID() string {
 	_, _ = rand.Read(b[:])
 	return hex.EncodeToString(b[:])
 }
+
+// stopped tells a run whose context ended.
+func stopped(ctx context.Context) bool { return ctx.Err() != nil }

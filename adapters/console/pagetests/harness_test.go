@@ -6,7 +6,6 @@ package pagetests
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
@@ -261,9 +260,6 @@ func (w *world) auditRecords(t *testing.T, org string) []audit.Record {
 	}
 	return out
 }
-
-// jsonOf is v as JSON, for messages.
-func jsonOf(v any) string { b, _ := json.Marshal(v); return string(b) }
 
 // addProduct seeds a product of org with stock at wh_pg.
 func (w *world) addProduct(t *testing.T, org, id, sku string) {
