@@ -1,6 +1,7 @@
 package console
 
 import (
+	"errors"
 	"fmt"
 	"net/http"
 	"strconv"
@@ -40,24 +41,21 @@ func (p *BillingPages) addCharge(w http.ResponseWriter, r *http.Request) {
 	c := billingapp.AddCharge{OrganizationID: org, Reference: r.PostFormValue("reference"), Title: r.PostFormValue("title"),
 		Description: r.PostFormValue("description"), Quantity: strings.TrimSpace(r.PostFormValue("quantity")),
 		Date: strings.TrimSpace(r.PostFormValue("date"))}
-	q, err := domain.ParseQuantity(c.Quantity)
+	var checkErr error
 	switch {
 	case c.Reference == "":
 		err = fieldError("reference", "is required: a reference of the charge, once per organization")
 	case c.Title == "":
 		err = fieldError("title", "is required: the line's title on the invoice")
-	case err != nil || q.Milli() == 0:
-		err = fieldError("quantity", "is not a quantity above 0 with at most three decimals")
-	}
-	if err == nil {
-		c.UnitCost, err = strconv.ParseInt(strings.TrimSpace(r.PostFormValue("unitCost")), 10, 64)
-		if err != nil || c.UnitCost == 0 {
-			err = fieldError("unitCost", "is not a whole number of cents other than 0 (negative for a credit)")
-		}
-	}
-	if err == nil && c.Date != "" {
-		if _, derr := billing.ParseDate(c.Date); derr != nil {
-			err = fieldError("date", "is not a date YYYY-MM-DD")
+	default:
+		// The checks of `charges add`, shared.
+		c.UnitCost, checkErr = billingapp.ParseChargeFields(c.Quantity, strings.TrimSpace(r.PostFormValue("unitCost")), c.Date)
+		if bad := (*billingapp.ChargeFieldError)(nil); errors.As(checkErr, &bad) {
+			problem := bad.Problem
+			if bad.Field == "unitCost" {
+				problem += " (negative for a credit)"
+			}
+			err = fieldError(bad.Field, problem)
 		}
 	}
 	if err != nil {
@@ -72,6 +70,7 @@ func (p *BillingPages) addCharge(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	o := Outcome{Title: title, Back: back, BackLabel: "Back to the billing of " + org}
+	q, _ := domain.ParseQuantity(c.Quantity) // checked above
 	amount, _ := billing.LineTotal(q.Milli(), c.UnitCost)
 	o.Facts = []Fact{
 		{Label: "Reference", Value: c.Reference, ID: "charge-reference"},

@@ -1,6 +1,7 @@
 package console
 
 import (
+	"errors"
 	"net/http"
 	"strconv"
 	"strings"
@@ -58,23 +59,14 @@ func (p *OrganizationPages) setLimit(w http.ResponseWriter, r *http.Request) {
 // readScopes reads the scopes field: one value per checkbox, or names
 // separated by commas; at least one, each a scope of domain.Scopes.
 func readScopes(r *http.Request) ([]domain.Scope, error) {
-	var out []domain.Scope
-	for _, v := range r.PostForm["scopes"] {
-		for _, name := range strings.Split(v, ",") {
-			if name = strings.TrimSpace(name); name == "" {
-				continue
-			}
-			s, err := domain.ParseScope(name)
-			if err != nil {
-				return nil, fieldError("scopes", "holds "+strconv.Quote(name)+", which is not a scope")
-			}
-			out = append(out, s)
-		}
-	}
-	if len(out) == 0 {
+	scopes, err := domain.ParseScopeList(strings.Join(r.PostForm["scopes"], ","))
+	switch {
+	case errors.Is(err, domain.ErrNoScope):
 		return nil, fieldError("scopes", "needs at least one of locations, invoices, shipments, inventory")
+	case err != nil:
+		return nil, fieldError("scopes", "holds a name that is not a scope ("+err.Error()+")")
 	}
-	return out, nil
+	return scopes, nil
 }
 
 // createKey creates an API key of the organization (`apikey create`) and
