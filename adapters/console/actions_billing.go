@@ -254,15 +254,19 @@ func (p *BillingPages) setRates(w http.ResponseWriter, r *http.Request) {
 		p.failed(w, r, title, back, fieldError("confirm", "must be yes to set the card"))
 		return
 	}
+	current, _ := p.billing.GetRateCard.Handle(r.Context(), billingapp.GetRateCard{OrganizationID: org})
 	principal, _ := PrincipalFrom(r.Context())
 	set, err := p.billing.SetRateCard.Handle(r.Context(), billingapp.SetRateCard{Card: params, Actor: principal.Actor()})
 	if err != nil {
 		p.failed(w, r, title, back, err)
 		return
 	}
-	p.outcome(w, r, Outcome{Title: title, Done: true, Back: back, BackLabel: "Back to the billing of " + org,
-		Message: "The rate card was set.",
-		Facts:   []Fact{{Label: "Organization", Value: org}, {Label: "In force from", Value: set.EffectiveFrom().String(), ID: "rates-from"}}})
+	o := Outcome{Title: title, Done: true, Back: back, BackLabel: "Back to the billing of " + org, Message: "The rate card was set.",
+		Facts: []Fact{{Label: "Organization", Value: org}, {Label: "In force from", Value: set.EffectiveFrom().String(), ID: "rates-from"}}}
+	if current != nil && current.Equal(card) {
+		o.Done, o.Unchanged, o.Message = false, true, "This card was in force already; nothing changed."
+	}
+	p.outcome(w, r, o)
 }
 
 // compareCards lays the card in force (nil: none) and the new one side by
