@@ -18,7 +18,14 @@ var funcs = template.FuncMap{
 	"rfc3339": rfc3339,
 	"age":     age,
 	"query":   query,
+	"needs":   needs,
 }
+
+// roleNote is what the "needsrole" partial says: the role a page's
+// actions need and the one the person has.
+type roleNote struct{ Need, Have string }
+
+func needs(need string, have fmt.Stringer) roleNote { return roleNote{Need: need, Have: have.String()} }
 
 // money is cents as a person reads an amount: $1,234.56 USD, a credit
 // -$500.00 USD. The service bills in US dollars.

@@ -89,3 +89,11 @@ func (v *Views) Render(w http.ResponseWriter, r *http.Request, status int, page 
 	w.WriteHeader(status)
 	_, _ = buf.WriteTo(w)
 }
+
+// Lacks tells whether the signed-in person's role does not include the
+// named one: a page shows its actions to everyone (an action's refusal is
+// recorded), and says beforehand which role they need.
+func (v View) Lacks(role string) bool {
+	need, ok := operator.ParseRole(role)
+	return !ok || !v.Principal.Role.Includes(need)
+}

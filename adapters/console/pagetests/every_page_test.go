@@ -83,3 +83,14 @@ func TestEveryPageRenders(t *testing.T) {
 		})
 	}
 }
+
+// A page with actions says which role they need to someone whose role
+// does not include it, and says nothing to someone whose role does.
+func TestPagesSayWhichRoleTheirActionsNeed(t *testing.T) {
+	w := newWorld(t)
+	viewer := w.get(t, "viewer", "/billing?org=org_pg_bill")
+	want(t, viewer, 200, `id="needs-role"`, "<strong>billing</strong> role; yours is viewer")
+	wantNot(t, w.get(t, "billing", "/billing?org=org_pg_bill"), `id="needs-role"`)
+	want(t, w.get(t, "ops", "/organizations?org=org_pg_ops"), 200, "<strong>admin</strong> role; yours is ops")
+	wantNot(t, w.get(t, "ops", "/failed-orders?org=org_pg_ops"), `id="needs-role"`)
+}
