@@ -5,6 +5,7 @@ import (
 	"errors"
 	"log/slog"
 	"net/http"
+	"net/url"
 
 	"github.com/acme3pl/fulfillment/application"
 	operatorapp "github.com/acme3pl/fulfillment/application/operator"
@@ -89,7 +90,7 @@ func (g *SessionGuard) Action(need operator.Role, action audit.Action, h http.Ha
 func (g *SessionGuard) principal(w http.ResponseWriter, r *http.Request) (operator.Principal, bool) {
 	id := sessionID(r)
 	if id == "" {
-		http.Redirect(w, r, g.signIn, http.StatusSeeOther)
+		http.Redirect(w, r, g.signInFor(r), http.StatusSeeOther)
 		return operator.Principal{}, false
 	}
 	p, err := g.resume.Handle(r.Context(), operatorapp.ResumeSession{ID: id})
@@ -98,11 +99,20 @@ func (g *SessionGuard) principal(w http.ResponseWriter, r *http.Request) (operat
 		return p, true
 	case errors.Is(err, operator.ErrSignedOut):
 		clearCookie(w, sessionCookie)
-		http.Redirect(w, r, g.signIn, http.StatusSeeOther)
+		http.Redirect(w, r, g.signInFor(r), http.StatusSeeOther)
 	default:
 		g.unavailable(w, r, err)
 	}
 	return operator.Principal{}, false
+}
+
+// signInFor is where a request without a session is sent: to sign in,
+// and for a page (a GET) back to it afterwards.
+func (g *SessionGuard) signInFor(r *http.Request) string {
+	if r.Method != http.MethodGet || g.signIn != pathLogin {
+		return g.signIn
+	}
+	return g.signIn + "?next=" + url.QueryEscape(r.URL.RequestURI())
 }
 
 // forbiddenView is what the forbidden page says: the role the page or

@@ -81,6 +81,9 @@ type signInState struct {
 	State    string `json:"s"`
 	Nonce    string `json:"n"`
 	Verifier string `json:"v"`
+	// Next is the console's page the person asked for before signing in
+	// (a local path), where the callback sends them; empty is /.
+	Next string `json:"p,omitempty"`
 }
 
 func (s signInState) encode() string {

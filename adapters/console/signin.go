@@ -4,6 +4,7 @@ import (
 	"errors"
 	"log/slog"
 	"net/http"
+	"strings"
 
 	"github.com/gorilla/mux"
 
@@ -76,6 +77,7 @@ func (s *SignIn) login(w http.ResponseWriter, r *http.Request) {
 		s.views.Render(w, r, http.StatusServiceUnavailable, "signin_unavailable", nil)
 		return
 	}
+	st.Next = localPath(r.URL.Query().Get("next"))
 	setCookie(w, signInCookie, st.encode(), signInTTL)
 	http.Redirect(w, r, url, http.StatusSeeOther)
 }
@@ -123,7 +125,20 @@ func (s *SignIn) callback(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	setSessionCookie(w, started.ID)
-	http.Redirect(w, r, "/", http.StatusSeeOther)
+	next := localPath(st.Next)
+	if next == "" {
+		next = "/"
+	}
+	http.Redirect(w, r, next, http.StatusSeeOther)
+}
+
+// localPath is p when it is a path of the console (it starts with one
+// slash: never another site's address, "//host" or "/\host"), else "".
+func localPath(p string) string {
+	if len(p) > 2048 || !strings.HasPrefix(p, "/") || strings.HasPrefix(p, "//") || strings.ContainsAny(p, "\\\r\n") {
+		return ""
+	}
+	return p
 }
 
 // signin uses a one-time sign-in link (?link=TOKEN): a session and 303 to

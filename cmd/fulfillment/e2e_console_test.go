@@ -183,6 +183,11 @@ func TestConsoleOIDCSignIn(t *testing.T) {
 
 	// An account without a role of the console.
 	nobody := consoleBrowser(t)
+	// A page asked for without a session is where the sign-in comes back to.
+	page := "/audit?actor=otto&action=orders.replay"
+	a = oidcSignInFrom(t, consoleBrowser(t), origin+page, origin, "otto")
+	a.want(t, http.StatusSeeOther, page)
+
 	a = oidcSignIn(t, nobody, origin, "nobody")
 	if a.status != http.StatusForbidden || !strings.Contains(a.body, "No access") {
 		t.Fatalf("an account without a role: %d %.300s", a.status, a.body)
@@ -261,7 +266,14 @@ var formAction = regexp.MustCompile(`<form[^>]*action="([^"]+)"`)
 // console's callback, whose answer it returns.
 func oidcSignIn(t *testing.T, c *http.Client, origin, login string) consoleAnswer {
 	t.Helper()
-	a := consoleDo(t, c, "GET", origin+"/login", nil)
+	return oidcSignInFrom(t, c, origin+"/login", origin, login)
+}
+
+// oidcSignInFrom is oidcSignIn started at start: /login, or a page asked
+// for without a session.
+func oidcSignInFrom(t *testing.T, c *http.Client, start, origin, login string) consoleAnswer {
+	t.Helper()
+	a := consoleDo(t, c, "GET", start, nil)
 	for range 20 {
 		if strings.HasPrefix(a.url.String(), origin+"/auth/callback") {
 			return a
