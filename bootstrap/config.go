@@ -105,6 +105,17 @@ type Config struct {
 	TracesSamplerArg string `env:"OTEL_TRACES_SAMPLER_ARG"`
 	ServiceName      string `env:"OTEL_SERVICE_NAME" envDefault:"fulfillment"`
 
+	// The operator's console (docs/console.md): served on its own listener
+	// when ConsoleAddr is set. ConsoleURL is its origin as browsers reach it
+	// (the sign-in links' and the OpenID callback's); default
+	// http://CONSOLE_ADDR, 127.0.0.1 for an address without a host.
+	ConsoleAddr             string `env:"CONSOLE_ADDR"`
+	ConsoleURL              string `env:"CONSOLE_URL"`
+	ConsoleOIDCIssuer       string `env:"CONSOLE_OIDC_ISSUER"`
+	ConsoleOIDCClientID     string `env:"CONSOLE_OIDC_CLIENT_ID"`
+	ConsoleOIDCClientSecret string `env:"CONSOLE_OIDC_CLIENT_SECRET"`
+	ConsoleOIDCRolesClaim   string `env:"CONSOLE_OIDC_ROLES_CLAIM" envDefault:"roles"`
+
 	// GOGC is the Go runtime's own variable, read here only to know
 	// whether it is set: `serve` collects garbage less often by default
 	// (ServeGCPercent), and an explicit GOGC wins.
@@ -214,6 +225,9 @@ func Load(environ map[string]string) (Config, error) {
 		return c, err
 	}
 	if err := c.validateEvents(); err != nil {
+		return c, err
+	}
+	if err := c.validateConsole(environ); err != nil {
 		return c, err
 	}
 	return c, nil

@@ -27,6 +27,7 @@ import (
 	billingapp "github.com/acme3pl/fulfillment/application/billing"
 	intakeapp "github.com/acme3pl/fulfillment/application/intake"
 	invoicingapp "github.com/acme3pl/fulfillment/application/invoicing"
+	operatorapp "github.com/acme3pl/fulfillment/application/operator"
 	shippingapp "github.com/acme3pl/fulfillment/application/shipping"
 	warehouseapp "github.com/acme3pl/fulfillment/application/warehouse"
 	"github.com/acme3pl/fulfillment/migrations"
@@ -55,6 +56,7 @@ func Options(cfg Config, stderr io.Writer) []fx.Option {
 		EventsModule,
 		BillingModule,
 		BillingJobModule,
+		consoleOptions(cfg),
 	}
 }
 
@@ -193,6 +195,7 @@ var ApplicationModule = fx.Module("application",
 		warehouseapp.New,
 		intakeapp.New,
 		invoicingapp.New,
+		operatorapp.New,
 	),
 )
 

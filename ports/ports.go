@@ -43,6 +43,9 @@ type Repositories struct {
 	// Audit is the audit log of the operators' actions
 	// (application.Audited writes to it).
 	Audit AuditLog
+
+	// OperatorSessions are the console's sessions and sign-in links.
+	OperatorSessions OperatorSessions
 }
 
 // Clock tells the time; tests pin it.

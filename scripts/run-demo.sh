@@ -9,7 +9,10 @@
 # into .tmp/dev-signing-key (gitignored) and reused, so tokens printed by an earlier run keep
 # working until they expire. Events (docs/events.md) go to the local NATS JetStream when it
 # answers at 127.0.0.1:4222 (EVENTS_NATS_URL set here unless set already; EVENTS_NATS_URL= turns
-# them off); `bin/fulfillment events tail` shows them.
+# them off); `bin/fulfillment events tail` shows them. The operator's console (docs/console.md) is
+# served on CONSOLE_ADDR, 127.0.0.1:8081 unless set (CONSOLE_ADDR= turns it off), and in sandbox a
+# one-time sign-in link is printed: for demo-admin with the admin role, usable once within 8 hours
+# (a working day to open it; `bin/fulfillment console link` makes another).
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -51,6 +54,8 @@ export AUTH_SIGNING_KEY
 export HTTP_ADDR=${HTTP_ADDR:-:8080}
 export ENVIRONMENT=${ENVIRONMENT:-sandbox}
 export OTEL_TRACES_EXPORTER=${OTEL_TRACES_EXPORTER:-none}
+export CONSOLE_ADDR=${CONSOLE_ADDR-127.0.0.1:8081}
+[[ -n $CONSOLE_ADDR ]] || unset CONSOLE_ADDR
 if [[ -z ${EVENTS_NATS_URL+set} ]] && (exec 9<>/dev/tcp/127.0.0.1/4222) 2>/dev/null; then
 	export EVENTS_NATS_URL=nats://127.0.0.1:4222
 fi
@@ -64,6 +69,13 @@ apikey=$(bin/fulfillment apikey create --org org_acme --scopes shipments,invento
 # The warehouse management system of wh_east, org_acme's default warehouse in the fixture.
 wtoken=$(bin/fulfillment token mint --warehouse wh_east --scopes warehouse --ttl 24h)
 [[ -n $wtoken && $wtoken != *[[:space:]]* ]] || die "token mint printed something other than one token: $(shq "$wtoken")"
+
+# The console's one-time sign-in link (sandbox only): 8 hours to open it, once.
+console_link=
+if [[ -n ${CONSOLE_ADDR:-} && $ENVIRONMENT == sandbox ]]; then
+	console_link=$(bin/fulfillment console link --subject demo-admin --roles admin --ttl 8h)
+	[[ -n $console_link && $console_link != *[[:space:]]* ]] || die "console link printed something other than one URL: $(shq "$console_link")"
+fi
 
 # The first day of org_acme's rate card in the fixture: billing runs from that month on.
 card_from=$(grep -o '"effectiveFrom": *"[0-9-]*"' "$FIXTURE" | head -n 1 | grep -o '[0-9]\{4\}-[0-9][0-9]-[0-9][0-9]')
@@ -108,6 +120,12 @@ order above makes one):
   id=\$(curl -sS -H $wauth $base/v0/warehouse/shipments | grep -o '"id":"shp_[^"]*"' | head -n 1 | cut -d '"' -f 4); if [ -n "\$id" ]; then curl -sS -i -H $wauth -H 'Content-Type: application/json' --data $tracking $base/v0/warehouse/shipments/\$id/ship; else echo 'no pending shipment: send the storefront order first'; fi
 
 The API reference (every operation, status and body): $base/docs
+$(if [[ -n $console_link ]]; then
+		printf '\nThe operator'"'"'s console is on %s. Open this one-time sign-in link in your browser (it works\nonce, within 8 hours; it signs you in as demo-admin, role admin):\n\n  %s\n\nAnother link: bin/fulfillment console link --subject YOUR-NAME --roles admin --ttl 8h\n' \
+			"${console_link%%/signin*}" "$console_link"
+	elif [[ -n ${CONSOLE_ADDR:-} ]]; then
+		printf '\nThe operator'"'"'s console is on %s (sign in through CONSOLE_OIDC_ISSUER).\n' "$CONSOLE_ADDR"
+	fi)
 
 Billing: org_acme's rate card is in force from $card_from. On a new database the server's first billing
 run (about a minute after it starts) finalizes one invoice per month from then up to the last month
@@ -122,7 +140,7 @@ $(if [[ -n ${EVENTS_NATS_URL:-} ]]; then
 		printf '\nEvents are off: no NATS answers at 127.0.0.1:4222 (scripts/nats.sh starts one).\n'
 	fi)
 
-Starting the server on $HTTP_ADDR (Ctrl-C stops it).
+Starting the server on $HTTP_ADDR${CONSOLE_ADDR:+ and the console on $CONSOLE_ADDR} (Ctrl-C stops it).
 
 EOF
 [[ -f $ORDER_SAMPLE ]] || log "note: $ORDER_SAMPLE is not in this checkout yet, so the last curl line has no body to send"

@@ -120,6 +120,8 @@ func newRepositories(run runner, events *txEvents, b BillingSettings) ports.Repo
 		RateLimits: &OrganizationRateLimits{run: run},
 		Audit:      &AuditLog{run: run},
 
+		OperatorSessions: &OperatorSessions{run: run},
+
 		Events: events,
 	}
 }

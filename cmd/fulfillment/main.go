@@ -32,7 +32,7 @@ const (
 const usage = `usage: fulfillment <command> [arguments]
 
 commands:
-  serve                                         run the HTTP API until SIGTERM/SIGINT
+  serve                                         run the HTTP API (and the console on CONSOLE_ADDR) until SIGTERM/SIGINT
   migrate [up|down|status]                      apply / roll back one / list migrations
   seed --file PATH                              load a fixture document
   token mint (--org ID | --warehouse ID) --scopes a,b [--ttl 1h]
@@ -58,6 +58,9 @@ commands:
   events relay                                  publish what waits in the events outbox
   audit list [--org ID] [--actor A] [--since RFC3339]
                                                 print the operators' audit records, oldest first (JSON lines)
+  console link --subject NAME --roles r1,r2 [--ttl 15m]
+                                                print a one-time sign-in URL of the console (sandbox only)
+  console sessions revoke --subject NAME        end a person's console sessions
   version                                       print the version
   probe URL                                     GET URL; exit 0 when it answers 200
 
@@ -71,7 +74,8 @@ LOG_LEVEL, REQUEST_TIMEOUT, DB_MAX_CONNS, SHUTDOWN_DELAY, SHUTDOWN_TIMEOUT,
 FAILED_ORDER_RETENTION, BILLING_TIMEZONE, BILLING_GRACE, BILLING_TERMS,
 BILLING_COLLECTIONS_AFTER, BILLING_INTERVAL, EVENTS_NATS_URL, EVENTS_STREAM, EVENTS_NATS_CREDS,
 EVENTS_NATS_USER, EVENTS_NATS_PASSWORD, EVENTS_NATS_TOKEN, ADMISSION_TARGET, ADMISSION_INTERVAL,
-RATE_LIMIT, RATE_LIMIT_BURST, RATE_LIMIT_REDIS_URL, OTEL_*.
+RATE_LIMIT, RATE_LIMIT_BURST, RATE_LIMIT_REDIS_URL, CONSOLE_ADDR, CONSOLE_URL, CONSOLE_OIDC_ISSUER,
+CONSOLE_OIDC_CLIENT_ID, CONSOLE_OIDC_CLIENT_SECRET, CONSOLE_OIDC_ROLES_CLAIM, OTEL_*.
 `
 
 // usageError is a mistake in the command line: exit status 2.
@@ -179,12 +183,16 @@ var databaseCommands = map[string]func(ctx context.Context, cfg bootstrap.Config
 	"charges":  charges,
 	"events":   events,
 	"audit":    auditCmd,
+	"console":  consoleCmd,
 }
 
 // serve runs the fx graph until SIGTERM or SIGINT, then stops it: the
 // server drains, the database closes, spans are flushed.
 func serve(cfg bootstrap.Config, stderr io.Writer) error {
 	if err := cfg.RequireAuth(); err != nil {
+		return err
+	}
+	if err := cfg.RequireConsole(); err != nil {
 		return err
 	}
 	if cfg.GOGC == "" {

@@ -1,0 +1,2 @@
+DROP TABLE console_signin_links;
+DROP TABLE console_sessions;
