@@ -9,6 +9,8 @@
 #
 #   bench/console/run.sh                               # PostgreSQL from scripts/pg.sh
 #   CLIENTS=4 REQUESTS=200 bench/console/run.sh -only shipments   # flags after it go to `console load`
+#   EXPLAIN=20 bench/console/run.sh     # also logs, in PostgreSQL's own log, EXPLAIN (ANALYZE, BUFFERS) of
+#                                       # every statement over 20 ms (auto_explain; it slows every statement)
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
 
@@ -30,10 +32,23 @@ go build -o "$work/fulfillment" ./cmd/fulfillment
 go build -o "$work/console" ./bench/console
 "$work/console" gen -dsn "$DSN"
 
+db=fulfillment_bench_console
+explain_settings=(session_preload_libraries auto_explain.log_min_duration auto_explain.log_analyze auto_explain.log_buffers)
+reset_explain() { for s in "${explain_settings[@]}"; do psql -X -q "$DSN" -c "ALTER DATABASE $db RESET $s"; done; }
+if [[ -n ${EXPLAIN:-} ]]; then
+	psql -X -q "$DSN" -c "ALTER DATABASE $db SET session_preload_libraries = 'auto_explain'" \
+		-c "ALTER DATABASE $db SET auto_explain.log_min_duration = '${EXPLAIN}ms'" \
+		-c "ALTER DATABASE $db SET auto_explain.log_analyze = on" -c "ALTER DATABASE $db SET auto_explain.log_buffers = on"
+fi
+
 export DATABASE_URL=$DSN ENVIRONMENT=sandbox CONSOLE_ADDR=127.0.0.1:$PORT OTEL_TRACES_EXPORTER=none LOG_LEVEL=warn
 export AUTH_SIGNING_KEY=bench-console-signing-key-0123456789abcdef
 pid=""
-trap '[[ -z $pid ]] || { kill "$pid" 2>/dev/null; wait "$pid" 2>/dev/null; } || true' EXIT
+stop() {
+	[[ -z $pid ]] || { kill "$pid" 2>/dev/null; wait "$pid" 2>/dev/null; } || true
+	[[ -z ${EXPLAIN:-} ]] || reset_explain
+}
+trap stop EXIT
 HTTP_ADDR=127.0.0.1:$API_PORT "$work/fulfillment" serve 2>"$work/serve.log" &
 pid=$!
 for _ in $(seq 100); do

@@ -116,7 +116,7 @@ CROSS JOIN LATERAL (SELECT CASE WHEN r.created > now() - interval '3 days' THEN
 	// Three distinct products per shipment at most: (7919 g + 331 k) mod
 	// $4 differs for k = 0, 1, 2 when $4 is 50 or 300.
 	insertShipmentItemsSQL = `INSERT INTO shipment_items (organization_id, shipment_id, product_id, position, quantity)
-SELECT $1, format('shp_%s_%s', $2::text, lpad(g::text, 7, '0')), format('prod_%s_%s', $2::text, (g * 7919 + k * 331) % $4::int + 1), k,
+SELECT $1, format('shp_%s_%s', $2::text, lpad(g::text, 7, '0')), format('prod_%s_%s', $2::text, (g::bigint * 7919 + k * 331) % $4::int + 1), k,
 	1 + abs(hashint8(g * 16 + 6 + k)) % 3
 FROM generate_series(1, $3::int) g, LATERAL generate_series(0, abs(hashint8(g * 16 + 4)) % 3) k`
 
