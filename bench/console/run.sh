@@ -9,6 +9,7 @@
 #
 #   bench/console/run.sh                               # PostgreSQL from scripts/pg.sh
 #   CLIENTS=4 REQUESTS=200 bench/console/run.sh -only shipments   # flags after it go to `console load`
+#   SERVICE_BIN=path/to/fulfillment bench/console/run.sh   # another build of the service (e.g. of another branch)
 #   EXPLAIN=20 bench/console/run.sh     # also logs, in PostgreSQL's own log, EXPLAIN (ANALYZE, BUFFERS) of
 #                                       # every statement over 20 ms (auto_explain; it slows every statement)
 set -euo pipefail
@@ -28,9 +29,12 @@ DSN=$(dsn fulfillment_bench_console)
 
 work=.tmp/bench-console
 mkdir -p "$work"
-go build -o "$work/fulfillment" ./cmd/fulfillment
+svc=${SERVICE_BIN:-$work/fulfillment}
+[[ -n ${SERVICE_BIN:-} ]] || go build -o "$svc" ./cmd/fulfillment
 go build -o "$work/console" ./bench/console
 "$work/console" gen -dsn "$DSN"
+# The console's own migrations, and any of a newer build than the generator's.
+DATABASE_URL=$DSN "$svc" migrate up >/dev/null
 
 db=fulfillment_bench_console
 explain_settings=(session_preload_libraries auto_explain.log_min_duration auto_explain.log_analyze auto_explain.log_buffers)
@@ -49,14 +53,14 @@ stop() {
 	[[ -z ${EXPLAIN:-} ]] || reset_explain
 }
 trap stop EXIT
-HTTP_ADDR=127.0.0.1:$API_PORT "$work/fulfillment" serve 2>"$work/serve.log" &
+HTTP_ADDR=127.0.0.1:$API_PORT "$svc" serve 2>"$work/serve.log" &
 pid=$!
 for _ in $(seq 100); do
 	curl -fsS "http://127.0.0.1:$PORT/healthz" >/dev/null 2>&1 && break
 	sleep 0.1
 done
 curl -fsS "http://127.0.0.1:$PORT/healthz" >/dev/null || { echo "run.sh: the console on :$PORT did not get ready; see $work/serve.log" >&2; exit 1; }
-link=$("$work/fulfillment" console link --subject bench-console --roles viewer --ttl 15m | grep -Eo 'https?://[^[:space:]]+' | tail -1)
+link=$("$svc" console link --subject bench-console --roles viewer --ttl 15m | grep -Eo 'https?://[^[:space:]]+' | tail -1)
 
 echo "## Machine"
 echo
