@@ -302,6 +302,7 @@ WHERE i.indrelid = ANY ($1::text[]::regclass[]) AND NOT EXISTS (SELECT 1 FROM pg
 	if err != nil {
 		return err
 	}
+	defer func() { _ = rows.Close() }()
 	var names, defs []string
 	for rows.Next() {
 		var name, def, stats string
