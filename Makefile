@@ -7,14 +7,14 @@ SHELL := bash
 .DEFAULT_GOAL := help
 MAKEFLAGS += --no-builtin-rules --no-print-directory
 
-# Tools beyond Go (golangci-lint, helm, podman, prometheus, jaeger, redocly, chromium) come from
+# Tools beyond Go (golangci-lint, helm, podman, prometheus, jaeger, redocly, chromium, axe-core) come from
 # scripts/tools.sh, which installs each on first use and caches it outside the checkout.
 TOOLS = scripts/tools.sh
 
 # What `make test` needs besides Go: the tools it installs (once) before the tests run, so that a
 # first-time build of a tool never counts against a test's timeout, and the Go modules whose tests
 # it runs (the service's own, then any module of its own under deploy/ or bench/).
-TEST_TOOLS := helm podman chromium prometheus promtool jaeger kube-apiserver coredns containerd monitoring-crds oidc-provider
+TEST_TOOLS := helm podman chromium prometheus promtool jaeger kube-apiserver coredns containerd monitoring-crds oidc-provider axe-core
 TEST_MODULES := . deploy bench/baseline
 
 # The version stamped into the binary (`fulfillment version`) and the image's tag: `git describe`,

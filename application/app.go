@@ -36,9 +36,17 @@ type UseCases struct {
 	CheckPrincipal Handler[CheckPrincipal, struct{}]
 
 	ListWarehouses Handler[ListWarehouses, WarehousePage]
+	// ListOrganizations: the organizations and their own rate limits.
+	ListOrganizations Handler[ListOrganizations, OrganizationPage]
+	GetOrganization   Handler[GetOrganization, domain.Organization]
+	// GetOverview: the pending shipments per warehouse, the outbox's
+	// backlog (the console's first page).
+	GetOverview Handler[GetOverview, Overview]
 
 	// ListAuditRecords reads the audit log of the operators' actions.
 	ListAuditRecords Handler[ListAuditRecords, struct{}]
+	// ListAuditPage reads a page of it, newest first (the console).
+	ListAuditPage Handler[ListAuditPage, AuditPage]
 	// SetOrganizationLimit: an organization's own rate limit, or the default.
 	SetOrganizationLimit Handler[SetOrganizationLimit, struct{}]
 	// RecordOperatorAction: the record of an action of several
@@ -57,9 +65,13 @@ func New(d Deps, keys ports.APIKeyGenerator, seedRateCards RateCardSeeder) *UseC
 		CheckPrincipal: Decorate("CheckPrincipal", NewCheckPrincipalHandler(d.Repos.Organizations, d.Repos.Warehouses),
 			d.Tracer, d.Log),
 
-		ListWarehouses: Decorate("ListWarehouses", NewListWarehousesHandler(d.Repos.Warehouses), d.Tracer, d.Log),
+		ListWarehouses:    Decorate("ListWarehouses", NewListWarehousesHandler(d.Repos.Warehouses), d.Tracer, d.Log),
+		ListOrganizations: Decorate("ListOrganizations", NewListOrganizationsHandler(d.Repos.Organizations), d.Tracer, d.Log),
+		GetOrganization:   Decorate("GetOrganization", NewGetOrganizationHandler(d.Repos.Organizations), d.Tracer, d.Log),
+		GetOverview:       Decorate("GetOverview", NewGetOverviewHandler(d.Repos.Overview), d.Tracer, d.Log),
 
 		ListAuditRecords: Decorate("ListAuditRecords", NewListAuditRecordsHandler(d.Repos.Audit), d.Tracer, d.Log),
+		ListAuditPage:    Decorate("ListAuditPage", NewListAuditPageHandler(d.Repos.Audit), d.Tracer, d.Log),
 		SetOrganizationLimit: Decorate("SetOrganizationLimit", NewSetOrganizationLimitHandler(d.UnitOfWork, d.Clock, d.IDs),
 			d.Tracer, d.Log),
 		RecordOperatorAction: Decorate("RecordOperatorAction", NewRecordOperatorActionHandler(d.UnitOfWork, d.Clock, d.IDs),

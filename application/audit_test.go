@@ -33,6 +33,10 @@ func (p pendingLog) List(context.Context, ports.AuditQuery, func(audit.Record) e
 	return nil
 }
 
+func (p pendingLog) Page(context.Context, ports.AuditQuery, ports.Page) ([]audit.Record, bool, error) {
+	return nil, false, nil
+}
+
 type pendingEvents struct{ evs *[]ports.Event }
 
 func (p pendingEvents) Record(_ context.Context, e ports.Event) error {

@@ -1,5 +1,10 @@
 package domain
 
+import (
+	"errors"
+	"strings"
+)
+
 // Scope is a permission carried by an access token or an API key.
 type Scope string
 
@@ -25,6 +30,30 @@ func ParseScope(s string) (Scope, error) {
 		}
 	}
 	return "", Invalid("scopes", "%q is not a scope (locations, invoices, shipments, inventory)", s)
+}
+
+// ErrNoScope: a list of scopes names none.
+var ErrNoScope = errors.New("no scope")
+
+// ParseScopeList reads names separated by commas (white space around them
+// and empty names ignored), each with ParseScope: at least one, else
+// ErrNoScope (`apikey create --scopes`, the console's key form).
+func ParseScopeList(list string) ([]Scope, error) {
+	var scopes []Scope
+	for _, n := range strings.Split(list, ",") {
+		if n = strings.TrimSpace(n); n == "" {
+			continue
+		}
+		s, err := ParseScope(n)
+		if err != nil {
+			return nil, err
+		}
+		scopes = append(scopes, s)
+	}
+	if len(scopes) == 0 {
+		return nil, ErrNoScope
+	}
+	return scopes, nil
 }
 
 // Environment is the deployment's environment; API keys carry it in their prefix.

@@ -16,6 +16,9 @@ type AuditLog interface {
 	// List hands each record q selects to each, oldest first (by at, then
 	// in the order they were written), and stops at each's first error.
 	List(ctx context.Context, q AuditQuery, each func(audit.Record) error) error
+	// Page returns a page of the records q selects, newest first, and
+	// whether more follow (the console's audit page).
+	Page(ctx context.Context, q AuditQuery, page Page) ([]audit.Record, bool, error)
 }
 
 // AuditQuery selects records: every field left empty selects all.
@@ -23,4 +26,5 @@ type AuditQuery struct {
 	OrganizationID string
 	Actor          string    // the actor's subject or e-mail
 	Since          time.Time // records at or after it
+	Action         audit.Action
 }

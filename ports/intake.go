@@ -52,9 +52,10 @@ type OrderReceiptRepository interface {
 	// its kept body (nil when none is kept), or domain.ErrNotFound.
 	GetWithPayload(ctx context.Context, organizationID string, orderID int64) (*intake.OrderReceipt, []byte, error)
 	// ListKept returns up to limit IDs of the organization's failed orders
-	// that keep their body, greater than after, in ascending order: a walk
+	// that keep their body (those whose last error is code, when it is not
+	// ""), greater than after, in ascending order: a walk
 	// over them that replays change nothing in.
-	ListKept(ctx context.Context, organizationID string, after int64, limit int) ([]int64, error)
+	ListKept(ctx context.Context, organizationID, code string, after int64, limit int) ([]int64, error)
 	// PurgePayloads deletes up to limit kept bodies of orders whose last
 	// delivery was before cutoff, and returns how many it deleted. Several
 	// callers at once (replicas) delete disjoint bodies and never wait for

@@ -46,6 +46,9 @@ type Repositories struct {
 
 	// OperatorSessions are the console's sessions and sign-in links.
 	OperatorSessions OperatorSessions
+
+	// Overview counts across organizations for the console's first page.
+	Overview Overview
 }
 
 // Clock tells the time; tests pin it.

@@ -51,6 +51,28 @@ type StockLedger interface {
 	// the end of a day is OnHandAt the next day's start), items that held
 	// none left out, ordered by warehouse, kind and item.
 	OnHandAt(ctx context.Context, organizationID string, at time.Time) ([]shipping.OnHand, error)
+	// Movements returns a page of the organization's movements that q
+	// selects, newest first, and whether more follow (the console).
+	Movements(ctx context.Context, q StockMovementQuery, page Page) ([]StockMovement, bool, error)
+}
+
+// StockMovementQuery selects the movements of one item (a product or a
+// carton) or of one shipment: exactly one of ItemID and ShipmentID is set.
+type StockMovementQuery struct {
+	OrganizationID string
+	ItemID         string
+	ShipmentID     string
+}
+
+// StockMovement is one change of on hand in the stock ledger.
+type StockMovement struct {
+	WarehouseID string
+	ItemID      string
+	Quantity    int64  // added (receipts, openings) or taken (ships, negative)
+	Reason      string // opening, receipt or shipment
+	ReceiptID   string // "" unless a receipt
+	ShipmentID  string // "" unless a ship
+	OccurredAt  time.Time
 }
 
 // ReportBilling is billing's part of the warehouse's reports (receipts,

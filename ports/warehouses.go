@@ -10,6 +10,10 @@ import (
 type OrganizationRepository interface {
 	// Get returns domain.ErrNotFound when the organization does not exist.
 	Get(ctx context.Context, id string) (domain.Organization, error)
+	// List returns a page of the organizations, ordered by ID, each with
+	// its own rate limit (zero: the default), and whether more follow (the
+	// console's list of organizations).
+	List(ctx context.Context, page Page) (orgs []domain.Organization, more bool, err error)
 }
 
 // WarehouseRepository reads warehouses as organizations see them.

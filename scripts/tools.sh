@@ -3,7 +3,8 @@
 #
 #   scripts/tools.sh NAME    print the absolute path of NAME's executable on stdout, installing
 #                            it on first use; diagnostics go to stderr; exit 1 when it cannot
-#                            (monitoring-crds prints a directory of CRD manifests instead)
+#                            (monitoring-crds prints a directory of CRD manifests instead, axe-core
+#                            the path of axe.min.js)
 #
 # Go-built tools are built once into $TOOLS_DIR (default ~/.cache/fulfillment-tools, outside the
 # checkout, so that a fresh clone on the same machine reuses them) under a directory named after
@@ -172,6 +173,11 @@ REDOCLY_VERSION=2.77.0
 KUBERNETES_VERSION=v1.33.13
 COREDNS_VERSION=v1.12.4
 OIDC_PROVIDER_VERSION=9.13.3
+# npm's axe-core: the accessibility rules the console's browser test injects into every page. Its
+# axe.min.js must hash to AXE_CORE_SHA256 (npm checks the tarball against the registry's integrity;
+# this pins the file itself, so a changed package under the same version is refused).
+AXE_CORE_VERSION=4.14.1
+AXE_CORE_SHA256=29348999450cdf2849a8e70b7912fc2da85a849da39c0d0d5394f51d4a9ed95c
 JAEGER_VERSION=v1.76.0 # the module's v1 tags carry Jaeger v2 (v1.76.0 = Jaeger v2.13)
 SQUAWK_VERSION=2.66.0 # squawk-cli, the PostgreSQL migration linter of `make lint`
 PROMETHEUS_OPERATOR_VERSION=v0.94.0 # the release whose CRDs the chart's ServiceMonitor and PrometheusRule must pass
@@ -226,6 +232,30 @@ oidc-provider)
 		npm install --prefix "$dir" --no-save --no-audit --no-fund --ignore-scripts "oidc-provider@$OIDC_PROVIDER_VERSION" >&2
 	fi
 	found "$dir"
+	;;
+axe-core)
+	# Not an executable: the path of axe.min.js, which cmd/fulfillment's console browser test reads
+	# and evaluates in each page. Installed into a scratch folder, checked, then moved into place.
+	dir="$TOOLS_DIR/axe-core-$AXE_CORE_VERSION"
+	file="$dir/node_modules/axe-core/axe.min.js"
+	if [[ ! -f $file ]]; then
+		[[ ${TOOLS_NO_INSTALL:-0} == 1 ]] && die "axe-core $AXE_CORE_VERSION is not installed (unset TOOLS_NO_INSTALL)"
+		have npm || apt_install nodejs npm
+		log "installing axe-core@$AXE_CORE_VERSION into $dir (once)"
+		mkdir -p "$TOOLS_DIR"
+		tmp=$(mktemp -d "$TOOLS_DIR/axe-core.XXXXXX")
+		# shellcheck disable=SC2064 # expand $tmp now
+		trap "rm -rf '$tmp'" EXIT
+		npm install --prefix "$tmp" --no-save --no-audit --no-fund --ignore-scripts "axe-core@$AXE_CORE_VERSION" >&2
+		got=$(sha256sum "$tmp/node_modules/axe-core/axe.min.js" | cut -d' ' -f1)
+		[[ $got == "$AXE_CORE_SHA256" ]] || die "axe-core $AXE_CORE_VERSION: axe.min.js has SHA-256 $got, want $AXE_CORE_SHA256"
+		# Another tools.sh installing it at the same time may have moved its copy in first.
+		if ! mv -T "$tmp" "$dir" 2>/dev/null; then
+			[[ -f $file ]] || die "could not move axe-core into $dir"
+		fi
+	fi
+	sha256sum --status -c <<<"$AXE_CORE_SHA256  $file" || die "$file does not hash to the pinned SHA-256: remove $dir"
+	found "$file"
 	;;
 chromium)
 	# Debian's chromium: the headless browser of the API reference page's test.

@@ -1,6 +1,93 @@
 package console
 
-import "html/template"
+import (
+	"fmt"
+	"html/template"
+	"strconv"
+	"strings"
+	"time"
 
-// funcs are the templates' functions.
-var funcs = template.FuncMap{}
+	"github.com/acme3pl/fulfillment/domain/billing"
+)
+
+// funcs are the templates' functions: money from int64 cents exactly (never
+// a float), times in UTC, ages in hours and minutes.
+var funcs = template.FuncMap{
+	"money":   money,
+	"when":    when,
+	"rfc3339": rfc3339,
+	"age":     age,
+	"query":   query,
+}
+
+// money is cents as a person reads an amount: $1,234.56 USD, a credit
+// -$500.00 USD. The service bills in US dollars.
+func money(cents int64) string { return billing.Dollars(cents) + " USD" }
+
+// when is a time as a person reads it, in UTC: 7 Dec 2026 18:50 UTC; the
+// zero time is a dash.
+func when(t time.Time) string {
+	if t.IsZero() {
+		return "—"
+	}
+	return t.UTC().Format("2 Jan 2006 15:04 UTC")
+}
+
+// rfc3339 is a time for a <time datetime> attribute.
+func rfc3339(t time.Time) string {
+	if t.IsZero() {
+		return ""
+	}
+	return t.UTC().Format(time.RFC3339)
+}
+
+// age is a duration as a person reads a wait: "2 d 4 h", "3 h 12 min",
+// "45 min", "under a minute".
+func age(d time.Duration) string {
+	if d < time.Minute {
+		return "under a minute"
+	}
+	days, hours, mins := int(d/(24*time.Hour)), int(d%(24*time.Hour)/time.Hour), int(d%time.Hour/time.Minute)
+	switch {
+	case days > 0:
+		return fmt.Sprintf("%d d %d h", days, hours)
+	case hours > 0:
+		return fmt.Sprintf("%d h %d min", hours, mins)
+	}
+	return fmt.Sprintf("%d min", mins)
+}
+
+// query builds a link's query string from pairs of names and values,
+// leaving out the empty ones: {{query "org" .Org "skip" .Next}}.
+func query(pairs ...any) template.URL {
+	var b strings.Builder
+	for i := 0; i+1 < len(pairs); i += 2 {
+		var v string
+		switch x := pairs[i+1].(type) {
+		case string:
+			v = x
+		case int:
+			if x == 0 {
+				continue
+			}
+			v = strconv.Itoa(x)
+		case int64:
+			if x == 0 {
+				continue
+			}
+			v = strconv.FormatInt(x, 10)
+		default:
+			v = fmt.Sprint(x)
+		}
+		if v == "" {
+			continue
+		}
+		if b.Len() > 0 {
+			b.WriteByte('&')
+		}
+		b.WriteString(template.URLQueryEscaper(fmt.Sprint(pairs[i])))
+		b.WriteByte('=')
+		b.WriteString(template.URLQueryEscaper(v))
+	}
+	return template.URL("?" + b.String()) //nolint:gosec // every part is query-escaped above
+}

@@ -347,11 +347,12 @@ func (r *OrderReceiptRepository) GetWithPayload(ctx context.Context, organizatio
 // on the partial index order_receipts_kept_idx.
 const listKeptSQL sqlSelect = `SELECT order_id FROM order_receipts
 WHERE organization_id = $1 AND payload IS NOT NULL AND status = 'failed' AND order_id > $2
+  AND ($4 = '' OR last_error = $4)
 ORDER BY order_id
 LIMIT $3`
 
 // ListKept implements ports.OrderReceiptRepository.
-func (r *OrderReceiptRepository) ListKept(ctx context.Context, organizationID string, after int64, limit int) ([]int64, error) {
+func (r *OrderReceiptRepository) ListKept(ctx context.Context, organizationID, code string, after int64, limit int) ([]int64, error) {
 	var ids []int64
 	err := r.run.query(ctx, listKeptSQL, func(rows *sql.Rows) error {
 		var id int64
@@ -360,7 +361,7 @@ func (r *OrderReceiptRepository) ListKept(ctx context.Context, organizationID st
 		}
 		ids = append(ids, id)
 		return nil
-	}, organizationID, after, limit)
+	}, organizationID, after, limit, code)
 	return ids, dbErr(err)
 }
 

@@ -224,13 +224,24 @@ func TestOrderReceiptList(t *testing.T) {
 		t.Fatalf("sizes: 7 kept %v %d, 6 kept %v %d", rs[0].PayloadKept(), rs[0].PayloadBytes(), rs[1].PayloadKept(), rs[1].PayloadBytes())
 	}
 
-	kept, err := repos.Receipts.ListKept(ctx, org, 0, 10)
+	kept, err := repos.Receipts.ListKept(ctx, org, "", 0, 10)
 	if err != nil || !reflect.DeepEqual(kept, []int64{1, 2, 4, 5, 6}) {
 		t.Fatalf("ListKept: %v %v, want 1 2 4 5 6", kept, err)
 	}
-	kept, err = repos.Receipts.ListKept(ctx, org, 2, 2)
+	kept, err = repos.Receipts.ListKept(ctx, org, "", 2, 2)
 	if err != nil || !reflect.DeepEqual(kept, []int64{4, 5}) {
 		t.Fatalf("ListKept after 2, 2 of them: %v %v, want 4 5", kept, err)
+	}
+	// Of one code: the kept ones of the receipts failed with it.
+	var want []int64
+	for _, r := range rs {
+		if r.PayloadKept() && r.Status() == intake.ReceiptFailed {
+			want = append([]int64{r.OrderID()}, want...)
+		}
+	}
+	kept, err = repos.Receipts.ListKept(ctx, org, "no_warehouse", 0, 10)
+	if err != nil || len(want) == 0 || !reflect.DeepEqual(kept, want) {
+		t.Fatalf("ListKept of no_warehouse: %v %v, want %v", kept, err, want)
 	}
 }
 

@@ -211,3 +211,43 @@ func (l *StockLedger) OnHandAt(ctx context.Context, organizationID string, at ti
 	}
 	return out, nil
 }
+
+// The console's reads of the ledger, newest first: an item's movements on
+// stock_movements_item_idx, a shipment's on stock_movements_shipment_idx
+// (migration 0022).
+const (
+	itemMovementsSQL sqlSelect = `SELECT warehouse_id, coalesce(product_id, carton_id), quantity, reason, coalesce(receipt_id, ''),
+	coalesce(shipment_id, ''), occurred_at
+FROM stock_movements WHERE organization_id = $1 AND coalesce(product_id, carton_id) = $2
+ORDER BY occurred_at DESC, id DESC LIMIT $3 OFFSET $4`
+	shipmentMovementsSQL sqlSelect = `SELECT warehouse_id, coalesce(product_id, carton_id), quantity, reason, coalesce(receipt_id, ''),
+	coalesce(shipment_id, ''), occurred_at
+FROM stock_movements WHERE shipment_id = $2 AND organization_id = $1
+ORDER BY occurred_at DESC, id DESC LIMIT $3 OFFSET $4`
+)
+
+// Movements implements ports.StockLedger.
+func (l *StockLedger) Movements(ctx context.Context, q ports.StockMovementQuery, page ports.Page) ([]ports.StockMovement, bool, error) {
+	stmt, key := itemMovementsSQL, q.ItemID
+	if q.ShipmentID != "" {
+		stmt, key = shipmentMovementsSQL, q.ShipmentID
+	}
+	var out []ports.StockMovement
+	err := l.run.query(ctx, stmt, func(rows *sql.Rows) error {
+		var m ports.StockMovement
+		if err := rows.Scan(&m.WarehouseID, &m.ItemID, &m.Quantity, &m.Reason, &m.ReceiptID, &m.ShipmentID, &m.OccurredAt); err != nil {
+			return err
+		}
+		m.OccurredAt = m.OccurredAt.UTC()
+		out = append(out, m)
+		return nil
+	}, q.OrganizationID, key, page.Take+1, page.Skip)
+	if err != nil {
+		return nil, false, dbErr(err)
+	}
+	more := len(out) > page.Take
+	if more {
+		out = out[:page.Take]
+	}
+	return out, more, nil
+}

@@ -119,6 +119,7 @@ func newRepositories(run runner, events *txEvents, b BillingSettings) ports.Repo
 
 		RateLimits: &OrganizationRateLimits{run: run},
 		Audit:      &AuditLog{run: run},
+		Overview:   &OverviewReader{run: run},
 
 		OperatorSessions: &OperatorSessions{run: run},
 

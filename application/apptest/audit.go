@@ -39,5 +39,17 @@ func (l *AuditLog) List(_ context.Context, _ ports.AuditQuery, each func(audit.R
 	return nil
 }
 
+// Page returns every record, newest first, in pages (the query is not
+// applied).
+func (l *AuditLog) Page(_ context.Context, _ ports.AuditQuery, page ports.Page) ([]audit.Record, bool, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	var out []audit.Record
+	for i := len(l.Records) - 1 - page.Skip; i >= 0 && len(out) < page.Take; i-- {
+		out = append(out, l.Records[i])
+	}
+	return out, len(l.Records) > page.Skip+len(out), nil
+}
+
 // Operator is an actor for the tests of operator actions.
 var Operator = audit.Actor{Subject: "tester"}

@@ -182,6 +182,24 @@ func (r fakeRepos) begin() (end func(), err error) {
 
 type fakeOrgs struct{ fakeRepos }
 
+func (r fakeOrgs) List(_ context.Context, page ports.Page) ([]domain.Organization, bool, error) {
+	end, err := r.begin()
+	if err != nil {
+		return nil, false, err
+	}
+	defer end()
+	ids := make([]string, 0, len(r.State.Orgs))
+	for id := range r.State.Orgs {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	var out []domain.Organization
+	for i := page.Skip; i < len(ids) && len(out) < page.Take; i++ {
+		out = append(out, r.State.Orgs[ids[i]])
+	}
+	return out, page.Skip+len(out) < len(ids), nil
+}
+
 func (r fakeOrgs) Get(_ context.Context, id string) (domain.Organization, error) {
 	end, err := r.begin()
 	if err != nil {

@@ -197,7 +197,7 @@ func (r fakeReceipts) GetWithPayload(_ context.Context, org string, order int64)
 	return rec, slices.Clone(r.State.Receipts[IntakeKey{org, order}].Payload), nil
 }
 
-func (r fakeReceipts) ListKept(_ context.Context, org string, after int64, limit int) ([]int64, error) {
+func (r fakeReceipts) ListKept(_ context.Context, org, code string, after int64, limit int) ([]int64, error) {
 	end, err := r.begin()
 	if err != nil {
 		return nil, err
@@ -205,7 +205,8 @@ func (r fakeReceipts) ListKept(_ context.Context, org string, after int64, limit
 	defer end()
 	var ids []int64
 	for k, p := range r.State.Receipts {
-		if k.Org == org && k.Order > after && p.Payload != nil && p.Status == intake.ReceiptFailed {
+		if k.Org == org && k.Order > after && p.Payload != nil && p.Status == intake.ReceiptFailed &&
+			(code == "" || p.LastError == code) {
 			ids = append(ids, k.Order)
 		}
 	}

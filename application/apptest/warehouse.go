@@ -162,6 +162,10 @@ func (r fakeStockLedger) Move(_ context.Context, c shipping.StockChange) error {
 	return nil
 }
 
+func (r fakeStockLedger) Movements(context.Context, ports.StockMovementQuery, ports.Page) ([]ports.StockMovement, bool, error) {
+	return nil, false, nil // the in-memory ledger keeps balances only
+}
+
 func (r fakeStockLedger) OnHandAt(_ context.Context, org string, at time.Time) ([]shipping.OnHand, error) {
 	end, err := r.begin()
 	if err != nil {

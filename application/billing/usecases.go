@@ -20,6 +20,8 @@ import (
 // UseCases are billing's use cases, each with its span and log line.
 type UseCases struct {
 	SetRateCard         application.Handler[SetRateCard, *billing.RateCard]
+	GetRateCard         application.Handler[GetRateCard, *billing.RateCard] // the card in force now
+	ListFinalizingSoon  application.Handler[ListFinalizingSoon, []FinalizingSoon]
 	RunBilling          application.Handler[RunBilling, RunResult]
 	ClosePeriod         application.Handler[ClosePeriod, Closed]
 	PreviewInvoices     application.Handler[PreviewInvoices, []*invoicing.Invoice]
@@ -32,6 +34,8 @@ type UseCases struct {
 func New(d Deps, tracer trace.Tracer, log *slog.Logger) *UseCases {
 	return &UseCases{
 		SetRateCard:         application.Decorate("SetRateCard", NewSetRateCardHandler(d), tracer, log),
+		GetRateCard:         application.Decorate("GetRateCard", NewGetRateCardHandler(d), tracer, log),
+		ListFinalizingSoon:  application.Decorate("ListFinalizingSoon", NewListFinalizingSoonHandler(d), tracer, log),
 		RunBilling:          application.Decorate("RunBilling", NewRunBillingHandler(d), tracer, log),
 		ClosePeriod:         application.Decorate("ClosePeriod", NewClosePeriodHandler(d), tracer, log),
 		PreviewInvoices:     application.Decorate("PreviewInvoices", NewPreviewInvoicesHandler(d), tracer, log),

@@ -72,6 +72,7 @@ func NewListOrderReceiptsHandler(receipts ports.OrderReceiptRepository) applicat
 // walk, or succeeded and gone from it).
 type ListReplayableOrders struct {
 	OrganizationID string
+	Code           string // only the orders whose last error is this code; "" for all
 	After          int64
 	Limit          int
 }
@@ -85,6 +86,6 @@ func (q ListReplayableOrders) SpanAttributes() []attribute.KeyValue {
 // ascending order.
 func NewListReplayableOrdersHandler(receipts ports.OrderReceiptRepository) application.HandlerFunc[ListReplayableOrders, []int64] {
 	return func(ctx context.Context, q ListReplayableOrders) ([]int64, error) {
-		return receipts.ListKept(ctx, q.OrganizationID, q.After, q.Limit)
+		return receipts.ListKept(ctx, q.OrganizationID, q.Code, q.After, q.Limit)
 	}
 }

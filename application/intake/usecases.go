@@ -15,8 +15,12 @@ type UseCases struct {
 	RefuseStorefrontOrder  application.Handler[RefuseStorefrontOrder, struct{}]
 	ReplayStorefrontOrder  application.Handler[ReplayStorefrontOrder, StorefrontOrderResult]
 	PurgeFailedOrders      application.Handler[PurgeFailedOrders, int]
+	// ReplayFailedOrders is the operator's replay of one failed order or
+	// all of an organization's, with its audit record.
+	ReplayFailedOrders application.Handler[ReplayFailedOrders, ReplayRun]
 
 	GetOrderReceipt      application.Handler[GetOrderReceipt, *intake.OrderReceipt]
+	GetMaskedOrder       application.Handler[GetMaskedOrder, MaskedOrder] // the console's failed order
 	ListOrderReceipts    application.Handler[ListOrderReceipts, OrderReceiptPage]
 	ListReplayableOrders application.Handler[ListReplayableOrders, []int64] // `fulfillment orders replay --all-failed`
 	CountFailedOrders    application.Handler[CountFailedOrders, FailedOrders]
@@ -37,17 +41,22 @@ func New(d application.Deps, s Settings) *UseCases {
 	receive := application.Decorate("ReceiveStorefrontOrder", NewReceiveStorefrontOrderHandler(
 		d.UnitOfWork, d.Clock, d.IDs, d.Environment, d.Log), d.Tracer, d.Log)
 	refuse := application.Decorate("RefuseStorefrontOrder", NewRefuseStorefrontOrderHandler(d.UnitOfWork, d.Clock, d.Log), d.Tracer, d.Log)
+	replay := application.Decorate("ReplayStorefrontOrder", NewReplayStorefrontOrderHandler(
+		d.Repos.Receipts, receive, refuse, s.DecodeStorefrontOrder), d.Tracer, d.Log)
+	replayable := application.Decorate("ListReplayableOrders", NewListReplayableOrdersHandler(d.Repos.Receipts), d.Tracer, d.Log)
 	return &UseCases{
 		ReceiveStorefrontOrder: receive,
 		RefuseStorefrontOrder:  refuse,
-		ReplayStorefrontOrder: application.Decorate("ReplayStorefrontOrder", NewReplayStorefrontOrderHandler(
-			d.Repos.Receipts, receive, refuse, s.DecodeStorefrontOrder), d.Tracer, d.Log),
+		ReplayStorefrontOrder:  replay,
+		ReplayFailedOrders: application.Decorate("ReplayFailedOrders", NewReplayFailedOrdersHandler(d, replay, replayable),
+			d.Tracer, d.Log),
 		PurgeFailedOrders: application.Decorate("PurgeFailedOrders", NewPurgeFailedOrdersHandler(
 			d.Repos.Receipts, d.Clock, s.FailedOrderRetention), d.Tracer, d.Log),
 
 		GetOrderReceipt:      application.Decorate("GetOrderReceipt", NewGetOrderReceiptHandler(d.Repos.Receipts), d.Tracer, d.Log),
+		GetMaskedOrder:       application.Decorate("GetMaskedOrder", NewGetMaskedOrderHandler(d.Repos.Receipts), d.Tracer, d.Log),
 		ListOrderReceipts:    application.Decorate("ListOrderReceipts", NewListOrderReceiptsHandler(d.Repos.Receipts), d.Tracer, d.Log),
-		ListReplayableOrders: application.Decorate("ListReplayableOrders", NewListReplayableOrdersHandler(d.Repos.Receipts), d.Tracer, d.Log),
+		ListReplayableOrders: replayable,
 		CountFailedOrders:    application.Decorate("CountFailedOrders", NewCountFailedOrdersHandler(d.Repos.Receipts, d.Clock), d.Tracer, d.Log),
 	}
 }

@@ -15,6 +15,8 @@ type UseCases struct {
 	ListShipments application.Handler[ListShipments, ShipmentPage]
 	GetShipment   application.Handler[GetShipment, *shipping.Shipment]
 	ListStock     application.Handler[ListStock, StockPage]
+	// ListStockMovements reads the stock ledger (the console).
+	ListStockMovements application.Handler[ListStockMovements, StockMovementPage]
 }
 
 // New builds the use cases.
@@ -27,5 +29,7 @@ func New(d application.Deps) *UseCases {
 		ListShipments: application.Decorate("ListShipments", NewListShipmentsHandler(d.Repos.Shipments), d.Tracer, d.Log),
 		GetShipment:   application.Decorate("GetShipment", NewGetShipmentHandler(d.Repos.Shipments), d.Tracer, d.Log),
 		ListStock:     application.Decorate("ListStock", NewListStockHandler(d.Repos.Inventory), d.Tracer, d.Log),
+		ListStockMovements: application.Decorate("ListStockMovements", NewListStockMovementsHandler(d.Repos.Stock),
+			d.Tracer, d.Log),
 	}
 }

@@ -6,17 +6,16 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
-	"strconv"
 	"strings"
 
 	"github.com/acme3pl/fulfillment/adapters/fixture"
 	"github.com/acme3pl/fulfillment/adapters/httpapi"
 	billingapp "github.com/acme3pl/fulfillment/application/billing"
 	"github.com/acme3pl/fulfillment/bootstrap"
-	"github.com/acme3pl/fulfillment/domain"
 	"github.com/acme3pl/fulfillment/domain/billing"
 	"github.com/acme3pl/fulfillment/domain/invoicing"
 	"github.com/acme3pl/fulfillment/ports"
@@ -216,17 +215,10 @@ func charges(ctx context.Context, cfg bootstrap.Config, args []string, stdout io
 	// A value not of its flag's form is bad usage (exit 2); what the rules
 	// refuse of a well-formed charge (the bounds, a reference used with
 	// other content, a closed or unknown organization's period) exits 1.
-	if q, err := domain.ParseQuantity(*qty); err != nil || q.Milli() == 0 {
-		return usagef("charges add: --quantity %q is not a quantity above 0 with at most three decimals", *qty)
-	}
-	unitCost, err := strconv.ParseInt(*cost, 10, 64)
-	if err != nil || unitCost == 0 {
-		return usagef("charges add: --unit-cost %q is not a whole number of cents other than 0", *cost)
-	}
-	if *date != "" {
-		if _, err := billing.ParseDate(*date); err != nil {
-			return usagef("charges add: --date %q is not a date YYYY-MM-DD", *date)
-		}
+	unitCost, err := billingapp.ParseChargeFields(*qty, *cost, *date)
+	if bad := (*billingapp.ChargeFieldError)(nil); errors.As(err, &bad) {
+		flag := map[string][2]string{"quantity": {"quantity", *qty}, "unitCost": {"unit-cost", *cost}, "date": {"date", *date}}[bad.Field]
+		return usagef("charges add: --%s %q %s", flag[0], flag[1], bad.Problem)
 	}
 	return withBilling(ctx, cfg, func(ctx context.Context, uc *billingapp.UseCases) error {
 		res, err := uc.AddCharge.Handle(ctx, billingapp.AddCharge{OrganizationID: *org, Reference: *ref, Title: *title,

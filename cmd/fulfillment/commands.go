@@ -147,17 +147,12 @@ func splitScopes(s string) []string {
 // organization's token or API key holds (domain.Scopes). Anything else is
 // a usage error of cmd, before anything is done.
 func parseScopes(cmd, list string) ([]domain.Scope, error) {
-	names := splitScopes(list)
-	if len(names) == 0 {
+	scopes, err := domain.ParseScopeList(list)
+	switch {
+	case errors.Is(err, domain.ErrNoScope):
 		return nil, usagef("%s needs --scopes with at least one of locations, invoices, shipments, inventory", cmd)
-	}
-	scopes := make([]domain.Scope, 0, len(names))
-	for _, n := range names {
-		scope, err := domain.ParseScope(n)
-		if err != nil {
-			return nil, usagef("%s: %v", cmd, err)
-		}
-		scopes = append(scopes, scope)
+	case err != nil:
+		return nil, usagef("%s: %v", cmd, err)
 	}
 	return scopes, nil
 }

@@ -5,15 +5,12 @@ package main
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"os/signal"
 	"strconv"
-	"sync"
 	"syscall"
 	"time"
 
@@ -23,18 +20,9 @@ import (
 	"github.com/acme3pl/fulfillment/application"
 	intakeapp "github.com/acme3pl/fulfillment/application/intake"
 	"github.com/acme3pl/fulfillment/bootstrap"
-	"github.com/acme3pl/fulfillment/domain/audit"
 	"github.com/acme3pl/fulfillment/domain/intake"
 	"github.com/acme3pl/fulfillment/ports"
 )
-
-// replayWalkBatch is how many order IDs `replay --all-failed` reads at a
-// time from the organization's failed orders.
-const replayWalkBatch = 500
-
-// replayBudget bounds one replay, which runs to its end (commit or
-// rollback) even after an interrupt.
-const replayBudget = 30 * time.Second
 
 // orderDeps is what `orders list` and `orders replay` use: the intake's use
 // cases, and the shared kernel's check that the organization exists (an
@@ -132,72 +120,40 @@ func receiptLine(r *intake.OrderReceipt) string {
 		httpapi.FormatTime(r.LastReceived()))
 }
 
-// replayTally counts the outcomes of a replay run.
-type replayTally struct {
-	mu                           sync.Mutex
-	out                          io.Writer
-	succeeded, duplicate, failed int
-	firstFailure                 error // the first replay's error, for the run's audit record
-	lastShown                    time.Time
-	progress                     io.Writer // nil: no progress line
-	progressShown                bool
-	started                      time.Time
+// replayPrinter prints a replay run's lines as the use case reports its
+// orders (one at a time), and its progress on a terminal.
+type replayPrinter struct {
+	out           io.Writer
+	progress      io.Writer // nil: no progress line
+	lastShown     time.Time
+	progressShown bool
+	started       time.Time
 }
 
-// add prints the order's line — order ID, outcome (succeeded, duplicate,
-// failed), and the shipment ID (or the skip reason) or the error code —
-// and counts it.
-func (t *replayTally) add(orderID int64, res intakeapp.StorefrontOrderResult, err error) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	t.clearProgress()
-	switch {
-	case err != nil:
-		t.failed++
-		if t.firstFailure == nil {
-			t.firstFailure = err
-		}
-		fmt.Fprintf(t.out, "%d failed %s\n", orderID, application.KindOf(err).Code())
-	case res.Duplicate:
-		t.duplicate++
-		fmt.Fprintf(t.out, "%d duplicate %s\n", orderID, shipmentOrSkip(res))
-	default:
-		t.succeeded++
-		fmt.Fprintf(t.out, "%d succeeded %s\n", orderID, shipmentOrSkip(res))
+// each prints the order's line — order ID, outcome (succeeded, duplicate,
+// failed), and the shipment ID (or the skip reason) or the error code.
+func (p *replayPrinter) each(o intakeapp.ReplayedOrder) {
+	p.clearProgress()
+	if o.Err != nil {
+		fmt.Fprintf(p.out, "%d failed %s\n", o.OrderID, application.KindOf(o.Err).Code())
+	} else {
+		fmt.Fprintf(p.out, "%d %s %s\n", o.OrderID, o.Outcome(), o.ShipmentOrSkip())
 	}
-	if t.progress != nil && time.Since(t.lastShown) >= 200*time.Millisecond {
-		t.lastShown = time.Now()
-		n := t.succeeded + t.duplicate + t.failed
-		rate := float64(n) / max(time.Since(t.started).Seconds(), 0.001)
-		fmt.Fprintf(t.progress, "\rreplayed %d: %d succeeded, %d duplicate, %d failed (%.0f/s)",
-			n, t.succeeded, t.duplicate, t.failed, rate)
-		t.progressShown = true
+	if p.progress != nil && time.Since(p.lastShown) >= 200*time.Millisecond {
+		p.lastShown = time.Now()
+		run := o.Run
+		rate := float64(run.Replayed()) / max(time.Since(p.started).Seconds(), 0.001)
+		fmt.Fprintf(p.progress, "\rreplayed %d: %d succeeded, %d duplicate, %d failed (%.0f/s)",
+			run.Replayed(), run.Succeeded, run.Duplicate, run.Failed, rate)
+		p.progressShown = true
 	}
 }
 
-func (t *replayTally) clearProgress() {
-	if t.progressShown {
-		fmt.Fprint(t.progress, "\r\033[K")
-		t.progressShown = false
+func (p *replayPrinter) clearProgress() {
+	if p.progressShown {
+		fmt.Fprint(p.progress, "\r\033[K")
+		p.progressShown = false
 	}
-}
-
-func (t *replayTally) summary() string {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	t.clearProgress()
-	return fmt.Sprintf("replayed %d: %d succeeded, %d duplicate, %d failed",
-		t.succeeded+t.duplicate+t.failed, t.succeeded, t.duplicate, t.failed)
-}
-
-func shipmentOrSkip(res intakeapp.StorefrontOrderResult) string {
-	if res.ShipmentID != "" {
-		return res.ShipmentID
-	}
-	if res.Skipped != "" {
-		return string(res.Skipped)
-	}
-	return "-"
 }
 
 // isTerminal tells whether w is a terminal (a character device).
@@ -208,15 +164,6 @@ func isTerminal(w io.Writer) bool {
 	}
 	st, err := f.Stat()
 	return err == nil && st.Mode()&os.ModeCharDevice != 0
-}
-
-// newTraceID makes the trace ID a replay from the command line records on
-// the receipt (the command exports no spans; the ID tells its replays
-// apart from the storefront's deliveries).
-func newTraceID() string {
-	var b [16]byte
-	_, _ = rand.Read(b[:])
-	return hex.EncodeToString(b[:])
 }
 
 // ordersReplay replays one order, or every failed order of the
@@ -257,113 +204,34 @@ func ordersReplay(ctx context.Context, cfg bootstrap.Config, args []string, stdo
 	}
 	sigCtx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	tally := &replayTally{out: stdout, started: time.Now()}
+	printer := &replayPrinter{out: stdout, started: time.Now()}
 	if *all && isTerminal(stderr) {
-		tally.progress = stderr
+		printer.progress = stderr
 	}
-	var walkErr, orgErr error
-	input := map[string]any{"organizationId": *org, "allFailed": *all}
-	if !*all {
-		input["orderId"] = single
-	}
-	op := application.Operation{Actor: actor(), Action: audit.OrdersReplay, OrganizationID: *org, Input: input}
-	err := withAppConns(ctx, cfg, *workers+1, func(ctx context.Context, deps orderDeps) error {
-		// One record of the run, written once it ended, with its outcome.
-		defer func() {
-			rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), replayBudget)
-			defer cancel()
-			_, _ = deps.App.RecordOperatorAction.Handle(rctx, application.RecordOperatorAction{Operation: op,
-				Outcome: replayOutcome(orgErr, walkErr, sigCtx.Err(), tally)})
-		}()
-		if orgErr = checkOrganization(ctx, deps.App, "orders replay", *org); orgErr != nil {
-			return orgErr
-		}
-		app := deps.Intake
-		replay := func(id int64) {
-			// A replay in flight is not cut by an interrupt: it ends as a
-			// delivery would, committed or rolled back.
-			rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), replayBudget)
-			defer cancel()
-			res, err := app.ReplayStorefrontOrder.Handle(rctx, intakeapp.ReplayStorefrontOrder{
-				OrganizationID: *org, OrderID: id, TraceID: newTraceID(),
-			})
-			tally.add(id, res, err)
-		}
-		if !*all {
-			replay(single)
-			return nil
-		}
-		ids := make(chan int64)
-		var wg sync.WaitGroup
-		for range *workers {
-			wg.Go(func() {
-				for id := range ids {
-					replay(id)
-				}
-			})
-		}
-		walkErr = walkFailed(sigCtx, app, *org, ids)
-		close(ids)
-		wg.Wait()
+	var run intakeapp.ReplayRun
+	var orgErr error
+	err := withAppConns(ctx, cfg, *workers+1, func(_ context.Context, deps orderDeps) error {
+		// The use case's context is the interrupt's: it stops the walk; the
+		// replays in flight end, and the run's record is written.
+		run, orgErr = deps.Intake.ReplayFailedOrders.Handle(sigCtx, intakeapp.ReplayFailedOrders{
+			OrganizationID: *org, OrderID: single, AllFailed: *all, Workers: *workers, Actor: actor(), Each: printer.each,
+		})
 		return nil
 	})
 	if orgErr != nil {
-		return orgErr // nothing was replayed: no summary
+		return fmt.Errorf("orders replay: %w", orgErr) // nothing was replayed: no summary
 	}
-	fmt.Fprintln(stdout, tally.summary())
+	printer.clearProgress()
+	fmt.Fprintln(stdout, run.Summary())
 	switch {
 	case err != nil:
 		return fmt.Errorf("orders replay: %w", err)
 	case sigCtx.Err() != nil && ctx.Err() == nil:
 		return errors.New("orders replay: interrupted; the orders replayed stay replayed, run it again to replay the rest")
-	case walkErr != nil:
-		return fmt.Errorf("orders replay: list the failed orders: %w", walkErr)
-	case tally.failed > 0:
-		return fmt.Errorf("orders replay: %d of the orders were not replayed (see their lines above)", tally.failed)
+	case run.WalkErr != nil:
+		return fmt.Errorf("orders replay: list the failed orders: %w", run.WalkErr)
+	case run.Failed > 0:
+		return fmt.Errorf("orders replay: %d of the orders were not replayed (see their lines above)", run.Failed)
 	}
 	return nil
-}
-
-// replayOutcome is the outcome of a replay run as its audit record says
-// it: the code of what failed it (the organization, the walk, an
-// interrupt, else the first replay that failed), else done when an order
-// was replayed, else unchanged (nothing new: duplicates, or no failed
-// order).
-func replayOutcome(orgErr, walkErr, interrupted error, t *replayTally) audit.Outcome {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	for _, err := range []error{orgErr, walkErr, interrupted, t.firstFailure} {
-		if err != nil {
-			return application.AuditOutcome(err)
-		}
-	}
-	if t.succeeded > 0 {
-		return audit.Done
-	}
-	return audit.Unchanged
-}
-
-// walkFailed sends the IDs of the organization's failed orders that keep
-// their body to ids, in ascending order, until none is left or ctx ends.
-func walkFailed(ctx context.Context, app *intakeapp.UseCases, org string, ids chan<- int64) error {
-	var after int64
-	for {
-		batch, err := app.ListReplayableOrders.Handle(ctx, intakeapp.ListReplayableOrders{
-			OrganizationID: org, After: after, Limit: replayWalkBatch,
-		})
-		if err != nil {
-			return err // after an interrupt, the caller says so instead
-		}
-		for _, id := range batch {
-			select {
-			case ids <- id:
-			case <-ctx.Done():
-				return nil
-			}
-			after = id
-		}
-		if len(batch) < replayWalkBatch {
-			return nil
-		}
-	}
 }

@@ -192,7 +192,7 @@ func checkCore(t *testing.T, m manifest, e expect) {
 		}
 	}
 
-	svc := one[*corev1.Service](t, m)
+	svc := named[*corev1.Service](t, m, d.Name) // the API's (the console has its own)
 	if !selects(t, &metav1.LabelSelector{MatchLabels: svc.Spec.Selector}, pod.Labels) ||
 		selects(t, &metav1.LabelSelector{MatchLabels: svc.Spec.Selector}, job.Spec.Template.Labels) {
 		t.Errorf("the Service selects %v: want the server's pods only", svc.Spec.Selector)

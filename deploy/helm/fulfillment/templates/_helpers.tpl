@@ -209,6 +209,17 @@ seccompProfile:
 {{- if and .Values.ingress.enabled (not .Values.ingress.host) -}}
 {{- fail "ingress.enabled is true: set ingress.host" -}}
 {{- end -}}
+{{- if .Values.console.enabled -}}
+{{- if eq .Values.config.environment "production" -}}
+{{- $_ := required "console.enabled in production: set console.oidc.issuer (the console refuses to start in production without an OpenID Connect issuer; sign-in links are for sandbox only)" .Values.console.oidc.issuer -}}
+{{- end -}}
+{{- if and .Values.console.oidc.issuer (not .Values.console.oidc.clientId) -}}
+{{- fail "console.oidc.issuer is set: set console.oidc.clientId (the console's client at the provider)" -}}
+{{- end -}}
+{{- if eq (int .Values.console.containerPort) (int .Values.containerPort) -}}
+{{- fail "console.containerPort must differ from containerPort: the console has a listener of its own" -}}
+{{- end -}}
+{{- end -}}
 {{- end -}}
 
 {{/* The Secret that holds the events broker's credentials: events.credentialsSecret, else the service's. */}}
@@ -265,4 +276,44 @@ EVENTS_NATS_TOKEN, or a .creds file (events.credsKey) mounted read-only. */}}
       key: {{ .key }}
 {{- end }}
 {{- end }}
+{{- end -}}
+
+{{/* The operator's console (docs/console.md), when console.enabled: its listener, its OpenID Connect
+client, and the client's secret from a Secret made outside Helm (each pod reads it; none is a value). */}}
+{{- define "fulfillment.consoleEnv" -}}
+{{- if .Values.console.enabled }}
+- name: CONSOLE_ADDR
+  value: {{ printf ":%d" (int .Values.console.containerPort) | quote }}
+{{- with include "fulfillment.consoleURL" . }}
+- name: CONSOLE_URL
+  value: {{ . | quote }}
+{{- end }}
+{{- with .Values.console.oidc }}
+{{- if .issuer }}
+- name: CONSOLE_OIDC_ISSUER
+  value: {{ .issuer | quote }}
+- name: CONSOLE_OIDC_CLIENT_ID
+  value: {{ .clientId | quote }}
+- name: CONSOLE_OIDC_ROLES_CLAIM
+  value: {{ .rolesClaim | quote }}
+{{- if .clientSecret.secretName }}
+- name: CONSOLE_OIDC_CLIENT_SECRET
+  valueFrom:
+    secretKeyRef:
+      name: {{ .clientSecret.secretName }}
+      key: {{ .clientSecret.key }}
+{{- end }}
+{{- end }}
+{{- end }}
+{{- end }}
+{{- end -}}
+
+{{/* CONSOLE_URL: console.url, else https://console.ingress.host when set, else empty (the service's
+default, http://127.0.0.1:PORT). */}}
+{{- define "fulfillment.consoleURL" -}}
+{{- if .Values.console.url -}}
+{{- trimSuffix "/" .Values.console.url -}}
+{{- else if .Values.console.ingress.host -}}
+{{- printf "https://%s" .Values.console.ingress.host -}}
+{{- end -}}
 {{- end -}}
