@@ -1,0 +1,1 @@
+DROP INDEX CONCURRENTLY IF EXISTS order_receipts_newest_idx;
