@@ -101,6 +101,7 @@ func (p *BillingPages) page(w http.ResponseWriter, r *http.Request) {
 	}
 	var charges []ports.InvoiceCharge
 	open, err := p.billing.PreviewInvoices.Handle(r.Context(), billingapp.PreviewInvoices{OrganizationID: org.ID,
+		ChargesTake: openChargesShown + 1, // one more tells that there are more
 		Charges: func(c ports.InvoiceCharge) error {
 			if len(charges) < openChargesShown {
 				charges = append(charges, c)

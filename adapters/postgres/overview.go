@@ -16,11 +16,13 @@ var _ ports.Overview = (*OverviewReader)(nil)
 const (
 	// pendingShipmentsSQL walks the warehouses (a handful) and counts each
 	// one's pending shipments on shipments_warehouse_queue_idx: a range
-	// of the index per warehouse, never the whole table.
+	// of the index per warehouse, never the whole table. Every pending
+	// shipment was submitted (a CHECK says so); the condition is written
+	// out because the index is partial on it.
 	pendingShipmentsSQL sqlSelect = `SELECT w.id, w.name, q.n, q.oldest
 FROM warehouses w
 CROSS JOIN LATERAL (SELECT count(*) AS n, min(s.submitted_at) AS oldest FROM shipments s
-	WHERE s.warehouse_id = w.id AND s.status = 'pending') q
+	WHERE s.warehouse_id = w.id AND s.status = 'pending' AND s.submitted_at IS NOT NULL) q
 WHERE q.n > 0
 ORDER BY w.name, w.id`
 	// openPeriodsEndedBySQL reads the open periods due soonest on

@@ -22,6 +22,10 @@ type PreviewInvoices struct {
 	// occurredAt order then ID, as GET /v0/invoices/{id}/charges will list
 	// them once it is finalized (`invoices preview --charges`).
 	Charges func(ports.InvoiceCharge) error
+	// ChargesTake, above 0, hands Charges at most that many charges of
+	// each open invoice, the first in that order (a page that shows the
+	// first few need not read a month's thousands).
+	ChargesTake int
 }
 
 // PreviewInvoicesHandler answers PreviewInvoices.
@@ -100,7 +104,7 @@ func (h *PreviewInvoicesHandler) Handle(ctx context.Context, c PreviewInvoices) 
 			if c.Charges == nil {
 				break
 			}
-			if _, err := r.Charges.OfInvoice(ctx, c.OrganizationID, p.period.InvoiceID, ports.Page{}, c.Charges); err != nil {
+			if _, err := r.Charges.OfInvoice(ctx, c.OrganizationID, p.period.InvoiceID, ports.Page{Take: max(c.ChargesTake, 0)}, c.Charges); err != nil {
 				return err
 			}
 		}
