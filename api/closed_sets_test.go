@@ -3,6 +3,7 @@ package api_test
 import (
 	"context"
 	"fmt"
+	"os"
 	"regexp"
 	"slices"
 	"strings"
@@ -11,21 +12,25 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/acme3pl/fulfillment/adapters/postgres/pgtest"
+	"github.com/acme3pl/fulfillment/adapters/telemetry"
 	"github.com/acme3pl/fulfillment/api"
+	"github.com/acme3pl/fulfillment/domain/audit"
 	"github.com/acme3pl/fulfillment/domain/invoicing"
 	"github.com/acme3pl/fulfillment/domain/operator"
 	"github.com/acme3pl/fulfillment/domain/shipping"
+	"github.com/acme3pl/fulfillment/ports"
 )
 
 // closedSet is a closed set of values the domain lists once, and where
 // else it is written: enums of api/openapi.yaml, each by its path in the
-// document, and CHECK constraints of the migrated schema that list the
-// values of one column.
+// document; CHECK constraints of the migrated schema that list the values
+// of one column; and the lists of the docs.
 type closedSet struct {
 	name    string
 	domain  []string
 	enums   []enumPath
 	columns []column
+	docs    []docList
 }
 
 // enumPath is the path of an enum in api/openapi.yaml: mapping keys, and
@@ -41,20 +46,22 @@ type column struct{ table, name string }
 func (c column) String() string { return c.table + "." + c.name }
 
 // closedSets are the domain's closed sets that have copies outside Go.
-// The fees (billing.Fees), the event types (ports.EventTypes) and the
-// audit actions (audit.Actions) have none in api/openapi.yaml or in the
-// schema: the metrics' labels of the first two are built from the lists.
+// The fees (billing.Fees, as the metrics' fee label built from them), the
+// event types (ports.EventTypes) and the audit actions (audit.Actions) have
+// none in api/openapi.yaml or in the schema, only in the docs.
 func closedSets() []closedSet {
 	return []closedSet{{
 		name:    "shipping.ShipmentKinds",
 		domain:  names(shipping.ShipmentKinds),
 		enums:   []enumPath{schemaProperty("Shipment", "kind"), schemaProperty("WarehouseShipment", "kind")},
 		columns: []column{{"shipments", "kind"}},
+		docs:    []docList{metricLabel("fulfillment_shipment_transitions_total", "kind")},
 	}, {
 		name:    "shipping.ShipmentStatuses",
 		domain:  names(shipping.ShipmentStatuses),
 		enums:   []enumPath{{"components", "schemas", "ShipmentStatus", "enum"}},
 		columns: []column{{"shipments", "status"}},
+		docs:    []docList{metricLabel("fulfillment_shipment_transitions_total", "status")},
 	}, {
 		name:   "shipping.WarehouseStatuses",
 		domain: names(shipping.WarehouseStatuses),
@@ -71,6 +78,18 @@ func closedSets() []closedSet {
 		name:    "operator.Roles",
 		domain:  roleNames(operator.Roles),
 		columns: []column{{"console_sessions", "role"}, {"console_signin_links", "role"}},
+	}, {
+		name:   "telemetry.BillingFees (billing.Fees)",
+		domain: telemetry.BillingFees,
+		docs:   []docList{metricLabel("fulfillment_billing_charges_total", "fee")},
+	}, {
+		name:   "ports.EventTypes",
+		domain: names(ports.EventTypes),
+		docs:   []docList{tableColumn("docs/events.md", "type"), metricLabel("fulfillment_events_published_total", "type")},
+	}, {
+		name:   "audit.Actions",
+		domain: names(audit.Actions),
+		docs:   []docList{tableColumn("docs/audit.md", "action")},
 	}}
 }
 
@@ -122,9 +141,18 @@ func TestClosedSetsMatchTheirCopies(t *testing.T) {
 					t.Errorf("%s: no CHECK constraint lists its values in the migrated schema", c)
 					continue
 				}
-				if missing, extra := difference(set.domain, got); len(missing)+len(extra) > 0 {
-					t.Errorf("the CHECK constraint of %s lists %q: lacks %q, has %q the domain's list %q does not",
-						c, got, missing, extra, set.domain)
+				if d := difference(set.domain, got); d != "" {
+					t.Errorf("the CHECK constraint of %s lists %q, the domain's list %q: %s", c, got, set.domain, d)
+				}
+			}
+			for _, l := range set.docs {
+				got, err := l.values()
+				if err != nil {
+					t.Errorf("%s: %v", l.where, err)
+					continue
+				}
+				if d := difference(set.domain, got); d != "" {
+					t.Errorf("%s lists %q, the domain's list %q: %s", l.where, got, set.domain, d)
 				}
 			}
 		})
@@ -237,9 +265,10 @@ func checkLists(t *testing.T) map[column][]string {
 	return out
 }
 
-// difference is what want has and got lacks, and what got has and want
-// lacks.
-func difference(want, got []string) (missing, extra []string) {
+// difference says what want has and got lacks, and what got has and want
+// lacks; "" when they hold the same values.
+func difference(want, got []string) string {
+	var missing, extra []string
 	for _, w := range want {
 		if !slices.Contains(got, w) {
 			missing = append(missing, w)
@@ -250,5 +279,88 @@ func difference(want, got []string) (missing, extra []string) {
 			extra = append(extra, g)
 		}
 	}
-	return missing, extra
+	var d []string
+	if len(missing) > 0 {
+		d = append(d, fmt.Sprintf("lacks %q", missing))
+	}
+	if len(extra) > 0 {
+		d = append(d, fmt.Sprintf("has %q besides", extra))
+	}
+	return strings.Join(d, ", ")
+}
+
+// docList is a list of a closed set's values in the docs (compared as a
+// set: a doc may order them as its text reads best).
+type docList struct {
+	where  string
+	values func() ([]string, error)
+}
+
+// backticked are the `code` spans of a line of Markdown.
+var backticked = regexp.MustCompile("`([^`]+)`")
+
+// tableColumn is the first column of the table of file (relative to the
+// repository) whose header's first cell is header: one `value` a row.
+func tableColumn(file, header string) docList {
+	return docList{where: fmt.Sprintf("%s, the table of %q", file, header), values: func() ([]string, error) {
+		b, err := os.ReadFile("../" + file)
+		if err != nil {
+			return nil, err
+		}
+		var out []string
+		in := false
+		for line := range strings.Lines(string(b)) {
+			cells := strings.Split(strings.TrimSpace(line), "|")
+			if len(cells) < 3 || cells[0] != "" {
+				if in {
+					break
+				}
+				continue
+			}
+			first := strings.TrimSpace(cells[1])
+			switch {
+			case !in && first == header:
+				in = true
+			case in && strings.Trim(first, "-") == "":
+			case in:
+				m := backticked.FindStringSubmatch(first)
+				if m == nil {
+					return nil, fmt.Errorf("row %q names no `value`", strings.TrimSpace(line))
+				}
+				out = append(out, m[1])
+			}
+		}
+		if len(out) == 0 {
+			return nil, fmt.Errorf("no table whose header starts with %q", header)
+		}
+		return out, nil
+	}}
+}
+
+// metricLabel is the values docs/observability.md gives a label of a
+// metric, in its table of metrics: "`label` (`a`, `b`: …)".
+func metricLabel(metric, label string) docList {
+	const file = "docs/observability.md"
+	return docList{where: fmt.Sprintf("%s, %s{%s}", file, metric, label), values: func() ([]string, error) {
+		b, err := os.ReadFile("../" + file)
+		if err != nil {
+			return nil, err
+		}
+		values := regexp.MustCompile("`" + regexp.QuoteMeta(label) + "` \\(([^)]*)\\)")
+		for line := range strings.Lines(string(b)) {
+			if !strings.HasPrefix(line, "| `"+metric+"` |") {
+				continue
+			}
+			m := values.FindStringSubmatch(line)
+			if m == nil {
+				return nil, fmt.Errorf("its row gives no values of %s", label)
+			}
+			var out []string
+			for _, v := range backticked.FindAllStringSubmatch(m[1], -1) {
+				out = append(out, v[1])
+			}
+			return out, nil
+		}
+		return nil, fmt.Errorf("no row of %s", metric)
+	}}
 }
