@@ -65,7 +65,7 @@ func closedSets() []closedSet {
 	}, {
 		name:   "shipping.WarehouseStatuses",
 		domain: names(shipping.WarehouseStatuses),
-		enums: []enumPath{{"paths", "/v0/warehouse/shipments", "get", "parameters", "name=status", "schema", "enum"}},
+		enums:  []enumPath{{"paths", "/v0/warehouse/shipments", "get", "parameters", "name=status", "schema", "enum"}},
 	}, {
 		name:   "invoicing.VisibleInvoiceStatuses",
 		domain: names(invoicing.VisibleInvoiceStatuses),
