@@ -23,13 +23,7 @@ var (
 		}
 		return append(out, string(billing.FeeService), string(billing.FeeOperator), string(billing.FeeMinimum))
 	}()
-	BillingStatuses = func() []string {
-		out := make([]string, 0, len(invoicing.VisibleInvoiceStatuses))
-		for _, s := range invoicing.VisibleInvoiceStatuses {
-			out = append(out, string(s))
-		}
-		return out
-	}()
+	BillingStatuses = labelValues(invoicing.VisibleInvoiceStatuses)
 )
 
 // ObserveCharges counts n charges accrued of a fee.

@@ -3,6 +3,7 @@ package telemetry
 import (
 	"context"
 	"runtime"
+	"strings"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
@@ -62,12 +63,20 @@ var (
 )
 
 // Shipment kinds and the statuses a transition reaches: the label values of
-// fulfillment_shipment_transitions_total.
+// fulfillment_shipment_transitions_total, the domain's lists of them.
 var (
-	ShipmentKinds    = []string{string(shipping.PickPack), string(shipping.SPD)}
-	ShipmentStatuses = []string{string(shipping.ShipmentDraft), string(shipping.ShipmentPending), string(shipping.ShipmentShipped),
-		string(shipping.ShipmentCancelled)}
+	ShipmentKinds    = labelValues(shipping.ShipmentKinds)
+	ShipmentStatuses = labelValues(shipping.ShipmentStatuses)
 )
+
+// labelValues are the values of a closed set of the domain as label values.
+func labelValues[S ~[]E, E ~string](set S) []string {
+	out := make([]string, len(set))
+	for i, v := range set {
+		out[i] = string(v)
+	}
+	return out
+}
 
 // NewMetrics registers the Go runtime and process collectors and the
 // service's own families, with every series of a known label set already
@@ -86,7 +95,8 @@ func NewMetrics() *Metrics {
 			"Storefront order deliveries answered, by outcome (created, duplicate, skipped, refused, failed) and, for refused and failed, the error code.",
 			"outcome", "code"),
 		ShipmentTransitions: newCounterVec("fulfillment_shipment_transitions_total",
-			"Shipment changes committed, by kind (pick_pack, spd) and the status reached (draft, pending, shipped, cancelled).",
+			"Shipment changes committed, by kind ("+strings.Join(ShipmentKinds, ", ")+") and the status reached ("+
+				strings.Join(ShipmentStatuses, ", ")+").",
 			"kind", "status"),
 		RequestsShed: newCounterVec("fulfillment_http_requests_shed_total",
 			"Requests refused with 503 by load shedding, by route template.",

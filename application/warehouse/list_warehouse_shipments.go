@@ -2,6 +2,7 @@ package warehouse
 
 import (
 	"context"
+	"strings"
 
 	"go.opentelemetry.io/otel/attribute"
 
@@ -16,7 +17,7 @@ import (
 // submission first: the warehouse's work list.
 type ListWarehouseShipments struct {
 	WarehouseID string
-	Status      shipping.ShipmentStatus // pending, shipped or cancelled
+	Status      shipping.ShipmentStatus // one of shipping.WarehouseStatuses
 	Page        ports.Page
 }
 
@@ -29,17 +30,27 @@ func (q ListWarehouseShipments) SpanAttributes() []attribute.KeyValue {
 // more follow.
 type ShipmentPage = application.Page[ports.WarehouseShipment]
 
-// NewListWarehouseShipmentsHandler builds the handler: one page. A draft
-// never reaches the warehouse, so its status is refused like an unknown
-// one.
+// NewListWarehouseShipmentsHandler builds the handler: one page. A status
+// the warehouse never sees (a draft's) is refused like an unknown one.
 func NewListWarehouseShipmentsHandler(s ports.ShipmentRepository) application.HandlerFunc[ListWarehouseShipments, ShipmentPage] {
 	return application.List(func(ctx context.Context, q ListWarehouseShipments) ([]ports.WarehouseShipment, bool, error) {
 		if q.Status == "" {
 			q.Status = shipping.ShipmentPending
 		}
-		if q.Status == shipping.ShipmentDraft {
-			return nil, false, domain.Invalid("status", "must be pending, shipped or cancelled")
+		if !q.Status.SeenByWarehouse() {
+			return nil, false, domain.Invalid("status", "must be %s", warehouseStatusNames)
 		}
 		return s.ListAtWarehouse(ctx, q.WarehouseID, q.Status, q.Page)
 	})
 }
+
+// warehouseStatusNames are the statuses the warehouse sees as the refusal
+// names them: "pending, shipped or cancelled".
+var warehouseStatusNames = func() string {
+	names := make([]string, len(shipping.WarehouseStatuses))
+	for i, st := range shipping.WarehouseStatuses {
+		names[i] = string(st)
+	}
+	last := len(names) - 1
+	return strings.Join(names[:last], ", ") + " or " + names[last]
+}()

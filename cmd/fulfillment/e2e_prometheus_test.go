@@ -24,6 +24,8 @@ import (
 	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
+
+	"github.com/acme3pl/fulfillment/domain/shipping"
 )
 
 // prometheus is a private Prometheus server on a loopback port.
@@ -255,8 +257,8 @@ func checkMetricsEndpoint(t *testing.T, srv, down *server, answers []obsAnswers)
 			t.Errorf("transitions_total{%s} = %v, want %v", key, transitions[key], want)
 		}
 	}
-	if len(transitions) != 8 {
-		t.Errorf("transitions_total has %d series, want 8: %v", len(transitions), transitions)
+	if want := len(shipping.ShipmentKinds) * len(shipping.ShipmentStatuses); len(transitions) != want {
+		t.Errorf("transitions_total has %d series, want %d: %v", len(transitions), want, transitions)
 	}
 
 	received := family("fulfillment_warehouse_units_received_total")

@@ -28,15 +28,20 @@ const (
 // VisibleInvoiceStatuses are the statuses of invoices that are finalized and
 // sent, in the order of api/openapi.yaml: the one list of what customers
 // see (Visible, ParseVisibleInvoiceStatus; the postgres adapter's reads of
-// visible invoices).
+// visible invoices), which api/openapi.yaml's InvoiceStatus is compared
+// with (api/closed_sets_test.go).
 var VisibleInvoiceStatuses = []InvoiceStatus{
 	InvoiceUnpaid, InvoicePendingPayment, InvoicePaid, InvoiceCancelled, InvoiceRefunded, InvoiceCollecting,
 }
 
+// InvoiceStatuses are the eight statuses, the internal two then the
+// visible six: the one list of them, which the invoices table's CHECK is
+// compared with (api/closed_sets_test.go).
+var InvoiceStatuses = append([]InvoiceStatus{InvoiceDraft, InvoiceAccumulating}, VisibleInvoiceStatuses...)
+
 // ParseInvoiceStatus accepts any of the eight statuses.
 func ParseInvoiceStatus(s string) (InvoiceStatus, error) {
-	switch st := InvoiceStatus(s); st {
-	case InvoiceDraft, InvoiceAccumulating:
+	if st := InvoiceStatus(s); slices.Contains(InvoiceStatuses, st) {
 		return st, nil
 	}
 	return ParseVisibleInvoiceStatus(s)

@@ -3,6 +3,7 @@ package shipping
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -20,6 +21,11 @@ const (
 	SPD      ShipmentKind = "spd"
 )
 
+// ShipmentKinds are the kinds, the one list of them: api/openapi.yaml's
+// enums, the shipments table's CHECK and the metrics' kind label are
+// compared with it or built from it (api/closed_sets_test.go).
+var ShipmentKinds = []ShipmentKind{PickPack, SPD}
+
 // ShipmentStatus is a state of the shipment state machine:
 // draft → pending → shipped, draft|pending → cancelled.
 type ShipmentStatus string
@@ -32,6 +38,20 @@ const (
 	ShipmentCancelled ShipmentStatus = "cancelled"
 )
 
+// ShipmentStatuses are the statuses, the one list of them: api/openapi.yaml's
+// ShipmentStatus, the shipments table's CHECK and the metrics' status label
+// are compared with it or built from it (api/closed_sets_test.go).
+var ShipmentStatuses = []ShipmentStatus{ShipmentDraft, ShipmentPending, ShipmentShipped, ShipmentCancelled}
+
+// WarehouseStatuses are the statuses the warehouse sees: every one but
+// draft, since a draft never reaches the warehouse. Its list of shipments
+// refuses any other, and api/openapi.yaml's enum of that list's status is
+// compared with it.
+var WarehouseStatuses = []ShipmentStatus{ShipmentPending, ShipmentShipped, ShipmentCancelled}
+
+// SeenByWarehouse tells a status of WarehouseStatuses.
+func (s ShipmentStatus) SeenByWarehouse() bool { return slices.Contains(WarehouseStatuses, s) }
+
 // Items is the kind of inventory record the shipment's lines name:
 // products for Pick & Pack, cartons for SPD.
 func (k ShipmentKind) Items() ItemKind {
@@ -41,10 +61,9 @@ func (k ShipmentKind) Items() ItemKind {
 	return KindProduct
 }
 
-// ParseShipmentStatus accepts the four statuses.
+// ParseShipmentStatus accepts the statuses of ShipmentStatuses.
 func ParseShipmentStatus(s string) (ShipmentStatus, error) {
-	switch st := ShipmentStatus(s); st {
-	case ShipmentDraft, ShipmentPending, ShipmentShipped, ShipmentCancelled:
+	if st := ShipmentStatus(s); slices.Contains(ShipmentStatuses, st) {
 		return st, nil
 	}
 	return "", domain.Invalid("status", "%q is not a shipment status", s)
