@@ -45,15 +45,13 @@ type shipmentsView struct {
 
 const shipmentsTitle = "Shipments"
 
-var shipmentStatuses = []shipping.ShipmentStatus{shipping.ShipmentDraft, shipping.ShipmentPending, shipping.ShipmentShipped, shipping.ShipmentCancelled}
-
 func (p *ShipmentPages) list(w http.ResponseWriter, r *http.Request) {
 	org, ok := p.organization(w, r, shipmentsTitle)
 	if !ok {
 		return
 	}
 	q := r.URL.Query()
-	v := shipmentsView{Org: org.ID, Status: q.Get("status"), Statuses: shipmentStatuses}
+	v := shipmentsView{Org: org.ID, Status: q.Get("status"), Statuses: shipping.ShipmentStatuses}
 	if id := q.Get("id"); id != "" {
 		if !domain.ValidID(id) {
 			p.pageError(w, r, shipmentsTitle, fieldError("id", "is not a shipment ID"))
