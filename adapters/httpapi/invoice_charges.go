@@ -3,11 +3,9 @@ package httpapi
 import (
 	"context"
 	"encoding/csv"
-	"encoding/json"
 	"errors"
 	"mime"
 	"net/http"
-	"strconv"
 	"strings"
 	"time"
 
@@ -19,71 +17,6 @@ import (
 	"github.com/acme3pl/fulfillment/domain"
 	"github.com/acme3pl/fulfillment/ports"
 )
-
-// ChargeDTO is a charge behind an invoice (api/openapi.yaml, InvoiceCharge).
-type ChargeDTO struct {
-	ID          string          `json:"id"`
-	Fee         string          `json:"fee"`
-	Title       string          `json:"title"`
-	Quantity    json.Number     `json:"quantity"`
-	UnitCost    int64           `json:"unitCost"`
-	OccurredAt  string          `json:"occurredAt"`
-	WarehouseID *string         `json:"warehouseId"`
-	Source      ChargeSourceDTO `json:"source"`
-}
-
-// ChargeSourceDTO names the fact a charge bills.
-type ChargeSourceDTO struct {
-	Type string `json:"type"`
-	ID   string `json:"id"`
-}
-
-// ChargeView is a charge as the API shows it (the CLI's preview too).
-func ChargeView(c ports.InvoiceCharge) (ChargeDTO, error) {
-	q, err := domain.QuantityFromMilli(c.QuantityMilli)
-	if err != nil {
-		return ChargeDTO{}, err
-	}
-	out := ChargeDTO{ID: "chg_" + strconv.FormatInt(c.ID, 10), Fee: c.Fee, Title: c.Title, Quantity: json.Number(q.String()),
-		UnitCost: c.UnitCost, OccurredAt: resources.FormatTime(c.OccurredAt), Source: ChargeSourceDTO{Type: c.SourceType, ID: c.SourceID}}
-	if c.WarehouseID != "" {
-		wh := c.WarehouseID
-		out.WarehouseID = &wh
-	}
-	return out, nil
-}
-
-// ChargesCSVHeader is the CSV's header row: the JSON's names, the source's
-// dotted.
-var ChargesCSVHeader = []string{"id", "fee", "title", "quantity", "unitCost", "occurredAt", "warehouseId", "source.type", "source.id"}
-
-// ChargeCSVRecord is a charge as a CSV row of ChargesCSVHeader. Its text
-// cells pass through csvText; its numbers (quantity, unitCost) are written
-// as they are, a credit's negative unit cost included.
-func ChargeCSVRecord(c ChargeDTO) []string {
-	wh := ""
-	if c.WarehouseID != nil {
-		wh = *c.WarehouseID
-	}
-	return []string{csvText(c.ID), csvText(c.Fee), csvText(c.Title), c.Quantity.String(), strconv.FormatInt(c.UnitCost, 10),
-		csvText(c.OccurredAt), csvText(wh), csvText(c.Source.Type), csvText(c.Source.ID)}
-}
-
-// csvText is a text cell as a spreadsheet may safely open it: a cell that
-// begins with =, +, -, @, a tab or a carriage return would be read as a
-// formula (a WMS's reference =HYPERLINK(…), an operator's title =1+2), so
-// it is written with a leading ' (OWASP's CSV injection guidance), which
-// spreadsheets show as text. Numbers never pass through it.
-func csvText(s string) string {
-	if s == "" {
-		return s
-	}
-	switch s[0] {
-	case '=', '+', '-', '@', '\t', '\r':
-		return "'" + s
-	}
-	return s
-}
 
 // InvoiceCharges serves GET /v0/invoices/{id}/charges.
 type InvoiceCharges struct {
@@ -147,9 +80,9 @@ func (h *InvoiceCharges) list(w http.ResponseWriter, r *http.Request) {
 		h.writeCSV(w, r, in)
 		return
 	}
-	out := make([]ChargeDTO, 0, page.Take)
+	out := make([]resources.Charge, 0, page.Take)
 	in.Each = func(c ports.InvoiceCharge) error {
-		dto, err := ChargeView(c)
+		dto, err := resources.ChargeOf(c)
 		out = append(out, dto)
 		return err
 	}
@@ -217,7 +150,7 @@ func (h *InvoiceCharges) writeCSV(w http.ResponseWriter, r *http.Request, in inv
 		_ = rc.SetWriteDeadline(time.Now().Add(stall)) // a writer without deadlines (a test's recorder): none to set
 		w.WriteHeader(http.StatusOK)
 		started = true
-		return cw.Write(ChargesCSVHeader)
+		return cw.Write(resources.ChargesCSVHeader)
 	}
 	cut := func(err error) error {
 		lost = err
@@ -230,11 +163,11 @@ func (h *InvoiceCharges) writeCSV(w http.ResponseWriter, r *http.Request, in inv
 				return cut(err)
 			}
 		}
-		dto, err := ChargeView(c)
+		dto, err := resources.ChargeOf(c)
 		if err != nil {
 			return err
 		}
-		if err := cw.Write(ChargeCSVRecord(dto)); err != nil {
+		if err := cw.Write(resources.ChargeCSVRecord(dto)); err != nil {
 			return cut(err)
 		}
 		if rows++; rows%exportFlushRows == 0 {

@@ -14,6 +14,7 @@ import (
 
 	"github.com/acme3pl/fulfillment/adapters/fixture"
 	"github.com/acme3pl/fulfillment/adapters/httpapi"
+	"github.com/acme3pl/fulfillment/adapters/resources"
 	billingapp "github.com/acme3pl/fulfillment/application/billing"
 	"github.com/acme3pl/fulfillment/bootstrap"
 	"github.com/acme3pl/fulfillment/domain/billing"
@@ -142,10 +143,10 @@ func invoicesCmd(ctx context.Context, cfg bootstrap.Config, args []string, stdou
 		}
 		return withBilling(ctx, cfg, func(ctx context.Context, uc *billingapp.UseCases) error {
 			q := billingapp.PreviewInvoices{OrganizationID: *org}
-			charges := []httpapi.ChargeDTO{}
+			charges := []resources.Charge{}
 			if *withCharges {
 				q.Charges = func(c ports.InvoiceCharge) error {
-					dto, err := httpapi.ChargeView(c)
+					dto, err := resources.ChargeOf(c)
 					charges = append(charges, dto)
 					return err
 				}
