@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"flag"
 	"fmt"
-	"net/url"
 	"os"
 	"regexp"
 	"strings"
@@ -61,13 +60,13 @@ func gen(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	if err := createDatabase(ctx, *dsn); err != nil {
+	if err := benchdb.CreateDatabase(ctx, *dsn); err != nil {
 		return err
 	}
 	// Generation runs one statement at a time (the machine is shared), and
 	// index builds one parallel worker at most; the migrator holds its lock
 	// on a second connection.
-	db, err := postgres.Open(postgres.Options{DSN: withParam(*dsn, "read_timeout", "2h"), MaxOpenConns: 2})
+	db, err := postgres.Open(postgres.Options{DSN: benchdb.WithParam(*dsn, "read_timeout", "2h"), MaxOpenConns: 2})
 	if err != nil {
 		return err
 	}
@@ -338,44 +337,3 @@ WHERE i.indrelid = ANY ($1::text[]::regclass[]) AND NOT EXISTS (SELECT 1 FROM pg
 }
 
 func pgArray(s []string) string { return "{" + strings.Join(s, ",") + "}" }
-
-// withParam sets a query parameter of a DSN.
-func withParam(dsn, name, value string) string {
-	u, err := url.Parse(dsn)
-	if err != nil {
-		return dsn
-	}
-	q := u.Query()
-	q.Set(name, value)
-	u.RawQuery = q.Encode()
-	return u.String()
-}
-
-// createDatabase creates the database of dsn on its server when missing.
-func createDatabase(ctx context.Context, dsn string) error {
-	u, err := url.Parse(dsn)
-	if err != nil || len(u.Path) < 2 {
-		return fmt.Errorf("-dsn %q names no database", dsn)
-	}
-	name := u.Path[1:]
-	if !regexp.MustCompile(`^[a-z_][a-z0-9_]{0,62}$`).MatchString(name) {
-		return fmt.Errorf("database name %q: use lower-case letters, digits and _", name)
-	}
-	admin := *u
-	admin.Path = "/postgres"
-	db, err := postgres.Open(postgres.Options{DSN: admin.String(), MaxOpenConns: 1})
-	if err != nil {
-		return err
-	}
-	defer func() { _ = db.Close() }()
-	var exists bool
-	if err := db.NewRaw("SELECT EXISTS (SELECT 1 FROM pg_database WHERE datname = ?)", name).Scan(ctx, &exists); err != nil {
-		return fmt.Errorf("connect to %s: %w", admin.Redacted(), err)
-	}
-	if exists {
-		return nil
-	}
-	fmt.Fprintf(os.Stderr, "gen: create database %s\n", name)
-	_, err = db.ExecContext(ctx, "CREATE DATABASE "+name)
-	return err
-}

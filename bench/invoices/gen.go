@@ -7,9 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"math/rand/v2"
-	"net/url"
 	"os"
-	"regexp"
 	"strings"
 	"sync"
 	"time"
@@ -48,12 +46,12 @@ func gen(ctx context.Context, args []string) error {
 	if !domain.ValidID(*org) {
 		return fmt.Errorf("-org %q is not a valid ID", *org)
 	}
-	if err := createDatabase(ctx, *dsn); err != nil {
+	if err := benchdb.CreateDatabase(ctx, *dsn); err != nil {
 		return err
 	}
 	// VACUUM of a million rows takes longer than the driver's default
 	// read timeout of 10 s.
-	db, err := postgres.Open(postgres.Options{DSN: withParam(*dsn, "read_timeout", "1h"), MaxOpenConns: *workers + 1})
+	db, err := postgres.Open(postgres.Options{DSN: benchdb.WithParam(*dsn, "read_timeout", "1h"), MaxOpenConns: *workers + 1})
 	if err != nil {
 		return err
 	}
@@ -141,47 +139,6 @@ func gen(ctx context.Context, args []string) error {
 	}
 	fmt.Fprintf(os.Stderr, "gen: done in %s\n", time.Since(start).Round(time.Second))
 	return nil
-}
-
-// withParam sets a query parameter of a DSN.
-func withParam(dsn, name, value string) string {
-	u, err := url.Parse(dsn)
-	if err != nil {
-		return dsn
-	}
-	q := u.Query()
-	q.Set(name, value)
-	u.RawQuery = q.Encode()
-	return u.String()
-}
-
-// createDatabase creates the database of dsn on its server when missing.
-func createDatabase(ctx context.Context, dsn string) error {
-	u, err := url.Parse(dsn)
-	if err != nil || len(u.Path) < 2 {
-		return fmt.Errorf("-dsn %q names no database", dsn)
-	}
-	name := u.Path[1:]
-	if !regexp.MustCompile(`^[a-z_][a-z0-9_]{0,62}$`).MatchString(name) {
-		return fmt.Errorf("database name %q: use lower-case letters, digits and _", name)
-	}
-	admin := *u
-	admin.Path = "/postgres"
-	db, err := postgres.Open(postgres.Options{DSN: admin.String(), MaxOpenConns: 1})
-	if err != nil {
-		return err
-	}
-	defer func() { _ = db.Close() }()
-	var exists bool
-	if err := db.NewRaw("SELECT EXISTS (SELECT 1 FROM pg_database WHERE datname = ?)", name).Scan(ctx, &exists); err != nil {
-		return fmt.Errorf("connect to %s: %w", admin.Redacted(), err)
-	}
-	if exists {
-		return nil
-	}
-	fmt.Fprintf(os.Stderr, "gen: create database %s\n", name)
-	_, err = db.ExecContext(ctx, "CREATE DATABASE "+name)
-	return err
 }
 
 // generator makes the invoices of one organization: invoice seq is the

@@ -4,7 +4,10 @@ package benchdb
 import (
 	"context"
 	"flag"
+	"fmt"
 	"net/url"
+	"os"
+	"regexp"
 
 	"github.com/uptrace/bun"
 
@@ -49,5 +52,46 @@ func Migrate(ctx context.Context, db *bun.DB) error {
 		return err
 	}
 	_, err = m.Up(ctx)
+	return err
+}
+
+// WithParam sets a query parameter of a DSN.
+func WithParam(dsn, name, value string) string {
+	u, err := url.Parse(dsn)
+	if err != nil {
+		return dsn
+	}
+	q := u.Query()
+	q.Set(name, value)
+	u.RawQuery = q.Encode()
+	return u.String()
+}
+
+// CreateDatabase creates the database of dsn on its server when missing.
+func CreateDatabase(ctx context.Context, dsn string) error {
+	u, err := url.Parse(dsn)
+	if err != nil || len(u.Path) < 2 {
+		return fmt.Errorf("-dsn %q names no database", dsn)
+	}
+	name := u.Path[1:]
+	if !regexp.MustCompile(`^[a-z_][a-z0-9_]{0,62}$`).MatchString(name) {
+		return fmt.Errorf("database name %q: use lower-case letters, digits and _", name)
+	}
+	admin := *u
+	admin.Path = "/postgres"
+	db, err := postgres.Open(postgres.Options{DSN: admin.String(), MaxOpenConns: 1})
+	if err != nil {
+		return err
+	}
+	defer func() { _ = db.Close() }()
+	var exists bool
+	if err := db.NewRaw("SELECT EXISTS (SELECT 1 FROM pg_database WHERE datname = ?)", name).Scan(ctx, &exists); err != nil {
+		return fmt.Errorf("connect to %s: %w", admin.Redacted(), err)
+	}
+	if exists {
+		return nil
+	}
+	fmt.Fprintf(os.Stderr, "gen: create database %s\n", name)
+	_, err = db.ExecContext(ctx, "CREATE DATABASE "+name)
 	return err
 }
