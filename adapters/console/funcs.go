@@ -19,7 +19,24 @@ var funcs = template.FuncMap{
 	"age":     age,
 	"query":   query,
 	"needs":   needs,
+	"reason":  reason,
 }
+
+// reasons say, for each error code a failed order can record
+// (intakeapp.ReceiptErrorCodes), what went wrong and what fixes it, for
+// the support agent who reads the failed order.
+var reasons = map[string]string{
+	"invalid_payload":          "The storefront sent an order the service cannot read. Replaying the same body fails again; ask the storefront's owner.",
+	"unknown_skus":             "A line's SKU is not a product of the organization (its body below names the SKUs). Add the product, then replay.",
+	"missing_sku":              "A line that needs shipping has no SKU. Ask the storefront to set it; replaying the same body fails again.",
+	"missing_shipping_address": "The order has no shipping address. Replaying the same body fails again.",
+	"no_warehouse":             "The organization has no active warehouse. Activate one, then replay.",
+	"unavailable":              "The database could not be reached at the time. Replay it.",
+	"internal":                 "The service failed on its own. Replay it; if it fails again, tell the engineers the order's ID.",
+}
+
+// reason is the sentence of an error code, or "" for none.
+func reason(code string) string { return reasons[code] }
 
 // roleNote is what the "needsrole" partial says: the role a page's
 // actions need and the one the person has.

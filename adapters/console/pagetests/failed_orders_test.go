@@ -22,7 +22,8 @@ func TestFailedOrdersReplay(t *testing.T) {
 	want(t, a, 200, "<h1>Failed orders of", "7001", "unknown_skus", `id="replay-7001"`, `id="replay-all"`)
 
 	a = w.get(t, "viewer", "/failed-orders?org="+org+"&order=7001")
-	want(t, a, 200, "Storefront order 7001", `id="order-body"`, "PG-NEW-1", "•••")
+	want(t, a, 200, "Storefront order 7001", `id="order-body"`, "PG-NEW-1", "•••",
+		`id="order-reason">A line&#39;s SKU is not a product of the organization`)
 	wantNot(t, a, "ann.example@example.org", "Hidden Lane", "Ann Example", "555-0111", "08608")
 
 	// Still failing: 422 with its code, nothing changed.
