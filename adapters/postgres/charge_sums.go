@@ -30,9 +30,8 @@ import (
 // The partial days' charges are read per window by a LATERAL subquery
 // that OFFSET 0 keeps from being flattened into a join: each window is then
 // a range of billing_charges_time_idx. Joined, the generic plan hashed the
-// windows and scanned every charge of the table in parallel (60–180 ms at
-// 390,000 charges, for a preview with no partial day at all; 1 ms now:
-// docs/benchmarks/console.md).
+// windows and scanned every charge of the table, even for a preview with
+// no partial day (figures: docs/benchmarks/console.md).
 const sumsSQL sqlSelect = `SELECT n, fee, title, unit_cost, warehouse_id, divisor,
 	least(sum(q), 9223372036854775807)::bigint, least(sum(k), 9223372036854775807)::bigint, description, for_period
 FROM (
@@ -148,10 +147,8 @@ func pgTime(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05.999
 // scalar subqueries, not a join, so that they bound the scan of
 // billing_charges_time_idx: joined, the prepared statement's generic plan
 // walked every charge of the organization in time order and filtered on
-// the period (1.3 s for an open invoice of 7,000 charges among 390,000 of
-// the organization; 1 ms bounded: docs/benchmarks/console.md). The page
-// is cut before the joins, so that the rows skipped are read from the
-// index alone (a page 15,000 charges deep: docs/benchmarks/console.md).
+// the period. The page is cut before the joins, so that the rows skipped
+// are read from the index alone (figures: docs/benchmarks/console.md).
 const invoiceChargesSQL sqlSelect = `SELECT c.id, CASE WHEN c.fee = 'service' THEN coalesce(v.service, c.fee) ELSE c.fee END,
 	c.title, c.quantity_milli, c.unit_cost, c.occurred_at, c.warehouse_id,
 	CASE WHEN c.fee IN ('pick_pack_order', 'pick_pack_unit', 'spd_carton') THEN 'shipment'
