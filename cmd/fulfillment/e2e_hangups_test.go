@@ -109,20 +109,30 @@ func TestHangUpEndsTheStatement(t *testing.T) {
 		body                      []byte
 		auth                      string
 		warm                      func(srv *server) // the statements prepared, the pool's connections open
+		warmed                    int               // the requests warm sends
 	}{
 		{"a read", "LOCK TABLE shipments IN ACCESS EXCLUSIVE MODE", "GET", "/v0/shipments", nil, intakeTokenA, func(srv *server) {
 			_ = do(t, "GET", srv.URL+"/v0/shipments", nil, "Authorization", "Bearer "+intakeTokenA)
-		}},
+		}, 1},
 		{"an order", "LOCK TABLE product_stock IN ACCESS EXCLUSIVE MODE", "POST", "/v0/storefront/orders",
 			smallOrder(8300101, "KEY-LTH-01", "1"), intakeKeyA, func(srv *server) {
 				wantShipment(t, deliver(t, srv, intakeKeyA, smallOrder(8300102, "KEY-LTH-01", "1")))
 				wantShipment(t, deliver(t, srv, intakeKeyA, smallOrder(8300103, "KEY-LTH-01", "1")))
-			}},
+			}, 2},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			srv := startServer(t, baseEnv(testDSN))
 			tt.warm(srv)
+			// A request's access line is written once its answer is out: wait
+			// for the warm-up's lines, so that none is taken for the hung-up one's.
+			routeLine := `"route":"` + tt.route + `"`
+			for deadline := time.Now().Add(5 * time.Second); strings.Count(srv.Logs(), routeLine) < tt.warmed; {
+				if time.Now().After(deadline) {
+					t.Fatalf("the warm-up's %d access lines were not logged:\n%s", tt.warmed, srv.Logs())
+				}
+				time.Sleep(5 * time.Millisecond)
+			}
 			logged := len(srv.Logs())
 			release := holdLock(t, db, tt.lock)
 			defer release()
