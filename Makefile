@@ -13,7 +13,9 @@ TOOLS = scripts/tools.sh
 
 # What `make test` needs besides Go: the tools it installs (once) before the tests run, so that a
 # first-time build of a tool never counts against a test's timeout, and the Go modules whose tests
-# it runs (the service's own, then any module of its own under deploy/ or bench/).
+# it runs (the service's own, then any module of its own under deploy/ or bench/). The service's
+# module runs in the foreground; the others run beside it (the deploy module's cluster test mostly
+# waits on its processes), their output kept in .tmp/test-<module>.log and shown when each is done.
 TEST_TOOLS := helm podman chromium prometheus promtool jaeger kube-apiserver coredns containerd monitoring-crds oidc-provider axe-core
 TEST_MODULES := . deploy bench/baseline
 
@@ -73,8 +75,15 @@ test: ## go test -race on every package against a real PostgreSQL (and nats-serv
 	scripts/redis.sh >/dev/null || status=$$?; \
 	: > .tmp/test.log; \
 	if [[ $$status == 0 ]]; then \
-		for mod in $(TEST_MODULES); do \
-			(cd "$$mod" && go test -race -count=1 -timeout 20m ./...) 2>&1 | tee -a .tmp/test.log || status=$$?; \
+		bg=(); logs=(); \
+		for mod in $(wordlist 2,$(words $(TEST_MODULES)),$(TEST_MODULES)); do \
+			log=".tmp/test-$${mod//\//-}.log"; logs+=("$$log"); \
+			(cd "$$mod" && go test -race -count=1 -timeout 20m ./...) > "$$log" 2>&1 & bg+=($$!); \
+		done; \
+		(go test -race -count=1 -timeout 20m ./...) 2>&1 | tee -a .tmp/test.log || status=$$?; \
+		for i in "$${!bg[@]}"; do \
+			wait "$${bg[$$i]}" || status=$$?; \
+			tee -a .tmp/test.log < "$${logs[$$i]}"; \
 		done; \
 	fi; \
 	awk ' \
