@@ -3,9 +3,13 @@ package api_test
 import (
 	"context"
 	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
 	"os"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -22,16 +26,26 @@ import (
 )
 
 // closedSet is a closed set of values the domain lists once, and where
-// else it is written: enums of api/openapi.yaml, each by its path in the
-// document; CHECK constraints of the migrated schema that list the values
-// of one column; and the lists of the docs.
+// else it is written: the constants of its type, in its Go package;
+// enums of api/openapi.yaml, each by its path in the document; CHECK
+// constraints of the migrated schema that list the values of one column;
+// and the lists of the docs.
 type closedSet struct {
 	name    string
 	domain  []string
+	consts  *goConsts
 	enums   []enumPath
 	columns []column
 	docs    []docList
 }
+
+// goConsts are the string constants of a type in the Go package of a
+// directory (relative to the repository): a constant declared and left
+// out of the set's list is a value the list's readers (the metrics'
+// labels, a parser) never see.
+type goConsts struct{ dir, typ string }
+
+func (c goConsts) String() string { return c.dir + "'s constants of type " + c.typ }
 
 // enumPath is the path of an enum in api/openapi.yaml: mapping keys, and
 // "name=VALUE" for the element of a sequence whose name is VALUE (a
@@ -53,12 +67,14 @@ func closedSets() []closedSet {
 	return []closedSet{{
 		name:    "shipping.ShipmentKinds",
 		domain:  names(shipping.ShipmentKinds),
+		consts:  &goConsts{"domain/shipping", "ShipmentKind"},
 		enums:   []enumPath{schemaProperty("Shipment", "kind"), schemaProperty("WarehouseShipment", "kind")},
 		columns: []column{{"shipments", "kind"}},
 		docs:    []docList{metricLabel("fulfillment_shipment_transitions_total", "kind")},
 	}, {
 		name:    "shipping.ShipmentStatuses",
 		domain:  names(shipping.ShipmentStatuses),
+		consts:  &goConsts{"domain/shipping", "ShipmentStatus"},
 		enums:   []enumPath{{"components", "schemas", "ShipmentStatus", "enum"}},
 		columns: []column{{"shipments", "status"}},
 		docs:    []docList{metricLabel("fulfillment_shipment_transitions_total", "status")},
@@ -73,6 +89,7 @@ func closedSets() []closedSet {
 	}, {
 		name:    "invoicing.InvoiceStatuses",
 		domain:  names(invoicing.InvoiceStatuses),
+		consts:  &goConsts{"domain/invoicing", "InvoiceStatus"},
 		columns: []column{{"invoices", "status"}},
 	}, {
 		name:    "operator.Roles",
@@ -85,10 +102,12 @@ func closedSets() []closedSet {
 	}, {
 		name:   "ports.EventTypes",
 		domain: names(ports.EventTypes),
+		consts: &goConsts{"ports", "EventType"},
 		docs:   []docList{tableColumn("docs/events.md", "type"), metricLabel("fulfillment_events_published_total", "type")},
 	}, {
 		name:   "audit.Actions",
 		domain: names(audit.Actions),
+		consts: &goConsts{"domain/audit", "Action"},
 		docs:   []docList{tableColumn("docs/audit.md", "action")},
 	}}
 }
@@ -124,6 +143,15 @@ func TestClosedSetsMatchTheirCopies(t *testing.T) {
 		t.Run(set.name, func(t *testing.T) {
 			if len(set.domain) == 0 || slices.Contains(set.domain, "") {
 				t.Fatalf("the domain's list %q is empty or holds an empty name", set.domain)
+			}
+			if set.consts != nil {
+				got, err := set.consts.values()
+				switch {
+				case err != nil:
+					t.Errorf("%s: %v", set.consts, err)
+				case difference(set.domain, got) != "":
+					t.Errorf("%s are %q, the domain's list %q: %s", set.consts, got, set.domain, difference(set.domain, got))
+				}
 			}
 			for _, p := range set.enums {
 				got, err := enumAt(doc, p)
@@ -363,4 +391,52 @@ func metricLabel(metric, label string) docList {
 		}
 		return nil, fmt.Errorf("no row of %s", metric)
 	}}
+}
+
+// values are the values of the constants of type c.typ declared, each with
+// its type and a string literal, in the non-test Go files of c.dir.
+func (c goConsts) values() ([]string, error) {
+	dir := "../" + c.dir
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	fset := token.NewFileSet()
+	var out []string
+	for _, e := range entries {
+		if e.IsDir() || !strings.HasSuffix(e.Name(), ".go") || strings.HasSuffix(e.Name(), "_test.go") {
+			continue
+		}
+		f, err := parser.ParseFile(fset, dir+"/"+e.Name(), nil, 0)
+		if err != nil {
+			return nil, err
+		}
+		for _, d := range f.Decls {
+			g, ok := d.(*ast.GenDecl)
+			if !ok || g.Tok != token.CONST {
+				continue
+			}
+			for _, spec := range g.Specs {
+				v := spec.(*ast.ValueSpec)
+				if typ, ok := v.Type.(*ast.Ident); !ok || typ.Name != c.typ {
+					continue
+				}
+				for _, value := range v.Values {
+					lit, ok := value.(*ast.BasicLit)
+					if !ok || lit.Kind != token.STRING {
+						return nil, fmt.Errorf("%s: a constant of type %s whose value is not a string literal", e.Name(), c.typ)
+					}
+					s, err := strconv.Unquote(lit.Value)
+					if err != nil {
+						return nil, err
+					}
+					out = append(out, s)
+				}
+			}
+		}
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("no constant of type %s (has the type moved?)", c.typ)
+	}
+	return out, nil
 }

@@ -54,11 +54,12 @@ type UseCases struct {
 	RecordOperatorAction Handler[RecordOperatorAction, struct{}]
 }
 
-// New builds the shared kernel's use cases. seedRateCards sets a fixture's
-// rate cards (billing's SeedRateCards); nil refuses fixtures that hold any.
-func New(d Deps, keys ports.APIKeyGenerator, seedRateCards RateCardSeeder) *UseCases {
+// New builds the shared kernel's use cases. seedBilling sets a fixture's
+// rate cards (billing's part of the seed); nil refuses fixtures that hold
+// any.
+func New(d Deps, keys ports.APIKeyGenerator, seedBilling ports.SeedBilling) *UseCases {
 	return &UseCases{
-		Seed:         Decorate("Seed", NewSeedHandler(d.UnitOfWork, d.Clock, seedRateCards), d.Tracer, d.Log),
+		Seed:         Decorate("Seed", NewSeedHandler(d.UnitOfWork, d.Clock, seedBilling), d.Tracer, d.Log),
 		CreateAPIKey: Decorate("CreateAPIKey", NewCreateAPIKeyHandler(d.UnitOfWork, keys, d.Clock, d.IDs, d.Environment), d.Tracer, d.Log),
 		RevokeAPIKey: Decorate("RevokeAPIKey", NewRevokeAPIKeyHandler(d.UnitOfWork, d.Clock, d.IDs), d.Tracer, d.Log),
 		ListAPIKeys:  Decorate("ListAPIKeys", NewListAPIKeysHandler(d.Repos.APIKeys), d.Tracer, d.Log),

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/acme3pl/fulfillment/domain/billing"
 	"github.com/acme3pl/fulfillment/ports"
 )
 
@@ -16,23 +15,15 @@ type Seed struct {
 
 // SeedHandler loads fixtures in one transaction: all of it or nothing.
 type SeedHandler struct {
-	uow       ports.UnitOfWork
-	clock     ports.Clock
-	rateCards RateCardSeeder
+	uow     ports.UnitOfWork
+	clock   ports.Clock
+	billing ports.SeedBilling
 }
 
-// RateCardSeeder sets a fixture's rate cards in the seed's transaction
-// (billing's SeedRateCards) and counts them.
-type RateCardSeeder func(ctx context.Context, r ports.Repositories, cards []billing.RateCardParams) (int, error)
-
-// NewSeedHandler builds the handler; rateCards may be nil when no fixture
-// holds any.
-func NewSeedHandler(uow ports.UnitOfWork, clock ports.Clock, rateCards ...RateCardSeeder) *SeedHandler {
-	h := &SeedHandler{uow: uow, clock: clock}
-	if len(rateCards) > 0 {
-		h.rateCards = rateCards[0]
-	}
-	return h
+// NewSeedHandler builds the handler; billing, which sets a fixture's rate
+// cards, may be nil: a fixture that holds any is then refused.
+func NewSeedHandler(uow ports.UnitOfWork, clock ports.Clock, billing ports.SeedBilling) *SeedHandler {
+	return &SeedHandler{uow: uow, clock: clock, billing: billing}
 }
 
 // Handle writes the fixture and returns what it inserted. Its stock rows are
@@ -45,10 +36,10 @@ func (h *SeedHandler) Handle(ctx context.Context, c Seed) (ports.FixtureCounts, 
 		if counts, err = r.Fixtures.Load(ctx, c.Fixture); err != nil || len(c.Fixture.RateCards) == 0 {
 			return err
 		}
-		if h.rateCards == nil {
+		if h.billing == nil {
 			return errors.New("this fixture holds rate cards, which this seed cannot set")
 		}
-		counts["rateCards"], err = h.rateCards(ctx, r, c.Fixture.RateCards)
+		counts["rateCards"], err = h.billing.SetRateCards(ctx, r, c.Fixture.RateCards)
 		return err
 	})
 	if err != nil {

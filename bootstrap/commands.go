@@ -37,9 +37,32 @@ func CommandOptions(cfg Config, conns int) []fx.Option {
 		BillingModule,
 		organizationLimitsModule,
 		fx.Provide(func() billingapp.Observer { return billingapp.NopObserver{} }),
+		fx.Provide(func(m *postgres.Migrator) Migrations { return m }),
 		commandEventsModule,
 	}
 }
+
+// Migrations are the schema's migrations as `fulfillment migrate` runs
+// them: the postgres adapter's Migrator, which the CLI asks the command
+// graph for by this name (it imports no adapter of the database).
+type Migrations interface {
+	// ReportRetries has fn told of each retry of a migration that gave up
+	// waiting for a lock, before its pause. Call it before Up.
+	ReportRetries(fn func(MigrationRetry))
+	// Up applies the pending migrations and returns their names.
+	Up(ctx context.Context) (applied []string, err error)
+	// Down rolls back the last migration applied and returns its name, ""
+	// when none is.
+	Down(ctx context.Context) (name string, err error)
+	// Status lists every migration, in order, and whether it is applied.
+	Status(ctx context.Context) ([]MigrationState, error)
+}
+
+// MigrationRetry describes a migration about to be tried again.
+type MigrationRetry = postgres.MigrationRetry
+
+// MigrationState is a migration and whether it is applied.
+type MigrationState = postgres.MigrationState
 
 // commandTelemetryModule stands for TelemetryModule in a command's graph:
 // no log lines, no spans exported, metrics no one reads. Its spans are
@@ -74,7 +97,7 @@ var commandEventsModule = fx.Module("command-events",
 // T is a context's *UseCases for a command that calls use cases
 // (*application.UseCases, *intakeapp.UseCases, *billingapp.UseCases, …;
 // *eventsapp.RelayEventsHandler, the events context's one use case),
-// *postgres.Migrator for `migrate`, or a struct embedding fx.In for several
+// Migrations for `migrate`, or a struct embedding fx.In for several
 // values. The graph is stopped (the pool closed) when fn returns. A graph
 // that cannot be built (an unusable DATABASE_URL) is reported by its cause.
 func RunCommand[T any](ctx context.Context, cfg Config, conns int, fn func(context.Context, T) error) error {

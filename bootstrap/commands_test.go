@@ -24,7 +24,7 @@ func TestCommandGraphIsValid(t *testing.T) {
 	}
 }
 
-// A command gets the server's use cases and migrator from the command graph,
+// A command gets the server's use cases and migrations from the command graph,
 // which needs no authentication settings, and the pool is closed after it.
 func TestRunCommand(t *testing.T) {
 	ctx := context.Background()
@@ -42,7 +42,7 @@ func TestRunCommand(t *testing.T) {
 	if err != nil || len(got) != 1 || got[0] != "wh_graph" {
 		t.Fatalf("warehouses %v, err %v; want [wh_graph]", got, err)
 	}
-	err = bootstrap.RunCommand(ctx, cfg, 2, func(ctx context.Context, m *postgres.Migrator) error {
+	err = bootstrap.RunCommand(ctx, cfg, 2, func(ctx context.Context, m bootstrap.Migrations) error {
 		states, err := m.Status(ctx)
 		if err == nil && (len(states) == 0 || !states[0].Applied) {
 			err = errors.New("no applied migration")

@@ -84,7 +84,7 @@ const recordingReadWait = 15 * time.Second
 // a server does. Without it, it reads the deployment's word, once: when a
 // server with EVENTS_NATS_URL said so, the command records its events with
 // no wake-up — it has no relay; the servers' relays take its rows at their
-// next look at the outbox (relayPoll); otherwise (never said, or taken
+// next look at the outbox (eventsapp.RunRelay); otherwise (never said, or taken
 // back) it records nothing (nil).
 func commandOutbox(cfg Config, ids ports.IDGenerator, db *bun.DB) (*postgres.Outbox, error) {
 	if cfg.EventsOn() {

@@ -76,8 +76,8 @@ func refreshOrganizationLimits(lc fx.Lifecycle, store *postgres.OrganizationRate
 		}
 	}
 	lc.Append(fx.StartHook(load))
-	startJob(lc, job{first: organizationLimitsEvery, run: func(ctx context.Context, _ bool) (time.Duration, bool) {
+	startJob(lc, job{first: organizationLimitsEvery, run: func(ctx context.Context) time.Duration {
 		load(ctx)
-		return organizationLimitsEvery, false
+		return organizationLimitsEvery
 	}})
 }

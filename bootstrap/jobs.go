@@ -13,21 +13,17 @@ import (
 
 // A job is work `serve` does in the background on every replica, started
 // and stopped by fx: the failed-order purge and billing runs (tickerJob:
-// a ticker with jitter, each run one trace and at most one log line), the
-// events relay (relayJob: woken by commits, paced by its last run) and the
-// refresh of the organizations' limits. Exactly-once comes from the
-// database (unique keys, guarded updates, row locks), never from the
-// belief that one replica runs it; the purge, billing and the relay are
-// also CLI commands, for a Kubernetes CronJob or an operator.
+// a ticker with jitter, each run one trace and at most one log line) and
+// the refresh of the organizations' limits; the events relay runs its own
+// policy (eventsapp.RunRelayHandler, startRelay) the same way (startLoop).
+// Exactly-once comes from the database (unique keys, guarded updates, row
+// locks), never from the belief that one replica runs it; the purge,
+// billing and the relay are also CLI commands, for a Kubernetes CronJob or
+// an operator.
 type job struct {
 	first time.Duration // the wait before the first run
-	// wake, when not nil, ends a wait that the last run let it end (a
-	// commit that wrote events, for the relay).
-	wake <-chan struct{}
-	// run does one run, started by a wake-up (woken) or by the wait's
-	// end, and returns the wait before the next run and whether a wake-up
-	// may end that wait sooner.
-	run func(ctx context.Context, woken bool) (next time.Duration, wakeable bool)
+	// run does one run and returns the wait before the next.
+	run func(ctx context.Context) (next time.Duration)
 }
 
 // jitter spreads d by ±20 %, so that replicas started together do not
@@ -36,18 +32,24 @@ func jitter(d time.Duration) time.Duration {
 	return d*8/10 + rand.N(d*4/10+1) //nolint:gosec // spreading timers needs no secure randomness
 }
 
-// startJob runs j with the server: its loop starts in OnStart and stops in
-// OnStop, which waits for a run in progress to end or roll back before the
-// database closes (fx stops hooks in reverse order: those of what the job
-// uses, appended when it was built, come after).
+// startJob runs j with the server (startLoop).
 func startJob(lc fx.Lifecycle, j job) {
+	startLoop(lc, func(ctx context.Context) { runLoop(ctx, j) })
+}
+
+// startLoop runs loop with the server, in a goroutine of its own, until
+// its context ends: it starts in OnStart and is stopped in OnStop, which
+// waits for a run in progress to end or roll back before the database
+// closes (fx stops hooks in reverse order: those of what the loop uses,
+// appended when it was built, come after).
+func startLoop(lc fx.Lifecycle, loop func(ctx context.Context)) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	lc.Append(fx.Hook{
 		OnStart: func(context.Context) error {
 			go func() {
 				defer close(done)
-				runLoop(ctx, j)
+				loop(ctx)
 			}()
 			return nil
 		},
@@ -64,24 +66,16 @@ func startJob(lc fx.Lifecycle, j job) {
 
 // runLoop is a job's loop, until ctx ends.
 func runLoop(ctx context.Context, j job) {
-	wait, wakeable := j.first, false
+	wait := j.first
 	for ctx.Err() == nil {
 		timer := time.NewTimer(wait)
-		wake := j.wake
-		if !wakeable {
-			wake = nil
-		}
-		woken := false
 		select {
 		case <-ctx.Done():
 			timer.Stop()
 			return
-		case <-wake:
-			timer.Stop()
-			woken = true
 		case <-timer.C:
 		}
-		wait, wakeable = j.run(ctx, woken)
+		wait = j.run(ctx)
 	}
 }
 
@@ -92,7 +86,7 @@ func runLoop(ctx context.Context, j job) {
 func tickerJob(name string, first, every time.Duration, tracer trace.Tracer, log *slog.Logger,
 	fn func(ctx context.Context) (msg string, attrs []slog.Attr, err error),
 ) job {
-	return job{first: jitter(first), run: func(ctx context.Context, _ bool) (time.Duration, bool) {
+	return job{first: jitter(first), run: func(ctx context.Context) time.Duration {
 		ctx, span := tracer.Start(ctx, "job "+name, trace.WithNewRoot())
 		defer span.End()
 		start := time.Now()
@@ -106,6 +100,6 @@ func tickerJob(name string, first, every time.Duration, tracer trace.Tracer, log
 		case err == nil && msg != "":
 			log.LogAttrs(ctx, slog.LevelInfo, msg, attrs...)
 		}
-		return jitter(every), false
+		return jitter(every)
 	}}
 }

@@ -188,7 +188,7 @@ var ApplicationModule = fx.Module("application",
 		func(cfg Config) intakeapp.Settings {
 			return intakeapp.Settings{DecodeStorefrontOrder: httpapi.DecodeStorefrontOrder, FailedOrderRetention: cfg.FailedOrderRetention}
 		},
-		func(billing billingapp.Deps) application.RateCardSeeder { return billingapp.SeedRateCards(billing) },
+		fx.Annotate(billingapp.NewSeedBilling, fx.As(new(ports.SeedBilling))),
 		fx.Annotate(billingapp.NewReportBilling, fx.As(new(ports.ReportBilling))),
 		application.New,
 		shippingapp.New,

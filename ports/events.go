@@ -132,6 +132,14 @@ type EventPublisher interface {
 	Publish(ctx context.Context, events []OutboxEvent) (acked []int64, err error)
 }
 
+// EventStream is the broker's stream the events are published to, as the
+// relay checks it when it starts.
+type EventStream interface {
+	// EnsureStream creates the stream when it is missing, and reports what
+	// an existing one lacks (the service never edits it).
+	EnsureStream(ctx context.Context) error
+}
+
 // OperatorActionEvent reports an operator's action: its audit record. The
 // subject is the record's ID.
 func OperatorActionEvent(rec audit.Record) Event {

@@ -35,6 +35,16 @@ type FixtureWarehouse struct {
 // present are left as they are and not counted).
 type FixtureCounts map[string]int
 
+// SeedBilling is billing's part of a seed, which the seed calls in its
+// transaction, with its repositories, so that the fixture's rate cards
+// commit with the rest of it or not at all. application/billing
+// implements it.
+type SeedBilling interface {
+	// SetRateCards sets a fixture's rate cards, as `rates set` would, and
+	// counts them; a card stored already, unchanged, is left as it is.
+	SetRateCards(ctx context.Context, r Repositories, cards []billing.RateCardParams) (int, error)
+}
+
 // FixtureStore writes a fixture; records whose IDs exist already are kept
 // unchanged, so loading the same fixture twice changes nothing.
 type FixtureStore interface {

@@ -135,7 +135,7 @@ func TestBillingFinalizedInvoiceIsImmutable(t *testing.T) {
 
 	// November's card seeded again unchanged (a fixture seeded twice): left
 	// as it is; changed, refused like any card into the closed period.
-	seed := billingapp.SeedRateCards(b.deps)
+	seed := billingapp.NewSeedBilling(b.deps)
 	changed := billExampleCard(org, "2030-11-01")
 	changed.Fees["pick_pack_order"] = 999
 	for _, c := range []struct {
@@ -143,7 +143,7 @@ func TestBillingFinalizedInvoiceIsImmutable(t *testing.T) {
 		want error
 	}{{billExampleCard(org, "2030-11-01"), nil}, {changed, domain.ErrInvalidState}} {
 		err := b.deps.UnitOfWork.Do(ctx, func(ctx context.Context, r ports.Repositories) error {
-			_, err := seed(ctx, r, []billing.RateCardParams{c.card})
+			_, err := seed.SetRateCards(ctx, r, []billing.RateCardParams{c.card})
 			return err
 		})
 		if !errors.Is(err, c.want) {

@@ -2,8 +2,6 @@ package billing
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"log/slog"
 	"time"
 
@@ -11,10 +9,8 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/acme3pl/fulfillment/application"
-	"github.com/acme3pl/fulfillment/domain"
 	"github.com/acme3pl/fulfillment/domain/billing"
 	"github.com/acme3pl/fulfillment/domain/invoicing"
-	"github.com/acme3pl/fulfillment/ports"
 )
 
 // UseCases are billing's use cases, each with its span and log line.
@@ -90,30 +86,4 @@ func (h *OverduePeriodHandler) Handle(ctx context.Context, _ OverduePeriod) (tim
 		return 0, err
 	}
 	return max(now.Sub(end.Add(h.d.Settings.Grace)), 0), nil
-}
-
-// SeedRateCards sets a fixture's rate cards in the seed's transaction, as
-// `rates set` would. A card stored already, unchanged, is left as it is:
-// seeding the same fixture again (`make run` after a `billing close`) is
-// not setting a card into the period closed since.
-func SeedRateCards(d Deps) func(ctx context.Context, r ports.Repositories, cards []billing.RateCardParams) (int, error) {
-	return func(ctx context.Context, r ports.Repositories, cards []billing.RateCardParams) (int, error) {
-		for i, p := range cards {
-			card, err := billing.NewRateCard(p)
-			if err != nil {
-				return 0, err
-			}
-			stored, err := r.RateCards.InForce(ctx, card.OrganizationID(), d.Settings.Calendar.Start(card.EffectiveFrom()))
-			if err == nil && stored.Equal(card) {
-				continue
-			}
-			if err != nil && !errors.Is(err, domain.ErrNotFound) {
-				return 0, err
-			}
-			if _, err := SetCard(ctx, d, r, card); err != nil {
-				return 0, fmt.Errorf("rateCards[%d]: %w", i, err)
-			}
-		}
-		return len(cards), nil
-	}
 }

@@ -12,7 +12,6 @@ import (
 
 	"github.com/acme3pl/fulfillment/adapters/fixture"
 	"github.com/acme3pl/fulfillment/adapters/identity"
-	"github.com/acme3pl/fulfillment/adapters/postgres"
 	"github.com/acme3pl/fulfillment/adapters/system"
 	"github.com/acme3pl/fulfillment/application"
 	"github.com/acme3pl/fulfillment/bootstrap"
@@ -58,12 +57,12 @@ func migrate(ctx context.Context, cfg bootstrap.Config, args []string, stdout, s
 	if sub != "up" && sub != "down" && sub != "status" {
 		return usagef("migrate: unknown subcommand %q (up, down, status)", sub)
 	}
-	return command(ctx, cfg, 4, func(ctx context.Context, m *postgres.Migrator) error {
+	return command(ctx, cfg, 4, func(ctx context.Context, m bootstrap.Migrations) error {
 		switch sub {
 		case "up":
 			// A migration that gave up waiting for a lock (MIGRATION_LOCK_TIMEOUT)
 			// is tried again after a pause; the operator sees why it takes longer.
-			m.ReportRetries(func(r postgres.MigrationRetry) {
+			m.ReportRetries(func(r bootstrap.MigrationRetry) {
 				fmt.Fprintf(stderr, "migration %s gave up waiting for a lock another session holds (attempt %d of %d); trying again in %s\n",
 					r.Migration, r.Attempt, r.Attempts, r.Wait)
 			})
