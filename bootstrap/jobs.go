@@ -3,12 +3,13 @@ package bootstrap
 import (
 	"context"
 	"log/slog"
-	"math/rand/v2"
 	"time"
 
 	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/trace"
 	"go.uber.org/fx"
+
+	"github.com/acme3pl/fulfillment/application"
 )
 
 // A job is work `serve` does in the background on every replica, started
@@ -24,12 +25,6 @@ type job struct {
 	first time.Duration // the wait before the first run
 	// run does one run and returns the wait before the next.
 	run func(ctx context.Context) (next time.Duration)
-}
-
-// jitter spreads d by ±20 %, so that replicas started together do not
-// run together.
-func jitter(d time.Duration) time.Duration {
-	return d*8/10 + rand.N(d*4/10+1) //nolint:gosec // spreading timers needs no secure randomness
 }
 
 // startJob runs j with the server (startLoop).
@@ -86,7 +81,7 @@ func runLoop(ctx context.Context, j job) {
 func tickerJob(name string, first, every time.Duration, tracer trace.Tracer, log *slog.Logger,
 	fn func(ctx context.Context) (msg string, attrs []slog.Attr, err error),
 ) job {
-	return job{first: jitter(first), run: func(ctx context.Context) time.Duration {
+	return job{first: application.Jitter(first), run: func(ctx context.Context) time.Duration {
 		ctx, span := tracer.Start(ctx, "job "+name, trace.WithNewRoot())
 		defer span.End()
 		start := time.Now()
@@ -100,6 +95,6 @@ func tickerJob(name string, first, every time.Duration, tracer trace.Tracer, log
 		case err == nil && msg != "":
 			log.LogAttrs(ctx, slog.LevelInfo, msg, attrs...)
 		}
-		return jitter(every)
+		return application.Jitter(every)
 	}}
 }

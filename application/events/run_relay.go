@@ -3,9 +3,9 @@ package events
 import (
 	"context"
 	"log/slog"
-	"math/rand/v2"
 	"time"
 
+	"github.com/acme3pl/fulfillment/application"
 	"github.com/acme3pl/fulfillment/ports"
 )
 
@@ -61,12 +61,6 @@ func relayPause(byCommit bool, wait, sinceLast time.Duration) time.Duration {
 // seconds, and a broker away for an hour costs a check every 5 s.
 func relayBackoff(n int) time.Duration {
 	return min(100*time.Millisecond<<min(n, 6), 5*time.Second)
-}
-
-// jitter spreads d by ±20 %, so that replicas started together do not
-// look at the outbox together (the spread of the server's other jobs).
-func jitter(d time.Duration) time.Duration {
-	return d*8/10 + rand.N(d*4/10+1) //nolint:gosec // spreading timers needs no secure randomness
 }
 
 // streamCheckWait bounds the wait for the broker of the check at start.
@@ -172,7 +166,7 @@ func (r *relayRuns) run(ctx context.Context, byCommit bool) (next time.Duration,
 				slog.Int("published", n), slog.Int("failures", r.failures), slog.String("error", err.Error()))
 		}
 		// Backing off: commits do not cut the wait short.
-		r.wait = jitter(relayBackoff(r.failures))
+		r.wait = application.Jitter(relayBackoff(r.failures))
 		return r.wait, false
 	case r.failures > 0:
 		r.h.log.InfoContext(ctx, "relay events: the broker takes events again", slog.Int("failures", r.failures))
@@ -183,7 +177,7 @@ func (r *relayRuns) run(ctx context.Context, byCommit bool) (next time.Duration,
 		r.wait = 0
 		return 0, false
 	}
-	r.wait = jitter(relayPoll)
+	r.wait = application.Jitter(relayPoll)
 	return r.wait, true
 }
 
