@@ -8,6 +8,7 @@ import (
 
 	"go.opentelemetry.io/otel/trace"
 
+	"github.com/acme3pl/fulfillment/domain"
 	"github.com/acme3pl/fulfillment/domain/audit"
 	"github.com/acme3pl/fulfillment/ports"
 )
@@ -138,9 +139,9 @@ func (a *Auditor) appendRecord(ctx context.Context, r ports.Repositories, rec au
 // says) and a client gone (client_closed_request).
 func AuditOutcome(err error) audit.Outcome {
 	switch k := KindOf(err); k {
-	case KindInvalid, KindOnHandBound:
+	case domain.KindInvalid, domain.KindOnHandBound:
 		return audit.ErrorOutcome("invalid_parameter")
-	case KindClientGone:
+	case domain.KindClientGone:
 		return audit.ErrorOutcome("client_closed_request")
 	default:
 		return audit.ErrorOutcome(string(k))

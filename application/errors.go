@@ -9,7 +9,7 @@ import (
 )
 
 // Refusals the HTTP adapter makes before a use case runs. They are declared
-// here so that every error the service can answer has its Kind.
+// here so that every error the service can answer has its kind.
 var (
 	// ErrPayloadTooLarge: the request body is over the route's limit.
 	ErrPayloadTooLarge = domain.NewError(domain.KindTooLarge, "payload too large")
@@ -20,44 +20,6 @@ var (
 	ErrOverloaded = domain.NewError(domain.KindShed, "overloaded")
 )
 
-// Kind is what an error means to the service: domain.Kind, which each
-// error declares beside itself (domain.KindedError). The application
-// tells it (KindOf); the adapters decide how each is answered (the HTTP
-// adapter's status and codes, the CLI's exit status).
-type Kind = domain.Kind
-
-// The kinds under the names the adapters have always used; domain/kind.go
-// declares them (a new kind is named there, as domain.KindX, only).
-const (
-	KindClientGone             = domain.KindClientGone
-	KindShed                   = domain.KindShed
-	KindTimeout                = domain.KindTimeout
-	KindUnavailable            = domain.KindUnavailable
-	KindInvalid                = domain.KindInvalid
-	KindOnHandBound            = domain.KindOnHandBound
-	KindTooLarge               = domain.KindTooLarge
-	KindUnsupportedMedia       = domain.KindUnsupportedMedia
-	KindInvalidSignature       = domain.KindInvalidSignature
-	KindInvalidCredentials     = domain.KindInvalidCredentials
-	KindInsufficientScope      = domain.KindInsufficientScope
-	KindNotFound               = domain.KindNotFound
-	KindInvalidState           = domain.KindInvalidState
-	KindPayloadNotKept         = domain.KindPayloadNotKept
-	KindConflict               = domain.KindConflict
-	KindUnknownItems           = domain.KindUnknownItems
-	KindInsufficientStock      = domain.KindInsufficientStock
-	KindOnHandShort            = domain.KindOnHandShort
-	KindInvalidWarehouse       = domain.KindInvalidWarehouse
-	KindUnknownSKUs            = domain.KindUnknownSKUs
-	KindMissingSKU             = domain.KindMissingSKU
-	KindMissingShippingAddress = domain.KindMissingShippingAddress
-	KindNoWarehouse            = domain.KindNoWarehouse
-	KindReferenceConflict      = domain.KindReferenceConflict
-	KindPeriodClosed           = domain.KindPeriodClosed
-	KindUnknownService         = domain.KindUnknownService
-	KindInternal               = domain.KindInternal
-)
-
 // KindOf returns the kind of err; nil has none (""). The service's faults
 // win wherever they are in err's chain, in this order: a client that went
 // away before a shed request, a shed request before a timeout, a timeout
@@ -66,7 +28,7 @@ const (
 // Otherwise the kind is that of the first error of the chain that says
 // one (errors.As: the outermost, the first of a %w: %w), and an error that
 // says none is a bug (KindInternal).
-func KindOf(err error) Kind {
+func KindOf(err error) domain.Kind {
 	switch {
 	case err == nil:
 		return ""
