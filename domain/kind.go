@@ -8,9 +8,11 @@ package domain
 // logs and metrics tell it apart by.
 type Kind string
 
-// The kinds of error. The first four are the service's faults, which
-// application.KindOf finds wherever they are in an error's chain; the
-// others are the kind of the outermost error that says one.
+// The kinds of error, one list (kind_test.go reads it). The first four (a
+// client gone, and the faults of a shed request, a timeout, an unreachable
+// database) win wherever they are in an error's chain, in this order
+// (application.KindOf); otherwise an error's kind is that of the outermost
+// error of its chain that says one.
 const (
 	KindClientGone             Kind = "client_gone"   // the caller went away before the answer (context.Canceled)
 	KindShed                   Kind = "shed"          // application.ErrOverloaded
