@@ -23,19 +23,15 @@ type Deps struct {
 	Environment domain.Environment
 }
 
-// UseCases are the shared kernel's use cases: the operator's fixtures and
-// API keys (`fulfillment seed`, `apikey create|revoke|list`) and the
-// organization's warehouses. Each context's own are in its package
-// (shipping, intake, warehouse, invoicing, billing), built the same way.
+// UseCases are the shared kernel's use cases: the operator's fixtures
+// (`fulfillment seed`), the organizations, the check of a principal, the
+// audit log. Each context's own are in its package (access, shipping,
+// intake, warehouse, invoicing, billing, operator), built the same way.
 type UseCases struct {
-	Seed         Handler[Seed, ports.FixtureCounts]
-	CreateAPIKey Handler[CreateAPIKey, string]
-	RevokeAPIKey Handler[RevokeAPIKey, struct{}]
-	ListAPIKeys  Handler[ListAPIKeys, []domain.APIKey]
+	Seed Handler[Seed, ports.FixtureCounts]
 	// CheckPrincipal: an organization exists, a warehouse is active.
 	CheckPrincipal Handler[CheckPrincipal, struct{}]
 
-	ListWarehouses Handler[ListWarehouses, WarehousePage]
 	// ListOrganizations: the organizations and their own rate limits.
 	ListOrganizations Handler[ListOrganizations, OrganizationPage]
 	GetOrganization   Handler[GetOrganization, domain.Organization]
@@ -57,16 +53,12 @@ type UseCases struct {
 // New builds the shared kernel's use cases. seedBilling sets a fixture's
 // rate cards (billing's part of the seed); nil refuses fixtures that hold
 // any.
-func New(d Deps, keys ports.APIKeyGenerator, seedBilling ports.SeedBilling) *UseCases {
+func New(d Deps, seedBilling ports.SeedBilling) *UseCases {
 	return &UseCases{
-		Seed:         Decorate("Seed", NewSeedHandler(d.UnitOfWork, d.Clock, seedBilling), d.Tracer, d.Log),
-		CreateAPIKey: Decorate("CreateAPIKey", NewCreateAPIKeyHandler(d.UnitOfWork, keys, d.Clock, d.IDs, d.Environment), d.Tracer, d.Log),
-		RevokeAPIKey: Decorate("RevokeAPIKey", NewRevokeAPIKeyHandler(d.UnitOfWork, d.Clock, d.IDs), d.Tracer, d.Log),
-		ListAPIKeys:  Decorate("ListAPIKeys", NewListAPIKeysHandler(d.Repos.APIKeys), d.Tracer, d.Log),
+		Seed: Decorate("Seed", NewSeedHandler(d.UnitOfWork, d.Clock, seedBilling), d.Tracer, d.Log),
 		CheckPrincipal: Decorate("CheckPrincipal", NewCheckPrincipalHandler(d.Repos.Organizations, d.Repos.Warehouses),
 			d.Tracer, d.Log),
 
-		ListWarehouses:    Decorate("ListWarehouses", NewListWarehousesHandler(d.Repos.Warehouses), d.Tracer, d.Log),
 		ListOrganizations: Decorate("ListOrganizations", NewListOrganizationsHandler(d.Repos.Organizations), d.Tracer, d.Log),
 		GetOrganization:   Decorate("GetOrganization", NewGetOrganizationHandler(d.Repos.Organizations), d.Tracer, d.Log),
 		GetOverview:       Decorate("GetOverview", NewGetOverviewHandler(d.Repos.Overview), d.Tracer, d.Log),

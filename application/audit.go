@@ -3,14 +3,13 @@ package application
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"time"
 
 	"go.opentelemetry.io/otel/trace"
 
+	"github.com/acme3pl/fulfillment/domain"
 	"github.com/acme3pl/fulfillment/domain/audit"
-	"github.com/acme3pl/fulfillment/domain/billing"
 	"github.com/acme3pl/fulfillment/ports"
 )
 
@@ -135,21 +134,14 @@ func (a *Auditor) appendRecord(ctx context.Context, r ports.Repositories, rec au
 	return r.Events.Record(ctx, ports.OperatorActionEvent(rec))
 }
 
-// AuditOutcome is the outcome of an action that failed with err: its error
-// code, the kind's (Kind.Code) but for a malformed argument
-// (invalid_parameter, as the API says) and billing's refusals, which have
-// no kind of their own.
+// AuditOutcome is the outcome of an action that failed with err: its
+// kind's name, but for a malformed argument (invalid_parameter, as the API
+// says) and a client gone (client_closed_request).
 func AuditOutcome(err error) audit.Outcome {
-	switch {
-	case errors.Is(err, billing.ErrReferenceConflict):
-		return audit.ErrorOutcome("reference_conflict")
-	case errors.Is(err, billing.ErrPastBounds):
-		return audit.ErrorOutcome("past_bounds")
-	}
 	switch k := KindOf(err); k {
-	case KindInvalid, KindOnHandBound:
+	case domain.KindInvalid, domain.KindOnHandBound:
 		return audit.ErrorOutcome("invalid_parameter")
-	case KindClientGone:
+	case domain.KindClientGone:
 		return audit.ErrorOutcome("client_closed_request")
 	default:
 		return audit.ErrorOutcome(string(k))

@@ -3,6 +3,7 @@ package application_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"testing"
 
 	"go.opentelemetry.io/otel/trace"
@@ -11,6 +12,7 @@ import (
 	"github.com/acme3pl/fulfillment/application/apptest"
 	"github.com/acme3pl/fulfillment/domain"
 	"github.com/acme3pl/fulfillment/domain/audit"
+	"github.com/acme3pl/fulfillment/domain/billing"
 	"github.com/acme3pl/fulfillment/ports"
 )
 
@@ -132,11 +134,13 @@ func TestAuditorRefusesAnActionWithoutItsActor(t *testing.T) {
 // The outcome of an error is its code as the API says it.
 func TestAuditOutcome(t *testing.T) {
 	for err, want := range map[error]audit.Outcome{
-		domain.ErrNotFound:                  "not_found",
-		domain.Invalid("quantity", "bad"):   "invalid_parameter",
-		context.Canceled:                    "client_closed_request",
-		errors.New("a bug"):                 "internal",
-		errors.Join(domain.ErrInvalidState): "invalid_state",
+		domain.ErrNotFound:                                        "not_found",
+		domain.Invalid("quantity", "bad"):                         "invalid_parameter",
+		context.Canceled:                                          "client_closed_request",
+		errors.New("a bug"):                                       "internal",
+		errors.Join(domain.ErrInvalidState):                       "invalid_state",
+		fmt.Errorf("%w: charge c1", billing.ErrReferenceConflict): "reference_conflict",
+		fmt.Errorf("%w: its line", billing.ErrPastBounds):         "past_bounds",
 	} {
 		if got := application.AuditOutcome(err); got != want || !got.Valid() {
 			t.Errorf("AuditOutcome(%v) = %q, want %q", err, got, want)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/acme3pl/fulfillment/adapters/postgres"
 	"github.com/acme3pl/fulfillment/application"
+	accessapp "github.com/acme3pl/fulfillment/application/access"
 	eventsapp "github.com/acme3pl/fulfillment/application/events"
 	"github.com/acme3pl/fulfillment/bootstrap"
 	"github.com/acme3pl/fulfillment/ports"
@@ -32,8 +33,8 @@ func TestRunCommand(t *testing.T) {
 	cfg := testConfig(t)
 	cfg.SigningKey = "" // commands that only touch the database need no auth settings
 	var got []string
-	err := bootstrap.RunCommand(ctx, cfg, 2, func(ctx context.Context, app *application.UseCases) error {
-		res, err := app.ListWarehouses.Handle(ctx, application.ListWarehouses{OrganizationID: "org_graph", Page: ports.Page{Take: 10}})
+	err := bootstrap.RunCommand(ctx, cfg, 2, func(ctx context.Context, app *accessapp.UseCases) error {
+		res, err := app.ListWarehouses.Handle(ctx, accessapp.ListWarehouses{OrganizationID: "org_graph", Page: ports.Page{Take: 10}})
 		for _, w := range res.Items {
 			got = append(got, w.ID)
 		}

@@ -24,6 +24,7 @@ import (
 	"github.com/acme3pl/fulfillment/adapters/system"
 	"github.com/acme3pl/fulfillment/adapters/telemetry"
 	"github.com/acme3pl/fulfillment/application"
+	accessapp "github.com/acme3pl/fulfillment/application/access"
 	billingapp "github.com/acme3pl/fulfillment/application/billing"
 	intakeapp "github.com/acme3pl/fulfillment/application/intake"
 	invoicingapp "github.com/acme3pl/fulfillment/application/invoicing"
@@ -191,6 +192,7 @@ var ApplicationModule = fx.Module("application",
 		fx.Annotate(billingapp.NewSeedBilling, fx.As(new(ports.SeedBilling))),
 		fx.Annotate(billingapp.NewReportBilling, fx.As(new(ports.ReportBilling))),
 		application.New,
+		accessapp.New,
 		shippingapp.New,
 		warehouseapp.New,
 		intakeapp.New,

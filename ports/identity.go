@@ -2,7 +2,6 @@ package ports
 
 import (
 	"context"
-	"errors"
 	"slices"
 	"strings"
 
@@ -12,11 +11,11 @@ import (
 // ErrInvalidCredentials: a token or key is missing, malformed, expired,
 // revoked, of the other environment, or otherwise not to be trusted. The
 // reason is kept in the wrapped error for logs, never for responses.
-var ErrInvalidCredentials = errors.New("invalid credentials")
+var ErrInvalidCredentials = domain.NewError(domain.KindInvalidCredentials, "invalid credentials")
 
 // ErrInvalidSignature: a storefront delivery's signature is missing or is
 // not the HMAC of its body under the organization's webhook secret.
-var ErrInvalidSignature = errors.New("invalid signature")
+var ErrInvalidSignature = domain.NewError(domain.KindInvalidSignature, "invalid signature")
 
 // InsufficientScopeError: valid credentials that lack scopes the operation
 // needs; Missing lists them in the order the operation names them.
@@ -31,6 +30,9 @@ func (e *InsufficientScopeError) Error() string {
 	}
 	return "lacks scope " + strings.Join(names, " and ")
 }
+
+// ErrorKind implements domain.KindedError.
+func (e *InsufficientScopeError) ErrorKind() domain.Kind { return domain.KindInsufficientScope }
 
 // Principal is who is calling, and the scopes granted: an organization (its
 // tokens and API keys) or a warehouse (its management system's tokens).

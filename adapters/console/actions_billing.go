@@ -240,11 +240,11 @@ func (p *BillingPages) setRates(w http.ResponseWriter, r *http.Request) {
 	switch r.PostFormValue("confirm") {
 	case "":
 		current, err := p.billing.GetRateCard.Handle(r.Context(), billingapp.GetRateCard{OrganizationID: org})
-		if err != nil && application.KindOf(err) != application.KindNotFound {
+		if err != nil && application.KindOf(err) != domain.KindNotFound {
 			p.failed(w, r, title, back, err)
 			return
 		}
-		if application.KindOf(err) == application.KindNotFound {
+		if application.KindOf(err) == domain.KindNotFound {
 			current = nil
 		}
 		p.Views.Render(w, r, http.StatusOK, "rates_confirm", compareCards(org, text, current, card))

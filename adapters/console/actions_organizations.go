@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/acme3pl/fulfillment/application"
+	accessapp "github.com/acme3pl/fulfillment/application/access"
 	"github.com/acme3pl/fulfillment/domain"
 )
 
@@ -86,7 +87,7 @@ func (p *OrganizationPages) createKey(w http.ResponseWriter, r *http.Request) {
 	}
 	principal, _ := PrincipalFrom(r.Context())
 	name := strings.TrimSpace(r.PostFormValue("name"))
-	plain, err := p.App.CreateAPIKey.Handle(r.Context(), application.CreateAPIKey{OrganizationID: org, Name: name, Scopes: scopes,
+	plain, err := p.access.CreateAPIKey.Handle(r.Context(), accessapp.CreateAPIKey{OrganizationID: org, Name: name, Scopes: scopes,
 		Actor: principal.Actor()})
 	if err != nil {
 		p.failed(w, r, title, back, err)
@@ -111,7 +112,7 @@ func (p *OrganizationPages) revokeKey(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	principal, _ := PrincipalFrom(r.Context())
-	if _, err := p.App.RevokeAPIKey.Handle(r.Context(), application.RevokeAPIKey{KeyID: id, Actor: principal.Actor()}); err != nil {
+	if _, err := p.access.RevokeAPIKey.Handle(r.Context(), accessapp.RevokeAPIKey{KeyID: id, Actor: principal.Actor()}); err != nil {
 		p.failed(w, r, title, "/organizations", err)
 		return
 	}

@@ -33,7 +33,7 @@ func (p *ShipmentPages) cancel(w http.ResponseWriter, r *http.Request) {
 	principal, _ := PrincipalFrom(r.Context())
 	actor := principal.Actor()
 	s, err := p.shipping.CancelShipment.Handle(r.Context(), shippingapp.CancelShipment{OrganizationID: org, ShipmentID: id, Operator: &actor})
-	if err != nil && before.Status() == shipping.ShipmentCancelled && application.KindOf(err) == application.KindInvalidState {
+	if err != nil && before.Status() == shipping.ShipmentCancelled && application.KindOf(err) == domain.KindInvalidState {
 		// The same form again: the use case refused (and recorded) a
 		// cancel of a cancelled shipment; for the person it is unchanged.
 		s, err = before, nil

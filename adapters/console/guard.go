@@ -157,7 +157,7 @@ func (g *SessionGuard) recordForbidden(r *http.Request, p operator.Principal, ac
 // timeout or an outage; 500 otherwise), without the error's text.
 func (g *SessionGuard) unavailable(w http.ResponseWriter, r *http.Request, err error) {
 	status := http.StatusInternalServerError
-	if application.KindOf(err).Fault() && application.KindOf(err) != application.KindInternal {
+	if application.KindOf(err).Fault() && application.KindOf(err) != domain.KindInternal {
 		status = http.StatusServiceUnavailable
 	}
 	if !errors.Is(err, context.Canceled) {

@@ -23,7 +23,6 @@ import (
 	"github.com/acme3pl/fulfillment/adapters/postgres/pgtest"
 	"github.com/acme3pl/fulfillment/adapters/system"
 	"github.com/acme3pl/fulfillment/application"
-	"github.com/acme3pl/fulfillment/application/apptest"
 	operatorapp "github.com/acme3pl/fulfillment/application/operator"
 	"github.com/acme3pl/fulfillment/domain"
 	"github.com/acme3pl/fulfillment/domain/audit"
@@ -90,7 +89,7 @@ func newConsole(t *testing.T) *consoleFixture {
 	if err != nil {
 		t.Fatal(err)
 	}
-	kernel := application.New(d, apptest.KeyGenerator{}, nil)
+	kernel := application.New(d, nil)
 	guard := console.NewSessionGuard(console.GuardParams{Sessions: f.app, Record: kernel.RecordOperatorAction, Views: views, Log: log})
 	h := console.NewHandler(console.HandlerParams{
 		Routes: []console.Routes{console.NewSignIn(f.app, nil, views, log), f.probe}, Guard: guard, Log: log,

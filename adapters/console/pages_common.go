@@ -112,16 +112,16 @@ func failureOf(err error) Failure {
 		return f
 	}
 	switch k := application.KindOf(err); k {
-	case application.KindInvalid:
+	case domain.KindInvalid:
 		f.Status = http.StatusBadRequest
-	case application.KindNotFound:
+	case domain.KindNotFound:
 		f.Status = http.StatusNotFound
-	case application.KindInvalidState, application.KindConflict, application.KindPayloadNotKept,
-		application.KindReferenceConflict, application.KindOnHandShort:
+	case domain.KindInvalidState, domain.KindConflict, domain.KindPayloadNotKept,
+		domain.KindReferenceConflict, domain.KindOnHandShort:
 		f.Status = http.StatusConflict
-	case application.KindShed, application.KindTimeout, application.KindUnavailable:
+	case domain.KindShed, domain.KindTimeout, domain.KindUnavailable:
 		f.Status, f.Message = http.StatusServiceUnavailable, "The service is busy or cannot reach its database; nothing may have changed. Try again in a moment."
-	case application.KindInternal, application.KindClientGone:
+	case domain.KindInternal, domain.KindClientGone:
 		f.Status, f.Message = http.StatusInternalServerError, "Something went wrong in the service; it was logged. Try again, or ask the on-call engineer."
 	default:
 		f.Status = http.StatusUnprocessableEntity

@@ -6,6 +6,7 @@ import (
 	"github.com/gorilla/mux"
 
 	"github.com/acme3pl/fulfillment/application"
+	accessapp "github.com/acme3pl/fulfillment/application/access"
 	"github.com/acme3pl/fulfillment/domain"
 	"github.com/acme3pl/fulfillment/domain/audit"
 	"github.com/acme3pl/fulfillment/domain/operator"
@@ -16,10 +17,13 @@ import (
 // limit, create an API key (its secret shown once), revoke one.
 type OrganizationPages struct {
 	Common
+	access *accessapp.UseCases
 }
 
 // NewOrganizationPages builds the group.
-func NewOrganizationPages(c Common) *OrganizationPages { return &OrganizationPages{Common: c} }
+func NewOrganizationPages(c Common, access *accessapp.UseCases) *OrganizationPages {
+	return &OrganizationPages{Common: c, access: access}
+}
 
 // Register implements Routes.
 func (p *OrganizationPages) Register(r *mux.Router, g Guard) {
@@ -68,7 +72,7 @@ func (p *OrganizationPages) page(w http.ResponseWriter, r *http.Request) {
 		p.pageError(w, r, organizationsTitle, err)
 		return
 	}
-	keys, err := p.App.ListAPIKeys.Handle(r.Context(), application.ListAPIKeys{OrganizationID: id})
+	keys, err := p.access.ListAPIKeys.Handle(r.Context(), accessapp.ListAPIKeys{OrganizationID: id})
 	if err != nil {
 		p.pageError(w, r, organizationsTitle, err)
 		return

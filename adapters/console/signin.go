@@ -10,6 +10,7 @@ import (
 
 	"github.com/acme3pl/fulfillment/application"
 	operatorapp "github.com/acme3pl/fulfillment/application/operator"
+	"github.com/acme3pl/fulfillment/domain"
 	"github.com/acme3pl/fulfillment/domain/operator"
 )
 
@@ -170,12 +171,12 @@ func (s *SignIn) failed(w http.ResponseWriter, r *http.Request, err error) {
 	switch {
 	case errors.Is(err, operator.ErrLinkRefused):
 		s.views.Render(w, r, http.StatusForbidden, "signin_failed", signInView{OIDC: s.oidc != nil})
-	case kind == application.KindInvalid:
+	case kind == domain.KindInvalid:
 		s.views.Render(w, r, http.StatusForbidden, "signin_no_role", operator.Principal{})
 	default:
 		s.log.ErrorContext(r.Context(), "console: start a session", slog.String("error", err.Error()))
 		status := http.StatusInternalServerError
-		if kind.Fault() && kind != application.KindInternal {
+		if kind.Fault() && kind != domain.KindInternal {
 			status = http.StatusServiceUnavailable
 		}
 		s.views.Render(w, r, status, "signin_unavailable", nil)

@@ -4,7 +4,7 @@ import (
 	"context"
 	"sync"
 
-	"github.com/acme3pl/fulfillment/application"
+	"github.com/acme3pl/fulfillment/domain"
 	"github.com/acme3pl/fulfillment/ports"
 )
 
@@ -21,7 +21,7 @@ type (
 type requestRecord struct {
 	mu        sync.Mutex
 	route     string
-	errorKind application.Kind
+	errorKind domain.Kind
 }
 
 func (rec *requestRecord) setRoute(route string) {
@@ -31,7 +31,7 @@ func (rec *requestRecord) setRoute(route string) {
 }
 
 // setError keeps the first error kind answered: the one the client got.
-func (rec *requestRecord) setError(kind application.Kind) {
+func (rec *requestRecord) setError(kind domain.Kind) {
 	rec.mu.Lock()
 	defer rec.mu.Unlock()
 	if rec.errorKind == "" {
@@ -39,7 +39,7 @@ func (rec *requestRecord) setError(kind application.Kind) {
 	}
 }
 
-func (rec *requestRecord) get() (route string, errorKind application.Kind) {
+func (rec *requestRecord) get() (route string, errorKind domain.Kind) {
 	rec.mu.Lock()
 	defer rec.mu.Unlock()
 	return rec.route, rec.errorKind

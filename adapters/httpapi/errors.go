@@ -3,7 +3,7 @@ package httpapi
 import (
 	"net/http"
 
-	"github.com/acme3pl/fulfillment/application"
+	"github.com/acme3pl/fulfillment/domain"
 )
 
 // StatusClientClosedRequest is the status logged and counted for a client
@@ -24,38 +24,38 @@ type answer struct {
 }
 
 // answers is the one place that maps a kind of error to its HTTP answer.
-// The intake's code is the kind's own (application.Kind.Code, which order
+// The intake's code is the kind's own (domain.Kind.Code, which order
 // receipts record too) but for credentials: the intake's are API keys; so
 // is the problem's code but for a malformed request. A kind not listed
-// (application.KindInternal, or one this table does not know yet) is
+// (domain.KindInternal, or one this table does not know yet) is
 // answered as internal.
-var answers = map[application.Kind]answer{
-	application.KindClientGone:             {Status: StatusClientClosedRequest, Detail: "the client closed the connection before the answer"},
-	application.KindShed:                   {Status: http.StatusServiceUnavailable, Detail: "the service is overloaded; retry later"},
-	application.KindTimeout:                {Status: http.StatusServiceUnavailable, Detail: "the request could not be answered in time; retry later"},
-	application.KindUnavailable:            {Status: http.StatusServiceUnavailable, Detail: "the database cannot be reached; retry later"},
-	application.KindInvalid:                {Status: http.StatusBadRequest, Problem: "invalid_parameter", Detail: "the request is malformed"},
-	application.KindOnHandBound:            {Status: http.StatusUnprocessableEntity, Problem: "invalid_parameter", Detail: "the receipt would take on hand of an item at the warehouse past its bound"},
-	application.KindTooLarge:               {Status: http.StatusRequestEntityTooLarge, Detail: "the body is larger than the limit"},
-	application.KindUnsupportedMedia:       {Status: http.StatusUnsupportedMediaType, Detail: "the body must be JSON with Content-Type: application/json"},
-	application.KindInvalidSignature:       {Status: http.StatusUnauthorized, Detail: "X-Shopify-Hmac-Sha256 is not the HMAC-SHA256 of the body under the organization's webhook secret"},
-	application.KindInvalidCredentials:     {Status: http.StatusUnauthorized, Problem: "invalid_token", Intake: "invalid_api_key", Detail: "the credentials are missing, malformed, expired, revoked or not trusted"},
-	application.KindInsufficientScope:      {Status: http.StatusForbidden, Detail: "the credentials lack a scope"},
-	application.KindNotFound:               {Status: http.StatusNotFound, Detail: "the record does not exist"},
-	application.KindInvalidState:           {Status: http.StatusConflict, Detail: "the record's state does not allow this"},
-	application.KindPayloadNotKept:         {Status: http.StatusConflict, Detail: "the order failed, but its body is no longer kept: it cannot be replayed"},
-	application.KindConflict:               {Status: http.StatusConflict, Detail: "a record with this identity exists already"},
-	application.KindUnknownItems:           {Status: http.StatusUnprocessableEntity, Detail: "these items are not records of the organization"},
-	application.KindInsufficientStock:      {Status: http.StatusUnprocessableEntity, Detail: "the warehouse does not hold enough of these cartons; nothing was reserved"},
-	application.KindOnHandShort:            {Status: http.StatusConflict, Detail: "the warehouse does not hold enough of these items on hand to ship them; nothing changed"},
-	application.KindInvalidWarehouse:       {Status: http.StatusUnprocessableEntity, Detail: "warehouseId is not an active warehouse of the organization"},
-	application.KindUnknownSKUs:            {Status: http.StatusUnprocessableEntity, Detail: "these SKUs are not in the organization's inventory"},
-	application.KindMissingSKU:             {Status: http.StatusUnprocessableEntity, Detail: "these line items require shipping but have no SKU"},
-	application.KindMissingShippingAddress: {Status: http.StatusUnprocessableEntity, Detail: "the order has no shipping_address object"},
-	application.KindNoWarehouse:            {Status: http.StatusUnprocessableEntity, Detail: "the organization has no active warehouse"},
-	application.KindReferenceConflict:      {Status: http.StatusConflict, Detail: "the warehouse has reported other content under this reference"},
-	application.KindPeriodClosed:           {Status: http.StatusUnprocessableEntity, Detail: "the time lies inside a billing period of the organization that is closed"},
-	application.KindUnknownService:         {Status: http.StatusUnprocessableEntity, Detail: "service is not a service of the organization's rate card in force at performedAt"},
+var answers = map[domain.Kind]answer{
+	domain.KindClientGone:             {Status: StatusClientClosedRequest, Detail: "the client closed the connection before the answer"},
+	domain.KindShed:                   {Status: http.StatusServiceUnavailable, Detail: "the service is overloaded; retry later"},
+	domain.KindTimeout:                {Status: http.StatusServiceUnavailable, Detail: "the request could not be answered in time; retry later"},
+	domain.KindUnavailable:            {Status: http.StatusServiceUnavailable, Detail: "the database cannot be reached; retry later"},
+	domain.KindInvalid:                {Status: http.StatusBadRequest, Problem: "invalid_parameter", Detail: "the request is malformed"},
+	domain.KindOnHandBound:            {Status: http.StatusUnprocessableEntity, Problem: "invalid_parameter", Detail: "the receipt would take on hand of an item at the warehouse past its bound"},
+	domain.KindTooLarge:               {Status: http.StatusRequestEntityTooLarge, Detail: "the body is larger than the limit"},
+	domain.KindUnsupportedMedia:       {Status: http.StatusUnsupportedMediaType, Detail: "the body must be JSON with Content-Type: application/json"},
+	domain.KindInvalidSignature:       {Status: http.StatusUnauthorized, Detail: "X-Shopify-Hmac-Sha256 is not the HMAC-SHA256 of the body under the organization's webhook secret"},
+	domain.KindInvalidCredentials:     {Status: http.StatusUnauthorized, Problem: "invalid_token", Intake: "invalid_api_key", Detail: "the credentials are missing, malformed, expired, revoked or not trusted"},
+	domain.KindInsufficientScope:      {Status: http.StatusForbidden, Detail: "the credentials lack a scope"},
+	domain.KindNotFound:               {Status: http.StatusNotFound, Detail: "the record does not exist"},
+	domain.KindInvalidState:           {Status: http.StatusConflict, Detail: "the record's state does not allow this"},
+	domain.KindPayloadNotKept:         {Status: http.StatusConflict, Detail: "the order failed, but its body is no longer kept: it cannot be replayed"},
+	domain.KindConflict:               {Status: http.StatusConflict, Detail: "a record with this identity exists already"},
+	domain.KindUnknownItems:           {Status: http.StatusUnprocessableEntity, Detail: "these items are not records of the organization"},
+	domain.KindInsufficientStock:      {Status: http.StatusUnprocessableEntity, Detail: "the warehouse does not hold enough of these cartons; nothing was reserved"},
+	domain.KindOnHandShort:            {Status: http.StatusConflict, Detail: "the warehouse does not hold enough of these items on hand to ship them; nothing changed"},
+	domain.KindInvalidWarehouse:       {Status: http.StatusUnprocessableEntity, Detail: "warehouseId is not an active warehouse of the organization"},
+	domain.KindUnknownSKUs:            {Status: http.StatusUnprocessableEntity, Detail: "these SKUs are not in the organization's inventory"},
+	domain.KindMissingSKU:             {Status: http.StatusUnprocessableEntity, Detail: "these line items require shipping but have no SKU"},
+	domain.KindMissingShippingAddress: {Status: http.StatusUnprocessableEntity, Detail: "the order has no shipping_address object"},
+	domain.KindNoWarehouse:            {Status: http.StatusUnprocessableEntity, Detail: "the organization has no active warehouse"},
+	domain.KindReferenceConflict:      {Status: http.StatusConflict, Detail: "the warehouse has reported other content under this reference"},
+	domain.KindPeriodClosed:           {Status: http.StatusUnprocessableEntity, Detail: "the time lies inside a billing period of the organization that is closed"},
+	domain.KindUnknownService:         {Status: http.StatusUnprocessableEntity, Detail: "service is not a service of the organization's rate card in force at performedAt"},
 }
 
 // internalAnswer answers an internal error, and a kind answers does not know.
@@ -65,7 +65,7 @@ var internalAnswer = answer{
 }
 
 // answerFor is k's answer, with the kind's code where answers names none.
-func answerFor(k application.Kind) answer {
+func answerFor(k domain.Kind) answer {
 	a, ok := answers[k]
 	if !ok {
 		return internalAnswer

@@ -12,7 +12,6 @@ import (
 	"github.com/gorilla/mux"
 
 	"github.com/acme3pl/fulfillment/adapters/resources"
-	"github.com/acme3pl/fulfillment/application"
 	invoicingapp "github.com/acme3pl/fulfillment/application/invoicing"
 	"github.com/acme3pl/fulfillment/domain"
 	"github.com/acme3pl/fulfillment/ports"
@@ -193,7 +192,7 @@ func (h *InvoiceCharges) writeCSV(w http.ResponseWriter, r *http.Request, in inv
 	}
 	if lost != nil || r.Context().Err() != nil {
 		// The client went away or stopped reading: not a fault (499).
-		recordFrom(r.Context()).setError(application.KindClientGone)
+		recordFrom(r.Context()).setError(domain.KindClientGone)
 	} else {
 		noteError(h.errors.Log, r, err)
 	}

@@ -16,7 +16,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/acme3pl/fulfillment/adapters/telemetry"
-	"github.com/acme3pl/fulfillment/application"
+	"github.com/acme3pl/fulfillment/domain"
 )
 
 // statusRecorder remembers the status code written.
@@ -193,15 +193,15 @@ func logAnswer(log *slog.Logger, m *telemetry.Metrics, r *http.Request, sr *stat
 	}
 	elapsed := time.Since(start)
 	route, errorKind := record.get()
-	if errorKind == application.KindClientGone {
+	if errorKind == domain.KindClientGone {
 		sr.status = StatusClientClosedRequest
 	}
 	recordAnswer(trace.SpanFromContext(r.Context()), sr.status)
 	m.ObserveRequest(r.Context(), route, methodLabel(r.Method), strconv.Itoa(sr.status), elapsed.Seconds())
 	switch errorKind {
-	case application.KindShed:
+	case domain.KindShed:
 		m.RequestsShed.WithLabelValues(route).Inc()
-	case application.KindTimeout:
+	case domain.KindTimeout:
 		m.RequestsTimedOut.WithLabelValues(route).Inc()
 	}
 	level := slog.LevelInfo

@@ -126,7 +126,7 @@ func scopeNames(scopes []domain.Scope) []string {
 func noteError(log *slog.Logger, r *http.Request, err error) {
 	k := application.KindOf(err)
 	recordFrom(r.Context()).setError(k)
-	if k.Fault() && k != application.KindShed {
+	if k.Fault() && k != domain.KindShed {
 		log.ErrorContext(r.Context(), "request failed", slog.String("error", err.Error()), slog.String("kind", string(k)),
 			slog.String("method", r.Method), slog.String("path", r.URL.Path))
 	}

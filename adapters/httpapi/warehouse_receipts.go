@@ -200,7 +200,7 @@ func writeReport(w http.ResponseWriter, created bool, report any) {
 // the token's warehouse does not serve organizationId (or that there is no
 // such organization), and its detail says so.
 func (h *WarehouseReceiving) fail(w http.ResponseWriter, r *http.Request, err error) {
-	if application.KindOf(err) != application.KindInvalidWarehouse {
+	if application.KindOf(err) != domain.KindInvalidWarehouse {
 		h.errors.Write(w, r, err)
 		return
 	}

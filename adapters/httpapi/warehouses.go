@@ -5,7 +5,7 @@ import (
 
 	"github.com/gorilla/mux"
 
-	"github.com/acme3pl/fulfillment/application"
+	accessapp "github.com/acme3pl/fulfillment/application/access"
 	"github.com/acme3pl/fulfillment/domain"
 )
 
@@ -54,10 +54,10 @@ func warehouseDTO(w domain.Warehouse) WarehouseDTO {
 }
 
 // Warehouses serves GET /v0/warehouses.
-type Warehouses struct{ group[application.UseCases] }
+type Warehouses struct{ group[accessapp.UseCases] }
 
 // NewWarehouses builds the warehouse routes.
-func NewWarehouses(app *application.UseCases, auth Authenticator, errs ErrorMapper) *Warehouses {
+func NewWarehouses(app *accessapp.UseCases, auth Authenticator, errs ErrorMapper) *Warehouses {
 	return &Warehouses{newGroup(app, auth, errs, nil)}
 }
 
@@ -73,7 +73,7 @@ func (h *Warehouses) list(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	org := PrincipalFrom(r.Context()).OrganizationID
-	res, err := h.app.ListWarehouses.Handle(r.Context(), application.ListWarehouses{OrganizationID: org, Page: page})
+	res, err := h.app.ListWarehouses.Handle(r.Context(), accessapp.ListWarehouses{OrganizationID: org, Page: page})
 	if err != nil {
 		h.errors.Write(w, r, err)
 		return

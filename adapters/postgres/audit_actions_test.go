@@ -12,6 +12,7 @@ import (
 	"github.com/acme3pl/fulfillment/adapters/postgres"
 	"github.com/acme3pl/fulfillment/adapters/system"
 	"github.com/acme3pl/fulfillment/application"
+	accessapp "github.com/acme3pl/fulfillment/application/access"
 	shippingapp "github.com/acme3pl/fulfillment/application/shipping"
 	"github.com/acme3pl/fulfillment/domain"
 	"github.com/acme3pl/fulfillment/domain/audit"
@@ -43,9 +44,9 @@ func TestAuditAPIKeys(t *testing.T) {
 	billOrg(t, b.db, "org_keys")
 	ctx := context.Background()
 	uow := postgres.NewUnitOfWork(b.db)
-	create := application.NewCreateAPIKeyHandler(uow, identity.APIKeyGenerator{}, clock, system.IDs{}, domain.Sandbox)
-	revoke := application.NewRevokeAPIKeyHandler(uow, clock, system.IDs{})
-	c := application.CreateAPIKey{Actor: operator, OrganizationID: "org_keys", Name: "shop", Scopes: []domain.Scope{domain.ScopeShipments}}
+	create := accessapp.NewCreateAPIKeyHandler(uow, identity.APIKeyGenerator{}, clock, system.IDs{}, domain.Sandbox)
+	revoke := accessapp.NewRevokeAPIKeyHandler(uow, clock, system.IDs{})
+	c := accessapp.CreateAPIKey{Actor: operator, OrganizationID: "org_keys", Name: "shop", Scopes: []domain.Scope{domain.ScopeShipments}}
 	plain, err := create.Handle(ctx, c)
 	if err != nil {
 		t.Fatal(err)
@@ -59,11 +60,11 @@ func TestAuditAPIKeys(t *testing.T) {
 		t.Fatalf("keys %v, %v", keys, err)
 	}
 	for range 2 {
-		if _, err := revoke.Handle(ctx, application.RevokeAPIKey{Actor: operator, KeyID: keys[0].ID}); err != nil {
+		if _, err := revoke.Handle(ctx, accessapp.RevokeAPIKey{Actor: operator, KeyID: keys[0].ID}); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if _, err := revoke.Handle(ctx, application.RevokeAPIKey{Actor: operator, KeyID: "key_nope"}); !errors.Is(err, domain.ErrNotFound) {
+	if _, err := revoke.Handle(ctx, accessapp.RevokeAPIKey{Actor: operator, KeyID: "key_nope"}); !errors.Is(err, domain.ErrNotFound) {
 		t.Fatalf("an unknown key: %v", err)
 	}
 	if n := countRows(t, b.db, `SELECT count(*) FROM api_keys`); n != 1 {

@@ -81,7 +81,7 @@ func TestCallerGoneEndsItsStatement(t *testing.T) {
 	hungUp := time.Now()
 	select {
 	case err := <-done:
-		if !errors.Is(err, context.Canceled) || application.KindOf(err) != application.KindClientGone {
+		if !errors.Is(err, context.Canceled) || application.KindOf(err) != domain.KindClientGone {
 			t.Fatalf("the unit of work of a caller gone: %v (kind %s), want context.Canceled", err, application.KindOf(err))
 		}
 		if d := time.Since(hungUp); d > 500*time.Millisecond {

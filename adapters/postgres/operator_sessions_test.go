@@ -48,7 +48,7 @@ func openTestDB(t *testing.T) *bun.DB {
 func wantSignedOut(t *testing.T, app *operatorapp.UseCases, id, when string) {
 	t.Helper()
 	_, err := app.ResumeSession.Handle(context.Background(), operatorapp.ResumeSession{ID: id})
-	if !errors.Is(err, operatordom.ErrSignedOut) || application.KindOf(err) != application.KindInvalidCredentials {
+	if !errors.Is(err, operatordom.ErrSignedOut) || application.KindOf(err) != domain.KindInvalidCredentials {
 		t.Fatalf("%s: resume = %v, want signed out", when, err)
 	}
 }

@@ -57,7 +57,7 @@ func TestReceiptsRacingPastTheOnHandBound(t *testing.T) {
 		switch {
 		case err == nil:
 			accepted++
-		case application.KindOf(err) != application.KindOnHandBound || !errors.As(err, &ve) || ve.Field != "items[1].quantity":
+		case application.KindOf(err) != domain.KindOnHandBound || !errors.As(err, &ve) || ve.Field != "items[1].quantity":
 			t.Errorf("a receipt past the bound: %v (%s), want on hand bound naming items[1].quantity", err, application.KindOf(err))
 		}
 	}

@@ -14,6 +14,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/acme3pl/fulfillment/application"
+	accessapp "github.com/acme3pl/fulfillment/application/access"
 	intakeapp "github.com/acme3pl/fulfillment/application/intake"
 	invoicingapp "github.com/acme3pl/fulfillment/application/invoicing"
 	shippingapp "github.com/acme3pl/fulfillment/application/shipping"
@@ -24,6 +25,7 @@ import (
 // App is every context's use cases on one fake database.
 type App struct {
 	*application.UseCases
+	Access    *accessapp.UseCases
 	Shipping  *shippingapp.UseCases
 	Warehouse *warehouseapp.UseCases
 	Intake    *intakeapp.UseCases
@@ -38,7 +40,8 @@ func NewApp(db *DB, env domain.Environment, clock *Clock, tracer trace.Tracer) *
 		Tracer: tracer, Log: slog.New(slog.DiscardHandler), Environment: env,
 	}
 	return &App{
-		UseCases:  application.New(d, KeyGenerator{}, nil),
+		UseCases:  application.New(d, nil),
+		Access:    accessapp.New(d, KeyGenerator{}),
 		Shipping:  shippingapp.New(d),
 		Warehouse: warehouseapp.New(d, Billing{}),
 		Intake:    intakeapp.New(d, intakeapp.Settings{DecodeStorefrontOrder: DecodeOrder, FailedOrderRetention: 24 * time.Hour}),

@@ -82,10 +82,10 @@ func TestIntakeEvents(t *testing.T) {
 	}
 	// Refused in the transaction (unknown SKU), and before it (a bad
 	// quantity): each a storefront_order.failed of the receipt as stored.
-	if _, err := receive(t, app, apptest.IntakeOrder(3, apptest.IntakeLine(1, "NOPE", 1))); application.KindOf(err) != application.KindUnknownSKUs {
+	if _, err := receive(t, app, apptest.IntakeOrder(3, apptest.IntakeLine(1, "NOPE", 1))); application.KindOf(err) != domain.KindUnknownSKUs {
 		t.Fatalf("unknown SKU: %v", err)
 	}
-	if _, err := receive(t, app, apptest.IntakeOrder(4, apptest.IntakeLine(1, "SOCK-1", 0))); application.KindOf(err) != application.KindInvalid {
+	if _, err := receive(t, app, apptest.IntakeOrder(4, apptest.IntakeLine(1, "SOCK-1", 0))); application.KindOf(err) != domain.KindInvalid {
 		t.Fatalf("bad quantity: %v", err)
 	}
 	got := db.Recorded()

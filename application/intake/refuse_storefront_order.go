@@ -8,6 +8,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/acme3pl/fulfillment/application"
+	"github.com/acme3pl/fulfillment/domain"
 	"github.com/acme3pl/fulfillment/domain/intake"
 	"github.com/acme3pl/fulfillment/ports"
 )
@@ -54,6 +55,6 @@ func (h *RefuseStorefrontOrderHandler) Handle(ctx context.Context, c RefuseStore
 	recordFailure(ctx, h.uow, h.log, intake.OrderDelivery{
 		OrganizationID: c.OrganizationID, OrderID: c.OrderID, OrderNumber: c.OrderNumber,
 		TraceID: c.TraceID, ReceivedAt: h.clock.Now(), Payload: c.Body,
-	}, application.KindInvalid.Code())
+	}, domain.KindInvalid.Code())
 	return struct{}{}, nil
 }

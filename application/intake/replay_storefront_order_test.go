@@ -174,7 +174,7 @@ func TestReplayStorefrontOrderRefusals(t *testing.T) {
 			}
 		})
 	}
-	if got := application.KindOf(fmt.Errorf("replay: %w", intake.ErrPayloadNotKept)); got != application.KindPayloadNotKept ||
+	if got := application.KindOf(fmt.Errorf("replay: %w", intake.ErrPayloadNotKept)); got != domain.KindPayloadNotKept ||
 		got.Code() != "payload_not_kept" || got.Fault() || got.Refused() {
 		t.Fatalf("payload_not_kept is of kind %q", got)
 	}

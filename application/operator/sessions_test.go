@@ -133,7 +133,7 @@ func TestSignInAndSessions(t *testing.T) {
 		t.Fatal("the session's ID is stored as it is, not hashed")
 	}
 	_, err = app.RedeemSignInLink.Handle(ctx, operatorapp.RedeemSignInLink{Token: token})
-	if !errors.Is(err, operator.ErrLinkRefused) || application.KindOf(err) != application.KindInvalidCredentials {
+	if !errors.Is(err, operator.ErrLinkRefused) || application.KindOf(err) != domain.KindInvalidCredentials {
 		t.Fatalf("a used link: %v", err)
 	}
 	p, err := app.ResumeSession.Handle(ctx, operatorapp.ResumeSession{ID: started.ID})
@@ -156,10 +156,10 @@ func TestSignInAndSessions(t *testing.T) {
 	}
 
 	// A principal without a role starts no session.
-	if _, err := app.StartSession.Handle(ctx, operatorapp.StartSession{Principal: operator.Principal{Subject: "nobody"}}); application.KindOf(err) != application.KindInvalid {
+	if _, err := app.StartSession.Handle(ctx, operatorapp.StartSession{Principal: operator.Principal{Subject: "nobody"}}); application.KindOf(err) != domain.KindInvalid {
 		t.Fatalf("a session without a role: %v", err)
 	}
-	if _, err := app.RevokeSessions.Handle(ctx, operatorapp.RevokeSessions{Subject: " "}); application.KindOf(err) != application.KindInvalid {
+	if _, err := app.RevokeSessions.Handle(ctx, operatorapp.RevokeSessions{Subject: " "}); application.KindOf(err) != domain.KindInvalid {
 		t.Fatalf("revoke without a subject: %v", err)
 	}
 	if len(s.sessions) != 1 {

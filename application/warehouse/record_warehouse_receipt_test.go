@@ -8,7 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/acme3pl/fulfillment/application"
 	"github.com/acme3pl/fulfillment/application/apptest"
 	warehouseapp "github.com/acme3pl/fulfillment/application/warehouse"
 	"github.com/acme3pl/fulfillment/domain"
@@ -106,18 +105,18 @@ func TestRecordWarehouseReceiptRefuses(t *testing.T) {
 	checkRefusals(t, recvCommand, recvHandler, (*warehouseapp.RecordWarehouseReceiptHandler).Handle, func(db *apptest.DB) bool {
 		return db.Commits != 0 || db.WarehouseReceipts() != 0 || len(db.Movements()) != 0 || db.Level("wh_a", "ctn_1").OnHand != 5
 	}, []refusal[warehouseapp.RecordWarehouseReceipt]{
-		{"future receivedAt", func(c *warehouseapp.RecordWarehouseReceipt) { c.ReceivedAt = &future }, apptest.Billing{}, application.KindInvalid},
-		{"no items", func(c *warehouseapp.RecordWarehouseReceipt) { c.Lines = nil }, apptest.Billing{}, application.KindInvalid},
-		{"another organization's warehouse", func(c *warehouseapp.RecordWarehouseReceipt) { c.WarehouseID = "wh_b" }, apptest.Billing{}, application.KindInvalidWarehouse},
-		{"an unknown organization", func(c *warehouseapp.RecordWarehouseReceipt) { c.OrganizationID = "org_none" }, apptest.Billing{}, application.KindInvalidWarehouse},
-		{"another organization's product", func(c *warehouseapp.RecordWarehouseReceipt) { c.Lines[0].ItemID = "prod_b" }, apptest.Billing{}, application.KindUnknownItems},
-		{"a product named as a carton", func(c *warehouseapp.RecordWarehouseReceipt) { c.Lines[1].ItemID = "prod_2" }, apptest.Billing{}, application.KindUnknownItems},
+		{"future receivedAt", func(c *warehouseapp.RecordWarehouseReceipt) { c.ReceivedAt = &future }, apptest.Billing{}, domain.KindInvalid},
+		{"no items", func(c *warehouseapp.RecordWarehouseReceipt) { c.Lines = nil }, apptest.Billing{}, domain.KindInvalid},
+		{"another organization's warehouse", func(c *warehouseapp.RecordWarehouseReceipt) { c.WarehouseID = "wh_b" }, apptest.Billing{}, domain.KindInvalidWarehouse},
+		{"an unknown organization", func(c *warehouseapp.RecordWarehouseReceipt) { c.OrganizationID = "org_none" }, apptest.Billing{}, domain.KindInvalidWarehouse},
+		{"another organization's product", func(c *warehouseapp.RecordWarehouseReceipt) { c.Lines[0].ItemID = "prod_b" }, apptest.Billing{}, domain.KindUnknownItems},
+		{"a product named as a carton", func(c *warehouseapp.RecordWarehouseReceipt) { c.Lines[1].ItemID = "prod_2" }, apptest.Billing{}, domain.KindUnknownItems},
 		{"dated into a closed period", func(c *warehouseapp.RecordWarehouseReceipt) { c.ReceivedAt = &past }, apptest.Billing{
 			PeriodClosed: func(context.Context, ports.Repositories, string, time.Time) (bool, error) { return true, nil },
-		}, application.KindPeriodClosed},
+		}, domain.KindPeriodClosed},
 		{"charges failing", func(c *warehouseapp.RecordWarehouseReceipt) {}, apptest.Billing{
 			ReceiptCharges: func(context.Context, ports.Repositories, *warehouse.Receipt) error { return domain.ErrUnavailable },
-		}, application.KindUnavailable},
+		}, domain.KindUnavailable},
 	})
 }
 

@@ -9,6 +9,7 @@ import (
 	"github.com/acme3pl/fulfillment/application"
 	"github.com/acme3pl/fulfillment/application/apptest"
 	warehouseapp "github.com/acme3pl/fulfillment/application/warehouse"
+	"github.com/acme3pl/fulfillment/domain"
 	"github.com/acme3pl/fulfillment/domain/warehouse"
 	"github.com/acme3pl/fulfillment/ports"
 )
@@ -52,15 +53,15 @@ func TestRecordWarehouseServiceIsIdempotentOnItsReference(t *testing.T) {
 func TestRecordWarehouseServiceRefuses(t *testing.T) {
 	future, past := recvT0.Add(time.Second), recvT0.Add(-time.Hour)
 	checkRefusals(t, svcCommand, svcHandler, (*warehouseapp.RecordWarehouseServiceHandler).Handle, func(db *apptest.DB) bool { return db.Commits != 0 || db.WarehouseServices() != 0 }, []refusal[warehouseapp.RecordWarehouseService]{
-		{"future performedAt", func(c *warehouseapp.RecordWarehouseService) { c.PerformedAt = &future }, apptest.Billing{}, application.KindInvalid},
-		{"zero quantity", func(c *warehouseapp.RecordWarehouseService) { c.QuantityMilli = 0 }, apptest.Billing{}, application.KindInvalid},
+		{"future performedAt", func(c *warehouseapp.RecordWarehouseService) { c.PerformedAt = &future }, apptest.Billing{}, domain.KindInvalid},
+		{"zero quantity", func(c *warehouseapp.RecordWarehouseService) { c.QuantityMilli = 0 }, apptest.Billing{}, domain.KindInvalid},
 		{"a warehouse that does not serve the organization", func(c *warehouseapp.RecordWarehouseService) { c.OrganizationID = "org_ship_b" },
-			apptest.Billing{}, application.KindInvalidWarehouse},
+			apptest.Billing{}, domain.KindInvalidWarehouse},
 		{"not on the rate card", func(c *warehouseapp.RecordWarehouseService) { c.Service = "gift_wrap" },
-			apptest.Billing{ServiceOffered: offered}, application.KindUnknownService},
+			apptest.Billing{ServiceOffered: offered}, domain.KindUnknownService},
 		{"dated into a closed period", func(c *warehouseapp.RecordWarehouseService) { c.PerformedAt = &past }, apptest.Billing{
 			PeriodClosed: func(context.Context, ports.Repositories, string, time.Time) (bool, error) { return true, nil },
-		}, application.KindPeriodClosed},
+		}, domain.KindPeriodClosed},
 	})
 }
 
@@ -70,7 +71,7 @@ type refusal[C any] struct {
 	name  string
 	edit  func(c *C)
 	hooks apptest.Billing
-	want  application.Kind
+	want  domain.Kind
 }
 
 // checkRefusals runs a report's refusals on the shipment tests' world,

@@ -10,10 +10,13 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"go.uber.org/fx"
+
 	"github.com/acme3pl/fulfillment/adapters/fixture"
 	"github.com/acme3pl/fulfillment/adapters/identity"
 	"github.com/acme3pl/fulfillment/adapters/system"
 	"github.com/acme3pl/fulfillment/application"
+	accessapp "github.com/acme3pl/fulfillment/application/access"
 	"github.com/acme3pl/fulfillment/bootstrap"
 	"github.com/acme3pl/fulfillment/domain"
 )
@@ -245,6 +248,14 @@ func checkOrganization(ctx context.Context, app *application.UseCases, cmd, org 
 	return nil
 }
 
+// apiKeyListDeps is what `apikey list` uses: the API keys' use cases, and
+// the shared kernel's check that the organization exists.
+type apiKeyListDeps struct {
+	fx.In
+	App    *application.UseCases
+	Access *accessapp.UseCases
+}
+
 func apikey(ctx context.Context, cfg bootstrap.Config, args []string, stdout io.Writer) error {
 	if len(args) == 0 {
 		return usagef("apikey takes one of create, revoke, list")
@@ -269,8 +280,8 @@ func apikey(ctx context.Context, cfg bootstrap.Config, args []string, stdout io.
 		if err != nil {
 			return err
 		}
-		c := application.CreateAPIKey{OrganizationID: *org, Name: *name, Scopes: keyScopes, Actor: actor()}
-		return withApp(ctx, cfg, func(ctx context.Context, app *application.UseCases) error {
+		c := accessapp.CreateAPIKey{OrganizationID: *org, Name: *name, Scopes: keyScopes, Actor: actor()}
+		return withApp(ctx, cfg, func(ctx context.Context, app *accessapp.UseCases) error {
 			plain, err := app.CreateAPIKey.Handle(ctx, c)
 			if err != nil {
 				return fmt.Errorf("apikey create: %w", err)
@@ -302,8 +313,8 @@ func apikey(ctx context.Context, cfg bootstrap.Config, args []string, stdout io.
 		if err := checkActor("apikey revoke", actor()); err != nil {
 			return err
 		}
-		return withApp(ctx, cfg, func(ctx context.Context, app *application.UseCases) error {
-			if _, err := app.RevokeAPIKey.Handle(ctx, application.RevokeAPIKey{KeyID: id, Actor: actor()}); err != nil {
+		return withApp(ctx, cfg, func(ctx context.Context, app *accessapp.UseCases) error {
+			if _, err := app.RevokeAPIKey.Handle(ctx, accessapp.RevokeAPIKey{KeyID: id, Actor: actor()}); err != nil {
 				return fmt.Errorf("apikey revoke %s: %w", id, err)
 			}
 			fmt.Fprintf(stdout, "revoked %s\n", id)
@@ -318,11 +329,11 @@ func apikey(ctx context.Context, cfg bootstrap.Config, args []string, stdout io.
 		if err := checkIDFlag("apikey list", "org", *org); err != nil {
 			return err
 		}
-		return withApp(ctx, cfg, func(ctx context.Context, app *application.UseCases) error {
-			if err := checkOrganization(ctx, app, "apikey list", *org); err != nil {
+		return withApp(ctx, cfg, func(ctx context.Context, app apiKeyListDeps) error {
+			if err := checkOrganization(ctx, app.App, "apikey list", *org); err != nil {
 				return err
 			}
-			keys, err := app.ListAPIKeys.Handle(ctx, application.ListAPIKeys{OrganizationID: *org})
+			keys, err := app.Access.ListAPIKeys.Handle(ctx, accessapp.ListAPIKeys{OrganizationID: *org})
 			if err != nil {
 				return fmt.Errorf("apikey list: %w", err)
 			}

@@ -1,11 +1,12 @@
 package billing
 
 import (
-	"errors"
 	"fmt"
 	"math"
 	"math/big"
 	"math/bits"
+
+	"github.com/acme3pl/fulfillment/domain"
 )
 
 // The bounds of billing (docs/billing.md, "Bounds"): what an operator's
@@ -33,11 +34,11 @@ var MinChargeDate = Date{Year: 2000, Month: 1, Day: 1}
 
 // ErrPastBounds: an operator's charge would take its line or its period
 // past MaxPeriodCents; nothing is written.
-var ErrPastBounds = errors.New("past the bounds of a period")
+var ErrPastBounds = domain.NewError(domain.KindPastBounds, "past the bounds of a period")
 
 // ErrReferenceConflict: an operator's charge reference is recorded already
 // with other content.
-var ErrReferenceConflict = errors.New("reference_conflict")
+var ErrReferenceConflict = domain.NewError(domain.KindReferenceConflict, "reference_conflict")
 
 // CheckOperatorCharge refuses, with ErrPastBounds, the operator's charge
 // add (one charge: Milli its quantity, Divisor 1) when it would take its

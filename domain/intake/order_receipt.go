@@ -78,7 +78,7 @@ type OrderReceipt struct {
 // ErrPayloadNotKept: the order has failed, but its body is no longer kept
 // (it was purged after the retention period, or the failure was recorded
 // before bodies were kept): it cannot be replayed.
-var ErrPayloadNotKept = errors.New("the order's body is no longer kept")
+var ErrPayloadNotKept = domain.NewError(domain.KindPayloadNotKept, "the order's body is no longer kept")
 
 // OrderDelivery is one delivery of a storefront order, as its receipt
 // records it.

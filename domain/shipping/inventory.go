@@ -109,3 +109,6 @@ type InsufficientStockError struct {
 func (e *InsufficientStockError) Error() string {
 	return fmt.Sprintf("insufficient stock for %d item(s)", len(e.Items))
 }
+
+// ErrorKind implements domain.KindedError.
+func (e *InsufficientStockError) ErrorKind() domain.Kind { return domain.KindInsufficientStock }

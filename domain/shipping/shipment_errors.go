@@ -2,6 +2,8 @@ package shipping
 
 import (
 	"strings"
+
+	"github.com/acme3pl/fulfillment/domain"
 )
 
 // UnknownItemsError lists the product or carton IDs of a shipment draft that
@@ -15,3 +17,6 @@ type UnknownItemsError struct {
 func (e *UnknownItemsError) Error() string {
 	return "unknown " + string(e.Kind) + "s: " + strings.Join(e.IDs, ", ")
 }
+
+// ErrorKind implements domain.KindedError.
+func (e *UnknownItemsError) ErrorKind() domain.Kind { return domain.KindUnknownItems }

@@ -98,3 +98,6 @@ func (e *OnHandShortageError) Error() string {
 
 // Is makes the shortage ErrNegativeStock (errors.Is).
 func (e *OnHandShortageError) Is(target error) bool { return target == ErrNegativeStock }
+
+// ErrorKind implements domain.KindedError.
+func (e *OnHandShortageError) ErrorKind() domain.Kind { return domain.KindOnHandShort }

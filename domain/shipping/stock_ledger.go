@@ -1,8 +1,9 @@
 package shipping
 
 import (
-	"errors"
 	"time"
+
+	"github.com/acme3pl/fulfillment/domain"
 )
 
 // MovementReason tells why on hand changed.
@@ -52,4 +53,4 @@ type OnHand struct {
 // ErrNegativeStock: a change would take on hand of an item below zero at
 // its warehouse; nothing was changed. The stock ledger reports it item by
 // item as an *OnHandShortageError, which is this error.
-var ErrNegativeStock = errors.New("on hand would go below zero")
+var ErrNegativeStock = domain.NewError(domain.KindOnHandShort, "on hand would go below zero")

@@ -1,7 +1,6 @@
 package warehouse
 
 import (
-	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -18,7 +17,7 @@ const MaxOnHand int64 = 1_000_000_000_000
 // ErrOnHandBound: a receipt (or a fixture's stock row) would take on hand of
 // an item at a warehouse past MaxOnHand. It is refused as an invalid
 // parameter (422 invalid_parameter), and nothing changes.
-var ErrOnHandBound = errors.New("on hand past its bound")
+var ErrOnHandBound = domain.NewError(domain.KindOnHandBound, "on hand past its bound")
 
 // OnHandOver is an item a change of stock would take past MaxOnHand: what
 // it holds and what was to be added.
@@ -51,11 +50,15 @@ func (e *OnHandBoundError) Error() string {
 // Is makes it ErrOnHandBound.
 func (e *OnHandBoundError) Is(target error) bool { return target == ErrOnHandBound }
 
+// ErrorKind implements domain.KindedError.
+func (e *OnHandBoundError) ErrorKind() domain.Kind { return domain.KindOnHandBound }
+
 // OnHandPast is the refusal of the receipt r reports when its lines would
 // take on hand past MaxOnHand (e, from the stock ledger): an invalid
 // parameter naming the quantity of the body's first line of the first item
 // listed (`items[2].quantity`), or `items` when e lists none; it is also
-// ErrOnHandBound, which answers it 422.
+// ErrOnHandBound, and of its kind (not the *domain.ValidationError's it
+// wraps first), which answers it 422.
 func (r ReceiptReport) OnHandPast(e *OnHandBoundError) error {
 	field, reason := "items", fmt.Sprintf("would take on hand past %d at warehouse %s", MaxOnHand, r.WarehouseID)
 	if len(e.Items) > 0 {
@@ -66,5 +69,5 @@ func (r ReceiptReport) OnHandPast(e *OnHandBoundError) error {
 		reason = fmt.Sprintf("would take on hand of %s %q at warehouse %s past %d (it holds %d)",
 			it.Kind, it.ItemID, r.WarehouseID, MaxOnHand, it.OnHand)
 	}
-	return fmt.Errorf("%w: %w", domain.Invalid(field, "%s", reason), e)
+	return domain.WithKind(domain.KindOnHandBound, fmt.Errorf("%w: %w", domain.Invalid(field, "%s", reason), e))
 }

@@ -1,7 +1,6 @@
 package warehouse
 
 import (
-	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -15,13 +14,13 @@ import (
 var (
 	// ErrReferenceConflict: the warehouse has already reported another
 	// receipt or service under this reference.
-	ErrReferenceConflict = errors.New("reference conflict")
+	ErrReferenceConflict = domain.NewError(domain.KindReferenceConflict, "reference conflict")
 	// ErrPeriodClosed: the fact is dated inside a billing period of the
 	// organization that is closed.
-	ErrPeriodClosed = errors.New("period closed")
+	ErrPeriodClosed = domain.NewError(domain.KindPeriodClosed, "period closed")
 	// ErrUnknownService: the service code is not one of the organization's
 	// rate card in force when the service was performed.
-	ErrUnknownService = errors.New("unknown service")
+	ErrUnknownService = domain.NewError(domain.KindUnknownService, "unknown service")
 )
 
 // MaxReferenceChars bounds a warehouse's reference (an ASN or dock receipt

@@ -1,4 +1,4 @@
-package application_test
+package access_test
 
 import (
 	"bytes"
@@ -10,7 +10,7 @@ import (
 
 	"go.opentelemetry.io/otel/trace/noop"
 
-	"github.com/acme3pl/fulfillment/application"
+	accessapp "github.com/acme3pl/fulfillment/application/access"
 	"github.com/acme3pl/fulfillment/application/apptest"
 	"github.com/acme3pl/fulfillment/domain"
 )
@@ -20,8 +20,8 @@ func TestCreateAPIKey(t *testing.T) {
 	db.State.Orgs["org_keys"] = domain.Organization{ID: "org_keys", Name: "Keys"}
 	now := time.Date(2026, 11, 22, 1, 2, 3, 0, time.UTC)
 	app := apptest.NewApp(db, domain.Sandbox, &apptest.Clock{At: now}, noop.NewTracerProvider().Tracer("test"))
-	c := application.CreateAPIKey{Actor: apptest.Operator, OrganizationID: "org_keys", Name: "shop", Scopes: []domain.Scope{domain.ScopeShipments, domain.ScopeInventory}}
-	plain, err := app.CreateAPIKey.Handle(context.Background(), c)
+	c := accessapp.CreateAPIKey{Actor: apptest.Operator, OrganizationID: "org_keys", Name: "shop", Scopes: []domain.Scope{domain.ScopeShipments, domain.ScopeInventory}}
+	plain, err := app.Access.CreateAPIKey.Handle(context.Background(), c)
 	if err != nil || plain != "fk_test_sandbox-secret" {
 		t.Fatalf("key %q, %v", plain, err)
 	}
@@ -34,7 +34,7 @@ func TestCreateAPIKey(t *testing.T) {
 	}
 
 	c.OrganizationID = "org_missing"
-	if _, err := app.CreateAPIKey.Handle(context.Background(), c); !errors.Is(err, domain.ErrNotFound) {
+	if _, err := app.Access.CreateAPIKey.Handle(context.Background(), c); !errors.Is(err, domain.ErrNotFound) {
 		t.Fatalf("unknown organization: %v, want ErrNotFound", err)
 	}
 	if len(db.State.Keys) != 1 {
@@ -49,7 +49,7 @@ func TestCreateAPIKeyNeedsKnownScopes(t *testing.T) {
 	db.State.Orgs["org_keys"] = domain.Organization{ID: "org_keys", Name: "Keys"}
 	app := apptest.NewApp(db, domain.Sandbox, &apptest.Clock{At: time.Now()}, noop.NewTracerProvider().Tracer("test"))
 	for _, scopes := range [][]domain.Scope{nil, {}, {"bogus"}, {domain.ScopeShipments, domain.ScopeWarehouse}} {
-		_, err := app.CreateAPIKey.Handle(context.Background(), application.CreateAPIKey{Actor: apptest.Operator, OrganizationID: "org_keys", Scopes: scopes})
+		_, err := app.Access.CreateAPIKey.Handle(context.Background(), accessapp.CreateAPIKey{Actor: apptest.Operator, OrganizationID: "org_keys", Scopes: scopes})
 		var ve *domain.ValidationError
 		if !errors.As(err, &ve) || ve.Field != "scopes" {
 			t.Errorf("scopes %v: %v, want a validation error of scopes", scopes, err)
@@ -57,36 +57,5 @@ func TestCreateAPIKeyNeedsKnownScopes(t *testing.T) {
 	}
 	if len(db.State.Keys) != 0 {
 		t.Fatalf("%d keys stored, want none", len(db.State.Keys))
-	}
-}
-
-// TestCheckPrincipal: an organization must exist; a warehouse must exist
-// and be active.
-func TestCheckPrincipal(t *testing.T) {
-	db := apptest.NewDB()
-	db.State.Orgs["org_a"] = domain.Organization{ID: "org_a", Name: "A"}
-	db.AddWarehouse("wh_on", "On", true, "org_a")
-	db.AddWarehouse("wh_off", "Off", false, "org_a")
-	app := apptest.NewApp(db, domain.Sandbox, &apptest.Clock{At: time.Now()}, noop.NewTracerProvider().Tracer("test"))
-	for q, want := range map[application.CheckPrincipal]error{
-		{OrganizationID: "org_a"}:                       nil,
-		{OrganizationID: "org_none"}:                    domain.ErrNotFound,
-		{OrganizationID: "' OR 1=1"}:                    domain.ErrNotFound,
-		{WarehouseID: "wh_on"}:                          nil,
-		{WarehouseID: "wh_off"}:                         domain.ErrNotFound,
-		{WarehouseID: "wh_none"}:                        domain.ErrNotFound,
-		{OrganizationID: "org_a", WarehouseID: "wh_on"}: nil, // checked below: a validation error
-	} {
-		_, err := app.CheckPrincipal.Handle(context.Background(), q)
-		if q.OrganizationID != "" && q.WarehouseID != "" {
-			var ve *domain.ValidationError
-			if !errors.As(err, &ve) {
-				t.Errorf("%+v: %v, want a validation error", q, err)
-			}
-			continue
-		}
-		if !errors.Is(err, want) || (want == nil) != (err == nil) {
-			t.Errorf("%+v: %v, want %v", q, err, want)
-		}
 	}
 }

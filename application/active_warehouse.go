@@ -5,32 +5,9 @@ import (
 	"errors"
 	"fmt"
 
-	"go.opentelemetry.io/otel/attribute"
-
 	"github.com/acme3pl/fulfillment/domain"
 	"github.com/acme3pl/fulfillment/ports"
 )
-
-// ListWarehouses asks for a page of the organization's active warehouses.
-type ListWarehouses struct {
-	OrganizationID string
-	Page           ports.Page
-}
-
-// SpanAttributes implements Attributer.
-func (q ListWarehouses) SpanAttributes() []attribute.KeyValue {
-	return OrganizationAttributes(q.OrganizationID)
-}
-
-// WarehousePage is a page of warehouses and whether more follow.
-type WarehousePage = Page[domain.Warehouse]
-
-// NewListWarehousesHandler builds the handler: one page, by name.
-func NewListWarehousesHandler(w ports.WarehouseRepository) HandlerFunc[ListWarehouses, WarehousePage] {
-	return List(func(ctx context.Context, q ListWarehouses) ([]domain.Warehouse, bool, error) {
-		return w.ListActive(ctx, q.OrganizationID, q.Page)
-	})
-}
 
 // ActiveWarehouse returns the active warehouse of this ID that the
 // organization may use, or domain.ErrInvalidWarehouse. An ID of a shape no

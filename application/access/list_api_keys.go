@@ -1,10 +1,11 @@
-package application
+package access
 
 import (
 	"context"
 
 	"go.opentelemetry.io/otel/attribute"
 
+	"github.com/acme3pl/fulfillment/application"
 	"github.com/acme3pl/fulfillment/domain"
 	"github.com/acme3pl/fulfillment/ports"
 )
@@ -15,14 +16,14 @@ type ListAPIKeys struct {
 	OrganizationID string
 }
 
-// SpanAttributes implements Attributer.
+// SpanAttributes implements application.Attributer.
 func (q ListAPIKeys) SpanAttributes() []attribute.KeyValue {
-	return OrganizationAttributes(q.OrganizationID)
+	return application.OrganizationAttributes(q.OrganizationID)
 }
 
 // NewListAPIKeysHandler builds the handler: the keys, oldest first; what
 // is stored of them (never a key itself).
-func NewListAPIKeysHandler(keys ports.APIKeyRepository) HandlerFunc[ListAPIKeys, []domain.APIKey] {
+func NewListAPIKeysHandler(keys ports.APIKeyRepository) application.HandlerFunc[ListAPIKeys, []domain.APIKey] {
 	return func(ctx context.Context, q ListAPIKeys) ([]domain.APIKey, error) {
 		return keys.ListByOrganization(ctx, q.OrganizationID)
 	}

@@ -1,8 +1,9 @@
-package application
+package access
 
 import (
 	"context"
 
+	"github.com/acme3pl/fulfillment/application"
 	"github.com/acme3pl/fulfillment/domain/audit"
 	"github.com/acme3pl/fulfillment/ports"
 )
@@ -17,19 +18,19 @@ type RevokeAPIKey struct {
 
 // RevokeAPIKeyHandler revokes API keys.
 type RevokeAPIKeyHandler struct {
-	audit *Auditor
+	audit *application.Auditor
 }
 
 // NewRevokeAPIKeyHandler builds the handler.
 func NewRevokeAPIKeyHandler(uow ports.UnitOfWork, clock ports.Clock, ids ports.IDGenerator) *RevokeAPIKeyHandler {
-	return &RevokeAPIKeyHandler{audit: NewAuditor(uow, clock, ids)}
+	return &RevokeAPIKeyHandler{audit: application.NewAuditor(uow, clock, ids)}
 }
 
 // Handle revokes the key; revoking it again keeps the first time (its
 // audit record: unchanged). An unknown key is domain.ErrNotFound. The
 // record names the key's organization.
 func (h *RevokeAPIKeyHandler) Handle(ctx context.Context, c RevokeAPIKey) (struct{}, error) {
-	op := Operation{Actor: c.Actor, Action: audit.APIKeysRevoke, Input: c}
+	op := application.Operation{Actor: c.Actor, Action: audit.APIKeysRevoke, Input: c}
 	return struct{}{}, h.audit.Do(ctx, op, func(ctx context.Context, r ports.Repositories, rec *audit.Record) error {
 		was, err := r.APIKeys.Revoke(ctx, c.KeyID)
 		if err != nil {

@@ -1,7 +1,6 @@
 package domain
 
 import (
-	"errors"
 	"regexp"
 	"strings"
 )
@@ -59,4 +58,4 @@ type WarehouseRef struct {
 // ErrInvalidWarehouse: a shipment or a warehouse's report names a warehouse that is not an active
 // warehouse available to its organization. It is a refusal of the request
 // (the caller chose the warehouse), not a missing record of the URL.
-var ErrInvalidWarehouse = errors.New("invalid warehouse")
+var ErrInvalidWarehouse = NewError(KindInvalidWarehouse, "invalid warehouse")

@@ -1,4 +1,4 @@
-package application
+package access
 
 import (
 	"context"
@@ -6,6 +6,7 @@ import (
 
 	"go.opentelemetry.io/otel/attribute"
 
+	"github.com/acme3pl/fulfillment/application"
 	"github.com/acme3pl/fulfillment/domain"
 	"github.com/acme3pl/fulfillment/domain/audit"
 	"github.com/acme3pl/fulfillment/ports"
@@ -20,9 +21,9 @@ type CreateAPIKey struct {
 	Actor          audit.Actor    `json:"-"`      // who creates it (docs/audit.md)
 }
 
-// SpanAttributes implements Attributer.
+// SpanAttributes implements application.Attributer.
 func (c CreateAPIKey) SpanAttributes() []attribute.KeyValue {
-	return OrganizationAttributes(c.OrganizationID)
+	return application.OrganizationAttributes(c.OrganizationID)
 }
 
 // CreateAPIKeyHandler makes API keys. Only the key's hash is stored; the key
@@ -33,7 +34,7 @@ type CreateAPIKeyHandler struct {
 	clock ports.Clock
 	ids   ports.IDGenerator
 	env   domain.Environment
-	audit *Auditor
+	audit *application.Auditor
 }
 
 // NewCreateAPIKeyHandler builds the handler for the deployment's
@@ -41,7 +42,7 @@ type CreateAPIKeyHandler struct {
 func NewCreateAPIKeyHandler(uow ports.UnitOfWork, keys ports.APIKeyGenerator, clock ports.Clock, ids ports.IDGenerator,
 	env domain.Environment,
 ) *CreateAPIKeyHandler {
-	return &CreateAPIKeyHandler{uow: uow, keys: keys, clock: clock, ids: ids, env: env, audit: NewAuditor(uow, clock, ids)}
+	return &CreateAPIKeyHandler{uow: uow, keys: keys, clock: clock, ids: ids, env: env, audit: application.NewAuditor(uow, clock, ids)}
 }
 
 // Handle stores a new key of the organization, which must exist
@@ -50,7 +51,7 @@ func NewCreateAPIKeyHandler(uow ports.UnitOfWork, keys ports.APIKeyGenerator, cl
 // otherwise): a key without any would be refused on every route.
 func (h *CreateAPIKeyHandler) Handle(ctx context.Context, c CreateAPIKey) (string, error) {
 	var plain string
-	op := Operation{Actor: c.Actor, Action: audit.APIKeysCreate, OrganizationID: c.OrganizationID, Input: c}
+	op := application.Operation{Actor: c.Actor, Action: audit.APIKeysCreate, OrganizationID: c.OrganizationID, Input: c}
 	err := h.audit.Do(ctx, op, func(ctx context.Context, r ports.Repositories, _ *audit.Record) error {
 		var err error
 		plain, err = h.create(ctx, r, c)
