@@ -102,10 +102,11 @@ var (
 	// it keeps its price. Operator charges keep theirs; services are
 	// repriceServicesSQL's.
 	repriceChargesSQL = sqlUpdate(`UPDATE billing_charges c SET unit_cost = n.cost
-FROM (SELECT o.id, ` + priceOf("o.fee") + ` AS cost
+FROM (SELECT o.id, coalesce(k.cents, 0) AS cost
 	FROM billing_charges o
 	JOIN LATERAL (SELECT * FROM rate_cards rc WHERE rc.organization_id = $1 AND rc.effective_at <= o.occurred_at
 		ORDER BY rc.effective_at DESC LIMIT 1) rc ON true
+	LEFT JOIN rate_card_fees k ON ` + cardFee("o.fee") + `
 	WHERE o.organization_id = $1 AND o.occurred_at >= $2 AND o.occurred_at >= ` + openStartOf + ` AND o.for_period = ''
 		AND o.fee IN (` + feesOf(billing.AccruedFacts...) + `)) n
 WHERE c.id = n.id AND c.unit_cost <> n.cost`)

@@ -73,7 +73,14 @@ func feesOf(facts ...billing.Fact) string {
 // of rate_cards: its row in rate_card_fees, or 0 when the card has none.
 func priceOf(fee string) string {
 	return `coalesce((SELECT k.cents FROM rate_card_fees k
-		WHERE k.organization_id = rc.organization_id AND k.effective_from = rc.effective_from AND k.fee = ` + fee + `), 0)`
+		WHERE ` + cardFee(fee) + `), 0)`
+}
+
+// cardFee is the condition of the row k of rate_card_fees of the fee on the
+// card rc: for priceOf, or a join where the price is used twice (a scalar
+// subquery would be run twice).
+func cardFee(fee string) string {
+	return `k.organization_id = rc.organization_id AND k.effective_from = rc.effective_from AND k.fee = ` + fee
 }
 
 // quote writes s as an SQL string literal.
