@@ -220,7 +220,7 @@ func TestBillingMinimumWithACredit(t *testing.T) {
 		Quantity: "1", UnitCost: -1_000}); err != nil {
 		t.Fatal(err)
 	}
-	billExec(t, b.db, `UPDATE rate_cards SET storage_unit_month = 0 WHERE organization_id = ?`, org)
+	billExec(t, b.db, `UPDATE rate_card_fees SET cents = 0 WHERE organization_id = ? AND fee = 'storage_unit_month'`, org)
 	clock.set(utc("2030-11-20T12:00:00Z"))
 	f, err := b.close.Handle(ctx, billingapp.ClosePeriod{Actor: operator, OrganizationID: org})
 	if err != nil {

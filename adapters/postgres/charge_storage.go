@@ -3,7 +3,6 @@ package postgres
 import (
 	"context"
 	"database/sql"
-	"strings"
 	"time"
 
 	"github.com/acme3pl/fulfillment/domain/billing"
@@ -78,12 +77,12 @@ onhand AS (
 	FROM grid g LEFT JOIN moves m USING (organization_id, warehouse_id, units, day))
 INSERT INTO billing_charges (organization_id, fee, source_id, warehouse_id, title, quantity_milli, divisor, unit_cost, occurred_at)
 SELECT o.organization_id, f.fee, o.warehouse_id || '@' || o.day, o.warehouse_id, f.title, least(o.q * 1000, 9223372036854775807),
-	extract(day FROM date_trunc('month', o.day) + interval '1 month - 1 day')::int, f.cost, t.at
+	extract(day FROM date_trunc('month', o.day) + interval '1 month - 1 day')::int, ` + priceOf("f.fee") + `, t.at
 FROM onhand o
 CROSS JOIN LATERAL (SELECT ((o.day + 1)::timestamp AT TIME ZONE $2) - interval '1 microsecond') t(at)
 JOIN LATERAL (SELECT * FROM rate_cards rc WHERE rc.organization_id = o.organization_id AND rc.effective_at <= t.at
 	ORDER BY rc.effective_at DESC LIMIT 1) rc ON true
-JOIN LATERAL (VALUES ` + feeRows(feeRow(billing.StorageUnitMonth, "true"), feeRow(billing.StorageCartonMonth, "false")) + `) f(fee, title, units, cost)
+JOIN LATERAL (VALUES ` + feeRows(billing.StorageDay) + `) f(fee, title, units)
 	ON f.units = o.units
 WHERE o.day > o.done AND o.q > 0
 ON CONFLICT (organization_id, fee, source_id) DO NOTHING
@@ -103,12 +102,13 @@ var (
 	// it keeps its price. Operator charges keep theirs; services are
 	// repriceServicesSQL's.
 	repriceChargesSQL = sqlUpdate(`UPDATE billing_charges c SET unit_cost = n.cost
-FROM (SELECT o.id, CASE o.fee ` + repriceCases + ` END AS cost
+FROM (SELECT o.id, coalesce(k.cents, 0) AS cost
 	FROM billing_charges o
 	JOIN LATERAL (SELECT * FROM rate_cards rc WHERE rc.organization_id = $1 AND rc.effective_at <= o.occurred_at
 		ORDER BY rc.effective_at DESC LIMIT 1) rc ON true
+	LEFT JOIN rate_card_fees k ON ` + cardFee("o.fee") + `
 	WHERE o.organization_id = $1 AND o.occurred_at >= $2 AND o.occurred_at >= ` + openStartOf + ` AND o.for_period = ''
-		AND o.fee IN (` + repriceFees + `)) n
+		AND o.fee IN (` + feesOf(billing.AccruedFacts...) + `)) n
 WHERE c.id = n.id AND c.unit_cost <> n.cost`)
 
 	// repriceServicesSQL does the same for services: each at its code's
@@ -141,18 +141,6 @@ const (
 	startStorageSQL sqlInsert = `INSERT INTO billing_storage (organization_id, accrued_through) VALUES ($1, $2::date - 1)
 ON CONFLICT (organization_id) DO UPDATE SET accrued_through = least(billing_storage.accrued_through, EXCLUDED.accrued_through)`
 )
-
-// repriceFees are the fees priced by a card's own columns: those
-// repriceChargesSQL sets.
-var repriceFees, repriceCases = func() (string, string) {
-	var names, cases []string
-	for _, f := range []billing.Fee{billing.PickPackOrder, billing.PickPackUnit, billing.SPDCarton, billing.ReceivingUnit,
-		billing.ReceivingCarton, billing.StorageUnitMonth, billing.StorageCartonMonth} {
-		names = append(names, "'"+string(f)+"'")
-		cases = append(cases, "WHEN '"+string(f)+"' THEN rc."+string(f))
-	}
-	return strings.Join(names, ", "), strings.Join(cases, " ")
-}()
 
 // AccrueStorage accrues the days of storage up to through of the
 // organizations, under their billing locks.

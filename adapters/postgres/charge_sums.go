@@ -3,6 +3,7 @@ package postgres
 import (
 	"context"
 	"database/sql"
+	"strings"
 	"time"
 
 	"github.com/acme3pl/fulfillment/domain"
@@ -149,15 +150,12 @@ func pgTime(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05.999
 // walked every charge of the organization in time order and filtered on
 // the period. The page is cut before the joins, so that the rows skipped
 // are read from the index alone (figures: docs/benchmarks/console.md).
-const invoiceChargesSQL sqlSelect = `SELECT c.id, CASE WHEN c.fee = 'service' THEN coalesce(v.service, c.fee) ELSE c.fee END,
+var invoiceChargesSQL = sqlSelect(`SELECT c.id, CASE WHEN c.fee = 'service' THEN coalesce(v.service, c.fee) ELSE c.fee END,
 	c.title, c.quantity_milli, c.unit_cost, c.occurred_at, c.warehouse_id,
-	CASE WHEN c.fee IN ('pick_pack_order', 'pick_pack_unit', 'spd_carton') THEN 'shipment'
-		WHEN c.fee IN ('receiving_unit', 'receiving_carton') THEN 'receipt'
-		WHEN c.fee IN ('storage_unit_month', 'storage_carton_month') THEN 'storage_day'
-		ELSE c.fee END,
-	CASE WHEN c.fee IN ('receiving_unit', 'receiving_carton') THEN coalesce(r.reference, c.source_id)
+	` + sourceTypes + `,
+	CASE WHEN c.fee IN (` + feesOf(billing.Received) + `) THEN coalesce(r.reference, c.source_id)
 		WHEN c.fee = 'service' THEN coalesce(v.reference, c.source_id)
-		WHEN c.fee IN ('storage_unit_month', 'storage_carton_month') THEN split_part(c.source_id, '@', 2)
+		WHEN c.fee IN (` + feesOf(billing.StorageDay) + `) THEN split_part(c.source_id, '@', 2)
 		WHEN c.fee IN ('minimum', 'credit_forward') THEN to_char(c.occurred_at AT TIME ZONE $5, 'YYYY-MM')
 		ELSE c.source_id END
 FROM (SELECT * FROM billing_charges c
@@ -166,9 +164,26 @@ FROM (SELECT * FROM billing_charges c
 		AND c.occurred_at < (SELECT p.ends_at FROM billing_periods p WHERE p.organization_id = $1 AND p.invoice_id = $2)
 	ORDER BY c.occurred_at, c.id
 	OFFSET $3 LIMIT $4) c
-LEFT JOIN warehouse_receipts r ON c.fee IN ('receiving_unit', 'receiving_carton') AND r.id = c.source_id
+LEFT JOIN warehouse_receipts r ON c.fee IN (` + feesOf(billing.Received) + `) AND r.id = c.source_id
 LEFT JOIN warehouse_services v ON c.fee = 'service' AND v.id = c.source_id
-ORDER BY c.occurred_at, c.id`
+ORDER BY c.occurred_at, c.id`)
+
+// sourceTypes is the source type of a charge c (ports.InvoiceCharge): the
+// fact its fee prices (the tariff's fees of a shipment, a receipt, a day
+// of storage), else its fee (service, operator, minimum, credit_forward).
+var sourceTypes = func() string {
+	var b strings.Builder
+	for i, fact := range billing.AccruedFacts {
+		if i == 0 {
+			b.WriteString("CASE ")
+		} else {
+			b.WriteString("\n\t\t")
+		}
+		b.WriteString("WHEN c.fee IN (" + feesOf(fact) + ") THEN " + quote(string(fact)))
+	}
+	b.WriteString("\n\t\tELSE c.fee END")
+	return b.String()
+}()
 
 // OfInvoice lists the charges behind an invoice (see the port).
 // Every charge (Take 0, the CSV) is read by exportOfInvoice.

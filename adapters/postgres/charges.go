@@ -3,7 +3,6 @@ package postgres
 import (
 	"context"
 	"database/sql"
-	"strings"
 	"time"
 
 	"github.com/acme3pl/fulfillment/domain/billing"
@@ -39,8 +38,9 @@ var _ ports.ChargeRepository = (*ChargeRepository)(nil)
 // organization's open period.
 //
 // The one place each kind of fact is priced (docs/billing.md, "Facts and
-// charges"): which facts, which fee, what quantity, which title (the
-// domain's), at the card in force when the fact happened (cardAt). A fact
+// charges"): which facts; which fees, what quantity and which title, each
+// from the domain's tariff (feeRows, tariff_sql.go); at the card in force
+// when the fact happened (cardAt), its price of the fee (priceOf). A fact
 // yields a charge row per fee even when the card prices it at 0 (the
 // invoice leaves such lines out), so that "a fact without a charge" means
 // "not accrued yet". Each kind's accrual of one fact (the fact's own path)
@@ -58,30 +58,29 @@ var _ ports.ChargeRepository = (*ChargeRepository)(nil)
 // so only shipments are ever late.
 func shipmentCharges(where, lock string) string {
 	return `INSERT INTO billing_charges (organization_id, fee, source_id, warehouse_id, title, for_period, quantity_milli, divisor, unit_cost, occurred_at)
-SELECT s.organization_id, f.fee, s.id, s.warehouse_id, f.title, ` + lateFor("s.shipped_at") + `, f.qty * 1000, 1, f.cost, greatest(s.shipped_at, p.starts_at)
+SELECT s.organization_id, f.fee, s.id, s.warehouse_id, f.title, ` + lateFor("s.shipped_at") + `, f.qty * 1000, 1, ` + priceOf("f.fee") + `,
+	greatest(s.shipped_at, p.starts_at)
 FROM billing_periods p
 JOIN shipments s ON s.organization_id = p.organization_id AND s.status = 'shipped'
 JOIN LATERAL (` + cardAt("s.shipped_at") + `) rc ON true
 CROSS JOIN LATERAL (SELECT coalesce(sum(quantity), 0) FROM shipment_items i WHERE i.shipment_id = s.id) units(n)
 CROSS JOIN LATERAL (SELECT coalesce(sum(quantity), 0) FROM shipment_cartons c WHERE c.shipment_id = s.id) cartons(n)
-CROSS JOIN LATERAL (VALUES ` + feeRows(
-		feeRow(billing.PickPackOrder, "CASE WHEN s.kind = 'pick_pack' THEN 1 ELSE 0 END"),
-		feeRow(billing.PickPackUnit, "CASE WHEN s.kind = 'pick_pack' THEN units.n - 1 ELSE 0 END"),
-		feeRow(billing.SPDCarton, "CASE WHEN s.kind = 'spd' THEN cartons.n ELSE 0 END")) + `) f(fee, title, qty, cost)
+CROSS JOIN LATERAL (VALUES ` + feeRows(billing.Shipped) + `) f(fee, title, qty)
 WHERE p.status = 'open' AND f.qty > 0 AND (NOT s.test OR $1) AND ` + where + lock + `
 ON CONFLICT (organization_id, fee, source_id) DO NOTHING`
 }
 
 func receiptCharges(where, lock string) string {
 	return `INSERT INTO billing_charges (organization_id, fee, source_id, warehouse_id, title, for_period, quantity_milli, divisor, unit_cost, occurred_at)
-SELECT r.organization_id, f.fee, r.id, r.warehouse_id, f.title, ` + lateFor("r.received_at") + `, f.qty * 1000, 1, f.cost, greatest(r.received_at, p.starts_at)
+SELECT r.organization_id, f.fee, r.id, r.warehouse_id, f.title, ` + lateFor("r.received_at") + `, f.qty * 1000, 1, ` + priceOf("f.fee") + `,
+	greatest(r.received_at, p.starts_at)
 FROM billing_periods p
 JOIN warehouse_receipts r ON r.organization_id = p.organization_id
 JOIN LATERAL (` + cardAt("r.received_at") + `) rc ON true
 CROSS JOIN LATERAL (SELECT coalesce(sum(quantity) FILTER (WHERE product_id IS NOT NULL), 0),
 	coalesce(sum(quantity) FILTER (WHERE carton_id IS NOT NULL), 0)
 	FROM warehouse_receipt_lines l WHERE l.receipt_id = r.id) q(units, cartons)
-CROSS JOIN LATERAL (VALUES ` + feeRows(feeRow(billing.ReceivingUnit, "q.units"), feeRow(billing.ReceivingCarton, "q.cartons")) + `) f(fee, title, qty, cost)
+CROSS JOIN LATERAL (VALUES ` + feeRows(billing.Received) + `) f(fee, title, qty)
 WHERE p.status = 'open' AND f.qty > 0 AND $1::boolean IS NOT NULL AND ` + where + lock + `
 ON CONFLICT (organization_id, fee, source_id) DO NOTHING`
 }
@@ -118,25 +117,13 @@ func lateFor(at string) string {
 	ELSE to_char(` + at + ` AT TIME ZONE $3, 'FMMonth YYYY') END`
 }
 
-// feeRow is one fee of a fact: its name and title from the domain's table,
-// the fact's quantity, and the card's price (its column is named after the
-// fee).
-func feeRow(f billing.Fee, qty string) string {
-	return "('" + string(f) + "', '" + strings.ReplaceAll(billing.Titles[f], "'", "''") + "', " + qty + ", rc." + string(f) + ")"
-}
-
-func feeRows(rows ...string) string { return strings.Join(rows, ",\n\t") }
-
 // notCharged keeps, for a catch-up, the facts of the organizations $2 (an
 // array, whose billing locks the caller holds exclusively) that have no
-// charge of the fees yet.
-func notCharged(fact, id string, fees ...billing.Fee) string {
-	names := make([]string, len(fees))
-	for i, f := range fees {
-		names[i] = "'" + string(f) + "'"
-	}
+// charge of the fees (a list for IN) yet: every fee of their kind of fact,
+// as one statement inserts a fact's charges of all of them at once.
+func notCharged(fact, id, fees string) string {
 	return `p.organization_id = ANY($2::text[]) AND NOT EXISTS (SELECT 1 FROM billing_charges c
-	WHERE c.organization_id = ` + fact + `.organization_id AND c.fee IN (` + strings.Join(names, ", ") + `) AND c.source_id = ` + id + `)`
+	WHERE c.organization_id = ` + fact + `.organization_id AND c.fee IN (` + fees + `) AND c.source_id = ` + id + `)`
 }
 
 var (
@@ -163,7 +150,7 @@ RETURNING fee)
 	// shipment).
 	catchUpShipmentsSQL = sqlInsert(shipmentCharges(`s.shipped_at >= greatest(p.starts_at, (SELECT w.through FROM billing_catch_up w
 	WHERE w.organization_id = p.organization_id AND w.starts_at = p.starts_at)) AND `+
-		notCharged("s", "s.id", billing.PickPackOrder, billing.SPDCarton), "") + `
+		notCharged("s", "s.id", feesOf(billing.Shipped)), "") + `
 RETURNING fee`)
 
 	// accrueReceiptSQL: a receipt dated into days whose storage is accrued
@@ -175,12 +162,12 @@ RETURNING fee`)
 RETURNING fee, organization_id, occurred_at)
 , ` + rewindStorage("inserted"))
 	catchUpReceiptsSQL = sqlSelect(`WITH inserted AS (` + receiptCharges("r.received_at >= p.starts_at AND "+
-		notCharged("r", "r.id", billing.ReceivingUnit, billing.ReceivingCarton), "") + `
+		notCharged("r", "r.id", feesOf(billing.Received)), "") + `
 RETURNING fee, organization_id, occurred_at)
 , ` + rewindStorage("inserted"))
 
 	accrueServiceSQL   = sqlInsert(serviceCharges("v.id = $2", "") + "\nRETURNING fee")
-	catchUpServicesSQL = sqlInsert(serviceCharges("v.performed_at >= p.starts_at AND "+notCharged("v", "v.id", billing.FeeService), "") + "\nRETURNING fee")
+	catchUpServicesSQL = sqlInsert(serviceCharges("v.performed_at >= p.starts_at AND "+notCharged("v", "v.id", quote(string(billing.FeeService))), "") + "\nRETURNING fee")
 )
 
 // rewindStorage ends the statements of facts that move stock (the rest of
@@ -202,7 +189,7 @@ func rewindStorage(moved string) string {
 	RETURNING b.organization_id, x.day),
 forgotten AS (
 	DELETE FROM billing_charges c USING rewound w
-	WHERE c.organization_id = w.organization_id AND c.fee IN ('storage_unit_month', 'storage_carton_month')
+	WHERE c.organization_id = w.organization_id AND c.fee IN (` + feesOf(billing.StorageDay) + `)
 		AND c.occurred_at >= (w.day::timestamp AT TIME ZONE $3) AND c.occurred_at >= ` + openStart + `)
 SELECT fee FROM inserted`
 }

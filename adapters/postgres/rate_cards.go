@@ -17,7 +17,21 @@ type RateCardRepository struct{ run runner }
 
 var _ ports.RateCardRepository = (*RateCardRepository)(nil)
 
+// A card's fees are rows of rate_card_fees (migrations/0024), one per fee
+// of the tariff, 0s included. The fees that had a column of rate_cards
+// before (legacyFeeColumns) are written there too, for the previous
+// release (docs/migrations.md, "Expand, then contract"): it reads a card's
+// prices from the columns during an upgrade and after a rollback. A later
+// release drops the columns, setRateCardSQL's list of them and the
+// migration's trigger; a new fee never gets a column.
+
+// legacyFeeColumns are the fees with a column of rate_cards, in the order
+// of setRateCardSQL's $4…$11: a list closed for good.
+var legacyFeeColumns = []billing.Fee{billing.PickPackOrder, billing.PickPackUnit, billing.SPDCarton, billing.ReceivingUnit,
+	billing.ReceivingCarton, billing.StorageUnitMonth, billing.StorageCartonMonth, billing.MinimumMonthly}
+
 const (
+	// setRateCardSQL writes the card, its legacy fee columns included.
 	setRateCardSQL sqlInsert = `INSERT INTO rate_cards (organization_id, effective_from, effective_at, pick_pack_order, pick_pack_unit,
 	spd_carton, receiving_unit, receiving_carton, storage_unit_month, storage_carton_month, minimum_monthly, services, created_at)
 VALUES ($1, $2::date, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12::jsonb, $13)
@@ -28,10 +42,19 @@ ON CONFLICT (organization_id, effective_from) DO UPDATE SET effective_at = EXCLU
 	storage_carton_month = EXCLUDED.storage_carton_month, minimum_monthly = EXCLUDED.minimum_monthly,
 	services = EXCLUDED.services, created_at = EXCLUDED.created_at`
 
-	rateCardInForceSQL sqlSelect = `SELECT organization_id, effective_from::text, pick_pack_order, pick_pack_unit, spd_carton, receiving_unit,
-	receiving_carton, storage_unit_month, storage_carton_month, minimum_monthly, services::text
-FROM rate_cards WHERE organization_id = $1 AND effective_at <= $2
-ORDER BY effective_at DESC LIMIT 1`
+	// setRateCardFeesSQL writes the card's fees $3 at the prices $4 (two
+	// arrays), replacing its former prices.
+	setRateCardFeesSQL sqlInsert = `INSERT INTO rate_card_fees (organization_id, effective_from, fee, cents)
+SELECT $1, $2::date, f.fee, f.cents FROM unnest($3::text[], $4::bigint[]) AS f(fee, cents)
+ON CONFLICT (organization_id, effective_from, fee) DO UPDATE SET cents = EXCLUDED.cents`
+
+	// rateCardInForceSQL reads the card in force and its fees, as a JSON
+	// object of cents by fee.
+	rateCardInForceSQL sqlSelect = `SELECT rc.organization_id, rc.effective_from::text, rc.services::text,
+	coalesce((SELECT json_object_agg(k.fee, k.cents) FROM rate_card_fees k
+		WHERE k.organization_id = rc.organization_id AND k.effective_from = rc.effective_from)::text, '{}')
+FROM rate_cards rc WHERE rc.organization_id = $1 AND rc.effective_at <= $2
+ORDER BY rc.effective_at DESC LIMIT 1`
 )
 
 // serviceJSON is a service as stored in rate_cards.services.
@@ -52,11 +75,18 @@ func (r *RateCardRepository) Set(ctx context.Context, c *billing.RateCard, effec
 		return fmt.Errorf("encode services: %w", err)
 	}
 	args := []any{c.OrganizationID(), c.EffectiveFrom().String(), effectiveAt}
-	for _, f := range billing.Fees {
+	for _, f := range legacyFeeColumns {
 		args = append(args, c.Fee(f))
 	}
 	args = append(args, string(js), now)
-	_, err = r.run.exec(ctx, setRateCardSQL, args...)
+	if _, err = r.run.exec(ctx, setRateCardSQL, args...); err != nil {
+		return dbErr(err)
+	}
+	fees, cents := make([]string, len(billing.Fees)), make([]int64, len(billing.Fees))
+	for i, f := range billing.Fees {
+		fees[i], cents[i] = string(f), c.Fee(f)
+	}
+	_, err = r.run.exec(ctx, setRateCardFeesSQL, c.OrganizationID(), c.EffectiveFrom().String(), pgArray(fees), pgArray(cents))
 	return dbErr(err)
 }
 
@@ -64,18 +94,13 @@ func (r *RateCardRepository) Set(ctx context.Context, c *billing.RateCard, effec
 func (r *RateCardRepository) InForce(ctx context.Context, organizationID string, at time.Time) (*billing.RateCard, error) {
 	var card *billing.RateCard
 	err := r.run.query(ctx, rateCardInForceSQL, func(rows *sql.Rows) error {
-		p := billing.RateCardParams{Fees: map[string]int64{}}
-		fees := make([]int64, len(billing.Fees))
-		dest := []any{&p.OrganizationID, &p.EffectiveFrom}
-		for i := range fees {
-			dest = append(dest, &fees[i])
-		}
-		var services string
-		if err := rows.Scan(append(dest, &services)...); err != nil {
+		var p billing.RateCardParams
+		var services, fees string
+		if err := rows.Scan(&p.OrganizationID, &p.EffectiveFrom, &services, &fees); err != nil {
 			return err
 		}
-		for i, f := range billing.Fees {
-			p.Fees[string(f)] = fees[i]
+		if err := json.Unmarshal([]byte(fees), &p.Fees); err != nil {
+			return fmt.Errorf("decode fees: %w", err)
 		}
 		var stored map[string]serviceJSON
 		if err := json.Unmarshal([]byte(services), &stored); err != nil {
@@ -115,11 +140,12 @@ func (r *RateCardRepository) Service(ctx context.Context, organizationID, code s
 // window's last instant (before its end), numbered by the window's
 // position: 0 when the organization was off-boarded (billing close) after
 // that card took effect.
-const minimumsSQL sqlSelect = `SELECT w.n, CASE WHEN a.offboarded_at >= rc.effective_at THEN 0 ELSE rc.minimum_monthly END
+var minimumsSQL = sqlSelect(`SELECT w.n, CASE WHEN a.offboarded_at >= rc.effective_at THEN 0 ELSE ` +
+	priceOf(quote(string(billing.MinimumMonthly))) + ` END
 FROM unnest($1::text[], $2::timestamptz[]) WITH ORDINALITY AS w(organization_id, ends_at, n)
-JOIN LATERAL (SELECT minimum_monthly, effective_at FROM rate_cards rc WHERE rc.organization_id = w.organization_id AND rc.effective_at < w.ends_at
+JOIN LATERAL (SELECT organization_id, effective_from, effective_at FROM rate_cards rc WHERE rc.organization_id = w.organization_id AND rc.effective_at < w.ends_at
 	ORDER BY rc.effective_at DESC LIMIT 1) rc ON true
-LEFT JOIN billing_accounts a ON a.organization_id = w.organization_id`
+LEFT JOIN billing_accounts a ON a.organization_id = w.organization_id`)
 
 // Minimums reads the minimums of the cards in force at the windows' ends.
 func (r *RateCardRepository) Minimums(ctx context.Context, windows []ports.BillingWindow) ([]int64, error) {

@@ -177,6 +177,7 @@ func allStatements() map[string]statement {
 		"setFixtureRateLimitsSQL":         setFixtureRateLimitsSQL,
 		"setInvoiceStatusSQL":             setInvoiceStatusSQL,
 		"setRateCardSQL":                  setRateCardSQL,
+		"setRateCardFeesSQL":              setRateCardFeesSQL,
 		"setRateLimitSQL":                 setRateLimitSQL,
 		"shareBillingSQL":                 shareBillingSQL,
 		"shareReceiptBillingSQL":          shareReceiptBillingSQL,

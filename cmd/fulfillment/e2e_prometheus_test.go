@@ -25,6 +25,7 @@ import (
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
 
+	"github.com/acme3pl/fulfillment/adapters/telemetry"
 	"github.com/acme3pl/fulfillment/domain/shipping"
 )
 
@@ -280,17 +281,18 @@ func checkMetricsEndpoint(t *testing.T, srv, down *server, answers []obsAnswers)
 		}
 	}
 
-	// Billing: every fee and status at 0 or more from the start; no period
-	// of this database waits past its grace.
+	// Billing: every fee (the tariff's, less the minimum's price, and the
+	// charge kinds beyond the card: telemetry.BillingFees) and status at 0
+	// or more from the start; no period of this database waits past its
+	// grace.
 	billingCharges := family("fulfillment_billing_charges_total")
-	for _, fee := range []string{"pick_pack_order", "pick_pack_unit", "spd_carton", "receiving_unit", "receiving_carton",
-		"storage_unit_month", "storage_carton_month", "service", "operator", "minimum"} {
+	for _, fee := range telemetry.BillingFees {
 		if _, ok := billingCharges["fee="+fee]; !ok {
 			t.Errorf("fulfillment_billing_charges_total lacks {fee=%q}: %v", fee, billingCharges)
 		}
 	}
-	if len(billingCharges) != 10 {
-		t.Errorf("fulfillment_billing_charges_total has %d series, want 10: %v", len(billingCharges), billingCharges)
+	if len(billingCharges) != len(telemetry.BillingFees) {
+		t.Errorf("fulfillment_billing_charges_total has %d series, want %d: %v", len(billingCharges), len(telemetry.BillingFees), billingCharges)
 	}
 	if s := family("fulfillment_billing_invoices_total"); len(s) != 6 || s["status=unpaid"] < 0 || s["status=collecting"] < 0 {
 		t.Errorf("fulfillment_billing_invoices_total = %v, want the six visible statuses", s)
