@@ -31,17 +31,17 @@ type StockLevelDTO struct {
 }
 
 // Inventory serves GET /v0/products and GET /v0/cartons (scope inventory).
-type Inventory struct{ group[shippingapp.UseCases] }
+type Inventory struct{ Group[shippingapp.UseCases] }
 
 // NewInventory builds the inventory routes.
 func NewInventory(app *shippingapp.UseCases, auth Authenticator, errs ErrorMapper) *Inventory {
-	return &Inventory{newGroup(app, auth, errs, nil)}
+	return &Inventory{NewGroup(app, auth, errs, nil)}
 }
 
 // Register implements Routes.
 func (h *Inventory) Register(r *mux.Router) {
-	r.Handle("/v0/products", h.auth.RequireScope(domain.ScopeInventory, h.lister(shipping.KindProduct))).Methods(http.MethodGet)
-	r.Handle("/v0/cartons", h.auth.RequireScope(domain.ScopeInventory, h.lister(shipping.KindCarton))).Methods(http.MethodGet)
+	r.Handle("/v0/products", h.Auth.RequireScope(domain.ScopeInventory, h.lister(shipping.KindProduct))).Methods(http.MethodGet)
+	r.Handle("/v0/cartons", h.Auth.RequireScope(domain.ScopeInventory, h.lister(shipping.KindCarton))).Methods(http.MethodGet)
 }
 
 func (h *Inventory) lister(kind shipping.ItemKind) http.HandlerFunc {
@@ -49,20 +49,20 @@ func (h *Inventory) lister(kind shipping.ItemKind) http.HandlerFunc {
 		q := r.URL.Query()
 		page, err := ParsePage(q)
 		if err != nil {
-			h.errors.Write(w, r, err)
+			h.Errors.Write(w, r, err)
 			return
 		}
 		var sku string
 		if v, ok := q["sku"]; ok {
-			sku = last(v)
+			sku = Last(v)
 		}
 		org := PrincipalFrom(r.Context()).OrganizationID
-		res, err := h.app.ListStock.Handle(r.Context(), shippingapp.ListStock{OrganizationID: org, Kind: kind, SKU: sku, Page: page})
+		res, err := h.App.ListStock.Handle(r.Context(), shippingapp.ListStock{OrganizationID: org, Kind: kind, SKU: sku, Page: page})
 		if err != nil {
-			h.errors.Write(w, r, err)
+			h.Errors.Write(w, r, err)
 			return
 		}
-		writePage(w, r, page, res, inventoryItemDTO)
+		WritePage(w, r, page, res, inventoryItemDTO)
 	}
 }
 

@@ -13,17 +13,17 @@ import (
 )
 
 // Invoices serves GET /v0/invoices and GET /v0/invoices/{id}.
-type Invoices struct{ group[invoicingapp.UseCases] }
+type Invoices struct{ Group[invoicingapp.UseCases] }
 
 // NewInvoices builds the invoice routes.
 func NewInvoices(app *invoicingapp.UseCases, auth Authenticator, errs ErrorMapper) *Invoices {
-	return &Invoices{newGroup(app, auth, errs, nil)}
+	return &Invoices{NewGroup(app, auth, errs, nil)}
 }
 
 // Register implements Routes.
 func (h *Invoices) Register(r *mux.Router) {
-	r.Handle("/v0/invoices", h.auth.RequireScope(domain.ScopeInvoices, h.list)).Methods(http.MethodGet)
-	r.Handle("/v0/invoices/{id}", h.auth.RequireScope(domain.ScopeInvoices, h.get)).Methods(http.MethodGet)
+	r.Handle("/v0/invoices", h.Auth.RequireScope(domain.ScopeInvoices, h.list)).Methods(http.MethodGet)
+	r.Handle("/v0/invoices/{id}", h.Auth.RequireScope(domain.ScopeInvoices, h.get)).Methods(http.MethodGet)
 }
 
 // ListInvoicesQuery is the one place that reads the invoice list's query
@@ -33,35 +33,35 @@ func (h *Invoices) Register(r *mux.Router) {
 // sortBy or sortOrder is refused too). Every invalid parameter is
 // collected; the error names the first in that order.
 func ListInvoicesQuery(q url.Values) (invoicingapp.ListInvoices, error) {
-	p := readQuery(q)
-	in := invoicingapp.ListInvoices{Page: p.page()}
-	readParam(p, "status", invoicing.ParseVisibleInvoiceStatus, &in.Status)
-	readParam(p, "sortBy", invoicingapp.ParseInvoiceSortBy, &in.SortBy)
-	readParam(p, "sortOrder", invoicingapp.ParseInvoiceSortOrder, &in.Ascending)
-	readParam(p, "search", invoicingapp.ParseInvoiceSearch, &in.Search)
-	return in, p.err()
+	p := ReadQuery(q)
+	in := invoicingapp.ListInvoices{Page: p.Page()}
+	ReadParam(p, "status", invoicing.ParseVisibleInvoiceStatus, &in.Status)
+	ReadParam(p, "sortBy", invoicingapp.ParseInvoiceSortBy, &in.SortBy)
+	ReadParam(p, "sortOrder", invoicingapp.ParseInvoiceSortOrder, &in.Ascending)
+	ReadParam(p, "search", invoicingapp.ParseInvoiceSearch, &in.Search)
+	return in, p.Err()
 }
 
 func (h *Invoices) list(w http.ResponseWriter, r *http.Request) {
 	in, err := ListInvoicesQuery(r.URL.Query())
 	if err != nil {
-		h.errors.Write(w, r, err)
+		h.Errors.Write(w, r, err)
 		return
 	}
 	in.OrganizationID = PrincipalFrom(r.Context()).OrganizationID
-	res, err := h.app.ListInvoices.Handle(r.Context(), in)
+	res, err := h.App.ListInvoices.Handle(r.Context(), in)
 	if err != nil {
-		h.errors.Write(w, r, err)
+		h.Errors.Write(w, r, err)
 		return
 	}
-	writePage(w, r, in.Page, res, resources.InvoiceOf)
+	WritePage(w, r, in.Page, res, resources.InvoiceOf)
 }
 
 func (h *Invoices) get(w http.ResponseWriter, r *http.Request) {
 	in := invoicingapp.GetInvoice{OrganizationID: PrincipalFrom(r.Context()).OrganizationID, ID: mux.Vars(r)["id"]}
-	inv, err := h.app.GetInvoice.Handle(r.Context(), in)
+	inv, err := h.App.GetInvoice.Handle(r.Context(), in)
 	if err != nil {
-		h.errors.Write(w, r, err)
+		h.Errors.Write(w, r, err)
 		return
 	}
 	WriteJSON(w, http.StatusOK, resources.InvoiceOf(inv))

@@ -43,9 +43,9 @@ func countIntakeResult(m *telemetry.Metrics, res intakeapp.StorefrontOrderResult
 	}
 }
 
-// countTransition counts the shipment change a command committed: s is the
+// CountTransition counts the shipment change a command committed: s is the
 // shipment as the command left it. Nothing is counted when err is set.
-func countTransition(m *telemetry.Metrics, s *shipping.Shipment, err error) {
+func CountTransition(m *telemetry.Metrics, s *shipping.Shipment, err error) {
 	if err == nil && s != nil {
 		m.ObserveShipmentTransition(string(s.Kind()), string(s.Status()))
 	}

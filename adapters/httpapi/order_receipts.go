@@ -19,15 +19,15 @@ import (
 func (h *Storefront) receipt(w http.ResponseWriter, r *http.Request) {
 	id, ok := pathOrderID(r)
 	if !ok {
-		h.errors.Write(w, r, domain.ErrNotFound)
+		h.Errors.Write(w, r, domain.ErrNotFound)
 		return
 	}
 	org := PrincipalFrom(r.Context()).OrganizationID
 	trace.SpanFromContext(r.Context()).SetAttributes(attribute.String("organization.id", org),
 		attribute.Int64("storefront.order.id", id))
-	rec, err := h.app.GetOrderReceipt.Handle(r.Context(), intakeapp.GetOrderReceipt{OrganizationID: org, OrderID: id})
+	rec, err := h.App.GetOrderReceipt.Handle(r.Context(), intakeapp.GetOrderReceipt{OrganizationID: org, OrderID: id})
 	if err != nil {
-		h.errors.Write(w, r, err)
+		h.Errors.Write(w, r, err)
 		return
 	}
 	w.Header().Set("Cache-Control", "no-store") // a receipt changes with each delivery and replay
@@ -48,17 +48,17 @@ func pathOrderID(r *http.Request) (int64, bool) {
 
 // StorefrontOrders serves the operator's routes of failed orders (OAuth,
 // scope shipments): the list of receipts and the replay of a kept body.
-type StorefrontOrders struct{ group[intakeapp.UseCases] }
+type StorefrontOrders struct{ Group[intakeapp.UseCases] }
 
 // NewStorefrontOrders builds the routes.
 func NewStorefrontOrders(app *intakeapp.UseCases, auth Authenticator, errs ErrorMapper) *StorefrontOrders {
-	return &StorefrontOrders{newGroup(app, auth, errs, nil)}
+	return &StorefrontOrders{NewGroup(app, auth, errs, nil)}
 }
 
 // Register implements Routes. The list shares its path with the intake's
 // POST (another group): the router answers each method from its own group.
 func (h *StorefrontOrders) Register(r *mux.Router) {
-	guard := func(next http.HandlerFunc) http.Handler { return h.auth.RequireScope(domain.ScopeShipments, next) }
+	guard := func(next http.HandlerFunc) http.Handler { return h.Auth.RequireScope(domain.ScopeShipments, next) }
 	r.Handle("/v0/storefront/orders", guard(h.list)).Methods(http.MethodGet)
 	r.Handle("/v0/storefront/orders/{orderId}/replay", guard(h.replay)).Methods(http.MethodPost)
 }
@@ -68,34 +68,34 @@ func (h *StorefrontOrders) list(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
 	page, err := ParsePage(q)
 	if err != nil {
-		h.errors.Write(w, r, err)
+		h.Errors.Write(w, r, err)
 		return
 	}
 	var status, code string
 	if v, ok := q["status"]; ok {
-		if status = last(v); status == "" {
+		if status = Last(v); status == "" {
 			status = "-" // present but empty: not a status
 		}
 	}
 	if v, ok := q["error"]; ok {
-		if code = last(v); code == "" {
+		if code = Last(v); code == "" {
 			code = "-"
 		}
 	}
 	filter, err := intakeapp.ParseReceiptFilter(status, code)
 	if err != nil {
-		h.errors.Write(w, r, err)
+		h.Errors.Write(w, r, err)
 		return
 	}
 	org := PrincipalFrom(r.Context()).OrganizationID
-	res, err := h.app.ListOrderReceipts.Handle(r.Context(),
+	res, err := h.App.ListOrderReceipts.Handle(r.Context(),
 		intakeapp.ListOrderReceipts{OrganizationID: org, Filter: filter, Page: page})
 	if err != nil {
-		h.errors.Write(w, r, err)
+		h.Errors.Write(w, r, err)
 		return
 	}
 	w.Header().Set("Cache-Control", "no-store") // receipts change with each delivery and replay
-	writePage(w, r, page, res, resources.OrderReceiptOf)
+	WritePage(w, r, page, res, resources.OrderReceiptOf)
 }
 
 // replay serves POST /v0/storefront/orders/{orderId}/replay. It answers as
@@ -106,7 +106,7 @@ func (h *StorefrontOrders) list(w http.ResponseWriter, r *http.Request) {
 func (h *StorefrontOrders) replay(w http.ResponseWriter, r *http.Request) {
 	id, ok := pathOrderID(r)
 	if !ok {
-		h.errors.Write(w, r, domain.ErrNotFound)
+		h.Errors.Write(w, r, domain.ErrNotFound)
 		return
 	}
 	ctx := r.Context()
@@ -117,18 +117,18 @@ func (h *StorefrontOrders) replay(w http.ResponseWriter, r *http.Request) {
 	}
 	trace.SpanFromContext(ctx).SetAttributes(attribute.String("organization.id", org),
 		attribute.Int64("storefront.order.id", id))
-	res, err := h.app.ReplayStorefrontOrder.Handle(ctx, intakeapp.ReplayStorefrontOrder{
+	res, err := h.App.ReplayStorefrontOrder.Handle(ctx, intakeapp.ReplayStorefrontOrder{
 		OrganizationID: org, OrderID: id, TraceID: traceID,
 	})
 	w.Header().Set("Cache-Control", "no-store")
 	if err != nil {
 		if application.KindOf(err).Refused() {
 			e := intakeErrorOf(err)
-			noteError(h.errors.Log, r, err)
+			NoteError(h.Errors.Log, r, err)
 			WriteJSON(w, e.status, e)
 			return
 		}
-		h.errors.Write(w, r, err)
+		h.Errors.Write(w, r, err)
 		return
 	}
 	out := intakeResult{Success: true, Duplicate: res.Duplicate, Skipped: string(res.Skipped)}

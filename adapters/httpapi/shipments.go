@@ -14,19 +14,19 @@ import (
 )
 
 // Shipments serves the /v0/shipments routes (scope shipments).
-type Shipments struct{ group[shippingapp.UseCases] }
+type Shipments struct{ Group[shippingapp.UseCases] }
 
 // NewShipments builds the shipment routes.
 func NewShipments(app *shippingapp.UseCases, auth Authenticator, errs ErrorMapper, m *telemetry.Metrics) *Shipments {
-	return &Shipments{newGroup(app, auth, errs, m)}
+	return &Shipments{NewGroup(app, auth, errs, m)}
 }
 
 // Register implements Routes.
 func (h *Shipments) Register(r *mux.Router) {
-	guard := func(next http.HandlerFunc) http.Handler { return h.auth.RequireScope(domain.ScopeShipments, next) }
+	guard := func(next http.HandlerFunc) http.Handler { return h.Auth.RequireScope(domain.ScopeShipments, next) }
 	r.Handle("/v0/shipments", guard(h.list)).Methods(http.MethodGet)
-	r.Handle("/v0/shipments/pick-pack", bounded(guard, h.create(shipping.PickPack))).Methods(http.MethodPost)
-	r.Handle("/v0/shipments/spd", bounded(guard, h.create(shipping.SPD))).Methods(http.MethodPost)
+	r.Handle("/v0/shipments/pick-pack", Bounded(guard, h.create(shipping.PickPack))).Methods(http.MethodPost)
+	r.Handle("/v0/shipments/spd", Bounded(guard, h.create(shipping.SPD))).Methods(http.MethodPost)
 	r.Handle("/v0/shipments/{id}", guard(h.get)).Methods(http.MethodGet)
 	r.Handle("/v0/shipments/{id}/submit", guard(h.submit)).Methods(http.MethodPost)
 	r.Handle("/v0/shipments/{id}/cancel", guard(h.cancel)).Methods(http.MethodPost)
@@ -35,51 +35,51 @@ func (h *Shipments) Register(r *mux.Router) {
 func (h *Shipments) list(w http.ResponseWriter, r *http.Request) {
 	page, status, err := shipmentListQuery(r)
 	if err != nil {
-		h.errors.Write(w, r, err)
+		h.Errors.Write(w, r, err)
 		return
 	}
 	org := PrincipalFrom(r.Context()).OrganizationID
-	res, err := h.app.ListShipments.Handle(r.Context(), shippingapp.ListShipments{OrganizationID: org, Status: status, Page: page})
+	res, err := h.App.ListShipments.Handle(r.Context(), shippingapp.ListShipments{OrganizationID: org, Status: status, Page: page})
 	if err != nil {
-		h.errors.Write(w, r, err)
+		h.Errors.Write(w, r, err)
 		return
 	}
-	writePage(w, r, page, res, resources.ShipmentOf)
+	WritePage(w, r, page, res, resources.ShipmentOf)
 }
 
 // shipmentListQuery reads the query of a list of shipments: its page and
 // the status it keeps ("" for every one).
 func shipmentListQuery(r *http.Request) (ports.Page, shipping.ShipmentStatus, error) {
-	p := readQuery(r.URL.Query())
-	page := p.page()
+	p := ReadQuery(r.URL.Query())
+	page := p.Page()
 	var status shipping.ShipmentStatus
-	readParam(p, "status", shipping.ParseShipmentStatus, &status)
-	return page, status, p.err()
+	ReadParam(p, "status", shipping.ParseShipmentStatus, &status)
+	return page, status, p.Err()
 }
 
 func (h *Shipments) get(w http.ResponseWriter, r *http.Request) {
 	org := PrincipalFrom(r.Context()).OrganizationID
-	s, err := h.app.GetShipment.Handle(r.Context(), shippingapp.GetShipment{OrganizationID: org, ShipmentID: mux.Vars(r)["id"]})
+	s, err := h.App.GetShipment.Handle(r.Context(), shippingapp.GetShipment{OrganizationID: org, ShipmentID: mux.Vars(r)["id"]})
 	h.answer(w, r, http.StatusOK, s, err)
 }
 
 func (h *Shipments) submit(w http.ResponseWriter, r *http.Request) {
 	org := PrincipalFrom(r.Context()).OrganizationID
-	s, err := h.app.SubmitShipment.Handle(r.Context(), shippingapp.SubmitShipment{OrganizationID: org, ShipmentID: mux.Vars(r)["id"]})
-	countTransition(h.m, s, err)
+	s, err := h.App.SubmitShipment.Handle(r.Context(), shippingapp.SubmitShipment{OrganizationID: org, ShipmentID: mux.Vars(r)["id"]})
+	CountTransition(h.Metrics, s, err)
 	h.answer(w, r, http.StatusOK, s, err)
 }
 
 func (h *Shipments) cancel(w http.ResponseWriter, r *http.Request) {
 	org := PrincipalFrom(r.Context()).OrganizationID
-	s, err := h.app.CancelShipment.Handle(r.Context(), shippingapp.CancelShipment{OrganizationID: org, ShipmentID: mux.Vars(r)["id"]})
-	countTransition(h.m, s, err)
+	s, err := h.App.CancelShipment.Handle(r.Context(), shippingapp.CancelShipment{OrganizationID: org, ShipmentID: mux.Vars(r)["id"]})
+	CountTransition(h.Metrics, s, err)
 	h.answer(w, r, http.StatusOK, s, err)
 }
 
 func (h *Shipments) answer(w http.ResponseWriter, r *http.Request, status int, s *shipping.Shipment, err error) {
 	if err != nil {
-		h.errors.Write(w, r, err)
+		h.Errors.Write(w, r, err)
 		return
 	}
 	WriteJSON(w, status, resources.ShipmentOf(s))
@@ -90,17 +90,17 @@ func (h *Shipments) answer(w http.ResponseWriter, r *http.Request, status int, s
 func (h *Shipments) create(kind shipping.ShipmentKind) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		var body draftBody
-		if err := readJSON(r, &body); err != nil {
-			h.errors.Write(w, r, err)
+		if err := ReadJSON(r, &body); err != nil {
+			h.Errors.Write(w, r, err)
 			return
 		}
 		lines, err := body.lines(kind)
 		if err != nil {
-			h.errors.Write(w, r, err)
+			h.Errors.Write(w, r, err)
 			return
 		}
-		s, err := h.app.CreateShipment.Handle(r.Context(), body.command(PrincipalFrom(r.Context()).OrganizationID, kind, lines))
-		countTransition(h.m, s, err)
+		s, err := h.App.CreateShipment.Handle(r.Context(), body.command(PrincipalFrom(r.Context()).OrganizationID, kind, lines))
+		CountTransition(h.Metrics, s, err)
 		if err == nil {
 			w.Header().Set("Location", "/v0/shipments/"+s.ID())
 		}

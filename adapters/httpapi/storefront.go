@@ -30,7 +30,7 @@ var storefrontScopes = []domain.Scope{domain.ScopeShipments, domain.ScopeInvento
 // Storefront serves the order intake webhook (API key, its own error shape)
 // and the order receipt (OAuth, problem+json).
 type Storefront struct {
-	group[intakeapp.UseCases]
+	Group[intakeapp.UseCases]
 	signatures ports.StorefrontSignatureVerifier
 	log        *slog.Logger
 }
@@ -39,13 +39,13 @@ type Storefront struct {
 func NewStorefront(app *intakeapp.UseCases, signatures ports.StorefrontSignatureVerifier,
 	auth Authenticator, errs ErrorMapper, log *slog.Logger, m *telemetry.Metrics,
 ) *Storefront {
-	return &Storefront{group: newGroup(app, auth, errs, m), signatures: signatures, log: log}
+	return &Storefront{Group: NewGroup(app, auth, errs, m), signatures: signatures, log: log}
 }
 
 // Register implements Routes.
 func (h *Storefront) Register(r *mux.Router) {
-	r.Handle("/v0/storefront/orders", h.auth.RequireAPIKey(h.writeFailure, storefrontScopes, h.receive)).Methods(http.MethodPost)
-	r.Handle("/v0/storefront/orders/{orderId}", h.auth.RequireScope(domain.ScopeShipments, h.receipt)).Methods(http.MethodGet)
+	r.Handle("/v0/storefront/orders", h.Auth.RequireAPIKey(h.writeFailure, storefrontScopes, h.receive)).Methods(http.MethodPost)
+	r.Handle("/v0/storefront/orders/{orderId}", h.Auth.RequireScope(domain.ScopeShipments, h.receipt)).Methods(http.MethodGet)
 }
 
 // intakeError is the error body of the order intake:
@@ -102,14 +102,14 @@ func (h *Storefront) receive(w http.ResponseWriter, r *http.Request) {
 	if refused != nil {
 		// A refusal is a recorded attempt when the order's ID could be read.
 		if order.ID > 0 {
-			_, _ = h.app.RefuseStorefrontOrder.Handle(ctx, intakeapp.RefuseStorefrontOrder{
+			_, _ = h.App.RefuseStorefrontOrder.Handle(ctx, intakeapp.RefuseStorefrontOrder{
 				OrganizationID: p.OrganizationID, TraceID: traceID, OrderID: order.ID, OrderNumber: order.OrderNumber, Body: body,
 			})
 		}
 		h.writeFailure(w, r, refused)
 		return
 	}
-	res, err := h.app.ReceiveStorefrontOrder.Handle(ctx, intakeapp.ReceiveStorefrontOrder{
+	res, err := h.App.ReceiveStorefrontOrder.Handle(ctx, intakeapp.ReceiveStorefrontOrder{
 		OrganizationID: p.OrganizationID, TraceID: traceID, Order: order, Body: body,
 	})
 	if err != nil {
@@ -122,7 +122,7 @@ func (h *Storefront) receive(w http.ResponseWriter, r *http.Request) {
 		span.SetAttributes(attribute.String("shipment.id", res.ShipmentID))
 		out.ShipmentID = &res.ShipmentID
 	}
-	countIntakeResult(h.m, res)
+	countIntakeResult(h.Metrics, res)
 	w.Header().Set("Cache-Control", "no-store")
 	WriteJSON(w, http.StatusOK, out)
 }
@@ -145,22 +145,22 @@ func readStorefrontBody(w http.ResponseWriter, r *http.Request) ([]byte, error) 
 	return body, nil
 }
 
-// writeFailure answers an error in the intake's shape (answerFor of its
+// writeFailure answers an error in the intake's shape (AnswerFor of its
 // kind): refusals with their code and the members that explain them,
 // faults with 503 or 500 (logged once, with the trace ID; never sent).
 func (h *Storefront) writeFailure(w http.ResponseWriter, r *http.Request, err error) {
 	e := intakeErrorOf(err)
-	noteError(h.log, r, err)
-	setRetryAfter(w, e.status)
+	NoteError(h.log, r, err)
+	SetRetryAfter(w, e.status)
 	w.Header().Set("Cache-Control", "no-store")
-	countIntakeError(h.m, e)
+	countIntakeError(h.Metrics, e)
 	WriteJSON(w, e.status, e)
 }
 
-// intakeErrorOf is the intake's answer to err (answerFor of its kind): its
+// intakeErrorOf is the intake's answer to err (AnswerFor of its kind): its
 // code and the members that explain it.
 func intakeErrorOf(err error) intakeError {
-	a := answerFor(application.KindOf(err))
+	a := AnswerFor(application.KindOf(err))
 	e := intakeError{status: a.Status, Error: a.Intake, Message: a.Detail}
 	var (
 		ve *domain.ValidationError
@@ -179,7 +179,7 @@ func intakeErrorOf(err error) intakeError {
 			e.LineItemIDs[i] = strconv.FormatInt(id, 10)
 		}
 	case errors.As(err, &se):
-		e.Message, e.Missing = "the API key "+se.Error(), scopeNames(se.Missing)
+		e.Message, e.Missing = "the API key "+se.Error(), ScopeNames(se.Missing)
 	}
 	return e
 }

@@ -116,7 +116,7 @@ func DecodeStorefrontOrder(body []byte) (intake.StorefrontOrder, error) {
 	}
 	order.Lines = make([]intake.StorefrontLine, len(*p.LineItems))
 	for i, l := range *p.LineItems {
-		quantity, ok := jsonInteger(l.Quantity)
+		quantity, ok := JSONInteger(l.Quantity)
 		if !ok {
 			return order, domain.Invalid(fmt.Sprintf("line_items[%d].quantity", i), "must be an integer")
 		}

@@ -20,17 +20,17 @@ import (
 // warehouse, a warehouse's token): goods received and services performed.
 // Both are idempotent on the warehouse's reference: 201 for a new report,
 // 200 with the first one for a retry of the same content.
-type WarehouseReceiving struct{ group[warehouseapp.UseCases] }
+type WarehouseReceiving struct{ Group[warehouseapp.UseCases] }
 
 // NewWarehouseReceiving builds the receiving routes.
 func NewWarehouseReceiving(app *warehouseapp.UseCases, auth Authenticator, errs ErrorMapper, m *telemetry.Metrics) *WarehouseReceiving {
-	return &WarehouseReceiving{newGroup(app, auth, errs, m)}
+	return &WarehouseReceiving{NewGroup(app, auth, errs, m)}
 }
 
 // Register implements Routes.
 func (h *WarehouseReceiving) Register(r *mux.Router) {
-	r.Handle("/v0/warehouse/receipts", bounded(h.auth.RequireWarehouse, h.receive)).Methods(http.MethodPost)
-	r.Handle("/v0/warehouse/services", bounded(h.auth.RequireWarehouse, h.service)).Methods(http.MethodPost)
+	r.Handle("/v0/warehouse/receipts", Bounded(h.Auth.RequireWarehouse, h.receive)).Methods(http.MethodPost)
+	r.Handle("/v0/warehouse/services", Bounded(h.Auth.RequireWarehouse, h.service)).Methods(http.MethodPost)
 }
 
 // WarehouseServiceDTO is the WarehouseService of api/openapi.yaml. Its
@@ -72,8 +72,8 @@ type receiptLineBody struct {
 	Quantity  json.RawMessage `json:"quantity"`
 }
 
-func (l receiptLineBody) line() warehouse.ReceiptLine {
-	quantity, _ := jsonInteger(l.Quantity)
+func (l receiptLineBody) Line() warehouse.ReceiptLine {
+	quantity, _ := JSONInteger(l.Quantity)
 	switch {
 	case l.ProductID != nil && l.CartonID == nil:
 		return warehouse.ReceiptLine{Kind: shipping.KindProduct, ItemID: *l.ProductID, Quantity: quantity}
@@ -88,15 +88,15 @@ func (h *WarehouseReceiving) receive(w http.ResponseWriter, r *http.Request) {
 	var body receiptBody
 	receivedAt, err := readReport(r, &body)
 	if err != nil {
-		h.errors.Write(w, r, err)
+		h.Errors.Write(w, r, err)
 		return
 	}
-	lines, err := decodeLines[receiptLineBody, warehouse.ReceiptLine]("items", body.Items)
+	lines, err := DecodeLines[receiptLineBody, warehouse.ReceiptLine]("items", body.Items)
 	if err != nil {
-		h.errors.Write(w, r, err)
+		h.Errors.Write(w, r, err)
 		return
 	}
-	res, err := h.app.RecordWarehouseReceipt.Handle(r.Context(), warehouseapp.RecordWarehouseReceipt{
+	res, err := h.App.RecordWarehouseReceipt.Handle(r.Context(), warehouseapp.RecordWarehouseReceipt{
 		WarehouseID: PrincipalFrom(r.Context()).WarehouseID, OrganizationID: body.OrganizationID,
 		Reference: body.Reference, ReceivedAt: receivedAt, Lines: lines,
 	})
@@ -106,7 +106,7 @@ func (h *WarehouseReceiving) receive(w http.ResponseWriter, r *http.Request) {
 	}
 	if res.Created {
 		for _, kind := range []shipping.ItemKind{shipping.KindProduct, shipping.KindCarton} {
-			h.m.ObserveUnitsReceived(string(kind), res.Report.Units(kind))
+			h.Metrics.ObserveUnitsReceived(string(kind), res.Report.Units(kind))
 		}
 	}
 	writeReport(w, res.Created, resources.WarehouseReceiptOf(res.Report))
@@ -128,7 +128,7 @@ func (h *WarehouseReceiving) service(w http.ResponseWriter, r *http.Request) {
 	var body serviceBody
 	performedAt, err := readReport(r, &body)
 	if err != nil {
-		h.errors.Write(w, r, err)
+		h.Errors.Write(w, r, err)
 		return
 	}
 	// Anything but a JSON number in bounds (absent, null, a string, four
@@ -142,7 +142,7 @@ func (h *WarehouseReceiving) service(w http.ResponseWriter, r *http.Request) {
 	if body.Note != nil {
 		note = *body.Note
 	}
-	res, err := h.app.RecordWarehouseService.Handle(r.Context(), warehouseapp.RecordWarehouseService{
+	res, err := h.App.RecordWarehouseService.Handle(r.Context(), warehouseapp.RecordWarehouseService{
 		WarehouseID: PrincipalFrom(r.Context()).WarehouseID, OrganizationID: body.OrganizationID,
 		Reference: body.Reference, Service: body.Service, QuantityMilli: milli, PerformedAt: performedAt, Note: note,
 	})
@@ -168,7 +168,7 @@ func (b *serviceBody) reportedAt() (*time.Time, error) {
 
 // readReport reads a report's body into body, and then its time.
 func readReport(r *http.Request, body reportBody) (*time.Time, error) {
-	if err := readJSON(r, body); err != nil {
+	if err := ReadJSON(r, body); err != nil {
 		return nil, err
 	}
 	return body.reportedAt()
@@ -201,11 +201,11 @@ func writeReport(w http.ResponseWriter, created bool, report any) {
 // such organization), and its detail says so.
 func (h *WarehouseReceiving) fail(w http.ResponseWriter, r *http.Request, err error) {
 	if application.KindOf(err) != application.KindInvalidWarehouse {
-		h.errors.Write(w, r, err)
+		h.Errors.Write(w, r, err)
 		return
 	}
 	p := ProblemFor(err)
 	p.Detail = "the warehouse does not serve organizationId, or there is no such organization"
-	noteError(h.errors.Log, r, err)
+	NoteError(h.Errors.Log, r, err)
 	WriteProblem(w, r, p)
 }

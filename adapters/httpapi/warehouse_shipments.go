@@ -13,17 +13,17 @@ import (
 
 // WarehouseShipments serves the warehouse's shipment routes (a warehouse's
 // token, scope warehouse): its work list and the ship.
-type WarehouseShipments struct{ group[warehouseapp.UseCases] }
+type WarehouseShipments struct{ Group[warehouseapp.UseCases] }
 
 // NewWarehouseShipments builds the warehouse's shipment routes.
 func NewWarehouseShipments(app *warehouseapp.UseCases, auth Authenticator, errs ErrorMapper, m *telemetry.Metrics) *WarehouseShipments {
-	return &WarehouseShipments{newGroup(app, auth, errs, m)}
+	return &WarehouseShipments{NewGroup(app, auth, errs, m)}
 }
 
 // Register implements Routes.
 func (h *WarehouseShipments) Register(r *mux.Router) {
-	r.Handle("/v0/warehouse/shipments", h.auth.RequireWarehouse(h.list)).Methods(http.MethodGet)
-	r.Handle("/v0/warehouse/shipments/{id}/ship", bounded(h.auth.RequireWarehouse, h.ship)).Methods(http.MethodPost)
+	r.Handle("/v0/warehouse/shipments", h.Auth.RequireWarehouse(h.list)).Methods(http.MethodGet)
+	r.Handle("/v0/warehouse/shipments/{id}/ship", Bounded(h.Auth.RequireWarehouse, h.ship)).Methods(http.MethodPost)
 }
 
 // OrganizationRefDTO names the organization a warehouse's shipment is for.
@@ -43,17 +43,17 @@ type WarehouseShipmentDTO struct {
 func (h *WarehouseShipments) list(w http.ResponseWriter, r *http.Request) {
 	page, status, err := shipmentListQuery(r)
 	if err != nil {
-		h.errors.Write(w, r, err)
+		h.Errors.Write(w, r, err)
 		return
 	}
 	wh := PrincipalFrom(r.Context()).WarehouseID
-	res, err := h.app.ListWarehouseShipments.Handle(r.Context(),
+	res, err := h.App.ListWarehouseShipments.Handle(r.Context(),
 		warehouseapp.ListWarehouseShipments{WarehouseID: wh, Status: status, Page: page})
 	if err != nil {
-		h.errors.Write(w, r, err)
+		h.Errors.Write(w, r, err)
 		return
 	}
-	writePage(w, r, page, res, warehouseShipmentDTO)
+	WritePage(w, r, page, res, warehouseShipmentDTO)
 }
 
 func warehouseShipmentDTO(ws ports.WarehouseShipment) WarehouseShipmentDTO {
@@ -75,20 +75,20 @@ type shipBody struct {
 // shipment, the first time and on every replay.
 func (h *WarehouseShipments) ship(w http.ResponseWriter, r *http.Request) {
 	var body shipBody
-	if err := readJSON(r, &body); err != nil {
-		h.errors.Write(w, r, err)
+	if err := ReadJSON(r, &body); err != nil {
+		h.Errors.Write(w, r, err)
 		return
 	}
-	res, err := h.app.ShipShipment.Handle(r.Context(), warehouseapp.ShipShipment{
+	res, err := h.App.ShipShipment.Handle(r.Context(), warehouseapp.ShipShipment{
 		WarehouseID: PrincipalFrom(r.Context()).WarehouseID, ShipmentID: mux.Vars(r)["id"],
 		Carrier: body.Carrier, TrackingNumber: body.TrackingNumber,
 	})
 	if err != nil {
-		h.errors.Write(w, r, err)
+		h.Errors.Write(w, r, err)
 		return
 	}
 	if !res.Replay {
-		countTransition(h.m, res.Shipment, nil)
+		CountTransition(h.Metrics, res.Shipment, nil)
 	}
 	WriteJSON(w, http.StatusOK, resources.ShipmentOf(res.Shipment))
 }

@@ -54,29 +54,29 @@ func warehouseDTO(w domain.Warehouse) WarehouseDTO {
 }
 
 // Warehouses serves GET /v0/warehouses.
-type Warehouses struct{ group[application.UseCases] }
+type Warehouses struct{ Group[application.UseCases] }
 
 // NewWarehouses builds the warehouse routes.
 func NewWarehouses(app *application.UseCases, auth Authenticator, errs ErrorMapper) *Warehouses {
-	return &Warehouses{newGroup(app, auth, errs, nil)}
+	return &Warehouses{NewGroup(app, auth, errs, nil)}
 }
 
 // Register implements Routes.
 func (h *Warehouses) Register(r *mux.Router) {
-	r.Handle("/v0/warehouses", h.auth.RequireScope(domain.ScopeLocations, h.list)).Methods(http.MethodGet)
+	r.Handle("/v0/warehouses", h.Auth.RequireScope(domain.ScopeLocations, h.list)).Methods(http.MethodGet)
 }
 
 func (h *Warehouses) list(w http.ResponseWriter, r *http.Request) {
 	page, err := ParsePage(r.URL.Query())
 	if err != nil {
-		h.errors.Write(w, r, err)
+		h.Errors.Write(w, r, err)
 		return
 	}
 	org := PrincipalFrom(r.Context()).OrganizationID
-	res, err := h.app.ListWarehouses.Handle(r.Context(), application.ListWarehouses{OrganizationID: org, Page: page})
+	res, err := h.App.ListWarehouses.Handle(r.Context(), application.ListWarehouses{OrganizationID: org, Page: page})
 	if err != nil {
-		h.errors.Write(w, r, err)
+		h.Errors.Write(w, r, err)
 		return
 	}
-	writePage(w, r, page, res, warehouseDTO)
+	WritePage(w, r, page, res, warehouseDTO)
 }
