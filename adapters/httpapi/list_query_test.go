@@ -3,11 +3,11 @@ package httpapi_test
 import (
 	"errors"
 	"net/http/httptest"
-	"net/url"
 	"slices"
 	"testing"
 
 	"github.com/acme3pl/fulfillment/adapters/httpapi"
+	"github.com/acme3pl/fulfillment/adapters/httpapi/routetest"
 	invoicingapp "github.com/acme3pl/fulfillment/application/invoicing"
 	"github.com/acme3pl/fulfillment/domain"
 	"github.com/acme3pl/fulfillment/domain/invoicing"
@@ -55,38 +55,9 @@ func TestParsePage(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.query, func(t *testing.T) {
-			_ = checkQuery(t, "ParsePage", httpapi.ParsePage, tt.query, tt.want, tt.wantField)
+			_ = routetest.CheckQuery(t, "ParsePage", httpapi.ParsePage, tt.query, tt.want, tt.wantField)
 		})
 	}
-}
-
-// checkQuery checks that parse reads query as want, or when wantField is
-// not "" refuses it with a *domain.ValidationError naming wantField (the
-// first one that errors.As finds), and returns parse's error.
-func checkQuery[T comparable](t *testing.T, name string, parse func(url.Values) (T, error), query string, want T, wantField string) error {
-	t.Helper()
-	q, err := url.ParseQuery(query)
-	if err != nil {
-		t.Fatalf("bad test query %q: %v", query, err)
-	}
-	got, err := parse(q)
-	if wantField == "" {
-		if err != nil {
-			t.Fatalf("%s(%q) = %v, want no error", name, query, err)
-		}
-		if got != want {
-			t.Errorf("%s(%q) = %+v, want %+v", name, query, got, want)
-		}
-		return nil
-	}
-	var ve *domain.ValidationError
-	if !errors.As(err, &ve) {
-		t.Fatalf("%s(%q) = %v (%T), want a *domain.ValidationError", name, query, err, err)
-	}
-	if ve.Field != wantField {
-		t.Fatalf("%s(%q) names %q first, want %q", name, query, ve.Field, wantField)
-	}
-	return err
 }
 
 // The invoice list's parameters are read in one place, every invalid one
@@ -115,7 +86,7 @@ func TestListInvoicesQuery(t *testing.T) {
 			if len(tt.wantFields) > 0 {
 				first = tt.wantFields[0]
 			}
-			err := checkQuery(t, "ListInvoicesQuery", httpapi.ListInvoicesQuery, tt.query, tt.want, first)
+			err := routetest.CheckQuery(t, "ListInvoicesQuery", httpapi.ListInvoicesQuery, tt.query, tt.want, first)
 			if first == "" {
 				return
 			}

@@ -22,6 +22,7 @@ import (
 	"github.com/gorilla/mux"
 
 	"github.com/acme3pl/fulfillment/adapters/httpapi"
+	"github.com/acme3pl/fulfillment/adapters/httpapi/routetest"
 	"github.com/acme3pl/fulfillment/adapters/telemetry"
 	intakeapp "github.com/acme3pl/fulfillment/application/intake"
 	"github.com/acme3pl/fulfillment/domain"
@@ -61,10 +62,10 @@ type intakeHarness struct {
 func newIntakeHarness() *intakeHarness {
 	h := &intakeHarness{result: intakeapp.StorefrontOrderResult{ShipmentID: "shp_1"}, metrics: telemetry.NewMetrics()}
 	app := &intakeapp.UseCases{}
-	app.ReceiveStorefrontOrder = recording(&h.received, func(intakeapp.ReceiveStorefrontOrder) (intakeapp.StorefrontOrderResult, error) {
+	app.ReceiveStorefrontOrder = routetest.Recording(&h.received, func(intakeapp.ReceiveStorefrontOrder) (intakeapp.StorefrontOrderResult, error) {
 		return h.result, h.err
 	})
-	app.RefuseStorefrontOrder = recording(&h.refused, func(intakeapp.RefuseStorefrontOrder) (struct{}, error) { return struct{}{}, nil })
+	app.RefuseStorefrontOrder = routetest.Recording(&h.refused, func(intakeapp.RefuseStorefrontOrder) (struct{}, error) { return struct{}{}, nil })
 	keys := intakeKeys{
 		intakeKey:                   {OrganizationID: "org_a", Scopes: []domain.Scope{domain.ScopeInventory, domain.ScopeShipments}},
 		"fk_test_shipments_only_00": {OrganizationID: "org_a", Scopes: []domain.Scope{domain.ScopeShipments}},
