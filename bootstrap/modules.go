@@ -18,6 +18,7 @@ import (
 	"go.uber.org/fx/fxevent"
 
 	"github.com/acme3pl/fulfillment/adapters/httpapi"
+	shippinghttp "github.com/acme3pl/fulfillment/adapters/httpapi/shipping"
 	"github.com/acme3pl/fulfillment/adapters/identity"
 	"github.com/acme3pl/fulfillment/adapters/postgres"
 	"github.com/acme3pl/fulfillment/adapters/ratelimit"
@@ -204,6 +205,12 @@ func AsRoutes(ctor any) any {
 	return fx.Annotate(ctor, fx.As(new(httpapi.Routes)), fx.ResultTags(`group:"routes"`))
 }
 
+// AsContextRoutes annotates a context's Routes (adapters/httpapi/<context>),
+// the groups of routes of one context, for the router.
+func AsContextRoutes(routes any) any {
+	return fx.Annotate(routes, fx.ResultTags(`group:"routes,flatten"`))
+}
+
 // HTTPModule provides the route groups, the handler and the server, and
 // starts it.
 var HTTPModule = fx.Module("http",
@@ -232,9 +239,8 @@ var HTTPModule = fx.Module("http",
 		AsRoutes(httpapi.NewInvoiceCharges),
 		AsRoutes(httpapi.NewStorefront),
 		AsRoutes(httpapi.NewStorefrontOrders),
-		AsRoutes(httpapi.NewShipments),
 		AsRoutes(httpapi.NewWarehouseShipments),
-		AsRoutes(httpapi.NewInventory),
+		AsContextRoutes(shippinghttp.Routes),
 		AsRoutes(httpapi.NewWarehouseReceiving),
 		AsRoutes(httpapi.NewAPIDocs),
 		fx.Annotate(newHTTPHandler, fx.ParamTags(`group:"routes"`)),

@@ -41,7 +41,7 @@ type WarehouseShipmentDTO struct {
 
 // list serves GET /v0/warehouse/shipments: status pending by default.
 func (h *WarehouseShipments) list(w http.ResponseWriter, r *http.Request) {
-	page, status, err := shipmentListQuery(r)
+	page, status, err := ShipmentListQuery(r)
 	if err != nil {
 		h.Errors.Write(w, r, err)
 		return

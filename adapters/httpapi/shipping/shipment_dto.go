@@ -1,8 +1,9 @@
-package httpapi
+package shipping
 
 import (
 	"encoding/json"
 
+	"github.com/acme3pl/fulfillment/adapters/httpapi"
 	shippingapp "github.com/acme3pl/fulfillment/application/shipping"
 	"github.com/acme3pl/fulfillment/domain"
 	"github.com/acme3pl/fulfillment/domain/shipping"
@@ -53,12 +54,12 @@ func (b draftBody) lines(kind shipping.ShipmentKind) ([]shipping.ShipmentLine, e
 		if b.Items != nil {
 			return nil, domain.Invalid("items", "is not a member of an SPD draft")
 		}
-		return DecodeLines[cartonLineBody, shipping.ShipmentLine]("cartons", b.Cartons)
+		return httpapi.DecodeLines[cartonLineBody, shipping.ShipmentLine]("cartons", b.Cartons)
 	}
 	if b.Cartons != nil {
 		return nil, domain.Invalid("cartons", "is not a member of a Pick & Pack draft")
 	}
-	return DecodeLines[productLineBody, shipping.ShipmentLine]("items", b.Items)
+	return httpapi.DecodeLines[productLineBody, shipping.ShipmentLine]("items", b.Items)
 }
 
 // productLineBody is a line of a Pick & Pack draft, cartonLineBody one of
@@ -78,11 +79,11 @@ type (
 )
 
 func (l productLineBody) Line() shipping.ShipmentLine {
-	quantity, _ := JSONInteger(l.Quantity)
+	quantity, _ := httpapi.JSONInteger(l.Quantity)
 	return shipping.ShipmentLine{ItemID: l.ProductID, Quantity: quantity}
 }
 
 func (l cartonLineBody) Line() shipping.ShipmentLine {
-	quantity, _ := JSONInteger(l.Quantity)
+	quantity, _ := httpapi.JSONInteger(l.Quantity)
 	return shipping.ShipmentLine{ItemID: l.CartonID, Quantity: quantity}
 }

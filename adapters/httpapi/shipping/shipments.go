@@ -1,79 +1,71 @@
-package httpapi
+package shipping
 
 import (
 	"net/http"
 
 	"github.com/gorilla/mux"
 
+	"github.com/acme3pl/fulfillment/adapters/httpapi"
 	"github.com/acme3pl/fulfillment/adapters/resources"
 	"github.com/acme3pl/fulfillment/adapters/telemetry"
 	shippingapp "github.com/acme3pl/fulfillment/application/shipping"
 	"github.com/acme3pl/fulfillment/domain"
 	"github.com/acme3pl/fulfillment/domain/shipping"
-	"github.com/acme3pl/fulfillment/ports"
 )
 
 // Shipments serves the /v0/shipments routes (scope shipments).
-type Shipments struct{ Group[shippingapp.UseCases] }
+type Shipments struct {
+	httpapi.Group[shippingapp.UseCases]
+}
 
 // NewShipments builds the shipment routes.
-func NewShipments(app *shippingapp.UseCases, auth Authenticator, errs ErrorMapper, m *telemetry.Metrics) *Shipments {
-	return &Shipments{NewGroup(app, auth, errs, m)}
+func NewShipments(app *shippingapp.UseCases, auth httpapi.Authenticator, errs httpapi.ErrorMapper, m *telemetry.Metrics) *Shipments {
+	return &Shipments{httpapi.NewGroup(app, auth, errs, m)}
 }
 
 // Register implements Routes.
 func (h *Shipments) Register(r *mux.Router) {
 	guard := func(next http.HandlerFunc) http.Handler { return h.Auth.RequireScope(domain.ScopeShipments, next) }
 	r.Handle("/v0/shipments", guard(h.list)).Methods(http.MethodGet)
-	r.Handle("/v0/shipments/pick-pack", Bounded(guard, h.create(shipping.PickPack))).Methods(http.MethodPost)
-	r.Handle("/v0/shipments/spd", Bounded(guard, h.create(shipping.SPD))).Methods(http.MethodPost)
+	r.Handle("/v0/shipments/pick-pack", httpapi.Bounded(guard, h.create(shipping.PickPack))).Methods(http.MethodPost)
+	r.Handle("/v0/shipments/spd", httpapi.Bounded(guard, h.create(shipping.SPD))).Methods(http.MethodPost)
 	r.Handle("/v0/shipments/{id}", guard(h.get)).Methods(http.MethodGet)
 	r.Handle("/v0/shipments/{id}/submit", guard(h.submit)).Methods(http.MethodPost)
 	r.Handle("/v0/shipments/{id}/cancel", guard(h.cancel)).Methods(http.MethodPost)
 }
 
 func (h *Shipments) list(w http.ResponseWriter, r *http.Request) {
-	page, status, err := shipmentListQuery(r)
+	page, status, err := httpapi.ShipmentListQuery(r)
 	if err != nil {
 		h.Errors.Write(w, r, err)
 		return
 	}
-	org := PrincipalFrom(r.Context()).OrganizationID
+	org := httpapi.PrincipalFrom(r.Context()).OrganizationID
 	res, err := h.App.ListShipments.Handle(r.Context(), shippingapp.ListShipments{OrganizationID: org, Status: status, Page: page})
 	if err != nil {
 		h.Errors.Write(w, r, err)
 		return
 	}
-	WritePage(w, r, page, res, resources.ShipmentOf)
-}
-
-// shipmentListQuery reads the query of a list of shipments: its page and
-// the status it keeps ("" for every one).
-func shipmentListQuery(r *http.Request) (ports.Page, shipping.ShipmentStatus, error) {
-	p := ReadQuery(r.URL.Query())
-	page := p.Page()
-	var status shipping.ShipmentStatus
-	ReadParam(p, "status", shipping.ParseShipmentStatus, &status)
-	return page, status, p.Err()
+	httpapi.WritePage(w, r, page, res, resources.ShipmentOf)
 }
 
 func (h *Shipments) get(w http.ResponseWriter, r *http.Request) {
-	org := PrincipalFrom(r.Context()).OrganizationID
+	org := httpapi.PrincipalFrom(r.Context()).OrganizationID
 	s, err := h.App.GetShipment.Handle(r.Context(), shippingapp.GetShipment{OrganizationID: org, ShipmentID: mux.Vars(r)["id"]})
 	h.answer(w, r, http.StatusOK, s, err)
 }
 
 func (h *Shipments) submit(w http.ResponseWriter, r *http.Request) {
-	org := PrincipalFrom(r.Context()).OrganizationID
+	org := httpapi.PrincipalFrom(r.Context()).OrganizationID
 	s, err := h.App.SubmitShipment.Handle(r.Context(), shippingapp.SubmitShipment{OrganizationID: org, ShipmentID: mux.Vars(r)["id"]})
-	CountTransition(h.Metrics, s, err)
+	httpapi.CountTransition(h.Metrics, s, err)
 	h.answer(w, r, http.StatusOK, s, err)
 }
 
 func (h *Shipments) cancel(w http.ResponseWriter, r *http.Request) {
-	org := PrincipalFrom(r.Context()).OrganizationID
+	org := httpapi.PrincipalFrom(r.Context()).OrganizationID
 	s, err := h.App.CancelShipment.Handle(r.Context(), shippingapp.CancelShipment{OrganizationID: org, ShipmentID: mux.Vars(r)["id"]})
-	CountTransition(h.Metrics, s, err)
+	httpapi.CountTransition(h.Metrics, s, err)
 	h.answer(w, r, http.StatusOK, s, err)
 }
 
@@ -82,7 +74,7 @@ func (h *Shipments) answer(w http.ResponseWriter, r *http.Request, status int, s
 		h.Errors.Write(w, r, err)
 		return
 	}
-	WriteJSON(w, status, resources.ShipmentOf(s))
+	httpapi.WriteJSON(w, status, resources.ShipmentOf(s))
 }
 
 // create serves POST /v0/shipments/pick-pack and POST /v0/shipments/spd:
@@ -90,7 +82,7 @@ func (h *Shipments) answer(w http.ResponseWriter, r *http.Request, status int, s
 func (h *Shipments) create(kind shipping.ShipmentKind) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		var body draftBody
-		if err := ReadJSON(r, &body); err != nil {
+		if err := httpapi.ReadJSON(r, &body); err != nil {
 			h.Errors.Write(w, r, err)
 			return
 		}
@@ -99,8 +91,8 @@ func (h *Shipments) create(kind shipping.ShipmentKind) http.HandlerFunc {
 			h.Errors.Write(w, r, err)
 			return
 		}
-		s, err := h.App.CreateShipment.Handle(r.Context(), body.command(PrincipalFrom(r.Context()).OrganizationID, kind, lines))
-		CountTransition(h.Metrics, s, err)
+		s, err := h.App.CreateShipment.Handle(r.Context(), body.command(httpapi.PrincipalFrom(r.Context()).OrganizationID, kind, lines))
+		httpapi.CountTransition(h.Metrics, s, err)
 		if err == nil {
 			w.Header().Set("Location", "/v0/shipments/"+s.ID())
 		}

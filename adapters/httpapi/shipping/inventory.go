@@ -1,10 +1,11 @@
-package httpapi
+package shipping
 
 import (
 	"net/http"
 
 	"github.com/gorilla/mux"
 
+	"github.com/acme3pl/fulfillment/adapters/httpapi"
 	"github.com/acme3pl/fulfillment/adapters/resources"
 	shippingapp "github.com/acme3pl/fulfillment/application/shipping"
 	"github.com/acme3pl/fulfillment/domain"
@@ -31,11 +32,13 @@ type StockLevelDTO struct {
 }
 
 // Inventory serves GET /v0/products and GET /v0/cartons (scope inventory).
-type Inventory struct{ Group[shippingapp.UseCases] }
+type Inventory struct {
+	httpapi.Group[shippingapp.UseCases]
+}
 
 // NewInventory builds the inventory routes.
-func NewInventory(app *shippingapp.UseCases, auth Authenticator, errs ErrorMapper) *Inventory {
-	return &Inventory{NewGroup(app, auth, errs, nil)}
+func NewInventory(app *shippingapp.UseCases, auth httpapi.Authenticator, errs httpapi.ErrorMapper) *Inventory {
+	return &Inventory{httpapi.NewGroup(app, auth, errs, nil)}
 }
 
 // Register implements Routes.
@@ -47,22 +50,22 @@ func (h *Inventory) Register(r *mux.Router) {
 func (h *Inventory) lister(kind shipping.ItemKind) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		q := r.URL.Query()
-		page, err := ParsePage(q)
+		page, err := httpapi.ParsePage(q)
 		if err != nil {
 			h.Errors.Write(w, r, err)
 			return
 		}
 		var sku string
 		if v, ok := q["sku"]; ok {
-			sku = Last(v)
+			sku = httpapi.Last(v)
 		}
-		org := PrincipalFrom(r.Context()).OrganizationID
+		org := httpapi.PrincipalFrom(r.Context()).OrganizationID
 		res, err := h.App.ListStock.Handle(r.Context(), shippingapp.ListStock{OrganizationID: org, Kind: kind, SKU: sku, Page: page})
 		if err != nil {
 			h.Errors.Write(w, r, err)
 			return
 		}
-		WritePage(w, r, page, res, inventoryItemDTO)
+		httpapi.WritePage(w, r, page, res, inventoryItemDTO)
 	}
 }
 
