@@ -19,6 +19,7 @@ import (
 
 	"github.com/acme3pl/fulfillment/adapters/httpapi"
 	shippinghttp "github.com/acme3pl/fulfillment/adapters/httpapi/shipping"
+	warehousehttp "github.com/acme3pl/fulfillment/adapters/httpapi/warehouse"
 	"github.com/acme3pl/fulfillment/adapters/identity"
 	"github.com/acme3pl/fulfillment/adapters/postgres"
 	"github.com/acme3pl/fulfillment/adapters/ratelimit"
@@ -239,9 +240,8 @@ var HTTPModule = fx.Module("http",
 		AsRoutes(httpapi.NewInvoiceCharges),
 		AsRoutes(httpapi.NewStorefront),
 		AsRoutes(httpapi.NewStorefrontOrders),
-		AsRoutes(httpapi.NewWarehouseShipments),
 		AsContextRoutes(shippinghttp.Routes),
-		AsRoutes(httpapi.NewWarehouseReceiving),
+		AsContextRoutes(warehousehttp.Routes),
 		AsRoutes(httpapi.NewAPIDocs),
 		fx.Annotate(newHTTPHandler, fx.ParamTags(`group:"routes"`)),
 	),

@@ -1,4 +1,4 @@
-package httpapi_test
+package warehouse_test
 
 import (
 	"encoding/json"
@@ -15,6 +15,7 @@ import (
 
 	"github.com/acme3pl/fulfillment/adapters/httpapi"
 	"github.com/acme3pl/fulfillment/adapters/httpapi/routetest"
+	warehousehttp "github.com/acme3pl/fulfillment/adapters/httpapi/warehouse"
 	"github.com/acme3pl/fulfillment/adapters/telemetry"
 	warehouseapp "github.com/acme3pl/fulfillment/application/warehouse"
 	"github.com/acme3pl/fulfillment/domain"
@@ -58,7 +59,7 @@ func newRecvHarness(principal ports.Principal) *recvHarness {
 			return recorded(h, s, err)
 		})
 	h.router = routetest.RouterOf(principal, func(auth httpapi.Authenticator, errs httpapi.ErrorMapper) httpapi.Routes {
-		return httpapi.NewWarehouseReceiving(app, auth, errs, h.metrics)
+		return warehousehttp.NewWarehouseReceiving(app, auth, errs, h.metrics)
 	})
 	return h
 }
@@ -295,7 +296,7 @@ func newWarehouseHarness(principal ports.Principal) *warehouseHarness {
 		return h.list, nil
 	})
 	h.router = routetest.RouterOf(principal, func(auth httpapi.Authenticator, errs httpapi.ErrorMapper) httpapi.Routes {
-		return httpapi.NewWarehouseShipments(app, auth, errs, h.metrics)
+		return warehousehttp.NewWarehouseShipments(app, auth, errs, h.metrics)
 	})
 	return h
 }

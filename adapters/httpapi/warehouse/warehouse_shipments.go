@@ -1,10 +1,11 @@
-package httpapi
+package warehouse
 
 import (
 	"net/http"
 
 	"github.com/gorilla/mux"
 
+	"github.com/acme3pl/fulfillment/adapters/httpapi"
 	"github.com/acme3pl/fulfillment/adapters/resources"
 	"github.com/acme3pl/fulfillment/adapters/telemetry"
 	warehouseapp "github.com/acme3pl/fulfillment/application/warehouse"
@@ -13,17 +14,19 @@ import (
 
 // WarehouseShipments serves the warehouse's shipment routes (a warehouse's
 // token, scope warehouse): its work list and the ship.
-type WarehouseShipments struct{ Group[warehouseapp.UseCases] }
+type WarehouseShipments struct {
+	httpapi.Group[warehouseapp.UseCases]
+}
 
 // NewWarehouseShipments builds the warehouse's shipment routes.
-func NewWarehouseShipments(app *warehouseapp.UseCases, auth Authenticator, errs ErrorMapper, m *telemetry.Metrics) *WarehouseShipments {
-	return &WarehouseShipments{NewGroup(app, auth, errs, m)}
+func NewWarehouseShipments(app *warehouseapp.UseCases, auth httpapi.Authenticator, errs httpapi.ErrorMapper, m *telemetry.Metrics) *WarehouseShipments {
+	return &WarehouseShipments{httpapi.NewGroup(app, auth, errs, m)}
 }
 
 // Register implements Routes.
 func (h *WarehouseShipments) Register(r *mux.Router) {
 	r.Handle("/v0/warehouse/shipments", h.Auth.RequireWarehouse(h.list)).Methods(http.MethodGet)
-	r.Handle("/v0/warehouse/shipments/{id}/ship", Bounded(h.Auth.RequireWarehouse, h.ship)).Methods(http.MethodPost)
+	r.Handle("/v0/warehouse/shipments/{id}/ship", httpapi.Bounded(h.Auth.RequireWarehouse, h.ship)).Methods(http.MethodPost)
 }
 
 // OrganizationRefDTO names the organization a warehouse's shipment is for.
@@ -41,19 +44,19 @@ type WarehouseShipmentDTO struct {
 
 // list serves GET /v0/warehouse/shipments: status pending by default.
 func (h *WarehouseShipments) list(w http.ResponseWriter, r *http.Request) {
-	page, status, err := ShipmentListQuery(r)
+	page, status, err := httpapi.ShipmentListQuery(r)
 	if err != nil {
 		h.Errors.Write(w, r, err)
 		return
 	}
-	wh := PrincipalFrom(r.Context()).WarehouseID
+	wh := httpapi.PrincipalFrom(r.Context()).WarehouseID
 	res, err := h.App.ListWarehouseShipments.Handle(r.Context(),
 		warehouseapp.ListWarehouseShipments{WarehouseID: wh, Status: status, Page: page})
 	if err != nil {
 		h.Errors.Write(w, r, err)
 		return
 	}
-	WritePage(w, r, page, res, warehouseShipmentDTO)
+	httpapi.WritePage(w, r, page, res, warehouseShipmentDTO)
 }
 
 func warehouseShipmentDTO(ws ports.WarehouseShipment) WarehouseShipmentDTO {
@@ -75,12 +78,12 @@ type shipBody struct {
 // shipment, the first time and on every replay.
 func (h *WarehouseShipments) ship(w http.ResponseWriter, r *http.Request) {
 	var body shipBody
-	if err := ReadJSON(r, &body); err != nil {
+	if err := httpapi.ReadJSON(r, &body); err != nil {
 		h.Errors.Write(w, r, err)
 		return
 	}
 	res, err := h.App.ShipShipment.Handle(r.Context(), warehouseapp.ShipShipment{
-		WarehouseID: PrincipalFrom(r.Context()).WarehouseID, ShipmentID: mux.Vars(r)["id"],
+		WarehouseID: httpapi.PrincipalFrom(r.Context()).WarehouseID, ShipmentID: mux.Vars(r)["id"],
 		Carrier: body.Carrier, TrackingNumber: body.TrackingNumber,
 	})
 	if err != nil {
@@ -88,7 +91,7 @@ func (h *WarehouseShipments) ship(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if !res.Replay {
-		CountTransition(h.Metrics, res.Shipment, nil)
+		httpapi.CountTransition(h.Metrics, res.Shipment, nil)
 	}
-	WriteJSON(w, http.StatusOK, resources.ShipmentOf(res.Shipment))
+	httpapi.WriteJSON(w, http.StatusOK, resources.ShipmentOf(res.Shipment))
 }

@@ -1,4 +1,4 @@
-package httpapi
+package warehouse
 
 import (
 	"encoding/json"
@@ -7,6 +7,7 @@ import (
 
 	"github.com/gorilla/mux"
 
+	"github.com/acme3pl/fulfillment/adapters/httpapi"
 	"github.com/acme3pl/fulfillment/adapters/resources"
 	"github.com/acme3pl/fulfillment/adapters/telemetry"
 	"github.com/acme3pl/fulfillment/application"
@@ -20,17 +21,19 @@ import (
 // warehouse, a warehouse's token): goods received and services performed.
 // Both are idempotent on the warehouse's reference: 201 for a new report,
 // 200 with the first one for a retry of the same content.
-type WarehouseReceiving struct{ Group[warehouseapp.UseCases] }
+type WarehouseReceiving struct {
+	httpapi.Group[warehouseapp.UseCases]
+}
 
 // NewWarehouseReceiving builds the receiving routes.
-func NewWarehouseReceiving(app *warehouseapp.UseCases, auth Authenticator, errs ErrorMapper, m *telemetry.Metrics) *WarehouseReceiving {
-	return &WarehouseReceiving{NewGroup(app, auth, errs, m)}
+func NewWarehouseReceiving(app *warehouseapp.UseCases, auth httpapi.Authenticator, errs httpapi.ErrorMapper, m *telemetry.Metrics) *WarehouseReceiving {
+	return &WarehouseReceiving{httpapi.NewGroup(app, auth, errs, m)}
 }
 
 // Register implements Routes.
 func (h *WarehouseReceiving) Register(r *mux.Router) {
-	r.Handle("/v0/warehouse/receipts", Bounded(h.Auth.RequireWarehouse, h.receive)).Methods(http.MethodPost)
-	r.Handle("/v0/warehouse/services", Bounded(h.Auth.RequireWarehouse, h.service)).Methods(http.MethodPost)
+	r.Handle("/v0/warehouse/receipts", httpapi.Bounded(h.Auth.RequireWarehouse, h.receive)).Methods(http.MethodPost)
+	r.Handle("/v0/warehouse/services", httpapi.Bounded(h.Auth.RequireWarehouse, h.service)).Methods(http.MethodPost)
 }
 
 // WarehouseServiceDTO is the WarehouseService of api/openapi.yaml. Its
@@ -73,7 +76,7 @@ type receiptLineBody struct {
 }
 
 func (l receiptLineBody) Line() warehouse.ReceiptLine {
-	quantity, _ := JSONInteger(l.Quantity)
+	quantity, _ := httpapi.JSONInteger(l.Quantity)
 	switch {
 	case l.ProductID != nil && l.CartonID == nil:
 		return warehouse.ReceiptLine{Kind: shipping.KindProduct, ItemID: *l.ProductID, Quantity: quantity}
@@ -91,13 +94,13 @@ func (h *WarehouseReceiving) receive(w http.ResponseWriter, r *http.Request) {
 		h.Errors.Write(w, r, err)
 		return
 	}
-	lines, err := DecodeLines[receiptLineBody, warehouse.ReceiptLine]("items", body.Items)
+	lines, err := httpapi.DecodeLines[receiptLineBody, warehouse.ReceiptLine]("items", body.Items)
 	if err != nil {
 		h.Errors.Write(w, r, err)
 		return
 	}
 	res, err := h.App.RecordWarehouseReceipt.Handle(r.Context(), warehouseapp.RecordWarehouseReceipt{
-		WarehouseID: PrincipalFrom(r.Context()).WarehouseID, OrganizationID: body.OrganizationID,
+		WarehouseID: httpapi.PrincipalFrom(r.Context()).WarehouseID, OrganizationID: body.OrganizationID,
 		Reference: body.Reference, ReceivedAt: receivedAt, Lines: lines,
 	})
 	if err != nil {
@@ -143,7 +146,7 @@ func (h *WarehouseReceiving) service(w http.ResponseWriter, r *http.Request) {
 		note = *body.Note
 	}
 	res, err := h.App.RecordWarehouseService.Handle(r.Context(), warehouseapp.RecordWarehouseService{
-		WarehouseID: PrincipalFrom(r.Context()).WarehouseID, OrganizationID: body.OrganizationID,
+		WarehouseID: httpapi.PrincipalFrom(r.Context()).WarehouseID, OrganizationID: body.OrganizationID,
 		Reference: body.Reference, Service: body.Service, QuantityMilli: milli, PerformedAt: performedAt, Note: note,
 	})
 	if err != nil {
@@ -168,7 +171,7 @@ func (b *serviceBody) reportedAt() (*time.Time, error) {
 
 // readReport reads a report's body into body, and then its time.
 func readReport(r *http.Request, body reportBody) (*time.Time, error) {
-	if err := ReadJSON(r, body); err != nil {
+	if err := httpapi.ReadJSON(r, body); err != nil {
 		return nil, err
 	}
 	return body.reportedAt()
@@ -193,7 +196,7 @@ func writeReport(w http.ResponseWriter, created bool, report any) {
 	if created {
 		status = http.StatusCreated
 	}
-	WriteJSON(w, status, report)
+	httpapi.WriteJSON(w, status, report)
 }
 
 // fail answers an error of these routes. invalid_warehouse here means that
@@ -204,8 +207,8 @@ func (h *WarehouseReceiving) fail(w http.ResponseWriter, r *http.Request, err er
 		h.Errors.Write(w, r, err)
 		return
 	}
-	p := ProblemFor(err)
+	p := httpapi.ProblemFor(err)
 	p.Detail = "the warehouse does not serve organizationId, or there is no such organization"
-	NoteError(h.Errors.Log, r, err)
-	WriteProblem(w, r, p)
+	httpapi.NoteError(h.Errors.Log, r, err)
+	httpapi.WriteProblem(w, r, p)
 }
