@@ -18,6 +18,7 @@ import (
 	"go.uber.org/fx/fxevent"
 
 	"github.com/acme3pl/fulfillment/adapters/httpapi"
+	invoicinghttp "github.com/acme3pl/fulfillment/adapters/httpapi/invoicing"
 	shippinghttp "github.com/acme3pl/fulfillment/adapters/httpapi/shipping"
 	warehousehttp "github.com/acme3pl/fulfillment/adapters/httpapi/warehouse"
 	"github.com/acme3pl/fulfillment/adapters/identity"
@@ -236,8 +237,7 @@ var HTTPModule = fx.Module("http",
 		httpapi.NewHealth,
 		AsRoutes(func(h *httpapi.Health) *httpapi.Health { return h }),
 		AsRoutes(httpapi.NewWarehouses),
-		AsRoutes(httpapi.NewInvoices),
-		AsRoutes(httpapi.NewInvoiceCharges),
+		AsContextRoutes(invoicinghttp.Routes),
 		AsRoutes(httpapi.NewStorefront),
 		AsRoutes(httpapi.NewStorefrontOrders),
 		AsContextRoutes(shippinghttp.Routes),

@@ -13,7 +13,6 @@ import (
 	"strings"
 
 	"github.com/acme3pl/fulfillment/adapters/fixture"
-	"github.com/acme3pl/fulfillment/adapters/httpapi"
 	"github.com/acme3pl/fulfillment/adapters/resources"
 	billingapp "github.com/acme3pl/fulfillment/application/billing"
 	"github.com/acme3pl/fulfillment/bootstrap"
@@ -160,9 +159,9 @@ func invoicesCmd(ctx context.Context, cfg bootstrap.Config, args []string, stdou
 				enc.SetIndent("", "  ")
 				return enc.Encode(charges)
 			}
-			out := make([]httpapi.InvoiceDTO, 0, len(invs))
+			out := make([]resources.Invoice, 0, len(invs))
 			for _, inv := range invs {
-				out = append(out, httpapi.InvoiceView(inv))
+				out = append(out, resources.InvoiceOf(inv))
 			}
 			enc := json.NewEncoder(stdout)
 			enc.SetIndent("", "  ")

@@ -1,4 +1,4 @@
-package httpapi
+package invoicing
 
 import (
 	"context"
@@ -11,6 +11,7 @@ import (
 
 	"github.com/gorilla/mux"
 
+	"github.com/acme3pl/fulfillment/adapters/httpapi"
 	"github.com/acme3pl/fulfillment/adapters/resources"
 	"github.com/acme3pl/fulfillment/application"
 	invoicingapp "github.com/acme3pl/fulfillment/application/invoicing"
@@ -20,13 +21,13 @@ import (
 
 // InvoiceCharges serves GET /v0/invoices/{id}/charges.
 type InvoiceCharges struct {
-	Group[invoicingapp.UseCases]
+	httpapi.Group[invoicingapp.UseCases]
 	stall time.Duration // how long a download may wait for its client to read a chunk; 0: ExportStallTimeout
 }
 
 // NewInvoiceCharges builds the route.
-func NewInvoiceCharges(app *invoicingapp.UseCases, auth Authenticator, errs ErrorMapper) *InvoiceCharges {
-	return &InvoiceCharges{Group: NewGroup(app, auth, errs, nil)}
+func NewInvoiceCharges(app *invoicingapp.UseCases, auth httpapi.Authenticator, errs httpapi.ErrorMapper) *InvoiceCharges {
+	return &InvoiceCharges{Group: httpapi.NewGroup(app, auth, errs, nil)}
 }
 
 // Register implements Routes.
@@ -63,8 +64,8 @@ func wantsCSV(r *http.Request) (bool, error) {
 
 func (h *InvoiceCharges) list(w http.ResponseWriter, r *http.Request) {
 	csvOut, err := wantsCSV(r)
-	p := ReadQuery(r.URL.Query())
-	page := ports.Page{Take: DefaultTake}
+	p := httpapi.ReadQuery(r.URL.Query())
+	page := ports.Page{Take: httpapi.DefaultTake}
 	if !csvOut {
 		page = p.PageUpTo(invoicingapp.MaxChargesTake)
 	}
@@ -75,7 +76,7 @@ func (h *InvoiceCharges) list(w http.ResponseWriter, r *http.Request) {
 		h.Errors.Write(w, r, err)
 		return
 	}
-	in := invoicingapp.ListInvoiceCharges{OrganizationID: PrincipalFrom(r.Context()).OrganizationID, InvoiceID: mux.Vars(r)["id"], Page: page}
+	in := invoicingapp.ListInvoiceCharges{OrganizationID: httpapi.PrincipalFrom(r.Context()).OrganizationID, InvoiceID: mux.Vars(r)["id"], Page: page}
 	if csvOut {
 		h.writeCSV(w, r, in)
 		return
@@ -91,8 +92,8 @@ func (h *InvoiceCharges) list(w http.ResponseWriter, r *http.Request) {
 		h.Errors.Write(w, r, err)
 		return
 	}
-	SetNextLink(w, r, page, more)
-	WriteJSON(w, http.StatusOK, out)
+	httpapi.SetNextLink(w, r, page, more)
+	httpapi.WriteJSON(w, http.StatusOK, out)
 }
 
 // errStreamed marks an error met after the CSV's first row was sent: the
@@ -193,9 +194,9 @@ func (h *InvoiceCharges) writeCSV(w http.ResponseWriter, r *http.Request, in inv
 	}
 	if lost != nil || r.Context().Err() != nil {
 		// The client went away or stopped reading: not a fault (499).
-		RecordErrorKind(r.Context(), application.KindClientGone)
+		httpapi.RecordErrorKind(r.Context(), application.KindClientGone)
 	} else {
-		NoteError(h.Errors.Log, r, err)
+		httpapi.NoteError(h.Errors.Log, r, err)
 	}
 	panic(http.ErrAbortHandler) // the status is sent: cut the answer short rather than end it as if complete
 }

@@ -1,4 +1,4 @@
-package httpapi
+package invoicing
 
 import (
 	"net/http"
@@ -6,6 +6,7 @@ import (
 
 	"github.com/gorilla/mux"
 
+	"github.com/acme3pl/fulfillment/adapters/httpapi"
 	"github.com/acme3pl/fulfillment/adapters/resources"
 	invoicingapp "github.com/acme3pl/fulfillment/application/invoicing"
 	"github.com/acme3pl/fulfillment/domain"
@@ -13,11 +14,13 @@ import (
 )
 
 // Invoices serves GET /v0/invoices and GET /v0/invoices/{id}.
-type Invoices struct{ Group[invoicingapp.UseCases] }
+type Invoices struct {
+	httpapi.Group[invoicingapp.UseCases]
+}
 
 // NewInvoices builds the invoice routes.
-func NewInvoices(app *invoicingapp.UseCases, auth Authenticator, errs ErrorMapper) *Invoices {
-	return &Invoices{NewGroup(app, auth, errs, nil)}
+func NewInvoices(app *invoicingapp.UseCases, auth httpapi.Authenticator, errs httpapi.ErrorMapper) *Invoices {
+	return &Invoices{httpapi.NewGroup(app, auth, errs, nil)}
 }
 
 // Register implements Routes.
@@ -33,12 +36,12 @@ func (h *Invoices) Register(r *mux.Router) {
 // sortBy or sortOrder is refused too). Every invalid parameter is
 // collected; the error names the first in that order.
 func ListInvoicesQuery(q url.Values) (invoicingapp.ListInvoices, error) {
-	p := ReadQuery(q)
+	p := httpapi.ReadQuery(q)
 	in := invoicingapp.ListInvoices{Page: p.Page()}
-	ReadParam(p, "status", invoicing.ParseVisibleInvoiceStatus, &in.Status)
-	ReadParam(p, "sortBy", invoicingapp.ParseInvoiceSortBy, &in.SortBy)
-	ReadParam(p, "sortOrder", invoicingapp.ParseInvoiceSortOrder, &in.Ascending)
-	ReadParam(p, "search", invoicingapp.ParseInvoiceSearch, &in.Search)
+	httpapi.ReadParam(p, "status", invoicing.ParseVisibleInvoiceStatus, &in.Status)
+	httpapi.ReadParam(p, "sortBy", invoicingapp.ParseInvoiceSortBy, &in.SortBy)
+	httpapi.ReadParam(p, "sortOrder", invoicingapp.ParseInvoiceSortOrder, &in.Ascending)
+	httpapi.ReadParam(p, "search", invoicingapp.ParseInvoiceSearch, &in.Search)
 	return in, p.Err()
 }
 
@@ -48,21 +51,21 @@ func (h *Invoices) list(w http.ResponseWriter, r *http.Request) {
 		h.Errors.Write(w, r, err)
 		return
 	}
-	in.OrganizationID = PrincipalFrom(r.Context()).OrganizationID
+	in.OrganizationID = httpapi.PrincipalFrom(r.Context()).OrganizationID
 	res, err := h.App.ListInvoices.Handle(r.Context(), in)
 	if err != nil {
 		h.Errors.Write(w, r, err)
 		return
 	}
-	WritePage(w, r, in.Page, res, resources.InvoiceOf)
+	httpapi.WritePage(w, r, in.Page, res, resources.InvoiceOf)
 }
 
 func (h *Invoices) get(w http.ResponseWriter, r *http.Request) {
-	in := invoicingapp.GetInvoice{OrganizationID: PrincipalFrom(r.Context()).OrganizationID, ID: mux.Vars(r)["id"]}
+	in := invoicingapp.GetInvoice{OrganizationID: httpapi.PrincipalFrom(r.Context()).OrganizationID, ID: mux.Vars(r)["id"]}
 	inv, err := h.App.GetInvoice.Handle(r.Context(), in)
 	if err != nil {
 		h.Errors.Write(w, r, err)
 		return
 	}
-	WriteJSON(w, http.StatusOK, resources.InvoiceOf(inv))
+	httpapi.WriteJSON(w, http.StatusOK, resources.InvoiceOf(inv))
 }
