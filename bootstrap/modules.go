@@ -18,6 +18,7 @@ import (
 	"go.uber.org/fx/fxevent"
 
 	"github.com/acme3pl/fulfillment/adapters/httpapi"
+	accesshttp "github.com/acme3pl/fulfillment/adapters/httpapi/access"
 	invoicinghttp "github.com/acme3pl/fulfillment/adapters/httpapi/invoicing"
 	shippinghttp "github.com/acme3pl/fulfillment/adapters/httpapi/shipping"
 	warehousehttp "github.com/acme3pl/fulfillment/adapters/httpapi/warehouse"
@@ -236,7 +237,7 @@ var HTTPModule = fx.Module("http",
 		},
 		httpapi.NewHealth,
 		AsRoutes(func(h *httpapi.Health) *httpapi.Health { return h }),
-		AsRoutes(httpapi.NewWarehouses),
+		AsContextRoutes(accesshttp.Routes),
 		AsContextRoutes(invoicinghttp.Routes),
 		AsRoutes(httpapi.NewStorefront),
 		AsRoutes(httpapi.NewStorefrontOrders),

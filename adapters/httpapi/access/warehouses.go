@@ -1,10 +1,11 @@
-package httpapi
+package access
 
 import (
 	"net/http"
 
 	"github.com/gorilla/mux"
 
+	"github.com/acme3pl/fulfillment/adapters/httpapi"
 	"github.com/acme3pl/fulfillment/application"
 	"github.com/acme3pl/fulfillment/domain"
 )
@@ -54,11 +55,13 @@ func warehouseDTO(w domain.Warehouse) WarehouseDTO {
 }
 
 // Warehouses serves GET /v0/warehouses.
-type Warehouses struct{ Group[application.UseCases] }
+type Warehouses struct {
+	httpapi.Group[application.UseCases]
+}
 
 // NewWarehouses builds the warehouse routes.
-func NewWarehouses(app *application.UseCases, auth Authenticator, errs ErrorMapper) *Warehouses {
-	return &Warehouses{NewGroup(app, auth, errs, nil)}
+func NewWarehouses(app *application.UseCases, auth httpapi.Authenticator, errs httpapi.ErrorMapper) *Warehouses {
+	return &Warehouses{httpapi.NewGroup(app, auth, errs, nil)}
 }
 
 // Register implements Routes.
@@ -67,16 +70,16 @@ func (h *Warehouses) Register(r *mux.Router) {
 }
 
 func (h *Warehouses) list(w http.ResponseWriter, r *http.Request) {
-	page, err := ParsePage(r.URL.Query())
+	page, err := httpapi.ParsePage(r.URL.Query())
 	if err != nil {
 		h.Errors.Write(w, r, err)
 		return
 	}
-	org := PrincipalFrom(r.Context()).OrganizationID
+	org := httpapi.PrincipalFrom(r.Context()).OrganizationID
 	res, err := h.App.ListWarehouses.Handle(r.Context(), application.ListWarehouses{OrganizationID: org, Page: page})
 	if err != nil {
 		h.Errors.Write(w, r, err)
 		return
 	}
-	WritePage(w, r, page, res, warehouseDTO)
+	httpapi.WritePage(w, r, page, res, warehouseDTO)
 }
