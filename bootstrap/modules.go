@@ -19,6 +19,7 @@ import (
 
 	"github.com/acme3pl/fulfillment/adapters/httpapi"
 	accesshttp "github.com/acme3pl/fulfillment/adapters/httpapi/access"
+	intakehttp "github.com/acme3pl/fulfillment/adapters/httpapi/intake"
 	invoicinghttp "github.com/acme3pl/fulfillment/adapters/httpapi/invoicing"
 	shippinghttp "github.com/acme3pl/fulfillment/adapters/httpapi/shipping"
 	warehousehttp "github.com/acme3pl/fulfillment/adapters/httpapi/warehouse"
@@ -190,7 +191,7 @@ var ApplicationModule = fx.Module("application",
 				Environment: cfg.Environment}
 		},
 		func(cfg Config) intakeapp.Settings {
-			return intakeapp.Settings{DecodeStorefrontOrder: httpapi.DecodeStorefrontOrder, FailedOrderRetention: cfg.FailedOrderRetention}
+			return intakeapp.Settings{DecodeStorefrontOrder: intakehttp.DecodeStorefrontOrder, FailedOrderRetention: cfg.FailedOrderRetention}
 		},
 		func(billing billingapp.Deps) application.RateCardSeeder { return billingapp.SeedRateCards(billing) },
 		fx.Annotate(billingapp.NewReportBilling, fx.As(new(ports.ReportBilling))),
@@ -239,8 +240,7 @@ var HTTPModule = fx.Module("http",
 		AsRoutes(func(h *httpapi.Health) *httpapi.Health { return h }),
 		AsContextRoutes(accesshttp.Routes),
 		AsContextRoutes(invoicinghttp.Routes),
-		AsRoutes(httpapi.NewStorefront),
-		AsRoutes(httpapi.NewStorefrontOrders),
+		AsContextRoutes(intakehttp.Routes),
 		AsContextRoutes(shippinghttp.Routes),
 		AsContextRoutes(warehousehttp.Routes),
 		AsRoutes(httpapi.NewAPIDocs),

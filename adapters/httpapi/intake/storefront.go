@@ -1,4 +1,4 @@
-package httpapi
+package intake
 
 import (
 	"errors"
@@ -13,6 +13,7 @@ import (
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/trace"
 
+	"github.com/acme3pl/fulfillment/adapters/httpapi"
 	"github.com/acme3pl/fulfillment/adapters/telemetry"
 	"github.com/acme3pl/fulfillment/application"
 	intakeapp "github.com/acme3pl/fulfillment/application/intake"
@@ -30,16 +31,16 @@ var storefrontScopes = []domain.Scope{domain.ScopeShipments, domain.ScopeInvento
 // Storefront serves the order intake webhook (API key, its own error shape)
 // and the order receipt (OAuth, problem+json).
 type Storefront struct {
-	Group[intakeapp.UseCases]
+	httpapi.Group[intakeapp.UseCases]
 	signatures ports.StorefrontSignatureVerifier
 	log        *slog.Logger
 }
 
 // NewStorefront builds the storefront routes.
 func NewStorefront(app *intakeapp.UseCases, signatures ports.StorefrontSignatureVerifier,
-	auth Authenticator, errs ErrorMapper, log *slog.Logger, m *telemetry.Metrics,
+	auth httpapi.Authenticator, errs httpapi.ErrorMapper, log *slog.Logger, m *telemetry.Metrics,
 ) *Storefront {
-	return &Storefront{Group: NewGroup(app, auth, errs, m), signatures: signatures, log: log}
+	return &Storefront{Group: httpapi.NewGroup(app, auth, errs, m), signatures: signatures, log: log}
 }
 
 // Register implements Routes.
@@ -73,7 +74,7 @@ type intakeResult struct {
 // and hands the order to the use case, which checks SKUs and the warehouse.
 func (h *Storefront) receive(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
-	p := PrincipalFrom(ctx)
+	p := httpapi.PrincipalFrom(ctx)
 	span := trace.SpanFromContext(ctx)
 	span.SetAttributes(attribute.String("organization.id", p.OrganizationID))
 
@@ -124,7 +125,7 @@ func (h *Storefront) receive(w http.ResponseWriter, r *http.Request) {
 	}
 	countIntakeResult(h.Metrics, res)
 	w.Header().Set("Cache-Control", "no-store")
-	WriteJSON(w, http.StatusOK, out)
+	httpapi.WriteJSON(w, http.StatusOK, out)
 }
 
 // readStorefrontBody reads the whole body, refusing one over
@@ -150,17 +151,17 @@ func readStorefrontBody(w http.ResponseWriter, r *http.Request) ([]byte, error) 
 // faults with 503 or 500 (logged once, with the trace ID; never sent).
 func (h *Storefront) writeFailure(w http.ResponseWriter, r *http.Request, err error) {
 	e := intakeErrorOf(err)
-	NoteError(h.log, r, err)
-	SetRetryAfter(w, e.status)
+	httpapi.NoteError(h.log, r, err)
+	httpapi.SetRetryAfter(w, e.status)
 	w.Header().Set("Cache-Control", "no-store")
 	countIntakeError(h.Metrics, e)
-	WriteJSON(w, e.status, e)
+	httpapi.WriteJSON(w, e.status, e)
 }
 
 // intakeErrorOf is the intake's answer to err (AnswerFor of its kind): its
 // code and the members that explain it.
 func intakeErrorOf(err error) intakeError {
-	a := AnswerFor(application.KindOf(err))
+	a := httpapi.AnswerFor(application.KindOf(err))
 	e := intakeError{status: a.Status, Error: a.Intake, Message: a.Detail}
 	var (
 		ve *domain.ValidationError
@@ -179,7 +180,7 @@ func intakeErrorOf(err error) intakeError {
 			e.LineItemIDs[i] = strconv.FormatInt(id, 10)
 		}
 	case errors.As(err, &se):
-		e.Message, e.Missing = "the API key "+se.Error(), ScopeNames(se.Missing)
+		e.Message, e.Missing = "the API key "+se.Error(), httpapi.ScopeNames(se.Missing)
 	}
 	return e
 }

@@ -1,4 +1,4 @@
-package httpapi
+package intake
 
 import (
 	"net/http"
@@ -8,6 +8,7 @@ import (
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/trace"
 
+	"github.com/acme3pl/fulfillment/adapters/httpapi"
 	"github.com/acme3pl/fulfillment/adapters/resources"
 	"github.com/acme3pl/fulfillment/application"
 	intakeapp "github.com/acme3pl/fulfillment/application/intake"
@@ -22,7 +23,7 @@ func (h *Storefront) receipt(w http.ResponseWriter, r *http.Request) {
 		h.Errors.Write(w, r, domain.ErrNotFound)
 		return
 	}
-	org := PrincipalFrom(r.Context()).OrganizationID
+	org := httpapi.PrincipalFrom(r.Context()).OrganizationID
 	trace.SpanFromContext(r.Context()).SetAttributes(attribute.String("organization.id", org),
 		attribute.Int64("storefront.order.id", id))
 	rec, err := h.App.GetOrderReceipt.Handle(r.Context(), intakeapp.GetOrderReceipt{OrganizationID: org, OrderID: id})
@@ -31,7 +32,7 @@ func (h *Storefront) receipt(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	w.Header().Set("Cache-Control", "no-store") // a receipt changes with each delivery and replay
-	WriteJSON(w, http.StatusOK, resources.OrderReceiptOf(rec))
+	httpapi.WriteJSON(w, http.StatusOK, resources.OrderReceiptOf(rec))
 }
 
 // pathOrderID reads {orderId}: the decimal form of a positive 64-bit
@@ -48,11 +49,13 @@ func pathOrderID(r *http.Request) (int64, bool) {
 
 // StorefrontOrders serves the operator's routes of failed orders (OAuth,
 // scope shipments): the list of receipts and the replay of a kept body.
-type StorefrontOrders struct{ Group[intakeapp.UseCases] }
+type StorefrontOrders struct {
+	httpapi.Group[intakeapp.UseCases]
+}
 
 // NewStorefrontOrders builds the routes.
-func NewStorefrontOrders(app *intakeapp.UseCases, auth Authenticator, errs ErrorMapper) *StorefrontOrders {
-	return &StorefrontOrders{NewGroup(app, auth, errs, nil)}
+func NewStorefrontOrders(app *intakeapp.UseCases, auth httpapi.Authenticator, errs httpapi.ErrorMapper) *StorefrontOrders {
+	return &StorefrontOrders{httpapi.NewGroup(app, auth, errs, nil)}
 }
 
 // Register implements Routes. The list shares its path with the intake's
@@ -66,19 +69,19 @@ func (h *StorefrontOrders) Register(r *mux.Router) {
 // list serves GET /v0/storefront/orders.
 func (h *StorefrontOrders) list(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
-	page, err := ParsePage(q)
+	page, err := httpapi.ParsePage(q)
 	if err != nil {
 		h.Errors.Write(w, r, err)
 		return
 	}
 	var status, code string
 	if v, ok := q["status"]; ok {
-		if status = Last(v); status == "" {
+		if status = httpapi.Last(v); status == "" {
 			status = "-" // present but empty: not a status
 		}
 	}
 	if v, ok := q["error"]; ok {
-		if code = Last(v); code == "" {
+		if code = httpapi.Last(v); code == "" {
 			code = "-"
 		}
 	}
@@ -87,7 +90,7 @@ func (h *StorefrontOrders) list(w http.ResponseWriter, r *http.Request) {
 		h.Errors.Write(w, r, err)
 		return
 	}
-	org := PrincipalFrom(r.Context()).OrganizationID
+	org := httpapi.PrincipalFrom(r.Context()).OrganizationID
 	res, err := h.App.ListOrderReceipts.Handle(r.Context(),
 		intakeapp.ListOrderReceipts{OrganizationID: org, Filter: filter, Page: page})
 	if err != nil {
@@ -95,7 +98,7 @@ func (h *StorefrontOrders) list(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	w.Header().Set("Cache-Control", "no-store") // receipts change with each delivery and replay
-	WritePage(w, r, page, res, resources.OrderReceiptOf)
+	httpapi.WritePage(w, r, page, res, resources.OrderReceiptOf)
 }
 
 // replay serves POST /v0/storefront/orders/{orderId}/replay. It answers as
@@ -110,7 +113,7 @@ func (h *StorefrontOrders) replay(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	ctx := r.Context()
-	org := PrincipalFrom(ctx).OrganizationID
+	org := httpapi.PrincipalFrom(ctx).OrganizationID
 	traceID := ""
 	if sc := trace.SpanContextFromContext(ctx); sc.HasTraceID() {
 		traceID = sc.TraceID().String()
@@ -124,8 +127,8 @@ func (h *StorefrontOrders) replay(w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		if application.KindOf(err).Refused() {
 			e := intakeErrorOf(err)
-			NoteError(h.Errors.Log, r, err)
-			WriteJSON(w, e.status, e)
+			httpapi.NoteError(h.Errors.Log, r, err)
+			httpapi.WriteJSON(w, e.status, e)
 			return
 		}
 		h.Errors.Write(w, r, err)
@@ -136,5 +139,5 @@ func (h *StorefrontOrders) replay(w http.ResponseWriter, r *http.Request) {
 		trace.SpanFromContext(ctx).SetAttributes(attribute.String("shipment.id", res.ShipmentID))
 		out.ShipmentID = &res.ShipmentID
 	}
-	WriteJSON(w, http.StatusOK, out)
+	httpapi.WriteJSON(w, http.StatusOK, out)
 }
