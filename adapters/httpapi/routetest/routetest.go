@@ -54,7 +54,7 @@ func Recording[C, R any](calls *[]C, answer func(C) (R, error)) application.Hand
 // ServeWithToken answers a request with a bearer token, its body JSON
 // unless it is empty.
 func ServeWithToken(h http.Handler, method, target, body string) *httptest.ResponseRecorder {
-	r := httptest.NewRequest(method, target, strings.NewReader(body))
+	r := httptest.NewRequestWithContext(context.Background(), method, target, strings.NewReader(body))
 	r.Header.Set("Authorization", "Bearer tok")
 	if body != "" {
 		r.Header.Set("Content-Type", "application/json")

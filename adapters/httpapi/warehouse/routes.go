@@ -13,5 +13,5 @@ import (
 
 // Routes are the context's groups of routes, for the server to mount.
 func Routes(app *warehouseapp.UseCases, auth httpapi.Authenticator, errs httpapi.ErrorMapper, m *telemetry.Metrics) []httpapi.Routes {
-	return []httpapi.Routes{NewWarehouseShipments(app, auth, errs, m), NewWarehouseReceiving(app, auth, errs, m)}
+	return []httpapi.Routes{NewShipments(app, auth, errs, m), NewReceiving(app, auth, errs, m)}
 }

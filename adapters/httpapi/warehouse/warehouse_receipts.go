@@ -17,28 +17,28 @@ import (
 	"github.com/acme3pl/fulfillment/domain/warehouse"
 )
 
-// WarehouseReceiving serves what a warehouse reports of its day (scope
+// Receiving serves what a warehouse reports of its day (scope
 // warehouse, a warehouse's token): goods received and services performed.
 // Both are idempotent on the warehouse's reference: 201 for a new report,
 // 200 with the first one for a retry of the same content.
-type WarehouseReceiving struct {
+type Receiving struct {
 	httpapi.Group[warehouseapp.UseCases]
 }
 
-// NewWarehouseReceiving builds the receiving routes.
-func NewWarehouseReceiving(app *warehouseapp.UseCases, auth httpapi.Authenticator, errs httpapi.ErrorMapper, m *telemetry.Metrics) *WarehouseReceiving {
-	return &WarehouseReceiving{httpapi.NewGroup(app, auth, errs, m)}
+// NewReceiving builds the receiving routes.
+func NewReceiving(app *warehouseapp.UseCases, auth httpapi.Authenticator, errs httpapi.ErrorMapper, m *telemetry.Metrics) *Receiving {
+	return &Receiving{httpapi.NewGroup(app, auth, errs, m)}
 }
 
 // Register implements Routes.
-func (h *WarehouseReceiving) Register(r *mux.Router) {
+func (h *Receiving) Register(r *mux.Router) {
 	r.Handle("/v0/warehouse/receipts", httpapi.Bounded(h.Auth.RequireWarehouse, h.receive)).Methods(http.MethodPost)
 	r.Handle("/v0/warehouse/services", httpapi.Bounded(h.Auth.RequireWarehouse, h.service)).Methods(http.MethodPost)
 }
 
-// WarehouseServiceDTO is the WarehouseService of api/openapi.yaml. Its
+// ServiceDTO is the WarehouseService of api/openapi.yaml. Its
 // quantity is a JSON number with at most three decimals.
-type WarehouseServiceDTO struct {
+type ServiceDTO struct {
 	ID             string      `json:"id"`
 	OrganizationID string      `json:"organizationId"`
 	WarehouseID    string      `json:"warehouseId"`
@@ -50,8 +50,8 @@ type WarehouseServiceDTO struct {
 	CreatedAt      string      `json:"createdAt"`
 }
 
-func toWarehouseServiceDTO(s *warehouse.ServiceRecord) WarehouseServiceDTO {
-	return WarehouseServiceDTO{
+func toWarehouseServiceDTO(s *warehouse.ServiceRecord) ServiceDTO {
+	return ServiceDTO{
 		ID: s.ID(), OrganizationID: s.OrganizationID(), WarehouseID: s.WarehouseID(), Reference: s.Reference(),
 		Service: s.Service(), Quantity: json.Number(warehouse.FormatMilli(s.QuantityMilli())),
 		PerformedAt: resources.FormatTime(s.PerformedAt()), Note: s.Note(), CreatedAt: resources.FormatTime(s.CreatedAt()),
@@ -87,7 +87,7 @@ func (l receiptLineBody) Line() warehouse.ReceiptLine {
 }
 
 // receive serves POST /v0/warehouse/receipts.
-func (h *WarehouseReceiving) receive(w http.ResponseWriter, r *http.Request) {
+func (h *Receiving) receive(w http.ResponseWriter, r *http.Request) {
 	var body receiptBody
 	receivedAt, err := readReport(r, &body)
 	if err != nil {
@@ -127,7 +127,7 @@ type serviceBody struct {
 }
 
 // service serves POST /v0/warehouse/services.
-func (h *WarehouseReceiving) service(w http.ResponseWriter, r *http.Request) {
+func (h *Receiving) service(w http.ResponseWriter, r *http.Request) {
 	var body serviceBody
 	performedAt, err := readReport(r, &body)
 	if err != nil {
@@ -202,7 +202,7 @@ func writeReport(w http.ResponseWriter, created bool, report any) {
 // fail answers an error of these routes. invalid_warehouse here means that
 // the token's warehouse does not serve organizationId (or that there is no
 // such organization), and its detail says so.
-func (h *WarehouseReceiving) fail(w http.ResponseWriter, r *http.Request, err error) {
+func (h *Receiving) fail(w http.ResponseWriter, r *http.Request, err error) {
 	if application.KindOf(err) != application.KindInvalidWarehouse {
 		h.Errors.Write(w, r, err)
 		return

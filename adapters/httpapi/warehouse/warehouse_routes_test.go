@@ -59,7 +59,7 @@ func newRecvHarness(principal ports.Principal) *recvHarness {
 			return recorded(h, s, err)
 		})
 	h.router = routetest.RouterOf(principal, func(auth httpapi.Authenticator, errs httpapi.ErrorMapper) httpapi.Routes {
-		return warehousehttp.NewWarehouseReceiving(app, auth, errs, h.metrics)
+		return warehousehttp.NewReceiving(app, auth, errs, h.metrics)
 	})
 	return h
 }
@@ -296,7 +296,7 @@ func newWarehouseHarness(principal ports.Principal) *warehouseHarness {
 		return h.list, nil
 	})
 	h.router = routetest.RouterOf(principal, func(auth httpapi.Authenticator, errs httpapi.ErrorMapper) httpapi.Routes {
-		return warehousehttp.NewWarehouseShipments(app, auth, errs, h.metrics)
+		return warehousehttp.NewShipments(app, auth, errs, h.metrics)
 	})
 	return h
 }

@@ -12,19 +12,19 @@ import (
 	"github.com/acme3pl/fulfillment/ports"
 )
 
-// WarehouseShipments serves the warehouse's shipment routes (a warehouse's
+// Shipments serves the warehouse's shipment routes (a warehouse's
 // token, scope warehouse): its work list and the ship.
-type WarehouseShipments struct {
+type Shipments struct {
 	httpapi.Group[warehouseapp.UseCases]
 }
 
-// NewWarehouseShipments builds the warehouse's shipment routes.
-func NewWarehouseShipments(app *warehouseapp.UseCases, auth httpapi.Authenticator, errs httpapi.ErrorMapper, m *telemetry.Metrics) *WarehouseShipments {
-	return &WarehouseShipments{httpapi.NewGroup(app, auth, errs, m)}
+// NewShipments builds the warehouse's shipment routes.
+func NewShipments(app *warehouseapp.UseCases, auth httpapi.Authenticator, errs httpapi.ErrorMapper, m *telemetry.Metrics) *Shipments {
+	return &Shipments{httpapi.NewGroup(app, auth, errs, m)}
 }
 
 // Register implements Routes.
-func (h *WarehouseShipments) Register(r *mux.Router) {
+func (h *Shipments) Register(r *mux.Router) {
 	r.Handle("/v0/warehouse/shipments", h.Auth.RequireWarehouse(h.list)).Methods(http.MethodGet)
 	r.Handle("/v0/warehouse/shipments/{id}/ship", httpapi.Bounded(h.Auth.RequireWarehouse, h.ship)).Methods(http.MethodPost)
 }
@@ -35,15 +35,15 @@ type OrganizationRefDTO struct {
 	Name string `json:"name"`
 }
 
-// WarehouseShipmentDTO is a shipment as its warehouse lists it: the
+// ShipmentDTO is a shipment as its warehouse lists it: the
 // shipment of every answer and its organization.
-type WarehouseShipmentDTO struct {
+type ShipmentDTO struct {
 	resources.Shipment
 	Organization OrganizationRefDTO `json:"organization"`
 }
 
 // list serves GET /v0/warehouse/shipments: status pending by default.
-func (h *WarehouseShipments) list(w http.ResponseWriter, r *http.Request) {
+func (h *Shipments) list(w http.ResponseWriter, r *http.Request) {
 	page, status, err := httpapi.ShipmentListQuery(r)
 	if err != nil {
 		h.Errors.Write(w, r, err)
@@ -59,8 +59,8 @@ func (h *WarehouseShipments) list(w http.ResponseWriter, r *http.Request) {
 	httpapi.WritePage(w, r, page, res, warehouseShipmentDTO)
 }
 
-func warehouseShipmentDTO(ws ports.WarehouseShipment) WarehouseShipmentDTO {
-	return WarehouseShipmentDTO{
+func warehouseShipmentDTO(ws ports.WarehouseShipment) ShipmentDTO {
+	return ShipmentDTO{
 		Shipment:     resources.ShipmentOf(ws.Shipment),
 		Organization: OrganizationRefDTO{ID: ws.Shipment.OrganizationID(), Name: ws.OrganizationName},
 	}
@@ -76,7 +76,7 @@ type shipBody struct {
 
 // ship serves POST /v0/warehouse/shipments/{id}/ship: 200 with the
 // shipment, the first time and on every replay.
-func (h *WarehouseShipments) ship(w http.ResponseWriter, r *http.Request) {
+func (h *Shipments) ship(w http.ResponseWriter, r *http.Request) {
 	var body shipBody
 	if err := httpapi.ReadJSON(r, &body); err != nil {
 		h.Errors.Write(w, r, err)
