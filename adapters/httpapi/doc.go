@@ -7,9 +7,13 @@
 // panics, metrics, access log, authentication, admission, rate limits),
 // and the health endpoints and the API description.
 //
-// A resource's routes and handlers are in its file (shipments.go,
-// storefront.go, ...), each handler calling one use case; its DTOs beside
-// it (shipment_dto.go), the records' in package resources, which the events
-// adapter shares. Handlers map JSON, paths and queries to commands and
-// results to DTOs; the rules are the domain's.
+// A context's routes are a package below this one (shipping, intake,
+// warehouse, invoicing, access), which imports this kit and no other
+// context's routes; bootstrap mounts each through its Routes, so this
+// package imports none of them. There a resource's routes and handlers are
+// in its file (shipping/shipments.go, intake/storefront.go, ...), each
+// handler calling one use case; its DTOs beside it (shipping/shipment_dto.go),
+// the records' in package resources, which the events adapter shares.
+// Handlers map JSON, paths and queries to commands and results to DTOs; the
+// rules are the domain's.
 package httpapi
