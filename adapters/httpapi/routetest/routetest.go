@@ -23,9 +23,6 @@ import (
 	"github.com/acme3pl/fulfillment/ports"
 )
 
-// What the tests of the routes share: an authenticator, a router of one
-// group of routes, a request with a token.
-
 // Authenticator authenticates with tokens, answers errors as the routes
 // do, and logs nothing.
 func Authenticator(tokens ports.AccessTokenVerifier) httpapi.Authenticator {
