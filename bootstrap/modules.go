@@ -18,6 +18,11 @@ import (
 	"go.uber.org/fx/fxevent"
 
 	"github.com/acme3pl/fulfillment/adapters/httpapi"
+	accesshttp "github.com/acme3pl/fulfillment/adapters/httpapi/access"
+	intakehttp "github.com/acme3pl/fulfillment/adapters/httpapi/intake"
+	invoicinghttp "github.com/acme3pl/fulfillment/adapters/httpapi/invoicing"
+	shippinghttp "github.com/acme3pl/fulfillment/adapters/httpapi/shipping"
+	warehousehttp "github.com/acme3pl/fulfillment/adapters/httpapi/warehouse"
 	"github.com/acme3pl/fulfillment/adapters/identity"
 	"github.com/acme3pl/fulfillment/adapters/postgres"
 	"github.com/acme3pl/fulfillment/adapters/ratelimit"
@@ -187,7 +192,7 @@ var ApplicationModule = fx.Module("application",
 				Environment: cfg.Environment}
 		},
 		func(cfg Config) intakeapp.Settings {
-			return intakeapp.Settings{DecodeStorefrontOrder: httpapi.DecodeStorefrontOrder, FailedOrderRetention: cfg.FailedOrderRetention}
+			return intakeapp.Settings{DecodeStorefrontOrder: intakehttp.DecodeStorefrontOrder, FailedOrderRetention: cfg.FailedOrderRetention}
 		},
 		fx.Annotate(billingapp.NewSeedBilling, fx.As(new(ports.SeedBilling))),
 		fx.Annotate(billingapp.NewReportBilling, fx.As(new(ports.ReportBilling))),
@@ -204,6 +209,12 @@ var ApplicationModule = fx.Module("application",
 // AsRoutes annotates a constructor of an HTTP route group for the router.
 func AsRoutes(ctor any) any {
 	return fx.Annotate(ctor, fx.As(new(httpapi.Routes)), fx.ResultTags(`group:"routes"`))
+}
+
+// AsContextRoutes annotates a context's Routes (adapters/httpapi/<context>),
+// the groups of routes of one context, for the router.
+func AsContextRoutes(routes any) any {
+	return fx.Annotate(routes, fx.ResultTags(`group:"routes,flatten"`))
 }
 
 // HTTPModule provides the route groups, the handler and the server, and
@@ -229,15 +240,11 @@ var HTTPModule = fx.Module("http",
 		},
 		httpapi.NewHealth,
 		AsRoutes(func(h *httpapi.Health) *httpapi.Health { return h }),
-		AsRoutes(httpapi.NewWarehouses),
-		AsRoutes(httpapi.NewInvoices),
-		AsRoutes(httpapi.NewInvoiceCharges),
-		AsRoutes(httpapi.NewStorefront),
-		AsRoutes(httpapi.NewStorefrontOrders),
-		AsRoutes(httpapi.NewShipments),
-		AsRoutes(httpapi.NewWarehouseShipments),
-		AsRoutes(httpapi.NewInventory),
-		AsRoutes(httpapi.NewWarehouseReceiving),
+		AsContextRoutes(accesshttp.Routes),
+		AsContextRoutes(invoicinghttp.Routes),
+		AsContextRoutes(intakehttp.Routes),
+		AsContextRoutes(shippinghttp.Routes),
+		AsContextRoutes(warehousehttp.Routes),
 		AsRoutes(httpapi.NewAPIDocs),
 		fx.Annotate(newHTTPHandler, fx.ParamTags(`group:"routes"`)),
 	),

@@ -16,7 +16,7 @@ import (
 )
 
 // ErrorWriter answers an error in a route's error shape: problem+json
-// (ErrorMapper.Write) or the order intake's own (Storefront).
+// (ErrorMapper.Write) or the order intake's own (intake.Storefront).
 type ErrorWriter func(w http.ResponseWriter, r *http.Request, err error)
 
 // Admission keeps every /v0 request within its deadline, whatever the

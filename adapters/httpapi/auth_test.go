@@ -1,7 +1,6 @@
 package httpapi_test
 
 import (
-	"context"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -10,25 +9,10 @@ import (
 	"testing"
 
 	"github.com/acme3pl/fulfillment/adapters/httpapi"
+	"github.com/acme3pl/fulfillment/adapters/httpapi/routetest"
 	"github.com/acme3pl/fulfillment/domain"
 	"github.com/acme3pl/fulfillment/ports"
 )
-
-// fakeTokens is an AccessTokenVerifier that answers one principal or error
-// and remembers the tokens it was asked about.
-type fakeTokens struct {
-	principal ports.Principal
-	err       error
-	asked     []string
-}
-
-func (f *fakeTokens) VerifyAccessToken(_ context.Context, token string) (ports.Principal, error) {
-	f.asked = append(f.asked, token)
-	if f.err != nil {
-		return ports.Principal{}, f.err
-	}
-	return f.principal, nil
-}
 
 const (
 	wwwInvalidToken      = `Bearer realm="fulfillment", error="invalid_token"`
@@ -77,8 +61,8 @@ func TestAuthenticatorRequireScope(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			tokens := &fakeTokens{principal: tt.principal, err: tt.verifyErr}
-			auth := testAuthenticator(tokens)
+			tokens := &routetest.Tokens{Principal: tt.principal, Err: tt.verifyErr}
+			auth := routetest.Authenticator(tokens)
 			var reached *ports.Principal
 			h := auth.RequireScope(domain.ScopeLocations, func(w http.ResponseWriter, r *http.Request) {
 				p := httpapi.PrincipalFrom(r.Context())
@@ -99,8 +83,8 @@ func TestAuthenticatorRequireScope(t *testing.T) {
 			if got := w.Header().Get("WWW-Authenticate"); got != tt.wantWWW {
 				t.Errorf("WWW-Authenticate = %q, want %q", got, tt.wantWWW)
 			}
-			if !reflect.DeepEqual(tokens.asked, tt.wantAsked) {
-				t.Errorf("verifier asked about %q, want %q", tokens.asked, tt.wantAsked)
+			if !reflect.DeepEqual(tokens.Asked, tt.wantAsked) {
+				t.Errorf("verifier asked about %q, want %q", tokens.Asked, tt.wantAsked)
 			}
 			if tt.wantCode == "" {
 				if reached == nil || !reflect.DeepEqual(*reached, tt.wantPrincipal) {
@@ -141,13 +125,13 @@ func TestAuthenticatorRequireWarehouse(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			auth := testAuthenticator(&fakeTokens{principal: tt.principal, err: tt.verifyErr})
+			auth := routetest.Authenticator(&routetest.Tokens{Principal: tt.principal, Err: tt.verifyErr})
 			var reached string
 			h := auth.RequireWarehouse(func(w http.ResponseWriter, r *http.Request) {
 				reached = httpapi.PrincipalFrom(r.Context()).WarehouseID
 				w.WriteHeader(http.StatusOK)
 			})
-			w := serveWithToken(h, http.MethodGet, "/v0/warehouse/shipments", "")
+			w := routetest.ServeWithToken(h, http.MethodGet, "/v0/warehouse/shipments", "")
 			if w.Code != tt.wantStatus {
 				t.Fatalf("status = %d, want %d; body %s", w.Code, tt.wantStatus, w.Body.String())
 			}

@@ -58,6 +58,13 @@ func recordFrom(ctx context.Context) *requestRecord {
 	return &requestRecord{}
 }
 
+// RecordErrorKind records the kind of error a request was answered with,
+// for the access log and the metrics, where the route answered it without
+// ErrorMapper (NoteError records it too): a download whose client went away.
+func RecordErrorKind(ctx context.Context, kind domain.Kind) {
+	recordFrom(ctx).setError(kind)
+}
+
 func contextWithPrincipal(ctx context.Context, p ports.Principal) context.Context {
 	return context.WithValue(ctx, principalKey{}, p)
 }

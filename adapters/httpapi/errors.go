@@ -11,8 +11,8 @@ import (
 // service, and never seen by the client.
 const StatusClientClosedRequest = 499
 
-// answer is how the HTTP API answers one kind of error.
-type answer struct {
+// Answer is how the HTTP API answers one kind of error.
+type Answer struct {
 	// Status is the HTTP status.
 	Status int
 	// Problem is the `code` of a problem+json answer (every route but the
@@ -29,7 +29,7 @@ type answer struct {
 // is the problem's code but for a malformed request. A kind not listed
 // (domain.KindInternal, or one this table does not know yet) is
 // answered as internal.
-var answers = map[domain.Kind]answer{
+var answers = map[domain.Kind]Answer{
 	domain.KindClientGone:             {Status: StatusClientClosedRequest, Detail: "the client closed the connection before the answer"},
 	domain.KindShed:                   {Status: http.StatusServiceUnavailable, Detail: "the service is overloaded; retry later"},
 	domain.KindTimeout:                {Status: http.StatusServiceUnavailable, Detail: "the request could not be answered in time; retry later"},
@@ -59,13 +59,13 @@ var answers = map[domain.Kind]answer{
 }
 
 // internalAnswer answers an internal error, and a kind answers does not know.
-var internalAnswer = answer{
+var internalAnswer = Answer{
 	Status: http.StatusInternalServerError, Problem: "internal", Intake: "internal",
 	Detail: "an internal error occurred; quote the trace ID to support",
 }
 
-// answerFor is k's answer, with the kind's code where answers names none.
-func answerFor(k domain.Kind) answer {
+// AnswerFor is k's answer, with the kind's code where answers names none.
+func AnswerFor(k domain.Kind) Answer {
 	a, ok := answers[k]
 	if !ok {
 		return internalAnswer

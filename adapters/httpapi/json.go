@@ -18,11 +18,11 @@ import (
 // Strict JSON for request bodies: one way to read a body, to name the member
 // a decoding error is about, and to read an integer exactly.
 
-// readJSON decodes the request body into dst strictly: the content type must
+// ReadJSON decodes the request body into dst strictly: the content type must
 // be application/json (a charset parameter, if any, utf-8), the body one
 // JSON object with no unknown members. Malformed bodies are
 // *domain.ValidationError naming the member, or `body`.
-func readJSON(r *http.Request, dst any) error {
+func ReadJSON(r *http.Request, dst any) error {
 	mt, params, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
 	if err != nil || mt != "application/json" {
 		return application.ErrUnsupportedMediaType
@@ -94,19 +94,19 @@ func jsonError(at string, err error) error {
 	return domain.Invalid(join(""), "is not valid JSON")
 }
 
-// jsonInteger reads a JSON integer of 64 bits from its digits, as
+// JSONInteger reads a JSON integer of 64 bits from its digits, as
 // encoding/json reads one into an int64 (never through float64); false for
 // anything else: absent, null, a string, a fraction, out of range.
-func jsonInteger(raw json.RawMessage) (int64, bool) {
+func JSONInteger(raw json.RawMessage) (int64, bool) {
 	n, err := strconv.ParseInt(string(raw), 10, 64)
 	return n, err == nil
 }
 
-// decodeLines decodes each line of a body's lines member (a draft's items
+// DecodeLines decodes each line of a body's lines member (a draft's items
 // or cartons, a receipt's items) strictly as an L, naming a line that is
 // not an object of its kind as member[i] or member[i].field, and maps it to
 // the use case's line. An absent or null member is no lines.
-func decodeLines[L interface{ line() T }, T any](member string, raws *[]json.RawMessage) ([]T, error) {
+func DecodeLines[L interface{ Line() T }, T any](member string, raws *[]json.RawMessage) ([]T, error) {
 	if raws == nil {
 		return nil, nil
 	}
@@ -120,7 +120,7 @@ func decodeLines[L interface{ line() T }, T any](member string, raws *[]json.Raw
 		if string(raw) == "null" {
 			return nil, domain.Invalid(at, "must be an object")
 		}
-		lines[i] = l.line()
+		lines[i] = l.Line()
 	}
 	return lines, nil
 }

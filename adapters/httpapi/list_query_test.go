@@ -1,21 +1,16 @@
 package httpapi_test
 
 import (
-	"errors"
 	"net/http/httptest"
-	"net/url"
-	"slices"
 	"testing"
 
 	"github.com/acme3pl/fulfillment/adapters/httpapi"
-	invoicingapp "github.com/acme3pl/fulfillment/application/invoicing"
-	"github.com/acme3pl/fulfillment/domain"
-	"github.com/acme3pl/fulfillment/domain/invoicing"
+	"github.com/acme3pl/fulfillment/adapters/httpapi/routetest"
 	"github.com/acme3pl/fulfillment/ports"
 )
 
-// A list's query: its page, the invoice list's own parameters, and the
-// link to the next page.
+// A list's query: its page, and the link to the next page (the invoice
+// list's own parameters: invoicing/list_query_test.go).
 
 func TestParsePage(t *testing.T) {
 	tests := []struct {
@@ -55,87 +50,7 @@ func TestParsePage(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.query, func(t *testing.T) {
-			_ = checkQuery(t, "ParsePage", httpapi.ParsePage, tt.query, tt.want, tt.wantField)
-		})
-	}
-}
-
-// checkQuery checks that parse reads query as want, or when wantField is
-// not "" refuses it with a *domain.ValidationError naming wantField (the
-// first one that errors.As finds), and returns parse's error.
-func checkQuery[T comparable](t *testing.T, name string, parse func(url.Values) (T, error), query string, want T, wantField string) error {
-	t.Helper()
-	q, err := url.ParseQuery(query)
-	if err != nil {
-		t.Fatalf("bad test query %q: %v", query, err)
-	}
-	got, err := parse(q)
-	if wantField == "" {
-		if err != nil {
-			t.Fatalf("%s(%q) = %v, want no error", name, query, err)
-		}
-		if got != want {
-			t.Errorf("%s(%q) = %+v, want %+v", name, query, got, want)
-		}
-		return nil
-	}
-	var ve *domain.ValidationError
-	if !errors.As(err, &ve) {
-		t.Fatalf("%s(%q) = %v (%T), want a *domain.ValidationError", name, query, err, err)
-	}
-	if ve.Field != wantField {
-		t.Fatalf("%s(%q) names %q first, want %q", name, query, ve.Field, wantField)
-	}
-	return err
-}
-
-// The invoice list's parameters are read in one place, every invalid one
-// collected, and the answer names the first in the order skip, take,
-// status, sortBy, sortOrder, search.
-func TestListInvoicesQuery(t *testing.T) {
-	tests := []struct {
-		query      string
-		want       invoicingapp.ListInvoices
-		wantFields []string // the parameters the error names, first the one the answer names
-	}{
-		{query: "", want: invoicingapp.ListInvoices{Page: ports.Page{Take: 10}}},
-		{query: "status=paid&sortBy=dueDate&sortOrder=asc&search=+pallet+&skip=20&take=5",
-			want: invoicingapp.ListInvoices{Status: invoicing.InvoicePaid, SortBy: ports.InvoicesByDueDate, Ascending: true,
-				Search: "pallet", Page: ports.Page{Skip: 20, Take: 5}}},
-		{query: "sortOrder=desc&sortOrder=asc", want: invoicingapp.ListInvoices{Ascending: true, Page: ports.Page{Take: 10}}},
-		{query: "status=draft&sortBy=name", wantFields: []string{"status", "sortBy"}},
-		{query: "search=a%00b&sortOrder=up", wantFields: []string{"sortOrder", "search"}},
-		{query: "status=bogus&take=0", wantFields: []string{"take", "status"}},
-		{query: "search=%FF&sortBy=&status=&take=11&skip=x&sortOrder=DESC",
-			wantFields: []string{"skip", "take", "status", "sortBy", "sortOrder", "search"}},
-	}
-	for _, tt := range tests {
-		t.Run(tt.query, func(t *testing.T) {
-			var first string
-			if len(tt.wantFields) > 0 {
-				first = tt.wantFields[0]
-			}
-			err := checkQuery(t, "ListInvoicesQuery", httpapi.ListInvoicesQuery, tt.query, tt.want, first)
-			if first == "" {
-				return
-			}
-			if p := httpapi.ProblemFor(err); p.Status != 400 || p.Code != "invalid_parameter" || p.Parameter != first {
-				t.Errorf("problem %+v, want 400 invalid_parameter naming %q", p, first)
-			}
-			joined, ok := err.(interface{ Unwrap() []error })
-			if !ok {
-				t.Fatalf("%T is not the list of every invalid parameter", err)
-			}
-			var fields []string
-			for _, e := range joined.Unwrap() {
-				var ve *domain.ValidationError
-				if errors.As(e, &ve) {
-					fields = append(fields, ve.Field)
-				}
-			}
-			if !slices.Equal(fields, tt.wantFields) {
-				t.Errorf("the error names %v, want %v", fields, tt.wantFields)
-			}
+			_ = routetest.CheckQuery(t, "ParsePage", httpapi.ParsePage, tt.query, tt.want, tt.wantField)
 		})
 	}
 }

@@ -259,9 +259,9 @@ func nameSpan(next http.Handler) http.Handler {
 	})
 }
 
-// bounded is the route next behind guard, its body bounded by
+// Bounded is the route next behind guard, its body bounded by
 // DefaultBodyLimit.
-func bounded(guard func(http.HandlerFunc) http.Handler, next http.HandlerFunc) http.Handler {
+func Bounded(guard func(http.HandlerFunc) http.Handler, next http.HandlerFunc) http.Handler {
 	return guard(withBodyLimit(DefaultBodyLimit, next).ServeHTTP)
 }
 

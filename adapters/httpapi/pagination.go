@@ -24,30 +24,31 @@ const (
 // ParsePage reads skip and take strictly: anything but an integer in range
 // is a *domain.ValidationError naming the parameter; nothing is clamped.
 func ParsePage(q url.Values) (ports.Page, error) {
-	p := readQuery(q)
-	page := p.page()
-	return page, p.err()
+	p := ReadQuery(q)
+	page := p.Page()
+	return page, p.Err()
 }
 
-// queryParams reads a request's query parameters into typed values and
+// QueryParams reads a request's query parameters into typed values and
 // collects what is wrong with them, so that a handler reads every parameter
-// and then checks once (err). A parameter that is present must hold a valid
+// and then checks once (Err). A parameter that is present must hold a valid
 // value (an empty one included); a repeated one counts by its last value.
-type queryParams struct {
+type QueryParams struct {
 	q    url.Values
 	errs []error
 }
 
-func readQuery(q url.Values) *queryParams { return &queryParams{q: q} }
+// ReadQuery starts reading the query q.
+func ReadQuery(q url.Values) *QueryParams { return &QueryParams{q: q} }
 
-// page reads skip and take (defaults 0 and DefaultTake).
-func (p *queryParams) page() ports.Page { return p.pageUpTo(MaxTake) }
+// Page reads skip and take (defaults 0 and DefaultTake).
+func (p *QueryParams) Page() ports.Page { return p.PageUpTo(MaxTake) }
 
-// pageUpTo reads skip and take, take at most maxTake.
-func (p *queryParams) pageUpTo(maxTake int) ports.Page {
+// PageUpTo reads skip and take, take at most maxTake.
+func (p *QueryParams) PageUpTo(maxTake int) ports.Page {
 	page := ports.Page{Skip: 0, Take: DefaultTake}
-	readParam(p, "skip", intFrom("skip", 0, maxSkip), &page.Skip)
-	readParam(p, "take", intFrom("take", 1, maxTake), &page.Take)
+	ReadParam(p, "skip", intFrom("skip", 0, maxSkip), &page.Skip)
+	ReadParam(p, "take", intFrom("take", 1, maxTake), &page.Take)
 	return page
 }
 
@@ -62,18 +63,18 @@ func intFrom(name string, lo, hi int) func(string) (int, error) {
 	}
 }
 
-// err is nil when every parameter read was valid, else their errors joined
+// Err is nil when every parameter read was valid, else their errors joined
 // in the order they were read: the answer names the first (ProblemFor).
-func (p *queryParams) err() error { return errors.Join(p.errs...) }
+func (p *QueryParams) Err() error { return errors.Join(p.errs...) }
 
-// readParam parses the parameter name with parse into dst when it is
+// ReadParam parses the parameter name with parse into dst when it is
 // present, and keeps parse's error when it fails (dst is then unchanged).
-func readParam[T any](p *queryParams, name string, parse func(string) (T, error), dst *T) {
+func ReadParam[T any](p *QueryParams, name string, parse func(string) (T, error), dst *T) {
 	v, ok := p.q[name]
 	if !ok {
 		return
 	}
-	x, err := parse(last(v))
+	x, err := parse(Last(v))
 	if err != nil {
 		p.errs = append(p.errs, err)
 		return
@@ -81,7 +82,8 @@ func readParam[T any](p *queryParams, name string, parse func(string) (T, error)
 	*dst = x
 }
 
-func last(v []string) string { return v[len(v)-1] }
+// Last is the value of a repeated parameter that counts: its last.
+func Last(v []string) string { return v[len(v)-1] }
 
 // SetNextLink adds `Link: <…>; rel="next"` with the same query and the next
 // skip when more records follow the page.
@@ -96,10 +98,10 @@ func SetNextLink(w http.ResponseWriter, r *http.Request, page ports.Page, more b
 	w.Header().Set("Link", fmt.Sprintf(`<%s>; rel="next"`, next.String()))
 }
 
-// writePage answers 200 with res, the page of a list asked for: each
+// WritePage answers 200 with res, the page of a list asked for: each
 // record as view renders it, and the next page's Link when more records
 // follow.
-func writePage[T, DTO any](w http.ResponseWriter, r *http.Request, page ports.Page, res application.Page[T], view func(T) DTO) {
+func WritePage[T, DTO any](w http.ResponseWriter, r *http.Request, page ports.Page, res application.Page[T], view func(T) DTO) {
 	out := make([]DTO, len(res.Items))
 	for i, rec := range res.Items {
 		out[i] = view(rec)

@@ -44,7 +44,7 @@ func WriteProblem(w http.ResponseWriter, r *http.Request, p Problem) {
 			p.TraceID = sc.TraceID().String()
 		}
 	}
-	setRetryAfter(w, p.Status)
+	SetRetryAfter(w, p.Status)
 	w.Header().Set("Content-Type", "application/problem+json")
 	w.Header().Set("Cache-Control", "no-store")
 	w.WriteHeader(p.Status)
@@ -59,12 +59,12 @@ type ErrorMapper struct {
 	Log *slog.Logger
 }
 
-// ProblemFor maps an error to its problem (answerFor of its kind) without
+// ProblemFor maps an error to its problem (AnswerFor of its kind) without
 // writing it. The detail is the kind's sentence, or the domain's own words
 // where the domain wrote them for the client; some codes carry members that
 // explain them.
 func ProblemFor(err error) Problem {
-	a := answerFor(application.KindOf(err))
+	a := AnswerFor(application.KindOf(err))
 	p := NewProblem(a.Status, a.Problem, a.Detail)
 	var (
 		ve *domain.ValidationError
@@ -102,15 +102,15 @@ func (m ErrorMapper) Write(w http.ResponseWriter, r *http.Request, err error) {
 	switch {
 	case errors.As(err, &se):
 		w.Header().Set("WWW-Authenticate", fmt.Sprintf(`Bearer realm="fulfillment", error="insufficient_scope", scope="%s"`,
-			strings.Join(scopeNames(se.Missing), " ")))
+			strings.Join(ScopeNames(se.Missing), " ")))
 	case p.Status == http.StatusUnauthorized:
 		w.Header().Set("WWW-Authenticate", `Bearer realm="fulfillment", error="invalid_token"`)
 	}
-	noteError(m.Log, r, err)
+	NoteError(m.Log, r, err)
 	WriteProblem(w, r, p)
 }
 
-func scopeNames(scopes []domain.Scope) []string {
+func ScopeNames(scopes []domain.Scope) []string {
 	names := make([]string, len(scopes))
 	for i, s := range scopes {
 		names[i] = string(s)
@@ -118,12 +118,12 @@ func scopeNames(scopes []domain.Scope) []string {
 	return names
 }
 
-// noteError records the kind of error a request is answered with (the
+// NoteError records the kind of error a request is answered with (the
 // access log and the metrics read it) and logs a fault of the service once,
 // with the request's trace ID (the context carries it). Refusals and clients
 // that went away are not faults; shed requests are counted, not logged one
 // by one (the access log has them).
-func noteError(log *slog.Logger, r *http.Request, err error) {
+func NoteError(log *slog.Logger, r *http.Request, err error) {
 	k := application.KindOf(err)
 	recordFrom(r.Context()).setError(k)
 	if k.Fault() && k != domain.KindShed {
@@ -137,8 +137,8 @@ func noteError(log *slog.Logger, r *http.Request, err error) {
 // schedule.
 const RetryAfter = "5"
 
-// setRetryAfter sets Retry-After on a 503 that has none yet.
-func setRetryAfter(w http.ResponseWriter, status int) {
+// SetRetryAfter sets Retry-After on a 503 that has none yet.
+func SetRetryAfter(w http.ResponseWriter, status int) {
 	if status == http.StatusServiceUnavailable && w.Header().Get("Retry-After") == "" {
 		w.Header().Set("Retry-After", RetryAfter)
 	}

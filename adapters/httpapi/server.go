@@ -18,18 +18,20 @@ type Routes interface {
 	Register(r *mux.Router)
 }
 
-// group is what every group of routes holds: its context's use cases (the
+// Group is what every group of routes holds: its context's use cases (the
 // one it calls), the authentication of its routes, the answer of their
 // errors, and the metrics it counts (nil for a group that counts nothing).
-type group[A any] struct {
-	app    *A
-	auth   Authenticator
-	errors ErrorMapper
-	m      *telemetry.Metrics
+// A context's route package embeds it in each of its groups.
+type Group[A any] struct {
+	App     *A
+	Auth    Authenticator
+	Errors  ErrorMapper
+	Metrics *telemetry.Metrics
 }
 
-func newGroup[A any](app *A, auth Authenticator, errs ErrorMapper, m *telemetry.Metrics) group[A] {
-	return group[A]{app: app, auth: auth, errors: errs, m: m}
+// NewGroup is the Group of a context's routes.
+func NewGroup[A any](app *A, auth Authenticator, errs ErrorMapper, m *telemetry.Metrics) Group[A] {
+	return Group[A]{App: app, Auth: auth, Errors: errs, Metrics: m}
 }
 
 // DefaultBodyLimit bounds request bodies of routes that set no limit of

@@ -65,7 +65,7 @@ func ParseInvoiceSortOrder(s string) (ascending bool, err error) {
 // NewListInvoicesHandler builds the handler: it checks the search term and
 // reads one page. The status and the order come typed; the HTTP adapter
 // parses all of the list's parameters in one place
-// (adapters/httpapi/invoices.go, ListInvoicesQuery), the term included,
+// (adapters/httpapi/invoicing/invoices.go, ListInvoicesQuery), the term included,
 // and the check here keeps the rule for every other caller.
 func NewListInvoicesHandler(r ports.InvoiceRepository) application.HandlerFunc[ListInvoices, InvoicePage] {
 	return application.List(func(ctx context.Context, q ListInvoices) ([]*invoicing.Invoice, bool, error) {

@@ -3,7 +3,7 @@ package main
 import (
 	"net/url"
 
-	"github.com/acme3pl/fulfillment/adapters/httpapi"
+	invoicinghttp "github.com/acme3pl/fulfillment/adapters/httpapi/invoicing"
 	invoicingapp "github.com/acme3pl/fulfillment/application/invoicing"
 	"github.com/acme3pl/fulfillment/domain/invoicing"
 )
@@ -66,7 +66,7 @@ func shapes() []shape {
 // listQuery turns a shape's parameters into the use case's input with the
 // HTTP adapter's own parser.
 func listQuery(org string, v url.Values) (invoicingapp.ListInvoices, error) {
-	in, err := httpapi.ListInvoicesQuery(v)
+	in, err := invoicinghttp.ListInvoicesQuery(v)
 	in.OrganizationID = org
 	return in, err
 }

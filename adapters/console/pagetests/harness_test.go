@@ -21,7 +21,7 @@ import (
 
 	"github.com/acme3pl/fulfillment/adapters/console"
 	"github.com/acme3pl/fulfillment/adapters/fixture"
-	"github.com/acme3pl/fulfillment/adapters/httpapi"
+	httpapi "github.com/acme3pl/fulfillment/adapters/httpapi/intake" // DecodeStorefrontOrder: the intake routes' decoder
 	"github.com/acme3pl/fulfillment/adapters/postgres/pgtest"
 	"github.com/acme3pl/fulfillment/application"
 	billingapp "github.com/acme3pl/fulfillment/application/billing"

@@ -1,8 +1,9 @@
-package httpapi
+package shipping
 
 import (
 	"encoding/json"
 
+	"github.com/acme3pl/fulfillment/adapters/httpapi"
 	shippingapp "github.com/acme3pl/fulfillment/application/shipping"
 	"github.com/acme3pl/fulfillment/domain"
 	"github.com/acme3pl/fulfillment/domain/shipping"
@@ -10,31 +11,7 @@ import (
 
 // The shipment routes' bodies (the shipment of every answer is
 // resources.Shipment): the body of a draft, mapped to the use case's command
-// and nothing more, and the shortages of a problem.
-
-// shortageDTO is one short item of an insufficient_stock problem: a
-// carton of an SPD submission (422), or a product or carton of a ship
-// (409), whose available count is then its on-hand count.
-type shortageDTO struct {
-	ProductID string `json:"productId,omitempty"`
-	CartonID  string `json:"cartonId,omitempty"`
-	SKU       string `json:"sku"`
-	Requested int64  `json:"requested"`
-	Available int64  `json:"available"`
-}
-
-func shortageDTOs(kind shipping.ItemKind, items []shipping.StockShortage) []shortageDTO {
-	out := make([]shortageDTO, len(items))
-	for i, it := range items {
-		out[i] = shortageDTO{SKU: it.SKU, Requested: it.Requested, Available: it.Available}
-		if kind == shipping.KindCarton {
-			out[i].CartonID = it.ItemID
-		} else {
-			out[i].ProductID = it.ItemID
-		}
-	}
-	return out
-}
+// and nothing more.
 
 // draftBody is the body of both draft kinds: a Pick & Pack draft has
 // items, an SPD draft cartons, and the member of the other kind is refused
@@ -77,12 +54,12 @@ func (b draftBody) lines(kind shipping.ShipmentKind) ([]shipping.ShipmentLine, e
 		if b.Items != nil {
 			return nil, domain.Invalid("items", "is not a member of an SPD draft")
 		}
-		return decodeLines[cartonLineBody, shipping.ShipmentLine]("cartons", b.Cartons)
+		return httpapi.DecodeLines[cartonLineBody, shipping.ShipmentLine]("cartons", b.Cartons)
 	}
 	if b.Cartons != nil {
 		return nil, domain.Invalid("cartons", "is not a member of a Pick & Pack draft")
 	}
-	return decodeLines[productLineBody, shipping.ShipmentLine]("items", b.Items)
+	return httpapi.DecodeLines[productLineBody, shipping.ShipmentLine]("items", b.Items)
 }
 
 // productLineBody is a line of a Pick & Pack draft, cartonLineBody one of
@@ -101,12 +78,12 @@ type (
 	}
 )
 
-func (l productLineBody) line() shipping.ShipmentLine {
-	quantity, _ := jsonInteger(l.Quantity)
+func (l productLineBody) Line() shipping.ShipmentLine {
+	quantity, _ := httpapi.JSONInteger(l.Quantity)
 	return shipping.ShipmentLine{ItemID: l.ProductID, Quantity: quantity}
 }
 
-func (l cartonLineBody) line() shipping.ShipmentLine {
-	quantity, _ := jsonInteger(l.Quantity)
+func (l cartonLineBody) Line() shipping.ShipmentLine {
+	quantity, _ := httpapi.JSONInteger(l.Quantity)
 	return shipping.ShipmentLine{ItemID: l.CartonID, Quantity: quantity}
 }

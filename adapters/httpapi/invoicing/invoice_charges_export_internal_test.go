@@ -1,4 +1,4 @@
-package httpapi
+package invoicing
 
 import (
 	"bufio"
@@ -18,6 +18,7 @@ import (
 	"go.opentelemetry.io/otel/propagation"
 	"go.opentelemetry.io/otel/trace/noop"
 
+	"github.com/acme3pl/fulfillment/adapters/httpapi"
 	"github.com/acme3pl/fulfillment/adapters/telemetry"
 	"github.com/acme3pl/fulfillment/application"
 	invoicingapp "github.com/acme3pl/fulfillment/application/invoicing"
@@ -67,16 +68,16 @@ func newExportServer(t *testing.T, timeout, export, stall time.Duration,
 	t.Helper()
 	logs := &syncLog{}
 	log := slog.New(slog.NewJSONHandler(logs, nil))
-	var opts []AdmissionOption
+	var opts []httpapi.AdmissionOption
 	if export > 0 {
-		opts = append(opts, WithExportTimeout(export))
+		opts = append(opts, httpapi.WithExportTimeout(export))
 	}
-	errs := ErrorMapper{Log: log}
-	auth := Authenticator{Tokens: oneOrganization{}, Errors: errs, Admission: NewAdmission(timeout, 1, log, opts...), Log: log}
+	errs := httpapi.ErrorMapper{Log: log}
+	auth := httpapi.Authenticator{Tokens: oneOrganization{}, Errors: errs, Admission: httpapi.NewAdmission(timeout, 1, log, opts...), Log: log}
 	app := &invoicingapp.UseCases{ListInvoiceCharges: application.HandlerFunc[invoicingapp.ListInvoiceCharges, bool](chargesOf)}
 	charges := NewInvoiceCharges(app, auth, errs)
 	charges.stall = stall
-	h := NewHandler(RouterParams{Routes: []Routes{charges}, TracerProvider: noop.NewTracerProvider(),
+	h := httpapi.NewHandler(httpapi.RouterParams{Routes: []httpapi.Routes{charges}, TracerProvider: noop.NewTracerProvider(),
 		Propagator: propagation.TraceContext{}, Metrics: telemetry.NewMetrics(), Log: log})
 	srv := httptest.NewUnstartedServer(h)
 	// The server's bounds on an exchange, as NewServer's (30 s), scaled

@@ -1,4 +1,4 @@
-package httpapi
+package warehouse
 
 import (
 	"encoding/json"
@@ -7,6 +7,7 @@ import (
 
 	"github.com/gorilla/mux"
 
+	"github.com/acme3pl/fulfillment/adapters/httpapi"
 	"github.com/acme3pl/fulfillment/adapters/resources"
 	"github.com/acme3pl/fulfillment/adapters/telemetry"
 	"github.com/acme3pl/fulfillment/application"
@@ -16,26 +17,28 @@ import (
 	"github.com/acme3pl/fulfillment/domain/warehouse"
 )
 
-// WarehouseReceiving serves what a warehouse reports of its day (scope
+// Receiving serves what a warehouse reports of its day (scope
 // warehouse, a warehouse's token): goods received and services performed.
 // Both are idempotent on the warehouse's reference: 201 for a new report,
 // 200 with the first one for a retry of the same content.
-type WarehouseReceiving struct{ group[warehouseapp.UseCases] }
+type Receiving struct {
+	httpapi.Group[warehouseapp.UseCases]
+}
 
-// NewWarehouseReceiving builds the receiving routes.
-func NewWarehouseReceiving(app *warehouseapp.UseCases, auth Authenticator, errs ErrorMapper, m *telemetry.Metrics) *WarehouseReceiving {
-	return &WarehouseReceiving{newGroup(app, auth, errs, m)}
+// NewReceiving builds the receiving routes.
+func NewReceiving(app *warehouseapp.UseCases, auth httpapi.Authenticator, errs httpapi.ErrorMapper, m *telemetry.Metrics) *Receiving {
+	return &Receiving{httpapi.NewGroup(app, auth, errs, m)}
 }
 
 // Register implements Routes.
-func (h *WarehouseReceiving) Register(r *mux.Router) {
-	r.Handle("/v0/warehouse/receipts", bounded(h.auth.RequireWarehouse, h.receive)).Methods(http.MethodPost)
-	r.Handle("/v0/warehouse/services", bounded(h.auth.RequireWarehouse, h.service)).Methods(http.MethodPost)
+func (h *Receiving) Register(r *mux.Router) {
+	r.Handle("/v0/warehouse/receipts", httpapi.Bounded(h.Auth.RequireWarehouse, h.receive)).Methods(http.MethodPost)
+	r.Handle("/v0/warehouse/services", httpapi.Bounded(h.Auth.RequireWarehouse, h.service)).Methods(http.MethodPost)
 }
 
-// WarehouseServiceDTO is the WarehouseService of api/openapi.yaml. Its
+// ServiceDTO is the WarehouseService of api/openapi.yaml. Its
 // quantity is a JSON number with at most three decimals.
-type WarehouseServiceDTO struct {
+type ServiceDTO struct {
 	ID             string      `json:"id"`
 	OrganizationID string      `json:"organizationId"`
 	WarehouseID    string      `json:"warehouseId"`
@@ -47,8 +50,8 @@ type WarehouseServiceDTO struct {
 	CreatedAt      string      `json:"createdAt"`
 }
 
-func toWarehouseServiceDTO(s *warehouse.ServiceRecord) WarehouseServiceDTO {
-	return WarehouseServiceDTO{
+func toWarehouseServiceDTO(s *warehouse.ServiceRecord) ServiceDTO {
+	return ServiceDTO{
 		ID: s.ID(), OrganizationID: s.OrganizationID(), WarehouseID: s.WarehouseID(), Reference: s.Reference(),
 		Service: s.Service(), Quantity: json.Number(warehouse.FormatMilli(s.QuantityMilli())),
 		PerformedAt: resources.FormatTime(s.PerformedAt()), Note: s.Note(), CreatedAt: resources.FormatTime(s.CreatedAt()),
@@ -72,8 +75,8 @@ type receiptLineBody struct {
 	Quantity  json.RawMessage `json:"quantity"`
 }
 
-func (l receiptLineBody) line() warehouse.ReceiptLine {
-	quantity, _ := jsonInteger(l.Quantity)
+func (l receiptLineBody) Line() warehouse.ReceiptLine {
+	quantity, _ := httpapi.JSONInteger(l.Quantity)
 	switch {
 	case l.ProductID != nil && l.CartonID == nil:
 		return warehouse.ReceiptLine{Kind: shipping.KindProduct, ItemID: *l.ProductID, Quantity: quantity}
@@ -84,20 +87,20 @@ func (l receiptLineBody) line() warehouse.ReceiptLine {
 }
 
 // receive serves POST /v0/warehouse/receipts.
-func (h *WarehouseReceiving) receive(w http.ResponseWriter, r *http.Request) {
+func (h *Receiving) receive(w http.ResponseWriter, r *http.Request) {
 	var body receiptBody
 	receivedAt, err := readReport(r, &body)
 	if err != nil {
-		h.errors.Write(w, r, err)
+		h.Errors.Write(w, r, err)
 		return
 	}
-	lines, err := decodeLines[receiptLineBody, warehouse.ReceiptLine]("items", body.Items)
+	lines, err := httpapi.DecodeLines[receiptLineBody, warehouse.ReceiptLine]("items", body.Items)
 	if err != nil {
-		h.errors.Write(w, r, err)
+		h.Errors.Write(w, r, err)
 		return
 	}
-	res, err := h.app.RecordWarehouseReceipt.Handle(r.Context(), warehouseapp.RecordWarehouseReceipt{
-		WarehouseID: PrincipalFrom(r.Context()).WarehouseID, OrganizationID: body.OrganizationID,
+	res, err := h.App.RecordWarehouseReceipt.Handle(r.Context(), warehouseapp.RecordWarehouseReceipt{
+		WarehouseID: httpapi.PrincipalFrom(r.Context()).WarehouseID, OrganizationID: body.OrganizationID,
 		Reference: body.Reference, ReceivedAt: receivedAt, Lines: lines,
 	})
 	if err != nil {
@@ -106,7 +109,7 @@ func (h *WarehouseReceiving) receive(w http.ResponseWriter, r *http.Request) {
 	}
 	if res.Created {
 		for _, kind := range []shipping.ItemKind{shipping.KindProduct, shipping.KindCarton} {
-			h.m.ObserveUnitsReceived(string(kind), res.Report.Units(kind))
+			h.Metrics.ObserveUnitsReceived(string(kind), res.Report.Units(kind))
 		}
 	}
 	writeReport(w, res.Created, resources.WarehouseReceiptOf(res.Report))
@@ -124,11 +127,11 @@ type serviceBody struct {
 }
 
 // service serves POST /v0/warehouse/services.
-func (h *WarehouseReceiving) service(w http.ResponseWriter, r *http.Request) {
+func (h *Receiving) service(w http.ResponseWriter, r *http.Request) {
 	var body serviceBody
 	performedAt, err := readReport(r, &body)
 	if err != nil {
-		h.errors.Write(w, r, err)
+		h.Errors.Write(w, r, err)
 		return
 	}
 	// Anything but a JSON number in bounds (absent, null, a string, four
@@ -142,8 +145,8 @@ func (h *WarehouseReceiving) service(w http.ResponseWriter, r *http.Request) {
 	if body.Note != nil {
 		note = *body.Note
 	}
-	res, err := h.app.RecordWarehouseService.Handle(r.Context(), warehouseapp.RecordWarehouseService{
-		WarehouseID: PrincipalFrom(r.Context()).WarehouseID, OrganizationID: body.OrganizationID,
+	res, err := h.App.RecordWarehouseService.Handle(r.Context(), warehouseapp.RecordWarehouseService{
+		WarehouseID: httpapi.PrincipalFrom(r.Context()).WarehouseID, OrganizationID: body.OrganizationID,
 		Reference: body.Reference, Service: body.Service, QuantityMilli: milli, PerformedAt: performedAt, Note: note,
 	})
 	if err != nil {
@@ -168,7 +171,7 @@ func (b *serviceBody) reportedAt() (*time.Time, error) {
 
 // readReport reads a report's body into body, and then its time.
 func readReport(r *http.Request, body reportBody) (*time.Time, error) {
-	if err := readJSON(r, body); err != nil {
+	if err := httpapi.ReadJSON(r, body); err != nil {
 		return nil, err
 	}
 	return body.reportedAt()
@@ -193,19 +196,19 @@ func writeReport(w http.ResponseWriter, created bool, report any) {
 	if created {
 		status = http.StatusCreated
 	}
-	WriteJSON(w, status, report)
+	httpapi.WriteJSON(w, status, report)
 }
 
 // fail answers an error of these routes. invalid_warehouse here means that
 // the token's warehouse does not serve organizationId (or that there is no
 // such organization), and its detail says so.
-func (h *WarehouseReceiving) fail(w http.ResponseWriter, r *http.Request, err error) {
+func (h *Receiving) fail(w http.ResponseWriter, r *http.Request, err error) {
 	if application.KindOf(err) != domain.KindInvalidWarehouse {
-		h.errors.Write(w, r, err)
+		h.Errors.Write(w, r, err)
 		return
 	}
-	p := ProblemFor(err)
+	p := httpapi.ProblemFor(err)
 	p.Detail = "the warehouse does not serve organizationId, or there is no such organization"
-	noteError(h.errors.Log, r, err)
-	WriteProblem(w, r, p)
+	httpapi.NoteError(h.Errors.Log, r, err)
+	httpapi.WriteProblem(w, r, p)
 }

@@ -1,4 +1,4 @@
-package httpapi_test
+package intake_test
 
 import (
 	"bytes"
@@ -22,6 +22,8 @@ import (
 	"github.com/gorilla/mux"
 
 	"github.com/acme3pl/fulfillment/adapters/httpapi"
+	intakehttp "github.com/acme3pl/fulfillment/adapters/httpapi/intake"
+	"github.com/acme3pl/fulfillment/adapters/httpapi/routetest"
 	"github.com/acme3pl/fulfillment/adapters/telemetry"
 	intakeapp "github.com/acme3pl/fulfillment/application/intake"
 	"github.com/acme3pl/fulfillment/domain"
@@ -61,10 +63,10 @@ type intakeHarness struct {
 func newIntakeHarness() *intakeHarness {
 	h := &intakeHarness{result: intakeapp.StorefrontOrderResult{ShipmentID: "shp_1"}, metrics: telemetry.NewMetrics()}
 	app := &intakeapp.UseCases{}
-	app.ReceiveStorefrontOrder = recording(&h.received, func(intakeapp.ReceiveStorefrontOrder) (intakeapp.StorefrontOrderResult, error) {
+	app.ReceiveStorefrontOrder = routetest.Recording(&h.received, func(intakeapp.ReceiveStorefrontOrder) (intakeapp.StorefrontOrderResult, error) {
 		return h.result, h.err
 	})
-	app.RefuseStorefrontOrder = recording(&h.refused, func(intakeapp.RefuseStorefrontOrder) (struct{}, error) { return struct{}{}, nil })
+	app.RefuseStorefrontOrder = routetest.Recording(&h.refused, func(intakeapp.RefuseStorefrontOrder) (struct{}, error) { return struct{}{}, nil })
 	keys := intakeKeys{
 		intakeKey:                   {OrganizationID: "org_a", Scopes: []domain.Scope{domain.ScopeInventory, domain.ScopeShipments}},
 		"fk_test_shipments_only_00": {OrganizationID: "org_a", Scopes: []domain.Scope{domain.ScopeShipments}},
@@ -72,7 +74,7 @@ func newIntakeHarness() *intakeHarness {
 	}
 	log := slog.New(slog.DiscardHandler)
 	errs := httpapi.ErrorMapper{Log: log}
-	s := httpapi.NewStorefront(app, h, httpapi.Authenticator{Keys: keys, Errors: errs, Log: log}, errs, log, h.metrics)
+	s := intakehttp.NewStorefront(app, h, httpapi.Authenticator{Keys: keys, Errors: errs, Log: log}, errs, log, h.metrics)
 	h.router = mux.NewRouter()
 	s.Register(h.router)
 	return h
@@ -146,7 +148,7 @@ func wantIntakeError(t *testing.T, w *httptest.ResponseRecorder, status int, cod
 
 func readSample(t testing.TB, name string) []byte {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join("..", "..", "docs", "samples", name))
+	b, err := os.ReadFile(filepath.Join("..", "..", "..", "docs", "samples", name))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -154,7 +156,7 @@ func readSample(t testing.TB, name string) []byte {
 }
 
 func TestStorefrontChecksRunInOrder(t *testing.T) {
-	huge := bytes.Repeat([]byte(" "), httpapi.StorefrontBodyLimit+1)
+	huge := bytes.Repeat([]byte(" "), intakehttp.StorefrontBodyLimit+1)
 	tests := []struct {
 		name    string
 		body    []byte
@@ -209,7 +211,7 @@ func TestStorefrontMediaTypeParametersAreAllowed(t *testing.T) {
 
 func TestStorefrontBodyOverLimitWithoutContentLength(t *testing.T) {
 	h := newIntakeHarness()
-	body := bytes.Repeat([]byte(" "), httpapi.StorefrontBodyLimit+1)
+	body := bytes.Repeat([]byte(" "), intakehttp.StorefrontBodyLimit+1)
 	req := httptest.NewRequest(http.MethodPost, "/v0/storefront/orders", struct{ *bytes.Reader }{bytes.NewReader(body)})
 	req.ContentLength = -1 // chunked: only reading finds out
 	req.Header.Set("Authorization", "Bearer "+intakeKey)
@@ -218,7 +220,7 @@ func TestStorefrontBodyOverLimitWithoutContentLength(t *testing.T) {
 	h.router.ServeHTTP(w, req)
 	wantIntakeError(t, w, 413, "payload_too_large")
 	// Exactly the limit is accepted (and then refused as JSON).
-	wantIntakeError(t, h.post(bytes.Repeat([]byte(" "), httpapi.StorefrontBodyLimit)), 400, "invalid_payload")
+	wantIntakeError(t, h.post(bytes.Repeat([]byte(" "), intakehttp.StorefrontBodyLimit)), 400, "invalid_payload")
 }
 
 func TestStorefrontSignature(t *testing.T) {
@@ -317,7 +319,7 @@ func FuzzDecodeStorefrontOrder(f *testing.F) {
 	h := newIntakeHarness()
 	f.Fuzz(func(t *testing.T, body []byte) {
 		h.received, h.refused = nil, nil
-		o, err := httpapi.DecodeStorefrontOrder(body)
+		o, err := intakehttp.DecodeStorefrontOrder(body)
 		if err != nil {
 			var ve *domain.ValidationError
 			if !errors.As(err, &ve) {

@@ -1,4 +1,4 @@
-package httpapi_test
+package warehouse_test
 
 import (
 	"encoding/json"
@@ -14,6 +14,8 @@ import (
 	"github.com/prometheus/client_golang/prometheus/testutil"
 
 	"github.com/acme3pl/fulfillment/adapters/httpapi"
+	"github.com/acme3pl/fulfillment/adapters/httpapi/routetest"
+	warehousehttp "github.com/acme3pl/fulfillment/adapters/httpapi/warehouse"
 	"github.com/acme3pl/fulfillment/adapters/telemetry"
 	warehouseapp "github.com/acme3pl/fulfillment/application/warehouse"
 	"github.com/acme3pl/fulfillment/domain"
@@ -42,7 +44,7 @@ var recvNow = time.Date(2026, 11, 26, 12, 0, 0, 0, time.UTC)
 func newRecvHarness(principal ports.Principal) *recvHarness {
 	h := &recvHarness{metrics: telemetry.NewMetrics(), created: true}
 	app := &warehouseapp.UseCases{}
-	app.RecordWarehouseReceipt = recording(&h.receipts,
+	app.RecordWarehouseReceipt = routetest.Recording(&h.receipts,
 		func(c warehouseapp.RecordWarehouseReceipt) (warehouseapp.ReceiptResult, error) {
 			rec, err := warehouse.NewReceipt("rcv_1", recvNow, warehouse.ReceiptReport(c))
 			if err == nil {
@@ -51,13 +53,13 @@ func newRecvHarness(principal ports.Principal) *recvHarness {
 			}
 			return recorded(h, rec, err)
 		})
-	app.RecordWarehouseService = recording(&h.services,
+	app.RecordWarehouseService = routetest.Recording(&h.services,
 		func(c warehouseapp.RecordWarehouseService) (warehouseapp.ServiceResult, error) {
 			s, err := warehouse.NewServiceRecord("svc_1", recvNow, warehouse.ServiceReport(c))
 			return recorded(h, s, err)
 		})
-	h.router = routerOf(principal, func(auth httpapi.Authenticator, errs httpapi.ErrorMapper) httpapi.Routes {
-		return httpapi.NewWarehouseReceiving(app, auth, errs, h.metrics)
+	h.router = routetest.RouterOf(principal, func(auth httpapi.Authenticator, errs httpapi.ErrorMapper) httpapi.Routes {
+		return warehousehttp.NewReceiving(app, auth, errs, h.metrics)
 	})
 	return h
 }
@@ -78,7 +80,7 @@ func recorded[T any](h *recvHarness, report T, err error) (warehouseapp.Recorded
 var whPrincipal = ports.Principal{WarehouseID: "wh_east", Subject: "wms", Scopes: []domain.Scope{domain.ScopeWarehouse}}
 
 func (h *recvHarness) post(path, body string) (*httptest.ResponseRecorder, map[string]any) {
-	w := serveWithToken(h.router, http.MethodPost, path, body)
+	w := routetest.ServeWithToken(h.router, http.MethodPost, path, body)
 	var out map[string]any
 	_ = json.Unmarshal(w.Body.Bytes(), &out)
 	return w, out
@@ -289,12 +291,12 @@ func warehouseShipped(status shipping.ShipmentStatus) *shipping.Shipment {
 func newWarehouseHarness(principal ports.Principal) *warehouseHarness {
 	h := &warehouseHarness{metrics: telemetry.NewMetrics(), result: warehouseapp.ShipResult{Shipment: warehouseShipped(shipping.ShipmentShipped)}}
 	app := &warehouseapp.UseCases{}
-	app.ShipShipment = recording(&h.ships, func(warehouseapp.ShipShipment) (warehouseapp.ShipResult, error) { return h.result, h.err })
-	app.ListWarehouseShipments = recording(&h.lists, func(warehouseapp.ListWarehouseShipments) (warehouseapp.ShipmentPage, error) {
+	app.ShipShipment = routetest.Recording(&h.ships, func(warehouseapp.ShipShipment) (warehouseapp.ShipResult, error) { return h.result, h.err })
+	app.ListWarehouseShipments = routetest.Recording(&h.lists, func(warehouseapp.ListWarehouseShipments) (warehouseapp.ShipmentPage, error) {
 		return h.list, nil
 	})
-	h.router = routerOf(principal, func(auth httpapi.Authenticator, errs httpapi.ErrorMapper) httpapi.Routes {
-		return httpapi.NewWarehouseShipments(app, auth, errs, h.metrics)
+	h.router = routetest.RouterOf(principal, func(auth httpapi.Authenticator, errs httpapi.ErrorMapper) httpapi.Routes {
+		return warehousehttp.NewShipments(app, auth, errs, h.metrics)
 	})
 	return h
 }
@@ -302,7 +304,7 @@ func newWarehouseHarness(principal ports.Principal) *warehouseHarness {
 var warehousePrincipal = ports.Principal{WarehouseID: "wh_a", Subject: "wms", Scopes: []domain.Scope{domain.ScopeWarehouse}}
 
 func (h *warehouseHarness) do(method, target, body string) *httptest.ResponseRecorder {
-	return serveWithToken(h.router, method, target, body)
+	return routetest.ServeWithToken(h.router, method, target, body)
 }
 
 func TestWarehouseShipBody(t *testing.T) {

@@ -1,4 +1,4 @@
-package httpapi
+package intake
 
 import (
 	"errors"
@@ -13,6 +13,7 @@ import (
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/trace"
 
+	"github.com/acme3pl/fulfillment/adapters/httpapi"
 	"github.com/acme3pl/fulfillment/adapters/telemetry"
 	"github.com/acme3pl/fulfillment/application"
 	intakeapp "github.com/acme3pl/fulfillment/application/intake"
@@ -30,22 +31,22 @@ var storefrontScopes = []domain.Scope{domain.ScopeShipments, domain.ScopeInvento
 // Storefront serves the order intake webhook (API key, its own error shape)
 // and the order receipt (OAuth, problem+json).
 type Storefront struct {
-	group[intakeapp.UseCases]
+	httpapi.Group[intakeapp.UseCases]
 	signatures ports.StorefrontSignatureVerifier
 	log        *slog.Logger
 }
 
 // NewStorefront builds the storefront routes.
 func NewStorefront(app *intakeapp.UseCases, signatures ports.StorefrontSignatureVerifier,
-	auth Authenticator, errs ErrorMapper, log *slog.Logger, m *telemetry.Metrics,
+	auth httpapi.Authenticator, errs httpapi.ErrorMapper, log *slog.Logger, m *telemetry.Metrics,
 ) *Storefront {
-	return &Storefront{group: newGroup(app, auth, errs, m), signatures: signatures, log: log}
+	return &Storefront{Group: httpapi.NewGroup(app, auth, errs, m), signatures: signatures, log: log}
 }
 
 // Register implements Routes.
 func (h *Storefront) Register(r *mux.Router) {
-	r.Handle("/v0/storefront/orders", h.auth.RequireAPIKey(h.writeFailure, storefrontScopes, h.receive)).Methods(http.MethodPost)
-	r.Handle("/v0/storefront/orders/{orderId}", h.auth.RequireScope(domain.ScopeShipments, h.receipt)).Methods(http.MethodGet)
+	r.Handle("/v0/storefront/orders", h.Auth.RequireAPIKey(h.writeFailure, storefrontScopes, h.receive)).Methods(http.MethodPost)
+	r.Handle("/v0/storefront/orders/{orderId}", h.Auth.RequireScope(domain.ScopeShipments, h.receipt)).Methods(http.MethodGet)
 }
 
 // intakeError is the error body of the order intake:
@@ -73,7 +74,7 @@ type intakeResult struct {
 // and hands the order to the use case, which checks SKUs and the warehouse.
 func (h *Storefront) receive(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
-	p := PrincipalFrom(ctx)
+	p := httpapi.PrincipalFrom(ctx)
 	span := trace.SpanFromContext(ctx)
 	span.SetAttributes(attribute.String("organization.id", p.OrganizationID))
 
@@ -102,14 +103,14 @@ func (h *Storefront) receive(w http.ResponseWriter, r *http.Request) {
 	if refused != nil {
 		// A refusal is a recorded attempt when the order's ID could be read.
 		if order.ID > 0 {
-			_, _ = h.app.RefuseStorefrontOrder.Handle(ctx, intakeapp.RefuseStorefrontOrder{
+			_, _ = h.App.RefuseStorefrontOrder.Handle(ctx, intakeapp.RefuseStorefrontOrder{
 				OrganizationID: p.OrganizationID, TraceID: traceID, OrderID: order.ID, OrderNumber: order.OrderNumber, Body: body,
 			})
 		}
 		h.writeFailure(w, r, refused)
 		return
 	}
-	res, err := h.app.ReceiveStorefrontOrder.Handle(ctx, intakeapp.ReceiveStorefrontOrder{
+	res, err := h.App.ReceiveStorefrontOrder.Handle(ctx, intakeapp.ReceiveStorefrontOrder{
 		OrganizationID: p.OrganizationID, TraceID: traceID, Order: order, Body: body,
 	})
 	if err != nil {
@@ -122,9 +123,9 @@ func (h *Storefront) receive(w http.ResponseWriter, r *http.Request) {
 		span.SetAttributes(attribute.String("shipment.id", res.ShipmentID))
 		out.ShipmentID = &res.ShipmentID
 	}
-	countIntakeResult(h.m, res)
+	countIntakeResult(h.Metrics, res)
 	w.Header().Set("Cache-Control", "no-store")
-	WriteJSON(w, http.StatusOK, out)
+	httpapi.WriteJSON(w, http.StatusOK, out)
 }
 
 // readStorefrontBody reads the whole body, refusing one over
@@ -145,22 +146,22 @@ func readStorefrontBody(w http.ResponseWriter, r *http.Request) ([]byte, error) 
 	return body, nil
 }
 
-// writeFailure answers an error in the intake's shape (answerFor of its
+// writeFailure answers an error in the intake's shape (AnswerFor of its
 // kind): refusals with their code and the members that explain them,
 // faults with 503 or 500 (logged once, with the trace ID; never sent).
 func (h *Storefront) writeFailure(w http.ResponseWriter, r *http.Request, err error) {
 	e := intakeErrorOf(err)
-	noteError(h.log, r, err)
-	setRetryAfter(w, e.status)
+	httpapi.NoteError(h.log, r, err)
+	httpapi.SetRetryAfter(w, e.status)
 	w.Header().Set("Cache-Control", "no-store")
-	countIntakeError(h.m, e)
-	WriteJSON(w, e.status, e)
+	countIntakeError(h.Metrics, e)
+	httpapi.WriteJSON(w, e.status, e)
 }
 
-// intakeErrorOf is the intake's answer to err (answerFor of its kind): its
+// intakeErrorOf is the intake's answer to err (AnswerFor of its kind): its
 // code and the members that explain it.
 func intakeErrorOf(err error) intakeError {
-	a := answerFor(application.KindOf(err))
+	a := httpapi.AnswerFor(application.KindOf(err))
 	e := intakeError{status: a.Status, Error: a.Intake, Message: a.Detail}
 	var (
 		ve *domain.ValidationError
@@ -179,7 +180,7 @@ func intakeErrorOf(err error) intakeError {
 			e.LineItemIDs[i] = strconv.FormatInt(id, 10)
 		}
 	case errors.As(err, &se):
-		e.Message, e.Missing = "the API key "+se.Error(), scopeNames(se.Missing)
+		e.Message, e.Missing = "the API key "+se.Error(), httpapi.ScopeNames(se.Missing)
 	}
 	return e
 }

@@ -1,4 +1,4 @@
-package httpapi
+package intake
 
 import (
 	"bytes"

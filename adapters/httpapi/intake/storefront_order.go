@@ -1,4 +1,4 @@
-package httpapi
+package intake
 
 import (
 	"encoding/json"
@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"time"
 
+	"github.com/acme3pl/fulfillment/adapters/httpapi"
 	"github.com/acme3pl/fulfillment/domain"
 	"github.com/acme3pl/fulfillment/domain/intake"
 	"github.com/acme3pl/fulfillment/domain/shipping"
@@ -116,7 +117,7 @@ func DecodeStorefrontOrder(body []byte) (intake.StorefrontOrder, error) {
 	}
 	order.Lines = make([]intake.StorefrontLine, len(*p.LineItems))
 	for i, l := range *p.LineItems {
-		quantity, ok := jsonInteger(l.Quantity)
+		quantity, ok := httpapi.JSONInteger(l.Quantity)
 		if !ok {
 			return order, domain.Invalid(fmt.Sprintf("line_items[%d].quantity", i), "must be an integer")
 		}

@@ -1,10 +1,11 @@
-package httpapi
+package access
 
 import (
 	"net/http"
 
 	"github.com/gorilla/mux"
 
+	"github.com/acme3pl/fulfillment/adapters/httpapi"
 	accessapp "github.com/acme3pl/fulfillment/application/access"
 	"github.com/acme3pl/fulfillment/domain"
 )
@@ -54,29 +55,31 @@ func warehouseDTO(w domain.Warehouse) WarehouseDTO {
 }
 
 // Warehouses serves GET /v0/warehouses.
-type Warehouses struct{ group[accessapp.UseCases] }
+type Warehouses struct {
+	httpapi.Group[accessapp.UseCases]
+}
 
 // NewWarehouses builds the warehouse routes.
-func NewWarehouses(app *accessapp.UseCases, auth Authenticator, errs ErrorMapper) *Warehouses {
-	return &Warehouses{newGroup(app, auth, errs, nil)}
+func NewWarehouses(app *accessapp.UseCases, auth httpapi.Authenticator, errs httpapi.ErrorMapper) *Warehouses {
+	return &Warehouses{httpapi.NewGroup(app, auth, errs, nil)}
 }
 
 // Register implements Routes.
 func (h *Warehouses) Register(r *mux.Router) {
-	r.Handle("/v0/warehouses", h.auth.RequireScope(domain.ScopeLocations, h.list)).Methods(http.MethodGet)
+	r.Handle("/v0/warehouses", h.Auth.RequireScope(domain.ScopeLocations, h.list)).Methods(http.MethodGet)
 }
 
 func (h *Warehouses) list(w http.ResponseWriter, r *http.Request) {
-	page, err := ParsePage(r.URL.Query())
+	page, err := httpapi.ParsePage(r.URL.Query())
 	if err != nil {
-		h.errors.Write(w, r, err)
+		h.Errors.Write(w, r, err)
 		return
 	}
-	org := PrincipalFrom(r.Context()).OrganizationID
-	res, err := h.app.ListWarehouses.Handle(r.Context(), accessapp.ListWarehouses{OrganizationID: org, Page: page})
+	org := httpapi.PrincipalFrom(r.Context()).OrganizationID
+	res, err := h.App.ListWarehouses.Handle(r.Context(), accessapp.ListWarehouses{OrganizationID: org, Page: page})
 	if err != nil {
-		h.errors.Write(w, r, err)
+		h.Errors.Write(w, r, err)
 		return
 	}
-	writePage(w, r, page, res, warehouseDTO)
+	httpapi.WritePage(w, r, page, res, warehouseDTO)
 }

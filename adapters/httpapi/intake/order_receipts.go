@@ -1,4 +1,4 @@
-package httpapi
+package intake
 
 import (
 	"net/http"
@@ -8,6 +8,7 @@ import (
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/trace"
 
+	"github.com/acme3pl/fulfillment/adapters/httpapi"
 	"github.com/acme3pl/fulfillment/adapters/resources"
 	"github.com/acme3pl/fulfillment/application"
 	intakeapp "github.com/acme3pl/fulfillment/application/intake"
@@ -19,19 +20,19 @@ import (
 func (h *Storefront) receipt(w http.ResponseWriter, r *http.Request) {
 	id, ok := pathOrderID(r)
 	if !ok {
-		h.errors.Write(w, r, domain.ErrNotFound)
+		h.Errors.Write(w, r, domain.ErrNotFound)
 		return
 	}
-	org := PrincipalFrom(r.Context()).OrganizationID
+	org := httpapi.PrincipalFrom(r.Context()).OrganizationID
 	trace.SpanFromContext(r.Context()).SetAttributes(attribute.String("organization.id", org),
 		attribute.Int64("storefront.order.id", id))
-	rec, err := h.app.GetOrderReceipt.Handle(r.Context(), intakeapp.GetOrderReceipt{OrganizationID: org, OrderID: id})
+	rec, err := h.App.GetOrderReceipt.Handle(r.Context(), intakeapp.GetOrderReceipt{OrganizationID: org, OrderID: id})
 	if err != nil {
-		h.errors.Write(w, r, err)
+		h.Errors.Write(w, r, err)
 		return
 	}
 	w.Header().Set("Cache-Control", "no-store") // a receipt changes with each delivery and replay
-	WriteJSON(w, http.StatusOK, resources.OrderReceiptOf(rec))
+	httpapi.WriteJSON(w, http.StatusOK, resources.OrderReceiptOf(rec))
 }
 
 // pathOrderID reads {orderId}: the decimal form of a positive 64-bit
@@ -48,17 +49,19 @@ func pathOrderID(r *http.Request) (int64, bool) {
 
 // StorefrontOrders serves the operator's routes of failed orders (OAuth,
 // scope shipments): the list of receipts and the replay of a kept body.
-type StorefrontOrders struct{ group[intakeapp.UseCases] }
+type StorefrontOrders struct {
+	httpapi.Group[intakeapp.UseCases]
+}
 
 // NewStorefrontOrders builds the routes.
-func NewStorefrontOrders(app *intakeapp.UseCases, auth Authenticator, errs ErrorMapper) *StorefrontOrders {
-	return &StorefrontOrders{newGroup(app, auth, errs, nil)}
+func NewStorefrontOrders(app *intakeapp.UseCases, auth httpapi.Authenticator, errs httpapi.ErrorMapper) *StorefrontOrders {
+	return &StorefrontOrders{httpapi.NewGroup(app, auth, errs, nil)}
 }
 
 // Register implements Routes. The list shares its path with the intake's
 // POST (another group): the router answers each method from its own group.
 func (h *StorefrontOrders) Register(r *mux.Router) {
-	guard := func(next http.HandlerFunc) http.Handler { return h.auth.RequireScope(domain.ScopeShipments, next) }
+	guard := func(next http.HandlerFunc) http.Handler { return h.Auth.RequireScope(domain.ScopeShipments, next) }
 	r.Handle("/v0/storefront/orders", guard(h.list)).Methods(http.MethodGet)
 	r.Handle("/v0/storefront/orders/{orderId}/replay", guard(h.replay)).Methods(http.MethodPost)
 }
@@ -66,36 +69,36 @@ func (h *StorefrontOrders) Register(r *mux.Router) {
 // list serves GET /v0/storefront/orders.
 func (h *StorefrontOrders) list(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
-	page, err := ParsePage(q)
+	page, err := httpapi.ParsePage(q)
 	if err != nil {
-		h.errors.Write(w, r, err)
+		h.Errors.Write(w, r, err)
 		return
 	}
 	var status, code string
 	if v, ok := q["status"]; ok {
-		if status = last(v); status == "" {
+		if status = httpapi.Last(v); status == "" {
 			status = "-" // present but empty: not a status
 		}
 	}
 	if v, ok := q["error"]; ok {
-		if code = last(v); code == "" {
+		if code = httpapi.Last(v); code == "" {
 			code = "-"
 		}
 	}
 	filter, err := intakeapp.ParseReceiptFilter(status, code)
 	if err != nil {
-		h.errors.Write(w, r, err)
+		h.Errors.Write(w, r, err)
 		return
 	}
-	org := PrincipalFrom(r.Context()).OrganizationID
-	res, err := h.app.ListOrderReceipts.Handle(r.Context(),
+	org := httpapi.PrincipalFrom(r.Context()).OrganizationID
+	res, err := h.App.ListOrderReceipts.Handle(r.Context(),
 		intakeapp.ListOrderReceipts{OrganizationID: org, Filter: filter, Page: page})
 	if err != nil {
-		h.errors.Write(w, r, err)
+		h.Errors.Write(w, r, err)
 		return
 	}
 	w.Header().Set("Cache-Control", "no-store") // receipts change with each delivery and replay
-	writePage(w, r, page, res, resources.OrderReceiptOf)
+	httpapi.WritePage(w, r, page, res, resources.OrderReceiptOf)
 }
 
 // replay serves POST /v0/storefront/orders/{orderId}/replay. It answers as
@@ -106,29 +109,29 @@ func (h *StorefrontOrders) list(w http.ResponseWriter, r *http.Request) {
 func (h *StorefrontOrders) replay(w http.ResponseWriter, r *http.Request) {
 	id, ok := pathOrderID(r)
 	if !ok {
-		h.errors.Write(w, r, domain.ErrNotFound)
+		h.Errors.Write(w, r, domain.ErrNotFound)
 		return
 	}
 	ctx := r.Context()
-	org := PrincipalFrom(ctx).OrganizationID
+	org := httpapi.PrincipalFrom(ctx).OrganizationID
 	traceID := ""
 	if sc := trace.SpanContextFromContext(ctx); sc.HasTraceID() {
 		traceID = sc.TraceID().String()
 	}
 	trace.SpanFromContext(ctx).SetAttributes(attribute.String("organization.id", org),
 		attribute.Int64("storefront.order.id", id))
-	res, err := h.app.ReplayStorefrontOrder.Handle(ctx, intakeapp.ReplayStorefrontOrder{
+	res, err := h.App.ReplayStorefrontOrder.Handle(ctx, intakeapp.ReplayStorefrontOrder{
 		OrganizationID: org, OrderID: id, TraceID: traceID,
 	})
 	w.Header().Set("Cache-Control", "no-store")
 	if err != nil {
 		if application.KindOf(err).Refused() {
 			e := intakeErrorOf(err)
-			noteError(h.errors.Log, r, err)
-			WriteJSON(w, e.status, e)
+			httpapi.NoteError(h.Errors.Log, r, err)
+			httpapi.WriteJSON(w, e.status, e)
 			return
 		}
-		h.errors.Write(w, r, err)
+		h.Errors.Write(w, r, err)
 		return
 	}
 	out := intakeResult{Success: true, Duplicate: res.Duplicate, Skipped: string(res.Skipped)}
@@ -136,5 +139,5 @@ func (h *StorefrontOrders) replay(w http.ResponseWriter, r *http.Request) {
 		trace.SpanFromContext(ctx).SetAttributes(attribute.String("shipment.id", res.ShipmentID))
 		out.ShipmentID = &res.ShipmentID
 	}
-	WriteJSON(w, http.StatusOK, out)
+	httpapi.WriteJSON(w, http.StatusOK, out)
 }

@@ -1,4 +1,4 @@
-package httpapi
+package invoicing
 
 import (
 	"context"
@@ -11,6 +11,7 @@ import (
 
 	"github.com/gorilla/mux"
 
+	"github.com/acme3pl/fulfillment/adapters/httpapi"
 	"github.com/acme3pl/fulfillment/adapters/resources"
 	invoicingapp "github.com/acme3pl/fulfillment/application/invoicing"
 	"github.com/acme3pl/fulfillment/domain"
@@ -19,18 +20,18 @@ import (
 
 // InvoiceCharges serves GET /v0/invoices/{id}/charges.
 type InvoiceCharges struct {
-	group[invoicingapp.UseCases]
+	httpapi.Group[invoicingapp.UseCases]
 	stall time.Duration // how long a download may wait for its client to read a chunk; 0: ExportStallTimeout
 }
 
 // NewInvoiceCharges builds the route.
-func NewInvoiceCharges(app *invoicingapp.UseCases, auth Authenticator, errs ErrorMapper) *InvoiceCharges {
-	return &InvoiceCharges{group: newGroup(app, auth, errs, nil)}
+func NewInvoiceCharges(app *invoicingapp.UseCases, auth httpapi.Authenticator, errs httpapi.ErrorMapper) *InvoiceCharges {
+	return &InvoiceCharges{Group: httpapi.NewGroup(app, auth, errs, nil)}
 }
 
 // Register implements Routes.
 func (h *InvoiceCharges) Register(r *mux.Router) {
-	r.Handle("/v0/invoices/{id}/charges", h.auth.RequireScopeStreamed(domain.ScopeInvoices, h.list)).Methods(http.MethodGet)
+	r.Handle("/v0/invoices/{id}/charges", h.Auth.RequireScopeStreamed(domain.ScopeInvoices, h.list)).Methods(http.MethodGet)
 }
 
 // wantsCSV reads the format asked: ?format=csv or json, else an Accept
@@ -62,19 +63,19 @@ func wantsCSV(r *http.Request) (bool, error) {
 
 func (h *InvoiceCharges) list(w http.ResponseWriter, r *http.Request) {
 	csvOut, err := wantsCSV(r)
-	p := readQuery(r.URL.Query())
-	page := ports.Page{Take: DefaultTake}
+	p := httpapi.ReadQuery(r.URL.Query())
+	page := ports.Page{Take: httpapi.DefaultTake}
 	if !csvOut {
-		page = p.pageUpTo(invoicingapp.MaxChargesTake)
+		page = p.PageUpTo(invoicingapp.MaxChargesTake)
 	}
 	if err == nil {
-		err = p.err()
+		err = p.Err()
 	}
 	if err != nil {
-		h.errors.Write(w, r, err)
+		h.Errors.Write(w, r, err)
 		return
 	}
-	in := invoicingapp.ListInvoiceCharges{OrganizationID: PrincipalFrom(r.Context()).OrganizationID, InvoiceID: mux.Vars(r)["id"], Page: page}
+	in := invoicingapp.ListInvoiceCharges{OrganizationID: httpapi.PrincipalFrom(r.Context()).OrganizationID, InvoiceID: mux.Vars(r)["id"], Page: page}
 	if csvOut {
 		h.writeCSV(w, r, in)
 		return
@@ -85,13 +86,13 @@ func (h *InvoiceCharges) list(w http.ResponseWriter, r *http.Request) {
 		out = append(out, dto)
 		return err
 	}
-	more, err := h.app.ListInvoiceCharges.Handle(r.Context(), in)
+	more, err := h.App.ListInvoiceCharges.Handle(r.Context(), in)
 	if err != nil {
-		h.errors.Write(w, r, err)
+		h.Errors.Write(w, r, err)
 		return
 	}
-	SetNextLink(w, r, page, more)
-	WriteJSON(w, http.StatusOK, out)
+	httpapi.SetNextLink(w, r, page, more)
+	httpapi.WriteJSON(w, http.StatusOK, out)
 }
 
 // errStreamed marks an error met after the CSV's first row was sent: the
@@ -176,9 +177,9 @@ func (h *InvoiceCharges) writeCSV(w http.ResponseWriter, r *http.Request, in inv
 		}
 		return nil
 	}
-	_, err := h.app.ListInvoiceCharges.Handle(ctx, in)
+	_, err := h.App.ListInvoiceCharges.Handle(ctx, in)
 	if err != nil && !started {
-		h.errors.Write(w, r, err)
+		h.Errors.Write(w, r, err)
 		return
 	}
 	if err == nil {
@@ -192,9 +193,9 @@ func (h *InvoiceCharges) writeCSV(w http.ResponseWriter, r *http.Request, in inv
 	}
 	if lost != nil || r.Context().Err() != nil {
 		// The client went away or stopped reading: not a fault (499).
-		recordFrom(r.Context()).setError(domain.KindClientGone)
+		httpapi.RecordErrorKind(r.Context(), domain.KindClientGone)
 	} else {
-		noteError(h.errors.Log, r, err)
+		httpapi.NoteError(h.Errors.Log, r, err)
 	}
 	panic(http.ErrAbortHandler) // the status is sent: cut the answer short rather than end it as if complete
 }

@@ -1,10 +1,11 @@
-package httpapi
+package shipping
 
 import (
 	"net/http"
 
 	"github.com/gorilla/mux"
 
+	"github.com/acme3pl/fulfillment/adapters/httpapi"
 	"github.com/acme3pl/fulfillment/adapters/resources"
 	shippingapp "github.com/acme3pl/fulfillment/application/shipping"
 	"github.com/acme3pl/fulfillment/domain"
@@ -31,38 +32,40 @@ type StockLevelDTO struct {
 }
 
 // Inventory serves GET /v0/products and GET /v0/cartons (scope inventory).
-type Inventory struct{ group[shippingapp.UseCases] }
+type Inventory struct {
+	httpapi.Group[shippingapp.UseCases]
+}
 
 // NewInventory builds the inventory routes.
-func NewInventory(app *shippingapp.UseCases, auth Authenticator, errs ErrorMapper) *Inventory {
-	return &Inventory{newGroup(app, auth, errs, nil)}
+func NewInventory(app *shippingapp.UseCases, auth httpapi.Authenticator, errs httpapi.ErrorMapper) *Inventory {
+	return &Inventory{httpapi.NewGroup(app, auth, errs, nil)}
 }
 
 // Register implements Routes.
 func (h *Inventory) Register(r *mux.Router) {
-	r.Handle("/v0/products", h.auth.RequireScope(domain.ScopeInventory, h.lister(shipping.KindProduct))).Methods(http.MethodGet)
-	r.Handle("/v0/cartons", h.auth.RequireScope(domain.ScopeInventory, h.lister(shipping.KindCarton))).Methods(http.MethodGet)
+	r.Handle("/v0/products", h.Auth.RequireScope(domain.ScopeInventory, h.lister(shipping.KindProduct))).Methods(http.MethodGet)
+	r.Handle("/v0/cartons", h.Auth.RequireScope(domain.ScopeInventory, h.lister(shipping.KindCarton))).Methods(http.MethodGet)
 }
 
 func (h *Inventory) lister(kind shipping.ItemKind) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		q := r.URL.Query()
-		page, err := ParsePage(q)
+		page, err := httpapi.ParsePage(q)
 		if err != nil {
-			h.errors.Write(w, r, err)
+			h.Errors.Write(w, r, err)
 			return
 		}
 		var sku string
 		if v, ok := q["sku"]; ok {
-			sku = last(v)
+			sku = httpapi.Last(v)
 		}
-		org := PrincipalFrom(r.Context()).OrganizationID
-		res, err := h.app.ListStock.Handle(r.Context(), shippingapp.ListStock{OrganizationID: org, Kind: kind, SKU: sku, Page: page})
+		org := httpapi.PrincipalFrom(r.Context()).OrganizationID
+		res, err := h.App.ListStock.Handle(r.Context(), shippingapp.ListStock{OrganizationID: org, Kind: kind, SKU: sku, Page: page})
 		if err != nil {
-			h.errors.Write(w, r, err)
+			h.Errors.Write(w, r, err)
 			return
 		}
-		writePage(w, r, page, res, inventoryItemDTO)
+		httpapi.WritePage(w, r, page, res, inventoryItemDTO)
 	}
 }
 

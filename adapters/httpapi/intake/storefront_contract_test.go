@@ -1,4 +1,4 @@
-package httpapi_test
+package intake_test
 
 import (
 	"bytes"
@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/acme3pl/fulfillment/adapters/httpapi"
+	intakehttp "github.com/acme3pl/fulfillment/adapters/httpapi/intake"
 	"github.com/acme3pl/fulfillment/domain"
 	"github.com/acme3pl/fulfillment/domain/intake"
 	"github.com/acme3pl/fulfillment/domain/shipping"
@@ -222,7 +222,7 @@ func contractTypes(root jsonNode) string {
 func checkAsContract(t *testing.T, body []byte) {
 	t.Helper()
 	want, refusal := contractOrder(t, body)
-	got, err := httpapi.DecodeStorefrontOrder(body)
+	got, err := intakehttp.DecodeStorefrontOrder(body)
 	var ve *domain.ValidationError
 	if err != nil && !errors.As(err, &ve) {
 		t.Fatalf("%q: refusal %v is not a validation error", body, err)
