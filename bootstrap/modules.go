@@ -186,7 +186,7 @@ var ApplicationModule = fx.Module("application",
 				Environment: cfg.Environment}
 		},
 		func(cfg Config) intakeapp.Settings {
-			return intakeapp.Settings{DecodeStorefrontOrder: httpapi.DecodeStorefrontOrder, FailedOrderRetention: cfg.FailedOrderRetention}
+			return intakeapp.Settings{FailedOrderRetention: cfg.FailedOrderRetention}
 		},
 		func(billing billingapp.Deps) application.RateCardSeeder { return billingapp.SeedRateCards(billing) },
 		fx.Annotate(billingapp.NewReportBilling, fx.As(new(ports.ReportBilling))),

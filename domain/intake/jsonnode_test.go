@@ -1,4 +1,4 @@
-package httpapi_test
+package intake_test
 
 import (
 	"encoding/json"
