@@ -33,8 +33,8 @@ const ReplayedTraceKey = attribute.Key("fulfillment.replay.failed_trace_id")
 // ReplayStorefrontOrderHandler replays failed orders.
 //
 // The replay is a delivery like the storefront's: the kept body is decoded
-// by the storefront route's decoder (intake.DecodeStorefrontOrder) and handed to the intake's own use case, which
-// claims the receipt row, so that exactly-once is the intake's — a replay
+// as the storefront route decodes it (intake.DecodeStorefrontOrder) and
+// handed to the intake's own use case, which claims the receipt row, so that exactly-once is the intake's — a replay
 // racing a redelivery, another replay or another replica makes at most one
 // shipment, and whoever comes second answers duplicate. The replay counts
 // as an attempt and its trace becomes the receipt's; its span links to the

@@ -176,6 +176,7 @@ var errTooDeep = errors.New("exceeded max depth")
 // the wrong type is left as if it were absent, so that what a refusal
 // carries (decoded from other members) was read unambiguously.
 func decodePayload(body []byte, v reflect.Value, plan *payloadPlan) payloadFaults {
+	body = spaced(body)
 	w := payloadWalk{dec: json.NewDecoder(bytes.NewReader(body)), body: body}
 	w.faults.top = plan
 	var err error
@@ -200,6 +201,39 @@ func decodePayload(body []byte, v reflect.Value, plan *payloadPlan) payloadFault
 		return payloadFaults{notJSON: true, top: plan}
 	}
 	return w.faults
+}
+
+// spaced is body with a space before each ',', ':', '}' and ']' outside
+// its strings: the same JSON, or the same not JSON (white space between
+// tokens means nothing; a string's bytes are left as they are), which
+// encoding/json's Decoder reads with a few allocations fewer per value.
+// It reads each value by itself, as if it stood alone, and a byte other
+// than white space right after a number, a string or a literal makes it
+// build an error (a *SyntaxError, its message quoted), which it then drops
+// (golang/go#56299): four allocations per member name and per value,
+// which were nine tenths of the walk's.
+func spaced(body []byte) []byte {
+	out := make([]byte, 0, len(body)+len(body)/2)
+	for i := 0; i < len(body); i++ {
+		switch c := body[i]; c {
+		case '"': // copy the string through its closing quote (or the body's end)
+			j := i + 1
+			for j < len(body) && body[j] != '"' {
+				if body[j] == '\\' {
+					j++
+				}
+				j++
+			}
+			j = min(j+1, len(body))
+			out = append(out, body[i:j]...)
+			i = j - 1
+		case ',', ':', '}', ']':
+			out = append(out, ' ', c)
+		default:
+			out = append(out, c)
+		}
+	}
+	return out
 }
 
 // payloadWalk is one walk over a body's tokens.
