@@ -8,7 +8,6 @@ import (
 	"io"
 	"reflect"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/acme3pl/fulfillment/domain"
 )
@@ -27,106 +26,6 @@ import (
 // encoding/json would decode by guessing: a member given twice in its
 // object (encoding/json merges the two), a string member that is not valid
 // UTF-8 (encoding/json replaces the bytes by U+FFFD).
-
-// payloadKind is the JSON type a payload field is read from.
-type payloadKind uint8
-
-const (
-	payloadRaw    payloadKind = iota // json.RawMessage: any value, kept as sent
-	payloadString                    // string
-	payloadBool                      // bool
-	payloadInt                       // int64, read from its digits (never through float64)
-	payloadObject                    // a struct
-	payloadArray                     // a slice of structs
-)
-
-// jsonType names the JSON type a member of kind k must have, as a refusal
-// says it.
-func (k payloadKind) jsonType() string {
-	switch k {
-	case payloadString:
-		return "a JSON string"
-	case payloadBool:
-		return "a JSON boolean"
-	case payloadInt:
-		return "a 64-bit integer"
-	case payloadArray:
-		return "a JSON array"
-	}
-	return "a JSON object"
-}
-
-// payloadPlan is what the walk knows of a payload struct, read once from
-// its type: its fields in order, each with its member's name.
-type payloadPlan struct {
-	fields []payloadField
-}
-
-type payloadField struct {
-	name  string // the json tag's
-	index int    // in the struct
-	kind  payloadKind
-	ptr   bool         // the field is a pointer to its kind's type
-	elem  *payloadPlan // payloadObject, payloadArray: the struct's plan
-}
-
-var rawMessageType = reflect.TypeFor[json.RawMessage]()
-
-// planPayload reads the plan of struct type t (and of the structs it
-// holds). A field the walk cannot read by its type alone is a programming
-// error: it panics, when the package's variables are initialized.
-func planPayload(t reflect.Type) *payloadPlan {
-	p := &payloadPlan{}
-	for i := range t.NumField() {
-		sf := t.Field(i)
-		name, _, _ := strings.Cut(sf.Tag.Get("json"), ",")
-		if name == "" || name == "-" {
-			panic(fmt.Sprintf("payload field %s.%s has no member name in its json tag", t, sf.Name))
-		}
-		f := payloadField{name: name, index: i}
-		ft := sf.Type
-		if ft.Kind() == reflect.Pointer && ft != rawMessageType {
-			f.ptr, ft = true, ft.Elem()
-		}
-		switch {
-		case sf.Type == rawMessageType:
-			f.kind = payloadRaw
-		case ft.Kind() == reflect.String:
-			f.kind = payloadString
-		case ft.Kind() == reflect.Bool:
-			f.kind = payloadBool
-		case ft.Kind() == reflect.Int64:
-			f.kind = payloadInt
-		case ft.Kind() == reflect.Struct:
-			f.kind, f.elem = payloadObject, planPayload(ft)
-		case ft.Kind() == reflect.Slice && ft.Elem().Kind() == reflect.Struct:
-			f.kind, f.elem = payloadArray, planPayload(ft.Elem())
-		default:
-			panic(fmt.Sprintf("payload field %s.%s: the walk cannot read a %s", t, sf.Name, sf.Type))
-		}
-		if len(p.fields) == 64 {
-			panic(fmt.Sprintf("payload struct %s has more than 64 fields", t)) // the walk's sets are uint64
-		}
-		p.fields = append(p.fields, f)
-	}
-	return p
-}
-
-// field is the index of the field member name maps to, as encoding/json
-// maps it; -1 when none does.
-func (p *payloadPlan) field(name string) int {
-	for k := range p.fields {
-		if p.fields[k].name == name {
-			return k
-		}
-	}
-	for k := range p.fields {
-		if strings.EqualFold(p.fields[k].name, name) {
-			return k
-		}
-	}
-	return -1
-}
 
 // payloadFaults is what a walk found wrong with a body, besides what it
 // decoded.
@@ -201,39 +100,6 @@ func decodePayload(body []byte, v reflect.Value, plan *payloadPlan) payloadFault
 		return payloadFaults{notJSON: true, top: plan}
 	}
 	return w.faults
-}
-
-// spaced is body with a space before each ',', ':', '}' and ']' outside
-// its strings: the same JSON, or the same not JSON (white space between
-// tokens means nothing; a string's bytes are left as they are), which
-// encoding/json's Decoder reads with a few allocations fewer per value.
-// It reads each value by itself, as if it stood alone, and a byte other
-// than white space right after a number, a string or a literal makes it
-// build an error (a *SyntaxError, its message quoted), which it then drops
-// (golang/go#56299): four allocations per member name and per value,
-// which were nine tenths of the walk's.
-func spaced(body []byte) []byte {
-	out := make([]byte, 0, len(body)+len(body)/2)
-	for i := 0; i < len(body); i++ {
-		switch c := body[i]; c {
-		case '"': // copy the string through its closing quote (or the body's end)
-			j := i + 1
-			for j < len(body) && body[j] != '"' {
-				if body[j] == '\\' {
-					j++
-				}
-				j++
-			}
-			j = min(j+1, len(body))
-			out = append(out, body[i:j]...)
-			i = j - 1
-		case ',', ':', '}', ']':
-			out = append(out, ' ', c)
-		default:
-			out = append(out, c)
-		}
-	}
-	return out
 }
 
 // payloadWalk is one walk over a body's tokens.
@@ -423,41 +289,6 @@ func (w *payloadWalk) next() byte {
 	return rest[0]
 }
 
-// trimSeparators cuts white space, ':' and ',' at the start of b: what
-// stands between a token the decoder returned and the next.
-func trimSeparators(b []byte) []byte {
-	for len(b) > 0 {
-		switch b[0] {
-		case ' ', '\t', '\n', '\r', ':', ',':
-			b = b[1:]
-		default:
-			return b
-		}
-	}
-	return b
-}
-
-// nesting is how deep arrays and objects nest in raw, valid JSON.
-func nesting(raw []byte) int {
-	depth, most := 0, 0
-	for i := 0; i < len(raw); i++ {
-		switch raw[i] {
-		case '"':
-			for i++; raw[i] != '"'; i++ {
-				if raw[i] == '\\' {
-					i++
-				}
-			}
-		case '{', '[':
-			depth++
-			most = max(most, depth)
-		case '}', ']':
-			depth--
-		}
-	}
-	return most
-}
-
 // mistyped keeps the first member of the wrong JSON type, named as
 // encoding/json names it: its path without indices (line_items.sku), or
 // the array's member for an element (line_items).
@@ -497,50 +328,4 @@ func (w *payloadWalk) unclear(member, reason string) {
 	}
 	b.WriteString(member)
 	w.faults.unclear = &domain.ValidationError{Field: b.String(), Reason: reason}
-}
-
-// validJSONText tells whether a JSON string's raw contents (between the
-// quotes) are valid UTF-8 whose escapes name Unicode scalar values: what
-// encoding/json decodes without replacing anything by U+FFFD.
-func validJSONText(raw []byte) bool {
-	if !utf8.Valid(raw) {
-		return false
-	}
-	for i := 0; i < len(raw); i++ {
-		if raw[i] != '\\' {
-			continue
-		}
-		i++
-		if raw[i] != 'u' {
-			continue
-		}
-		r := hex4(raw[i+1:])
-		i += 4
-		switch {
-		case r < 0xD800 || r > 0xDFFF:
-		case r <= 0xDBFF && i+6 < len(raw) && raw[i+1] == '\\' && raw[i+2] == 'u' &&
-			hex4(raw[i+3:]) >= 0xDC00 && hex4(raw[i+3:]) <= 0xDFFF:
-			i += 6 // a surrogate pair
-		default:
-			return false
-		}
-	}
-	return true
-}
-
-// hex4 reads the four hex digits of a \u escape (valid JSON).
-func hex4(b []byte) rune {
-	var r rune
-	for _, c := range b[:4] {
-		switch {
-		case c <= '9':
-			c -= '0'
-		case c >= 'a':
-			c -= 'a' - 10
-		default:
-			c -= 'A' - 10
-		}
-		r = r<<4 | rune(c)
-	}
-	return r
 }

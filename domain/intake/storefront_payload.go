@@ -13,7 +13,7 @@ import (
 
 // orderPayload is the storefront's order payload as far as the intake reads
 // it (docs/storefront-intake.md): each field's json tag is the member's
-// name, its Go type the JSON type the member must have (payload_json.go).
+// name, its Go type the JSON type the member must have (payload_plan.go).
 // Integers are int64, read from their digits. Members not mapped here are
 // skipped whatever they hold.
 type orderPayload struct {
