@@ -137,7 +137,7 @@ func (w *payloadWalk) object(v reflect.Value, plan *payloadPlan) (repeated uint6
 		name, _ := tok.(string) // in a member's place the decoder reads a name or fails
 		k := plan.field(name)
 		if k < 0 {
-			if _, err := w.value(&skipped{}); err != nil {
+			if err := w.skip(); err != nil {
 				return 0, err
 			}
 			continue
@@ -259,6 +259,9 @@ func (w *payloadWalk) array(fv reflect.Value, f *payloadField) error {
 func (w *payloadWalk) value(target any) ([]byte, error) {
 	start := w.dec.InputOffset()
 	err := w.dec.Decode(target)
+	if target == nil && isNilTarget(err) {
+		err = nil // skip's: the value was read
+	}
 	if err != nil && !isTypeError(err) {
 		return nil, err
 	}
@@ -270,6 +273,28 @@ func (w *payloadWalk) value(target any) ([]byte, error) {
 		return nil, errTooDeep
 	}
 	return raw, err
+}
+
+// skip reads the next value and throws it away. An array or an object is
+// read once, by the decoder's reading of its extent: Decode(nil) reads the
+// value, then refuses the nil target, which spares the second pass over it
+// that decoding into a target makes (should a decoder refuse nil before
+// reading, the value is read into a target after all).
+func (w *payloadWalk) skip() error {
+	if c := w.next(); c == '{' || c == '[' {
+		start := w.dec.InputOffset()
+		if _, err := w.value(nil); err != nil || w.dec.InputOffset() > start {
+			return err
+		}
+	}
+	_, err := w.value(&skipped{})
+	return err
+}
+
+// isNilTarget tells whether err is Decode's refusal of a nil target.
+func isNilTarget(err error) bool {
+	var iu *json.InvalidUnmarshalError
+	return errors.As(err, &iu)
 }
 
 // isTypeError tells whether err is encoding/json's refusal of a value of
