@@ -71,7 +71,8 @@ const maxNesting = 10000
 var errTooDeep = errors.New("exceeded max depth")
 
 // decodePayload decodes body into v, a struct of plan, by one walk over
-// its tokens, and returns what it found wrong. A member given twice or of
+// its tokens (read from a spaced copy of it, payload_bytes.go), and
+// returns what it found wrong. A member given twice or of
 // the wrong type is left as if it were absent, so that what a refusal
 // carries (decoded from other members) was read unambiguously.
 func decodePayload(body []byte, v reflect.Value, plan *payloadPlan) payloadFaults {
