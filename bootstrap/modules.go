@@ -192,7 +192,7 @@ var ApplicationModule = fx.Module("application",
 				Environment: cfg.Environment}
 		},
 		func(cfg Config) intakeapp.Settings {
-			return intakeapp.Settings{DecodeStorefrontOrder: intakehttp.DecodeStorefrontOrder, FailedOrderRetention: cfg.FailedOrderRetention}
+			return intakeapp.Settings{FailedOrderRetention: cfg.FailedOrderRetention}
 		},
 		fx.Annotate(billingapp.NewSeedBilling, fx.As(new(ports.SeedBilling))),
 		fx.Annotate(billingapp.NewReportBilling, fx.As(new(ports.ReportBilling))),

@@ -44,7 +44,7 @@ func NewApp(db *DB, env domain.Environment, clock *Clock, tracer trace.Tracer) *
 		Access:    accessapp.New(d, KeyGenerator{}),
 		Shipping:  shippingapp.New(d),
 		Warehouse: warehouseapp.New(d, Billing{}),
-		Intake:    intakeapp.New(d, intakeapp.Settings{DecodeStorefrontOrder: DecodeOrder, FailedOrderRetention: 24 * time.Hour}),
+		Intake:    intakeapp.New(d, intakeapp.Settings{FailedOrderRetention: 24 * time.Hour}),
 		Invoicing: invoicingapp.New(d),
 	}
 }

@@ -6,7 +6,6 @@ package apptest
 import (
 	"cmp"
 	"context"
-	"encoding/json"
 	"fmt"
 	"slices"
 	"time"
@@ -278,26 +277,4 @@ func IntakeOrder(id int64, lines ...intake.StorefrontLine) intake.StorefrontOrde
 // IntakeLine is a storefront line that requires shipping.
 func IntakeLine(id int64, sku string, qty int64) intake.StorefrontLine {
 	return intake.StorefrontLine{ID: id, SKU: sku, Quantity: qty, RequiresShipping: true}
-}
-
-// DecodeOrder stands for the HTTP adapter's decoder: {"id": N, "skus":
-// [...]} is the order N of IntakeOrder with one line per SKU, checked;
-// "bad": true makes it unreadable, its ID read.
-func DecodeOrder(body []byte) (intake.StorefrontOrder, error) {
-	var v struct {
-		ID   int64    `json:"id"`
-		SKUs []string `json:"skus"`
-		Bad  bool     `json:"bad"`
-	}
-	if err := json.Unmarshal(body, &v); err != nil {
-		return intake.StorefrontOrder{}, domain.Invalid("body", "is not valid JSON")
-	}
-	o := IntakeOrder(v.ID)
-	for i, sku := range v.SKUs {
-		o.Lines = append(o.Lines, IntakeLine(int64(i+1), sku, 1))
-	}
-	if v.Bad {
-		return intake.StorefrontOrder{ID: v.ID}, domain.Invalid("test", "must be a boolean")
-	}
-	return o, o.Check()
 }

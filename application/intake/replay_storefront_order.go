@@ -13,13 +13,6 @@ import (
 	"github.com/acme3pl/fulfillment/ports"
 )
 
-// StorefrontOrderDecoder reads a storefront order's body as the intake
-// reads it (the HTTP adapter's decoder): the order, checked
-// (intake.StorefrontOrder.Check), or why it cannot be read or is refused
-// (a *domain.ValidationError; the order's ID and number are set when they
-// could be read).
-type StorefrontOrderDecoder func(body []byte) (intake.StorefrontOrder, error)
-
 // ReplayStorefrontOrder runs the kept body of a failed order through the
 // intake again, as a new delivery of the organization would run.
 type ReplayStorefrontOrder struct {
@@ -40,8 +33,8 @@ const ReplayedTraceKey = attribute.Key("fulfillment.replay.failed_trace_id")
 // ReplayStorefrontOrderHandler replays failed orders.
 //
 // The replay is a delivery like the storefront's: the kept body is decoded
-// by the intake's decoder and handed to the intake's own use case, which
-// claims the receipt row, so that exactly-once is the intake's — a replay
+// as the storefront route decodes it (intake.DecodeStorefrontOrder) and
+// handed to the intake's own use case, which claims the receipt row, so that exactly-once is the intake's — a replay
 // racing a redelivery, another replay or another replica makes at most one
 // shipment, and whoever comes second answers duplicate. The replay counts
 // as an attempt and its trace becomes the receipt's; its span links to the
@@ -50,15 +43,13 @@ type ReplayStorefrontOrderHandler struct {
 	receipts ports.OrderReceiptRepository // on the pool
 	intake   application.Handler[ReceiveStorefrontOrder, StorefrontOrderResult]
 	refuse   application.Handler[RefuseStorefrontOrder, struct{}]
-	decode   StorefrontOrderDecoder
 }
 
 // NewReplayStorefrontOrderHandler builds the handler.
 func NewReplayStorefrontOrderHandler(receipts ports.OrderReceiptRepository,
 	intake application.Handler[ReceiveStorefrontOrder, StorefrontOrderResult], refuse application.Handler[RefuseStorefrontOrder, struct{}],
-	decode StorefrontOrderDecoder,
 ) *ReplayStorefrontOrderHandler {
-	return &ReplayStorefrontOrderHandler{receipts: receipts, intake: intake, refuse: refuse, decode: decode}
+	return &ReplayStorefrontOrderHandler{receipts: receipts, intake: intake, refuse: refuse}
 }
 
 // Handle replays the order: domain.ErrNotFound when the organization has
@@ -78,7 +69,7 @@ func (h *ReplayStorefrontOrderHandler) Handle(ctx context.Context, c ReplayStore
 		return StorefrontOrderResult{}, fmt.Errorf("replay order %d: %w", c.OrderID, intake.ErrPayloadNotKept)
 	}
 	linkFailedDelivery(ctx, rec.TraceID())
-	order, refused := h.decode(body)
+	order, refused := intake.DecodeStorefrontOrder(body)
 	if refused != nil {
 		// Refused as a delivery of these bytes is: recorded when its ID
 		// could be read.

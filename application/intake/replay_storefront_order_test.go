@@ -22,14 +22,26 @@ import (
 	"github.com/acme3pl/fulfillment/ports"
 )
 
+// orderBody is the storefront's body of apptest.IntakeOrder(id) with one
+// line of quantity 1 per SKU (apptest.IntakeLine, IDs from 1).
 func orderBody(id int64, skus ...string) []byte {
-	b, _ := json.Marshal(map[string]any{"id": id, "skus": skus})
+	lines := make([]map[string]any, len(skus))
+	for i, sku := range skus {
+		lines[i] = map[string]any{"id": i + 1, "sku": sku, "quantity": 1, "requires_shipping": true}
+	}
+	b, err := json.Marshal(map[string]any{"id": id, "order_number": 1042, "note": "Bitte klingeln 🙏",
+		"shipping_address": map[string]any{"name": "Zoë Müller", "company": "", "address1": "Straße des 17. Juni 135",
+			"city": "Berlin", "zip": "10623", "country_code": "DE", "phone": "+49 30 1234567"},
+		"line_items": lines, "email": "zoe@example.org"})
+	if err != nil {
+		panic(err)
+	}
 	return b
 }
 
 // deliverBody is a storefront delivery of body, as the HTTP adapter makes it.
 func deliverBody(app *apptest.App, trace string, body []byte) (intakeapp.StorefrontOrderResult, error) {
-	o, refused := apptest.DecodeOrder(body)
+	o, refused := intake.DecodeStorefrontOrder(body)
 	if refused != nil {
 		if o.ID > 0 {
 			_, _ = app.Intake.RefuseStorefrontOrder.Handle(context.Background(), intakeapp.RefuseStorefrontOrder{
@@ -64,7 +76,7 @@ func TestFailedDeliveriesKeepTheirBody(t *testing.T) {
 		t.Fatalf("kept %q, want the later body %q", got, second)
 	}
 	// Refused before processing (unreadable, its ID read): kept as well.
-	bad := []byte(`{"id": 12, "bad": true}`)
+	bad := []byte(`{"id": 12, "test": "yes", "line_items": []}`)
 	if _, err := deliverBody(app, "t3", bad); !errors.As(err, new(*domain.ValidationError)) {
 		t.Fatalf("bad delivery: %v", err)
 	}

@@ -28,9 +28,6 @@ type UseCases struct {
 
 // Settings are the intake's own dependencies.
 type Settings struct {
-	// DecodeStorefrontOrder is the intake's decoder of an order's body,
-	// which a replay runs on the kept body.
-	DecodeStorefrontOrder StorefrontOrderDecoder
 	// FailedOrderRetention is how long a failed order's body is kept after
 	// its last delivery (FAILED_ORDER_RETENTION); 0 is the default.
 	FailedOrderRetention time.Duration
@@ -42,7 +39,7 @@ func New(d application.Deps, s Settings) *UseCases {
 		d.UnitOfWork, d.Clock, d.IDs, d.Environment, d.Log), d.Tracer, d.Log)
 	refuse := application.Decorate("RefuseStorefrontOrder", NewRefuseStorefrontOrderHandler(d.UnitOfWork, d.Clock, d.Log), d.Tracer, d.Log)
 	replay := application.Decorate("ReplayStorefrontOrder", NewReplayStorefrontOrderHandler(
-		d.Repos.Receipts, receive, refuse, s.DecodeStorefrontOrder), d.Tracer, d.Log)
+		d.Repos.Receipts, receive, refuse), d.Tracer, d.Log)
 	replayable := application.Decorate("ListReplayableOrders", NewListReplayableOrdersHandler(d.Repos.Receipts), d.Tracer, d.Log)
 	return &UseCases{
 		ReceiveStorefrontOrder: receive,

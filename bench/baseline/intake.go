@@ -25,7 +25,7 @@ import (
 const maxOrderBody = 5 << 20
 
 // order is the part of the storefront's order the service maps
-// (adapters/httpapi/intake/storefront_order.go).
+// (domain/intake/storefront_payload.go).
 type order struct {
 	ID              int64      `json:"id"`
 	OrderNumber     *int64     `json:"order_number"`

@@ -9,8 +9,8 @@ import (
 )
 
 // StorefrontOrder is a storefront order as the intake reads it: the members
-// of the intake's mapping (docs/storefront-intake.md), decoded by the HTTP
-// adapter. Strings are as sent (JSON null is ""). The intake processes an
+// of the intake's mapping (docs/storefront-intake.md), decoded by
+// DecodeStorefrontOrder. Strings are as sent (JSON null is ""). The intake processes an
 // order only once Check has passed it.
 type StorefrontOrder struct {
 	ID              int64

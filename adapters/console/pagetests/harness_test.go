@@ -21,7 +21,6 @@ import (
 
 	"github.com/acme3pl/fulfillment/adapters/console"
 	"github.com/acme3pl/fulfillment/adapters/fixture"
-	httpapi "github.com/acme3pl/fulfillment/adapters/httpapi/intake" // DecodeStorefrontOrder: the intake routes' decoder
 	"github.com/acme3pl/fulfillment/adapters/postgres/pgtest"
 	"github.com/acme3pl/fulfillment/application"
 	billingapp "github.com/acme3pl/fulfillment/application/billing"
@@ -30,6 +29,7 @@ import (
 	shippingapp "github.com/acme3pl/fulfillment/application/shipping"
 	"github.com/acme3pl/fulfillment/bootstrap"
 	"github.com/acme3pl/fulfillment/domain/audit"
+	"github.com/acme3pl/fulfillment/domain/intake"
 	"github.com/acme3pl/fulfillment/domain/operator"
 	"github.com/acme3pl/fulfillment/ports"
 )
@@ -177,7 +177,7 @@ func orderBody(id int64, sku string) []byte {
 // order that fails is recorded as failed with its body kept.
 func (w *world) deliver(t *testing.T, org string, body []byte) error {
 	t.Helper()
-	o, err := httpapi.DecodeStorefrontOrder(body)
+	o, err := intake.DecodeStorefrontOrder(body)
 	if err != nil {
 		t.Fatalf("decode: %v", err)
 	}
@@ -279,7 +279,7 @@ func (w *world) addProduct(t *testing.T, org, id, sku string) {
 // ID.
 func (w *world) take(t *testing.T, org string, body []byte) string {
 	t.Helper()
-	o, err := httpapi.DecodeStorefrontOrder(body)
+	o, err := intake.DecodeStorefrontOrder(body)
 	if err != nil {
 		t.Fatalf("decode: %v", err)
 	}

@@ -18,6 +18,7 @@ import (
 	"github.com/acme3pl/fulfillment/application"
 	intakeapp "github.com/acme3pl/fulfillment/application/intake"
 	"github.com/acme3pl/fulfillment/domain"
+	"github.com/acme3pl/fulfillment/domain/intake"
 	"github.com/acme3pl/fulfillment/ports"
 )
 
@@ -92,7 +93,7 @@ func (h *Storefront) receive(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 
-	order, refused := DecodeStorefrontOrder(body)
+	order, refused := intake.DecodeStorefrontOrder(body)
 	if order.ID > 0 {
 		span.SetAttributes(attribute.Int64("storefront.order.id", order.ID))
 	}

@@ -292,6 +292,27 @@ func TestStorefrontPassesOrganizationAndOrder(t *testing.T) {
 	}
 }
 
+// The decoder reads an order of the route's body limit.
+func TestDecodeStorefrontOrderLargeOrder(t *testing.T) {
+	var b strings.Builder
+	b.WriteString(`{"id":5726128734520,"line_items":[`)
+	const n = 20000
+	for i := range n {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		fmt.Fprintf(&b, `{"id":%d,"sku":"SKU-%d","quantity":%d,"requires_shipping":true,"title":"%s"}`, 14658123456011+i, i%500, 1+i%3, strings.Repeat("x", 150))
+	}
+	b.WriteString(`],"shipping_address":{"name":"A"}}`)
+	if b.Len() > intakehttp.StorefrontBodyLimit || b.Len() < 4<<20 {
+		t.Fatalf("body of %d bytes, want between 4 MiB and the limit", b.Len())
+	}
+	o, err := intake.DecodeStorefrontOrder([]byte(b.String()))
+	if err != nil || len(o.Lines) != n || o.Lines[n-1].SKU != fmt.Sprintf("SKU-%d", (n-1)%500) {
+		t.Fatalf("%d lines, %v", len(o.Lines), err)
+	}
+}
+
 // FuzzDecodeStorefrontOrder feeds arbitrary bodies through the intake's
 // HTTP handler: whatever arrives is answered 200 or 4xx in the intake's
 // shape — never 5xx, never a panic — and what the decoder accepts holds its
@@ -319,7 +340,7 @@ func FuzzDecodeStorefrontOrder(f *testing.F) {
 	h := newIntakeHarness()
 	f.Fuzz(func(t *testing.T, body []byte) {
 		h.received, h.refused = nil, nil
-		o, err := intakehttp.DecodeStorefrontOrder(body)
+		o, err := intake.DecodeStorefrontOrder(body)
 		if err != nil {
 			var ve *domain.ValidationError
 			if !errors.As(err, &ve) {

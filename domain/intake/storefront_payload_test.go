@@ -2,12 +2,11 @@ package intake_test
 
 import (
 	"errors"
-	"fmt"
+	"os"
+	"path/filepath"
 	"reflect"
-	"strings"
 	"testing"
 
-	intakehttp "github.com/acme3pl/fulfillment/adapters/httpapi/intake"
 	"github.com/acme3pl/fulfillment/domain"
 	"github.com/acme3pl/fulfillment/domain/intake"
 	"github.com/acme3pl/fulfillment/domain/shipping"
@@ -17,8 +16,18 @@ import (
 // member: one line, valid.
 const oneLine = `"line_items":[{"id":1,"sku":"A","quantity":1}]`
 
+// readSample reads a storefront payload of docs/samples.
+func readSample(t testing.TB, name string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("..", "..", "docs", "samples", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
 func TestDecodeStorefrontOrderSample(t *testing.T) {
-	o, err := intakehttp.DecodeStorefrontOrder(readSample(t, "orders-create.json"))
+	o, err := intake.DecodeStorefrontOrder(readSample(t, "orders-create.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -37,7 +46,7 @@ func TestDecodeStorefrontOrderSample(t *testing.T) {
 	if !reflect.DeepEqual(o, want) {
 		t.Fatalf("decoded\n %+v\nwant\n %+v", o, want)
 	}
-	pickup, err := intakehttp.DecodeStorefrontOrder(readSample(t, "orders-create-pickup.json"))
+	pickup, err := intake.DecodeStorefrontOrder(readSample(t, "orders-create-pickup.json"))
 	if err != nil || pickup.ShippingAddress != nil || pickup.ID != 5726128734599 || len(pickup.Lines) != 1 {
 		t.Fatalf("pickup %+v, %v; want no shipping address", pickup, err)
 	}
@@ -130,7 +139,7 @@ func TestDecodeStorefrontOrder(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			o, err := intakehttp.DecodeStorefrontOrder([]byte(tt.body))
+			o, err := intake.DecodeStorefrontOrder([]byte(tt.body))
 			if tt.wantErr == "" {
 				if err != nil {
 					t.Fatal(err)
@@ -146,26 +155,6 @@ func TestDecodeStorefrontOrder(t *testing.T) {
 				t.Errorf("refusal carries id %d, want %d", o.ID, tt.wantID)
 			}
 		})
-	}
-}
-
-func TestDecodeStorefrontOrderLargeOrder(t *testing.T) {
-	var b strings.Builder
-	b.WriteString(`{"id":5726128734520,"line_items":[`)
-	const n = 20000
-	for i := range n {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		fmt.Fprintf(&b, `{"id":%d,"sku":"SKU-%d","quantity":%d,"requires_shipping":true,"title":"%s"}`, 14658123456011+i, i%500, 1+i%3, strings.Repeat("x", 150))
-	}
-	b.WriteString(`],"shipping_address":{"name":"A"}}`)
-	if b.Len() > intakehttp.StorefrontBodyLimit || b.Len() < 4<<20 {
-		t.Fatalf("body of %d bytes, want between 4 MiB and the limit", b.Len())
-	}
-	o, err := intakehttp.DecodeStorefrontOrder([]byte(b.String()))
-	if err != nil || len(o.Lines) != n || o.Lines[n-1].SKU != fmt.Sprintf("SKU-%d", (n-1)%500) {
-		t.Fatalf("%d lines, %v", len(o.Lines), err)
 	}
 }
 
@@ -208,7 +197,7 @@ func TestDecodeStorefrontOrderTypes(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			o, err := intakehttp.DecodeStorefrontOrder([]byte(tt.body))
+			o, err := intake.DecodeStorefrontOrder([]byte(tt.body))
 			var ve *domain.ValidationError
 			if !errors.As(err, &ve) || ve.Field != tt.wantField || ve.Reason != tt.wantReason {
 				t.Fatalf("error %v, want %s: %s", err, tt.wantField, tt.wantReason)
@@ -226,7 +215,7 @@ func TestDecodeStorefrontOrderTypes(t *testing.T) {
 		`{"id":"7","test":"x",` + oneLine + `}`: "id: must be a positive integer",
 		`{"test":"x",` + oneLine + `}`:          "id: must be a positive integer",
 	} {
-		_, err := intakehttp.DecodeStorefrontOrder([]byte(body))
+		_, err := intake.DecodeStorefrontOrder([]byte(body))
 		var ve *domain.ValidationError
 		if !errors.As(err, &ve) || ve.Field+": "+ve.Reason != want {
 			t.Errorf("%s: error %v, want %s", body, err, want)
@@ -268,7 +257,7 @@ func TestDecodeStorefrontOrderValues(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			o, err := intakehttp.DecodeStorefrontOrder([]byte(tt.body))
+			o, err := intake.DecodeStorefrontOrder([]byte(tt.body))
 			var ve *domain.ValidationError
 			if !errors.As(err, &ve) || ve.Field+": "+ve.Reason != tt.want {
 				t.Fatalf("error %v, want %s", err, tt.want)
@@ -279,7 +268,7 @@ func TestDecodeStorefrontOrderValues(t *testing.T) {
 		})
 	}
 	// A repeated id names no order: nothing can be recorded.
-	o, err := intakehttp.DecodeStorefrontOrder([]byte(`{"id":7,"line_items":[` + line + `],"Id":8}`))
+	o, err := intake.DecodeStorefrontOrder([]byte(`{"id":7,"line_items":[` + line + `],"Id":8}`))
 	if err == nil || err.Error() != "invalid id: occurs more than once" || o.ID != 0 {
 		t.Errorf("a repeated id: %+v, %v; want id: occurs more than once, no id", o, err)
 	}
@@ -300,7 +289,7 @@ func TestDecodeStorefrontOrderValues(t *testing.T) {
 	}
 	for _, tt := range accepted {
 		t.Run(tt.name, func(t *testing.T) {
-			o, err := intakehttp.DecodeStorefrontOrder([]byte(tt.body))
+			o, err := intake.DecodeStorefrontOrder([]byte(tt.body))
 			if err != nil || o.Cancelled != tt.cancelled || len(o.Lines) != 1 || o.Lines[0].SKU != tt.sku {
 				t.Fatalf("%+v, %v; want cancelled %v, sku %q", o, err, tt.cancelled, tt.sku)
 			}
@@ -311,13 +300,13 @@ func TestDecodeStorefrontOrderValues(t *testing.T) {
 func ptr[T any](v T) *T { return &v }
 
 func TestDecodeStorefrontOrderNullIsAbsent(t *testing.T) {
-	o, err := intakehttp.DecodeStorefrontOrder([]byte(`{"id":7,"order_number":null,"test":null,"cancelled_at":null,"note":null,
+	o, err := intake.DecodeStorefrontOrder([]byte(`{"id":7,"order_number":null,"test":null,"cancelled_at":null,"note":null,
 		"shipping_address":null,"line_items":[{"id":null,"sku":null,"quantity":1,"requires_shipping":null}]}`))
 	want := intake.StorefrontOrder{ID: 7, Lines: []intake.StorefrontLine{{Quantity: 1, RequiresShipping: true}}}
 	if err != nil || !reflect.DeepEqual(o, want) {
 		t.Fatalf("%+v, %v; want %+v", o, err, want)
 	}
-	o, err = intakehttp.DecodeStorefrontOrder([]byte(`{"id":7,"test":false,"cancelled_at":null,"line_items":[{"sku":"A","quantity":1,"requires_shipping":false}],
+	o, err = intake.DecodeStorefrontOrder([]byte(`{"id":7,"test":false,"cancelled_at":null,"line_items":[{"sku":"A","quantity":1,"requires_shipping":false}],
 		"email":5,"title":{"x":[1,"2",null]},"tags":null,"total_price":"10.00","customer":[true]}`))
 	want = intake.StorefrontOrder{ID: 7, Lines: []intake.StorefrontLine{{SKU: "A", Quantity: 1}}}
 	if err != nil || !reflect.DeepEqual(o, want) {
@@ -331,7 +320,7 @@ func BenchmarkDecodeStorefrontOrder(b *testing.B) {
 	b.ReportAllocs()
 	b.SetBytes(int64(len(body)))
 	for b.Loop() {
-		if _, err := intakehttp.DecodeStorefrontOrder(body); err != nil {
+		if _, err := intake.DecodeStorefrontOrder(body); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -12,7 +12,6 @@ import (
 	"testing"
 	"time"
 
-	intakehttp "github.com/acme3pl/fulfillment/adapters/httpapi/intake"
 	"github.com/acme3pl/fulfillment/domain"
 	"github.com/acme3pl/fulfillment/domain/intake"
 	"github.com/acme3pl/fulfillment/domain/shipping"
@@ -222,7 +221,7 @@ func contractTypes(root jsonNode) string {
 func checkAsContract(t *testing.T, body []byte) {
 	t.Helper()
 	want, refusal := contractOrder(t, body)
-	got, err := intakehttp.DecodeStorefrontOrder(body)
+	got, err := intake.DecodeStorefrontOrder(body)
 	var ve *domain.ValidationError
 	if err != nil && !errors.As(err, &ve) {
 		t.Fatalf("%q: refusal %v is not a validation error", body, err)
@@ -279,6 +278,10 @@ func contractSeeds(t testing.TB) [][]byte {
 		"{\"id\":7,\"line_items\":[{\"sku\":\"A\xff\",\"quantity\":1}]}", "{\"id\":7,\"shipping_address\":{\"name\":\"\xc3\"},\"line_items\":[]}",
 		"{\"id\":7,\"email\":\"\xff\",\"line_items\":[{\"sku\":\"A\",\"name\":\"\xff\",\"quantity\":1}]}",
 		`{"id":7,"line_items":[{"sku":"\ud83d\ude00\ud800x\udc00","quantity":1}]}`, `{"id":7,"note":"\ufffd\uFFFD","line_items":[]}`,
+		// The order number a refusal carries is one read unambiguously: not one given twice or of
+		// the wrong type, also when the refusal is about another member.
+		`{"id":7,"note":"a","note":"b","order_number":1,"order_number":2,"line_items":[]}`,
+		`{"id":7,"note":[],"order_number":"x","line_items":[]}`,
 	} {
 		seeds = append(seeds, []byte(s))
 	}
@@ -334,7 +337,7 @@ func TestDecodeStorefrontOrderAsContractOnMutations(t *testing.T) {
 
 // FuzzDecodeStorefrontOrderAsContract: for any body, DecodeStorefrontOrder
 // answers as the contract reads it (go test -fuzz
-// FuzzDecodeStorefrontOrderAsContract ./adapters/httpapi/).
+// FuzzDecodeStorefrontOrderAsContract ./domain/intake/).
 func FuzzDecodeStorefrontOrderAsContract(f *testing.F) {
 	for _, s := range contractSeeds(f) {
 		f.Add(s)
