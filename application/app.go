@@ -7,13 +7,16 @@ import (
 
 	"github.com/acme3pl/fulfillment/domain"
 	"github.com/acme3pl/fulfillment/ports"
+	accessports "github.com/acme3pl/fulfillment/ports/access"
+	fixtureports "github.com/acme3pl/fulfillment/ports/fixture"
 )
 
-// Deps are what every context's use cases are built with: each context's
-// New takes them, and what else it needs, as its own parameters.
-type Deps struct {
-	UnitOfWork ports.UnitOfWork
-	Repos      ports.Repositories // bound to the pool, for reads outside a transaction
+// Deps are what a context's use cases are built with, R being the
+// context's Repositories (ports/<context>): each context's New takes them,
+// and what else it needs, as its own parameters.
+type Deps[R any] struct {
+	UnitOfWork ports.UnitOfWork[R]
+	Repos      R // bound to the pool, for reads outside a transaction
 	Clock      ports.Clock
 	IDs        ports.IDGenerator
 	Tracer     trace.Tracer
@@ -28,7 +31,7 @@ type Deps struct {
 // organization's warehouses. Each context's own are in its package
 // (shipping, intake, warehouse, invoicing, billing), built the same way.
 type UseCases struct {
-	Seed         Handler[Seed, ports.FixtureCounts]
+	Seed         Handler[Seed, fixtureports.Counts]
 	CreateAPIKey Handler[CreateAPIKey, string]
 	RevokeAPIKey Handler[RevokeAPIKey, struct{}]
 	ListAPIKeys  Handler[ListAPIKeys, []domain.APIKey]
@@ -54,11 +57,16 @@ type UseCases struct {
 	RecordOperatorAction Handler[RecordOperatorAction, struct{}]
 }
 
-// New builds the shared kernel's use cases. seedRateCards sets a fixture's
-// rate cards (billing's SeedRateCards); nil refuses fixtures that hold any.
-func New(d Deps, keys ports.APIKeyGenerator, seedRateCards RateCardSeeder) *UseCases {
+// New builds the shared kernel's use cases on the access context's
+// repositories (API keys, organizations, warehouses, limits, the audit
+// log), seed's unit of work and the console's overview. seedRateCards sets
+// a fixture's rate cards (billing's SeedRateCards); nil refuses fixtures
+// that hold any.
+func New(d Deps[accessports.Repositories], seed ports.UnitOfWork[fixtureports.Repositories], overview ports.Overview,
+	keys accessports.APIKeyGenerator, seedRateCards RateCardSeeder,
+) *UseCases {
 	return &UseCases{
-		Seed:         Decorate("Seed", NewSeedHandler(d.UnitOfWork, d.Clock, seedRateCards), d.Tracer, d.Log),
+		Seed:         Decorate("Seed", NewSeedHandler(seed, d.Clock, seedRateCards), d.Tracer, d.Log),
 		CreateAPIKey: Decorate("CreateAPIKey", NewCreateAPIKeyHandler(d.UnitOfWork, keys, d.Clock, d.IDs, d.Environment), d.Tracer, d.Log),
 		RevokeAPIKey: Decorate("RevokeAPIKey", NewRevokeAPIKeyHandler(d.UnitOfWork, d.Clock, d.IDs), d.Tracer, d.Log),
 		ListAPIKeys:  Decorate("ListAPIKeys", NewListAPIKeysHandler(d.Repos.APIKeys), d.Tracer, d.Log),
@@ -68,7 +76,7 @@ func New(d Deps, keys ports.APIKeyGenerator, seedRateCards RateCardSeeder) *UseC
 		ListWarehouses:    Decorate("ListWarehouses", NewListWarehousesHandler(d.Repos.Warehouses), d.Tracer, d.Log),
 		ListOrganizations: Decorate("ListOrganizations", NewListOrganizationsHandler(d.Repos.Organizations), d.Tracer, d.Log),
 		GetOrganization:   Decorate("GetOrganization", NewGetOrganizationHandler(d.Repos.Organizations), d.Tracer, d.Log),
-		GetOverview:       Decorate("GetOverview", NewGetOverviewHandler(d.Repos.Overview), d.Tracer, d.Log),
+		GetOverview:       Decorate("GetOverview", NewGetOverviewHandler(overview), d.Tracer, d.Log),
 
 		ListAuditRecords: Decorate("ListAuditRecords", NewListAuditRecordsHandler(d.Repos.Audit), d.Tracer, d.Log),
 		ListAuditPage:    Decorate("ListAuditPage", NewListAuditPageHandler(d.Repos.Audit), d.Tracer, d.Log),

@@ -9,7 +9,7 @@ import (
 	"github.com/acme3pl/fulfillment/domain/intake"
 	"github.com/acme3pl/fulfillment/domain/shipping"
 	"github.com/acme3pl/fulfillment/domain/warehouse"
-	"github.com/acme3pl/fulfillment/ports"
+	accessports "github.com/acme3pl/fulfillment/ports/access"
 )
 
 // Refusals the HTTP adapter makes before a use case runs. They are declared
@@ -77,9 +77,9 @@ var kinds = []struct {
 	{as[*domain.ValidationError], KindInvalid},
 	{is(ErrPayloadTooLarge), KindTooLarge},
 	{is(ErrUnsupportedMediaType), KindUnsupportedMedia},
-	{is(ports.ErrInvalidSignature), KindInvalidSignature},
-	{is(ports.ErrInvalidCredentials), KindInvalidCredentials},
-	{as[*ports.InsufficientScopeError], KindInsufficientScope},
+	{is(accessports.ErrInvalidSignature), KindInvalidSignature},
+	{is(accessports.ErrInvalidCredentials), KindInvalidCredentials},
+	{as[*accessports.InsufficientScopeError], KindInsufficientScope},
 	{is(domain.ErrNotFound), KindNotFound},
 	{is(domain.ErrInvalidState), KindInvalidState},
 	{is(intake.ErrPayloadNotKept), KindPayloadNotKept},

@@ -9,7 +9,7 @@ import (
 	"github.com/acme3pl/fulfillment/domain"
 	"github.com/acme3pl/fulfillment/domain/shipping"
 	"github.com/acme3pl/fulfillment/domain/warehouse"
-	"github.com/acme3pl/fulfillment/ports"
+	accessports "github.com/acme3pl/fulfillment/ports/access"
 )
 
 // Every kind has one row, and no kind is both a fault and a refusal.
@@ -42,9 +42,9 @@ func TestKindOf(t *testing.T) {
 		{"validation", fmt.Errorf("decode: %w", domain.Invalid("id", "bad")), KindInvalid, true, false, "invalid_payload"},
 		{"unknown skus", &domain.UnknownSKUsError{SKUs: []string{"A"}}, KindUnknownSKUs, true, false, "unknown_skus"},
 		{"no warehouse", fmt.Errorf("choose: %w", domain.ErrNoWarehouse), KindNoWarehouse, true, false, "no_warehouse"},
-		{"signature before credentials", fmt.Errorf("%w: %w", ports.ErrInvalidSignature, ports.ErrInvalidCredentials),
+		{"signature before credentials", fmt.Errorf("%w: %w", accessports.ErrInvalidSignature, accessports.ErrInvalidCredentials),
 			KindInvalidSignature, false, false, "invalid_signature"},
-		{"scope", &ports.InsufficientScopeError{Missing: []domain.Scope{domain.ScopeShipments}}, KindInsufficientScope, false, false, "insufficient_scope"},
+		{"scope", &accessports.InsufficientScopeError{Missing: []domain.Scope{domain.ScopeShipments}}, KindInsufficientScope, false, false, "insufficient_scope"},
 		{"conflict", fmt.Errorf("insert: %w", domain.ErrConflict), KindConflict, false, false, "conflict"},
 		{"reference conflict", fmt.Errorf("receipt: %w", warehouse.ErrReferenceConflict), KindReferenceConflict, false, false, "reference_conflict"},
 		{"period closed", fmt.Errorf("receipt: %w", warehouse.ErrPeriodClosed), KindPeriodClosed, false, false, "period_closed"},

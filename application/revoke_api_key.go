@@ -5,6 +5,7 @@ import (
 
 	"github.com/acme3pl/fulfillment/domain/audit"
 	"github.com/acme3pl/fulfillment/ports"
+	accessports "github.com/acme3pl/fulfillment/ports/access"
 )
 
 // RevokeAPIKey asks to revoke an API key (`fulfillment apikey revoke`):
@@ -17,11 +18,11 @@ type RevokeAPIKey struct {
 
 // RevokeAPIKeyHandler revokes API keys.
 type RevokeAPIKeyHandler struct {
-	audit *Auditor
+	audit *Auditor[accessports.Repositories]
 }
 
 // NewRevokeAPIKeyHandler builds the handler.
-func NewRevokeAPIKeyHandler(uow ports.UnitOfWork, clock ports.Clock, ids ports.IDGenerator) *RevokeAPIKeyHandler {
+func NewRevokeAPIKeyHandler(uow ports.UnitOfWork[accessports.Repositories], clock ports.Clock, ids ports.IDGenerator) *RevokeAPIKeyHandler {
 	return &RevokeAPIKeyHandler{audit: NewAuditor(uow, clock, ids)}
 }
 
@@ -30,7 +31,7 @@ func NewRevokeAPIKeyHandler(uow ports.UnitOfWork, clock ports.Clock, ids ports.I
 // record names the key's organization.
 func (h *RevokeAPIKeyHandler) Handle(ctx context.Context, c RevokeAPIKey) (struct{}, error) {
 	op := Operation{Actor: c.Actor, Action: audit.APIKeysRevoke, Input: c}
-	return struct{}{}, h.audit.Do(ctx, op, func(ctx context.Context, r ports.Repositories, rec *audit.Record) error {
+	return struct{}{}, h.audit.Do(ctx, op, func(ctx context.Context, r accessports.Repositories, rec *audit.Record) error {
 		was, err := r.APIKeys.Revoke(ctx, c.KeyID)
 		if err != nil {
 			return err

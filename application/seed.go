@@ -7,27 +7,29 @@ import (
 
 	"github.com/acme3pl/fulfillment/domain/billing"
 	"github.com/acme3pl/fulfillment/ports"
+	billingports "github.com/acme3pl/fulfillment/ports/billing"
+	fixtureports "github.com/acme3pl/fulfillment/ports/fixture"
 )
 
 // Seed loads a fixture document.
 type Seed struct {
-	Fixture ports.Fixture
+	Fixture fixtureports.Fixture
 }
 
 // SeedHandler loads fixtures in one transaction: all of it or nothing.
 type SeedHandler struct {
-	uow       ports.UnitOfWork
+	uow       ports.UnitOfWork[fixtureports.Repositories]
 	clock     ports.Clock
 	rateCards RateCardSeeder
 }
 
 // RateCardSeeder sets a fixture's rate cards in the seed's transaction
 // (billing's SeedRateCards) and counts them.
-type RateCardSeeder func(ctx context.Context, r ports.Repositories, cards []billing.RateCardParams) (int, error)
+type RateCardSeeder func(ctx context.Context, r billingports.Repositories, cards []billing.RateCardParams) (int, error)
 
 // NewSeedHandler builds the handler; rateCards may be nil when no fixture
 // holds any.
-func NewSeedHandler(uow ports.UnitOfWork, clock ports.Clock, rateCards ...RateCardSeeder) *SeedHandler {
+func NewSeedHandler(uow ports.UnitOfWork[fixtureports.Repositories], clock ports.Clock, rateCards ...RateCardSeeder) *SeedHandler {
 	h := &SeedHandler{uow: uow, clock: clock}
 	if len(rateCards) > 0 {
 		h.rateCards = rateCards[0]
@@ -37,10 +39,10 @@ func NewSeedHandler(uow ports.UnitOfWork, clock ports.Clock, rateCards ...RateCa
 
 // Handle writes the fixture and returns what it inserted. Its stock rows are
 // opening balances, each a movement dated now (when the seed runs).
-func (h *SeedHandler) Handle(ctx context.Context, c Seed) (ports.FixtureCounts, error) {
+func (h *SeedHandler) Handle(ctx context.Context, c Seed) (fixtureports.Counts, error) {
 	c.Fixture.OpenedAt = h.clock.Now()
-	var counts ports.FixtureCounts
-	err := h.uow.Do(ctx, func(ctx context.Context, r ports.Repositories) error {
+	var counts fixtureports.Counts
+	err := h.uow.Do(ctx, func(ctx context.Context, r fixtureports.Repositories) error {
 		var err error
 		if counts, err = r.Fixtures.Load(ctx, c.Fixture); err != nil || len(c.Fixture.RateCards) == 0 {
 			return err
@@ -48,7 +50,7 @@ func (h *SeedHandler) Handle(ctx context.Context, c Seed) (ports.FixtureCounts, 
 		if h.rateCards == nil {
 			return errors.New("this fixture holds rate cards, which this seed cannot set")
 		}
-		counts["rateCards"], err = h.rateCards(ctx, r, c.Fixture.RateCards)
+		counts["rateCards"], err = h.rateCards(ctx, r.Billing, c.Fixture.RateCards)
 		return err
 	})
 	if err != nil {

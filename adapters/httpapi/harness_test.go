@@ -11,7 +11,7 @@ import (
 
 	"github.com/acme3pl/fulfillment/adapters/httpapi"
 	"github.com/acme3pl/fulfillment/application"
-	"github.com/acme3pl/fulfillment/ports"
+	accessports "github.com/acme3pl/fulfillment/ports/access"
 )
 
 // What the tests of the routes share: an authenticator, a router of one
@@ -19,14 +19,14 @@ import (
 
 // testAuthenticator authenticates with tokens, answers errors as the routes
 // do, and logs nothing.
-func testAuthenticator(tokens ports.AccessTokenVerifier) httpapi.Authenticator {
+func testAuthenticator(tokens accessports.TokenVerifier) httpapi.Authenticator {
 	log := slog.New(slog.DiscardHandler)
 	return httpapi.Authenticator{Tokens: tokens, Errors: httpapi.ErrorMapper{Log: log}, Log: log}
 }
 
 // routerOf serves the group of routes that routes builds, every token
 // standing for principal.
-func routerOf(principal ports.Principal, routes func(httpapi.Authenticator, httpapi.ErrorMapper) httpapi.Routes) *mux.Router {
+func routerOf(principal accessports.Principal, routes func(httpapi.Authenticator, httpapi.ErrorMapper) httpapi.Routes) *mux.Router {
 	auth := testAuthenticator(&fakeTokens{principal: principal})
 	r := mux.NewRouter()
 	routes(auth, auth.Errors).Register(r)

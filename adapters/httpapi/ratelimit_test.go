@@ -11,7 +11,7 @@ import (
 	"github.com/acme3pl/fulfillment/adapters/ratelimit"
 	"github.com/acme3pl/fulfillment/adapters/telemetry"
 	"github.com/acme3pl/fulfillment/domain"
-	"github.com/acme3pl/fulfillment/ports"
+	accessports "github.com/acme3pl/fulfillment/ports/access"
 )
 
 // The rate limit of an OAuth route comes after the credentials and before
@@ -26,7 +26,7 @@ func TestAuthenticatorRateLimits(t *testing.T) {
 	}
 	discard := slog.New(slog.DiscardHandler)
 	limiter := ratelimit.NewMemory(limit, telemetry.NewMetrics().FairUse, discard)
-	tokens := &fakeTokens{principal: ports.Principal{OrganizationID: "org_acme", Scopes: []domain.Scope{domain.ScopeLocations}}}
+	tokens := &fakeTokens{principal: accessports.Principal{OrganizationID: "org_acme", Scopes: []domain.Scope{domain.ScopeLocations}}}
 	auth := httpapi.Authenticator{Tokens: tokens, Errors: httpapi.ErrorMapper{Log: discard}, Limits: limiter, Log: discard}
 	ran := 0
 	h := auth.RequireScope(domain.ScopeLocations, func(w http.ResponseWriter, _ *http.Request) {
@@ -41,7 +41,7 @@ func TestAuthenticatorRateLimits(t *testing.T) {
 		return w
 	}
 
-	tokens.err = ports.ErrInvalidCredentials
+	tokens.err = accessports.ErrInvalidCredentials
 	if w := get("Bearer bad"); w.Code != 401 || w.Header().Get("RateLimit-Policy") != "" {
 		t.Fatalf("a refused token: %d %v, want 401 without rate-limit headers", w.Code, w.Header())
 	}
@@ -66,7 +66,7 @@ func TestAuthenticatorRateLimits(t *testing.T) {
 	}
 
 	// A warehouse's route takes from the warehouse's bucket.
-	tokens.principal = ports.Principal{WarehouseID: "org_acme", Scopes: []domain.Scope{domain.ScopeWarehouse}}
+	tokens.principal = accessports.Principal{WarehouseID: "org_acme", Scopes: []domain.Scope{domain.ScopeWarehouse}}
 	wh := auth.RequireWarehouse(func(w http.ResponseWriter, _ *http.Request) { httpapi.WriteJSON(w, http.StatusOK, []string{}) })
 	r := httptest.NewRequest(http.MethodGet, "/v0/warehouse/shipments", nil)
 	r.Header.Set("Authorization", "Bearer wms")
@@ -91,7 +91,7 @@ func TestAuthenticatorRateLimitsFailOpen(t *testing.T) {
 		t.Fatal(err)
 	}
 	discard := slog.New(slog.DiscardHandler)
-	tokens := &fakeTokens{principal: ports.Principal{OrganizationID: "org_acme", Scopes: []domain.Scope{domain.ScopeLocations}}}
+	tokens := &fakeTokens{principal: accessports.Principal{OrganizationID: "org_acme", Scopes: []domain.Scope{domain.ScopeLocations}}}
 	auth := httpapi.Authenticator{Tokens: tokens, Errors: httpapi.ErrorMapper{Log: discard}, Limits: unknownBucket{limit}, Log: discard}
 	h := auth.RequireScope(domain.ScopeLocations, func(w http.ResponseWriter, _ *http.Request) { httpapi.WriteJSON(w, http.StatusOK, []string{}) })
 	r := httptest.NewRequest(http.MethodGet, "/v0/warehouses", nil)

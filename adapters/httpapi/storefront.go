@@ -17,7 +17,7 @@ import (
 	"github.com/acme3pl/fulfillment/application"
 	intakeapp "github.com/acme3pl/fulfillment/application/intake"
 	"github.com/acme3pl/fulfillment/domain"
-	"github.com/acme3pl/fulfillment/ports"
+	accessports "github.com/acme3pl/fulfillment/ports/access"
 )
 
 // StorefrontBodyLimit bounds the body of an order delivery (5 MiB: storefronts send whole orders).
@@ -31,12 +31,12 @@ var storefrontScopes = []domain.Scope{domain.ScopeShipments, domain.ScopeInvento
 // and the order receipt (OAuth, problem+json).
 type Storefront struct {
 	group[intakeapp.UseCases]
-	signatures ports.StorefrontSignatureVerifier
+	signatures accessports.StorefrontSignatureVerifier
 	log        *slog.Logger
 }
 
 // NewStorefront builds the storefront routes.
-func NewStorefront(app *intakeapp.UseCases, signatures ports.StorefrontSignatureVerifier,
+func NewStorefront(app *intakeapp.UseCases, signatures accessports.StorefrontSignatureVerifier,
 	auth Authenticator, errs ErrorMapper, log *slog.Logger, m *telemetry.Metrics,
 ) *Storefront {
 	return &Storefront{group: newGroup(app, auth, errs, m), signatures: signatures, log: log}
@@ -166,7 +166,7 @@ func intakeErrorOf(err error) intakeError {
 		ve *domain.ValidationError
 		us *domain.UnknownSKUsError
 		ms *domain.MissingSKUError
-		se *ports.InsufficientScopeError
+		se *accessports.InsufficientScopeError
 	)
 	switch {
 	case errors.As(err, &ve):

@@ -8,7 +8,7 @@ import (
 	"github.com/acme3pl/fulfillment/adapters/resources"
 	"github.com/acme3pl/fulfillment/adapters/telemetry"
 	warehouseapp "github.com/acme3pl/fulfillment/application/warehouse"
-	"github.com/acme3pl/fulfillment/ports"
+	shippingports "github.com/acme3pl/fulfillment/ports/shipping"
 )
 
 // WarehouseShipments serves the warehouse's shipment routes (a warehouse's
@@ -56,7 +56,7 @@ func (h *WarehouseShipments) list(w http.ResponseWriter, r *http.Request) {
 	writePage(w, r, page, res, warehouseShipmentDTO)
 }
 
-func warehouseShipmentDTO(ws ports.WarehouseShipment) WarehouseShipmentDTO {
+func warehouseShipmentDTO(ws shippingports.WarehouseShipment) WarehouseShipmentDTO {
 	return WarehouseShipmentDTO{
 		Shipment:     resources.ShipmentOf(ws.Shipment),
 		Organization: OrganizationRefDTO{ID: ws.Shipment.OrganizationID(), Name: ws.OrganizationName},

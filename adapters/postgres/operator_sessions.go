@@ -9,14 +9,14 @@ import (
 	"github.com/uptrace/bun"
 
 	"github.com/acme3pl/fulfillment/domain/operator"
-	"github.com/acme3pl/fulfillment/ports"
+	operatorports "github.com/acme3pl/fulfillment/ports/operator"
 )
 
-// OperatorSessions implements ports.OperatorSessions on the tables
+// OperatorSessions implements operatorports.Sessions on the tables
 // console_sessions and console_signin_links (migration 0021).
 type OperatorSessions struct{ run runner }
 
-var _ ports.OperatorSessions = (*OperatorSessions)(nil)
+var _ operatorports.Sessions = (*OperatorSessions)(nil)
 
 // NewOperatorSessions returns the sessions on db.
 func NewOperatorSessions(db bun.IDB) *OperatorSessions { return &OperatorSessions{run: runner{db: db}} }

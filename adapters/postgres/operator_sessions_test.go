@@ -17,7 +17,7 @@ import (
 	operatorapp "github.com/acme3pl/fulfillment/application/operator"
 	"github.com/acme3pl/fulfillment/domain"
 	operatordom "github.com/acme3pl/fulfillment/domain/operator"
-	"github.com/acme3pl/fulfillment/ports"
+	operatorports "github.com/acme3pl/fulfillment/ports/operator"
 )
 
 // operatorApp is the console's sign-in use cases on the test database,
@@ -29,8 +29,8 @@ func operatorApp(t *testing.T, conns int, clock *apptest.Clock) *operatorapp.Use
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = db.Close() })
-	return operatorapp.New(application.Deps{
-		UnitOfWork: postgres.NewUnitOfWork(db), Repos: postgres.NewRepositories(db), Clock: clock, IDs: &apptest.IDs{},
+	return operatorapp.New(application.Deps[operatorports.Repositories]{
+		UnitOfWork: postgres.NewUnitOfWork(db, postgres.OperatorRepositories), Repos: postgres.NewRepositories(db, postgres.OperatorRepositories), Clock: clock, IDs: &apptest.IDs{},
 		Tracer: noop.NewTracerProvider().Tracer("test"), Log: slog.New(slog.DiscardHandler), Environment: domain.Sandbox,
 	})
 }
@@ -220,4 +220,4 @@ func TestNoSignInLinksInProduction(t *testing.T) {
 	}
 }
 
-var _ ports.OperatorSessions = (*postgres.OperatorSessions)(nil)
+var _ operatorports.Sessions = (*postgres.OperatorSessions)(nil)

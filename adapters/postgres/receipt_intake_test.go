@@ -16,6 +16,7 @@ import (
 	"github.com/acme3pl/fulfillment/domain/intake"
 	"github.com/acme3pl/fulfillment/domain/shipping"
 	"github.com/acme3pl/fulfillment/ports"
+	intakeports "github.com/acme3pl/fulfillment/ports/intake"
 )
 
 func TestReceiveStorefrontOrderStoresShipmentItemsAndReceipt(t *testing.T) {
@@ -26,7 +27,7 @@ func TestReceiveStorefrontOrderStoresShipmentItemsAndReceipt(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := postgres.NewRepositories(db).Shipments.Get(context.Background(), org, res.ShipmentID)
+	s, err := postgres.NewRepositories(db, postgres.ShippingRepositories).Shipments.Get(context.Background(), org, res.ShipmentID)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -38,7 +39,7 @@ func TestReceiveStorefrontOrderStoresShipmentItemsAndReceipt(t *testing.T) {
 	if n := scanQuery[int](t, db, "SELECT reserved FROM product_stock WHERE product_id = ? AND warehouse_id = ?", org+"_p1", org+"_wh2"); n != 4 {
 		t.Errorf("reserved %d, want 4", n)
 	}
-	rec, err := postgres.NewRepositories(db).Receipts.Get(context.Background(), org, o.ID)
+	rec, err := postgres.NewRepositories(db, postgres.IntakeRepositories).Receipts.Get(context.Background(), org, o.ID)
 	if err != nil || rec.Status() != intake.ReceiptSucceeded || rec.ShipmentID() != res.ShipmentID || rec.Attempts() != 1 {
 		t.Fatalf("receipt %+v, %v", rec, err)
 	}
@@ -47,7 +48,9 @@ func TestReceiveStorefrontOrderStoresShipmentItemsAndReceipt(t *testing.T) {
 // failingAccept stores the shipment (with its reservation and the
 // receipt's success), then fails: the transaction must roll the shipment,
 // its items and its reservation back.
-type failingAccept struct{ ports.OrderReceiptRepository }
+type failingAccept struct {
+	intakeports.OrderReceiptRepository
+}
 
 func (f failingAccept) Accept(ctx context.Context, rec *intake.OrderReceipt, s *shipping.Shipment) error {
 	if err := f.OrderReceiptRepository.Accept(ctx, rec, s); err != nil {
@@ -56,10 +59,12 @@ func (f failingAccept) Accept(ctx context.Context, rec *intake.OrderReceipt, s *
 	return errors.New("injected failure after the insert")
 }
 
-type failingUoW struct{ inner ports.UnitOfWork }
+type failingUoW struct {
+	inner ports.UnitOfWork[intakeports.Repositories]
+}
 
-func (u failingUoW) Do(ctx context.Context, fn func(ctx context.Context, r ports.Repositories) error) error {
-	return u.inner.Do(ctx, func(ctx context.Context, r ports.Repositories) error {
+func (u failingUoW) Do(ctx context.Context, fn func(ctx context.Context, r intakeports.Repositories) error) error {
+	return u.inner.Do(ctx, func(ctx context.Context, r intakeports.Repositories) error {
 		r.Receipts = failingAccept{r.Receipts}
 		return fn(ctx, r)
 	})
@@ -68,7 +73,7 @@ func (u failingUoW) Do(ctx context.Context, fn func(ctx context.Context, r ports
 func TestReceiveStorefrontOrderFailureLeavesNoShipment(t *testing.T) {
 	db, org := intakeSeeded(t, 1)
 	o := intakeOrderOf(5, "SKU-1")
-	if _, err := intakeReceive(intakeApp(db, failingUoW{postgres.NewUnitOfWork(db)}), org, o); err == nil {
+	if _, err := intakeReceive(intakeApp(db, failingUoW{postgres.NewUnitOfWork(db, postgres.IntakeRepositories)}), org, o); err == nil {
 		t.Fatal("no error from a failing transaction")
 	}
 	if n := scanQuery[int](t, db, "SELECT count(*) FROM shipments WHERE organization_id = ?", org); n != 0 {
@@ -77,7 +82,7 @@ func TestReceiveStorefrontOrderFailureLeavesNoShipment(t *testing.T) {
 	if n := scanQuery[int](t, db, "SELECT coalesce(sum(reserved), 0) FROM product_stock WHERE product_id = ?", org+"_p1"); n != 0 {
 		t.Fatalf("reserved %d after a rolled back attempt", n)
 	}
-	rec, err := postgres.NewRepositories(db).Receipts.Get(context.Background(), org, 5)
+	rec, err := postgres.NewRepositories(db, postgres.IntakeRepositories).Receipts.Get(context.Background(), org, 5)
 	if err != nil || rec.Status() != intake.ReceiptFailed || rec.LastError() != "internal" || rec.Attempts() != 1 {
 		t.Fatalf("receipt %+v, %v; want the failed attempt recorded", rec, err)
 	}
@@ -85,7 +90,7 @@ func TestReceiveStorefrontOrderFailureLeavesNoShipment(t *testing.T) {
 	if err != nil || res.ShipmentID == "" || res.Duplicate {
 		t.Fatalf("retry %+v, %v", res, err)
 	}
-	if rec, err := postgres.NewRepositories(db).Receipts.Get(context.Background(), org, 5); err != nil || rec.Attempts() != 2 || rec.Status() != intake.ReceiptSucceeded {
+	if rec, err := postgres.NewRepositories(db, postgres.IntakeRepositories).Receipts.Get(context.Background(), org, 5); err != nil || rec.Attempts() != 2 || rec.Status() != intake.ReceiptSucceeded {
 		t.Errorf("receipt after retry %+v, %v", rec, err)
 	}
 }
@@ -146,16 +151,16 @@ func TestReceiveStorefrontOrderConcurrentDeliveries(t *testing.T) {
 
 // TestClaimResolvesTheOrder checks what the intake's claim reads: the
 // organization's products by SKU, and the warehouse rule of
-// ports.OrderResolution.
+// intakeports.OrderResolution.
 func TestClaimResolvesTheOrder(t *testing.T) {
 	db := pgtest.Open(t, testDSN)
 	ctx := context.Background()
 	org, other := intakeOrgID(t), intakeOrgID(t)
 	intakeSeed(t, org, 2) // Alpha and Zulu, default Zulu; SKU-1 and SKU-2
 	intakeSeed(t, other, 3)
-	receipts := postgres.NewRepositories(db).Receipts
+	receipts := postgres.NewRepositories(db, postgres.IntakeRepositories).Receipts
 	order := int64(0)
-	claim := func(org string, skus []string) ports.OrderResolution {
+	claim := func(org string, skus []string) intakeports.OrderResolution {
 		t.Helper()
 		order++
 		_, res, err := receipts.Claim(ctx, intake.OrderDelivery{OrganizationID: org, OrderID: order, TraceID: "t", ReceivedAt: time.Now()}, skus)
@@ -203,7 +208,7 @@ func TestClaimResolvesTheOrder(t *testing.T) {
 // leaves the same receipt after every step.
 func TestOrderReceiptStatementsFollowTheDomain(t *testing.T) {
 	db, org := intakeSeeded(t, 0)
-	uow := postgres.NewUnitOfWork(db)
+	uow := postgres.NewUnitOfWork(db, postgres.IntakeRepositories)
 	ctx := context.Background()
 	num := int64(1234)
 	at := time.Now().UTC().Truncate(time.Millisecond)
@@ -222,7 +227,7 @@ func TestOrderReceiptStatementsFollowTheDomain(t *testing.T) {
 			if err := model.Fail("unknown_skus", nil); err != nil {
 				return err
 			}
-			return uow.Do(ctx, func(ctx context.Context, r ports.Repositories) error {
+			return uow.Do(ctx, func(ctx context.Context, r intakeports.Repositories) error {
 				rec, _, err := r.Receipts.Claim(ctx, d, nil)
 				if err != nil {
 					return err
@@ -236,7 +241,7 @@ func TestOrderReceiptStatementsFollowTheDomain(t *testing.T) {
 		{"a delivery that failed outside its transaction", func(i int) error {
 			d := delivery(i, &num)
 			model = intake.RecordFailedDelivery(model, d, "unavailable")
-			return uow.Do(ctx, func(ctx context.Context, r ports.Repositories) error {
+			return uow.Do(ctx, func(ctx context.Context, r intakeports.Repositories) error {
 				_, err := r.Receipts.RecordFailure(ctx, d, "unavailable")
 				return err
 			})
@@ -247,7 +252,7 @@ func TestOrderReceiptStatementsFollowTheDomain(t *testing.T) {
 			if err := model.Skip(intake.SkipOrderCancelled); err != nil {
 				return err
 			}
-			return uow.Do(ctx, func(ctx context.Context, r ports.Repositories) error {
+			return uow.Do(ctx, func(ctx context.Context, r intakeports.Repositories) error {
 				rec, _, err := r.Receipts.Claim(ctx, d, nil)
 				if err != nil {
 					return err
@@ -261,7 +266,7 @@ func TestOrderReceiptStatementsFollowTheDomain(t *testing.T) {
 		{"a duplicate", func(i int) error {
 			d := delivery(i, nil)
 			model = intake.ClaimOrderReceipt(model, d)
-			return uow.Do(ctx, func(ctx context.Context, r ports.Repositories) error {
+			return uow.Do(ctx, func(ctx context.Context, r intakeports.Repositories) error {
 				rec, _, err := r.Receipts.Claim(ctx, d, nil)
 				if err == nil && !rec.Duplicate() {
 					err = errors.New("the claim of a succeeded receipt is not a duplicate")
@@ -272,7 +277,7 @@ func TestOrderReceiptStatementsFollowTheDomain(t *testing.T) {
 		{"a failure after the success", func(i int) error {
 			d := delivery(i, nil)
 			model = intake.RecordFailedDelivery(model, d, "unavailable")
-			return uow.Do(ctx, func(ctx context.Context, r ports.Repositories) error {
+			return uow.Do(ctx, func(ctx context.Context, r intakeports.Repositories) error {
 				_, err := r.Receipts.RecordFailure(ctx, d, "unavailable")
 				return err
 			})
@@ -283,7 +288,7 @@ func TestOrderReceiptStatementsFollowTheDomain(t *testing.T) {
 			t.Fatalf("%s: %v", step.name, err)
 		}
 		var stored *intake.OrderReceipt
-		err := uow.Do(ctx, func(ctx context.Context, r ports.Repositories) (err error) {
+		err := uow.Do(ctx, func(ctx context.Context, r intakeports.Repositories) (err error) {
 			stored, err = r.Receipts.Get(ctx, org, 77)
 			return err
 		})

@@ -10,6 +10,7 @@ import (
 	"github.com/acme3pl/fulfillment/domain/intake"
 	"github.com/acme3pl/fulfillment/domain/shipping"
 	"github.com/acme3pl/fulfillment/ports"
+	intakeports "github.com/acme3pl/fulfillment/ports/intake"
 )
 
 type orderReceiptRow struct {
@@ -44,13 +45,13 @@ func nullIfEmpty(s string) *string {
 	return &s
 }
 
-// OrderReceiptRepository implements ports.OrderReceiptRepository.
+// OrderReceiptRepository implements intakeports.OrderReceiptRepository.
 type OrderReceiptRepository struct {
 	run    runner
 	events *txEvents // the unit of work's events, which Accept may write
 }
 
-var _ ports.OrderReceiptRepository = (*OrderReceiptRepository)(nil)
+var _ intakeports.OrderReceiptRepository = (*OrderReceiptRepository)(nil)
 
 // receiptColumns is what every statement returns, in scanReceipt's order.
 const receiptColumns = `organization_id, order_id, order_number, status, skipped, attempts, last_error,
@@ -68,7 +69,7 @@ const receiptColumns = `organization_id, order_id, order_number, status, skipped
 // intake.ClaimOrderReceipt written in SQL (a succeeded receipt keeps its
 // state: only the time of the last delivery moves).
 //
-// The reads (ports.OrderResolution): the organization's product of each SKU
+// The reads (intakeports.OrderResolution): the organization's product of each SKU
 // of $6 — one probe of the (organization_id, sku) index each: the LATERAL
 // subquery's LIMIT keeps the planner from turning the lookup into a join
 // that reads every product of the organization — and its warehouse: the
@@ -112,13 +113,13 @@ FROM claimed
 LEFT JOIN product ON true
 LEFT JOIN warehouse ON true`
 
-// Claim implements ports.OrderReceiptRepository: claimOrderSQL, then the
+// Claim implements intakeports.OrderReceiptRepository: claimOrderSQL, then the
 // receipt rehydrated from the row it returns and what it read.
-func (r *OrderReceiptRepository) Claim(ctx context.Context, d intake.OrderDelivery, skus []string) (*intake.OrderReceipt, ports.OrderResolution, error) {
+func (r *OrderReceiptRepository) Claim(ctx context.Context, d intake.OrderDelivery, skus []string) (*intake.OrderReceipt, intakeports.OrderResolution, error) {
 	var (
 		row orderReceiptRow
 		n   int
-		res = ports.OrderResolution{Products: make(map[string]shipping.InventoryItem, len(skus))}
+		res = intakeports.OrderResolution{Products: make(map[string]shipping.InventoryItem, len(skus))}
 	)
 	err := r.run.query(ctx, claimOrderSQL, func(rows *sql.Rows) error {
 		n++
@@ -136,10 +137,10 @@ func (r *OrderReceiptRepository) Claim(ctx context.Context, d intake.OrderDelive
 		return nil
 	}, d.OrganizationID, d.OrderID, d.OrderNumber, d.TraceID, d.ReceivedAt, pgArray(skus))
 	if err != nil {
-		return nil, ports.OrderResolution{}, dbErr(err)
+		return nil, intakeports.OrderResolution{}, dbErr(err)
 	}
 	if n == 0 {
-		return nil, ports.OrderResolution{}, errors.New("claim order receipt: no row returned")
+		return nil, intakeports.OrderResolution{}, errors.New("claim order receipt: no row returned")
 	}
 	return row.toDomain(), res, nil
 }
@@ -159,7 +160,7 @@ const finishReceiptSQL sqlUpdate = `UPDATE order_receipts
 	SET status = $1, skipped = $2, last_error = $3, shipment_id = $4, payload = $7
 	WHERE organization_id = $5 AND order_id = $6`
 
-// Finish implements ports.OrderReceiptRepository.
+// Finish implements intakeports.OrderReceiptRepository.
 func (r *OrderReceiptRepository) Finish(ctx context.Context, rec *intake.OrderReceipt) error {
 	n, err := r.run.exec(ctx, finishReceiptSQL,
 		string(rec.Status()), nullIfEmpty(string(rec.Skipped())), nullIfEmpty(rec.LastError()), nullIfEmpty(rec.ShipmentID()),
@@ -202,7 +203,7 @@ const acceptOrderCTEs = `reserved AS (
 UPDATE order_receipts SET status = 'succeeded', skipped = NULL, last_error = $25, shipment_id = $5, payload = NULL
 WHERE organization_id = $4 AND order_id = $26`
 
-// Accept implements ports.OrderReceiptRepository with acceptOrderSQL.
+// Accept implements intakeports.OrderReceiptRepository with acceptOrderSQL.
 func (r *OrderReceiptRepository) Accept(ctx context.Context, rec *intake.OrderReceipt, s *shipping.Shipment) error {
 	if s.Kind() != shipping.PickPack || s.Status() != shipping.ShipmentPending ||
 		rec.Status() != intake.ReceiptSucceeded || rec.ShipmentID() != s.ID() || rec.OrganizationID() != s.OrganizationID() {
@@ -239,7 +240,7 @@ ON CONFLICT (organization_id, order_id) DO UPDATE SET
 WHERE r.status <> 'succeeded'
 RETURNING ` + receiptReadColumns
 
-// RecordFailure implements ports.OrderReceiptRepository.
+// RecordFailure implements intakeports.OrderReceiptRepository.
 func (r *OrderReceiptRepository) RecordFailure(ctx context.Context, d intake.OrderDelivery, code string) (*intake.OrderReceipt, error) {
 	var rec *intake.OrderReceipt
 	err := r.run.query(ctx, recordFailureSQL, func(rows *sql.Rows) error {
@@ -258,7 +259,7 @@ func (r *OrderReceiptRepository) RecordFailure(ctx context.Context, d intake.Ord
 
 const getReceiptSQL sqlSelect = `SELECT ` + receiptReadColumns + ` FROM order_receipts WHERE organization_id = $1 AND order_id = $2`
 
-// Get implements ports.OrderReceiptRepository: domain.ErrNotFound when the
+// Get implements intakeports.OrderReceiptRepository: domain.ErrNotFound when the
 // organization has no receipt of the order.
 func (r *OrderReceiptRepository) Get(ctx context.Context, organizationID string, orderID int64) (*intake.OrderReceipt, error) {
 	var (
@@ -302,8 +303,8 @@ WHERE organization_id = $1
 ORDER BY last_received_at DESC, order_id DESC
 OFFSET $4 LIMIT $5`
 
-// List implements ports.OrderReceiptRepository.
-func (r *OrderReceiptRepository) List(ctx context.Context, organizationID string, filter ports.ReceiptFilter,
+// List implements intakeports.OrderReceiptRepository.
+func (r *OrderReceiptRepository) List(ctx context.Context, organizationID string, filter intakeports.ReceiptFilter,
 	page ports.Page,
 ) ([]*intake.OrderReceipt, bool, error) {
 	var out []*intake.OrderReceipt
@@ -325,7 +326,7 @@ func (r *OrderReceiptRepository) List(ctx context.Context, organizationID string
 const getReceiptWithPayloadSQL sqlSelect = `SELECT ` + receiptReadColumns + `, payload FROM order_receipts
 WHERE organization_id = $1 AND order_id = $2`
 
-// GetWithPayload implements ports.OrderReceiptRepository.
+// GetWithPayload implements intakeports.OrderReceiptRepository.
 func (r *OrderReceiptRepository) GetWithPayload(ctx context.Context, organizationID string, orderID int64) (*intake.OrderReceipt, []byte, error) {
 	var (
 		row     orderReceiptRow
@@ -351,7 +352,7 @@ WHERE organization_id = $1 AND payload IS NOT NULL AND status = 'failed' AND ord
 ORDER BY order_id
 LIMIT $3`
 
-// ListKept implements ports.OrderReceiptRepository.
+// ListKept implements intakeports.OrderReceiptRepository.
 func (r *OrderReceiptRepository) ListKept(ctx context.Context, organizationID, code string, after int64, limit int) ([]int64, error) {
 	var ids []int64
 	err := r.run.query(ctx, listKeptSQL, func(rows *sql.Rows) error {
@@ -381,7 +382,7 @@ UPDATE order_receipts AS r SET payload = NULL
 FROM old
 WHERE r.organization_id = old.organization_id AND r.order_id = old.order_id AND r.payload IS NOT NULL`
 
-// PurgePayloads implements ports.OrderReceiptRepository.
+// PurgePayloads implements intakeports.OrderReceiptRepository.
 func (r *OrderReceiptRepository) PurgePayloads(ctx context.Context, cutoff time.Time, limit int) (int, error) {
 	n, err := r.run.exec(ctx, purgePayloadsSQL, cutoff, limit)
 	return int(n), dbErr(err)
@@ -395,9 +396,9 @@ FROM order_receipts
 WHERE payload IS NOT NULL AND status = 'failed'
 GROUP BY 1`
 
-// FailedOrderStats implements ports.OrderReceiptRepository.
-func (r *OrderReceiptRepository) FailedOrderStats(ctx context.Context) (ports.FailedOrderStats, error) {
-	stats := ports.FailedOrderStats{ByCode: map[string]int{}}
+// FailedOrderStats implements intakeports.OrderReceiptRepository.
+func (r *OrderReceiptRepository) FailedOrderStats(ctx context.Context) (intakeports.FailedOrderStats, error) {
+	stats := intakeports.FailedOrderStats{ByCode: map[string]int{}}
 	err := r.run.query(ctx, failedOrderStatsSQL, func(rows *sql.Rows) error {
 		var (
 			code   string
@@ -414,7 +415,7 @@ func (r *OrderReceiptRepository) FailedOrderStats(ctx context.Context) (ports.Fa
 		return nil
 	})
 	if err != nil {
-		return ports.FailedOrderStats{}, dbErr(err)
+		return intakeports.FailedOrderStats{}, dbErr(err)
 	}
 	return stats, nil
 }

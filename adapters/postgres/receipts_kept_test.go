@@ -21,6 +21,7 @@ import (
 	"github.com/acme3pl/fulfillment/domain"
 	"github.com/acme3pl/fulfillment/domain/intake"
 	"github.com/acme3pl/fulfillment/ports"
+	intakeports "github.com/acme3pl/fulfillment/ports/intake"
 )
 
 // keptPayload returns the body stored with an order's receipt (nil: none).
@@ -39,7 +40,7 @@ func receiveBody(app *intakeapp.UseCases, org string, o intake.StorefrontOrder, 
 func TestFailedDeliveriesKeepTheirBody(t *testing.T) {
 	db, org := intakeSeeded(t, 1)
 	app := intakeApp(db, nil)
-	repos := postgres.NewRepositories(db)
+	repos := postgres.NewRepositories(db, postgres.IntakeRepositories)
 	ctx := context.Background()
 	// Bytes as a storefront sends them, NUL-free but not valid UTF-8 in
 	// places: kept byte for byte.
@@ -148,7 +149,7 @@ func TestOrderReceiptList(t *testing.T) {
 	org, other := intakeOrgID(t), intakeOrgID(t)
 	intakeSeed(t, org, 1)
 	intakeSeed(t, other, 1)
-	repos := postgres.NewRepositories(db)
+	repos := postgres.NewRepositories(db, postgres.IntakeRepositories)
 	ctx := context.Background()
 	t0 := time.Date(2026, 11, 22, 1, 0, 0, 0, time.UTC)
 	record := func(org string, order int64, at time.Time, code string, body []byte) {
@@ -166,7 +167,7 @@ func TestOrderReceiptList(t *testing.T) {
 	record(org, 6, t0.Add(10*time.Minute), "no_warehouse", []byte(`{"id":6,"x":"yy"}`))
 	record(org, 7, t0.Add(10*time.Minute), "no_warehouse", nil)
 	record(other, 1, t0.Add(time.Hour), "unknown_skus", []byte(`{}`))
-	err := postgres.NewUnitOfWork(db).Do(ctx, func(ctx context.Context, r ports.Repositories) error {
+	err := postgres.NewUnitOfWork(db, postgres.IntakeRepositories).Do(ctx, func(ctx context.Context, r intakeports.Repositories) error {
 		rec, _, err := r.Receipts.Claim(ctx, intake.OrderDelivery{OrganizationID: org, OrderID: 3, TraceID: "t", ReceivedAt: t0.Add(4 * time.Minute)}, nil)
 		if err != nil {
 			return err
@@ -179,7 +180,7 @@ func TestOrderReceiptList(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ids := func(f ports.ReceiptFilter, page ports.Page) ([]int64, bool) {
+	ids := func(f intakeports.ReceiptFilter, page ports.Page) ([]int64, bool) {
 		t.Helper()
 		rs, more, err := repos.Receipts.List(ctx, org, f, page)
 		if err != nil {
@@ -194,19 +195,19 @@ func TestOrderReceiptList(t *testing.T) {
 	all := ports.Page{Take: 10}
 	tests := []struct {
 		name     string
-		filter   ports.ReceiptFilter
+		filter   intakeports.ReceiptFilter
 		page     ports.Page
 		want     []int64
 		wantMore bool
 	}{
-		{"every receipt, latest delivery first", ports.ReceiptFilter{}, all, []int64{7, 6, 5, 4, 3, 2, 1}, false},
-		{"a page", ports.ReceiptFilter{}, ports.Page{Skip: 2, Take: 3}, []int64{5, 4, 3}, true},
-		{"the last page", ports.ReceiptFilter{}, ports.Page{Skip: 5, Take: 3}, []int64{2, 1}, false},
-		{"failed", ports.ReceiptFilter{Status: intake.ReceiptFailed}, all, []int64{7, 6, 5, 4, 2, 1}, false},
-		{"succeeded", ports.ReceiptFilter{Status: intake.ReceiptSucceeded}, all, []int64{3}, false},
-		{"by error", ports.ReceiptFilter{Error: "no_warehouse"}, all, []int64{7, 6}, false},
-		{"by status and error", ports.ReceiptFilter{Status: intake.ReceiptFailed, Error: "unknown_skus"}, all, []int64{5, 4, 2, 1}, false},
-		{"an error none has", ports.ReceiptFilter{Error: "internal"}, all, []int64{}, false},
+		{"every receipt, latest delivery first", intakeports.ReceiptFilter{}, all, []int64{7, 6, 5, 4, 3, 2, 1}, false},
+		{"a page", intakeports.ReceiptFilter{}, ports.Page{Skip: 2, Take: 3}, []int64{5, 4, 3}, true},
+		{"the last page", intakeports.ReceiptFilter{}, ports.Page{Skip: 5, Take: 3}, []int64{2, 1}, false},
+		{"failed", intakeports.ReceiptFilter{Status: intake.ReceiptFailed}, all, []int64{7, 6, 5, 4, 2, 1}, false},
+		{"succeeded", intakeports.ReceiptFilter{Status: intake.ReceiptSucceeded}, all, []int64{3}, false},
+		{"by error", intakeports.ReceiptFilter{Error: "no_warehouse"}, all, []int64{7, 6}, false},
+		{"by status and error", intakeports.ReceiptFilter{Status: intake.ReceiptFailed, Error: "unknown_skus"}, all, []int64{5, 4, 2, 1}, false},
+		{"an error none has", intakeports.ReceiptFilter{Error: "internal"}, all, []int64{}, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -216,7 +217,7 @@ func TestOrderReceiptList(t *testing.T) {
 			}
 		})
 	}
-	rs, _, err := repos.Receipts.List(ctx, org, ports.ReceiptFilter{Error: "no_warehouse"}, all)
+	rs, _, err := repos.Receipts.List(ctx, org, intakeports.ReceiptFilter{Error: "no_warehouse"}, all)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -249,7 +250,7 @@ func TestOrderReceiptList(t *testing.T) {
 // retention exactly once between them, and nothing newer.
 func TestPurgePayloadsConcurrently(t *testing.T) {
 	db, org := intakeSeeded(t, 0)
-	repos := postgres.NewRepositories(db)
+	repos := postgres.NewRepositories(db, postgres.IntakeRepositories)
 	ctx := context.Background()
 	now := time.Now().UTC()
 	const old, fresh = 600, 20

@@ -26,6 +26,8 @@ import (
 	"github.com/acme3pl/fulfillment/domain/intake"
 	"github.com/acme3pl/fulfillment/domain/shipping"
 	"github.com/acme3pl/fulfillment/ports"
+	fixtureports "github.com/acme3pl/fulfillment/ports/fixture"
+	intakeports "github.com/acme3pl/fulfillment/ports/intake"
 )
 
 // intakeOrgID returns an organization ID of this file's own, unique per
@@ -41,17 +43,17 @@ func intakeOrgID(t *testing.T) string {
 // warehouse, and products SKU-1..SKU-n (IDs <org>_p<i>).
 func intakeSeed(t *testing.T, org string, products int) {
 	t.Helper()
-	wh := func(id, name string) ports.FixtureWarehouse {
-		return ports.FixtureWarehouse{Warehouse: domain.Warehouse{
+	wh := func(id, name string) fixtureports.Warehouse {
+		return fixtureports.Warehouse{Warehouse: domain.Warehouse{
 			ID: id, Name: name, Active: true,
 			Address: domain.Address{Name: name, Line1: "1 Dock St", City: "Newark", State: "NJ", CountryCode: "US", PostalCode: "07102"},
 			Contact: domain.Contact{Name: "Ops", Email: "ops@example.com", PhoneNumber: "+1 555 0100"},
 			Tags:    []string{},
 		}, Organizations: []string{org}}
 	}
-	f := ports.Fixture{
+	f := fixtureports.Fixture{
 		Organizations: []domain.Organization{{ID: org, Name: "Intake", DefaultWarehouseID: org + "_wh2"}},
-		Warehouses:    []ports.FixtureWarehouse{wh(org+"_wh1", "Alpha"), wh(org+"_wh2", "Zulu")},
+		Warehouses:    []fixtureports.Warehouse{wh(org+"_wh1", "Alpha"), wh(org+"_wh2", "Zulu")},
 	}
 	for i := 1; i <= products; i++ {
 		f.Inventory = append(f.Inventory, shipping.InventoryItem{
@@ -71,7 +73,7 @@ func intakeSeeded(t *testing.T, products int) (*bun.DB, string) {
 }
 
 // intakeApp is the real intake use case on db.
-func intakeApp(db *bun.DB, uow ports.UnitOfWork) *intakeapp.UseCases {
+func intakeApp(db *bun.DB, uow ports.UnitOfWork[intakeports.Repositories]) *intakeapp.UseCases {
 	return intakeAppTraced(db, uow, noop.NewTracerProvider().Tracer("test"))
 }
 
@@ -83,12 +85,12 @@ func intakeTraced(db *bun.DB) (*intakeapp.UseCases, *tracetest.SpanRecorder, tra
 	return intakeAppTraced(db, nil, tracer), recorder, tracer
 }
 
-func intakeAppTraced(db *bun.DB, uow ports.UnitOfWork, tracer trace.Tracer) *intakeapp.UseCases {
+func intakeAppTraced(db *bun.DB, uow ports.UnitOfWork[intakeports.Repositories], tracer trace.Tracer) *intakeapp.UseCases {
 	if uow == nil {
-		uow = postgres.NewUnitOfWork(db)
+		uow = postgres.NewUnitOfWork(db, postgres.IntakeRepositories)
 	}
-	return intakeapp.New(application.Deps{
-		UnitOfWork: uow, Repos: postgres.NewRepositories(db), Clock: system.Clock{}, IDs: system.IDs{},
+	return intakeapp.New(application.Deps[intakeports.Repositories]{
+		UnitOfWork: uow, Repos: postgres.NewRepositories(db, postgres.IntakeRepositories), Clock: system.Clock{}, IDs: system.IDs{},
 		Tracer: tracer, Log: slog.New(slog.DiscardHandler), Environment: domain.Sandbox,
 	}, intakeapp.Settings{})
 }
@@ -123,8 +125,8 @@ func intakeReceive(app *intakeapp.UseCases, org string, o intake.StorefrontOrder
 func TestOrderReceiptRepository(t *testing.T) {
 	db, org := intakeSeeded(t, 1)
 	ctx := context.Background()
-	repos := postgres.NewRepositories(db)
-	uow := postgres.NewUnitOfWork(db)
+	repos := postgres.NewRepositories(db, postgres.IntakeRepositories)
+	uow := postgres.NewUnitOfWork(db, postgres.IntakeRepositories)
 	t0 := time.Date(2026, 11, 22, 1, 2, 3, 456000000, time.UTC)
 	num := int64(1042)
 	big := int64(9223372036854775807) // the largest int64 round-trips
@@ -140,7 +142,7 @@ func TestOrderReceiptRepository(t *testing.T) {
 	d2 := d
 	d2.TraceID, d2.ReceivedAt, d2.OrderNumber = "trace-2", t0.Add(time.Second), nil
 	var claimed *intake.OrderReceipt
-	err := uow.Do(ctx, func(ctx context.Context, r ports.Repositories) error {
+	err := uow.Do(ctx, func(ctx context.Context, r intakeports.Repositories) error {
 		var err error
 		if claimed, _, err = r.Receipts.Claim(ctx, d2, nil); err != nil {
 			return err
@@ -177,7 +179,7 @@ func TestOrderReceiptRepository(t *testing.T) {
 	}
 	d3 := d
 	d3.TraceID, d3.ReceivedAt = "trace-3", t0.Add(time.Minute)
-	err = uow.Do(ctx, func(ctx context.Context, r ports.Repositories) error {
+	err = uow.Do(ctx, func(ctx context.Context, r intakeports.Repositories) error {
 		c, _, err := r.Receipts.Claim(ctx, d3, nil)
 		if err != nil {
 			return err
@@ -205,12 +207,12 @@ func TestOrderReceiptRepository(t *testing.T) {
 // and then sees its outcome.
 func TestOrderReceiptClaimWaitsForTheHolder(t *testing.T) {
 	db, org := intakeSeeded(t, 0)
-	uow := postgres.NewUnitOfWork(db)
+	uow := postgres.NewUnitOfWork(db, postgres.IntakeRepositories)
 	d := intake.OrderDelivery{OrganizationID: org, OrderID: 42, TraceID: "a", ReceivedAt: time.Now().UTC()}
 	holding, release := make(chan struct{}), make(chan struct{})
 	done := make(chan error, 1)
 	go func() {
-		done <- uow.Do(context.Background(), func(ctx context.Context, r ports.Repositories) error {
+		done <- uow.Do(context.Background(), func(ctx context.Context, r intakeports.Repositories) error {
 			rec, _, err := r.Receipts.Claim(ctx, d, nil)
 			if err != nil {
 				return err
@@ -226,7 +228,7 @@ func TestOrderReceiptClaimWaitsForTheHolder(t *testing.T) {
 	<-holding
 	seen := make(chan *intake.OrderReceipt, 1)
 	go func() {
-		_ = uow.Do(context.Background(), func(ctx context.Context, r ports.Repositories) error {
+		_ = uow.Do(context.Background(), func(ctx context.Context, r intakeports.Repositories) error {
 			rec, _, err := r.Receipts.Claim(ctx, d, nil)
 			seen <- rec
 			return err

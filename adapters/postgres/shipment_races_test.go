@@ -12,7 +12,7 @@ import (
 	shippingapp "github.com/acme3pl/fulfillment/application/shipping"
 	"github.com/acme3pl/fulfillment/domain"
 	"github.com/acme3pl/fulfillment/domain/shipping"
-	"github.com/acme3pl/fulfillment/ports"
+	fixtureports "github.com/acme3pl/fulfillment/ports/fixture"
 )
 
 // shipRaceFixture seeds an organization of its own per race, named after
@@ -21,9 +21,9 @@ func shipRaceFixture(t *testing.T, name string, onHandA, onHandB int64) (org, wh
 	t.Helper()
 	org = shipNamer()(name)
 	wh, a, b = "wh_"+org, "ctn_"+org+"_a", "ctn_"+org+"_b"
-	load(t, ports.Fixture{
+	load(t, fixtureports.Fixture{
 		Organizations: []domain.Organization{{ID: org, Name: org}},
-		Warehouses:    []ports.FixtureWarehouse{{Warehouse: shipWarehouse(wh, "Race DC", true), Organizations: []string{org}}},
+		Warehouses:    []fixtureports.Warehouse{{Warehouse: shipWarehouse(wh, "Race DC", true), Organizations: []string{org}}},
 		Inventory:     []shipping.InventoryItem{shipItem(org, shipping.KindCarton, a, "A-"+org), shipItem(org, shipping.KindCarton, b, "B-"+org)},
 		Stock: []shipping.Stock{
 			{WarehouseID: wh, Kind: shipping.KindCarton, ItemID: a, OnHand: onHandA},

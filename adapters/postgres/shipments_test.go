@@ -20,6 +20,8 @@ import (
 	"github.com/acme3pl/fulfillment/domain"
 	"github.com/acme3pl/fulfillment/domain/shipping"
 	"github.com/acme3pl/fulfillment/ports"
+	fixtureports "github.com/acme3pl/fulfillment/ports/fixture"
+	shippingports "github.com/acme3pl/fulfillment/ports/shipping"
 )
 
 // Helpers of the shipment and inventory tests; their names start with
@@ -104,7 +106,7 @@ type shipUseCases struct {
 }
 
 func newShipUseCases(db *bun.DB) shipUseCases {
-	uow := postgres.NewUnitOfWork(db)
+	uow := postgres.NewUnitOfWork(db, postgres.ShippingRepositories)
 	return shipUseCases{
 		create: shippingapp.NewCreateShipmentHandler(uow, system.Clock{}, system.IDs{}, domain.Sandbox),
 		submit: shippingapp.NewSubmitShipmentHandler(uow, system.Clock{}),
@@ -127,9 +129,9 @@ func (u shipUseCases) draft(t *testing.T, org, warehouse string, lines ...shippi
 // wh_ship_repo ("Repo DC"), products and cartons.
 func shipShipFixture(t *testing.T, n func(string) string) {
 	t.Helper()
-	load(t, ports.Fixture{
+	load(t, fixtureports.Fixture{
 		Organizations: []domain.Organization{{ID: n("org_ship_repo"), Name: "Repo"}, {ID: n("org_ship_repo_x"), Name: "Other"}},
-		Warehouses: []ports.FixtureWarehouse{
+		Warehouses: []fixtureports.Warehouse{
 			{Warehouse: shipWarehouse(n("wh_ship_repo"), "Repo DC", true), Organizations: []string{n("org_ship_repo"), n("org_ship_repo_x")}},
 		},
 		Inventory: []shipping.InventoryItem{
@@ -152,12 +154,12 @@ func shipNew(t *testing.T, p shipping.NewShipmentParams) *shipping.Shipment {
 
 // shipRepoFixture loads the shipment fixture under fresh names
 // (shipShipFixture), and opens a pool of two on it with its repositories.
-func shipRepoFixture(t *testing.T) (func(string) string, *bun.DB, ports.Repositories) {
+func shipRepoFixture(t *testing.T) (func(string) string, *bun.DB, shippingports.Repositories) {
 	t.Helper()
 	n := shipNamer()
 	shipShipFixture(t, n)
 	db := shipDB(t, 2)
-	return n, db, postgres.NewRepositories(db)
+	return n, db, postgres.NewRepositories(db, postgres.ShippingRepositories)
 }
 
 func TestShipmentRepositoryRoundTrip(t *testing.T) {
@@ -195,7 +197,7 @@ func TestShipmentRepositoryRoundTrip(t *testing.T) {
 	}
 	later := now.Add(time.Minute)
 	var updated *shipping.Shipment
-	err := postgres.NewUnitOfWork(db).Do(ctx, func(ctx context.Context, r ports.Repositories) error {
+	err := postgres.NewUnitOfWork(db, postgres.ShippingRepositories).Do(ctx, func(ctx context.Context, r shippingports.Repositories) error {
 		var err error
 		updated, err = r.Shipments.Update(ctx, n("org_ship_repo"), spd.ID(), func(s *shipping.Shipment) error { return s.Submit(later) })
 		return err
@@ -208,7 +210,7 @@ func TestShipmentRepositoryRoundTrip(t *testing.T) {
 		t.Fatalf("after update: %+v, %v; want %+v", got, err, updated)
 	}
 	// A change that fails stores nothing, and its error comes back as it is.
-	err = postgres.NewUnitOfWork(db).Do(ctx, func(ctx context.Context, r ports.Repositories) error {
+	err = postgres.NewUnitOfWork(db, postgres.ShippingRepositories).Do(ctx, func(ctx context.Context, r shippingports.Repositories) error {
 		_, err := r.Shipments.Update(ctx, n("org_ship_repo"), spd.ID(), func(s *shipping.Shipment) error { return s.Submit(later.Add(time.Hour)) })
 		return err
 	})
@@ -224,7 +226,7 @@ func TestShipmentRepositoryRoundTrip(t *testing.T) {
 		if _, err := repos.Shipments.Get(ctx, tt.org, tt.id); !errors.Is(err, domain.ErrNotFound) {
 			t.Fatalf("Get(%q, %q): %v, want ErrNotFound", tt.org, tt.id, err)
 		}
-		err := postgres.NewUnitOfWork(db).Do(ctx, func(ctx context.Context, r ports.Repositories) error {
+		err := postgres.NewUnitOfWork(db, postgres.ShippingRepositories).Do(ctx, func(ctx context.Context, r shippingports.Repositories) error {
 			_, err := r.Shipments.Update(ctx, tt.org, tt.id, func(*shipping.Shipment) error { return errors.New("changed a shipment that is not there") })
 			return err
 		})
@@ -241,9 +243,9 @@ func TestShipmentRepositoryList(t *testing.T) {
 	l := func(i int) string { return n(fmt.Sprintf("shp_l%d", i)) }
 	wh := domain.WarehouseRef{ID: n("wh_ship_repo")}
 	// An organization of its own keeps this list free of other tests' rows.
-	load(t, ports.Fixture{
+	load(t, fixtureports.Fixture{
 		Organizations: []domain.Organization{{ID: n("org_ship_list"), Name: "List"}},
-		Warehouses:    []ports.FixtureWarehouse{{Warehouse: shipWarehouse(n("wh_ship_repo"), "Repo DC", true), Organizations: []string{n("org_ship_list")}}},
+		Warehouses:    []fixtureports.Warehouse{{Warehouse: shipWarehouse(n("wh_ship_repo"), "Repo DC", true), Organizations: []string{n("org_ship_list")}}},
 		Inventory: []shipping.InventoryItem{
 			shipItem(n("org_ship_list"), shipping.KindProduct, n("prod_ship_list"), "LP"),
 			shipItem(n("org_ship_list"), shipping.KindCarton, n("ctn_ship_list"), "LC"),
@@ -277,18 +279,18 @@ func TestShipmentRepositoryList(t *testing.T) {
 	queries := shipCountQueries(db)
 	tests := []struct {
 		name     string
-		filter   ports.ShipmentFilter
+		filter   shippingports.ShipmentFilter
 		page     ports.Page
 		want     []string
 		wantMore bool
 	}{
-		{"newest first, ties by ID descending", ports.ShipmentFilter{}, ports.Page{Take: 10}, []string{l(4), l(3), l(2), l(1), l(0)}, false},
-		{"first page", ports.ShipmentFilter{}, ports.Page{Take: 2}, []string{l(4), l(3)}, true},
-		{"middle page", ports.ShipmentFilter{}, ports.Page{Skip: 2, Take: 2}, []string{l(2), l(1)}, true},
-		{"last page", ports.ShipmentFilter{}, ports.Page{Skip: 4, Take: 2}, []string{l(0)}, false},
-		{"drafts", ports.ShipmentFilter{Status: shipping.ShipmentDraft}, ports.Page{Take: 10}, []string{l(4), l(3), l(2), l(0)}, false},
-		{"pending", ports.ShipmentFilter{Status: shipping.ShipmentPending}, ports.Page{Take: 10}, []string{l(1)}, false},
-		{"cancelled", ports.ShipmentFilter{Status: shipping.ShipmentCancelled}, ports.Page{Take: 10}, []string{}, false},
+		{"newest first, ties by ID descending", shippingports.ShipmentFilter{}, ports.Page{Take: 10}, []string{l(4), l(3), l(2), l(1), l(0)}, false},
+		{"first page", shippingports.ShipmentFilter{}, ports.Page{Take: 2}, []string{l(4), l(3)}, true},
+		{"middle page", shippingports.ShipmentFilter{}, ports.Page{Skip: 2, Take: 2}, []string{l(2), l(1)}, true},
+		{"last page", shippingports.ShipmentFilter{}, ports.Page{Skip: 4, Take: 2}, []string{l(0)}, false},
+		{"drafts", shippingports.ShipmentFilter{Status: shipping.ShipmentDraft}, ports.Page{Take: 10}, []string{l(4), l(3), l(2), l(0)}, false},
+		{"pending", shippingports.ShipmentFilter{Status: shipping.ShipmentPending}, ports.Page{Take: 10}, []string{l(1)}, false},
+		{"cancelled", shippingports.ShipmentFilter{Status: shipping.ShipmentCancelled}, ports.Page{Take: 10}, []string{}, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -313,7 +315,7 @@ func TestShipmentRepositoryList(t *testing.T) {
 			}
 		})
 	}
-	other, _, err := repos.Shipments.List(ctx, n("org_ship_repo_x"), ports.ShipmentFilter{}, ports.Page{Take: 10})
+	other, _, err := repos.Shipments.List(ctx, n("org_ship_repo_x"), shippingports.ShipmentFilter{}, ports.Page{Take: 10})
 	if err != nil || len(other) != 0 {
 		t.Fatalf("another organization sees %d shipments (%v)", len(other), err)
 	}
@@ -330,7 +332,7 @@ func TestShipmentUpdateHoldsTheRowUntilCommit(t *testing.T) {
 	locked, release := make(chan struct{}), make(chan struct{})
 	first := make(chan error, 1)
 	go func() {
-		first <- postgres.NewUnitOfWork(db).Do(ctx, func(ctx context.Context, r ports.Repositories) error {
+		first <- postgres.NewUnitOfWork(db, postgres.ShippingRepositories).Do(ctx, func(ctx context.Context, r shippingports.Repositories) error {
 			_, err := r.Shipments.Update(ctx, n("org_ship_repo"), id, func(*shipping.Shipment) error {
 				close(locked)
 				<-release
@@ -347,7 +349,7 @@ func TestShipmentUpdateHoldsTheRowUntilCommit(t *testing.T) {
 	second := make(chan error, 1)
 	var secondDone atomic.Bool
 	go func() {
-		second <- postgres.NewUnitOfWork(db).Do(ctx, func(ctx context.Context, r ports.Repositories) error {
+		second <- postgres.NewUnitOfWork(db, postgres.ShippingRepositories).Do(ctx, func(ctx context.Context, r shippingports.Repositories) error {
 			_, err := r.Shipments.Update(ctx, n("org_ship_repo"), id, unchanged)
 			secondDone.Store(true)
 			return err
@@ -365,11 +367,11 @@ func TestShipmentUpdateHoldsTheRowUntilCommit(t *testing.T) {
 		t.Fatal(err)
 	}
 	// A plain Get does not wait.
-	err := postgres.NewUnitOfWork(db).Do(ctx, func(ctx context.Context, r ports.Repositories) error {
+	err := postgres.NewUnitOfWork(db, postgres.ShippingRepositories).Do(ctx, func(ctx context.Context, r shippingports.Repositories) error {
 		_, err := r.Shipments.Update(ctx, n("org_ship_repo"), id, func(*shipping.Shipment) error {
 			rctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 			defer cancel()
-			_, err := postgres.NewRepositories(db).Shipments.Get(rctx, n("org_ship_repo"), id)
+			_, err := postgres.NewRepositories(db, postgres.ShippingRepositories).Shipments.Get(rctx, n("org_ship_repo"), id)
 			return err
 		})
 		return err

@@ -15,7 +15,7 @@ import (
 	"github.com/acme3pl/fulfillment/domain"
 	"github.com/acme3pl/fulfillment/domain/shipping"
 	whside "github.com/acme3pl/fulfillment/domain/warehouse"
-	"github.com/acme3pl/fulfillment/ports"
+	fixtureports "github.com/acme3pl/fulfillment/ports/fixture"
 )
 
 // On hand of one item at one warehouse never passes warehouse.MaxOnHand.
@@ -84,7 +84,7 @@ func TestStockTablesHoldTheOnHandBound(t *testing.T) {
 	n := shipNamer()
 	doc := recvFixtureDoc(recvWorld{org: n("org_big"), wh: n("wh_big"), other: n("wh_big_x"), prod: n("prod_big"), ctn: n("ctn_big")}, time.Now())
 	doc.Stock[0].OnHand = whside.MaxOnHand + 1
-	err := postgres.NewUnitOfWork(db).Do(context.Background(), func(ctx context.Context, r ports.Repositories) error {
+	err := postgres.NewUnitOfWork(db, postgres.FixtureRepositories).Do(context.Background(), func(ctx context.Context, r fixtureports.Repositories) error {
 		_, err := r.Fixtures.Load(ctx, doc)
 		return err
 	})

@@ -10,6 +10,7 @@ import (
 
 	"github.com/uptrace/bun"
 
+	"github.com/acme3pl/fulfillment/adapters/postgres"
 	"github.com/acme3pl/fulfillment/adapters/postgres/pgtest"
 	billingapp "github.com/acme3pl/fulfillment/application/billing"
 	warehouseapp "github.com/acme3pl/fulfillment/application/warehouse"
@@ -25,8 +26,8 @@ import (
 // with billing's part of the reports.
 func whReporters(b *billInstance) (*warehouseapp.RecordWarehouseReceiptHandler, *warehouseapp.RecordWarehouseServiceHandler) {
 	rb := billingapp.NewReportBilling(b.deps)
-	return warehouseapp.NewRecordWarehouseReceiptHandler(b.deps.UnitOfWork, b.deps.Clock, b.deps.IDs, rb),
-		warehouseapp.NewRecordWarehouseServiceHandler(b.deps.UnitOfWork, b.deps.Clock, b.deps.IDs, rb)
+	return warehouseapp.NewRecordWarehouseReceiptHandler(uowOf(b, postgres.WarehouseRepositories), b.deps.Clock, b.deps.IDs, rb),
+		warehouseapp.NewRecordWarehouseServiceHandler(uowOf(b, postgres.WarehouseRepositories), b.deps.Clock, b.deps.IDs, rb)
 }
 
 // whHolder is a second session's transaction that holds what the reports

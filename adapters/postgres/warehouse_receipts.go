@@ -8,15 +8,15 @@ import (
 	"github.com/acme3pl/fulfillment/domain"
 	"github.com/acme3pl/fulfillment/domain/shipping"
 	"github.com/acme3pl/fulfillment/domain/warehouse"
-	"github.com/acme3pl/fulfillment/ports"
+	warehouseports "github.com/acme3pl/fulfillment/ports/warehouse"
 )
 
-// WarehouseReceiptRepository implements ports.WarehouseReceiptRepository.
+// WarehouseReceiptRepository implements warehouseports.ReceiptRepository.
 type WarehouseReceiptRepository struct {
 	run runner
 }
 
-var _ ports.WarehouseReceiptRepository = (*WarehouseReceiptRepository)(nil)
+var _ warehouseports.ReceiptRepository = (*WarehouseReceiptRepository)(nil)
 
 // createReceiptSQL inserts a receipt ($1 … $7) and its lines ($8 product
 // IDs or empty, $9 carton IDs or empty, $10 quantities), unless the warehouse has
@@ -46,7 +46,7 @@ LEFT JOIN cartons AS c ON c.id = l.carton_id
 WHERE r.warehouse_id = $1 AND r.reference = $2
 ORDER BY l.position`
 
-// Create implements ports.WarehouseReceiptRepository: the insert, and when
+// Create implements warehouseports.ReceiptRepository: the insert, and when
 // the reference was taken, the receipt that took it (a second statement,
 // which at READ COMMITTED sees the winner's committed row).
 func (r *WarehouseReceiptRepository) Create(ctx context.Context, rec *warehouse.Receipt) (*warehouse.Receipt, bool, error) {
@@ -85,7 +85,7 @@ const redateReceiptSQL sqlUpdate = `WITH receipt AS (
 UPDATE stock_movements SET occurred_at = $4
 WHERE organization_id = $2 AND occurred_at = $3 AND receipt_id = $1`
 
-// Redate implements ports.WarehouseReceiptRepository.
+// Redate implements warehouseports.ReceiptRepository.
 func (r *WarehouseReceiptRepository) Redate(ctx context.Context, rec *warehouse.Receipt, was time.Time) error {
 	_, err := r.run.exec(ctx, redateReceiptSQL, rec.ID(), rec.OrganizationID(), was, rec.ReceivedAt(), rec.CreatedAt())
 	return dbErr(err)

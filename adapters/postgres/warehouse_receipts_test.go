@@ -15,7 +15,8 @@ import (
 	"github.com/acme3pl/fulfillment/domain"
 	"github.com/acme3pl/fulfillment/domain/shipping"
 	whside "github.com/acme3pl/fulfillment/domain/warehouse"
-	"github.com/acme3pl/fulfillment/ports"
+	fixtureports "github.com/acme3pl/fulfillment/ports/fixture"
+	warehouseports "github.com/acme3pl/fulfillment/ports/warehouse"
 )
 
 // Helpers of the receiving tests start with `recv`.
@@ -37,10 +38,10 @@ func recvFixture(t *testing.T, opened time.Time) recvWorld {
 	return w
 }
 
-func recvFixtureDoc(w recvWorld, opened time.Time) ports.Fixture {
-	return ports.Fixture{
+func recvFixtureDoc(w recvWorld, opened time.Time) fixtureports.Fixture {
+	return fixtureports.Fixture{
 		Organizations: []domain.Organization{{ID: w.org, Name: "Receiving"}},
-		Warehouses: []ports.FixtureWarehouse{
+		Warehouses: []fixtureports.Warehouse{
 			{Warehouse: shipWarehouse(w.wh, "Dock", true), Organizations: []string{w.org}},
 			{Warehouse: shipWarehouse(w.other, "Elsewhere", true)},
 		},
@@ -92,27 +93,27 @@ WHERE b.on_hand <> (SELECT coalesce(sum(m.quantity), 0) FROM stock_movements m
 	}
 }
 
-func recvUseCase(db *bun.DB, billing ports.ReportBilling) *warehouseapp.RecordWarehouseReceiptHandler {
-	return warehouseapp.NewRecordWarehouseReceiptHandler(postgres.NewUnitOfWork(db), system.Clock{}, system.IDs{}, billing)
+func recvUseCase(db *bun.DB, billing warehouseports.ReportBilling) *warehouseapp.RecordWarehouseReceiptHandler {
+	return warehouseapp.NewRecordWarehouseReceiptHandler(postgres.NewUnitOfWork(db, postgres.WarehouseRepositories), system.Clock{}, system.IDs{}, billing)
 }
 
 // noBilling is the warehouse's reports without billing: every service
 // offered, no period closed, nothing charged.
 type noBilling struct{}
 
-func (noBilling) CheckServiceOffered(context.Context, ports.Repositories, string, string, time.Time) error {
+func (noBilling) CheckServiceOffered(context.Context, warehouseports.Repositories, string, string, time.Time) error {
 	return nil
 }
-func (noBilling) CheckPeriodOpen(context.Context, ports.Repositories, string, time.Time) error {
+func (noBilling) CheckPeriodOpen(context.Context, warehouseports.Repositories, string, time.Time) error {
 	return nil
 }
-func (noBilling) ChargeReceipt(context.Context, ports.Repositories, *whside.Receipt) error {
+func (noBilling) ChargeReceipt(context.Context, warehouseports.Repositories, *whside.Receipt) error {
 	return nil
 }
-func (noBilling) ChargeService(context.Context, ports.Repositories, *whside.ServiceRecord) error {
+func (noBilling) ChargeService(context.Context, warehouseports.Repositories, *whside.ServiceRecord) error {
 	return nil
 }
-func (noBilling) ChargeShipment(context.Context, ports.Repositories, *shipping.Shipment) error {
+func (noBilling) ChargeShipment(context.Context, warehouseports.Repositories, *shipping.Shipment) error {
 	return nil
 }
 
@@ -268,7 +269,7 @@ func TestOnHandAtAPastInstant(t *testing.T) {
 	receive("B", d2, whside.ReceiptLine{Kind: shipping.KindProduct, ItemID: w.prod, Quantity: 5},
 		whside.ReceiptLine{Kind: shipping.KindCarton, ItemID: w.ctn, Quantity: 1})
 	// A shipment-like change through the same ledger: 3 products leave on d2 + 1h.
-	err := postgres.NewUnitOfWork(db).Do(ctx, func(ctx context.Context, r ports.Repositories) error {
+	err := postgres.NewUnitOfWork(db, postgres.WarehouseRepositories).Do(ctx, func(ctx context.Context, r warehouseports.Repositories) error {
 		return r.Stock.Move(ctx, shipping.StockChange{
 			OrganizationID: w.org, WarehouseID: w.wh, Reason: shipping.MovementOpening, OccurredAt: d2.Add(time.Hour),
 			Deltas: []shipping.StockDelta{{Kind: shipping.KindProduct, ItemID: w.prod, Quantity: -3}},
@@ -277,7 +278,7 @@ func TestOnHandAtAPastInstant(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ledger := postgres.NewRepositories(db).Stock
+	ledger := postgres.NewRepositories(db, postgres.WarehouseRepositories).Stock
 	carton := func(q int64) shipping.OnHand {
 		return shipping.OnHand{WarehouseID: w.wh, Kind: shipping.KindCarton, ItemID: w.ctn, Quantity: q}
 	}
@@ -315,7 +316,7 @@ func TestStockLedgerNeverGoesNegative(t *testing.T) {
 	db := shipDB(t, 2)
 	ctx := context.Background()
 	move := func(kind shipping.ItemKind, item string, q int64) error {
-		return postgres.NewUnitOfWork(db).Do(ctx, func(ctx context.Context, r ports.Repositories) error {
+		return postgres.NewUnitOfWork(db, postgres.WarehouseRepositories).Do(ctx, func(ctx context.Context, r warehouseports.Repositories) error {
 			return r.Stock.Move(ctx, shipping.StockChange{
 				OrganizationID: w.org, WarehouseID: w.wh, Reason: shipping.MovementOpening, OccurredAt: time.Now(),
 				Deltas: []shipping.StockDelta{{Kind: kind, ItemID: item, Quantity: q}},

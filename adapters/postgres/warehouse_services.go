@@ -6,15 +6,15 @@ import (
 
 	"github.com/acme3pl/fulfillment/domain"
 	"github.com/acme3pl/fulfillment/domain/warehouse"
-	"github.com/acme3pl/fulfillment/ports"
+	warehouseports "github.com/acme3pl/fulfillment/ports/warehouse"
 )
 
-// WarehouseServiceRepository implements ports.WarehouseServiceRepository.
+// WarehouseServiceRepository implements warehouseports.ServiceRepository.
 type WarehouseServiceRepository struct {
 	run runner
 }
 
-var _ ports.WarehouseServiceRepository = (*WarehouseServiceRepository)(nil)
+var _ warehouseports.ServiceRepository = (*WarehouseServiceRepository)(nil)
 
 // createServiceSQL inserts a service record unless the warehouse has one
 // under the reference (the unique (warehouse_id, reference): a second
@@ -28,7 +28,7 @@ ON CONFLICT (warehouse_id, reference) DO NOTHING`
 const serviceByReferenceSQL sqlSelect = `SELECT id, organization_id, service, quantity_milli, performed_at, performed_at_given, note, created_at
 FROM warehouse_services WHERE warehouse_id = $1 AND reference = $2`
 
-// Create implements ports.WarehouseServiceRepository.
+// Create implements warehouseports.ServiceRepository.
 func (r *WarehouseServiceRepository) Create(ctx context.Context, s *warehouse.ServiceRecord) (*warehouse.ServiceRecord, bool, error) {
 	n, err := r.run.exec(ctx, createServiceSQL, s.ID(), s.WarehouseID(), s.OrganizationID(), s.Reference(), s.Service(),
 		s.QuantityMilli(), s.PerformedAt(), s.PerformedAtGiven(), s.Note(), s.CreatedAt())
@@ -55,7 +55,7 @@ func (r *WarehouseServiceRepository) Create(ctx context.Context, s *warehouse.Se
 // redateServiceSQL moves service $1 to $2 (performedAt; createdAt $3).
 const redateServiceSQL sqlUpdate = `UPDATE warehouse_services SET performed_at = $2, created_at = $3 WHERE id = $1`
 
-// Redate implements ports.WarehouseServiceRepository.
+// Redate implements warehouseports.ServiceRepository.
 func (r *WarehouseServiceRepository) Redate(ctx context.Context, s *warehouse.ServiceRecord) error {
 	_, err := r.run.exec(ctx, redateServiceSQL, s.ID(), s.PerformedAt(), s.CreatedAt())
 	return dbErr(err)

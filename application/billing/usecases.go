@@ -14,7 +14,7 @@ import (
 	"github.com/acme3pl/fulfillment/domain"
 	"github.com/acme3pl/fulfillment/domain/billing"
 	"github.com/acme3pl/fulfillment/domain/invoicing"
-	"github.com/acme3pl/fulfillment/ports"
+	billingports "github.com/acme3pl/fulfillment/ports/billing"
 )
 
 // UseCases are billing's use cases, each with its span and log line.
@@ -96,8 +96,8 @@ func (h *OverduePeriodHandler) Handle(ctx context.Context, _ OverduePeriod) (tim
 // `rates set` would. A card stored already, unchanged, is left as it is:
 // seeding the same fixture again (`make run` after a `billing close`) is
 // not setting a card into the period closed since.
-func SeedRateCards(d Deps) func(ctx context.Context, r ports.Repositories, cards []billing.RateCardParams) (int, error) {
-	return func(ctx context.Context, r ports.Repositories, cards []billing.RateCardParams) (int, error) {
+func SeedRateCards(d Deps) func(ctx context.Context, r billingports.Repositories, cards []billing.RateCardParams) (int, error) {
+	return func(ctx context.Context, r billingports.Repositories, cards []billing.RateCardParams) (int, error) {
 		for i, p := range cards {
 			card, err := billing.NewRateCard(p)
 			if err != nil {

@@ -10,7 +10,7 @@ import (
 	"github.com/acme3pl/fulfillment/application"
 	"github.com/acme3pl/fulfillment/domain"
 	"github.com/acme3pl/fulfillment/domain/intake"
-	"github.com/acme3pl/fulfillment/ports"
+	intakeports "github.com/acme3pl/fulfillment/ports/intake"
 )
 
 // StorefrontOrderDecoder reads a storefront order's body as the intake
@@ -47,14 +47,14 @@ const ReplayedTraceKey = attribute.Key("fulfillment.replay.failed_trace_id")
 // as an attempt and its trace becomes the receipt's; its span links to the
 // trace of the failed delivery before it.
 type ReplayStorefrontOrderHandler struct {
-	receipts ports.OrderReceiptRepository // on the pool
+	receipts intakeports.OrderReceiptRepository // on the pool
 	intake   application.Handler[ReceiveStorefrontOrder, StorefrontOrderResult]
 	refuse   application.Handler[RefuseStorefrontOrder, struct{}]
 	decode   StorefrontOrderDecoder
 }
 
 // NewReplayStorefrontOrderHandler builds the handler.
-func NewReplayStorefrontOrderHandler(receipts ports.OrderReceiptRepository,
+func NewReplayStorefrontOrderHandler(receipts intakeports.OrderReceiptRepository,
 	intake application.Handler[ReceiveStorefrontOrder, StorefrontOrderResult], refuse application.Handler[RefuseStorefrontOrder, struct{}],
 	decode StorefrontOrderDecoder,
 ) *ReplayStorefrontOrderHandler {

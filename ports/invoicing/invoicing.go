@@ -1,9 +1,11 @@
-package ports
+package invoicing
 
 import (
 	"context"
+	"time"
 
 	"github.com/acme3pl/fulfillment/domain/invoicing"
+	"github.com/acme3pl/fulfillment/ports"
 )
 
 // InvoiceRepository reads and writes invoice aggregates (an invoice and its
@@ -15,7 +17,7 @@ type InvoiceRepository interface {
 	// match filter, each with its items, in the filter's order with ties
 	// broken by ID in the same direction, and whether more follow. It reads
 	// the page in one query and the items of all its invoices in one more.
-	List(ctx context.Context, organizationID string, filter InvoiceFilter, page Page) (invoices []*invoicing.Invoice, more bool, err error)
+	List(ctx context.Context, organizationID string, filter InvoiceFilter, page ports.Page) (invoices []*invoicing.Invoice, more bool, err error)
 }
 
 // InvoiceSortKey is the field an invoice list is ordered by: one of the
@@ -51,4 +53,21 @@ type InvoiceFilter struct {
 	SortBy InvoiceSortKey
 	// Ascending orders oldest first; the default is descending.
 	Ascending bool
+}
+
+// InvoiceCharge is one charge behind an invoice's lines, naming its fact
+// (docs/billing.md, "Every charge traceable").
+type InvoiceCharge struct {
+	ID            int64
+	Fee           string // the card's fee, the service's code, operator, minimum or credit_forward
+	Title         string
+	QuantityMilli int64 // thousandths; storage: the units on hand at the day's end
+	UnitCost      int64
+	OccurredAt    time.Time
+	WarehouseID   string // "" for none
+	// SourceType is shipment, receipt, service, storage_day, operator,
+	// minimum or credit_forward; SourceID the shipment's ID, the receipt's
+	// or service's reference, the day (YYYY-MM-DD), the operator's
+	// reference, or the period (YYYY-MM).
+	SourceType, SourceID string
 }

@@ -1,4 +1,4 @@
-package ports
+package billing
 
 import (
 	"context"
@@ -6,6 +6,8 @@ import (
 
 	"github.com/acme3pl/fulfillment/domain/billing"
 	"github.com/acme3pl/fulfillment/domain/invoicing"
+	"github.com/acme3pl/fulfillment/ports"
+	invoicingports "github.com/acme3pl/fulfillment/ports/invoicing"
 )
 
 // RateCardRepository stores organizations' effective-dated rate cards.
@@ -19,7 +21,7 @@ type RateCardRepository interface {
 	InForce(ctx context.Context, organizationID string, at time.Time) (*billing.RateCard, error)
 	// Minimums are the monthly minimums of the cards in force at each
 	// window's last instant (0 where no card is), in one statement.
-	Minimums(ctx context.Context, windows []BillingWindow) ([]int64, error)
+	Minimums(ctx context.Context, windows []Window) ([]int64, error)
 	// Service is the service of that code on the card in force at at;
 	// domain.ErrNotFound when no card is in force or it has no such
 	// service (a receiving hook answers 422 unknown_service).
@@ -72,12 +74,12 @@ type ChargeRepository interface {
 	// (finalized or open; a fixture's invoice has none): the page's window
 	// of them (Take 0: every one, streamed), and reports whether more
 	// follow the page. Charges priced at 0 make no line and are left out.
-	OfInvoice(ctx context.Context, organizationID, invoiceID string, page Page, each func(InvoiceCharge) error) (more bool, err error)
+	OfInvoice(ctx context.Context, organizationID, invoiceID string, page ports.Page, each func(invoicingports.InvoiceCharge) error) (more bool, err error)
 	// Sums returns, for each window, the sums by line of the organization's
 	// charges dated in it, in one statement. A charge belongs to the period
 	// that holds its time: under the open periods' locks, these are what
 	// finalizing them bills (and what a preview shows).
-	Sums(ctx context.Context, windows []BillingWindow) ([][]billing.Sum, error)
+	Sums(ctx context.Context, windows []Window) ([][]billing.Sum, error)
 	// OperatorCharge reads the operator's charge recorded under the
 	// organization's reference (its content, as AddOperatorCharge stored
 	// it); domain.ErrNotFound when there is none.
@@ -90,26 +92,9 @@ type ServiceUse struct {
 	Count int
 }
 
-// InvoiceCharge is one charge behind an invoice's lines, naming its fact
-// (docs/billing.md, "Every charge traceable").
-type InvoiceCharge struct {
-	ID            int64
-	Fee           string // the card's fee, the service's code, operator, minimum or credit_forward
-	Title         string
-	QuantityMilli int64 // thousandths; storage: the units on hand at the day's end
-	UnitCost      int64
-	OccurredAt    time.Time
-	WarehouseID   string // "" for none
-	// SourceType is shipment, receipt, service, storage_day, operator,
-	// minimum or credit_forward; SourceID the shipment's ID, the receipt's
-	// or service's reference, the day (YYYY-MM-DD), the operator's
-	// reference, or the period (YYYY-MM).
-	SourceType, SourceID string
-}
-
-// BillingWindow is an organization's charges from Start to before End: an
+// Window is an organization's charges from Start to before End: an
 // open period, ending at its end or at a close.
-type BillingWindow struct {
+type Window struct {
 	OrganizationID string
 	Start, End     time.Time
 }
@@ -173,9 +158,9 @@ type NewInvoice struct {
 	TotalAmount    int64
 }
 
-// BillingPeriodRepository keeps organizations' billing periods and writes
+// PeriodRepository keeps organizations' billing periods and writes
 // their invoices when they are finalized.
-type BillingPeriodRepository interface {
+type PeriodRepository interface {
 	// Start opens the organization's first period when it has none, or
 	// moves the start of its open period back to start when no period was
 	// ever finalized; it returns the open period.
@@ -232,7 +217,7 @@ type BillingPeriodRepository interface {
 	Finalize(ctx context.Context, fs []Finalization) ([]FinalizedInvoice, error)
 	// Credits are the credits the windows' organizations carry forward
 	// from their last invoices (0 where none).
-	Credits(ctx context.Context, windows []BillingWindow) ([]int64, error)
+	Credits(ctx context.Context, windows []Window) ([]int64, error)
 	// Offboard records that `billing close` off-boarded the organization
 	// at at: no period after it bills a minimum until a card from a
 	// later day.

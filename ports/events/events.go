@@ -1,14 +1,8 @@
-package ports
+package events
 
 import (
 	"context"
-	"strconv"
 	"time"
-
-	"github.com/acme3pl/fulfillment/domain/audit"
-	"github.com/acme3pl/fulfillment/domain/intake"
-	"github.com/acme3pl/fulfillment/domain/invoicing"
-	"github.com/acme3pl/fulfillment/domain/shipping"
 )
 
 // EventType is the type of a platform event (docs/events.md), the
@@ -47,27 +41,8 @@ type Event struct {
 	Data           any
 }
 
-// ShipmentEvent reports a change of s (created, shipped, cancelled).
-func ShipmentEvent(t EventType, s *shipping.Shipment, at time.Time) Event {
-	return Event{Type: t, Subject: s.ID(), OrganizationID: s.OrganizationID(), Time: at, Data: s}
-}
-
-// InvoiceEvent reports a change of inv (finalized, status changed).
-func InvoiceEvent(t EventType, inv *invoicing.Invoice, at time.Time) Event {
-	return Event{Type: t, Subject: inv.ID(), OrganizationID: inv.OrganizationID(), Time: at, Data: inv}
-}
-
-// OrderFailedEvent reports a failed delivery of a storefront order: its
-// receipt as the failure left it. The subject is the order's ID.
-func OrderFailedEvent(r *intake.OrderReceipt, at time.Time) Event {
-	return Event{
-		Type: EventStorefrontOrderFailed, Subject: strconv.FormatInt(r.OrderID(), 10),
-		OrganizationID: r.OrganizationID(), Time: at, Data: r,
-	}
-}
-
 // EventRecorder records events in the outbox of the unit of work it is
-// bound to (Repositories.Events): they are published once, and only if,
+// bound to (r.Events of a context's Repositories): they are published once, and only if,
 // the transaction commits. The change must lock the record it reports
 // (ShipmentRepository.Update, the receipt's claim) before Record is called
 // or in the same transaction before it commits, so that the events of one
@@ -130,10 +105,4 @@ type EventPublisher interface {
 	// waits while it is not.
 	Connected() bool
 	Publish(ctx context.Context, events []OutboxEvent) (acked []int64, err error)
-}
-
-// OperatorActionEvent reports an operator's action: its audit record. The
-// subject is the record's ID.
-func OperatorActionEvent(rec audit.Record) Event {
-	return Event{Type: EventOperatorAction, Subject: rec.ID, OrganizationID: rec.OrganizationID, Time: rec.At, Data: rec}
 }

@@ -1,9 +1,10 @@
-package ports
+package shipping
 
 import (
 	"context"
 
 	"github.com/acme3pl/fulfillment/domain/shipping"
+	"github.com/acme3pl/fulfillment/ports"
 )
 
 // ShipmentRepository reads and writes shipment aggregates with their lines.
@@ -29,13 +30,13 @@ type ShipmentRepository interface {
 	// submission first (then ID), each with its organization's name, and
 	// whether more follow. A draft never reached the warehouse: a draft
 	// cancelled before submission is not listed.
-	ListAtWarehouse(ctx context.Context, warehouseID string, status shipping.ShipmentStatus, page Page) (ss []WarehouseShipment, more bool, err error)
+	ListAtWarehouse(ctx context.Context, warehouseID string, status shipping.ShipmentStatus, page ports.Page) (ss []WarehouseShipment, more bool, err error)
 	// Get returns the organization's shipment, or domain.ErrNotFound.
 	Get(ctx context.Context, organizationID, id string) (*shipping.Shipment, error)
 	// List returns one page of the organization's shipments matching
 	// filter, newest first (created at, then ID, both descending), and
 	// whether more follow.
-	List(ctx context.Context, organizationID string, filter ShipmentFilter, page Page) (ss []*shipping.Shipment, more bool, err error)
+	List(ctx context.Context, organizationID string, filter ShipmentFilter, page ports.Page) (ss []*shipping.Shipment, more bool, err error)
 }
 
 // ShipmentFilter narrows a shipment list; zero fields do not filter.
@@ -60,7 +61,7 @@ type InventoryRepository interface {
 	// matching filter, ordered by SKU then ID, each with its stock level at
 	// every active warehouse available to the organization (zero where the
 	// warehouse holds none), and whether more items follow.
-	ListStock(ctx context.Context, organizationID string, kind shipping.ItemKind, filter StockFilter, page Page) (items []ItemStock, more bool, err error)
+	ListStock(ctx context.Context, organizationID string, kind shipping.ItemKind, filter StockFilter, page ports.Page) (items []ItemStock, more bool, err error)
 	// Reserve holds a pending shipment's lines at its warehouse (the items
 	// are the organization's), locking the stock rows in a fixed order for
 	// the rest of the transaction. SPD cartons are checked: when any is

@@ -1,4 +1,4 @@
-package ports
+package intake
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 	"github.com/acme3pl/fulfillment/domain"
 	"github.com/acme3pl/fulfillment/domain/intake"
 	"github.com/acme3pl/fulfillment/domain/shipping"
+	"github.com/acme3pl/fulfillment/ports"
 )
 
 // OrderReceiptRepository stores the receipts of storefront orders
@@ -47,7 +48,7 @@ type OrderReceiptRepository interface {
 	// List returns one page of the organization's receipts matching filter,
 	// latest delivery first (last received, then order ID, both
 	// descending), and whether more follow. It never loads kept bodies.
-	List(ctx context.Context, organizationID string, filter ReceiptFilter, page Page) (rs []*intake.OrderReceipt, more bool, err error)
+	List(ctx context.Context, organizationID string, filter ReceiptFilter, page ports.Page) (rs []*intake.OrderReceipt, more bool, err error)
 	// GetWithPayload returns the organization's receipt of an order and
 	// its kept body (nil when none is kept), or domain.ErrNotFound.
 	GetWithPayload(ctx context.Context, organizationID string, orderID int64) (*intake.OrderReceipt, []byte, error)

@@ -1,4 +1,4 @@
-package ports
+package operator
 
 import (
 	"context"
@@ -7,10 +7,10 @@ import (
 	"github.com/acme3pl/fulfillment/domain/operator"
 )
 
-// OperatorSessions are the console's sessions and one-time sign-in links
+// Sessions are the console's sessions and one-time sign-in links
 // (docs/console.md), each keyed by the SHA-256 of its secret
 // (operator.HashSecret): the store never holds a cookie's or a link's value.
-type OperatorSessions interface {
+type Sessions interface {
 	// CreateLink stores a sign-in link under hash.
 	CreateLink(ctx context.Context, hash []byte, l operator.SignInLink) error
 	// UseLink marks the link of hash used at now and returns it, when it

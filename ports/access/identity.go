@@ -1,4 +1,4 @@
-package ports
+package access
 
 import (
 	"context"
@@ -45,8 +45,8 @@ type Principal struct {
 // Has reports whether the principal holds scope s.
 func (p Principal) Has(s domain.Scope) bool { return slices.Contains(p.Scopes, s) }
 
-// AccessTokenVerifier verifies OAuth access tokens (JWTs).
-type AccessTokenVerifier interface {
+// TokenVerifier verifies OAuth access tokens (JWTs).
+type TokenVerifier interface {
 	VerifyAccessToken(ctx context.Context, token string) (Principal, error)
 }
 
