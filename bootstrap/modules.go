@@ -20,6 +20,7 @@ import (
 	"github.com/acme3pl/fulfillment/adapters/httpapi"
 	"github.com/acme3pl/fulfillment/adapters/identity"
 	"github.com/acme3pl/fulfillment/adapters/postgres"
+	pgoperator "github.com/acme3pl/fulfillment/adapters/postgres/operator"
 	"github.com/acme3pl/fulfillment/adapters/ratelimit"
 	"github.com/acme3pl/fulfillment/adapters/system"
 	"github.com/acme3pl/fulfillment/adapters/telemetry"
@@ -126,7 +127,7 @@ var PostgresModule = fx.Module("postgres",
 	contextStore(postgres.WarehouseRepositories),
 	contextStore(postgres.BillingRepositories),
 	contextStore(postgres.InvoicingRepositories),
-	contextStore(postgres.OperatorRepositories),
+	contextStore(pgoperator.Repositories),
 	contextStore(postgres.AccessRepositories),
 	contextStore(postgres.FixtureRepositories),
 )

@@ -20,6 +20,7 @@ import (
 
 	"github.com/acme3pl/fulfillment/adapters/console"
 	"github.com/acme3pl/fulfillment/adapters/postgres"
+	pgoperator "github.com/acme3pl/fulfillment/adapters/postgres/operator"
 	"github.com/acme3pl/fulfillment/adapters/postgres/pgtest"
 	"github.com/acme3pl/fulfillment/adapters/system"
 	"github.com/acme3pl/fulfillment/application"
@@ -84,7 +85,7 @@ func newConsole(t *testing.T) *consoleFixture {
 	c := &clock{at: time.Date(2026, 12, 7, 9, 0, 0, 0, time.UTC)}
 	log := slog.New(slog.DiscardHandler)
 	d := application.Deps[operatorports.Repositories]{
-		UnitOfWork: postgres.NewUnitOfWork(db, postgres.OperatorRepositories), Repos: postgres.NewRepositories(db, postgres.OperatorRepositories),
+		UnitOfWork: postgres.NewUnitOfWork(db, pgoperator.Repositories), Repos: postgres.NewRepositories(db, pgoperator.Repositories),
 		Clock: c, IDs: system.IDs{}, Tracer: noop.NewTracerProvider().Tracer("test"), Log: log, Environment: domain.Sandbox,
 	}
 	access := application.Deps[accessports.Repositories]{

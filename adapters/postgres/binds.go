@@ -8,7 +8,6 @@ import (
 	fixtureports "github.com/acme3pl/fulfillment/ports/fixture"
 	intakeports "github.com/acme3pl/fulfillment/ports/intake"
 	invoicingports "github.com/acme3pl/fulfillment/ports/invoicing"
-	operatorports "github.com/acme3pl/fulfillment/ports/operator"
 	shippingports "github.com/acme3pl/fulfillment/ports/shipping"
 	warehouseports "github.com/acme3pl/fulfillment/ports/warehouse"
 )
@@ -78,11 +77,6 @@ func InvoicingRepositories(h Handle) invoicingports.Repositories {
 		Invoices: &InvoiceRepository{run: h.run},
 		Charges:  &ChargeRepository{run: h.run, settings: h.billing},
 	}
-}
-
-// OperatorRepositories binds the operator context's repositories.
-func OperatorRepositories(h Handle) operatorports.Repositories {
-	return operatorports.Repositories{OperatorSessions: &OperatorSessions{run: h.run}}
 }
 
 // AccessRepositories binds the access context's repositories.

@@ -36,9 +36,6 @@ func UnpreparedRepositories[R any](db *bun.DB, bind func(Handle) R) R {
 // TextArrays encodes ss and ns as array parameters.
 func TextArrays(ss []string, ns []int64) (string, string) { return pgArray(ss), pgArray(ns) }
 
-// DBErr is dbErr, for tests of raw statements.
-var DBErr = dbErr
-
 // ReadStatements are the texts of the statements the invoice list without
 // a search term and the detail prepare.
 func ReadStatements() []string {
@@ -62,3 +59,12 @@ var FillPattern = fillPattern
 
 // GramQuery is the tsquery of the gram index that a short term looks up.
 var GramQuery = gramQuery
+
+// KitStatements are the kit's statements by name (allStatements).
+func KitStatements() map[string]Statement { return allStatements() }
+
+// Describe is s's command and text.
+func Describe(s Statement) (command, text string) { return s.command(), s.sql() }
+
+// Operation is operation: the command a statement's text runs.
+var Operation = operation

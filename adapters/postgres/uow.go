@@ -133,3 +133,6 @@ func OnPool(db bun.IDB, opts ...Option) Handle {
 func NewRepositories[R any](db bun.IDB, bind func(Handle) R, opts ...Option) R {
 	return bind(OnPool(db, opts...))
 }
+
+// Runner runs the statements of the repositories built on h.
+func (h Handle) Runner() Runner { return h.run }

@@ -1,4 +1,4 @@
-package postgres_test
+package operator_test
 
 import (
 	"context"
@@ -12,6 +12,7 @@ import (
 	"go.opentelemetry.io/otel/trace/noop"
 
 	"github.com/acme3pl/fulfillment/adapters/postgres"
+	pgoperator "github.com/acme3pl/fulfillment/adapters/postgres/operator"
 	"github.com/acme3pl/fulfillment/application"
 	"github.com/acme3pl/fulfillment/application/apptest"
 	operatorapp "github.com/acme3pl/fulfillment/application/operator"
@@ -30,7 +31,7 @@ func operatorApp(t *testing.T, conns int, clock *apptest.Clock) *operatorapp.Use
 	}
 	t.Cleanup(func() { _ = db.Close() })
 	return operatorapp.New(application.Deps[operatorports.Repositories]{
-		UnitOfWork: postgres.NewUnitOfWork(db, postgres.OperatorRepositories), Repos: postgres.NewRepositories(db, postgres.OperatorRepositories), Clock: clock, IDs: &apptest.IDs{},
+		UnitOfWork: postgres.NewUnitOfWork(db, pgoperator.Repositories), Repos: postgres.NewRepositories(db, pgoperator.Repositories), Clock: clock, IDs: &apptest.IDs{},
 		Tracer: noop.NewTracerProvider().Tracer("test"), Log: slog.New(slog.DiscardHandler), Environment: domain.Sandbox,
 	})
 }
@@ -211,7 +212,7 @@ func TestNoSignInLinksInProduction(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = db.Close() })
-	h := operatorapp.NewIssueSignInLinkHandler(postgres.NewOperatorSessions(db), &apptest.Clock{At: time.Now()}, domain.Production)
+	h := operatorapp.NewIssueSignInLinkHandler(pgoperator.NewSessions(db), &apptest.Clock{At: time.Now()}, domain.Production)
 	if _, err := h.Handle(context.Background(), operatorapp.IssueSignInLink{Subject: "prod", Roles: []string{"admin"}}); !errors.Is(err, operatorapp.ErrLinksInProduction) {
 		t.Fatalf("a link in production: %v", err)
 	}
@@ -220,4 +221,4 @@ func TestNoSignInLinksInProduction(t *testing.T) {
 	}
 }
 
-var _ operatorports.Sessions = (*postgres.OperatorSessions)(nil)
+var _ operatorports.Sessions = (*pgoperator.Sessions)(nil)
