@@ -187,7 +187,7 @@ func sortedLines(lines []shipping.ShipmentLine) []shipping.ShipmentLine {
 // reservations, row by row in product order (the lock order of every
 // reservation). It is the one reservation of Pick & Pack lines: Reserve runs
 // it alone (a draft submitted), the order intake as a CTE of acceptOrderSQL
-// (receipts.go), whose first four parameters are the same. A part of other
+// (order_receipts.go), whose first four parameters are the same. A part of other
 // statements, it is text, declared an INSERT where it runs alone.
 const reserveProductsSQL = `INSERT INTO product_stock AS s (organization_id, product_id, warehouse_id, on_hand, reserved)
 	SELECT $4, v.id, $1, 0, sum(v.q) FROM unnest($2::text[], $3::bigint[]) AS v(id, q) GROUP BY v.id ORDER BY v.id

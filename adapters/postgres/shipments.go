@@ -49,7 +49,7 @@ var _ shippingports.ShipmentRepository = (*ShipmentRepository)(nil)
 
 // The statements that write a new shipment share one text each, so that
 // every path that makes a shipment — a draft of the API (Create), an order
-// of the intake (acceptOrderSQL, receipts.go) — runs the same INSERT. They
+// of the intake (acceptOrderSQL, order_receipts.go) — runs the same INSERT. They
 // number their parameters as shipmentArgs does: $1 the warehouse, $2 and $3
 // the lines' items and quantities (the order of their positions), $4 the
 // organization, $5 … $24 the shipment's other columns; reserveProductsSQL

@@ -124,7 +124,7 @@ func TestSuccessPathStatements(t *testing.T) {
 		}
 	}
 	// The claim with its reads, then the acceptance (reservation, shipment
-	// and success in one statement): receipts.go's claimOrderSQL and
+	// and success in one statement): order_receipts.go's claimOrderSQL and
 	// acceptOrderSQL.
 	want := []string{"BEGIN", "SELECT", "UPDATE", "COMMIT"}
 	if !reflect.DeepEqual(names, want) {
