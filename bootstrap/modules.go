@@ -21,6 +21,7 @@ import (
 	"github.com/acme3pl/fulfillment/adapters/identity"
 	"github.com/acme3pl/fulfillment/adapters/postgres"
 	pgoperator "github.com/acme3pl/fulfillment/adapters/postgres/operator"
+	pgwarehouse "github.com/acme3pl/fulfillment/adapters/postgres/warehouse"
 	"github.com/acme3pl/fulfillment/adapters/ratelimit"
 	"github.com/acme3pl/fulfillment/adapters/system"
 	"github.com/acme3pl/fulfillment/adapters/telemetry"
@@ -124,7 +125,7 @@ var PostgresModule = fx.Module("postgres",
 	),
 	contextStore(postgres.ShippingRepositories),
 	contextStore(postgres.IntakeRepositories),
-	contextStore(postgres.WarehouseRepositories),
+	contextStore(pgwarehouse.Repositories),
 	contextStore(postgres.BillingRepositories),
 	contextStore(postgres.InvoicingRepositories),
 	contextStore(pgoperator.Repositories),

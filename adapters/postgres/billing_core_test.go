@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/acme3pl/fulfillment/adapters/postgres"
 	"github.com/acme3pl/fulfillment/adapters/postgres/pgtest"
+	pgwarehouse "github.com/acme3pl/fulfillment/adapters/postgres/warehouse"
 	"github.com/acme3pl/fulfillment/adapters/system"
 	billingapp "github.com/acme3pl/fulfillment/application/billing"
 	warehouseapp "github.com/acme3pl/fulfillment/application/warehouse"
@@ -197,13 +197,13 @@ func TestBillingOneOrganizationNeverHoldsUpAnother(t *testing.T) {
 	})
 	report := billingapp.NewReportBilling(b.deps)
 	within("org_a's receipt", func() error {
-		_, err := warehouseapp.NewRecordWarehouseReceiptHandler(uowOf(b, postgres.WarehouseRepositories), b.deps.Clock, system.IDs{}, report).Handle(ctx,
+		_, err := warehouseapp.NewRecordWarehouseReceiptHandler(uowOf(b, pgwarehouse.Repositories), b.deps.Clock, system.IDs{}, report).Handle(ctx,
 			warehouseapp.RecordWarehouseReceipt{WarehouseID: "wh_org_a", OrganizationID: "org_a", Reference: "ASN-held",
 				Lines: []whside.ReceiptLine{{Kind: shipping.KindProduct, ItemID: "prod_org_a", Quantity: 5}}})
 		return err
 	})
 	within("org_a's service", func() error {
-		_, err := warehouseapp.NewRecordWarehouseServiceHandler(uowOf(b, postgres.WarehouseRepositories), b.deps.Clock, system.IDs{}, report).Handle(ctx,
+		_, err := warehouseapp.NewRecordWarehouseServiceHandler(uowOf(b, pgwarehouse.Repositories), b.deps.Clock, system.IDs{}, report).Handle(ctx,
 			warehouseapp.RecordWarehouseService{WarehouseID: "wh_org_a", OrganizationID: "org_a", Reference: "KIT-held",
 				Service: "kitting", QuantityMilli: 3000})
 		return err

@@ -9,6 +9,7 @@ import (
 
 	"github.com/acme3pl/fulfillment/adapters/postgres"
 	"github.com/acme3pl/fulfillment/adapters/postgres/pgtest"
+	pgwarehouse "github.com/acme3pl/fulfillment/adapters/postgres/warehouse"
 	"github.com/acme3pl/fulfillment/adapters/system"
 	billingapp "github.com/acme3pl/fulfillment/application/billing"
 	shippingapp "github.com/acme3pl/fulfillment/application/shipping"
@@ -83,7 +84,7 @@ var billAddress = shipping.Address{Name: "Ada", Address1: "1 Main St", City: "Ne
 
 // billShipper ships as the warehouse does, with billing's part of the reports.
 func billShipper(b *billInstance) *warehouseapp.ShipShipmentHandler {
-	return warehouseapp.NewShipShipmentHandler(uowOf(b, postgres.WarehouseRepositories), b.deps.Clock, billingapp.NewReportBilling(b.deps))
+	return warehouseapp.NewShipShipmentHandler(uowOf(b, pgwarehouse.Repositories), b.deps.Clock, billingapp.NewReportBilling(b.deps))
 }
 
 // billShipOne ships one of org's shipments as its warehouse does.

@@ -6,8 +6,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/acme3pl/fulfillment/adapters/postgres"
 	"github.com/acme3pl/fulfillment/adapters/postgres/pgtest"
+	pgwarehouse "github.com/acme3pl/fulfillment/adapters/postgres/warehouse"
 	"github.com/acme3pl/fulfillment/adapters/system"
 	billingapp "github.com/acme3pl/fulfillment/application/billing"
 	warehouseapp "github.com/acme3pl/fulfillment/application/warehouse"
@@ -85,7 +85,7 @@ func TestBillingReceiptDatedBackRacingStorage(t *testing.T) {
 	billRunAt(t, b, clock, clock.Now()) // storage through November 19
 	// The receipt's transaction pauses at its event, after its billing.
 	paused, resume := make(chan struct{}), make(chan struct{})
-	uow := pausingEvents{UnitOfWork: uowOf(b, postgres.WarehouseRepositories), pause: func() {
+	uow := pausingEvents{UnitOfWork: uowOf(b, pgwarehouse.Repositories), pause: func() {
 		close(paused)
 		<-resume
 	}}

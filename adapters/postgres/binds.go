@@ -5,11 +5,11 @@ import (
 	accessports "github.com/acme3pl/fulfillment/ports/access"
 	auditports "github.com/acme3pl/fulfillment/ports/audit"
 	billingports "github.com/acme3pl/fulfillment/ports/billing"
+	eventsports "github.com/acme3pl/fulfillment/ports/events"
 	fixtureports "github.com/acme3pl/fulfillment/ports/fixture"
 	intakeports "github.com/acme3pl/fulfillment/ports/intake"
 	invoicingports "github.com/acme3pl/fulfillment/ports/invoicing"
 	shippingports "github.com/acme3pl/fulfillment/ports/shipping"
-	warehouseports "github.com/acme3pl/fulfillment/ports/warehouse"
 )
 
 // The binds: each builds one context's Repositories (ports/<context>) on
@@ -39,22 +39,6 @@ func IntakeRepositories(h Handle) intakeports.Repositories {
 		Organizations: &OrganizationRepository{run: h.run},
 		Warehouses:    &WarehouseRepository{run: h.run},
 		Trail:         trail(h),
-	}
-}
-
-// WarehouseRepositories binds the warehouse context's repositories.
-func WarehouseRepositories(h Handle) warehouseports.Repositories {
-	return warehouseports.Repositories{
-		Warehouses:        &WarehouseRepository{run: h.run},
-		Inventory:         &InventoryRepository{run: h.run},
-		Shipments:         &ShipmentRepository{run: h.run},
-		Stock:             &StockLedger{run: h.run},
-		WarehouseReceipts: &WarehouseReceiptRepository{run: h.run},
-		WarehouseServices: &WarehouseServiceRepository{run: h.run},
-		RateCards:         &RateCardRepository{run: h.run},
-		Charges:           &ChargeRepository{run: h.run, settings: h.billing},
-		BillingPeriods:    &BillingPeriodRepository{run: h.run},
-		Events:            h.events,
 	}
 }
 
@@ -99,3 +83,34 @@ func FixtureRepositories(h Handle) fixtureports.Repositories {
 
 // Overview is the console's overview on h (ports.Overview).
 func Overview(h Handle) ports.Overview { return &OverviewReader{run: h.run} }
+
+// The repositories of the kit that the context packages' binds
+// (adapters/postgres/<context>) build their Repositories with, on h.
+
+// Warehouses are the warehouses as organizations see them.
+func Warehouses(h Handle) ports.WarehouseRepository { return &WarehouseRepository{run: h.run} }
+
+// Inventory is the products and cartons and their stock.
+func Inventory(h Handle) shippingports.InventoryRepository { return &InventoryRepository{run: h.run} }
+
+// Shipments are the shipments.
+func Shipments(h Handle) shippingports.ShipmentRepository { return &ShipmentRepository{run: h.run} }
+
+// Stock is the stock ledger.
+func Stock(h Handle) shippingports.StockLedger { return &StockLedger{run: h.run} }
+
+// RateCards are the organizations' rate cards.
+func RateCards(h Handle) billingports.RateCardRepository { return &RateCardRepository{run: h.run} }
+
+// Charges are billing's charges, at h's billing settings.
+func Charges(h Handle) billingports.ChargeRepository {
+	return &ChargeRepository{run: h.run, settings: h.billing}
+}
+
+// BillingPeriods are the billing periods.
+func BillingPeriods(h Handle) billingports.PeriodRepository {
+	return &BillingPeriodRepository{run: h.run}
+}
+
+// Events records the events of h's unit of work (outside one it refuses to).
+func Events(h Handle) eventsports.EventRecorder { return h.events }

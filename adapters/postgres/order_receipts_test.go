@@ -106,15 +106,10 @@ func intakeOrderOf(id int64, skus ...string) intake.StorefrontOrder {
 	return o
 }
 
-// scanQuery runs a query on db and scans its answer into a T (a value, a
-// struct, or a slice of either for its rows), failing t on an error.
+// scanQuery is pgtest.ScanQuery.
 func scanQuery[T any](t testing.TB, db bun.IDB, query string, args ...any) T {
 	t.Helper()
-	var v T
-	if err := db.NewRaw(query, args...).Scan(context.Background(), &v); err != nil {
-		t.Fatal(err)
-	}
-	return v
+	return pgtest.ScanQuery[T](t, db, query, args...)
 }
 
 func intakeReceive(app *intakeapp.UseCases, org string, o intake.StorefrontOrder) (intakeapp.StorefrontOrderResult, error) {

@@ -2,8 +2,6 @@ package postgres_test
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"reflect"
@@ -27,59 +25,28 @@ import (
 // Helpers of the shipment and inventory tests; their names start with
 // `ship` (other tests of this package have helpers of their own).
 
-// shipNamer returns a function that suffixes names with a random tag of
-// its own: every test names fresh records, so that tests sharing the
-// package's database (and -count=N reruns) never see each other's rows.
-func shipNamer() func(string) string {
-	var b [3]byte
-	_, _ = rand.Read(b[:])
-	tag := hex.EncodeToString(b[:])
-	return func(name string) string { return name + "_" + tag }
-}
+// shipNamer is pgtest.Namer.
+func shipNamer() func(string) string { return pgtest.Namer() }
 
 func shipWarehouse(id, name string, active bool) domain.Warehouse {
-	return domain.Warehouse{
-		ID: id, Name: name, Active: active, Tags: []string{},
-		Address: domain.Address{Name: name, Line1: "1 Dock St", City: "Newark", State: "NJ", CountryCode: "US", PostalCode: "07102"},
-		Contact: domain.Contact{Name: "Ops", Email: "ops@example.com", PhoneNumber: "+1 555 0100"},
-	}
+	return pgtest.Warehouse(id, name, active)
 }
 
 func shipItem(org string, kind shipping.ItemKind, id, sku string) shipping.InventoryItem {
-	return shipping.InventoryItem{ID: id, OrganizationID: org, Kind: kind, SKU: sku, Name: sku + " item"}
+	return pgtest.Item(org, kind, id, sku)
 }
 
 // shipDB opens a pool of at most conns connections to the package's
 // database, closed when t ends.
 func shipDB(t *testing.T, conns int) *bun.DB {
 	t.Helper()
-	db, err := postgres.Open(postgres.Options{DSN: testDSN, MaxOpenConns: conns})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = db.Close() })
-	return db
+	return pgtest.Pool(t, testDSN, conns)
 }
 
-// shipWantStock checks one stock row.
+// shipWantStock checks one stock row (pgtest.WantStock).
 func shipWantStock(t *testing.T, db *bun.DB, table, warehouse, item string, onHand, reserved int64) {
 	t.Helper()
-	column := "carton_id"
-	if table == "product_stock" {
-		column = "product_id"
-	}
-	var got struct {
-		OnHand   int64 `bun:"on_hand"`
-		Reserved int64 `bun:"reserved"`
-	}
-	err := db.NewRaw("SELECT on_hand, reserved FROM ? WHERE warehouse_id = ? AND ? = ?",
-		bun.Ident(table), warehouse, bun.Ident(column), item).Scan(context.Background(), &got)
-	if err != nil {
-		t.Fatalf("stock of %s at %s: %v", item, warehouse, err)
-	}
-	if got.OnHand != onHand || got.Reserved != reserved {
-		t.Fatalf("%s at %s: on hand %d, reserved %d; want %d, %d", item, warehouse, got.OnHand, got.Reserved, onHand, reserved)
-	}
+	pgtest.WantStock(t, db, table, warehouse, item, onHand, reserved)
 }
 
 // shipQueryCounter counts the queries a pool sends.

@@ -11,6 +11,7 @@ import (
 
 	"github.com/acme3pl/fulfillment/adapters/postgres"
 	pgoperator "github.com/acme3pl/fulfillment/adapters/postgres/operator"
+	pgwarehouse "github.com/acme3pl/fulfillment/adapters/postgres/warehouse"
 )
 
 var update = flag.Bool("update", false, "write testdata/statements.golden anew")
@@ -61,7 +62,7 @@ func TestDeclaredCommands(t *testing.T) {
 func allStatements(t *testing.T) map[string]postgres.Statement {
 	t.Helper()
 	all := postgres.KitStatements()
-	for _, pkg := range []map[string]postgres.Statement{pgoperator.Statements()} {
+	for _, pkg := range []map[string]postgres.Statement{pgoperator.Statements(), pgwarehouse.Statements()} {
 		for name := range pkg {
 			if _, ok := all[name]; ok {
 				t.Fatalf("two statements named %s", name)

@@ -304,3 +304,6 @@ func (r runner) Query(ctx context.Context, s Statement, scan func(*sql.Rows) err
 func (r runner) Exec(ctx context.Context, s Statement, args ...any) (int64, error) {
 	return r.exec(ctx, s, args...)
 }
+
+// Array encodes v as an array parameter ($n::text[], $n::bigint[]).
+func Array[T string | int64](v []T) string { return pgArray(v) }

@@ -10,6 +10,8 @@ import (
 	"github.com/uptrace/bun"
 
 	"github.com/acme3pl/fulfillment/adapters/postgres"
+	"github.com/acme3pl/fulfillment/adapters/postgres/pgtest"
+	pgwarehouse "github.com/acme3pl/fulfillment/adapters/postgres/warehouse"
 	"github.com/acme3pl/fulfillment/adapters/system"
 	shippingapp "github.com/acme3pl/fulfillment/application/shipping"
 	warehouseapp "github.com/acme3pl/fulfillment/application/warehouse"
@@ -67,7 +69,7 @@ func (u shipUseCases) pendingOf(t *testing.T, org, wh string, kind shipping.Ship
 }
 
 func shipShipper(db *bun.DB) *warehouseapp.ShipShipmentHandler {
-	return warehouseapp.NewShipShipmentHandler(postgres.NewUnitOfWork(db, postgres.WarehouseRepositories), system.Clock{}, noBilling{})
+	return warehouseapp.NewShipShipmentHandler(postgres.NewUnitOfWork(db, pgwarehouse.Repositories), system.Clock{}, pgtest.NoBilling{})
 }
 
 func shipShipIt(h *warehouseapp.ShipShipmentHandler, wh, id, number string) (warehouseapp.ShipResult, error) {
@@ -128,7 +130,7 @@ func TestShipConsumesStockAndWritesMovements(t *testing.T) {
 		}
 	}
 	// The organization reads it shipped, with its tracking.
-	got, err := postgres.NewRepositories(db, postgres.WarehouseRepositories).Shipments.Get(context.Background(), org, pp)
+	got, err := postgres.NewRepositories(db, pgwarehouse.Repositories).Shipments.Get(context.Background(), org, pp)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -165,7 +167,7 @@ func TestShipNeverMakesOnHandNegative(t *testing.T) {
 	if ms := shipMovements(t, db, org); len(ms) != 0 {
 		t.Fatalf("movements of a refused ship: %+v", ms)
 	}
-	if s, err := postgres.NewRepositories(db, postgres.WarehouseRepositories).Shipments.Get(context.Background(), org, id); err != nil || s.Status() != shipping.ShipmentPending {
+	if s, err := postgres.NewRepositories(db, pgwarehouse.Repositories).Shipments.Get(context.Background(), org, id); err != nil || s.Status() != shipping.ShipmentPending {
 		t.Fatalf("after the refused ship: %v %v", s.Status(), err)
 	}
 }
@@ -291,8 +293,8 @@ func TestShipmentRepositoryListAtWarehouse(t *testing.T) {
 		},
 	})
 	db := shipDB(t, 2)
-	repo := postgres.NewRepositories(db, postgres.WarehouseRepositories).Shipments
-	uow := postgres.NewUnitOfWork(db, postgres.WarehouseRepositories)
+	repo := postgres.NewRepositories(db, pgwarehouse.Repositories).Shipments
+	uow := postgres.NewUnitOfWork(db, pgwarehouse.Repositories)
 	t0 := time.Date(2026, 11, 20, 9, 0, 0, 0, time.UTC)
 	// Submitted at t0 + minutes (a cancelled one at 0 never was), in an
 	// order that is not creation order.

@@ -22,17 +22,7 @@ func warehouse(id, name string, active bool) domain.Warehouse {
 
 func load(t *testing.T, f fixtureports.Fixture) fixtureports.Counts {
 	t.Helper()
-	db := pgtest.Open(t, testDSN)
-	var counts fixtureports.Counts
-	err := postgres.NewUnitOfWork(db, postgres.FixtureRepositories).Do(context.Background(), func(ctx context.Context, r fixtureports.Repositories) error {
-		var err error
-		counts, err = r.Fixtures.Load(ctx, f)
-		return err
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return counts
+	return pgtest.Load(t, testDSN, f)
 }
 
 func TestWarehousesListActive(t *testing.T) {

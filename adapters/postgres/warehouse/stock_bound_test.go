@@ -1,4 +1,4 @@
-package postgres_test
+package warehouse_test
 
 import (
 	"context"
@@ -32,7 +32,7 @@ func TestReceiptsRacingPastTheOnHandBound(t *testing.T) {
 		VALUES (?, ?, ?, ?)`, w.org, w.prod, w.wh, whside.MaxOnHand-fit*q); err != nil {
 		t.Fatal(err)
 	}
-	holder := whHolder(t, db, fmt.Sprintf(`SELECT 1 FROM product_stock WHERE product_id = '%s' FOR UPDATE`, w.prod))
+	holder := pgtest.Holder(t, db, fmt.Sprintf(`SELECT 1 FROM product_stock WHERE product_id = '%s' FOR UPDATE`, w.prod))
 	var wg sync.WaitGroup
 	errs := make(chan error, sent)
 	for i := range sent {

@@ -1,4 +1,4 @@
-package postgres_test
+package warehouse_test
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/acme3pl/fulfillment/adapters/postgres"
+	pgwarehouse "github.com/acme3pl/fulfillment/adapters/postgres/warehouse"
 	"github.com/acme3pl/fulfillment/adapters/system"
 	warehouseapp "github.com/acme3pl/fulfillment/application/warehouse"
 	"github.com/acme3pl/fulfillment/domain"
@@ -17,7 +18,7 @@ import (
 func TestServiceRepositoryIsIdempotentOnItsReference(t *testing.T) {
 	w := recvFixture(t, time.Now().Add(-time.Hour))
 	db := shipDB(t, 2)
-	repos := postgres.NewRepositories(db, postgres.WarehouseRepositories)
+	repos := postgres.NewRepositories(db, pgwarehouse.Repositories)
 	ctx := context.Background()
 	at := time.Date(2026, 11, 20, 9, 30, 0, 125_000_000, time.UTC)
 	mk := func(id string, milli int64) *whside.ServiceRecord {
@@ -59,7 +60,7 @@ func TestServicesWithOneReferenceRacing(t *testing.T) {
 	const instances, each = 3, 6
 	var calls []func() (warehouseapp.ServiceResult, error)
 	for range instances {
-		uc := warehouseapp.NewRecordWarehouseServiceHandler(postgres.NewUnitOfWork(shipDB(t, 3), postgres.WarehouseRepositories), system.Clock{}, system.IDs{},
+		uc := warehouseapp.NewRecordWarehouseServiceHandler(postgres.NewUnitOfWork(shipDB(t, 3), pgwarehouse.Repositories), system.Clock{}, system.IDs{},
 			noBilling{})
 		for range each {
 			calls = append(calls, func() (warehouseapp.ServiceResult, error) {

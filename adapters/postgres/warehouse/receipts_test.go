@@ -1,4 +1,4 @@
-package postgres_test
+package warehouse_test
 
 import (
 	"context"
@@ -10,6 +10,8 @@ import (
 	"github.com/uptrace/bun"
 
 	"github.com/acme3pl/fulfillment/adapters/postgres"
+	"github.com/acme3pl/fulfillment/adapters/postgres/pgtest"
+	pgwarehouse "github.com/acme3pl/fulfillment/adapters/postgres/warehouse"
 	"github.com/acme3pl/fulfillment/adapters/system"
 	warehouseapp "github.com/acme3pl/fulfillment/application/warehouse"
 	"github.com/acme3pl/fulfillment/domain"
@@ -77,45 +79,15 @@ FROM stock_movements WHERE organization_id = ? ORDER BY id`, org)
 // balance is the sum of its item's movements at its warehouse.
 func recvLedgerHolds(t *testing.T, db *bun.DB, org string) {
 	t.Helper()
-	var broken int
-	err := db.NewRaw(`SELECT count(*) FROM (
-	SELECT s.product_id AS item, s.warehouse_id, s.on_hand FROM product_stock s JOIN products p ON p.id = s.product_id WHERE p.organization_id = ?
-	UNION ALL
-	SELECT s.carton_id, s.warehouse_id, s.on_hand FROM carton_stock s JOIN cartons c ON c.id = s.carton_id WHERE c.organization_id = ?
-) AS b
-WHERE b.on_hand <> (SELECT coalesce(sum(m.quantity), 0) FROM stock_movements m
-	WHERE m.warehouse_id = b.warehouse_id AND coalesce(m.product_id, m.carton_id) = b.item)`, org, org).Scan(context.Background(), &broken)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if broken != 0 {
-		t.Fatalf("%d balance(s) of %s are not the sum of their movements", broken, org)
-	}
+	pgtest.LedgerHolds(t, db, org)
 }
 
 func recvUseCase(db *bun.DB, billing warehouseports.ReportBilling) *warehouseapp.RecordWarehouseReceiptHandler {
-	return warehouseapp.NewRecordWarehouseReceiptHandler(postgres.NewUnitOfWork(db, postgres.WarehouseRepositories), system.Clock{}, system.IDs{}, billing)
+	return warehouseapp.NewRecordWarehouseReceiptHandler(postgres.NewUnitOfWork(db, pgwarehouse.Repositories), system.Clock{}, system.IDs{}, billing)
 }
 
-// noBilling is the warehouse's reports without billing: every service
-// offered, no period closed, nothing charged.
-type noBilling struct{}
-
-func (noBilling) CheckServiceOffered(context.Context, warehouseports.Repositories, string, string, time.Time) error {
-	return nil
-}
-func (noBilling) CheckPeriodOpen(context.Context, warehouseports.Repositories, string, time.Time) error {
-	return nil
-}
-func (noBilling) ChargeReceipt(context.Context, warehouseports.Repositories, *whside.Receipt) error {
-	return nil
-}
-func (noBilling) ChargeService(context.Context, warehouseports.Repositories, *whside.ServiceRecord) error {
-	return nil
-}
-func (noBilling) ChargeShipment(context.Context, warehouseports.Repositories, *shipping.Shipment) error {
-	return nil
-}
+// noBilling is pgtest.NoBilling.
+type noBilling = pgtest.NoBilling
 
 func TestSeedStockIsAnOpeningMovementOnce(t *testing.T) {
 	opened := time.Date(2026, 11, 1, 8, 0, 0, 0, time.UTC)
@@ -269,7 +241,7 @@ func TestOnHandAtAPastInstant(t *testing.T) {
 	receive("B", d2, whside.ReceiptLine{Kind: shipping.KindProduct, ItemID: w.prod, Quantity: 5},
 		whside.ReceiptLine{Kind: shipping.KindCarton, ItemID: w.ctn, Quantity: 1})
 	// A shipment-like change through the same ledger: 3 products leave on d2 + 1h.
-	err := postgres.NewUnitOfWork(db, postgres.WarehouseRepositories).Do(ctx, func(ctx context.Context, r warehouseports.Repositories) error {
+	err := postgres.NewUnitOfWork(db, pgwarehouse.Repositories).Do(ctx, func(ctx context.Context, r warehouseports.Repositories) error {
 		return r.Stock.Move(ctx, shipping.StockChange{
 			OrganizationID: w.org, WarehouseID: w.wh, Reason: shipping.MovementOpening, OccurredAt: d2.Add(time.Hour),
 			Deltas: []shipping.StockDelta{{Kind: shipping.KindProduct, ItemID: w.prod, Quantity: -3}},
@@ -278,7 +250,7 @@ func TestOnHandAtAPastInstant(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ledger := postgres.NewRepositories(db, postgres.WarehouseRepositories).Stock
+	ledger := postgres.NewRepositories(db, pgwarehouse.Repositories).Stock
 	carton := func(q int64) shipping.OnHand {
 		return shipping.OnHand{WarehouseID: w.wh, Kind: shipping.KindCarton, ItemID: w.ctn, Quantity: q}
 	}
@@ -316,7 +288,7 @@ func TestStockLedgerNeverGoesNegative(t *testing.T) {
 	db := shipDB(t, 2)
 	ctx := context.Background()
 	move := func(kind shipping.ItemKind, item string, q int64) error {
-		return postgres.NewUnitOfWork(db, postgres.WarehouseRepositories).Do(ctx, func(ctx context.Context, r warehouseports.Repositories) error {
+		return postgres.NewUnitOfWork(db, pgwarehouse.Repositories).Do(ctx, func(ctx context.Context, r warehouseports.Repositories) error {
 			return r.Stock.Move(ctx, shipping.StockChange{
 				OrganizationID: w.org, WarehouseID: w.wh, Reason: shipping.MovementOpening, OccurredAt: time.Now(),
 				Deltas: []shipping.StockDelta{{Kind: kind, ItemID: item, Quantity: q}},
