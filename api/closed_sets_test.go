@@ -22,7 +22,7 @@ import (
 	"github.com/acme3pl/fulfillment/domain/invoicing"
 	"github.com/acme3pl/fulfillment/domain/operator"
 	"github.com/acme3pl/fulfillment/domain/shipping"
-	"github.com/acme3pl/fulfillment/ports"
+	eventsports "github.com/acme3pl/fulfillment/ports/events"
 )
 
 // closedSet is a closed set of values the domain lists once, and where
@@ -61,7 +61,7 @@ func (c column) String() string { return c.table + "." + c.name }
 
 // closedSets are the domain's closed sets that have copies outside Go.
 // The fees (billing.Fees, as the metrics' fee label built from them), the
-// event types (ports.EventTypes) and the audit actions (audit.Actions) have
+// event types (eventsports.EventTypes) and the audit actions (audit.Actions) have
 // none in api/openapi.yaml or in the schema, only in the docs.
 func closedSets() []closedSet {
 	return []closedSet{{
@@ -100,9 +100,9 @@ func closedSets() []closedSet {
 		domain: telemetry.BillingFees,
 		docs:   []docList{metricLabel("fulfillment_billing_charges_total", "fee")},
 	}, {
-		name:   "ports.EventTypes",
-		domain: names(ports.EventTypes),
-		consts: &goConsts{"ports", "EventType"},
+		name:   "eventsports.EventTypes",
+		domain: names(eventsports.EventTypes),
+		consts: &goConsts{"ports/events", "EventType"},
 		docs:   []docList{tableColumn("docs/events.md", "type"), metricLabel("fulfillment_events_published_total", "type")},
 	}, {
 		name:   "audit.Actions",

@@ -7,13 +7,16 @@ import (
 
 	"github.com/acme3pl/fulfillment/domain"
 	"github.com/acme3pl/fulfillment/ports"
+	accessports "github.com/acme3pl/fulfillment/ports/access"
+	fixtureports "github.com/acme3pl/fulfillment/ports/fixture"
 )
 
-// Deps are what every context's use cases are built with: each context's
-// New takes them, and what else it needs, as its own parameters.
-type Deps struct {
-	UnitOfWork ports.UnitOfWork
-	Repos      ports.Repositories // bound to the pool, for reads outside a transaction
+// Deps are what a context's use cases are built with, R being the
+// context's Repositories (ports/<context>): each context's New takes them,
+// and what else it needs, as its own parameters.
+type Deps[R any] struct {
+	UnitOfWork ports.UnitOfWork[R]
+	Repos      R // bound to the pool, for reads outside a transaction
 	Clock      ports.Clock
 	IDs        ports.IDGenerator
 	Tracer     trace.Tracer
@@ -28,7 +31,7 @@ type Deps struct {
 // audit log. Each context's own are in its package (access, shipping,
 // intake, warehouse, invoicing, billing, operator), built the same way.
 type UseCases struct {
-	Seed Handler[Seed, ports.FixtureCounts]
+	Seed Handler[Seed, fixtureports.Counts]
 	// CheckPrincipal: an organization exists, a warehouse is active.
 	CheckPrincipal Handler[CheckPrincipal, struct{}]
 
@@ -50,18 +53,22 @@ type UseCases struct {
 	RecordOperatorAction Handler[RecordOperatorAction, struct{}]
 }
 
-// New builds the shared kernel's use cases. seedBilling sets a fixture's
+// New builds the shared kernel's use cases on the access context's
+// repositories (organizations, warehouses, limits, the audit log), seed's
+// unit of work and the console's overview. seedBilling sets a fixture's
 // rate cards (billing's part of the seed); nil refuses fixtures that hold
 // any.
-func New(d Deps, seedBilling ports.SeedBilling) *UseCases {
+func New(d Deps[accessports.Repositories], seed ports.UnitOfWork[fixtureports.Repositories], overview ports.Overview,
+	seedBilling fixtureports.SeedBilling,
+) *UseCases {
 	return &UseCases{
-		Seed: Decorate("Seed", NewSeedHandler(d.UnitOfWork, d.Clock, seedBilling), d.Tracer, d.Log),
+		Seed: Decorate("Seed", NewSeedHandler(seed, d.Clock, seedBilling), d.Tracer, d.Log),
 		CheckPrincipal: Decorate("CheckPrincipal", NewCheckPrincipalHandler(d.Repos.Organizations, d.Repos.Warehouses),
 			d.Tracer, d.Log),
 
 		ListOrganizations: Decorate("ListOrganizations", NewListOrganizationsHandler(d.Repos.Organizations), d.Tracer, d.Log),
 		GetOrganization:   Decorate("GetOrganization", NewGetOrganizationHandler(d.Repos.Organizations), d.Tracer, d.Log),
-		GetOverview:       Decorate("GetOverview", NewGetOverviewHandler(d.Repos.Overview), d.Tracer, d.Log),
+		GetOverview:       Decorate("GetOverview", NewGetOverviewHandler(overview), d.Tracer, d.Log),
 
 		ListAuditRecords: Decorate("ListAuditRecords", NewListAuditRecordsHandler(d.Repos.Audit), d.Tracer, d.Log),
 		ListAuditPage:    Decorate("ListAuditPage", NewListAuditPageHandler(d.Repos.Audit), d.Tracer, d.Log),

@@ -11,6 +11,7 @@ import (
 	"github.com/acme3pl/fulfillment/domain"
 	"github.com/acme3pl/fulfillment/domain/audit"
 	"github.com/acme3pl/fulfillment/ports"
+	auditports "github.com/acme3pl/fulfillment/ports/audit"
 )
 
 // Operation is an operator action about to run, as its audit record names
@@ -28,19 +29,21 @@ type Operation struct {
 // audit record, its Outcome audit.Done: work sets it to audit.Unchanged
 // when it changed nothing, and OrganizationID when it learns it (the
 // invoice's organization). What it returns decides the rest (Audited).
-type AuditedWork func(ctx context.Context, r ports.Repositories, rec *audit.Record) error
+type AuditedWork[R any] func(ctx context.Context, r R, rec *audit.Record) error
 
 // Auditor runs the operators' actions with their audit records
-// (docs/audit.md). It is the one way an operator action writes its record.
-type Auditor struct {
-	uow   ports.UnitOfWork
+// (docs/audit.md), in the transactions of a context whose Repositories R
+// embed the audit trail (auditports.Trail). It is the one way an operator
+// action writes its record.
+type Auditor[R auditports.Audited] struct {
+	uow   ports.UnitOfWork[R]
 	clock ports.Clock
 	ids   ports.IDGenerator
 }
 
 // NewAuditor returns the auditor of the actions run in uow's transactions.
-func NewAuditor(uow ports.UnitOfWork, clock ports.Clock, ids ports.IDGenerator) *Auditor {
-	return &Auditor{uow: uow, clock: clock, ids: ids}
+func NewAuditor[R auditports.Audited](uow ports.UnitOfWork[R], clock ports.Clock, ids ports.IDGenerator) *Auditor[R] {
+	return &Auditor[R]{uow: uow, clock: clock, ids: ids}
 }
 
 // refusalBudget bounds the transaction that records a refusal once the
@@ -55,12 +58,12 @@ const refusalBudget = 5 * time.Second
 // showing anything it did not do. The record is also the event
 // operator.action, recorded in the same transaction. It returns work's
 // error as it was: the record of a refusal is written on the side.
-func (a *Auditor) Do(ctx context.Context, op Operation, work AuditedWork) error {
+func (a *Auditor[R]) Do(ctx context.Context, op Operation, work AuditedWork[R]) error {
 	rec, err := a.newRecord(ctx, op)
 	if err != nil {
 		return err
 	}
-	err = a.uow.Do(ctx, func(ctx context.Context, r ports.Repositories) error {
+	err = a.uow.Do(ctx, func(ctx context.Context, r R) error {
 		try := rec // what work learns is kept for the refusal's record
 		if err := work(ctx, r, &try); err != nil {
 			rec.OrganizationID = try.OrganizationID
@@ -79,7 +82,7 @@ func (a *Auditor) Do(ctx context.Context, op Operation, work AuditedWork) error 
 // Record writes op's record with outcome in a transaction of its own: the
 // record of an action that ran in several transactions of its own (a
 // replay of every failed order, one per order), written once it ended.
-func (a *Auditor) Record(ctx context.Context, op Operation, outcome audit.Outcome) error {
+func (a *Auditor[R]) Record(ctx context.Context, op Operation, outcome audit.Outcome) error {
 	rec, err := a.newRecord(ctx, op)
 	if err != nil {
 		return err
@@ -90,16 +93,16 @@ func (a *Auditor) Record(ctx context.Context, op Operation, outcome audit.Outcom
 
 // record writes rec in a transaction of its own, given a little time of
 // its own when ctx has ended.
-func (a *Auditor) record(ctx context.Context, rec audit.Record) error {
+func (a *Auditor[R]) record(ctx context.Context, rec audit.Record) error {
 	if ctx.Err() != nil {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(context.WithoutCancel(ctx), refusalBudget)
 		defer cancel()
 	}
-	return a.uow.Do(ctx, func(ctx context.Context, r ports.Repositories) error { return a.appendRecord(ctx, r, rec) })
+	return a.uow.Do(ctx, func(ctx context.Context, r R) error { return a.appendRecord(ctx, r, rec) })
 }
 
-func (a *Auditor) newRecord(ctx context.Context, op Operation) (audit.Record, error) {
+func (a *Auditor[R]) newRecord(ctx context.Context, op Operation) (audit.Record, error) {
 	if err := op.Actor.Validate(); err != nil {
 		return audit.Record{}, err
 	}
@@ -126,12 +129,13 @@ func (a *Auditor) newRecord(ctx context.Context, op Operation) (audit.Record, er
 // appendRecord writes rec, with a new ID, and its event in r's
 // transaction. The ID is drawn here, once the action's work has drawn its
 // own.
-func (a *Auditor) appendRecord(ctx context.Context, r ports.Repositories, rec audit.Record) error {
+func (a *Auditor[R]) appendRecord(ctx context.Context, r R, rec audit.Record) error {
 	rec.ID = a.ids.NewID("aud")
-	if err := r.Audit.Append(ctx, rec); err != nil {
+	trail := r.AuditTrail()
+	if err := trail.Audit.Append(ctx, rec); err != nil {
 		return fmt.Errorf("audit record: %w", err)
 	}
-	return r.Events.Record(ctx, ports.OperatorActionEvent(rec))
+	return trail.Events.Record(ctx, auditports.OperatorActionEvent(rec))
 }
 
 // AuditOutcome is the outcome of an action that failed with err: its

@@ -14,6 +14,8 @@ import (
 	"github.com/acme3pl/fulfillment/domain/audit"
 	"github.com/acme3pl/fulfillment/domain/billing"
 	"github.com/acme3pl/fulfillment/ports"
+	auditports "github.com/acme3pl/fulfillment/ports/audit"
+	eventsports "github.com/acme3pl/fulfillment/ports/events"
 )
 
 // txAudit is a unit of work whose transactions keep what they append, and
@@ -21,7 +23,7 @@ import (
 type txAudit struct {
 	txs       int
 	committed []audit.Record
-	events    []ports.Event
+	events    []eventsports.Event
 }
 
 type pendingLog struct{ recs *[]audit.Record }
@@ -31,26 +33,26 @@ func (p pendingLog) Append(_ context.Context, rec audit.Record) error {
 	return nil
 }
 
-func (p pendingLog) List(context.Context, ports.AuditQuery, func(audit.Record) error) error {
+func (p pendingLog) List(context.Context, auditports.Query, func(audit.Record) error) error {
 	return nil
 }
 
-func (p pendingLog) Page(context.Context, ports.AuditQuery, ports.Page) ([]audit.Record, bool, error) {
+func (p pendingLog) Page(context.Context, auditports.Query, ports.Page) ([]audit.Record, bool, error) {
 	return nil, false, nil
 }
 
-type pendingEvents struct{ evs *[]ports.Event }
+type pendingEvents struct{ evs *[]eventsports.Event }
 
-func (p pendingEvents) Record(_ context.Context, e ports.Event) error {
+func (p pendingEvents) Record(_ context.Context, e eventsports.Event) error {
 	*p.evs = append(*p.evs, e)
 	return nil
 }
 
-func (u *txAudit) Do(ctx context.Context, fn func(ctx context.Context, r ports.Repositories) error) error {
+func (u *txAudit) Do(ctx context.Context, fn func(ctx context.Context, r auditports.Trail) error) error {
 	u.txs++
 	var recs []audit.Record
-	var evs []ports.Event
-	if err := fn(ctx, ports.Repositories{Audit: pendingLog{&recs}, Events: pendingEvents{&evs}}); err != nil {
+	var evs []eventsports.Event
+	if err := fn(ctx, auditports.Trail{Audit: pendingLog{&recs}, Events: pendingEvents{&evs}}); err != nil {
 		return err
 	}
 	u.committed = append(u.committed, recs...)
@@ -58,7 +60,7 @@ func (u *txAudit) Do(ctx context.Context, fn func(ctx context.Context, r ports.R
 	return nil
 }
 
-func newAuditor() (*txAudit, *application.Auditor) {
+func newAuditor() (*txAudit, *application.Auditor[auditports.Trail]) {
 	u := &txAudit{}
 	return u, application.NewAuditor(u, &apptest.Clock{}, &apptest.IDs{})
 }
@@ -72,7 +74,7 @@ func TestAuditorRecordsInTheActionsTransaction(t *testing.T) {
 	u, a := newAuditor()
 	sc := trace.NewSpanContext(trace.SpanContextConfig{TraceID: trace.TraceID{1, 2, 3}, SpanID: trace.SpanID{1}})
 	ctx := trace.ContextWithSpanContext(context.Background(), sc)
-	err := a.Do(ctx, op, func(_ context.Context, r ports.Repositories, rec *audit.Record) error {
+	err := a.Do(ctx, op, func(_ context.Context, r auditports.Trail, rec *audit.Record) error {
 		rec.Outcome = audit.Unchanged
 		return nil
 	})
@@ -84,7 +86,7 @@ func TestAuditorRecordsInTheActionsTransaction(t *testing.T) {
 		rec.TraceID != sc.TraceID().String() || rec.ID == "" {
 		t.Fatalf("record %+v", rec)
 	}
-	if e := u.events[0]; e.Type != ports.EventOperatorAction || e.Subject != rec.ID || e.Data.(audit.Record).ID != rec.ID {
+	if e := u.events[0]; e.Type != eventsports.EventOperatorAction || e.Subject != rec.ID || e.Data.(audit.Record).ID != rec.ID {
 		t.Fatalf("event %+v", e)
 	}
 }
@@ -95,7 +97,7 @@ func TestAuditorRecordsInTheActionsTransaction(t *testing.T) {
 func TestAuditorRecordsARefusalOnItsOwn(t *testing.T) {
 	u, a := newAuditor()
 	refusal := domain.ErrInvalidState
-	err := a.Do(context.Background(), op, func(ctx context.Context, r ports.Repositories, rec *audit.Record) error {
+	err := a.Do(context.Background(), op, func(ctx context.Context, r auditports.Trail, rec *audit.Record) error {
 		rec.OrganizationID = "org_b"
 		if err := r.Audit.Append(ctx, audit.Record{ID: "rolled back"}); err != nil {
 			return err
@@ -118,7 +120,7 @@ func TestAuditorRefusesAnActionWithoutItsActor(t *testing.T) {
 		{Actor: op.Actor, Action: "charges.delete", Input: map[string]string{}},
 		{Actor: op.Actor, Action: audit.ChargesAdd, Input: []string{"not an object"}},
 	} {
-		err := a.Do(context.Background(), bad, func(context.Context, ports.Repositories, *audit.Record) error {
+		err := a.Do(context.Background(), bad, func(context.Context, auditports.Trail, *audit.Record) error {
 			t.Fatal("the work ran")
 			return nil
 		})

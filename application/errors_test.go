@@ -10,7 +10,7 @@ import (
 	"github.com/acme3pl/fulfillment/domain"
 	"github.com/acme3pl/fulfillment/domain/shipping"
 	"github.com/acme3pl/fulfillment/domain/warehouse"
-	"github.com/acme3pl/fulfillment/ports"
+	accessports "github.com/acme3pl/fulfillment/ports/access"
 )
 
 func TestKindOf(t *testing.T) {
@@ -26,9 +26,9 @@ func TestKindOf(t *testing.T) {
 		{"validation", fmt.Errorf("decode: %w", domain.Invalid("id", "bad")), domain.KindInvalid, true, false, "invalid_payload"},
 		{"unknown skus", &domain.UnknownSKUsError{SKUs: []string{"A"}}, domain.KindUnknownSKUs, true, false, "unknown_skus"},
 		{"no warehouse", fmt.Errorf("choose: %w", domain.ErrNoWarehouse), domain.KindNoWarehouse, true, false, "no_warehouse"},
-		{"signature before credentials", fmt.Errorf("%w: %w", ports.ErrInvalidSignature, ports.ErrInvalidCredentials),
+		{"signature before credentials", fmt.Errorf("%w: %w", accessports.ErrInvalidSignature, accessports.ErrInvalidCredentials),
 			domain.KindInvalidSignature, false, false, "invalid_signature"},
-		{"scope", &ports.InsufficientScopeError{Missing: []domain.Scope{domain.ScopeShipments}}, domain.KindInsufficientScope, false, false, "insufficient_scope"},
+		{"scope", &accessports.InsufficientScopeError{Missing: []domain.Scope{domain.ScopeShipments}}, domain.KindInsufficientScope, false, false, "insufficient_scope"},
 		{"conflict", fmt.Errorf("insert: %w", domain.ErrConflict), domain.KindConflict, false, false, "conflict"},
 		{"reference conflict", fmt.Errorf("receipt: %w", warehouse.ErrReferenceConflict), domain.KindReferenceConflict, false, false, "reference_conflict"},
 		{"period closed", fmt.Errorf("receipt: %w", warehouse.ErrPeriodClosed), domain.KindPeriodClosed, false, false, "period_closed"},

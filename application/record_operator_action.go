@@ -5,6 +5,7 @@ import (
 
 	"github.com/acme3pl/fulfillment/domain/audit"
 	"github.com/acme3pl/fulfillment/ports"
+	accessports "github.com/acme3pl/fulfillment/ports/access"
 )
 
 // RecordOperatorAction writes the audit record of an operator action that
@@ -17,10 +18,12 @@ type RecordOperatorAction struct {
 }
 
 // RecordOperatorActionHandler answers RecordOperatorAction.
-type RecordOperatorActionHandler struct{ audit *Auditor }
+type RecordOperatorActionHandler struct {
+	audit *Auditor[accessports.Repositories]
+}
 
 // NewRecordOperatorActionHandler builds the handler.
-func NewRecordOperatorActionHandler(uow ports.UnitOfWork, clock ports.Clock, ids ports.IDGenerator) *RecordOperatorActionHandler {
+func NewRecordOperatorActionHandler(uow ports.UnitOfWork[accessports.Repositories], clock ports.Clock, ids ports.IDGenerator) *RecordOperatorActionHandler {
 	return &RecordOperatorActionHandler{audit: NewAuditor(uow, clock, ids)}
 }
 

@@ -6,32 +6,33 @@ import (
 	"fmt"
 
 	"github.com/acme3pl/fulfillment/ports"
+	fixtureports "github.com/acme3pl/fulfillment/ports/fixture"
 )
 
 // Seed loads a fixture document.
 type Seed struct {
-	Fixture ports.Fixture
+	Fixture fixtureports.Fixture
 }
 
 // SeedHandler loads fixtures in one transaction: all of it or nothing.
 type SeedHandler struct {
-	uow     ports.UnitOfWork
+	uow     ports.UnitOfWork[fixtureports.Repositories]
 	clock   ports.Clock
-	billing ports.SeedBilling
+	billing fixtureports.SeedBilling
 }
 
 // NewSeedHandler builds the handler; billing, which sets a fixture's rate
 // cards, may be nil: a fixture that holds any is then refused.
-func NewSeedHandler(uow ports.UnitOfWork, clock ports.Clock, billing ports.SeedBilling) *SeedHandler {
+func NewSeedHandler(uow ports.UnitOfWork[fixtureports.Repositories], clock ports.Clock, billing fixtureports.SeedBilling) *SeedHandler {
 	return &SeedHandler{uow: uow, clock: clock, billing: billing}
 }
 
 // Handle writes the fixture and returns what it inserted. Its stock rows are
 // opening balances, each a movement dated now (when the seed runs).
-func (h *SeedHandler) Handle(ctx context.Context, c Seed) (ports.FixtureCounts, error) {
+func (h *SeedHandler) Handle(ctx context.Context, c Seed) (fixtureports.Counts, error) {
 	c.Fixture.OpenedAt = h.clock.Now()
-	var counts ports.FixtureCounts
-	err := h.uow.Do(ctx, func(ctx context.Context, r ports.Repositories) error {
+	var counts fixtureports.Counts
+	err := h.uow.Do(ctx, func(ctx context.Context, r fixtureports.Repositories) error {
 		var err error
 		if counts, err = r.Fixtures.Load(ctx, c.Fixture); err != nil || len(c.Fixture.RateCards) == 0 {
 			return err
@@ -39,7 +40,7 @@ func (h *SeedHandler) Handle(ctx context.Context, c Seed) (ports.FixtureCounts, 
 		if h.billing == nil {
 			return errors.New("this fixture holds rate cards, which this seed cannot set")
 		}
-		counts["rateCards"], err = h.billing.SetRateCards(ctx, r, c.Fixture.RateCards)
+		counts["rateCards"], err = h.billing.SetRateCards(ctx, r.Billing, c.Fixture.RateCards)
 		return err
 	})
 	if err != nil {

@@ -9,6 +9,7 @@ import (
 	"github.com/acme3pl/fulfillment/domain"
 	"github.com/acme3pl/fulfillment/domain/audit"
 	"github.com/acme3pl/fulfillment/ports"
+	accessports "github.com/acme3pl/fulfillment/ports/access"
 )
 
 // SetOrganizationLimit sets an organization's own rate limit of the API
@@ -35,10 +36,12 @@ func (c SetOrganizationLimit) auditInput() map[string]any {
 }
 
 // SetOrganizationLimitHandler answers SetOrganizationLimit.
-type SetOrganizationLimitHandler struct{ audit *Auditor }
+type SetOrganizationLimitHandler struct {
+	audit *Auditor[accessports.Repositories]
+}
 
 // NewSetOrganizationLimitHandler builds the handler.
-func NewSetOrganizationLimitHandler(uow ports.UnitOfWork, clock ports.Clock, ids ports.IDGenerator) *SetOrganizationLimitHandler {
+func NewSetOrganizationLimitHandler(uow ports.UnitOfWork[accessports.Repositories], clock ports.Clock, ids ports.IDGenerator) *SetOrganizationLimitHandler {
 	return &SetOrganizationLimitHandler{audit: NewAuditor(uow, clock, ids)}
 }
 
@@ -46,7 +49,7 @@ func NewSetOrganizationLimitHandler(uow ports.UnitOfWork, clock ports.Clock, ids
 // organization is domain.ErrNotFound.
 func (h *SetOrganizationLimitHandler) Handle(ctx context.Context, c SetOrganizationLimit) (struct{}, error) {
 	op := Operation{Actor: c.Actor, Action: audit.OrgsLimit, OrganizationID: c.OrganizationID, Input: c.auditInput()}
-	return struct{}{}, h.audit.Do(ctx, op, func(ctx context.Context, r ports.Repositories, _ *audit.Record) error {
+	return struct{}{}, h.audit.Do(ctx, op, func(ctx context.Context, r accessports.Repositories, _ *audit.Record) error {
 		var err error
 		if c.Limit == nil {
 			err = r.RateLimits.ClearRateLimit(ctx, c.OrganizationID)

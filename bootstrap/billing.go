@@ -12,6 +12,7 @@ import (
 	"github.com/acme3pl/fulfillment/adapters/telemetry"
 	billingapp "github.com/acme3pl/fulfillment/application/billing"
 	"github.com/acme3pl/fulfillment/ports"
+	billingports "github.com/acme3pl/fulfillment/ports/billing"
 )
 
 // BillingModule provides billing's use cases, to the server and to the
@@ -30,7 +31,7 @@ var BillingJobModule = fx.Module("billing-job",
 	fx.Invoke(registerBillingCollector, startBilling),
 )
 
-func newBillingDeps(uow ports.UnitOfWork, repos ports.Repositories, clock ports.Clock, ids ports.IDGenerator,
+func newBillingDeps(uow ports.UnitOfWork[billingports.Repositories], repos billingports.Repositories, clock ports.Clock, ids ports.IDGenerator,
 	cfg Config, obs billingapp.Observer,
 ) billingapp.Deps {
 	return billingapp.Deps{UnitOfWork: uow, Repos: repos, Clock: clock, IDs: ids, Settings: cfg.Billing(), Observer: obs}

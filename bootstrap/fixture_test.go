@@ -2,13 +2,13 @@ package bootstrap_test
 
 import (
 	"github.com/acme3pl/fulfillment/domain"
-	"github.com/acme3pl/fulfillment/ports"
+	fixtureports "github.com/acme3pl/fulfillment/ports/fixture"
 )
 
-func graphFixture() ports.Fixture {
-	return ports.Fixture{
+func graphFixture() fixtureports.Fixture {
+	return fixtureports.Fixture{
 		Organizations: []domain.Organization{{ID: "org_graph", Name: "Graph"}},
-		Warehouses: []ports.FixtureWarehouse{{
+		Warehouses: []fixtureports.Warehouse{{
 			Warehouse: domain.Warehouse{
 				ID: "wh_graph", Name: "Graph DC", Active: true, Tags: []string{},
 				Address: domain.Address{Name: "Graph DC", Line1: "1 Way", City: "Newark", State: "NJ", CountryCode: "US", PostalCode: "07102"},

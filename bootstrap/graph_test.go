@@ -18,7 +18,7 @@ import (
 	"github.com/acme3pl/fulfillment/adapters/postgres"
 	"github.com/acme3pl/fulfillment/adapters/postgres/pgtest"
 	"github.com/acme3pl/fulfillment/bootstrap"
-	"github.com/acme3pl/fulfillment/ports"
+	fixtureports "github.com/acme3pl/fulfillment/ports/fixture"
 )
 
 var testDSN string
@@ -140,8 +140,8 @@ func names(spans []sdktrace.ReadOnlySpan) []string {
 func seedWarehouse(t *testing.T) {
 	t.Helper()
 	db := pgtest.Open(t, testDSN)
-	uow := postgres.NewUnitOfWork(db)
-	err := uow.Do(context.Background(), func(ctx context.Context, r ports.Repositories) error {
+	uow := postgres.NewUnitOfWork(db, postgres.FixtureRepositories)
+	err := uow.Do(context.Background(), func(ctx context.Context, r fixtureports.Repositories) error {
 		_, err := r.Fixtures.Load(ctx, graphFixture())
 		return err
 	})

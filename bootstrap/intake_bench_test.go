@@ -23,7 +23,7 @@ import (
 	"github.com/acme3pl/fulfillment/adapters/postgres"
 	"github.com/acme3pl/fulfillment/adapters/postgres/pgtest"
 	"github.com/acme3pl/fulfillment/bootstrap"
-	"github.com/acme3pl/fulfillment/ports"
+	fixtureports "github.com/acme3pl/fulfillment/ports/fixture"
 )
 
 // BenchmarkIntake runs deliveries of the storefront sample (4.9 KB, three
@@ -147,7 +147,7 @@ func loadBenchFixture(b *testing.B, doc string) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	err = postgres.NewUnitOfWork(pgtest.Open(b, testDSN)).Do(context.Background(), func(ctx context.Context, r ports.Repositories) error {
+	err = postgres.NewUnitOfWork(pgtest.Open(b, testDSN), postgres.FixtureRepositories).Do(context.Background(), func(ctx context.Context, r fixtureports.Repositories) error {
 		_, err := r.Fixtures.Load(ctx, f)
 		return err
 	})

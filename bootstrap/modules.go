@@ -25,6 +25,8 @@ import (
 	warehousehttp "github.com/acme3pl/fulfillment/adapters/httpapi/warehouse"
 	"github.com/acme3pl/fulfillment/adapters/identity"
 	"github.com/acme3pl/fulfillment/adapters/postgres"
+	pgoperator "github.com/acme3pl/fulfillment/adapters/postgres/operator"
+	pgwarehouse "github.com/acme3pl/fulfillment/adapters/postgres/warehouse"
 	"github.com/acme3pl/fulfillment/adapters/ratelimit"
 	"github.com/acme3pl/fulfillment/adapters/system"
 	"github.com/acme3pl/fulfillment/adapters/telemetry"
@@ -38,6 +40,13 @@ import (
 	warehouseapp "github.com/acme3pl/fulfillment/application/warehouse"
 	"github.com/acme3pl/fulfillment/migrations"
 	"github.com/acme3pl/fulfillment/ports"
+	accessports "github.com/acme3pl/fulfillment/ports/access"
+	fixtureports "github.com/acme3pl/fulfillment/ports/fixture"
+	intakeports "github.com/acme3pl/fulfillment/ports/intake"
+	invoicingports "github.com/acme3pl/fulfillment/ports/invoicing"
+	operatorports "github.com/acme3pl/fulfillment/ports/operator"
+	shippingports "github.com/acme3pl/fulfillment/ports/shipping"
+	warehouseports "github.com/acme3pl/fulfillment/ports/warehouse"
 )
 
 // Stderr is where logs go; tests replace it.
@@ -97,29 +106,48 @@ func newTracerProvider(lc fx.Lifecycle, cfg Config, log *slog.Logger) (*sdktrace
 	return tp, nil
 }
 
-// PostgresModule provides the database, the migrator, the unit of work and
-// the repositories bound to the pool. The pool's options (postgres.Options)
-// come from the graph: the server's (Config.ServerDatabase) or a command's
-// (CommandOptions).
+// PostgresModule provides the database, the migrator, and each context's
+// unit of work and repositories bound to the pool (ports.UnitOfWork[R] and
+// R, for each context's Repositories R): the units of work share one
+// postgres.Transactions (one set of prepared statements, one outbox), the
+// repositories on the pool one postgres.Handle. The pool's options
+// (postgres.Options) come from the graph: the server's
+// (Config.ServerDatabase) or a command's (CommandOptions).
 var PostgresModule = fx.Module("postgres",
 	fx.Provide(
 		newDB,
 		func(db *bun.DB, cfg Config) (*postgres.Migrator, error) {
 			return postgres.NewMigrator(db, migrations.FS, cfg.Migration())
 		},
-		func(db *bun.DB, cfg Config, outbox *postgres.Outbox) ports.UnitOfWork {
-			return postgres.NewUnitOfWorkWithEvents(db, outbox, cfg.BillingStore())
+		func(db *bun.DB, cfg Config, outbox *postgres.Outbox) *postgres.Transactions {
+			return postgres.NewTransactions(db, outbox, cfg.BillingStore())
 		},
-		func(db *bun.DB, cfg Config) ports.Repositories {
-			return postgres.NewRepositories(db, cfg.BillingStore())
-		},
-		func(r ports.Repositories) ports.APIKeyRepository { return r.APIKeys },
-		func(r ports.Repositories) ports.WebhookSecretRepository { return r.WebhookSecrets },
+		func(db *bun.DB, cfg Config) postgres.Handle { return postgres.OnPool(db, cfg.BillingStore()) },
+		func(r accessports.Repositories) accessports.APIKeyRepository { return r.APIKeys },
+		func(r accessports.Repositories) accessports.WebhookSecretRepository { return r.WebhookSecrets },
+		func(h postgres.Handle) ports.Overview { return postgres.Overview(h) },
 		func(db *bun.DB, m *postgres.Migrator) httpapi.ReadinessChecker {
 			return postgres.Readiness{DB: db, Migrator: m}
 		},
 	),
+	contextStore(postgres.ShippingRepositories),
+	contextStore(postgres.IntakeRepositories),
+	contextStore(pgwarehouse.Repositories),
+	contextStore(postgres.BillingRepositories),
+	contextStore(postgres.InvoicingRepositories),
+	contextStore(pgoperator.Repositories),
+	contextStore(postgres.AccessRepositories),
+	contextStore(postgres.FixtureRepositories),
 )
+
+// contextStore provides a context's unit of work and its repositories on
+// the pool, both built by its bind.
+func contextStore[R any](bind func(postgres.Handle) R) fx.Option {
+	return fx.Provide(
+		func(t *postgres.Transactions) ports.UnitOfWork[R] { return postgres.UnitOfWorkOf(t, bind) },
+		func(h postgres.Handle) R { return bind(h) },
+	)
+}
 
 // ServerDatabase is the server's pool: DB_MAX_CONNS connections, every
 // session bounded below the request deadline.
@@ -142,10 +170,10 @@ func newDB(lc fx.Lifecycle, opts postgres.Options, log *slog.Logger) (*bun.DB, e
 var IdentityModule = fx.Module("identity",
 	fx.Provide(
 		newTokenVerifier,
-		func(repo ports.APIKeyRepository, cfg Config) ports.APIKeyVerifier {
+		func(repo accessports.APIKeyRepository, cfg Config) accessports.APIKeyVerifier {
 			return identity.NewAPIKeyVerifier(repo, cfg.Environment)
 		},
-		fx.Annotate(identity.NewWebhookSignatures, fx.As(new(ports.StorefrontSignatureVerifier))),
+		fx.Annotate(identity.NewWebhookSignatures, fx.As(new(accessports.StorefrontSignatureVerifier))),
 	),
 )
 
@@ -166,7 +194,7 @@ func (c Config) TokenConfig(log *slog.Logger) identity.TokenConfig {
 
 // newTokenVerifier verifies access tokens, and a warehouse's only while its
 // warehouse is active.
-func newTokenVerifier(lc fx.Lifecycle, cfg Config, log *slog.Logger, repos ports.Repositories) (ports.AccessTokenVerifier, error) {
+func newTokenVerifier(lc fx.Lifecycle, cfg Config, log *slog.Logger, repos accessports.Repositories) (accessports.TokenVerifier, error) {
 	if err := cfg.RequireAuth(); err != nil {
 		return nil, err
 	}
@@ -179,23 +207,24 @@ func newTokenVerifier(lc fx.Lifecycle, cfg Config, log *slog.Logger, repos ports
 }
 
 // ApplicationModule provides the use cases: each context's New, given to
-// fx as it is, takes application.Deps and what else that context needs.
+// fx as it is, takes its application.Deps[R] and what else that context
+// needs.
 var ApplicationModule = fx.Module("application",
 	fx.Provide(
 		func() ports.Clock { return system.Clock{} },
 		func() ports.IDGenerator { return system.IDs{} },
-		func() ports.APIKeyGenerator { return identity.APIKeyGenerator{} },
-		func(uow ports.UnitOfWork, repos ports.Repositories, clock ports.Clock, ids ports.IDGenerator,
-			tracer trace.Tracer, log *slog.Logger, cfg Config,
-		) application.Deps {
-			return application.Deps{UnitOfWork: uow, Repos: repos, Clock: clock, IDs: ids, Tracer: tracer, Log: log,
-				Environment: cfg.Environment}
-		},
+		func() accessports.APIKeyGenerator { return identity.APIKeyGenerator{} },
+		newDeps[shippingports.Repositories],
+		newDeps[intakeports.Repositories],
+		newDeps[warehouseports.Repositories],
+		newDeps[invoicingports.Repositories],
+		newDeps[operatorports.Repositories],
+		newDeps[accessports.Repositories],
 		func(cfg Config) intakeapp.Settings {
 			return intakeapp.Settings{FailedOrderRetention: cfg.FailedOrderRetention}
 		},
-		fx.Annotate(billingapp.NewSeedBilling, fx.As(new(ports.SeedBilling))),
-		fx.Annotate(billingapp.NewReportBilling, fx.As(new(ports.ReportBilling))),
+		fx.Annotate(billingapp.NewSeedBilling, fx.As(new(fixtureports.SeedBilling))),
+		fx.Annotate(billingapp.NewReportBilling, fx.As(new(warehouseports.ReportBilling))),
 		application.New,
 		accessapp.New,
 		shippingapp.New,
@@ -205,6 +234,14 @@ var ApplicationModule = fx.Module("application",
 		operatorapp.New,
 	),
 )
+
+// newDeps are the Deps of the context whose Repositories are R.
+func newDeps[R any](uow ports.UnitOfWork[R], repos R, clock ports.Clock, ids ports.IDGenerator,
+	tracer trace.Tracer, log *slog.Logger, cfg Config,
+) application.Deps[R] {
+	return application.Deps[R]{UnitOfWork: uow, Repos: repos, Clock: clock, IDs: ids, Tracer: tracer, Log: log,
+		Environment: cfg.Environment}
+}
 
 // AsRoutes annotates a constructor of an HTTP route group for the router.
 func AsRoutes(ctor any) any {
@@ -233,7 +270,7 @@ var HTTPModule = fx.Module("http",
 				httpapi.WithExportTimeout(cfg.ExportTimeout))
 		},
 		newRateLimiter,
-		func(tokens ports.AccessTokenVerifier, keys ports.APIKeyVerifier, errs httpapi.ErrorMapper, adm *httpapi.Admission,
+		func(tokens accessports.TokenVerifier, keys accessports.APIKeyVerifier, errs httpapi.ErrorMapper, adm *httpapi.Admission,
 			limits *ratelimit.Limiter, log *slog.Logger,
 		) httpapi.Authenticator {
 			return httpapi.Authenticator{Tokens: tokens, Keys: keys, Errors: errs, Admission: adm, Limits: limits, Log: log}

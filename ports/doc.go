@@ -1,11 +1,14 @@
-// Package ports declares the interfaces the application needs from the
-// outside world (storage, identity, clock, IDs) and their small boundary
-// types. Adapters implement them; bootstrap binds them.
+// Package ports is the kernel of the ports: the generic unit of work,
+// clock, IDs and pages (ports.go), and the ports of the kernel's own
+// records — organizations and their warehouses (warehouses.go) and the
+// console's overview (overview.go). It imports the domain's kernel only.
 //
-// One file per context, named as its packages in domain/ and application/
-// are: shipping.go, intake.go, warehouse.go, invoicing.go, billing.go,
-// events.go; the shared kernel's in ports.go (the unit of work, the
-// repositories of a transaction, clock, IDs, pages), warehouses.go
-// (organizations and their warehouses), identity.go, fixtures.go and
-// rate_limits.go.
+// Each context declares the ports it consumes in a package of its own
+// below it, named as its packages in domain/ and application/ are:
+// shipping, intake, warehouse, invoicing, billing, operator, events,
+// audit, access (API keys, webhook secrets, verifiers, the principal, the
+// organizations' rate limits) and fixture (the seed). Each holds its
+// context's Repositories: the repositories its use cases use in a
+// transaction (what ports.UnitOfWork[Repositories].Do hands fn) and on
+// the pool. Adapters implement them; bootstrap binds them.
 package ports

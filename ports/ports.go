@@ -5,50 +5,12 @@ import (
 	"time"
 )
 
-// UnitOfWork runs fn in one database transaction with repositories bound to
-// it: everything fn writes commits together or not at all.
-type UnitOfWork interface {
-	Do(ctx context.Context, fn func(ctx context.Context, r Repositories) error) error
-}
-
-// Repositories are the repositories bound to one database handle: the
-// transaction of a unit of work (what UnitOfWork.Do hands fn), or the pool.
-// In a transaction a use case uses those its job names; outside one, each
-// use case is built with only the repositories it reads.
-type Repositories struct {
-	Organizations  OrganizationRepository
-	Warehouses     WarehouseRepository
-	Inventory      InventoryRepository
-	Invoices       InvoiceRepository
-	Shipments      ShipmentRepository
-	Receipts       OrderReceiptRepository
-	APIKeys        APIKeyRepository
-	WebhookSecrets WebhookSecretRepository
-	Fixtures       FixtureStore
-	// Events records the platform's events of the transaction's changes
-	// (EventRecorder); outside a unit of work it refuses to.
-	Events EventRecorder
-
-	WarehouseReceipts WarehouseReceiptRepository
-	WarehouseServices WarehouseServiceRepository
-	Stock             StockLedger
-
-	RateCards      RateCardRepository
-	Charges        ChargeRepository
-	BillingPeriods BillingPeriodRepository
-
-	// RateLimits are the organizations' own rate limits of the API.
-	RateLimits OrganizationRateLimits
-
-	// Audit is the audit log of the operators' actions
-	// (application.Audited writes to it).
-	Audit AuditLog
-
-	// OperatorSessions are the console's sessions and sign-in links.
-	OperatorSessions OperatorSessions
-
-	// Overview counts across organizations for the console's first page.
-	Overview Overview
+// UnitOfWork runs fn in one database transaction with a context's
+// repositories R bound to it: everything fn writes commits together or not
+// at all. Each context declares its R (the Repositories of its package
+// under ports/): the repositories its use cases use, and no others.
+type UnitOfWork[R any] interface {
+	Do(ctx context.Context, fn func(ctx context.Context, r R) error) error
 }
 
 // Clock tells the time; tests pin it.

@@ -5,7 +5,7 @@ import (
 	"fmt"
 
 	"github.com/acme3pl/fulfillment/adapters/resources"
-	"github.com/acme3pl/fulfillment/ports"
+	eventsports "github.com/acme3pl/fulfillment/ports/events"
 )
 
 // CloudEvent is an event in CloudEvents 1.0 structured JSON mode, as
@@ -23,19 +23,19 @@ type CloudEvent struct {
 	Data            json.RawMessage `json:"data"`
 }
 
-// CloudEvents implements ports.EventEncoder: the source is
+// CloudEvents implements eventsports.EventEncoder: the source is
 // fulfillment/<environment>, the broker subject
 // fulfillment.<environment>.<type>, and Data gives the value whose JSON is
 // the event's data (EventData, the API's view of the record).
 type CloudEvents struct {
 	Environment string
-	Data        func(ports.Event) (any, error)
+	Data        func(eventsports.Event) (any, error)
 }
 
-var _ ports.EventEncoder = CloudEvents{}
+var _ eventsports.EventEncoder = CloudEvents{}
 
 // Subject is the broker subject of events of type t.
-func (c CloudEvents) Subject(t ports.EventType) string {
+func (c CloudEvents) Subject(t eventsports.EventType) string {
 	return "fulfillment." + c.Environment + "." + string(t)
 }
 
@@ -52,13 +52,13 @@ type envelope struct {
 	OrganizationID  string `json:"organizationid"`
 }
 
-// EncodeEvent implements ports.EventEncoder. The body is the JSON of a
+// EncodeEvent implements eventsports.EventEncoder. The body is the JSON of a
 // CloudEvent; the data, already compact JSON from json.Marshal, is
 // appended to the envelope's as it is, rather than marshalled again as a
 // json.RawMessage, which would scan and compact it a second time (a
 // shipment's view is about a kilobyte, encoded in the change's
 // transaction: the intake's hot path).
-func (c CloudEvents) EncodeEvent(id string, e ports.Event) (string, []byte, error) {
+func (c CloudEvents) EncodeEvent(id string, e eventsports.Event) (string, []byte, error) {
 	v, err := c.Data(e)
 	if err != nil {
 		return "", nil, err

@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/acme3pl/fulfillment/adapters/broker"
-	"github.com/acme3pl/fulfillment/ports"
+	eventsports "github.com/acme3pl/fulfillment/ports/events"
 )
 
 // The body is byte for byte the JSON of broker.CloudEvent around the
@@ -14,9 +14,9 @@ import (
 // needs escaping too.
 func TestEncodeEventIsTheCloudEventsJSON(t *testing.T) {
 	data := map[string]any{"id": "shp_1", "name": "Ann <&> \"Bo\"\u2028", "lines": []any{1, 2.5, nil}, "nested": map[string]any{"a": true}}
-	enc := broker.CloudEvents{Environment: "sandbox", Data: func(e ports.Event) (any, error) { return e.Data, nil }}
+	enc := broker.CloudEvents{Environment: "sandbox", Data: func(e eventsports.Event) (any, error) { return e.Data, nil }}
 	at := time.Date(2026, 12, 7, 16, 0, 0, 123e6, time.UTC)
-	e := ports.Event{Type: ports.EventShipmentCreated, Subject: "shp_1", OrganizationID: "org_<a>", Time: at, Data: data}
+	e := eventsports.Event{Type: eventsports.EventShipmentCreated, Subject: "shp_1", OrganizationID: "org_<a>", Time: at, Data: data}
 	subject, body, err := enc.EncodeEvent("evt_1", e)
 	if err != nil {
 		t.Fatal(err)

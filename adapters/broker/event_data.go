@@ -9,7 +9,7 @@ import (
 	"github.com/acme3pl/fulfillment/domain/invoicing"
 	"github.com/acme3pl/fulfillment/domain/shipping"
 	"github.com/acme3pl/fulfillment/domain/warehouse"
-	"github.com/acme3pl/fulfillment/ports"
+	eventsports "github.com/acme3pl/fulfillment/ports/events"
 )
 
 // The data of the platform's events (docs/events.md): the record as the
@@ -38,7 +38,7 @@ type invoiceEventData struct {
 // operator's audit record (as `fulfillment audit list` prints it).
 // A record of another type is an error; a new kind of record adds its
 // case (a new event type of a record it knows needs none).
-func EventData(e ports.Event) (any, error) {
+func EventData(e eventsports.Event) (any, error) {
 	switch v := e.Data.(type) {
 	case *shipping.Shipment:
 		return shipmentEventData{Shipment: resources.ShipmentOf(v), OrganizationID: v.OrganizationID()}, nil

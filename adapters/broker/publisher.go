@@ -16,7 +16,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 	"go.opentelemetry.io/otel/trace/noop"
 
-	"github.com/acme3pl/fulfillment/ports"
+	eventsports "github.com/acme3pl/fulfillment/ports/events"
 )
 
 // Config says how to reach the broker (EVENTS_NATS_*, EVENTS_STREAM).
@@ -68,7 +68,7 @@ func Connect(cfg Config, log *slog.Logger) (*nats.Conn, error) {
 	return nc, nil
 }
 
-// Publisher implements ports.EventPublisher on JetStream.
+// Publisher implements eventsports.EventPublisher on JetStream.
 type Publisher struct {
 	nc     *nats.Conn
 	js     jetstream.JetStream
@@ -86,7 +86,7 @@ type PublisherOptions struct {
 	Tracer trace.Tracer // nil: no spans
 	// Observed is called for every event the broker acknowledged, with
 	// the time since its change wrote it.
-	Observed func(t ports.EventType, lag time.Duration)
+	Observed func(t eventsports.EventType, lag time.Duration)
 	// Checked is called each time the stream is looked at (EnsureStream:
 	// at start or the first batch, and again after a reconnection or a
 	// failed publish), with what it lacks for the service
@@ -95,7 +95,7 @@ type PublisherOptions struct {
 	Checked func(problems []string)
 }
 
-var _ ports.EventPublisher = (*Publisher)(nil)
+var _ eventsports.EventPublisher = (*Publisher)(nil)
 
 // NewPublisher publishes on nc to stream.
 func NewPublisher(nc *nats.Conn, stream Stream, opts PublisherOptions) (*Publisher, error) {
@@ -118,7 +118,7 @@ func NewPublisher(nc *nats.Conn, stream Stream, opts PublisherOptions) (*Publish
 	return p, nil
 }
 
-// Connected implements ports.EventPublisher.
+// Connected implements eventsports.EventPublisher.
 func (p *Publisher) Connected() bool { return p.nc.IsConnected() }
 
 // EnsureStream makes sure the stream exists (ensureStream) and reports an
@@ -143,7 +143,7 @@ func (p *Publisher) EnsureStream(ctx context.Context) error {
 	return nil
 }
 
-// Publish implements ports.EventPublisher. Events go out in waves: the
+// Publish implements eventsports.EventPublisher. Events go out in waves: the
 // first waiting event of every subject, all at once, then, once each is
 // acknowledged, the second of every subject, and so on — so an event is
 // never sent before the one before it in its subject is stored, and what
@@ -157,7 +157,7 @@ func (p *Publisher) EnsureStream(ctx context.Context) error {
 // reported (acked) and kept. A subject with thousands of events waiting
 // drains one round trip per event, batch after batch, however slow the
 // link.
-func (p *Publisher) Publish(ctx context.Context, events []ports.OutboxEvent) ([]int64, error) {
+func (p *Publisher) Publish(ctx context.Context, events []eventsports.OutboxEvent) ([]int64, error) {
 	if !p.Connected() {
 		return nil, errors.New("events broker: not connected")
 	}
@@ -193,8 +193,8 @@ func timeUp(ctx context.Context) bool {
 
 // waves splits events (in outbox order) into waves: the k-th event of
 // every subject is in wave k.
-func waves(events []ports.OutboxEvent) [][]ports.OutboxEvent {
-	var out [][]ports.OutboxEvent
+func waves(events []eventsports.OutboxEvent) [][]eventsports.OutboxEvent {
+	var out [][]eventsports.OutboxEvent
 	seen := map[string]int{}
 	for _, e := range events {
 		k := seen[e.Subject]
@@ -208,7 +208,7 @@ func waves(events []ports.OutboxEvent) [][]ports.OutboxEvent {
 }
 
 type inFlight struct {
-	event  ports.OutboxEvent
+	event  eventsports.OutboxEvent
 	future jetstream.PubAckFuture
 	span   trace.Span
 }
@@ -216,7 +216,7 @@ type inFlight struct {
 // publishWave sends a wave and waits for every acknowledgement or
 // failure, each within ackTimeout of its sending; ctx only parents the
 // spans.
-func (p *Publisher) publishWave(ctx context.Context, wave []ports.OutboxEvent) ([]int64, error) {
+func (p *Publisher) publishWave(ctx context.Context, wave []eventsports.OutboxEvent) ([]int64, error) {
 	sent := make([]inFlight, 0, len(wave))
 	var errs []error
 	for _, e := range wave {

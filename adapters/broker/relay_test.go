@@ -30,7 +30,8 @@ import (
 	"github.com/acme3pl/fulfillment/adapters/postgres/pgtest"
 	"github.com/acme3pl/fulfillment/adapters/system"
 	eventsapp "github.com/acme3pl/fulfillment/application/events"
-	"github.com/acme3pl/fulfillment/ports"
+	eventsports "github.com/acme3pl/fulfillment/ports/events"
+	shippingports "github.com/acme3pl/fulfillment/ports/shipping"
 )
 
 var dsn string
@@ -49,14 +50,14 @@ func streamSettings() broker.Stream {
 // seqEncoder encodes an event whose Data is its number in its subject.
 type seqEncoder struct{}
 
-func (seqEncoder) EncodeEvent(id string, e ports.Event) (string, []byte, error) {
+func (seqEncoder) EncodeEvent(id string, e eventsports.Event) (string, []byte, error) {
 	body, err := json.Marshal(map[string]any{"id": id, "subject": e.Subject, "n": e.Data})
 	return "fulfillment.test." + string(e.Type), body, err
 }
 
 type env struct {
 	t      *testing.T
-	uow    *postgres.UnitOfWork
+	uow    *postgres.UnitOfWork[shippingports.Repositories]
 	outbox *postgres.EventOutboxRepository
 	nats   *natstest.Server
 	nc     *nats.Conn
@@ -79,7 +80,7 @@ func newEnv(t *testing.T) *env {
 	}
 	t.Cleanup(nc.Close)
 	return &env{
-		t: t, uow: postgres.NewUnitOfWorkWithEvents(db, &postgres.Outbox{Encoder: seqEncoder{}, IDs: system.IDs{}}),
+		t: t, uow: postgres.NewUnitOfWorkWithEvents(db, &postgres.Outbox{Encoder: seqEncoder{}, IDs: system.IDs{}}, postgres.ShippingRepositories),
 		outbox: postgres.NewEventOutboxRepository(db), nats: srv, nc: nc,
 	}
 }
@@ -98,9 +99,9 @@ func (e *env) relay(tracer trace.Tracer) *eventsapp.RelayEventsHandler {
 
 // record commits one event per (subject, n) in one transaction.
 func (e *env) record(ctx context.Context, subject string, ns ...int) error {
-	return e.uow.Do(ctx, func(ctx context.Context, r ports.Repositories) error {
+	return e.uow.Do(ctx, func(ctx context.Context, r shippingports.Repositories) error {
 		for _, n := range ns {
-			if err := r.Events.Record(ctx, ports.Event{Type: ports.EventShipmentCreated, Subject: subject, Time: time.Now(), Data: n}); err != nil {
+			if err := r.Events.Record(ctx, eventsports.Event{Type: eventsports.EventShipmentCreated, Subject: subject, Time: time.Now(), Data: n}); err != nil {
 				return err
 			}
 		}
@@ -224,8 +225,8 @@ func TestRolledBackChangeHasNoEvent(t *testing.T) {
 	e := newEnv(t)
 	ctx := context.Background()
 	boom := errors.New("the change fails")
-	err := e.uow.Do(ctx, func(ctx context.Context, r ports.Repositories) error {
-		if err := r.Events.Record(ctx, ports.Event{Type: ports.EventShipmentCreated, Subject: "shp_x", Data: 1}); err != nil {
+	err := e.uow.Do(ctx, func(ctx context.Context, r shippingports.Repositories) error {
+		if err := r.Events.Record(ctx, eventsports.Event{Type: eventsports.EventShipmentCreated, Subject: "shp_x", Data: 1}); err != nil {
 			return err
 		}
 		return boom
@@ -311,7 +312,7 @@ func TestRelayKilledBetweenPublishAndDelete(t *testing.T) {
 		t.Fatal(err)
 	}
 	killed := errors.New("killed before the delete")
-	_, err = e.outbox.Relay(ctx, 100, 100, func(ctx context.Context, events []ports.OutboxEvent) ([]int64, error) {
+	_, err = e.outbox.Relay(ctx, 100, 100, func(ctx context.Context, events []eventsports.OutboxEvent) ([]int64, error) {
 		acked, err := pub.Publish(ctx, events)
 		if err != nil || len(acked) != 3 {
 			t.Fatalf("publish: %d acknowledged, %v", len(acked), err)
@@ -331,7 +332,7 @@ func TestRelayKilledBetweenPublishAndDelete(t *testing.T) {
 		t.Fatal(err)
 	}
 	for e.pending() > 0 {
-		if _, err := e.outbox.Relay(ctx, 100, 100, func(ctx context.Context, events []ports.OutboxEvent) ([]int64, error) {
+		if _, err := e.outbox.Relay(ctx, 100, 100, func(ctx context.Context, events []eventsports.OutboxEvent) ([]int64, error) {
 			duplicates += len(events)
 			return counting.Publish(ctx, events)
 		}); err != nil {

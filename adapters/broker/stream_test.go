@@ -20,7 +20,7 @@ import (
 
 	"github.com/acme3pl/fulfillment/adapters/broker"
 	eventsapp "github.com/acme3pl/fulfillment/application/events"
-	"github.com/acme3pl/fulfillment/ports"
+	eventsports "github.com/acme3pl/fulfillment/ports/events"
 )
 
 func TestStreamProblems(t *testing.T) {
@@ -268,7 +268,7 @@ func TestRelayKeepsProgressUpToAGap(t *testing.T) {
 		t.Fatal(err)
 	}
 	broke := errors.New("the second of shp_g timed out")
-	deleted, err := e.outbox.Relay(ctx, 100, 100, func(_ context.Context, events []ports.OutboxEvent) ([]int64, error) {
+	deleted, err := e.outbox.Relay(ctx, 100, 100, func(_ context.Context, events []eventsports.OutboxEvent) ([]int64, error) {
 		var acked []int64
 		seen := map[string]int{}
 		for _, ev := range events {
@@ -287,7 +287,7 @@ func TestRelayKeepsProgressUpToAGap(t *testing.T) {
 		t.Fatalf("pending %d, want shp_g's second and third", got)
 	}
 	var left []string
-	if _, err := e.outbox.Relay(ctx, 100, 100, func(_ context.Context, events []ports.OutboxEvent) ([]int64, error) {
+	if _, err := e.outbox.Relay(ctx, 100, 100, func(_ context.Context, events []eventsports.OutboxEvent) ([]int64, error) {
 		for _, ev := range events {
 			left = append(left, ev.Subject+"#"+strconv.FormatInt(ev.Seq, 10))
 		}

@@ -20,6 +20,7 @@ import (
 
 	"github.com/acme3pl/fulfillment/adapters/console"
 	"github.com/acme3pl/fulfillment/adapters/postgres"
+	pgoperator "github.com/acme3pl/fulfillment/adapters/postgres/operator"
 	"github.com/acme3pl/fulfillment/adapters/postgres/pgtest"
 	"github.com/acme3pl/fulfillment/adapters/system"
 	"github.com/acme3pl/fulfillment/application"
@@ -27,7 +28,9 @@ import (
 	"github.com/acme3pl/fulfillment/domain"
 	"github.com/acme3pl/fulfillment/domain/audit"
 	"github.com/acme3pl/fulfillment/domain/operator"
-	"github.com/acme3pl/fulfillment/ports"
+	accessports "github.com/acme3pl/fulfillment/ports/access"
+	auditports "github.com/acme3pl/fulfillment/ports/audit"
+	operatorports "github.com/acme3pl/fulfillment/ports/operator"
 )
 
 // clock is the time the console's use cases see; the test moves it.
@@ -80,16 +83,20 @@ func newConsole(t *testing.T) *consoleFixture {
 	db := pgtest.Open(t, pgtest.Database(t, true))
 	c := &clock{at: time.Date(2026, 12, 7, 9, 0, 0, 0, time.UTC)}
 	log := slog.New(slog.DiscardHandler)
-	d := application.Deps{
-		UnitOfWork: postgres.NewUnitOfWork(db), Repos: postgres.NewRepositories(db), Clock: c, IDs: system.IDs{},
-		Tracer: noop.NewTracerProvider().Tracer("test"), Log: log, Environment: domain.Sandbox,
+	d := application.Deps[operatorports.Repositories]{
+		UnitOfWork: postgres.NewUnitOfWork(db, pgoperator.Repositories), Repos: postgres.NewRepositories(db, pgoperator.Repositories),
+		Clock: c, IDs: system.IDs{}, Tracer: noop.NewTracerProvider().Tracer("test"), Log: log, Environment: domain.Sandbox,
+	}
+	access := application.Deps[accessports.Repositories]{
+		UnitOfWork: postgres.NewUnitOfWork(db, postgres.AccessRepositories), Repos: postgres.NewRepositories(db, postgres.AccessRepositories),
+		Clock: c, IDs: system.IDs{}, Tracer: d.Tracer, Log: log, Environment: domain.Sandbox,
 	}
 	f := &consoleFixture{db: db, clock: c, app: operatorapp.New(d), probe: &probe{}}
 	views, err := console.NewViews()
 	if err != nil {
 		t.Fatal(err)
 	}
-	kernel := application.New(d, nil)
+	kernel := application.New(access, postgres.NewUnitOfWork(db, postgres.FixtureRepositories), postgres.Overview(postgres.OnPool(db)), nil)
 	guard := console.NewSessionGuard(console.GuardParams{Sessions: f.app, Record: kernel.RecordOperatorAction, Views: views, Log: log})
 	h := console.NewHandler(console.HandlerParams{
 		Routes: []console.Routes{console.NewSignIn(f.app, nil, views, log), f.probe}, Guard: guard, Log: log,
@@ -182,7 +189,7 @@ func (f *consoleFixture) sessions(t *testing.T, subject string) int {
 func (f *consoleFixture) audit(t *testing.T, actor string) []audit.Record {
 	t.Helper()
 	var out []audit.Record
-	err := postgres.NewAuditLog(f.db).List(context.Background(), ports.AuditQuery{Actor: actor}, func(r audit.Record) error {
+	err := postgres.NewAuditLog(f.db).List(context.Background(), auditports.Query{Actor: actor}, func(r audit.Record) error {
 		out = append(out, r)
 		return nil
 	})

@@ -10,7 +10,7 @@ import (
 	"github.com/acme3pl/fulfillment/domain"
 	"github.com/acme3pl/fulfillment/domain/audit"
 	"github.com/acme3pl/fulfillment/domain/operator"
-	"github.com/acme3pl/fulfillment/ports"
+	auditports "github.com/acme3pl/fulfillment/ports/audit"
 )
 
 // AuditPages is /audit: the audit log of the operators' actions, newest
@@ -56,7 +56,7 @@ func (p *AuditPages) page(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	res, err := p.App.ListAuditPage.Handle(r.Context(), application.ListAuditPage{
-		Query: ports.AuditQuery{OrganizationID: v.Org, Actor: v.Actor, Action: audit.Action(v.Action)}, Page: page,
+		Query: auditports.Query{OrganizationID: v.Org, Actor: v.Actor, Action: audit.Action(v.Action)}, Page: page,
 	})
 	if err != nil {
 		p.pageError(w, r, title, err)

@@ -15,7 +15,7 @@ import (
 	"github.com/acme3pl/fulfillment/domain/billing"
 	"github.com/acme3pl/fulfillment/domain/invoicing"
 	"github.com/acme3pl/fulfillment/domain/operator"
-	"github.com/acme3pl/fulfillment/ports"
+	invoicingports "github.com/acme3pl/fulfillment/ports/invoicing"
 )
 
 // BillingPages are /billing (an organization's open invoice line by line
@@ -50,12 +50,12 @@ const openChargesShown = 200
 
 // chargeRow is a charge as the page shows it.
 type chargeRow struct {
-	ports.InvoiceCharge
+	invoicingports.InvoiceCharge
 	Quantity string
 	Amount   int64
 }
 
-func rowOf(c ports.InvoiceCharge) chargeRow {
+func rowOf(c invoicingports.InvoiceCharge) chargeRow {
 	row := chargeRow{InvoiceCharge: c}
 	if q, err := domain.QuantityFromMilli(c.QuantityMilli); err == nil {
 		row.Quantity = q.String()
@@ -99,10 +99,10 @@ func (p *BillingPages) page(w http.ResponseWriter, r *http.Request) {
 		p.invoicePage(w, r, v, id)
 		return
 	}
-	var charges []ports.InvoiceCharge
+	var charges []invoicingports.InvoiceCharge
 	open, err := p.billing.PreviewInvoices.Handle(r.Context(), billingapp.PreviewInvoices{OrganizationID: org.ID,
 		ChargesTake: openChargesShown + 1, // one more tells that there are more
-		Charges: func(c ports.InvoiceCharge) error {
+		Charges: func(c invoicingports.InvoiceCharge) error {
 			if len(charges) < openChargesShown {
 				charges = append(charges, c)
 			} else {
@@ -138,7 +138,7 @@ func (p *BillingPages) page(w http.ResponseWriter, r *http.Request) {
 // linesOf groups the charges under the invoice's lines by their title (a
 // line is the sum of the charges of one title and unit cost); charges of
 // no line are left out.
-func linesOf(inv *invoicing.Invoice, charges []ports.InvoiceCharge) []lineView {
+func linesOf(inv *invoicing.Invoice, charges []invoicingports.InvoiceCharge) []lineView {
 	items := inv.Items()
 	out := make([]lineView, len(items))
 	for i, it := range items {
@@ -167,7 +167,7 @@ func (p *BillingPages) invoicePage(w http.ResponseWriter, r *http.Request, v bil
 	}
 	more, err := p.invoicing.ListInvoiceCharges.Handle(r.Context(), invoicingapp.ListInvoiceCharges{
 		OrganizationID: v.Org, InvoiceID: id, Page: page,
-		Each: func(c ports.InvoiceCharge) error { v.Charges = append(v.Charges, rowOf(c)); return nil },
+		Each: func(c invoicingports.InvoiceCharge) error { v.Charges = append(v.Charges, rowOf(c)); return nil },
 	})
 	if err != nil {
 		p.pageError(w, r, billingTitle, err)
@@ -202,7 +202,7 @@ func (p *BillingPages) csv(w http.ResponseWriter, r *http.Request) {
 	}
 	_, err = p.invoicing.ListInvoiceCharges.Handle(r.Context(), invoicingapp.ListInvoiceCharges{
 		OrganizationID: org, InvoiceID: id,
-		Each: func(c ports.InvoiceCharge) error {
+		Each: func(c invoicingports.InvoiceCharge) error {
 			if !started {
 				if err := start(); err != nil {
 					return err

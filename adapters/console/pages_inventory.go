@@ -10,7 +10,7 @@ import (
 	"github.com/acme3pl/fulfillment/domain"
 	"github.com/acme3pl/fulfillment/domain/operator"
 	"github.com/acme3pl/fulfillment/domain/shipping"
-	"github.com/acme3pl/fulfillment/ports"
+	shippingports "github.com/acme3pl/fulfillment/ports/shipping"
 )
 
 // InventoryPages is /inventory: per organization, each product's or
@@ -34,11 +34,11 @@ func (p *InventoryPages) Register(r *mux.Router, g Guard) {
 // inventoryView is what /inventory shows.
 type inventoryView struct {
 	Org, Kind, SKU string
-	Items          []ports.ItemStock
+	Items          []shippingports.ItemStock
 	Pager          Pager
 	// Item is the item whose ledger is shown (?item=).
 	Item      string
-	Movements []ports.StockMovement
+	Movements []shippingports.StockMovement
 }
 
 func (p *InventoryPages) page(w http.ResponseWriter, r *http.Request) {
@@ -60,7 +60,7 @@ func (p *InventoryPages) page(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		res, err := p.shipping.ListStockMovements.Handle(r.Context(), shippingapp.ListStockMovements{
-			Query: ports.StockMovementQuery{OrganizationID: org.ID, ItemID: v.Item}, Page: page,
+			Query: shippingports.StockMovementQuery{OrganizationID: org.ID, ItemID: v.Item}, Page: page,
 		})
 		if err != nil {
 			p.pageError(w, r, title, err)

@@ -11,6 +11,7 @@ import (
 	"github.com/acme3pl/fulfillment/domain/operator"
 	"github.com/acme3pl/fulfillment/domain/shipping"
 	"github.com/acme3pl/fulfillment/ports"
+	shippingports "github.com/acme3pl/fulfillment/ports/shipping"
 )
 
 // ShipmentPages are /shipments (an organization's shipments by status,
@@ -40,7 +41,7 @@ type shipmentsView struct {
 	Shipments []*shipping.Shipment
 	Pager     Pager
 	Shipment  *shipping.Shipment // ?id=: one shipment
-	Movements []ports.StockMovement
+	Movements []shippingports.StockMovement
 }
 
 const shipmentsTitle = "Shipments"
@@ -63,7 +64,7 @@ func (p *ShipmentPages) list(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		moves, err := p.shipping.ListStockMovements.Handle(r.Context(), shippingapp.ListStockMovements{
-			Query: ports.StockMovementQuery{OrganizationID: org.ID, ShipmentID: id}, Page: ports.Page{Take: listTake},
+			Query: shippingports.StockMovementQuery{OrganizationID: org.ID, ShipmentID: id}, Page: ports.Page{Take: listTake},
 		})
 		if err != nil {
 			p.pageError(w, r, shipmentsTitle, err)

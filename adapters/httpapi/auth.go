@@ -10,7 +10,7 @@ import (
 
 	"github.com/acme3pl/fulfillment/adapters/ratelimit"
 	"github.com/acme3pl/fulfillment/domain"
-	"github.com/acme3pl/fulfillment/ports"
+	accessports "github.com/acme3pl/fulfillment/ports/access"
 )
 
 // Authenticator guards the /v0 routes, each in one of two ways: a Bearer
@@ -22,8 +22,8 @@ import (
 // rate limit of an OAuth route (Limits), still before any validation. The
 // handler finds the caller with PrincipalFrom.
 type Authenticator struct {
-	Tokens    ports.AccessTokenVerifier
-	Keys      ports.APIKeyVerifier
+	Tokens    accessports.TokenVerifier
+	Keys      accessports.APIKeyVerifier
 	Errors    ErrorMapper
 	Admission *Admission // nil: none (unit tests of one handler)
 	// Limits are the rate limits of the OAuth routes: per organization on
@@ -48,28 +48,28 @@ func (a Authenticator) RequireScopeStreamed(scope domain.Scope, next http.Handle
 		[]domain.Scope{scope}, limited(a.Limits, ratelimit.ScopeOrg, next)))
 }
 
-func isOrganization(p ports.Principal) bool { return p.OrganizationID != "" }
+func isOrganization(p accessports.Principal) bool { return p.OrganizationID != "" }
 
 // RequireWarehouse guards a warehouse's route (/v0/warehouse/...): a token of
 // an active warehouse with scope warehouse. An organization's token lacks it.
 func (a Authenticator) RequireWarehouse(next http.HandlerFunc) http.Handler {
-	return a.requireToken(domain.ScopeWarehouse, func(p ports.Principal) bool { return p.WarehouseID != "" },
+	return a.requireToken(domain.ScopeWarehouse, func(p accessports.Principal) bool { return p.WarehouseID != "" },
 		limited(a.Limits, ratelimit.ScopeWarehouse, next))
 }
 
 // requireToken guards a route of access tokens whose principal is of the
 // route's kind (organization or warehouse) and holds scope.
-func (a Authenticator) requireToken(scope domain.Scope, ofKind func(ports.Principal) bool, next http.Handler) http.Handler {
+func (a Authenticator) requireToken(scope domain.Scope, ofKind func(accessports.Principal) bool, next http.Handler) http.Handler {
 	return a.require(a.tokenOfKind(scope, ofKind), a.Errors.Write, []domain.Scope{scope}, next)
 }
 
 // tokenOfKind verifies an access token whose principal is of a route's
 // kind: another kind lacks the route's scope.
-func (a Authenticator) tokenOfKind(scope domain.Scope, ofKind func(ports.Principal) bool) func(context.Context, string) (ports.Principal, error) {
-	return func(ctx context.Context, token string) (ports.Principal, error) {
+func (a Authenticator) tokenOfKind(scope domain.Scope, ofKind func(accessports.Principal) bool) func(context.Context, string) (accessports.Principal, error) {
+	return func(ctx context.Context, token string) (accessports.Principal, error) {
 		p, err := a.Tokens.VerifyAccessToken(ctx, token)
 		if err == nil && !ofKind(p) {
-			return ports.Principal{}, &ports.InsufficientScopeError{Missing: []domain.Scope{scope}}
+			return accessports.Principal{}, &accessports.InsufficientScopeError{Missing: []domain.Scope{scope}}
 		}
 		return p, err
 	}
@@ -79,11 +79,13 @@ func (a Authenticator) tokenOfKind(scope domain.Scope, ofKind func(ports.Princip
 // scopes. write answers its errors in the route's shape; a 403 lists every
 // scope missing, in the order of scopes.
 func (a Authenticator) RequireAPIKey(write ErrorWriter, scopes []domain.Scope, next http.HandlerFunc) http.Handler {
-	verify := func(ctx context.Context, key string) (ports.Principal, error) { return a.Keys.VerifyAPIKey(ctx, key) }
+	verify := func(ctx context.Context, key string) (accessports.Principal, error) {
+		return a.Keys.VerifyAPIKey(ctx, key)
+	}
 	return a.require(verify, write, scopes, next)
 }
 
-func (a Authenticator) require(verify func(context.Context, string) (ports.Principal, error), write ErrorWriter,
+func (a Authenticator) require(verify func(context.Context, string) (accessports.Principal, error), write ErrorWriter,
 	scopes []domain.Scope, next http.Handler,
 ) http.Handler {
 	return a.Admission.Guard(write, a.authenticate(verify, write, scopes, next))
@@ -91,18 +93,18 @@ func (a Authenticator) require(verify func(context.Context, string) (ports.Princ
 
 // authenticate runs next for a caller whose credentials verify and hold
 // every one of scopes, and answers the others.
-func (a Authenticator) authenticate(verify func(context.Context, string) (ports.Principal, error), write ErrorWriter,
+func (a Authenticator) authenticate(verify func(context.Context, string) (accessports.Principal, error), write ErrorWriter,
 	scopes []domain.Scope, next http.Handler,
 ) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		credential, ok := bearer(r)
 		if !ok {
-			write(w, r, fmt.Errorf("no Authorization: Bearer credentials: %w", ports.ErrInvalidCredentials))
+			write(w, r, fmt.Errorf("no Authorization: Bearer credentials: %w", accessports.ErrInvalidCredentials))
 			return
 		}
 		p, err := verify(r.Context(), credential)
 		if err != nil {
-			if errors.Is(err, ports.ErrInvalidCredentials) {
+			if errors.Is(err, accessports.ErrInvalidCredentials) {
 				a.Log.DebugContext(r.Context(), "credentials refused", slog.String("reason", err.Error()))
 			}
 			write(w, r, err)
@@ -115,7 +117,7 @@ func (a Authenticator) authenticate(verify func(context.Context, string) (ports.
 			}
 		}
 		if len(missing) > 0 {
-			write(w, r, &ports.InsufficientScopeError{Missing: missing})
+			write(w, r, &accessports.InsufficientScopeError{Missing: missing})
 			return
 		}
 		next.ServeHTTP(w, r.WithContext(contextWithPrincipal(r.Context(), p)))

@@ -11,7 +11,7 @@ import (
 	"github.com/acme3pl/fulfillment/adapters/httpapi"
 	"github.com/acme3pl/fulfillment/adapters/httpapi/routetest"
 	"github.com/acme3pl/fulfillment/domain"
-	"github.com/acme3pl/fulfillment/ports"
+	accessports "github.com/acme3pl/fulfillment/ports/access"
 )
 
 const (
@@ -20,21 +20,21 @@ const (
 )
 
 func TestAuthenticatorRequireScope(t *testing.T) {
-	locations := ports.Principal{OrganizationID: "org_acme", Subject: "user_1",
+	locations := accessports.Principal{OrganizationID: "org_acme", Subject: "user_1",
 		Scopes: []domain.Scope{domain.ScopeInvoices, domain.ScopeLocations}}
-	invoicesOnly := ports.Principal{OrganizationID: "org_acme", Subject: "user_1",
+	invoicesOnly := accessports.Principal{OrganizationID: "org_acme", Subject: "user_1",
 		Scopes: []domain.Scope{domain.ScopeInvoices}}
 
 	tests := []struct {
 		name          string
 		authorization string // "" sends no header
-		principal     ports.Principal
+		principal     accessports.Principal
 		verifyErr     error
 		wantStatus    int
 		wantCode      string // problem code; "" for the handler's 200
 		wantWWW       string
 		wantAsked     []string // tokens the verifier saw
-		wantPrincipal ports.Principal
+		wantPrincipal accessports.Principal
 	}{
 		{name: "no header", wantStatus: 401, wantCode: "invalid_token", wantWWW: wwwInvalidToken},
 		{name: "basic scheme", authorization: "Basic x", principal: locations,
@@ -44,7 +44,7 @@ func TestAuthenticatorRequireScope(t *testing.T) {
 		{name: "bearer alone", authorization: "Bearer", principal: locations,
 			wantStatus: 401, wantCode: "invalid_token", wantWWW: wwwInvalidToken},
 		{name: "token refused", authorization: "Bearer tok-1",
-			verifyErr:  fmt.Errorf("token expired at 12:00 (%w)", ports.ErrInvalidCredentials),
+			verifyErr:  fmt.Errorf("token expired at 12:00 (%w)", accessports.ErrInvalidCredentials),
 			wantStatus: 401, wantCode: "invalid_token", wantWWW: wwwInvalidToken, wantAsked: []string{"tok-1"}},
 		{name: "identity provider down", authorization: "Bearer tok-1",
 			verifyErr:  fmt.Errorf("fetch JWKS: %w", domain.ErrUnavailable),
@@ -52,7 +52,7 @@ func TestAuthenticatorRequireScope(t *testing.T) {
 		{name: "missing scope", authorization: "Bearer tok-1", principal: invoicesOnly,
 			wantStatus: 403, wantCode: "insufficient_scope", wantWWW: wwwInsufficientScope, wantAsked: []string{"tok-1"}},
 		{name: "warehouse token, even with the scope", authorization: "Bearer tok-1",
-			principal:  ports.Principal{WarehouseID: "wh_east", Scopes: []domain.Scope{domain.ScopeLocations, domain.ScopeWarehouse}},
+			principal:  accessports.Principal{WarehouseID: "wh_east", Scopes: []domain.Scope{domain.ScopeLocations, domain.ScopeWarehouse}},
 			wantStatus: 403, wantCode: "insufficient_scope", wantWWW: wwwInsufficientScope, wantAsked: []string{"tok-1"}},
 		{name: "ok", authorization: "Bearer tok-1", principal: locations,
 			wantStatus: 200, wantAsked: []string{"tok-1"}, wantPrincipal: locations},
@@ -63,7 +63,7 @@ func TestAuthenticatorRequireScope(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			tokens := &routetest.Tokens{Principal: tt.principal, Err: tt.verifyErr}
 			auth := routetest.Authenticator(tokens)
-			var reached *ports.Principal
+			var reached *accessports.Principal
 			h := auth.RequireScope(domain.ScopeLocations, func(w http.ResponseWriter, r *http.Request) {
 				p := httpapi.PrincipalFrom(r.Context())
 				reached = &p
@@ -106,21 +106,21 @@ func TestAuthenticatorRequireScope(t *testing.T) {
 }
 
 func TestAuthenticatorRequireWarehouse(t *testing.T) {
-	east := ports.Principal{WarehouseID: "wh_east", Subject: "wms", Scopes: []domain.Scope{domain.ScopeWarehouse}}
+	east := accessports.Principal{WarehouseID: "wh_east", Subject: "wms", Scopes: []domain.Scope{domain.ScopeWarehouse}}
 	const wwwWarehouse = `Bearer realm="fulfillment", error="insufficient_scope", scope="warehouse"`
 	tests := []struct {
 		name       string
-		principal  ports.Principal
+		principal  accessports.Principal
 		verifyErr  error
 		wantStatus int
 		wantWWW    string
 	}{
 		{name: "warehouse token", principal: east, wantStatus: 200},
-		{name: "warehouse token without the scope", principal: ports.Principal{WarehouseID: "wh_east", Scopes: []domain.Scope{}},
+		{name: "warehouse token without the scope", principal: accessports.Principal{WarehouseID: "wh_east", Scopes: []domain.Scope{}},
 			wantStatus: 403, wantWWW: wwwWarehouse},
-		{name: "organization token, even with the scope", principal: ports.Principal{OrganizationID: "org_acme",
+		{name: "organization token, even with the scope", principal: accessports.Principal{OrganizationID: "org_acme",
 			Scopes: []domain.Scope{domain.ScopeWarehouse, domain.ScopeShipments}}, wantStatus: 403, wantWWW: wwwWarehouse},
-		{name: "unknown or inactive warehouse", verifyErr: fmt.Errorf("warehouse inactive: %w", ports.ErrInvalidCredentials),
+		{name: "unknown or inactive warehouse", verifyErr: fmt.Errorf("warehouse inactive: %w", accessports.ErrInvalidCredentials),
 			wantStatus: 401, wantWWW: wwwInvalidToken},
 	}
 	for _, tt := range tests {

@@ -5,7 +5,7 @@ import (
 	"sync"
 
 	"github.com/acme3pl/fulfillment/domain"
-	"github.com/acme3pl/fulfillment/ports"
+	accessports "github.com/acme3pl/fulfillment/ports/access"
 )
 
 type (
@@ -65,13 +65,13 @@ func RecordErrorKind(ctx context.Context, kind domain.Kind) {
 	recordFrom(ctx).setError(kind)
 }
 
-func contextWithPrincipal(ctx context.Context, p ports.Principal) context.Context {
+func contextWithPrincipal(ctx context.Context, p accessports.Principal) context.Context {
 	return context.WithValue(ctx, principalKey{}, p)
 }
 
 // PrincipalFrom returns the authenticated caller; handlers behind
 // RequireScope or RequireAPIKey always have one.
-func PrincipalFrom(ctx context.Context) ports.Principal {
-	p, _ := ctx.Value(principalKey{}).(ports.Principal)
+func PrincipalFrom(ctx context.Context) accessports.Principal {
+	p, _ := ctx.Value(principalKey{}).(accessports.Principal)
 	return p
 }

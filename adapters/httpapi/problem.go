@@ -13,7 +13,7 @@ import (
 	"github.com/acme3pl/fulfillment/application"
 	"github.com/acme3pl/fulfillment/domain"
 	"github.com/acme3pl/fulfillment/domain/shipping"
-	"github.com/acme3pl/fulfillment/ports"
+	accessports "github.com/acme3pl/fulfillment/ports/access"
 )
 
 // Problem is an RFC 9457 problem document with the machine code of
@@ -71,7 +71,7 @@ func ProblemFor(err error) Problem {
 		ui *shipping.UnknownItemsError
 		is *shipping.InsufficientStockError
 		os *shipping.OnHandShortageError
-		se *ports.InsufficientScopeError
+		se *accessports.InsufficientScopeError
 	)
 	switch {
 	case errors.As(err, &ve):
@@ -98,7 +98,7 @@ func ProblemFor(err error) Problem {
 // challenge of RFC 6750.
 func (m ErrorMapper) Write(w http.ResponseWriter, r *http.Request, err error) {
 	p := ProblemFor(err)
-	var se *ports.InsufficientScopeError
+	var se *accessports.InsufficientScopeError
 	switch {
 	case errors.As(err, &se):
 		w.Header().Set("WWW-Authenticate", fmt.Sprintf(`Bearer realm="fulfillment", error="insufficient_scope", scope="%s"`,

@@ -12,7 +12,7 @@ import (
 	"github.com/acme3pl/fulfillment/adapters/ratelimit"
 	"github.com/acme3pl/fulfillment/adapters/telemetry"
 	"github.com/acme3pl/fulfillment/domain"
-	"github.com/acme3pl/fulfillment/ports"
+	accessports "github.com/acme3pl/fulfillment/ports/access"
 )
 
 // The rate limit of an OAuth route comes after the credentials and before
@@ -27,7 +27,7 @@ func TestAuthenticatorRateLimits(t *testing.T) {
 	}
 	discard := slog.New(slog.DiscardHandler)
 	limiter := ratelimit.NewMemory(limit, telemetry.NewMetrics().FairUse, discard)
-	tokens := &routetest.Tokens{Principal: ports.Principal{OrganizationID: "org_acme", Scopes: []domain.Scope{domain.ScopeLocations}}}
+	tokens := &routetest.Tokens{Principal: accessports.Principal{OrganizationID: "org_acme", Scopes: []domain.Scope{domain.ScopeLocations}}}
 	auth := httpapi.Authenticator{Tokens: tokens, Errors: httpapi.ErrorMapper{Log: discard}, Limits: limiter, Log: discard}
 	ran := 0
 	h := auth.RequireScope(domain.ScopeLocations, func(w http.ResponseWriter, _ *http.Request) {
@@ -42,7 +42,7 @@ func TestAuthenticatorRateLimits(t *testing.T) {
 		return w
 	}
 
-	tokens.Err = ports.ErrInvalidCredentials
+	tokens.Err = accessports.ErrInvalidCredentials
 	if w := get("Bearer bad"); w.Code != 401 || w.Header().Get("RateLimit-Policy") != "" {
 		t.Fatalf("a refused token: %d %v, want 401 without rate-limit headers", w.Code, w.Header())
 	}
@@ -67,7 +67,7 @@ func TestAuthenticatorRateLimits(t *testing.T) {
 	}
 
 	// A warehouse's route takes from the warehouse's bucket.
-	tokens.Principal = ports.Principal{WarehouseID: "org_acme", Scopes: []domain.Scope{domain.ScopeWarehouse}}
+	tokens.Principal = accessports.Principal{WarehouseID: "org_acme", Scopes: []domain.Scope{domain.ScopeWarehouse}}
 	wh := auth.RequireWarehouse(func(w http.ResponseWriter, _ *http.Request) { httpapi.WriteJSON(w, http.StatusOK, []string{}) })
 	r := httptest.NewRequest(http.MethodGet, "/v0/warehouse/shipments", nil)
 	r.Header.Set("Authorization", "Bearer wms")
@@ -92,7 +92,7 @@ func TestAuthenticatorRateLimitsFailOpen(t *testing.T) {
 		t.Fatal(err)
 	}
 	discard := slog.New(slog.DiscardHandler)
-	tokens := &routetest.Tokens{Principal: ports.Principal{OrganizationID: "org_acme", Scopes: []domain.Scope{domain.ScopeLocations}}}
+	tokens := &routetest.Tokens{Principal: accessports.Principal{OrganizationID: "org_acme", Scopes: []domain.Scope{domain.ScopeLocations}}}
 	auth := httpapi.Authenticator{Tokens: tokens, Errors: httpapi.ErrorMapper{Log: discard}, Limits: unknownBucket{limit}, Log: discard}
 	h := auth.RequireScope(domain.ScopeLocations, func(w http.ResponseWriter, _ *http.Request) { httpapi.WriteJSON(w, http.StatusOK, []string{}) })
 	r := httptest.NewRequest(http.MethodGet, "/v0/warehouses", nil)

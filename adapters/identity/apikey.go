@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/acme3pl/fulfillment/domain"
-	"github.com/acme3pl/fulfillment/ports"
+	accessports "github.com/acme3pl/fulfillment/ports/access"
 )
 
 // The prefixes that carry a key's environment: one deployment serves one
@@ -66,12 +66,12 @@ func GenerateAPIKey(env domain.Environment) (plain string, hash []byte, prefix s
 	return plain, HashAPIKey(plain), APIKeyPrefix(plain), nil
 }
 
-// APIKeyGenerator implements ports.APIKeyGenerator with GenerateAPIKey.
+// APIKeyGenerator implements accessports.APIKeyGenerator with GenerateAPIKey.
 type APIKeyGenerator struct{}
 
-var _ ports.APIKeyGenerator = APIKeyGenerator{}
+var _ accessports.APIKeyGenerator = APIKeyGenerator{}
 
-// GenerateAPIKey implements ports.APIKeyGenerator.
+// GenerateAPIKey implements accessports.APIKeyGenerator.
 func (APIKeyGenerator) GenerateAPIKey(env domain.Environment) (plain string, hash []byte, prefix string, err error) {
 	return GenerateAPIKey(env)
 }
@@ -124,7 +124,7 @@ func APIKeyPrefix(plain string) string {
 
 // ParseAPIKey checks plain's format — fk_test_ or fk_live_ followed by 32 to
 // 512 characters of [A-Za-z0-9] — and returns the environment it belongs to.
-// A malformed key wraps ports.ErrInvalidCredentials; the error never holds
+// A malformed key wraps accessports.ErrInvalidCredentials; the error never holds
 // the key.
 func ParseAPIKey(plain string) (domain.Environment, error) {
 	var (
@@ -137,15 +137,15 @@ func ParseAPIKey(plain string) (domain.Environment, error) {
 	case strings.HasPrefix(plain, ProductionKeyPrefix):
 		env, secret = domain.Production, plain[len(ProductionKeyPrefix):]
 	default:
-		return "", fmt.Errorf("api key: neither %s nor %s prefix: %w", SandboxKeyPrefix, ProductionKeyPrefix, ports.ErrInvalidCredentials)
+		return "", fmt.Errorf("api key: neither %s nor %s prefix: %w", SandboxKeyPrefix, ProductionKeyPrefix, accessports.ErrInvalidCredentials)
 	}
 	if len(secret) < minAPIKeySecretLen || len(secret) > maxAPIKeySecretLen {
 		return "", fmt.Errorf("api key: %d characters after the prefix, want %d to %d: %w",
-			len(secret), minAPIKeySecretLen, maxAPIKeySecretLen, ports.ErrInvalidCredentials)
+			len(secret), minAPIKeySecretLen, maxAPIKeySecretLen, accessports.ErrInvalidCredentials)
 	}
 	for i := 0; i < len(secret); i++ {
 		if !isAlphanumeric(secret[i]) {
-			return "", fmt.Errorf("api key: a character after the prefix is not [A-Za-z0-9]: %w", ports.ErrInvalidCredentials)
+			return "", fmt.Errorf("api key: a character after the prefix is not [A-Za-z0-9]: %w", accessports.ErrInvalidCredentials)
 		}
 	}
 	return env, nil
@@ -164,36 +164,36 @@ func isAlphanumeric(c byte) bool {
 // by the key's hash (never the key), in a bounded map. The price: a revoked
 // key keeps working for up to APIKeyCacheTTL on each replica.
 type APIKeyVerifier struct {
-	repo     ports.APIKeyRepository
+	repo     accessports.APIKeyRepository
 	env      domain.Environment
 	now      func() time.Time
-	verified *shortCache[[sha256.Size]byte, ports.Principal]
+	verified *shortCache[[sha256.Size]byte, accessports.Principal]
 }
 
 // APIKeyCacheTTL bounds how long a verified key is trusted without a
 // lookup: the time a revocation takes to take effect.
 const APIKeyCacheTTL = time.Second
 
-var _ ports.APIKeyVerifier = (*APIKeyVerifier)(nil)
+var _ accessports.APIKeyVerifier = (*APIKeyVerifier)(nil)
 
 // NewAPIKeyVerifier verifies keys against repo for a deployment serving env.
 // With an env that is neither sandbox nor production every key is refused.
-func NewAPIKeyVerifier(repo ports.APIKeyRepository, env domain.Environment) *APIKeyVerifier {
-	return &APIKeyVerifier{repo: repo, env: env, now: time.Now, verified: newShortCache[[sha256.Size]byte, ports.Principal](APIKeyCacheTTL)}
+func NewAPIKeyVerifier(repo accessports.APIKeyRepository, env domain.Environment) *APIKeyVerifier {
+	return &APIKeyVerifier{repo: repo, env: env, now: time.Now, verified: newShortCache[[sha256.Size]byte, accessports.Principal](APIKeyCacheTTL)}
 }
 
 // VerifyAPIKey returns the principal of key. Malformed keys and keys of the
 // other environment are refused before any lookup, so that junk never costs
-// a database round trip. Refusals wrap ports.ErrInvalidCredentials; a
+// a database round trip. Refusals wrap accessports.ErrInvalidCredentials; a
 // repository failure is returned as it is (not a refusal: the caller answers
 // 503 and the storefront retries).
-func (v *APIKeyVerifier) VerifyAPIKey(ctx context.Context, key string) (ports.Principal, error) {
+func (v *APIKeyVerifier) VerifyAPIKey(ctx context.Context, key string) (accessports.Principal, error) {
 	env, err := ParseAPIKey(key)
 	if err != nil {
-		return ports.Principal{}, err
+		return accessports.Principal{}, err
 	}
 	if env != v.env {
-		return ports.Principal{}, fmt.Errorf("api key: of environment %s, this deployment serves %q: %w", env, v.env, ports.ErrInvalidCredentials)
+		return accessports.Principal{}, fmt.Errorf("api key: of environment %s, this deployment serves %q: %w", env, v.env, accessports.ErrInvalidCredentials)
 	}
 	hash := HashAPIKey(key)
 	sum := [sha256.Size]byte(hash)
@@ -203,39 +203,39 @@ func (v *APIKeyVerifier) VerifyAPIKey(ctx context.Context, key string) (ports.Pr
 	}
 	p, err := v.lookup(ctx, hash)
 	if err != nil {
-		return ports.Principal{}, err
+		return accessports.Principal{}, err
 	}
 	v.verified.put(sum, clonePrincipal(p), now)
 	return p, nil
 }
 
-func clonePrincipal(p ports.Principal) ports.Principal {
+func clonePrincipal(p accessports.Principal) accessports.Principal {
 	p.Scopes = slices.Clone(p.Scopes)
 	return p
 }
 
 // lookup verifies the key of hash against the repository.
-func (v *APIKeyVerifier) lookup(ctx context.Context, hash []byte) (ports.Principal, error) {
+func (v *APIKeyVerifier) lookup(ctx context.Context, hash []byte) (accessports.Principal, error) {
 	stored, err := v.repo.FindByHash(ctx, hash)
 	switch {
 	case errors.Is(err, domain.ErrNotFound):
-		return ports.Principal{}, fmt.Errorf("api key: unknown: %w", ports.ErrInvalidCredentials)
+		return accessports.Principal{}, fmt.Errorf("api key: unknown: %w", accessports.ErrInvalidCredentials)
 	case err != nil:
-		return ports.Principal{}, fmt.Errorf("find api key: %w", err)
+		return accessports.Principal{}, fmt.Errorf("find api key: %w", err)
 	}
 	// The lookup matched on the hash already; comparing again, in constant
 	// time, keeps a repository that matched loosely from letting a key in.
 	if subtle.ConstantTimeCompare(stored.Hash, hash) != 1 {
-		return ports.Principal{}, fmt.Errorf("api key %s: stored hash differs: %w", stored.ID, ports.ErrInvalidCredentials)
+		return accessports.Principal{}, fmt.Errorf("api key %s: stored hash differs: %w", stored.ID, accessports.ErrInvalidCredentials)
 	}
 	if stored.RevokedAt != nil {
-		return ports.Principal{}, fmt.Errorf("api key %s: revoked: %w", stored.ID, ports.ErrInvalidCredentials)
+		return accessports.Principal{}, fmt.Errorf("api key %s: revoked: %w", stored.ID, accessports.ErrInvalidCredentials)
 	}
 	if stored.Environment != v.env {
-		return ports.Principal{}, fmt.Errorf("api key %s: stored for environment %q, this deployment serves %q: %w",
-			stored.ID, stored.Environment, v.env, ports.ErrInvalidCredentials)
+		return accessports.Principal{}, fmt.Errorf("api key %s: stored for environment %q, this deployment serves %q: %w",
+			stored.ID, stored.Environment, v.env, accessports.ErrInvalidCredentials)
 	}
-	return ports.Principal{
+	return accessports.Principal{
 		OrganizationID: stored.OrganizationID,
 		Subject:        stored.ID,
 		Scopes:         slices.Clone(stored.Scopes),

@@ -11,7 +11,7 @@ import (
 	"testing"
 
 	"github.com/acme3pl/fulfillment/domain"
-	"github.com/acme3pl/fulfillment/ports"
+	accessports "github.com/acme3pl/fulfillment/ports/access"
 )
 
 func TestParseAPIKey(t *testing.T) {
@@ -27,18 +27,18 @@ func TestParseAPIKey(t *testing.T) {
 		{name: "32 characters", key: "fk_test_" + secret32, want: domain.Sandbox},
 		{name: "512 characters", key: "fk_live_" + strings.Repeat("a", 512), want: domain.Production},
 
-		{name: "31 characters", key: "fk_test_" + secret32[1:], wantErr: ports.ErrInvalidCredentials},
-		{name: "513 characters", key: "fk_live_" + strings.Repeat("a", 513), wantErr: ports.ErrInvalidCredentials},
-		{name: "prefix only", key: "fk_test_", wantErr: ports.ErrInvalidCredentials},
-		{name: "empty", key: "", wantErr: ports.ErrInvalidCredentials},
-		{name: "unknown environment", key: "fk_prod_" + secret32, wantErr: ports.ErrInvalidCredentials},
-		{name: "upper-case prefix", key: "FK_TEST_" + secret32, wantErr: ports.ErrInvalidCredentials},
-		{name: "no prefix", key: secret32 + "abcdefgh", wantErr: ports.ErrInvalidCredentials},
-		{name: "underscore in the secret", key: "fk_test_" + secret32 + "_", wantErr: ports.ErrInvalidCredentials},
-		{name: "hyphen in the secret", key: "fk_test_" + secret32 + "-", wantErr: ports.ErrInvalidCredentials},
-		{name: "non-ASCII letter", key: "fk_test_" + secret32 + "é", wantErr: ports.ErrInvalidCredentials},
-		{name: "trailing newline", key: "fk_test_" + secret32 + "\n", wantErr: ports.ErrInvalidCredentials},
-		{name: "NUL byte", key: "fk_test_" + secret32 + "\x00", wantErr: ports.ErrInvalidCredentials},
+		{name: "31 characters", key: "fk_test_" + secret32[1:], wantErr: accessports.ErrInvalidCredentials},
+		{name: "513 characters", key: "fk_live_" + strings.Repeat("a", 513), wantErr: accessports.ErrInvalidCredentials},
+		{name: "prefix only", key: "fk_test_", wantErr: accessports.ErrInvalidCredentials},
+		{name: "empty", key: "", wantErr: accessports.ErrInvalidCredentials},
+		{name: "unknown environment", key: "fk_prod_" + secret32, wantErr: accessports.ErrInvalidCredentials},
+		{name: "upper-case prefix", key: "FK_TEST_" + secret32, wantErr: accessports.ErrInvalidCredentials},
+		{name: "no prefix", key: secret32 + "abcdefgh", wantErr: accessports.ErrInvalidCredentials},
+		{name: "underscore in the secret", key: "fk_test_" + secret32 + "_", wantErr: accessports.ErrInvalidCredentials},
+		{name: "hyphen in the secret", key: "fk_test_" + secret32 + "-", wantErr: accessports.ErrInvalidCredentials},
+		{name: "non-ASCII letter", key: "fk_test_" + secret32 + "é", wantErr: accessports.ErrInvalidCredentials},
+		{name: "trailing newline", key: "fk_test_" + secret32 + "\n", wantErr: accessports.ErrInvalidCredentials},
+		{name: "NUL byte", key: "fk_test_" + secret32 + "\x00", wantErr: accessports.ErrInvalidCredentials},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

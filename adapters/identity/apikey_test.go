@@ -11,10 +11,10 @@ import (
 	"time"
 
 	"github.com/acme3pl/fulfillment/domain"
-	"github.com/acme3pl/fulfillment/ports"
+	accessports "github.com/acme3pl/fulfillment/ports/access"
 )
 
-// fakeKeyRepo is an in-memory ports.APIKeyRepository that counts lookups.
+// fakeKeyRepo is an in-memory accessports.APIKeyRepository that counts lookups.
 type fakeKeyRepo struct {
 	mu     sync.Mutex
 	byHash map[string]domain.APIKey
@@ -23,7 +23,7 @@ type fakeKeyRepo struct {
 	finds  int
 }
 
-var _ ports.APIKeyRepository = (*fakeKeyRepo)(nil)
+var _ accessports.APIKeyRepository = (*fakeKeyRepo)(nil)
 
 func newFakeKeyRepo() *fakeKeyRepo { return &fakeKeyRepo{byHash: map[string]domain.APIKey{}} }
 
@@ -129,34 +129,34 @@ func TestVerifyAPIKey(t *testing.T) {
 		name        string
 		env         domain.Environment
 		key         string
-		want        ports.Principal
+		want        accessports.Principal
 		wantErr     error
 		wantLookups int
 	}{
 		{name: "sandbox key in sandbox", env: domain.Sandbox, key: sandboxKey,
-			want: ports.Principal{OrganizationID: "org_acme", Subject: "key_test", Scopes: scopes}, wantLookups: 1},
+			want: accessports.Principal{OrganizationID: "org_acme", Subject: "key_test", Scopes: scopes}, wantLookups: 1},
 		{name: "production key in production", env: domain.Production, key: liveKey,
-			want: ports.Principal{OrganizationID: "org_acme", Subject: "key_live", Scopes: scopes}, wantLookups: 1},
+			want: accessports.Principal{OrganizationID: "org_acme", Subject: "key_live", Scopes: scopes}, wantLookups: 1},
 		{name: "key without scopes", env: domain.Sandbox, key: noScopeKey,
-			want: ports.Principal{OrganizationID: "org_beta", Subject: "key_none"}, wantLookups: 1},
+			want: accessports.Principal{OrganizationID: "org_beta", Subject: "key_none"}, wantLookups: 1},
 		{name: "seeded key with a 32-character secret", env: domain.Sandbox, key: seededKey,
-			want: ports.Principal{OrganizationID: "org_acme", Subject: "key_seeded", Scopes: scopes}, wantLookups: 1},
+			want: accessports.Principal{OrganizationID: "org_acme", Subject: "key_seeded", Scopes: scopes}, wantLookups: 1},
 
-		{name: "production key in sandbox", env: domain.Sandbox, key: liveKey, wantErr: ports.ErrInvalidCredentials},
-		{name: "sandbox key in production", env: domain.Production, key: sandboxKey, wantErr: ports.ErrInvalidCredentials},
-		{name: "server of no known environment", env: "staging", key: sandboxKey, wantErr: ports.ErrInvalidCredentials},
-		{name: "empty", env: domain.Sandbox, key: "", wantErr: ports.ErrInvalidCredentials},
-		{name: "no prefix", env: domain.Sandbox, key: strings.TrimPrefix(sandboxKey, SandboxKeyPrefix), wantErr: ports.ErrInvalidCredentials},
-		{name: "secret too short", env: domain.Sandbox, key: sandboxKey[:len(SandboxKeyPrefix)+31], wantErr: ports.ErrInvalidCredentials},
-		{name: "bad character", env: domain.Sandbox, key: sandboxKey[:len(sandboxKey)-1] + "-", wantErr: ports.ErrInvalidCredentials},
-		{name: "surrounding white space", env: domain.Sandbox, key: " " + sandboxKey, wantErr: ports.ErrInvalidCredentials},
-		{name: "with the Bearer scheme", env: domain.Sandbox, key: "Bearer " + sandboxKey, wantErr: ports.ErrInvalidCredentials},
+		{name: "production key in sandbox", env: domain.Sandbox, key: liveKey, wantErr: accessports.ErrInvalidCredentials},
+		{name: "sandbox key in production", env: domain.Production, key: sandboxKey, wantErr: accessports.ErrInvalidCredentials},
+		{name: "server of no known environment", env: "staging", key: sandboxKey, wantErr: accessports.ErrInvalidCredentials},
+		{name: "empty", env: domain.Sandbox, key: "", wantErr: accessports.ErrInvalidCredentials},
+		{name: "no prefix", env: domain.Sandbox, key: strings.TrimPrefix(sandboxKey, SandboxKeyPrefix), wantErr: accessports.ErrInvalidCredentials},
+		{name: "secret too short", env: domain.Sandbox, key: sandboxKey[:len(SandboxKeyPrefix)+31], wantErr: accessports.ErrInvalidCredentials},
+		{name: "bad character", env: domain.Sandbox, key: sandboxKey[:len(sandboxKey)-1] + "-", wantErr: accessports.ErrInvalidCredentials},
+		{name: "surrounding white space", env: domain.Sandbox, key: " " + sandboxKey, wantErr: accessports.ErrInvalidCredentials},
+		{name: "with the Bearer scheme", env: domain.Sandbox, key: "Bearer " + sandboxKey, wantErr: accessports.ErrInvalidCredentials},
 
-		{name: "unknown", env: domain.Sandbox, key: unknownKey, wantErr: ports.ErrInvalidCredentials, wantLookups: 1},
-		{name: "one character changed", env: domain.Sandbox, key: flipLast(sandboxKey), wantErr: ports.ErrInvalidCredentials, wantLookups: 1},
-		{name: "revoked", env: domain.Sandbox, key: revokedKey, wantErr: ports.ErrInvalidCredentials, wantLookups: 1},
-		{name: "stored for the other environment", env: domain.Sandbox, key: mismatchKey, wantErr: ports.ErrInvalidCredentials, wantLookups: 1},
-		{name: "stored for the other environment, in production", env: domain.Production, key: mismatchKey, wantErr: ports.ErrInvalidCredentials},
+		{name: "unknown", env: domain.Sandbox, key: unknownKey, wantErr: accessports.ErrInvalidCredentials, wantLookups: 1},
+		{name: "one character changed", env: domain.Sandbox, key: flipLast(sandboxKey), wantErr: accessports.ErrInvalidCredentials, wantLookups: 1},
+		{name: "revoked", env: domain.Sandbox, key: revokedKey, wantErr: accessports.ErrInvalidCredentials, wantLookups: 1},
+		{name: "stored for the other environment", env: domain.Sandbox, key: mismatchKey, wantErr: accessports.ErrInvalidCredentials, wantLookups: 1},
+		{name: "stored for the other environment, in production", env: domain.Production, key: mismatchKey, wantErr: accessports.ErrInvalidCredentials},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -216,7 +216,7 @@ func TestVerifyAPIKeyRepositoryFailure(t *testing.T) {
 			if !errors.Is(err, tt.repoErr) {
 				t.Fatalf("error %v, want it to wrap %v", err, tt.repoErr)
 			}
-			if errors.Is(err, ports.ErrInvalidCredentials) {
+			if errors.Is(err, accessports.ErrInvalidCredentials) {
 				t.Fatalf("error %v is an ErrInvalidCredentials", err)
 			}
 		})
@@ -237,7 +237,7 @@ func TestVerifyAPIKeyComparesHashes(t *testing.T) {
 		t.Fatal(err)
 	}
 	v := NewAPIKeyVerifier(repo, domain.Sandbox)
-	if _, err := v.VerifyAPIKey(context.Background(), other); !errors.Is(err, ports.ErrInvalidCredentials) {
+	if _, err := v.VerifyAPIKey(context.Background(), other); !errors.Is(err, accessports.ErrInvalidCredentials) {
 		t.Fatalf("VerifyAPIKey(other key) error = %v, want ErrInvalidCredentials", err)
 	}
 	if _, err := v.VerifyAPIKey(context.Background(), stored); err != nil {
@@ -292,7 +292,7 @@ func TestVerifyAPIKeyCache(t *testing.T) {
 	}
 	now = now.Add(time.Millisecond)
 	for range 2 { // refused, and the refusal is not remembered
-		if _, err := v.VerifyAPIKey(ctx, key); !errors.Is(err, ports.ErrInvalidCredentials) {
+		if _, err := v.VerifyAPIKey(ctx, key); !errors.Is(err, accessports.ErrInvalidCredentials) {
 			t.Fatalf("revoked key after the TTL: %v, want ErrInvalidCredentials", err)
 		}
 	}
@@ -305,7 +305,7 @@ func TestVerifyAPIKeyCache(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := v.VerifyAPIKey(ctx, other); !errors.Is(err, ports.ErrInvalidCredentials) {
+	if _, err := v.VerifyAPIKey(ctx, other); !errors.Is(err, accessports.ErrInvalidCredentials) {
 		t.Fatalf("unknown key: %v", err)
 	}
 	if err := repo.Create(ctx, domain.APIKey{ID: "key_2", OrganizationID: "org_acme", Environment: domain.Sandbox, Hash: hash, Prefix: prefix}); err != nil {

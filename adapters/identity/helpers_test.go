@@ -26,7 +26,7 @@ import (
 
 	"github.com/golang-jwt/jwt/v5"
 
-	"github.com/acme3pl/fulfillment/ports"
+	accessports "github.com/acme3pl/fulfillment/ports/access"
 )
 
 // Test keys are made once per test binary: RSA key generation is the slow
@@ -273,7 +273,7 @@ func noSig(string) []byte { return nil }
 type verifyCase struct {
 	name    string
 	token   string
-	want    ports.Principal
+	want    accessports.Principal
 	wantErr error
 }
 
@@ -288,16 +288,16 @@ func checkVerifyCases(t *testing.T, v *TokenVerifier, cases []verifyCase) {
 }
 
 // checkVerify runs one verification and compares it with want / wantErr.
-// Every refusal must wrap ports.ErrInvalidCredentials, and, when wantErr is
+// Every refusal must wrap accessports.ErrInvalidCredentials, and, when wantErr is
 // more specific, that too; no error may quote the token.
-func checkVerify(t *testing.T, v *TokenVerifier, token string, want ports.Principal, wantErr error) {
+func checkVerify(t *testing.T, v *TokenVerifier, token string, want accessports.Principal, wantErr error) {
 	t.Helper()
 	got, err := v.VerifyAccessToken(context.Background(), token)
 	if wantErr != nil {
 		if err == nil {
 			t.Fatalf("VerifyAccessToken() = %+v, want error %v", got, wantErr)
 		}
-		if !errors.Is(err, ports.ErrInvalidCredentials) {
+		if !errors.Is(err, accessports.ErrInvalidCredentials) {
 			t.Fatalf("error %q does not wrap ErrInvalidCredentials", err)
 		}
 		if !errors.Is(err, wantErr) {

@@ -22,7 +22,7 @@ import (
 	"github.com/golang-jwt/jwt/v5"
 
 	"github.com/acme3pl/fulfillment/domain"
-	"github.com/acme3pl/fulfillment/ports"
+	accessports "github.com/acme3pl/fulfillment/ports/access"
 )
 
 // idpKeys is the JWKS of the tests: usable RSA and EC keys, and keys that
@@ -68,25 +68,25 @@ func TestVerifyJWKS(t *testing.T) {
 		{name: "RS256 missing exp", token: sign(jwt.SigningMethodRS256, rsaA, "rsa-a", without(c, "exp")), wantErr: jwt.ErrTokenRequiredClaimMissing},
 		{name: "ES256 nbf in the future", token: sign(jwt.SigningMethodES256, ec1, "ec-1", with(c, "nbf", now.Add(time.Hour).Unix())), wantErr: jwt.ErrTokenNotValidYet},
 		{name: "RS256 wrong aud", token: sign(jwt.SigningMethodRS256, rsaA, "rsa-a", with(c, "aud", "x")), wantErr: jwt.ErrTokenInvalidAudience},
-		{name: "RS256 missing org", token: sign(jwt.SigningMethodRS256, rsaA, "rsa-a", without(c, "org_id")), wantErr: ports.ErrInvalidCredentials},
+		{name: "RS256 missing org", token: sign(jwt.SigningMethodRS256, rsaA, "rsa-a", without(c, "org_id")), wantErr: accessports.ErrInvalidCredentials},
 		{name: "RS256 unknown kid", token: sign(jwt.SigningMethodRS256, rsaA, "nobody", c), wantErr: jwkset.ErrKeyNotFound},
-		{name: "RS256 kid not a string", token: craft(map[string]any{"alg": "RS256", "kid": 7}, c, noSig), wantErr: ports.ErrInvalidCredentials},
+		{name: "RS256 kid not a string", token: craft(map[string]any{"alg": "RS256", "kid": 7}, c, noSig), wantErr: accessports.ErrInvalidCredentials},
 		{name: "RS256 signed by another key under a known kid", token: sign(jwt.SigningMethodRS256, rsaKeyB(), "rsa-a", c), wantErr: jwt.ErrTokenSignatureInvalid},
 		{name: "RS256 signed by another key without kid", token: sign(jwt.SigningMethodRS256, rsaKeyB(), "", c), wantErr: jwt.ErrTokenSignatureInvalid},
 		{name: "ES256 signed by another key", token: sign(jwt.SigningMethodES256, ecKey2(), "ec-1", c), wantErr: jwt.ErrTokenSignatureInvalid},
-		{name: "RS256 with the kid of an EC key", token: sign(jwt.SigningMethodRS256, rsaA, "ec-1", c), wantErr: ports.ErrInvalidCredentials},
-		{name: "ES256 with the kid of an RSA key", token: sign(jwt.SigningMethodES256, ec1, "rsa-a", c), wantErr: ports.ErrInvalidCredentials},
-		{name: "RS256 with the kid of an encryption key", token: sign(jwt.SigningMethodRS256, rsaKeyB(), "rsa-enc", c), wantErr: ports.ErrInvalidCredentials},
-		{name: "RS256 with the kid of a 1024-bit key", token: sign(jwt.SigningMethodRS256, rsaWeak(), "rsa-weak", c), wantErr: ports.ErrInvalidCredentials},
-		{name: "PS256 with a JWKS key", token: sign(jwt.SigningMethodPS256, rsaA, "rsa-a", c), wantErr: ports.ErrInvalidCredentials},
-		{name: "RS512 with a JWKS key", token: sign(jwt.SigningMethodRS512, rsaA, "rsa-a", c), wantErr: ports.ErrInvalidCredentials},
-		{name: "alg none with a known kid", token: craft(map[string]any{"alg": "none", "kid": "rsa-a"}, c, noSig), wantErr: ports.ErrInvalidCredentials},
+		{name: "RS256 with the kid of an EC key", token: sign(jwt.SigningMethodRS256, rsaA, "ec-1", c), wantErr: accessports.ErrInvalidCredentials},
+		{name: "ES256 with the kid of an RSA key", token: sign(jwt.SigningMethodES256, ec1, "rsa-a", c), wantErr: accessports.ErrInvalidCredentials},
+		{name: "RS256 with the kid of an encryption key", token: sign(jwt.SigningMethodRS256, rsaKeyB(), "rsa-enc", c), wantErr: accessports.ErrInvalidCredentials},
+		{name: "RS256 with the kid of a 1024-bit key", token: sign(jwt.SigningMethodRS256, rsaWeak(), "rsa-weak", c), wantErr: accessports.ErrInvalidCredentials},
+		{name: "PS256 with a JWKS key", token: sign(jwt.SigningMethodPS256, rsaA, "rsa-a", c), wantErr: accessports.ErrInvalidCredentials},
+		{name: "RS512 with a JWKS key", token: sign(jwt.SigningMethodRS512, rsaA, "rsa-a", c), wantErr: accessports.ErrInvalidCredentials},
+		{name: "alg none with a known kid", token: craft(map[string]any{"alg": "none", "kid": "rsa-a"}, c, noSig), wantErr: accessports.ErrInvalidCredentials},
 
 		// Algorithm confusion, with no shared secret configured.
-		{name: "HS256 keyed with the RSA public key PEM", token: sign(jwt.SigningMethodHS256, rsaPublicPEM(&rsaA.PublicKey), "rsa-a", c), wantErr: ports.ErrInvalidCredentials},
-		{name: "HS256 keyed with the RSA public JWK", token: sign(jwt.SigningMethodHS256, jwkA, "rsa-a", c), wantErr: ports.ErrInvalidCredentials},
-		{name: "HS256 keyed with the JWKS symmetric key", token: sign(jwt.SigningMethodHS256, testSecret, "sym", c), wantErr: ports.ErrInvalidCredentials},
-		{name: "RS256 header over an HMAC with the JWKS symmetric key", token: craft(map[string]any{"alg": "RS256", "kid": "sym"}, c, hmacSig(testSecret)), wantErr: ports.ErrInvalidCredentials},
+		{name: "HS256 keyed with the RSA public key PEM", token: sign(jwt.SigningMethodHS256, rsaPublicPEM(&rsaA.PublicKey), "rsa-a", c), wantErr: accessports.ErrInvalidCredentials},
+		{name: "HS256 keyed with the RSA public JWK", token: sign(jwt.SigningMethodHS256, jwkA, "rsa-a", c), wantErr: accessports.ErrInvalidCredentials},
+		{name: "HS256 keyed with the JWKS symmetric key", token: sign(jwt.SigningMethodHS256, testSecret, "sym", c), wantErr: accessports.ErrInvalidCredentials},
+		{name: "RS256 header over an HMAC with the JWKS symmetric key", token: craft(map[string]any{"alg": "RS256", "kid": "sym"}, c, hmacSig(testSecret)), wantErr: accessports.ErrInvalidCredentials},
 	}
 	idp := newJWKSServer(t, idpKeys()...)
 	v, _ := newVerifier(t, TokenConfig{JWKSURL: idp.url(), Issuer: testIssuer, Audience: testAudience}, testJWKSOptions)
@@ -112,8 +112,8 @@ func TestAlgorithmConfusionWithBothSources(t *testing.T) {
 		{name: "HS256 keyed with the RSA modulus", token: sign(jwt.SigningMethodHS256, rsaA.N.Bytes(), "rsa-a", c), wantErr: jwt.ErrTokenSignatureInvalid},
 		{name: "RS256 header over an HMAC with the shared secret, JWKS kid", token: craft(map[string]any{"alg": "RS256", "kid": "rsa-a"}, c, hmacSig(testSecret)), wantErr: jwt.ErrTokenSignatureInvalid},
 		{name: "RS256 header over an HMAC with the shared secret, no kid", token: craft(map[string]any{"alg": "RS256"}, c, hmacSig(testSecret)), wantErr: jwt.ErrTokenSignatureInvalid},
-		{name: "ES256 header over an HMAC with the shared secret", token: craft(map[string]any{"alg": "ES256"}, c, hmacSig(testSecret)), wantErr: ports.ErrInvalidCredentials},
-		{name: "RS256 header over an HMAC with the shared secret, kid of the symmetric JWK", token: craft(map[string]any{"alg": "RS256", "kid": "sym"}, c, hmacSig(testSecret)), wantErr: ports.ErrInvalidCredentials},
+		{name: "ES256 header over an HMAC with the shared secret", token: craft(map[string]any{"alg": "ES256"}, c, hmacSig(testSecret)), wantErr: accessports.ErrInvalidCredentials},
+		{name: "RS256 header over an HMAC with the shared secret, kid of the symmetric JWK", token: craft(map[string]any{"alg": "RS256", "kid": "sym"}, c, hmacSig(testSecret)), wantErr: accessports.ErrInvalidCredentials},
 	}
 	idp := newJWKSServer(t, idpKeys()...)
 	v, _ := newVerifier(t, TokenConfig{SigningKey: testSecret, JWKSURL: idp.url(), Issuer: testIssuer, Audience: testAudience}, testJWKSOptions)
@@ -190,7 +190,7 @@ func TestKeyRotation(t *testing.T) {
 	}
 
 	checkVerify(t, v, tokenA, acme, nil)
-	checkVerify(t, v, tokenB, ports.Principal{}, jwkset.ErrKeyNotFound) // B not published yet: refused after one refresh
+	checkVerify(t, v, tokenB, accessports.Principal{}, jwkset.ErrKeyNotFound) // B not published yet: refused after one refresh
 	if got := idp.fetchCount(); got != 2 {
 		t.Fatalf("fetches after an unknown kid = %d, want 2", got)
 	}
@@ -205,8 +205,8 @@ func TestKeyRotation(t *testing.T) {
 		t.Fatalf("fetches for the new kid = %d, want 1", got)
 	}
 	// Unknown now, and the on-demand refresh is spent: refused at once.
-	checkVerify(t, v2, tokenA, ports.Principal{}, ports.ErrInvalidCredentials)
-	checkVerify(t, v2, tokenNobody, ports.Principal{}, ports.ErrInvalidCredentials)
+	checkVerify(t, v2, tokenA, accessports.Principal{}, accessports.ErrInvalidCredentials)
+	checkVerify(t, v2, tokenNobody, accessports.Principal{}, accessports.ErrInvalidCredentials)
 	if got := idp.fetchCount() - before; got != 1 {
 		t.Fatalf("fetches after refusing unknown kids = %d, want still 1 (rate limited)", got)
 	}
@@ -222,7 +222,7 @@ func TestBackgroundRefresh(t *testing.T) {
 		name, newKID string
 		wantErr      error
 	}{
-		{name: "removed", newKID: "key-b", wantErr: ports.ErrInvalidCredentials},
+		{name: "removed", newKID: "key-b", wantErr: accessports.ErrInvalidCredentials},
 		{name: "replaced under its kid", newKID: "key-a", wantErr: jwt.ErrTokenSignatureInvalid},
 	}
 	for _, tt := range tests {
@@ -240,7 +240,7 @@ func TestBackgroundRefresh(t *testing.T) {
 				_, err := v.VerifyAccessToken(context.Background(), tokenA)
 				return err != nil
 			})
-			checkVerify(t, v, tokenA, ports.Principal{}, tt.wantErr)
+			checkVerify(t, v, tokenA, accessports.Principal{}, tt.wantErr)
 			checkVerify(t, v, tokenB, acme, nil)
 		})
 	}
@@ -307,7 +307,7 @@ func TestIdentityProviderDown(t *testing.T) {
 		if !strings.Contains(logs.String(), "JWKS fetch failed") {
 			t.Fatalf("logs %q do not report the failed fetch", logs.String())
 		}
-		checkVerify(t, v, tokenRS, ports.Principal{}, ports.ErrInvalidCredentials)
+		checkVerify(t, v, tokenRS, accessports.Principal{}, accessports.ErrInvalidCredentials)
 		checkVerify(t, v, tokenHS, acme, nil)
 
 		idp.setStatus(http.StatusOK)
@@ -333,7 +333,7 @@ func TestIdentityProviderDown(t *testing.T) {
 		addr := ln.Addr().String()
 		ln.Close()
 		v, logs := newVerifier(t, TokenConfig{SigningKey: testSecret, JWKSURL: "http://user:hunter2@" + addr + "/jwks"}, testJWKSOptions)
-		checkVerify(t, v, tokenRS, ports.Principal{}, ports.ErrInvalidCredentials)
+		checkVerify(t, v, tokenRS, accessports.Principal{}, accessports.ErrInvalidCredentials)
 		checkVerify(t, v, tokenHS, acme, nil)
 		out := logs.String()
 		if !strings.Contains(out, "JWKS fetch failed") {
@@ -362,7 +362,7 @@ func TestIdentityProviderDown(t *testing.T) {
 			t.Fatalf("start-up took %s with a hanging identity provider", elapsed)
 		}
 		start = time.Now()
-		checkVerify(t, v, tokenRS, ports.Principal{}, ports.ErrInvalidCredentials)
+		checkVerify(t, v, tokenRS, accessports.Principal{}, accessports.ErrInvalidCredentials)
 		if elapsed := time.Since(start); elapsed > 2*time.Second {
 			t.Fatalf("verification took %s with a hanging identity provider", elapsed)
 		}

@@ -19,7 +19,7 @@ import (
 	"github.com/golang-jwt/jwt/v5"
 
 	"github.com/acme3pl/fulfillment/domain"
-	"github.com/acme3pl/fulfillment/ports"
+	accessports "github.com/acme3pl/fulfillment/ports/access"
 )
 
 // DefaultOrgClaim is the claim that holds the organization ID unless
@@ -107,7 +107,7 @@ type TokenVerifier struct {
 	verified *shortCache[[sha256.Size]byte, verifiedToken]
 }
 
-var _ ports.AccessTokenVerifier = (*TokenVerifier)(nil)
+var _ accessports.TokenVerifier = (*TokenVerifier)(nil)
 
 // NewTokenVerifier checks cfg and, when cfg.JWKSURL is set, starts the JWKS
 // cache: one fetch (at most a few seconds) now, then background refreshes
@@ -193,13 +193,13 @@ func (v *TokenVerifier) Close() {
 }
 
 // VerifyAccessToken checks token and returns who it names. Every refusal
-// wraps ports.ErrInvalidCredentials.
-func (v *TokenVerifier) VerifyAccessToken(ctx context.Context, token string) (ports.Principal, error) {
+// wraps accessports.ErrInvalidCredentials.
+func (v *TokenVerifier) VerifyAccessToken(ctx context.Context, token string) (accessports.Principal, error) {
 	if token == "" {
-		return ports.Principal{}, invalid("empty token")
+		return accessports.Principal{}, invalid("empty token")
 	}
 	if len(token) > maxTokenBytes {
-		return ports.Principal{}, invalid("token longer than %d bytes", maxTokenBytes)
+		return accessports.Principal{}, invalid("token longer than %d bytes", maxTokenBytes)
 	}
 	sum := sha256.Sum256([]byte(token))
 	now := v.now()
@@ -208,7 +208,7 @@ func (v *TokenVerifier) VerifyAccessToken(ctx context.Context, token string) (po
 	}
 	alg, err := headerAlg(token)
 	if err != nil {
-		return ports.Principal{}, invalid("malformed header: %v", err)
+		return accessports.Principal{}, invalid("malformed header: %v", err)
 	}
 
 	// The key source is chosen by the header's alg, and each source's parser
@@ -221,16 +221,16 @@ func (v *TokenVerifier) VerifyAccessToken(ctx context.Context, token string) (po
 	switch alg {
 	case algHS256:
 		if v.hmacParser == nil {
-			return ports.Principal{}, invalid("alg HS256 but no signing key is configured")
+			return accessports.Principal{}, invalid("alg HS256 but no signing key is configured")
 		}
 		parser, keyFunc = v.hmacParser, v.hmacKeyFunc
 	case algRS256, algES256:
 		if v.jwksParser == nil {
-			return ports.Principal{}, invalid("alg %s but no JWKS is configured", alg)
+			return accessports.Principal{}, invalid("alg %s but no JWKS is configured", alg)
 		}
 		parser, keyFunc = v.jwksParser, v.jwksKeyFunc(ctx)
 	default:
-		return ports.Principal{}, invalid("alg %q is not accepted", truncate(alg, 16))
+		return accessports.Principal{}, invalid("alg %q is not accepted", truncate(alg, 16))
 	}
 
 	// The key that verified the signature, remembered with the token.
@@ -243,11 +243,11 @@ func (v *TokenVerifier) VerifyAccessToken(ctx context.Context, token string) (po
 	}
 	claims := jwt.MapClaims{}
 	if _, err := parser.ParseWithClaims(token, claims, remember); err != nil {
-		return ports.Principal{}, fmt.Errorf("access token: %w: %w", ports.ErrInvalidCredentials, err)
+		return accessports.Principal{}, fmt.Errorf("access token: %w: %w", accessports.ErrInvalidCredentials, err)
 	}
 	p, err := principal(claims, v.orgClaim, v.whClaim)
 	if err != nil {
-		return ports.Principal{}, err
+		return accessports.Principal{}, err
 	}
 	v.remember(sum, claims, p, used)
 	return p, nil
@@ -288,28 +288,28 @@ func headerAlg(token string) (string, error) {
 // principal turns verified claims into a Principal: an organization's or a
 // warehouse's, whichever of the two claims the token carries — never both,
 // never neither.
-func principal(c jwt.MapClaims, orgClaim, whClaim string) (ports.Principal, error) {
+func principal(c jwt.MapClaims, orgClaim, whClaim string) (accessports.Principal, error) {
 	org, hasOrg, err := idClaim(c, orgClaim)
 	if err != nil {
-		return ports.Principal{}, err
+		return accessports.Principal{}, err
 	}
 	wh, hasWh, err := idClaim(c, whClaim)
 	if err != nil {
-		return ports.Principal{}, err
+		return accessports.Principal{}, err
 	}
 	if hasOrg == hasWh {
-		return ports.Principal{}, invalid("the token carries %s of the claims %q and %q, not exactly one",
+		return accessports.Principal{}, invalid("the token carries %s of the claims %q and %q, not exactly one",
 			map[bool]string{true: "both", false: "neither"}[hasOrg], orgClaim, whClaim)
 	}
 	sub, err := c.GetSubject()
 	if err != nil {
-		return ports.Principal{}, invalid("claim sub is not a string")
+		return accessports.Principal{}, invalid("claim sub is not a string")
 	}
 	scopes, err := scopes(c)
 	if err != nil {
-		return ports.Principal{}, err
+		return accessports.Principal{}, err
 	}
-	return ports.Principal{OrganizationID: org, WarehouseID: wh, Subject: sub, Scopes: scopes}, nil
+	return accessports.Principal{OrganizationID: org, WarehouseID: wh, Subject: sub, Scopes: scopes}, nil
 }
 
 // idClaim reads an ID claim: absent (or null) is not an error, anything but
@@ -365,7 +365,7 @@ func scopes(c jwt.MapClaims) ([]domain.Scope, error) {
 
 // invalid makes a refusal: ErrInvalidCredentials with a reason for the logs.
 func invalid(format string, args ...any) error {
-	return fmt.Errorf("access token: %s: %w", fmt.Sprintf(format, args...), ports.ErrInvalidCredentials)
+	return fmt.Errorf("access token: %s: %w", fmt.Sprintf(format, args...), accessports.ErrInvalidCredentials)
 }
 
 // truncate keeps attacker-chosen header values short in error messages.

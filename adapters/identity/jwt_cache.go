@@ -9,7 +9,7 @@ import (
 
 	"github.com/golang-jwt/jwt/v5"
 
-	"github.com/acme3pl/fulfillment/ports"
+	accessports "github.com/acme3pl/fulfillment/ports/access"
 )
 
 // A client sends the same access token with every request until it expires,
@@ -29,26 +29,26 @@ import (
 
 // verifiedToken is what the verifier remembers of a token it accepted.
 type verifiedToken struct {
-	principal ports.Principal
+	principal accessports.Principal
 	alg, kid  string // the token's alg and kid
 	key       any    // the key that verified it: []byte for HS256, else a public key
 }
 
 // cached returns the principal of a token accepted before and still valid at
 // now, if its key is still trusted.
-func (v *TokenVerifier) cached(ctx context.Context, sum [sha256.Size]byte, now time.Time) (ports.Principal, bool) {
+func (v *TokenVerifier) cached(ctx context.Context, sum [sha256.Size]byte, now time.Time) (accessports.Principal, bool) {
 	e, ok := v.verified.get(sum, now)
 	if !ok {
-		return ports.Principal{}, false
+		return accessports.Principal{}, false
 	}
 	if e.alg != algHS256 {
 		jwk, err := v.jwks.KeyRead(ctx, e.kid)
 		if err != nil {
-			return ports.Principal{}, false
+			return accessports.Principal{}, false
 		}
 		key, err := verificationKey(jwk, e.alg)
 		if err != nil || !samePublicKey(key, e.key) {
-			return ports.Principal{}, false
+			return accessports.Principal{}, false
 		}
 	}
 	return clonePrincipal(e.principal), true
@@ -56,7 +56,7 @@ func (v *TokenVerifier) cached(ctx context.Context, sum [sha256.Size]byte, now t
 
 // remember keeps an accepted token, with the key that verified it, until it
 // expires.
-func (v *TokenVerifier) remember(sum [sha256.Size]byte, claims jwt.MapClaims, p ports.Principal, used verifiedToken) {
+func (v *TokenVerifier) remember(sum [sha256.Size]byte, claims jwt.MapClaims, p accessports.Principal, used verifiedToken) {
 	exp, err := claims.GetExpirationTime()
 	if err != nil || exp == nil {
 		return // the parser requires exp; never cache a token without one

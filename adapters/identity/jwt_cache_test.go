@@ -6,7 +6,7 @@ import (
 
 	"github.com/golang-jwt/jwt/v5"
 
-	"github.com/acme3pl/fulfillment/ports"
+	accessports "github.com/acme3pl/fulfillment/ports/access"
 )
 
 // TestRememberedTokenIsNotVerifiedAgain: a token accepted once is accepted
@@ -49,5 +49,5 @@ func TestRememberedTokenExpires(t *testing.T) {
 	clock = now.Add(time.Minute + 29*time.Second) // past exp, within the leeway
 	checkVerify(t, v, token, acme, nil)
 	clock = now.Add(time.Minute + 30*time.Second)
-	checkVerify(t, v, token, ports.Principal{}, jwt.ErrTokenExpired)
+	checkVerify(t, v, token, accessports.Principal{}, jwt.ErrTokenExpired)
 }

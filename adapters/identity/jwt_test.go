@@ -10,19 +10,19 @@ import (
 	"github.com/golang-jwt/jwt/v5"
 
 	"github.com/acme3pl/fulfillment/domain"
-	"github.com/acme3pl/fulfillment/ports"
+	accessports "github.com/acme3pl/fulfillment/ports/access"
 )
 
-func principalOf(org, sub string, scopes ...domain.Scope) ports.Principal {
+func principalOf(org, sub string, scopes ...domain.Scope) accessports.Principal {
 	if scopes == nil {
 		scopes = []domain.Scope{}
 	}
-	return ports.Principal{OrganizationID: org, Subject: sub, Scopes: scopes}
+	return accessports.Principal{OrganizationID: org, Subject: sub, Scopes: scopes}
 }
 
 var acme = principalOf("org_acme", "user_1", domain.ScopeInvoices, domain.ScopeShipments)
 
-var warehouseEast = ports.Principal{WarehouseID: "wh_east", Subject: "user_1", Scopes: []domain.Scope{domain.ScopeWarehouse}}
+var warehouseEast = accessports.Principal{WarehouseID: "wh_east", Subject: "user_1", Scopes: []domain.Scope{domain.ScopeWarehouse}}
 
 func TestVerifyHS256(t *testing.T) {
 	now := time.Now()
@@ -46,13 +46,13 @@ func TestVerifyHS256(t *testing.T) {
 		{name: "no sub", token: hs(without(c, "sub")), want: principalOf("org_acme", "", domain.ScopeInvoices, domain.ScopeShipments)},
 		{name: "no nbf and no iat", token: hs(without(c, "nbf", "iat")), want: acme},
 
-		{name: "empty", token: "", wantErr: ports.ErrInvalidCredentials},
-		{name: "not a JWT", token: "not-a-jwt", wantErr: ports.ErrInvalidCredentials},
-		{name: "header not base64", token: "!!!." + parts[1] + "." + parts[2], wantErr: ports.ErrInvalidCredentials},
-		{name: "header not JSON", token: b64([]byte("alg")) + "." + parts[1] + "." + parts[2], wantErr: ports.ErrInvalidCredentials},
-		{name: "header without alg", token: craft(map[string]any{"typ": "JWT"}, c, hmacSig(testSecret)), wantErr: ports.ErrInvalidCredentials},
+		{name: "empty", token: "", wantErr: accessports.ErrInvalidCredentials},
+		{name: "not a JWT", token: "not-a-jwt", wantErr: accessports.ErrInvalidCredentials},
+		{name: "header not base64", token: "!!!." + parts[1] + "." + parts[2], wantErr: accessports.ErrInvalidCredentials},
+		{name: "header not JSON", token: b64([]byte("alg")) + "." + parts[1] + "." + parts[2], wantErr: accessports.ErrInvalidCredentials},
+		{name: "header without alg", token: craft(map[string]any{"typ": "JWT"}, c, hmacSig(testSecret)), wantErr: accessports.ErrInvalidCredentials},
 		{name: "two segments", token: parts[0] + "." + parts[1], wantErr: jwt.ErrTokenMalformed},
-		{name: "too long", token: hs(with(c, "pad", strings.Repeat("x", maxTokenBytes))), wantErr: ports.ErrInvalidCredentials},
+		{name: "too long", token: hs(with(c, "pad", strings.Repeat("x", maxTokenBytes))), wantErr: accessports.ErrInvalidCredentials},
 
 		{name: "missing exp", token: hs(without(c, "exp")), wantErr: jwt.ErrTokenRequiredClaimMissing},
 		{name: "exp zero", token: hs(with(c, "exp", 0)), wantErr: jwt.ErrTokenRequiredClaimMissing},
@@ -68,35 +68,35 @@ func TestVerifyHS256(t *testing.T) {
 		{name: "aud array without the audience", token: hs(with(c, "aud", []string{"a", "b"})), wantErr: jwt.ErrTokenInvalidAudience},
 		{name: "missing aud", token: hs(without(c, "aud")), wantErr: jwt.ErrTokenRequiredClaimMissing},
 
-		{name: "alg none, no signature", token: craft(map[string]any{"alg": "none", "typ": "JWT"}, c, noSig), wantErr: ports.ErrInvalidCredentials},
-		{name: "alg None", token: craft(map[string]any{"alg": "None"}, c, noSig), wantErr: ports.ErrInvalidCredentials},
-		{name: "alg none with an HMAC signature", token: craft(map[string]any{"alg": "none"}, c, hmacSig(testSecret)), wantErr: ports.ErrInvalidCredentials},
-		{name: "alg hs256 in lower case", token: craft(map[string]any{"alg": "hs256"}, c, hmacSig(testSecret)), wantErr: ports.ErrInvalidCredentials},
-		{name: "alg HS384 with the right secret", token: sign(jwt.SigningMethodHS384, testSecret, "", c), wantErr: ports.ErrInvalidCredentials},
-		{name: "alg HS512 with the right secret", token: sign(jwt.SigningMethodHS512, testSecret, "", c), wantErr: ports.ErrInvalidCredentials},
+		{name: "alg none, no signature", token: craft(map[string]any{"alg": "none", "typ": "JWT"}, c, noSig), wantErr: accessports.ErrInvalidCredentials},
+		{name: "alg None", token: craft(map[string]any{"alg": "None"}, c, noSig), wantErr: accessports.ErrInvalidCredentials},
+		{name: "alg none with an HMAC signature", token: craft(map[string]any{"alg": "none"}, c, hmacSig(testSecret)), wantErr: accessports.ErrInvalidCredentials},
+		{name: "alg hs256 in lower case", token: craft(map[string]any{"alg": "hs256"}, c, hmacSig(testSecret)), wantErr: accessports.ErrInvalidCredentials},
+		{name: "alg HS384 with the right secret", token: sign(jwt.SigningMethodHS384, testSecret, "", c), wantErr: accessports.ErrInvalidCredentials},
+		{name: "alg HS512 with the right secret", token: sign(jwt.SigningMethodHS512, testSecret, "", c), wantErr: accessports.ErrInvalidCredentials},
 		{name: "duplicate alg members", token: craft(map[string]any{"alg": "HS256", "ALG": "none"}, c, hmacSig(testSecret)), want: acme},
 		{name: "signed with another secret", token: sign(jwt.SigningMethodHS256, []byte("another-secret-another-secret-12"), "", c), wantErr: jwt.ErrTokenSignatureInvalid},
 		{name: "payload swapped after signing", token: parts[0] + "." + otherPayload + "." + parts[2], wantErr: jwt.ErrTokenSignatureInvalid},
 		{name: "signature stripped", token: parts[0] + "." + parts[1] + ".", wantErr: jwt.ErrTokenSignatureInvalid},
-		{name: "RS256 token without a JWKS", token: sign(jwt.SigningMethodRS256, rsaKeyA(), "rsa-a", c), wantErr: ports.ErrInvalidCredentials},
-		{name: "ES256 token without a JWKS", token: sign(jwt.SigningMethodES256, ecKey1(), "ec-1", c), wantErr: ports.ErrInvalidCredentials},
+		{name: "RS256 token without a JWKS", token: sign(jwt.SigningMethodRS256, rsaKeyA(), "rsa-a", c), wantErr: accessports.ErrInvalidCredentials},
+		{name: "ES256 token without a JWKS", token: sign(jwt.SigningMethodES256, ecKey1(), "ec-1", c), wantErr: accessports.ErrInvalidCredentials},
 
-		{name: "missing org claim", token: hs(without(c, "org_id")), wantErr: ports.ErrInvalidCredentials},
-		{name: "empty org claim", token: hs(with(c, "org_id", "")), wantErr: ports.ErrInvalidCredentials},
-		{name: "blank org claim", token: hs(with(c, "org_id", "  ")), wantErr: ports.ErrInvalidCredentials},
-		{name: "numeric org claim", token: hs(with(c, "org_id", 42)), wantErr: ports.ErrInvalidCredentials},
-		{name: "null org claim", token: hs(with(c, "org_id", nil)), wantErr: ports.ErrInvalidCredentials},
-		{name: "org under another claim only", token: hs(with(without(c, "org_id"), "tenant", "org_acme")), wantErr: ports.ErrInvalidCredentials},
-		{name: "org and warehouse claims both", token: hs(with(c, "warehouse_id", "wh_east")), wantErr: ports.ErrInvalidCredentials},
+		{name: "missing org claim", token: hs(without(c, "org_id")), wantErr: accessports.ErrInvalidCredentials},
+		{name: "empty org claim", token: hs(with(c, "org_id", "")), wantErr: accessports.ErrInvalidCredentials},
+		{name: "blank org claim", token: hs(with(c, "org_id", "  ")), wantErr: accessports.ErrInvalidCredentials},
+		{name: "numeric org claim", token: hs(with(c, "org_id", 42)), wantErr: accessports.ErrInvalidCredentials},
+		{name: "null org claim", token: hs(with(c, "org_id", nil)), wantErr: accessports.ErrInvalidCredentials},
+		{name: "org under another claim only", token: hs(with(without(c, "org_id"), "tenant", "org_acme")), wantErr: accessports.ErrInvalidCredentials},
+		{name: "org and warehouse claims both", token: hs(with(c, "warehouse_id", "wh_east")), wantErr: accessports.ErrInvalidCredentials},
 		{name: "warehouse claim only", token: hs(with(without(c, "org_id"), "warehouse_id", "wh_east", "scope", "warehouse")), want: warehouseEast},
 		{name: "warehouse claim with a null org claim", token: hs(with(c, "org_id", nil, "warehouse_id", "wh_east", "scope", "warehouse")), want: warehouseEast},
-		{name: "empty warehouse claim", token: hs(with(without(c, "org_id"), "warehouse_id", "")), wantErr: ports.ErrInvalidCredentials},
-		{name: "numeric warehouse claim", token: hs(with(without(c, "org_id"), "warehouse_id", 7)), wantErr: ports.ErrInvalidCredentials},
-		{name: "empty warehouse claim beside an org claim", token: hs(with(c, "warehouse_id", "")), wantErr: ports.ErrInvalidCredentials},
-		{name: "sub not a string", token: hs(with(c, "sub", 7)), wantErr: ports.ErrInvalidCredentials},
-		{name: "scope not a string", token: hs(with(c, "scope", []string{"invoices"})), wantErr: ports.ErrInvalidCredentials},
-		{name: "scp an object", token: hs(with(c, "scp", map[string]any{"invoices": true})), wantErr: ports.ErrInvalidCredentials},
-		{name: "scp array with a number", token: hs(with(c, "scp", []any{"invoices", 1})), wantErr: ports.ErrInvalidCredentials},
+		{name: "empty warehouse claim", token: hs(with(without(c, "org_id"), "warehouse_id", "")), wantErr: accessports.ErrInvalidCredentials},
+		{name: "numeric warehouse claim", token: hs(with(without(c, "org_id"), "warehouse_id", 7)), wantErr: accessports.ErrInvalidCredentials},
+		{name: "empty warehouse claim beside an org claim", token: hs(with(c, "warehouse_id", "")), wantErr: accessports.ErrInvalidCredentials},
+		{name: "sub not a string", token: hs(with(c, "sub", 7)), wantErr: accessports.ErrInvalidCredentials},
+		{name: "scope not a string", token: hs(with(c, "scope", []string{"invoices"})), wantErr: accessports.ErrInvalidCredentials},
+		{name: "scp an object", token: hs(with(c, "scp", map[string]any{"invoices": true})), wantErr: accessports.ErrInvalidCredentials},
+		{name: "scp array with a number", token: hs(with(c, "scp", []any{"invoices", 1})), wantErr: accessports.ErrInvalidCredentials},
 	}
 	v, _ := newVerifier(t, TokenConfig{SigningKey: testSecret, Issuer: testIssuer, Audience: testAudience}, testJWKSOptions)
 	checkVerifyCases(t, v, tests)
@@ -127,8 +127,8 @@ func TestVerifyCustomOrgClaim(t *testing.T) {
 	tests := []verifyCase{
 		{name: "org in the custom claim", token: hs(with(c, orgClaim, "org_acme")), want: acme},
 		{name: "custom claim wins over org_id", token: hs(with(c, orgClaim, "org_acme", "org_id", "org_other")), want: acme},
-		{name: "org only in org_id", token: hs(with(c, "org_id", "org_acme")), wantErr: ports.ErrInvalidCredentials},
-		{name: "custom claim empty", token: hs(with(c, orgClaim, "")), wantErr: ports.ErrInvalidCredentials},
+		{name: "org only in org_id", token: hs(with(c, "org_id", "org_acme")), wantErr: accessports.ErrInvalidCredentials},
+		{name: "custom claim empty", token: hs(with(c, orgClaim, "")), wantErr: accessports.ErrInvalidCredentials},
 	}
 	v, _ := newVerifier(t, TokenConfig{SigningKey: testSecret, Issuer: testIssuer, Audience: testAudience, OrgClaim: orgClaim}, testJWKSOptions)
 	checkVerifyCases(t, v, tests)

@@ -7,32 +7,32 @@ import (
 	"time"
 
 	"github.com/acme3pl/fulfillment/domain"
-	"github.com/acme3pl/fulfillment/ports"
+	accessports "github.com/acme3pl/fulfillment/ports/access"
 )
 
-type fixedPrincipal ports.Principal
+type fixedPrincipal accessports.Principal
 
-func (f fixedPrincipal) VerifyAccessToken(context.Context, string) (ports.Principal, error) {
-	return ports.Principal(f), nil
+func (f fixedPrincipal) VerifyAccessToken(context.Context, string) (accessports.Principal, error) {
+	return accessports.Principal(f), nil
 }
 
 func TestActiveWarehouses(t *testing.T) {
 	active := map[string]bool{"wh_east": true, "wh_closed": false}
 	lookups := 0
-	gate := func(p ports.Principal) *ActiveWarehouses {
+	gate := func(p accessports.Principal) *ActiveWarehouses {
 		a := &ActiveWarehouses{tokens: fixedPrincipal(p), now: time.Now, cache: newShortCache[string, bool](time.Hour),
 			active: func(_ context.Context, id string) (bool, error) { lookups++; return active[id], nil }}
 		return a
 	}
 	tests := []struct {
 		name    string
-		p       ports.Principal
+		p       accessports.Principal
 		wantErr error
 	}{
-		{name: "organization token, not looked up", p: ports.Principal{OrganizationID: "org_acme"}},
-		{name: "active warehouse", p: ports.Principal{WarehouseID: "wh_east", Scopes: []domain.Scope{domain.ScopeWarehouse}}},
-		{name: "inactive warehouse", p: ports.Principal{WarehouseID: "wh_closed"}, wantErr: ports.ErrInvalidCredentials},
-		{name: "unknown warehouse", p: ports.Principal{WarehouseID: "wh_nowhere"}, wantErr: ports.ErrInvalidCredentials},
+		{name: "organization token, not looked up", p: accessports.Principal{OrganizationID: "org_acme"}},
+		{name: "active warehouse", p: accessports.Principal{WarehouseID: "wh_east", Scopes: []domain.Scope{domain.ScopeWarehouse}}},
+		{name: "inactive warehouse", p: accessports.Principal{WarehouseID: "wh_closed"}, wantErr: accessports.ErrInvalidCredentials},
+		{name: "unknown warehouse", p: accessports.Principal{WarehouseID: "wh_nowhere"}, wantErr: accessports.ErrInvalidCredentials},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -49,7 +49,7 @@ func TestActiveWarehouses(t *testing.T) {
 		t.Fatalf("%d look-ups, want 3 (none for the organization's token)", lookups)
 	}
 
-	a := gate(ports.Principal{WarehouseID: "wh_east"})
+	a := gate(accessports.Principal{WarehouseID: "wh_east"})
 	for range 3 {
 		if _, err := a.VerifyAccessToken(context.Background(), "token"); err != nil {
 			t.Fatal(err)

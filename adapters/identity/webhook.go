@@ -9,13 +9,13 @@ import (
 	"strings"
 	"time"
 
-	"github.com/acme3pl/fulfillment/ports"
+	accessports "github.com/acme3pl/fulfillment/ports/access"
 )
 
 // WebhookSignatures verifies the signatures of storefront deliveries for
 // organizations that have a webhook secret (see the package doc).
 type WebhookSignatures struct {
-	secrets ports.WebhookSecretRepository
+	secrets accessports.WebhookSecretRepository
 	now     func() time.Time
 	cache   *shortCache[string, webhookSecret]
 }
@@ -31,14 +31,14 @@ type webhookSecret struct {
 // take effect.
 const WebhookSecretTTL = time.Second
 
-var _ ports.StorefrontSignatureVerifier = (*WebhookSignatures)(nil)
+var _ accessports.StorefrontSignatureVerifier = (*WebhookSignatures)(nil)
 
 // NewWebhookSignatures verifies signatures against the secrets of secrets.
-func NewWebhookSignatures(secrets ports.WebhookSecretRepository) *WebhookSignatures {
+func NewWebhookSignatures(secrets accessports.WebhookSecretRepository) *WebhookSignatures {
 	return &WebhookSignatures{secrets: secrets, now: time.Now, cache: newShortCache[string, webhookSecret](WebhookSecretTTL)}
 }
 
-// VerifyStorefrontSignature implements ports.StorefrontSignatureVerifier,
+// VerifyStorefrontSignature implements accessports.StorefrontSignatureVerifier,
 // comparing the signatures in constant time.
 func (w *WebhookSignatures) VerifyStorefrontSignature(ctx context.Context, organizationID string, body []byte, signature string) error {
 	s, err := w.secret(ctx, organizationID)
@@ -50,12 +50,12 @@ func (w *WebhookSignatures) VerifyStorefrontSignature(ctx context.Context, organ
 	}
 	got, err := base64.StdEncoding.DecodeString(strings.TrimSpace(signature))
 	if signature == "" || err != nil {
-		return fmt.Errorf("storefront signature missing or not base64: %w", ports.ErrInvalidSignature)
+		return fmt.Errorf("storefront signature missing or not base64: %w", accessports.ErrInvalidSignature)
 	}
 	mac := hmac.New(sha256.New, []byte(s.secret))
 	mac.Write(body)
 	if !hmac.Equal(got, mac.Sum(nil)) {
-		return fmt.Errorf("storefront signature does not match: %w", ports.ErrInvalidSignature)
+		return fmt.Errorf("storefront signature does not match: %w", accessports.ErrInvalidSignature)
 	}
 	return nil
 }

@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/acme3pl/fulfillment/domain"
-	"github.com/acme3pl/fulfillment/ports"
+	accessports "github.com/acme3pl/fulfillment/ports/access"
 )
 
 // fakeSecrets is a WebhookSecretRepository of fixed secrets that counts its
@@ -58,11 +58,11 @@ func TestVerifyStorefrontSignature(t *testing.T) {
 		{"matching", "org_signed", good, body, nil},
 		{"matching, white space around", "org_signed", " " + good + "\n", body, nil},
 		{"no secret: no check", "org_plain", "", body, nil},
-		{"missing", "org_signed", "", body, ports.ErrInvalidSignature},
-		{"not base64", "org_signed", "%%%", body, ports.ErrInvalidSignature},
-		{"other body", "org_signed", good, []byte(`{"id":2}`), ports.ErrInvalidSignature},
-		{"truncated", "org_signed", good[:20], body, ports.ErrInvalidSignature},
-		{"other secret", "org_signed", hmacOf("another-secret-0123456789", body), body, ports.ErrInvalidSignature},
+		{"missing", "org_signed", "", body, accessports.ErrInvalidSignature},
+		{"not base64", "org_signed", "%%%", body, accessports.ErrInvalidSignature},
+		{"other body", "org_signed", good, []byte(`{"id":2}`), accessports.ErrInvalidSignature},
+		{"truncated", "org_signed", good[:20], body, accessports.ErrInvalidSignature},
+		{"other secret", "org_signed", hmacOf("another-secret-0123456789", body), body, accessports.ErrInvalidSignature},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -82,7 +82,7 @@ func TestVerifyStorefrontSignatureSecretUnavailable(t *testing.T) {
 	w := NewWebhookSignatures(repo)
 	for range 2 {
 		err := w.VerifyStorefrontSignature(context.Background(), "org_a", []byte(`{}`), "")
-		if !errors.Is(err, domain.ErrUnavailable) || errors.Is(err, ports.ErrInvalidSignature) {
+		if !errors.Is(err, domain.ErrUnavailable) || errors.Is(err, accessports.ErrInvalidSignature) {
 			t.Fatalf("error %v, want ErrUnavailable", err)
 		}
 	}
@@ -109,7 +109,7 @@ func TestVerifyStorefrontSignatureSecretsAreReusedForTheTTL(t *testing.T) {
 		t.Fatalf("within the TTL the absence of a secret is reused: %v", err)
 	}
 	now = now.Add(time.Millisecond)
-	if err := unsigned(); !errors.Is(err, ports.ErrInvalidSignature) {
+	if err := unsigned(); !errors.Is(err, accessports.ErrInvalidSignature) {
 		t.Fatalf("after the TTL the new secret applies: %v", err)
 	}
 	if repo.reads != 2 {

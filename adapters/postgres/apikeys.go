@@ -8,7 +8,7 @@ import (
 	"github.com/uptrace/bun/dialect/pgdialect"
 
 	"github.com/acme3pl/fulfillment/domain"
-	"github.com/acme3pl/fulfillment/ports"
+	accessports "github.com/acme3pl/fulfillment/ports/access"
 )
 
 type apiKeyRow struct {
@@ -45,10 +45,10 @@ func (r apiKeyRow) toDomain() domain.APIKey {
 	}
 }
 
-// APIKeyRepository implements ports.APIKeyRepository.
+// APIKeyRepository implements accessports.APIKeyRepository.
 type APIKeyRepository struct{ run runner }
 
-var _ ports.APIKeyRepository = (*APIKeyRepository)(nil)
+var _ accessports.APIKeyRepository = (*APIKeyRepository)(nil)
 
 const (
 	// apiKeyColumns are what the reads return, in scanAPIKeys' order.

@@ -11,13 +11,14 @@ import (
 
 	"github.com/acme3pl/fulfillment/domain/audit"
 	"github.com/acme3pl/fulfillment/ports"
+	auditports "github.com/acme3pl/fulfillment/ports/audit"
 )
 
-// AuditLog implements ports.AuditLog on the table audit_records
+// AuditLog implements auditports.Log on the table audit_records
 // (migration 0020), which refuses every UPDATE, DELETE and TRUNCATE.
 type AuditLog struct{ run runner }
 
-var _ ports.AuditLog = (*AuditLog)(nil)
+var _ auditports.Log = (*AuditLog)(nil)
 
 // NewAuditLog returns the audit log on db (the pool: `audit list`).
 func NewAuditLog(db bun.IDB) *AuditLog { return &AuditLog{run: runner{db: db}} }
@@ -47,7 +48,7 @@ func (l *AuditLog) Append(ctx context.Context, rec audit.Record) error {
 }
 
 // List hands the records q selects to each, oldest first.
-func (l *AuditLog) List(ctx context.Context, q ports.AuditQuery, each func(audit.Record) error) error {
+func (l *AuditLog) List(ctx context.Context, q auditports.Query, each func(audit.Record) error) error {
 	var since *time.Time // NULL: from the first
 	if !q.Since.IsZero() {
 		since = &q.Since
@@ -63,7 +64,7 @@ func (l *AuditLog) List(ctx context.Context, q ports.AuditQuery, each func(audit
 }
 
 // Page returns a page of the records q selects, newest first.
-func (l *AuditLog) Page(ctx context.Context, q ports.AuditQuery, page ports.Page) ([]audit.Record, bool, error) {
+func (l *AuditLog) Page(ctx context.Context, q auditports.Query, page ports.Page) ([]audit.Record, bool, error) {
 	var since *time.Time
 	if !q.Since.IsZero() {
 		since = &q.Since

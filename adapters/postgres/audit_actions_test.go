@@ -17,14 +17,14 @@ import (
 	"github.com/acme3pl/fulfillment/domain"
 	"github.com/acme3pl/fulfillment/domain/audit"
 	"github.com/acme3pl/fulfillment/domain/shipping"
-	"github.com/acme3pl/fulfillment/ports"
+	auditports "github.com/acme3pl/fulfillment/ports/audit"
 )
 
 // auditOf lists the records of org and action, oldest first.
 func auditOf(t *testing.T, db *bun.DB, org string, action audit.Action) []audit.Record {
 	t.Helper()
 	var out []audit.Record
-	err := postgres.NewAuditLog(db).List(context.Background(), ports.AuditQuery{OrganizationID: org}, func(r audit.Record) error {
+	err := postgres.NewAuditLog(db).List(context.Background(), auditports.Query{OrganizationID: org}, func(r audit.Record) error {
 		if r.Action == action {
 			out = append(out, r)
 		}
@@ -43,7 +43,7 @@ func TestAuditAPIKeys(t *testing.T) {
 	b, clock := newBillOctober(t)
 	billOrg(t, b.db, "org_keys")
 	ctx := context.Background()
-	uow := postgres.NewUnitOfWork(b.db)
+	uow := postgres.NewUnitOfWork(b.db, postgres.AccessRepositories)
 	create := accessapp.NewCreateAPIKeyHandler(uow, identity.APIKeyGenerator{}, clock, system.IDs{}, domain.Sandbox)
 	revoke := accessapp.NewRevokeAPIKeyHandler(uow, clock, system.IDs{})
 	c := accessapp.CreateAPIKey{Actor: operator, OrganizationID: "org_keys", Name: "shop", Scopes: []domain.Scope{domain.ScopeShipments}}
@@ -55,7 +55,7 @@ func TestAuditAPIKeys(t *testing.T) {
 	if _, err := create.Handle(ctx, c); !errors.Is(err, domain.ErrNotFound) {
 		t.Fatalf("a key of an unknown organization: %v", err)
 	}
-	keys, err := postgres.NewRepositories(b.db).APIKeys.ListByOrganization(ctx, "org_keys")
+	keys, err := postgres.NewRepositories(b.db, postgres.AccessRepositories).APIKeys.ListByOrganization(ctx, "org_keys")
 	if err != nil || len(keys) != 1 {
 		t.Fatalf("keys %v, %v", keys, err)
 	}
@@ -94,7 +94,7 @@ func TestAuditOrgsLimit(t *testing.T) {
 	b, clock := newBillOctober(t)
 	billOrg(t, b.db, "org_lim")
 	ctx := context.Background()
-	set := application.NewSetOrganizationLimitHandler(postgres.NewUnitOfWork(b.db), clock, system.IDs{})
+	set := application.NewSetOrganizationLimitHandler(postgres.NewUnitOfWork(b.db, postgres.AccessRepositories), clock, system.IDs{})
 	limit, err := domain.ParseRateLimit("50/s", 80)
 	if err != nil {
 		t.Fatal(err)

@@ -16,7 +16,7 @@ import (
 	"github.com/acme3pl/fulfillment/domain"
 	"github.com/acme3pl/fulfillment/domain/audit"
 	"github.com/acme3pl/fulfillment/domain/billing"
-	"github.com/acme3pl/fulfillment/ports"
+	auditports "github.com/acme3pl/fulfillment/ports/audit"
 )
 
 // operator is the actor of the operator actions the tests run.
@@ -26,7 +26,7 @@ var operator = audit.Actor{Subject: "cli:tester"}
 func auditRecords(t *testing.T, db *bun.DB, action audit.Action) []audit.Record {
 	t.Helper()
 	var out []audit.Record
-	err := postgres.NewAuditLog(db).List(context.Background(), ports.AuditQuery{}, func(r audit.Record) error {
+	err := postgres.NewAuditLog(db).List(context.Background(), auditports.Query{}, func(r audit.Record) error {
 		if r.Action == action {
 			out = append(out, r)
 		}

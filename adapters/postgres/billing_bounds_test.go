@@ -13,7 +13,7 @@ import (
 	billingapp "github.com/acme3pl/fulfillment/application/billing"
 	"github.com/acme3pl/fulfillment/domain"
 	"github.com/acme3pl/fulfillment/domain/billing"
-	"github.com/acme3pl/fulfillment/ports"
+	billingports "github.com/acme3pl/fulfillment/ports/billing"
 )
 
 // The bounds of docs/billing.md ("Bounds") and the small print of the
@@ -291,7 +291,7 @@ func TestBillingOperatorChargeSmallPrint(t *testing.T) {
 	}
 	// A shipment of the 18th accrued after the close: its line too.
 	billShip(t, b.db, "small", "shp_late", false, 1, utc("2030-11-18T10:00:00Z"))
-	if err := b.deps.UnitOfWork.Do(ctx, func(ctx context.Context, r ports.Repositories) error {
+	if err := b.deps.UnitOfWork.Do(ctx, func(ctx context.Context, r billingports.Repositories) error {
 		_, err := r.Charges.AccrueShipment(ctx, "shp_late")
 		return err
 	}); err != nil {
@@ -323,7 +323,7 @@ func TestBillingOperatorChargeSmallPrint(t *testing.T) {
 func TestBillingOffboardNeverMovesBack(t *testing.T) {
 	ctx := context.Background()
 	b, _ := newBillOctober(t, "offb")
-	periods := postgres.NewRepositories(b.db).BillingPeriods
+	periods := postgres.NewRepositories(b.db, postgres.BillingRepositories).BillingPeriods
 	later, earlier := utc("2030-11-20T12:00:00Z"), utc("2030-11-20T11:59:00Z")
 	for _, at := range []time.Time{later, earlier} {
 		if err := periods.Offboard(ctx, "offb", at); err != nil {

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/acme3pl/fulfillment/adapters/postgres/pgtest"
+	pgwarehouse "github.com/acme3pl/fulfillment/adapters/postgres/warehouse"
 	"github.com/acme3pl/fulfillment/adapters/system"
 	billingapp "github.com/acme3pl/fulfillment/application/billing"
 	warehouseapp "github.com/acme3pl/fulfillment/application/warehouse"
@@ -17,7 +18,8 @@ import (
 	"github.com/acme3pl/fulfillment/domain/invoicing"
 	"github.com/acme3pl/fulfillment/domain/shipping"
 	whside "github.com/acme3pl/fulfillment/domain/warehouse"
-	"github.com/acme3pl/fulfillment/ports"
+	billingports "github.com/acme3pl/fulfillment/ports/billing"
+	invoicingports "github.com/acme3pl/fulfillment/ports/invoicing"
 )
 
 // Issue 50's billing core: no charge dropped by a card, no organization
@@ -28,7 +30,7 @@ import (
 // transaction of its own (kind: shipment, receipt or service).
 func billAccrue(t *testing.T, b *billInstance, kind, id string) {
 	t.Helper()
-	err := b.deps.UnitOfWork.Do(context.Background(), func(ctx context.Context, r ports.Repositories) error {
+	err := b.deps.UnitOfWork.Do(context.Background(), func(ctx context.Context, r billingports.Repositories) error {
 		var err error
 		switch kind {
 		case "shipment":
@@ -195,13 +197,13 @@ func TestBillingOneOrganizationNeverHoldsUpAnother(t *testing.T) {
 	})
 	report := billingapp.NewReportBilling(b.deps)
 	within("org_a's receipt", func() error {
-		_, err := warehouseapp.NewRecordWarehouseReceiptHandler(b.deps.UnitOfWork, b.deps.Clock, system.IDs{}, report).Handle(ctx,
+		_, err := warehouseapp.NewRecordWarehouseReceiptHandler(uowOf(b, pgwarehouse.Repositories), b.deps.Clock, system.IDs{}, report).Handle(ctx,
 			warehouseapp.RecordWarehouseReceipt{WarehouseID: "wh_org_a", OrganizationID: "org_a", Reference: "ASN-held",
 				Lines: []whside.ReceiptLine{{Kind: shipping.KindProduct, ItemID: "prod_org_a", Quantity: 5}}})
 		return err
 	})
 	within("org_a's service", func() error {
-		_, err := warehouseapp.NewRecordWarehouseServiceHandler(b.deps.UnitOfWork, b.deps.Clock, system.IDs{}, report).Handle(ctx,
+		_, err := warehouseapp.NewRecordWarehouseServiceHandler(uowOf(b, pgwarehouse.Repositories), b.deps.Clock, system.IDs{}, report).Handle(ctx,
 			warehouseapp.RecordWarehouseService{WarehouseID: "wh_org_a", OrganizationID: "org_a", Reference: "KIT-held",
 				Service: "kitting", QuantityMilli: 3000})
 		return err
@@ -351,7 +353,10 @@ func TestBillingBothPeriodsOpenDuringTheGrace(t *testing.T) {
 			clock.set(at("2030-12-01T12:00:00"))
 			var charges []string
 			invs, err := b.prev.Handle(context.Background(), billingapp.PreviewInvoices{OrganizationID: org,
-				Charges: func(c ports.InvoiceCharge) error { charges = append(charges, c.SourceID+"/"+c.Fee); return nil }})
+				Charges: func(c invoicingports.InvoiceCharge) error {
+					charges = append(charges, c.SourceID+"/"+c.Fee)
+					return nil
+				}})
 			if err != nil {
 				t.Fatal(err)
 			}

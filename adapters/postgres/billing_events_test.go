@@ -14,14 +14,14 @@ import (
 	billingapp "github.com/acme3pl/fulfillment/application/billing"
 	"github.com/acme3pl/fulfillment/domain/audit"
 	"github.com/acme3pl/fulfillment/domain/invoicing"
-	"github.com/acme3pl/fulfillment/ports"
+	eventsports "github.com/acme3pl/fulfillment/ports/events"
 )
 
 // invoiceEncoder writes an invoice event as its type, subject, status and
 // total: what the test checks of the finalized invoice it reports.
 type invoiceEncoder struct{}
 
-func (invoiceEncoder) EncodeEvent(id string, e ports.Event) (string, []byte, error) {
+func (invoiceEncoder) EncodeEvent(id string, e eventsports.Event) (string, []byte, error) {
 	if rec, ok := e.Data.(audit.Record); ok { // an operator's action: its outcome
 		b, err := json.Marshal(map[string]any{"id": id, "status": string(rec.Outcome), "org": e.OrganizationID})
 		return "fulfillment.test." + string(e.Type), b, err
@@ -40,7 +40,7 @@ func TestBillingFinalizationRecordsItsEvent(t *testing.T) {
 	ctx := context.Background()
 	b, clock := newBillOctober(t)
 	opt := postgres.WithBilling(postgres.BillingSettings{Location: time.UTC, ChargeTestShipments: true})
-	b.deps.UnitOfWork = postgres.NewUnitOfWorkWithEvents(b.db, &postgres.Outbox{Encoder: invoiceEncoder{}, IDs: system.IDs{}}, opt)
+	b.deps.UnitOfWork = postgres.NewUnitOfWorkWithEvents(b.db, &postgres.Outbox{Encoder: invoiceEncoder{}, IDs: system.IDs{}}, postgres.BillingRepositories, opt)
 	run := billingapp.NewRunBillingHandler(b.deps)
 	org := "org_events"
 	billCardedOrg(t, b, org)
@@ -70,7 +70,7 @@ func TestBillingFinalizationRecordsItsEvent(t *testing.T) {
 	if err := json.Unmarshal([]byte(body), &got); err != nil {
 		t.Fatal(err)
 	}
-	if typ != string(ports.EventInvoiceFinalized) || got.Status != string(inv.Status()) || got.Status != "unpaid" ||
+	if typ != string(eventsports.EventInvoiceFinalized) || got.Status != string(inv.Status()) || got.Status != "unpaid" ||
 		got.Total != inv.TotalAmount() || got.Org != org {
 		t.Fatalf("event %s %s %+v; the invoice: %s %d", typ, subject, got, inv.Status(), inv.TotalAmount())
 	}

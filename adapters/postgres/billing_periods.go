@@ -7,13 +7,13 @@ import (
 	"time"
 
 	"github.com/acme3pl/fulfillment/domain"
-	"github.com/acme3pl/fulfillment/ports"
+	billingports "github.com/acme3pl/fulfillment/ports/billing"
 )
 
-// BillingPeriodRepository implements ports.BillingPeriodRepository.
+// BillingPeriodRepository implements billingports.PeriodRepository.
 type BillingPeriodRepository struct{ run runner }
 
-var _ ports.BillingPeriodRepository = (*BillingPeriodRepository)(nil)
+var _ billingports.PeriodRepository = (*BillingPeriodRepository)(nil)
 
 const (
 	// startPeriodSQL opens an organization's first period, or moves its
@@ -53,14 +53,14 @@ var invoiceStatusSQL = sqlSelect(`SELECT status, organization_id FROM invoices
 WHERE id = $1 AND deleted_at IS NULL AND status IN (` + visibleStatuses + `)
 FOR UPDATE`)
 
-func scanOpenPeriod(rows *sql.Rows) (ports.OpenPeriod, error) {
-	var p ports.OpenPeriod
+func scanOpenPeriod(rows *sql.Rows) (billingports.OpenPeriod, error) {
+	var p billingports.OpenPeriod
 	err := rows.Scan(&p.OrganizationID, &p.Period.Start, &p.Period.End, &p.InvoiceID)
 	return p, err
 }
 
-func (r *BillingPeriodRepository) one(ctx context.Context, q statement, args ...any) (ports.OpenPeriod, error) {
-	var p ports.OpenPeriod
+func (r *BillingPeriodRepository) one(ctx context.Context, q statement, args ...any) (billingports.OpenPeriod, error) {
+	var p billingports.OpenPeriod
 	found := false
 	err := r.run.query(ctx, q, func(rows *sql.Rows) error {
 		var err error
@@ -79,12 +79,12 @@ func (r *BillingPeriodRepository) one(ctx context.Context, q statement, args ...
 
 // Start opens the organization's first period or moves the open one's
 // start back while nothing was finalized.
-func (r *BillingPeriodRepository) Start(ctx context.Context, organizationID string, start, end time.Time, invoiceID string) (ports.OpenPeriod, error) {
+func (r *BillingPeriodRepository) Start(ctx context.Context, organizationID string, start, end time.Time, invoiceID string) (billingports.OpenPeriod, error) {
 	if _, err := r.run.exec(ctx, startPeriodSQL, organizationID, start, end, invoiceID); err != nil {
-		return ports.OpenPeriod{}, dbErr(err)
+		return billingports.OpenPeriod{}, dbErr(err)
 	}
 	if _, err := r.run.exec(ctx, dropStaleNextSQL, organizationID); err != nil {
-		return ports.OpenPeriod{}, dbErr(err)
+		return billingports.OpenPeriod{}, dbErr(err)
 	}
 	return r.LockOpen(ctx, organizationID)
 }
@@ -97,9 +97,9 @@ func (r *BillingPeriodRepository) LockBilling(ctx context.Context, organizationI
 // LockOpen takes the organization's billing lock, then reads the open
 // period FOR UPDATE: under the lock no finalization of it is under way,
 // so the statement's snapshot holds its open period.
-func (r *BillingPeriodRepository) LockOpen(ctx context.Context, organizationID string) (ports.OpenPeriod, error) {
+func (r *BillingPeriodRepository) LockOpen(ctx context.Context, organizationID string) (billingports.OpenPeriod, error) {
 	if err := r.LockBilling(ctx, []string{organizationID}); err != nil {
-		return ports.OpenPeriod{}, err
+		return billingports.OpenPeriod{}, err
 	}
 	return r.one(ctx, lockOpenPeriodSQL, organizationID)
 }
@@ -124,12 +124,12 @@ func (r *BillingPeriodRepository) TryLockBilling(ctx context.Context, organizati
 
 // LockOpenMany takes the billing locks of the organizations that are free
 // now, then locks their open periods.
-func (r *BillingPeriodRepository) LockOpenMany(ctx context.Context, organizationIDs []string) ([]ports.OpenPeriod, error) {
+func (r *BillingPeriodRepository) LockOpenMany(ctx context.Context, organizationIDs []string) ([]billingports.OpenPeriod, error) {
 	locked, err := r.TryLockBilling(ctx, organizationIDs)
 	if err != nil || len(locked) == 0 {
 		return nil, err
 	}
-	var out []ports.OpenPeriod
+	var out []billingports.OpenPeriod
 	err = r.run.query(ctx, lockOpenManySQL, func(rows *sql.Rows) error {
 		p, err := scanOpenPeriod(rows)
 		out = append(out, p)
@@ -171,9 +171,9 @@ WHERE organization_id = $1 AND starts_at = $2 AND status = 'next'`
 
 // StartNext opens the period after the open period p ahead, until end,
 // unless it is open ahead already, and returns it.
-func (r *BillingPeriodRepository) StartNext(ctx context.Context, p ports.OpenPeriod, end time.Time, invoiceID string) (ports.OpenPeriod, error) {
+func (r *BillingPeriodRepository) StartNext(ctx context.Context, p billingports.OpenPeriod, end time.Time, invoiceID string) (billingports.OpenPeriod, error) {
 	if _, err := r.run.exec(ctx, nextPeriodSQL, p.OrganizationID, p.Period.End, end, invoiceID); err != nil {
-		return ports.OpenPeriod{}, dbErr(err)
+		return billingports.OpenPeriod{}, dbErr(err)
 	}
 	return r.one(ctx, readNextPeriodSQL, p.OrganizationID, p.Period.End)
 }
@@ -213,7 +213,7 @@ FROM unnest($1::text[]) WITH ORDINALITY AS w(organization_id, n)
 JOIN billing_accounts a ON a.organization_id = w.organization_id`
 
 // Credits reads the credits the windows' organizations carry forward.
-func (r *BillingPeriodRepository) Credits(ctx context.Context, windows []ports.BillingWindow) ([]int64, error) {
+func (r *BillingPeriodRepository) Credits(ctx context.Context, windows []billingports.Window) ([]int64, error) {
 	orgs, _, _ := windowArrays(windows)
 	out := make([]int64, len(windows))
 	err := r.run.query(ctx, carriedForwardSQL, func(rows *sql.Rows) error {
@@ -240,8 +240,8 @@ func (r *BillingPeriodRepository) Offboard(ctx context.Context, organizationID s
 }
 
 // Due lists the open periods that ended by endedBy, oldest first.
-func (r *BillingPeriodRepository) Due(ctx context.Context, endedBy time.Time) ([]ports.OpenPeriod, error) {
-	var out []ports.OpenPeriod
+func (r *BillingPeriodRepository) Due(ctx context.Context, endedBy time.Time) ([]billingports.OpenPeriod, error) {
+	var out []billingports.OpenPeriod
 	err := r.run.query(ctx, duePeriodsSQL, func(rows *sql.Rows) error {
 		p, err := scanOpenPeriod(rows)
 		out = append(out, p)
@@ -259,10 +259,10 @@ func (r *BillingPeriodRepository) OldestOverdue(ctx context.Context, endedBy tim
 
 // Collect moves the unpaid invoices billing made, due `after` before now,
 // to collecting.
-func (r *BillingPeriodRepository) Collect(ctx context.Context, now time.Time, after time.Duration) ([]ports.InvoiceRef, error) {
-	var refs []ports.InvoiceRef
+func (r *BillingPeriodRepository) Collect(ctx context.Context, now time.Time, after time.Duration) ([]billingports.InvoiceRef, error) {
+	var refs []billingports.InvoiceRef
 	err := r.run.query(ctx, collectSQL, func(rows *sql.Rows) error {
-		var ref ports.InvoiceRef
+		var ref billingports.InvoiceRef
 		err := rows.Scan(&ref.ID, &ref.OrganizationID)
 		refs = append(refs, ref)
 		return err

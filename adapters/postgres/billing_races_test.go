@@ -7,7 +7,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/acme3pl/fulfillment/adapters/postgres"
 	"github.com/acme3pl/fulfillment/adapters/postgres/pgtest"
+	pgwarehouse "github.com/acme3pl/fulfillment/adapters/postgres/warehouse"
 	"github.com/acme3pl/fulfillment/adapters/system"
 	billingapp "github.com/acme3pl/fulfillment/application/billing"
 	shippingapp "github.com/acme3pl/fulfillment/application/shipping"
@@ -15,7 +17,8 @@ import (
 	"github.com/acme3pl/fulfillment/domain"
 	"github.com/acme3pl/fulfillment/domain/invoicing"
 	"github.com/acme3pl/fulfillment/domain/shipping"
-	"github.com/acme3pl/fulfillment/ports"
+	billingports "github.com/acme3pl/fulfillment/ports/billing"
+	fixtureports "github.com/acme3pl/fulfillment/ports/fixture"
 )
 
 // Billing's races through the real use cases (docs/billing.md, "One lock
@@ -28,10 +31,10 @@ import (
 // sets it the example card from November 1, 2030.
 func billStocked(t *testing.T, b *billInstance, org string, onHand int64) {
 	t.Helper()
-	err := b.deps.UnitOfWork.Do(context.Background(), func(ctx context.Context, r ports.Repositories) error {
-		_, err := r.Fixtures.Load(ctx, ports.Fixture{
+	err := uowOf(b, postgres.FixtureRepositories).Do(context.Background(), func(ctx context.Context, r fixtureports.Repositories) error {
+		_, err := r.Fixtures.Load(ctx, fixtureports.Fixture{
 			Organizations: []domain.Organization{{ID: org, Name: "Name of " + org}},
-			Warehouses:    []ports.FixtureWarehouse{{Warehouse: shipWarehouse("wh_"+org, "DC of "+org, true), Organizations: []string{org}}},
+			Warehouses:    []fixtureports.Warehouse{{Warehouse: shipWarehouse("wh_"+org, "DC of "+org, true), Organizations: []string{org}}},
 			Inventory:     []shipping.InventoryItem{shipItem(org, shipping.KindProduct, "prod_"+org, "TEE-"+org)},
 			Stock:         []shipping.Stock{{WarehouseID: "wh_" + org, Kind: shipping.KindProduct, ItemID: "prod_" + org, OnHand: onHand}},
 		})
@@ -59,7 +62,7 @@ func newBillStocked(t *testing.T, org string, onHand int64, conns int) (*billIns
 // billPending makes n submitted Pick & Pack shipments of one unit each.
 func billPending(t *testing.T, b *billInstance, org string, n int) []string {
 	t.Helper()
-	uow := b.deps.UnitOfWork
+	uow := uowOf(b, postgres.ShippingRepositories)
 	create := shippingapp.NewCreateShipmentHandler(uow, b.deps.Clock, system.IDs{}, domain.Sandbox)
 	submit := shippingapp.NewSubmitShipmentHandler(uow, b.deps.Clock)
 	ids := make([]string, n)
@@ -81,7 +84,7 @@ var billAddress = shipping.Address{Name: "Ada", Address1: "1 Main St", City: "Ne
 
 // billShipper ships as the warehouse does, with billing's part of the reports.
 func billShipper(b *billInstance) *warehouseapp.ShipShipmentHandler {
-	return warehouseapp.NewShipShipmentHandler(b.deps.UnitOfWork, b.deps.Clock, billingapp.NewReportBilling(b.deps))
+	return warehouseapp.NewShipShipmentHandler(uowOf(b, pgwarehouse.Repositories), b.deps.Clock, billingapp.NewReportBilling(b.deps))
 }
 
 // billShipOne ships one of org's shipments as its warehouse does.
@@ -207,7 +210,7 @@ func TestBillingCloseOffboards(t *testing.T) {
 	org := "org_leaving"
 	b, clock := newBillStocked(t, org, 0, 8) // nothing stored: no storage charged after the close
 	var wg sync.WaitGroup
-	results := make(chan ports.FinalizedInvoice, 4)
+	results := make(chan billingports.FinalizedInvoice, 4)
 	for range 4 {
 		wg.Go(func() {
 			f, err := b.close.Handle(ctx, billingapp.ClosePeriod{Actor: operator, OrganizationID: org})

@@ -14,7 +14,7 @@ import (
 	billingapp "github.com/acme3pl/fulfillment/application/billing"
 	"github.com/acme3pl/fulfillment/domain"
 	"github.com/acme3pl/fulfillment/domain/billing"
-	"github.com/acme3pl/fulfillment/ports"
+	billingports "github.com/acme3pl/fulfillment/ports/billing"
 )
 
 // billSnapshot is every stored invoice of the organization with its items,
@@ -142,7 +142,7 @@ func TestBillingFinalizedInvoiceIsImmutable(t *testing.T) {
 		card billing.RateCardParams
 		want error
 	}{{billExampleCard(org, "2030-11-01"), nil}, {changed, domain.ErrInvalidState}} {
-		err := b.deps.UnitOfWork.Do(ctx, func(ctx context.Context, r ports.Repositories) error {
+		err := b.deps.UnitOfWork.Do(ctx, func(ctx context.Context, r billingports.Repositories) error {
 			_, err := seed.SetRateCards(ctx, r, []billing.RateCardParams{c.card})
 			return err
 		})

@@ -12,7 +12,7 @@ import (
 	"github.com/acme3pl/fulfillment/adapters/postgres/pgtest"
 	billingapp "github.com/acme3pl/fulfillment/application/billing"
 	"github.com/acme3pl/fulfillment/domain/billing"
-	"github.com/acme3pl/fulfillment/ports"
+	billingports "github.com/acme3pl/fulfillment/ports/billing"
 )
 
 // billRawSumsSQL is the reference of Sums: a window's charges summed by
@@ -45,7 +45,7 @@ func TestBillingSumsFromRunningTotals(t *testing.T) {
 	// A receipt dated back into accrued storage days: its accrual deletes
 	// their storage charges, the next run writes them anew.
 	billReceive(t, b.db, org, "rcp_late", 30, 1, utc("2030-11-05T03:30:00Z"))
-	if err := b.deps.UnitOfWork.Do(ctx, func(ctx context.Context, r ports.Repositories) error {
+	if err := b.deps.UnitOfWork.Do(ctx, func(ctx context.Context, r billingports.Repositories) error {
 		_, err := r.Charges.AccrueReceipt(ctx, "rcp_late")
 		return err
 	}); err != nil {
@@ -61,13 +61,13 @@ func TestBillingSumsFromRunningTotals(t *testing.T) {
 	if _, err := b.run.Handle(ctx, billingapp.RunBilling{}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := b.deps.Repos.Charges.AddOperatorCharge(ctx, ports.OperatorCharge{OrganizationID: org, Reference: "adj-1",
+	if _, err := b.deps.Repos.Charges.AddOperatorCharge(ctx, billingports.OperatorCharge{OrganizationID: org, Reference: "adj-1",
 		Title: "Adjustment", Description: "Damaged pallet", QuantityMilli: 1000, UnitCost: -1250,
 		OccurredAt: utc("2030-11-11T04:59:59Z")}); err != nil {
 		t.Fatal(err)
 	}
 
-	windows := []ports.BillingWindow{
+	windows := []billingports.Window{
 		{OrganizationID: org, Start: utc("2030-11-01T04:00:00Z"), End: utc("2030-12-01T05:00:00Z")},     // November in New York
 		{OrganizationID: org, Start: utc("2030-11-03T12:34:56.789Z"), End: utc("2030-11-09T00:00:00Z")}, // a partial first day
 		{OrganizationID: org, Start: utc("2030-11-02T00:00:00Z"), End: utc("2030-11-08T17:00:00Z")},     // a partial last day

@@ -8,14 +8,13 @@ import (
 
 	"github.com/acme3pl/fulfillment/adapters/postgres"
 	"github.com/acme3pl/fulfillment/adapters/postgres/pgtest"
-
 	billingapp "github.com/acme3pl/fulfillment/application/billing"
 	"github.com/acme3pl/fulfillment/domain"
 	"github.com/acme3pl/fulfillment/domain/invoicing"
-	"github.com/acme3pl/fulfillment/ports"
+	billingports "github.com/acme3pl/fulfillment/ports/billing"
 )
 
-type billingRepos = ports.Repositories
+type billingRepos = billingports.Repositories
 
 // An unpaid invoice past its due date by BILLING_COLLECTIONS_AFTER becomes
 // collecting at the next run, dated when it became due; a paid one stays;
@@ -75,12 +74,12 @@ func TestBillingPeriodClosedWaitsForFinalization(t *testing.T) {
 	locked, release := make(chan struct{}), make(chan struct{})
 	finalized := make(chan error, 1)
 	go func() {
-		finalized <- b.deps.UnitOfWork.Do(ctx, func(ctx context.Context, r ports.Repositories) error {
+		finalized <- b.deps.UnitOfWork.Do(ctx, func(ctx context.Context, r billingports.Repositories) error {
 			p, err := r.BillingPeriods.LockOpen(ctx, org)
 			if err != nil {
 				return err
 			}
-			if _, err := r.BillingPeriods.Finalize(ctx, []ports.Finalization{{Period: p, End: p.Period.End, At: p.Period.End,
+			if _, err := r.BillingPeriods.Finalize(ctx, []billingports.Finalization{{Period: p, End: p.Period.End, At: p.Period.End,
 				NextEnd: utc("2031-01-01T00:00:00Z"), NextInvoiceID: "inv_next_race"}}); err != nil {
 				return err
 			}
@@ -93,7 +92,7 @@ func TestBillingPeriodClosedWaitsForFinalization(t *testing.T) {
 	closed := make(chan bool, 1)
 	go func() {
 		var c bool
-		err := b.deps.UnitOfWork.Do(ctx, func(ctx context.Context, r ports.Repositories) error {
+		err := b.deps.UnitOfWork.Do(ctx, func(ctx context.Context, r billingports.Repositories) error {
 			var err error
 			c, err = r.BillingPeriods.PeriodClosed(ctx, org, utc("2030-11-20T00:00:00Z"))
 			return err
@@ -112,7 +111,7 @@ func TestBillingPeriodClosedWaitsForFinalization(t *testing.T) {
 		t.Error("PeriodClosed answered false for a day of the period finalized while it waited")
 	}
 	// And the new period is open to what follows.
-	err := b.deps.UnitOfWork.Do(ctx, func(ctx context.Context, r ports.Repositories) error {
+	err := b.deps.UnitOfWork.Do(ctx, func(ctx context.Context, r billingports.Repositories) error {
 		c, err := r.BillingPeriods.PeriodClosed(ctx, org, utc("2030-12-01T00:00:00Z"))
 		if err == nil && c {
 			t.Error("December is closed")
@@ -131,7 +130,7 @@ func TestBillingProductionSkipsTestShipments(t *testing.T) {
 	dsn := billDatabase(t)
 	clock := &billClock{now: utc("2030-10-30T00:00:00Z")}
 	b := newBillInstance(t, dsn, clock, time.UTC, 4)
-	b.deps.UnitOfWork = postgres.NewUnitOfWork(b.db, postgres.WithBilling(postgres.BillingSettings{Location: time.UTC}))
+	b.deps.UnitOfWork = postgres.NewUnitOfWork(b.db, postgres.BillingRepositories, postgres.WithBilling(postgres.BillingSettings{Location: time.UTC}))
 	b.run = billingapp.NewRunBillingHandler(b.deps)
 	b.set = billingapp.NewSetRateCardHandler(b.deps)
 	for _, org := range []string{"org_prod", "org_quiet"} {

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/acme3pl/fulfillment/adapters/postgres/pgtest"
+	pgwarehouse "github.com/acme3pl/fulfillment/adapters/postgres/warehouse"
 	"github.com/acme3pl/fulfillment/adapters/system"
 	billingapp "github.com/acme3pl/fulfillment/application/billing"
 	warehouseapp "github.com/acme3pl/fulfillment/application/warehouse"
@@ -14,6 +15,8 @@ import (
 	"github.com/acme3pl/fulfillment/domain/shipping"
 	whside "github.com/acme3pl/fulfillment/domain/warehouse"
 	"github.com/acme3pl/fulfillment/ports"
+	eventsports "github.com/acme3pl/fulfillment/ports/events"
+	warehouseports "github.com/acme3pl/fulfillment/ports/warehouse"
 )
 
 // billHoldStock holds org's stock row in a session of its own until the
@@ -82,7 +85,7 @@ func TestBillingReceiptDatedBackRacingStorage(t *testing.T) {
 	billRunAt(t, b, clock, clock.Now()) // storage through November 19
 	// The receipt's transaction pauses at its event, after its billing.
 	paused, resume := make(chan struct{}), make(chan struct{})
-	uow := pausingEvents{UnitOfWork: b.deps.UnitOfWork, pause: func() {
+	uow := pausingEvents{UnitOfWork: uowOf(b, pgwarehouse.Repositories), pause: func() {
 		close(paused)
 		<-resume
 	}}
@@ -239,23 +242,23 @@ func TestBillingMinimumWithACredit(t *testing.T) {
 // pausingEvents is a unit of work whose transactions call pause when they
 // record an event, then record it.
 type pausingEvents struct {
-	ports.UnitOfWork
+	ports.UnitOfWork[warehouseports.Repositories]
 	pause func()
 }
 
-func (u pausingEvents) Do(ctx context.Context, fn func(ctx context.Context, r ports.Repositories) error) error {
-	return u.UnitOfWork.Do(ctx, func(ctx context.Context, r ports.Repositories) error {
+func (u pausingEvents) Do(ctx context.Context, fn func(ctx context.Context, r warehouseports.Repositories) error) error {
+	return u.UnitOfWork.Do(ctx, func(ctx context.Context, r warehouseports.Repositories) error {
 		r.Events = pausingRecorder{EventRecorder: r.Events, pause: u.pause}
 		return fn(ctx, r)
 	})
 }
 
 type pausingRecorder struct {
-	ports.EventRecorder
+	eventsports.EventRecorder
 	pause func()
 }
 
-func (p pausingRecorder) Record(ctx context.Context, e ports.Event) error {
+func (p pausingRecorder) Record(ctx context.Context, e eventsports.Event) error {
 	p.pause()
 	return p.EventRecorder.Record(ctx, e)
 }

@@ -15,6 +15,7 @@ import (
 	billingapp "github.com/acme3pl/fulfillment/application/billing"
 	"github.com/acme3pl/fulfillment/domain/billing"
 	"github.com/acme3pl/fulfillment/domain/invoicing"
+	"github.com/acme3pl/fulfillment/ports"
 )
 
 // Helpers of the billing tests; their names start with `bill`.
@@ -40,6 +41,7 @@ func (c *billClock) set(t time.Time) {
 // billing is the billing use cases of one "instance": its own pool.
 type billInstance struct {
 	db    *bun.DB
+	tx    *postgres.Transactions // every context's units of work, as bootstrap shares them
 	deps  billingapp.Deps
 	set   *billingapp.SetRateCardHandler
 	run   *billingapp.RunBillingHandler
@@ -70,15 +72,22 @@ func newBillInstance(t *testing.T, dsn string, clock *billClock, loc *time.Locat
 	}
 	t.Cleanup(func() { _ = db.Close() })
 	opt := postgres.WithBilling(postgres.BillingSettings{Location: loc, ChargeTestShipments: true})
+	tx := postgres.NewTransactions(db, nil, opt)
 	d := billingapp.Deps{
-		UnitOfWork: postgres.NewUnitOfWork(db, opt), Repos: postgres.NewRepositories(db, opt),
+		UnitOfWork: postgres.UnitOfWorkOf(tx, postgres.BillingRepositories), Repos: postgres.NewRepositories(db, postgres.BillingRepositories, opt),
 		Clock: clock, IDs: system.IDs{},
 		Settings: billingapp.Settings{Calendar: billing.NewCalendar(loc), Grace: 24 * time.Hour,
 			Terms: 720 * time.Hour, CollectionsAfter: 720 * time.Hour},
 	}
-	return &billInstance{db: db, deps: d, set: billingapp.NewSetRateCardHandler(d), run: billingapp.NewRunBillingHandler(d),
+	return &billInstance{db: db, tx: tx, deps: d, set: billingapp.NewSetRateCardHandler(d), run: billingapp.NewRunBillingHandler(d),
 		close: billingapp.NewClosePeriodHandler(d), prev: billingapp.NewPreviewInvoicesHandler(d),
 		add: billingapp.NewAddChargeHandler(d), move: billingapp.NewChangeInvoiceStatusHandler(d)}
+}
+
+// uowOf is the unit of work of the context whose repositories bind builds,
+// on b's transactions.
+func uowOf[R any](b *billInstance, bind func(postgres.Handle) R) ports.UnitOfWork[R] {
+	return postgres.UnitOfWorkOf(b.tx, bind)
 }
 
 func billExec(t *testing.T, db bun.IDB, q string, args ...any) {
@@ -304,7 +313,7 @@ func TestBillingWorkedExample(t *testing.T) {
 	if err != nil || len(prev) != 1 || prev[0].Status() != invoicing.InvoiceAccumulating {
 		t.Fatalf("preview = %v, %v", prev, err)
 	}
-	if _, err := postgres.NewRepositories(b.db).Invoices.Get(ctx, org, prev[0].ID()); err == nil {
+	if _, err := postgres.NewRepositories(b.db, postgres.BillingRepositories).Invoices.Get(ctx, org, prev[0].ID()); err == nil {
 		t.Fatal("the accumulating invoice is visible")
 	}
 
@@ -323,7 +332,7 @@ func TestBillingWorkedExample(t *testing.T) {
 	if len(mine) != 1 || mine[0] != prev[0].ID() {
 		t.Fatalf("finalized %v, want the previewed invoice %s", mine, prev[0].ID())
 	}
-	inv, err := postgres.NewRepositories(b.db).Invoices.Get(ctx, org, mine[0])
+	inv, err := postgres.NewRepositories(b.db, postgres.BillingRepositories).Invoices.Get(ctx, org, mine[0])
 	if err != nil {
 		t.Fatal(err)
 	}

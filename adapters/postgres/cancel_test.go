@@ -11,7 +11,7 @@ import (
 	"github.com/acme3pl/fulfillment/application"
 	"github.com/acme3pl/fulfillment/domain"
 	"github.com/acme3pl/fulfillment/domain/shipping"
-	"github.com/acme3pl/fulfillment/ports"
+	shippingports "github.com/acme3pl/fulfillment/ports/shipping"
 )
 
 // serverLimits are the server's bounds for a request deadline of 2 s
@@ -42,11 +42,11 @@ func lockedTable(t *testing.T) {
 func TestLockWaitOnFreshConnectionsIsBoundedByLockTimeout(t *testing.T) {
 	f := shipInvFixture(t, "org_fresh_lock")
 	lockedTable(t)
-	uow := postgres.NewUnitOfWork(limitsDB(t, serverLimits))
+	uow := postgres.NewUnitOfWork(limitsDB(t, serverLimits), postgres.ShippingRepositories)
 	for i := range 3 {
 		ctx, cancel := context.WithTimeout(context.Background(), 1800*time.Millisecond)
 		start := time.Now()
-		err := uow.Do(ctx, func(ctx context.Context, r ports.Repositories) error {
+		err := uow.Do(ctx, func(ctx context.Context, r shippingports.Repositories) error {
 			return r.Inventory.Reserve(ctx, f.org, f.whA, shipping.SPD, []shipping.ShipmentLine{{ItemID: f.ctn1, Quantity: 1}})
 		})
 		cancel()
@@ -67,12 +67,12 @@ func TestCallerGoneEndsItsStatement(t *testing.T) {
 	lockedTable(t)
 	limits := serverLimits
 	limits.LockTimeout, limits.StatementTimeout = 20*time.Second, 20*time.Second // only the hang-up can end it in time
-	uow := postgres.NewUnitOfWork(limitsDB(t, limits))
+	uow := postgres.NewUnitOfWork(limitsDB(t, limits), postgres.ShippingRepositories)
 	watcher := shipDB(t, 1)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() {
-		done <- uow.Do(ctx, func(ctx context.Context, r ports.Repositories) error {
+		done <- uow.Do(ctx, func(ctx context.Context, r shippingports.Repositories) error {
 			return r.Inventory.Reserve(ctx, f.org, f.whA, shipping.SPD, []shipping.ShipmentLine{{ItemID: f.ctn1, Quantity: 1}})
 		})
 	}()

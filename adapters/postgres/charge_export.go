@@ -9,6 +9,7 @@ import (
 	"github.com/uptrace/bun"
 
 	"github.com/acme3pl/fulfillment/ports"
+	invoicingports "github.com/acme3pl/fulfillment/ports/invoicing"
 )
 
 // exportOfInvoice reads every charge of an invoice (the CSV download),
@@ -24,7 +25,7 @@ import (
 // that they end with it and the connection returns to the pool with the
 // session's bounds. Inside a caller's transaction (a repository of a unit
 // of work) the query runs there, under that transaction's bounds.
-func (r *ChargeRepository) exportOfInvoice(ctx context.Context, organizationID, invoiceID string, each func(ports.InvoiceCharge) error) error {
+func (r *ChargeRepository) exportOfInvoice(ctx context.Context, organizationID, invoiceID string, each func(invoicingports.InvoiceCharge) error) error {
 	pool, ok := r.run.db.(*bun.DB)
 	if !ok {
 		return r.scanCharges(ctx, r.run, organizationID, invoiceID, ports.Page{}, each)
@@ -50,13 +51,13 @@ func (r *ChargeRepository) exportOfInvoice(ctx context.Context, organizationID, 
 
 // scanCharges runs invoiceChargesSQL on run for page (Take 0: every
 // charge) and hands each row to each.
-func (r *ChargeRepository) scanCharges(ctx context.Context, run runner, organizationID, invoiceID string, page ports.Page, each func(ports.InvoiceCharge) error) error {
+func (r *ChargeRepository) scanCharges(ctx context.Context, run runner, organizationID, invoiceID string, page ports.Page, each func(invoicingports.InvoiceCharge) error) error {
 	var limit any // NULL: every charge
 	if page.Take > 0 {
 		limit = page.Take
 	}
 	return run.query(ctx, invoiceChargesSQL, func(rows *sql.Rows) error {
-		var c ports.InvoiceCharge
+		var c invoicingports.InvoiceCharge
 		if err := rows.Scan(&c.ID, &c.Fee, &c.Title, &c.QuantityMilli, &c.UnitCost, &c.OccurredAt, &c.WarehouseID,
 			&c.SourceType, &c.SourceID); err != nil {
 			return err

@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/acme3pl/fulfillment/domain/billing"
-	"github.com/acme3pl/fulfillment/ports"
+	billingports "github.com/acme3pl/fulfillment/ports/billing"
 )
 
 // The storage accrual of ChargeRepository (charges.go), and the repricing
@@ -179,10 +179,10 @@ func (r *ChargeRepository) Reprice(ctx context.Context, organizationID string, f
 
 // ServicesOffCard counts, by code, the organization's services of its open
 // period from `from` on whose code their card does not offer.
-func (r *ChargeRepository) ServicesOffCard(ctx context.Context, organizationID string, from time.Time) ([]ports.ServiceUse, error) {
-	var out []ports.ServiceUse
+func (r *ChargeRepository) ServicesOffCard(ctx context.Context, organizationID string, from time.Time) ([]billingports.ServiceUse, error) {
+	var out []billingports.ServiceUse
 	err := r.run.query(ctx, servicesOffCardSQL, func(rows *sql.Rows) error {
-		var u ports.ServiceUse
+		var u billingports.ServiceUse
 		err := rows.Scan(&u.Code, &u.Count)
 		out = append(out, u)
 		return err

@@ -9,6 +9,8 @@ import (
 	"github.com/acme3pl/fulfillment/domain"
 	"github.com/acme3pl/fulfillment/domain/billing"
 	"github.com/acme3pl/fulfillment/ports"
+	billingports "github.com/acme3pl/fulfillment/ports/billing"
+	invoicingports "github.com/acme3pl/fulfillment/ports/invoicing"
 )
 
 // The reads of ChargeRepository (charges.go): the sums of a billing run's
@@ -49,7 +51,7 @@ GROUP BY n, fee, title, unit_cost, warehouse_id, divisor, description, for_perio
 HAVING sum(k) <> 0`
 
 // Sums sums each window's charges by line.
-func (r *ChargeRepository) Sums(ctx context.Context, windows []ports.BillingWindow) ([][]billing.Sum, error) {
+func (r *ChargeRepository) Sums(ctx context.Context, windows []billingports.Window) ([][]billing.Sum, error) {
 	var days, raw windowPieces
 	for i, w := range windows {
 		first, end := utcDay(w.Start), utcDay(w.End)
@@ -89,18 +91,18 @@ const operatorChargeSQL sqlSelect = `SELECT title, description, for_period, quan
 FROM billing_charges WHERE organization_id = $1 AND fee = 'operator' AND source_id = $2`
 
 // OperatorCharge reads the operator's charge of a reference (see the port).
-func (r *ChargeRepository) OperatorCharge(ctx context.Context, organizationID, reference string) (ports.OperatorCharge, error) {
-	c := ports.OperatorCharge{OrganizationID: organizationID, Reference: reference}
+func (r *ChargeRepository) OperatorCharge(ctx context.Context, organizationID, reference string) (billingports.OperatorCharge, error) {
+	c := billingports.OperatorCharge{OrganizationID: organizationID, Reference: reference}
 	found := false
 	err := r.run.query(ctx, operatorChargeSQL, func(rows *sql.Rows) error {
 		found = true
 		return rows.Scan(&c.Title, &c.Description, &c.ForPeriod, &c.QuantityMilli, &c.UnitCost, &c.OccurredAt)
 	}, organizationID, reference)
 	if err != nil {
-		return ports.OperatorCharge{}, dbErr(err)
+		return billingports.OperatorCharge{}, dbErr(err)
 	}
 	if !found {
-		return ports.OperatorCharge{}, domain.ErrNotFound
+		return billingports.OperatorCharge{}, domain.ErrNotFound
 	}
 	return c, nil
 }
@@ -130,7 +132,7 @@ func utcDay(t time.Time) time.Time {
 }
 
 // windowArrays passes windows as three array parameters.
-func windowArrays(windows []ports.BillingWindow) (orgs, starts, ends string) {
+func windowArrays(windows []billingports.Window) (orgs, starts, ends string) {
 	o, s, e := make([]string, len(windows)), make([]string, len(windows)), make([]string, len(windows))
 	for i, w := range windows {
 		o[i], s[i], e[i] = w.OrganizationID, pgTime(w.Start), pgTime(w.End)
@@ -187,12 +189,12 @@ var sourceTypes = func() string {
 
 // OfInvoice lists the charges behind an invoice (see the port).
 // Every charge (Take 0, the CSV) is read by exportOfInvoice.
-func (r *ChargeRepository) OfInvoice(ctx context.Context, organizationID, invoiceID string, page ports.Page, each func(ports.InvoiceCharge) error) (bool, error) {
+func (r *ChargeRepository) OfInvoice(ctx context.Context, organizationID, invoiceID string, page ports.Page, each func(invoicingports.InvoiceCharge) error) (bool, error) {
 	if page.Take <= 0 {
 		return false, dbErr(r.exportOfInvoice(ctx, organizationID, invoiceID, each))
 	}
 	n, more := 0, false
-	err := r.scanCharges(ctx, r.run, organizationID, invoiceID, ports.Page{Skip: page.Skip, Take: page.Take + 1}, func(c ports.InvoiceCharge) error {
+	err := r.scanCharges(ctx, r.run, organizationID, invoiceID, ports.Page{Skip: page.Skip, Take: page.Take + 1}, func(c invoicingports.InvoiceCharge) error {
 		if n++; n > page.Take {
 			more = true
 			return nil

@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/acme3pl/fulfillment/domain/billing"
-	"github.com/acme3pl/fulfillment/ports"
+	billingports "github.com/acme3pl/fulfillment/ports/billing"
 )
 
 // BillingSettings are what billing's statements need of the configuration.
@@ -25,13 +25,13 @@ func (s BillingSettings) zone() string {
 	return s.Location.String()
 }
 
-// ChargeRepository implements ports.ChargeRepository.
+// ChargeRepository implements billingports.ChargeRepository.
 type ChargeRepository struct {
 	run      runner
 	settings BillingSettings
 }
 
-var _ ports.ChargeRepository = (*ChargeRepository)(nil)
+var _ billingports.ChargeRepository = (*ChargeRepository)(nil)
 
 // The accruals. Each inserts the charges of its facts in one statement,
 // once per (fact, fee) by the unique key of billing_charges, on the
@@ -310,7 +310,7 @@ func (r *ChargeRepository) CatchUp(ctx context.Context, organizationIDs []string
 }
 
 // AddOperatorCharge records an operator's charge once per reference.
-func (r *ChargeRepository) AddOperatorCharge(ctx context.Context, c ports.OperatorCharge) (bool, error) {
+func (r *ChargeRepository) AddOperatorCharge(ctx context.Context, c billingports.OperatorCharge) (bool, error) {
 	n, err := r.run.exec(ctx, addOperatorChargeSQL, c.OrganizationID, c.Reference, c.Title, c.Description, c.ForPeriod,
 		c.QuantityMilli, c.UnitCost, c.OccurredAt)
 	return n == 1, dbErr(err)

@@ -281,6 +281,10 @@ func (s droppingStmt) QueryContext(ctx context.Context, args []driver.NamedValue
 	})
 }
 
+// DBErr is the error of a statement as the domain names it (dbErr): what
+// the context packages' repositories return.
+func DBErr(err error) error { return dbErr(err) }
+
 // dbErr translates driver errors into the domain's: a lost or refused
 // connection becomes domain.ErrUnavailable; a deadline that passed, a
 // statement cancelled by statement_timeout and a lock not granted within

@@ -6,18 +6,19 @@ import (
 	"github.com/uptrace/bun"
 
 	"github.com/acme3pl/fulfillment/domain/intake"
-	"github.com/acme3pl/fulfillment/ports"
 )
 
 // PreparedOnConnection runs the intake's claim, with its reads, the way a
 // unit of work does (for d's order) and returns how many server-side
 // prepared statements of it the transaction's connection holds afterwards
 // (pg_prepared_statements is per session).
-func PreparedOnConnection(ctx context.Context, u *UnitOfWork, d intake.OrderDelivery, skus []string) (int, error) {
-	u.stmts.prepareWanted(ctx)
+func PreparedOnConnection[R any](ctx context.Context, u *UnitOfWork[R], d intake.OrderDelivery, skus []string) (int, error) {
+	t := u.t
+	t.stmts.prepareWanted(ctx)
 	var n int
-	err := u.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
-		if _, _, err := newRepositories(runner{db: tx, stmts: u.stmts}, &txEvents{inTx: true}, u.billing).Receipts.Claim(ctx, d, skus); err != nil {
+	err := t.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+		h := Handle{run: runner{db: tx, stmts: t.stmts}, events: &txEvents{inTx: true}, billing: t.billing}
+		if _, _, err := IntakeRepositories(h).Receipts.Claim(ctx, d, skus); err != nil {
 			return err
 		}
 		return tx.QueryRowContext(ctx, "SELECT count(*) FROM pg_prepared_statements WHERE statement = ?",
@@ -26,17 +27,14 @@ func PreparedOnConnection(ctx context.Context, u *UnitOfWork, d intake.OrderDeli
 	return n, err
 }
 
-// UnpreparedRepositories builds every repository on db with statements
-// that run unprepared, planned at each run.
-func UnpreparedRepositories(db *bun.DB) ports.Repositories {
-	return newRepositories(runner{db: db}, &txEvents{}, BillingSettings{})
+// UnpreparedRepositories builds the repositories bind makes on db with
+// statements that run unprepared, planned at each run.
+func UnpreparedRepositories[R any](db *bun.DB, bind func(Handle) R) R {
+	return bind(Handle{run: runner{db: db}, events: &txEvents{}})
 }
 
 // TextArrays encodes ss and ns as array parameters.
 func TextArrays(ss []string, ns []int64) (string, string) { return pgArray(ss), pgArray(ns) }
-
-// DBErr is dbErr, for tests of raw statements.
-var DBErr = dbErr
 
 // ReadStatements are the texts of the statements the invoice list without
 // a search term and the detail prepare.
@@ -61,3 +59,12 @@ var FillPattern = fillPattern
 
 // GramQuery is the tsquery of the gram index that a short term looks up.
 var GramQuery = gramQuery
+
+// KitStatements are the kit's statements by name (allStatements).
+func KitStatements() map[string]Statement { return allStatements() }
+
+// Describe is s's command and text.
+func Describe(s Statement) (command, text string) { return s.command(), s.sql() }
+
+// Operation is operation: the command a statement's text runs.
+var Operation = operation

@@ -10,7 +10,7 @@ import (
 
 	"github.com/acme3pl/fulfillment/domain"
 	"github.com/acme3pl/fulfillment/domain/billing"
-	"github.com/acme3pl/fulfillment/ports"
+	billingports "github.com/acme3pl/fulfillment/ports/billing"
 )
 
 // Finalizing a batch of periods (BillingPeriodRepository.Finalize) is a
@@ -87,10 +87,10 @@ ON CONFLICT (organization_id, starts_at) DO UPDATE SET status = 'open', ends_at 
 )
 
 // Finalize carries out a batch of finalizations (see the port).
-func (r *BillingPeriodRepository) Finalize(ctx context.Context, fs []ports.Finalization) ([]ports.FinalizedInvoice, error) {
-	out := make([]ports.FinalizedInvoice, len(fs))
+func (r *BillingPeriodRepository) Finalize(ctx context.Context, fs []billingports.Finalization) ([]billingports.FinalizedInvoice, error) {
+	out := make([]billingports.FinalizedInvoice, len(fs))
 	for i, f := range fs {
-		out[i] = ports.FinalizedInvoice{OrganizationID: f.Period.OrganizationID, InvoiceID: f.Period.InvoiceID,
+		out[i] = billingports.FinalizedInvoice{OrganizationID: f.Period.OrganizationID, InvoiceID: f.Period.InvoiceID,
 			Period: billing.Period{Start: f.Period.Period.Start, End: f.End}}
 		if f.Invoice != nil {
 			out[i].TotalAmount, out[i].Lines = f.Invoice.TotalAmount, len(f.Invoice.Lines)
@@ -139,7 +139,7 @@ func (r *BillingPeriodRepository) LockKeys(ctx context.Context, year int) error 
 
 // insertInvoiceCharges writes the charges of the lines that finalizing
 // made: the minimum's top-up and the credits forward.
-func (r *BillingPeriodRepository) insertInvoiceCharges(ctx context.Context, fs []ports.Finalization) error {
+func (r *BillingPeriodRepository) insertInvoiceCharges(ctx context.Context, fs []billingports.Finalization) error {
 	var orgs, fees, sources, titles, descs, ats []string
 	var qty, costs []int64
 	for _, f := range fs {
@@ -173,7 +173,7 @@ func (r *BillingPeriodRepository) insertInvoiceCharges(ctx context.Context, fs [
 
 // takeKeys gives each invoice of fs the next key of its finalization year,
 // in fs's order: one counter update per year of the batch.
-func (r *BillingPeriodRepository) takeKeys(ctx context.Context, fs []ports.Finalization, out []ports.FinalizedInvoice) error {
+func (r *BillingPeriodRepository) takeKeys(ctx context.Context, fs []billingports.Finalization, out []billingports.FinalizedInvoice) error {
 	byYear := map[int][]int{} // year → positions in fs
 	var years []int
 	for i, f := range fs {
@@ -203,7 +203,7 @@ func (r *BillingPeriodRepository) takeKeys(ctx context.Context, fs []ports.Final
 
 // insertInvoices writes the invoices of fs and their items, and reads
 // them back as stored into out.
-func (r *BillingPeriodRepository) insertInvoices(ctx context.Context, fs []ports.Finalization, out []ports.FinalizedInvoice) error {
+func (r *BillingPeriodRepository) insertInvoices(ctx context.Context, fs []billingports.Finalization, out []billingports.FinalizedInvoice) error {
 	var ids, orgs, keys, names, notes, dues, searches, ats []string
 	var itemInvoices, titles, descs, qty []string
 	var pos, costs, lineTotals, totals []int64

@@ -12,17 +12,17 @@ import (
 	"github.com/acme3pl/fulfillment/domain"
 	"github.com/acme3pl/fulfillment/domain/invoicing"
 	"github.com/acme3pl/fulfillment/domain/shipping"
-	"github.com/acme3pl/fulfillment/ports"
+	fixtureports "github.com/acme3pl/fulfillment/ports/fixture"
 )
 
-// FixtureStore implements ports.FixtureStore. Every insert is
+// FixtureStore implements fixtureports.Store. Every insert is
 // ON CONFLICT DO NOTHING: a record whose key exists is left as it is, so a
 // second load of the same document changes nothing. Rows travel as one
 // array parameter per column, batchSize rows per statement; warehouses and
 // API keys, with array columns of their own, one row per statement.
 type FixtureStore struct{ run runner }
 
-var _ ports.FixtureStore = (*FixtureStore)(nil)
+var _ fixtureports.Store = (*FixtureStore)(nil)
 
 // batchSize bounds the rows of one INSERT statement.
 const batchSize = 1000
@@ -110,8 +110,8 @@ SELECT count(*) FROM balance`)
 }
 
 // Load writes f and counts the records it inserted.
-func (s *FixtureStore) Load(ctx context.Context, f ports.Fixture) (ports.FixtureCounts, error) {
-	counts := ports.FixtureCounts{}
+func (s *FixtureStore) Load(ctx context.Context, f fixtureports.Fixture) (fixtureports.Counts, error) {
+	counts := fixtureports.Counts{}
 	var err error
 	if counts["organizations"], err = inserted(ctx, s.run, insertOrganizationsSQL, f.Organizations,
 		func(o domain.Organization) []any { return []any{o.ID, o.Name, o.DefaultWarehouseID} }); err != nil {

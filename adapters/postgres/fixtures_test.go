@@ -11,7 +11,7 @@ import (
 	"github.com/acme3pl/fulfillment/domain"
 	"github.com/acme3pl/fulfillment/domain/invoicing"
 	"github.com/acme3pl/fulfillment/domain/shipping"
-	"github.com/acme3pl/fulfillment/ports"
+	fixtureports "github.com/acme3pl/fulfillment/ports/fixture"
 )
 
 func fixtureInvoice(t *testing.T, id, org string) *invoicing.Invoice {
@@ -30,9 +30,9 @@ func fixtureInvoice(t *testing.T, id, org string) *invoicing.Invoice {
 }
 
 func TestFixtureLoadIsIdempotent(t *testing.T) {
-	f := ports.Fixture{
+	f := fixtureports.Fixture{
 		Organizations: []domain.Organization{{ID: "org_fx", Name: "Fx", DefaultWarehouseID: "wh_fx"}},
-		Warehouses:    []ports.FixtureWarehouse{{Warehouse: warehouse("wh_fx", "Fx DC", true), Organizations: []string{"org_fx"}}},
+		Warehouses:    []fixtureports.Warehouse{{Warehouse: warehouse("wh_fx", "Fx DC", true), Organizations: []string{"org_fx"}}},
 		Inventory: []shipping.InventoryItem{
 			{ID: "prod_fx", OrganizationID: "org_fx", Kind: shipping.KindProduct, SKU: "FX-1", Name: "P"},
 			{ID: "ctn_fx", OrganizationID: "org_fx", Kind: shipping.KindCarton, SKU: "FX-C", Name: "C"},
@@ -57,7 +57,7 @@ func TestFixtureLoadIsIdempotent(t *testing.T) {
 			t.Errorf("second load inserted %d %s, want nothing", n, k)
 		}
 	}
-	inv, err := postgres.NewRepositories(pgtest.Open(t, testDSN)).Invoices.Get(context.Background(), "org_fx", "inv_fx")
+	inv, err := postgres.NewRepositories(pgtest.Open(t, testDSN), postgres.InvoicingRepositories).Invoices.Get(context.Background(), "org_fx", "inv_fx")
 	if err != nil || inv.TotalAmount() != 1550 || len(inv.Items()) != 1 || inv.Items()[0].Quantity().String() != "62" {
 		t.Fatalf("invoice after load: %+v %v", inv, err)
 	}
@@ -66,19 +66,19 @@ func TestFixtureLoadIsIdempotent(t *testing.T) {
 // TestFixtureLoadIsAtomic: a load that fails half-way writes nothing.
 func TestFixtureLoadIsAtomic(t *testing.T) {
 	db := pgtest.Open(t, testDSN)
-	f := ports.Fixture{
+	f := fixtureports.Fixture{
 		Organizations: []domain.Organization{{ID: "org_fx_atomic", Name: "Atomic"}},
 		// a product of an organization that does not exist: a foreign key fails
 		Inventory: []shipping.InventoryItem{{ID: "prod_fx_atomic", OrganizationID: "org_missing", Kind: shipping.KindProduct, SKU: "X", Name: "X"}},
 	}
-	err := postgres.NewUnitOfWork(db).Do(context.Background(), func(ctx context.Context, r ports.Repositories) error {
+	err := postgres.NewUnitOfWork(db, postgres.FixtureRepositories).Do(context.Background(), func(ctx context.Context, r fixtureports.Repositories) error {
 		_, err := r.Fixtures.Load(ctx, f)
 		return err
 	})
 	if err == nil {
 		t.Fatal("load with a dangling organization succeeded")
 	}
-	if _, err := postgres.NewRepositories(db).Organizations.Get(context.Background(), "org_fx_atomic"); err == nil {
+	if _, err := postgres.NewRepositories(db, postgres.AccessRepositories).Organizations.Get(context.Background(), "org_fx_atomic"); err == nil {
 		t.Fatal("the organization of a failed load was written")
 	}
 }
@@ -88,7 +88,7 @@ func TestFixtureLoadIsAtomic(t *testing.T) {
 func TestDatabaseRefusesInconsistentInvoices(t *testing.T) {
 	db := pgtest.Open(t, testDSN)
 	ctx := context.Background()
-	load(t, ports.Fixture{Organizations: []domain.Organization{{ID: "org_fx_db", Name: "Db"}}})
+	load(t, fixtureports.Fixture{Organizations: []domain.Organization{{ID: "org_fx_db", Name: "Db"}}})
 	insertInvoice := `INSERT INTO invoices (id, organization_id, key, status, name, due_date, currency, total_amount, search_text, created_at, updated_at)
 		VALUES (?, 'org_fx_db', ?, 'unpaid', 'x', now(), 'USD', ?, 'x', now(), now())`
 	tests := []struct {

@@ -9,6 +9,7 @@ import (
 	"github.com/acme3pl/fulfillment/domain"
 	"github.com/acme3pl/fulfillment/domain/shipping"
 	"github.com/acme3pl/fulfillment/ports"
+	shippingports "github.com/acme3pl/fulfillment/ports/shipping"
 )
 
 // inventoryRow is a product or a carton: the two tables share a shape.
@@ -34,12 +35,12 @@ func stockTable(kind shipping.ItemKind) (table, column string) {
 	return "product_stock", "product_id"
 }
 
-// InventoryRepository implements ports.InventoryRepository.
+// InventoryRepository implements shippingports.InventoryRepository.
 type InventoryRepository struct {
 	run runner
 }
 
-var _ ports.InventoryRepository = (*InventoryRepository)(nil)
+var _ shippingports.InventoryRepository = (*InventoryRepository)(nil)
 
 // inventorySQL are the statements of one kind of item, which differ only
 // in their tables (inventoryTable, stockTable).
@@ -128,7 +129,7 @@ func (r *InventoryRepository) FindByIDs(ctx context.Context, organizationID stri
 // ListStock returns a page of items with their stock levels in two queries:
 // the page of items, then the levels of all of them at every active
 // warehouse available to the organization.
-func (r *InventoryRepository) ListStock(ctx context.Context, organizationID string, kind shipping.ItemKind, filter ports.StockFilter, page ports.Page) ([]ports.ItemStock, bool, error) {
+func (r *InventoryRepository) ListStock(ctx context.Context, organizationID string, kind shipping.ItemKind, filter shippingports.StockFilter, page ports.Page) ([]shippingports.ItemStock, bool, error) {
 	stmts := inventorySQLOf(kind)
 	q, args := stmts.page, []any{organizationID, page.Skip, page.Take + 1}
 	if filter.SKU != "" {
@@ -139,7 +140,7 @@ func (r *InventoryRepository) ListStock(ctx context.Context, organizationID stri
 		return nil, false, err
 	}
 	rows, more := trimPage(rows, page)
-	out := make([]ports.ItemStock, len(rows))
+	out := make([]shippingports.ItemStock, len(rows))
 	if len(rows) == 0 {
 		return out, false, nil
 	}
@@ -147,7 +148,7 @@ func (r *InventoryRepository) ListStock(ctx context.Context, organizationID stri
 	index := make(map[string]int, len(rows))
 	for i, row := range rows {
 		ids[i], index[row.ID] = row.ID, i
-		out[i] = ports.ItemStock{
+		out[i] = shippingports.ItemStock{
 			Item:   shipping.InventoryItem{ID: row.ID, OrganizationID: row.OrganizationID, Kind: kind, SKU: row.SKU, Name: row.Name},
 			Levels: []shipping.StockLevel{},
 		}
@@ -186,13 +187,13 @@ func sortedLines(lines []shipping.ShipmentLine) []shipping.ShipmentLine {
 // reservations, row by row in product order (the lock order of every
 // reservation). It is the one reservation of Pick & Pack lines: Reserve runs
 // it alone (a draft submitted), the order intake as a CTE of acceptOrderSQL
-// (receipts.go), whose first four parameters are the same. A part of other
+// (order_receipts.go), whose first four parameters are the same. A part of other
 // statements, it is text, declared an INSERT where it runs alone.
 const reserveProductsSQL = `INSERT INTO product_stock AS s (organization_id, product_id, warehouse_id, on_hand, reserved)
 	SELECT $4, v.id, $1, 0, sum(v.q) FROM unnest($2::text[], $3::bigint[]) AS v(id, q) GROUP BY v.id ORDER BY v.id
 	ON CONFLICT (product_id, warehouse_id) DO UPDATE SET reserved = s.reserved + excluded.reserved`
 
-// Reserve implements ports.InventoryRepository.
+// Reserve implements shippingports.InventoryRepository.
 func (r *InventoryRepository) Reserve(ctx context.Context, organizationID, warehouseID string, kind shipping.ShipmentKind, lines []shipping.ShipmentLine) error {
 	lines = sortedLines(lines)
 	ids := make([]string, len(lines))
@@ -226,7 +227,7 @@ func (r *InventoryRepository) Reserve(ctx context.Context, organizationID, wareh
 	return r.adjust(ctx, stmts, warehouseID, lines, +1)
 }
 
-// Release implements ports.InventoryRepository. It locks the stock rows in
+// Release implements shippingports.InventoryRepository. It locks the stock rows in
 // item ID order first, as Reserve does: an UPDATE … FROM alone locks rows in
 // whatever order its plan visits them, and a release racing a reservation
 // of the same cartons could deadlock.

@@ -10,6 +10,8 @@ import (
 	"github.com/acme3pl/fulfillment/domain"
 	"github.com/acme3pl/fulfillment/domain/shipping"
 	"github.com/acme3pl/fulfillment/ports"
+	fixtureports "github.com/acme3pl/fulfillment/ports/fixture"
+	shippingports "github.com/acme3pl/fulfillment/ports/shipping"
 )
 
 // shipInv names the records of one inventory fixture. Each test loads its
@@ -33,9 +35,9 @@ func shipInvFixture(t *testing.T, org string) shipInv {
 		prod1: n("prod", "1"), prod2: n("prod", "2"), prod3: n("prod", "3"), prodX: n("prod", "x"),
 		ctn1: n("ctn", "1"), ctn2: n("ctn", "2"), ctn3: n("ctn", "3"),
 	}
-	load(t, ports.Fixture{
+	load(t, fixtureports.Fixture{
 		Organizations: []domain.Organization{{ID: f.org, Name: "Inv"}, {ID: f.otherOrg, Name: "Other"}},
-		Warehouses: []ports.FixtureWarehouse{
+		Warehouses: []fixtureports.Warehouse{
 			{Warehouse: shipWarehouse(f.whB, "Bravo", true), Organizations: []string{f.org}},
 			{Warehouse: shipWarehouse(f.whA, "Alpha", true), Organizations: []string{f.org}},
 			{Warehouse: shipWarehouse(f.whOff, "Closed", false), Organizations: []string{f.org}},
@@ -68,12 +70,12 @@ func TestInventoryReserveAndReleaseCartons(t *testing.T) {
 	ctx := context.Background()
 	wh := f.whA
 	reserve := func(lines ...shipping.ShipmentLine) error {
-		return postgres.NewUnitOfWork(db).Do(ctx, func(ctx context.Context, r ports.Repositories) error {
+		return postgres.NewUnitOfWork(db, postgres.ShippingRepositories).Do(ctx, func(ctx context.Context, r shippingports.Repositories) error {
 			return r.Inventory.Reserve(ctx, f.org, wh, shipping.SPD, lines)
 		})
 	}
 	release := func(lines ...shipping.ShipmentLine) error {
-		return postgres.NewUnitOfWork(db).Do(ctx, func(ctx context.Context, r ports.Repositories) error {
+		return postgres.NewUnitOfWork(db, postgres.ShippingRepositories).Do(ctx, func(ctx context.Context, r shippingports.Repositories) error {
 			return r.Inventory.Release(ctx, wh, shipping.SPD, lines)
 		})
 	}
@@ -140,7 +142,7 @@ func TestInventoryReserveProductsIsABackorder(t *testing.T) {
 		{ItemID: f.prod2, Quantity: 45}, // 40 on hand
 		{ItemID: f.prod3, Quantity: 4},  // no stock row yet
 	}
-	err := postgres.NewUnitOfWork(db).Do(ctx, func(ctx context.Context, r ports.Repositories) error {
+	err := postgres.NewUnitOfWork(db, postgres.ShippingRepositories).Do(ctx, func(ctx context.Context, r shippingports.Repositories) error {
 		return r.Inventory.Reserve(ctx, f.org, f.whA, shipping.PickPack, lines)
 	})
 	if err != nil {
@@ -148,7 +150,7 @@ func TestInventoryReserveProductsIsABackorder(t *testing.T) {
 	}
 	shipWantStock(t, db, "product_stock", f.whA, f.prod2, 40, 45)
 	shipWantStock(t, db, "product_stock", f.whA, f.prod3, 0, 4)
-	err = postgres.NewUnitOfWork(db).Do(ctx, func(ctx context.Context, r ports.Repositories) error {
+	err = postgres.NewUnitOfWork(db, postgres.ShippingRepositories).Do(ctx, func(ctx context.Context, r shippingports.Repositories) error {
 		return r.Inventory.Release(ctx, f.whA, shipping.PickPack, lines)
 	})
 	if err != nil {
@@ -160,7 +162,7 @@ func TestInventoryReserveProductsIsABackorder(t *testing.T) {
 
 func TestInventoryFindByIDs(t *testing.T) {
 	f := shipInvFixture(t, "org_ship_inv_ids")
-	repo := postgres.NewRepositories(shipDB(t, 2)).Inventory
+	repo := postgres.NewRepositories(shipDB(t, 2), postgres.ShippingRepositories).Inventory
 	got, err := repo.FindByIDs(context.Background(), f.org, shipping.KindProduct,
 		[]string{f.prod1, f.prodX, f.ctn1, "nope", "x'; DROP TABLE products; --", "a\x00b", f.prod1})
 	if err != nil {
@@ -180,7 +182,7 @@ func TestInventoryFindByIDs(t *testing.T) {
 
 func TestInventoryListStock(t *testing.T) {
 	f := shipInvFixture(t, "org_ship_inv_ls")
-	err := postgres.NewUnitOfWork(shipDB(t, 2)).Do(context.Background(), func(ctx context.Context, r ports.Repositories) error {
+	err := postgres.NewUnitOfWork(shipDB(t, 2), postgres.ShippingRepositories).Do(context.Background(), func(ctx context.Context, r shippingports.Repositories) error {
 		return r.Inventory.Reserve(ctx, f.org, f.whB, shipping.SPD, []shipping.ShipmentLine{{ItemID: f.ctn1, Quantity: 2}})
 	})
 	if err != nil {
@@ -188,7 +190,7 @@ func TestInventoryListStock(t *testing.T) {
 	}
 	db := shipDB(t, 2)
 	queries := shipCountQueries(db)
-	repo := postgres.NewRepositories(db).Inventory
+	repo := postgres.NewRepositories(db, postgres.ShippingRepositories).Inventory
 	alpha := domain.WarehouseRef{ID: f.whA, Name: "Alpha"}
 	bravo := domain.WarehouseRef{ID: f.whB, Name: "Bravo"}
 	type row struct {
@@ -198,28 +200,28 @@ func TestInventoryListStock(t *testing.T) {
 	tests := []struct {
 		name     string
 		kind     shipping.ItemKind
-		filter   ports.StockFilter
+		filter   shippingports.StockFilter
 		page     ports.Page
 		want     []row
 		wantMore bool
 	}{
-		{"cartons, only active warehouses of the organization, zeros where none", shipping.KindCarton, ports.StockFilter{}, ports.Page{Take: 10}, []row{
+		{"cartons, only active warehouses of the organization, zeros where none", shipping.KindCarton, shippingports.StockFilter{}, ports.Page{Take: 10}, []row{
 			{f.ctn1, []shipping.StockLevel{{Warehouse: alpha, OnHand: 5}, {Warehouse: bravo, OnHand: 3, Reserved: 2}}},
 			{f.ctn2, []shipping.StockLevel{{Warehouse: alpha, OnHand: 2}, {Warehouse: bravo}}},
 			{f.ctn3, []shipping.StockLevel{{Warehouse: alpha}, {Warehouse: bravo}}},
 		}, false},
-		{"products by SKU, first page", shipping.KindProduct, ports.StockFilter{}, ports.Page{Take: 2}, []row{
+		{"products by SKU, first page", shipping.KindProduct, shippingports.StockFilter{}, ports.Page{Take: 2}, []row{
 			{f.prod2, []shipping.StockLevel{{Warehouse: alpha, OnHand: 40}, {Warehouse: bravo}}},
 			{f.prod1, []shipping.StockLevel{{Warehouse: alpha}, {Warehouse: bravo}}},
 		}, true},
-		{"products, second page", shipping.KindProduct, ports.StockFilter{}, ports.Page{Skip: 2, Take: 2}, []row{
+		{"products, second page", shipping.KindProduct, shippingports.StockFilter{}, ports.Page{Skip: 2, Take: 2}, []row{
 			{f.prod3, []shipping.StockLevel{{Warehouse: alpha}, {Warehouse: bravo}}},
 		}, false},
-		{"SKU filter is exact and per organization", shipping.KindProduct, ports.StockFilter{SKU: "P-A"}, ports.Page{Take: 10}, []row{
+		{"SKU filter is exact and per organization", shipping.KindProduct, shippingports.StockFilter{SKU: "P-A"}, ports.Page{Take: 10}, []row{
 			{f.prod2, []shipping.StockLevel{{Warehouse: alpha, OnHand: 40}, {Warehouse: bravo}}},
 		}, false},
-		{"SKU filter is case-sensitive", shipping.KindProduct, ports.StockFilter{SKU: "p-a"}, ports.Page{Take: 10}, nil, false},
-		{"past the end", shipping.KindCarton, ports.StockFilter{}, ports.Page{Skip: 3, Take: 10}, nil, false},
+		{"SKU filter is case-sensitive", shipping.KindProduct, shippingports.StockFilter{SKU: "p-a"}, ports.Page{Take: 10}, nil, false},
+		{"past the end", shipping.KindCarton, shippingports.StockFilter{}, ports.Page{Skip: 3, Take: 10}, nil, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

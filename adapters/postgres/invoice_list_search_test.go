@@ -9,6 +9,7 @@ import (
 	"github.com/acme3pl/fulfillment/adapters/postgres/pgtest"
 	"github.com/acme3pl/fulfillment/domain/invoicing"
 	"github.com/acme3pl/fulfillment/ports"
+	invoicingports "github.com/acme3pl/fulfillment/ports/invoicing"
 )
 
 func TestInvoiceSearch(t *testing.T) {
@@ -61,16 +62,16 @@ func TestInvoiceSearch(t *testing.T) {
 		{term: "zoë desctok", want: []string{}},                      // … is not one space
 	}
 	for _, tt := range tests {
-		got, _ := invList(t, repo, org, ports.InvoiceFilter{Search: tt.term, Status: tt.status}, ports.Page{Take: 10})
+		got, _ := invList(t, repo, org, invoicingports.InvoiceFilter{Search: tt.term, Status: tt.status}, ports.Page{Take: 10})
 		if !slices.Equal(got, tt.want) {
 			t.Errorf("search %q (status %q): %v, want %v", tt.term, tt.status, got, tt.want)
 		}
 	}
 	// The other organization finds only its own.
-	if got, _ := invList(t, repo, other, ports.InvoiceFilter{Search: "nametoken"}, ports.Page{Take: 10}); !slices.Equal(got, []string{"inv-s-other"}) {
+	if got, _ := invList(t, repo, other, invoicingports.InvoiceFilter{Search: "nametoken"}, ports.Page{Take: 10}); !slices.Equal(got, []string{"inv-s-other"}) {
 		t.Errorf("other organization's search: %v", got)
 	}
-	if got, _ := invList(t, repo, other, ports.InvoiceFilter{Search: "idtoken"}, ports.Page{Take: 10}); len(got) != 0 {
+	if got, _ := invList(t, repo, other, invoicingports.InvoiceFilter{Search: "idtoken"}, ports.Page{Take: 10}); len(got) != 0 {
 		t.Errorf("other organization finds %v by a foreign ID", got)
 	}
 }
@@ -122,7 +123,7 @@ func TestInvoiceSearchWildcardsMatchThemselves(t *testing.T) {
 		{term: "'", want: []string{"inv-w-quote"}},
 	}
 	for _, tt := range tests {
-		got, _ := invList(t, repo, org, ports.InvoiceFilter{Search: tt.term}, ports.Page{Take: 10})
+		got, _ := invList(t, repo, org, invoicingports.InvoiceFilter{Search: tt.term}, ports.Page{Take: 10})
 		slices.Sort(got)
 		slices.Sort(tt.want)
 		if !slices.Equal(got, tt.want) {
@@ -149,10 +150,10 @@ func TestInvoiceSearchPagesWithTies(t *testing.T) {
 		}
 	}
 	for _, term := range []string{"surcharge", "pe"} { // trigram and gram index
-		for _, by := range []ports.InvoiceSortKey{ports.InvoicesByCreatedAt, ports.InvoicesByDueDate} {
+		for _, by := range []invoicingports.InvoiceSortKey{invoicingports.InvoicesByCreatedAt, invoicingports.InvoicesByDueDate} {
 			for _, asc := range []bool{false, true} {
-				f := ports.InvoiceFilter{Search: term, SortBy: by, Ascending: asc}
-				want := invExpected(matching, org, ports.InvoiceFilter{SortBy: by, Ascending: asc})
+				f := invoicingports.InvoiceFilter{Search: term, SortBy: by, Ascending: asc}
+				want := invExpected(matching, org, invoicingports.InvoiceFilter{SortBy: by, Ascending: asc})
 				if all := invAll(t, repo, org, f, 4); !slices.Equal(all, want) {
 					t.Errorf("%+v: %v, want %v", f, all, want)
 				}

@@ -13,11 +13,12 @@ import (
 	"github.com/acme3pl/fulfillment/adapters/postgres/pgtest"
 	"github.com/acme3pl/fulfillment/domain/invoicing"
 	"github.com/acme3pl/fulfillment/ports"
+	invoicingports "github.com/acme3pl/fulfillment/ports/invoicing"
 )
 
 // invOracle answers a list query in Go from the invoices written: the
 // reference the database's answers are checked against.
-func invOracle(invs []*invoicing.Invoice, org string, f ports.InvoiceFilter, p ports.Page) ([]string, bool) {
+func invOracle(invs []*invoicing.Invoice, org string, f invoicingports.InvoiceFilter, p ports.Page) ([]string, bool) {
 	term := strings.ToLower(f.Search)
 	var keep []*invoicing.Invoice
 	for _, inv := range invs {
@@ -32,9 +33,9 @@ func invOracle(invs []*invoicing.Invoice, org string, f ports.InvoiceFilter, p p
 	}
 	key := func(inv *invoicing.Invoice) time.Time {
 		switch f.SortBy {
-		case ports.InvoicesByUpdatedAt:
+		case invoicingports.InvoicesByUpdatedAt:
 			return inv.UpdatedAt()
-		case ports.InvoicesByDueDate:
+		case invoicingports.InvoicesByDueDate:
 			return inv.DueDate()
 		}
 		return inv.CreatedAt()
@@ -124,34 +125,34 @@ func TestInvoiceQueryPlansUseIndexes(t *testing.T) {
 	repo := invRepo(db)
 	type shape struct {
 		name   string
-		filter ports.InvoiceFilter
+		filter invoicingports.InvoiceFilter
 		page   ports.Page
 	}
 	shapes := []shape{{name: "default"}, {name: "deep skip", page: ports.Page{Skip: 1000}},
-		{name: "search common", filter: ports.InvoiceFilter{Search: "storage"}},
-		{name: "search rare", filter: ports.InvoiceFilter{Search: "anchorage"}},
-		{name: "search no match", filter: ports.InvoiceFilter{Search: "xylophone"}},
-		{name: "search short common", filter: ports.InvoiceFilter{Search: "pa"}},
-		{name: "search short rare", filter: ports.InvoiceFilter{Search: "ø"}},
-		{name: "search punctuation", filter: ports.InvoiceFilter{Search: "#1"}},
-		{name: "search short common, skip", filter: ports.InvoiceFilter{Search: "pa"}, page: ports.Page{Skip: 80}},
-		{name: "search short, old invoices only", filter: ports.InvoiceFilter{Search: "ß"}},
-		{name: "search short, old invoices only, asc", filter: ports.InvoiceFilter{Search: "ß", Ascending: true, SortBy: ports.InvoicesByDueDate}, page: ports.Page{Skip: 5}},
-		{name: "search short + status", filter: ports.InvoiceFilter{Search: "ß", Status: invoicing.InvoiceCancelled}},
-		{name: "search rare + status", filter: ports.InvoiceFilter{Search: "anchorage", Status: invoicing.InvoicePaid}},
-		{name: "search common + sort", filter: ports.InvoiceFilter{Search: "storage", SortBy: ports.InvoicesByDueDate, Ascending: true}},
-		{name: "search common words never together", filter: ports.InvoiceFilter{Search: "storage kitting"}},
-		{name: "search common phrase", filter: ports.InvoiceFilter{Search: "pallet storage"}},
-		{name: "search words and punctuation", filter: ports.InvoiceFilter{Search: "units, order #1000"}},
-		{name: "search rare phrase", filter: ports.InvoiceFilter{Search: "to anchorage"}},
+		{name: "search common", filter: invoicingports.InvoiceFilter{Search: "storage"}},
+		{name: "search rare", filter: invoicingports.InvoiceFilter{Search: "anchorage"}},
+		{name: "search no match", filter: invoicingports.InvoiceFilter{Search: "xylophone"}},
+		{name: "search short common", filter: invoicingports.InvoiceFilter{Search: "pa"}},
+		{name: "search short rare", filter: invoicingports.InvoiceFilter{Search: "ø"}},
+		{name: "search punctuation", filter: invoicingports.InvoiceFilter{Search: "#1"}},
+		{name: "search short common, skip", filter: invoicingports.InvoiceFilter{Search: "pa"}, page: ports.Page{Skip: 80}},
+		{name: "search short, old invoices only", filter: invoicingports.InvoiceFilter{Search: "ß"}},
+		{name: "search short, old invoices only, asc", filter: invoicingports.InvoiceFilter{Search: "ß", Ascending: true, SortBy: invoicingports.InvoicesByDueDate}, page: ports.Page{Skip: 5}},
+		{name: "search short + status", filter: invoicingports.InvoiceFilter{Search: "ß", Status: invoicing.InvoiceCancelled}},
+		{name: "search rare + status", filter: invoicingports.InvoiceFilter{Search: "anchorage", Status: invoicing.InvoicePaid}},
+		{name: "search common + sort", filter: invoicingports.InvoiceFilter{Search: "storage", SortBy: invoicingports.InvoicesByDueDate, Ascending: true}},
+		{name: "search common words never together", filter: invoicingports.InvoiceFilter{Search: "storage kitting"}},
+		{name: "search common phrase", filter: invoicingports.InvoiceFilter{Search: "pallet storage"}},
+		{name: "search words and punctuation", filter: invoicingports.InvoiceFilter{Search: "units, order #1000"}},
+		{name: "search rare phrase", filter: invoicingports.InvoiceFilter{Search: "to anchorage"}},
 	}
 	for _, st := range invoicing.VisibleInvoiceStatuses {
-		shapes = append(shapes, shape{name: "status " + string(st), filter: ports.InvoiceFilter{Status: st}})
+		shapes = append(shapes, shape{name: "status " + string(st), filter: invoicingports.InvoiceFilter{Status: st}})
 	}
-	for _, by := range []ports.InvoiceSortKey{ports.InvoicesByCreatedAt, ports.InvoicesByUpdatedAt, ports.InvoicesByDueDate} {
+	for _, by := range []invoicingports.InvoiceSortKey{invoicingports.InvoicesByCreatedAt, invoicingports.InvoicesByUpdatedAt, invoicingports.InvoicesByDueDate} {
 		for _, asc := range []bool{false, true} {
-			shapes = append(shapes, shape{name: fmt.Sprintf("sort %s asc=%v", by, asc), filter: ports.InvoiceFilter{SortBy: by, Ascending: asc}},
-				shape{name: fmt.Sprintf("status + sort %s asc=%v", by, asc), filter: ports.InvoiceFilter{SortBy: by, Ascending: asc, Status: invoicing.InvoiceRefunded}})
+			shapes = append(shapes, shape{name: fmt.Sprintf("sort %s asc=%v", by, asc), filter: invoicingports.InvoiceFilter{SortBy: by, Ascending: asc}},
+				shape{name: fmt.Sprintf("status + sort %s asc=%v", by, asc), filter: invoicingports.InvoiceFilter{SortBy: by, Ascending: asc, Status: invoicing.InvoiceRefunded}})
 		}
 	}
 	statements := map[string][]pgtest.Statement{}

@@ -17,6 +17,7 @@ import (
 	"github.com/acme3pl/fulfillment/adapters/postgres/pgtest"
 	"github.com/acme3pl/fulfillment/migrations"
 	"github.com/acme3pl/fulfillment/ports"
+	invoicingports "github.com/acme3pl/fulfillment/ports/invoicing"
 )
 
 // oddNames need every case of the fill: runs of separators, separators at
@@ -165,7 +166,7 @@ func TestMigration0005BackfillsAndRollsBack(t *testing.T) {
 		t.Fatalf("applied %v", applied)
 	}
 	checkFilled(ctx, t, db, org, 3)
-	if got, _ := invList(t, invRepo(db), org, ports.InvoiceFilter{Search: "Storage Kitting"}, ports.Page{Take: 10}); strings.Join(got, ",") != "inv-bf-3" {
+	if got, _ := invList(t, invRepo(db), org, invoicingports.InvoiceFilter{Search: "Storage Kitting"}, ports.Page{Take: 10}); strings.Join(got, ",") != "inv-bf-3" {
 		t.Errorf("search after the migration: %v", got)
 	}
 

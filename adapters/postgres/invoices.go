@@ -7,6 +7,7 @@ import (
 	"github.com/acme3pl/fulfillment/domain"
 	"github.com/acme3pl/fulfillment/domain/invoicing"
 	"github.com/acme3pl/fulfillment/ports"
+	invoicingports "github.com/acme3pl/fulfillment/ports/invoicing"
 )
 
 // visibleStatuses is the domain's list of the statuses an organization may
@@ -70,16 +71,16 @@ type invoiceList struct {
 
 // invoiceLists are the list's statements by sort key, descending then
 // ascending.
-var invoiceLists = map[ports.InvoiceSortKey][2]invoiceList{
-	ports.InvoicesByCreatedAt: {
+var invoiceLists = map[invoicingports.InvoiceSortKey][2]invoiceList{
+	invoicingports.InvoicesByCreatedAt: {
 		invoiceListOf(byCreatedAtDesc),
 		invoiceListOf(byCreatedAtAsc),
 	},
-	ports.InvoicesByUpdatedAt: {
+	invoicingports.InvoicesByUpdatedAt: {
 		invoiceListOf(byUpdatedAtDesc),
 		invoiceListOf(byUpdatedAtAsc),
 	},
-	ports.InvoicesByDueDate: {
+	invoicingports.InvoicesByDueDate: {
 		invoiceListOf(byDueDateDesc),
 		invoiceListOf(byDueDateAsc),
 	},
@@ -230,12 +231,12 @@ const (
 	shortWindowMax = 20_000
 )
 
-// InvoiceRepository implements ports.InvoiceRepository.
+// InvoiceRepository implements invoicingports.InvoiceRepository.
 type InvoiceRepository struct {
 	run runner
 }
 
-var _ ports.InvoiceRepository = (*InvoiceRepository)(nil)
+var _ invoicingports.InvoiceRepository = (*InvoiceRepository)(nil)
 
 // Get returns a visible invoice of the organization with its items.
 func (r *InvoiceRepository) Get(ctx context.Context, organizationID, id string) (*invoicing.Invoice, error) {
@@ -257,7 +258,7 @@ func (r *InvoiceRepository) Get(ctx context.Context, organizationID, id string) 
 // ordered by f's key then ID in the same direction (invoiceLists); one row
 // more than the page tells whether more follow. The items of the page's
 // invoices come in a second statement.
-func (r *InvoiceRepository) List(ctx context.Context, organizationID string, f ports.InvoiceFilter, page ports.Page) ([]*invoicing.Invoice, bool, error) {
+func (r *InvoiceRepository) List(ctx context.Context, organizationID string, f invoicingports.InvoiceFilter, page ports.Page) ([]*invoicing.Invoice, bool, error) {
 	stmts := invoiceLists[f.SortBy][0]
 	if f.Ascending {
 		stmts = invoiceLists[f.SortBy][1]

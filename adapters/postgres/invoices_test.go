@@ -16,6 +16,8 @@ import (
 	"github.com/acme3pl/fulfillment/domain"
 	"github.com/acme3pl/fulfillment/domain/invoicing"
 	"github.com/acme3pl/fulfillment/ports"
+	fixtureports "github.com/acme3pl/fulfillment/ports/fixture"
+	invoicingports "github.com/acme3pl/fulfillment/ports/invoicing"
 )
 
 // invSpec describes a test invoice; zero fields get defaults in invBuild.
@@ -89,14 +91,14 @@ func invMinutely(idFormat, org string, n int, items ...[2]string) []invSpec {
 // invSeed writes the organizations and invoices in one transaction.
 func invSeed(t testing.TB, db *bun.DB, orgs []string, specs ...invSpec) []*invoicing.Invoice {
 	t.Helper()
-	f := ports.Fixture{}
+	f := fixtureports.Fixture{}
 	for _, o := range orgs {
 		f.Organizations = append(f.Organizations, domain.Organization{ID: o, Name: "Org " + o})
 	}
 	for _, s := range specs {
 		f.Invoices = append(f.Invoices, invBuild(t, s))
 	}
-	err := postgres.NewUnitOfWork(db).Do(context.Background(), func(ctx context.Context, r ports.Repositories) error {
+	err := postgres.NewUnitOfWork(db, postgres.FixtureRepositories).Do(context.Background(), func(ctx context.Context, r fixtureports.Repositories) error {
 		_, err := r.Fixtures.Load(ctx, f)
 		return err
 	})
@@ -106,7 +108,9 @@ func invSeed(t testing.TB, db *bun.DB, orgs []string, specs ...invSpec) []*invoi
 	return f.Invoices
 }
 
-func invRepo(db *bun.DB) ports.InvoiceRepository { return postgres.NewRepositories(db).Invoices }
+func invRepo(db *bun.DB) invoicingports.InvoiceRepository {
+	return postgres.NewRepositories(db, postgres.InvoicingRepositories).Invoices
+}
 
 func invIDs(invs []*invoicing.Invoice) []string {
 	ids := make([]string, len(invs))
@@ -117,7 +121,7 @@ func invIDs(invs []*invoicing.Invoice) []string {
 }
 
 // invList reads one page and fails the test on error.
-func invList(t *testing.T, repo ports.InvoiceRepository, org string, f ports.InvoiceFilter, p ports.Page) ([]string, bool) {
+func invList(t *testing.T, repo invoicingports.InvoiceRepository, org string, f invoicingports.InvoiceFilter, p ports.Page) ([]string, bool) {
 	t.Helper()
 	invs, more, err := repo.List(context.Background(), org, f, p)
 	if err != nil {
@@ -128,7 +132,7 @@ func invList(t *testing.T, repo ports.InvoiceRepository, org string, f ports.Inv
 
 // invAll walks every page of take and checks that only the last says no
 // more follow.
-func invAll(t *testing.T, repo ports.InvoiceRepository, org string, f ports.InvoiceFilter, take int) []string {
+func invAll(t *testing.T, repo invoicingports.InvoiceRepository, org string, f invoicingports.InvoiceFilter, take int) []string {
 	t.Helper()
 	var all []string
 	for skip := 0; ; skip += take {
@@ -164,7 +168,7 @@ func TestInvoiceVisibilityAndDetail(t *testing.T) {
 	}
 	invSeed(t, db, []string{a, b}, specs...)
 
-	got, more := invList(t, repo, a, ports.InvoiceFilter{}, ports.Page{Take: 10})
+	got, more := invList(t, repo, a, invoicingports.InvoiceFilter{}, ports.Page{Take: 10})
 	if !slices.Equal(got, want) || more {
 		t.Fatalf("list %v (more %v), want %v", got, more, want)
 	}
@@ -207,7 +211,7 @@ func TestInvoiceListStatusFilter(t *testing.T) {
 		invSpec{id: "inv-st-other-org", org: "org_inv_status_x", status: invoicing.InvoicePaid})
 	invSeed(t, db, []string{org, "org_inv_status_x"}, specs...)
 	for _, st := range invoicing.VisibleInvoiceStatuses {
-		got, more := invList(t, repo, org, ports.InvoiceFilter{Status: st}, ports.Page{Take: 10})
+		got, more := invList(t, repo, org, invoicingports.InvoiceFilter{Status: st}, ports.Page{Take: 10})
 		want := []string{fmt.Sprintf("inv-st-%s-1", st), fmt.Sprintf("inv-st-%s-0", st)}
 		if !slices.Equal(got, want) || more {
 			t.Errorf("status %s: %v (more %v), want %v", st, got, more, want)
@@ -236,7 +240,7 @@ func invOrderSpecs(org string, n int) []invSpec {
 }
 
 // invExpected is the order docs/invoices.md gives, computed in Go.
-func invExpected(specs []invSpec, org string, f ports.InvoiceFilter) []string {
+func invExpected(specs []invSpec, org string, f invoicingports.InvoiceFilter) []string {
 	var keep []invSpec
 	for _, s := range specs {
 		if s.org == org && s.status.Visible() && !s.deleted && (f.Status == "" || s.status == f.Status) {
@@ -245,9 +249,9 @@ func invExpected(specs []invSpec, org string, f ports.InvoiceFilter) []string {
 	}
 	key := func(s invSpec) time.Time {
 		switch f.SortBy {
-		case ports.InvoicesByUpdatedAt:
+		case invoicingports.InvoicesByUpdatedAt:
 			return s.updated
-		case ports.InvoicesByDueDate:
+		case invoicingports.InvoicesByDueDate:
 			return s.due
 		}
 		return s.created
@@ -283,7 +287,7 @@ func TestInvoiceListOrderTiesAndPages(t *testing.T) {
 			if _, err := tx.ExecContext(ctx, "SET LOCAL enable_indexscan = off; SET LOCAL enable_indexonlyscan = off"); err != nil {
 				return err
 			}
-			invCheckOrder(t, postgres.NewRepositories(tx).Invoices, org, specs)
+			invCheckOrder(t, postgres.NewRepositories(tx, postgres.InvoicingRepositories).Invoices, org, specs)
 			return nil
 		})
 		if err != nil {
@@ -292,11 +296,11 @@ func TestInvoiceListOrderTiesAndPages(t *testing.T) {
 	})
 }
 
-func invCheckOrder(t *testing.T, repo ports.InvoiceRepository, org string, specs []invSpec) {
-	for _, by := range []ports.InvoiceSortKey{ports.InvoicesByCreatedAt, ports.InvoicesByUpdatedAt, ports.InvoicesByDueDate} {
+func invCheckOrder(t *testing.T, repo invoicingports.InvoiceRepository, org string, specs []invSpec) {
+	for _, by := range []invoicingports.InvoiceSortKey{invoicingports.InvoicesByCreatedAt, invoicingports.InvoicesByUpdatedAt, invoicingports.InvoicesByDueDate} {
 		for _, asc := range []bool{false, true} {
 			for _, status := range []invoicing.InvoiceStatus{"", invoicing.InvoiceUnpaid} {
-				f := ports.InvoiceFilter{SortBy: by, Ascending: asc, Status: status}
+				f := invoicingports.InvoiceFilter{SortBy: by, Ascending: asc, Status: status}
 				want := invExpected(specs, org, f)
 				if len(want) < 5 {
 					t.Fatalf("fixture too small for %+v", f)
@@ -328,7 +332,7 @@ func TestInvoiceListReadsItemsInOneQuery(t *testing.T) {
 	const org = "org_inv_nplus1"
 	invSeed(t, db, []string{org}, invMinutely("inv-n1-%02d", org, 12, [2]string{"A", "a"}, [2]string{"B", "b"}, [2]string{"C", "c"})...)
 	rec.Take()
-	invs, more, err := invRepo(db).List(context.Background(), org, ports.InvoiceFilter{}, ports.Page{Take: 10})
+	invs, more, err := invRepo(db).List(context.Background(), org, invoicingports.InvoiceFilter{}, ports.Page{Take: 10})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -351,7 +355,7 @@ func TestInvoiceListReadsItemsInOneQuery(t *testing.T) {
 		t.Fatalf("%d queries for the detail, want 1:\n%v", len(q), q)
 	}
 	// An empty page asks nothing more.
-	if _, _, err := invRepo(db).List(context.Background(), org, ports.InvoiceFilter{Search: "xylophone"}, ports.Page{Take: 10}); err != nil {
+	if _, _, err := invRepo(db).List(context.Background(), org, invoicingports.InvoiceFilter{Search: "xylophone"}, ports.Page{Take: 10}); err != nil {
 		t.Fatal(err)
 	}
 	if q := rec.Take(); len(q) != 1 {

@@ -13,7 +13,7 @@ import (
 	"github.com/acme3pl/fulfillment/application"
 	"github.com/acme3pl/fulfillment/domain"
 	"github.com/acme3pl/fulfillment/domain/shipping"
-	"github.com/acme3pl/fulfillment/ports"
+	shippingports "github.com/acme3pl/fulfillment/ports/shipping"
 )
 
 // limitsDB opens a pool whose sessions carry limits, as `serve` does.
@@ -36,10 +36,10 @@ func TestSessionLockTimeoutEndsAWaitForARowLock(t *testing.T) {
 	ctx := context.Background()
 	tx := lockedRow(t, holder, f.ctn1, f.whA)
 
-	uow := postgres.NewUnitOfWork(limitsDB(t, postgres.SessionLimits{LockTimeout: 300 * time.Millisecond}))
+	uow := postgres.NewUnitOfWork(limitsDB(t, postgres.SessionLimits{LockTimeout: 300 * time.Millisecond}), postgres.ShippingRepositories)
 	done := make(chan error, 1)
 	go func() {
-		done <- uow.Do(ctx, func(ctx context.Context, r ports.Repositories) error {
+		done <- uow.Do(ctx, func(ctx context.Context, r shippingports.Repositories) error {
 			return r.Inventory.Reserve(ctx, f.org, f.whA, shipping.SPD, []shipping.ShipmentLine{{ItemID: f.ctn1, Quantity: 1}})
 		})
 	}()
@@ -96,10 +96,10 @@ func TestSessionIdleInTransactionTimeoutReleasesLocks(t *testing.T) {
 // deadline (503) or a caller gone (499), not a fault of the service (500).
 func TestUnitOfWorkEndedByItsContext(t *testing.T) {
 	db := pgtest.Open(t, testDSN)
-	uow := postgres.NewUnitOfWork(db)
+	uow := postgres.NewUnitOfWork(db, postgres.ShippingRepositories)
 	// A first unit of work prepares the intake's statements and opens a
 	// connection, so that the timed ones below begin at once.
-	if err := uow.Do(context.Background(), func(context.Context, ports.Repositories) error { return nil }); err != nil {
+	if err := uow.Do(context.Background(), func(context.Context, shippingports.Repositories) error { return nil }); err != nil {
 		t.Fatal(err)
 	}
 	// rolledBack returns once database/sql has rolled the transaction back
@@ -128,7 +128,7 @@ func TestUnitOfWorkEndedByItsContext(t *testing.T) {
 			ctx, cancel := tt.ctx()
 			defer cancel()
 			ran := false
-			err := uow.Do(ctx, func(ctx context.Context, _ ports.Repositories) error {
+			err := uow.Do(ctx, func(ctx context.Context, _ shippingports.Repositories) error {
 				ran = true
 				if tt.cancelIn {
 					cancel()

@@ -8,14 +8,14 @@ import (
 	"github.com/uptrace/bun"
 
 	"github.com/acme3pl/fulfillment/domain"
-	"github.com/acme3pl/fulfillment/ports"
+	accessports "github.com/acme3pl/fulfillment/ports/access"
 )
 
 // OrganizationRateLimits keeps the organizations' own rate limits in their
 // rows (migration 0016): the rate as written and its burst.
 type OrganizationRateLimits struct{ run runner }
 
-var _ ports.OrganizationRateLimits = (*OrganizationRateLimits)(nil)
+var _ accessports.OrganizationRateLimits = (*OrganizationRateLimits)(nil)
 
 // NewOrganizationRateLimits returns the organizations' limits on db.
 func NewOrganizationRateLimits(db bun.IDB) *OrganizationRateLimits {

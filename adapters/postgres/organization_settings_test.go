@@ -8,7 +8,7 @@ import (
 	"github.com/acme3pl/fulfillment/adapters/postgres"
 	"github.com/acme3pl/fulfillment/adapters/postgres/pgtest"
 	"github.com/acme3pl/fulfillment/domain"
-	"github.com/acme3pl/fulfillment/ports"
+	fixtureports "github.com/acme3pl/fulfillment/ports/fixture"
 )
 
 // The settings an organization has of its own: its rate limit and its
@@ -26,7 +26,7 @@ func TestOrganizationRateLimits(t *testing.T) {
 		}
 		return l
 	}
-	load(t, ports.Fixture{Organizations: []domain.Organization{
+	load(t, fixtureports.Fixture{Organizations: []domain.Organization{
 		{ID: "org_rl_fixture", Name: "Fixture limit", RateLimit: limit("50/s", 0)},
 		{ID: "org_rl_default", Name: "Default limit"},
 	}})
@@ -52,7 +52,7 @@ func TestOrganizationRateLimits(t *testing.T) {
 		t.Errorf("an unknown organization: %v, want domain.ErrNotFound", err)
 	}
 	// Seeding again keeps the operator's limit.
-	load(t, ports.Fixture{Organizations: []domain.Organization{{ID: "org_rl_fixture", Name: "Fixture limit", RateLimit: limit("50/s", 0)}}})
+	load(t, fixtureports.Fixture{Organizations: []domain.Organization{{ID: "org_rl_fixture", Name: "Fixture limit", RateLimit: limit("50/s", 0)}}})
 	got, err = limits.RateLimits(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -86,8 +86,8 @@ func TestWebhookSecretRepository(t *testing.T) {
 	org, plain := intakeOrgID(t), intakeOrgID(t)
 	intakeSeed(t, org, 0)
 	intakeSeed(t, plain, 0)
-	load(t, ports.Fixture{Secrets: []domain.WebhookSecret{{OrganizationID: org, Secret: "s3cret-0123456789abcdef"}}})
-	repos := postgres.NewRepositories(pgtest.Open(t, testDSN))
+	load(t, fixtureports.Fixture{Secrets: []domain.WebhookSecret{{OrganizationID: org, Secret: "s3cret-0123456789abcdef"}}})
+	repos := postgres.NewRepositories(pgtest.Open(t, testDSN), postgres.AccessRepositories)
 	if s, ok, err := repos.WebhookSecrets.WebhookSecret(context.Background(), org); err != nil || !ok || s != "s3cret-0123456789abcdef" {
 		t.Errorf("secret %q %v %v", s, ok, err)
 	}

@@ -15,10 +15,11 @@ import (
 	"go.opentelemetry.io/otel/propagation"
 
 	"github.com/acme3pl/fulfillment/ports"
+	eventsports "github.com/acme3pl/fulfillment/ports/events"
 )
 
 // The transactional outbox of the platform's events (docs/events.md). A use
-// case records an event through Repositories.Events inside its unit of work;
+// case records an event through r.Events (its context's Repositories) inside its unit of work;
 // the recorder encodes it at once (the record as the change left it) and
 // keeps it until the transaction writes it: in a statement the transaction
 // runs anyway (the intake's acceptOrderSQL), or in one INSERT just before
@@ -31,7 +32,7 @@ import (
 // (the local relay's wake-up). A nil *Outbox is events off: nothing is
 // recorded.
 type Outbox struct {
-	Encoder ports.EventEncoder
+	Encoder eventsports.EventEncoder
 	IDs     ports.IDGenerator
 	Wake    func() // may be nil
 }
@@ -47,7 +48,7 @@ func (o outboxRow) args() []any {
 	return []any{o.eventID, o.typ, o.subject, o.brokerSubject, o.body, nullIfEmpty(o.traceparent)}
 }
 
-// txEvents records the events of one unit of work (ports.EventRecorder).
+// txEvents records the events of one unit of work (eventsports.EventRecorder).
 type txEvents struct {
 	outbox  *Outbox // nil: events off
 	inTx    bool    // false: bound to the pool, where there is no transaction to record in
@@ -55,12 +56,12 @@ type txEvents struct {
 	wrote   bool // a statement of the transaction wrote events
 }
 
-var _ ports.EventRecorder = (*txEvents)(nil)
+var _ eventsports.EventRecorder = (*txEvents)(nil)
 
 var errEventOutsideTx = errors.New("record an event: only inside a unit of work")
 
-// Record implements ports.EventRecorder.
-func (t *txEvents) Record(ctx context.Context, e ports.Event) error {
+// Record implements eventsports.EventRecorder.
+func (t *txEvents) Record(ctx context.Context, e eventsports.Event) error {
 	if !t.inTx {
 		return errEventOutsideTx
 	}
@@ -130,7 +131,7 @@ func (t *txEvents) flush(ctx context.Context, run runner) error {
 	return nil
 }
 
-// EventOutboxRepository implements ports.EventOutbox: the relay's side.
+// EventOutboxRepository implements eventsports.EventOutbox: the relay's side.
 //
 // It remembers about where the live part of the outbox begins (floor):
 // floorMargin ids below the oldest head it last took. Below that, rows are
@@ -152,7 +153,7 @@ type EventOutboxRepository struct {
 	fullScan time.Time // of the last claim from the start
 }
 
-var _ ports.EventOutbox = (*EventOutboxRepository)(nil)
+var _ eventsports.EventOutbox = (*EventOutboxRepository)(nil)
 
 // NewEventOutboxRepository returns the relay's side of the outbox on db.
 func NewEventOutboxRepository(db *bun.DB) *EventOutboxRepository {
@@ -189,7 +190,7 @@ CROSS JOIN LATERAL (
 // deleteEventsSQL deletes the events of a batch the broker acknowledged.
 const deleteEventsSQL sqlDelete = `DELETE FROM event_outbox WHERE id = ANY($1::bigint[])`
 
-// Relay implements ports.EventOutbox in one transaction: claimEventsSQL
+// Relay implements eventsports.EventOutbox in one transaction: claimEventsSQL
 // (unprepared) takes a batch, publish publishes it, and deleteEventsSQL
 // deletes the leading events of each subject the broker acknowledged
 // (ackedPrefixes) — all of them, or, when publish stopped short or
@@ -199,7 +200,7 @@ const deleteEventsSQL sqlDelete = `DELETE FROM event_outbox WHERE id = ANY($1::b
 // while publish waits for the broker; publish must end within the
 // session's idle_in_transaction_session_timeout, or the database ends the
 // transaction and the whole batch is published again.
-func (r *EventOutboxRepository) Relay(ctx context.Context, heads, perSubject int, publish ports.EventPublish) (int, error) {
+func (r *EventOutboxRepository) Relay(ctx context.Context, heads, perSubject int, publish eventsports.EventPublish) (int, error) {
 	r.stmts.prepareWanted(ctx)
 	floor := r.claimFloor()
 	var deleted int
@@ -211,14 +212,14 @@ func (r *EventOutboxRepository) Relay(ctx context.Context, heads, perSubject int
 		// of rows the broker's absence leaves, and the relay fell minutes
 		// behind.
 		run := runner{db: tx, stmts: r.stmts}.adHocStatements()
-		var events []ports.OutboxEvent
+		var events []eventsports.OutboxEvent
 		err := run.query(ctx, claimEventsSQL, func(rows *sql.Rows) error {
-			var e ports.OutboxEvent
+			var e eventsports.OutboxEvent
 			var body, typ string
 			if err := rows.Scan(&e.Seq, &e.ID, &typ, &e.Subject, &e.BrokerSubject, &body, &e.TraceParent, &e.RecordedAt); err != nil {
 				return err
 			}
-			e.Type, e.Body = ports.EventType(typ), []byte(body)
+			e.Type, e.Body = eventsports.EventType(typ), []byte(body)
 			events = append(events, e)
 			return nil
 		}, heads, perSubject, floor)
@@ -229,7 +230,7 @@ func (r *EventOutboxRepository) Relay(ctx context.Context, heads, perSubject int
 		if len(events) == 0 {
 			return nil
 		}
-		slices.SortFunc(events, func(a, b ports.OutboxEvent) int { return cmp.Compare(a.Seq, b.Seq) })
+		slices.SortFunc(events, func(a, b eventsports.OutboxEvent) int { return cmp.Compare(a.Seq, b.Seq) })
 		acked, err := publish(ctx, events)
 		pubErr = err
 		done := ackedPrefixes(events, acked)
@@ -252,7 +253,7 @@ func (r *EventOutboxRepository) Relay(ctx context.Context, heads, perSubject int
 // events (sorted by Seq) that are all in acked: an event whose subject
 // has an earlier one unacknowledged stays, whatever the broker said of
 // it, so that the outbox never hands a subject on with a gap.
-func ackedPrefixes(events []ports.OutboxEvent, acked []int64) []int64 {
+func ackedPrefixes(events []eventsports.OutboxEvent, acked []int64) []int64 {
 	ok := make(map[int64]bool, len(acked))
 	for _, seq := range acked {
 		ok[seq] = true
@@ -291,7 +292,7 @@ func (r *EventOutboxRepository) claimFloor() int64 {
 
 // moveFloor sets the floor below the oldest event a claim from floor took
 // (they are in no order), or back to the start when it took none.
-func (r *EventOutboxRepository) moveFloor(floor int64, events []ports.OutboxEvent) {
+func (r *EventOutboxRepository) moveFloor(floor int64, events []eventsports.OutboxEvent) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if len(events) == 0 {
@@ -313,17 +314,17 @@ func (r *EventOutboxRepository) moveFloor(floor int64, events []ports.OutboxEven
 const outboxStatsSQL sqlSelect = `SELECT count(*), coalesce(extract(epoch FROM clock_timestamp() - min(recorded_at)), 0)::float8
 FROM event_outbox`
 
-// Stats implements ports.EventOutbox.
-func (r *EventOutboxRepository) Stats(ctx context.Context) (ports.OutboxStats, error) {
+// Stats implements eventsports.EventOutbox.
+func (r *EventOutboxRepository) Stats(ctx context.Context) (eventsports.OutboxStats, error) {
 	var (
-		out ports.OutboxStats
+		out eventsports.OutboxStats
 		age float64
 	)
 	err := runner{db: r.db, stmts: r.stmts}.query(ctx, outboxStatsSQL, func(rows *sql.Rows) error {
 		return rows.Scan(&out.Pending, &age)
 	})
 	if err != nil {
-		return ports.OutboxStats{}, dbErr(err)
+		return eventsports.OutboxStats{}, dbErr(err)
 	}
 	out.OldestAge = max(time.Duration(age*float64(time.Second)), 0)
 	return out, nil

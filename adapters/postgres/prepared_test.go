@@ -14,7 +14,7 @@ import (
 	"github.com/acme3pl/fulfillment/adapters/postgres/pgtest"
 	"github.com/acme3pl/fulfillment/domain/intake"
 	"github.com/acme3pl/fulfillment/domain/shipping"
-	"github.com/acme3pl/fulfillment/ports"
+	fixtureports "github.com/acme3pl/fulfillment/ports/fixture"
 )
 
 // oddSKUs need every escape of an array literal: double and single quotes,
@@ -24,12 +24,12 @@ var oddSKUs = []string{`Q"1`, `O'1`, `B\2`, `C,3`, `{D}`, `E F`, `NULL`, `Ãœ-ðŸ˜
 func seedOddSKUs(t *testing.T, db *bun.DB, org string) {
 	t.Helper()
 	intakeSeed(t, org, 0)
-	var f ports.Fixture
+	var f fixtureports.Fixture
 	for i, sku := range oddSKUs {
 		f.Inventory = append(f.Inventory, shipping.InventoryItem{
 			ID: fmt.Sprintf("%s_odd%d", org, i), OrganizationID: org, Kind: shipping.KindProduct, SKU: sku, Name: "odd"})
 	}
-	err := postgres.NewUnitOfWork(db).Do(context.Background(), func(ctx context.Context, r ports.Repositories) error {
+	err := postgres.NewUnitOfWork(db, postgres.FixtureRepositories).Do(context.Background(), func(ctx context.Context, r fixtureports.Repositories) error {
 		_, err := r.Fixtures.Load(ctx, f)
 		return err
 	})
@@ -61,7 +61,7 @@ func TestHotQueriesPreparedAndUnprepared(t *testing.T) {
 	delivery := func(order int64) intake.OrderDelivery {
 		return intake.OrderDelivery{OrganizationID: org, OrderID: order, TraceID: "t", ReceivedAt: time.Now()}
 	}
-	_, got, err := postgres.NewRepositories(db).Receipts.Claim(ctx, delivery(900), skus)
+	_, got, err := postgres.NewRepositories(db, postgres.IntakeRepositories).Receipts.Claim(ctx, delivery(900), skus)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -80,7 +80,7 @@ func TestHotQueriesPreparedAndUnprepared(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer func() { _ = one.Close() }()
-	uow := postgres.NewUnitOfWork(one)
+	uow := postgres.NewUnitOfWork(one, postgres.IntakeRepositories)
 	var counts []int
 	for i := range 3 {
 		n, err := postgres.PreparedOnConnection(ctx, uow, delivery(int64(901+i)), skus)

@@ -46,7 +46,7 @@ func TestRateCardFeesMigration(t *testing.T) {
 	if _, err := m.Up(ctx); err != nil {
 		t.Fatal(err)
 	}
-	cards := postgres.UnpreparedRepositories(db).RateCards
+	cards := postgres.UnpreparedRepositories(db, postgres.BillingRepositories).RateCards
 	wantFees := func(at string, want map[billing.Fee]int64) {
 		t.Helper()
 		day, err := time.Parse(time.DateOnly, at)

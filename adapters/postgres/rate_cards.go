@@ -9,13 +9,13 @@ import (
 
 	"github.com/acme3pl/fulfillment/domain"
 	"github.com/acme3pl/fulfillment/domain/billing"
-	"github.com/acme3pl/fulfillment/ports"
+	billingports "github.com/acme3pl/fulfillment/ports/billing"
 )
 
-// RateCardRepository implements ports.RateCardRepository.
+// RateCardRepository implements billingports.RateCardRepository.
 type RateCardRepository struct{ run runner }
 
-var _ ports.RateCardRepository = (*RateCardRepository)(nil)
+var _ billingports.RateCardRepository = (*RateCardRepository)(nil)
 
 // A card's fees are rows of rate_card_fees (migrations/0024), one per fee
 // of the tariff, 0s included. The fees that had a column of rate_cards
@@ -148,7 +148,7 @@ JOIN LATERAL (SELECT organization_id, effective_from, effective_at FROM rate_car
 LEFT JOIN billing_accounts a ON a.organization_id = w.organization_id`)
 
 // Minimums reads the minimums of the cards in force at the windows' ends.
-func (r *RateCardRepository) Minimums(ctx context.Context, windows []ports.BillingWindow) ([]int64, error) {
+func (r *RateCardRepository) Minimums(ctx context.Context, windows []billingports.Window) ([]int64, error) {
 	orgs, _, ends := windowArrays(windows)
 	out := make([]int64, len(windows))
 	err := r.run.query(ctx, minimumsSQL, func(rows *sql.Rows) error {

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/acme3pl/fulfillment/ports"
+	invoicingports "github.com/acme3pl/fulfillment/ports/invoicing"
 )
 
 // pageItems gives each invoice its items in the order read: in runs when
@@ -38,7 +38,7 @@ func TestPageItemsAssign(t *testing.T) {
 // in each of the list's orders.
 func TestListStatementsReadPageLimitRows(t *testing.T) {
 	limit := fmt.Sprintf("OFFSET $2 LIMIT %d)", pageLimit)
-	for _, key := range []ports.InvoiceSortKey{ports.InvoicesByCreatedAt, ports.InvoicesByUpdatedAt, ports.InvoicesByDueDate} {
+	for _, key := range []invoicingports.InvoiceSortKey{invoicingports.InvoicesByCreatedAt, invoicingports.InvoicesByUpdatedAt, invoicingports.InvoicesByDueDate} {
 		for _, stmts := range invoiceLists[key] {
 			for _, text := range []string{stmts.list.sql(), stmts.listOfStatus.sql()} {
 				if strings.Count(text, limit) != 1 {

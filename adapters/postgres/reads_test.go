@@ -15,6 +15,7 @@ import (
 	"github.com/acme3pl/fulfillment/adapters/postgres/pgtest"
 	"github.com/acme3pl/fulfillment/domain/invoicing"
 	"github.com/acme3pl/fulfillment/ports"
+	invoicingports "github.com/acme3pl/fulfillment/ports/invoicing"
 )
 
 // invSnapshot is everything a read returns of an invoice, comparable.
@@ -49,11 +50,11 @@ func TestInvoicePreparedReadsAnswerAsUnprepared(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = one.Close() })
-	prepared := postgres.NewRepositories(one).Invoices
-	plain := postgres.UnpreparedRepositories(db).Invoices
+	prepared := postgres.NewRepositories(one, postgres.InvoicingRepositories).Invoices
+	plain := postgres.UnpreparedRepositories(db, postgres.InvoicingRepositories).Invoices
 	ctx := context.Background()
 
-	read := func(repo ports.InvoiceRepository, f ports.InvoiceFilter, p ports.Page) ([]string, bool) {
+	read := func(repo invoicingports.InvoiceRepository, f invoicingports.InvoiceFilter, p ports.Page) ([]string, bool) {
 		t.Helper()
 		invs, more, err := repo.List(ctx, org, f, p)
 		if err != nil {
@@ -65,10 +66,10 @@ func TestInvoicePreparedReadsAnswerAsUnprepared(t *testing.T) {
 		}
 		return out, more
 	}
-	for _, by := range []ports.InvoiceSortKey{ports.InvoicesByCreatedAt, ports.InvoicesByUpdatedAt, ports.InvoicesByDueDate} {
+	for _, by := range []invoicingports.InvoiceSortKey{invoicingports.InvoicesByCreatedAt, invoicingports.InvoicesByUpdatedAt, invoicingports.InvoicesByDueDate} {
 		for _, asc := range []bool{false, true} {
 			for _, status := range []invoicing.InvoiceStatus{"", invoicing.InvoiceUnpaid, invoicing.InvoiceCollecting} {
-				f := ports.InvoiceFilter{SortBy: by, Ascending: asc, Status: status}
+				f := invoicingports.InvoiceFilter{SortBy: by, Ascending: asc, Status: status}
 				want := invExpected(specs, org, f)
 				for _, p := range []ports.Page{{Take: 10}, {Take: 1}, {Skip: 3, Take: 3}, {Skip: 9, Take: 10}, {Skip: len(want) - 1, Take: 10}, {Skip: 100, Take: 10}} {
 					got, more := read(prepared, f, p)
@@ -135,9 +136,9 @@ func TestInvoiceReadsKeepGenericPlans(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer func() { _ = one.Close() }()
-	prepared := postgres.NewRepositories(one).Invoices
+	prepared := postgres.NewRepositories(one, postgres.InvoicingRepositories).Invoices
 	for range 8 {
-		for _, f := range []ports.InvoiceFilter{{}, {Status: invoicing.InvoiceUnpaid, SortBy: ports.InvoicesByDueDate, Ascending: true}} {
+		for _, f := range []invoicingports.InvoiceFilter{{}, {Status: invoicing.InvoiceUnpaid, SortBy: invoicingports.InvoicesByDueDate, Ascending: true}} {
 			if _, _, err := prepared.List(ctx, org, f, ports.Page{Take: 10}); err != nil {
 				t.Fatal(err)
 			}
@@ -206,12 +207,12 @@ func BenchmarkInvoiceReads(b *testing.B) {
 	ctx := context.Background()
 	for _, repo := range []struct {
 		name string
-		repo ports.InvoiceRepository
-	}{{"prepared", postgres.NewRepositories(db).Invoices}, {"unprepared", postgres.UnpreparedRepositories(db).Invoices}} {
+		repo invoicingports.InvoiceRepository
+	}{{"prepared", postgres.NewRepositories(db, postgres.InvoicingRepositories).Invoices}, {"unprepared", postgres.UnpreparedRepositories(db, postgres.InvoicingRepositories).Invoices}} {
 		b.Run("list/"+repo.name, func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
-				if _, _, err := repo.repo.List(ctx, org, ports.InvoiceFilter{}, ports.Page{Take: 10}); err != nil {
+				if _, _, err := repo.repo.List(ctx, org, invoicingports.InvoiceFilter{}, ports.Page{Take: 10}); err != nil {
 					b.Fatal(err)
 				}
 			}

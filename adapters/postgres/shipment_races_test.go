@@ -4,7 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sync"
+	"github.com/acme3pl/fulfillment/adapters/postgres/pgtest"
 	"testing"
 
 	"github.com/uptrace/bun"
@@ -12,7 +12,7 @@ import (
 	shippingapp "github.com/acme3pl/fulfillment/application/shipping"
 	"github.com/acme3pl/fulfillment/domain"
 	"github.com/acme3pl/fulfillment/domain/shipping"
-	"github.com/acme3pl/fulfillment/ports"
+	fixtureports "github.com/acme3pl/fulfillment/ports/fixture"
 )
 
 // shipRaceFixture seeds an organization of its own per race, named after
@@ -21,9 +21,9 @@ func shipRaceFixture(t *testing.T, name string, onHandA, onHandB int64) (org, wh
 	t.Helper()
 	org = shipNamer()(name)
 	wh, a, b = "wh_"+org, "ctn_"+org+"_a", "ctn_"+org+"_b"
-	load(t, ports.Fixture{
+	load(t, fixtureports.Fixture{
 		Organizations: []domain.Organization{{ID: org, Name: org}},
-		Warehouses:    []ports.FixtureWarehouse{{Warehouse: shipWarehouse(wh, "Race DC", true), Organizations: []string{org}}},
+		Warehouses:    []fixtureports.Warehouse{{Warehouse: shipWarehouse(wh, "Race DC", true), Organizations: []string{org}}},
 		Inventory:     []shipping.InventoryItem{shipItem(org, shipping.KindCarton, a, "A-"+org), shipItem(org, shipping.KindCarton, b, "B-"+org)},
 		Stock: []shipping.Stock{
 			{WarehouseID: wh, Kind: shipping.KindCarton, ItemID: a, OnHand: onHandA},
@@ -49,48 +49,13 @@ func shipPendingSum(t *testing.T, db *bun.DB, org string) (count int, byCarton m
 	return count, byCarton
 }
 
-// shipRun starts fns at once (behind a barrier) and returns their errors.
-func shipRun(fns []func() error) []error {
-	errs := make([]error, len(fns))
-	start := make(chan struct{})
-	var wg sync.WaitGroup
-	for i, fn := range fns {
-		wg.Go(func() {
-			<-start
-			errs[i] = fn()
-		})
-	}
-	close(start)
-	wg.Wait()
-	return errs
-}
+// shipRun is pgtest.Run.
+func shipRun(fns []func() error) []error { return pgtest.Run(fns) }
 
-// shipRunSame runs calls at once: each must succeed and answer the same
-// as the first (by key); it returns how many took effect (fresh), the
-// others being replays of that one. what names a call in failures.
+// shipRunSame is pgtest.RunSame.
 func shipRunSame[R any](t *testing.T, what string, calls []func() (R, error), fresh func(R) bool, key func(R) string) int {
 	t.Helper()
-	results := make([]R, len(calls))
-	fns := make([]func() error, len(calls))
-	for i, call := range calls {
-		fns[i] = func() (err error) {
-			results[i], err = call()
-			return err
-		}
-	}
-	took := 0
-	for i, err := range shipRun(fns) {
-		if err != nil {
-			t.Fatalf("%s %d: %v", what, i, err)
-		}
-		if fresh(results[i]) {
-			took++
-		}
-		if key(results[i]) != key(results[0]) {
-			t.Fatalf("%s %d answered %s, %s 0 %s", what, i, key(results[i]), what, key(results[0]))
-		}
-	}
-	return took
+	return pgtest.RunSame(t, what, calls, fresh, key)
 }
 
 // THE RACE: many submitters of SPD drafts compete for the same cartons

@@ -8,6 +8,7 @@ import (
 	"github.com/acme3pl/fulfillment/domain"
 	"github.com/acme3pl/fulfillment/domain/shipping"
 	"github.com/acme3pl/fulfillment/ports"
+	shippingports "github.com/acme3pl/fulfillment/ports/shipping"
 )
 
 type shipmentRow struct {
@@ -39,16 +40,16 @@ type shipmentRow struct {
 	TrackingNumber    *string
 }
 
-// ShipmentRepository implements ports.ShipmentRepository.
+// ShipmentRepository implements shippingports.ShipmentRepository.
 type ShipmentRepository struct {
 	run runner
 }
 
-var _ ports.ShipmentRepository = (*ShipmentRepository)(nil)
+var _ shippingports.ShipmentRepository = (*ShipmentRepository)(nil)
 
 // The statements that write a new shipment share one text each, so that
 // every path that makes a shipment — a draft of the API (Create), an order
-// of the intake (acceptOrderSQL, receipts.go) — runs the same INSERT. They
+// of the intake (acceptOrderSQL, order_receipts.go) — runs the same INSERT. They
 // number their parameters as shipmentArgs does: $1 the warehouse, $2 and $3
 // the lines' items and quantities (the order of their positions), $4 the
 // organization, $5 … $24 the shipment's other columns; reserveProductsSQL
@@ -204,7 +205,7 @@ func (r *ShipmentRepository) Get(ctx context.Context, organizationID, id string)
 
 // List returns a page of the organization's shipments, newest first, with
 // their lines: two round trips at most (the page, then its lines per kind).
-func (r *ShipmentRepository) List(ctx context.Context, organizationID string, filter ports.ShipmentFilter, page ports.Page) ([]*shipping.Shipment, bool, error) {
+func (r *ShipmentRepository) List(ctx context.Context, organizationID string, filter shippingports.ShipmentFilter, page ports.Page) ([]*shipping.Shipment, bool, error) {
 	q, args := statement(listShipmentsSQL), []any{organizationID, page.Skip, page.Take + 1}
 	if filter.Status != "" {
 		q, args = listShipmentsByStatusSQL, append(args, string(filter.Status))
@@ -233,9 +234,9 @@ FROM shipments AS s JOIN warehouses AS w ON w.id = s.warehouse_id JOIN organizat
 WHERE s.warehouse_id = $1 AND s.status = $2 AND s.submitted_at IS NOT NULL
 ORDER BY s.submitted_at, s.id OFFSET $3 LIMIT $4`
 
-// ListAtWarehouse implements ports.ShipmentRepository: two round trips at
+// ListAtWarehouse implements shippingports.ShipmentRepository: two round trips at
 // most (the page, then its lines per kind).
-func (r *ShipmentRepository) ListAtWarehouse(ctx context.Context, warehouseID string, status shipping.ShipmentStatus, page ports.Page) ([]ports.WarehouseShipment, bool, error) {
+func (r *ShipmentRepository) ListAtWarehouse(ctx context.Context, warehouseID string, status shipping.ShipmentStatus, page ports.Page) ([]shippingports.WarehouseShipment, bool, error) {
 	var (
 		rows  []shipmentRow
 		names []string
@@ -250,7 +251,7 @@ func (r *ShipmentRepository) ListAtWarehouse(ctx context.Context, warehouseID st
 		return nil, false, dbErr(err)
 	}
 	rows, more := trimPage(rows, page)
-	out := make([]ports.WarehouseShipment, len(rows))
+	out := make([]shippingports.WarehouseShipment, len(rows))
 	if len(rows) == 0 {
 		return out, false, nil
 	}
@@ -259,7 +260,7 @@ func (r *ShipmentRepository) ListAtWarehouse(ctx context.Context, warehouseID st
 		return nil, false, err
 	}
 	for i, s := range ss {
-		out[i] = ports.WarehouseShipment{Shipment: s, OrganizationName: names[i]}
+		out[i] = shippingports.WarehouseShipment{Shipment: s, OrganizationName: names[i]}
 	}
 	return out, more, nil
 }

@@ -2,8 +2,6 @@ package postgres_test
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"reflect"
@@ -20,64 +18,35 @@ import (
 	"github.com/acme3pl/fulfillment/domain"
 	"github.com/acme3pl/fulfillment/domain/shipping"
 	"github.com/acme3pl/fulfillment/ports"
+	fixtureports "github.com/acme3pl/fulfillment/ports/fixture"
+	shippingports "github.com/acme3pl/fulfillment/ports/shipping"
 )
 
 // Helpers of the shipment and inventory tests; their names start with
 // `ship` (other tests of this package have helpers of their own).
 
-// shipNamer returns a function that suffixes names with a random tag of
-// its own: every test names fresh records, so that tests sharing the
-// package's database (and -count=N reruns) never see each other's rows.
-func shipNamer() func(string) string {
-	var b [3]byte
-	_, _ = rand.Read(b[:])
-	tag := hex.EncodeToString(b[:])
-	return func(name string) string { return name + "_" + tag }
-}
+// shipNamer is pgtest.Namer.
+func shipNamer() func(string) string { return pgtest.Namer() }
 
 func shipWarehouse(id, name string, active bool) domain.Warehouse {
-	return domain.Warehouse{
-		ID: id, Name: name, Active: active, Tags: []string{},
-		Address: domain.Address{Name: name, Line1: "1 Dock St", City: "Newark", State: "NJ", CountryCode: "US", PostalCode: "07102"},
-		Contact: domain.Contact{Name: "Ops", Email: "ops@example.com", PhoneNumber: "+1 555 0100"},
-	}
+	return pgtest.Warehouse(id, name, active)
 }
 
 func shipItem(org string, kind shipping.ItemKind, id, sku string) shipping.InventoryItem {
-	return shipping.InventoryItem{ID: id, OrganizationID: org, Kind: kind, SKU: sku, Name: sku + " item"}
+	return pgtest.Item(org, kind, id, sku)
 }
 
 // shipDB opens a pool of at most conns connections to the package's
 // database, closed when t ends.
 func shipDB(t *testing.T, conns int) *bun.DB {
 	t.Helper()
-	db, err := postgres.Open(postgres.Options{DSN: testDSN, MaxOpenConns: conns})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = db.Close() })
-	return db
+	return pgtest.Pool(t, testDSN, conns)
 }
 
-// shipWantStock checks one stock row.
+// shipWantStock checks one stock row (pgtest.WantStock).
 func shipWantStock(t *testing.T, db *bun.DB, table, warehouse, item string, onHand, reserved int64) {
 	t.Helper()
-	column := "carton_id"
-	if table == "product_stock" {
-		column = "product_id"
-	}
-	var got struct {
-		OnHand   int64 `bun:"on_hand"`
-		Reserved int64 `bun:"reserved"`
-	}
-	err := db.NewRaw("SELECT on_hand, reserved FROM ? WHERE warehouse_id = ? AND ? = ?",
-		bun.Ident(table), warehouse, bun.Ident(column), item).Scan(context.Background(), &got)
-	if err != nil {
-		t.Fatalf("stock of %s at %s: %v", item, warehouse, err)
-	}
-	if got.OnHand != onHand || got.Reserved != reserved {
-		t.Fatalf("%s at %s: on hand %d, reserved %d; want %d, %d", item, warehouse, got.OnHand, got.Reserved, onHand, reserved)
-	}
+	pgtest.WantStock(t, db, table, warehouse, item, onHand, reserved)
 }
 
 // shipQueryCounter counts the queries a pool sends.
@@ -104,7 +73,7 @@ type shipUseCases struct {
 }
 
 func newShipUseCases(db *bun.DB) shipUseCases {
-	uow := postgres.NewUnitOfWork(db)
+	uow := postgres.NewUnitOfWork(db, postgres.ShippingRepositories)
 	return shipUseCases{
 		create: shippingapp.NewCreateShipmentHandler(uow, system.Clock{}, system.IDs{}, domain.Sandbox),
 		submit: shippingapp.NewSubmitShipmentHandler(uow, system.Clock{}),
@@ -127,9 +96,9 @@ func (u shipUseCases) draft(t *testing.T, org, warehouse string, lines ...shippi
 // wh_ship_repo ("Repo DC"), products and cartons.
 func shipShipFixture(t *testing.T, n func(string) string) {
 	t.Helper()
-	load(t, ports.Fixture{
+	load(t, fixtureports.Fixture{
 		Organizations: []domain.Organization{{ID: n("org_ship_repo"), Name: "Repo"}, {ID: n("org_ship_repo_x"), Name: "Other"}},
-		Warehouses: []ports.FixtureWarehouse{
+		Warehouses: []fixtureports.Warehouse{
 			{Warehouse: shipWarehouse(n("wh_ship_repo"), "Repo DC", true), Organizations: []string{n("org_ship_repo"), n("org_ship_repo_x")}},
 		},
 		Inventory: []shipping.InventoryItem{
@@ -152,12 +121,12 @@ func shipNew(t *testing.T, p shipping.NewShipmentParams) *shipping.Shipment {
 
 // shipRepoFixture loads the shipment fixture under fresh names
 // (shipShipFixture), and opens a pool of two on it with its repositories.
-func shipRepoFixture(t *testing.T) (func(string) string, *bun.DB, ports.Repositories) {
+func shipRepoFixture(t *testing.T) (func(string) string, *bun.DB, shippingports.Repositories) {
 	t.Helper()
 	n := shipNamer()
 	shipShipFixture(t, n)
 	db := shipDB(t, 2)
-	return n, db, postgres.NewRepositories(db)
+	return n, db, postgres.NewRepositories(db, postgres.ShippingRepositories)
 }
 
 func TestShipmentRepositoryRoundTrip(t *testing.T) {
@@ -195,7 +164,7 @@ func TestShipmentRepositoryRoundTrip(t *testing.T) {
 	}
 	later := now.Add(time.Minute)
 	var updated *shipping.Shipment
-	err := postgres.NewUnitOfWork(db).Do(ctx, func(ctx context.Context, r ports.Repositories) error {
+	err := postgres.NewUnitOfWork(db, postgres.ShippingRepositories).Do(ctx, func(ctx context.Context, r shippingports.Repositories) error {
 		var err error
 		updated, err = r.Shipments.Update(ctx, n("org_ship_repo"), spd.ID(), func(s *shipping.Shipment) error { return s.Submit(later) })
 		return err
@@ -208,7 +177,7 @@ func TestShipmentRepositoryRoundTrip(t *testing.T) {
 		t.Fatalf("after update: %+v, %v; want %+v", got, err, updated)
 	}
 	// A change that fails stores nothing, and its error comes back as it is.
-	err = postgres.NewUnitOfWork(db).Do(ctx, func(ctx context.Context, r ports.Repositories) error {
+	err = postgres.NewUnitOfWork(db, postgres.ShippingRepositories).Do(ctx, func(ctx context.Context, r shippingports.Repositories) error {
 		_, err := r.Shipments.Update(ctx, n("org_ship_repo"), spd.ID(), func(s *shipping.Shipment) error { return s.Submit(later.Add(time.Hour)) })
 		return err
 	})
@@ -224,7 +193,7 @@ func TestShipmentRepositoryRoundTrip(t *testing.T) {
 		if _, err := repos.Shipments.Get(ctx, tt.org, tt.id); !errors.Is(err, domain.ErrNotFound) {
 			t.Fatalf("Get(%q, %q): %v, want ErrNotFound", tt.org, tt.id, err)
 		}
-		err := postgres.NewUnitOfWork(db).Do(ctx, func(ctx context.Context, r ports.Repositories) error {
+		err := postgres.NewUnitOfWork(db, postgres.ShippingRepositories).Do(ctx, func(ctx context.Context, r shippingports.Repositories) error {
 			_, err := r.Shipments.Update(ctx, tt.org, tt.id, func(*shipping.Shipment) error { return errors.New("changed a shipment that is not there") })
 			return err
 		})
@@ -241,9 +210,9 @@ func TestShipmentRepositoryList(t *testing.T) {
 	l := func(i int) string { return n(fmt.Sprintf("shp_l%d", i)) }
 	wh := domain.WarehouseRef{ID: n("wh_ship_repo")}
 	// An organization of its own keeps this list free of other tests' rows.
-	load(t, ports.Fixture{
+	load(t, fixtureports.Fixture{
 		Organizations: []domain.Organization{{ID: n("org_ship_list"), Name: "List"}},
-		Warehouses:    []ports.FixtureWarehouse{{Warehouse: shipWarehouse(n("wh_ship_repo"), "Repo DC", true), Organizations: []string{n("org_ship_list")}}},
+		Warehouses:    []fixtureports.Warehouse{{Warehouse: shipWarehouse(n("wh_ship_repo"), "Repo DC", true), Organizations: []string{n("org_ship_list")}}},
 		Inventory: []shipping.InventoryItem{
 			shipItem(n("org_ship_list"), shipping.KindProduct, n("prod_ship_list"), "LP"),
 			shipItem(n("org_ship_list"), shipping.KindCarton, n("ctn_ship_list"), "LC"),
@@ -277,18 +246,18 @@ func TestShipmentRepositoryList(t *testing.T) {
 	queries := shipCountQueries(db)
 	tests := []struct {
 		name     string
-		filter   ports.ShipmentFilter
+		filter   shippingports.ShipmentFilter
 		page     ports.Page
 		want     []string
 		wantMore bool
 	}{
-		{"newest first, ties by ID descending", ports.ShipmentFilter{}, ports.Page{Take: 10}, []string{l(4), l(3), l(2), l(1), l(0)}, false},
-		{"first page", ports.ShipmentFilter{}, ports.Page{Take: 2}, []string{l(4), l(3)}, true},
-		{"middle page", ports.ShipmentFilter{}, ports.Page{Skip: 2, Take: 2}, []string{l(2), l(1)}, true},
-		{"last page", ports.ShipmentFilter{}, ports.Page{Skip: 4, Take: 2}, []string{l(0)}, false},
-		{"drafts", ports.ShipmentFilter{Status: shipping.ShipmentDraft}, ports.Page{Take: 10}, []string{l(4), l(3), l(2), l(0)}, false},
-		{"pending", ports.ShipmentFilter{Status: shipping.ShipmentPending}, ports.Page{Take: 10}, []string{l(1)}, false},
-		{"cancelled", ports.ShipmentFilter{Status: shipping.ShipmentCancelled}, ports.Page{Take: 10}, []string{}, false},
+		{"newest first, ties by ID descending", shippingports.ShipmentFilter{}, ports.Page{Take: 10}, []string{l(4), l(3), l(2), l(1), l(0)}, false},
+		{"first page", shippingports.ShipmentFilter{}, ports.Page{Take: 2}, []string{l(4), l(3)}, true},
+		{"middle page", shippingports.ShipmentFilter{}, ports.Page{Skip: 2, Take: 2}, []string{l(2), l(1)}, true},
+		{"last page", shippingports.ShipmentFilter{}, ports.Page{Skip: 4, Take: 2}, []string{l(0)}, false},
+		{"drafts", shippingports.ShipmentFilter{Status: shipping.ShipmentDraft}, ports.Page{Take: 10}, []string{l(4), l(3), l(2), l(0)}, false},
+		{"pending", shippingports.ShipmentFilter{Status: shipping.ShipmentPending}, ports.Page{Take: 10}, []string{l(1)}, false},
+		{"cancelled", shippingports.ShipmentFilter{Status: shipping.ShipmentCancelled}, ports.Page{Take: 10}, []string{}, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -313,7 +282,7 @@ func TestShipmentRepositoryList(t *testing.T) {
 			}
 		})
 	}
-	other, _, err := repos.Shipments.List(ctx, n("org_ship_repo_x"), ports.ShipmentFilter{}, ports.Page{Take: 10})
+	other, _, err := repos.Shipments.List(ctx, n("org_ship_repo_x"), shippingports.ShipmentFilter{}, ports.Page{Take: 10})
 	if err != nil || len(other) != 0 {
 		t.Fatalf("another organization sees %d shipments (%v)", len(other), err)
 	}
@@ -330,7 +299,7 @@ func TestShipmentUpdateHoldsTheRowUntilCommit(t *testing.T) {
 	locked, release := make(chan struct{}), make(chan struct{})
 	first := make(chan error, 1)
 	go func() {
-		first <- postgres.NewUnitOfWork(db).Do(ctx, func(ctx context.Context, r ports.Repositories) error {
+		first <- postgres.NewUnitOfWork(db, postgres.ShippingRepositories).Do(ctx, func(ctx context.Context, r shippingports.Repositories) error {
 			_, err := r.Shipments.Update(ctx, n("org_ship_repo"), id, func(*shipping.Shipment) error {
 				close(locked)
 				<-release
@@ -347,7 +316,7 @@ func TestShipmentUpdateHoldsTheRowUntilCommit(t *testing.T) {
 	second := make(chan error, 1)
 	var secondDone atomic.Bool
 	go func() {
-		second <- postgres.NewUnitOfWork(db).Do(ctx, func(ctx context.Context, r ports.Repositories) error {
+		second <- postgres.NewUnitOfWork(db, postgres.ShippingRepositories).Do(ctx, func(ctx context.Context, r shippingports.Repositories) error {
 			_, err := r.Shipments.Update(ctx, n("org_ship_repo"), id, unchanged)
 			secondDone.Store(true)
 			return err
@@ -365,11 +334,11 @@ func TestShipmentUpdateHoldsTheRowUntilCommit(t *testing.T) {
 		t.Fatal(err)
 	}
 	// A plain Get does not wait.
-	err := postgres.NewUnitOfWork(db).Do(ctx, func(ctx context.Context, r ports.Repositories) error {
+	err := postgres.NewUnitOfWork(db, postgres.ShippingRepositories).Do(ctx, func(ctx context.Context, r shippingports.Repositories) error {
 		_, err := r.Shipments.Update(ctx, n("org_ship_repo"), id, func(*shipping.Shipment) error {
 			rctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 			defer cancel()
-			_, err := postgres.NewRepositories(db).Shipments.Get(rctx, n("org_ship_repo"), id)
+			_, err := postgres.NewRepositories(db, postgres.ShippingRepositories).Shipments.Get(rctx, n("org_ship_repo"), id)
 			return err
 		})
 		return err

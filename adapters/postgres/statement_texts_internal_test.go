@@ -1,72 +1,19 @@
 package postgres
 
 import (
-	"flag"
 	"fmt"
-	"os"
-	"slices"
 	"strings"
-	"testing"
 
 	"github.com/acme3pl/fulfillment/domain/shipping"
 )
 
-var update = flag.Bool("update", false, "write testdata/statements.golden anew")
-
-// TestStatementTexts: testdata/statements.golden holds the whole text of
-// every statement, by name, as the repositories compose it, so that a
-// statement glued from parts written once (acceptOrderSQL, the invoice
-// list's, the accruals) reads in one place, and a change to any text shows
-// in review. `go test -run TestStatementTexts -update` writes it anew.
-func TestStatementTexts(t *testing.T) {
-	all := allStatements()
-	names := make([]string, 0, len(all))
-	for name := range all {
-		names = append(names, name)
-	}
-	slices.Sort(names)
-	var b strings.Builder
-	for _, name := range names {
-		fmt.Fprintf(&b, "-- %s (%s)\n%s\n\n", name, all[name].command(), strings.Trim(all[name].sql(), "\n"))
-	}
-	const golden = "testdata/statements.golden"
-	if *update {
-		if err := os.WriteFile(golden, []byte(b.String()), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(golden)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if b.String() != string(want) {
-		t.Errorf("the statements' texts differ from %s (go test -run TestStatementTexts -update writes it anew)", golden)
-	}
-}
-
-// TestDeclaredCommands: every statement is declared with the command its
-// text runs, the name of its span.
-func TestDeclaredCommands(t *testing.T) {
-	for name, s := range allStatements() {
-		if got := operation(s.sql()); got != s.command() {
-			t.Errorf("%s: declared %s, runs %s", name, s.command(), got)
-		}
-	}
-}
-
-// allStatements are the repositories' statements by name.
+// allStatements are the kit's repositories' statements by name (the
+// context packages' are their Statements: statement_texts_test.go).
 func allStatements() map[string]statement {
 	all := map[string]statement{
 		"appliedMigrationsSQL":            appliedMigrationsSQL,
 		"appendAuditSQL":                  appendAuditSQL,
 		"listAuditSQL":                    listAuditSQL,
-		"createSigninLinkSQL":             createSigninLinkSQL,
-		"useSigninLinkSQL":                useSigninLinkSQL,
-		"createSessionSQL":                createSessionSQL,
-		"sessionSQL":                      sessionSQL,
-		"touchSessionSQL":                 touchSessionSQL,
-		"endSessionSQL":                   endSessionSQL,
-		"endSessionsOfSQL":                endSessionsOfSQL,
 		"clearRateLimitSQL":               clearRateLimitSQL,
 		"migrationLockSQL":                migrationLockSQL,
 		"migrationUnlockSQL":              migrationUnlockSQL,
@@ -92,9 +39,7 @@ func allStatements() map[string]statement {
 		"collectSQL":                      collectSQL,
 		"createAPIKeySQL":                 createAPIKeySQL,
 		"createPickPackSQL":               createPickPackSQL,
-		"createReceiptSQL":                createReceiptSQL,
 		"createSPDSQL":                    createSPDSQL,
-		"createServiceSQL":                createServiceSQL,
 		"deleteEventsSQL":                 deleteEventsSQL,
 		"duePeriodsSQL":                   duePeriodsSQL,
 		"failedOrderStatsSQL":             failedOrderStatsSQL,
@@ -157,10 +102,7 @@ func allStatements() map[string]statement {
 		"purgePayloadsSQL":                purgePayloadsSQL,
 		"rateCardInForceSQL":              rateCardInForceSQL,
 		"rateLimitsSQL":                   rateLimitsSQL,
-		"receiptByReferenceSQL":           receiptByReferenceSQL,
 		"recordFailureSQL":                recordFailureSQL,
-		"redateReceiptSQL":                redateReceiptSQL,
-		"redateServiceSQL":                redateServiceSQL,
 		"reserveProductsSQL":              sqlInsert(reserveProductsSQL),
 		"revokeAPIKeySQL":                 revokeAPIKeySQL,
 		"rewindCatchUpSQL":                rewindCatchUpSQL,
@@ -173,7 +115,6 @@ func allStatements() map[string]statement {
 		"readNextPeriodSQL":               readNextPeriodSQL,
 		"dropStaleNextSQL":                dropStaleNextSQL,
 		"selectShipmentsSQL":              selectShipmentsSQL,
-		"serviceByReferenceSQL":           serviceByReferenceSQL,
 		"setFixtureRateLimitsSQL":         setFixtureRateLimitsSQL,
 		"setInvoiceStatusSQL":             setInvoiceStatusSQL,
 		"setRateCardSQL":                  setRateCardSQL,

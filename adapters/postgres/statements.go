@@ -270,3 +270,40 @@ func trimPage[T any](rows []T, page ports.Page) ([]T, bool) {
 	}
 	return rows, false
 }
+
+// The kit's part that the context packages (adapters/postgres/<context>)
+// build their repositories with: a statement declared with its command, the
+// runner of a handle, and the errors as the domain names them.
+
+// Statement is a statement of a repository: an SQLSelect, SQLInsert,
+// SQLUpdate or SQLDelete constant, written out with $1, $2, … placeholders.
+type Statement = statement
+
+// The commands a statement is declared with.
+type (
+	SQLSelect = sqlSelect
+	SQLInsert = sqlInsert
+	SQLUpdate = sqlUpdate
+	SQLDelete = sqlDelete
+)
+
+// Runner runs a repository's statements on its handle (Handle.Runner):
+// prepared on the pool or a unit of work's transaction.
+type Runner = runner
+
+// NewRunner runs statements on db unprepared (a repository built on a bare
+// handle, outside a unit of work and its prepared statements).
+func NewRunner(db bun.IDB) Runner { return runner{db: db} }
+
+// Query runs s and calls scan once per row.
+func (r runner) Query(ctx context.Context, s Statement, scan func(*sql.Rows) error, args ...any) error {
+	return r.query(ctx, s, scan, args...)
+}
+
+// Exec runs s and returns how many rows it affected.
+func (r runner) Exec(ctx context.Context, s Statement, args ...any) (int64, error) {
+	return r.exec(ctx, s, args...)
+}
+
+// Array encodes v as an array parameter ($n::text[], $n::bigint[]).
+func Array[T string | int64](v []T) string { return pgArray(v) }

@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/acme3pl/fulfillment/domain/invoicing"
-	"github.com/acme3pl/fulfillment/ports"
+	invoicingports "github.com/acme3pl/fulfillment/ports/invoicing"
 )
 
 // TestOperation: a statement's span is named by its declared command
@@ -29,7 +29,7 @@ func TestOperation(t *testing.T) {
 		{createPickPackSQL, "INSERT"},
 		{acceptOrderSQL, "UPDATE"},
 		{recordFailureSQL, "INSERT"},
-		{invoiceLists[ports.InvoicesByCreatedAt][0].shortTerm, "SELECT"},
+		{invoiceLists[invoicingports.InvoicesByCreatedAt][0].shortTerm, "SELECT"},
 	} {
 		if got := tt.s.command(); got != tt.want || operation(tt.s.sql()) != tt.want {
 			t.Errorf("%.40q: declared %s, runs %s, want %s", tt.s.sql(), got, operation(tt.s.sql()), tt.want)

@@ -14,16 +14,17 @@ import (
 	"github.com/acme3pl/fulfillment/domain/shipping"
 	"github.com/acme3pl/fulfillment/domain/warehouse"
 	"github.com/acme3pl/fulfillment/ports"
+	shippingports "github.com/acme3pl/fulfillment/ports/shipping"
 )
 
-// StockLedger implements ports.StockLedger on stock_movements and the
+// StockLedger implements shippingports.StockLedger on stock_movements and the
 // balances of product_stock and carton_stock: every change of on hand goes
 // through Move, so that a balance is always the sum of its movements.
 type StockLedger struct {
 	run runner
 }
 
-var _ ports.StockLedger = (*StockLedger)(nil)
+var _ shippingports.StockLedger = (*StockLedger)(nil)
 
 // movementsCTE is the one place that writes the stock ledger: a CTE
 // inserting, as movements, the rows of a CTE named moves that the
@@ -116,7 +117,7 @@ func stockBalances(kind shipping.ItemKind) string {
 				ELSE s.reserved END`
 }
 
-// Move implements ports.StockLedger in one statement. Items that would go
+// Move implements shippingports.StockLedger in one statement. Items that would go
 // below zero on hand are a *shipping.OnHandShortageError listing each (it is
 // shipping.ErrNegativeStock), and nothing changes; a carton taken below what
 // is reserved (carton_stock's CHECK) is shipping.ErrNegativeStock too, and
@@ -193,7 +194,7 @@ GROUP BY warehouse_id, product_id, carton_id
 HAVING sum(quantity) <> 0
 ORDER BY warehouse_id, kind, item`
 
-// OnHandAt implements ports.StockLedger.
+// OnHandAt implements shippingports.StockLedger.
 func (l *StockLedger) OnHandAt(ctx context.Context, organizationID string, at time.Time) ([]shipping.OnHand, error) {
 	out := []shipping.OnHand{}
 	err := l.run.query(ctx, onHandAtSQL, func(rows *sql.Rows) error {
@@ -226,15 +227,15 @@ FROM stock_movements WHERE shipment_id = $2 AND organization_id = $1
 ORDER BY occurred_at DESC, id DESC LIMIT $3 OFFSET $4`
 )
 
-// Movements implements ports.StockLedger.
-func (l *StockLedger) Movements(ctx context.Context, q ports.StockMovementQuery, page ports.Page) ([]ports.StockMovement, bool, error) {
+// Movements implements shippingports.StockLedger.
+func (l *StockLedger) Movements(ctx context.Context, q shippingports.StockMovementQuery, page ports.Page) ([]shippingports.StockMovement, bool, error) {
 	stmt, key := itemMovementsSQL, q.ItemID
 	if q.ShipmentID != "" {
 		stmt, key = shipmentMovementsSQL, q.ShipmentID
 	}
-	var out []ports.StockMovement
+	var out []shippingports.StockMovement
 	err := l.run.query(ctx, stmt, func(rows *sql.Rows) error {
-		var m ports.StockMovement
+		var m shippingports.StockMovement
 		if err := rows.Scan(&m.WarehouseID, &m.ItemID, &m.Quantity, &m.Reason, &m.ReceiptID, &m.ShipmentID, &m.OccurredAt); err != nil {
 			return err
 		}

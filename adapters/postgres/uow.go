@@ -12,9 +12,11 @@ import (
 	"github.com/acme3pl/fulfillment/ports"
 )
 
-// UnitOfWork implements ports.UnitOfWork with db.RunInTx: the repositories
-// handed to fn are built on the transaction.
-type UnitOfWork struct {
+// Transactions run every context's units of work on one pool: one set
+// of prepared statements, one outbox, one billing's settings. Each
+// context's unit of work (UnitOfWorkOf) binds its repositories to the
+// transaction.
+type Transactions struct {
 	db      *bun.DB
 	stmts   *statements
 	billing BillingSettings
@@ -28,22 +30,53 @@ type Option func(*BillingSettings)
 // UTC, test shipments not charged).
 func WithBilling(s BillingSettings) Option { return func(b *BillingSettings) { *b = s } }
 
-var _ ports.UnitOfWork = (*UnitOfWork)(nil)
-
-// NewUnitOfWork returns a unit of work on db that records no events.
-func NewUnitOfWork(db *bun.DB, opts ...Option) *UnitOfWork {
-	return NewUnitOfWorkWithEvents(db, nil, opts...)
-}
-
-// NewUnitOfWorkWithEvents returns a unit of work on db whose transactions
+// NewTransactions returns the transactions on db whose units of work
 // write the events their use cases record in the outbox; a nil outbox
 // records none.
-func NewUnitOfWorkWithEvents(db *bun.DB, outbox *Outbox, opts ...Option) *UnitOfWork {
-	u := &UnitOfWork{db: db, stmts: newStatements(db), outbox: outbox}
+func NewTransactions(db *bun.DB, outbox *Outbox, opts ...Option) *Transactions {
+	t := &Transactions{db: db, stmts: newStatements(db), outbox: outbox}
 	for _, o := range opts {
-		o(&u.billing)
+		o(&t.billing)
 	}
-	return u
+	return t
+}
+
+// Handle is a database handle the repositories are built on — a unit of
+// work's transaction, or the pool — with the events of the unit of work
+// and the billing's settings. A context's bind (ShippingRepositories, …)
+// builds its repositories on it.
+type Handle struct {
+	run     runner
+	events  *txEvents
+	billing BillingSettings
+}
+
+// UnitOfWork implements ports.UnitOfWork[R] with db.RunInTx: the
+// repositories handed to fn are those bind builds on the transaction.
+type UnitOfWork[R any] struct {
+	t    *Transactions
+	bind func(Handle) R
+}
+
+var _ ports.UnitOfWork[struct{}] = (*UnitOfWork[struct{}])(nil)
+
+// UnitOfWorkOf is the unit of work on t of the context whose repositories
+// bind builds.
+func UnitOfWorkOf[R any](t *Transactions, bind func(Handle) R) *UnitOfWork[R] {
+	return &UnitOfWork[R]{t: t, bind: bind}
+}
+
+// NewUnitOfWork returns a unit of work on db, on transactions of its own,
+// that records no events.
+func NewUnitOfWork[R any](db *bun.DB, bind func(Handle) R, opts ...Option) *UnitOfWork[R] {
+	return UnitOfWorkOf(NewTransactions(db, nil, opts...), bind)
+}
+
+// NewUnitOfWorkWithEvents returns a unit of work on db, on transactions
+// of its own, that writes the events its use cases record in the outbox;
+// a nil outbox records none.
+func NewUnitOfWorkWithEvents[R any](db *bun.DB, outbox *Outbox, bind func(Handle) R, opts ...Option) *UnitOfWork[R] {
+	return UnitOfWorkOf(NewTransactions(db, outbox, opts...), bind)
 }
 
 // Do runs fn in a transaction at the server's default isolation, READ
@@ -57,18 +90,19 @@ func NewUnitOfWorkWithEvents(db *bun.DB, outbox *Outbox, opts ...Option) *UnitOf
 // Events fn records are written before the commit, by a statement of fn
 // that carries them or by one INSERT after fn (outbox.go); once the
 // transaction has committed, the local relay is woken.
-func (u *UnitOfWork) Do(ctx context.Context, fn func(ctx context.Context, r ports.Repositories) error) error {
-	u.stmts.prepareWanted(ctx)
-	events := &txEvents{outbox: u.outbox, inTx: true}
-	err := u.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
-		run := runner{db: tx, stmts: u.stmts}
-		if err := fn(ctx, newRepositories(run, events, u.billing)); err != nil {
+func (u *UnitOfWork[R]) Do(ctx context.Context, fn func(ctx context.Context, r R) error) error {
+	t := u.t
+	t.stmts.prepareWanted(ctx)
+	events := &txEvents{outbox: t.outbox, inTx: true}
+	err := t.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+		run := runner{db: tx, stmts: t.stmts}
+		if err := fn(ctx, u.bind(Handle{run: run, events: events, billing: t.billing})); err != nil {
 			return err
 		}
 		return events.flush(ctx, run)
 	})
-	if err == nil && events.wrote && u.outbox.Wake != nil {
-		u.outbox.Wake()
+	if err == nil && events.wrote && t.outbox.Wake != nil {
+		t.outbox.Wake()
 	}
 	if ctx.Err() != nil && (errors.Is(err, sql.ErrTxDone) || errors.Is(err, driver.ErrBadConn)) {
 		// The context ended during the transaction: database/sql rolled it
@@ -80,10 +114,10 @@ func (u *UnitOfWork) Do(ctx context.Context, fn func(ctx context.Context, r port
 	return dbErr(err)
 }
 
-// NewRepositories builds every repository on db: on a pool (*bun.DB) they
-// run their statements prepared on it; on a transaction (bun.Tx),
-// unprepared.
-func NewRepositories(db bun.IDB, opts ...Option) ports.Repositories {
+// OnPool is the handle of db outside a unit of work: on a pool (*bun.DB)
+// the repositories run their statements prepared on it; on a transaction
+// (bun.Tx), unprepared. Its events recorder refuses to record.
+func OnPool(db bun.IDB, opts ...Option) Handle {
 	run := runner{db: db}
 	if pool, ok := db.(*bun.DB); ok {
 		run.stmts = newStatements(pool)
@@ -92,37 +126,13 @@ func NewRepositories(db bun.IDB, opts ...Option) ports.Repositories {
 	for _, o := range opts {
 		o(&b)
 	}
-	return newRepositories(run, &txEvents{}, b)
+	return Handle{run: run, events: &txEvents{}, billing: b}
 }
 
-// newRepositories builds every repository on run, recording events with
-// events.
-func newRepositories(run runner, events *txEvents, b BillingSettings) ports.Repositories {
-	return ports.Repositories{
-		Organizations:  &OrganizationRepository{run: run},
-		Warehouses:     &WarehouseRepository{run: run},
-		Inventory:      &InventoryRepository{run: run},
-		Invoices:       &InvoiceRepository{run: run},
-		Shipments:      &ShipmentRepository{run: run},
-		Receipts:       &OrderReceiptRepository{run: run, events: events},
-		APIKeys:        &APIKeyRepository{run: run},
-		WebhookSecrets: &WebhookSecretRepository{run: run},
-		Fixtures:       &FixtureStore{run: run},
-
-		WarehouseReceipts: &WarehouseReceiptRepository{run: run},
-		WarehouseServices: &WarehouseServiceRepository{run: run},
-		Stock:             &StockLedger{run: run},
-
-		RateCards:      &RateCardRepository{run: run},
-		Charges:        &ChargeRepository{run: run, settings: b},
-		BillingPeriods: &BillingPeriodRepository{run: run},
-
-		RateLimits: &OrganizationRateLimits{run: run},
-		Audit:      &AuditLog{run: run},
-		Overview:   &OverviewReader{run: run},
-
-		OperatorSessions: &OperatorSessions{run: run},
-
-		Events: events,
-	}
+// NewRepositories builds the repositories bind makes on db (OnPool).
+func NewRepositories[R any](db bun.IDB, bind func(Handle) R, opts ...Option) R {
+	return bind(OnPool(db, opts...))
 }
+
+// Runner runs the statements of the repositories built on h.
+func (h Handle) Runner() Runner { return h.run }

@@ -11,6 +11,7 @@ import (
 	"github.com/uptrace/bun"
 
 	"github.com/acme3pl/fulfillment/adapters/postgres/pgtest"
+	pgwarehouse "github.com/acme3pl/fulfillment/adapters/postgres/warehouse"
 	billingapp "github.com/acme3pl/fulfillment/application/billing"
 	warehouseapp "github.com/acme3pl/fulfillment/application/warehouse"
 	"github.com/acme3pl/fulfillment/domain/billing"
@@ -25,25 +26,15 @@ import (
 // with billing's part of the reports.
 func whReporters(b *billInstance) (*warehouseapp.RecordWarehouseReceiptHandler, *warehouseapp.RecordWarehouseServiceHandler) {
 	rb := billingapp.NewReportBilling(b.deps)
-	return warehouseapp.NewRecordWarehouseReceiptHandler(b.deps.UnitOfWork, b.deps.Clock, b.deps.IDs, rb),
-		warehouseapp.NewRecordWarehouseServiceHandler(b.deps.UnitOfWork, b.deps.Clock, b.deps.IDs, rb)
+	return warehouseapp.NewRecordWarehouseReceiptHandler(uowOf(b, pgwarehouse.Repositories), b.deps.Clock, b.deps.IDs, rb),
+		warehouseapp.NewRecordWarehouseServiceHandler(uowOf(b, pgwarehouse.Repositories), b.deps.Clock, b.deps.IDs, rb)
 }
 
 // whHolder is a second session's transaction that holds what the reports
 // wait for: a stock row, a reference, the organization's billing lock.
 func whHolder(t *testing.T, db *bun.DB, stmts ...string) bun.Tx {
 	t.Helper()
-	tx, err := db.BeginTx(context.Background(), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, q := range stmts {
-		if _, err := tx.ExecContext(context.Background(), q); err != nil {
-			_ = tx.Rollback()
-			t.Fatalf("%s: %v", q, err)
-		}
-	}
-	return tx
+	return pgtest.Holder(t, db, stmts...)
 }
 
 // whBillingLock is the statement that takes org's billing lock exclusively,
@@ -163,7 +154,7 @@ func TestUndatedReportsRacingClosesAreNeverRefused(t *testing.T) {
 	}
 
 	shipWantStock(t, b.db, "product_stock", "wh_"+org, "prod_"+org, 1_000+2*rounds*receipts, 0)
-	recvLedgerHolds(t, b.db, org)
+	pgtest.LedgerHolds(t, b.db, org)
 	if n := scanQuery[int](t, b.db, `SELECT count(*) FROM stock_movements m JOIN warehouse_receipts r ON r.id = m.receipt_id
 		WHERE r.organization_id = ? AND m.occurred_at <> r.received_at`, org); n != 0 {
 		t.Fatalf("%d movements not dated as their receipt", n)

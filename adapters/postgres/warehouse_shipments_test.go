@@ -10,12 +10,17 @@ import (
 	"github.com/uptrace/bun"
 
 	"github.com/acme3pl/fulfillment/adapters/postgres"
+	"github.com/acme3pl/fulfillment/adapters/postgres/pgtest"
+	pgwarehouse "github.com/acme3pl/fulfillment/adapters/postgres/warehouse"
 	"github.com/acme3pl/fulfillment/adapters/system"
 	shippingapp "github.com/acme3pl/fulfillment/application/shipping"
 	warehouseapp "github.com/acme3pl/fulfillment/application/warehouse"
 	"github.com/acme3pl/fulfillment/domain"
 	"github.com/acme3pl/fulfillment/domain/shipping"
 	"github.com/acme3pl/fulfillment/ports"
+	fixtureports "github.com/acme3pl/fulfillment/ports/fixture"
+	shippingports "github.com/acme3pl/fulfillment/ports/shipping"
+	warehouseports "github.com/acme3pl/fulfillment/ports/warehouse"
 )
 
 // The warehouse's side of shipments: ship (stock consumed, movements
@@ -39,9 +44,9 @@ func shipWarehouseFixture(t *testing.T, name string, onHand int64) (org, wh, oth
 		stock = append(stock, shipping.Stock{WarehouseID: wh, Kind: shipping.KindProduct, ItemID: products[i], OnHand: onHand},
 			shipping.Stock{WarehouseID: wh, Kind: shipping.KindCarton, ItemID: cartons[i], OnHand: onHand})
 	}
-	load(t, ports.Fixture{
+	load(t, fixtureports.Fixture{
 		Organizations: []domain.Organization{{ID: org, Name: "Name of " + org}},
-		Warehouses: []ports.FixtureWarehouse{
+		Warehouses: []fixtureports.Warehouse{
 			{Warehouse: shipWarehouse(wh, "Ship DC", true), Organizations: []string{org}},
 			{Warehouse: shipWarehouse(other, "Other DC", true), Organizations: []string{org}},
 		},
@@ -64,7 +69,7 @@ func (u shipUseCases) pendingOf(t *testing.T, org, wh string, kind shipping.Ship
 }
 
 func shipShipper(db *bun.DB) *warehouseapp.ShipShipmentHandler {
-	return warehouseapp.NewShipShipmentHandler(postgres.NewUnitOfWork(db), system.Clock{}, noBilling{})
+	return warehouseapp.NewShipShipmentHandler(postgres.NewUnitOfWork(db, pgwarehouse.Repositories), system.Clock{}, pgtest.NoBilling{})
 }
 
 func shipShipIt(h *warehouseapp.ShipShipmentHandler, wh, id, number string) (warehouseapp.ShipResult, error) {
@@ -125,7 +130,7 @@ func TestShipConsumesStockAndWritesMovements(t *testing.T) {
 		}
 	}
 	// The organization reads it shipped, with its tracking.
-	got, err := postgres.NewRepositories(db).Shipments.Get(context.Background(), org, pp)
+	got, err := postgres.NewRepositories(db, pgwarehouse.Repositories).Shipments.Get(context.Background(), org, pp)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -162,7 +167,7 @@ func TestShipNeverMakesOnHandNegative(t *testing.T) {
 	if ms := shipMovements(t, db, org); len(ms) != 0 {
 		t.Fatalf("movements of a refused ship: %+v", ms)
 	}
-	if s, err := postgres.NewRepositories(db).Shipments.Get(context.Background(), org, id); err != nil || s.Status() != shipping.ShipmentPending {
+	if s, err := postgres.NewRepositories(db, pgwarehouse.Repositories).Shipments.Get(context.Background(), org, id); err != nil || s.Status() != shipping.ShipmentPending {
 		t.Fatalf("after the refused ship: %v %v", s.Status(), err)
 	}
 }
@@ -277,9 +282,9 @@ func TestShipmentRepositoryListAtWarehouse(t *testing.T) {
 	n := shipNamer()
 	orgA, orgB := n("org_ship_list_a"), n("org_ship_list_b")
 	wh := n("wh_ship_list")
-	load(t, ports.Fixture{
+	load(t, fixtureports.Fixture{
 		Organizations: []domain.Organization{{ID: orgA, Name: "Alpha"}, {ID: orgB, Name: "Beta"}},
-		Warehouses: []ports.FixtureWarehouse{
+		Warehouses: []fixtureports.Warehouse{
 			{Warehouse: shipWarehouse(wh, "List DC", true), Organizations: []string{orgA, orgB}},
 			{Warehouse: shipWarehouse(wh+"_2", "Other DC", true), Organizations: []string{orgA}},
 		},
@@ -288,8 +293,8 @@ func TestShipmentRepositoryListAtWarehouse(t *testing.T) {
 		},
 	})
 	db := shipDB(t, 2)
-	repo := postgres.NewRepositories(db).Shipments
-	uow := postgres.NewUnitOfWork(db)
+	repo := postgres.NewRepositories(db, pgwarehouse.Repositories).Shipments
+	uow := postgres.NewUnitOfWork(db, pgwarehouse.Repositories)
 	t0 := time.Date(2026, 11, 20, 9, 0, 0, 0, time.UTC)
 	// Submitted at t0 + minutes (a cancelled one at 0 never was), in an
 	// order that is not creation order.
@@ -307,7 +312,7 @@ func TestShipmentRepositoryListAtWarehouse(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		if err := uow.Do(context.Background(), func(ctx context.Context, r ports.Repositories) error { return r.Shipments.Create(ctx, s) }); err != nil {
+		if err := uow.Do(context.Background(), func(ctx context.Context, r warehouseports.Repositories) error { return r.Shipments.Create(ctx, s) }); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -320,7 +325,7 @@ func TestShipmentRepositoryListAtWarehouse(t *testing.T) {
 	store(orgA, wh, n("shp_l6"), 4, shipping.ShipmentCancelled)
 	store(orgA, wh+"_2", n("shp_l7"), 0, shipping.ShipmentPending)
 
-	ids := func(page []ports.WarehouseShipment) (out []string) {
+	ids := func(page []shippingports.WarehouseShipment) (out []string) {
 		for _, ws := range page {
 			out = append(out, ws.Shipment.ID()+"/"+ws.OrganizationName)
 		}

@@ -9,6 +9,7 @@ import (
 	"github.com/acme3pl/fulfillment/adapters/postgres/pgtest"
 	"github.com/acme3pl/fulfillment/domain"
 	"github.com/acme3pl/fulfillment/ports"
+	fixtureports "github.com/acme3pl/fulfillment/ports/fixture"
 )
 
 func warehouse(id, name string, active bool) domain.Warehouse {
@@ -19,19 +20,9 @@ func warehouse(id, name string, active bool) domain.Warehouse {
 	}
 }
 
-func load(t *testing.T, f ports.Fixture) ports.FixtureCounts {
+func load(t *testing.T, f fixtureports.Fixture) fixtureports.Counts {
 	t.Helper()
-	db := pgtest.Open(t, testDSN)
-	var counts ports.FixtureCounts
-	err := postgres.NewUnitOfWork(db).Do(context.Background(), func(ctx context.Context, r ports.Repositories) error {
-		var err error
-		counts, err = r.Fixtures.Load(ctx, f)
-		return err
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return counts
+	return pgtest.Load(t, testDSN, f)
 }
 
 func TestWarehousesListActive(t *testing.T) {
@@ -39,9 +30,9 @@ func TestWarehousesListActive(t *testing.T) {
 	withDesc := warehouse("wh_lst_b2", "Bravo", true)
 	withDesc.Description = &desc
 	withDesc.Tags = []string{"ambient", "bonded"}
-	load(t, ports.Fixture{
+	load(t, fixtureports.Fixture{
 		Organizations: []domain.Organization{{ID: "org_wh_a", Name: "A"}, {ID: "org_wh_b", Name: "B"}},
-		Warehouses: []ports.FixtureWarehouse{
+		Warehouses: []fixtureports.Warehouse{
 			{Warehouse: warehouse("wh_lst_c", "Charlie", true), Organizations: []string{"org_wh_a"}},
 			{Warehouse: warehouse("wh_lst_b1", "Bravo", true), Organizations: []string{"org_wh_a", "org_wh_b"}},
 			{Warehouse: withDesc, Organizations: []string{"org_wh_a"}},
@@ -50,7 +41,7 @@ func TestWarehousesListActive(t *testing.T) {
 			{Warehouse: warehouse("wh_lst_n", "Nobody's", true), Organizations: nil},                // no org
 		},
 	})
-	repo := postgres.NewRepositories(pgtest.Open(t, testDSN)).Warehouses
+	repo := postgres.NewRepositories(pgtest.Open(t, testDSN), postgres.AccessRepositories).Warehouses
 	ctx := context.Background()
 
 	tests := []struct {

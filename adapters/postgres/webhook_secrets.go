@@ -4,13 +4,13 @@ import (
 	"context"
 	"database/sql"
 
-	"github.com/acme3pl/fulfillment/ports"
+	accessports "github.com/acme3pl/fulfillment/ports/access"
 )
 
-// WebhookSecretRepository implements ports.WebhookSecretRepository.
+// WebhookSecretRepository implements accessports.WebhookSecretRepository.
 type WebhookSecretRepository struct{ run runner }
 
-var _ ports.WebhookSecretRepository = (*WebhookSecretRepository)(nil)
+var _ accessports.WebhookSecretRepository = (*WebhookSecretRepository)(nil)
 
 const webhookSecretSQL sqlSelect = `SELECT secret FROM webhook_secrets WHERE organization_id = $1`
 

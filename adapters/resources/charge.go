@@ -5,7 +5,7 @@ import (
 	"strconv"
 
 	"github.com/acme3pl/fulfillment/domain"
-	"github.com/acme3pl/fulfillment/ports"
+	invoicingports "github.com/acme3pl/fulfillment/ports/invoicing"
 )
 
 // Charge is a charge behind an invoice (api/openapi.yaml, InvoiceCharge),
@@ -29,7 +29,7 @@ type ChargeSource struct {
 
 // ChargeOf is a charge as the API shows it (the CLI's preview and the
 // console's CSV too).
-func ChargeOf(c ports.InvoiceCharge) (Charge, error) {
+func ChargeOf(c invoicingports.InvoiceCharge) (Charge, error) {
 	q, err := domain.QuantityFromMilli(c.QuantityMilli)
 	if err != nil {
 		return Charge{}, err

@@ -6,7 +6,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
-	"github.com/acme3pl/fulfillment/ports"
+	eventsports "github.com/acme3pl/fulfillment/ports/events"
 )
 
 // EventMetrics are the relay's own metrics: events published by type,
@@ -35,7 +35,7 @@ func NewEventMetrics(m *Metrics) (*EventMetrics, error) {
 			Help: "1 when the events stream, found existing, does not cover the service's subjects or keeps duplicates for less than EVENTS_DUPLICATE_WINDOW; 0 otherwise.",
 		}),
 	}
-	for _, t := range ports.EventTypes {
+	for _, t := range eventsports.EventTypes {
 		e.Published.WithLabelValues(string(t))
 	}
 	for _, c := range []prometheus.Collector{e.Published, e.Lag, e.StreamMisconfigured} {
@@ -47,7 +47,7 @@ func NewEventMetrics(m *Metrics) (*EventMetrics, error) {
 }
 
 // Observe counts an acknowledged event of type t, lag after its change.
-func (e *EventMetrics) Observe(t ports.EventType, lag time.Duration) {
+func (e *EventMetrics) Observe(t eventsports.EventType, lag time.Duration) {
 	e.Published.WithLabelValues(string(t)).Inc()
 	e.Lag.Observe(max(lag, 0).Seconds())
 }
@@ -63,14 +63,16 @@ func (e *EventMetrics) StreamChecked(problems []string) {
 }
 
 // OutboxStats reads the outbox's gauges.
-type OutboxStats func(ctx context.Context) (ports.OutboxStats, error)
+type OutboxStats func(ctx context.Context) (eventsports.OutboxStats, error)
 
 // OutboxCollector exposes fulfillment_events_outbox_pending and
 // fulfillment_events_outbox_oldest_age_seconds, read from the database when
 // /metrics is scraped, at most once per refresh interval and within a
 // short timeout; when a read fails the last values are exposed again
 // (before the first success, none).
-type OutboxCollector struct{ *scraped[ports.OutboxStats] }
+type OutboxCollector struct {
+	*scraped[eventsports.OutboxStats]
+}
 
 // NewOutboxCollector builds the collector.
 func NewOutboxCollector(stats OutboxStats) *OutboxCollector {
@@ -78,7 +80,7 @@ func NewOutboxCollector(stats OutboxStats) *OutboxCollector {
 		"Events written by committed changes and not yet acknowledged by the broker.", nil, nil)
 	oldest := prometheus.NewDesc("fulfillment_events_outbox_oldest_age_seconds",
 		"Seconds the oldest event of the outbox has waited; 0 when none waits.", nil, nil)
-	return &OutboxCollector{newScraped(stats, func(last ports.OutboxStats, ch chan<- prometheus.Metric) {
+	return &OutboxCollector{newScraped(stats, func(last eventsports.OutboxStats, ch chan<- prometheus.Metric) {
 		ch <- prometheus.MustNewConstMetric(pending, prometheus.GaugeValue, float64(last.Pending))
 		ch <- prometheus.MustNewConstMetric(oldest, prometheus.GaugeValue, last.OldestAge.Seconds())
 	}, pending, oldest)}

@@ -10,6 +10,7 @@ import (
 	"github.com/acme3pl/fulfillment/domain"
 	"github.com/acme3pl/fulfillment/domain/audit"
 	"github.com/acme3pl/fulfillment/ports"
+	accessports "github.com/acme3pl/fulfillment/ports/access"
 )
 
 // CreateAPIKey asks for a new API key of an organization, for the
@@ -29,17 +30,17 @@ func (c CreateAPIKey) SpanAttributes() []attribute.KeyValue {
 // CreateAPIKeyHandler makes API keys. Only the key's hash is stored; the key
 // itself is returned once.
 type CreateAPIKeyHandler struct {
-	uow   ports.UnitOfWork
-	keys  ports.APIKeyGenerator
+	uow   ports.UnitOfWork[accessports.Repositories]
+	keys  accessports.APIKeyGenerator
 	clock ports.Clock
 	ids   ports.IDGenerator
 	env   domain.Environment
-	audit *application.Auditor
+	audit *application.Auditor[accessports.Repositories]
 }
 
 // NewCreateAPIKeyHandler builds the handler for the deployment's
 // environment.
-func NewCreateAPIKeyHandler(uow ports.UnitOfWork, keys ports.APIKeyGenerator, clock ports.Clock, ids ports.IDGenerator,
+func NewCreateAPIKeyHandler(uow ports.UnitOfWork[accessports.Repositories], keys accessports.APIKeyGenerator, clock ports.Clock, ids ports.IDGenerator,
 	env domain.Environment,
 ) *CreateAPIKeyHandler {
 	return &CreateAPIKeyHandler{uow: uow, keys: keys, clock: clock, ids: ids, env: env, audit: application.NewAuditor(uow, clock, ids)}
@@ -52,7 +53,7 @@ func NewCreateAPIKeyHandler(uow ports.UnitOfWork, keys ports.APIKeyGenerator, cl
 func (h *CreateAPIKeyHandler) Handle(ctx context.Context, c CreateAPIKey) (string, error) {
 	var plain string
 	op := application.Operation{Actor: c.Actor, Action: audit.APIKeysCreate, OrganizationID: c.OrganizationID, Input: c}
-	err := h.audit.Do(ctx, op, func(ctx context.Context, r ports.Repositories, _ *audit.Record) error {
+	err := h.audit.Do(ctx, op, func(ctx context.Context, r accessports.Repositories, _ *audit.Record) error {
 		var err error
 		plain, err = h.create(ctx, r, c)
 		return err
@@ -65,7 +66,7 @@ func (h *CreateAPIKeyHandler) Handle(ctx context.Context, c CreateAPIKey) (strin
 
 // create validates c and stores the new key in r's transaction; it
 // returns the key's secret, which the audit record never holds.
-func (h *CreateAPIKeyHandler) create(ctx context.Context, r ports.Repositories, c CreateAPIKey) (string, error) {
+func (h *CreateAPIKeyHandler) create(ctx context.Context, r accessports.Repositories, c CreateAPIKey) (string, error) {
 	if len(c.Scopes) == 0 {
 		return "", domain.Invalid("scopes", "a key needs at least one scope (locations, invoices, shipments, inventory)")
 	}

@@ -7,7 +7,7 @@ import (
 
 	"github.com/acme3pl/fulfillment/application"
 	"github.com/acme3pl/fulfillment/domain"
-	"github.com/acme3pl/fulfillment/ports"
+	accessports "github.com/acme3pl/fulfillment/ports/access"
 )
 
 // ListAPIKeys asks for an organization's API keys (`fulfillment apikey
@@ -23,7 +23,7 @@ func (q ListAPIKeys) SpanAttributes() []attribute.KeyValue {
 
 // NewListAPIKeysHandler builds the handler: the keys, oldest first; what
 // is stored of them (never a key itself).
-func NewListAPIKeysHandler(keys ports.APIKeyRepository) application.HandlerFunc[ListAPIKeys, []domain.APIKey] {
+func NewListAPIKeysHandler(keys accessports.APIKeyRepository) application.HandlerFunc[ListAPIKeys, []domain.APIKey] {
 	return func(ctx context.Context, q ListAPIKeys) ([]domain.APIKey, error) {
 		return keys.ListByOrganization(ctx, q.OrganizationID)
 	}

@@ -6,6 +6,7 @@ import (
 	"github.com/acme3pl/fulfillment/application"
 	"github.com/acme3pl/fulfillment/domain/audit"
 	"github.com/acme3pl/fulfillment/ports"
+	accessports "github.com/acme3pl/fulfillment/ports/access"
 )
 
 // RevokeAPIKey asks to revoke an API key (`fulfillment apikey revoke`):
@@ -18,11 +19,11 @@ type RevokeAPIKey struct {
 
 // RevokeAPIKeyHandler revokes API keys.
 type RevokeAPIKeyHandler struct {
-	audit *application.Auditor
+	audit *application.Auditor[accessports.Repositories]
 }
 
 // NewRevokeAPIKeyHandler builds the handler.
-func NewRevokeAPIKeyHandler(uow ports.UnitOfWork, clock ports.Clock, ids ports.IDGenerator) *RevokeAPIKeyHandler {
+func NewRevokeAPIKeyHandler(uow ports.UnitOfWork[accessports.Repositories], clock ports.Clock, ids ports.IDGenerator) *RevokeAPIKeyHandler {
 	return &RevokeAPIKeyHandler{audit: application.NewAuditor(uow, clock, ids)}
 }
 
@@ -31,7 +32,7 @@ func NewRevokeAPIKeyHandler(uow ports.UnitOfWork, clock ports.Clock, ids ports.I
 // record names the key's organization.
 func (h *RevokeAPIKeyHandler) Handle(ctx context.Context, c RevokeAPIKey) (struct{}, error) {
 	op := application.Operation{Actor: c.Actor, Action: audit.APIKeysRevoke, Input: c}
-	return struct{}{}, h.audit.Do(ctx, op, func(ctx context.Context, r ports.Repositories, rec *audit.Record) error {
+	return struct{}{}, h.audit.Do(ctx, op, func(ctx context.Context, r accessports.Repositories, rec *audit.Record) error {
 		was, err := r.APIKeys.Revoke(ctx, c.KeyID)
 		if err != nil {
 			return err

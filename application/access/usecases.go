@@ -3,7 +3,7 @@ package access
 import (
 	"github.com/acme3pl/fulfillment/application"
 	"github.com/acme3pl/fulfillment/domain"
-	"github.com/acme3pl/fulfillment/ports"
+	accessports "github.com/acme3pl/fulfillment/ports/access"
 )
 
 // UseCases are the API keys' and the warehouse list's use cases, each with
@@ -17,7 +17,7 @@ type UseCases struct {
 }
 
 // New builds the use cases; keys makes the API keys.
-func New(d application.Deps, keys ports.APIKeyGenerator) *UseCases {
+func New(d application.Deps[accessports.Repositories], keys accessports.APIKeyGenerator) *UseCases {
 	return &UseCases{
 		CreateAPIKey: application.Decorate("CreateAPIKey", NewCreateAPIKeyHandler(d.UnitOfWork, keys, d.Clock, d.IDs, d.Environment),
 			d.Tracer, d.Log),

@@ -20,6 +20,7 @@ import (
 	shippingapp "github.com/acme3pl/fulfillment/application/shipping"
 	warehouseapp "github.com/acme3pl/fulfillment/application/warehouse"
 	"github.com/acme3pl/fulfillment/domain"
+	invoicingports "github.com/acme3pl/fulfillment/ports/invoicing"
 )
 
 // App is every context's use cases on one fake database.
@@ -35,17 +36,25 @@ type App struct {
 // NewApp is the application on db, its use cases decorated as in
 // production, at clock's time.
 func NewApp(db *DB, env domain.Environment, clock *Clock, tracer trace.Tracer) *App {
-	d := application.Deps{
-		UnitOfWork: fakeUoW{db}, Repos: db.Pool(), Clock: clock, IDs: &IDs{},
-		Tracer: tracer, Log: slog.New(slog.DiscardHandler), Environment: env,
-	}
+	log, ids := slog.New(slog.DiscardHandler), &IDs{}
 	return &App{
-		UseCases:  application.New(d, nil),
-		Access:    accessapp.New(d, KeyGenerator{}),
-		Shipping:  shippingapp.New(d),
-		Warehouse: warehouseapp.New(d, Billing{}),
-		Intake:    intakeapp.New(d, intakeapp.Settings{FailedOrderRetention: 24 * time.Hour}),
-		Invoicing: invoicingapp.New(d),
+		UseCases:  application.New(deps(db, AccessRepositories, env, clock, ids, tracer, log), nil, nil, nil),
+		Access:    accessapp.New(deps(db, AccessRepositories, env, clock, ids, tracer, log), KeyGenerator{}),
+		Shipping:  shippingapp.New(deps(db, ShippingRepositories, env, clock, ids, tracer, log)),
+		Warehouse: warehouseapp.New(deps(db, WarehouseRepositories, env, clock, ids, tracer, log), Billing{}),
+		Intake: intakeapp.New(deps(db, IntakeRepositories, env, clock, ids, tracer, log),
+			intakeapp.Settings{FailedOrderRetention: 24 * time.Hour}),
+		Invoicing: invoicingapp.New(application.Deps[invoicingports.Repositories]{
+			Repos: invoicingports.Repositories{}, Clock: clock, IDs: ids, Tracer: tracer, Log: log, Environment: env,
+		}),
+	}
+}
+
+// deps are a context's Deps on db, its repositories made by bind.
+func deps[R any](db *DB, bind func(Fakes) R, env domain.Environment, clock *Clock, ids *IDs, tracer trace.Tracer, log *slog.Logger) application.Deps[R] {
+	return application.Deps[R]{
+		UnitOfWork: UnitOfWork(db, bind), Repos: Pool(db, bind), Clock: clock, IDs: ids,
+		Tracer: tracer, Log: log, Environment: env,
 	}
 }
 

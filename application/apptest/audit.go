@@ -6,16 +6,17 @@ import (
 
 	"github.com/acme3pl/fulfillment/domain/audit"
 	"github.com/acme3pl/fulfillment/ports"
+	auditports "github.com/acme3pl/fulfillment/ports/audit"
 )
 
-// AuditLog is an in-memory ports.AuditLog: it keeps what is appended
+// AuditLog is an in-memory auditports.Log: it keeps what is appended
 // (a fake unit of work does not roll it back).
 type AuditLog struct {
 	mu      sync.Mutex
 	Records []audit.Record
 }
 
-var _ ports.AuditLog = (*AuditLog)(nil)
+var _ auditports.Log = (*AuditLog)(nil)
 
 // Append keeps rec.
 func (l *AuditLog) Append(_ context.Context, rec audit.Record) error {
@@ -27,7 +28,7 @@ func (l *AuditLog) Append(_ context.Context, rec audit.Record) error {
 
 // List hands every record to each, in the order appended (the query is
 // not applied).
-func (l *AuditLog) List(_ context.Context, _ ports.AuditQuery, each func(audit.Record) error) error {
+func (l *AuditLog) List(_ context.Context, _ auditports.Query, each func(audit.Record) error) error {
 	l.mu.Lock()
 	recs := append([]audit.Record(nil), l.Records...)
 	l.mu.Unlock()
@@ -41,7 +42,7 @@ func (l *AuditLog) List(_ context.Context, _ ports.AuditQuery, each func(audit.R
 
 // Page returns every record, newest first, in pages (the query is not
 // applied).
-func (l *AuditLog) Page(_ context.Context, _ ports.AuditQuery, page ports.Page) ([]audit.Record, bool, error) {
+func (l *AuditLog) Page(_ context.Context, _ auditports.Query, page ports.Page) ([]audit.Record, bool, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	var out []audit.Record

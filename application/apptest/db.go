@@ -18,6 +18,12 @@ import (
 	"github.com/acme3pl/fulfillment/domain"
 	"github.com/acme3pl/fulfillment/domain/shipping"
 	"github.com/acme3pl/fulfillment/ports"
+	accessports "github.com/acme3pl/fulfillment/ports/access"
+	auditports "github.com/acme3pl/fulfillment/ports/audit"
+	eventsports "github.com/acme3pl/fulfillment/ports/events"
+	intakeports "github.com/acme3pl/fulfillment/ports/intake"
+	shippingports "github.com/acme3pl/fulfillment/ports/shipping"
+	warehouseports "github.com/acme3pl/fulfillment/ports/warehouse"
 )
 
 // DB is the fake database.
@@ -44,8 +50,8 @@ type State struct {
 	Shipments  map[string]*shipping.Shipment // by ID; stored copies
 	Receipts   map[IntakeKey]IntakeStored
 	Keys       []domain.APIKey
-	Events     []ports.Event      // recorded by committed units of work, in order
-	wh         warehouseSideState // warehouse.go
+	Events     []eventsports.Event // recorded by committed units of work, in order
+	wh         warehouseSideState  // warehouse.go
 }
 
 // Warehouse is a warehouse and the organizations it serves.
@@ -118,41 +124,81 @@ func (db *DB) check() error {
 	return nil
 }
 
-// repos are the repositories on state; pooled ones take the mutex per call.
-func (db *DB) repos(state *State, pooled bool) ports.Repositories {
-	f := fakeRepos{db: db, State: state, pooled: pooled}
-	return ports.Repositories{
-		Organizations: fakeOrgs{f}, Warehouses: fakeWarehouses{f}, Inventory: fakeInventory{f},
-		Shipments: fakeShipments{f}, Receipts: fakeReceipts{f}, APIKeys: fakeKeys{f},
-		WarehouseReceipts: fakeWarehouseReceipts{f}, WarehouseServices: fakeWarehouseServices{f}, Stock: fakeStockLedger{f},
-		Events: fakeEvents{f}, Audit: &db.Audit,
+// Fakes are the fake repositories on one state: a transaction's copy, or
+// the state itself (pooled: each call takes the mutex). A context's bind
+// (ShippingRepositories, …) makes its Repositories of them.
+type Fakes struct{ f fakeRepos }
+
+func (db *DB) fakes(state *State, pooled bool) Fakes {
+	return Fakes{fakeRepos{db: db, State: state, pooled: pooled}}
+}
+
+// ShippingRepositories binds the shipping context's repositories.
+func ShippingRepositories(x Fakes) shippingports.Repositories {
+	f := x.f
+	return shippingports.Repositories{
+		Shipments: fakeShipments{f}, Inventory: fakeInventory{f}, Warehouses: fakeWarehouses{f}, Stock: fakeStockLedger{f},
+		Trail: auditports.Trail{Audit: &f.db.Audit, Events: fakeEvents{f}},
 	}
 }
 
-// Pool is the repositories outside a unit of work.
-func (db *DB) Pool() ports.Repositories { return db.repos(&db.State, true) }
+// IntakeRepositories binds the intake's repositories.
+func IntakeRepositories(x Fakes) intakeports.Repositories {
+	f := x.f
+	return intakeports.Repositories{
+		Receipts: fakeReceipts{f}, Organizations: fakeOrgs{f}, Warehouses: fakeWarehouses{f},
+		Trail: auditports.Trail{Audit: &f.db.Audit, Events: fakeEvents{f}},
+	}
+}
+
+// WarehouseRepositories binds the warehouse context's repositories; it
+// has no fakes of billing's (Billing stands for billing's part).
+func WarehouseRepositories(x Fakes) warehouseports.Repositories {
+	f := x.f
+	return warehouseports.Repositories{
+		Warehouses: fakeWarehouses{f}, Inventory: fakeInventory{f}, Shipments: fakeShipments{f}, Stock: fakeStockLedger{f},
+		WarehouseReceipts: fakeWarehouseReceipts{f}, WarehouseServices: fakeWarehouseServices{f},
+		Events: fakeEvents{f},
+	}
+}
+
+// AccessRepositories binds the access context's repositories.
+func AccessRepositories(x Fakes) accessports.Repositories {
+	f := x.f
+	return accessports.Repositories{
+		Organizations: fakeOrgs{f}, Warehouses: fakeWarehouses{f}, APIKeys: fakeKeys{f},
+		Trail: auditports.Trail{Audit: &f.db.Audit, Events: fakeEvents{f}},
+	}
+}
+
+// Pool is a context's repositories outside a unit of work.
+func Pool[R any](db *DB, bind func(Fakes) R) R { return bind(db.fakes(&db.State, true)) }
 
 // Lock and Unlock hold the database for a test that changes its State
 // directly.
 func (db *DB) Lock()   { db.mu.Lock() }
 func (db *DB) Unlock() { db.mu.Unlock() }
 
-// UoW is the unit of work on db.
-func (db *DB) UoW() ports.UnitOfWork { return fakeUoW{db} }
+// UnitOfWork is db's unit of work for the context whose repositories bind
+// makes.
+func UnitOfWork[R any](db *DB, bind func(Fakes) R) ports.UnitOfWork[R] { return fakeUoW[R]{db, bind} }
 
 // fakeUoW implements ports.UnitOfWork on a DB: fn runs under the
 // mutex (the row locks of a real database, all at once) on a copy that
 // replaces the state only when fn succeeds.
-type fakeUoW struct{ db *DB }
+type fakeUoW[R any] struct {
+	db   *DB
+	bind func(Fakes) R
+}
 
-func (u fakeUoW) Do(ctx context.Context, fn func(ctx context.Context, r ports.Repositories) error) error {
+func (u fakeUoW[R]) Do(ctx context.Context, fn func(ctx context.Context, r R) error) error {
 	u.db.mu.Lock()
 	defer u.db.mu.Unlock()
 	if err := u.db.check(); err != nil {
 		return err
 	}
 	tx := u.db.State.clone()
-	if err := fn(ctx, u.db.repos(&tx, false)); err != nil {
+	if err := fn(ctx, u.bind(u.db.fakes(&tx, false))); err != nil {
 		return err
 	}
 	u.db.State = tx
@@ -272,7 +318,7 @@ func (r fakeWarehouses) ActiveForOrganization(_ context.Context, org, id string)
 // unit of work keeps them, as the outbox's rows.
 type fakeEvents struct{ fakeRepos }
 
-func (r fakeEvents) Record(_ context.Context, e ports.Event) error {
+func (r fakeEvents) Record(_ context.Context, e eventsports.Event) error {
 	if r.pooled {
 		return fmt.Errorf("record %s outside a unit of work", e.Type)
 	}
@@ -281,7 +327,7 @@ func (r fakeEvents) Record(_ context.Context, e ports.Event) error {
 }
 
 // Recorded returns the events committed so far.
-func (db *DB) Recorded() []ports.Event {
+func (db *DB) Recorded() []eventsports.Event {
 	db.mu.Lock()
 	defer db.mu.Unlock()
 	return slices.Clone(db.State.Events)
@@ -365,7 +411,7 @@ func (g *IDs) NewID(prefix string) string {
 }
 
 // WantEvents compares the recorded events' types and subjects.
-func WantEvents(t *testing.T, got []ports.Event, want ...string) {
+func WantEvents(t *testing.T, got []eventsports.Event, want ...string) {
 	t.Helper()
 	var gotS []string
 	for _, e := range got {

@@ -17,6 +17,7 @@ import (
 	"github.com/acme3pl/fulfillment/domain/intake"
 	"github.com/acme3pl/fulfillment/domain/shipping"
 	"github.com/acme3pl/fulfillment/ports"
+	intakeports "github.com/acme3pl/fulfillment/ports/intake"
 )
 
 // IntakeKey is a receipt's key: the organization and the order.
@@ -79,7 +80,7 @@ func (r fakeReceipts) store(rec *intake.OrderReceipt, keep bool) {
 	}, Payload: payload}
 }
 
-func (r fakeReceipts) Claim(_ context.Context, d intake.OrderDelivery, skus []string) (*intake.OrderReceipt, ports.OrderResolution, error) {
+func (r fakeReceipts) Claim(_ context.Context, d intake.OrderDelivery, skus []string) (*intake.OrderReceipt, intakeports.OrderResolution, error) {
 	if r.pooled {
 		panic("Claim outside a unit of work")
 	}
@@ -88,11 +89,11 @@ func (r fakeReceipts) Claim(_ context.Context, d intake.OrderDelivery, skus []st
 	return rec, r.State.resolveOrder(d.OrganizationID, skus), nil
 }
 
-// resolveOrder is the rule of ports.OrderResolution spelled out: the
+// resolveOrder is the rule of intakeports.OrderResolution spelled out: the
 // products found by SKU, and the default warehouse when active, else the
 // first active by name then ID, else none.
-func (s *State) resolveOrder(org string, skus []string) ports.OrderResolution {
-	res := ports.OrderResolution{Products: map[string]shipping.InventoryItem{}}
+func (s *State) resolveOrder(org string, skus []string) intakeports.OrderResolution {
+	res := intakeports.OrderResolution{Products: map[string]shipping.InventoryItem{}}
 	for _, it := range s.Items {
 		if it.OrganizationID == org && it.Kind == shipping.KindProduct && slices.Contains(skus, it.SKU) {
 			res.Products[it.SKU] = it
@@ -168,9 +169,9 @@ func (r fakeReceipts) Get(_ context.Context, org string, order int64) (*intake.O
 	return nil, domain.ErrNotFound
 }
 
-// List is the rule of ports.OrderReceiptRepository spelled out: latest
+// List is the rule of intakeports.OrderReceiptRepository spelled out: latest
 // delivery first, then order ID descending.
-func (r fakeReceipts) List(_ context.Context, org string, f ports.ReceiptFilter, page ports.Page) ([]*intake.OrderReceipt, bool, error) {
+func (r fakeReceipts) List(_ context.Context, org string, f intakeports.ReceiptFilter, page ports.Page) ([]*intake.OrderReceipt, bool, error) {
 	return listOf(r.fakeRepos, func(s *State) map[IntakeKey]IntakeStored { return s.Receipts },
 		func(k IntakeKey, p IntakeStored) (*intake.OrderReceipt, bool) {
 			keep := k.Org == org && (f.Status == "" || p.Status == f.Status) && (f.Error == "" || p.LastError == f.Error)
@@ -230,13 +231,13 @@ func (r fakeReceipts) PurgePayloads(_ context.Context, cutoff time.Time, limit i
 	return n, nil
 }
 
-func (r fakeReceipts) FailedOrderStats(context.Context) (ports.FailedOrderStats, error) {
+func (r fakeReceipts) FailedOrderStats(context.Context) (intakeports.FailedOrderStats, error) {
 	end, err := r.begin()
 	if err != nil {
-		return ports.FailedOrderStats{}, err
+		return intakeports.FailedOrderStats{}, err
 	}
 	defer end()
-	stats := ports.FailedOrderStats{ByCode: map[string]int{}}
+	stats := intakeports.FailedOrderStats{ByCode: map[string]int{}}
 	for _, p := range r.State.Receipts {
 		if p.Payload != nil && p.Status == intake.ReceiptFailed {
 			stats.ByCode[p.LastError]++

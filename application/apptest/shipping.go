@@ -19,6 +19,7 @@ import (
 	"github.com/acme3pl/fulfillment/domain"
 	"github.com/acme3pl/fulfillment/domain/shipping"
 	"github.com/acme3pl/fulfillment/ports"
+	shippingports "github.com/acme3pl/fulfillment/ports/shipping"
 )
 
 func (db *DB) Shipments() []*shipping.Shipment {
@@ -27,7 +28,7 @@ func (db *DB) Shipments() []*shipping.Shipment {
 	return slices.Collect(maps.Values(db.State.Shipments))
 }
 
-// fakeInventory implements ports.InventoryRepository with the arithmetic
+// fakeInventory implements shippingports.InventoryRepository with the arithmetic
 // of the contract: SPD cartons are checked, products are not.
 type fakeInventory struct{ fakeRepos }
 
@@ -46,13 +47,13 @@ func (r fakeInventory) FindByIDs(_ context.Context, org string, kind shipping.It
 	return out, nil
 }
 
-func (r fakeInventory) ListStock(_ context.Context, org string, kind shipping.ItemKind, f ports.StockFilter, page ports.Page) ([]ports.ItemStock, bool, error) {
+func (r fakeInventory) ListStock(_ context.Context, org string, kind shipping.ItemKind, f shippingports.StockFilter, page ports.Page) ([]shippingports.ItemStock, bool, error) {
 	return listOf(r.fakeRepos, func(s *State) map[string]shipping.InventoryItem { return s.Items },
-		func(_ string, it shipping.InventoryItem) (ports.ItemStock, bool) {
+		func(_ string, it shipping.InventoryItem) (shippingports.ItemStock, bool) {
 			if it.OrganizationID != org || it.Kind != kind || (f.SKU != "" && it.SKU != f.SKU) {
-				return ports.ItemStock{}, false
+				return shippingports.ItemStock{}, false
 			}
-			out := ports.ItemStock{Item: it}
+			out := shippingports.ItemStock{Item: it}
 			for _, w := range r.State.activeFor(org) {
 				l := r.State.Stock[stockKey{w.ID, it.ID}]
 				out.Levels = append(out.Levels, shipping.StockLevel{
@@ -60,7 +61,7 @@ func (r fakeInventory) ListStock(_ context.Context, org string, kind shipping.It
 				})
 			}
 			return out, true
-		}, func(a, b ports.ItemStock) int {
+		}, func(a, b shippingports.ItemStock) int {
 			return cmp.Or(strings.Compare(a.Item.SKU, b.Item.SKU), strings.Compare(a.Item.ID, b.Item.ID))
 		}, page)
 }
@@ -188,13 +189,13 @@ func (r fakeShipments) store(s *shipping.Shipment, change func(*shipping.Shipmen
 	return s, nil
 }
 
-func (r fakeShipments) ListAtWarehouse(_ context.Context, warehouse string, status shipping.ShipmentStatus, page ports.Page) ([]ports.WarehouseShipment, bool, error) {
-	return listOf(r.fakeRepos, shipmentsOf, func(_ string, s *shipping.Shipment) (ports.WarehouseShipment, bool) {
+func (r fakeShipments) ListAtWarehouse(_ context.Context, warehouse string, status shipping.ShipmentStatus, page ports.Page) ([]shippingports.WarehouseShipment, bool, error) {
+	return listOf(r.fakeRepos, shipmentsOf, func(_ string, s *shipping.Shipment) (shippingports.WarehouseShipment, bool) {
 		if s.Warehouse().ID != warehouse || s.Status() != status || s.SubmittedAt() == nil {
-			return ports.WarehouseShipment{}, false
+			return shippingports.WarehouseShipment{}, false
 		}
-		return ports.WarehouseShipment{Shipment: shipCopy(s), OrganizationName: r.State.Orgs[s.OrganizationID()].Name}, true
-	}, func(a, b ports.WarehouseShipment) int {
+		return shippingports.WarehouseShipment{Shipment: shipCopy(s), OrganizationName: r.State.Orgs[s.OrganizationID()].Name}, true
+	}, func(a, b shippingports.WarehouseShipment) int {
 		return cmp.Or(a.Shipment.SubmittedAt().Compare(*b.Shipment.SubmittedAt()), strings.Compare(a.Shipment.ID(), b.Shipment.ID()))
 	}, page)
 }
@@ -208,7 +209,7 @@ func (r fakeShipments) Get(_ context.Context, org, id string) (*shipping.Shipmen
 	return r.get(org, id)
 }
 
-func (r fakeShipments) List(_ context.Context, org string, f ports.ShipmentFilter, page ports.Page) ([]*shipping.Shipment, bool, error) {
+func (r fakeShipments) List(_ context.Context, org string, f shippingports.ShipmentFilter, page ports.Page) ([]*shipping.Shipment, bool, error) {
 	return listOf(r.fakeRepos, shipmentsOf, func(_ string, s *shipping.Shipment) (*shipping.Shipment, bool) {
 		if s.OrganizationID() != org || (f.Status != "" && s.Status() != f.Status) {
 			return nil, false

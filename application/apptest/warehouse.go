@@ -14,6 +14,8 @@ import (
 	"github.com/acme3pl/fulfillment/domain/shipping"
 	"github.com/acme3pl/fulfillment/domain/warehouse"
 	"github.com/acme3pl/fulfillment/ports"
+	shippingports "github.com/acme3pl/fulfillment/ports/shipping"
+	warehouseports "github.com/acme3pl/fulfillment/ports/warehouse"
 )
 
 type warehouseSideState struct {
@@ -58,7 +60,7 @@ func (db *DB) WarehouseServices() int {
 
 type fakeWarehouseReceipts struct{ fakeRepos }
 
-var _ ports.WarehouseReceiptRepository = fakeWarehouseReceipts{}
+var _ warehouseports.ReceiptRepository = fakeWarehouseReceipts{}
 
 func (r fakeWarehouseReceipts) Create(_ context.Context, rec *warehouse.Receipt) (*warehouse.Receipt, bool, error) {
 	return createReport(r.fakeRepos, &r.State.wh.Receipts, rec)
@@ -92,7 +94,7 @@ func (r fakeWarehouseServices) Redate(context.Context, *warehouse.ServiceRecord)
 	return nil
 }
 
-var _ ports.WarehouseServiceRepository = fakeWarehouseServices{}
+var _ warehouseports.ServiceRepository = fakeWarehouseServices{}
 
 func (r fakeWarehouseServices) Create(_ context.Context, s *warehouse.ServiceRecord) (*warehouse.ServiceRecord, bool, error) {
 	return createReport(r.fakeRepos, &r.State.wh.Services, s)
@@ -124,7 +126,7 @@ func createReport[T interface {
 
 type fakeStockLedger struct{ fakeRepos }
 
-var _ ports.StockLedger = fakeStockLedger{}
+var _ shippingports.StockLedger = fakeStockLedger{}
 
 func (r fakeStockLedger) Move(_ context.Context, c shipping.StockChange) error {
 	end, err := r.begin()
@@ -162,7 +164,7 @@ func (r fakeStockLedger) Move(_ context.Context, c shipping.StockChange) error {
 	return nil
 }
 
-func (r fakeStockLedger) Movements(context.Context, ports.StockMovementQuery, ports.Page) ([]ports.StockMovement, bool, error) {
+func (r fakeStockLedger) Movements(context.Context, shippingports.StockMovementQuery, ports.Page) ([]shippingports.StockMovement, bool, error) {
 	return nil, false, nil // the in-memory ledger keeps balances only
 }
 
@@ -189,19 +191,19 @@ func (r fakeStockLedger) OnHandAt(_ context.Context, org string, at time.Time) (
 }
 
 // Billing is billing's part of the warehouse's reports
-// (ports.ReportBilling) as a test sets it: a nil function accepts every
+// (warehouseports.ReportBilling) as a test sets it: a nil function accepts every
 // service, closes no period and charges nothing.
 type Billing struct {
-	ServiceOffered  func(ctx context.Context, r ports.Repositories, organizationID, code string, at time.Time) (bool, error)
-	PeriodClosed    func(ctx context.Context, r ports.Repositories, organizationID string, at time.Time) (bool, error)
-	ReceiptCharges  func(ctx context.Context, r ports.Repositories, receipt *warehouse.Receipt) error
-	ServiceCharges  func(ctx context.Context, r ports.Repositories, service *warehouse.ServiceRecord) error
-	ShipmentCharges func(ctx context.Context, r ports.Repositories, shipped *shipping.Shipment) error
+	ServiceOffered  func(ctx context.Context, r warehouseports.Repositories, organizationID, code string, at time.Time) (bool, error)
+	PeriodClosed    func(ctx context.Context, r warehouseports.Repositories, organizationID string, at time.Time) (bool, error)
+	ReceiptCharges  func(ctx context.Context, r warehouseports.Repositories, receipt *warehouse.Receipt) error
+	ServiceCharges  func(ctx context.Context, r warehouseports.Repositories, service *warehouse.ServiceRecord) error
+	ShipmentCharges func(ctx context.Context, r warehouseports.Repositories, shipped *shipping.Shipment) error
 }
 
-var _ ports.ReportBilling = Billing{}
+var _ warehouseports.ReportBilling = Billing{}
 
-func (b Billing) CheckServiceOffered(ctx context.Context, r ports.Repositories, org, code string, at time.Time) error {
+func (b Billing) CheckServiceOffered(ctx context.Context, r warehouseports.Repositories, org, code string, at time.Time) error {
 	if b.ServiceOffered == nil {
 		return nil
 	}
@@ -215,7 +217,7 @@ func (b Billing) CheckServiceOffered(ctx context.Context, r ports.Repositories, 
 	return nil
 }
 
-func (b Billing) CheckPeriodOpen(ctx context.Context, r ports.Repositories, org string, at time.Time) error {
+func (b Billing) CheckPeriodOpen(ctx context.Context, r warehouseports.Repositories, org string, at time.Time) error {
 	if b.PeriodClosed == nil {
 		return nil
 	}
@@ -229,21 +231,21 @@ func (b Billing) CheckPeriodOpen(ctx context.Context, r ports.Repositories, org 
 	return nil
 }
 
-func (b Billing) ChargeReceipt(ctx context.Context, r ports.Repositories, receipt *warehouse.Receipt) error {
+func (b Billing) ChargeReceipt(ctx context.Context, r warehouseports.Repositories, receipt *warehouse.Receipt) error {
 	if b.ReceiptCharges == nil {
 		return nil
 	}
 	return b.ReceiptCharges(ctx, r, receipt)
 }
 
-func (b Billing) ChargeService(ctx context.Context, r ports.Repositories, service *warehouse.ServiceRecord) error {
+func (b Billing) ChargeService(ctx context.Context, r warehouseports.Repositories, service *warehouse.ServiceRecord) error {
 	if b.ServiceCharges == nil {
 		return nil
 	}
 	return b.ServiceCharges(ctx, r, service)
 }
 
-func (b Billing) ChargeShipment(ctx context.Context, r ports.Repositories, shipped *shipping.Shipment) error {
+func (b Billing) ChargeShipment(ctx context.Context, r warehouseports.Repositories, shipped *shipping.Shipment) error {
 	if b.ShipmentCharges == nil {
 		return nil
 	}

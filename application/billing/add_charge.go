@@ -12,7 +12,7 @@ import (
 	"github.com/acme3pl/fulfillment/domain"
 	"github.com/acme3pl/fulfillment/domain/audit"
 	"github.com/acme3pl/fulfillment/domain/billing"
-	"github.com/acme3pl/fulfillment/ports"
+	billingports "github.com/acme3pl/fulfillment/ports/billing"
 )
 
 // AddCharge records an operator's charge, or a credit with a negative unit
@@ -38,7 +38,7 @@ type AddChargeResult struct {
 // AddChargeHandler answers AddCharge.
 type AddChargeHandler struct {
 	d     Deps
-	audit *application.Auditor
+	audit *application.Auditor[billingports.Repositories]
 }
 
 // NewAddChargeHandler builds the handler.
@@ -64,7 +64,7 @@ func NewAddChargeHandler(d Deps) *AddChargeHandler {
 func (h *AddChargeHandler) Handle(ctx context.Context, c AddCharge) (AddChargeResult, error) {
 	var out AddChargeResult
 	op := application.Operation{Actor: c.Actor, Action: audit.ChargesAdd, OrganizationID: c.OrganizationID, Input: c}
-	err := h.audit.Do(ctx, op, func(ctx context.Context, r ports.Repositories, rec *audit.Record) error {
+	err := h.audit.Do(ctx, op, func(ctx context.Context, r billingports.Repositories, rec *audit.Record) error {
 		var err error
 		if out, err = h.add(ctx, r, c); err == nil && !out.Added {
 			rec.Outcome = audit.Unchanged
@@ -81,7 +81,7 @@ func (h *AddChargeHandler) Handle(ctx context.Context, c AddCharge) (AddChargeRe
 }
 
 // add validates c and records it in r's transaction.
-func (h *AddChargeHandler) add(ctx context.Context, r ports.Repositories, c AddCharge) (AddChargeResult, error) {
+func (h *AddChargeHandler) add(ctx context.Context, r billingports.Repositories, c AddCharge) (AddChargeResult, error) {
 	var out AddChargeResult
 	if c.Reference == "" || len(c.Reference) > 64 {
 		return out, domain.Invalid("reference", "must be 1 to 64 characters")
@@ -111,7 +111,7 @@ func (h *AddChargeHandler) add(ctx context.Context, r ports.Repositories, c AddC
 		}
 		at = cal.Start(day)
 	}
-	charge := ports.OperatorCharge{OrganizationID: c.OrganizationID, Reference: c.Reference, Title: strings.TrimSpace(c.Title),
+	charge := billingports.OperatorCharge{OrganizationID: c.OrganizationID, Reference: c.Reference, Title: strings.TrimSpace(c.Title),
 		Description: strings.TrimSpace(c.Description), QuantityMilli: q.Milli(), UnitCost: c.UnitCost}
 	if _, err := r.BillingPeriods.LockOpen(ctx, c.OrganizationID); err != nil {
 		return out, fmt.Errorf("the open period of %s (is a rate card set?): %w", c.OrganizationID, err)
@@ -159,13 +159,13 @@ func (h *AddChargeHandler) add(ctx context.Context, r ports.Repositories, c AddC
 // forward to it, under the billing lock the caller holds. The period is
 // the month of the charge's time, from the last close (closedUntil) on
 // when that falls inside the month: the period its invoice will bill.
-func (h *AddChargeHandler) checkBounds(ctx context.Context, r ports.Repositories, closedUntil time.Time, c ports.OperatorCharge) error {
+func (h *AddChargeHandler) checkBounds(ctx context.Context, r billingports.Repositories, closedUntil time.Time, c billingports.OperatorCharge) error {
 	cal := h.d.Settings.Calendar
-	w := ports.BillingWindow{OrganizationID: c.OrganizationID, Start: cal.MonthStart(c.OccurredAt), End: cal.NextMonthStart(c.OccurredAt)}
+	w := billingports.Window{OrganizationID: c.OrganizationID, Start: cal.MonthStart(c.OccurredAt), End: cal.NextMonthStart(c.OccurredAt)}
 	if w.Start.Before(closedUntil) {
 		w.Start = closedUntil
 	}
-	windows := []ports.BillingWindow{w}
+	windows := []billingports.Window{w}
 	sums, err := r.Charges.Sums(ctx, windows)
 	if err != nil {
 		return err
@@ -185,7 +185,7 @@ func (h *AddChargeHandler) checkBounds(ctx context.Context, r ports.Repositories
 // was for). What a request leaves out (a retry of `charges add` without
 // its --description or --date: the date was today when it was recorded)
 // matches what is stored.
-func sameCharge(cal billing.Calendar, stored, asked ports.OperatorCharge, dated bool, day billing.Date) bool {
+func sameCharge(cal billing.Calendar, stored, asked billingports.OperatorCharge, dated bool, day billing.Date) bool {
 	if stored.Title != asked.Title || stored.QuantityMilli != asked.QuantityMilli || stored.UnitCost != asked.UnitCost ||
 		(asked.Description != "" && stored.Description != asked.Description) {
 		return false

@@ -14,6 +14,9 @@ import (
 	"github.com/acme3pl/fulfillment/application"
 	"github.com/acme3pl/fulfillment/domain/billing"
 	"github.com/acme3pl/fulfillment/ports"
+	billingports "github.com/acme3pl/fulfillment/ports/billing"
+	eventsports "github.com/acme3pl/fulfillment/ports/events"
+	invoicingports "github.com/acme3pl/fulfillment/ports/invoicing"
 )
 
 // Defaults of the settings (BILLING_GRACE, BILLING_TERMS,
@@ -54,8 +57,8 @@ func (NopObserver) ObserveInvoices(string, int) {}
 
 // Deps are what the use cases need.
 type Deps struct {
-	UnitOfWork ports.UnitOfWork
-	Repos      ports.Repositories // on the pool
+	UnitOfWork ports.UnitOfWork[billingports.Repositories]
+	Repos      billingports.Repositories // on the pool
 	Clock      ports.Clock
 	IDs        ports.IDGenerator
 	Settings   Settings
@@ -70,7 +73,7 @@ func (d Deps) observer() Observer {
 }
 
 // auditor writes the audit records of the operators' billing actions.
-func (d Deps) auditor() *application.Auditor {
+func (d Deps) auditor() *application.Auditor[billingports.Repositories] {
 	return application.NewAuditor(d.UnitOfWork, d.Clock, d.IDs)
 }
 
@@ -94,7 +97,7 @@ func (d Deps) yesterday(now time.Time) billing.Date {
 
 // storageBilledBy is the last day whose storage the periods of due bill,
 // yesterday at most; false when none is due.
-func (d Deps) storageBilledBy(due []ports.OpenPeriod, yesterday billing.Date) (billing.Date, bool) {
+func (d Deps) storageBilledBy(due []billingports.OpenPeriod, yesterday billing.Date) (billing.Date, bool) {
 	if len(due) == 0 {
 		return billing.Date{}, false
 	}
@@ -121,7 +124,7 @@ func (d Deps) caughtUpThrough(now time.Time) time.Time {
 // storage up to yesterday, under the organization's billing lock taken
 // exclusively (docs/billing.md, "One lock order"): the use cases that
 // finalize or reprice call it first.
-func (d Deps) accrue(ctx context.Context, r ports.Repositories, organizationID string, now time.Time) (map[billing.Fee]int, error) {
+func (d Deps) accrue(ctx context.Context, r billingports.Repositories, organizationID string, now time.Time) (map[billing.Fee]int, error) {
 	if err := r.BillingPeriods.LockBilling(ctx, []string{organizationID}); err != nil {
 		return nil, err
 	}
@@ -139,7 +142,7 @@ func (d Deps) accrue(ctx context.Context, r ports.Repositories, organizationID s
 
 // closing is an open period locked FOR UPDATE to finalize, ended at end.
 type closing struct {
-	period ports.OpenPeriod
+	period billingports.OpenPeriod
 	end    time.Time
 }
 
@@ -147,13 +150,13 @@ type closing struct {
 // invoices, in cs's order, a few statements for them all: their sums, the
 // minimums of their cards, the credits their organizations carry, and
 // Finalize, which takes the keys from the year's counter.
-func (d Deps) finalize(ctx context.Context, r ports.Repositories, cs []closing) ([]ports.FinalizedInvoice, error) {
+func (d Deps) finalize(ctx context.Context, r billingports.Repositories, cs []closing) ([]billingports.FinalizedInvoice, error) {
 	if len(cs) == 0 {
 		return nil, nil
 	}
-	windows := make([]ports.BillingWindow, len(cs))
+	windows := make([]billingports.Window, len(cs))
 	for i, c := range cs {
-		windows[i] = ports.BillingWindow{OrganizationID: c.period.OrganizationID, Start: c.period.Period.Start, End: c.end}
+		windows[i] = billingports.Window{OrganizationID: c.period.OrganizationID, Start: c.period.Period.Start, End: c.end}
 	}
 	sums, err := r.Charges.Sums(ctx, windows)
 	if err != nil {
@@ -171,14 +174,14 @@ func (d Deps) finalize(ctx context.Context, r ports.Repositories, cs []closing) 
 	if err != nil {
 		return nil, err
 	}
-	fs := make([]ports.Finalization, len(cs))
+	fs := make([]billingports.Finalization, len(cs))
 	for i, c := range cs {
 		inv, carried, err := d.invoiceOf(c, at, sums[i], minimums[i], credits[i])
 		if err != nil {
 			return nil, fmt.Errorf("finalize the period of %s from %s: %w", c.period.OrganizationID,
 				c.period.Period.Start.Format(time.RFC3339), err)
 		}
-		fs[i] = ports.Finalization{Period: c.period, End: c.end, NextEnd: d.Settings.Calendar.NextMonthStart(c.end),
+		fs[i] = billingports.Finalization{Period: c.period, End: c.end, NextEnd: d.Settings.Calendar.NextMonthStart(c.end),
 			NextInvoiceID: d.IDs.NewID("inv"), At: at, CreditForward: credits[i]}
 		if len(inv.Lines) > 0 { // a period that bills nothing makes no invoice, and keeps the credit for the next
 			fs[i].Invoice, fs[i].CreditForward = &inv, carried
@@ -198,7 +201,7 @@ func (d Deps) finalize(ctx context.Context, r ports.Repositories, cs []closing) 
 			}
 		}
 		// invoice.finalized (docs/events.md): the invoice as stored.
-		if err := r.Events.Record(ctx, ports.InvoiceEvent(ports.EventInvoiceFinalized, f.Invoice, fs[i].At)); err != nil {
+		if err := r.Events.Record(ctx, invoicingports.InvoiceEvent(eventsports.EventInvoiceFinalized, f.Invoice, fs[i].At)); err != nil {
 			return nil, err
 		}
 	}
@@ -209,7 +212,7 @@ func (d Deps) finalize(ctx context.Context, r ports.Repositories, cs []closing) 
 // keys is held (to the commit): an invoice numbered after another is
 // never dated before it (docs/billing.md, "Numbering"). A year that turned
 // meanwhile takes the next year's counter too.
-func (d Deps) keyTime(ctx context.Context, r ports.Repositories) (time.Time, error) {
+func (d Deps) keyTime(ctx context.Context, r billingports.Repositories) (time.Time, error) {
 	year := d.Clock.Now().UTC().Year()
 	for {
 		if err := r.BillingPeriods.LockKeys(ctx, year); err != nil {
@@ -226,14 +229,14 @@ func (d Deps) keyTime(ctx context.Context, r ports.Repositories) (time.Time, err
 // invoiceOf is the invoice a period's sums make, issued at at: its lines
 // (none when it bills nothing), total (0 or more), name, due date and
 // notes, and the credit it carries forward.
-func (d Deps) invoiceOf(c closing, at time.Time, sums []billing.Sum, minimum, broughtForward int64) (ports.NewInvoice, int64, error) {
+func (d Deps) invoiceOf(c closing, at time.Time, sums []billing.Sum, minimum, broughtForward int64) (billingports.NewInvoice, int64, error) {
 	name := d.Settings.Calendar.Name(billing.Period{Start: c.period.Period.Start, End: c.end})
 	lines, totals, err := billing.Lines(sums, minimum, broughtForward, name)
 	if err != nil {
-		return ports.NewInvoice{}, 0, err
+		return billingports.NewInvoice{}, 0, err
 	}
 	due := at.Add(d.Settings.Terms)
-	return ports.NewInvoice{ID: c.period.InvoiceID, OrganizationID: c.period.OrganizationID, Name: "Fulfillment, " + name,
+	return billingports.NewInvoice{ID: c.period.InvoiceID, OrganizationID: c.period.OrganizationID, Name: "Fulfillment, " + name,
 		Notes: billing.TermsNote(d.Settings.Terms, due), DueDate: due, FinalizedAt: at, Lines: lines,
 		TotalAmount: totals.Total}, totals.Carried, nil
 }

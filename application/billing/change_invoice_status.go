@@ -9,7 +9,9 @@ import (
 	"github.com/acme3pl/fulfillment/domain/audit"
 	"github.com/acme3pl/fulfillment/domain/billing"
 	"github.com/acme3pl/fulfillment/domain/invoicing"
-	"github.com/acme3pl/fulfillment/ports"
+	billingports "github.com/acme3pl/fulfillment/ports/billing"
+	eventsports "github.com/acme3pl/fulfillment/ports/events"
+	invoicingports "github.com/acme3pl/fulfillment/ports/invoicing"
 )
 
 // ChangeInvoiceStatus moves a finalized invoice to another status
@@ -24,7 +26,7 @@ type ChangeInvoiceStatus struct {
 // ChangeInvoiceStatusHandler answers ChangeInvoiceStatus.
 type ChangeInvoiceStatusHandler struct {
 	d     Deps
-	audit *application.Auditor
+	audit *application.Auditor[billingports.Repositories]
 }
 
 // NewChangeInvoiceStatusHandler builds the handler.
@@ -43,7 +45,7 @@ func (h *ChangeInvoiceStatusHandler) Handle(ctx context.Context, c ChangeInvoice
 		to   invoicing.InvoiceStatus
 	)
 	op := application.Operation{Actor: c.Actor, Action: audit.InvoicesStatus, Input: c}
-	err := h.audit.Do(ctx, op, func(ctx context.Context, r ports.Repositories, rec *audit.Record) error {
+	err := h.audit.Do(ctx, op, func(ctx context.Context, r billingports.Repositories, rec *audit.Record) error {
 		var err error
 		if to, err = invoicing.ParseVisibleInvoiceStatus(c.To); err != nil {
 			return err
@@ -61,7 +63,7 @@ func (h *ChangeInvoiceStatusHandler) Handle(ctx context.Context, c ChangeInvoice
 		if err := r.BillingPeriods.SetStatus(ctx, c.InvoiceID, string(from), string(to), now); err != nil {
 			return err
 		}
-		return recordStatusChanged(ctx, r, ports.InvoiceRef{ID: c.InvoiceID, OrganizationID: org}, now)
+		return recordStatusChanged(ctx, r, billingports.InvoiceRef{ID: c.InvoiceID, OrganizationID: org}, now)
 	})
 	if err != nil {
 		return "", err
@@ -73,10 +75,10 @@ func (h *ChangeInvoiceStatusHandler) Handle(ctx context.Context, c ChangeInvoice
 // recordStatusChanged writes invoice.status_changed (docs/events.md): the
 // invoice as the API shows it after the change, read in the transaction that
 // made it.
-func recordStatusChanged(ctx context.Context, r ports.Repositories, ref ports.InvoiceRef, at time.Time) error {
+func recordStatusChanged(ctx context.Context, r billingports.Repositories, ref billingports.InvoiceRef, at time.Time) error {
 	inv, err := r.Invoices.Get(ctx, ref.OrganizationID, ref.ID)
 	if err != nil {
 		return fmt.Errorf("read invoice %s: %w", ref.ID, err)
 	}
-	return r.Events.Record(ctx, ports.InvoiceEvent(ports.EventInvoiceStatusChanged, inv, at))
+	return r.Events.Record(ctx, invoicingports.InvoiceEvent(eventsports.EventInvoiceStatusChanged, inv, at))
 }

@@ -8,7 +8,7 @@ import (
 	"github.com/acme3pl/fulfillment/application"
 	"github.com/acme3pl/fulfillment/domain/audit"
 	"github.com/acme3pl/fulfillment/domain/billing"
-	"github.com/acme3pl/fulfillment/ports"
+	billingports "github.com/acme3pl/fulfillment/ports/billing"
 )
 
 // ClosePeriod off-boards an organization (`fulfillment billing close`):
@@ -25,22 +25,22 @@ type ClosePeriod struct {
 // the close came during the grace of the month before, that month's draft
 // first (finalized at its own end, with the lower key).
 type Closed struct {
-	ports.FinalizedInvoice
-	Draft *ports.FinalizedInvoice
+	billingports.FinalizedInvoice
+	Draft *billingports.FinalizedInvoice
 }
 
 // All lists the finalized periods in finalization order.
-func (c Closed) All() []ports.FinalizedInvoice {
+func (c Closed) All() []billingports.FinalizedInvoice {
 	if c.Draft == nil {
-		return []ports.FinalizedInvoice{c.FinalizedInvoice}
+		return []billingports.FinalizedInvoice{c.FinalizedInvoice}
 	}
-	return []ports.FinalizedInvoice{*c.Draft, c.FinalizedInvoice}
+	return []billingports.FinalizedInvoice{*c.Draft, c.FinalizedInvoice}
 }
 
 // ClosePeriodHandler answers ClosePeriod.
 type ClosePeriodHandler struct {
 	d     Deps
-	audit *application.Auditor
+	audit *application.Auditor[billingports.Repositories]
 }
 
 // NewClosePeriodHandler builds the handler.
@@ -63,7 +63,7 @@ func (h *ClosePeriodHandler) Handle(ctx context.Context, c ClosePeriod) (Closed,
 	var out Closed
 	now := h.d.Clock.Now()
 	op := application.Operation{Actor: c.Actor, Action: audit.BillingClose, OrganizationID: c.OrganizationID, Input: c}
-	err := h.audit.Do(ctx, op, func(ctx context.Context, r ports.Repositories, rec *audit.Record) error {
+	err := h.audit.Do(ctx, op, func(ctx context.Context, r billingports.Repositories, rec *audit.Record) error {
 		if err := h.close(ctx, r, c, now, &out); err != nil {
 			return err
 		}
@@ -87,7 +87,7 @@ func (h *ClosePeriodHandler) Handle(ctx context.Context, c ClosePeriod) (Closed,
 }
 
 // close finalizes c's open periods in r's transaction (Handle).
-func (h *ClosePeriodHandler) close(ctx context.Context, r ports.Repositories, c ClosePeriod, now time.Time, out *Closed) error {
+func (h *ClosePeriodHandler) close(ctx context.Context, r billingports.Repositories, c ClosePeriod, now time.Time, out *Closed) error {
 	fees, err := h.d.accrue(ctx, r, c.OrganizationID, now)
 	if err != nil {
 		return err
@@ -105,7 +105,7 @@ func (h *ClosePeriodHandler) close(ctx context.Context, r ports.Repositories, c 
 		}
 		if !end.After(p.Period.Start) {
 			// Closed at this very instant already: nothing was charged since.
-			out.FinalizedInvoice = ports.FinalizedInvoice{OrganizationID: c.OrganizationID,
+			out.FinalizedInvoice = billingports.FinalizedInvoice{OrganizationID: c.OrganizationID,
 				Period: billing.Period{Start: p.Period.Start, End: end}}
 			break
 		}

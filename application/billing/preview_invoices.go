@@ -11,6 +11,8 @@ import (
 	"github.com/acme3pl/fulfillment/domain/billing"
 	"github.com/acme3pl/fulfillment/domain/invoicing"
 	"github.com/acme3pl/fulfillment/ports"
+	billingports "github.com/acme3pl/fulfillment/ports/billing"
+	invoicingports "github.com/acme3pl/fulfillment/ports/invoicing"
 )
 
 // PreviewInvoices shows an organization's open invoice as the API would
@@ -21,7 +23,7 @@ type PreviewInvoices struct {
 	// Charges, when set, is handed every charge of the open invoice, in
 	// occurredAt order then ID, as GET /v0/invoices/{id}/charges will list
 	// them once it is finalized (`invoices preview --charges`).
-	Charges func(ports.InvoiceCharge) error
+	Charges func(invoicingports.InvoiceCharge) error
 	// ChargesTake, above 0, hands Charges at most that many charges of
 	// each open invoice, the first in that order (a page that shows the
 	// first few need not read a month's thousands).
@@ -36,7 +38,7 @@ func NewPreviewInvoicesHandler(d Deps) *PreviewInvoicesHandler { return &Preview
 
 // previewed is an open period and what its invoice adds up to so far.
 type previewed struct {
-	period          ports.OpenPeriod
+	period          billingports.OpenPeriod
 	sums            []billing.Sum
 	minimum, credit int64
 }
@@ -52,7 +54,7 @@ type previewed struct {
 func (h *PreviewInvoicesHandler) Handle(ctx context.Context, c PreviewInvoices) ([]*invoicing.Invoice, error) {
 	now := h.d.Clock.Now()
 	var ps []previewed
-	err := h.d.UnitOfWork.Do(ctx, func(ctx context.Context, r ports.Repositories) error {
+	err := h.d.UnitOfWork.Do(ctx, func(ctx context.Context, r billingports.Repositories) error {
 		ps = ps[:0]
 		if _, err := r.Organizations.Get(ctx, c.OrganizationID); err != nil {
 			if errors.Is(err, domain.ErrNotFound) {
@@ -72,7 +74,7 @@ func (h *PreviewInvoicesHandler) Handle(ctx context.Context, c PreviewInvoices) 
 		if err != nil {
 			return err
 		}
-		periods := []ports.OpenPeriod{p}
+		periods := []billingports.OpenPeriod{p}
 		if !now.Before(p.Period.End) { // in its grace: the new month is open too
 			next, err := r.BillingPeriods.StartNext(ctx, p, h.d.Settings.Calendar.NextMonthStart(p.Period.End), h.d.IDs.NewID("inv"))
 			if err != nil {
@@ -80,9 +82,9 @@ func (h *PreviewInvoicesHandler) Handle(ctx context.Context, c PreviewInvoices) 
 			}
 			periods = append(periods, next)
 		}
-		w := make([]ports.BillingWindow, len(periods))
+		w := make([]billingports.Window, len(periods))
 		for i, p := range periods {
-			w[i] = ports.BillingWindow{OrganizationID: c.OrganizationID, Start: p.Period.Start, End: p.Period.End}
+			w[i] = billingports.Window{OrganizationID: c.OrganizationID, Start: p.Period.Start, End: p.Period.End}
 		}
 		all, err := r.Charges.Sums(ctx, w)
 		if err != nil {

@@ -10,11 +10,11 @@ import (
 	"github.com/acme3pl/fulfillment/domain/billing"
 	"github.com/acme3pl/fulfillment/domain/shipping"
 	"github.com/acme3pl/fulfillment/domain/warehouse"
-	"github.com/acme3pl/fulfillment/ports"
+	warehouseports "github.com/acme3pl/fulfillment/ports/warehouse"
 )
 
 // ReportBilling is billing's part of the warehouse's reports
-// (ports.ReportBilling), run in the report's transaction: a service must be
+// (warehouseports.ReportBilling), run in the report's transaction: a service must be
 // a code of the rate card in force when it was performed, a receipt or
 // service may not be dated into a closed period, and a new report's
 // charges — a receipt's, a service's, a shipped shipment's — accrue in one
@@ -23,7 +23,7 @@ import (
 // order"); they are counted by the Observer.
 type ReportBilling struct{ d Deps }
 
-var _ ports.ReportBilling = ReportBilling{}
+var _ warehouseports.ReportBilling = ReportBilling{}
 
 // NewReportBilling builds billing's part of the warehouse's reports.
 func NewReportBilling(d Deps) ReportBilling { return ReportBilling{d: d} }
@@ -32,7 +32,7 @@ func NewReportBilling(d Deps) ReportBilling { return ReportBilling{d: d} }
 // It reads the card under the organization's billing lock, taken shared
 // (as ClosedUntil takes it): no card can be set between this check and the
 // service's charge.
-func (b ReportBilling) CheckServiceOffered(ctx context.Context, r ports.Repositories, org, code string, at time.Time) error {
+func (b ReportBilling) CheckServiceOffered(ctx context.Context, r warehouseports.Repositories, org, code string, at time.Time) error {
 	if _, err := r.BillingPeriods.ClosedUntil(ctx, org); err != nil {
 		return fmt.Errorf("billing period of %s: %w", org, err)
 	}
@@ -47,7 +47,7 @@ func (b ReportBilling) CheckServiceOffered(ctx context.Context, r ports.Reposito
 }
 
 // CheckPeriodOpen refuses a fact dated inside a closed period.
-func (b ReportBilling) CheckPeriodOpen(ctx context.Context, r ports.Repositories, org string, at time.Time) error {
+func (b ReportBilling) CheckPeriodOpen(ctx context.Context, r warehouseports.Repositories, org string, at time.Time) error {
 	closed, err := r.BillingPeriods.PeriodClosed(ctx, org, at)
 	if err != nil {
 		return fmt.Errorf("billing period of %s: %w", at.Format(time.RFC3339), err)
@@ -59,7 +59,7 @@ func (b ReportBilling) CheckPeriodOpen(ctx context.Context, r ports.Repositories
 }
 
 // ChargeReceipt accrues a new receipt's charges.
-func (b ReportBilling) ChargeReceipt(ctx context.Context, r ports.Repositories, receipt *warehouse.Receipt) error {
+func (b ReportBilling) ChargeReceipt(ctx context.Context, r warehouseports.Repositories, receipt *warehouse.Receipt) error {
 	fees, err := r.Charges.AccrueReceipt(ctx, receipt.ID())
 	b.d.observeCharges(fees)
 	return err
@@ -68,7 +68,7 @@ func (b ReportBilling) ChargeReceipt(ctx context.Context, r ports.Repositories, 
 // ChargeService accrues a new service's charge: one whose code the card
 // in force at its time does not offer (it got no charge) is refused, so an
 // accepted service is always on an invoice.
-func (b ReportBilling) ChargeService(ctx context.Context, r ports.Repositories, service *warehouse.ServiceRecord) error {
+func (b ReportBilling) ChargeService(ctx context.Context, r warehouseports.Repositories, service *warehouse.ServiceRecord) error {
 	fees, err := r.Charges.AccrueService(ctx, service.ID())
 	if err != nil {
 		return err
@@ -82,7 +82,7 @@ func (b ReportBilling) ChargeService(ctx context.Context, r ports.Repositories, 
 }
 
 // ChargeShipment accrues a shipped shipment's charges.
-func (b ReportBilling) ChargeShipment(ctx context.Context, r ports.Repositories, shipped *shipping.Shipment) error {
+func (b ReportBilling) ChargeShipment(ctx context.Context, r warehouseports.Repositories, shipped *shipping.Shipment) error {
 	fees, err := r.Charges.AccrueShipment(ctx, shipped.ID())
 	b.d.observeCharges(fees)
 	return err

@@ -11,7 +11,7 @@ import (
 	"github.com/acme3pl/fulfillment/domain"
 	"github.com/acme3pl/fulfillment/domain/billing"
 	"github.com/acme3pl/fulfillment/domain/invoicing"
-	"github.com/acme3pl/fulfillment/ports"
+	billingports "github.com/acme3pl/fulfillment/ports/billing"
 )
 
 // RunBilling does everything due (`fulfillment billing run`, and `serve`
@@ -24,8 +24,8 @@ type RunBilling struct{}
 // RunResult is what a run did.
 type RunResult struct {
 	Charges   map[billing.Fee]int
-	Finalized []ports.FinalizedInvoice // in finalization order, periods that made no invoice included
-	Collected []string                 // invoice IDs moved to collecting
+	Finalized []billingports.FinalizedInvoice // in finalization order, periods that made no invoice included
+	Collected []string                        // invoice IDs moved to collecting
 	// Failed are the periods due that could not be finalized: reported and
 	// skipped, every other one finalized all the same.
 	Failed []PeriodFailure
@@ -33,7 +33,7 @@ type RunResult struct {
 
 // PeriodFailure is a period a run could not finalize, and why.
 type PeriodFailure struct {
-	Period ports.OpenPeriod
+	Period billingports.OpenPeriod
 	Err    error
 }
 
@@ -78,7 +78,7 @@ func (h *RunBillingHandler) Handle(ctx context.Context, _ RunBilling) (RunResult
 		return res, err
 	}
 
-	err = h.d.UnitOfWork.Do(ctx, func(ctx context.Context, r ports.Repositories) error {
+	err = h.d.UnitOfWork.Do(ctx, func(ctx context.Context, r billingports.Repositories) error {
 		collected, err := r.BillingPeriods.Collect(ctx, now, h.d.Settings.CollectionsAfter)
 		if err != nil {
 			return err
@@ -148,7 +148,7 @@ func (h *RunBillingHandler) accrueAll(ctx context.Context, res *RunResult, now t
 				if ctx.Err() != nil {
 					return fmt.Errorf("accrue: %w", err)
 				}
-				res.Failed = append(res.Failed, PeriodFailure{Period: ports.OpenPeriod{OrganizationID: org}, Err: fmt.Errorf("accrue: %w", err)})
+				res.Failed = append(res.Failed, PeriodFailure{Period: billingports.OpenPeriod{OrganizationID: org}, Err: fmt.Errorf("accrue: %w", err)})
 			}
 		}
 	}
@@ -158,7 +158,7 @@ func (h *RunBillingHandler) accrueAll(ctx context.Context, res *RunResult, now t
 // accrueBatch is one transaction of accrueAll.
 func (h *RunBillingHandler) accrueBatch(ctx context.Context, res *RunResult, orgs []string, now time.Time) error {
 	got := map[billing.Fee]int{}
-	err := h.d.UnitOfWork.Do(ctx, func(ctx context.Context, r ports.Repositories) error {
+	err := h.d.UnitOfWork.Do(ctx, func(ctx context.Context, r billingports.Repositories) error {
 		clear(got)
 		locked, err := r.BillingPeriods.TryLockBilling(ctx, orgs)
 		if err != nil || len(locked) == 0 {
@@ -193,12 +193,12 @@ func (h *RunBillingHandler) finalizeAll(ctx context.Context, res *RunResult, now
 		if err != nil {
 			return err
 		}
-		due = slices.DeleteFunc(due, func(p ports.OpenPeriod) bool { return failed[p.OrganizationID] })
+		due = slices.DeleteFunc(due, func(p billingports.OpenPeriod) bool { return failed[p.OrganizationID] })
 		if len(due) == 0 {
 			return nil
 		}
 		finalized := 0
-		var left []ports.OpenPeriod // busy in their batch, or failing with it
+		var left []billingports.OpenPeriod // busy in their batch, or failing with it
 		for batch := range slices.Chunk(due, h.batchSize()) {
 			fs, fees, skipped, err := h.finalizeBatch(ctx, batch, now, false)
 			if err != nil {
@@ -215,7 +215,7 @@ func (h *RunBillingHandler) finalizeAll(ctx context.Context, res *RunResult, now
 			left = append(left, skipped...)
 		}
 		for _, p := range left { // each alone, waiting for its own organization only
-			fs, fees, _, err := h.finalizeBatch(ctx, []ports.OpenPeriod{p}, now, true)
+			fs, fees, _, err := h.finalizeBatch(ctx, []billingports.OpenPeriod{p}, now, true)
 			if err != nil {
 				if ctx.Err() != nil {
 					return err
@@ -235,7 +235,7 @@ func (h *RunBillingHandler) finalizeAll(ctx context.Context, res *RunResult, now
 }
 
 // record adds the periods finalized to the run's result.
-func (h *RunBillingHandler) record(res *RunResult, fs []ports.FinalizedInvoice) int {
+func (h *RunBillingHandler) record(res *RunResult, fs []billingports.FinalizedInvoice) int {
 	for _, f := range fs {
 		res.Finalized = append(res.Finalized, f)
 		if f.Invoice != nil {
@@ -257,10 +257,10 @@ const DefaultFinalizeBatch = 100
 // transaction of their own); alone, the one organization's lock is waited
 // for (LockOpen). No fact of theirs commits between the storage accrued
 // here and the sums.
-func (h *RunBillingHandler) finalizeBatch(ctx context.Context, batch []ports.OpenPeriod, now time.Time, alone bool) (out []ports.FinalizedInvoice, fees map[billing.Fee]int, skipped []ports.OpenPeriod, err error) {
-	err = h.d.UnitOfWork.Do(ctx, func(ctx context.Context, r ports.Repositories) error {
+func (h *RunBillingHandler) finalizeBatch(ctx context.Context, batch []billingports.OpenPeriod, now time.Time, alone bool) (out []billingports.FinalizedInvoice, fees map[billing.Fee]int, skipped []billingports.OpenPeriod, err error) {
+	err = h.d.UnitOfWork.Do(ctx, func(ctx context.Context, r billingports.Repositories) error {
 		skipped = nil
-		var open []ports.OpenPeriod
+		var open []billingports.OpenPeriod
 		if alone {
 			p, err := r.BillingPeriods.LockOpen(ctx, batch[0].OrganizationID)
 			if errors.Is(err, domain.ErrNotFound) {
@@ -269,7 +269,7 @@ func (h *RunBillingHandler) finalizeBatch(ctx context.Context, batch []ports.Ope
 			if err != nil {
 				return err
 			}
-			open = []ports.OpenPeriod{p}
+			open = []billingports.OpenPeriod{p}
 		} else {
 			ids := make([]string, len(batch))
 			for i, p := range batch {
@@ -280,17 +280,17 @@ func (h *RunBillingHandler) finalizeBatch(ctx context.Context, batch []ports.Ope
 				return err
 			}
 			for _, p := range batch {
-				if !slices.ContainsFunc(open, func(o ports.OpenPeriod) bool { return o.OrganizationID == p.OrganizationID }) {
+				if !slices.ContainsFunc(open, func(o billingports.OpenPeriod) bool { return o.OrganizationID == p.OrganizationID }) {
 					skipped = append(skipped, p) // busy now (or finalized meanwhile: the next try finds out)
 				}
 			}
 		}
-		byOrg := make(map[string]ports.OpenPeriod, len(open))
+		byOrg := make(map[string]billingports.OpenPeriod, len(open))
 		for _, p := range open {
 			byOrg[p.OrganizationID] = p
 		}
 		cs := make([]closing, 0, len(batch))
-		var due []ports.OpenPeriod
+		var due []billingports.OpenPeriod
 		for _, p := range batch {
 			locked, ok := byOrg[p.OrganizationID]
 			if !ok || !locked.Period.Start.Equal(p.Period.Start) || !locked.Period.Due(now, h.d.Settings.Grace) {

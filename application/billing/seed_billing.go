@@ -7,15 +7,13 @@ import (
 
 	"github.com/acme3pl/fulfillment/domain"
 	"github.com/acme3pl/fulfillment/domain/billing"
-	"github.com/acme3pl/fulfillment/ports"
+	billingports "github.com/acme3pl/fulfillment/ports/billing"
 )
 
-// SeedBilling is billing's part of `fulfillment seed` (ports.SeedBilling):
+// SeedBilling is billing's part of `fulfillment seed` (fixtureports.SeedBilling):
 // a fixture's rate cards, set in the seed's transaction as `rates set`
 // would.
 type SeedBilling struct{ d Deps }
-
-var _ ports.SeedBilling = SeedBilling{}
 
 // NewSeedBilling builds billing's part of the seed.
 func NewSeedBilling(d Deps) SeedBilling { return SeedBilling{d: d} }
@@ -24,7 +22,7 @@ func NewSeedBilling(d Deps) SeedBilling { return SeedBilling{d: d} }
 // unchanged, is left as it is: seeding the same fixture again (`make run`
 // after a `billing close`) is not setting a card into the period closed
 // since.
-func (s SeedBilling) SetRateCards(ctx context.Context, r ports.Repositories, cards []billing.RateCardParams) (int, error) {
+func (s SeedBilling) SetRateCards(ctx context.Context, r billingports.Repositories, cards []billing.RateCardParams) (int, error) {
 	for i, p := range cards {
 		card, err := billing.NewRateCard(p)
 		if err != nil {

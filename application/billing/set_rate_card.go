@@ -10,7 +10,7 @@ import (
 	"github.com/acme3pl/fulfillment/domain"
 	"github.com/acme3pl/fulfillment/domain/audit"
 	"github.com/acme3pl/fulfillment/domain/billing"
-	"github.com/acme3pl/fulfillment/ports"
+	billingports "github.com/acme3pl/fulfillment/ports/billing"
 )
 
 // SetRateCard stores an organization's rate card (`fulfillment rates set`).
@@ -22,7 +22,7 @@ type SetRateCard struct {
 // SetRateCardHandler answers SetRateCard.
 type SetRateCardHandler struct {
 	d     Deps
-	audit *application.Auditor
+	audit *application.Auditor[billingports.Repositories]
 }
 
 // NewSetRateCardHandler builds the handler.
@@ -46,7 +46,7 @@ func (h *SetRateCardHandler) Handle(ctx context.Context, c SetRateCard) (*billin
 		fees map[billing.Fee]int
 	)
 	op := application.Operation{Actor: c.Actor, Action: audit.RatesSet, OrganizationID: c.Card.OrganizationID, Input: rateCardInput(c.Card)}
-	err := h.audit.Do(ctx, op, func(ctx context.Context, r ports.Repositories, rec *audit.Record) error {
+	err := h.audit.Do(ctx, op, func(ctx context.Context, r billingports.Repositories, rec *audit.Record) error {
 		var err error
 		if card, err = billing.NewRateCard(c.Card); err != nil {
 			return err
@@ -69,7 +69,7 @@ func (h *SetRateCardHandler) Handle(ctx context.Context, c SetRateCard) (*billin
 
 // SetCard stores card in r's transaction and reprices what it changes;
 // the seed of a fixture's rateCards runs it too.
-func SetCard(ctx context.Context, d Deps, r ports.Repositories, card *billing.RateCard) (map[billing.Fee]int, error) {
+func SetCard(ctx context.Context, d Deps, r billingports.Repositories, card *billing.RateCard) (map[billing.Fee]int, error) {
 	if _, err := r.Organizations.Get(ctx, card.OrganizationID()); err != nil {
 		if errors.Is(err, domain.ErrNotFound) {
 			return nil, domain.Invalid("organizationId", "%q is not an organization", card.OrganizationID())

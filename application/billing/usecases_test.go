@@ -16,7 +16,10 @@ import (
 	"github.com/acme3pl/fulfillment/domain"
 	"github.com/acme3pl/fulfillment/domain/billing"
 	"github.com/acme3pl/fulfillment/domain/invoicing"
-	"github.com/acme3pl/fulfillment/ports"
+	auditports "github.com/acme3pl/fulfillment/ports/audit"
+	billingports "github.com/acme3pl/fulfillment/ports/billing"
+	eventsports "github.com/acme3pl/fulfillment/ports/events"
+	invoicingports "github.com/acme3pl/fulfillment/ports/invoicing"
 )
 
 // The use cases' own logic with in-memory fakes; the SQL is tested in
@@ -26,11 +29,11 @@ import (
 // (a run's transactions beside each other take turns); a failed fn's calls
 // stay recorded, and the periods and the key counter are rolled back.
 type fakeUoW struct {
-	r  ports.Repositories
+	r  billingports.Repositories
 	mu *sync.Mutex
 }
 
-func (u fakeUoW) Do(ctx context.Context, fn func(context.Context, ports.Repositories) error) error {
+func (u fakeUoW) Do(ctx context.Context, fn func(context.Context, billingports.Repositories) error) error {
 	u.mu.Lock()
 	defer u.mu.Unlock()
 	p := u.r.BillingPeriods.(*fakePeriods)
@@ -56,7 +59,7 @@ func (c *calls) add(format string, args ...any) {
 // fakeCharges: no facts to accrue; Sums answers sums, or byOrg's for an
 // organization in it, and fails for an organization of failing.
 type fakeCharges struct {
-	ports.ChargeRepository
+	billingports.ChargeRepository
 	log     *calls
 	sums    []billing.Sum
 	byOrg   map[string][]billing.Sum
@@ -73,7 +76,7 @@ func (f fakeCharges) AccrueStorage(_ context.Context, orgs []string, through bil
 	return map[billing.Fee]int{}, nil
 }
 
-func (f fakeCharges) Sums(_ context.Context, ws []ports.BillingWindow) ([][]billing.Sum, error) {
+func (f fakeCharges) Sums(_ context.Context, ws []billingports.Window) ([][]billing.Sum, error) {
 	out := make([][]billing.Sum, len(ws))
 	var names []string
 	for i, w := range ws {
@@ -90,31 +93,33 @@ func (f fakeCharges) Sums(_ context.Context, ws []ports.BillingWindow) ([][]bill
 	return out, nil
 }
 
-type fakeCards struct{ ports.RateCardRepository }
+type fakeCards struct {
+	billingports.RateCardRepository
+}
 
-func (fakeCards) Minimums(_ context.Context, ws []ports.BillingWindow) ([]int64, error) {
+func (fakeCards) Minimums(_ context.Context, ws []billingports.Window) ([]int64, error) {
 	return make([]int64, len(ws)), nil
 }
 
 // fakePeriods holds one open period per organization and the statuses of
 // finalized invoices.
 type fakePeriods struct {
-	ports.BillingPeriodRepository
+	billingports.PeriodRepository
 	log    *calls
-	open   map[string]ports.OpenPeriod
+	open   map[string]billingports.OpenPeriod
 	status map[string]string
 	last   int // the last key number taken
 }
 
-func (f *fakePeriods) Due(_ context.Context, endedBy time.Time) ([]ports.OpenPeriod, error) {
+func (f *fakePeriods) Due(_ context.Context, endedBy time.Time) ([]billingports.OpenPeriod, error) {
 	f.log.add("Due")
-	var out []ports.OpenPeriod
+	var out []billingports.OpenPeriod
 	for _, p := range f.open {
 		if !p.Period.End.After(endedBy) {
 			out = append(out, p)
 		}
 	}
-	slices.SortFunc(out, func(a, b ports.OpenPeriod) int { return strings.Compare(a.OrganizationID, b.OrganizationID) })
+	slices.SortFunc(out, func(a, b billingports.OpenPeriod) int { return strings.Compare(a.OrganizationID, b.OrganizationID) })
 	return out, nil
 }
 
@@ -133,9 +138,9 @@ func (f *fakePeriods) LockKeys(_ context.Context, year int) error {
 	return nil
 }
 
-func (f *fakePeriods) LockOpenMany(_ context.Context, ids []string) ([]ports.OpenPeriod, error) {
+func (f *fakePeriods) LockOpenMany(_ context.Context, ids []string) ([]billingports.OpenPeriod, error) {
 	f.log.add("LockOpenMany(%s)", strings.Join(ids, ","))
-	var out []ports.OpenPeriod
+	var out []billingports.OpenPeriod
 	for _, id := range ids {
 		if p, ok := f.open[id]; ok {
 			out = append(out, p)
@@ -144,7 +149,7 @@ func (f *fakePeriods) LockOpenMany(_ context.Context, ids []string) ([]ports.Ope
 	return out, nil
 }
 
-func (f *fakePeriods) LockOpen(_ context.Context, org string) (ports.OpenPeriod, error) {
+func (f *fakePeriods) LockOpen(_ context.Context, org string) (billingports.OpenPeriod, error) {
 	f.log.add("LockOpen(%s)", org)
 	p, ok := f.open[org]
 	if !ok {
@@ -158,7 +163,7 @@ func (f *fakePeriods) LockBilling(_ context.Context, orgs []string) error {
 	return nil
 }
 
-func (f *fakePeriods) Credits(_ context.Context, ws []ports.BillingWindow) ([]int64, error) {
+func (f *fakePeriods) Credits(_ context.Context, ws []billingports.Window) ([]int64, error) {
 	return make([]int64, len(ws)), nil
 }
 
@@ -167,14 +172,14 @@ func (f *fakePeriods) Offboard(_ context.Context, org string, at time.Time) erro
 	return nil
 }
 
-func (f *fakePeriods) Finalize(_ context.Context, fs []ports.Finalization) ([]ports.FinalizedInvoice, error) {
-	var out []ports.FinalizedInvoice
+func (f *fakePeriods) Finalize(_ context.Context, fs []billingports.Finalization) ([]billingports.FinalizedInvoice, error) {
+	var out []billingports.FinalizedInvoice
 	for _, fin := range fs {
 		p := fin.Period
 		f.log.add("Finalize(%s, %s)", p.OrganizationID, fin.End.Format(time.RFC3339))
-		f.open[p.OrganizationID] = ports.OpenPeriod{OrganizationID: p.OrganizationID, InvoiceID: fin.NextInvoiceID,
+		f.open[p.OrganizationID] = billingports.OpenPeriod{OrganizationID: p.OrganizationID, InvoiceID: fin.NextInvoiceID,
 			Period: billing.Period{Start: fin.End, End: fin.NextEnd}}
-		fi := ports.FinalizedInvoice{OrganizationID: p.OrganizationID, InvoiceID: p.InvoiceID, Period: billing.Period{Start: p.Period.Start, End: fin.End}}
+		fi := billingports.FinalizedInvoice{OrganizationID: p.OrganizationID, InvoiceID: p.InvoiceID, Period: billing.Period{Start: p.Period.Start, End: fin.End}}
 		if inv := fin.Invoice; inv != nil {
 			f.last++
 			fi.Key, fi.TotalAmount = billing.FormatKey(inv.FinalizedAt.UTC().Year(), f.last), inv.TotalAmount
@@ -186,7 +191,7 @@ func (f *fakePeriods) Finalize(_ context.Context, fs []ports.Finalization) ([]po
 	return out, nil
 }
 
-func (f *fakePeriods) Collect(context.Context, time.Time, time.Duration) ([]ports.InvoiceRef, error) {
+func (f *fakePeriods) Collect(context.Context, time.Time, time.Duration) ([]billingports.InvoiceRef, error) {
 	f.log.add("Collect")
 	return nil, nil
 }
@@ -201,7 +206,9 @@ func (f *fakePeriods) Status(_ context.Context, id string) (string, string, erro
 
 // fakeInvoices reads an invoice back as the API would show it (here: its
 // ID and organization only).
-type fakeInvoices struct{ ports.InvoiceRepository }
+type fakeInvoices struct {
+	invoicingports.InvoiceRepository
+}
 
 func (fakeInvoices) Get(_ context.Context, org, id string) (*invoicing.Invoice, error) {
 	return invoicing.RehydrateInvoice(invoicing.InvoiceParams{ID: id, OrganizationID: org}, 0), nil
@@ -210,8 +217,8 @@ func (fakeInvoices) Get(_ context.Context, org, id string) (*invoicing.Invoice, 
 // fakeEvents logs the events recorded.
 type fakeEvents struct{ log *calls }
 
-func (e fakeEvents) Record(_ context.Context, ev ports.Event) error {
-	if ev.Type == ports.EventOperatorAction {
+func (e fakeEvents) Record(_ context.Context, ev eventsports.Event) error {
+	if ev.Type == eventsports.EventOperatorAction {
 		return nil // the audit's, not billing's: apptest.AuditLog keeps them
 	}
 	e.log.add("Record(%s %s)", ev.Type, ev.Subject)
@@ -236,10 +243,10 @@ type fixture struct {
 
 func newFixture(now time.Time, sums []billing.Sum) fixture {
 	log := &calls{}
-	periods := &fakePeriods{log: log, open: map[string]ports.OpenPeriod{}, status: map[string]string{}}
+	periods := &fakePeriods{log: log, open: map[string]billingports.OpenPeriod{}, status: map[string]string{}}
 	charges := fakeCharges{log: log, sums: sums, byOrg: map[string][]billing.Sum{}, failing: map[string]bool{}}
-	r := ports.Repositories{Charges: charges, RateCards: fakeCards{}, BillingPeriods: periods,
-		Invoices: fakeInvoices{}, Events: fakeEvents{log: log}, Audit: &apptest.AuditLog{}}
+	r := billingports.Repositories{Charges: charges, RateCards: fakeCards{}, BillingPeriods: periods,
+		Invoices: fakeInvoices{}, Trail: auditports.Trail{Events: fakeEvents{log: log}, Audit: &apptest.AuditLog{}}}
 	d := billingapp.Deps{UnitOfWork: fakeUoW{r, &sync.Mutex{}}, Repos: r, Clock: &apptest.Clock{At: now}, IDs: &apptest.IDs{},
 		Settings: billingapp.Settings{Calendar: billing.NewCalendar(time.UTC), Grace: 24 * time.Hour, Terms: 720 * time.Hour,
 			CollectionsAfter: 720 * time.Hour}}
@@ -247,8 +254,8 @@ func newFixture(now time.Time, sums []billing.Sum) fixture {
 		closeP: billingapp.NewClosePeriodHandler(d), status: billingapp.NewChangeInvoiceStatusHandler(d)}
 }
 
-func november(org string) ports.OpenPeriod {
-	return ports.OpenPeriod{OrganizationID: org, InvoiceID: "inv_" + org, Period: billing.Period{
+func november(org string) billingports.OpenPeriod {
+	return billingports.OpenPeriod{OrganizationID: org, InvoiceID: "inv_" + org, Period: billing.Period{
 		Start: time.Date(2030, 11, 1, 0, 0, 0, 0, time.UTC), End: time.Date(2030, 12, 1, 0, 0, 0, 0, time.UTC)}}
 }
 

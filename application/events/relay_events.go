@@ -9,7 +9,7 @@ import (
 	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/trace"
 
-	"github.com/acme3pl/fulfillment/ports"
+	eventsports "github.com/acme3pl/fulfillment/ports/events"
 )
 
 // RelayEvents publishes the events waiting in the outbox to the broker and
@@ -45,8 +45,8 @@ const PublishBudget = 2 * time.Second
 // RelayEventsHandler answers RelayEvents with how many events it
 // published and deleted.
 type RelayEventsHandler struct {
-	outbox    ports.EventOutbox
-	publisher ports.EventPublisher
+	outbox    eventsports.EventOutbox
+	publisher eventsports.EventPublisher
 	tracer    trace.Tracer
 	budget    time.Duration
 }
@@ -55,7 +55,7 @@ type RelayEventsHandler struct {
 // may start publishing events (0: PublishBudget); the acknowledgements of
 // the events it sent are waited for after it, within the publisher's
 // bound on each.
-func NewRelayEventsHandler(outbox ports.EventOutbox, publisher ports.EventPublisher, tracer trace.Tracer, budget time.Duration) *RelayEventsHandler {
+func NewRelayEventsHandler(outbox eventsports.EventOutbox, publisher eventsports.EventPublisher, tracer trace.Tracer, budget time.Duration) *RelayEventsHandler {
 	if budget <= 0 {
 		budget = PublishBudget
 	}
@@ -81,7 +81,7 @@ func (h *RelayEventsHandler) Run(ctx context.Context, _ RelayEvents) (published 
 			return published, false, ErrBrokerUnavailable
 		}
 		full := false
-		n, err := h.outbox.Relay(ctx, relayBatch, relayPerSubject, func(ctx context.Context, events []ports.OutboxEvent) ([]int64, error) {
+		n, err := h.outbox.Relay(ctx, relayBatch, relayPerSubject, func(ctx context.Context, events []eventsports.OutboxEvent) ([]int64, error) {
 			full = batchFull(events)
 			return h.publish(ctx, events)
 		})
@@ -97,7 +97,7 @@ func (h *RelayEventsHandler) Run(ctx context.Context, _ RelayEvents) (published 
 // have taken: it holds relayBatch subjects, or relayPerSubject events of
 // one subject (a subject with thousands waiting goes on at once, batch
 // after batch). A batch cut short by the budget counts as it was claimed.
-func batchFull(events []ports.OutboxEvent) bool {
+func batchFull(events []eventsports.OutboxEvent) bool {
 	perSubject := make(map[string]int, len(events))
 	for _, e := range events {
 		perSubject[e.Subject]++
@@ -110,7 +110,7 @@ func batchFull(events []ports.OutboxEvent) bool {
 
 // publish publishes one batch in its own trace; the budget ends the
 // batch's sending, not the waits for what it sent (EventPublish).
-func (h *RelayEventsHandler) publish(ctx context.Context, events []ports.OutboxEvent) ([]int64, error) {
+func (h *RelayEventsHandler) publish(ctx context.Context, events []eventsports.OutboxEvent) ([]int64, error) {
 	ctx, cancel := context.WithTimeout(ctx, h.budget)
 	defer cancel()
 	ctx, span := h.tracer.Start(ctx, "RelayEvents", trace.WithNewRoot(),

@@ -8,21 +8,21 @@ import (
 	"go.opentelemetry.io/otel/trace/noop"
 
 	eventsapp "github.com/acme3pl/fulfillment/application/events"
-	"github.com/acme3pl/fulfillment/ports"
+	eventsports "github.com/acme3pl/fulfillment/ports/events"
 )
 
 // queueOutbox is an outbox in memory: a claim takes the first events of up
 // to heads subjects, up to perSubject each, and deletes what publish
 // acknowledged.
 type queueOutbox struct {
-	events []ports.OutboxEvent
+	events []eventsports.OutboxEvent
 	claims int
 }
 
-func (q *queueOutbox) Relay(ctx context.Context, heads, perSubject int, publish ports.EventPublish) (int, error) {
+func (q *queueOutbox) Relay(ctx context.Context, heads, perSubject int, publish eventsports.EventPublish) (int, error) {
 	q.claims++
 	taken := map[string]int{}
-	var batch []ports.OutboxEvent
+	var batch []eventsports.OutboxEvent
 	for _, e := range q.events {
 		if _, ok := taken[e.Subject]; !ok && len(taken) == heads {
 			continue
@@ -50,8 +50,8 @@ func (q *queueOutbox) Relay(ctx context.Context, heads, perSubject int, publish 
 	return len(done), err
 }
 
-func (q *queueOutbox) Stats(context.Context) (ports.OutboxStats, error) {
-	return ports.OutboxStats{Pending: len(q.events)}, nil
+func (q *queueOutbox) Stats(context.Context) (eventsports.OutboxStats, error) {
+	return eventsports.OutboxStats{Pending: len(q.events)}, nil
 }
 
 // ackAll acknowledges every event.
@@ -59,7 +59,7 @@ type ackAll struct{}
 
 func (ackAll) Connected() bool { return true }
 
-func (ackAll) Publish(_ context.Context, events []ports.OutboxEvent) ([]int64, error) {
+func (ackAll) Publish(_ context.Context, events []eventsports.OutboxEvent) ([]int64, error) {
 	acked := make([]int64, len(events))
 	for i, e := range events {
 		acked[i] = e.Seq
@@ -88,7 +88,7 @@ func TestRelayRunGoesOnWhileBatchesComeFull(t *testing.T) {
 		for i := range c.each {
 			for s := range c.subjects {
 				seq++
-				q.events = append(q.events, ports.OutboxEvent{Seq: seq, ID: fmt.Sprintf("evt_%d_%d", s, i), Subject: fmt.Sprintf("shp_%d", s)})
+				q.events = append(q.events, eventsports.OutboxEvent{Seq: seq, ID: fmt.Sprintf("evt_%d_%d", s, i), Subject: fmt.Sprintf("shp_%d", s)})
 			}
 		}
 		relay := eventsapp.NewRelayEventsHandler(q, ackAll{}, noop.NewTracerProvider().Tracer(""), 0)

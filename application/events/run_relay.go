@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/acme3pl/fulfillment/application"
-	"github.com/acme3pl/fulfillment/ports"
+	eventsports "github.com/acme3pl/fulfillment/ports/events"
 )
 
 // RunRelay runs the relay until its context ends: the job every server
@@ -70,13 +70,13 @@ const streamCheckWait = 10 * time.Second
 // RelayEventsHandler.Run.
 type RunRelayHandler struct {
 	relay  *RelayEventsHandler
-	stream ports.EventStream
+	stream eventsports.EventStream
 	log    *slog.Logger
 }
 
 // NewRunRelayHandler builds the handler: relay's runs, the stream it
 // checks at start, and the logger of its warnings (a broker away, back).
-func NewRunRelayHandler(relay *RelayEventsHandler, stream ports.EventStream, log *slog.Logger) *RunRelayHandler {
+func NewRunRelayHandler(relay *RelayEventsHandler, stream eventsports.EventStream, log *slog.Logger) *RunRelayHandler {
 	return &RunRelayHandler{relay: relay, stream: stream, log: log}
 }
 

@@ -12,7 +12,7 @@ import (
 
 	"go.opentelemetry.io/otel/trace/noop"
 
-	"github.com/acme3pl/fulfillment/ports"
+	eventsports "github.com/acme3pl/fulfillment/ports/events"
 )
 
 // The relay's pacing: an idle relay publishes a commit's events after
@@ -88,21 +88,21 @@ func TestRelayWakeUps(t *testing.T) {
 // acknowledges in full or not at all.
 type oneSubject struct{ n int }
 
-func (o *oneSubject) Relay(ctx context.Context, heads, perSubject int, publish ports.EventPublish) (int, error) {
-	batch := make([]ports.OutboxEvent, min(o.n, perSubject))
+func (o *oneSubject) Relay(ctx context.Context, heads, perSubject int, publish eventsports.EventPublish) (int, error) {
+	batch := make([]eventsports.OutboxEvent, min(o.n, perSubject))
 	if len(batch) == 0 {
 		return 0, nil
 	}
 	for i := range batch {
-		batch[i] = ports.OutboxEvent{Seq: int64(i + 1), Subject: "shp_1"}
+		batch[i] = eventsports.OutboxEvent{Seq: int64(i + 1), Subject: "shp_1"}
 	}
 	acked, err := publish(ctx, batch)
 	o.n -= len(acked)
 	return len(acked), err
 }
 
-func (o *oneSubject) Stats(context.Context) (ports.OutboxStats, error) {
-	return ports.OutboxStats{Pending: o.n}, nil
+func (o *oneSubject) Stats(context.Context) (eventsports.OutboxStats, error) {
+	return eventsports.OutboxStats{Pending: o.n}, nil
 }
 
 // switchedBroker acknowledges every event while it is connected.
@@ -110,7 +110,7 @@ type switchedBroker struct{ up atomic.Bool }
 
 func (b *switchedBroker) Connected() bool { return b.up.Load() }
 
-func (b *switchedBroker) Publish(_ context.Context, events []ports.OutboxEvent) ([]int64, error) {
+func (b *switchedBroker) Publish(_ context.Context, events []eventsports.OutboxEvent) ([]int64, error) {
 	acked := make([]int64, len(events))
 	for i, e := range events {
 		acked[i] = e.Seq
@@ -189,7 +189,7 @@ func TestRelayChecksTheStreamAtStart(t *testing.T) {
 
 // countedStream counts the checks of a stream.
 type countedStream struct {
-	ports.EventStream
+	eventsports.EventStream
 	n atomic.Int32
 }
 

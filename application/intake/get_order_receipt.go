@@ -7,7 +7,7 @@ import (
 
 	"github.com/acme3pl/fulfillment/application"
 	"github.com/acme3pl/fulfillment/domain/intake"
-	"github.com/acme3pl/fulfillment/ports"
+	intakeports "github.com/acme3pl/fulfillment/ports/intake"
 )
 
 // GetOrderReceipt asks for the organization's record of one storefront
@@ -24,7 +24,7 @@ func (q GetOrderReceipt) SpanAttributes() []attribute.KeyValue {
 
 // NewGetOrderReceiptHandler builds the handler: the receipt, or
 // domain.ErrNotFound when the organization has none for this order.
-func NewGetOrderReceiptHandler(receipts ports.OrderReceiptRepository) application.HandlerFunc[GetOrderReceipt, *intake.OrderReceipt] {
+func NewGetOrderReceiptHandler(receipts intakeports.OrderReceiptRepository) application.HandlerFunc[GetOrderReceipt, *intake.OrderReceipt] {
 	return func(ctx context.Context, q GetOrderReceipt) (*intake.OrderReceipt, error) {
 		return receipts.Get(ctx, q.OrganizationID, q.OrderID)
 	}
@@ -54,7 +54,7 @@ type MaskedOrder struct {
 // NewGetMaskedOrderHandler builds the handler: domain.ErrNotFound when the
 // organization has no receipt of the order. The unmasked body never leaves
 // it.
-func NewGetMaskedOrderHandler(receipts ports.OrderReceiptRepository) application.HandlerFunc[GetMaskedOrder, MaskedOrder] {
+func NewGetMaskedOrderHandler(receipts intakeports.OrderReceiptRepository) application.HandlerFunc[GetMaskedOrder, MaskedOrder] {
 	return func(ctx context.Context, q GetMaskedOrder) (MaskedOrder, error) {
 		r, body, err := receipts.GetWithPayload(ctx, q.OrganizationID, q.OrderID)
 		if err != nil {

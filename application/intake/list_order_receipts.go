@@ -10,6 +10,7 @@ import (
 	"github.com/acme3pl/fulfillment/domain"
 	"github.com/acme3pl/fulfillment/domain/intake"
 	"github.com/acme3pl/fulfillment/ports"
+	intakeports "github.com/acme3pl/fulfillment/ports/intake"
 )
 
 // ReceiptErrorCodes are the intake's error codes a receipt can record as
@@ -26,8 +27,8 @@ var ReceiptErrorCodes = []string{
 // ParseReceiptFilter reads the receipt list's filters: status succeeded or
 // failed, error one of ReceiptErrorCodes; "" does not filter. Anything else
 // is a *domain.ValidationError naming the parameter.
-func ParseReceiptFilter(status, code string) (ports.ReceiptFilter, error) {
-	var f ports.ReceiptFilter
+func ParseReceiptFilter(status, code string) (intakeports.ReceiptFilter, error) {
+	var f intakeports.ReceiptFilter
 	switch s := intake.ReceiptStatus(status); s {
 	case "":
 	case intake.ReceiptSucceeded, intake.ReceiptFailed:
@@ -45,7 +46,7 @@ func ParseReceiptFilter(status, code string) (ports.ReceiptFilter, error) {
 // ListOrderReceipts asks for a page of the organization's order receipts.
 type ListOrderReceipts struct {
 	OrganizationID string
-	Filter         ports.ReceiptFilter
+	Filter         intakeports.ReceiptFilter
 	Page           ports.Page
 }
 
@@ -59,7 +60,7 @@ type OrderReceiptPage = application.Page[*intake.OrderReceipt]
 
 // NewListOrderReceiptsHandler builds the handler: one page, latest
 // delivery first.
-func NewListOrderReceiptsHandler(receipts ports.OrderReceiptRepository) application.HandlerFunc[ListOrderReceipts, OrderReceiptPage] {
+func NewListOrderReceiptsHandler(receipts intakeports.OrderReceiptRepository) application.HandlerFunc[ListOrderReceipts, OrderReceiptPage] {
 	return application.List(func(ctx context.Context, q ListOrderReceipts) ([]*intake.OrderReceipt, bool, error) {
 		return receipts.List(ctx, q.OrganizationID, q.Filter, q.Page)
 	})
@@ -84,7 +85,7 @@ func (q ListReplayableOrders) SpanAttributes() []attribute.KeyValue {
 
 // NewListReplayableOrdersHandler builds the handler: the order IDs in
 // ascending order.
-func NewListReplayableOrdersHandler(receipts ports.OrderReceiptRepository) application.HandlerFunc[ListReplayableOrders, []int64] {
+func NewListReplayableOrdersHandler(receipts intakeports.OrderReceiptRepository) application.HandlerFunc[ListReplayableOrders, []int64] {
 	return func(ctx context.Context, q ListReplayableOrders) ([]int64, error) {
 		return receipts.ListKept(ctx, q.OrganizationID, q.Code, q.After, q.Limit)
 	}

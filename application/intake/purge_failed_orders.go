@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/acme3pl/fulfillment/ports"
+	intakeports "github.com/acme3pl/fulfillment/ports/intake"
 )
 
 // DefaultFailedOrderRetention is how long a failed order's body is kept
@@ -23,13 +24,13 @@ type PurgeFailedOrders struct{}
 // PurgeFailedOrdersHandler answers PurgeFailedOrders with how many bodies
 // it deleted.
 type PurgeFailedOrdersHandler struct {
-	receipts  ports.OrderReceiptRepository // on the pool
+	receipts  intakeports.OrderReceiptRepository // on the pool
 	clock     ports.Clock
 	retention time.Duration
 }
 
 // NewPurgeFailedOrdersHandler builds the handler.
-func NewPurgeFailedOrdersHandler(receipts ports.OrderReceiptRepository, clock ports.Clock, retention time.Duration) *PurgeFailedOrdersHandler {
+func NewPurgeFailedOrdersHandler(receipts intakeports.OrderReceiptRepository, clock ports.Clock, retention time.Duration) *PurgeFailedOrdersHandler {
 	if retention <= 0 {
 		retention = DefaultFailedOrderRetention
 	}
@@ -68,12 +69,12 @@ type FailedOrders struct {
 
 // CountFailedOrdersHandler answers CountFailedOrders.
 type CountFailedOrdersHandler struct {
-	receipts ports.OrderReceiptRepository
+	receipts intakeports.OrderReceiptRepository
 	clock    ports.Clock
 }
 
 // NewCountFailedOrdersHandler builds the handler.
-func NewCountFailedOrdersHandler(receipts ports.OrderReceiptRepository, clock ports.Clock) *CountFailedOrdersHandler {
+func NewCountFailedOrdersHandler(receipts intakeports.OrderReceiptRepository, clock ports.Clock) *CountFailedOrdersHandler {
 	return &CountFailedOrdersHandler{receipts: receipts, clock: clock}
 }
 

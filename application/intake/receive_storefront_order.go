@@ -15,6 +15,9 @@ import (
 	"github.com/acme3pl/fulfillment/domain/intake"
 	"github.com/acme3pl/fulfillment/domain/shipping"
 	"github.com/acme3pl/fulfillment/ports"
+	eventsports "github.com/acme3pl/fulfillment/ports/events"
+	intakeports "github.com/acme3pl/fulfillment/ports/intake"
+	shippingports "github.com/acme3pl/fulfillment/ports/shipping"
 )
 
 // ReceiveStorefrontOrder is one delivery of the order-creation webhook,
@@ -63,7 +66,7 @@ type StorefrontOrderResult struct {
 // (the database is gone) is rolled back and recorded by a separate
 // statement when the database allows.
 type ReceiveStorefrontOrderHandler struct {
-	uow   ports.UnitOfWork
+	uow   ports.UnitOfWork[intakeports.Repositories]
 	clock ports.Clock
 	ids   ports.IDGenerator
 	env   domain.Environment
@@ -72,7 +75,7 @@ type ReceiveStorefrontOrderHandler struct {
 
 // NewReceiveStorefrontOrderHandler builds the handler. Shipments are test
 // shipments unless env is production.
-func NewReceiveStorefrontOrderHandler(uow ports.UnitOfWork, clock ports.Clock, ids ports.IDGenerator,
+func NewReceiveStorefrontOrderHandler(uow ports.UnitOfWork[intakeports.Repositories], clock ports.Clock, ids ports.IDGenerator,
 	env domain.Environment, log *slog.Logger,
 ) *ReceiveStorefrontOrderHandler {
 	return &ReceiveStorefrontOrderHandler{uow: uow, clock: clock, ids: ids, env: env, log: log}
@@ -95,7 +98,7 @@ func (h *ReceiveStorefrontOrderHandler) Handle(ctx context.Context, c ReceiveSto
 		skus[i] = l.SKU
 	}
 	var refusal error
-	err = h.uow.Do(ctx, func(ctx context.Context, r ports.Repositories) error {
+	err = h.uow.Do(ctx, func(ctx context.Context, r intakeports.Repositories) error {
 		// The claim also reads the order's products and warehouse: one
 		// statement, whatever plan then makes of them.
 		rec, resolved, err := r.Receipts.Claim(ctx, d, skus)
@@ -117,7 +120,7 @@ func (h *ReceiveStorefrontOrderHandler) Handle(ctx context.Context, c ReceiveSto
 			if err := r.Receipts.Finish(ctx, rec); err != nil {
 				return err
 			}
-			return r.Events.Record(ctx, ports.OrderFailedEvent(rec, d.ReceivedAt))
+			return r.Events.Record(ctx, intakeports.OrderFailedEvent(rec, d.ReceivedAt))
 		}
 		if err != nil {
 			return err
@@ -132,7 +135,7 @@ func (h *ReceiveStorefrontOrderHandler) Handle(ctx context.Context, c ReceiveSto
 				return err
 			}
 			// Recorded first: Accept's one statement writes it too.
-			if err := r.Events.Record(ctx, ports.ShipmentEvent(ports.EventShipmentCreated, s, d.ReceivedAt)); err != nil {
+			if err := r.Events.Record(ctx, shippingports.ShipmentEvent(eventsports.EventShipmentCreated, s, d.ReceivedAt)); err != nil {
 				return err
 			}
 			if err := r.Receipts.Accept(ctx, rec, s); err != nil {
@@ -170,7 +173,7 @@ func (h *ReceiveStorefrontOrderHandler) Handle(ctx context.Context, c ReceiveSto
 // the draft to submit. The checks run in the intake's documented order:
 // shipping address and SKUs, then the warehouse.
 func (h *ReceiveStorefrontOrderHandler) plan(c ReceiveStorefrontOrder, lines []shipping.ShipmentLine, missing []int64,
-	resolved ports.OrderResolution, now time.Time,
+	resolved intakeports.OrderResolution, now time.Time,
 ) (*shipping.Shipment, intake.SkipReason, error) {
 	o := c.Order
 	if o.Cancelled {
@@ -227,15 +230,15 @@ func (h *ReceiveStorefrontOrderHandler) recordFailure(ctx context.Context, d int
 // storefront_order.failed event. It is best effort — when the database is
 // down the record is lost, and the answer (503) says so to the storefront,
 // which retries.
-func recordFailure(ctx context.Context, uow ports.UnitOfWork, log *slog.Logger, d intake.OrderDelivery, code string) {
+func recordFailure(ctx context.Context, uow ports.UnitOfWork[intakeports.Repositories], log *slog.Logger, d intake.OrderDelivery, code string) {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), recordBudget)
 	defer cancel()
-	err := uow.Do(ctx, func(ctx context.Context, r ports.Repositories) error {
+	err := uow.Do(ctx, func(ctx context.Context, r intakeports.Repositories) error {
 		rec, err := r.Receipts.RecordFailure(ctx, d, code)
 		if err != nil || rec == nil {
 			return err
 		}
-		return r.Events.Record(ctx, ports.OrderFailedEvent(rec, d.ReceivedAt))
+		return r.Events.Record(ctx, intakeports.OrderFailedEvent(rec, d.ReceivedAt))
 	})
 	if err != nil {
 		log.WarnContext(ctx, "record failed storefront delivery", slog.Int64("storefront.order.id", d.OrderID),

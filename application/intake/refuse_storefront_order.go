@@ -11,6 +11,7 @@ import (
 	"github.com/acme3pl/fulfillment/domain"
 	"github.com/acme3pl/fulfillment/domain/intake"
 	"github.com/acme3pl/fulfillment/ports"
+	intakeports "github.com/acme3pl/fulfillment/ports/intake"
 )
 
 // RefuseStorefrontOrder is a delivery of the order-creation webhook refused
@@ -33,13 +34,13 @@ func (c RefuseStorefrontOrder) SpanAttributes() []attribute.KeyValue {
 
 // RefuseStorefrontOrderHandler records refused deliveries.
 type RefuseStorefrontOrderHandler struct {
-	uow   ports.UnitOfWork // records the failure in a transaction of its own, with its event
+	uow   ports.UnitOfWork[intakeports.Repositories] // records the failure in a transaction of its own, with its event
 	clock ports.Clock
 	log   *slog.Logger
 }
 
 // NewRefuseStorefrontOrderHandler builds the handler.
-func NewRefuseStorefrontOrderHandler(uow ports.UnitOfWork, clock ports.Clock, log *slog.Logger) *RefuseStorefrontOrderHandler {
+func NewRefuseStorefrontOrderHandler(uow ports.UnitOfWork[intakeports.Repositories], clock ports.Clock, log *slog.Logger) *RefuseStorefrontOrderHandler {
 	return &RefuseStorefrontOrderHandler{uow: uow, clock: clock, log: log}
 }
 

@@ -12,6 +12,7 @@ import (
 
 	"github.com/acme3pl/fulfillment/application"
 	"github.com/acme3pl/fulfillment/domain/audit"
+	intakeports "github.com/acme3pl/fulfillment/ports/intake"
 )
 
 // ReplayWalkBatch is how many order IDs a replay of every failed order
@@ -126,12 +127,12 @@ type ReplayFailedOrdersHandler struct {
 	check  application.HandlerFunc[application.CheckPrincipal, struct{}]
 	replay application.Handler[ReplayStorefrontOrder, StorefrontOrderResult]
 	list   application.Handler[ListReplayableOrders, []int64]
-	audit  *application.Auditor
+	audit  *application.Auditor[intakeports.Repositories]
 }
 
 // NewReplayFailedOrdersHandler builds the handler on the intake's replay
 // of one order and its list of replayable orders.
-func NewReplayFailedOrdersHandler(d application.Deps, replay application.Handler[ReplayStorefrontOrder, StorefrontOrderResult],
+func NewReplayFailedOrdersHandler(d application.Deps[intakeports.Repositories], replay application.Handler[ReplayStorefrontOrder, StorefrontOrderResult],
 	list application.Handler[ListReplayableOrders, []int64],
 ) *ReplayFailedOrdersHandler {
 	return &ReplayFailedOrdersHandler{

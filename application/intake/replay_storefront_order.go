@@ -10,7 +10,7 @@ import (
 	"github.com/acme3pl/fulfillment/application"
 	"github.com/acme3pl/fulfillment/domain"
 	"github.com/acme3pl/fulfillment/domain/intake"
-	"github.com/acme3pl/fulfillment/ports"
+	intakeports "github.com/acme3pl/fulfillment/ports/intake"
 )
 
 // ReplayStorefrontOrder runs the kept body of a failed order through the
@@ -40,13 +40,13 @@ const ReplayedTraceKey = attribute.Key("fulfillment.replay.failed_trace_id")
 // as an attempt and its trace becomes the receipt's; its span links to the
 // trace of the failed delivery before it.
 type ReplayStorefrontOrderHandler struct {
-	receipts ports.OrderReceiptRepository // on the pool
+	receipts intakeports.OrderReceiptRepository // on the pool
 	intake   application.Handler[ReceiveStorefrontOrder, StorefrontOrderResult]
 	refuse   application.Handler[RefuseStorefrontOrder, struct{}]
 }
 
 // NewReplayStorefrontOrderHandler builds the handler.
-func NewReplayStorefrontOrderHandler(receipts ports.OrderReceiptRepository,
+func NewReplayStorefrontOrderHandler(receipts intakeports.OrderReceiptRepository,
 	intake application.Handler[ReceiveStorefrontOrder, StorefrontOrderResult], refuse application.Handler[RefuseStorefrontOrder, struct{}],
 ) *ReplayStorefrontOrderHandler {
 	return &ReplayStorefrontOrderHandler{receipts: receipts, intake: intake, refuse: refuse}

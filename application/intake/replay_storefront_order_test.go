@@ -20,6 +20,7 @@ import (
 	"github.com/acme3pl/fulfillment/domain/domaintest"
 	"github.com/acme3pl/fulfillment/domain/intake"
 	"github.com/acme3pl/fulfillment/ports"
+	intakeports "github.com/acme3pl/fulfillment/ports/intake"
 )
 
 // orderBody is the storefront's body of apptest.IntakeOrder(id) with one
@@ -257,16 +258,16 @@ func TestReplayStorefrontOrderLinksTheFailedTrace(t *testing.T) {
 func TestParseReceiptFilter(t *testing.T) {
 	tests := []struct {
 		status, code string
-		want         ports.ReceiptFilter
+		want         intakeports.ReceiptFilter
 		wantParam    string // the parameter a refusal names; "" when accepted
 	}{
-		{"", "", ports.ReceiptFilter{}, ""},
-		{"failed", "unknown_skus", ports.ReceiptFilter{Status: intake.ReceiptFailed, Error: "unknown_skus"}, ""},
-		{"succeeded", "", ports.ReceiptFilter{Status: intake.ReceiptSucceeded}, ""},
-		{"processing", "", ports.ReceiptFilter{}, "status"},
-		{"Failed", "", ports.ReceiptFilter{}, "status"},
-		{"", "invalid_api_key", ports.ReceiptFilter{}, "error"},
-		{"", "UNKNOWN_SKUS", ports.ReceiptFilter{}, "error"},
+		{"", "", intakeports.ReceiptFilter{}, ""},
+		{"failed", "unknown_skus", intakeports.ReceiptFilter{Status: intake.ReceiptFailed, Error: "unknown_skus"}, ""},
+		{"succeeded", "", intakeports.ReceiptFilter{Status: intake.ReceiptSucceeded}, ""},
+		{"processing", "", intakeports.ReceiptFilter{}, "status"},
+		{"Failed", "", intakeports.ReceiptFilter{}, "status"},
+		{"", "invalid_api_key", intakeports.ReceiptFilter{}, "error"},
+		{"", "UNKNOWN_SKUS", intakeports.ReceiptFilter{}, "error"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.status+"/"+tt.code, func(t *testing.T) {
@@ -288,7 +289,7 @@ func TestListOrderReceipts(t *testing.T) {
 		}
 	}
 	res, err := app.Intake.ListOrderReceipts.Handle(context.Background(), intakeapp.ListOrderReceipts{
-		OrganizationID: apptest.IntakeOrg, Filter: ports.ReceiptFilter{Status: intake.ReceiptFailed}, Page: ports.Page{Skip: 1, Take: 2},
+		OrganizationID: apptest.IntakeOrg, Filter: intakeports.ReceiptFilter{Status: intake.ReceiptFailed}, Page: ports.Page{Skip: 1, Take: 2},
 	})
 	if err != nil || len(res.Items) != 2 || !res.More || res.Items[0].OrderID() != 62 || !res.Items[0].PayloadKept() {
 		t.Fatalf("page %+v %v", res, err)

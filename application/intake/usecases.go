@@ -5,6 +5,7 @@ import (
 
 	"github.com/acme3pl/fulfillment/application"
 	"github.com/acme3pl/fulfillment/domain/intake"
+	intakeports "github.com/acme3pl/fulfillment/ports/intake"
 )
 
 // UseCases are the storefront order intake's use cases and those of the
@@ -34,7 +35,7 @@ type Settings struct {
 }
 
 // New builds the use cases.
-func New(d application.Deps, s Settings) *UseCases {
+func New(d application.Deps[intakeports.Repositories], s Settings) *UseCases {
 	receive := application.Decorate("ReceiveStorefrontOrder", NewReceiveStorefrontOrderHandler(
 		d.UnitOfWork, d.Clock, d.IDs, d.Environment, d.Log), d.Tracer, d.Log)
 	refuse := application.Decorate("RefuseStorefrontOrder", NewRefuseStorefrontOrderHandler(d.UnitOfWork, d.Clock, d.Log), d.Tracer, d.Log)

@@ -7,7 +7,7 @@ import (
 
 	"github.com/acme3pl/fulfillment/application"
 	"github.com/acme3pl/fulfillment/domain/invoicing"
-	"github.com/acme3pl/fulfillment/ports"
+	invoicingports "github.com/acme3pl/fulfillment/ports/invoicing"
 )
 
 // GetInvoice asks for one visible invoice of the organization.
@@ -24,7 +24,7 @@ func (q GetInvoice) SpanAttributes() []attribute.KeyValue {
 // NewGetInvoiceHandler builds the handler: the invoice, or
 // domain.ErrNotFound when it does not exist, is not visible or belongs to
 // another organization.
-func NewGetInvoiceHandler(r ports.InvoiceRepository) application.HandlerFunc[GetInvoice, *invoicing.Invoice] {
+func NewGetInvoiceHandler(r invoicingports.InvoiceRepository) application.HandlerFunc[GetInvoice, *invoicing.Invoice] {
 	return func(ctx context.Context, q GetInvoice) (*invoicing.Invoice, error) {
 		return application.FindByID(ctx, r.Get, q.OrganizationID, q.ID)
 	}

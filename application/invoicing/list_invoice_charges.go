@@ -7,6 +7,7 @@ import (
 
 	"github.com/acme3pl/fulfillment/domain"
 	"github.com/acme3pl/fulfillment/ports"
+	invoicingports "github.com/acme3pl/fulfillment/ports/invoicing"
 )
 
 // MaxChargesTake is the largest page of an invoice's charges.
@@ -20,7 +21,7 @@ type ListInvoiceCharges struct {
 	OrganizationID string
 	InvoiceID      string
 	Page           ports.Page
-	Each           func(ports.InvoiceCharge) error
+	Each           func(invoicingports.InvoiceCharge) error
 }
 
 // SpanAttributes implements Attributer.
@@ -30,12 +31,12 @@ func (q ListInvoiceCharges) SpanAttributes() []attribute.KeyValue {
 
 // ListInvoiceChargesHandler answers ListInvoiceCharges.
 type ListInvoiceChargesHandler struct {
-	invoices ports.InvoiceRepository
-	charges  ports.ChargeRepository
+	invoices invoicingports.InvoiceRepository
+	charges  invoicingports.InvoiceCharges
 }
 
 // NewListInvoiceChargesHandler builds the handler.
-func NewListInvoiceChargesHandler(invoices ports.InvoiceRepository, charges ports.ChargeRepository) *ListInvoiceChargesHandler {
+func NewListInvoiceChargesHandler(invoices invoicingports.InvoiceRepository, charges invoicingports.InvoiceCharges) *ListInvoiceChargesHandler {
 	return &ListInvoiceChargesHandler{invoices: invoices, charges: charges}
 }
 

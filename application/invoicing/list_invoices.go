@@ -12,6 +12,7 @@ import (
 	"github.com/acme3pl/fulfillment/domain"
 	"github.com/acme3pl/fulfillment/domain/invoicing"
 	"github.com/acme3pl/fulfillment/ports"
+	invoicingports "github.com/acme3pl/fulfillment/ports/invoicing"
 )
 
 // MaxInvoiceSearchLength is the longest search term, in characters, after
@@ -27,7 +28,7 @@ type ListInvoices struct {
 	// (ParseInvoiceSearch); empty does not filter.
 	Search string
 	// SortBy is the order.
-	SortBy ports.InvoiceSortKey
+	SortBy invoicingports.InvoiceSortKey
 	// Ascending orders oldest first; the default is newest first.
 	Ascending bool
 	Page      ports.Page
@@ -42,13 +43,13 @@ func (q ListInvoices) SpanAttributes() []attribute.KeyValue {
 type InvoicePage = application.Page[*invoicing.Invoice]
 
 // ParseInvoiceSortBy reads the sortBy parameter.
-func ParseInvoiceSortBy(s string) (ports.InvoiceSortKey, error) {
-	for _, k := range []ports.InvoiceSortKey{ports.InvoicesByCreatedAt, ports.InvoicesByUpdatedAt, ports.InvoicesByDueDate} {
+func ParseInvoiceSortBy(s string) (invoicingports.InvoiceSortKey, error) {
+	for _, k := range []invoicingports.InvoiceSortKey{invoicingports.InvoicesByCreatedAt, invoicingports.InvoicesByUpdatedAt, invoicingports.InvoicesByDueDate} {
 		if k.String() == s {
 			return k, nil
 		}
 	}
-	return ports.InvoiceSortKey{}, domain.Invalid("sortBy", "%q is not one of createdAt, updatedAt, dueDate", s)
+	return invoicingports.InvoiceSortKey{}, domain.Invalid("sortBy", "%q is not one of createdAt, updatedAt, dueDate", s)
 }
 
 // ParseInvoiceSortOrder reads the sortOrder parameter: "asc" or "desc".
@@ -67,13 +68,13 @@ func ParseInvoiceSortOrder(s string) (ascending bool, err error) {
 // parses all of the list's parameters in one place
 // (adapters/httpapi/invoicing/invoices.go, ListInvoicesQuery), the term included,
 // and the check here keeps the rule for every other caller.
-func NewListInvoicesHandler(r ports.InvoiceRepository) application.HandlerFunc[ListInvoices, InvoicePage] {
+func NewListInvoicesHandler(r invoicingports.InvoiceRepository) application.HandlerFunc[ListInvoices, InvoicePage] {
 	return application.List(func(ctx context.Context, q ListInvoices) ([]*invoicing.Invoice, bool, error) {
 		search, err := ParseInvoiceSearch(q.Search)
 		if err != nil {
 			return nil, false, err
 		}
-		return r.List(ctx, q.OrganizationID, ports.InvoiceFilter{Status: q.Status, Search: search, SortBy: q.SortBy, Ascending: q.Ascending}, q.Page)
+		return r.List(ctx, q.OrganizationID, invoicingports.InvoiceFilter{Status: q.Status, Search: search, SortBy: q.SortBy, Ascending: q.Ascending}, q.Page)
 	})
 }
 

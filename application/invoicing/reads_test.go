@@ -15,12 +15,13 @@ import (
 	"github.com/acme3pl/fulfillment/domain/domaintest"
 	"github.com/acme3pl/fulfillment/domain/invoicing"
 	"github.com/acme3pl/fulfillment/ports"
+	invoicingports "github.com/acme3pl/fulfillment/ports/invoicing"
 	"go.opentelemetry.io/otel/attribute"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 )
 
-// invoiceRepo is an in-memory ports.InvoiceRepository that records what it
+// invoiceRepo is an in-memory invoicingports.InvoiceRepository that records what it
 // was asked and answers with what the test put in it.
 type invoiceRepo struct {
 	invoices []*invoicing.Invoice
@@ -33,11 +34,11 @@ type invoiceRepo struct {
 
 type invoiceListCall struct {
 	org    string
-	filter ports.InvoiceFilter
+	filter invoicingports.InvoiceFilter
 	page   ports.Page
 }
 
-func (r *invoiceRepo) List(_ context.Context, org string, f ports.InvoiceFilter, p ports.Page) ([]*invoicing.Invoice, bool, error) {
+func (r *invoiceRepo) List(_ context.Context, org string, f invoicingports.InvoiceFilter, p ports.Page) ([]*invoicing.Invoice, bool, error) {
 	r.listCalls = append(r.listCalls, invoiceListCall{org: org, filter: f, page: p})
 	if r.err != nil {
 		return nil, false, r.err
@@ -63,8 +64,8 @@ func (r *invoiceRepo) Get(_ context.Context, org, id string) (*invoicing.Invoice
 func invoiceApp(repo *invoiceRepo) (*apptest.App, *tracetest.SpanRecorder) {
 	rec := tracetest.NewSpanRecorder()
 	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(rec))
-	app := invoicingapp.New(application.Deps{
-		Repos:  ports.Repositories{Invoices: repo},
+	app := invoicingapp.New(application.Deps[invoicingports.Repositories]{
+		Repos:  invoicingports.Repositories{Invoices: repo},
 		Tracer: tp.Tracer("test"),
 		Log:    slog.New(slog.DiscardHandler),
 	})
@@ -88,29 +89,29 @@ func TestListInvoicesPassesTheFilterWithDefaults(t *testing.T) {
 	tests := []struct {
 		name string
 		in   invoicingapp.ListInvoices
-		want ports.InvoiceFilter
+		want invoicingports.InvoiceFilter
 	}{
 		{name: "defaults: every visible status, newest first by createdAt",
 			in:   invoicingapp.ListInvoices{},
-			want: ports.InvoiceFilter{SortBy: ports.InvoicesByCreatedAt}},
+			want: invoicingports.InvoiceFilter{SortBy: invoicingports.InvoicesByCreatedAt}},
 		{name: "status, sort and order",
-			in:   invoicingapp.ListInvoices{Status: invoicing.InvoiceCollecting, SortBy: ports.InvoicesByDueDate, Ascending: true},
-			want: ports.InvoiceFilter{Status: invoicing.InvoiceCollecting, SortBy: ports.InvoicesByDueDate, Ascending: true}},
+			in:   invoicingapp.ListInvoices{Status: invoicing.InvoiceCollecting, SortBy: invoicingports.InvoicesByDueDate, Ascending: true},
+			want: invoicingports.InvoiceFilter{Status: invoicing.InvoiceCollecting, SortBy: invoicingports.InvoicesByDueDate, Ascending: true}},
 		{name: "search is trimmed",
-			in:   invoicingapp.ListInvoices{Search: " \t Pallet storage \u00a0", SortBy: ports.InvoicesByUpdatedAt},
-			want: ports.InvoiceFilter{Search: "Pallet storage", SortBy: ports.InvoicesByUpdatedAt}},
+			in:   invoicingapp.ListInvoices{Search: " \t Pallet storage \u00a0", SortBy: invoicingports.InvoicesByUpdatedAt},
+			want: invoicingports.InvoiceFilter{Search: "Pallet storage", SortBy: invoicingports.InvoicesByUpdatedAt}},
 		{name: "blank search does not filter",
 			in:   invoicingapp.ListInvoices{Search: "   "},
-			want: ports.InvoiceFilter{SortBy: ports.InvoicesByCreatedAt}},
+			want: invoicingports.InvoiceFilter{SortBy: invoicingports.InvoicesByCreatedAt}},
 		{name: "wildcards are passed as they are",
 			in:   invoicingapp.ListInvoices{Search: `50%_off\`},
-			want: ports.InvoiceFilter{Search: `50%_off\`, SortBy: ports.InvoicesByCreatedAt}},
+			want: invoicingports.InvoiceFilter{Search: `50%_off\`, SortBy: invoicingports.InvoicesByCreatedAt}},
 		{name: "200 characters",
 			in:   invoicingapp.ListInvoices{Search: strings.Repeat("é", 200)},
-			want: ports.InvoiceFilter{Search: strings.Repeat("é", 200), SortBy: ports.InvoicesByCreatedAt}},
+			want: invoicingports.InvoiceFilter{Search: strings.Repeat("é", 200), SortBy: invoicingports.InvoicesByCreatedAt}},
 		{name: "200 characters once trimmed",
 			in:   invoicingapp.ListInvoices{Search: "  " + strings.Repeat("a", 200) + "  "},
-			want: ports.InvoiceFilter{Search: strings.Repeat("a", 200), SortBy: ports.InvoicesByCreatedAt}},
+			want: invoicingports.InvoiceFilter{Search: strings.Repeat("a", 200), SortBy: invoicingports.InvoicesByCreatedAt}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -168,8 +169,8 @@ func TestListInvoicesPassesRepositoryErrors(t *testing.T) {
 }
 
 func TestParseInvoiceSortParameters(t *testing.T) {
-	sortBy := map[string]ports.InvoiceSortKey{
-		"createdAt": ports.InvoicesByCreatedAt, "updatedAt": ports.InvoicesByUpdatedAt, "dueDate": ports.InvoicesByDueDate,
+	sortBy := map[string]invoicingports.InvoiceSortKey{
+		"createdAt": invoicingports.InvoicesByCreatedAt, "updatedAt": invoicingports.InvoicesByUpdatedAt, "dueDate": invoicingports.InvoicesByDueDate,
 	}
 	for in, want := range sortBy {
 		if got, err := invoicingapp.ParseInvoiceSortBy(in); err != nil || got != want {

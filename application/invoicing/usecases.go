@@ -3,6 +3,7 @@ package invoicing
 import (
 	"github.com/acme3pl/fulfillment/application"
 	"github.com/acme3pl/fulfillment/domain/invoicing"
+	invoicingports "github.com/acme3pl/fulfillment/ports/invoicing"
 )
 
 // UseCases are the invoices' reads, each with its span and log line (the
@@ -15,7 +16,7 @@ type UseCases struct {
 }
 
 // New builds the use cases.
-func New(d application.Deps) *UseCases {
+func New(d application.Deps[invoicingports.Repositories]) *UseCases {
 	return &UseCases{
 		ListInvoices: application.Decorate("ListInvoices", NewListInvoicesHandler(d.Repos.Invoices), d.Tracer, d.Log),
 		GetInvoice:   application.Decorate("GetInvoice", NewGetInvoiceHandler(d.Repos.Invoices), d.Tracer, d.Log),

@@ -6,7 +6,7 @@ import (
 
 	"github.com/acme3pl/fulfillment/application"
 	"github.com/acme3pl/fulfillment/domain/operator"
-	"github.com/acme3pl/fulfillment/ports"
+	operatorports "github.com/acme3pl/fulfillment/ports/operator"
 )
 
 // EndSession ends the session whose ID a request's cookie carries
@@ -17,7 +17,7 @@ type EndSession struct {
 
 // NewEndSessionHandler builds the handler; ending a session that is
 // already gone does nothing and is no error.
-func NewEndSessionHandler(store ports.OperatorSessions) application.HandlerFunc[EndSession, struct{}] {
+func NewEndSessionHandler(store operatorports.Sessions) application.HandlerFunc[EndSession, struct{}] {
 	return func(ctx context.Context, c EndSession) (struct{}, error) {
 		if !operator.WellFormedSecret(c.ID) {
 			return struct{}{}, nil

@@ -11,6 +11,7 @@ import (
 	"github.com/acme3pl/fulfillment/domain"
 	"github.com/acme3pl/fulfillment/domain/operator"
 	"github.com/acme3pl/fulfillment/ports"
+	operatorports "github.com/acme3pl/fulfillment/ports/operator"
 )
 
 // IssueSignInLink asks for a one-time sign-in link for Subject with the
@@ -34,7 +35,7 @@ var ErrLinksInProduction = fmt.Errorf("%w: sign-in links are for sandbox only (p
 
 // NewIssueSignInLinkHandler builds the handler: the link's token, whose
 // hash only is stored.
-func NewIssueSignInLinkHandler(store ports.OperatorSessions, clock ports.Clock, env domain.Environment) application.HandlerFunc[IssueSignInLink, string] {
+func NewIssueSignInLinkHandler(store operatorports.Sessions, clock ports.Clock, env domain.Environment) application.HandlerFunc[IssueSignInLink, string] {
 	return func(ctx context.Context, c IssueSignInLink) (string, error) {
 		if env != domain.Sandbox {
 			return "", ErrLinksInProduction

@@ -7,6 +7,7 @@ import (
 	"github.com/acme3pl/fulfillment/application"
 	"github.com/acme3pl/fulfillment/domain/operator"
 	"github.com/acme3pl/fulfillment/ports"
+	operatorports "github.com/acme3pl/fulfillment/ports/operator"
 )
 
 // ResumeSession asks for the principal of the session whose ID a
@@ -18,8 +19,8 @@ type ResumeSession struct {
 // NewResumeSessionHandler builds the handler: the session's principal,
 // its last use set to now; a session past its idle or absolute timeout is
 // removed and, like an unknown, ended or revoked one, refused
-// (ports.ErrInvalidCredentials, operator.ErrSignedOut).
-func NewResumeSessionHandler(store ports.OperatorSessions, clock ports.Clock) application.HandlerFunc[ResumeSession, operator.Principal] {
+// (accessports.ErrInvalidCredentials, operator.ErrSignedOut).
+func NewResumeSessionHandler(store operatorports.Sessions, clock ports.Clock) application.HandlerFunc[ResumeSession, operator.Principal] {
 	return func(ctx context.Context, c ResumeSession) (operator.Principal, error) {
 		if !operator.WellFormedSecret(c.ID) {
 			return operator.Principal{}, errSignedOut

@@ -9,7 +9,7 @@ import (
 
 	"github.com/acme3pl/fulfillment/application"
 	"github.com/acme3pl/fulfillment/domain"
-	"github.com/acme3pl/fulfillment/ports"
+	operatorports "github.com/acme3pl/fulfillment/ports/operator"
 )
 
 // RevokeSessions ends every session of Subject: each is refused at its
@@ -25,7 +25,7 @@ func (c RevokeSessions) SpanAttributes() []attribute.KeyValue {
 
 // NewRevokeSessionsHandler builds the handler: how many sessions it
 // ended (0 for a subject with none).
-func NewRevokeSessionsHandler(store ports.OperatorSessions) application.HandlerFunc[RevokeSessions, int] {
+func NewRevokeSessionsHandler(store operatorports.Sessions) application.HandlerFunc[RevokeSessions, int] {
 	return func(ctx context.Context, c RevokeSessions) (int, error) {
 		if strings.TrimSpace(c.Subject) == "" {
 			return 0, domain.Invalid("subject", "must not be empty")

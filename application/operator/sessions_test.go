@@ -15,10 +15,10 @@ import (
 	operatorapp "github.com/acme3pl/fulfillment/application/operator"
 	"github.com/acme3pl/fulfillment/domain"
 	"github.com/acme3pl/fulfillment/domain/operator"
-	"github.com/acme3pl/fulfillment/ports"
+	operatorports "github.com/acme3pl/fulfillment/ports/operator"
 )
 
-// store is an in-memory ports.OperatorSessions that counts its calls.
+// store is an in-memory operatorports.Sessions that counts its calls.
 type store struct {
 	mu       sync.Mutex
 	links    map[string]operator.SignInLink
@@ -103,13 +103,13 @@ func (s *store) EndSessionsOf(_ context.Context, subject string) (int, error) {
 // uow runs fn with the store as its repositories' sessions.
 type uow struct{ s *store }
 
-func (u uow) Do(ctx context.Context, fn func(context.Context, ports.Repositories) error) error {
-	return fn(ctx, ports.Repositories{OperatorSessions: u.s})
+func (u uow) Do(ctx context.Context, fn func(context.Context, operatorports.Repositories) error) error {
+	return fn(ctx, operatorports.Repositories{OperatorSessions: u.s})
 }
 
 func newApp(s *store, clock *apptest.Clock, env domain.Environment) *operatorapp.UseCases {
-	return operatorapp.New(application.Deps{
-		UnitOfWork: uow{s}, Repos: ports.Repositories{OperatorSessions: s}, Clock: clock, IDs: &apptest.IDs{},
+	return operatorapp.New(application.Deps[operatorports.Repositories]{
+		UnitOfWork: uow{s}, Repos: operatorports.Repositories{OperatorSessions: s}, Clock: clock, IDs: &apptest.IDs{},
 		Tracer: noop.NewTracerProvider().Tracer(""), Log: slog.New(slog.DiscardHandler), Environment: env,
 	})
 }

@@ -6,7 +6,8 @@ import (
 
 	"github.com/acme3pl/fulfillment/application"
 	"github.com/acme3pl/fulfillment/domain/operator"
-	"github.com/acme3pl/fulfillment/ports"
+	accessports "github.com/acme3pl/fulfillment/ports/access"
+	operatorports "github.com/acme3pl/fulfillment/ports/operator"
 )
 
 // UseCases are the console's sign-in and sessions, each with its span and
@@ -33,7 +34,7 @@ type Started struct {
 }
 
 // New builds the use cases.
-func New(d application.Deps) *UseCases {
+func New(d application.Deps[operatorports.Repositories]) *UseCases {
 	return &UseCases{
 		IssueSignInLink: application.Decorate("IssueSignInLink",
 			NewIssueSignInLinkHandler(d.Repos.OperatorSessions, d.Clock, d.Environment), d.Tracer, d.Log),
@@ -47,14 +48,14 @@ func New(d application.Deps) *UseCases {
 
 // errSignedOut is operator.ErrSignedOut as the error kinds know it: invalid
 // credentials, a client's matter, never a fault of the service.
-var errSignedOut = fmt.Errorf("%w: %w", ports.ErrInvalidCredentials, operator.ErrSignedOut)
+var errSignedOut = fmt.Errorf("%w: %w", accessports.ErrInvalidCredentials, operator.ErrSignedOut)
 
 // errLinkRefused is operator.ErrLinkRefused as the error kinds know it.
-var errLinkRefused = fmt.Errorf("%w: %w", ports.ErrInvalidCredentials, operator.ErrLinkRefused)
+var errLinkRefused = fmt.Errorf("%w: %w", accessports.ErrInvalidCredentials, operator.ErrLinkRefused)
 
 // newSession stores a new session of p started at s.Started under a new
 // random ID, and answers the ID.
-func newSession(ctx context.Context, store ports.OperatorSessions, s operator.Session) (Started, error) {
+func newSession(ctx context.Context, store operatorports.Sessions, s operator.Session) (Started, error) {
 	id, err := operator.NewSecret()
 	if err != nil {
 		return Started{}, err

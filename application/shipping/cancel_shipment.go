@@ -11,6 +11,8 @@ import (
 	"github.com/acme3pl/fulfillment/domain/audit"
 	"github.com/acme3pl/fulfillment/domain/shipping"
 	"github.com/acme3pl/fulfillment/ports"
+	eventsports "github.com/acme3pl/fulfillment/ports/events"
+	shippingports "github.com/acme3pl/fulfillment/ports/shipping"
 )
 
 // CancelShipment asks to cancel a draft or pending shipment. It is also how
@@ -36,13 +38,13 @@ func (c CancelShipment) SpanAttributes() []attribute.KeyValue {
 // event. A cancelled shipment is domain.ErrInvalidState.
 type CancelShipmentHandler struct {
 	cmd   *ShipmentCommandHandler
-	audit *application.Auditor
+	audit *application.Auditor[shippingports.Repositories]
 }
 
 // NewCancelShipmentHandler builds the handler.
-func NewCancelShipmentHandler(uow ports.UnitOfWork, clock ports.Clock, ids ports.IDGenerator) *CancelShipmentHandler {
+func NewCancelShipmentHandler(uow ports.UnitOfWork[shippingports.Repositories], clock ports.Clock, ids ports.IDGenerator) *CancelShipmentHandler {
 	return &CancelShipmentHandler{
-		cmd:   &ShipmentCommandHandler{uow: uow, clock: clock, change: cancel, event: ports.EventShipmentCancelled},
+		cmd:   &ShipmentCommandHandler{uow: uow, clock: clock, change: cancel, event: eventsports.EventShipmentCancelled},
 		audit: application.NewAuditor(uow, clock, ids),
 	}
 }
@@ -58,7 +60,7 @@ func (h *CancelShipmentHandler) Handle(ctx context.Context, c CancelShipment) (*
 	var changed *shipping.Shipment
 	op := application.Operation{Actor: *c.Operator, Action: audit.ShipmentsCancel, OrganizationID: c.OrganizationID,
 		Input: map[string]string{"organizationId": c.OrganizationID, "shipmentId": c.ShipmentID}}
-	err := h.audit.Do(ctx, op, func(ctx context.Context, r ports.Repositories, _ *audit.Record) error {
+	err := h.audit.Do(ctx, op, func(ctx context.Context, r shippingports.Repositories, _ *audit.Record) error {
 		if !domain.ValidID(c.ShipmentID) {
 			return domain.ErrNotFound
 		}
@@ -74,7 +76,7 @@ func (h *CancelShipmentHandler) Handle(ctx context.Context, c CancelShipment) (*
 
 // cancel is the change: the transition, and the release of what a pending
 // shipment reserved.
-func cancel(ctx context.Context, r ports.Repositories, s *shipping.Shipment, now time.Time) error {
+func cancel(ctx context.Context, r shippingports.Repositories, s *shipping.Shipment, now time.Time) error {
 	releases, err := s.Cancel(now)
 	if err != nil || !releases {
 		return err

@@ -10,6 +10,8 @@ import (
 	"github.com/acme3pl/fulfillment/domain"
 	"github.com/acme3pl/fulfillment/domain/shipping"
 	"github.com/acme3pl/fulfillment/ports"
+	eventsports "github.com/acme3pl/fulfillment/ports/events"
+	shippingports "github.com/acme3pl/fulfillment/ports/shipping"
 )
 
 // CreateShipment asks for a new Pick & Pack or SPD draft. Lines name
@@ -31,7 +33,7 @@ func (c CreateShipment) SpanAttributes() []attribute.KeyValue {
 // CreateShipmentHandler creates drafts. In the sandbox every shipment is a
 // test shipment; in production none is.
 type CreateShipmentHandler struct {
-	uow   ports.UnitOfWork
+	uow   ports.UnitOfWork[shippingports.Repositories]
 	clock ports.Clock
 	ids   ports.IDGenerator
 	test  bool
@@ -39,7 +41,7 @@ type CreateShipmentHandler struct {
 
 // NewCreateShipmentHandler builds the handler for the deployment's
 // environment.
-func NewCreateShipmentHandler(uow ports.UnitOfWork, clock ports.Clock, ids ports.IDGenerator, env domain.Environment) *CreateShipmentHandler {
+func NewCreateShipmentHandler(uow ports.UnitOfWork[shippingports.Repositories], clock ports.Clock, ids ports.IDGenerator, env domain.Environment) *CreateShipmentHandler {
 	return &CreateShipmentHandler{uow: uow, clock: clock, ids: ids, test: env != domain.Production}
 }
 
@@ -58,7 +60,7 @@ func (h *CreateShipmentHandler) Handle(ctx context.Context, c CreateShipment) (*
 	if err != nil {
 		return nil, err
 	}
-	err = h.uow.Do(ctx, func(ctx context.Context, r ports.Repositories) error {
+	err = h.uow.Do(ctx, func(ctx context.Context, r shippingports.Repositories) error {
 		wh, err := application.ActiveWarehouse(ctx, r.Warehouses, c.OrganizationID, c.WarehouseID)
 		if err != nil {
 			return err
@@ -78,7 +80,7 @@ func (h *CreateShipmentHandler) Handle(ctx context.Context, c CreateShipment) (*
 		if err := r.Shipments.Create(ctx, s); err != nil {
 			return fmt.Errorf("store shipment: %w", err)
 		}
-		return r.Events.Record(ctx, ports.ShipmentEvent(ports.EventShipmentCreated, s, s.CreatedAt()))
+		return r.Events.Record(ctx, shippingports.ShipmentEvent(eventsports.EventShipmentCreated, s, s.CreatedAt()))
 	})
 	if err != nil {
 		return nil, err

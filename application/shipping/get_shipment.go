@@ -7,7 +7,7 @@ import (
 
 	"github.com/acme3pl/fulfillment/application"
 	"github.com/acme3pl/fulfillment/domain/shipping"
-	"github.com/acme3pl/fulfillment/ports"
+	shippingports "github.com/acme3pl/fulfillment/ports/shipping"
 )
 
 // ShipmentRef names one shipment of an organization: what GetShipment,
@@ -28,7 +28,7 @@ type GetShipment = ShipmentRef
 // NewGetShipmentHandler builds the handler: the shipment, or
 // domain.ErrNotFound when it does not exist or belongs to another
 // organization.
-func NewGetShipmentHandler(s ports.ShipmentRepository) application.HandlerFunc[GetShipment, *shipping.Shipment] {
+func NewGetShipmentHandler(s shippingports.ShipmentRepository) application.HandlerFunc[GetShipment, *shipping.Shipment] {
 	return func(ctx context.Context, q GetShipment) (*shipping.Shipment, error) {
 		return application.FindByID(ctx, s.Get, q.OrganizationID, q.ShipmentID)
 	}

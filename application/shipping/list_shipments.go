@@ -8,6 +8,7 @@ import (
 	"github.com/acme3pl/fulfillment/application"
 	"github.com/acme3pl/fulfillment/domain/shipping"
 	"github.com/acme3pl/fulfillment/ports"
+	shippingports "github.com/acme3pl/fulfillment/ports/shipping"
 )
 
 // ListShipments asks for a page of the organization's shipments, newest
@@ -29,8 +30,8 @@ type ShipmentPage = application.Page[*shipping.Shipment]
 // NewListShipmentsHandler builds the handler: one page, newest first.
 // q.Status comes parsed (shipping.ParseShipmentStatus, by the HTTP adapter,
 // which answers 400 for any other value).
-func NewListShipmentsHandler(s ports.ShipmentRepository) application.HandlerFunc[ListShipments, ShipmentPage] {
+func NewListShipmentsHandler(s shippingports.ShipmentRepository) application.HandlerFunc[ListShipments, ShipmentPage] {
 	return application.List(func(ctx context.Context, q ListShipments) ([]*shipping.Shipment, bool, error) {
-		return s.List(ctx, q.OrganizationID, ports.ShipmentFilter{Status: q.Status}, q.Page)
+		return s.List(ctx, q.OrganizationID, shippingports.ShipmentFilter{Status: q.Status}, q.Page)
 	})
 }

@@ -8,13 +8,14 @@ import (
 	"github.com/acme3pl/fulfillment/application"
 	"github.com/acme3pl/fulfillment/domain"
 	"github.com/acme3pl/fulfillment/ports"
+	shippingports "github.com/acme3pl/fulfillment/ports/shipping"
 )
 
 // ListStockMovements asks for a page of the stock ledger, newest first: an
 // item's movements (the console's ledger of a product or carton) or a
 // shipment's.
 type ListStockMovements struct {
-	Query ports.StockMovementQuery
+	Query shippingports.StockMovementQuery
 	Page  ports.Page
 }
 
@@ -24,12 +25,12 @@ func (q ListStockMovements) SpanAttributes() []attribute.KeyValue {
 }
 
 // StockMovementPage is one page of movements.
-type StockMovementPage = application.Page[ports.StockMovement]
+type StockMovementPage = application.Page[shippingports.StockMovement]
 
 // NewListStockMovementsHandler builds the handler. An ID of a shape the
 // service never makes names no record: an empty page.
-func NewListStockMovementsHandler(ledger ports.StockLedger) application.HandlerFunc[ListStockMovements, StockMovementPage] {
-	return application.List(func(ctx context.Context, q ListStockMovements) ([]ports.StockMovement, bool, error) {
+func NewListStockMovementsHandler(ledger shippingports.StockLedger) application.HandlerFunc[ListStockMovements, StockMovementPage] {
+	return application.List(func(ctx context.Context, q ListStockMovements) ([]shippingports.StockMovement, bool, error) {
 		id := q.Query.ItemID
 		if (q.Query.ItemID == "") == (q.Query.ShipmentID == "") {
 			return nil, false, domain.Invalid("item", "exactly one of an item and a shipment must be given")

@@ -7,6 +7,8 @@ import (
 	"github.com/acme3pl/fulfillment/domain"
 	"github.com/acme3pl/fulfillment/domain/shipping"
 	"github.com/acme3pl/fulfillment/ports"
+	eventsports "github.com/acme3pl/fulfillment/ports/events"
+	shippingports "github.com/acme3pl/fulfillment/ports/shipping"
 )
 
 // ShipmentCommandHandler is the handler of a command on one shipment of an
@@ -19,10 +21,10 @@ import (
 // domain.ErrNotFound (an ID of a shape no shipment has, without asking the
 // database).
 type ShipmentCommandHandler struct {
-	uow    ports.UnitOfWork
+	uow    ports.UnitOfWork[shippingports.Repositories]
 	clock  ports.Clock
-	change func(ctx context.Context, r ports.Repositories, s *shipping.Shipment, now time.Time) error
-	event  ports.EventType // "" records none
+	change func(ctx context.Context, r shippingports.Repositories, s *shipping.Shipment, now time.Time) error
+	event  eventsports.EventType // "" records none
 }
 
 // Handle runs the command.
@@ -32,7 +34,7 @@ func (h *ShipmentCommandHandler) Handle(ctx context.Context, c ShipmentRef) (*sh
 	}
 	now := h.clock.Now()
 	var changed *shipping.Shipment
-	err := h.uow.Do(ctx, func(ctx context.Context, r ports.Repositories) error {
+	err := h.uow.Do(ctx, func(ctx context.Context, r shippingports.Repositories) error {
 		var err error
 		changed, err = h.apply(ctx, r, c, now)
 		return err
@@ -44,7 +46,7 @@ func (h *ShipmentCommandHandler) Handle(ctx context.Context, c ShipmentRef) (*sh
 }
 
 // apply changes the shipment in r's transaction and records its event.
-func (h *ShipmentCommandHandler) apply(ctx context.Context, r ports.Repositories, c ShipmentRef, now time.Time) (*shipping.Shipment, error) {
+func (h *ShipmentCommandHandler) apply(ctx context.Context, r shippingports.Repositories, c ShipmentRef, now time.Time) (*shipping.Shipment, error) {
 	changed, err := r.Shipments.Update(ctx, c.OrganizationID, c.ShipmentID, func(s *shipping.Shipment) error {
 		return h.change(ctx, r, s, now)
 	})
@@ -52,5 +54,5 @@ func (h *ShipmentCommandHandler) apply(ctx context.Context, r ports.Repositories
 		return changed, err
 	}
 	// Update holds the shipment's row lock: its events are in commit order.
-	return changed, r.Events.Record(ctx, ports.ShipmentEvent(h.event, changed, now))
+	return changed, r.Events.Record(ctx, shippingports.ShipmentEvent(h.event, changed, now))
 }

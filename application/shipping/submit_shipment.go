@@ -6,6 +6,7 @@ import (
 
 	"github.com/acme3pl/fulfillment/domain/shipping"
 	"github.com/acme3pl/fulfillment/ports"
+	shippingports "github.com/acme3pl/fulfillment/ports/shipping"
 )
 
 // SubmitShipment asks to move a draft to pending.
@@ -20,12 +21,12 @@ type SubmitShipment = ShipmentRef
 type SubmitShipmentHandler = ShipmentCommandHandler
 
 // NewSubmitShipmentHandler builds the handler.
-func NewSubmitShipmentHandler(uow ports.UnitOfWork, clock ports.Clock) *SubmitShipmentHandler {
+func NewSubmitShipmentHandler(uow ports.UnitOfWork[shippingports.Repositories], clock ports.Clock) *SubmitShipmentHandler {
 	return &SubmitShipmentHandler{uow: uow, clock: clock, change: submit}
 }
 
 // submit is the change: the transition, and the reservation of the lines.
-func submit(ctx context.Context, r ports.Repositories, s *shipping.Shipment, now time.Time) error {
+func submit(ctx context.Context, r shippingports.Repositories, s *shipping.Shipment, now time.Time) error {
 	if err := s.Submit(now); err != nil {
 		return err
 	}

@@ -3,6 +3,7 @@ package shipping
 import (
 	"github.com/acme3pl/fulfillment/application"
 	"github.com/acme3pl/fulfillment/domain/shipping"
+	shippingports "github.com/acme3pl/fulfillment/ports/shipping"
 )
 
 // UseCases are the shipments' and stock's use cases, each with its span and
@@ -20,7 +21,7 @@ type UseCases struct {
 }
 
 // New builds the use cases.
-func New(d application.Deps) *UseCases {
+func New(d application.Deps[shippingports.Repositories]) *UseCases {
 	return &UseCases{
 		CreateShipment: application.Decorate("CreateShipment", NewCreateShipmentHandler(d.UnitOfWork, d.Clock, d.IDs, d.Environment), d.Tracer, d.Log),
 		SubmitShipment: application.Decorate("SubmitShipment", NewSubmitShipmentHandler(d.UnitOfWork, d.Clock), d.Tracer, d.Log),

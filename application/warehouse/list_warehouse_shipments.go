@@ -10,6 +10,7 @@ import (
 	"github.com/acme3pl/fulfillment/domain"
 	"github.com/acme3pl/fulfillment/domain/shipping"
 	"github.com/acme3pl/fulfillment/ports"
+	shippingports "github.com/acme3pl/fulfillment/ports/shipping"
 )
 
 // ListWarehouseShipments asks for a page of the shipments at the
@@ -28,12 +29,12 @@ func (q ListWarehouseShipments) SpanAttributes() []attribute.KeyValue {
 
 // ShipmentPage is a page of the warehouse's shipments and whether
 // more follow.
-type ShipmentPage = application.Page[ports.WarehouseShipment]
+type ShipmentPage = application.Page[shippingports.WarehouseShipment]
 
 // NewListWarehouseShipmentsHandler builds the handler: one page. A status
 // the warehouse never sees (a draft's) is refused like an unknown one.
-func NewListWarehouseShipmentsHandler(s ports.ShipmentRepository) application.HandlerFunc[ListWarehouseShipments, ShipmentPage] {
-	return application.List(func(ctx context.Context, q ListWarehouseShipments) ([]ports.WarehouseShipment, bool, error) {
+func NewListWarehouseShipmentsHandler(s shippingports.ShipmentRepository) application.HandlerFunc[ListWarehouseShipments, ShipmentPage] {
+	return application.List(func(ctx context.Context, q ListWarehouseShipments) ([]shippingports.WarehouseShipment, bool, error) {
 		if q.Status == "" {
 			q.Status = shipping.ShipmentPending
 		}

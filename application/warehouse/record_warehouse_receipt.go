@@ -12,6 +12,9 @@ import (
 	"github.com/acme3pl/fulfillment/domain/shipping"
 	"github.com/acme3pl/fulfillment/domain/warehouse"
 	"github.com/acme3pl/fulfillment/ports"
+	eventsports "github.com/acme3pl/fulfillment/ports/events"
+	shippingports "github.com/acme3pl/fulfillment/ports/shipping"
+	warehouseports "github.com/acme3pl/fulfillment/ports/warehouse"
 )
 
 // RecordWarehouseReceipt reports goods received at the token's warehouse
@@ -31,7 +34,7 @@ type ReceiptResult = Recorded[*warehouse.Receipt]
 type RecordWarehouseReceiptHandler struct{ reporting }
 
 // NewRecordWarehouseReceiptHandler builds the handler.
-func NewRecordWarehouseReceiptHandler(uow ports.UnitOfWork, clock ports.Clock, ids ports.IDGenerator, billing ports.ReportBilling) *RecordWarehouseReceiptHandler {
+func NewRecordWarehouseReceiptHandler(uow ports.UnitOfWork[warehouseports.Repositories], clock ports.Clock, ids ports.IDGenerator, billing warehouseports.ReportBilling) *RecordWarehouseReceiptHandler {
 	return &RecordWarehouseReceiptHandler{reporting{uow: uow, clock: clock, ids: ids, billing: billing}}
 }
 
@@ -53,13 +56,13 @@ func (h *RecordWarehouseReceiptHandler) Handle(ctx context.Context, c RecordWare
 		return ReceiptResult{}, err
 	}
 	return recordReport(ctx, h.uow, "receipt", receipt,
-		func(ctx context.Context, r ports.Repositories) error {
+		func(ctx context.Context, r warehouseports.Repositories) error {
 			return resolveReceipt(ctx, r.Inventory, receipt)
 		},
-		func(ctx context.Context, r ports.Repositories, receipt *warehouse.Receipt) (*warehouse.Receipt, bool, error) {
+		func(ctx context.Context, r warehouseports.Repositories, receipt *warehouse.Receipt) (*warehouse.Receipt, bool, error) {
 			return r.WarehouseReceipts.Create(ctx, receipt)
 		},
-		func(ctx context.Context, r ports.Repositories) error {
+		func(ctx context.Context, r warehouseports.Repositories) error {
 			if err := r.Stock.Move(ctx, receipt.Movements()); err != nil {
 				var over *warehouse.OnHandBoundError
 				if errors.As(err, &over) { // 422 invalid_parameter naming the line
@@ -82,8 +85,8 @@ func (h *RecordWarehouseReceiptHandler) Handle(ctx context.Context, c RecordWare
 			// Events: inventory.received to the outbox (one statement; the
 			// receipt is a new row: nobody else writes events of it before
 			// the commit).
-			if err := r.Events.Record(ctx, ports.Event{
-				Type: ports.EventInventoryReceived, Subject: receipt.ID(), OrganizationID: receipt.OrganizationID(),
+			if err := r.Events.Record(ctx, eventsports.Event{
+				Type: eventsports.EventInventoryReceived, Subject: receipt.ID(), OrganizationID: receipt.OrganizationID(),
 				Time: receipt.CreatedAt(), Data: receipt,
 			}); err != nil {
 				return fmt.Errorf("event of receipt: %w", err)
@@ -94,7 +97,7 @@ func (h *RecordWarehouseReceiptHandler) Handle(ctx context.Context, c RecordWare
 
 // resolveReceipt names the receipt's items from the organization's products
 // and cartons, in one query per kind it holds.
-func resolveReceipt(ctx context.Context, inv ports.InventoryRepository, receipt *warehouse.Receipt) error {
+func resolveReceipt(ctx context.Context, inv shippingports.InventoryRepository, receipt *warehouse.Receipt) error {
 	ids := map[shipping.ItemKind][]string{}
 	for _, l := range receipt.Lines() {
 		ids[l.Kind] = append(ids[l.Kind], l.ItemID)

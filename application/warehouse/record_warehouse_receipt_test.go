@@ -13,7 +13,7 @@ import (
 	"github.com/acme3pl/fulfillment/domain"
 	"github.com/acme3pl/fulfillment/domain/shipping"
 	"github.com/acme3pl/fulfillment/domain/warehouse"
-	"github.com/acme3pl/fulfillment/ports"
+	warehouseports "github.com/acme3pl/fulfillment/ports/warehouse"
 )
 
 var recvT0 = time.Date(2026, 11, 26, 12, 0, 0, 0, time.UTC)
@@ -21,7 +21,7 @@ var recvT0 = time.Date(2026, 11, 26, 12, 0, 0, 0, time.UTC)
 // recvFixture: wh_a serves org_ship_a (ShipFixture's world), wh_b serves
 // org_ship_b only.
 func recvHandler(db *apptest.DB, hooks apptest.Billing) *warehouseapp.RecordWarehouseReceiptHandler {
-	return warehouseapp.NewRecordWarehouseReceiptHandler(db.UoW(), &apptest.Clock{At: recvT0}, &apptest.IDs{}, hooks)
+	return warehouseapp.NewRecordWarehouseReceiptHandler(apptest.UnitOfWork(db, apptest.WarehouseRepositories), &apptest.Clock{At: recvT0}, &apptest.IDs{}, hooks)
 }
 
 func recvCommand() warehouseapp.RecordWarehouseReceipt {
@@ -112,10 +112,12 @@ func TestRecordWarehouseReceiptRefuses(t *testing.T) {
 		{"another organization's product", func(c *warehouseapp.RecordWarehouseReceipt) { c.Lines[0].ItemID = "prod_b" }, apptest.Billing{}, domain.KindUnknownItems},
 		{"a product named as a carton", func(c *warehouseapp.RecordWarehouseReceipt) { c.Lines[1].ItemID = "prod_2" }, apptest.Billing{}, domain.KindUnknownItems},
 		{"dated into a closed period", func(c *warehouseapp.RecordWarehouseReceipt) { c.ReceivedAt = &past }, apptest.Billing{
-			PeriodClosed: func(context.Context, ports.Repositories, string, time.Time) (bool, error) { return true, nil },
+			PeriodClosed: func(context.Context, warehouseports.Repositories, string, time.Time) (bool, error) { return true, nil },
 		}, domain.KindPeriodClosed},
 		{"charges failing", func(c *warehouseapp.RecordWarehouseReceipt) {}, apptest.Billing{
-			ReceiptCharges: func(context.Context, ports.Repositories, *warehouse.Receipt) error { return domain.ErrUnavailable },
+			ReceiptCharges: func(context.Context, warehouseports.Repositories, *warehouse.Receipt) error {
+				return domain.ErrUnavailable
+			},
 		}, domain.KindUnavailable},
 	})
 }
@@ -127,14 +129,17 @@ func TestRecordWarehouseReceiptRunsItsHooksOncePerReceipt(t *testing.T) {
 	count := func(name string) { mu.Lock(); calls[name]++; mu.Unlock() }
 	at := recvT0.Add(-time.Hour)
 	hooks := apptest.Billing{
-		PeriodClosed: func(_ context.Context, _ ports.Repositories, org string, got time.Time) (bool, error) {
+		PeriodClosed: func(_ context.Context, _ warehouseports.Repositories, org string, got time.Time) (bool, error) {
 			if org != "org_ship_a" || !got.Equal(at) {
 				t.Errorf("PeriodClosed(%s, %v)", org, got)
 			}
 			count("period")
 			return false, nil
 		},
-		ReceiptCharges: func(context.Context, ports.Repositories, *warehouse.Receipt) error { count("charges"); return nil },
+		ReceiptCharges: func(context.Context, warehouseports.Repositories, *warehouse.Receipt) error {
+			count("charges")
+			return nil
+		},
 	}
 	h := recvHandler(db, hooks)
 	c := recvCommand()

@@ -10,6 +10,7 @@ import (
 	"github.com/acme3pl/fulfillment/application"
 	"github.com/acme3pl/fulfillment/domain/warehouse"
 	"github.com/acme3pl/fulfillment/ports"
+	warehouseports "github.com/acme3pl/fulfillment/ports/warehouse"
 )
 
 // RecordWarehouseService reports a service the token's warehouse performed
@@ -29,7 +30,7 @@ type ServiceResult = Recorded[*warehouse.ServiceRecord]
 type RecordWarehouseServiceHandler struct{ reporting }
 
 // NewRecordWarehouseServiceHandler builds the handler.
-func NewRecordWarehouseServiceHandler(uow ports.UnitOfWork, clock ports.Clock, ids ports.IDGenerator, billing ports.ReportBilling) *RecordWarehouseServiceHandler {
+func NewRecordWarehouseServiceHandler(uow ports.UnitOfWork[warehouseports.Repositories], clock ports.Clock, ids ports.IDGenerator, billing warehouseports.ReportBilling) *RecordWarehouseServiceHandler {
 	return &RecordWarehouseServiceHandler{reporting{uow: uow, clock: clock, ids: ids, billing: billing}}
 }
 
@@ -50,10 +51,10 @@ func (h *RecordWarehouseServiceHandler) Handle(ctx context.Context, c RecordWare
 		return ServiceResult{}, err
 	}
 	return recordReport(ctx, h.uow, "service", service, nil,
-		func(ctx context.Context, r ports.Repositories, service *warehouse.ServiceRecord) (*warehouse.ServiceRecord, bool, error) {
+		func(ctx context.Context, r warehouseports.Repositories, service *warehouse.ServiceRecord) (*warehouse.ServiceRecord, bool, error) {
 			return r.WarehouseServices.Create(ctx, service)
 		},
-		func(ctx context.Context, r ports.Repositories) error {
+		func(ctx context.Context, r warehouseports.Repositories) error {
 			// The billing lock first (checkPeriod: an undated service that
 			// raced a close is dated after it), then the card in force at
 			// the service's time: no card change can come between the check

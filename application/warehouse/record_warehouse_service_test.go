@@ -11,11 +11,11 @@ import (
 	warehouseapp "github.com/acme3pl/fulfillment/application/warehouse"
 	"github.com/acme3pl/fulfillment/domain"
 	"github.com/acme3pl/fulfillment/domain/warehouse"
-	"github.com/acme3pl/fulfillment/ports"
+	warehouseports "github.com/acme3pl/fulfillment/ports/warehouse"
 )
 
 func svcHandler(db *apptest.DB, hooks apptest.Billing) *warehouseapp.RecordWarehouseServiceHandler {
-	return warehouseapp.NewRecordWarehouseServiceHandler(db.UoW(), &apptest.Clock{At: recvT0}, &apptest.IDs{}, hooks)
+	return warehouseapp.NewRecordWarehouseServiceHandler(apptest.UnitOfWork(db, apptest.WarehouseRepositories), &apptest.Clock{At: recvT0}, &apptest.IDs{}, hooks)
 }
 
 func svcCommand() warehouseapp.RecordWarehouseService {
@@ -25,7 +25,7 @@ func svcCommand() warehouseapp.RecordWarehouseService {
 }
 
 // offered is a rate card holding kitting only.
-func offered(_ context.Context, _ ports.Repositories, _, code string, _ time.Time) (bool, error) {
+func offered(_ context.Context, _ warehouseports.Repositories, _, code string, _ time.Time) (bool, error) {
 	return code == "kitting", nil
 }
 
@@ -60,7 +60,7 @@ func TestRecordWarehouseServiceRefuses(t *testing.T) {
 		{"not on the rate card", func(c *warehouseapp.RecordWarehouseService) { c.Service = "gift_wrap" },
 			apptest.Billing{ServiceOffered: offered}, domain.KindUnknownService},
 		{"dated into a closed period", func(c *warehouseapp.RecordWarehouseService) { c.PerformedAt = &past }, apptest.Billing{
-			PeriodClosed: func(context.Context, ports.Repositories, string, time.Time) (bool, error) { return true, nil },
+			PeriodClosed: func(context.Context, warehouseports.Repositories, string, time.Time) (bool, error) { return true, nil },
 		}, domain.KindPeriodClosed},
 	})
 }

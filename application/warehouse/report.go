@@ -9,14 +9,15 @@ import (
 	"github.com/acme3pl/fulfillment/application"
 	"github.com/acme3pl/fulfillment/domain/warehouse"
 	"github.com/acme3pl/fulfillment/ports"
+	warehouseports "github.com/acme3pl/fulfillment/ports/warehouse"
 )
 
 // reporting is what the handler of a warehouse's report works with.
 type reporting struct {
-	uow     ports.UnitOfWork
+	uow     ports.UnitOfWork[warehouseports.Repositories]
 	clock   ports.Clock
 	ids     ports.IDGenerator
-	billing ports.ReportBilling
+	billing warehouseports.ReportBilling
 }
 
 // report is a warehouse's report (*warehouse.Receipt,
@@ -49,14 +50,14 @@ type Recorded[T any] struct {
 // retry when its content is the same (the stored one is the answer and
 // nothing more is written), and otherwise warehouse.ErrReferenceConflict.
 // It returns the report stored and whether this one made it.
-func recordReport[T report[T]](ctx context.Context, uow ports.UnitOfWork, kind string, fresh T,
-	resolve func(ctx context.Context, r ports.Repositories) error,
-	create func(ctx context.Context, r ports.Repositories, fresh T) (stored T, created bool, err error),
-	record func(ctx context.Context, r ports.Repositories) error,
+func recordReport[T report[T]](ctx context.Context, uow ports.UnitOfWork[warehouseports.Repositories], kind string, fresh T,
+	resolve func(ctx context.Context, r warehouseports.Repositories) error,
+	create func(ctx context.Context, r warehouseports.Repositories, fresh T) (stored T, created bool, err error),
+	record func(ctx context.Context, r warehouseports.Repositories) error,
 ) (Recorded[T], error) {
 	var stored T
 	var created bool
-	err := uow.Do(ctx, func(ctx context.Context, r ports.Repositories) error {
+	err := uow.Do(ctx, func(ctx context.Context, r warehouseports.Repositories) error {
 		if _, err := application.ActiveWarehouse(ctx, r.Warehouses, fresh.OrganizationID(), fresh.WarehouseID()); err != nil {
 			return err
 		}
@@ -93,7 +94,7 @@ func recordReport[T report[T]](ctx context.Context, uow ports.UnitOfWork, kind s
 // raced the close); it is dated now, read under the lock, and no earlier
 // than that close's end (DateAfter), and redate writes the new time where
 // the report's transaction wrote the old one (was).
-func checkPeriod[T report[T]](ctx context.Context, h reporting, r ports.Repositories, fresh T, redate func(was time.Time) error) error {
+func checkPeriod[T report[T]](ctx context.Context, h reporting, r warehouseports.Repositories, fresh T, redate func(was time.Time) error) error {
 	err := h.billing.CheckPeriodOpen(ctx, r, fresh.OrganizationID(), fresh.Time())
 	if fresh.TimeGiven() || !errors.Is(err, warehouse.ErrPeriodClosed) {
 		return err

@@ -9,6 +9,9 @@ import (
 	"github.com/acme3pl/fulfillment/domain"
 	"github.com/acme3pl/fulfillment/domain/shipping"
 	"github.com/acme3pl/fulfillment/ports"
+	eventsports "github.com/acme3pl/fulfillment/ports/events"
+	shippingports "github.com/acme3pl/fulfillment/ports/shipping"
+	warehouseports "github.com/acme3pl/fulfillment/ports/warehouse"
 )
 
 // ShipShipment is the warehouse's report that it handed a pending shipment
@@ -38,13 +41,13 @@ type ShipResult struct {
 // ShipShipmentHandler ships shipments: pending → shipped, the reservation
 // of each line turned into consumption of the warehouse's stock.
 type ShipShipmentHandler struct {
-	uow     ports.UnitOfWork
+	uow     ports.UnitOfWork[warehouseports.Repositories]
 	clock   ports.Clock
-	billing ports.ReportBilling
+	billing warehouseports.ReportBilling
 }
 
 // NewShipShipmentHandler builds the handler.
-func NewShipShipmentHandler(uow ports.UnitOfWork, clock ports.Clock, billing ports.ReportBilling) *ShipShipmentHandler {
+func NewShipShipmentHandler(uow ports.UnitOfWork[warehouseports.Repositories], clock ports.Clock, billing warehouseports.ReportBilling) *ShipShipmentHandler {
 	return &ShipShipmentHandler{uow: uow, clock: clock, billing: billing}
 }
 
@@ -66,7 +69,7 @@ func (h *ShipShipmentHandler) Handle(ctx context.Context, c ShipShipment) (ShipR
 		return ShipResult{}, domain.ErrNotFound
 	}
 	var res ShipResult
-	err = h.uow.Do(ctx, func(ctx context.Context, r ports.Repositories) error {
+	err = h.uow.Do(ctx, func(ctx context.Context, r warehouseports.Repositories) error {
 		shipped, err := r.Shipments.UpdateAtWarehouse(ctx, c.WarehouseID, c.ShipmentID, func(s *shipping.Shipment) error {
 			var err error
 			if res.Replay, err = s.Ship(h.clock.Now(), tracking); err != nil || res.Replay {
@@ -86,7 +89,7 @@ func (h *ShipShipmentHandler) Handle(ctx context.Context, c ShipShipment) (ShipR
 			return fmt.Errorf("charge shipment: %w", err)
 		}
 		// shipment.shipped, under the shipment's row lock (UpdateAtWarehouse).
-		if err := r.Events.Record(ctx, ports.ShipmentEvent(ports.EventShipmentShipped, shipped, shipped.UpdatedAt())); err != nil {
+		if err := r.Events.Record(ctx, shippingports.ShipmentEvent(eventsports.EventShipmentShipped, shipped, shipped.UpdatedAt())); err != nil {
 			return fmt.Errorf("event of shipment: %w", err)
 		}
 		return nil

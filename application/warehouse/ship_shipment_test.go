@@ -12,6 +12,8 @@ import (
 	"github.com/acme3pl/fulfillment/domain/domaintest"
 	"github.com/acme3pl/fulfillment/domain/shipping"
 	"github.com/acme3pl/fulfillment/ports"
+	eventsports "github.com/acme3pl/fulfillment/ports/events"
+	warehouseports "github.com/acme3pl/fulfillment/ports/warehouse"
 )
 
 func shipShip(app *apptest.App, warehouse, id, carrier, number string) (warehouseapp.ShipResult, error) {
@@ -168,7 +170,7 @@ func TestShipRunsItsHooksOnce(t *testing.T) {
 	var charged []string
 	fail := false
 	hooks := apptest.Billing{
-		ShipmentCharges: func(_ context.Context, _ ports.Repositories, s *shipping.Shipment) error {
+		ShipmentCharges: func(_ context.Context, _ warehouseports.Repositories, s *shipping.Shipment) error {
 			if fail {
 				return errors.New("rate card unreadable")
 			}
@@ -177,7 +179,7 @@ func TestShipRunsItsHooksOnce(t *testing.T) {
 		},
 	}
 	app, _ := apptest.ShipApp(db, domain.Sandbox)
-	ship := warehouseapp.NewShipShipmentHandler(db.UoW(), clock, hooks)
+	ship := warehouseapp.NewShipShipmentHandler(apptest.UnitOfWork(db, apptest.WarehouseRepositories), clock, hooks)
 	id := apptest.ShipPending(t, app, apptest.ShipSPD(apptest.ShipLine("ctn_1", 1)))
 	other := apptest.ShipPending(t, app, apptest.ShipSPD(apptest.ShipLine("ctn_2", 1)))
 	for range 2 {
@@ -187,7 +189,7 @@ func TestShipRunsItsHooksOnce(t *testing.T) {
 	}
 	var events []string
 	for _, e := range db.Recorded() {
-		if e.Type == ports.EventShipmentShipped {
+		if e.Type == eventsports.EventShipmentShipped {
 			events = append(events, e.Subject)
 		}
 	}
@@ -207,7 +209,7 @@ func TestShipRunsItsHooksOnce(t *testing.T) {
 // event of the same subject.
 func TestShippedEvent(t *testing.T) {
 	db, app, clock := apptest.ShipSandbox()
-	ship := warehouseapp.NewShipShipmentHandler(db.UoW(), clock, apptest.Billing{})
+	ship := warehouseapp.NewShipShipmentHandler(apptest.UnitOfWork(db, apptest.WarehouseRepositories), clock, apptest.Billing{})
 	id := apptest.ShipPending(t, app, apptest.ShipSPD(apptest.ShipLine("ctn_1", 1)))
 	clock.At = apptest.ShipT0.Add(2 * time.Hour)
 	for range 2 {

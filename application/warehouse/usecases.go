@@ -2,7 +2,7 @@ package warehouse
 
 import (
 	"github.com/acme3pl/fulfillment/application"
-	"github.com/acme3pl/fulfillment/ports"
+	warehouseports "github.com/acme3pl/fulfillment/ports/warehouse"
 )
 
 // UseCases are the warehouse's side: what a warehouse reports (receipts,
@@ -17,7 +17,7 @@ type UseCases struct {
 }
 
 // New builds the use cases.
-func New(d application.Deps, billing ports.ReportBilling) *UseCases {
+func New(d application.Deps[warehouseports.Repositories], billing warehouseports.ReportBilling) *UseCases {
 	return &UseCases{
 		ShipShipment: application.Decorate("ShipShipment", NewShipShipmentHandler(d.UnitOfWork, d.Clock, billing), d.Tracer, d.Log),
 		RecordWarehouseReceipt: application.Decorate("RecordWarehouseReceipt", NewRecordWarehouseReceiptHandler(

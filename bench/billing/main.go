@@ -47,7 +47,7 @@ import (
 	"github.com/acme3pl/fulfillment/bench/internal/benchdb"
 	"github.com/acme3pl/fulfillment/bench/internal/proccpu"
 	"github.com/acme3pl/fulfillment/domain/billing"
-	"github.com/acme3pl/fulfillment/ports"
+	billingports "github.com/acme3pl/fulfillment/ports/billing"
 )
 
 type fixedClock struct{ t time.Time }
@@ -104,7 +104,7 @@ func run() error {
 	clock := &struct{ fixedClock }{fixedClock{time.Date(2030, 10, 30, 0, 0, 0, 0, time.UTC)}}
 	opt := postgres.WithBilling(postgres.BillingSettings{Location: time.UTC, ChargeTestShipments: true})
 	deps := func(now time.Time) billingapp.Deps {
-		return billingapp.Deps{UnitOfWork: postgres.NewUnitOfWork(db, opt), Repos: postgres.NewRepositories(db, opt),
+		return billingapp.Deps{UnitOfWork: postgres.NewUnitOfWork(db, postgres.BillingRepositories, opt), Repos: postgres.NewRepositories(db, postgres.BillingRepositories, opt),
 			Clock: fixedClock{now}, IDs: system.IDs{},
 			Settings: billingapp.Settings{Calendar: billing.NewCalendar(time.UTC), Grace: 24 * time.Hour,
 				Terms: 720 * time.Hour, CollectionsAfter: 720 * time.Hour}}
@@ -176,7 +176,7 @@ func run() error {
 	d := deps(now)
 	var charges map[billing.Fee]int
 	if _, err := step("1. catch-up: the orders' charges, one statement", func() error {
-		return d.UnitOfWork.Do(ctx, func(ctx context.Context, r ports.Repositories) error {
+		return d.UnitOfWork.Do(ctx, func(ctx context.Context, r billingports.Repositories) error {
 			if err := r.BillingPeriods.LockBilling(ctx, benchOrgs(*orgs)); err != nil {
 				return err
 			}
@@ -187,7 +187,7 @@ func run() error {
 		return err
 	}
 	if _, err := step("2. storage: 30 days of every stock row, one statement", func() error {
-		return d.UnitOfWork.Do(ctx, func(ctx context.Context, r ports.Repositories) error {
+		return d.UnitOfWork.Do(ctx, func(ctx context.Context, r billingports.Repositories) error {
 			n, err := r.Charges.AccrueStorage(ctx, benchOrgs(*orgs), billing.Date{Year: 2030, Month: time.November, Day: 30})
 			for f, c := range n {
 				charges[f] += c
@@ -216,7 +216,7 @@ func finalize(ctx context.Context, db *bun.DB, deps func(time.Time) billingapp.D
 	now := time.Date(2030, 12, 2, 0, 0, 0, 0, time.UTC)
 	d := deps(now)
 	if dayBefore {
-		err := d.UnitOfWork.Do(ctx, func(ctx context.Context, r ports.Repositories) error {
+		err := d.UnitOfWork.Do(ctx, func(ctx context.Context, r billingports.Repositories) error {
 			_, err := r.Charges.AccrueStorage(ctx, nil, billing.Date{Year: 2030, Month: time.December, Day: 1})
 			return err
 		})

@@ -62,7 +62,7 @@ func explain(ctx context.Context, args []string) error {
 	db, rec := pgtest.OpenRecording(*dsn)
 	db.SetMaxOpenConns(1)
 	defer func() { _ = db.Close() }()
-	repo := postgres.NewRepositories(db).Invoices
+	repo := postgres.NewRepositories(db, postgres.InvoicingRepositories).Invoices
 	list := invoicingapp.NewListInvoicesHandler(repo)
 	get := invoicingapp.NewGetInvoiceHandler(repo)
 

@@ -18,7 +18,7 @@ import (
 	"github.com/acme3pl/fulfillment/bootstrap"
 	"github.com/acme3pl/fulfillment/domain"
 	"github.com/acme3pl/fulfillment/domain/audit"
-	"github.com/acme3pl/fulfillment/ports"
+	auditports "github.com/acme3pl/fulfillment/ports/audit"
 )
 
 // actorFlag adds --actor to an operator command's flags; the function it
@@ -61,7 +61,7 @@ func auditCmd(ctx context.Context, cfg bootstrap.Config, args []string, stdout i
 	if err := parseCommand(fs, args[1:], auditListUsage); err != nil {
 		return err
 	}
-	q := ports.AuditQuery{OrganizationID: *org, Actor: *actor}
+	q := auditports.Query{OrganizationID: *org, Actor: *actor}
 	if *org != "" && !domain.ValidID(*org) {
 		return usagef("audit list: --org %q is not an ID", *org)
 	}

@@ -18,7 +18,8 @@ import (
 	"github.com/acme3pl/fulfillment/bootstrap"
 	"github.com/acme3pl/fulfillment/domain/billing"
 	"github.com/acme3pl/fulfillment/domain/invoicing"
-	"github.com/acme3pl/fulfillment/ports"
+	billingports "github.com/acme3pl/fulfillment/ports/billing"
+	invoicingports "github.com/acme3pl/fulfillment/ports/invoicing"
 )
 
 // withBilling runs fn with billing's use cases on the database at
@@ -118,7 +119,7 @@ func billingCmd(ctx context.Context, cfg bootstrap.Config, args []string, stdout
 
 // printFinalized prints one line per finalized period: the key, the
 // invoice, the organization, the period and the total.
-func printFinalized(w io.Writer, cfg bootstrap.Config, f ports.FinalizedInvoice) {
+func printFinalized(w io.Writer, cfg bootstrap.Config, f billingports.FinalizedInvoice) {
 	name := cfg.Billing().Calendar.Name(f.Period)
 	if f.Key == "" {
 		fmt.Fprintf(w, "closed %s %s: nothing billed, no invoice\n", f.OrganizationID, name)
@@ -144,7 +145,7 @@ func invoicesCmd(ctx context.Context, cfg bootstrap.Config, args []string, stdou
 			q := billingapp.PreviewInvoices{OrganizationID: *org}
 			charges := []resources.Charge{}
 			if *withCharges {
-				q.Charges = func(c ports.InvoiceCharge) error {
+				q.Charges = func(c invoicingports.InvoiceCharge) error {
 					dto, err := resources.ChargeOf(c)
 					charges = append(charges, dto)
 					return err

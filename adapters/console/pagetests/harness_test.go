@@ -32,6 +32,7 @@ import (
 	"github.com/acme3pl/fulfillment/domain/intake"
 	"github.com/acme3pl/fulfillment/domain/operator"
 	"github.com/acme3pl/fulfillment/ports"
+	auditports "github.com/acme3pl/fulfillment/ports/audit"
 )
 
 var testDSN string
@@ -253,7 +254,7 @@ func (w *world) auditRecords(t *testing.T, org string) []audit.Record {
 	t.Helper()
 	var out []audit.Record
 	_, err := w.app.ListAuditRecords.Handle(context.Background(), application.ListAuditRecords{
-		Query: ports.AuditQuery{OrganizationID: org}, Each: func(r audit.Record) error { out = append(out, r); return nil },
+		Query: auditports.Query{OrganizationID: org}, Each: func(r audit.Record) error { out = append(out, r); return nil },
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -11,11 +11,11 @@ import (
 	"github.com/acme3pl/fulfillment/adapters/httpapi"
 	"github.com/acme3pl/fulfillment/adapters/telemetry"
 	intakeapp "github.com/acme3pl/fulfillment/application/intake"
-	"github.com/acme3pl/fulfillment/ports"
+	accessports "github.com/acme3pl/fulfillment/ports/access"
 )
 
 // Routes are the context's groups of routes, for the server to mount.
-func Routes(app *intakeapp.UseCases, signatures ports.StorefrontSignatureVerifier,
+func Routes(app *intakeapp.UseCases, signatures accessports.StorefrontSignatureVerifier,
 	auth httpapi.Authenticator, errs httpapi.ErrorMapper, log *slog.Logger, m *telemetry.Metrics,
 ) []httpapi.Routes {
 	return []httpapi.Routes{NewStorefront(app, signatures, auth, errs, log, m), NewStorefrontOrders(app, auth, errs)}

@@ -19,7 +19,7 @@ import (
 	intakeapp "github.com/acme3pl/fulfillment/application/intake"
 	"github.com/acme3pl/fulfillment/domain"
 	"github.com/acme3pl/fulfillment/domain/intake"
-	"github.com/acme3pl/fulfillment/ports"
+	accessports "github.com/acme3pl/fulfillment/ports/access"
 )
 
 // StorefrontBodyLimit bounds the body of an order delivery (5 MiB: storefronts send whole orders).
@@ -33,12 +33,12 @@ var storefrontScopes = []domain.Scope{domain.ScopeShipments, domain.ScopeInvento
 // and the order receipt (OAuth, problem+json).
 type Storefront struct {
 	httpapi.Group[intakeapp.UseCases]
-	signatures ports.StorefrontSignatureVerifier
+	signatures accessports.StorefrontSignatureVerifier
 	log        *slog.Logger
 }
 
 // NewStorefront builds the storefront routes.
-func NewStorefront(app *intakeapp.UseCases, signatures ports.StorefrontSignatureVerifier,
+func NewStorefront(app *intakeapp.UseCases, signatures accessports.StorefrontSignatureVerifier,
 	auth httpapi.Authenticator, errs httpapi.ErrorMapper, log *slog.Logger, m *telemetry.Metrics,
 ) *Storefront {
 	return &Storefront{Group: httpapi.NewGroup(app, auth, errs, m), signatures: signatures, log: log}
@@ -168,7 +168,7 @@ func intakeErrorOf(err error) intakeError {
 		ve *domain.ValidationError
 		us *domain.UnknownSKUsError
 		ms *domain.MissingSKUError
-		se *ports.InsufficientScopeError
+		se *accessports.InsufficientScopeError
 	)
 	switch {
 	case errors.As(err, &ve):

@@ -28,21 +28,21 @@ import (
 	intakeapp "github.com/acme3pl/fulfillment/application/intake"
 	"github.com/acme3pl/fulfillment/domain"
 	"github.com/acme3pl/fulfillment/domain/intake"
-	"github.com/acme3pl/fulfillment/ports"
+	accessports "github.com/acme3pl/fulfillment/ports/access"
 )
 
 const intakeKey = "fk_test_0123456789abcdef0123456789abcdef"
 
 // intakeKeys is an APIKeyVerifier of fixed keys.
-type intakeKeys map[string]ports.Principal
+type intakeKeys map[string]accessports.Principal
 
-func (k intakeKeys) VerifyAPIKey(_ context.Context, key string) (ports.Principal, error) {
+func (k intakeKeys) VerifyAPIKey(_ context.Context, key string) (accessports.Principal, error) {
 	if key == "fk_test_down" {
-		return ports.Principal{}, fmt.Errorf("find api key: %w", domain.ErrUnavailable)
+		return accessports.Principal{}, fmt.Errorf("find api key: %w", domain.ErrUnavailable)
 	}
 	p, ok := k[key]
 	if !ok {
-		return ports.Principal{}, fmt.Errorf("unknown: %w", ports.ErrInvalidCredentials)
+		return accessports.Principal{}, fmt.Errorf("unknown: %w", accessports.ErrInvalidCredentials)
 	}
 	return p, nil
 }
@@ -88,7 +88,7 @@ func (h *intakeHarness) VerifyStorefrontSignature(_ context.Context, _ string, b
 	mac := hmac.New(sha256.New, []byte(h.secret))
 	mac.Write(body)
 	if signature != base64.StdEncoding.EncodeToString(mac.Sum(nil)) {
-		return fmt.Errorf("mismatch: %w", ports.ErrInvalidSignature)
+		return fmt.Errorf("mismatch: %w", accessports.ErrInvalidSignature)
 	}
 	return nil
 }

@@ -16,6 +16,7 @@ import (
 	invoicingapp "github.com/acme3pl/fulfillment/application/invoicing"
 	"github.com/acme3pl/fulfillment/domain"
 	"github.com/acme3pl/fulfillment/ports"
+	invoicingports "github.com/acme3pl/fulfillment/ports/invoicing"
 )
 
 // InvoiceCharges serves GET /v0/invoices/{id}/charges.
@@ -81,7 +82,7 @@ func (h *InvoiceCharges) list(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	out := make([]resources.Charge, 0, page.Take)
-	in.Each = func(c ports.InvoiceCharge) error {
+	in.Each = func(c invoicingports.InvoiceCharge) error {
 		dto, err := resources.ChargeOf(c)
 		out = append(out, dto)
 		return err
@@ -157,7 +158,7 @@ func (h *InvoiceCharges) writeCSV(w http.ResponseWriter, r *http.Request, in inv
 		cancel() // the rows not read yet are dropped with their connection, not drained
 		return errStreamed
 	}
-	in.Each = func(c ports.InvoiceCharge) error {
+	in.Each = func(c invoicingports.InvoiceCharge) error {
 		if !started {
 			if err := start(); err != nil {
 				return cut(err)

@@ -23,7 +23,8 @@ import (
 	"github.com/acme3pl/fulfillment/application"
 	invoicingapp "github.com/acme3pl/fulfillment/application/invoicing"
 	"github.com/acme3pl/fulfillment/domain"
-	"github.com/acme3pl/fulfillment/ports"
+	accessports "github.com/acme3pl/fulfillment/ports/access"
+	invoicingports "github.com/acme3pl/fulfillment/ports/invoicing"
 )
 
 // The CSV download of an invoice's charges, served through the whole
@@ -32,8 +33,8 @@ import (
 
 type oneOrganization struct{}
 
-func (oneOrganization) VerifyAccessToken(context.Context, string) (ports.Principal, error) {
-	return ports.Principal{OrganizationID: "org_1", Scopes: []domain.Scope{domain.ScopeInvoices}}, nil
+func (oneOrganization) VerifyAccessToken(context.Context, string) (accessports.Principal, error) {
+	return accessports.Principal{OrganizationID: "org_1", Scopes: []domain.Scope{domain.ScopeInvoices}}, nil
 }
 
 // syncLog is the server's log, read while it runs.
@@ -95,8 +96,8 @@ func (s *exportServer) get(t *testing.T, invoice string) (*http.Response, error)
 	return http.DefaultClient.Do(req)
 }
 
-func charge(id int64, title, sourceID string, unitCost int64) ports.InvoiceCharge {
-	return ports.InvoiceCharge{ID: id, Fee: "operator", Title: title, QuantityMilli: 1500, UnitCost: unitCost,
+func charge(id int64, title, sourceID string, unitCost int64) invoicingports.InvoiceCharge {
+	return invoicingports.InvoiceCharge{ID: id, Fee: "operator", Title: title, QuantityMilli: 1500, UnitCost: unitCost,
 		OccurredAt: time.Date(2026, 11, 3, 10, 0, 0, 0, time.UTC), SourceType: "operator", SourceID: sourceID}
 }
 
@@ -104,7 +105,7 @@ func charge(id int64, title, sourceID string, unitCost int64) ports.InvoiceCharg
 // leading ': an operator's title, a WMS's reference; numbers stay numbers,
 // a credit's negative unit cost included.
 func TestChargesCSVEscapesFormulaCells(t *testing.T) {
-	charges := []ports.InvoiceCharge{
+	charges := []invoicingports.InvoiceCharge{
 		charge(1, "=1+2", "ref_1", 250),
 		charge(2, "Receiving", `=HYPERLINK("http://evil.example","x")`, 100),
 		charge(3, "-5 off", "ref_3", -500),

@@ -12,6 +12,7 @@ import (
 	"github.com/acme3pl/fulfillment/domain"
 	"github.com/acme3pl/fulfillment/domain/invoicing"
 	"github.com/acme3pl/fulfillment/ports"
+	invoicingports "github.com/acme3pl/fulfillment/ports/invoicing"
 )
 
 // The invoice list's parameters are read in one place, every invalid one
@@ -25,7 +26,7 @@ func TestListInvoicesQuery(t *testing.T) {
 	}{
 		{query: "", want: invoicingapp.ListInvoices{Page: ports.Page{Take: 10}}},
 		{query: "status=paid&sortBy=dueDate&sortOrder=asc&search=+pallet+&skip=20&take=5",
-			want: invoicingapp.ListInvoices{Status: invoicing.InvoicePaid, SortBy: ports.InvoicesByDueDate, Ascending: true,
+			want: invoicingapp.ListInvoices{Status: invoicing.InvoicePaid, SortBy: invoicingports.InvoicesByDueDate, Ascending: true,
 				Search: "pallet", Page: ports.Page{Skip: 20, Take: 5}}},
 		{query: "sortOrder=desc&sortOrder=asc", want: invoicingapp.ListInvoices{Ascending: true, Page: ports.Page{Take: 10}}},
 		{query: "status=draft&sortBy=name", wantFields: []string{"status", "sortBy"}},

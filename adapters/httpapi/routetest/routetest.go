@@ -20,19 +20,19 @@ import (
 	"github.com/acme3pl/fulfillment/adapters/httpapi"
 	"github.com/acme3pl/fulfillment/application"
 	"github.com/acme3pl/fulfillment/domain"
-	"github.com/acme3pl/fulfillment/ports"
+	accessports "github.com/acme3pl/fulfillment/ports/access"
 )
 
 // Authenticator authenticates with tokens, answers errors as the routes
 // do, and logs nothing.
-func Authenticator(tokens ports.AccessTokenVerifier) httpapi.Authenticator {
+func Authenticator(tokens accessports.TokenVerifier) httpapi.Authenticator {
 	log := slog.New(slog.DiscardHandler)
 	return httpapi.Authenticator{Tokens: tokens, Errors: httpapi.ErrorMapper{Log: log}, Log: log}
 }
 
 // RouterOf serves the group of routes that routes builds, every token
 // standing for principal.
-func RouterOf(principal ports.Principal, routes func(httpapi.Authenticator, httpapi.ErrorMapper) httpapi.Routes) *mux.Router {
+func RouterOf(principal accessports.Principal, routes func(httpapi.Authenticator, httpapi.ErrorMapper) httpapi.Routes) *mux.Router {
 	auth := Authenticator(&Tokens{Principal: principal})
 	r := mux.NewRouter()
 	routes(auth, auth.Errors).Register(r)
@@ -64,16 +64,16 @@ func ServeWithToken(h http.Handler, method, target, body string) *httptest.Respo
 // Tokens is an AccessTokenVerifier that answers one principal or error
 // and remembers the tokens it was asked about.
 type Tokens struct {
-	Principal ports.Principal
+	Principal accessports.Principal
 	Err       error
 	Asked     []string
 }
 
-// VerifyAccessToken implements ports.AccessTokenVerifier.
-func (f *Tokens) VerifyAccessToken(_ context.Context, token string) (ports.Principal, error) {
+// VerifyAccessToken implements accessports.TokenVerifier.
+func (f *Tokens) VerifyAccessToken(_ context.Context, token string) (accessports.Principal, error) {
 	f.Asked = append(f.Asked, token)
 	if f.Err != nil {
-		return ports.Principal{}, f.Err
+		return accessports.Principal{}, f.Err
 	}
 	return f.Principal, nil
 }

@@ -10,7 +10,7 @@ import (
 	shippingapp "github.com/acme3pl/fulfillment/application/shipping"
 	"github.com/acme3pl/fulfillment/domain"
 	"github.com/acme3pl/fulfillment/domain/shipping"
-	"github.com/acme3pl/fulfillment/ports"
+	shippingports "github.com/acme3pl/fulfillment/ports/shipping"
 )
 
 // InventoryItemDTO is a product or carton with its stock per warehouse.
@@ -69,7 +69,7 @@ func (h *Inventory) lister(kind shipping.ItemKind) http.HandlerFunc {
 	}
 }
 
-func inventoryItemDTO(it ports.ItemStock) InventoryItemDTO {
+func inventoryItemDTO(it shippingports.ItemStock) InventoryItemDTO {
 	levels := make([]StockLevelDTO, len(it.Levels))
 	for j, l := range it.Levels {
 		levels[j] = StockLevelDTO{

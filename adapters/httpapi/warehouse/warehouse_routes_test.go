@@ -22,6 +22,8 @@ import (
 	"github.com/acme3pl/fulfillment/domain/shipping"
 	"github.com/acme3pl/fulfillment/domain/warehouse"
 	"github.com/acme3pl/fulfillment/ports"
+	accessports "github.com/acme3pl/fulfillment/ports/access"
+	shippingports "github.com/acme3pl/fulfillment/ports/shipping"
 )
 
 // The routes a warehouse calls: its receipts and services, then its
@@ -41,7 +43,7 @@ type recvHarness struct {
 
 var recvNow = time.Date(2026, 11, 26, 12, 0, 0, 0, time.UTC)
 
-func newRecvHarness(principal ports.Principal) *recvHarness {
+func newRecvHarness(principal accessports.Principal) *recvHarness {
 	h := &recvHarness{metrics: telemetry.NewMetrics(), created: true}
 	app := &warehouseapp.UseCases{}
 	app.RecordWarehouseReceipt = routetest.Recording(&h.receipts,
@@ -77,7 +79,7 @@ func recorded[T any](h *recvHarness, report T, err error) (warehouseapp.Recorded
 	return warehouseapp.Recorded[T]{Report: report, Created: h.created}, nil
 }
 
-var whPrincipal = ports.Principal{WarehouseID: "wh_east", Subject: "wms", Scopes: []domain.Scope{domain.ScopeWarehouse}}
+var whPrincipal = accessports.Principal{WarehouseID: "wh_east", Subject: "wms", Scopes: []domain.Scope{domain.ScopeWarehouse}}
 
 func (h *recvHarness) post(path, body string) (*httptest.ResponseRecorder, map[string]any) {
 	w := routetest.ServeWithToken(h.router, http.MethodPost, path, body)
@@ -191,7 +193,7 @@ func TestWarehouseReceiptRouteRefuses(t *testing.T) {
 }
 
 func TestWarehouseRoutesRefuseOrganizationTokens(t *testing.T) {
-	h := newRecvHarness(ports.Principal{OrganizationID: "org_acme", Scopes: []domain.Scope{domain.ScopeWarehouse}})
+	h := newRecvHarness(accessports.Principal{OrganizationID: "org_acme", Scopes: []domain.Scope{domain.ScopeWarehouse}})
 	for _, path := range []string{"/v0/warehouse/receipts", "/v0/warehouse/services"} {
 		if w, out := h.post(path, recvBody); w.Code != http.StatusForbidden || out["code"] != "insufficient_scope" {
 			t.Fatalf("%s: status %d, %s", path, w.Code, w.Body.String())
@@ -288,7 +290,7 @@ func warehouseShipped(status shipping.ShipmentStatus) *shipping.Shipment {
 	return shipping.RehydrateShipment(p)
 }
 
-func newWarehouseHarness(principal ports.Principal) *warehouseHarness {
+func newWarehouseHarness(principal accessports.Principal) *warehouseHarness {
 	h := &warehouseHarness{metrics: telemetry.NewMetrics(), result: warehouseapp.ShipResult{Shipment: warehouseShipped(shipping.ShipmentShipped)}}
 	app := &warehouseapp.UseCases{}
 	app.ShipShipment = routetest.Recording(&h.ships, func(warehouseapp.ShipShipment) (warehouseapp.ShipResult, error) { return h.result, h.err })
@@ -301,7 +303,7 @@ func newWarehouseHarness(principal ports.Principal) *warehouseHarness {
 	return h
 }
 
-var warehousePrincipal = ports.Principal{WarehouseID: "wh_a", Subject: "wms", Scopes: []domain.Scope{domain.ScopeWarehouse}}
+var warehousePrincipal = accessports.Principal{WarehouseID: "wh_a", Subject: "wms", Scopes: []domain.Scope{domain.ScopeWarehouse}}
 
 func (h *warehouseHarness) do(method, target, body string) *httptest.ResponseRecorder {
 	return routetest.ServeWithToken(h.router, method, target, body)
@@ -397,7 +399,7 @@ func TestWarehouseShipErrors(t *testing.T) {
 }
 
 func TestWarehouseRoutesRefuseAnOrganizationsToken(t *testing.T) {
-	h := newWarehouseHarness(ports.Principal{OrganizationID: "org_a", Scopes: []domain.Scope{domain.ScopeShipments, domain.ScopeWarehouse}})
+	h := newWarehouseHarness(accessports.Principal{OrganizationID: "org_a", Scopes: []domain.Scope{domain.ScopeShipments, domain.ScopeWarehouse}})
 	for _, w := range []*httptest.ResponseRecorder{
 		h.do(http.MethodGet, "/v0/warehouse/shipments", ""),
 		h.do(http.MethodPost, "/v0/warehouse/shipments/shp_1/ship", `{"carrier": "UPS", "trackingNumber": "1Z9"}`),
@@ -414,7 +416,7 @@ func TestWarehouseRoutesRefuseAnOrganizationsToken(t *testing.T) {
 func TestWarehouseList(t *testing.T) {
 	h := newWarehouseHarness(warehousePrincipal)
 	h.list = warehouseapp.ShipmentPage{
-		Items: []ports.WarehouseShipment{{Shipment: warehouseShipped(shipping.ShipmentPending), OrganizationName: "Acme"}}, More: true,
+		Items: []shippingports.WarehouseShipment{{Shipment: warehouseShipped(shipping.ShipmentPending), OrganizationName: "Acme"}}, More: true,
 	}
 	w := h.do(http.MethodGet, "/v0/warehouse/shipments?take=1", "")
 	if w.Code != 200 || !strings.Contains(w.Header().Get("Link"), "skip=1") {

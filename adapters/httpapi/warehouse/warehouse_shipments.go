@@ -9,7 +9,7 @@ import (
 	"github.com/acme3pl/fulfillment/adapters/resources"
 	"github.com/acme3pl/fulfillment/adapters/telemetry"
 	warehouseapp "github.com/acme3pl/fulfillment/application/warehouse"
-	"github.com/acme3pl/fulfillment/ports"
+	shippingports "github.com/acme3pl/fulfillment/ports/shipping"
 )
 
 // Shipments serves the warehouse's shipment routes (a warehouse's
@@ -59,7 +59,7 @@ func (h *Shipments) list(w http.ResponseWriter, r *http.Request) {
 	httpapi.WritePage(w, r, page, res, warehouseShipmentDTO)
 }
 
-func warehouseShipmentDTO(ws ports.WarehouseShipment) ShipmentDTO {
+func warehouseShipmentDTO(ws shippingports.WarehouseShipment) ShipmentDTO {
 	return ShipmentDTO{
 		Shipment:     resources.ShipmentOf(ws.Shipment),
 		Organization: OrganizationRefDTO{ID: ws.Shipment.OrganizationID(), Name: ws.OrganizationName},

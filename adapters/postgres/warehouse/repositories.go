@@ -1,0 +1,37 @@
+package warehouse
+
+import (
+	"github.com/acme3pl/fulfillment/adapters/postgres"
+	warehouseports "github.com/acme3pl/fulfillment/ports/warehouse"
+)
+
+// Repositories binds the warehouse context's repositories to h: a unit of
+// work's transaction (postgres.UnitOfWorkOf) or the pool. Its own are the
+// receipts and services a warehouse reports; the rest are the kit's.
+func Repositories(h postgres.Handle) warehouseports.Repositories {
+	return warehouseports.Repositories{
+		Warehouses:        postgres.Warehouses(h),
+		Inventory:         postgres.Inventory(h),
+		Shipments:         postgres.Shipments(h),
+		Stock:             postgres.Stock(h),
+		WarehouseReceipts: &ReceiptRepository{run: h.Runner()},
+		WarehouseServices: &ServiceRepository{run: h.Runner()},
+		RateCards:         postgres.RateCards(h),
+		Charges:           postgres.Charges(h),
+		BillingPeriods:    postgres.BillingPeriods(h),
+		Events:            postgres.Events(h),
+	}
+}
+
+// Statements are the package's statements by name, for the one golden
+// file of every statement (adapters/postgres/testdata/statements.golden).
+func Statements() map[string]postgres.Statement {
+	return map[string]postgres.Statement{
+		"createReceiptSQL":      createReceiptSQL,
+		"receiptByReferenceSQL": receiptByReferenceSQL,
+		"redateReceiptSQL":      redateReceiptSQL,
+		"createServiceSQL":      createServiceSQL,
+		"serviceByReferenceSQL": serviceByReferenceSQL,
+		"redateServiceSQL":      redateServiceSQL,
+	}
+}
