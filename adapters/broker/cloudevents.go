@@ -4,7 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 
-	"github.com/acme3pl/fulfillment/adapters/resources"
+	"github.com/acme3pl/fulfillment/adapters/apiview"
 	eventsports "github.com/acme3pl/fulfillment/ports/events"
 )
 
@@ -69,7 +69,7 @@ func (c CloudEvents) EncodeEvent(id string, e eventsports.Event) (string, []byte
 	}
 	head, err := json.Marshal(envelope{
 		SpecVersion: "1.0", ID: id, Source: "fulfillment/" + c.Environment, Type: string(e.Type), Subject: e.Subject,
-		Time: resources.FormatTime(e.Time), DataContentType: "application/json", OrganizationID: e.OrganizationID,
+		Time: apiview.FormatTime(e.Time), DataContentType: "application/json", OrganizationID: e.OrganizationID,
 	})
 	if err != nil {
 		return "", nil, fmt.Errorf("encode %s: %w", e.Type, err)

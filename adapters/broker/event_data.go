@@ -3,7 +3,7 @@ package broker
 import (
 	"fmt"
 
-	"github.com/acme3pl/fulfillment/adapters/resources"
+	"github.com/acme3pl/fulfillment/adapters/apiview"
 	"github.com/acme3pl/fulfillment/domain/audit"
 	"github.com/acme3pl/fulfillment/domain/intake"
 	"github.com/acme3pl/fulfillment/domain/invoicing"
@@ -13,21 +13,21 @@ import (
 )
 
 // The data of the platform's events (docs/events.md): the record as the
-// API shows it (package resources, the same conversions as the answers), so
+// API shows it (package apiview, the same conversions as the answers), so
 // that an event's data equals the GET of its record once the change has
 // committed.
 
 // shipmentEventData is a shipment's event data: the shipment as
 // GET /v0/shipments/{id} shows it, with its organization.
 type shipmentEventData struct {
-	resources.Shipment
+	apiview.Shipment
 	OrganizationID string `json:"organizationId"`
 }
 
 // invoiceEventData is an invoice's event data: the invoice as
 // GET /v0/invoices/{id} shows it, with its organization.
 type invoiceEventData struct {
-	resources.Invoice
+	apiview.Invoice
 	OrganizationID string `json:"organizationId"`
 }
 
@@ -41,15 +41,15 @@ type invoiceEventData struct {
 func EventData(e eventsports.Event) (any, error) {
 	switch v := e.Data.(type) {
 	case *shipping.Shipment:
-		return shipmentEventData{Shipment: resources.ShipmentOf(v), OrganizationID: v.OrganizationID()}, nil
+		return shipmentEventData{Shipment: apiview.ShipmentOf(v), OrganizationID: v.OrganizationID()}, nil
 	case *invoicing.Invoice:
-		return invoiceEventData{Invoice: resources.InvoiceOf(v), OrganizationID: v.OrganizationID()}, nil
+		return invoiceEventData{Invoice: apiview.InvoiceOf(v), OrganizationID: v.OrganizationID()}, nil
 	case *intake.OrderReceipt:
-		return resources.OrderReceiptOf(v), nil
+		return apiview.OrderReceiptOf(v), nil
 	case *warehouse.Receipt:
-		return resources.WarehouseReceiptOf(v), nil
+		return apiview.WarehouseReceiptOf(v), nil
 	case audit.Record:
-		return resources.AuditRecordOf(v), nil
+		return apiview.AuditRecordOf(v), nil
 	}
 	return nil, fmt.Errorf("event %s: no API view of %T", e.Type, e.Data)
 }

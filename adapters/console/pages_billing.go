@@ -7,7 +7,7 @@ import (
 
 	"github.com/gorilla/mux"
 
-	"github.com/acme3pl/fulfillment/adapters/resources"
+	"github.com/acme3pl/fulfillment/adapters/apiview"
 	billingapp "github.com/acme3pl/fulfillment/application/billing"
 	invoicingapp "github.com/acme3pl/fulfillment/application/invoicing"
 	"github.com/acme3pl/fulfillment/domain"
@@ -198,7 +198,7 @@ func (p *BillingPages) csv(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Disposition", `attachment; filename="`+id+`-charges.csv"`)
 		w.WriteHeader(http.StatusOK)
 		started = true
-		return cw.Write(resources.ChargesCSVHeader)
+		return cw.Write(apiview.ChargesCSVHeader)
 	}
 	_, err = p.invoicing.ListInvoiceCharges.Handle(r.Context(), invoicingapp.ListInvoiceCharges{
 		OrganizationID: org, InvoiceID: id,
@@ -208,11 +208,11 @@ func (p *BillingPages) csv(w http.ResponseWriter, r *http.Request) {
 					return err
 				}
 			}
-			dto, err := resources.ChargeOf(c)
+			dto, err := apiview.ChargeOf(c)
 			if err != nil {
 				return err
 			}
-			return cw.Write(resources.ChargeCSVRecord(dto))
+			return cw.Write(apiview.ChargeCSVRecord(dto))
 		},
 	})
 	switch {

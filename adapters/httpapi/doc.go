@@ -13,7 +13,7 @@
 // package imports none of them. There a resource's routes and handlers are
 // in its file (shipping/shipments.go, intake/storefront.go, ...), each
 // handler calling one use case; its DTOs beside it (shipping/shipment_dto.go),
-// the records' in package resources, which the events adapter shares.
+// the records' in package apiview, which the events adapter shares.
 // Handlers map JSON, paths and queries to commands and results to DTOs; the
 // rules are the domain's.
 package httpapi

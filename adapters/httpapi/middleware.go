@@ -259,9 +259,9 @@ func nameSpan(next http.Handler) http.Handler {
 	})
 }
 
-// Bounded is the route next behind guard, its body bounded by
+// Guarded is the route next behind guard, its body bounded by
 // DefaultBodyLimit.
-func Bounded(guard func(http.HandlerFunc) http.Handler, next http.HandlerFunc) http.Handler {
+func Guarded(guard func(http.HandlerFunc) http.Handler, next http.HandlerFunc) http.Handler {
 	return guard(withBodyLimit(DefaultBodyLimit, next).ServeHTTP)
 }
 

@@ -48,13 +48,13 @@ type OverduePeriodReader func(ctx context.Context) (time.Duration, error)
 // read from the database when /metrics is scraped, at most once per
 // refresh interval and within a short timeout; a failed read exposes the
 // last value again (none before the first success).
-type BillingOverdueCollector struct{ *scraped[time.Duration] }
+type BillingOverdueCollector struct{ *readAtScrape[time.Duration] }
 
 // NewBillingOverdueCollector builds the collector.
 func NewBillingOverdueCollector(read OverduePeriodReader) *BillingOverdueCollector {
 	desc := prometheus.NewDesc("fulfillment_billing_overdue_period_seconds",
 		"Seconds the oldest billing period past its grace has waited to be finalized; 0 when none waits.", nil, nil)
-	return &BillingOverdueCollector{newScraped(read, func(age time.Duration, ch chan<- prometheus.Metric) {
+	return &BillingOverdueCollector{newReadAtScrape(read, func(age time.Duration, ch chan<- prometheus.Metric) {
 		ch <- prometheus.MustNewConstMetric(desc, prometheus.GaugeValue, age.Seconds())
 	}, desc)}
 }

@@ -71,7 +71,7 @@ type OutboxStats func(ctx context.Context) (eventsports.OutboxStats, error)
 // short timeout; when a read fails the last values are exposed again
 // (before the first success, none).
 type OutboxCollector struct {
-	*scraped[eventsports.OutboxStats]
+	*readAtScrape[eventsports.OutboxStats]
 }
 
 // NewOutboxCollector builds the collector.
@@ -80,7 +80,7 @@ func NewOutboxCollector(stats OutboxStats) *OutboxCollector {
 		"Events written by committed changes and not yet acknowledged by the broker.", nil, nil)
 	oldest := prometheus.NewDesc("fulfillment_events_outbox_oldest_age_seconds",
 		"Seconds the oldest event of the outbox has waited; 0 when none waits.", nil, nil)
-	return &OutboxCollector{newScraped(stats, func(last eventsports.OutboxStats, ch chan<- prometheus.Metric) {
+	return &OutboxCollector{newReadAtScrape(stats, func(last eventsports.OutboxStats, ch chan<- prometheus.Metric) {
 		ch <- prometheus.MustNewConstMetric(pending, prometheus.GaugeValue, float64(last.Pending))
 		ch <- prometheus.MustNewConstMetric(oldest, prometheus.GaugeValue, last.OldestAge.Seconds())
 	}, pending, oldest)}

@@ -18,7 +18,7 @@ type FailedOrderCounter func(ctx context.Context) (byCode map[string]int, oldest
 // timeout (a database that does not answer cannot hold /metrics up). When
 // the read fails the last values are exposed again; before the first
 // success, none.
-type FailedOrdersCollector struct{ *scraped[failedOrders] }
+type FailedOrdersCollector struct{ *readAtScrape[failedOrders] }
 
 // failedOrders is what a FailedOrderCounter read.
 type failedOrders struct {
@@ -33,7 +33,7 @@ func NewFailedOrdersCollector(count FailedOrderCounter, codes []string) *FailedO
 		"Failed storefront orders whose body is kept for a replay, by the code of their last error.", []string{"code"}, nil)
 	oldest := prometheus.NewDesc("fulfillment_storefront_failed_order_oldest_age_seconds",
 		"Seconds since the first delivery of the oldest failed order whose body is kept; 0 when there is none.", nil, nil)
-	return &FailedOrdersCollector{newScraped(func(ctx context.Context) (failedOrders, error) {
+	return &FailedOrdersCollector{newReadAtScrape(func(ctx context.Context) (failedOrders, error) {
 		byCode, oldest, err := count(ctx)
 		return failedOrders{byCode, oldest}, err
 	}, func(last failedOrders, ch chan<- prometheus.Metric) {

@@ -13,7 +13,7 @@ import (
 	"os/user"
 	"time"
 
-	"github.com/acme3pl/fulfillment/adapters/resources"
+	"github.com/acme3pl/fulfillment/adapters/apiview"
 	"github.com/acme3pl/fulfillment/application"
 	"github.com/acme3pl/fulfillment/bootstrap"
 	"github.com/acme3pl/fulfillment/domain"
@@ -75,7 +75,7 @@ func auditCmd(ctx context.Context, cfg bootstrap.Config, args []string, stdout i
 	return withAppConns(ctx, cfg, 2, func(ctx context.Context, app *application.UseCases) error {
 		enc := json.NewEncoder(stdout)
 		_, err := app.ListAuditRecords.Handle(ctx, application.ListAuditRecords{Query: q, Each: func(r audit.Record) error {
-			return enc.Encode(resources.AuditRecordOf(r))
+			return enc.Encode(apiview.AuditRecordOf(r))
 		}})
 		if err != nil {
 			return fmt.Errorf("audit list: %w", err)

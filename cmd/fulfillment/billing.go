@@ -12,8 +12,8 @@ import (
 	"os"
 	"strings"
 
+	"github.com/acme3pl/fulfillment/adapters/apiview"
 	"github.com/acme3pl/fulfillment/adapters/fixture"
-	"github.com/acme3pl/fulfillment/adapters/resources"
 	billingapp "github.com/acme3pl/fulfillment/application/billing"
 	"github.com/acme3pl/fulfillment/bootstrap"
 	"github.com/acme3pl/fulfillment/domain/billing"
@@ -143,10 +143,10 @@ func invoicesCmd(ctx context.Context, cfg bootstrap.Config, args []string, stdou
 		}
 		return withBilling(ctx, cfg, func(ctx context.Context, uc *billingapp.UseCases) error {
 			q := billingapp.PreviewInvoices{OrganizationID: *org}
-			charges := []resources.Charge{}
+			charges := []apiview.Charge{}
 			if *withCharges {
 				q.Charges = func(c invoicingports.InvoiceCharge) error {
-					dto, err := resources.ChargeOf(c)
+					dto, err := apiview.ChargeOf(c)
 					charges = append(charges, dto)
 					return err
 				}
@@ -160,9 +160,9 @@ func invoicesCmd(ctx context.Context, cfg bootstrap.Config, args []string, stdou
 				enc.SetIndent("", "  ")
 				return enc.Encode(charges)
 			}
-			out := make([]resources.Invoice, 0, len(invs))
+			out := make([]apiview.Invoice, 0, len(invs))
 			for _, inv := range invs {
-				out = append(out, resources.InvoiceOf(inv))
+				out = append(out, apiview.InvoiceOf(inv))
 			}
 			enc := json.NewEncoder(stdout)
 			enc.SetIndent("", "  ")

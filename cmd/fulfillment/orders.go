@@ -16,7 +16,7 @@ import (
 
 	"go.uber.org/fx"
 
-	"github.com/acme3pl/fulfillment/adapters/resources"
+	"github.com/acme3pl/fulfillment/adapters/apiview"
 	"github.com/acme3pl/fulfillment/application"
 	intakeapp "github.com/acme3pl/fulfillment/application/intake"
 	"github.com/acme3pl/fulfillment/bootstrap"
@@ -117,7 +117,7 @@ func receiptLine(r *intake.OrderReceipt) string {
 	}
 	return fmt.Sprintf("%d %s error=%s shipment=%s attempts=%d payloadBytes=%s lastReceivedAt=%s",
 		r.OrderID(), r.Status(), dash(r.LastError()), dash(shipment), r.Attempts(), kept,
-		resources.FormatTime(r.LastReceived()))
+		apiview.FormatTime(r.LastReceived()))
 }
 
 // replayPrinter prints a replay run's lines as the use case reports its

@@ -8,8 +8,8 @@ import (
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/trace"
 
+	"github.com/acme3pl/fulfillment/adapters/apiview"
 	"github.com/acme3pl/fulfillment/adapters/httpapi"
-	"github.com/acme3pl/fulfillment/adapters/resources"
 	"github.com/acme3pl/fulfillment/application"
 	intakeapp "github.com/acme3pl/fulfillment/application/intake"
 	"github.com/acme3pl/fulfillment/domain"
@@ -32,7 +32,7 @@ func (h *Storefront) receipt(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	w.Header().Set("Cache-Control", "no-store") // a receipt changes with each delivery and replay
-	httpapi.WriteJSON(w, http.StatusOK, resources.OrderReceiptOf(rec))
+	httpapi.WriteJSON(w, http.StatusOK, apiview.OrderReceiptOf(rec))
 }
 
 // pathOrderID reads {orderId}: the decimal form of a positive 64-bit
@@ -98,7 +98,7 @@ func (h *StorefrontOrders) list(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	w.Header().Set("Cache-Control", "no-store") // receipts change with each delivery and replay
-	httpapi.WritePage(w, r, page, res, resources.OrderReceiptOf)
+	httpapi.WritePage(w, r, page, res, apiview.OrderReceiptOf)
 }
 
 // replay serves POST /v0/storefront/orders/{orderId}/replay. It answers as

@@ -11,8 +11,8 @@ import (
 
 	"github.com/gorilla/mux"
 
+	"github.com/acme3pl/fulfillment/adapters/apiview"
 	"github.com/acme3pl/fulfillment/adapters/httpapi"
-	"github.com/acme3pl/fulfillment/adapters/resources"
 	invoicingapp "github.com/acme3pl/fulfillment/application/invoicing"
 	"github.com/acme3pl/fulfillment/domain"
 	"github.com/acme3pl/fulfillment/ports"
@@ -81,9 +81,9 @@ func (h *InvoiceCharges) list(w http.ResponseWriter, r *http.Request) {
 		h.writeCSV(w, r, in)
 		return
 	}
-	out := make([]resources.Charge, 0, page.Take)
+	out := make([]apiview.Charge, 0, page.Take)
 	in.Each = func(c invoicingports.InvoiceCharge) error {
-		dto, err := resources.ChargeOf(c)
+		dto, err := apiview.ChargeOf(c)
 		out = append(out, dto)
 		return err
 	}
@@ -151,7 +151,7 @@ func (h *InvoiceCharges) writeCSV(w http.ResponseWriter, r *http.Request, in inv
 		_ = rc.SetWriteDeadline(time.Now().Add(stall)) // a writer without deadlines (a test's recorder): none to set
 		w.WriteHeader(http.StatusOK)
 		started = true
-		return cw.Write(resources.ChargesCSVHeader)
+		return cw.Write(apiview.ChargesCSVHeader)
 	}
 	cut := func(err error) error {
 		lost = err
@@ -164,11 +164,11 @@ func (h *InvoiceCharges) writeCSV(w http.ResponseWriter, r *http.Request, in inv
 				return cut(err)
 			}
 		}
-		dto, err := resources.ChargeOf(c)
+		dto, err := apiview.ChargeOf(c)
 		if err != nil {
 			return err
 		}
-		if err := cw.Write(resources.ChargeCSVRecord(dto)); err != nil {
+		if err := cw.Write(apiview.ChargeCSVRecord(dto)); err != nil {
 			return cut(err)
 		}
 		if rows++; rows%exportFlushRows == 0 {

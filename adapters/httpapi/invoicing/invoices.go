@@ -6,8 +6,8 @@ import (
 
 	"github.com/gorilla/mux"
 
+	"github.com/acme3pl/fulfillment/adapters/apiview"
 	"github.com/acme3pl/fulfillment/adapters/httpapi"
-	"github.com/acme3pl/fulfillment/adapters/resources"
 	invoicingapp "github.com/acme3pl/fulfillment/application/invoicing"
 	"github.com/acme3pl/fulfillment/domain"
 	"github.com/acme3pl/fulfillment/domain/invoicing"
@@ -57,7 +57,7 @@ func (h *Invoices) list(w http.ResponseWriter, r *http.Request) {
 		h.Errors.Write(w, r, err)
 		return
 	}
-	httpapi.WritePage(w, r, in.Page, res, resources.InvoiceOf)
+	httpapi.WritePage(w, r, in.Page, res, apiview.InvoiceOf)
 }
 
 func (h *Invoices) get(w http.ResponseWriter, r *http.Request) {
@@ -67,5 +67,5 @@ func (h *Invoices) get(w http.ResponseWriter, r *http.Request) {
 		h.Errors.Write(w, r, err)
 		return
 	}
-	httpapi.WriteJSON(w, http.StatusOK, resources.InvoiceOf(inv))
+	httpapi.WriteJSON(w, http.StatusOK, apiview.InvoiceOf(inv))
 }

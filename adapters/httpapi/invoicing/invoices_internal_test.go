@@ -5,8 +5,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/acme3pl/fulfillment/adapters/apiview"
 	"github.com/acme3pl/fulfillment/adapters/httpapi"
-	"github.com/acme3pl/fulfillment/adapters/resources"
 	"github.com/acme3pl/fulfillment/domain"
 	"github.com/acme3pl/fulfillment/domain/invoicing"
 )
@@ -38,13 +38,13 @@ func TestInvoiceBodies(t *testing.T) {
 		`{"id":"li_2","title":"Storage","description":"pallets","quantity":0.005,"unitCost":0,"totalCost":0}],` +
 		`"totalAmount":702,"currency":"USD","createdAt":"2026-11-22T01:15:05.123Z","updatedAt":"2026-11-22T01:16:05.123Z","deletedAt":null}`
 	w := httptest.NewRecorder()
-	httpapi.WriteJSON(w, 200, resources.InvoiceOf(inv))
+	httpapi.WriteJSON(w, 200, apiview.InvoiceOf(inv))
 	if got := w.Body.String(); got != want+"\n" || w.Header().Get("Content-Type") != "application/json" {
 		t.Errorf("detail\n got %s\nwant %s", got, want)
 	}
 	empty := invoicing.RehydrateInvoice(invoicing.InvoiceParams{ID: "inv_2", Status: invoicing.InvoiceUnpaid, Currency: "USD"}, 0)
 	w = httptest.NewRecorder()
-	httpapi.WriteJSON(w, 200, []resources.Invoice{resources.InvoiceOf(empty)})
+	httpapi.WriteJSON(w, 200, []apiview.Invoice{apiview.InvoiceOf(empty)})
 	const wantEmpty = `[{"id":"inv_2","status":"unpaid","name":"","notes":"","dueDate":"0001-01-01T00:00:00.000Z","items":[],` +
 		`"totalAmount":0,"currency":"USD","createdAt":"0001-01-01T00:00:00.000Z","updatedAt":"0001-01-01T00:00:00.000Z","deletedAt":null}]`
 	if got := w.Body.String(); got != wantEmpty+"\n" {

@@ -5,8 +5,8 @@ import (
 
 	"github.com/gorilla/mux"
 
+	"github.com/acme3pl/fulfillment/adapters/apiview"
 	"github.com/acme3pl/fulfillment/adapters/httpapi"
-	"github.com/acme3pl/fulfillment/adapters/resources"
 	shippingapp "github.com/acme3pl/fulfillment/application/shipping"
 	"github.com/acme3pl/fulfillment/domain"
 	"github.com/acme3pl/fulfillment/domain/shipping"
@@ -25,10 +25,10 @@ type InventoryItemDTO struct {
 // reserved; for products it is negative when pending Pick & Pack shipments
 // hold more than is on hand (a backorder).
 type StockLevelDTO struct {
-	Warehouse resources.WarehouseRef `json:"warehouse"`
-	OnHand    int64                  `json:"onHand"`
-	Reserved  int64                  `json:"reserved"`
-	Available int64                  `json:"available"`
+	Warehouse apiview.WarehouseRef `json:"warehouse"`
+	OnHand    int64                `json:"onHand"`
+	Reserved  int64                `json:"reserved"`
+	Available int64                `json:"available"`
 }
 
 // Inventory serves GET /v0/products and GET /v0/cartons (scope inventory).
@@ -73,7 +73,7 @@ func inventoryItemDTO(it shippingports.ItemStock) InventoryItemDTO {
 	levels := make([]StockLevelDTO, len(it.Levels))
 	for j, l := range it.Levels {
 		levels[j] = StockLevelDTO{
-			Warehouse: resources.WarehouseRef{ID: l.Warehouse.ID, Name: l.Warehouse.Name},
+			Warehouse: apiview.WarehouseRef{ID: l.Warehouse.ID, Name: l.Warehouse.Name},
 			OnHand:    l.OnHand, Reserved: l.Reserved, Available: l.Available(),
 		}
 	}

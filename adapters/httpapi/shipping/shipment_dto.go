@@ -10,12 +10,12 @@ import (
 )
 
 // The shipment routes' bodies (the shipment of every answer is
-// resources.Shipment): the body of a draft, mapped to the use case's command
+// apiview.Shipment): the body of a draft, mapped to the use case's command
 // and nothing more.
 
 // draftBody is the body of both draft kinds: a Pick & Pack draft has
 // items, an SPD draft cartons, and the member of the other kind is refused
-// like any unknown member. The shipping members repeat resources.Shipment's rather
+// like any unknown member. The shipping members repeat apiview.Shipment's rather
 // than embed a struct shared with it: encoding/json names a type error in an
 // embedded struct after the struct ("Fields.shippingCity"), and a 400 names
 // the member itself.

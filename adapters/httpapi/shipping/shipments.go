@@ -5,8 +5,8 @@ import (
 
 	"github.com/gorilla/mux"
 
+	"github.com/acme3pl/fulfillment/adapters/apiview"
 	"github.com/acme3pl/fulfillment/adapters/httpapi"
-	"github.com/acme3pl/fulfillment/adapters/resources"
 	"github.com/acme3pl/fulfillment/adapters/telemetry"
 	shippingapp "github.com/acme3pl/fulfillment/application/shipping"
 	"github.com/acme3pl/fulfillment/domain"
@@ -27,8 +27,8 @@ func NewShipments(app *shippingapp.UseCases, auth httpapi.Authenticator, errs ht
 func (h *Shipments) Register(r *mux.Router) {
 	guard := func(next http.HandlerFunc) http.Handler { return h.Auth.RequireScope(domain.ScopeShipments, next) }
 	r.Handle("/v0/shipments", guard(h.list)).Methods(http.MethodGet)
-	r.Handle("/v0/shipments/pick-pack", httpapi.Bounded(guard, h.create(shipping.PickPack))).Methods(http.MethodPost)
-	r.Handle("/v0/shipments/spd", httpapi.Bounded(guard, h.create(shipping.SPD))).Methods(http.MethodPost)
+	r.Handle("/v0/shipments/pick-pack", httpapi.Guarded(guard, h.create(shipping.PickPack))).Methods(http.MethodPost)
+	r.Handle("/v0/shipments/spd", httpapi.Guarded(guard, h.create(shipping.SPD))).Methods(http.MethodPost)
 	r.Handle("/v0/shipments/{id}", guard(h.get)).Methods(http.MethodGet)
 	r.Handle("/v0/shipments/{id}/submit", guard(h.submit)).Methods(http.MethodPost)
 	r.Handle("/v0/shipments/{id}/cancel", guard(h.cancel)).Methods(http.MethodPost)
@@ -46,7 +46,7 @@ func (h *Shipments) list(w http.ResponseWriter, r *http.Request) {
 		h.Errors.Write(w, r, err)
 		return
 	}
-	httpapi.WritePage(w, r, page, res, resources.ShipmentOf)
+	httpapi.WritePage(w, r, page, res, apiview.ShipmentOf)
 }
 
 func (h *Shipments) get(w http.ResponseWriter, r *http.Request) {
@@ -74,7 +74,7 @@ func (h *Shipments) answer(w http.ResponseWriter, r *http.Request, status int, s
 		h.Errors.Write(w, r, err)
 		return
 	}
-	httpapi.WriteJSON(w, status, resources.ShipmentOf(s))
+	httpapi.WriteJSON(w, status, apiview.ShipmentOf(s))
 }
 
 // create serves POST /v0/shipments/pick-pack and POST /v0/shipments/spd:

@@ -7,8 +7,8 @@ import (
 
 	"github.com/gorilla/mux"
 
+	"github.com/acme3pl/fulfillment/adapters/apiview"
 	"github.com/acme3pl/fulfillment/adapters/httpapi"
-	"github.com/acme3pl/fulfillment/adapters/resources"
 	"github.com/acme3pl/fulfillment/adapters/telemetry"
 	"github.com/acme3pl/fulfillment/application"
 	warehouseapp "github.com/acme3pl/fulfillment/application/warehouse"
@@ -32,8 +32,8 @@ func NewReceiving(app *warehouseapp.UseCases, auth httpapi.Authenticator, errs h
 
 // Register implements Routes.
 func (h *Receiving) Register(r *mux.Router) {
-	r.Handle("/v0/warehouse/receipts", httpapi.Bounded(h.Auth.RequireWarehouse, h.receive)).Methods(http.MethodPost)
-	r.Handle("/v0/warehouse/services", httpapi.Bounded(h.Auth.RequireWarehouse, h.service)).Methods(http.MethodPost)
+	r.Handle("/v0/warehouse/receipts", httpapi.Guarded(h.Auth.RequireWarehouse, h.receive)).Methods(http.MethodPost)
+	r.Handle("/v0/warehouse/services", httpapi.Guarded(h.Auth.RequireWarehouse, h.service)).Methods(http.MethodPost)
 }
 
 // ServiceDTO is the WarehouseService of api/openapi.yaml. Its
@@ -54,7 +54,7 @@ func toWarehouseServiceDTO(s *warehouse.ServiceRecord) ServiceDTO {
 	return ServiceDTO{
 		ID: s.ID(), OrganizationID: s.OrganizationID(), WarehouseID: s.WarehouseID(), Reference: s.Reference(),
 		Service: s.Service(), Quantity: json.Number(warehouse.FormatMilli(s.QuantityMilli())),
-		PerformedAt: resources.FormatTime(s.PerformedAt()), Note: s.Note(), CreatedAt: resources.FormatTime(s.CreatedAt()),
+		PerformedAt: apiview.FormatTime(s.PerformedAt()), Note: s.Note(), CreatedAt: apiview.FormatTime(s.CreatedAt()),
 	}
 }
 
@@ -112,7 +112,7 @@ func (h *Receiving) receive(w http.ResponseWriter, r *http.Request) {
 			h.Metrics.ObserveUnitsReceived(string(kind), res.Report.Units(kind))
 		}
 	}
-	writeReport(w, res.Created, resources.WarehouseReceiptOf(res.Report))
+	writeReport(w, res.Created, apiview.WarehouseReceiptOf(res.Report))
 }
 
 // serviceBody is the body of POST /v0/warehouse/services. The quantity is

@@ -5,8 +5,8 @@ import (
 
 	"github.com/gorilla/mux"
 
+	"github.com/acme3pl/fulfillment/adapters/apiview"
 	"github.com/acme3pl/fulfillment/adapters/httpapi"
-	"github.com/acme3pl/fulfillment/adapters/resources"
 	"github.com/acme3pl/fulfillment/adapters/telemetry"
 	warehouseapp "github.com/acme3pl/fulfillment/application/warehouse"
 	shippingports "github.com/acme3pl/fulfillment/ports/shipping"
@@ -26,7 +26,7 @@ func NewShipments(app *warehouseapp.UseCases, auth httpapi.Authenticator, errs h
 // Register implements Routes.
 func (h *Shipments) Register(r *mux.Router) {
 	r.Handle("/v0/warehouse/shipments", h.Auth.RequireWarehouse(h.list)).Methods(http.MethodGet)
-	r.Handle("/v0/warehouse/shipments/{id}/ship", httpapi.Bounded(h.Auth.RequireWarehouse, h.ship)).Methods(http.MethodPost)
+	r.Handle("/v0/warehouse/shipments/{id}/ship", httpapi.Guarded(h.Auth.RequireWarehouse, h.ship)).Methods(http.MethodPost)
 }
 
 // OrganizationRefDTO names the organization a warehouse's shipment is for.
@@ -38,7 +38,7 @@ type OrganizationRefDTO struct {
 // ShipmentDTO is a shipment as its warehouse lists it: the
 // shipment of every answer and its organization.
 type ShipmentDTO struct {
-	resources.Shipment
+	apiview.Shipment
 	Organization OrganizationRefDTO `json:"organization"`
 }
 
@@ -61,7 +61,7 @@ func (h *Shipments) list(w http.ResponseWriter, r *http.Request) {
 
 func warehouseShipmentDTO(ws shippingports.WarehouseShipment) ShipmentDTO {
 	return ShipmentDTO{
-		Shipment:     resources.ShipmentOf(ws.Shipment),
+		Shipment:     apiview.ShipmentOf(ws.Shipment),
 		Organization: OrganizationRefDTO{ID: ws.Shipment.OrganizationID(), Name: ws.OrganizationName},
 	}
 }
@@ -93,5 +93,5 @@ func (h *Shipments) ship(w http.ResponseWriter, r *http.Request) {
 	if !res.Replay {
 		httpapi.CountTransition(h.Metrics, res.Shipment, nil)
 	}
-	httpapi.WriteJSON(w, http.StatusOK, resources.ShipmentOf(res.Shipment))
+	httpapi.WriteJSON(w, http.StatusOK, apiview.ShipmentOf(res.Shipment))
 }

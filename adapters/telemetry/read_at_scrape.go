@@ -8,14 +8,14 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 )
 
-// scraped is a prometheus.Collector of a value that it reads from the
+// readAtScrape is a prometheus.Collector of a value that it reads from the
 // database when /metrics is scraped: at most once per refresh interval
 // (several scrapers, or a scrape storm, cost one query), within a short
 // timeout (a database that does not answer cannot hold /metrics up). When
 // a read fails the last value is kept and exposed again; before the first
 // success there is none. It describes descs, and collects what collect
 // makes of the value.
-type scraped[T any] struct {
+type readAtScrape[T any] struct {
 	read             func(ctx context.Context) (T, error)
 	collect          func(v T, ch chan<- prometheus.Metric)
 	descs            []*prometheus.Desc
@@ -27,22 +27,22 @@ type scraped[T any] struct {
 	ok   bool
 }
 
-// newScraped reads with read every 5 s at most, within 500 ms.
-func newScraped[T any](read func(ctx context.Context) (T, error), collect func(v T, ch chan<- prometheus.Metric),
+// newReadAtScrape reads with read every 5 s at most, within 500 ms.
+func newReadAtScrape[T any](read func(ctx context.Context) (T, error), collect func(v T, ch chan<- prometheus.Metric),
 	descs ...*prometheus.Desc,
-) *scraped[T] {
-	return &scraped[T]{read: read, collect: collect, descs: descs, refresh: 5 * time.Second, timeout: 500 * time.Millisecond}
+) *readAtScrape[T] {
+	return &readAtScrape[T]{read: read, collect: collect, descs: descs, refresh: 5 * time.Second, timeout: 500 * time.Millisecond}
 }
 
 // Describe implements prometheus.Collector.
-func (s *scraped[T]) Describe(ch chan<- *prometheus.Desc) {
+func (s *readAtScrape[T]) Describe(ch chan<- *prometheus.Desc) {
 	for _, d := range s.descs {
 		ch <- d
 	}
 }
 
 // Collect implements prometheus.Collector.
-func (s *scraped[T]) Collect(ch chan<- prometheus.Metric) {
+func (s *readAtScrape[T]) Collect(ch chan<- prometheus.Metric) {
 	if v, ok := s.get(); ok {
 		s.collect(v, ch)
 	}
@@ -50,7 +50,7 @@ func (s *scraped[T]) Collect(ch chan<- prometheus.Metric) {
 
 // get is the value, read again when the last read is older than the
 // refresh interval; ok is false before the first read that succeeded.
-func (s *scraped[T]) get() (v T, ok bool) {
+func (s *readAtScrape[T]) get() (v T, ok bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if time.Since(s.at) >= s.refresh {
@@ -65,7 +65,7 @@ func (s *scraped[T]) get() (v T, ok bool) {
 }
 
 // expire makes the next get read again.
-func (s *scraped[T]) expire() {
+func (s *readAtScrape[T]) expire() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.at = time.Time{}

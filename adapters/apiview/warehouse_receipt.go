@@ -1,4 +1,4 @@
-package resources
+package apiview
 
 import (
 	"github.com/acme3pl/fulfillment/domain/shipping"
