@@ -1,10 +1,9 @@
-package e2e
-
 // Package e2e is the end-to-end harness: the real binary, built once per
 // test binary, against a PostgreSQL database of the test package's own
 // (pgtest), driven over HTTP. Only tests import it: the feature tests live
 // in cmd/fulfillment/e2e_*_test.go and cmd/fulfillment/e2e/*/, each package
 // with a TestMain that calls Main.
+package e2e
 
 import (
 	"bytes"
@@ -445,8 +444,8 @@ func Do(t testing.TB, method, url string, body any, headers ...string) Response 
 	return Response{Status: resp.StatusCode, Header: resp.Header, Body: b}
 }
 
-// problem is the problem+json body of every error but the intake's.
-type problem struct {
+// Problem is the problem+json body of every error but the intake's.
+type Problem struct {
 	Type      string `json:"type"`
 	Title     string `json:"title"`
 	Status    int    `json:"status"`
@@ -456,7 +455,7 @@ type problem struct {
 }
 
 // WantProblem checks status, content type and code of a problem response.
-func WantProblem(t testing.TB, r Response, status int, code string) problem {
+func WantProblem(t testing.TB, r Response, status int, code string) Problem {
 	t.Helper()
 	if r.Status != status {
 		t.Fatalf("status %d, want %d: %s", r.Status, status, r.Body)
@@ -464,7 +463,7 @@ func WantProblem(t testing.TB, r Response, status int, code string) problem {
 	if ct := r.Header.Get("Content-Type"); ct != "application/problem+json" {
 		t.Fatalf("Content-Type %q, want application/problem+json", ct)
 	}
-	var p problem
+	var p Problem
 	r.JSON(t, &p)
 	if p.Code != code || p.Status != status || p.Type != "about:blank" || p.Title == "" {
 		t.Fatalf("problem %+v, want status %d code %s", p, status, code)
