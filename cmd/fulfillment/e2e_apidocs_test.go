@@ -18,16 +18,17 @@ import (
 	"time"
 
 	"github.com/acme3pl/fulfillment/api"
+	"github.com/acme3pl/fulfillment/cmd/fulfillment/internal/e2e"
 )
 
 func TestAPIDocumentServed(t *testing.T) {
-	srv := startServer(t, baseEnv(testDSN))
+	srv := e2e.StartServer(t, e2e.BaseEnv(e2e.TestDSN))
 
-	yml := do(t, "GET", srv.URL+"/openapi.yaml", nil)
+	yml := e2e.Do(t, "GET", srv.URL+"/openapi.yaml", nil)
 	if yml.Status != 200 || !bytes.Equal(yml.Body, api.YAML()) {
 		t.Fatalf("GET /openapi.yaml: %d, %d bytes; want 200 and api/openapi.yaml", yml.Status, len(yml.Body))
 	}
-	js := do(t, "GET", srv.URL+"/openapi.json", nil)
+	js := e2e.Do(t, "GET", srv.URL+"/openapi.json", nil)
 	want, err := api.JSON()
 	if err != nil {
 		t.Fatal(err)
@@ -36,14 +37,14 @@ func TestAPIDocumentServed(t *testing.T) {
 		t.Fatalf("GET /openapi.json: %d, %d bytes; want 200 and the document in JSON", js.Status, len(js.Body))
 	}
 	// Unchanged content is revalidated, not sent again.
-	for path, r := range map[string]response{"/openapi.yaml": yml, "/openapi.json": js} {
+	for path, r := range map[string]e2e.Response{"/openapi.yaml": yml, "/openapi.json": js} {
 		etag := r.Header.Get("ETag")
-		if again := do(t, "GET", srv.URL+path, nil, "If-None-Match", etag); etag == "" || again.Status != 304 {
+		if again := e2e.Do(t, "GET", srv.URL+path, nil, "If-None-Match", etag); etag == "" || again.Status != 304 {
 			t.Fatalf("GET %s with If-None-Match %s: %d, want 304", path, etag, again.Status)
 		}
 	}
 
-	page := do(t, "GET", srv.URL+"/docs", nil)
+	page := e2e.Do(t, "GET", srv.URL+"/docs", nil)
 	if page.Status != 200 || !strings.HasPrefix(page.Header.Get("Content-Type"), "text/html") {
 		t.Fatalf("GET /docs: %d %s", page.Status, page.Header.Get("Content-Type"))
 	}
@@ -54,24 +55,24 @@ func TestAPIDocumentServed(t *testing.T) {
 	if src == nil {
 		t.Fatalf("no script in the page:\n%s", page.Body)
 	}
-	script := do(t, "GET", srv.URL+"/"+html.UnescapeString(string(src[1])), nil)
+	script := e2e.Do(t, "GET", srv.URL+"/"+html.UnescapeString(string(src[1])), nil)
 	if script.Status != 200 || !bytes.Equal(script.Body, api.RedocScript()) {
 		t.Fatalf("GET %s: %d, %d bytes", src[1], script.Status, len(script.Body))
 	}
-	if r := do(t, "GET", srv.URL+"/docs/redoc.standalone.js", nil, "If-None-Match", script.Header.Get("ETag")); r.Status != 304 {
+	if r := e2e.Do(t, "GET", srv.URL+"/docs/redoc.standalone.js", nil, "If-None-Match", script.Header.Get("ETag")); r.Status != 304 {
 		t.Fatalf("the script with its ETag: %d, want 304", r.Status)
 	}
-	if r := do(t, "GET", srv.URL+"/docs", nil, "If-None-Match", `"other", `+page.Header.Get("ETag")); r.Status != 304 {
+	if r := e2e.Do(t, "GET", srv.URL+"/docs", nil, "If-None-Match", `"other", `+page.Header.Get("ETag")); r.Status != 304 {
 		t.Fatalf("the page with its ETag in a list: %d, want 304", r.Status)
 	}
 
 	// The operations no other test calls.
 	for _, path := range []string{"/healthz", "/readyz"} {
-		if r := do(t, "HEAD", srv.URL+path, nil); r.Status != 200 || len(r.Body) != 0 {
+		if r := e2e.Do(t, "HEAD", srv.URL+path, nil); r.Status != 200 || len(r.Body) != 0 {
 			t.Fatalf("HEAD %s: %d, %d bytes", path, r.Status, len(r.Body))
 		}
 	}
-	if r := do(t, "GET", srv.URL+"/metrics", nil, "Accept", "application/openmetrics-text; version=1.0.0"); r.Status != 200 {
+	if r := e2e.Do(t, "GET", srv.URL+"/metrics", nil, "Accept", "application/openmetrics-text; version=1.0.0"); r.Status != 200 {
 		t.Fatalf("GET /metrics: %d", r.Status)
 	}
 }
@@ -80,7 +81,7 @@ func TestAPIDocumentServed(t *testing.T) {
 // operation of the document, and every request the page made went to the service itself.
 func TestAPIReferencePageInBrowser(t *testing.T) {
 	chromium := tool(t, "chromium")
-	srv := startServer(t, baseEnv(testDSN))
+	srv := e2e.StartServer(t, e2e.BaseEnv(e2e.TestDSN))
 	dir := t.TempDir()
 	netLog := filepath.Join(dir, "net-log.json")
 
@@ -105,7 +106,7 @@ func TestAPIReferencePageInBrowser(t *testing.T) {
 
 	text := html.UnescapeString(dom.String())
 	var missing []string
-	for _, op := range answers.Validator.Operations() {
+	for _, op := range e2e.Answers.Validator.Operations() {
 		if !strings.Contains(text, op.Summary) || !strings.Contains(text, "operation/"+op.ID) {
 			missing = append(missing, op.String()+" ("+op.Summary+")")
 		}

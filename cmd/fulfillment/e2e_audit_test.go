@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/acme3pl/fulfillment/adapters/postgres/pgtest"
+	"github.com/acme3pl/fulfillment/cmd/fulfillment/internal/e2e"
 )
 
 const auditOrg = "org_e2e_audit"
@@ -40,7 +41,7 @@ func (l auditLine) String() string {
 // auditList runs `audit list` with args and decodes its lines.
 func auditList(t *testing.T, env []string, args ...string) []auditLine {
 	t.Helper()
-	out := mustCLI(t, env, append([]string{"audit", "list"}, args...)...)
+	out := e2e.MustCLI(t, env, append([]string{"audit", "list"}, args...)...)
 	var lines []auditLine
 	for _, s := range strings.Split(strings.TrimSpace(out), "\n") {
 		if s == "" {
@@ -57,11 +58,11 @@ func auditList(t *testing.T, env []string, args ...string) []auditLine {
 
 func seedAuditOrg(t *testing.T, dsn string) {
 	t.Helper()
-	card := billE2ECard(time.Now().UTC().Format("2006-01") + "-01")
+	card := e2e.BillE2ECard(time.Now().UTC().Format("2006-01") + "-01")
 	card["organizationId"] = auditOrg
-	seedFixture(t, dsn, map[string]any{
+	e2e.SeedFixture(t, dsn, map[string]any{
 		"organizations": []any{map[string]any{"id": auditOrg, "name": "Audited"}},
-		"warehouses":    []any{fixtureWarehouse("wh_e2e_audit", "Audited DC", true, auditOrg)},
+		"warehouses":    []any{e2e.FixtureWarehouse("wh_e2e_audit", "Audited DC", true, auditOrg)},
 		"rateCards":     []any{card},
 	})
 }
@@ -75,9 +76,9 @@ func strs(lines []auditLine) []string {
 }
 
 func TestAuditListOfOperatorCommands(t *testing.T) {
-	dsn := scratchDatabase(t, true)
+	dsn := e2e.ScratchDatabase(t, true)
 	seedAuditOrg(t, dsn)
-	env := baseEnv(dsn)
+	env := e2e.BaseEnv(dsn)
 	u, err := user.Current()
 	if err != nil {
 		t.Fatal(err)
@@ -86,17 +87,17 @@ func TestAuditListOfOperatorCommands(t *testing.T) {
 
 	charge := []string{"charges", "add", "--org", auditOrg, "--reference", "credit-1", "--title", "Goodwill",
 		"--quantity", "1", "--unit-cost", "-5000"}
-	mustCLI(t, env, append(charge, "--actor", "alice")...)
-	mustCLI(t, env, charge...) // again, without --actor: unchanged
+	e2e.MustCLI(t, env, append(charge, "--actor", "alice")...)
+	e2e.MustCLI(t, env, charge...) // again, without --actor: unchanged
 	other := append(slices.Clone(charge[:len(charge)-1]), "-6000", "--actor", "alice")
-	if r := runCLI(t, env, other...); r.Code != 1 {
+	if r := e2e.RunCLI(t, env, other...); r.Code != 1 {
 		t.Fatalf("charges add with other content: exit %d (%s), want 1", r.Code, r.Stderr)
 	}
-	mustCLI(t, env, "orgs", "limit", "--org", auditOrg, "--rate", "50/s", "--actor", "bob")
-	key := strings.TrimSpace(mustCLI(t, env, "apikey", "create", "--org", auditOrg, "--scopes", "shipments", "--name", "shop", "--actor", "alice"))
-	mustCLI(t, env, "orders", "replay", "--org", auditOrg, "--all-failed", "--actor", "bob")
-	mustCLI(t, env, "billing", "close", "--org", auditOrg, "--actor", "bob")
-	if r := runCLI(t, env, "invoices", "status", "--id", "inv_nope", "--to", "paid"); r.Code != 1 {
+	e2e.MustCLI(t, env, "orgs", "limit", "--org", auditOrg, "--rate", "50/s", "--actor", "bob")
+	key := strings.TrimSpace(e2e.MustCLI(t, env, "apikey", "create", "--org", auditOrg, "--scopes", "shipments", "--name", "shop", "--actor", "alice"))
+	e2e.MustCLI(t, env, "orders", "replay", "--org", auditOrg, "--all-failed", "--actor", "bob")
+	e2e.MustCLI(t, env, "billing", "close", "--org", auditOrg, "--actor", "bob")
+	if r := e2e.RunCLI(t, env, "invoices", "status", "--id", "inv_nope", "--to", "paid"); r.Code != 1 {
 		t.Fatalf("invoices status of an unknown invoice: exit %d, want 1", r.Code)
 	}
 
@@ -150,7 +151,7 @@ func TestAuditListOfOperatorCommands(t *testing.T) {
 		{"audit", "list", "extra"},
 		{"audit"},
 	} {
-		if r := runCLI(t, env, bad...); r.Code != 2 || r.Stdout != "" {
+		if r := e2e.RunCLI(t, env, bad...); r.Code != 2 || r.Stdout != "" {
 			t.Errorf("%v: exit %d, stdout %q; want 2", bad, r.Code, r.Stdout)
 		}
 	}
@@ -166,11 +167,11 @@ func TestAuditListOfOperatorCommands(t *testing.T) {
 // An operator's command, run while the servers record events, writes its
 // record as the event operator.action: the record as `audit list` prints it.
 func TestOperatorActionEventReachesTheStream(t *testing.T) {
-	dsn := scratchDatabase(t, true)
+	dsn := e2e.ScratchDatabase(t, true)
 	seedAuditOrg(t, dsn)
 	broker := startRecordingServer(t, dsn)
-	env := baseEnv(dsn)
-	mustCLI(t, env, "charges", "add", "--org", auditOrg, "--reference", "fee-1", "--title", "Relabelling",
+	env := e2e.BaseEnv(dsn)
+	e2e.MustCLI(t, env, "charges", "add", "--org", auditOrg, "--reference", "fee-1", "--title", "Relabelling",
 		"--quantity", "2", "--unit-cost", "125", "--actor", "carol")
 	events := readStream(t, broker.URL(), 1)
 	checkEnvelope(t, events)

@@ -12,6 +12,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/acme3pl/fulfillment/cmd/fulfillment/internal/e2e"
 )
 
 // uncheckedClient is timedClient without the check of every answer
@@ -23,7 +25,7 @@ var uncheckedClient = &http.Client{Timeout: 2 * storefrontBudget, Transport: unc
 type uncheckedTransport struct{}
 
 func (uncheckedTransport) RoundTrip(r *http.Request) (*http.Response, error) {
-	return answers.Base.RoundTrip(r)
+	return e2e.Answers.Base.RoundTrip(r)
 }
 
 // burst sends every body at once to its server and returns the answers in
@@ -59,7 +61,7 @@ func wantAllServed(t *testing.T, orderID int64, rs []timed) {
 			}
 			continue
 		}
-		var a intakeAnswer
+		var a e2e.IntakeAnswer
 		if err := json.Unmarshal(r.Body, &a); err != nil || a.ShipmentID == nil {
 			t.Errorf("order %d: answer %s, want a shipment", orderID, r.Body)
 			continue
@@ -113,7 +115,7 @@ func TestIntakeBurstOfOneOrderIsServed(t *testing.T) {
 // then, as they should be.)
 func TestIntakeBurstOverThreeReplicasIsServed(t *testing.T) {
 	intakeServer(t)
-	replicas := []*server{startServer(t, baseEnv(testDSN)), startServer(t, baseEnv(testDSN)), startServer(t, baseEnv(testDSN))}
+	replicas := []*e2e.Server{e2e.StartServer(t, e2e.BaseEnv(e2e.TestDSN)), e2e.StartServer(t, e2e.BaseEnv(e2e.TestDSN)), e2e.StartServer(t, e2e.BaseEnv(e2e.TestDSN))}
 	const orders, deliveries, batch = 200, 32, 5
 	ids := make([]int64, orders)
 	start := time.Now()
@@ -149,8 +151,8 @@ func TestIntakeBurstOverThreeReplicasIsServed(t *testing.T) {
 func TestIntakeBurstInFlightAtSIGTERMIsServed(t *testing.T) {
 	intakeServer(t)
 	proxy := newTCPProxy(t, dbAddr(t))
-	srv := startServer(t, baseEnv(proxy.dsn(t)))
-	wantShipment(t, deliver(t, srv, intakeKeyA, smallOrder(8720000, "KEY-LTH-01", "1"))) // the pool is warm
+	srv := e2e.StartServer(t, e2e.BaseEnv(proxy.dsn(t)))
+	e2e.WantShipment(t, e2e.Deliver(t, srv, intakeKeyA, smallOrder(8720000, "KEY-LTH-01", "1"))) // the pool is warm
 
 	const n = 40
 	ids := make([]int64, n)
@@ -165,11 +167,11 @@ func TestIntakeBurstInFlightAtSIGTERMIsServed(t *testing.T) {
 	proxy.waitHeld(t)
 	time.Sleep(300 * time.Millisecond) // every request has reached the server: running, or waiting for a slot
 
-	if err := srv.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+	if err := srv.Cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}
 	stopped := time.Now()
-	waitListenerClosed(t, srv, stopped, 0, 2*time.Second)
+	e2e.WaitListenerClosed(t, srv, stopped, 0, 2*time.Second)
 	select {
 	case <-answered:
 		t.Fatal("the burst was answered before SIGTERM: nothing was in flight")

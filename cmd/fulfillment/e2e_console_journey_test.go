@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/acme3pl/fulfillment/cmd/fulfillment/internal/e2e"
 	"github.com/chromedp/chromedp"
 )
 
@@ -34,11 +35,11 @@ func TestConsoleJourneyInBrowser(t *testing.T) {
 	suffix := fmt.Sprintf("%08x", rand.Uint32())
 	org := "org_e2e_cj_" + suffix
 	key := "fk_test_E2Ejourney" + strings.Repeat(suffix, 4)[:28]
-	card := billE2ECard(time.Now().UTC().Format("2006-01") + "-01")
+	card := e2e.BillE2ECard(time.Now().UTC().Format("2006-01") + "-01")
 	card["organizationId"] = org
-	seedFixture(t, testDSN, map[string]any{
-		"organizations": []any{fixtureOrg(org, "Journey "+suffix)},
-		"warehouses":    []any{fixtureWarehouse("wh_e2e_cj_"+suffix, "Journey DC", true, org)},
+	e2e.SeedFixture(t, e2e.TestDSN, map[string]any{
+		"organizations": []any{e2e.FixtureOrg(org, "Journey "+suffix)},
+		"warehouses":    []any{e2e.FixtureWarehouse("wh_e2e_cj_"+suffix, "Journey DC", true, org)},
 		"products":      []any{map[string]any{"id": "prod_e2e_cj_" + suffix, "organizationId": org, "sku": "CJ-SOCK", "name": "Socks"}},
 		"apiKeys": []any{map[string]any{"id": "key_e2e_cj_" + suffix, "organizationId": org, "key": key,
 			"scopes": []string{"shipments", "inventory"}, "revoked": false}},
@@ -46,15 +47,15 @@ func TestConsoleJourneyInBrowser(t *testing.T) {
 	})
 
 	dir := tool(t, "oidc-provider")
-	idpAddr, consoleAddr := freeAddr(t), freeAddr(t)
+	idpAddr, consoleAddr := e2e.FreeAddr(t), e2e.FreeAddr(t)
 	origin := "http://" + consoleAddr
 	startConsoleProvider(t, dir, idpAddr, origin)
 	srv, _ := startConsoleAt(t, consoleAddr, "CONSOLE_OIDC_ISSUER=http://"+idpAddr, "CONSOLE_OIDC_CLIENT_ID=console",
 		"CONSOLE_OIDC_CLIENT_SECRET=console-secret-0123456789")
 
 	orderID := int64(7000000000 + rand.IntN(1000000000))
-	wantIntakeError(t, deliver(t, srv, key, journeyOrder(orderID)), 422, "unknown_skus")
-	seedFixture(t, testDSN, map[string]any{"products": []any{map[string]any{"id": "prod_e2e_cj_new_" + suffix,
+	wantIntakeError(t, e2e.Deliver(t, srv, key, journeyOrder(orderID)), 422, "unknown_skus")
+	e2e.SeedFixture(t, e2e.TestDSN, map[string]any{"products": []any{map[string]any{"id": "prod_e2e_cj_new_" + suffix,
 		"organizationId": org, "sku": "CJ-NEW", "name": "New socks"}}})
 
 	b := newBrowser(t)
@@ -176,10 +177,10 @@ func TestConsoleJourneyInBrowser(t *testing.T) {
 		t.Fatalf("a viewer's credit: %d, want 403: %.500s", status, b.text())
 	}
 	b.checkPage("refused", `status of 403`)
-	if n := queryValue[int](t, `SELECT count(*) FROM audit_records WHERE organization_id = ? AND action = 'charges.add' AND outcome = 'forbidden'`, org); n != 1 {
+	if n := e2e.QueryValue[int](t, `SELECT count(*) FROM audit_records WHERE organization_id = ? AND action = 'charges.add' AND outcome = 'forbidden'`, org); n != 1 {
 		t.Errorf("%d forbidden records of the viewer's credit, want 1", n)
 	}
-	if n := queryValue[int](t, `SELECT count(*) FROM billing_charges WHERE organization_id = ? AND source_id = ?`, org, "viewer-"+suffix); n != 0 {
+	if n := e2e.QueryValue[int](t, `SELECT count(*) FROM billing_charges WHERE organization_id = ? AND source_id = ?`, org, "viewer-"+suffix); n != 0 {
 		t.Errorf("the viewer's credit was recorded")
 	}
 }

@@ -12,6 +12,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/acme3pl/fulfillment/cmd/fulfillment/internal/e2e"
 )
 
 // consoleBrowser is an HTTP client with a cookie jar that follows no
@@ -65,16 +67,16 @@ func (a consoleAnswer) want(t *testing.T, status int, location string) {
 
 // startConsole runs serve with the console on a free address and waits
 // for its /healthz; it returns the server and the console's origin.
-func startConsole(t *testing.T, extra ...string) (*server, string) {
+func startConsole(t *testing.T, extra ...string) (*e2e.Server, string) {
 	t.Helper()
-	return startConsoleAt(t, freeAddr(t), extra...)
+	return startConsoleAt(t, e2e.FreeAddr(t), extra...)
 }
 
 // printLink runs `console link` and returns the URL it printed.
 func printLink(t *testing.T, origin, subject, roles string) string {
 	t.Helper()
 	addr := strings.TrimPrefix(origin, "http://")
-	out := strings.TrimSpace(mustCLI(t, baseEnv(testDSN, "CONSOLE_ADDR="+addr), "console", "link", "--subject", subject, "--roles", roles))
+	out := strings.TrimSpace(e2e.MustCLI(t, e2e.BaseEnv(e2e.TestDSN, "CONSOLE_ADDR="+addr), "console", "link", "--subject", subject, "--roles", roles))
 	if !strings.HasPrefix(out, origin+"/signin?link=") || strings.Contains(out, "\n") {
 		t.Fatalf("console link printed %q, want one URL of %s", out, origin)
 	}
@@ -94,7 +96,7 @@ func TestConsoleSignInLink(t *testing.T) {
 	if a := consoleDo(t, ana, "GET", origin+"/", nil); a.status == http.StatusSeeOther {
 		t.Fatalf("/ with the session: %d to %s", a.status, a.location)
 	}
-	if role := queryValue[string](t, `SELECT role FROM console_sessions WHERE subject = 'e2e-ana'`); role != "billing" {
+	if role := e2e.QueryValue[string](t, `SELECT role FROM console_sessions WHERE subject = 'e2e-ana'`); role != "billing" {
 		t.Fatalf("the session's role: %q, want billing (the highest of the link's)", role)
 	}
 
@@ -107,7 +109,7 @@ func TestConsoleSignInLink(t *testing.T) {
 	consoleDo(t, other, "POST", origin+"/logout", nil).want(t, http.StatusSeeOther, "/signin")
 
 	// Revoked: the next request is sent to sign in.
-	out := mustCLI(t, baseEnv(testDSN), "console", "sessions", "revoke", "--subject", "e2e-ana")
+	out := e2e.MustCLI(t, e2e.BaseEnv(e2e.TestDSN), "console", "sessions", "revoke", "--subject", "e2e-ana")
 	if strings.TrimSpace(out) != "ended 1 session(s) of e2e-ana" {
 		t.Fatalf("console sessions revoke printed %q", out)
 	}
@@ -116,7 +118,7 @@ func TestConsoleSignInLink(t *testing.T) {
 	// A new link, a new session; logout ends it.
 	consoleDo(t, ana, "GET", printLink(t, origin, "e2e-ana", "viewer"), nil).want(t, http.StatusSeeOther, "/")
 	consoleDo(t, ana, "POST", origin+"/logout", nil).want(t, http.StatusSeeOther, "/signed-out")
-	if n := queryValue[int](t, `SELECT count(*) FROM console_sessions WHERE subject = 'e2e-ana'`); n != 0 {
+	if n := e2e.QueryValue[int](t, `SELECT count(*) FROM console_sessions WHERE subject = 'e2e-ana'`); n != 0 {
 		t.Fatalf("%d sessions after logout", n)
 	}
 }
@@ -124,16 +126,16 @@ func TestConsoleSignInLink(t *testing.T) {
 // What the console refuses: production without a provider (serve and
 // console link, exit 1, one line), malformed flags (exit 2).
 func TestConsoleRefusals(t *testing.T) {
-	prod := baseEnv(testDSN, "ENVIRONMENT=production", "CONSOLE_ADDR="+freeAddr(t))
-	r := runCLI(t, prod, "serve")
+	prod := e2e.BaseEnv(e2e.TestDSN, "ENVIRONMENT=production", "CONSOLE_ADDR="+e2e.FreeAddr(t))
+	r := e2e.RunCLI(t, prod, "serve")
 	if r.Code != 1 || strings.Count(r.Stderr, "\n") != 1 || !strings.Contains(r.Stderr, "CONSOLE_OIDC_ISSUER") {
 		t.Fatalf("serve in production without an issuer: exit %d, stderr %q", r.Code, r.Stderr)
 	}
-	r = runCLI(t, prod, "console", "link", "--subject", "eve", "--roles", "admin")
+	r = e2e.RunCLI(t, prod, "console", "link", "--subject", "eve", "--roles", "admin")
 	if r.Code != 1 || strings.Count(r.Stderr, "\n") != 1 || r.Stdout != "" || !strings.Contains(r.Stderr, "sandbox only") {
 		t.Fatalf("console link in production: exit %d, stdout %q, stderr %q", r.Code, r.Stdout, r.Stderr)
 	}
-	sandbox := baseEnv(testDSN, "CONSOLE_ADDR="+freeAddr(t))
+	sandbox := e2e.BaseEnv(e2e.TestDSN, "CONSOLE_ADDR="+e2e.FreeAddr(t))
 	for _, args := range [][]string{
 		{"console"},
 		{"console", "link"},
@@ -145,11 +147,11 @@ func TestConsoleRefusals(t *testing.T) {
 		{"console", "sessions", "revoke"},
 		{"console", "sessions", "end", "--subject", "eve"},
 	} {
-		if r := runCLI(t, sandbox, args...); r.Code != 2 || r.Stdout != "" {
+		if r := e2e.RunCLI(t, sandbox, args...); r.Code != 2 || r.Stdout != "" {
 			t.Errorf("%v: exit %d, stdout %q, want 2", args, r.Code, r.Stdout)
 		}
 	}
-	if n := queryValue[int](t, `SELECT count(*) FROM console_signin_links WHERE subject = 'eve'`); n != 0 {
+	if n := e2e.QueryValue[int](t, `SELECT count(*) FROM console_signin_links WHERE subject = 'eve'`); n != 0 {
 		t.Fatalf("%d links made by refused commands", n)
 	}
 }
@@ -161,8 +163,8 @@ func TestConsoleRefusals(t *testing.T) {
 // session.
 func TestConsoleOIDCSignIn(t *testing.T) {
 	dir := tool(t, "oidc-provider")
-	idpAddr := freeAddr(t)
-	consoleAddr := freeAddr(t)
+	idpAddr := e2e.FreeAddr(t)
+	consoleAddr := e2e.FreeAddr(t)
 	issuer := "http://" + idpAddr
 	origin := "http://" + consoleAddr
 	startConsoleProvider(t, dir, idpAddr, origin)
@@ -174,8 +176,8 @@ func TestConsoleOIDCSignIn(t *testing.T) {
 	consoleDo(t, bill, "POST", origin+"/logout", nil).want(t, http.StatusSeeOther, "/login")
 	a := oidcSignIn(t, bill, origin, "bill")
 	a.want(t, http.StatusSeeOther, "/")
-	role := queryValue[string](t, `SELECT role FROM console_sessions WHERE subject = 'bill'`)
-	email := queryValue[string](t, `SELECT email FROM console_sessions WHERE subject = 'bill'`)
+	role := e2e.QueryValue[string](t, `SELECT role FROM console_sessions WHERE subject = 'bill'`)
+	email := e2e.QueryValue[string](t, `SELECT email FROM console_sessions WHERE subject = 'bill'`)
 	if role != "billing" || email != "bill@example.com" {
 		t.Fatalf("bill's session: role %q, e-mail %q; want billing, bill@example.com", role, email)
 	}
@@ -192,7 +194,7 @@ func TestConsoleOIDCSignIn(t *testing.T) {
 	if a.status != http.StatusForbidden || !strings.Contains(a.body, "No access") {
 		t.Fatalf("an account without a role: %d %.300s", a.status, a.body)
 	}
-	if n := queryValue[int](t, `SELECT count(*) FROM console_sessions WHERE subject = 'nobody'`); n != 0 {
+	if n := e2e.QueryValue[int](t, `SELECT count(*) FROM console_sessions WHERE subject = 'nobody'`); n != 0 {
 		t.Fatalf("%d sessions of an account without a role", n)
 	}
 
@@ -205,9 +207,9 @@ func TestConsoleOIDCSignIn(t *testing.T) {
 
 // startConsoleAt is startConsole on a given address (the provider's
 // redirect URI names it first).
-func startConsoleAt(t *testing.T, addr string, extra ...string) (*server, string) {
+func startConsoleAt(t *testing.T, addr string, extra ...string) (*e2e.Server, string) {
 	t.Helper()
-	srv := startServer(t, baseEnv(testDSN, append([]string{"CONSOLE_ADDR=" + addr}, extra...)...))
+	srv := e2e.StartServer(t, e2e.BaseEnv(e2e.TestDSN, append([]string{"CONSOLE_ADDR=" + addr}, extra...)...))
 	origin := "http://" + addr
 	deadline := time.Now().Add(30 * time.Second)
 	for !answers200(origin + "/healthz") {
@@ -240,9 +242,9 @@ func startConsoleProvider(t *testing.T, dir, addr, origin string) {
 	accounts, _ := json.Marshal(consoleAccounts)
 	keys, _ := json.Marshal([]any{rsaJWK(t, "console-key")})
 	cmd := exec.Command("node", "testdata/oidc-provider.mjs")
-	cmd.Env = append(baseEnv(testDSN), "OIDC_PROVIDER_DIR="+dir, "PORT="+port, "KEYS="+string(keys),
+	cmd.Env = append(e2e.BaseEnv(e2e.TestDSN), "OIDC_PROVIDER_DIR="+dir, "PORT="+port, "KEYS="+string(keys),
 		"WEB_CLIENT="+string(web), "ACCOUNTS="+string(accounts), "NODE_NO_WARNINGS=1")
-	p := &identityProvider{cmd: cmd, done: make(chan struct{}), logs: &syncBuffer{}}
+	p := &identityProvider{cmd: cmd, done: make(chan struct{}), logs: &e2e.SyncBuffer{}}
 	cmd.Stdout, cmd.Stderr = p.logs, p.logs
 	if err := cmd.Start(); err != nil {
 		t.Fatalf("start the identity provider: %v", err)

@@ -24,6 +24,7 @@ import (
 	"github.com/uptrace/bun/dialect/pgdialect"
 
 	"github.com/acme3pl/fulfillment/adapters/postgres/pgtest"
+	"github.com/acme3pl/fulfillment/cmd/fulfillment/internal/e2e"
 )
 
 // storefrontBudget is how long a storefront waits for a webhook's answer.
@@ -43,7 +44,7 @@ var timedClient = &http.Client{Timeout: 2 * storefrontBudget}
 // timed is one exchange and how long it took; Err is set when no answer
 // came at all.
 type timed struct {
-	response
+	e2e.Response
 	Elapsed time.Duration
 	Err     error
 }
@@ -84,7 +85,7 @@ func sendWith(client *http.Client, method, url string, body []byte, headers ...s
 	}
 	defer func() { _ = resp.Body.Close() }()
 	b, err := io.ReadAll(resp.Body)
-	return timed{response: response{Status: resp.StatusCode, Header: resp.Header, Body: b}, Elapsed: answered.Sub(start), Err: err}
+	return timed{Response: e2e.Response{Status: resp.StatusCode, Header: resp.Header, Body: b}, Elapsed: answered.Sub(start), Err: err}
 }
 
 // unavailableAnswer tells whether r is the 503 of a bad day: code
@@ -125,7 +126,7 @@ func reservedOf(t *testing.T, db *bun.DB, sku string) int64 {
 // redeliverAll delivers every order again, as the storefront does after a
 // refusal, until each is answered 200, and checks that each has exactly one
 // shipment.
-func redeliverAll(t *testing.T, srv *server, orders []int64) {
+func redeliverAll(t *testing.T, srv *e2e.Server, orders []int64) {
 	t.Helper()
 	var wg sync.WaitGroup
 	work := make(chan int64)
@@ -152,7 +153,7 @@ func redeliverAll(t *testing.T, srv *server, orders []int64) {
 // more, no less.
 func wantOneShipmentEach(t *testing.T, orders []int64) {
 	t.Helper()
-	db := pgtest.Open(t, testDSN)
+	db := pgtest.Open(t, e2e.TestDSN)
 	var rows []struct {
 		OrderID int64 `bun:"source_order_id"`
 		N       int   `bun:"n"`
@@ -210,8 +211,8 @@ func latencyReport(name string, ds []time.Duration, within time.Duration) (strin
 func TestPartitionAnswersWithinTheDeadline(t *testing.T) {
 	intakeServer(t)
 	proxy := newTCPProxy(t, dbAddr(t))
-	srv := startServer(t, baseEnv(proxy.dsn(t)))
-	wantShipment(t, deliver(t, srv, intakeKeyA, smallOrder(8000000, "KEY-LTH-01", "1"))) // warm the pool and the key cache
+	srv := e2e.StartServer(t, e2e.BaseEnv(proxy.dsn(t)))
+	e2e.WantShipment(t, e2e.Deliver(t, srv, intakeKeyA, smallOrder(8000000, "KEY-LTH-01", "1"))) // warm the pool and the key cache
 
 	proxy.pause()
 	end := time.Now().Add(15 * time.Second)
@@ -270,7 +271,7 @@ func TestPartitionAnswersWithinTheDeadline(t *testing.T) {
 
 	proxy.resume()
 	healed := time.Now()
-	srv.waitFor(t, "/readyz", 200)
+	srv.WaitFor(t, "/readyz", 200)
 	t.Logf("/readyz 200 again %s after the partition ended", time.Since(healed).Round(time.Millisecond))
 	if d := time.Since(healed); d > 10*time.Second {
 		t.Errorf("/readyz took %s to recover", d)
@@ -285,12 +286,12 @@ func TestPartitionAnswersWithinTheDeadline(t *testing.T) {
 // each.
 func TestLocksHeldElsewhere(t *testing.T) {
 	intakeServer(t)
-	srv := startServer(t, baseEnv(testDSN))
-	db := pgtest.Open(t, testDSN)
+	srv := e2e.StartServer(t, e2e.BaseEnv(e2e.TestDSN))
+	db := pgtest.Open(t, e2e.TestDSN)
 	ctx := context.Background()
 	// The first order of this SKU makes its stock row at the default
 	// warehouse.
-	wantShipment(t, deliver(t, srv, intakeKeyA, smallOrder(8100000, "KEY-LTH-01", "1")))
+	e2e.WantShipment(t, e2e.Deliver(t, srv, intakeKeyA, smallOrder(8100000, "KEY-LTH-01", "1")))
 
 	tests := []struct {
 		name  string
@@ -336,7 +337,7 @@ func TestLocksHeldElsewhere(t *testing.T) {
 			// still be written; behind LOCK TABLE shipments it cannot (its
 			// foreign key into shipments needs a lock too), and nothing is.
 			var rec map[string]any
-			switch r := getJSON(t, srv, "/v0/storefront/orders/"+fmt.Sprint(tt.order), intakeTokenA, &rec); {
+			switch r := e2e.GetJSON(t, srv, "/v0/storefront/orders/"+fmt.Sprint(tt.order), intakeTokenA, &rec); {
 			case r.Status == 404 && tt.reads:
 			case r.Status != 200 || rec["status"] != "failed" || rec["lastError"] != "unavailable":
 				t.Errorf("receipt: %d %s, want failed with unavailable", r.Status, r.Body)
@@ -350,8 +351,8 @@ func TestLocksHeldElsewhere(t *testing.T) {
 			if got := reservedOf(t, db, "KEY-LTH-01"); got != reserved {
 				t.Fatalf("the refused order changed the reservation: %d, was %d", got, reserved)
 			}
-			wantShipment(t, deliver(t, srv, intakeKeyA, smallOrder(tt.order, "KEY-LTH-01", "1")))
-			if a := intakeJSON(t, deliver(t, srv, intakeKeyA, smallOrder(tt.order, "KEY-LTH-01", "1"))); !a.Duplicate {
+			e2e.WantShipment(t, e2e.Deliver(t, srv, intakeKeyA, smallOrder(tt.order, "KEY-LTH-01", "1")))
+			if a := e2e.IntakeJSON(t, e2e.Deliver(t, srv, intakeKeyA, smallOrder(tt.order, "KEY-LTH-01", "1"))); !a.Duplicate {
 				t.Errorf("the third delivery is not a duplicate")
 			}
 			if n := shipmentsOfOrder(t, db, tt.order); n != 1 {

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/acme3pl/fulfillment/adapters/postgres/pgtest"
+	"github.com/acme3pl/fulfillment/cmd/fulfillment/internal/e2e"
 )
 
 // TestOverloadOpenLoop: the maximum rate measured in a closed loop, then an
@@ -28,7 +29,7 @@ import (
 // exactly one shipment, and every refused one, delivered again, too.
 func TestOverloadOpenLoop(t *testing.T) {
 	intakeServer(t)
-	srv := startServer(t, baseEnv(testDSN))
+	srv := e2e.StartServer(t, e2e.BaseEnv(e2e.TestDSN))
 	var nextID atomic.Int64
 	nextID.Store(8200000)
 	deliverNew := func() (int64, timed) {
@@ -151,10 +152,10 @@ func openLoop(rate float64, d time.Duration, deliverNew func() (int64, timed)) o
 // the same SKU work.
 func TestExtremeQuantities(t *testing.T) {
 	srv := intakeServer(t)
-	db := pgtest.Open(t, testDSN)
+	db := pgtest.Open(t, e2e.TestDSN)
 	reserved := reservedOf(t, db, "SOCK-MER-CH-4346")
 	for i, q := range []string{"4611686018427387904", "9223372036854775807", "9223372036854775808", "1000000001", "0", "-1", "1.5", `"7"`} {
-		r := deliver(t, srv, intakeKeyA, smallOrder(int64(8300000+i), "SOCK-MER-CH-4346", q))
+		r := e2e.Deliver(t, srv, intakeKeyA, smallOrder(int64(8300000+i), "SOCK-MER-CH-4346", q))
 		if a := wantIntakeError(t, r, 400, "invalid_payload"); !strings.Contains(a.Message, "quantity") {
 			t.Errorf("quantity %s: message %q does not name the quantity", q, a.Message)
 		}
@@ -162,29 +163,29 @@ func TestExtremeQuantities(t *testing.T) {
 	// Two lines of one SKU that add up beyond the bound.
 	two := []byte(`{"id": 8300100, "line_items": [{"id": 1, "sku": "SOCK-MER-CH-4346", "quantity": 600000000},
 		{"id": 2, "sku": " SOCK-MER-CH-4346", "quantity": 400000001}], "shipping_address": {"name": "A"}}`)
-	wantIntakeError(t, deliver(t, srv, intakeKeyA, two), 400, "invalid_payload")
+	wantIntakeError(t, e2e.Deliver(t, srv, intakeKeyA, two), 400, "invalid_payload")
 	if got := reservedOf(t, db, "SOCK-MER-CH-4346"); got != reserved {
 		t.Fatalf("refused orders changed the reservation: %d, was %d", got, reserved)
 	}
 	// The bound itself is accepted, and the next order of the SKU works.
-	wantShipment(t, deliver(t, srv, intakeKeyA, smallOrder(8300200, "SOCK-MER-CH-4346", "1000000000")))
-	wantShipment(t, deliver(t, srv, intakeKeyA, smallOrder(8300201, "SOCK-MER-CH-4346", "1")))
+	e2e.WantShipment(t, e2e.Deliver(t, srv, intakeKeyA, smallOrder(8300200, "SOCK-MER-CH-4346", "1000000000")))
+	e2e.WantShipment(t, e2e.Deliver(t, srv, intakeKeyA, smallOrder(8300201, "SOCK-MER-CH-4346", "1")))
 	if got := reservedOf(t, db, "SOCK-MER-CH-4346"); got != reserved+1_000_000_001 {
 		t.Fatalf("reserved %d after the two orders, want %d", got, reserved+1_000_000_001)
 	}
 
 	// Drafts through the API follow the same rule.
-	tok := mintToken(t, "org_e2e_in_a", "shipments")
+	tok := e2e.MintToken(t, "org_e2e_in_a", "shipments")
 	for _, q := range []any{int64(1000000001), int64(9223372036854775807), 0} {
 		body := map[string]any{"warehouseId": "wh_e2e_in_b", "items": []any{map[string]any{"productId": "prod_in_a_0", "quantity": q}}}
-		p := wantProblem(t, do(t, "POST", srv.URL+"/v0/shipments/pick-pack", body, "Authorization", "Bearer "+tok), 400, "invalid_parameter")
+		p := e2e.WantProblem(t, e2e.Do(t, "POST", srv.URL+"/v0/shipments/pick-pack", body, "Authorization", "Bearer "+tok), 400, "invalid_parameter")
 		if p.Parameter != "items[0].quantity" {
 			t.Errorf("quantity %v: parameter %q", q, p.Parameter)
 		}
 	}
 	summed := map[string]any{"warehouseId": "wh_e2e_in_b", "items": []any{
 		map[string]any{"productId": "prod_in_a_0", "quantity": 999999999}, map[string]any{"productId": "prod_in_a_0", "quantity": 2}}}
-	wantProblem(t, do(t, "POST", srv.URL+"/v0/shipments/pick-pack", summed, "Authorization", "Bearer "+tok), 400, "invalid_parameter")
+	e2e.WantProblem(t, e2e.Do(t, "POST", srv.URL+"/v0/shipments/pick-pack", summed, "Authorization", "Bearer "+tok), 400, "invalid_parameter")
 }
 
 // TestShutdownWithinTheTimeout: with SHUTDOWN_DELAY at the longest the
@@ -197,15 +198,15 @@ func TestShutdownWithinTheTimeout(t *testing.T) {
 	proxy := newTCPProxy(t, dbAddr(t))
 	// 8 s in all: a delay of 5 s, requests of at most 2 s, 1 s to close and flush.
 	const delay = 5 * time.Second
-	srv := startServer(t, baseEnv(proxy.dsn(t), "SHUTDOWN_TIMEOUT=8s", "REQUEST_TIMEOUT=2s", "SHUTDOWN_DELAY=5s",
+	srv := e2e.StartServer(t, e2e.BaseEnv(proxy.dsn(t), "SHUTDOWN_TIMEOUT=8s", "REQUEST_TIMEOUT=2s", "SHUTDOWN_DELAY=5s",
 		"OTEL_TRACES_EXPORTER=otlp", "OTEL_EXPORTER_OTLP_ENDPOINT="+collector.url, "OTEL_BSP_SCHEDULE_DELAY=60000"))
-	wantShipment(t, deliver(t, srv, intakeKeyA, smallOrder(8400000, "KEY-LTH-01", "1")))
+	e2e.WantShipment(t, e2e.Deliver(t, srv, intakeKeyA, smallOrder(8400000, "KEY-LTH-01", "1")))
 
-	if err := srv.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+	if err := srv.Cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}
 	stopped := time.Now()
-	srv.waitFor(t, "/readyz", 503)
+	srv.WaitFor(t, "/readyz", 503)
 	// Near the end of the delay the listener still serves: this request
 	// waits on a paused database until its deadline, so it is in flight
 	// when the listener closes.
@@ -216,7 +217,7 @@ func TestShutdownWithinTheTimeout(t *testing.T) {
 		inflight <- send("POST", srv.URL+"/v0/storefront/orders", smallOrder(8400001, "KEY-LTH-01", "1"), "Authorization", "Bearer "+intakeKeyA)
 	}()
 	proxy.waitHeld(t)
-	waitListenerClosed(t, srv, stopped, delay, delay+time.Second)
+	e2e.WaitListenerClosed(t, srv, stopped, delay, delay+time.Second)
 	select {
 	case r := <-inflight:
 		t.Fatalf("the request was answered (%d after %s) before the listener closed: nothing left to drain", r.Status, r.Elapsed)

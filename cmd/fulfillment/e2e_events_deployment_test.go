@@ -14,6 +14,7 @@ import (
 
 	"github.com/acme3pl/fulfillment/adapters/broker/natstest"
 	"github.com/acme3pl/fulfillment/adapters/postgres/pgtest"
+	"github.com/acme3pl/fulfillment/cmd/fulfillment/internal/e2e"
 )
 
 const deployOrg = "org_e2e_deploy"
@@ -22,11 +23,11 @@ const deployOrg = "org_e2e_deploy"
 // month (its minimum makes the close finalize an invoice) in dsn.
 func seedDeployment(t *testing.T, dsn string) {
 	t.Helper()
-	card := billE2ECard(time.Now().UTC().Format("2006-01") + "-01")
+	card := e2e.BillE2ECard(time.Now().UTC().Format("2006-01") + "-01")
 	card["organizationId"] = deployOrg
-	seedFixture(t, dsn, map[string]any{
+	e2e.SeedFixture(t, dsn, map[string]any{
 		"organizations": []any{map[string]any{"id": deployOrg, "name": "Deployment"}},
-		"warehouses":    []any{fixtureWarehouse("wh_e2e_deploy", "Deployment DC", true, deployOrg)},
+		"warehouses":    []any{e2e.FixtureWarehouse("wh_e2e_deploy", "Deployment DC", true, deployOrg)},
 		"rateCards":     []any{card},
 	})
 }
@@ -36,12 +37,12 @@ func seedDeployment(t *testing.T, dsn string) {
 // marked paid.
 func operatorCommands(t *testing.T, env []string) string {
 	t.Helper()
-	out := mustCLI(t, env, "billing", "close", "--org", deployOrg)
+	out := e2e.MustCLI(t, env, "billing", "close", "--org", deployOrg)
 	m := regexp.MustCompile(`^finalized INV-\d{4}-\d{6} (inv_\w+) `).FindStringSubmatch(out)
 	if m == nil {
 		t.Fatalf("billing close printed %q, want an invoice finalized", out)
 	}
-	mustCLI(t, env, "invoices", "status", "--id", m[1], "--to", "paid")
+	e2e.MustCLI(t, env, "invoices", "status", "--id", m[1], "--to", "paid")
 	return m[1]
 }
 
@@ -63,7 +64,7 @@ const recordingQuery = "SELECT coalesce((SELECT recording FROM event_recording),
 func startRecordingServer(t *testing.T, dsn string) *natstest.Server {
 	t.Helper()
 	broker := natstest.Start(t)
-	startServer(t, baseEnv(dsn, "EVENTS_NATS_URL="+broker.URL()))
+	e2e.StartServer(t, e2e.BaseEnv(dsn, "EVENTS_NATS_URL="+broker.URL()))
 	deadline := time.Now().Add(10 * time.Second)
 	for !dbValue[bool](t, dsn, recordingQuery) {
 		if time.Now().After(deadline) {
@@ -78,11 +79,11 @@ func startRecordingServer(t *testing.T, dsn string) *natstest.Server {
 // shell whose environment lacks it: their invoice.finalized and
 // invoice.status_changed reach the stream, published by the server's relay.
 func TestEventsOfOperatorCommandsWithoutTheBrokersURL(t *testing.T) {
-	dsn := scratchDatabase(t, true)
+	dsn := e2e.ScratchDatabase(t, true)
 	seedDeployment(t, dsn)
 	broker := startRecordingServer(t, dsn)
 
-	inv := operatorCommands(t, baseEnv(dsn))
+	inv := operatorCommands(t, e2e.BaseEnv(dsn))
 	// Each command's change, and its audit record (operator.action).
 	events := readStream(t, broker.URL(), 4)
 	checkEnvelope(t, events)
@@ -113,10 +114,10 @@ func TestEventsOfOperatorCommandsWithoutTheBrokersURL(t *testing.T) {
 // A deployment that never set EVENTS_NATS_URL: its servers and the same
 // commands leave the outbox empty.
 func TestNoEventsInADeploymentWithoutTheBroker(t *testing.T) {
-	dsn := scratchDatabase(t, true)
+	dsn := e2e.ScratchDatabase(t, true)
 	seedDeployment(t, dsn)
-	startServer(t, baseEnv(dsn))
-	operatorCommands(t, baseEnv(dsn))
+	e2e.StartServer(t, e2e.BaseEnv(dsn))
+	operatorCommands(t, e2e.BaseEnv(dsn))
 	if n := dbValue[int](t, dsn, "SELECT count(*) FROM event_outbox"); n != 0 {
 		t.Fatalf("%d events in the outbox of a deployment without a broker", n)
 	}

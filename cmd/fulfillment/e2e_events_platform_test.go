@@ -21,6 +21,7 @@ import (
 
 	"github.com/acme3pl/fulfillment/adapters/broker/natstest"
 	"github.com/acme3pl/fulfillment/adapters/postgres/pgtest"
+	"github.com/acme3pl/fulfillment/cmd/fulfillment/internal/e2e"
 )
 
 // orderFlow delivers storefront orders to srv from a few workers until
@@ -36,7 +37,7 @@ type orderFlow struct {
 	wg        sync.WaitGroup
 }
 
-func startOrderFlow(t *testing.T, srv *server, base int64, workers int) *orderFlow {
+func startOrderFlow(t *testing.T, srv *e2e.Server, base int64, workers int) *orderFlow {
 	t.Helper()
 	f := &orderFlow{cancelled: map[string]bool{}, created: map[string]time.Time{}, stop: make(chan struct{})}
 	var next atomic.Int64
@@ -52,12 +53,12 @@ func startOrderFlow(t *testing.T, srv *server, base int64, workers int) *orderFl
 				}
 				id := strconv.FormatInt(base+next.Add(1), 10)
 				sent := time.Now()
-				r := deliver(t, srv, intakeKeyA, withID(t, intakeSample(t, "orders-create.json"), id, nil))
+				r := e2e.Deliver(t, srv, intakeKeyA, e2e.WithID(t, e2e.IntakeSample(t, "orders-create.json"), id, nil))
 				if r.Status != http.StatusOK {
 					t.Errorf("order %s: %d %s", id, r.Status, r.Body)
 					return
 				}
-				a := intakeJSON(t, r)
+				a := e2e.IntakeJSON(t, r)
 				if !*a.Success || a.ShipmentID == nil || !strings.HasPrefix(*a.ShipmentID, "shp_") || a.Duplicate {
 					t.Errorf("order %s: answer %s, want a new shipment", id, r.Body)
 					return
@@ -65,7 +66,7 @@ func startOrderFlow(t *testing.T, srv *server, base int64, workers int) *orderFl
 				shp := *a.ShipmentID
 				cancel := i%4 == 0
 				if cancel {
-					if c := do(t, "POST", srv.URL+"/v0/shipments/"+shp+"/cancel", nil, "Authorization", "Bearer "+intakeTokenA); c.Status != http.StatusOK {
+					if c := e2e.Do(t, "POST", srv.URL+"/v0/shipments/"+shp+"/cancel", nil, "Authorization", "Bearer "+intakeTokenA); c.Status != http.StatusOK {
 						t.Errorf("cancel %s: %d %s", shp, c.Status, c.Body)
 						return
 					}
@@ -122,7 +123,7 @@ func flowsWant(since time.Time, flows ...*orderFlow) (want map[string][]string, 
 // waitOutboxEmptyWithin waits for the relays to empty the outbox.
 func waitOutboxEmptyWithin(t *testing.T, within time.Duration) {
 	t.Helper()
-	db := pgtest.Open(t, testDSN)
+	db := pgtest.Open(t, e2e.TestDSN)
 	deadline := time.Now().Add(within)
 	for {
 		var n int
@@ -192,8 +193,8 @@ func streamInfo(t *testing.T, url string) *jetstream.StreamInfo {
 func TestEventsOnAClusterThatLosesItsStreamLeader(t *testing.T) {
 	intakeServer(t)
 	cluster := natstest.StartCluster(t, 3)
-	env := baseEnv(testDSN, "EVENTS_NATS_URL="+cluster.URL(), "EVENTS_STREAM_REPLICAS=3", "DB_MAX_CONNS=8")
-	replicas := []*server{startServer(t, env), startServer(t, env)}
+	env := e2e.BaseEnv(e2e.TestDSN, "EVENTS_NATS_URL="+cluster.URL(), "EVENTS_STREAM_REPLICAS=3", "DB_MAX_CONNS=8")
+	replicas := []*e2e.Server{e2e.StartServer(t, env), e2e.StartServer(t, env)}
 	info := streamInfo(t, cluster.URL()) // created by a relay at its start
 	if info.Config.Replicas != 3 || info.Config.Duplicates != 10*time.Minute || info.Config.MaxAge != 168*time.Hour {
 		t.Fatalf("stream created as %+v", info.Config)
@@ -251,7 +252,7 @@ func TestEventsOnAClusterThatLosesItsStreamLeader(t *testing.T) {
 func TestEventsStreamDeletedWhileRunning(t *testing.T) {
 	intakeServer(t)
 	broker := natstest.Start(t)
-	srv := startServer(t, eventsEnv(broker.URL()))
+	srv := e2e.StartServer(t, eventsEnv(broker.URL()))
 	streamInfo(t, broker.URL())
 	flow := startOrderFlow(t, srv, 7600000000000+time.Now().UnixNano()%1000000000*1000, 2)
 	time.Sleep(time.Second)
@@ -295,13 +296,13 @@ func TestEventsOperatorStreamMisconfigured(t *testing.T) {
 	if _, err := js.CreateStream(ctx, operators); err != nil {
 		t.Fatal(err)
 	}
-	srv := startServer(t, eventsEnv(broker.URL()))
-	shp := wantShipment(t, deliver(t, srv, intakeKeyA, withID(t, intakeSample(t, "orders-create.json"),
+	srv := e2e.StartServer(t, eventsEnv(broker.URL()))
+	shp := e2e.WantShipment(t, e2e.Deliver(t, srv, intakeKeyA, e2e.WithID(t, e2e.IntakeSample(t, "orders-create.json"),
 		strconv.FormatInt(7700000000000+time.Now().UnixNano()%1000000000, 10), nil)))
 	waitOutboxEmpty(t)
 	events := readStream(t, broker.URL(), 1)
 	checkSubjects(t, events, map[string][]string{shp: {"shipment.created"}}, false)
-	metrics := string(do(t, "GET", srv.URL+"/metrics", nil).Body)
+	metrics := string(e2e.Do(t, "GET", srv.URL+"/metrics", nil).Body)
 	if !strings.Contains(metrics, "\nfulfillment_events_stream_misconfigured 1\n") {
 		t.Errorf("/metrics: fulfillment_events_stream_misconfigured is not 1")
 	}

@@ -22,6 +22,7 @@ import (
 
 	"github.com/acme3pl/fulfillment/adapters/broker/natstest"
 	"github.com/acme3pl/fulfillment/adapters/postgres/pgtest"
+	"github.com/acme3pl/fulfillment/cmd/fulfillment/internal/e2e"
 )
 
 // streamed is a message of the events stream.
@@ -123,15 +124,15 @@ func sameJSON(t *testing.T, what string, data json.RawMessage, api []byte, drop 
 }
 
 func eventsEnv(url string) []string {
-	return baseEnv(testDSN, "EVENTS_NATS_URL="+url, "DB_MAX_CONNS=8")
+	return e2e.BaseEnv(e2e.TestDSN, "EVENTS_NATS_URL="+url, "DB_MAX_CONNS=8")
 }
 
 func TestEventsMatchTheAPI(t *testing.T) {
 	intakeServer(t) // the intake's fixture, seeded once
 	broker := natstest.Start(t)
-	srv := startServer(t, eventsEnv(broker.URL()))
+	srv := e2e.StartServer(t, eventsEnv(broker.URL()))
 	get := func(path string) []byte {
-		r := do(t, "GET", srv.URL+path, nil, "Authorization", "Bearer "+intakeTokenA)
+		r := e2e.Do(t, "GET", srv.URL+path, nil, "Authorization", "Bearer "+intakeTokenA)
 		if r.Status != http.StatusOK {
 			t.Fatalf("GET %s: %d %s", path, r.Status, r.Body)
 		}
@@ -140,14 +141,14 @@ func TestEventsMatchTheAPI(t *testing.T) {
 
 	// shipment.created by the intake, then shipment.cancelled.
 	orderID := strconv.FormatInt(7100000000000+time.Now().UnixNano()%1000000000, 10)
-	shipped := wantShipment(t, deliver(t, srv, intakeKeyA, withID(t, intakeSample(t, "orders-create.json"), orderID, nil)))
+	shipped := e2e.WantShipment(t, e2e.Deliver(t, srv, intakeKeyA, e2e.WithID(t, e2e.IntakeSample(t, "orders-create.json"), orderID, nil)))
 	createdView := get("/v0/shipments/" + shipped)
-	if r := do(t, "POST", srv.URL+"/v0/shipments/"+shipped+"/cancel", nil, "Authorization", "Bearer "+intakeTokenA); r.Status != 200 {
+	if r := e2e.Do(t, "POST", srv.URL+"/v0/shipments/"+shipped+"/cancel", nil, "Authorization", "Bearer "+intakeTokenA); r.Status != 200 {
 		t.Fatalf("cancel: %d %s", r.Status, r.Body)
 	}
 	cancelledView := get("/v0/shipments/" + shipped)
 	// shipment.created by the API: a draft.
-	r := do(t, "POST", srv.URL+"/v0/shipments/pick-pack", map[string]any{
+	r := e2e.Do(t, "POST", srv.URL+"/v0/shipments/pick-pack", map[string]any{
 		"warehouseId": "wh_e2e_in_a", "shippingName": "Events", "items": []any{map[string]any{"productId": "prod_in_a_1", "quantity": 2}},
 	}, "Authorization", "Bearer "+intakeTokenA)
 	if r.Status != http.StatusCreated {
@@ -158,14 +159,14 @@ func TestEventsMatchTheAPI(t *testing.T) {
 	draftView := get("/v0/shipments/" + draft.ID)
 	// storefront_order.failed: an unknown SKU.
 	failedID := strconv.FormatInt(7200000000000+time.Now().UnixNano()%1000000000, 10)
-	bad := withID(t, intakeSample(t, "orders-create.json"), failedID, map[string]any{
+	bad := e2e.WithID(t, e2e.IntakeSample(t, "orders-create.json"), failedID, map[string]any{
 		"line_items": []any{map[string]any{"id": 1, "sku": "NO-SUCH-SKU", "quantity": 1, "requires_shipping": true}},
 	})
-	wantIntakeError(t, deliver(t, srv, intakeKeyA, bad), 422, "unknown_skus")
+	wantIntakeError(t, e2e.Deliver(t, srv, intakeKeyA, bad), 422, "unknown_skus")
 	failedView := get("/v0/storefront/orders/" + failedID)
 	// inventory.received: a truck at Alpha, reported by the warehouse.
-	wh := mintWarehouseToken(t, "wh_e2e_in_a", "warehouse")
-	received := do(t, "POST", srv.URL+"/v0/warehouse/receipts", map[string]any{"organizationId": "org_e2e_in_a",
+	wh := e2e.MintWarehouseToken(t, "wh_e2e_in_a", "warehouse")
+	received := e2e.Do(t, "POST", srv.URL+"/v0/warehouse/receipts", map[string]any{"organizationId": "org_e2e_in_a",
 		"reference": "ASN-EVENTS-" + orderID, "items": []any{map[string]any{"productId": "prod_in_a_0", "quantity": 5}}},
 		"Authorization", "Bearer "+wh)
 	if received.Status != http.StatusCreated {
@@ -175,8 +176,8 @@ func TestEventsMatchTheAPI(t *testing.T) {
 	received.JSON(t, &receipt)
 	// shipment.shipped: an order's shipment at Bravo (the default), its stock received there first,
 	// shipped by Bravo's warehouse.
-	bravo := mintWarehouseToken(t, "wh_e2e_in_b", "warehouse")
-	stocked := do(t, "POST", srv.URL+"/v0/warehouse/receipts", map[string]any{"organizationId": "org_e2e_in_a",
+	bravo := e2e.MintWarehouseToken(t, "wh_e2e_in_b", "warehouse")
+	stocked := e2e.Do(t, "POST", srv.URL+"/v0/warehouse/receipts", map[string]any{"organizationId": "org_e2e_in_a",
 		"reference": "ASN-EVENTS-B-" + orderID, "items": []any{map[string]any{"productId": "prod_in_a_0", "quantity": 2},
 			map[string]any{"productId": "prod_in_a_1", "quantity": 1}}}, "Authorization", "Bearer "+bravo)
 	if stocked.Status != http.StatusCreated {
@@ -185,9 +186,9 @@ func TestEventsMatchTheAPI(t *testing.T) {
 	var stockedReceipt struct{ ID string }
 	stocked.JSON(t, &stockedReceipt)
 	shipOrderID := strconv.FormatInt(7400000000000+time.Now().UnixNano()%1000000000, 10)
-	toShip := wantShipment(t, deliver(t, srv, intakeKeyA, withID(t, intakeSample(t, "orders-create.json"), shipOrderID, nil)))
+	toShip := e2e.WantShipment(t, e2e.Deliver(t, srv, intakeKeyA, e2e.WithID(t, e2e.IntakeSample(t, "orders-create.json"), shipOrderID, nil)))
 	toShipView := get("/v0/shipments/" + toShip)
-	if r := do(t, "POST", srv.URL+"/v0/warehouse/shipments/"+toShip+"/ship", map[string]any{"carrier": "UPS", "trackingNumber": "1Z999"},
+	if r := e2e.Do(t, "POST", srv.URL+"/v0/warehouse/shipments/"+toShip+"/ship", map[string]any{"carrier": "UPS", "trackingNumber": "1Z999"},
 		"Authorization", "Bearer "+bravo); r.Status != http.StatusOK {
 		t.Fatalf("ship: %d %s", r.Status, r.Body)
 	}
@@ -242,7 +243,7 @@ func TestEventsMatchTheAPI(t *testing.T) {
 	sameJSON(t, want[7], events[7].Event.Data, shippedView, "organizationId")
 
 	// The operator's view: `fulfillment events tail --all` prints the same events, one a line.
-	tail := mustCLI(t, eventsEnv(broker.URL()), "events", "tail", "--all", "--count", "5")
+	tail := e2e.MustCLI(t, eventsEnv(broker.URL()), "events", "tail", "--all", "--count", "5")
 	lines := strings.Split(strings.TrimSpace(tail), "\n")
 	if len(lines) != 5 {
 		t.Fatalf("events tail printed %d lines: %s", len(lines), tail)
@@ -253,13 +254,13 @@ func TestEventsMatchTheAPI(t *testing.T) {
 			t.Errorf("events tail line %d: %v, %s; want the event %s", i, err, line, stream[i].Event.ID)
 		}
 	}
-	if r := runCLI(t, baseEnv(testDSN), "events", "tail"); r.Code != 1 || !strings.Contains(r.Stderr, "EVENTS_NATS_URL") {
+	if r := e2e.RunCLI(t, e2e.BaseEnv(e2e.TestDSN), "events", "tail"); r.Code != 1 || !strings.Contains(r.Stderr, "EVENTS_NATS_URL") {
 		t.Errorf("events tail without EVENTS_NATS_URL: exit %d, %q", r.Code, r.Stderr)
 	}
 
 	// The outbox is empty once published, and the metrics say so.
 	waitOutboxEmpty(t)
-	metrics := do(t, "GET", srv.URL+"/metrics", nil)
+	metrics := e2e.Do(t, "GET", srv.URL+"/metrics", nil)
 	for _, s := range []string{`fulfillment_events_published_total{type="shipment.created"} 3`, `fulfillment_events_published_total{type="shipment.shipped"} 1`,
 		`fulfillment_events_published_total{type="shipment.cancelled"} 1`, "fulfillment_events_outbox_pending ",
 		"fulfillment_events_outbox_oldest_age_seconds ", "\nfulfillment_events_stream_misconfigured 0\n"} {
@@ -282,13 +283,13 @@ func waitOutboxEmpty(t *testing.T) {
 func TestEventsSurviveTheBrokerAway(t *testing.T) {
 	intakeServer(t)
 	broker := natstest.Start(t)
-	replicas := []*server{startServer(t, eventsEnv(broker.URL())), startServer(t, eventsEnv(broker.URL()))}
+	replicas := []*e2e.Server{e2e.StartServer(t, eventsEnv(broker.URL())), e2e.StartServer(t, eventsEnv(broker.URL()))}
 
 	base := 7300000000000 + time.Now().UnixNano()%1000000000*1000
 	flows := []*orderFlow{startOrderFlow(t, replicas[0], base, 2), startOrderFlow(t, replicas[1], base+500000000, 2)}
 	readyAll := func() {
 		for _, srv := range replicas {
-			if r := do(t, "GET", srv.URL+"/readyz", nil); r.Status != 200 {
+			if r := e2e.Do(t, "GET", srv.URL+"/readyz", nil); r.Status != 200 {
 				t.Errorf("/readyz %d with the broker away", r.Status)
 			}
 		}
@@ -300,7 +301,7 @@ func TestEventsSurviveTheBrokerAway(t *testing.T) {
 		readyAll()
 	}
 	var waiting int
-	db := pgtest.Open(t, testDSN)
+	db := pgtest.Open(t, e2e.TestDSN)
 	if err := db.QueryRowContext(context.Background(), "SELECT count(*) FROM event_outbox").Scan(&waiting); err != nil {
 		t.Fatal(err)
 	}

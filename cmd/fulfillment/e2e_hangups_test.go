@@ -17,6 +17,7 @@ import (
 	"github.com/uptrace/bun"
 
 	"github.com/acme3pl/fulfillment/adapters/postgres/pgtest"
+	"github.com/acme3pl/fulfillment/cmd/fulfillment/internal/e2e"
 )
 
 // holdLock takes lock (LOCK TABLE …) in a transaction of a session of its
@@ -47,7 +48,7 @@ func lockWaiters(t *testing.T, db *bun.DB) int {
 
 // wantJSONLines checks that every line the server wrote on stderr is a JSON
 // object, and, unless errorsAllowed, that none is an error.
-func wantJSONLines(t *testing.T, srv *server, errorsAllowed bool) {
+func wantJSONLines(t *testing.T, srv *e2e.Server, errorsAllowed bool) {
 	t.Helper()
 	for _, line := range strings.Split(strings.TrimSpace(srv.Logs()), "\n") {
 		var v map[string]any
@@ -68,9 +69,9 @@ func wantJSONLines(t *testing.T, srv *server, errorsAllowed bool) {
 // waiting for the lock twice (preparing its statements waited first).
 func TestFreshServerWaitsForALockOnce(t *testing.T) {
 	seedIntake(t)
-	db := pgtest.Open(t, testDSN)
+	db := pgtest.Open(t, e2e.TestDSN)
 	release := holdLock(t, db, "LOCK TABLE product_stock IN ACCESS EXCLUSIVE MODE")
-	srv := startServer(t, baseEnv(testDSN, "REQUEST_TIMEOUT=6s"))
+	srv := e2e.StartServer(t, e2e.BaseEnv(e2e.TestDSN, "REQUEST_TIMEOUT=6s"))
 	for i, id := range []int64{8300001, 8300002, 8300003} {
 		r := send("POST", srv.URL+"/v0/storefront/orders", smallOrder(id, "KEY-LTH-01", "1"), "Authorization", "Bearer "+intakeKeyA)
 		t.Logf("delivery %d behind the lock: %d after %s", i+1, r.Status, r.Elapsed.Round(time.Millisecond))
@@ -85,7 +86,7 @@ func TestFreshServerWaitsForALockOnce(t *testing.T) {
 	// TABLE shipments: the same, one wait.
 	release = holdLock(t, db, "LOCK TABLE shipments IN ACCESS EXCLUSIVE MODE")
 	defer release()
-	srv = startServer(t, baseEnv(testDSN, "REQUEST_TIMEOUT=6s"))
+	srv = e2e.StartServer(t, e2e.BaseEnv(e2e.TestDSN, "REQUEST_TIMEOUT=6s"))
 	for i := range 3 {
 		r := send("GET", srv.URL+"/v0/shipments", nil, "Authorization", "Bearer "+intakeTokenA)
 		t.Logf("read %d behind the lock: %d after %s", i+1, r.Status, r.Elapsed.Round(time.Millisecond))
@@ -103,26 +104,26 @@ func TestFreshServerWaitsForALockOnce(t *testing.T) {
 // (behind LOCK TABLE product_stock) alike.
 func TestHangUpEndsTheStatement(t *testing.T) {
 	seedIntake(t)
-	db := pgtest.Open(t, testDSN)
+	db := pgtest.Open(t, e2e.TestDSN)
 	tests := []struct {
 		name, lock, method, route string
 		body                      []byte
 		auth                      string
-		warm                      func(srv *server) // the statements prepared, the pool's connections open
-		warmed                    int               // the requests warm sends
+		warm                      func(srv *e2e.Server) // the statements prepared, the pool's connections open
+		warmed                    int                   // the requests warm sends
 	}{
-		{"a read", "LOCK TABLE shipments IN ACCESS EXCLUSIVE MODE", "GET", "/v0/shipments", nil, intakeTokenA, func(srv *server) {
-			_ = do(t, "GET", srv.URL+"/v0/shipments", nil, "Authorization", "Bearer "+intakeTokenA)
+		{"a read", "LOCK TABLE shipments IN ACCESS EXCLUSIVE MODE", "GET", "/v0/shipments", nil, intakeTokenA, func(srv *e2e.Server) {
+			_ = e2e.Do(t, "GET", srv.URL+"/v0/shipments", nil, "Authorization", "Bearer "+intakeTokenA)
 		}, 1},
 		{"an order", "LOCK TABLE product_stock IN ACCESS EXCLUSIVE MODE", "POST", "/v0/storefront/orders",
-			smallOrder(8300101, "KEY-LTH-01", "1"), intakeKeyA, func(srv *server) {
-				wantShipment(t, deliver(t, srv, intakeKeyA, smallOrder(8300102, "KEY-LTH-01", "1")))
-				wantShipment(t, deliver(t, srv, intakeKeyA, smallOrder(8300103, "KEY-LTH-01", "1")))
+			smallOrder(8300101, "KEY-LTH-01", "1"), intakeKeyA, func(srv *e2e.Server) {
+				e2e.WantShipment(t, e2e.Deliver(t, srv, intakeKeyA, smallOrder(8300102, "KEY-LTH-01", "1")))
+				e2e.WantShipment(t, e2e.Deliver(t, srv, intakeKeyA, smallOrder(8300103, "KEY-LTH-01", "1")))
 			}, 2},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			srv := startServer(t, baseEnv(testDSN))
+			srv := e2e.StartServer(t, e2e.BaseEnv(e2e.TestDSN))
 			tt.warm(srv)
 			// A request's access line is written once its answer is out: wait
 			// for the warm-up's lines, so that none is taken for the hung-up one's.

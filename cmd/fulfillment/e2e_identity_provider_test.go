@@ -12,6 +12,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/acme3pl/fulfillment/cmd/fulfillment/internal/e2e"
 )
 
 // The identity provider's fixture: an organization's back office and a
@@ -29,9 +31,9 @@ const (
 // client, and the real binary verifying them through AUTH_JWKS_URL — across
 // a rotation of the provider's signing key.
 func TestTokensFromAnIdentityProvider(t *testing.T) {
-	seedFixture(t, testDSN, map[string]any{
+	e2e.SeedFixture(t, e2e.TestDSN, map[string]any{
 		"organizations": []any{map[string]any{"id": idpOrg, "name": "IdP Org", "defaultWarehouseId": idpWarehouse}},
-		"warehouses":    []any{fixtureWarehouse(idpWarehouse, "IdP East", true, idpOrg)},
+		"warehouses":    []any{e2e.FixtureWarehouse(idpWarehouse, "IdP East", true, idpOrg)},
 		"products":      []any{map[string]any{"id": "prod_e2e_idp", "organizationId": idpOrg, "sku": "IDP-TEE", "name": "Tee"}},
 	})
 	dir := tool(t, "oidc-provider")
@@ -41,14 +43,14 @@ func TestTokensFromAnIdentityProvider(t *testing.T) {
 	}
 	keyA, keyB := rsaJWK(t, "key-a"), rsaJWK(t, "key-b")
 
-	addr := freeAddr(t)
+	addr := e2e.FreeAddr(t)
 	idp := startIdentityProvider(t, dir, addr, clients, keyA)
 	issuer := "http://" + addr
-	srv := startServer(t, baseEnv(testDSN, "AUTH_JWKS_URL="+issuer+"/jwks", "AUTH_ISSUER="+issuer, "AUTH_AUDIENCE="+idpResource))
+	srv := e2e.StartServer(t, e2e.BaseEnv(e2e.TestDSN, "AUTH_JWKS_URL="+issuer+"/jwks", "AUTH_ISSUER="+issuer, "AUTH_AUDIENCE="+idpResource))
 
 	orgToken := clientCredentials(t, issuer, "back-office", "back-office-secret-0123456789", "locations invoices")
 	wantHeader(t, orgToken, "key-a")
-	r := do(t, "GET", srv.URL+"/v0/warehouses", nil, "Authorization", "Bearer "+orgToken)
+	r := e2e.Do(t, "GET", srv.URL+"/v0/warehouses", nil, "Authorization", "Bearer "+orgToken)
 	if r.Status != 200 || !strings.Contains(string(r.Body), idpWarehouse) {
 		t.Fatalf("the organization's token: %d %s", r.Status, r.Body)
 	}
@@ -58,13 +60,13 @@ func TestTokensFromAnIdentityProvider(t *testing.T) {
 	whToken := clientCredentials(t, issuer, "wms-east", "wms-east-secret-0123456789", "warehouse")
 	receipt := map[string]any{"organizationId": idpOrg, "reference": "ASN-IDP-1",
 		"items": []any{map[string]any{"productId": "prod_e2e_idp", "quantity": 3}}}
-	if r := do(t, "POST", srv.URL+"/v0/warehouse/receipts", receipt, "Authorization", "Bearer "+whToken); r.Status != 201 {
+	if r := e2e.Do(t, "POST", srv.URL+"/v0/warehouse/receipts", receipt, "Authorization", "Bearer "+whToken); r.Status != 201 {
 		t.Fatalf("the warehouse's token on its route: %d %s", r.Status, r.Body)
 	}
-	r = do(t, "GET", srv.URL+"/v0/warehouses", nil, "Authorization", "Bearer "+whToken)
-	wantProblem(t, r, 403, "insufficient_scope")
-	r = do(t, "POST", srv.URL+"/v0/warehouse/receipts", receipt, "Authorization", "Bearer "+orgToken)
-	wantProblem(t, r, 403, "insufficient_scope")
+	r = e2e.Do(t, "GET", srv.URL+"/v0/warehouses", nil, "Authorization", "Bearer "+whToken)
+	e2e.WantProblem(t, r, 403, "insufficient_scope")
+	r = e2e.Do(t, "POST", srv.URL+"/v0/warehouse/receipts", receipt, "Authorization", "Bearer "+orgToken)
+	e2e.WantProblem(t, r, 403, "insufficient_scope")
 
 	// Key rotation: the provider restarts signing with a new key and still
 	// publishing the old one. The service fetches the new key the first time a
@@ -74,7 +76,7 @@ func TestTokensFromAnIdentityProvider(t *testing.T) {
 	rotated := clientCredentials(t, issuer, "back-office", "back-office-secret-0123456789", "locations")
 	wantHeader(t, rotated, "key-b")
 	for name, tok := range map[string]string{"new key": rotated, "old key": orgToken} {
-		if r := do(t, "GET", srv.URL+"/v0/warehouses", nil, "Authorization", "Bearer "+tok); r.Status != 200 {
+		if r := e2e.Do(t, "GET", srv.URL+"/v0/warehouses", nil, "Authorization", "Bearer "+tok); r.Status != 200 {
 			t.Fatalf("%s after the rotation: %d %s", name, r.Status, r.Body)
 		}
 	}
@@ -83,7 +85,7 @@ func TestTokensFromAnIdentityProvider(t *testing.T) {
 type identityProvider struct {
 	cmd  *exec.Cmd
 	done chan struct{}
-	logs *syncBuffer
+	logs *e2e.SyncBuffer
 }
 
 // startIdentityProvider runs cmd/fulfillment/testdata/oidc-provider.mjs on
@@ -94,9 +96,9 @@ func startIdentityProvider(t *testing.T, dir, addr string, clients []map[string]
 	clientsJSON, _ := json.Marshal(clients)
 	keysJSON, _ := json.Marshal(keys)
 	cmd := exec.Command("node", "testdata/oidc-provider.mjs")
-	cmd.Env = append(baseEnv(testDSN), "OIDC_PROVIDER_DIR="+dir, "PORT="+port, "RESOURCE="+idpResource,
+	cmd.Env = append(e2e.BaseEnv(e2e.TestDSN), "OIDC_PROVIDER_DIR="+dir, "PORT="+port, "RESOURCE="+idpResource,
 		"CLIENTS="+string(clientsJSON), "KEYS="+string(keysJSON), "NODE_NO_WARNINGS=1")
-	p := &identityProvider{cmd: cmd, done: make(chan struct{}), logs: &syncBuffer{}}
+	p := &identityProvider{cmd: cmd, done: make(chan struct{}), logs: &e2e.SyncBuffer{}}
 	cmd.Stdout, cmd.Stderr = p.logs, p.logs
 	if err := cmd.Start(); err != nil {
 		t.Fatalf("start the identity provider: %v", err)

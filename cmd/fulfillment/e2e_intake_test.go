@@ -6,16 +6,15 @@ package main
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"math/rand/v2"
-	"os"
-	"path/filepath"
 	"reflect"
 	"regexp"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/acme3pl/fulfillment/cmd/fulfillment/internal/e2e"
 )
 
 // Keys of the intake fixture: fk_test_ (sandbox) or fk_live_ (production)
@@ -66,16 +65,16 @@ func intakeFixture() map[string]any {
 	return map[string]any{
 		"organizations": []any{
 			map[string]any{"id": "org_e2e_in_a", "name": "Intake A", "defaultWarehouseId": "wh_e2e_in_b"},
-			fixtureOrg("org_e2e_in_first", "Intake First"),
+			e2e.FixtureOrg("org_e2e_in_first", "Intake First"),
 			map[string]any{"id": "org_e2e_in_inact", "name": "Intake Inactive", "defaultWarehouseId": "wh_e2e_in_off"},
-			fixtureOrg("org_e2e_in_nowh", "Intake No Warehouse"),
-			fixtureOrg("org_e2e_in_sig", "Intake Signed"),
+			e2e.FixtureOrg("org_e2e_in_nowh", "Intake No Warehouse"),
+			e2e.FixtureOrg("org_e2e_in_sig", "Intake Signed"),
 		},
 		"warehouses": []any{
-			fixtureWarehouse("wh_e2e_in_a", "Alpha", true, "org_e2e_in_a", "org_e2e_in_first", "org_e2e_in_sig"),
-			fixtureWarehouse("wh_e2e_in_b", "Bravo", true, "org_e2e_in_a"),
-			fixtureWarehouse("wh_e2e_in_z", "Zulu", true, "org_e2e_in_first", "org_e2e_in_inact"),
-			fixtureWarehouse("wh_e2e_in_off", "Aardvark", false, "org_e2e_in_inact"),
+			e2e.FixtureWarehouse("wh_e2e_in_a", "Alpha", true, "org_e2e_in_a", "org_e2e_in_first", "org_e2e_in_sig"),
+			e2e.FixtureWarehouse("wh_e2e_in_b", "Bravo", true, "org_e2e_in_a"),
+			e2e.FixtureWarehouse("wh_e2e_in_z", "Zulu", true, "org_e2e_in_first", "org_e2e_in_inact"),
+			e2e.FixtureWarehouse("wh_e2e_in_off", "Aardvark", false, "org_e2e_in_inact"),
 		},
 		"products":       products,
 		"apiKeys":        keys,
@@ -85,64 +84,31 @@ func intakeFixture() map[string]any {
 
 var (
 	intakeTokenA string // an access token of org_e2e_in_a with scope shipments
-	seedIntake   = seedOnce("intake", func(t *testing.T) {
-		seedFixture(t, testDSN, intakeFixture())
-		intakeTokenA = mintToken(t, "org_e2e_in_a", "shipments")
+	seedIntake   = e2e.SeedOnce("intake", func(t *testing.T) {
+		e2e.SeedFixture(t, e2e.TestDSN, intakeFixture())
+		intakeTokenA = e2e.MintToken(t, "org_e2e_in_a", "shipments")
 	})
 )
 
 // intakeServer seeds the fixture once and starts a sandbox server for t.
-func intakeServer(t *testing.T) *server {
+func intakeServer(t *testing.T) *e2e.Server {
 	t.Helper()
 	seedIntake(t)
-	return startServer(t, baseEnv(testDSN))
-}
-
-func intakeSample(t *testing.T, name string) []byte {
-	t.Helper()
-	b, err := os.ReadFile(filepath.Join("..", "..", "docs", "samples", name))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
-}
-
-// withID returns a copy of a JSON order with another id (numbers kept
-// exact) and the changes in set applied at the top level.
-func withID(t *testing.T, body []byte, id string, set map[string]any) []byte {
-	t.Helper()
-	var m map[string]any
-	dec := json.NewDecoder(bytes.NewReader(body))
-	dec.UseNumber()
-	if err := dec.Decode(&m); err != nil {
-		t.Fatal(err)
-	}
-	m["id"] = json.Number(id)
-	for k, v := range set {
-		m[k] = v
-	}
-	b := mustJSON(t, m)
-	return b
-}
-
-func deliver(t *testing.T, srv *server, key string, body []byte, headers ...string) response {
-	t.Helper()
-	h := append([]string{"Authorization", "Bearer " + key}, headers...)
-	return do(t, "POST", srv.URL+"/v0/storefront/orders", body, h...)
+	return e2e.StartServer(t, e2e.BaseEnv(e2e.TestDSN))
 }
 
 // deliverUntilAnswered delivers body again while it is answered 503
 // unavailable with Retry-After (shed, or the database away), as a
 // storefront retries, for at most a minute; it returns the last answer.
-func deliverUntilAnswered(t *testing.T, srv *server, key string, body []byte) response {
+func deliverUntilAnswered(t *testing.T, srv *e2e.Server, key string, body []byte) e2e.Response {
 	t.Helper()
 	deadline := time.Now().Add(time.Minute)
 	for {
-		r := deliver(t, srv, key, body)
+		r := e2e.Deliver(t, srv, key, body)
 		if r.Status != 503 || time.Now().After(deadline) {
 			return r
 		}
-		if a := intakeJSON(t, r); a.Error != "unavailable" || r.Header.Get("Retry-After") == "" {
+		if a := e2e.IntakeJSON(t, r); a.Error != "unavailable" || r.Header.Get("Retry-After") == "" {
 			t.Errorf("503 %s (Retry-After %q), want unavailable with Retry-After", r.Body, r.Header.Get("Retry-After"))
 			return r
 		}
@@ -150,70 +116,23 @@ func deliverUntilAnswered(t *testing.T, srv *server, key string, body []byte) re
 	}
 }
 
-// intakeAnswer is every member an intake body may carry.
-type intakeAnswer struct {
-	Success     *bool    `json:"success"`
-	ShipmentID  *string  `json:"shipmentId"`
-	Duplicate   bool     `json:"duplicate"`
-	Skipped     string   `json:"skipped"`
-	Error       string   `json:"error"`
-	Message     string   `json:"message"`
-	SKUs        []string `json:"skus"`
-	LineItemIDs []string `json:"lineItemIds"`
-	Missing     []string `json:"missing"`
-}
-
-func intakeJSON(t *testing.T, r response) intakeAnswer {
-	t.Helper()
-	if ct := r.Header.Get("Content-Type"); ct != "application/json" {
-		t.Fatalf("Content-Type %q, want application/json: %d %s", ct, r.Status, r.Body)
-	}
-	var a intakeAnswer
-	r.JSON(t, &a)
-	if a.Success == nil {
-		t.Fatalf("no success member: %s", r.Body)
-	}
-	return a
-}
-
-func wantShipment(t *testing.T, r response) string {
-	t.Helper()
-	if r.Status != 200 {
-		t.Fatalf("status %d, want 200: %s", r.Status, r.Body)
-	}
-	a := intakeJSON(t, r)
-	if !*a.Success || a.ShipmentID == nil || !strings.HasPrefix(*a.ShipmentID, "shp_") || a.Duplicate {
-		t.Fatalf("answer %s, want a new shipment", r.Body)
-	}
-	return *a.ShipmentID
-}
-
-func wantIntakeError(t *testing.T, r response, status int, code string) intakeAnswer {
+func wantIntakeError(t *testing.T, r e2e.Response, status int, code string) e2e.IntakeAnswer {
 	t.Helper()
 	if r.Status != status {
 		t.Fatalf("status %d, want %d: %s", r.Status, status, r.Body)
 	}
-	a := intakeJSON(t, r)
+	a := e2e.IntakeJSON(t, r)
 	if *a.Success || a.Error != code {
 		t.Fatalf("answer %s, want error %s", r.Body, code)
 	}
 	return a
 }
 
-func getJSON(t *testing.T, srv *server, path, token string, v any) response {
-	t.Helper()
-	r := do(t, "GET", srv.URL+path, nil, "Authorization", "Bearer "+token)
-	if r.Status == 200 && v != nil {
-		r.JSON(t, v)
-	}
-	return r
-}
-
 // receiptOf reads the order receipt as org_e2e_in_a.
-func receiptOf(t *testing.T, srv *server, orderID string) map[string]any {
+func receiptOf(t *testing.T, srv *e2e.Server, orderID string) map[string]any {
 	t.Helper()
 	var m map[string]any
-	if r := getJSON(t, srv, "/v0/storefront/orders/"+orderID, intakeTokenA, &m); r.Status != 200 {
+	if r := e2e.GetJSON(t, srv, "/v0/storefront/orders/"+orderID, intakeTokenA, &m); r.Status != 200 {
 		t.Fatalf("receipt of %s: %d %s", orderID, r.Status, r.Body)
 	}
 	return m
@@ -223,14 +142,14 @@ var intakeTimestamp = regexp.MustCompile(`^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}
 
 func TestIntakeSampleOrder(t *testing.T) {
 	srv := intakeServer(t)
-	first := deliver(t, srv, intakeKeyA, intakeSample(t, "orders-create.json"))
-	id := wantShipment(t, first)
+	first := e2e.Deliver(t, srv, intakeKeyA, e2e.IntakeSample(t, "orders-create.json"))
+	id := e2e.WantShipment(t, first)
 	if body := strings.TrimSpace(string(first.Body)); body != `{"success":true,"shipmentId":"`+id+`"}` {
 		t.Errorf("body %s, want exactly success and shipmentId", body)
 	}
 
 	var s map[string]any
-	if r := getJSON(t, srv, "/v0/shipments/"+id, intakeTokenA, &s); r.Status != 200 {
+	if r := e2e.GetJSON(t, srv, "/v0/shipments/"+id, intakeTokenA, &s); r.Status != 200 {
 		t.Fatalf("GET the shipment: %d %s", r.Status, r.Body)
 	}
 	want := map[string]any{
@@ -253,7 +172,7 @@ func TestIntakeSampleOrder(t *testing.T) {
 	}
 
 	// The same delivery again: the same shipment, duplicate, nothing new.
-	again := deliver(t, srv, intakeKeyA, intakeSample(t, "orders-create.json"))
+	again := e2e.Deliver(t, srv, intakeKeyA, e2e.IntakeSample(t, "orders-create.json"))
 	if strings.TrimSpace(string(again.Body)) != `{"success":true,"shipmentId":"`+id+`","duplicate":true}` {
 		t.Fatalf("redelivery: %d %s", again.Status, again.Body)
 	}
@@ -277,7 +196,7 @@ func TestIntakeSampleOrder(t *testing.T) {
 
 func TestIntakePickupSampleHasNoShippingAddress(t *testing.T) {
 	srv := intakeServer(t)
-	r := deliver(t, srv, intakeKeyA, intakeSample(t, "orders-create-pickup.json"))
+	r := e2e.Deliver(t, srv, intakeKeyA, e2e.IntakeSample(t, "orders-create-pickup.json"))
 	wantIntakeError(t, r, 422, "missing_shipping_address")
 	rec := receiptOf(t, srv, "5726128734599")
 	if rec["status"] != "failed" || rec["lastError"] != "missing_shipping_address" || rec["attempts"] != float64(1) ||
@@ -288,7 +207,7 @@ func TestIntakePickupSampleHasNoShippingAddress(t *testing.T) {
 
 func TestIntakeAuthentication(t *testing.T) {
 	srv := intakeServer(t)
-	body := withID(t, intakeSample(t, "orders-create.json"), "1000001", nil)
+	body := e2e.WithID(t, e2e.IntakeSample(t, "orders-create.json"), "1000001", nil)
 	for name, headers := range map[string][]string{
 		"no header":         nil,
 		"basic":             {"Authorization", "Basic " + intakeKeyA},
@@ -299,7 +218,7 @@ func TestIntakeAuthentication(t *testing.T) {
 		"access token":      {"Authorization", "Bearer " + intakeTokenA},
 	} {
 		t.Run(name, func(t *testing.T) {
-			r := do(t, "POST", srv.URL+"/v0/storefront/orders", body, headers...)
+			r := e2e.Do(t, "POST", srv.URL+"/v0/storefront/orders", body, headers...)
 			a := wantIntakeError(t, r, 401, "invalid_api_key")
 			if strings.Contains(string(r.Body), "fk_") {
 				t.Errorf("the answer repeats the key: %s", r.Body)
@@ -307,30 +226,30 @@ func TestIntakeAuthentication(t *testing.T) {
 			_ = a
 		})
 	}
-	a := wantIntakeError(t, deliver(t, srv, intakeKeyShip, body), 403, "insufficient_scope")
+	a := wantIntakeError(t, e2e.Deliver(t, srv, intakeKeyShip, body), 403, "insufficient_scope")
 	if !reflect.DeepEqual(a.Missing, []string{"inventory"}) {
 		t.Errorf("missing %v, want [inventory]", a.Missing)
 	}
-	if r := getJSON(t, srv, "/v0/storefront/orders/1000001", intakeTokenA, nil); r.Status != 404 {
+	if r := e2e.GetJSON(t, srv, "/v0/storefront/orders/1000001", intakeTokenA, nil); r.Status != 404 {
 		t.Errorf("a refused key left a receipt: %d %s", r.Status, r.Body)
 	}
 }
 
 func TestIntakeChecksAndPayloadErrors(t *testing.T) {
 	srv := intakeServer(t)
-	sample := intakeSample(t, "orders-create.json")
+	sample := e2e.IntakeSample(t, "orders-create.json")
 	huge := append(bytes.Repeat([]byte(" "), 5<<20), sample...)
 	t.Run("key before size", func(t *testing.T) {
-		wantIntakeError(t, deliver(t, srv, "fk_test_nope", huge), 401, "invalid_api_key")
+		wantIntakeError(t, e2e.Deliver(t, srv, "fk_test_nope", huge), 401, "invalid_api_key")
 	})
 	t.Run("size before media type", func(t *testing.T) {
-		wantIntakeError(t, deliver(t, srv, intakeKeyA, huge, "Content-Type", "text/plain"), 413, "payload_too_large")
+		wantIntakeError(t, e2e.Deliver(t, srv, intakeKeyA, huge, "Content-Type", "text/plain"), 413, "payload_too_large")
 	})
 	t.Run("media type before JSON", func(t *testing.T) {
-		wantIntakeError(t, deliver(t, srv, intakeKeyA, []byte("nope"), "Content-Type", "text/plain"), 415, "unsupported_media_type")
+		wantIntakeError(t, e2e.Deliver(t, srv, intakeKeyA, []byte("nope"), "Content-Type", "text/plain"), 415, "unsupported_media_type")
 	})
 	t.Run("charset allowed", func(t *testing.T) {
-		wantShipment(t, deliver(t, srv, intakeKeyA, withID(t, sample, "1000002", nil), "Content-Type", "application/json; charset=utf-8"))
+		e2e.WantShipment(t, e2e.Deliver(t, srv, intakeKeyA, e2e.WithID(t, sample, "1000002", nil), "Content-Type", "application/json; charset=utf-8"))
 	})
 	for name, body := range map[string]string{
 		"not JSON":                   `{"id": 1000003, "line_items": [`,
@@ -352,7 +271,7 @@ func TestIntakeChecksAndPayloadErrors(t *testing.T) {
 		"shipping_address a string":  `{"id": 1000016, "shipping_address": "Berlin", "line_items": [{"id": 1, "sku": "KEY-LTH-01", "quantity": 1}]}`,
 	} {
 		t.Run(name, func(t *testing.T) {
-			a := wantIntakeError(t, deliver(t, srv, intakeKeyA, []byte(body)), 400, "invalid_payload")
+			a := wantIntakeError(t, e2e.Deliver(t, srv, intakeKeyA, []byte(body)), 400, "invalid_payload")
 			if a.Message == "" {
 				t.Errorf("invalid_payload without a message")
 			}
@@ -365,10 +284,10 @@ func TestIntakeChecksAndPayloadErrors(t *testing.T) {
 	}
 	// GET of the webhook's path is the operator's list of receipts (an
 	// access token's route): an API key is no access token.
-	if r := do(t, "PUT", srv.URL+"/v0/storefront/orders", nil, "Authorization", "Bearer "+intakeKeyA); r.Status != 405 {
+	if r := e2e.Do(t, "PUT", srv.URL+"/v0/storefront/orders", nil, "Authorization", "Bearer "+intakeKeyA); r.Status != 405 {
 		t.Errorf("PUT of the webhook: %d", r.Status)
 	}
-	if r := do(t, "GET", srv.URL+"/v0/storefront/orders", nil, "Authorization", "Bearer "+intakeKeyA); r.Status != 401 {
+	if r := e2e.Do(t, "GET", srv.URL+"/v0/storefront/orders", nil, "Authorization", "Bearer "+intakeKeyA); r.Status != 401 {
 		t.Errorf("GET of the webhook's path with an API key: %d", r.Status)
 	}
 }
@@ -382,7 +301,7 @@ func TestIntakeUnknownSKUsThenRetry(t *testing.T) {
 		{"id": 4, "sku": "NEW-SKU-1 ", "quantity": 2},
 		{"id": 5, "sku": "sock-mer-ch-4346", "quantity": 1}],
 		"shipping_address": {"name": "Retry", "country_code": "FR"}}`)
-	a := wantIntakeError(t, deliver(t, srv, intakeKeyA, body), 422, "unknown_skus")
+	a := wantIntakeError(t, e2e.Deliver(t, srv, intakeKeyA, body), 422, "unknown_skus")
 	if !reflect.DeepEqual(a.SKUs, []string{"NEW-SKU-1", "NEW-SKU-2", "sock-mer-ch-4346"}) {
 		t.Fatalf("skus %v: want every unknown SKU once, trimmed, in payload order, case-sensitive", a.SKUs)
 	}
@@ -390,20 +309,20 @@ func TestIntakeUnknownSKUsThenRetry(t *testing.T) {
 	if rec["status"] != "failed" || rec["lastError"] != "unknown_skus" || rec["attempts"] != float64(1) || rec["shipmentId"] != nil {
 		t.Fatalf("receipt after the refusal: %v", rec)
 	}
-	seedFixture(t, testDSN, map[string]any{"products": []any{
+	e2e.SeedFixture(t, e2e.TestDSN, map[string]any{"products": []any{
 		map[string]any{"id": "prod_in_new_1", "organizationId": "org_e2e_in_a", "sku": "NEW-SKU-1", "name": "N1"},
 		map[string]any{"id": "prod_in_new_2", "organizationId": "org_e2e_in_a", "sku": "NEW-SKU-2", "name": "N2"},
 		map[string]any{"id": "prod_in_new_3", "organizationId": "org_e2e_in_a", "sku": "sock-mer-ch-4346", "name": "lower"},
 	}})
-	retry := deliver(t, srv, intakeKeyA, body)
-	id := wantShipment(t, retry)
+	retry := e2e.Deliver(t, srv, intakeKeyA, body)
+	id := e2e.WantShipment(t, retry)
 	rec = receiptOf(t, srv, "2000001")
 	if rec["status"] != "succeeded" || rec["attempts"] != float64(2) || rec["shipmentId"] != id ||
 		rec["lastError"] != "unknown_skus" || rec["traceId"] != retry.Header.Get("X-Trace-Id") {
 		t.Fatalf("receipt after the retry: %v", rec)
 	}
 	var s map[string]any
-	getJSON(t, srv, "/v0/shipments/"+id, intakeTokenA, &s)
+	e2e.GetJSON(t, srv, "/v0/shipments/"+id, intakeTokenA, &s)
 	items, _ := s["items"].([]any)
 	if len(items) != 4 || items[0].(map[string]any)["quantity"] != float64(3) || s["shippingCountry"] != "FR" {
 		t.Fatalf("shipment %v", s)
@@ -412,7 +331,7 @@ func TestIntakeUnknownSKUsThenRetry(t *testing.T) {
 
 func TestIntakeMissingSKU(t *testing.T) {
 	srv := intakeServer(t)
-	a := wantIntakeError(t, deliver(t, srv, intakeKeyA, []byte(`{"id": 2000002, "line_items": [
+	a := wantIntakeError(t, e2e.Deliver(t, srv, intakeKeyA, []byte(`{"id": 2000002, "line_items": [
 		{"id": 14658123456011, "sku": "KEY-LTH-01", "quantity": 1},
 		{"id": 9223372036854775807, "sku": "  ", "quantity": 1},
 		{"id": 14658123456013, "sku": null, "quantity": 1, "requires_shipping": false},

@@ -13,19 +13,21 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/acme3pl/fulfillment/cmd/fulfillment/internal/e2e"
 )
 
 func TestIntakeWarehouseChoice(t *testing.T) {
 	srv := intakeServer(t)
 	order := []byte(`{"id": 2000003, "line_items": [{"id": 1, "sku": "KEY-LTH-01", "quantity": 1}], "shipping_address": {"name": "A"}}`)
-	wantIntakeError(t, deliver(t, srv, intakeKeyNoWH, order), 422, "no_warehouse")
+	wantIntakeError(t, e2e.Deliver(t, srv, intakeKeyNoWH, order), 422, "no_warehouse")
 	for key, want := range map[string]struct{ org, wh string }{
 		intakeKeyFirst: {"org_e2e_in_first", "wh_e2e_in_a"}, // no default: Alpha before Zulu
 		intakeKeyInact: {"org_e2e_in_inact", "wh_e2e_in_z"}, // inactive default: the first active
 	} {
-		id := wantShipment(t, deliver(t, srv, key, order))
+		id := e2e.WantShipment(t, e2e.Deliver(t, srv, key, order))
 		var s map[string]any
-		if r := getJSON(t, srv, "/v0/shipments/"+id, mintToken(t, want.org, "shipments"), &s); r.Status != 200 {
+		if r := e2e.GetJSON(t, srv, "/v0/shipments/"+id, e2e.MintToken(t, want.org, "shipments"), &s); r.Status != 200 {
 			t.Fatalf("%d %s", r.Status, r.Body)
 		}
 		if wh := s["warehouse"].(map[string]any)["id"]; wh != want.wh {
@@ -36,16 +38,16 @@ func TestIntakeWarehouseChoice(t *testing.T) {
 
 func TestIntakeSkippedOrders(t *testing.T) {
 	srv := intakeServer(t)
-	sample := intakeSample(t, "orders-create.json")
+	sample := e2e.IntakeSample(t, "orders-create.json")
 	for _, tt := range []struct {
 		id, skipped string
 		body        []byte
 	}{
-		{"2000004", "order_cancelled", withID(t, sample, "2000004", map[string]any{"cancelled_at": "2025-03-14T12:00:00+01:00"})},
+		{"2000004", "order_cancelled", e2e.WithID(t, sample, "2000004", map[string]any{"cancelled_at": "2025-03-14T12:00:00+01:00"})},
 		{"2000005", "no_shippable_items", []byte(`{"id": 2000005, "line_items": [{"id": 1, "sku": "", "quantity": 1, "requires_shipping": false}]}`)},
 	} {
 		for i, wantDup := range []bool{false, true} {
-			r := deliver(t, srv, intakeKeyA, tt.body)
+			r := e2e.Deliver(t, srv, intakeKeyA, tt.body)
 			want := `{"success":true,"shipmentId":null,"skipped":"` + tt.skipped + `"}`
 			if wantDup {
 				want = `{"success":true,"shipmentId":null,"duplicate":true,"skipped":"` + tt.skipped + `"}`
@@ -67,9 +69,9 @@ func TestIntakeIDsNullsAndUnicode(t *testing.T) {
 		"line_items": [{"id": 9007199254740995, "sku": "\tKEY-LTH-01\n", "quantity": 2, "title": "Schlüssel 🔑"}],
 		"shipping_address": {"name": "山田 太郎 👋", "company": null, "address1": "1-2-3 Shibuya", "address2": null,
 			"city": "東京", "province_code": null, "zip": null, "country_code": "JP", "phone": null}}`)
-	id := wantShipment(t, deliver(t, srv, intakeKeyA, body))
+	id := e2e.WantShipment(t, e2e.Deliver(t, srv, intakeKeyA, body))
 	var s map[string]any
-	getJSON(t, srv, "/v0/shipments/"+id, intakeTokenA, &s)
+	e2e.GetJSON(t, srv, "/v0/shipments/"+id, intakeTokenA, &s)
 	for k, v := range map[string]any{
 		"shippingName": "山田 太郎 👋", "shippingCompany": "", "shippingAddress2": "", "shippingCity": "東京",
 		"shippingState": "", "shippingZip": "", "shippingCountry": "JP", "shippingPhone": "",
@@ -102,9 +104,9 @@ func TestIntakeLargeOrder(t *testing.T) {
 	if b.Len() > 5<<20 || b.Len() < 4<<20 {
 		t.Fatalf("order of %d bytes: want 4–5 MiB", b.Len())
 	}
-	id := wantShipment(t, deliver(t, srv, intakeKeyA, []byte(b.String())))
+	id := e2e.WantShipment(t, e2e.Deliver(t, srv, intakeKeyA, []byte(b.String())))
 	var s map[string]any
-	getJSON(t, srv, "/v0/shipments/"+id, intakeTokenA, &s)
+	e2e.GetJSON(t, srv, "/v0/shipments/"+id, intakeTokenA, &s)
 	items, _ := s["items"].([]any)
 	if len(items) != intakeLargeSKUs {
 		t.Fatalf("%d items, want %d merged lines", len(items), intakeLargeSKUs)
@@ -120,32 +122,32 @@ func TestIntakeLargeOrder(t *testing.T) {
 
 func TestIntakeSignature(t *testing.T) {
 	srv := intakeServer(t)
-	body := withID(t, intakeSample(t, "orders-create.json"), "3000001", nil)
+	body := e2e.WithID(t, e2e.IntakeSample(t, "orders-create.json"), "3000001", nil)
 	mac := hmac.New(sha256.New, []byte(intakeSecret))
 	mac.Write(body)
 	good := base64.StdEncoding.EncodeToString(mac.Sum(nil))
-	wantIntakeError(t, deliver(t, srv, intakeKeySig, body), 401, "invalid_signature")
-	wantIntakeError(t, deliver(t, srv, intakeKeySig, body, "X-Shopify-Hmac-Sha256", "bm90IGl0"), 401, "invalid_signature")
-	wantIntakeError(t, deliver(t, srv, intakeKeySig, append([]byte(" "), body...), "X-Shopify-Hmac-Sha256", good), 401, "invalid_signature")
-	wantShipment(t, deliver(t, srv, intakeKeySig, body, "X-Shopify-Hmac-Sha256", good))
+	wantIntakeError(t, e2e.Deliver(t, srv, intakeKeySig, body), 401, "invalid_signature")
+	wantIntakeError(t, e2e.Deliver(t, srv, intakeKeySig, body, "X-Shopify-Hmac-Sha256", "bm90IGl0"), 401, "invalid_signature")
+	wantIntakeError(t, e2e.Deliver(t, srv, intakeKeySig, append([]byte(" "), body...), "X-Shopify-Hmac-Sha256", good), 401, "invalid_signature")
+	e2e.WantShipment(t, e2e.Deliver(t, srv, intakeKeySig, body, "X-Shopify-Hmac-Sha256", good))
 	// An organization without a secret needs no signature.
-	wantShipment(t, deliver(t, srv, intakeKeyA, body))
+	e2e.WantShipment(t, e2e.Deliver(t, srv, intakeKeyA, body))
 }
 
 func TestIntakeProductionEnvironment(t *testing.T) {
 	intakeServer(t) // the fixture
-	srv := startServer(t, baseEnv(testDSN, "ENVIRONMENT=production"))
-	sample := intakeSample(t, "orders-create.json")
-	wantIntakeError(t, deliver(t, srv, intakeKeyA, withID(t, sample, "4000001", nil)), 401, "invalid_api_key")
-	tok := mintToken(t, "org_e2e_in_a", "shipments")
+	srv := e2e.StartServer(t, e2e.BaseEnv(e2e.TestDSN, "ENVIRONMENT=production"))
+	sample := e2e.IntakeSample(t, "orders-create.json")
+	wantIntakeError(t, e2e.Deliver(t, srv, intakeKeyA, e2e.WithID(t, sample, "4000001", nil)), 401, "invalid_api_key")
+	tok := e2e.MintToken(t, "org_e2e_in_a", "shipments")
 	for _, tt := range []struct {
 		id       string
 		set      map[string]any
 		wantTest bool
 	}{{"4000002", nil, false}, {"4000003", map[string]any{"test": true}, true}} {
-		id := wantShipment(t, deliver(t, srv, intakeKeyLive, withID(t, sample, tt.id, tt.set)))
+		id := e2e.WantShipment(t, e2e.Deliver(t, srv, intakeKeyLive, e2e.WithID(t, sample, tt.id, tt.set)))
 		var s map[string]any
-		getJSON(t, srv, "/v0/shipments/"+id, tok, &s)
+		e2e.GetJSON(t, srv, "/v0/shipments/"+id, tok, &s)
 		if s["test"] != tt.wantTest {
 			t.Errorf("order %s: test %v, want %v", tt.id, s["test"], tt.wantTest)
 		}
@@ -159,9 +161,9 @@ func TestIntakeProductionEnvironment(t *testing.T) {
 // the delivery with the member's right type is processed from scratch.
 func TestIntakeWronglyTypedMembers(t *testing.T) {
 	intakeServer(t) // the fixture
-	srv := startServer(t, baseEnv(testDSN, "ENVIRONMENT=production"))
-	tok := mintToken(t, "org_e2e_in_a", "shipments")
-	sample := intakeSample(t, "orders-create.json")
+	srv := e2e.StartServer(t, e2e.BaseEnv(e2e.TestDSN, "ENVIRONMENT=production"))
+	tok := e2e.MintToken(t, "org_e2e_in_a", "shipments")
+	sample := e2e.IntakeSample(t, "orders-create.json")
 	line := func(k string, v any) []any {
 		return []any{map[string]any{"id": 14658123456011, "sku": "KEY-LTH-01", "quantity": 1, k: v}}
 	}
@@ -180,12 +182,12 @@ func TestIntakeWronglyTypedMembers(t *testing.T) {
 		{"6100008", map[string]any{"note": false}, "note: must be a JSON string"},
 	} {
 		t.Run(tt.message, func(t *testing.T) {
-			a := wantIntakeError(t, deliver(t, srv, intakeKeyLive, withID(t, sample, tt.id, tt.set)), 400, "invalid_payload")
+			a := wantIntakeError(t, e2e.Deliver(t, srv, intakeKeyLive, e2e.WithID(t, sample, tt.id, tt.set)), 400, "invalid_payload")
 			if a.Message != tt.message {
 				t.Errorf("message %q, want %q", a.Message, tt.message)
 			}
 			var rec map[string]any
-			if r := getJSON(t, srv, "/v0/storefront/orders/"+tt.id, tok, &rec); r.Status != 200 {
+			if r := e2e.GetJSON(t, srv, "/v0/storefront/orders/"+tt.id, tok, &rec); r.Status != 200 {
 				t.Fatalf("receipt: %d %s", r.Status, r.Body)
 			}
 			wantNumber := any("1042")
@@ -198,10 +200,10 @@ func TestIntakeWronglyTypedMembers(t *testing.T) {
 			}
 		})
 	}
-	id := wantShipment(t, deliver(t, srv, intakeKeyLive, withID(t, sample, "6100001", map[string]any{"test": true})))
+	id := e2e.WantShipment(t, e2e.Deliver(t, srv, intakeKeyLive, e2e.WithID(t, sample, "6100001", map[string]any{"test": true})))
 	var s, rec map[string]any
-	getJSON(t, srv, "/v0/shipments/"+id, tok, &s)
-	getJSON(t, srv, "/v0/storefront/orders/6100001", tok, &rec)
+	e2e.GetJSON(t, srv, "/v0/shipments/"+id, tok, &s)
+	e2e.GetJSON(t, srv, "/v0/storefront/orders/6100001", tok, &rec)
 	if s["test"] != true || rec["status"] != "succeeded" || rec["attempts"] != float64(2) || rec["shipmentId"] != id {
 		t.Errorf("the corrected delivery: shipment test %v, receipt %v", s["test"], rec)
 	}
@@ -211,20 +213,20 @@ func TestIntakeWronglyTypedMembers(t *testing.T) {
 // that is refused is answered, and changes nothing in the receipt.
 func TestIntakeSucceededReceiptIsFinal(t *testing.T) {
 	srv := intakeServer(t)
-	sample := intakeSample(t, "orders-create.json")
-	id := wantShipment(t, deliver(t, srv, intakeKeyA, withID(t, sample, "6200001", nil)))
+	sample := e2e.IntakeSample(t, "orders-create.json")
+	id := e2e.WantShipment(t, e2e.Deliver(t, srv, intakeKeyA, e2e.WithID(t, sample, "6200001", nil)))
 	before := receiptOf(t, srv, "6200001")
 	for _, body := range [][]byte{
-		withID(t, sample, "6200001", map[string]any{"test": "true"}),
-		withID(t, sample, "6200001", map[string]any{"line_items": []any{map[string]any{"id": 1, "sku": "KEY-LTH-01", "quantity": 0}}}),
+		e2e.WithID(t, sample, "6200001", map[string]any{"test": "true"}),
+		e2e.WithID(t, sample, "6200001", map[string]any{"line_items": []any{map[string]any{"id": 1, "sku": "KEY-LTH-01", "quantity": 0}}}),
 		[]byte(`{"id": 6200001}`),
 	} {
-		wantIntakeError(t, deliver(t, srv, intakeKeyA, body), 400, "invalid_payload")
+		wantIntakeError(t, e2e.Deliver(t, srv, intakeKeyA, body), 400, "invalid_payload")
 	}
 	if after := receiptOf(t, srv, "6200001"); !reflect.DeepEqual(after, before) {
 		t.Errorf("refused deliveries changed a succeeded receipt:\n before %v\n after  %v", before, after)
 	}
-	again := deliver(t, srv, intakeKeyA, withID(t, sample, "6200001", nil))
+	again := e2e.Deliver(t, srv, intakeKeyA, e2e.WithID(t, sample, "6200001", nil))
 	if strings.TrimSpace(string(again.Body)) != `{"success":true,"shipmentId":"`+id+`","duplicate":true}` {
 		t.Fatalf("redelivery: %d %s", again.Status, again.Body)
 	}
@@ -232,8 +234,8 @@ func TestIntakeSucceededReceiptIsFinal(t *testing.T) {
 
 func TestIntakeReceiptEndpoint(t *testing.T) {
 	srv := intakeServer(t)
-	wantShipment(t, deliver(t, srv, intakeKeyA, withID(t, intakeSample(t, "orders-create.json"), "5000001", nil)))
-	other := mintToken(t, "org_e2e_in_first", "shipments")
+	e2e.WantShipment(t, e2e.Deliver(t, srv, intakeKeyA, e2e.WithID(t, e2e.IntakeSample(t, "orders-create.json"), "5000001", nil)))
+	other := e2e.MintToken(t, "org_e2e_in_first", "shipments")
 	for path, token := range map[string]string{
 		"/v0/storefront/orders/5000002":              intakeTokenA, // unknown
 		"/v0/storefront/orders/5000001":              other,        // another organization's
@@ -243,28 +245,28 @@ func TestIntakeReceiptEndpoint(t *testing.T) {
 		"/v0/storefront/orders/99999999999999999999": intakeTokenA,
 		"/v0/storefront/orders/'%20OR%201=1":         intakeTokenA,
 	} {
-		wantProblem(t, do(t, "GET", srv.URL+path, nil, "Authorization", "Bearer "+token), 404, "not_found")
+		e2e.WantProblem(t, e2e.Do(t, "GET", srv.URL+path, nil, "Authorization", "Bearer "+token), 404, "not_found")
 	}
-	wantProblem(t, do(t, "GET", srv.URL+"/v0/storefront/orders/5000001", nil), 401, "invalid_token")
-	wantProblem(t, do(t, "GET", srv.URL+"/v0/storefront/orders/5000001", nil,
-		"Authorization", "Bearer "+mintToken(t, "org_e2e_in_a", "inventory")), 403, "insufficient_scope")
-	wantProblem(t, do(t, "GET", srv.URL+"/v0/storefront/orders/5000001", nil, "Authorization", "Bearer "+intakeKeyA), 401, "invalid_token")
+	e2e.WantProblem(t, e2e.Do(t, "GET", srv.URL+"/v0/storefront/orders/5000001", nil), 401, "invalid_token")
+	e2e.WantProblem(t, e2e.Do(t, "GET", srv.URL+"/v0/storefront/orders/5000001", nil,
+		"Authorization", "Bearer "+e2e.MintToken(t, "org_e2e_in_a", "inventory")), 403, "insufficient_scope")
+	e2e.WantProblem(t, e2e.Do(t, "GET", srv.URL+"/v0/storefront/orders/5000001", nil, "Authorization", "Bearer "+intakeKeyA), 401, "invalid_token")
 }
 
 func TestIntakeDatabaseDown(t *testing.T) {
 	intakeServer(t)
 	proxy := newTCPProxy(t, dbAddr(t))
-	srv := startServer(t, baseEnv(proxy.dsn(t)))
-	body := withID(t, intakeSample(t, "orders-create.json"), "6000001", nil)
+	srv := e2e.StartServer(t, e2e.BaseEnv(proxy.dsn(t)))
+	body := e2e.WithID(t, e2e.IntakeSample(t, "orders-create.json"), "6000001", nil)
 	proxy.down()
-	r := deliver(t, srv, intakeKeyA, body)
+	r := e2e.Deliver(t, srv, intakeKeyA, body)
 	wantIntakeError(t, r, 503, "unavailable")
 	if r.Header.Get("Retry-After") == "" || strings.Contains(string(r.Body), "127.0.0.1") || strings.Contains(string(r.Body), "SELECT") {
 		t.Fatalf("503 %v %s", r.Header, r.Body)
 	}
 	proxy.up()
-	srv.waitFor(t, "/readyz", 200)
-	wantShipment(t, deliver(t, srv, intakeKeyA, body))
+	srv.WaitFor(t, "/readyz", 200)
+	e2e.WantShipment(t, e2e.Deliver(t, srv, intakeKeyA, body))
 	if strings.Contains(srv.Logs(), "SELECT") || strings.Contains(srv.Logs(), intakeKeyA) {
 		t.Fatalf("a log line carries SQL or a key:\n%s", srv.Logs())
 	}
@@ -277,7 +279,7 @@ func TestIntakeDatabaseDown(t *testing.T) {
 // member that is not UTF-8 is ignored.
 func TestIntakeGuessesNoValue(t *testing.T) {
 	srv := intakeServer(t)
-	sample := intakeSample(t, "orders-create.json")
+	sample := e2e.IntakeSample(t, "orders-create.json")
 	edit := func(id string, pairs ...string) []byte {
 		t.Helper()
 		b := bytes.Replace(sample, []byte(`"id": 5726128734520,`), []byte(`"id": `+id+`,`), 1)
@@ -309,7 +311,7 @@ func TestIntakeGuessesNoValue(t *testing.T) {
 		{"shipping name in Latin-1", "6300008", edit("6300008", `"name": "Zoë Müller"`, "\"name\": \"Zo\xeb M\xfcller\""), "shipping_address.name: must be valid UTF-8"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			a := wantIntakeError(t, deliver(t, srv, intakeKeyA, tt.body), 400, "invalid_payload")
+			a := wantIntakeError(t, e2e.Deliver(t, srv, intakeKeyA, tt.body), 400, "invalid_payload")
 			if a.Message != tt.message {
 				t.Errorf("message %q, want %q", a.Message, tt.message)
 			}
@@ -320,22 +322,22 @@ func TestIntakeGuessesNoValue(t *testing.T) {
 		})
 	}
 	// The delivery with the right bytes is processed from scratch.
-	wantShipment(t, deliver(t, srv, intakeKeyA, edit("6300007")))
+	e2e.WantShipment(t, e2e.Deliver(t, srv, intakeKeyA, edit("6300007")))
 	if rec := receiptOf(t, srv, "6300007"); rec["status"] != "succeeded" || rec["attempts"] != float64(2) {
 		t.Errorf("receipt after the corrected delivery %v", rec)
 	}
 
 	// A timestamp cancels the order.
-	a := intakeJSON(t, deliver(t, srv, intakeKeyA, edit("6300009", null, `"cancelled_at": "2026-03-14T10:00:00-04:00"`)))
+	a := e2e.IntakeJSON(t, e2e.Deliver(t, srv, intakeKeyA, edit("6300009", null, `"cancelled_at": "2026-03-14T10:00:00-04:00"`)))
 	if !*a.Success || a.Skipped != "order_cancelled" || a.ShipmentID != nil {
 		t.Errorf("a cancelled order: %+v, want skipped order_cancelled", a)
 	}
 	// Members not mapped are ignored whatever their bytes; the mapped ones
 	// are kept as sent.
-	id := wantShipment(t, deliver(t, srv, intakeKeyA, edit("6300010", `"email": "zoe.mueller@example.de"`, "\"email\": \"zo\xeb@example.de\"",
+	id := e2e.WantShipment(t, e2e.Deliver(t, srv, intakeKeyA, edit("6300010", `"email": "zoe.mueller@example.de"`, "\"email\": \"zo\xeb@example.de\"",
 		`"first_name": "Zoë"`, "\"first_name\": \"Zo\xeb\"", `"tags": `, "\"tags\": \"\xff\", \"tags\": ")))
 	var s map[string]any
-	getJSON(t, srv, "/v0/shipments/"+id, intakeTokenA, &s)
+	e2e.GetJSON(t, srv, "/v0/shipments/"+id, intakeTokenA, &s)
 	if s["shippingName"] != "Zoë Müller" || len(s["items"].([]any)) != 2 {
 		t.Errorf("shipment %v", s)
 	}

@@ -16,6 +16,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/acme3pl/fulfillment/cmd/fulfillment/internal/e2e"
 )
 
 // tool returns the path of a tool that scripts/tools.sh provides. It never
@@ -40,13 +42,13 @@ func tool(t testing.TB, name string) string {
 // ends: SIGTERM, then SIGKILL after 10 s.
 type toolProcess struct {
 	name   string
-	logs   *syncBuffer
+	logs   *e2e.SyncBuffer
 	exited chan struct{} // closed when the process has exited
 }
 
 func runTool(t *testing.T, name string, cmd *exec.Cmd) *toolProcess {
 	t.Helper()
-	p := &toolProcess{name: name, logs: &syncBuffer{}, exited: make(chan struct{})}
+	p := &toolProcess{name: name, logs: &e2e.SyncBuffer{}, exited: make(chan struct{})}
 	cmd.Stdout, cmd.Stderr = p.logs, p.logs
 	if err := cmd.Start(); err != nil {
 		t.Fatalf("start %s: %v", name, err)
@@ -107,7 +109,7 @@ const (
 func obsFixture() map[string]any {
 	return map[string]any{
 		"organizations": []any{map[string]any{"id": obsOrg, "name": "Observability", "defaultWarehouseId": "wh_e2e_obs"}},
-		"warehouses":    []any{fixtureWarehouse("wh_e2e_obs", "Obs", true, obsOrg)},
+		"warehouses":    []any{e2e.FixtureWarehouse("wh_e2e_obs", "Obs", true, obsOrg)},
 		"products":      []any{map[string]any{"id": "prod_e2e_obs", "organizationId": obsOrg, "sku": "OBS-1", "name": "Obs"}},
 		"cartons":       []any{map[string]any{"id": "ctn_e2e_obs", "organizationId": obsOrg, "sku": "OBS-CTN", "name": "Obs carton"}},
 		"stock": []any{
@@ -123,10 +125,10 @@ var (
 	obsToken string // an access token of obsOrg with scope shipments
 	obsWMS   string // an access token of wh_e2e_obs's management system
 	// seedObs seeds the fixture once per test binary.
-	seedObs = seedOnce("observability", func(t *testing.T) {
-		seedFixture(t, testDSN, obsFixture())
-		obsToken = mintToken(t, obsOrg, "shipments")
-		obsWMS = mintWarehouseToken(t, "wh_e2e_obs")
+	seedObs = e2e.SeedOnce("observability", func(t *testing.T) {
+		e2e.SeedFixture(t, e2e.TestDSN, obsFixture())
+		obsToken = e2e.MintToken(t, obsOrg, "shipments")
+		obsWMS = e2e.MintWarehouseToken(t, "wh_e2e_obs")
 	})
 )
 
@@ -143,13 +145,13 @@ func obsOrder(t *testing.T, id int64, sku string, set map[string]any) []byte {
 	for k, v := range set {
 		order[k] = v
 	}
-	b := mustJSON(t, order)
+	b := e2e.MustJSON(t, order)
 	return b
 }
 
 // obsAnswers are the responses of one workload, by what each shows.
 type obsAnswers struct {
-	Created, Duplicate, Skipped, Refused, Unauthorized, Invalid, Unavailable response
+	Created, Duplicate, Skipped, Refused, Unauthorized, Invalid, Unavailable e2e.Response
 }
 
 // obsWorkload exercises what the dashboard and the alerts look at: every
@@ -158,27 +160,27 @@ type obsAnswers struct {
 // draft of each kind, one submitted and one cancelled), and units received
 // at the warehouse (a receipt and its retry). Order IDs start at
 // firstOrder; it uses four.
-func obsWorkload(t *testing.T, srv, down *server, firstOrder int64) obsAnswers {
+func obsWorkload(t *testing.T, srv, down *e2e.Server, firstOrder int64) obsAnswers {
 	t.Helper()
 	var a obsAnswers
 	created := obsOrder(t, firstOrder, "OBS-1", nil)
-	a.Created = deliver(t, srv, obsIntakeKey, created)
-	wantShipment(t, a.Created)
-	a.Duplicate = deliver(t, srv, obsIntakeKey, created)
-	if d := intakeJSON(t, a.Duplicate); a.Duplicate.Status != 200 || !d.Duplicate {
+	a.Created = e2e.Deliver(t, srv, obsIntakeKey, created)
+	e2e.WantShipment(t, a.Created)
+	a.Duplicate = e2e.Deliver(t, srv, obsIntakeKey, created)
+	if d := e2e.IntakeJSON(t, a.Duplicate); a.Duplicate.Status != 200 || !d.Duplicate {
 		t.Fatalf("second delivery: %d %s, want a duplicate", a.Duplicate.Status, a.Duplicate.Body)
 	}
-	a.Skipped = deliver(t, srv, obsIntakeKey, obsOrder(t, firstOrder+1, "OBS-1", map[string]any{"cancelled_at": "2026-01-01T00:00:00Z"}))
-	if s := intakeJSON(t, a.Skipped); a.Skipped.Status != 200 || s.Skipped != "order_cancelled" {
+	a.Skipped = e2e.Deliver(t, srv, obsIntakeKey, obsOrder(t, firstOrder+1, "OBS-1", map[string]any{"cancelled_at": "2026-01-01T00:00:00Z"}))
+	if s := e2e.IntakeJSON(t, a.Skipped); a.Skipped.Status != 200 || s.Skipped != "order_cancelled" {
 		t.Fatalf("cancelled order: %d %s, want skipped", a.Skipped.Status, a.Skipped.Body)
 	}
-	a.Refused = deliver(t, srv, obsIntakeKey, obsOrder(t, firstOrder+2, "NO-SUCH-SKU", nil))
+	a.Refused = e2e.Deliver(t, srv, obsIntakeKey, obsOrder(t, firstOrder+2, "NO-SUCH-SKU", nil))
 	wantIntakeError(t, a.Refused, 422, "unknown_skus")
-	a.Unauthorized = deliver(t, srv, "fk_test_NoSuchKeyyyyyyyyyyyyyyyyyyyyyyyyyyyyyy", created)
+	a.Unauthorized = e2e.Deliver(t, srv, "fk_test_NoSuchKeyyyyyyyyyyyyyyyyyyyyyyyyyyyyyy", created)
 	wantIntakeError(t, a.Unauthorized, 401, "invalid_api_key")
-	a.Invalid = deliver(t, srv, obsIntakeKey, []byte(`{"id": `))
+	a.Invalid = e2e.Deliver(t, srv, obsIntakeKey, []byte(`{"id": `))
 	wantIntakeError(t, a.Invalid, 400, "invalid_payload")
-	a.Unavailable = deliver(t, down, obsIntakeKey, obsOrder(t, firstOrder+3, "OBS-1", nil))
+	a.Unavailable = e2e.Deliver(t, down, obsIntakeKey, obsOrder(t, firstOrder+3, "OBS-1", nil))
 	wantIntakeError(t, a.Unavailable, 503, "unavailable")
 
 	ship := shipClient{t, srv.URL, obsToken}
@@ -189,7 +191,7 @@ func obsWorkload(t *testing.T, srv, down *server, firstOrder int64) obsAnswers {
 		"cartons": []any{map[string]any{"cartonId": "ctn_e2e_obs", "quantity": 1}}}), http.StatusCreated)
 	ship.ok(ship.do("POST", fmt.Sprintf("/v0/shipments/%s/cancel", spd["id"]), nil), http.StatusOK)
 	// A transition refused (cancelled → pending) is not counted.
-	wantProblem(t, ship.do("POST", fmt.Sprintf("/v0/shipments/%s/submit", spd["id"]), nil), http.StatusConflict, "invalid_state")
+	e2e.WantProblem(t, ship.do("POST", fmt.Sprintf("/v0/shipments/%s/submit", spd["id"]), nil), http.StatusConflict, "invalid_state")
 
 	// A truck arrives: 3 products and 2 cartons received, then the same
 	// receipt again (a retry counts nothing).
@@ -203,10 +205,10 @@ func obsWorkload(t *testing.T, srv, down *server, firstOrder int64) obsAnswers {
 
 // startDownServer runs a server whose database port is closed: it starts
 // and is alive, and its database-bound answers are 503.
-func startDownServer(t *testing.T) *server {
+func startDownServer(t *testing.T) *e2e.Server {
 	t.Helper()
-	closed := freeAddr(t) // nothing listens there
-	s := launchServer(t, baseEnv("postgres://postgres@"+closed+"/fulfillment?sslmode=disable"))
-	s.waitFor(t, "/healthz", http.StatusOK)
+	closed := e2e.FreeAddr(t) // nothing listens there
+	s := e2e.LaunchServer(t, e2e.BaseEnv("postgres://postgres@"+closed+"/fulfillment?sslmode=disable"))
+	s.WaitFor(t, "/healthz", http.StatusOK)
 	return s
 }

@@ -26,6 +26,7 @@ import (
 	"github.com/prometheus/common/model"
 
 	"github.com/acme3pl/fulfillment/adapters/telemetry"
+	"github.com/acme3pl/fulfillment/cmd/fulfillment/internal/e2e"
 	"github.com/acme3pl/fulfillment/domain/shipping"
 )
 
@@ -65,7 +66,7 @@ scrape_configs:
 	if err := os.WriteFile(cfgPath, []byte(cfg), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	addr := freeAddr(t)
+	addr := e2e.FreeAddr(t)
 	p := &prometheus{URL: "http://" + addr}
 	p.toolProcess = runTool(t, "prometheus", exec.Command(bin, "--config.file="+cfgPath,
 		"--storage.tsdb.path="+filepath.Join(dir, "data"), "--web.listen-address="+addr,
@@ -157,9 +158,9 @@ func TestObservabilityUnderWorkload(t *testing.T) {
 	seedObs(t)
 	// Exemplars link to exported traces: this server exports its spans.
 	collector := newSpanCollector(t)
-	srv := startServer(t, baseEnv(testDSN, "OTEL_TRACES_EXPORTER=otlp", "OTEL_EXPORTER_OTLP_ENDPOINT="+collector.url))
+	srv := e2e.StartServer(t, e2e.BaseEnv(e2e.TestDSN, "OTEL_TRACES_EXPORTER=otlp", "OTEL_EXPORTER_OTLP_ENDPOINT="+collector.url))
 	down := startDownServer(t)
-	hostPort := func(s *server) string { return strings.TrimPrefix(s.URL, "http://") }
+	hostPort := func(s *e2e.Server) string { return strings.TrimPrefix(s.URL, "http://") }
 	prom := startPrometheus(t, []string{hostPort(srv), hostPort(down)}, repoFile("deploy", "prometheus", "rules.yaml"))
 	prom.waitValue(t, `count(up{job="fulfillment"} == 1)`, 2)
 
@@ -179,7 +180,7 @@ func TestObservabilityUnderWorkload(t *testing.T) {
 }
 
 // scrape reads a server's /metrics in the text format.
-func scrape(t *testing.T, s *server) map[string]*dto.MetricFamily {
+func scrape(t *testing.T, s *e2e.Server) map[string]*dto.MetricFamily {
 	t.Helper()
 	resp, err := http.Get(s.URL + "/metrics")
 	if err != nil {
@@ -210,7 +211,7 @@ func series(f *dto.MetricFamily) map[string]float64 {
 	return out
 }
 
-func checkMetricsEndpoint(t *testing.T, srv, down *server, answers []obsAnswers) {
+func checkMetricsEndpoint(t *testing.T, srv, down *e2e.Server, answers []obsAnswers) {
 	families := scrape(t, srv)
 	family := func(name string) map[string]float64 {
 		t.Helper()
@@ -369,7 +370,7 @@ func checkMetricsEndpoint(t *testing.T, srv, down *server, answers []obsAnswers)
 func sentTraceIDs(answers []obsAnswers) map[string]bool {
 	sent := map[string]bool{}
 	for _, a := range answers {
-		for _, r := range []response{a.Created, a.Duplicate, a.Skipped, a.Refused, a.Unauthorized, a.Invalid, a.Unavailable} {
+		for _, r := range []e2e.Response{a.Created, a.Duplicate, a.Skipped, a.Refused, a.Unauthorized, a.Invalid, a.Unavailable} {
 			sent[r.Header.Get("X-Trace-Id")] = true
 		}
 	}

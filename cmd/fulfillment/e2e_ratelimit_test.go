@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/acme3pl/fulfillment/adapters/ratelimit/redistest"
+	"github.com/acme3pl/fulfillment/cmd/fulfillment/internal/e2e"
 )
 
 // Rate limits end to end (docs/rate-limits.md): the real binary, buckets in
@@ -24,26 +25,26 @@ import (
 func rlFixture() map[string]any {
 	return map[string]any{
 		"organizations": []any{
-			fixtureOrg("org_e2e_rl_a", "Limited A"),
-			fixtureOrg("org_e2e_rl_b", "Limited B"),
-			fixtureOrg("org_e2e_rl_c", "Limited C"),
-			fixtureOrg("org_e2e_rl_raise", "Raised"),
-			fixtureOrg("org_e2e_rl_back", "Back To Default"),
+			e2e.FixtureOrg("org_e2e_rl_a", "Limited A"),
+			e2e.FixtureOrg("org_e2e_rl_b", "Limited B"),
+			e2e.FixtureOrg("org_e2e_rl_c", "Limited C"),
+			e2e.FixtureOrg("org_e2e_rl_raise", "Raised"),
+			e2e.FixtureOrg("org_e2e_rl_back", "Back To Default"),
 			map[string]any{"id": "org_e2e_rl_own", "name": "Own Limit", "rateLimit": "1/h", "rateLimitBurst": 3},
 		},
 		"warehouses": []any{
-			fixtureWarehouse("wh_e2e_rl_1", "RL One", true, "org_e2e_rl_a", "org_e2e_rl_b"),
-			fixtureWarehouse("wh_e2e_rl_2", "RL Two", true, "org_e2e_rl_a"),
+			e2e.FixtureWarehouse("wh_e2e_rl_1", "RL One", true, "org_e2e_rl_a", "org_e2e_rl_b"),
+			e2e.FixtureWarehouse("wh_e2e_rl_2", "RL Two", true, "org_e2e_rl_a"),
 		},
 	}
 }
 
-var seedRL = seedFixtureOnce("rate limit", rlFixture)
+var seedRL = e2e.SeedFixtureOnce("rate limit", rlFixture)
 
 // rlEnv is the environment of a server whose buckets are in redisURL,
 // with the limit 1 per hour (nothing refills within a test) and burst.
 func rlEnv(redisURL string, burst int) []string {
-	return baseEnv(testDSN, "RATE_LIMIT=1/h", "RATE_LIMIT_BURST="+strconv.Itoa(burst), "RATE_LIMIT_REDIS_URL="+redisURL)
+	return e2e.BaseEnv(e2e.TestDSN, "RATE_LIMIT=1/h", "RATE_LIMIT_BURST="+strconv.Itoa(burst), "RATE_LIMIT_REDIS_URL="+redisURL)
 }
 
 var (
@@ -54,9 +55,9 @@ var (
 // rlGet sends a GET as token and checks the answer's rate-limit headers: a
 // 200 with the policy and what remains, or a 429 rate_limited with
 // Retry-After ≥ 1. It reports whether the request was served.
-func rlGet(t *testing.T, srv *server, path, token, scope string, burst int) bool {
+func rlGet(t *testing.T, srv *e2e.Server, path, token, scope string, burst int) bool {
 	t.Helper()
-	r := do(t, "GET", srv.URL+path, nil, "Authorization", "Bearer "+token)
+	r := e2e.Do(t, "GET", srv.URL+path, nil, "Authorization", "Bearer "+token)
 	if m := policyHeader.FindStringSubmatch(r.Header.Get("RateLimit-Policy")); m == nil || m[1] != scope || m[2] != strconv.Itoa(burst) {
 		t.Errorf("%s: RateLimit-Policy %q, want %q;q=%d;w=…", path, r.Header.Get("RateLimit-Policy"), scope, burst)
 	}
@@ -68,7 +69,7 @@ func rlGet(t *testing.T, srv *server, path, token, scope string, burst int) bool
 	case 200:
 		return true
 	case 429:
-		wantProblem(t, r, 429, "rate_limited")
+		e2e.WantProblem(t, r, 429, "rate_limited")
 		if n, err := strconv.Atoi(r.Header.Get("Retry-After")); err != nil || n < 1 {
 			t.Errorf("429 with Retry-After %q, want whole seconds ≥ 1", r.Header.Get("Retry-After"))
 		}
@@ -89,8 +90,8 @@ func TestRateLimitsSharedByInstancesAndIsolated(t *testing.T) {
 	seedRL(t)
 	redis := redistest.Start(t)
 	const burst = 4
-	one, two := startServer(t, rlEnv(redis.URL(), burst)), startServer(t, rlEnv(redis.URL(), burst))
-	tokenA, tokenB := mintToken(t, "org_e2e_rl_a", "locations"), mintToken(t, "org_e2e_rl_b", "locations")
+	one, two := e2e.StartServer(t, rlEnv(redis.URL(), burst)), e2e.StartServer(t, rlEnv(redis.URL(), burst))
+	tokenA, tokenB := e2e.MintToken(t, "org_e2e_rl_a", "locations"), e2e.MintToken(t, "org_e2e_rl_b", "locations")
 
 	served := 0
 	for i := range 2 * burst {
@@ -109,7 +110,7 @@ func TestRateLimitsSharedByInstancesAndIsolated(t *testing.T) {
 		t.Errorf("organization B after A ran out: %d of %d served, want its own %d", got, burst+1, burst)
 	}
 
-	wh1, wh2 := mintWarehouseToken(t, "wh_e2e_rl_1"), mintWarehouseToken(t, "wh_e2e_rl_2")
+	wh1, wh2 := e2e.MintWarehouseToken(t, "wh_e2e_rl_1"), e2e.MintWarehouseToken(t, "wh_e2e_rl_2")
 	if got := countServed(t, one, "/v0/warehouse/shipments", wh1, "warehouse", burst, burst+2); got != burst {
 		t.Errorf("warehouse 1: %d of %d served, want %d", got, burst+2, burst)
 	}
@@ -121,7 +122,7 @@ func TestRateLimitsSharedByInstancesAndIsolated(t *testing.T) {
 	}
 }
 
-func countServed(t *testing.T, srv *server, path, token, scope string, burst, n int) int {
+func countServed(t *testing.T, srv *e2e.Server, path, token, scope string, burst, n int) int {
 	t.Helper()
 	served := 0
 	for range n {
@@ -133,9 +134,9 @@ func countServed(t *testing.T, srv *server, path, token, scope string, burst, n 
 }
 
 // metricValue reads one series from /metrics (0 when absent).
-func metricValue(t *testing.T, srv *server, series string) float64 {
+func metricValue(t *testing.T, srv *e2e.Server, series string) float64 {
 	t.Helper()
-	r := do(t, "GET", srv.URL+"/metrics", nil)
+	r := e2e.Do(t, "GET", srv.URL+"/metrics", nil)
 	for _, line := range strings.Split(string(r.Body), "\n") {
 		if rest, ok := strings.CutPrefix(line, series+" "); ok {
 			v, err := strconv.ParseFloat(strings.TrimSpace(rest), 64)
@@ -154,11 +155,11 @@ func metricValue(t *testing.T, srv *server, series string) float64 {
 func TestRateLimitsNeverLimitTheWebhook(t *testing.T) {
 	intakeServer(t)
 	redis := redistest.Start(t)
-	srv := startServer(t, baseEnv(testDSN, "RATE_LIMIT=1/s", "RATE_LIMIT_BURST=1", "RATE_LIMIT_REDIS_URL="+redis.URL()))
+	srv := e2e.StartServer(t, e2e.BaseEnv(e2e.TestDSN, "RATE_LIMIT=1/s", "RATE_LIMIT_BURST=1", "RATE_LIMIT_REDIS_URL="+redis.URL()))
 	var wg sync.WaitGroup
-	answers := make(chan response, 30)
+	answers := make(chan e2e.Response, 30)
 	for i := range 30 {
-		wg.Go(func() { answers <- deliver(t, srv, intakeKeyA, smallOrder(int64(8800000+i), "KEY-LTH-01", "1")) })
+		wg.Go(func() { answers <- e2e.Deliver(t, srv, intakeKeyA, smallOrder(int64(8800000+i), "KEY-LTH-01", "1")) })
 	}
 	wg.Wait()
 	close(answers)
@@ -189,8 +190,8 @@ func TestRateLimitsFailOpenWithoutRedis(t *testing.T) {
 	seedRL(t)
 	redis := redistest.Start(t)
 	const burst = 2
-	srv := startServer(t, rlEnv(redis.URL(), burst))
-	token := mintToken(t, "org_e2e_rl_a", "locations")
+	srv := e2e.StartServer(t, rlEnv(redis.URL(), burst))
+	token := e2e.MintToken(t, "org_e2e_rl_a", "locations")
 	if got := countServed(t, srv, "/v0/warehouses", token, "org", burst, burst+1); got != burst {
 		t.Fatalf("with Redis: %d of %d served, want %d", got, burst+1, burst)
 	}
@@ -199,7 +200,7 @@ func TestRateLimitsFailOpenWithoutRedis(t *testing.T) {
 	var took []time.Duration
 	for i := range n {
 		start := time.Now()
-		r := do(t, "GET", srv.URL+"/v0/warehouses", nil, "Authorization", "Bearer "+token)
+		r := e2e.Do(t, "GET", srv.URL+"/v0/warehouses", nil, "Authorization", "Bearer "+token)
 		took = append(took, time.Since(start))
 		if r.Status != 200 || r.Header.Get("RateLimit") != "" || r.Header.Get("RateLimit-Policy") == "" {
 			t.Fatalf("request %d with Redis stopped: %d %v, want 200 with the policy and no RateLimit", i, r.Status, r.Header)
@@ -222,7 +223,7 @@ func TestRateLimitsFailOpenWithoutRedis(t *testing.T) {
 	}
 	redis.Start() // empty: the bucket starts full
 	deadline := time.Now().Add(3 * time.Second)
-	for do(t, "GET", srv.URL+"/v0/warehouses", nil, "Authorization", "Bearer "+mintToken(t, "org_e2e_rl_b", "locations")).Header.Get("RateLimit") == "" {
+	for e2e.Do(t, "GET", srv.URL+"/v0/warehouses", nil, "Authorization", "Bearer "+e2e.MintToken(t, "org_e2e_rl_b", "locations")).Header.Get("RateLimit") == "" {
 		if time.Now().After(deadline) {
 			t.Fatal("Redis back for 3 s and the limits do not apply")
 		}
@@ -243,14 +244,14 @@ func TestRateLimitsFailOpenWithoutRedis(t *testing.T) {
 // burst 200, may send far more than 10 at once.
 func TestRaisedLimitGrantsTheNewBurstInMemory(t *testing.T) {
 	seedRL(t)
-	env := baseEnv(testDSN, "RATE_LIMIT=5/s", "RATE_LIMIT_BURST=10")
-	srv := startServer(t, env)
-	token := mintToken(t, "org_e2e_rl_raise", "locations")
+	env := e2e.BaseEnv(e2e.TestDSN, "RATE_LIMIT=5/s", "RATE_LIMIT_BURST=10")
+	srv := e2e.StartServer(t, env)
+	token := e2e.MintToken(t, "org_e2e_rl_raise", "locations")
 	if served, _ := burstGET(t, srv, token, 30); served > 12 {
 		t.Fatalf("5/s burst 10: %d of 30 served at once", served)
 	}
 	time.Sleep(2500 * time.Millisecond) // the bucket refills (10 at 5/s: 2 s)
-	mustCLI(t, env, "orgs", "limit", "--org", "org_e2e_rl_raise", "--rate", "100/s", "--burst", "200")
+	e2e.MustCLI(t, env, "orgs", "limit", "--org", "org_e2e_rl_raise", "--rate", "100/s", "--burst", "200")
 	waitPolicy(t, srv, token, `"org";q=200;`)
 	if served, refused := burstGET(t, srv, token, 150); served != 150 {
 		t.Errorf("raised to 100/s burst 200 from a full bucket: %d of 150 served at once (%d refused), want all", served, refused)
@@ -261,11 +262,11 @@ func TestRaisedLimitGrantsTheNewBurstInMemory(t *testing.T) {
 // within a second on the serving process; `--burst 0` is bad usage.
 func TestOrgsLimitBackToTheDefault(t *testing.T) {
 	seedRL(t)
-	env := baseEnv(testDSN, "RATE_LIMIT=1/h", "RATE_LIMIT_BURST=2")
-	srv := startServer(t, env)
+	env := e2e.BaseEnv(e2e.TestDSN, "RATE_LIMIT=1/h", "RATE_LIMIT_BURST=2")
+	srv := e2e.StartServer(t, env)
 	const org = "org_e2e_rl_back"
-	token := mintToken(t, org, "locations")
-	mustCLI(t, env, "orgs", "limit", "--org", org, "--rate", "1/h", "--burst", "500")
+	token := e2e.MintToken(t, org, "locations")
+	e2e.MustCLI(t, env, "orgs", "limit", "--org", org, "--rate", "1/h", "--burst", "500")
 	waitPolicy(t, srv, token, `"org";q=500;`)
 
 	for _, bad := range [][]string{
@@ -275,20 +276,20 @@ func TestOrgsLimitBackToTheDefault(t *testing.T) {
 		{"--default", "--burst", "5"},
 		{},
 	} {
-		r := runCLI(t, env, append([]string{"orgs", "limit", "--org", org}, bad...)...)
+		r := e2e.RunCLI(t, env, append([]string{"orgs", "limit", "--org", org}, bad...)...)
 		if first, _, _ := strings.Cut(r.Stderr, "\n"); r.Code != 2 || r.Stdout != "" || !strings.HasPrefix(first, "fulfillment: orgs limit") {
 			t.Errorf("orgs limit %v: exit %d, stdout %q, stderr %q; want 2 and the mistake on the first line", bad, r.Code, r.Stdout, first)
 		}
 	}
-	if r := runCLI(t, env, "orgs", "limit", "--org", "org_e2e_rl_nobody", "--default"); r.Code != 1 || !strings.Contains(r.Stderr, "org_e2e_rl_nobody") {
+	if r := e2e.RunCLI(t, env, "orgs", "limit", "--org", "org_e2e_rl_nobody", "--default"); r.Code != 1 || !strings.Contains(r.Stderr, "org_e2e_rl_nobody") {
 		t.Errorf("orgs limit --default of an unknown organization: exit %d %q, want 1 naming it", r.Code, r.Stderr)
 	}
 	time.Sleep(time.Second) // the refresh's period: nothing was changed by the refused commands
-	if p := do(t, "GET", srv.URL+"/v0/warehouses", nil, "Authorization", "Bearer "+token).Header.Get("RateLimit-Policy"); !strings.HasPrefix(p, `"org";q=500;`) {
+	if p := e2e.Do(t, "GET", srv.URL+"/v0/warehouses", nil, "Authorization", "Bearer "+token).Header.Get("RateLimit-Policy"); !strings.HasPrefix(p, `"org";q=500;`) {
 		t.Errorf("after refused commands the policy is %q, want the limit set before (q=500)", p)
 	}
 
-	out := mustCLI(t, env, "orgs", "limit", "--org", org, "--default")
+	out := e2e.MustCLI(t, env, "orgs", "limit", "--org", org, "--default")
 	if !strings.Contains(out, org) || !strings.Contains(out, "default") {
 		t.Errorf("orgs limit --default printed %q", out)
 	}
@@ -298,11 +299,11 @@ func TestOrgsLimitBackToTheDefault(t *testing.T) {
 // waitPolicy waits, at most a second, until srv answers token's requests
 // with a RateLimit-Policy starting with prefix. It asks five times a
 // second at most, so that a bucket of 5/s or more is not emptied by it.
-func waitPolicy(t *testing.T, srv *server, token, prefix string) {
+func waitPolicy(t *testing.T, srv *e2e.Server, token, prefix string) {
 	t.Helper()
 	set := time.Now()
 	for {
-		r := do(t, "GET", srv.URL+"/v0/warehouses", nil, "Authorization", "Bearer "+token)
+		r := e2e.Do(t, "GET", srv.URL+"/v0/warehouses", nil, "Authorization", "Bearer "+token)
 		if strings.HasPrefix(r.Header.Get("RateLimit-Policy"), prefix) {
 			t.Logf("the policy %s applied %s after the command", prefix, time.Since(set).Round(time.Millisecond))
 			return
@@ -316,7 +317,7 @@ func waitPolicy(t *testing.T, srv *server, token, prefix string) {
 
 // burstGET sends n list requests as token from 16 clients at once and
 // counts the answers 200 and 429.
-func burstGET(t *testing.T, srv *server, token string, n int) (served, refused int) {
+func burstGET(t *testing.T, srv *e2e.Server, token string, n int) (served, refused int) {
 	t.Helper()
 	var mu sync.Mutex
 	var wg sync.WaitGroup
@@ -367,32 +368,32 @@ func TestOrganizationLimitsApplyOnEveryInstance(t *testing.T) {
 	seedRL(t)
 	redis := redistest.Start(t)
 	const burst = 2
-	one, two := startServer(t, rlEnv(redis.URL(), burst)), startServer(t, rlEnv(redis.URL(), burst))
+	one, two := e2e.StartServer(t, rlEnv(redis.URL(), burst)), e2e.StartServer(t, rlEnv(redis.URL(), burst))
 
-	own := mintToken(t, "org_e2e_rl_own", "locations")
+	own := e2e.MintToken(t, "org_e2e_rl_own", "locations")
 	if got := countServed(t, one, "/v0/warehouses", own, "org", 3, 4); got != 3 {
 		t.Errorf("the fixture's organization with rateLimit 1/h burst 3: %d of 4 served, want 3", got)
 	}
 
 	env := rlEnv(redis.URL(), burst)
-	if r := runCLI(t, env, "orgs", "limit", "--org", "org_e2e_rl_c", "--rate", "fast"); r.Code != 2 {
+	if r := e2e.RunCLI(t, env, "orgs", "limit", "--org", "org_e2e_rl_c", "--rate", "fast"); r.Code != 2 {
 		t.Errorf("orgs limit with a bad rate: exit %d, want 2 (%s)", r.Code, r.Stderr)
 	}
-	if r := runCLI(t, env, "orgs", "limit", "--org", "org_e2e_rl_nobody", "--rate", "5/s"); r.Code != 1 || !strings.Contains(r.Stderr, "org_e2e_rl_nobody") {
+	if r := e2e.RunCLI(t, env, "orgs", "limit", "--org", "org_e2e_rl_nobody", "--rate", "5/s"); r.Code != 1 || !strings.Contains(r.Stderr, "org_e2e_rl_nobody") {
 		t.Errorf("orgs limit of an unknown organization: exit %d %q, want 1 naming it", r.Code, r.Stderr)
 	}
-	token := mintToken(t, "org_e2e_rl_c", "locations")
+	token := e2e.MintToken(t, "org_e2e_rl_c", "locations")
 	if got := countServed(t, two, "/v0/warehouses", token, "org", burst, burst+1); got != burst {
 		t.Fatalf("before orgs limit: %d of %d served, want the default burst %d", got, burst+1, burst)
 	}
-	out := mustCLI(t, env, "orgs", "limit", "--org", "org_e2e_rl_c", "--rate", "1/h", "--burst", "6")
+	out := e2e.MustCLI(t, env, "orgs", "limit", "--org", "org_e2e_rl_c", "--rate", "1/h", "--burst", "6")
 	set := time.Now()
 	if !strings.Contains(out, "org_e2e_rl_c") {
 		t.Errorf("orgs limit printed %q", out)
 	}
-	for _, srv := range []*server{one, two} {
+	for _, srv := range []*e2e.Server{one, two} {
 		for {
-			r := do(t, "GET", srv.URL+"/v0/warehouses", nil, "Authorization", "Bearer "+token)
+			r := e2e.Do(t, "GET", srv.URL+"/v0/warehouses", nil, "Authorization", "Bearer "+token)
 			if strings.HasPrefix(r.Header.Get("RateLimit-Policy"), `"org";q=6;`) {
 				break
 			}

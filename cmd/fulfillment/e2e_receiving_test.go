@@ -9,6 +9,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/acme3pl/fulfillment/cmd/fulfillment/internal/e2e"
 )
 
 // recvE2EFixture: wh_e2e_recv_east serves org_e2e_recv_a, which owns
@@ -18,15 +20,15 @@ import (
 func recvE2EFixture() map[string]any {
 	return map[string]any{
 		"organizations": []any{
-			fixtureOrg("org_e2e_recv_a", "Receiving A"),
-			fixtureOrg("org_e2e_recv_b", "Receiving B"),
+			e2e.FixtureOrg("org_e2e_recv_a", "Receiving A"),
+			e2e.FixtureOrg("org_e2e_recv_b", "Receiving B"),
 		},
 		"warehouses": []any{
-			fixtureWarehouse("wh_e2e_recv_east", "Receiving East", true, "org_e2e_recv_a"),
-			fixtureWarehouse("wh_e2e_recv_far", "Receiving Far", true, "org_e2e_recv_b"),
+			e2e.FixtureWarehouse("wh_e2e_recv_east", "Receiving East", true, "org_e2e_recv_a"),
+			e2e.FixtureWarehouse("wh_e2e_recv_far", "Receiving Far", true, "org_e2e_recv_b"),
 		},
-		"products": []any{fixtureItem("prod_e2e_recv_1", "org_e2e_recv_a", "R-TEE"), fixtureItem("prod_e2e_recv_b", "org_e2e_recv_b", "R-B")},
-		"cartons":  []any{fixtureItem("ctn_e2e_recv_1", "org_e2e_recv_a", "R-CTN")},
+		"products": []any{e2e.FixtureItem("prod_e2e_recv_1", "org_e2e_recv_a", "R-TEE"), e2e.FixtureItem("prod_e2e_recv_b", "org_e2e_recv_b", "R-B")},
+		"cartons":  []any{e2e.FixtureItem("ctn_e2e_recv_1", "org_e2e_recv_a", "R-CTN")},
 		"stock":    []any{map[string]any{"warehouseId": "wh_e2e_recv_east", "cartonId": "ctn_e2e_recv_1", "onHand": 10}},
 		// A service must be one of the rate card in force (docs/billing.md).
 		"rateCards": []any{recvE2ECard("org_e2e_recv_a"), recvE2ECard("org_e2e_recv_b")},
@@ -54,7 +56,7 @@ func recvE2ECard(org string) map[string]any {
 // organization's inventory routes show it.
 func recvOnHand(t *testing.T, base, path, id string) float64 {
 	t.Helper()
-	org := shipClient{t: t, base: base, token: mintToken(t, "org_e2e_recv_a", "inventory")}
+	org := shipClient{t: t, base: base, token: e2e.MintToken(t, "org_e2e_recv_a", "inventory")}
 	items, _ := org.list(path)
 	return shipStockAt(t, items, id)["wh_e2e_recv_east"][0]
 }
@@ -64,12 +66,12 @@ func recvOnHand(t *testing.T, base, path, id string) float64 {
 // same receipt; on hand rose once; the units are counted once across the
 // instances. Then the refusals, each writing nothing.
 func TestWarehouseReceiptsAPI(t *testing.T) {
-	seedFixture(t, testDSN, recvE2EFixture())
-	seedFixture(t, testDSN, recvE2EFixture()) // a second seed changes nothing: no second opening balance
-	servers := []*server{
-		startServer(t, baseEnv(testDSN)), startServer(t, baseEnv(testDSN)), startServer(t, baseEnv(testDSN)),
+	e2e.SeedFixture(t, e2e.TestDSN, recvE2EFixture())
+	e2e.SeedFixture(t, e2e.TestDSN, recvE2EFixture()) // a second seed changes nothing: no second opening balance
+	servers := []*e2e.Server{
+		e2e.StartServer(t, e2e.BaseEnv(e2e.TestDSN)), e2e.StartServer(t, e2e.BaseEnv(e2e.TestDSN)), e2e.StartServer(t, e2e.BaseEnv(e2e.TestDSN)),
 	}
-	wms := shipClient{t: t, base: servers[0].URL, token: mintWarehouseToken(t, "wh_e2e_recv_east")}
+	wms := shipClient{t: t, base: servers[0].URL, token: e2e.MintWarehouseToken(t, "wh_e2e_recv_east")}
 	if got := recvOnHand(t, wms.base, "/v0/cartons", "ctn_e2e_recv_1"); got != 10 {
 		t.Fatalf("cartons on hand after seeding twice: %v, want 10", got)
 	}
@@ -84,7 +86,7 @@ func TestWarehouseReceiptsAPI(t *testing.T) {
 		},
 	}
 	const senders = 12
-	answers := make([]response, senders)
+	answers := make([]e2e.Response, senders)
 	var wg sync.WaitGroup
 	start := make(chan struct{})
 	for i := range senders {
@@ -92,7 +94,7 @@ func TestWarehouseReceiptsAPI(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			<-start
-			answers[i] = do(t, http.MethodPost, servers[i%len(servers)].URL+"/v0/warehouse/receipts", body,
+			answers[i] = e2e.Do(t, http.MethodPost, servers[i%len(servers)].URL+"/v0/warehouse/receipts", body,
 				"Authorization", "Bearer "+wms.token)
 		}()
 	}
@@ -139,7 +141,7 @@ func TestWarehouseReceiptsAPI(t *testing.T) {
 	}
 
 	// Refusals: nothing written, each with its documented problem.
-	post := func(b any) response {
+	post := func(b any) e2e.Response {
 		return wms.do(http.MethodPost, "/v0/warehouse/receipts", b)
 	}
 	with := func(edit func(m map[string]any)) map[string]any {
@@ -149,31 +151,31 @@ func TestWarehouseReceiptsAPI(t *testing.T) {
 		return m
 	}
 	body["receivedAt"] = recvE2EAt(1) // the same reference at another time: other content
-	wantProblem(t, post(body), http.StatusConflict, "reference_conflict")
+	e2e.WantProblem(t, post(body), http.StatusConflict, "reference_conflict")
 	future := time.Now().Add(time.Hour).UTC().Format("2006-01-02T15:04:05.000Z")
-	if p := wantProblem(t, post(with(func(m map[string]any) { m["receivedAt"] = future })), 400, "invalid_parameter"); p.Parameter != "receivedAt" {
+	if p := e2e.WantProblem(t, post(with(func(m map[string]any) { m["receivedAt"] = future })), 400, "invalid_parameter"); p.Parameter != "receivedAt" {
 		t.Fatalf("future receivedAt names %q", p.Parameter)
 	}
-	if p := wantProblem(t, post(with(func(m map[string]any) {
+	if p := e2e.WantProblem(t, post(with(func(m map[string]any) {
 		m["items"] = []any{map[string]any{"cartonId": "ctn_e2e_recv_1", "quantity": "1"}}
 	})), 400, "invalid_parameter"); p.Parameter != "items[0].quantity" {
 		t.Fatalf("a quantity as a string names %q", p.Parameter)
 	}
-	if p := wantProblem(t, post(with(func(m map[string]any) { m["reference"] = 7 })), 400, "invalid_parameter"); p.Parameter != "reference" {
+	if p := e2e.WantProblem(t, post(with(func(m map[string]any) { m["reference"] = 7 })), 400, "invalid_parameter"); p.Parameter != "reference" {
 		t.Fatalf("a numeric reference names %q", p.Parameter)
 	}
 	r := post(with(func(m map[string]any) {
 		m["items"] = []any{map[string]any{"productId": "prod_e2e_recv_b", "quantity": 1}, map[string]any{"cartonId": "prod_e2e_recv_1", "quantity": 1}}
 	}))
-	wantProblem(t, r, 422, "unknown_items")
+	e2e.WantProblem(t, r, 422, "unknown_items")
 	if !strings.Contains(string(r.Body), `"ids":["prod_e2e_recv_b","prod_e2e_recv_1"]`) {
 		t.Fatalf("unknown items: %s", r.Body)
 	}
-	wantProblem(t, post(with(func(m map[string]any) { m["organizationId"] = "org_e2e_recv_b" })), 422, "invalid_warehouse")
-	wantProblem(t, post(with(func(m map[string]any) { m["organizationId"] = "org_e2e_recv_nobody" })), 422, "invalid_warehouse")
-	orgToken := shipClient{t: t, base: wms.base, token: mintToken(t, "org_e2e_recv_a", "inventory", "shipments")}
-	wantProblem(t, orgToken.do(http.MethodPost, "/v0/warehouse/receipts", with(func(map[string]any) {})), 403, "insufficient_scope")
-	wantProblem(t, do(t, http.MethodPost, wms.base+"/v0/warehouse/receipts", with(func(map[string]any) {})), 401, "invalid_token")
+	e2e.WantProblem(t, post(with(func(m map[string]any) { m["organizationId"] = "org_e2e_recv_b" })), 422, "invalid_warehouse")
+	e2e.WantProblem(t, post(with(func(m map[string]any) { m["organizationId"] = "org_e2e_recv_nobody" })), 422, "invalid_warehouse")
+	orgToken := shipClient{t: t, base: wms.base, token: e2e.MintToken(t, "org_e2e_recv_a", "inventory", "shipments")}
+	e2e.WantProblem(t, orgToken.do(http.MethodPost, "/v0/warehouse/receipts", with(func(map[string]any) {})), 403, "insufficient_scope")
+	e2e.WantProblem(t, e2e.Do(t, http.MethodPost, wms.base+"/v0/warehouse/receipts", with(func(map[string]any) {})), 401, "invalid_token")
 	if got := recvOnHand(t, wms.base, "/v0/cartons", "ctn_e2e_recv_1"); got != 15 {
 		t.Fatalf("cartons on hand after the refusals %v, want 15", got)
 	}
@@ -185,9 +187,9 @@ func TestWarehouseReceiptsAPI(t *testing.T) {
 }
 
 func TestWarehouseServicesAPI(t *testing.T) {
-	seedFixture(t, testDSN, recvE2EFixture())
-	srv := startServer(t, baseEnv(testDSN))
-	wms := shipClient{t: t, base: srv.URL, token: mintWarehouseToken(t, "wh_e2e_recv_east")}
+	e2e.SeedFixture(t, e2e.TestDSN, recvE2EFixture())
+	srv := e2e.StartServer(t, e2e.BaseEnv(e2e.TestDSN))
+	wms := shipClient{t: t, base: srv.URL, token: e2e.MintWarehouseToken(t, "wh_e2e_recv_east")}
 	performedAt := recvE2EAt(1)
 	body := `{"organizationId": "org_e2e_recv_a", "reference": "JOB-E2E-1", "service": "labor_hour", "quantity": 1.5,
 		"performedAt": "` + performedAt + `", "note": "re-labelled"}`
@@ -199,18 +201,18 @@ func TestWarehouseServicesAPI(t *testing.T) {
 	if again["id"] != first["id"] {
 		t.Fatalf("retry answered %v, want %v", again["id"], first["id"])
 	}
-	wantProblem(t, wms.do(http.MethodPost, "/v0/warehouse/services", strings.Replace(body, "1.5", "1.25", 1)), 409, "reference_conflict")
-	if p := wantProblem(t, wms.do(http.MethodPost, "/v0/warehouse/services", strings.Replace(body, "1.5", "1.2345", 1)), 400, "invalid_parameter"); p.Parameter != "quantity" {
+	e2e.WantProblem(t, wms.do(http.MethodPost, "/v0/warehouse/services", strings.Replace(body, "1.5", "1.25", 1)), 409, "reference_conflict")
+	if p := e2e.WantProblem(t, wms.do(http.MethodPost, "/v0/warehouse/services", strings.Replace(body, "1.5", "1.2345", 1)), 400, "invalid_parameter"); p.Parameter != "quantity" {
 		t.Fatalf("four decimals name %q", p.Parameter)
 	}
-	wantProblem(t, wms.do(http.MethodPost, "/v0/warehouse/services",
+	e2e.WantProblem(t, wms.do(http.MethodPost, "/v0/warehouse/services",
 		strings.Replace(body, "org_e2e_recv_a", "org_e2e_recv_b", 1)), 422, "invalid_warehouse")
 }
 
 // recvMetric reads one sample of a server's /metrics.
 func recvMetric(t *testing.T, base, series string) float64 {
 	t.Helper()
-	r := do(t, http.MethodGet, base+"/metrics", nil)
+	r := e2e.Do(t, http.MethodGet, base+"/metrics", nil)
 	m := regexp.MustCompile(`(?m)^` + regexp.QuoteMeta(series) + ` (\S+)$`).FindSubmatch(r.Body)
 	if m == nil {
 		t.Fatalf("/metrics has no %s", series)

@@ -17,6 +17,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/acme3pl/fulfillment/cmd/fulfillment/internal/e2e"
 )
 
 const (
@@ -40,7 +42,7 @@ func replayFixture() map[string]any {
 	for i, org := range orgs {
 		organizations = append(organizations, map[string]any{"id": org, "name": org})
 		if org != "org_e2e_rp_nowh" && org != "org_e2e_rp_pages" {
-			warehouses = append(warehouses, fixtureWarehouse("wh_"+org[4:], "DC "+org, true, org))
+			warehouses = append(warehouses, e2e.FixtureWarehouse("wh_"+org[4:], "DC "+org, true, org))
 		}
 		products = append(products, map[string]any{"id": fmt.Sprintf("prod_e2e_rp_%d", i), "organizationId": org, "sku": "RP-SOCK", "name": "Socks"})
 	}
@@ -53,18 +55,18 @@ func replayFixture() map[string]any {
 
 var (
 	rpTokA, rpTokB, rpTokI string // shipments of org a, of org b; inventory only of org a
-	replaySetup            = seedOnce("replay", func(t *testing.T) {
-		seedFixture(t, testDSN, replayFixture())
-		rpTokA = mintToken(t, "org_e2e_rp_a", "shipments")
-		rpTokB = mintToken(t, "org_e2e_rp_b", "shipments")
-		rpTokI = mintToken(t, "org_e2e_rp_a", "inventory")
+	replaySetup            = e2e.SeedOnce("replay", func(t *testing.T) {
+		e2e.SeedFixture(t, e2e.TestDSN, replayFixture())
+		rpTokA = e2e.MintToken(t, "org_e2e_rp_a", "shipments")
+		rpTokB = e2e.MintToken(t, "org_e2e_rp_b", "shipments")
+		rpTokI = e2e.MintToken(t, "org_e2e_rp_a", "inventory")
 	})
 )
 
 // addProduct makes sku a product of org: the operator's fix.
 func addProduct(t *testing.T, org, sku string) {
 	t.Helper()
-	seedFixture(t, testDSN, map[string]any{"products": []any{map[string]any{
+	e2e.SeedFixture(t, e2e.TestDSN, map[string]any{"products": []any{map[string]any{
 		"id": "prod_" + strings.ToLower(strings.NewReplacer("-", "_").Replace(sku)) + "_" + org[8:], "organizationId": org, "sku": sku, "name": sku}}})
 }
 
@@ -87,16 +89,16 @@ func rpOrder(id int64, newSKU string) []byte {
   ]}`, id, newSKU)
 }
 
-func replayOrder(t *testing.T, srv *server, token string, orderID string) response {
+func replayOrder(t *testing.T, srv *e2e.Server, token string, orderID string) e2e.Response {
 	t.Helper()
-	return do(t, "POST", srv.URL+"/v0/storefront/orders/"+orderID+"/replay", nil, "Authorization", "Bearer "+token)
+	return e2e.Do(t, "POST", srv.URL+"/v0/storefront/orders/"+orderID+"/replay", nil, "Authorization", "Bearer "+token)
 }
 
 // receiptAs reads an order receipt with token; status 200 or the test fails.
-func receiptAs(t *testing.T, srv *server, token, orderID string) map[string]any {
+func receiptAs(t *testing.T, srv *e2e.Server, token, orderID string) map[string]any {
 	t.Helper()
 	var m map[string]any
-	if r := getJSON(t, srv, "/v0/storefront/orders/"+orderID, token, &m); r.Status != 200 {
+	if r := e2e.GetJSON(t, srv, "/v0/storefront/orders/"+orderID, token, &m); r.Status != 200 {
 		t.Fatalf("receipt of %s: %d %s", orderID, r.Status, r.Body)
 	}
 	return m
@@ -104,10 +106,10 @@ func receiptAs(t *testing.T, srv *server, token, orderID string) map[string]any 
 
 // listReceipts reads a list of receipts with token; status 200 or the test
 // fails.
-func listReceipts(t *testing.T, srv *server, token, query string) []map[string]any {
+func listReceipts(t *testing.T, srv *e2e.Server, token, query string) []map[string]any {
 	t.Helper()
 	var out []map[string]any
-	if r := getJSON(t, srv, "/v0/storefront/orders?"+query, token, &out); r.Status != 200 {
+	if r := e2e.GetJSON(t, srv, "/v0/storefront/orders?"+query, token, &out); r.Status != 200 {
 		t.Fatalf("list ?%s: %d %s", query, r.Status, r.Body)
 	}
 	return out
@@ -116,22 +118,22 @@ func listReceipts(t *testing.T, srv *server, token, query string) []map[string]a
 // storedBody reads the body kept with an order's receipt from the database.
 func storedBody(t *testing.T, org string, orderID int64) []byte {
 	t.Helper()
-	return queryValue[[]byte](t, "SELECT payload FROM order_receipts WHERE organization_id = ? AND order_id = ?", org, orderID)
+	return e2e.QueryValue[[]byte](t, "SELECT payload FROM order_receipts WHERE organization_id = ? AND order_id = ?", org, orderID)
 }
 
 func TestReplayAfterTheDataIsFixed(t *testing.T) {
 	replaySetup(t)
-	srv := startServer(t, baseEnv(testDSN))
+	srv := e2e.StartServer(t, e2e.BaseEnv(e2e.TestDSN))
 	const id = int64(9007199254740993) // above 2^53
 	sid := fmt.Sprint(id)
 	body := rpOrder(id, "RP-NEW-1")
 
 	// Refused: the body is kept as sent, its size on the receipt and in the list.
-	a := wantIntakeError(t, deliver(t, srv, rpKeyA, body), 422, "unknown_skus")
+	a := wantIntakeError(t, e2e.Deliver(t, srv, rpKeyA, body), 422, "unknown_skus")
 	if !reflect.DeepEqual(a.SKUs, []string{"RP-NEW-1"}) {
 		t.Fatalf("skus %v", a.SKUs)
 	}
-	wantIntakeError(t, deliver(t, srv, rpKeyA, body), 422, "unknown_skus") // the storefront retries
+	wantIntakeError(t, e2e.Deliver(t, srv, rpKeyA, body), 422, "unknown_skus") // the storefront retries
 	if got := storedBody(t, "org_e2e_rp_a", id); !bytes.Equal(got, body) {
 		t.Fatalf("kept body differs from the bytes sent:\n got %q\nwant %q", got, body)
 	}
@@ -148,7 +150,7 @@ func TestReplayAfterTheDataIsFixed(t *testing.T) {
 	if !found {
 		t.Fatalf("the failed order is not in the list as its receipt shows it")
 	}
-	if strings.Contains(string(do(t, "GET", srv.URL+"/v0/storefront/orders?status=failed", nil, "Authorization", "Bearer "+rpTokA).Body), "Zoë") {
+	if strings.Contains(string(e2e.Do(t, "GET", srv.URL+"/v0/storefront/orders?status=failed", nil, "Authorization", "Bearer "+rpTokA).Body), "Zoë") {
 		t.Fatal("the list shows the kept body")
 	}
 
@@ -164,12 +166,12 @@ func TestReplayAfterTheDataIsFixed(t *testing.T) {
 	// Fixed, replayed: one shipment, the mapping of the kept bytes.
 	addProduct(t, "org_e2e_rp_a", "RP-NEW-1")
 	r = replayOrder(t, srv, rpTokA, sid)
-	shipment := wantShipment(t, r)
+	shipment := e2e.WantShipment(t, r)
 	if r.Header.Get("Cache-Control") != "no-store" {
 		t.Errorf("Cache-Control %q", r.Header.Get("Cache-Control"))
 	}
 	var s map[string]any
-	getJSON(t, srv, "/v0/shipments/"+shipment, rpTokA, &s)
+	e2e.GetJSON(t, srv, "/v0/shipments/"+shipment, rpTokA, &s)
 	for k, v := range map[string]any{
 		"status": "pending", "test": true,
 		"shippingName": "Zoë Müller", "shippingCompany": "", "shippingAddress1": "Straße des 17. Juni 135",
@@ -200,10 +202,10 @@ func TestReplayAfterTheDataIsFixed(t *testing.T) {
 
 	// Done: a replay and a redelivery answer duplicate, nothing more.
 	r = replayOrder(t, srv, rpTokA, sid)
-	if a := intakeJSON(t, r); r.Status != 200 || !a.Duplicate || a.ShipmentID == nil || *a.ShipmentID != shipment {
+	if a := e2e.IntakeJSON(t, r); r.Status != 200 || !a.Duplicate || a.ShipmentID == nil || *a.ShipmentID != shipment {
 		t.Fatalf("replay of a done order: %d %s", r.Status, r.Body)
 	}
-	if a := intakeJSON(t, deliver(t, srv, rpKeyA, body)); !a.Duplicate || *a.ShipmentID != shipment {
+	if a := e2e.IntakeJSON(t, e2e.Deliver(t, srv, rpKeyA, body)); !a.Duplicate || *a.ShipmentID != shipment {
 		t.Fatalf("redelivery after the replay: %+v", a)
 	}
 	if n := shipmentsOf(t, "org_e2e_rp_a", id); n != 1 {
@@ -213,45 +215,45 @@ func TestReplayAfterTheDataIsFixed(t *testing.T) {
 
 func shipmentsOf(t *testing.T, org string, orderID int64) int {
 	t.Helper()
-	return queryValue[int](t, "SELECT count(*) FROM shipments WHERE organization_id = ? AND source_order_id = ?", org, orderID)
+	return e2e.QueryValue[int](t, "SELECT count(*) FROM shipments WHERE organization_id = ? AND source_order_id = ?", org, orderID)
 }
 
 // Bad input gets the documented answers and changes nothing; another
 // organization's orders are invisible.
 func TestReplayBadInputAndIsolation(t *testing.T) {
 	replaySetup(t)
-	srv := startServer(t, baseEnv(testDSN))
+	srv := e2e.StartServer(t, e2e.BaseEnv(e2e.TestDSN))
 	const id = 8_100_001
-	wantIntakeError(t, deliver(t, srv, rpKeyA, rpOrder(id, "RP-NEW-BAD")), 422, "unknown_skus")
+	wantIntakeError(t, e2e.Deliver(t, srv, rpKeyA, rpOrder(id, "RP-NEW-BAD")), 422, "unknown_skus")
 	before := receiptAs(t, srv, rpTokA, fmt.Sprint(id))
 
 	for _, path := range []string{"0", "-1", "0042", "+8100001", "9223372036854775808", "abc", "8100001.0", "%20OR%201=1", "999999"} {
-		wantProblem(t, replayOrder(t, srv, rpTokA, path), 404, "not_found")
+		e2e.WantProblem(t, replayOrder(t, srv, rpTokA, path), 404, "not_found")
 	}
 	// Another organization: its token sees nothing of org a's orders.
-	wantProblem(t, replayOrder(t, srv, rpTokB, fmt.Sprint(id)), 404, "not_found")
-	wantProblem(t, getJSON(t, srv, fmt.Sprintf("/v0/storefront/orders/%d", id), rpTokB, nil), 404, "not_found")
+	e2e.WantProblem(t, replayOrder(t, srv, rpTokB, fmt.Sprint(id)), 404, "not_found")
+	e2e.WantProblem(t, e2e.GetJSON(t, srv, fmt.Sprintf("/v0/storefront/orders/%d", id), rpTokB, nil), 404, "not_found")
 	for _, r := range listReceipts(t, srv, rpTokB, "") {
 		if r["orderId"] == fmt.Sprint(id) {
 			t.Fatal("org b lists org a's order")
 		}
 	}
 	// The same order ID in org b is org b's own order.
-	wantIntakeError(t, deliver(t, srv, rpKeyB, rpOrder(id, "RP-NEW-BAD")), 422, "unknown_skus")
+	wantIntakeError(t, e2e.Deliver(t, srv, rpKeyB, rpOrder(id, "RP-NEW-BAD")), 422, "unknown_skus")
 	if rec := receiptAs(t, srv, rpTokB, fmt.Sprint(id)); rec["attempts"] != float64(1) {
 		t.Fatalf("org b's receipt %v", rec)
 	}
 
 	// Credentials before parameters; scopes; methods.
-	r := do(t, "POST", srv.URL+fmt.Sprintf("/v0/storefront/orders/%d/replay", id), nil)
-	wantProblem(t, r, 401, "invalid_token")
-	wantProblem(t, do(t, "GET", srv.URL+"/v0/storefront/orders?take=11", nil), 401, "invalid_token")
-	wantProblem(t, replayOrder(t, srv, rpTokI, fmt.Sprint(id)), 403, "insufficient_scope")
-	wantProblem(t, getJSON(t, srv, "/v0/storefront/orders", rpTokI, nil), 403, "insufficient_scope")
-	r = do(t, "GET", srv.URL+fmt.Sprintf("/v0/storefront/orders/%d/replay", id), nil, "Authorization", "Bearer "+rpTokA)
-	wantProblem(t, r, 405, "method_not_allowed")
-	r = do(t, "PUT", srv.URL+"/v0/storefront/orders", nil, "Authorization", "Bearer "+rpTokA)
-	if wantProblem(t, r, 405, "method_not_allowed"); r.Header.Get("Allow") != "GET, POST" {
+	r := e2e.Do(t, "POST", srv.URL+fmt.Sprintf("/v0/storefront/orders/%d/replay", id), nil)
+	e2e.WantProblem(t, r, 401, "invalid_token")
+	e2e.WantProblem(t, e2e.Do(t, "GET", srv.URL+"/v0/storefront/orders?take=11", nil), 401, "invalid_token")
+	e2e.WantProblem(t, replayOrder(t, srv, rpTokI, fmt.Sprint(id)), 403, "insufficient_scope")
+	e2e.WantProblem(t, e2e.GetJSON(t, srv, "/v0/storefront/orders", rpTokI, nil), 403, "insufficient_scope")
+	r = e2e.Do(t, "GET", srv.URL+fmt.Sprintf("/v0/storefront/orders/%d/replay", id), nil, "Authorization", "Bearer "+rpTokA)
+	e2e.WantProblem(t, r, 405, "method_not_allowed")
+	r = e2e.Do(t, "PUT", srv.URL+"/v0/storefront/orders", nil, "Authorization", "Bearer "+rpTokA)
+	if e2e.WantProblem(t, r, 405, "method_not_allowed"); r.Header.Get("Allow") != "GET, POST" {
 		t.Errorf("Allow %q, want GET, POST", r.Header.Get("Allow"))
 	}
 
@@ -260,8 +262,8 @@ func TestReplayBadInputAndIsolation(t *testing.T) {
 		"error=nope": "error", "error=invalid_api_key": "error", "error=": "error", "error=payload_not_kept": "error",
 		"take=11": "take", "take=0": "take", "skip=-1": "skip", "take=abc": "take",
 	} {
-		r := getJSON(t, srv, "/v0/storefront/orders?"+query, rpTokA, nil)
-		if p := wantProblem(t, r, 400, "invalid_parameter"); p.Parameter != param {
+		r := e2e.GetJSON(t, srv, "/v0/storefront/orders?"+query, rpTokA, nil)
+		if p := e2e.WantProblem(t, r, 400, "invalid_parameter"); p.Parameter != param {
 			t.Errorf("?%s: parameter %q, want %q", query, p.Parameter, param)
 		}
 	}
@@ -274,16 +276,16 @@ func TestReplayBadInputAndIsolation(t *testing.T) {
 // The organization is this test's alone: its list is the 12 orders here.
 func TestReceiptListPages(t *testing.T) {
 	replaySetup(t)
-	srv := startServer(t, baseEnv(testDSN))
+	srv := e2e.StartServer(t, e2e.BaseEnv(e2e.TestDSN))
 	for i := range 12 {
-		wantIntakeError(t, deliver(t, srv, rpKeyPage, rpOrder(int64(8_200_000+i), "RP-SOCK")), 422, "no_warehouse")
+		wantIntakeError(t, e2e.Deliver(t, srv, rpKeyPage, rpOrder(int64(8_200_000+i), "RP-SOCK")), 422, "no_warehouse")
 	}
-	tok := mintToken(t, "org_e2e_rp_pages", "shipments")
+	tok := e2e.MintToken(t, "org_e2e_rp_pages", "shipments")
 	var seen []string
 	path := "/v0/storefront/orders?status=failed&error=no_warehouse&take=5"
 	for path != "" {
 		var page []map[string]any
-		r := getJSON(t, srv, path, tok, &page)
+		r := e2e.GetJSON(t, srv, path, tok, &page)
 		if r.Status != 200 {
 			t.Fatalf("%s: %d %s", path, r.Status, r.Body)
 		}
@@ -308,12 +310,12 @@ func TestReceiptListPages(t *testing.T) {
 // three replicas: one shipment per order, every answer agrees.
 func TestReplayRacesRedeliveriesOnThreeReplicas(t *testing.T) {
 	replaySetup(t)
-	replicas := []*server{startServer(t, baseEnv(testDSN)), startServer(t, baseEnv(testDSN)), startServer(t, baseEnv(testDSN))}
+	replicas := []*e2e.Server{e2e.StartServer(t, e2e.BaseEnv(e2e.TestDSN)), e2e.StartServer(t, e2e.BaseEnv(e2e.TestDSN)), e2e.StartServer(t, e2e.BaseEnv(e2e.TestDSN))}
 	const orders, each = 15, 8 // each: replays and as many redeliveries per order
 	bodies := make([][]byte, orders)
 	for i := range orders {
 		bodies[i] = rpOrder(int64(8_300_000+i), "RP-NEW-RACE")
-		wantIntakeError(t, deliver(t, replicas[i%3], rpKeyA, bodies[i]), 422, "unknown_skus")
+		wantIntakeError(t, e2e.Deliver(t, replicas[i%3], rpKeyA, bodies[i]), 422, "unknown_skus")
 	}
 	addProduct(t, "org_e2e_rp_a", "RP-NEW-RACE")
 	type answer struct {
@@ -329,12 +331,12 @@ func TestReplayRacesRedeliveriesOnThreeReplicas(t *testing.T) {
 		for j := range 2 * each {
 			wg.Go(func() {
 				srv := replicas[(i+j)%3]
-				var r response
+				var r e2e.Response
 				for range 100 { // 503 (shed) is retried, as a storefront or an operator would
 					if j%2 == 0 {
 						r = replayOrder(t, srv, rpTokA, fmt.Sprint(8_300_000+i))
 					} else {
-						r = deliver(t, srv, rpKeyA, bodies[i])
+						r = e2e.Deliver(t, srv, rpKeyA, bodies[i])
 					}
 					if r.Status != 503 {
 						break
@@ -345,7 +347,7 @@ func TestReplayRacesRedeliveriesOnThreeReplicas(t *testing.T) {
 					t.Errorf("order %d, %d: %d %s", i, j, r.Status, r.Body)
 					return
 				}
-				a := intakeJSON(t, r)
+				a := e2e.IntakeJSON(t, r)
 				mu.Lock()
 				answers[i] = append(answers[i], answer{*a.ShipmentID, a.Duplicate})
 				mu.Unlock()

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/acme3pl/fulfillment/adapters/postgres/pgtest"
+	"github.com/acme3pl/fulfillment/cmd/fulfillment/internal/e2e"
 )
 
 // Bodies older than FAILED_ORDER_RETENTION are purged by the server on its
@@ -25,8 +26,8 @@ import (
 // says the body is gone.
 func TestFailedOrderRetention(t *testing.T) {
 	replaySetup(t)
-	srv := startServer(t, baseEnv(testDSN, "FAILED_ORDER_RETENTION=2s"))
-	wantIntakeError(t, deliver(t, srv, rpKeyA, rpOrder(8_400_001, "RP-NEW-RET")), 422, "unknown_skus")
+	srv := e2e.StartServer(t, e2e.BaseEnv(e2e.TestDSN, "FAILED_ORDER_RETENTION=2s"))
+	wantIntakeError(t, e2e.Deliver(t, srv, rpKeyA, rpOrder(8_400_001, "RP-NEW-RET")), 422, "unknown_skus")
 	if rec := receiptAs(t, srv, rpTokA, "8400001"); rec["payloadKept"] != true {
 		t.Fatalf("receipt %v, want the body kept", rec)
 	}
@@ -42,7 +43,7 @@ func TestFailedOrderRetention(t *testing.T) {
 		t.Fatalf("receipt after the purge %v, want it failed, without a body", rec)
 	}
 	addProduct(t, "org_e2e_rp_a", "RP-NEW-RET")
-	wantProblem(t, replayOrder(t, srv, rpTokA, "8400001"), 409, "payload_not_kept")
+	e2e.WantProblem(t, replayOrder(t, srv, rpTokA, "8400001"), 409, "payload_not_kept")
 	if after := receiptAs(t, srv, rpTokA, "8400001"); !reflect.DeepEqual(after, rec) {
 		t.Fatalf("a replay without a body changed the receipt: %v, was %v", after, rec)
 	}
@@ -50,9 +51,9 @@ func TestFailedOrderRetention(t *testing.T) {
 
 	// The command, with the default retention a fresh body stays; with a
 	// second, it goes.
-	srv = startServer(t, baseEnv(testDSN))
-	wantIntakeError(t, deliver(t, srv, rpKeyA, rpOrder(8_400_002, "RP-NEW-RET2")), 422, "unknown_skus")
-	out := mustCLI(t, baseEnv(testDSN), "orders", "purge")
+	srv = e2e.StartServer(t, e2e.BaseEnv(e2e.TestDSN))
+	wantIntakeError(t, e2e.Deliver(t, srv, rpKeyA, rpOrder(8_400_002, "RP-NEW-RET2")), 422, "unknown_skus")
+	out := e2e.MustCLI(t, e2e.BaseEnv(e2e.TestDSN), "orders", "purge")
 	if !regexp.MustCompile(`^purged \d+ kept bodies of failed orders whose last delivery is older than 720h0m0s\n$`).MatchString(out) {
 		t.Fatalf("orders purge printed %q", out)
 	}
@@ -60,14 +61,14 @@ func TestFailedOrderRetention(t *testing.T) {
 		t.Fatal("a fresh body was purged")
 	}
 	time.Sleep(1100 * time.Millisecond)
-	out = mustCLI(t, baseEnv(testDSN, "FAILED_ORDER_RETENTION=1s"), "orders", "purge")
+	out = e2e.MustCLI(t, e2e.BaseEnv(e2e.TestDSN, "FAILED_ORDER_RETENTION=1s"), "orders", "purge")
 	if m := regexp.MustCompile(`^purged (\d+) kept bodies`).FindStringSubmatch(out); m == nil || m[1] == "0" {
 		t.Fatalf("orders purge printed %q, want at least one purged", out)
 	}
 	if receiptAs(t, srv, rpTokA, "8400002")["payloadKept"] != false {
 		t.Fatal("orders purge left a body past retention")
 	}
-	if r := runCLI(t, baseEnv(testDSN, "FAILED_ORDER_RETENTION=soon"), "orders", "purge"); r.Code != 1 ||
+	if r := e2e.RunCLI(t, e2e.BaseEnv(e2e.TestDSN, "FAILED_ORDER_RETENTION=soon"), "orders", "purge"); r.Code != 1 ||
 		!strings.Contains(r.Stderr, "FAILED_ORDER_RETENTION") || strings.Count(r.Stderr, "\n") != 1 {
 		t.Fatalf("a bad FAILED_ORDER_RETENTION: exit %d %q", r.Code, r.Stderr)
 	}
@@ -76,16 +77,16 @@ func TestFailedOrderRetention(t *testing.T) {
 // `fulfillment orders`: its lines, its summary and its exit statuses.
 func TestOrdersCommand(t *testing.T) {
 	replaySetup(t)
-	srv := startServer(t, baseEnv(testDSN))
-	env := baseEnv(testDSN)
+	srv := e2e.StartServer(t, e2e.BaseEnv(e2e.TestDSN))
+	env := e2e.BaseEnv(e2e.TestDSN)
 	// Two orders wait for a product, one can never ship (no address).
-	wantIntakeError(t, deliver(t, srv, rpKeyCLI, rpOrder(8_500_001, "RP-CLI")), 422, "unknown_skus")
-	wantIntakeError(t, deliver(t, srv, rpKeyCLI, rpOrder(8_500_002, "RP-CLI")), 422, "unknown_skus")
+	wantIntakeError(t, e2e.Deliver(t, srv, rpKeyCLI, rpOrder(8_500_001, "RP-CLI")), 422, "unknown_skus")
+	wantIntakeError(t, e2e.Deliver(t, srv, rpKeyCLI, rpOrder(8_500_002, "RP-CLI")), 422, "unknown_skus")
 	noAddress := bytes.Replace(rpOrder(8_500_003, "RP-SOCK"), []byte(`"shipping_address"`), []byte(`"billing_address"`), 1)
-	wantIntakeError(t, deliver(t, srv, rpKeyCLI, noAddress), 422, "missing_shipping_address")
+	wantIntakeError(t, e2e.Deliver(t, srv, rpKeyCLI, noAddress), 422, "missing_shipping_address")
 
 	line := regexp.MustCompile(`^(\d+) (failed|succeeded) error=(\S+) shipment=(\S+) attempts=(\d+) payloadBytes=(\S+) lastReceivedAt=\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$`)
-	out := mustCLI(t, env, "orders", "list", "--org", "org_e2e_rp_cli", "--status", "failed")
+	out := e2e.MustCLI(t, env, "orders", "list", "--org", "org_e2e_rp_cli", "--status", "failed")
 	lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
 	if len(lines) != 3 {
 		t.Fatalf("orders list printed %q, want 3 lines", out)
@@ -96,12 +97,12 @@ func TestOrdersCommand(t *testing.T) {
 			t.Fatalf("line %d %q, want order %s failed with its body's size", i, lines[i], want)
 		}
 	}
-	if out := mustCLI(t, env, "orders", "list", "--org", "org_e2e_rp_cli", "--error", "missing_shipping_address"); !strings.HasPrefix(out, "8500003 failed error=missing_shipping_address ") || strings.Count(out, "\n") != 1 {
+	if out := e2e.MustCLI(t, env, "orders", "list", "--org", "org_e2e_rp_cli", "--error", "missing_shipping_address"); !strings.HasPrefix(out, "8500003 failed error=missing_shipping_address ") || strings.Count(out, "\n") != 1 {
 		t.Fatalf("orders list --error printed %q", out)
 	}
 
 	addProduct(t, "org_e2e_rp_cli", "RP-CLI")
-	r := runCLI(t, env, "orders", "replay", "--org", "org_e2e_rp_cli", "--all-failed")
+	r := e2e.RunCLI(t, env, "orders", "replay", "--org", "org_e2e_rp_cli", "--all-failed")
 	got := strings.Split(strings.TrimSuffix(r.Stdout, "\n"), "\n")
 	if len(got) == 4 {
 		slices.Sort(got[:3]) // in the order the workers finish
@@ -113,15 +114,15 @@ func TestOrdersCommand(t *testing.T) {
 	}
 	shipment := strings.Fields(got[0])[2]
 	// Again: only the order that still fails is replayed.
-	r = runCLI(t, env, "orders", "replay", "--org", "org_e2e_rp_cli", "--all-failed")
+	r = e2e.RunCLI(t, env, "orders", "replay", "--org", "org_e2e_rp_cli", "--all-failed")
 	if r.Code != 1 || r.Stdout != "8500003 failed missing_shipping_address\nreplayed 1: 0 succeeded, 0 duplicate, 1 failed\n" {
 		t.Fatalf("second replay --all-failed: exit %d %q", r.Code, r.Stdout)
 	}
-	r = runCLI(t, env, "orders", "replay", "--org", "org_e2e_rp_cli", "--order", "8500001")
+	r = e2e.RunCLI(t, env, "orders", "replay", "--org", "org_e2e_rp_cli", "--order", "8500001")
 	if r.Code != 0 || r.Stdout != "8500001 duplicate "+shipment+"\nreplayed 1: 0 succeeded, 1 duplicate, 0 failed\n" || r.Stderr != "" {
 		t.Fatalf("replay of a done order: exit %d %q %q", r.Code, r.Stdout, r.Stderr)
 	}
-	r = runCLI(t, env, "orders", "replay", "--org", "org_e2e_rp_b", "--order", "8500001")
+	r = e2e.RunCLI(t, env, "orders", "replay", "--org", "org_e2e_rp_b", "--order", "8500001")
 	if r.Code != 1 || r.Stdout != "8500001 failed not_found\nreplayed 1: 0 succeeded, 0 duplicate, 1 failed\n" {
 		t.Fatalf("replay of another organization's order: exit %d %q", r.Code, r.Stdout)
 	}
@@ -129,7 +130,7 @@ func TestOrdersCommand(t *testing.T) {
 		t.Fatalf("%d shipments of 8500001", n)
 	}
 	// An organization that does not exist is not "nothing to replay": exit 1, no summary.
-	if r := runCLI(t, env, "orders", "replay", "--org", "org_e2e_rp_nobody", "--all-failed"); r.Code != 1 || r.Stdout != "" ||
+	if r := e2e.RunCLI(t, env, "orders", "replay", "--org", "org_e2e_rp_nobody", "--all-failed"); r.Code != 1 || r.Stdout != "" ||
 		!strings.Contains(r.Stderr, "org_e2e_rp_nobody") {
 		t.Fatalf("replay of an unknown organization: exit %d %q %q", r.Code, r.Stdout, r.Stderr)
 	}
@@ -141,7 +142,7 @@ func TestOrdersCommand(t *testing.T) {
 		{"orders", "replay", "--org", "o", "--order", "abc"}, {"orders", "replay", "--org", "o", "--order", "-5"},
 		{"orders", "replay", "--org", "o", "--all-failed", "--workers", "0"}, {"orders", "purge", "now"},
 	} {
-		if r := runCLI(t, env, args...); r.Code != 2 || r.Stdout != "" || !strings.HasPrefix(r.Stderr, "fulfillment: ") {
+		if r := e2e.RunCLI(t, env, args...); r.Code != 2 || r.Stdout != "" || !strings.HasPrefix(r.Stderr, "fulfillment: ") {
 			t.Errorf("%v: exit %d, stdout %q, stderr %q; want 2 and a usage line", args, r.Code, r.Stdout, r.Stderr)
 		}
 	}
@@ -151,7 +152,7 @@ func TestOrdersCommand(t *testing.T) {
 // stays replayed, nothing is half done, and running it again finishes.
 func TestOrdersReplayInterrupted(t *testing.T) {
 	replaySetup(t)
-	srv := startServer(t, baseEnv(testDSN))
+	srv := e2e.StartServer(t, e2e.BaseEnv(e2e.TestDSN))
 	const org, n = "org_e2e_rp_int", 400
 	var wg sync.WaitGroup
 	for w := range 8 {
@@ -167,9 +168,9 @@ func TestOrdersReplayInterrupted(t *testing.T) {
 	}
 	addProduct(t, org, "RP-NEW-INT")
 
-	cmd := exec.Command(binPath, "orders", "replay", "--org", org, "--all-failed", "--workers", "2")
-	cmd.Env = baseEnv(testDSN)
-	var stdout, stderr syncBuffer
+	cmd := exec.Command(e2e.BinPath, "orders", "replay", "--org", org, "--all-failed", "--workers", "2")
+	cmd.Env = e2e.BaseEnv(e2e.TestDSN)
+	var stdout, stderr e2e.SyncBuffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -194,7 +195,7 @@ func TestOrdersReplayInterrupted(t *testing.T) {
 	}
 	// Every order is either done with its one shipment or still failed
 	// with its body: nothing in between.
-	db := pgtest.Open(t, testDSN)
+	db := pgtest.Open(t, e2e.TestDSN)
 	var bad int
 	err = db.NewRaw(`SELECT count(*) FROM order_receipts r
 		LEFT JOIN shipments s ON s.organization_id = r.organization_id AND s.source_order_id = r.order_id
@@ -204,7 +205,7 @@ func TestOrdersReplayInterrupted(t *testing.T) {
 	if err != nil || bad != 0 {
 		t.Fatalf("%d orders half done (%v)", bad, err)
 	}
-	r := runCLI(t, baseEnv(testDSN), "orders", "replay", "--org", org, "--all-failed")
+	r := e2e.RunCLI(t, e2e.BaseEnv(e2e.TestDSN), "orders", "replay", "--org", org, "--all-failed")
 	want := fmt.Sprintf("replayed %d: %d succeeded, 0 duplicate, 0 failed", n-atoi(t, m[1]), n-atoi(t, m[1]))
 	if r.Code != 0 || !strings.HasSuffix(r.Stdout, want+"\n") {
 		t.Fatalf("the second run: exit %d, last line of %q, want %q", r.Code, r.Stdout, want)
@@ -229,8 +230,8 @@ func atoi(t *testing.T, s string) int {
 // the oldest, on /metrics.
 func TestFailedOrderMetrics(t *testing.T) {
 	replaySetup(t)
-	srv := startServer(t, baseEnv(testDSN))
-	wantIntakeError(t, deliver(t, srv, rpKeyNoWH, rpOrder(8_700_001, "RP-SOCK")), 422, "no_warehouse")
+	srv := e2e.StartServer(t, e2e.BaseEnv(e2e.TestDSN))
+	wantIntakeError(t, e2e.Deliver(t, srv, rpKeyNoWH, rpOrder(8_700_001, "RP-SOCK")), 422, "no_warehouse")
 	time.Sleep(6 * time.Second) // past the collector's refresh interval
 	fams := scrape(t, srv)
 	counts := series(fams["fulfillment_storefront_failed_orders"])
@@ -254,13 +255,13 @@ func TestFailedOrderMetrics(t *testing.T) {
 func TestReplayTrace(t *testing.T) {
 	replaySetup(t)
 	j := startJaeger(t)
-	srv := startServer(t, baseEnv(testDSN, "OTEL_TRACES_EXPORTER=otlp", "OTEL_EXPORTER_OTLP_ENDPOINT=http://"+j.OTLP,
+	srv := e2e.StartServer(t, e2e.BaseEnv(e2e.TestDSN, "OTEL_TRACES_EXPORTER=otlp", "OTEL_EXPORTER_OTLP_ENDPOINT=http://"+j.OTLP,
 		"OTEL_SERVICE_NAME=fulfillment-e2e-replay", "OTEL_BSP_SCHEDULE_DELAY=100"))
-	failed := deliver(t, srv, rpKeyA, rpOrder(8_800_001, "RP-NEW-TRACE"))
+	failed := e2e.Deliver(t, srv, rpKeyA, rpOrder(8_800_001, "RP-NEW-TRACE"))
 	wantIntakeError(t, failed, 422, "unknown_skus")
 	addProduct(t, "org_e2e_rp_a", "RP-NEW-TRACE")
 	r := replayOrder(t, srv, rpTokA, "8800001")
-	shipment := wantShipment(t, r)
+	shipment := e2e.WantShipment(t, r)
 	failedTrace, replayTrace := failed.Header.Get("X-Trace-Id"), r.Header.Get("X-Trace-Id")
 	if rec := receiptAs(t, srv, rpTokA, "8800001"); rec["traceId"] != replayTrace {
 		t.Fatalf("receipt trace %v, want the replay's %s", rec["traceId"], replayTrace)
@@ -288,11 +289,11 @@ func TestReplayTrace(t *testing.T) {
 // the member, and counted; never replaced and shipped.
 func TestReplayGuessesNoValue(t *testing.T) {
 	replaySetup(t)
-	srv := startServer(t, baseEnv(testDSN))
+	srv := e2e.StartServer(t, e2e.BaseEnv(e2e.TestDSN))
 	const id = int64(9007199254741013)
 	body := bytes.Replace(rpOrder(id, "RP-SOCK"), []byte(`"sku": "RP-SOCK",`), []byte("\"sku\": \"RP-SOCK\xff\","), 1)
 	const message = "line_items[0].sku: must be valid UTF-8"
-	if a := wantIntakeError(t, deliver(t, srv, rpKeyA, body), 400, "invalid_payload"); a.Message != message {
+	if a := wantIntakeError(t, e2e.Deliver(t, srv, rpKeyA, body), 400, "invalid_payload"); a.Message != message {
 		t.Fatalf("message %q, want %q", a.Message, message)
 	}
 	if got := storedBody(t, "org_e2e_rp_a", id); !bytes.Equal(got, body) {

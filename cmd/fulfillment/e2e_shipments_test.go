@@ -9,6 +9,8 @@ import (
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/acme3pl/fulfillment/cmd/fulfillment/internal/e2e"
 )
 
 // shipE2EFixture: org_e2e_ship_a may use East and West (active) and Closed
@@ -17,26 +19,26 @@ import (
 func shipE2EFixture() map[string]any {
 	return map[string]any{
 		"organizations": []any{
-			fixtureOrg("org_e2e_ship_a", "Ship A"),
-			fixtureOrg("org_e2e_ship_b", "Ship B"),
-			fixtureOrg("org_e2e_ship_p", "Ship Production"),
+			e2e.FixtureOrg("org_e2e_ship_a", "Ship A"),
+			e2e.FixtureOrg("org_e2e_ship_b", "Ship B"),
+			e2e.FixtureOrg("org_e2e_ship_p", "Ship Production"),
 		},
 		"warehouses": []any{
-			fixtureWarehouse("wh_e2e_ship_east", "East", true, "org_e2e_ship_a", "org_e2e_ship_b", "org_e2e_ship_p"),
-			fixtureWarehouse("wh_e2e_ship_west", "West", true, "org_e2e_ship_a"),
-			fixtureWarehouse("wh_e2e_ship_closed", "Closed", false, "org_e2e_ship_a"),
-			fixtureWarehouse("wh_e2e_ship_far", "Far", true, "org_e2e_ship_b"),
+			e2e.FixtureWarehouse("wh_e2e_ship_east", "East", true, "org_e2e_ship_a", "org_e2e_ship_b", "org_e2e_ship_p"),
+			e2e.FixtureWarehouse("wh_e2e_ship_west", "West", true, "org_e2e_ship_a"),
+			e2e.FixtureWarehouse("wh_e2e_ship_closed", "Closed", false, "org_e2e_ship_a"),
+			e2e.FixtureWarehouse("wh_e2e_ship_far", "Far", true, "org_e2e_ship_b"),
 		},
 		"products": []any{
-			fixtureItem("prod_e2e_ship_1", "org_e2e_ship_a", "TEE-BLK-M"),
-			fixtureItem("prod_e2e_ship_2", "org_e2e_ship_a", "TEE-WHT-L"),
-			fixtureItem("prod_e2e_ship_b", "org_e2e_ship_b", "TEE-BLK-M"),
-			fixtureItem("prod_e2e_ship_p", "org_e2e_ship_p", "P-1"),
+			e2e.FixtureItem("prod_e2e_ship_1", "org_e2e_ship_a", "TEE-BLK-M"),
+			e2e.FixtureItem("prod_e2e_ship_2", "org_e2e_ship_a", "TEE-WHT-L"),
+			e2e.FixtureItem("prod_e2e_ship_b", "org_e2e_ship_b", "TEE-BLK-M"),
+			e2e.FixtureItem("prod_e2e_ship_p", "org_e2e_ship_p", "P-1"),
 		},
 		"cartons": []any{
-			fixtureItem("ctn_e2e_ship_1", "org_e2e_ship_a", "CTN-TEE-24"),
-			fixtureItem("ctn_e2e_ship_2", "org_e2e_ship_a", "CTN-MUG-12"),
-			fixtureItem("ctn_e2e_ship_b", "org_e2e_ship_b", "CTN-B"),
+			e2e.FixtureItem("ctn_e2e_ship_1", "org_e2e_ship_a", "CTN-TEE-24"),
+			e2e.FixtureItem("ctn_e2e_ship_2", "org_e2e_ship_a", "CTN-MUG-12"),
+			e2e.FixtureItem("ctn_e2e_ship_b", "org_e2e_ship_b", "CTN-B"),
 		},
 		"stock": []any{
 			map[string]any{"warehouseId": "wh_e2e_ship_east", "cartonId": "ctn_e2e_ship_1", "onHand": 5},
@@ -47,7 +49,7 @@ func shipE2EFixture() map[string]any {
 	}
 }
 
-var seedShipE2E = seedFixtureOnce("shipments", shipE2EFixture)
+var seedShipE2E = e2e.SeedFixtureOnce("shipments", shipE2EFixture)
 
 var shipTimestamp = regexp.MustCompile(`^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$`)
 
@@ -58,13 +60,13 @@ type shipClient struct {
 	token string
 }
 
-func (c shipClient) do(method, path string, body any, headers ...string) response {
+func (c shipClient) do(method, path string, body any, headers ...string) e2e.Response {
 	c.t.Helper()
-	return do(c.t, method, c.base+path, body, append([]string{"Authorization", "Bearer " + c.token}, headers...)...)
+	return e2e.Do(c.t, method, c.base+path, body, append([]string{"Authorization", "Bearer " + c.token}, headers...)...)
 }
 
 // ok checks a 2xx JSON answer and decodes it into a generic value.
-func (c shipClient) ok(r response, status int) map[string]any {
+func (c shipClient) ok(r e2e.Response, status int) map[string]any {
 	c.t.Helper()
 	if r.Status != status || r.Header.Get("Content-Type") != "application/json" {
 		c.t.Fatalf("status %d (%s), want %d: %s", r.Status, r.Header.Get("Content-Type"), status, r.Body)
@@ -74,7 +76,7 @@ func (c shipClient) ok(r response, status int) map[string]any {
 	return m
 }
 
-func (c shipClient) list(path string) ([]map[string]any, response) {
+func (c shipClient) list(path string) ([]map[string]any, e2e.Response) {
 	c.t.Helper()
 	r := c.do("GET", path, nil)
 	if r.Status != 200 || r.Header.Get("Content-Type") != "application/json" {
@@ -149,9 +151,9 @@ func shipStockAt(t *testing.T, items []map[string]any, id string) map[string][3]
 
 func TestShipmentsAPI(t *testing.T) {
 	seedShipE2E(t)
-	srv := startServer(t, baseEnv(testDSN, "SHUTDOWN_DELAY=0s"))
-	a := shipClient{t, srv.URL, mintToken(t, "org_e2e_ship_a", "shipments", "inventory")}
-	b := shipClient{t, srv.URL, mintToken(t, "org_e2e_ship_b", "shipments", "inventory")}
+	srv := e2e.StartServer(t, e2e.BaseEnv(e2e.TestDSN, "SHUTDOWN_DELAY=0s"))
+	a := shipClient{t, srv.URL, e2e.MintToken(t, "org_e2e_ship_a", "shipments", "inventory")}
+	b := shipClient{t, srv.URL, e2e.MintToken(t, "org_e2e_ship_b", "shipments", "inventory")}
 
 	// 201: an SPD draft, with every shipping field.
 	spdBody := map[string]any{
@@ -228,7 +230,7 @@ func TestShipmentsAPI(t *testing.T) {
 		map[string]any{"cartonId": "ctn_e2e_ship_2", "quantity": 2}, map[string]any{"cartonId": "ctn_e2e_ship_1", "quantity": 3},
 	}}), http.StatusCreated)
 	r = a.do("POST", "/v0/shipments/"+short["id"].(string)+"/submit", nil)
-	wantProblem(t, r, 422, "insufficient_stock")
+	e2e.WantProblem(t, r, 422, "insufficient_stock")
 	var stockProblem struct {
 		Items []struct {
 			CartonID             string `json:"cartonId"`
@@ -249,7 +251,7 @@ func TestShipmentsAPI(t *testing.T) {
 	}
 
 	// 409 invalid_state: submitting a pending shipment.
-	wantProblem(t, a.do("POST", "/v0/shipments/"+spdID+"/submit", nil), 409, "invalid_state")
+	e2e.WantProblem(t, a.do("POST", "/v0/shipments/"+spdID+"/submit", nil), 409, "invalid_state")
 
 	// 200: cancel releases; 409 on a second cancel and on submitting a cancelled shipment.
 	if c := a.ok(a.do("POST", "/v0/shipments/"+spdID+"/cancel", nil), 200); c["status"] != "cancelled" {
@@ -259,8 +261,8 @@ func TestShipmentsAPI(t *testing.T) {
 	if st := shipStockAt(t, cartons, "ctn_e2e_ship_1"); st["wh_e2e_ship_east"] != [3]float64{5, 0, 5} {
 		t.Fatalf("after cancel: %v", st)
 	}
-	wantProblem(t, a.do("POST", "/v0/shipments/"+spdID+"/cancel", nil), 409, "invalid_state")
-	wantProblem(t, a.do("POST", "/v0/shipments/"+spdID+"/submit", nil), 409, "invalid_state")
+	e2e.WantProblem(t, a.do("POST", "/v0/shipments/"+spdID+"/cancel", nil), 409, "invalid_state")
+	e2e.WantProblem(t, a.do("POST", "/v0/shipments/"+spdID+"/submit", nil), 409, "invalid_state")
 	// ... and what was released fits now.
 	a.ok(a.do("POST", "/v0/shipments/"+short["id"].(string)+"/cancel", nil), 200)
 
@@ -295,11 +297,11 @@ func TestShipmentsAPI(t *testing.T) {
 		if !strings.HasSuffix(path, "submit") && !strings.HasSuffix(path, "cancel") {
 			method = "GET"
 		}
-		wantProblem(t, b.do(method, path, nil), 404, "not_found")
+		e2e.WantProblem(t, b.do(method, path, nil), 404, "not_found")
 	}
-	wantProblem(t, a.do("GET", "/v0/shipments/shp_nope", nil), 404, "not_found")
-	wantProblem(t, a.do("GET", "/v0/shipments/'%20OR%201=1", nil), 404, "not_found")
-	wantProblem(t, a.do("GET", "/v0/shipments/%00", nil), 404, "not_found")
+	e2e.WantProblem(t, a.do("GET", "/v0/shipments/shp_nope", nil), 404, "not_found")
+	e2e.WantProblem(t, a.do("GET", "/v0/shipments/'%20OR%201=1", nil), 404, "not_found")
+	e2e.WantProblem(t, a.do("GET", "/v0/shipments/%00", nil), 404, "not_found")
 	if bs, _ := b.list("/v0/shipments"); len(bs) != 0 {
 		t.Fatalf("org B sees %v", shipIDs(bs))
 	}
@@ -313,18 +315,18 @@ func TestShipmentsAPI(t *testing.T) {
 		{"POST", "/v0/shipments/pick-pack"}, {"POST", "/v0/shipments/" + ppID + "/submit"},
 		{"POST", "/v0/shipments/" + ppID + "/cancel"}, {"GET", "/v0/products"}, {"GET", "/v0/cartons"},
 	} {
-		wantProblem(t, do(t, rt.method, srv.URL+rt.path+"?take=abc", "{not json"), 401, "invalid_token")
+		e2e.WantProblem(t, e2e.Do(t, rt.method, srv.URL+rt.path+"?take=abc", "{not json"), 401, "invalid_token")
 	}
-	inventoryOnly := shipClient{t, srv.URL, mintToken(t, "org_e2e_ship_a", "inventory")}
+	inventoryOnly := shipClient{t, srv.URL, e2e.MintToken(t, "org_e2e_ship_a", "inventory")}
 	r = inventoryOnly.do("POST", "/v0/shipments/spd", spdBody)
-	wantProblem(t, r, 403, "insufficient_scope")
+	e2e.WantProblem(t, r, 403, "insufficient_scope")
 	if !strings.Contains(r.Header.Get("WWW-Authenticate"), `scope="shipments"`) {
 		t.Fatalf("WWW-Authenticate %q", r.Header.Get("WWW-Authenticate"))
 	}
-	wantProblem(t, inventoryOnly.do("GET", "/v0/shipments", nil), 403, "insufficient_scope")
-	shipmentsOnly := shipClient{t, srv.URL, mintToken(t, "org_e2e_ship_a", "shipments")}
-	wantProblem(t, shipmentsOnly.do("GET", "/v0/products", nil), 403, "insufficient_scope")
-	wantProblem(t, shipmentsOnly.do("GET", "/v0/cartons", nil), 403, "insufficient_scope")
+	e2e.WantProblem(t, inventoryOnly.do("GET", "/v0/shipments", nil), 403, "insufficient_scope")
+	shipmentsOnly := shipClient{t, srv.URL, e2e.MintToken(t, "org_e2e_ship_a", "shipments")}
+	e2e.WantProblem(t, shipmentsOnly.do("GET", "/v0/products", nil), 403, "insufficient_scope")
+	e2e.WantProblem(t, shipmentsOnly.do("GET", "/v0/cartons", nil), 403, "insufficient_scope")
 
 	// 400 invalid_parameter, naming the parameter.
 	cartonsOf := func(lines ...any) map[string]any {
@@ -362,7 +364,7 @@ func TestShipmentsAPI(t *testing.T) {
 			if s, ok := body.(string); ok {
 				body = []byte(s) // sent as is
 			}
-			p := wantProblem(t, do(t, "POST", srv.URL+tt.path, body, "Authorization", "Bearer "+a.token, "Content-Type", "application/json"), 400, "invalid_parameter")
+			p := e2e.WantProblem(t, e2e.Do(t, "POST", srv.URL+tt.path, body, "Authorization", "Bearer "+a.token, "Content-Type", "application/json"), 400, "invalid_parameter")
 			if p.Parameter != tt.wantParam {
 				t.Fatalf("parameter %q, want %q (%s)", p.Parameter, tt.wantParam, p.Detail)
 			}
@@ -370,7 +372,7 @@ func TestShipmentsAPI(t *testing.T) {
 	}
 	for _, q := range []string{"/v0/shipments?status=delivered", "/v0/shipments?take=11", "/v0/shipments?skip=-1",
 		"/v0/products?take=0", "/v0/cartons?sku=" + strings.Repeat("s", 256)} {
-		p := wantProblem(t, a.do("GET", q, nil), 400, "invalid_parameter")
+		p := e2e.WantProblem(t, a.do("GET", q, nil), 400, "invalid_parameter")
 		if p.Parameter == "" {
 			t.Fatalf("%s: no parameter named", q)
 		}
@@ -378,38 +380,38 @@ func TestShipmentsAPI(t *testing.T) {
 
 	// 413 over the body limit; 415 for a body that is not JSON.
 	huge := map[string]any{"warehouseId": "wh_e2e_ship_east", "notes": strings.Repeat("x", 2<<20)}
-	wantProblem(t, a.do("POST", "/v0/shipments/spd", huge), 413, "payload_too_large")
+	e2e.WantProblem(t, a.do("POST", "/v0/shipments/spd", huge), 413, "payload_too_large")
 	for _, ct := range []string{"text/plain", "application/x-www-form-urlencoded", "application/json; charset=latin1", ""} {
-		r := do(t, "POST", srv.URL+"/v0/shipments/spd", []byte(`{}`), "Authorization", "Bearer "+a.token, "Content-Type", ct)
-		wantProblem(t, r, 415, "unsupported_media_type")
+		r := e2e.Do(t, "POST", srv.URL+"/v0/shipments/spd", []byte(`{}`), "Authorization", "Bearer "+a.token, "Content-Type", ct)
+		e2e.WantProblem(t, r, 415, "unsupported_media_type")
 	}
 	a.ok(a.do("POST", "/v0/shipments/spd", spdBody, "Content-Type", "application/json; charset=UTF-8"), http.StatusCreated)
 
 	// 422 invalid_warehouse: inactive, another organization's, unknown, not an ID.
 	for _, wh := range []string{"wh_e2e_ship_closed", "wh_e2e_ship_far", "wh_nope", "x y"} {
 		body := map[string]any{"warehouseId": wh, "cartons": []any{map[string]any{"cartonId": "ctn_e2e_ship_1", "quantity": 1}}}
-		wantProblem(t, a.do("POST", "/v0/shipments/spd", body), 422, "invalid_warehouse")
+		e2e.WantProblem(t, a.do("POST", "/v0/shipments/spd", body), 422, "invalid_warehouse")
 	}
 	// org B may use East but not org A's items: 422 unknown_items listing them.
 	r = b.do("POST", "/v0/shipments/pick-pack", map[string]any{"warehouseId": "wh_e2e_ship_east", "items": []any{
 		map[string]any{"productId": "prod_e2e_ship_1", "quantity": 1}, map[string]any{"productId": "prod_e2e_ship_b", "quantity": 1},
 		map[string]any{"productId": "prod_nope", "quantity": 1}, map[string]any{"productId": "prod_e2e_ship_1", "quantity": 2},
 	}})
-	wantProblem(t, r, 422, "unknown_items")
+	e2e.WantProblem(t, r, 422, "unknown_items")
 	var unknown struct{ IDs []string }
 	r.JSON(t, &unknown)
 	if !reflect.DeepEqual(unknown.IDs, []string{"prod_e2e_ship_1", "prod_nope"}) {
 		t.Fatalf("unknown ids %v", unknown.IDs)
 	}
 	r = a.do("POST", "/v0/shipments/spd", cartonsOf(map[string]any{"cartonId": "prod_e2e_ship_1", "quantity": 1}))
-	wantProblem(t, r, 422, "unknown_items")
+	e2e.WantProblem(t, r, 422, "unknown_items")
 }
 
 // In production shipments are real: test is false.
 func TestShipmentsInProductionAreNotTests(t *testing.T) {
 	seedShipE2E(t)
-	srv := startServer(t, baseEnv(testDSN, "ENVIRONMENT=production", "SHUTDOWN_DELAY=0s"))
-	c := shipClient{t, srv.URL, mintToken(t, "org_e2e_ship_p", "shipments")}
+	srv := e2e.StartServer(t, e2e.BaseEnv(e2e.TestDSN, "ENVIRONMENT=production", "SHUTDOWN_DELAY=0s"))
+	c := shipClient{t, srv.URL, e2e.MintToken(t, "org_e2e_ship_p", "shipments")}
 	s := c.ok(c.do("POST", "/v0/shipments/pick-pack", map[string]any{
 		"warehouseId": "wh_e2e_ship_east", "items": []any{map[string]any{"productId": "prod_e2e_ship_p", "quantity": 1}},
 	}), http.StatusCreated)

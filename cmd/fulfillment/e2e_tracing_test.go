@@ -18,6 +18,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/acme3pl/fulfillment/cmd/fulfillment/internal/e2e"
 )
 
 // jaeger is a running scripts/jaeger.sh on free loopback ports.
@@ -29,10 +31,10 @@ type jaeger struct {
 func startJaeger(t *testing.T) *jaeger {
 	t.Helper()
 	tool(t, "jaeger") // fails now, saying how to build it, when it is not built
-	j := &jaeger{OTLP: freeAddr(t), Query: freeAddr(t)}
+	j := &jaeger{OTLP: e2e.FreeAddr(t), Query: e2e.FreeAddr(t)}
 	cmd := exec.Command(repoFile("scripts", "jaeger.sh"))
 	cmd.Env = append(os.Environ(), "TOOLS_NO_INSTALL=1",
-		"JAEGER_OTLP_ADDR="+j.OTLP, "JAEGER_QUERY_ADDR="+j.Query, "JAEGER_QUERY_GRPC_ADDR="+freeAddr(t))
+		"JAEGER_OTLP_ADDR="+j.OTLP, "JAEGER_QUERY_ADDR="+j.Query, "JAEGER_QUERY_GRPC_ADDR="+e2e.FreeAddr(t))
 	j.toolProcess = runTool(t, "jaeger", cmd)
 	j.poll(t, "Jaeger to listen", func() bool {
 		conn, err := net.DialTimeout("tcp", j.OTLP, time.Second)
@@ -261,21 +263,21 @@ func TestTracesInJaeger(t *testing.T) {
 	j := startJaeger(t)
 	otlpEnv := []string{"OTEL_TRACES_EXPORTER=otlp", "OTEL_EXPORTER_OTLP_ENDPOINT=http://" + j.OTLP,
 		"OTEL_SERVICE_NAME=fulfillment-e2e", "OTEL_BSP_SCHEDULE_DELAY=100", "ENVIRONMENT=sandbox"}
-	srv := startServer(t, baseEnv(testDSN, otlpEnv...))
+	srv := e2e.StartServer(t, e2e.BaseEnv(e2e.TestDSN, otlpEnv...))
 
-	created := deliver(t, srv, obsIntakeKey, obsOrder(t, 7_300_001, "OBS-1", nil))
-	shipmentID := wantShipment(t, created)
-	duplicate := deliver(t, srv, obsIntakeKey, obsOrder(t, 7_300_001, "OBS-1", nil))
-	refused := deliver(t, srv, obsIntakeKey, obsOrder(t, 7_300_002, "NO-SUCH-SKU", nil))
+	created := e2e.Deliver(t, srv, obsIntakeKey, obsOrder(t, 7_300_001, "OBS-1", nil))
+	shipmentID := e2e.WantShipment(t, created)
+	duplicate := e2e.Deliver(t, srv, obsIntakeKey, obsOrder(t, 7_300_001, "OBS-1", nil))
+	refused := e2e.Deliver(t, srv, obsIntakeKey, obsOrder(t, 7_300_002, "NO-SUCH-SKU", nil))
 	wantIntakeError(t, refused, 422, "unknown_skus")
-	skipped := deliver(t, srv, obsIntakeKey, obsOrder(t, 7_300_004, "OBS-1", map[string]any{"cancelled_at": "2026-01-01T00:00:00Z"}))
-	if s := intakeJSON(t, skipped); skipped.Status != 200 || s.Skipped != "order_cancelled" {
+	skipped := e2e.Deliver(t, srv, obsIntakeKey, obsOrder(t, 7_300_004, "OBS-1", map[string]any{"cancelled_at": "2026-01-01T00:00:00Z"}))
+	if s := e2e.IntakeJSON(t, skipped); skipped.Status != 200 || s.Skipped != "order_cancelled" {
 		t.Fatalf("cancelled order: %d %s, want skipped", skipped.Status, skipped.Body)
 	}
 
 	for _, tt := range []struct {
 		name       string
-		r          response
+		r          e2e.Response
 		status     int
 		orderID    string
 		shipmentID string
@@ -325,8 +327,8 @@ func TestTracesInJaeger(t *testing.T) {
 	// continued: same trace ID, the server span a child of its span.
 	t.Run("caller's trace continued", func(t *testing.T) {
 		parentTrace, parentSpan := "4bf92f3577b34da6a3ce929d0e0e4736", "00f067aa0ba902b7"
-		r := deliver(t, srv, obsIntakeKey, obsOrder(t, 7_300_003, "OBS-1", nil), "traceparent", "00-"+parentTrace+"-"+parentSpan+"-01")
-		wantShipment(t, r)
+		r := e2e.Deliver(t, srv, obsIntakeKey, obsOrder(t, 7_300_003, "OBS-1", nil), "traceparent", "00-"+parentTrace+"-"+parentSpan+"-01")
+		e2e.WantShipment(t, r)
 		if got := r.Header.Get("X-Trace-Id"); got != parentTrace {
 			t.Fatalf("X-Trace-Id %s, want the caller's %s", got, parentTrace)
 		}
@@ -346,21 +348,21 @@ func TestTracesSampler(t *testing.T) {
 	seedObs(t)
 	j := startJaeger(t)
 	env := func(sampler ...string) []string {
-		return baseEnv(testDSN, append([]string{"OTEL_TRACES_EXPORTER=otlp", "OTEL_EXPORTER_OTLP_ENDPOINT=http://" + j.OTLP,
+		return e2e.BaseEnv(e2e.TestDSN, append([]string{"OTEL_TRACES_EXPORTER=otlp", "OTEL_EXPORTER_OTLP_ENDPOINT=http://" + j.OTLP,
 			"OTEL_BSP_SCHEDULE_DELAY=100"}, sampler...)...)
 	}
-	off := startServer(t, env("OTEL_TRACES_SAMPLER=always_off"))
-	ratio := startServer(t, env("OTEL_TRACES_SAMPLER=traceidratio", "OTEL_TRACES_SAMPLER_ARG=0.5"))
+	off := e2e.StartServer(t, env("OTEL_TRACES_SAMPLER=always_off"))
+	ratio := e2e.StartServer(t, env("OTEL_TRACES_SAMPLER=traceidratio", "OTEL_TRACES_SAMPLER_ARG=0.5"))
 
 	var offIDs []string
 	for i := range 3 {
-		r := deliver(t, off, obsIntakeKey, obsOrder(t, 7_400_001+int64(i), "OBS-1", nil))
-		wantShipment(t, r)
+		r := e2e.Deliver(t, off, obsIntakeKey, obsOrder(t, 7_400_001+int64(i), "OBS-1", nil))
+		e2e.WantShipment(t, r)
 		offIDs = append(offIDs, r.Header.Get("X-Trace-Id"))
 	}
 	var sampled, notSampled []string
 	for range 40 {
-		r := do(t, "GET", ratio.URL+"/v0/warehouses", nil) // 401 without a token: a request all the same
+		r := e2e.Do(t, "GET", ratio.URL+"/v0/warehouses", nil) // 401 without a token: a request all the same
 		id := r.Header.Get("X-Trace-Id")
 		b, err := hex.DecodeString(id)
 		if err != nil || len(b) != 16 {

@@ -8,6 +8,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/acme3pl/fulfillment/cmd/fulfillment/internal/e2e"
 )
 
 // The warehouse's side of shipments, end to end: its list and the ship,
@@ -23,18 +25,18 @@ func whE2EFixture() map[string]any {
 	}
 	return map[string]any{
 		"organizations": []any{
-			fixtureOrg("org_e2e_wh_a", "Warehouse Client A"),
-			fixtureOrg("org_e2e_wh_b", "Warehouse Client B"),
+			e2e.FixtureOrg("org_e2e_wh_a", "Warehouse Client A"),
+			e2e.FixtureOrg("org_e2e_wh_b", "Warehouse Client B"),
 		},
 		"warehouses": []any{
-			fixtureWarehouse("wh_e2e_wh_main", "Main DC", true, "org_e2e_wh_a", "org_e2e_wh_b"),
-			fixtureWarehouse("wh_e2e_wh_side", "Side DC", true, "org_e2e_wh_a"),
+			e2e.FixtureWarehouse("wh_e2e_wh_main", "Main DC", true, "org_e2e_wh_a", "org_e2e_wh_b"),
+			e2e.FixtureWarehouse("wh_e2e_wh_side", "Side DC", true, "org_e2e_wh_a"),
 		},
 		"products": []any{
-			fixtureItem("prod_e2e_wh_a", "org_e2e_wh_a", "WH-A"), fixtureItem("prod_e2e_wh_low", "org_e2e_wh_a", "WH-LOW"),
-			fixtureItem("prod_e2e_wh_b", "org_e2e_wh_b", "WH-B"),
+			e2e.FixtureItem("prod_e2e_wh_a", "org_e2e_wh_a", "WH-A"), e2e.FixtureItem("prod_e2e_wh_low", "org_e2e_wh_a", "WH-LOW"),
+			e2e.FixtureItem("prod_e2e_wh_b", "org_e2e_wh_b", "WH-B"),
 		},
-		"cartons": []any{fixtureItem("ctn_e2e_wh_a", "org_e2e_wh_a", "WH-CTN-A"), fixtureItem("ctn_e2e_wh_race", "org_e2e_wh_a", "WH-CTN-RACE")},
+		"cartons": []any{e2e.FixtureItem("ctn_e2e_wh_a", "org_e2e_wh_a", "WH-CTN-A"), e2e.FixtureItem("ctn_e2e_wh_race", "org_e2e_wh_a", "WH-CTN-RACE")},
 		"stock": []any{
 			stock("productId", "prod_e2e_wh_a", 10), stock("productId", "prod_e2e_wh_b", 5), stock("productId", "prod_e2e_wh_low", 1),
 			stock("cartonId", "ctn_e2e_wh_a", 20), stock("cartonId", "ctn_e2e_wh_race", 1000),
@@ -42,7 +44,7 @@ func whE2EFixture() map[string]any {
 	}
 }
 
-var seedWhE2E = seedFixtureOnce("warehouse", whE2EFixture)
+var seedWhE2E = e2e.SeedFixtureOnce("warehouse", whE2EFixture)
 
 // whPending creates and submits a shipment through c: a Pick & Pack of
 // products or an SPD of cartons at the main warehouse.
@@ -90,11 +92,11 @@ func whStock(t *testing.T, c shipClient, list, id string) [3]float64 {
 
 func TestWarehouseShipsShipments(t *testing.T) {
 	seedWhE2E(t)
-	srv := startServer(t, baseEnv(testDSN, "SHUTDOWN_DELAY=0s"))
-	a := shipClient{t, srv.URL, mintToken(t, "org_e2e_wh_a", "shipments", "inventory")}
-	b := shipClient{t, srv.URL, mintToken(t, "org_e2e_wh_b", "shipments", "inventory")}
-	wms := shipClient{t, srv.URL, mintWarehouseToken(t, "wh_e2e_wh_main")}
-	side := shipClient{t, srv.URL, mintWarehouseToken(t, "wh_e2e_wh_side")}
+	srv := e2e.StartServer(t, e2e.BaseEnv(e2e.TestDSN, "SHUTDOWN_DELAY=0s"))
+	a := shipClient{t, srv.URL, e2e.MintToken(t, "org_e2e_wh_a", "shipments", "inventory")}
+	b := shipClient{t, srv.URL, e2e.MintToken(t, "org_e2e_wh_b", "shipments", "inventory")}
+	wms := shipClient{t, srv.URL, e2e.MintWarehouseToken(t, "wh_e2e_wh_main")}
+	side := shipClient{t, srv.URL, e2e.MintWarehouseToken(t, "wh_e2e_wh_side")}
 
 	ppA := whPending(t, a, "pick_pack", "prod_e2e_wh_a", 2)
 	spdA := whPending(t, a, "spd", "ctn_e2e_wh_a", 3)
@@ -117,16 +119,16 @@ func TestWarehouseShipsShipments(t *testing.T) {
 	if first, _ := wms.list("/v0/warehouse/shipments?status=pending"); !slices.Equal(shipIDs(def), shipIDs(first)) {
 		t.Fatalf("the default list %v is not the pending one %v", shipIDs(def), shipIDs(first))
 	}
-	wantProblem(t, wms.do("GET", "/v0/warehouse/shipments?status=draft", nil), 400, "invalid_parameter")
+	e2e.WantProblem(t, wms.do("GET", "/v0/warehouse/shipments?status=draft", nil), 400, "invalid_parameter")
 	if ids, _ := whQueue(t, side, "pending"); slices.Contains(ids, ppA) {
 		t.Fatalf("another warehouse lists %s", ppA)
 	}
 
 	// Credentials: each token on its own routes only.
-	wantProblem(t, a.do("GET", "/v0/warehouse/shipments", nil), 403, "insufficient_scope")
-	wantProblem(t, a.do("POST", "/v0/warehouse/shipments/"+ppA+"/ship", map[string]any{"carrier": "UPS", "trackingNumber": "1"}),
+	e2e.WantProblem(t, a.do("GET", "/v0/warehouse/shipments", nil), 403, "insufficient_scope")
+	e2e.WantProblem(t, a.do("POST", "/v0/warehouse/shipments/"+ppA+"/ship", map[string]any{"carrier": "UPS", "trackingNumber": "1"}),
 		403, "insufficient_scope")
-	wantProblem(t, wms.do("GET", "/v0/shipments", nil), 403, "insufficient_scope")
+	e2e.WantProblem(t, wms.do("GET", "/v0/shipments", nil), 403, "insufficient_scope")
 
 	// Bodies are strict; nothing is written on a refusal.
 	for body, param := range map[string]string{
@@ -137,7 +139,7 @@ func TestWarehouseShipsShipments(t *testing.T) {
 		`{"carrier": "  ", "trackingNumber": "1Z"}`:                     "carrier",
 		fmt.Sprintf(`{"carrier": "UPS", "trackingNumber": "%065d"}`, 1): "trackingNumber",
 	} {
-		p := wantProblem(t, wms.do("POST", "/v0/warehouse/shipments/"+ppA+"/ship", body), 400, "invalid_parameter")
+		p := e2e.WantProblem(t, wms.do("POST", "/v0/warehouse/shipments/"+ppA+"/ship", body), 400, "invalid_parameter")
 		if p.Parameter != param {
 			t.Errorf("%s: parameter %q, want %q", body, p.Parameter, param)
 		}
@@ -166,7 +168,7 @@ func TestWarehouseShipsShipments(t *testing.T) {
 	if st := whStock(t, a, "/v0/products?sku=WH-A", "prod_e2e_wh_a"); st[0] != before[0]-2 {
 		t.Fatalf("the replay moved the stock: %v", st)
 	}
-	wantProblem(t, wms.do("POST", "/v0/warehouse/shipments/"+ppA+"/ship",
+	e2e.WantProblem(t, wms.do("POST", "/v0/warehouse/shipments/"+ppA+"/ship",
 		map[string]any{"carrier": "UPS", "trackingNumber": "1Z999AA10123456785"}), 409, "invalid_state")
 
 	// The organization sees it shipped and may no longer cancel it.
@@ -177,30 +179,30 @@ func TestWarehouseShipsShipments(t *testing.T) {
 	if !slices.Contains(shipIDs(list), ppA) {
 		t.Fatalf("?status=shipped lists %v, not %s", shipIDs(list), ppA)
 	}
-	wantProblem(t, a.do("POST", "/v0/shipments/"+ppA+"/cancel", nil), 409, "invalid_state")
+	e2e.WantProblem(t, a.do("POST", "/v0/shipments/"+ppA+"/cancel", nil), 409, "invalid_state")
 	if ids, _ := whQueue(t, wms, "shipped"); !slices.Contains(ids, ppA) {
 		t.Fatalf("the warehouse's shipped list lacks %s", ppA)
 	}
 
 	// Refusals: a draft, a cancelled shipment, another warehouse's, an
 	// unknown one.
-	wantProblem(t, wms.do("POST", "/v0/warehouse/shipments/"+draft+"/ship", map[string]any{"carrier": "UPS", "trackingNumber": "1"}),
+	e2e.WantProblem(t, wms.do("POST", "/v0/warehouse/shipments/"+draft+"/ship", map[string]any{"carrier": "UPS", "trackingNumber": "1"}),
 		409, "invalid_state")
 	a.ok(a.do("POST", "/v0/shipments/"+spdA+"/cancel", nil), 200)
-	wantProblem(t, wms.do("POST", "/v0/warehouse/shipments/"+spdA+"/ship", map[string]any{"carrier": "UPS", "trackingNumber": "1"}),
+	e2e.WantProblem(t, wms.do("POST", "/v0/warehouse/shipments/"+spdA+"/ship", map[string]any{"carrier": "UPS", "trackingNumber": "1"}),
 		409, "invalid_state")
 	if ids, _ := whQueue(t, wms, "cancelled"); !slices.Contains(ids, spdA) || slices.Contains(ids, draft) {
 		t.Fatalf("cancelled list %v", ids)
 	}
-	wantProblem(t, side.do("POST", "/v0/warehouse/shipments/"+ppB+"/ship", map[string]any{"carrier": "UPS", "trackingNumber": "1"}),
+	e2e.WantProblem(t, side.do("POST", "/v0/warehouse/shipments/"+ppB+"/ship", map[string]any{"carrier": "UPS", "trackingNumber": "1"}),
 		404, "not_found")
-	wantProblem(t, wms.do("POST", "/v0/warehouse/shipments/shp_nope/ship", map[string]any{"carrier": "UPS", "trackingNumber": "1"}),
+	e2e.WantProblem(t, wms.do("POST", "/v0/warehouse/shipments/shp_nope/ship", map[string]any{"carrier": "UPS", "trackingNumber": "1"}),
 		404, "not_found")
 
 	// On hand short: a Pick & Pack reserved beyond on hand cannot ship.
 	low := whPending(t, a, "pick_pack", "prod_e2e_wh_low", 2)
 	r := wms.do("POST", "/v0/warehouse/shipments/"+low+"/ship", map[string]any{"carrier": "UPS", "trackingNumber": "1"})
-	wantProblem(t, r, 409, "insufficient_stock")
+	e2e.WantProblem(t, r, 409, "insufficient_stock")
 	var short struct {
 		Items []map[string]any `json:"items"`
 	}
@@ -218,9 +220,9 @@ func TestWarehouseShipsShipments(t *testing.T) {
 // THE RACES, on three replicas of the service sharing one database.
 func TestWarehouseShipRaces(t *testing.T) {
 	seedWhE2E(t)
-	env := baseEnv(testDSN, "SHUTDOWN_DELAY=0s")
-	replicas := []*server{startServer(t, env), startServer(t, env), startServer(t, env)}
-	token, wmsToken := mintToken(t, "org_e2e_wh_a", "shipments", "inventory"), mintWarehouseToken(t, "wh_e2e_wh_main")
+	env := e2e.BaseEnv(e2e.TestDSN, "SHUTDOWN_DELAY=0s")
+	replicas := []*e2e.Server{e2e.StartServer(t, env), e2e.StartServer(t, env), e2e.StartServer(t, env)}
+	token, wmsToken := e2e.MintToken(t, "org_e2e_wh_a", "shipments", "inventory"), e2e.MintWarehouseToken(t, "wh_e2e_wh_main")
 	org := func(i int) shipClient { return shipClient{t, replicas[i%3].URL, token} }
 	wms := func(i int) shipClient { return shipClient{t, replicas[i%3].URL, wmsToken} }
 	const cartons = "/v0/cartons?sku=WH-CTN-RACE"
@@ -309,8 +311,8 @@ const dayKey = "fk_test_E2EwarehouseDayyyyyyyyyyyyyyyyyyyyyyyyy"
 func dayFixture() map[string]any {
 	return map[string]any{
 		"organizations": []any{map[string]any{"id": "org_e2e_day", "name": "Day Client", "defaultWarehouseId": "wh_e2e_day"}},
-		"warehouses":    []any{fixtureWarehouse("wh_e2e_day", "Day DC", true, "org_e2e_day")},
-		"products":      []any{fixtureItem("prod_e2e_day_sock", "org_e2e_day", "SOCK-MER-CH-4346"), fixtureItem("prod_e2e_day_key", "org_e2e_day", "KEY-LTH-01")},
+		"warehouses":    []any{e2e.FixtureWarehouse("wh_e2e_day", "Day DC", true, "org_e2e_day")},
+		"products":      []any{e2e.FixtureItem("prod_e2e_day_sock", "org_e2e_day", "SOCK-MER-CH-4346"), e2e.FixtureItem("prod_e2e_day_key", "org_e2e_day", "KEY-LTH-01")},
 		"apiKeys": []any{map[string]any{"id": "key_e2e_day", "organizationId": "org_e2e_day", "key": dayKey,
 			"scopes": []string{"shipments", "inventory"}, "revoked": false}},
 	}
@@ -321,10 +323,10 @@ func dayFixture() map[string]any {
 // its queue and ships it, and the organization sees it shipped, no longer
 // cancellable, and its stock down by what left.
 func TestWarehouseDayEndToEnd(t *testing.T) {
-	seedFixture(t, testDSN, dayFixture())
-	srv := startServer(t, baseEnv(testDSN, "SHUTDOWN_DELAY=0s"))
-	org := shipClient{t, srv.URL, mintToken(t, "org_e2e_day", "shipments", "inventory")}
-	wms := shipClient{t, srv.URL, mintWarehouseToken(t, "wh_e2e_day")}
+	e2e.SeedFixture(t, e2e.TestDSN, dayFixture())
+	srv := e2e.StartServer(t, e2e.BaseEnv(e2e.TestDSN, "SHUTDOWN_DELAY=0s"))
+	org := shipClient{t, srv.URL, e2e.MintToken(t, "org_e2e_day", "shipments", "inventory")}
+	wms := shipClient{t, srv.URL, e2e.MintWarehouseToken(t, "wh_e2e_day")}
 	const socks = "/v0/products?sku=SOCK-MER-CH-4346"
 	stock := func() [3]float64 {
 		t.Helper()
@@ -354,8 +356,8 @@ func TestWarehouseDayEndToEnd(t *testing.T) {
 	// The storefront's order (the sample: 2 pairs of socks, 1 key ring)
 	// comes in through the intake and makes a pending shipment that
 	// reserves them at the organization's default warehouse.
-	r := deliver(t, srv, dayKey, withID(t, intakeSample(t, "orders-create.json"), run, nil))
-	id := wantShipment(t, r)
+	r := e2e.Deliver(t, srv, dayKey, e2e.WithID(t, e2e.IntakeSample(t, "orders-create.json"), run, nil))
+	id := e2e.WantShipment(t, r)
 	if got := org.ok(org.do("GET", "/v0/shipments/"+id, nil), 200); got["status"] != "pending" ||
 		got["warehouse"].(map[string]any)["id"] != "wh_e2e_day" {
 		t.Fatalf("the intake's shipment %v", got)
@@ -389,7 +391,7 @@ func TestWarehouseDayEndToEnd(t *testing.T) {
 	if !slices.Contains(shipIDs(list), id) {
 		t.Fatalf("?status=shipped lists %v, not %s", shipIDs(list), id)
 	}
-	wantProblem(t, org.do("POST", "/v0/shipments/"+id+"/cancel", nil), 409, "invalid_state")
+	e2e.WantProblem(t, org.do("POST", "/v0/shipments/"+id+"/cancel", nil), 409, "invalid_state")
 	if ids, _ := whQueue(t, wms, "pending"); slices.Contains(ids, id) {
 		t.Fatalf("the pending queue still lists %s", id)
 	}

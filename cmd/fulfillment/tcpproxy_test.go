@@ -10,11 +10,13 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/acme3pl/fulfillment/cmd/fulfillment/internal/e2e"
 )
 
 func dbAddr(t *testing.T) string {
 	t.Helper()
-	u, err := url.Parse(testDSN)
+	u, err := url.Parse(e2e.TestDSN)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -48,7 +50,7 @@ func newTCPProxy(t *testing.T, target string) *tcpProxy {
 }
 
 func (p *tcpProxy) dsn(t *testing.T) string {
-	u, err := url.Parse(testDSN)
+	u, err := url.Parse(e2e.TestDSN)
 	if err != nil {
 		t.Fatal(err)
 	}

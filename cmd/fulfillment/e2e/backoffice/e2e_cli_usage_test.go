@@ -1,18 +1,20 @@
-package main
+package backoffice
 
 import (
 	"strings"
 	"testing"
+
+	"github.com/acme3pl/fulfillment/cmd/fulfillment/internal/e2e"
 )
 
 // cliUsageFixture: org_e2e_cli_a, served by the active wh_e2e_cli_on; the
 // inactive wh_e2e_cli_off.
-var seedCLIUsage = seedFixtureOnce("cli usage", func() map[string]any {
+var seedCLIUsage = e2e.SeedFixtureOnce("cli usage", func() map[string]any {
 	return map[string]any{
-		"organizations": []any{fixtureOrg("org_e2e_cli_a", "CLI A")},
+		"organizations": []any{e2e.FixtureOrg("org_e2e_cli_a", "CLI A")},
 		"warehouses": []any{
-			fixtureWarehouse("wh_e2e_cli_on", "CLI On", true, "org_e2e_cli_a"),
-			fixtureWarehouse("wh_e2e_cli_off", "CLI Off", false, "org_e2e_cli_a"),
+			e2e.FixtureWarehouse("wh_e2e_cli_on", "CLI On", true, "org_e2e_cli_a"),
+			e2e.FixtureWarehouse("wh_e2e_cli_off", "CLI Off", false, "org_e2e_cli_a"),
 		},
 	}
 })
@@ -29,10 +31,10 @@ type cliCase struct {
 
 func runCLICases(t *testing.T, cases []cliCase) {
 	t.Helper()
-	env := baseEnv(testDSN)
+	env := e2e.BaseEnv(e2e.TestDSN)
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			r := runCLI(t, env, c.args...)
+			r := e2e.RunCLI(t, env, c.args...)
 			if r.Code != c.code || !strings.Contains(r.Stderr, c.stderr) {
 				t.Fatalf("fulfillment %s: exit %d, stderr %q; want exit %d and %q",
 					strings.Join(c.args, " "), r.Code, r.Stderr, c.code, c.stderr)
@@ -77,7 +79,7 @@ func TestTokenMintUsage(t *testing.T) {
 func TestAPIKeyCreateUsage(t *testing.T) {
 	seedCLIUsage(t)
 	keys := func() int {
-		return queryValue[int](t, `SELECT count(*) FROM api_keys WHERE organization_id = 'org_e2e_cli_a'`)
+		return e2e.QueryValue[int](t, `SELECT count(*) FROM api_keys WHERE organization_id = 'org_e2e_cli_a'`)
 	}
 	before := keys()
 	runCLICases(t, []cliCase{
@@ -92,7 +94,7 @@ func TestAPIKeyCreateUsage(t *testing.T) {
 	if n := keys(); n != before {
 		t.Fatalf("%d keys of org_e2e_cli_a after refused commands, want %d", n, before)
 	}
-	if r := runCLI(t, baseEnv(testDSN), "apikey", "create", "--org", "org_e2e_cli_a", "--scopes", "shipments"); r.Code != 0 || keys() != before+1 {
+	if r := e2e.RunCLI(t, e2e.BaseEnv(e2e.TestDSN), "apikey", "create", "--org", "org_e2e_cli_a", "--scopes", "shipments"); r.Code != 0 || keys() != before+1 {
 		t.Fatalf("apikey create: exit %d %s", r.Code, r.Stderr)
 	}
 }

@@ -1,4 +1,4 @@
-package main
+package backoffice
 
 // A large client's month as CSV (GET /v0/invoices/{id}/charges?format=csv):
 // 2,000,000 charges download whole, past the request deadline, with the
@@ -25,6 +25,7 @@ import (
 	"time"
 
 	"github.com/acme3pl/fulfillment/adapters/postgres/pgtest"
+	"github.com/acme3pl/fulfillment/cmd/fulfillment/internal/e2e"
 )
 
 const (
@@ -38,7 +39,9 @@ var plainBinary = sync.OnceValues(func() (string, error) {
 		return "", err
 	}
 	bin := filepath.Join(dir, "fulfillment")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+	build := exec.Command("go", "build", "-o", bin, "./cmd/fulfillment")
+	build.Dir = e2e.RepoRoot
+	if out, err := build.CombinedOutput(); err != nil {
 		return "", fmt.Errorf("build: %w\n%s", err, out)
 	}
 	return bin, nil
@@ -46,15 +49,15 @@ var plainBinary = sync.OnceValues(func() (string, error) {
 
 // launchPlain starts `serve` of the binary built without the race detector
 // and waits until it is ready.
-func launchPlain(t *testing.T, env []string) *server {
+func launchPlain(t *testing.T, env []string) *e2e.Server {
 	t.Helper()
 	bin, err := plainBinary()
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = os.RemoveAll(filepath.Dir(bin)) })
-	s := launchBinary(t, bin, env)
-	s.waitFor(t, "/readyz", http.StatusOK)
+	s := e2e.LaunchBinary(t, bin, env)
+	s.WaitFor(t, "/readyz", http.StatusOK)
 	return s
 }
 
@@ -135,12 +138,12 @@ func (c *countingReader) Read(p []byte) (int, error) {
 // server's heap stays far below the CSV's size (sampled every 10 ms).
 func TestLargeMonthDownloadsWhole(t *testing.T) {
 	const n = 2_000_000
-	dsn := scratchDatabase(t, true)
+	dsn := e2e.ScratchDatabase(t, true)
 	seeded := time.Now()
 	seedExport(t, dsn, n)
 	t.Logf("seeded %d charges in %s", n, time.Since(seeded).Round(time.Millisecond))
-	srv := launchPlain(t, baseEnv(dsn, "REQUEST_TIMEOUT=1s", "SHUTDOWN_TIMEOUT=10s", "LOG_LEVEL=warn", "BILLING_INTERVAL=24h"))
-	token := strings.TrimSpace(mustCLI(t, baseEnv(dsn), "token", "mint", "--org", exportOrg, "--scopes", "invoices"))
+	srv := launchPlain(t, e2e.BaseEnv(dsn, "REQUEST_TIMEOUT=1s", "SHUTDOWN_TIMEOUT=10s", "LOG_LEVEL=warn", "BILLING_INTERVAL=24h"))
+	token := strings.TrimSpace(e2e.MustCLI(t, e2e.BaseEnv(dsn), "token", "mint", "--org", exportOrg, "--scopes", "invoices"))
 	idle, err := heapInuse(srv.URL)
 	if err != nil {
 		t.Fatal(err)

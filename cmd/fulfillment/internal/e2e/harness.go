@@ -1,8 +1,9 @@
-package main
-
-// The end-to-end harness: the real binary, built once per test run, against
-// a PostgreSQL database of this package's own (pgtest), driven over HTTP.
-// Feature tests live in e2e_*_test.go beside this file.
+// Package e2e is the end-to-end harness: the real binary, built once per
+// test binary, against a PostgreSQL database of the test package's own
+// (pgtest), driven over HTTP. Only tests import it: the feature tests live
+// in cmd/fulfillment/e2e_*_test.go and cmd/fulfillment/e2e/*/, each package
+// with a TestMain that calls Main.
+package e2e
 
 import (
 	"bytes"
@@ -22,26 +23,41 @@ import (
 	"time"
 
 	"github.com/acme3pl/fulfillment/adapters/postgres/pgtest"
+	"github.com/acme3pl/fulfillment/api/apitest"
 )
 
-// testSigningKey signs the access tokens of the end-to-end tests.
-const testSigningKey = "e2e-signing-key-0123456789abcdef-0123456789"
+// TestSigningKey signs the access tokens of the end-to-end tests.
+const TestSigningKey = "e2e-signing-key-0123456789abcdef-0123456789"
 
 var (
-	binPath string // the built binary
-	testDSN string // this package's database, migrated
+	BinPath  string // the built binary
+	TestDSN  string // the running package's database, migrated
+	RepoRoot string // the module's directory
 )
 
-func TestMain(m *testing.M) {
+// Main is the TestMain of an end-to-end package: it builds the binary
+// (./cmd/fulfillment of the module, with the race detector) once, gives the
+// package a database of its own (TestDSN), checks every answer against
+// api/openapi.yaml, and runs the tests. covers tells which operations of the
+// document the package's tests must call in a run of all of them (see
+// reportAnswers). Main does not return.
+func Main(m *testing.M, covers func(apitest.Operation) bool) {
 	os.Exit(func() int {
+		root, err := moduleRoot()
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
+		RepoRoot = root
 		dir, err := os.MkdirTemp("", "fulfillment-e2e-")
 		if err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			return 1
 		}
 		defer func() { _ = os.RemoveAll(dir) }()
-		binPath = filepath.Join(dir, "fulfillment")
-		build := exec.Command("go", "build", "-race", "-o", binPath, ".")
+		BinPath = filepath.Join(dir, "fulfillment")
+		build := exec.Command("go", "build", "-race", "-o", BinPath, "./cmd/fulfillment")
+		build.Dir = root
 		build.Stdout, build.Stderr = os.Stderr, os.Stderr
 		if err := build.Run(); err != nil {
 			fmt.Fprintf(os.Stderr, "build the binary: %v\n", err)
@@ -51,17 +67,36 @@ func TestMain(m *testing.M) {
 			fmt.Fprintln(os.Stderr, err)
 			return 1
 		}
-		return reportAnswers(pgtest.Main(m, &testDSN))
+		return reportAnswers(pgtest.Main(m, &TestDSN), covers)
 	}())
 }
 
-// baseEnv is the environment of every command the tests run.
-func baseEnv(dsn string, extra ...string) []string {
+// moduleRoot is the directory of the module's go.mod, found upwards from
+// the working directory (a test runs in its package's directory).
+func moduleRoot() (string, error) {
+	dir, err := os.Getwd()
+	if err != nil {
+		return "", err
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			return dir, nil
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return "", fmt.Errorf("no go.mod above the working directory")
+		}
+		dir = parent
+	}
+}
+
+// BaseEnv is the environment of every command the tests run.
+func BaseEnv(dsn string, extra ...string) []string {
 	env := []string{
 		"PATH=" + os.Getenv("PATH"),
 		"HOME=" + os.Getenv("HOME"),
 		"DATABASE_URL=" + dsn,
-		"AUTH_SIGNING_KEY=" + testSigningKey,
+		"AUTH_SIGNING_KEY=" + TestSigningKey,
 		"OTEL_TRACES_EXPORTER=none",
 		"LOG_LEVEL=info",
 		"SHUTDOWN_DELAY=0s",
@@ -73,18 +108,18 @@ func baseEnv(dsn string, extra ...string) []string {
 	return append(env, extra...)
 }
 
-// result is what a command printed and its exit status.
-type result struct {
+// Result is what a command printed and its exit status.
+type Result struct {
 	Stdout, Stderr string
 	Code           int
 }
 
-// runCLI runs the binary to completion.
-func runCLI(t testing.TB, env []string, args ...string) result {
+// RunCLI runs the binary to completion.
+func RunCLI(t testing.TB, env []string, args ...string) Result {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, binPath, args...)
+	cmd := exec.CommandContext(ctx, BinPath, args...)
 	cmd.Env = env
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
@@ -95,22 +130,22 @@ func runCLI(t testing.TB, env []string, args ...string) result {
 	} else if err != nil {
 		t.Fatalf("run %v: %v", args, err)
 	}
-	return result{Stdout: out.String(), Stderr: errb.String(), Code: code}
+	return Result{Stdout: out.String(), Stderr: errb.String(), Code: code}
 }
 
-// mustCLI runs the binary and fails the test unless it exits 0.
-func mustCLI(t testing.TB, env []string, args ...string) string {
+// MustCLI runs the binary and fails the test unless it exits 0.
+func MustCLI(t testing.TB, env []string, args ...string) string {
 	t.Helper()
-	r := runCLI(t, env, args...)
+	r := RunCLI(t, env, args...)
 	if r.Code != 0 {
 		t.Fatalf("fulfillment %s: exit %d: %s", strings.Join(args, " "), r.Code, r.Stderr)
 	}
 	return r.Stdout
 }
 
-// fixtureWarehouse is a warehouse of a seed fixture, used by orgs: the
+// FixtureWarehouse is a warehouse of a seed fixture, used by orgs: the
 // same dock in Newark for every test, its address named as the warehouse.
-func fixtureWarehouse(id, name string, active bool, orgs ...string) map[string]any {
+func FixtureWarehouse(id, name string, active bool, orgs ...string) map[string]any {
 	return map[string]any{"id": id, "name": name, "description": nil, "active": active,
 		"address": map[string]any{"name": name, "line1": "1 Dock St", "line2": "", "district": "", "city": "Newark",
 			"state": "NJ", "countryCode": "US", "postalCode": "07102"},
@@ -118,19 +153,19 @@ func fixtureWarehouse(id, name string, active bool, orgs ...string) map[string]a
 		"tags":    []string{}, "organizations": orgs}
 }
 
-// fixtureOrg is an organization of a seed fixture.
-func fixtureOrg(id, name string) map[string]any {
+// FixtureOrg is an organization of a seed fixture.
+func FixtureOrg(id, name string) map[string]any {
 	return map[string]any{"id": id, "name": name}
 }
 
-// fixtureItem is a product or carton of a seed fixture, named as its SKU.
-func fixtureItem(id, org, sku string) map[string]any {
+// FixtureItem is a product or carton of a seed fixture, named as its SKU.
+func FixtureItem(id, org, sku string) map[string]any {
 	return map[string]any{"id": id, "organizationId": org, "sku": sku, "name": sku}
 }
 
-// scratchDatabase creates a database of the test's own (migrated or
+// ScratchDatabase creates a database of the test's own (migrated or
 // empty), dropped when the test ends, and returns its DSN.
-func scratchDatabase(t *testing.T, migrated bool) string {
+func ScratchDatabase(t *testing.T, migrated bool) string {
 	t.Helper()
 	name, dsn, err := pgtest.Create(context.Background(), pgtest.AdminURL(), migrated)
 	if err != nil {
@@ -140,21 +175,21 @@ func scratchDatabase(t *testing.T, migrated bool) string {
 	return dsn
 }
 
-// queryValue runs query, which yields one row of one column, on the
+// QueryValue runs query, which yields one row of one column, on the
 // package database and returns that value.
-func queryValue[T any](t *testing.T, query string, args ...any) T {
+func QueryValue[T any](t *testing.T, query string, args ...any) T {
 	t.Helper()
 	var v T
-	if err := pgtest.Open(t, testDSN).NewRaw(query, args...).Scan(context.Background(), &v); err != nil {
+	if err := pgtest.Open(t, TestDSN).NewRaw(query, args...).Scan(context.Background(), &v); err != nil {
 		t.Fatal(err)
 	}
 	return v
 }
 
-// waitListenerClosed waits until srv's listener refuses connections: the
+// WaitListenerClosed waits until srv's listener refuses connections: the
 // server, sent SIGTERM at stopped, drains with SHUTDOWN_DELAY delay. It
 // fails t when the listener still accepts them limit after stopped.
-func waitListenerClosed(t *testing.T, srv *server, stopped time.Time, delay, limit time.Duration) {
+func WaitListenerClosed(t *testing.T, srv *Server, stopped time.Time, delay, limit time.Duration) {
 	t.Helper()
 	addr := strings.TrimPrefix(srv.URL, "http://")
 	for {
@@ -170,8 +205,8 @@ func waitListenerClosed(t *testing.T, srv *server, stopped time.Time, delay, lim
 	}
 }
 
-// mustJSON is v in JSON.
-func mustJSON(t testing.TB, v any) []byte {
+// MustJSON is v in JSON.
+func MustJSON(t testing.TB, v any) []byte {
 	t.Helper()
 	b, err := json.Marshal(v)
 	if err != nil {
@@ -180,22 +215,22 @@ func mustJSON(t testing.TB, v any) []byte {
 	return b
 }
 
-// seedFixture writes doc to a file and seeds it.
-func seedFixture(t testing.TB, dsn string, doc any) {
+// SeedFixture writes doc to a file and seeds it.
+func SeedFixture(t testing.TB, dsn string, doc any) {
 	t.Helper()
-	b := mustJSON(t, doc)
+	b := MustJSON(t, doc)
 	path := filepath.Join(t.TempDir(), "fixture.json")
 	if err := os.WriteFile(path, b, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	mustCLI(t, baseEnv(dsn), "seed", "--file", path)
+	MustCLI(t, BaseEnv(dsn), "seed", "--file", path)
 }
 
-// seedOnce returns a function that runs setup (seeding a fixture, minting
+// SeedOnce returns a function that runs setup (seeding a fixture, minting
 // its tokens) in the first test that calls it, once per test binary; a
 // later test fails at once when that setup did not finish (the first
 // test's failure says why).
-func seedOnce(name string, setup func(t *testing.T)) func(t *testing.T) {
+func SeedOnce(name string, setup func(t *testing.T)) func(t *testing.T) {
 	var (
 		once sync.Once
 		done bool
@@ -209,42 +244,42 @@ func seedOnce(name string, setup func(t *testing.T)) func(t *testing.T) {
 	}
 }
 
-// seedFixtureOnce is seedOnce of seeding fixture's document in testDSN.
-func seedFixtureOnce(name string, fixture func() map[string]any) func(t *testing.T) {
-	return seedOnce(name, func(t *testing.T) { seedFixture(t, testDSN, fixture()) })
+// SeedFixtureOnce is seedOnce of seeding fixture's document in testDSN.
+func SeedFixtureOnce(name string, fixture func() map[string]any) func(t *testing.T) {
+	return SeedOnce(name, func(t *testing.T) { SeedFixture(t, TestDSN, fixture()) })
 }
 
-// server is a running `fulfillment serve`.
-type server struct {
+// Server is a running `fulfillment serve`.
+type Server struct {
 	URL     string
-	cmd     *exec.Cmd
-	stderr  *syncBuffer
+	Cmd     *exec.Cmd
+	stderr  *SyncBuffer
 	exited  chan struct{} // closed when the process has exited
 	waitErr error         // set before exited is closed
 	stop    sync.Once
 }
 
-type syncBuffer struct {
+type SyncBuffer struct {
 	mu sync.Mutex
 	b  bytes.Buffer
 }
 
-func (s *syncBuffer) Write(p []byte) (int, error) {
+func (s *SyncBuffer) Write(p []byte) (int, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.b.Write(p)
 }
 
-func (s *syncBuffer) String() string {
+func (s *SyncBuffer) String() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.b.String()
 }
 
 // Logs returns what the server wrote on stderr so far.
-func (s *server) Logs() string { return s.stderr.String() }
+func (s *Server) Logs() string { return s.stderr.String() }
 
-func freeAddr(t testing.TB) string {
+func FreeAddr(t testing.TB) string {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -255,33 +290,33 @@ func freeAddr(t testing.TB) string {
 	return addr
 }
 
-// startServer runs `fulfillment serve` on a free port with env and waits
+// StartServer runs `fulfillment serve` on a free port with env and waits
 // until /readyz answers 200. The server is stopped with SIGTERM when the
 // test ends, and must then exit 0.
-func startServer(t testing.TB, env []string) *server {
+func StartServer(t testing.TB, env []string) *Server {
 	t.Helper()
-	s := launchServer(t, env)
-	s.waitFor(t, "/readyz", http.StatusOK)
+	s := LaunchServer(t, env)
+	s.WaitFor(t, "/readyz", http.StatusOK)
 	return s
 }
 
-// launchServer starts `fulfillment serve` without waiting for it.
-func launchServer(t testing.TB, env []string) *server {
+// LaunchServer starts `fulfillment serve` without waiting for it.
+func LaunchServer(t testing.TB, env []string) *Server {
 	t.Helper()
-	return launchBinary(t, binPath, env)
+	return LaunchBinary(t, BinPath, env)
 }
 
-// launchBinary starts `serve` of the binary bin without waiting for it.
-func launchBinary(t testing.TB, bin string, env []string) *server {
+// LaunchBinary starts `serve` of the binary bin without waiting for it.
+func LaunchBinary(t testing.TB, bin string, env []string) *Server {
 	t.Helper()
-	addr := freeAddr(t)
-	answers.Check(addr)
+	addr := FreeAddr(t)
+	Answers.Check(addr)
 	// After the server has stopped (cleanups run last first): the port is
 	// free again, and a later server or tool of these tests may get it.
-	t.Cleanup(func() { answers.Uncheck(addr) })
+	t.Cleanup(func() { Answers.Uncheck(addr) })
 	cmd := exec.Command(bin, "serve")
 	cmd.Env = append(append([]string{}, env...), "HTTP_ADDR="+addr)
-	s := &server{URL: "http://" + addr, cmd: cmd, stderr: &syncBuffer{}, exited: make(chan struct{})}
+	s := &Server{URL: "http://" + addr, Cmd: cmd, stderr: &SyncBuffer{}, exited: make(chan struct{})}
 	cmd.Stderr = s.stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -294,9 +329,9 @@ func launchBinary(t testing.TB, bin string, env []string) *server {
 	return s
 }
 
-// waitFor polls path until it answers status, failing after 30 s or when
+// WaitFor polls path until it answers status, failing after 30 s or when
 // the server exits.
-func (s *server) waitFor(t testing.TB, path string, status int) {
+func (s *Server) WaitFor(t testing.TB, path string, status int) {
 	t.Helper()
 	deadline := time.Now().Add(30 * time.Second)
 	for {
@@ -320,10 +355,10 @@ func (s *server) waitFor(t testing.TB, path string, status int) {
 }
 
 // Stop sends SIGTERM (once) and checks that the server exits 0 within 30 s.
-func (s *server) Stop(t testing.TB) {
+func (s *Server) Stop(t testing.TB) {
 	t.Helper()
 	s.stop.Do(func() {
-		_ = s.cmd.Process.Signal(syscall.SIGTERM)
+		_ = s.Cmd.Process.Signal(syscall.SIGTERM)
 		if err := s.Wait(30 * time.Second); err != nil {
 			t.Errorf("server exit: %v\n%s", err, s.Logs())
 		}
@@ -331,51 +366,51 @@ func (s *server) Stop(t testing.TB) {
 }
 
 // Wait waits for the process to exit and returns its exit error.
-func (s *server) Wait(limit time.Duration) error {
+func (s *Server) Wait(limit time.Duration) error {
 	select {
 	case <-s.exited:
 		return s.waitErr
 	case <-time.After(limit):
-		_ = s.cmd.Process.Kill()
+		_ = s.Cmd.Process.Kill()
 		<-s.exited
 		return fmt.Errorf("did not exit within %s", limit)
 	}
 }
 
-// mintToken returns an access token for org with scopes.
-func mintToken(t testing.TB, org string, scopes ...string) string {
+// MintToken returns an access token for org with scopes.
+func MintToken(t testing.TB, org string, scopes ...string) string {
 	t.Helper()
-	return strings.TrimSpace(mustCLI(t, baseEnv(testDSN), "token", "mint", "--org", org, "--scopes", strings.Join(scopes, ",")))
+	return strings.TrimSpace(MustCLI(t, BaseEnv(TestDSN), "token", "mint", "--org", org, "--scopes", strings.Join(scopes, ",")))
 }
 
-// mintWarehouseToken returns an access token of a warehouse's management
+// MintWarehouseToken returns an access token of a warehouse's management
 // system (scope warehouse unless scopes say otherwise).
-func mintWarehouseToken(t testing.TB, warehouse string, scopes ...string) string {
+func MintWarehouseToken(t testing.TB, warehouse string, scopes ...string) string {
 	t.Helper()
 	if scopes == nil {
 		scopes = []string{"warehouse"}
 	}
-	return strings.TrimSpace(mustCLI(t, baseEnv(testDSN), "token", "mint", "--warehouse", warehouse, "--scopes", strings.Join(scopes, ",")))
+	return strings.TrimSpace(MustCLI(t, BaseEnv(TestDSN), "token", "mint", "--warehouse", warehouse, "--scopes", strings.Join(scopes, ",")))
 }
 
-// response is a finished HTTP exchange.
-type response struct {
+// Response is a finished HTTP exchange.
+type Response struct {
 	Status int
 	Header http.Header
 	Body   []byte
 }
 
 // JSON decodes the body into v, failing the test when it is not JSON.
-func (r response) JSON(t testing.TB, v any) {
+func (r Response) JSON(t testing.TB, v any) {
 	t.Helper()
 	if err := json.Unmarshal(r.Body, v); err != nil {
 		t.Fatalf("body is not JSON (%v): %s", err, r.Body)
 	}
 }
 
-// do sends one request. body may be nil, a []byte, a string or a value
+// Do sends one request. body may be nil, a []byte, a string or a value
 // marshalled as JSON; headers are name/value pairs.
-func do(t testing.TB, method, url string, body any, headers ...string) response {
+func Do(t testing.TB, method, url string, body any, headers ...string) Response {
 	t.Helper()
 	var rd io.Reader
 	switch b := body.(type) {
@@ -385,7 +420,7 @@ func do(t testing.TB, method, url string, body any, headers ...string) response 
 	case string:
 		rd = strings.NewReader(b)
 	default:
-		rd = bytes.NewReader(mustJSON(t, b))
+		rd = bytes.NewReader(MustJSON(t, b))
 	}
 	req, err := http.NewRequest(method, url, rd)
 	if err != nil {
@@ -406,11 +441,11 @@ func do(t testing.TB, method, url string, body any, headers ...string) response 
 	if err != nil {
 		t.Fatal(err)
 	}
-	return response{Status: resp.StatusCode, Header: resp.Header, Body: b}
+	return Response{Status: resp.StatusCode, Header: resp.Header, Body: b}
 }
 
-// problem is the problem+json body of every error but the intake's.
-type problem struct {
+// Problem is the problem+json body of every error but the intake's.
+type Problem struct {
 	Type      string `json:"type"`
 	Title     string `json:"title"`
 	Status    int    `json:"status"`
@@ -419,8 +454,8 @@ type problem struct {
 	Parameter string `json:"parameter"`
 }
 
-// wantProblem checks status, content type and code of a problem response.
-func wantProblem(t testing.TB, r response, status int, code string) problem {
+// WantProblem checks status, content type and code of a problem response.
+func WantProblem(t testing.TB, r Response, status int, code string) Problem {
 	t.Helper()
 	if r.Status != status {
 		t.Fatalf("status %d, want %d: %s", r.Status, status, r.Body)
@@ -428,7 +463,7 @@ func wantProblem(t testing.TB, r response, status int, code string) problem {
 	if ct := r.Header.Get("Content-Type"); ct != "application/problem+json" {
 		t.Fatalf("Content-Type %q, want application/problem+json", ct)
 	}
-	var p problem
+	var p Problem
 	r.JSON(t, &p)
 	if p.Code != code || p.Status != status || p.Type != "about:blank" || p.Title == "" {
 		t.Fatalf("problem %+v, want status %d code %s", p, status, code)

@@ -1,4 +1,4 @@
-package main
+package backoffice
 
 import (
 	"encoding/json"
@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/acme3pl/fulfillment/adapters/postgres/pgtest"
+	"github.com/acme3pl/fulfillment/cmd/fulfillment/internal/e2e"
 )
 
 // stressFor is how long TestBillingStress keeps its load on.
@@ -26,24 +27,24 @@ const stressFor = time.Minute
 // invoices and its open one, and every day's storage is the ledger's.
 func TestBillingStress(t *testing.T) {
 	const org, wh, prod = "org_e2e_stress", "wh_e2e_stress", "prod_e2e_stress"
-	card := billE2ECard(time.Now().UTC().Format("2006-01-02"))
+	card := e2e.BillE2ECard(time.Now().UTC().Format("2006-01-02"))
 	card["organizationId"] = org
-	seedFixture(t, testDSN, map[string]any{
+	e2e.SeedFixture(t, e2e.TestDSN, map[string]any{
 		"organizations": []any{map[string]any{"id": org, "name": "Billing Stress"}},
-		"warehouses":    []any{fixtureWarehouse(wh, "Stress DC", true, org)},
+		"warehouses":    []any{e2e.FixtureWarehouse(wh, "Stress DC", true, org)},
 		"products":      []any{map[string]any{"id": prod, "organizationId": org, "sku": "STRESS-1", "name": "S"}},
 		"stock":         []any{map[string]any{"warehouseId": wh, "productId": prod, "onHand": 1_000_000}},
 		"rateCards":     []any{card},
 	})
-	env := baseEnv(testDSN, "BILLING_INTERVAL=1s")
-	var servers []*server
+	env := e2e.BaseEnv(e2e.TestDSN, "BILLING_INTERVAL=1s")
+	var servers []*e2e.Server
 	for range 3 {
-		servers = append(servers, launchServer(t, env))
+		servers = append(servers, e2e.LaunchServer(t, env))
 	}
 	for _, s := range servers {
-		s.waitFor(t, "/readyz", http.StatusOK)
+		s.WaitFor(t, "/readyz", http.StatusOK)
 	}
-	token, wms := mintToken(t, org, "shipments", "invoices"), mintWarehouseToken(t, wh)
+	token, wms := e2e.MintToken(t, org, "shipments", "invoices"), e2e.MintWarehouseToken(t, wh)
 	pick := func() string { return servers[rand.IntN(len(servers))].URL }
 
 	var (
@@ -59,7 +60,7 @@ func TestBillingStress(t *testing.T) {
 	}
 	// accepted reads an answer of a report that may be refused for a
 	// period closed meanwhile (422): anything else is a failure.
-	accepted := func(r response, what string) bool {
+	accepted := func(r e2e.Response, what string) bool {
 		switch r.Status {
 		case http.StatusCreated, http.StatusOK:
 			return true
@@ -75,7 +76,7 @@ func TestBillingStress(t *testing.T) {
 	actions := []func(){
 		func() { // a shipment made, submitted and shipped
 			auth := []string{"Authorization", "Bearer " + token}
-			r := do(t, "POST", pick()+"/v0/shipments/pick-pack", map[string]any{"warehouseId": wh,
+			r := e2e.Do(t, "POST", pick()+"/v0/shipments/pick-pack", map[string]any{"warehouseId": wh,
 				"items": []any{map[string]any{"productId": prod, "quantity": 1 + rand.IntN(3)}}}, auth...)
 			if r.Status != http.StatusCreated {
 				t.Errorf("create: %d %s", r.Status, r.Body)
@@ -83,11 +84,11 @@ func TestBillingStress(t *testing.T) {
 			}
 			var s struct{ ID string }
 			r.JSON(t, &s)
-			if r := do(t, "POST", pick()+"/v0/shipments/"+s.ID+"/submit", nil, auth...); r.Status != http.StatusOK {
+			if r := e2e.Do(t, "POST", pick()+"/v0/shipments/"+s.ID+"/submit", nil, auth...); r.Status != http.StatusOK {
 				t.Errorf("submit: %d %s", r.Status, r.Body)
 				return
 			}
-			r = do(t, "POST", pick()+"/v0/warehouse/shipments/"+s.ID+"/ship", map[string]any{"carrier": "UPS",
+			r = e2e.Do(t, "POST", pick()+"/v0/warehouse/shipments/"+s.ID+"/ship", map[string]any{"carrier": "UPS",
 				"trackingNumber": fmt.Sprintf("1ZSTRESS%010d", n.Add(1))}, "Authorization", "Bearer "+wms)
 			if r.Status != http.StatusOK {
 				t.Errorf("ship: %d %s", r.Status, r.Body)
@@ -98,7 +99,7 @@ func TestBillingStress(t *testing.T) {
 		func() { // a receipt dated back up to ten seconds (before a close meanwhile: refused)
 			ref := fmt.Sprintf("ASN-STRESS-%d", n.Add(1))
 			at := time.Now().UTC().Add(-time.Duration(rand.IntN(10_000)) * time.Millisecond).Format(time.RFC3339Nano)
-			r := do(t, "POST", pick()+"/v0/warehouse/receipts", map[string]any{"organizationId": org, "reference": ref, "receivedAt": at,
+			r := e2e.Do(t, "POST", pick()+"/v0/warehouse/receipts", map[string]any{"organizationId": org, "reference": ref, "receivedAt": at,
 				"items": []any{map[string]any{"productId": prod, "quantity": 1 + rand.IntN(20)}}}, "Authorization", "Bearer "+wms)
 			if accepted(r, "receipt") {
 				record(&receipts, ref)
@@ -107,7 +108,7 @@ func TestBillingStress(t *testing.T) {
 		func() { // a service dated back up to ten seconds
 			ref := fmt.Sprintf("SVC-STRESS-%d", n.Add(1))
 			at := time.Now().UTC().Add(-time.Duration(rand.IntN(10_000)) * time.Millisecond).Format(time.RFC3339Nano)
-			r := do(t, "POST", pick()+"/v0/warehouse/services", map[string]any{"organizationId": org, "reference": ref,
+			r := e2e.Do(t, "POST", pick()+"/v0/warehouse/services", map[string]any{"organizationId": org, "reference": ref,
 				"service": "kitting", "quantity": 1 + rand.IntN(4), "performedAt": at}, "Authorization", "Bearer "+wms)
 			if accepted(r, "service") {
 				record(&services, ref)
@@ -116,7 +117,7 @@ func TestBillingStress(t *testing.T) {
 		func() { // an operator's charge or credit
 			ref := fmt.Sprintf("OP-STRESS-%d", n.Add(1))
 			cost := []string{"-700", "300", "1200"}[rand.IntN(3)]
-			if r := runCLI(t, env, "charges", "add", "--org", org, "--reference", ref, "--title", "Adjustment",
+			if r := e2e.RunCLI(t, env, "charges", "add", "--org", org, "--reference", ref, "--title", "Adjustment",
 				"--quantity", "1", "--unit-cost", cost); r.Code != 0 {
 				t.Errorf("charges add: exit %d: %s", r.Code, r.Stderr)
 				return
@@ -124,12 +125,12 @@ func TestBillingStress(t *testing.T) {
 			record(&operators, ref)
 		},
 		func() { // an operator's close
-			if r := runCLI(t, env, "billing", "close", "--org", org); r.Code != 0 {
+			if r := e2e.RunCLI(t, env, "billing", "close", "--org", org); r.Code != 0 {
 				t.Errorf("billing close: exit %d: %s", r.Code, r.Stderr)
 			}
 		},
 		func() { // an operator's run
-			if r := runCLI(t, env, "billing", "run"); r.Code != 0 {
+			if r := e2e.RunCLI(t, env, "billing", "run"); r.Code != 0 {
 				t.Errorf("billing run: exit %d: %s", r.Code, r.Stderr)
 			}
 		},
@@ -152,7 +153,7 @@ func TestBillingStress(t *testing.T) {
 		})
 	}
 	wg.Wait()
-	mustCLI(t, env, "billing", "run")
+	e2e.MustCLI(t, env, "billing", "run")
 	t.Logf("%d shipped, %d receipts, %d services, %d operator charges; %d reports refused for a closed period",
 		len(shipped), len(receipts), len(services), len(operators), refused.Load())
 
@@ -164,14 +165,14 @@ func TestBillingStress(t *testing.T) {
 	var all []charge
 	for skip := 0; ; skip += 10 {
 		var page []struct{ ID string }
-		r := getJSON(t, servers[0], fmt.Sprintf("/v0/invoices?take=10&skip=%d", skip), token, &page)
+		r := e2e.GetJSON(t, servers[0], fmt.Sprintf("/v0/invoices?take=10&skip=%d", skip), token, &page)
 		if r.Status != http.StatusOK {
 			t.Fatalf("invoices: %d %s", r.Status, r.Body)
 		}
 		for _, inv := range page {
 			for cskip := 0; ; cskip += 1000 {
 				var cs []charge
-				r := getJSON(t, servers[1], fmt.Sprintf("/v0/invoices/%s/charges?take=1000&skip=%d", inv.ID, cskip), token, &cs)
+				r := e2e.GetJSON(t, servers[1], fmt.Sprintf("/v0/invoices/%s/charges?take=1000&skip=%d", inv.ID, cskip), token, &cs)
 				if r.Status != http.StatusOK {
 					t.Fatalf("charges of %s: %d %s", inv.ID, r.Status, r.Body)
 				}
@@ -186,7 +187,7 @@ func TestBillingStress(t *testing.T) {
 		}
 	}
 	var open []charge
-	if err := json.Unmarshal([]byte(mustCLI(t, env, "invoices", "preview", "--org", org, "--charges")), &open); err != nil {
+	if err := json.Unmarshal([]byte(e2e.MustCLI(t, env, "invoices", "preview", "--org", org, "--charges")), &open); err != nil {
 		t.Fatal(err)
 	}
 	all = append(all, open...)
@@ -227,7 +228,7 @@ func TestBillingStress(t *testing.T) {
 // against the ledger: the units on hand at the end of the day (UTC).
 func stressStorageAgrees(t *testing.T, org string) {
 	t.Helper()
-	db := pgtest.Open(t, testDSN)
+	db := pgtest.Open(t, e2e.TestDSN)
 	rows, err := db.Query(`WITH billed AS (
 	SELECT split_part(source_id, '@', 2)::date AS day, (sum(quantity_milli) / 1000)::bigint AS q, count(*) AS n
 	FROM billing_charges WHERE organization_id = ? AND fee = 'storage_unit_month' GROUP BY 1)

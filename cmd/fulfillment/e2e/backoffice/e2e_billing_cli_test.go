@@ -1,4 +1,4 @@
-package main
+package backoffice
 
 import (
 	"os"
@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/acme3pl/fulfillment/cmd/fulfillment/internal/e2e"
 )
 
 // The exit statuses of billing's commands (docs/billing.md): a value not of
@@ -16,20 +18,20 @@ import (
 
 const billCLIOrg = "org_e2e_billcli"
 
-var seedBillCLI = seedFixtureOnce("billing CLI", func() map[string]any {
-	card := billE2ECard(time.Now().UTC().Format("2006-01") + "-01")
+var seedBillCLI = e2e.SeedFixtureOnce("billing CLI", func() map[string]any {
+	card := e2e.BillE2ECard(time.Now().UTC().Format("2006-01") + "-01")
 	card["organizationId"] = billCLIOrg
 	return map[string]any{
-		"organizations": []any{fixtureOrg(billCLIOrg, "Billing CLI")},
+		"organizations": []any{e2e.FixtureOrg(billCLIOrg, "Billing CLI")},
 		"rateCards":     []any{card},
 	}
 })
 
 // billCLIWant runs the command and checks its exit status and that the
 // first line of stderr holds every one of want.
-func billCLIWant(t *testing.T, code int, want []string, args ...string) result {
+func billCLIWant(t *testing.T, code int, want []string, args ...string) e2e.Result {
 	t.Helper()
-	r := runCLI(t, baseEnv(testDSN), args...)
+	r := e2e.RunCLI(t, e2e.BaseEnv(e2e.TestDSN), args...)
 	first, _, _ := strings.Cut(r.Stderr, "\n")
 	if r.Code != code {
 		t.Errorf("fulfillment %s: exit %d, want %d (%s)", strings.Join(args, " "), r.Code, code, first)
@@ -45,7 +47,7 @@ func billCLIWant(t *testing.T, code int, want []string, args ...string) result {
 
 func billCLICharges(t *testing.T, ref string) int {
 	t.Helper()
-	return queryValue[int](t, `SELECT count(*) FROM billing_charges WHERE organization_id = ? AND fee = 'operator' AND source_id = ?`,
+	return e2e.QueryValue[int](t, `SELECT count(*) FROM billing_charges WHERE organization_id = ? AND fee = 'operator' AND source_id = ?`,
 		billCLIOrg, ref)
 }
 

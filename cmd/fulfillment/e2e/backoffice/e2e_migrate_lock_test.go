@@ -1,4 +1,4 @@
-package main
+package backoffice
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/acme3pl/fulfillment/adapters/postgres/pgtest"
+	"github.com/acme3pl/fulfillment/cmd/fulfillment/internal/e2e"
 )
 
 // TestMigrateUpLockTimeoutFromEnvironment: `migrate up` takes its waits for
@@ -17,12 +18,12 @@ import (
 // session; with the lock released, `migrate up` applies it.
 func TestMigrateUpLockTimeoutFromEnvironment(t *testing.T) {
 	ctx := context.Background()
-	dsn := scratchDatabase(t, true)
-	env := baseEnv(dsn, "MIGRATION_LOCK_TIMEOUT=200ms", "MIGRATION_LOCK_RETRIES=1")
+	dsn := e2e.ScratchDatabase(t, true)
+	env := e2e.BaseEnv(dsn, "MIGRATION_LOCK_TIMEOUT=200ms", "MIGRATION_LOCK_RETRIES=1")
 	// Back to the schema before 0014, whatever migrations follow it.
 	const last = "0014_invoice_search_gram_lexemes"
 	for i := 0; ; i++ {
-		out := mustCLI(t, env, "migrate", "down")
+		out := e2e.MustCLI(t, env, "migrate", "down")
 		if out == "rolled back "+last+"\n" {
 			break
 		}
@@ -44,7 +45,7 @@ func TestMigrateUpLockTimeoutFromEnvironment(t *testing.T) {
 	}
 
 	start := time.Now()
-	r := runCLI(t, env, "migrate", "up")
+	r := e2e.RunCLI(t, env, "migrate", "up")
 	took := time.Since(start)
 	wantRetry := "migration " + last + " gave up waiting for a lock another session holds (attempt 1 of 2); trying again in 1s\n"
 	if r.Code != 1 || !strings.Contains(r.Stderr, wantRetry) || !strings.Contains(r.Stderr, "55P03") {
@@ -61,7 +62,7 @@ func TestMigrateUpLockTimeoutFromEnvironment(t *testing.T) {
 	if err := tx.Rollback(); err != nil {
 		t.Fatal(err)
 	}
-	if out := mustCLI(t, env, "migrate", "up"); !strings.HasPrefix(out, "applied "+last+"\n") {
+	if out := e2e.MustCLI(t, env, "migrate", "up"); !strings.HasPrefix(out, "applied "+last+"\n") {
 		t.Fatalf("migrate up after the release: %q", out)
 	}
 }

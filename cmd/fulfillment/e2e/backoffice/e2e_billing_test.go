@@ -1,4 +1,4 @@
-package main
+package backoffice
 
 import (
 	"bytes"
@@ -14,28 +14,13 @@ import (
 	"time"
 
 	"github.com/acme3pl/fulfillment/adapters/postgres/pgtest"
+	"github.com/acme3pl/fulfillment/cmd/fulfillment/internal/e2e"
 	"github.com/acme3pl/fulfillment/domain"
 )
 
-const (
-	billE2EOrg = "org_e2e_bill"
-	billE2EWH  = "wh_e2e_bill"
-	billE2EKey = "fk_test_E2EbillingAaaaaaaaaaaaaaaaaaaaaaaaaaaa"
-)
-
-// billE2ECard is the example card of docs/billing.md from the first day of
-// the current month (UTC), so that the period the test closes is open.
-func billE2ECard(from string) map[string]any {
-	return map[string]any{"organizationId": billE2EOrg, "effectiveFrom": from,
-		"fees": map[string]int64{"pick_pack_order": 250, "pick_pack_unit": 40, "spd_carton": 400, "receiving_unit": 15,
-			"receiving_carton": 120, "storage_unit_month": 30, "storage_carton_month": 450, "minimum_monthly": 5000},
-		"services": map[string]any{"kitting": map[string]any{"title": "Kitting", "unitCost": 75},
-			"labor_hour": map[string]any{"title": "Labour", "unitCost": 4500}}}
-}
-
 func billE2ESQL(t *testing.T, q string, args ...any) {
 	t.Helper()
-	db := pgtest.Open(t, testDSN)
+	db := pgtest.Open(t, e2e.TestDSN)
 	if _, err := db.ExecContext(context.Background(), q, args...); err != nil {
 		t.Fatalf("%s: %v", q, err)
 	}
@@ -48,28 +33,28 @@ func billE2ESQL(t *testing.T, q string, args ...any) {
 // changes.
 func TestBillingEndToEnd(t *testing.T) {
 	first := time.Now().UTC().Format("2006-01") + "-01"
-	seedFixture(t, testDSN, map[string]any{
-		"organizations": []any{map[string]any{"id": billE2EOrg, "name": "Billing E2E", "defaultWarehouseId": billE2EWH}},
-		"warehouses":    []any{fixtureWarehouse(billE2EWH, "Billing DC", true, billE2EOrg)},
+	e2e.SeedFixture(t, e2e.TestDSN, map[string]any{
+		"organizations": []any{map[string]any{"id": e2e.BillE2EOrg, "name": "Billing E2E", "defaultWarehouseId": e2e.BillE2EWH}},
+		"warehouses":    []any{e2e.FixtureWarehouse(e2e.BillE2EWH, "Billing DC", true, e2e.BillE2EOrg)},
 		"products": []any{
-			map[string]any{"id": "prod_e2e_bill_sock", "organizationId": billE2EOrg, "sku": "SOCK-MER-CH-4346", "name": "Sock"},
-			map[string]any{"id": "prod_e2e_bill_key", "organizationId": billE2EOrg, "sku": "KEY-LTH-01", "name": "Key"},
+			map[string]any{"id": "prod_e2e_bill_sock", "organizationId": e2e.BillE2EOrg, "sku": "SOCK-MER-CH-4346", "name": "Sock"},
+			map[string]any{"id": "prod_e2e_bill_key", "organizationId": e2e.BillE2EOrg, "sku": "KEY-LTH-01", "name": "Key"},
 		},
-		"cartons": []any{map[string]any{"id": "ctn_e2e_bill", "organizationId": billE2EOrg, "sku": "CTN-SOCK", "name": "Socks ×24"}},
+		"cartons": []any{map[string]any{"id": "ctn_e2e_bill", "organizationId": e2e.BillE2EOrg, "sku": "CTN-SOCK", "name": "Socks ×24"}},
 		"stock": []any{
-			map[string]any{"warehouseId": billE2EWH, "productId": "prod_e2e_bill_sock", "onHand": 100},
-			map[string]any{"warehouseId": billE2EWH, "productId": "prod_e2e_bill_key", "onHand": 100},
+			map[string]any{"warehouseId": e2e.BillE2EWH, "productId": "prod_e2e_bill_sock", "onHand": 100},
+			map[string]any{"warehouseId": e2e.BillE2EWH, "productId": "prod_e2e_bill_key", "onHand": 100},
 		},
-		"apiKeys":   []any{map[string]any{"id": "key_e2e_bill", "organizationId": billE2EOrg, "key": billE2EKey, "scopes": []string{"shipments", "inventory"}}},
-		"rateCards": []any{billE2ECard(first)},
+		"apiKeys":   []any{map[string]any{"id": "key_e2e_bill", "organizationId": e2e.BillE2EOrg, "key": e2e.BillE2EKey, "scopes": []string{"shipments", "inventory"}}},
+		"rateCards": []any{e2e.BillE2ECard(first)},
 	})
-	srv := startServer(t, baseEnv(testDSN, "BILLING_INTERVAL=1s"))
-	env := baseEnv(testDSN)
+	srv := e2e.StartServer(t, e2e.BaseEnv(e2e.TestDSN, "BILLING_INTERVAL=1s"))
+	env := e2e.BaseEnv(e2e.TestDSN)
 
 	// Two orders through the intake: two Pick & Pack shipments of 3 units.
 	var shipments []string
 	for _, id := range []string{"990001", "990002"} {
-		shipments = append(shipments, wantShipment(t, deliver(t, srv, billE2EKey, withID(t, intakeSample(t, "orders-create.json"), id, nil))))
+		shipments = append(shipments, e2e.WantShipment(t, e2e.Deliver(t, srv, e2e.BillE2EKey, e2e.WithID(t, e2e.IntakeSample(t, "orders-create.json"), id, nil))))
 	}
 	// The warehouse ships them (the ship route's UPDATE), and an SPD
 	// shipment of 3 cartons; a receipt of 20 units and 2 cartons; 1.5
@@ -79,17 +64,17 @@ func TestBillingEndToEnd(t *testing.T) {
 	}
 	billE2ESQL(t, `INSERT INTO shipments (id, organization_id, kind, status, warehouse_id, test, created_at, updated_at, submitted_at,
 	shipped_at, tracking_carrier, tracking_number) VALUES ('shp_e2e_bill_spd', ?, 'spd', 'shipped', ?, true, now(), now(), now(), now(), 'UPS', '1ZSPD')`,
-		billE2EOrg, billE2EWH)
-	billE2ESQL(t, `INSERT INTO shipment_cartons (organization_id, shipment_id, carton_id, position, quantity) VALUES (?, 'shp_e2e_bill_spd', 'ctn_e2e_bill', 0, 3)`, billE2EOrg)
+		e2e.BillE2EOrg, e2e.BillE2EWH)
+	billE2ESQL(t, `INSERT INTO shipment_cartons (organization_id, shipment_id, carton_id, position, quantity) VALUES (?, 'shp_e2e_bill_spd', 'ctn_e2e_bill', 0, 3)`, e2e.BillE2EOrg)
 	billE2ESQL(t, `INSERT INTO warehouse_receipts (id, warehouse_id, organization_id, reference, received_at, received_at_given, created_at)
-	VALUES ('rcp_e2e_bill', ?, ?, 'ASN-1', now(), false, now())`, billE2EWH, billE2EOrg)
+	VALUES ('rcp_e2e_bill', ?, ?, 'ASN-1', now(), false, now())`, e2e.BillE2EWH, e2e.BillE2EOrg)
 	billE2ESQL(t, `INSERT INTO warehouse_receipt_lines (receipt_id, organization_id, position, product_id, carton_id, quantity) VALUES
-	('rcp_e2e_bill', ?, 0, 'prod_e2e_bill_sock', NULL, 20), ('rcp_e2e_bill', ?, 1, NULL, 'ctn_e2e_bill', 2)`, billE2EOrg, billE2EOrg)
+	('rcp_e2e_bill', ?, 0, 'prod_e2e_bill_sock', NULL, 20), ('rcp_e2e_bill', ?, 1, NULL, 'ctn_e2e_bill', 2)`, e2e.BillE2EOrg, e2e.BillE2EOrg)
 	billE2ESQL(t, `INSERT INTO warehouse_services (id, warehouse_id, organization_id, reference, service, quantity_milli, performed_at,
-	performed_at_given, created_at) VALUES ('svc_e2e_bill', ?, ?, 'LAB-1', 'labor_hour', 1500, now(), false, now())`, billE2EWH, billE2EOrg)
-	mustCLI(t, env, "charges", "add", "--org", billE2EOrg, "--reference", "RMA-7", "--title", "Damage credit",
+	performed_at_given, created_at) VALUES ('svc_e2e_bill', ?, ?, 'LAB-1', 'labor_hour', 1500, now(), false, now())`, e2e.BillE2EWH, e2e.BillE2EOrg)
+	e2e.MustCLI(t, env, "charges", "add", "--org", e2e.BillE2EOrg, "--reference", "RMA-7", "--title", "Damage credit",
 		"--description", "1 sock damaged", "--quantity", "1", "--unit-cost", "-500")
-	if out := mustCLI(t, env, "charges", "add", "--org", billE2EOrg, "--reference", "RMA-7", "--title", "Damage credit",
+	if out := e2e.MustCLI(t, env, "charges", "add", "--org", e2e.BillE2EOrg, "--reference", "RMA-7", "--title", "Damage credit",
 		"--quantity", "1", "--unit-cost", "-500"); !strings.Contains(out, "nothing changed") {
 		t.Errorf("the same reference again: %q", out)
 	}
@@ -99,19 +84,19 @@ func TestBillingEndToEnd(t *testing.T) {
 		ID, Status  string
 		TotalAmount int64 `json:"totalAmount"`
 	}
-	if err := json.Unmarshal([]byte(mustCLI(t, env, "invoices", "preview", "--org", billE2EOrg)), &preview); err != nil {
+	if err := json.Unmarshal([]byte(e2e.MustCLI(t, env, "invoices", "preview", "--org", e2e.BillE2EOrg)), &preview); err != nil {
 		t.Fatal(err)
 	}
 	if len(preview) != 1 || preview[0].Status != "accumulating" || preview[0].TotalAmount != 8650 {
 		t.Fatalf("preview %+v", preview)
 	}
-	token := mintToken(t, billE2EOrg, "invoices")
-	if r := do(t, "GET", srv.URL+"/v0/invoices/"+preview[0].ID, nil, "Authorization", "Bearer "+token); r.Status != 404 {
+	token := e2e.MintToken(t, e2e.BillE2EOrg, "invoices")
+	if r := e2e.Do(t, "GET", srv.URL+"/v0/invoices/"+preview[0].ID, nil, "Authorization", "Bearer "+token); r.Status != 404 {
 		t.Errorf("the accumulating invoice answers %d, want 404", r.Status)
 	}
 
-	out := mustCLI(t, env, "billing", "close", "--org", billE2EOrg)
-	m := regexp.MustCompile(`^finalized (INV-\d{4}-\d{6}) (inv_\w+) ` + billE2EOrg + ` .*: 7 lines, \$86\.50\n$`).FindStringSubmatch(out)
+	out := e2e.MustCLI(t, env, "billing", "close", "--org", e2e.BillE2EOrg)
+	m := regexp.MustCompile(`^finalized (INV-\d{4}-\d{6}) (inv_\w+) ` + e2e.BillE2EOrg + ` .*: 7 lines, \$86\.50\n$`).FindStringSubmatch(out)
 	if m == nil || m[2] != preview[0].ID {
 		t.Fatalf("billing close printed %q, want the previewed invoice %s finalized", out, preview[0].ID)
 	}
@@ -124,18 +109,18 @@ func TestBillingEndToEnd(t *testing.T) {
 			UnitCost, TotalCost int64
 		}
 	}
-	getJSON(t, srv, "/v0/invoices/"+m[2], token, &inv)
+	e2e.GetJSON(t, srv, "/v0/invoices/"+m[2], token, &inv)
 	type line struct {
 		title, desc, qty string
 		cost, total      int64
 	}
 	want := []line{
-		{"Pick & Pack orders", billE2EWH + ": 2 shipments", "2", 250, 500},
-		{"Pick & Pack additional units", billE2EWH + ": 2 shipments", "4", 40, 160},
-		{"SPD cartons", billE2EWH + ": 1 shipment", "3", 400, 1200},
-		{"Receiving (units)", billE2EWH + ": 1 receipt", "20", 15, 300},
-		{"Receiving (cartons)", billE2EWH + ": 1 receipt", "2", 120, 240},
-		{"Labour", billE2EWH + ": 1 service", "1.5", 4500, 6750},
+		{"Pick & Pack orders", e2e.BillE2EWH + ": 2 shipments", "2", 250, 500},
+		{"Pick & Pack additional units", e2e.BillE2EWH + ": 2 shipments", "4", 40, 160},
+		{"SPD cartons", e2e.BillE2EWH + ": 1 shipment", "3", 400, 1200},
+		{"Receiving (units)", e2e.BillE2EWH + ": 1 receipt", "20", 15, 300},
+		{"Receiving (cartons)", e2e.BillE2EWH + ": 1 receipt", "2", 120, 240},
+		{"Labour", e2e.BillE2EWH + ": 1 service", "1.5", 4500, 6750},
 		{"Damage credit", "1 sock damaged", "1", -500, -500},
 	}
 	if len(inv.Items) != len(want) {
@@ -158,7 +143,7 @@ func TestBillingEndToEnd(t *testing.T) {
 		UnitCost       int64
 		Source         struct{ Type, ID string }
 	}
-	if r := getJSON(t, srv, "/v0/invoices/"+m[2]+"/charges?take=1000", token, &charges); r.Status != 200 {
+	if r := e2e.GetJSON(t, srv, "/v0/invoices/"+m[2]+"/charges?take=1000", token, &charges); r.Status != 200 {
 		t.Fatalf("charges: %d %s", r.Status, r.Body)
 	}
 	byLine := map[string]int64{}
@@ -175,47 +160,47 @@ func TestBillingEndToEnd(t *testing.T) {
 			t.Errorf("line %q: charges sum to %d thousandths, the line has %s", it.Title, got, it.Quantity)
 		}
 	}
-	csvAnswer := do(t, "GET", srv.URL+"/v0/invoices/"+m[2]+"/charges", nil, "Authorization", "Bearer "+token, "Accept", "text/csv")
+	csvAnswer := e2e.Do(t, "GET", srv.URL+"/v0/invoices/"+m[2]+"/charges", nil, "Authorization", "Bearer "+token, "Accept", "text/csv")
 	rows, err := csv.NewReader(bytes.NewReader(csvAnswer.Body)).ReadAll()
 	if csvAnswer.Status != 200 || err != nil || len(rows) != len(charges)+1 || rows[0][7] != "source.type" {
 		t.Fatalf("charges as CSV: %d, %d rows (%v), want %d and a header:\n%s", csvAnswer.Status, len(rows), err, len(charges)+1, csvAnswer.Body)
 	}
-	if r := do(t, "GET", srv.URL+"/v0/invoices/inv_nobody/charges", nil, "Authorization", "Bearer "+token); r.Status != 404 {
+	if r := e2e.Do(t, "GET", srv.URL+"/v0/invoices/inv_nobody/charges", nil, "Authorization", "Bearer "+token); r.Status != 404 {
 		t.Errorf("charges of an unknown invoice: %d", r.Status)
 	}
 	var list []struct{ ID string }
-	getJSON(t, srv, "/v0/invoices?search="+m[1], token, &list)
+	e2e.GetJSON(t, srv, "/v0/invoices?search="+m[1], token, &list)
 	if len(list) != 1 || list[0].ID != m[2] {
 		t.Errorf("search by key %s: %+v", m[1], list)
 	}
 
 	// The operator's status changes: allowed ones only.
-	mustCLI(t, env, "invoices", "status", "--id", m[2], "--to", "paid")
-	if r := runCLI(t, env, "invoices", "status", "--id", m[2], "--to", "unpaid"); r.Code != 1 {
+	e2e.MustCLI(t, env, "invoices", "status", "--id", m[2], "--to", "paid")
+	if r := e2e.RunCLI(t, env, "invoices", "status", "--id", m[2], "--to", "unpaid"); r.Code != 1 {
 		t.Errorf("paid → unpaid: exit %d, want 1", r.Code)
 	}
-	getJSON(t, srv, "/v0/invoices/"+m[2], token, &inv)
+	e2e.GetJSON(t, srv, "/v0/invoices/"+m[2], token, &inv)
 	if inv.Status != "paid" {
 		t.Errorf("status %s, want paid", inv.Status)
 	}
 	// A card reaching into the closed period: refused, exit 1.
-	card := mustJSON(t, billE2ECard(first))
+	card := e2e.MustJSON(t, e2e.BillE2ECard(first))
 	path := filepath.Join(t.TempDir(), "card.json")
 	if err := os.WriteFile(path, card, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if r := runCLI(t, env, "rates", "set", "--org", billE2EOrg, "--file", path); r.Code != 1 || !strings.Contains(r.Stderr, "closed period") {
+	if r := e2e.RunCLI(t, env, "rates", "set", "--org", e2e.BillE2EOrg, "--file", path); r.Code != 1 || !strings.Contains(r.Stderr, "closed period") {
 		t.Errorf("rates set into a closed period: exit %d, %s", r.Code, r.Stderr)
 	}
 	// No such organization: a preview is refused, exit 1 (one line on stderr).
-	if r := runCLI(t, env, "invoices", "preview", "--org", "no_such_org"); r.Code != 1 || !strings.Contains(r.Stderr, "no_such_org") {
+	if r := e2e.RunCLI(t, env, "invoices", "preview", "--org", "no_such_org"); r.Code != 1 || !strings.Contains(r.Stderr, "no_such_org") {
 		t.Errorf("invoices preview --org no_such_org: exit %d, %q", r.Code, r.Stderr)
 	}
 	// Usage mistakes exit 2; a run finalizes nothing more.
-	if r := runCLI(t, env, "billing", "close"); r.Code != 2 {
+	if r := e2e.RunCLI(t, env, "billing", "close"); r.Code != 2 {
 		t.Errorf("billing close without --org: exit %d", r.Code)
 	}
-	if out := mustCLI(t, env, "billing", "run"); !strings.HasPrefix(out, "billing run: ") {
+	if out := e2e.MustCLI(t, env, "billing", "run"); !strings.HasPrefix(out, "billing run: ") {
 		t.Errorf("billing run printed %q", out)
 	}
 	if s := srv.Logs(); !strings.Contains(s, `"msg":"billing run: `) {
@@ -230,20 +215,20 @@ func TestBillingSeveralServersAndRuns(t *testing.T) {
 	const org = "org_e2e_bill_many"
 	now := time.Now().UTC()
 	from := time.Date(now.Year(), now.Month()-3, 1, 0, 0, 0, 0, time.UTC)
-	card := billE2ECard(from.Format("2006-01-02"))
+	card := e2e.BillE2ECard(from.Format("2006-01-02"))
 	card["organizationId"] = org
-	seedFixture(t, testDSN, map[string]any{
+	e2e.SeedFixture(t, e2e.TestDSN, map[string]any{
 		"organizations": []any{map[string]any{"id": org, "name": "Billing Many"}},
 		"rateCards":     []any{card},
 	})
-	env := baseEnv(testDSN, "BILLING_INTERVAL=1s")
-	var servers []*server
+	env := e2e.BaseEnv(e2e.TestDSN, "BILLING_INTERVAL=1s")
+	var servers []*e2e.Server
 	for range 3 {
-		servers = append(servers, launchServer(t, env))
+		servers = append(servers, e2e.LaunchServer(t, env))
 	}
-	done := make(chan result, 3)
+	done := make(chan e2e.Result, 3)
 	for range 3 {
-		go func() { done <- runCLI(t, baseEnv(testDSN), "billing", "run") }()
+		go func() { done <- e2e.RunCLI(t, e2e.BaseEnv(e2e.TestDSN), "billing", "run") }()
 	}
 	for range 3 {
 		r := <-done
@@ -253,9 +238,9 @@ func TestBillingSeveralServersAndRuns(t *testing.T) {
 		t.Logf("billing run: %s", r.Stdout)
 	}
 	for _, s := range servers {
-		s.waitFor(t, "/readyz", 200)
+		s.WaitFor(t, "/readyz", 200)
 	}
-	token := mintToken(t, org, "invoices")
+	token := e2e.MintToken(t, org, "invoices")
 	type invoice struct {
 		ID, Name    string
 		TotalAmount int64 `json:"totalAmount"`
@@ -269,7 +254,7 @@ func TestBillingSeveralServersAndRuns(t *testing.T) {
 	}
 	deadline := time.Now().Add(10 * time.Second)
 	for {
-		if r := getJSON(t, servers[0], "/v0/invoices", token, &list); r.Status != 200 {
+		if r := e2e.GetJSON(t, servers[0], "/v0/invoices", token, &list); r.Status != 200 {
 			t.Fatalf("GET /v0/invoices: %d %s", r.Status, r.Body)
 		}
 		if len(list) >= want || time.Now().After(deadline) {
@@ -279,7 +264,7 @@ func TestBillingSeveralServersAndRuns(t *testing.T) {
 	}
 	time.Sleep(2 * time.Second) // more runs on every server: nothing more
 	list = nil
-	if r := getJSON(t, servers[1], "/v0/invoices", token, &list); r.Status != 200 {
+	if r := e2e.GetJSON(t, servers[1], "/v0/invoices", token, &list); r.Status != 200 {
 		t.Fatalf("GET /v0/invoices: %d %s", r.Status, r.Body)
 	}
 	names := map[string]bool{}
@@ -306,18 +291,18 @@ func TestBillingSeveralServersAndRuns(t *testing.T) {
 // into the closed period is 422 period_closed.
 func TestBillingWarehouseReports(t *testing.T) {
 	const org, wh = "org_e2e_bill_wms", "wh_e2e_bill_wms"
-	card := billE2ECard(time.Now().UTC().Format("2006-01") + "-01")
+	card := e2e.BillE2ECard(time.Now().UTC().Format("2006-01") + "-01")
 	card["organizationId"] = org
-	seedFixture(t, testDSN, map[string]any{
+	e2e.SeedFixture(t, e2e.TestDSN, map[string]any{
 		"organizations": []any{map[string]any{"id": org, "name": "Billing WMS"}},
-		"warehouses":    []any{fixtureWarehouse(wh, "Billing WMS DC", true, org)},
+		"warehouses":    []any{e2e.FixtureWarehouse(wh, "Billing WMS DC", true, org)},
 		"products":      []any{map[string]any{"id": "prod_e2e_bill_wms", "organizationId": org, "sku": "WMS-1", "name": "W"}},
 		"rateCards":     []any{card},
 	})
-	srv := startServer(t, baseEnv(testDSN))
-	wms := mintWarehouseToken(t, wh)
-	post := func(path string, body map[string]any) response {
-		return do(t, "POST", srv.URL+path, body, "Authorization", "Bearer "+wms)
+	srv := e2e.StartServer(t, e2e.BaseEnv(e2e.TestDSN))
+	wms := e2e.MintWarehouseToken(t, wh)
+	post := func(path string, body map[string]any) e2e.Response {
+		return e2e.Do(t, "POST", srv.URL+path, body, "Authorization", "Bearer "+wms)
 	}
 	if r := post("/v0/warehouse/receipts", map[string]any{"organizationId": org, "reference": "ASN-W1",
 		"items": []any{map[string]any{"productId": "prod_e2e_bill_wms", "quantity": 10}}}); r.Status != 201 {
@@ -327,11 +312,11 @@ func TestBillingWarehouseReports(t *testing.T) {
 		"quantity": 4}); r.Status != 201 {
 		t.Fatalf("service: %d %s", r.Status, r.Body)
 	}
-	wantProblem(t, post("/v0/warehouse/services", map[string]any{"organizationId": org, "reference": "K-2", "service": "gift_wrap",
+	e2e.WantProblem(t, post("/v0/warehouse/services", map[string]any{"organizationId": org, "reference": "K-2", "service": "gift_wrap",
 		"quantity": 1}), 422, "unknown_service")
 
 	before := time.Now().UTC().Add(-time.Second).Format("2006-01-02T15:04:05.000Z")
-	out := mustCLI(t, baseEnv(testDSN), "billing", "close", "--org", org)
+	out := e2e.MustCLI(t, e2e.BaseEnv(e2e.TestDSN), "billing", "close", "--org", org)
 	m := regexp.MustCompile(`^finalized (INV-\d{4}-\d{6}) (inv_\w+) `).FindStringSubmatch(out)
 	if m == nil {
 		t.Fatalf("billing close printed %q", out)
@@ -344,7 +329,7 @@ func TestBillingWarehouseReports(t *testing.T) {
 			UnitCost, TotalCost int64
 		}
 	}
-	getJSON(t, srv, "/v0/invoices/"+m[2], mintToken(t, org, "invoices"), &inv)
+	e2e.GetJSON(t, srv, "/v0/invoices/"+m[2], e2e.MintToken(t, org, "invoices"), &inv)
 	got := []string{}
 	for _, it := range inv.Items {
 		got = append(got, fmt.Sprintf("%s %s×%d=%d", it.Title, it.Quantity, it.UnitCost, it.TotalCost))
@@ -353,8 +338,8 @@ func TestBillingWarehouseReports(t *testing.T) {
 	if strings.Join(got, "; ") != strings.Join(want, "; ") || inv.TotalAmount != 5000 {
 		t.Errorf("lines %q total %d, want %q total 5000", got, inv.TotalAmount, want)
 	}
-	wantProblem(t, post("/v0/warehouse/receipts", map[string]any{"organizationId": org, "reference": "ASN-W2", "receivedAt": before,
+	e2e.WantProblem(t, post("/v0/warehouse/receipts", map[string]any{"organizationId": org, "reference": "ASN-W2", "receivedAt": before,
 		"items": []any{map[string]any{"productId": "prod_e2e_bill_wms", "quantity": 1}}}), 422, "period_closed")
-	wantProblem(t, post("/v0/warehouse/services", map[string]any{"organizationId": org, "reference": "K-3", "service": "kitting",
+	e2e.WantProblem(t, post("/v0/warehouse/services", map[string]any{"organizationId": org, "reference": "K-3", "service": "kitting",
 		"quantity": 1, "performedAt": before}), 422, "period_closed")
 }

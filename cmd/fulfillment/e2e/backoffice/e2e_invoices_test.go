@@ -1,4 +1,4 @@
-package main
+package backoffice
 
 import (
 	"bytes"
@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/acme3pl/fulfillment/cmd/fulfillment/internal/e2e"
 )
 
 const (
@@ -72,21 +74,21 @@ func invE2EFixture() map[string]any {
 	}
 }
 
-var seedInvE2E = seedFixtureOnce("invoices", invE2EFixture)
+var seedInvE2E = e2e.SeedFixtureOnce("invoices", invE2EFixture)
 
 // invE2EServer seeds the invoice fixture once and starts a server.
-func invE2EServer(t *testing.T) *server {
+func invE2EServer(t *testing.T) *e2e.Server {
 	t.Helper()
 	seedInvE2E(t)
-	return startServer(t, baseEnv(testDSN))
+	return e2e.StartServer(t, e2e.BaseEnv(e2e.TestDSN))
 }
 
 func invE2EAuth(tok string) []string { return []string{"Authorization", "Bearer " + tok} }
 
 // invE2EList gets a list and decodes it, numbers kept as written.
-func invE2EList(t *testing.T, srv *server, tok, query string) ([]map[string]any, response) {
+func invE2EList(t *testing.T, srv *e2e.Server, tok, query string) ([]map[string]any, e2e.Response) {
 	t.Helper()
-	r := do(t, "GET", srv.URL+"/v0/invoices"+query, nil, invE2EAuth(tok)...)
+	r := e2e.Do(t, "GET", srv.URL+"/v0/invoices"+query, nil, invE2EAuth(tok)...)
 	if r.Status != 200 || r.Header.Get("Content-Type") != "application/json" {
 		t.Fatalf("GET /v0/invoices%s: %d %s: %s", query, r.Status, r.Header.Get("Content-Type"), r.Body)
 	}
@@ -158,7 +160,7 @@ func invE2EWantShape(t *testing.T, inv map[string]any) {
 
 func TestInvoicesListAPI(t *testing.T) {
 	srv := invE2EServer(t)
-	tok := mintToken(t, invE2EOrgA, "invoices")
+	tok := e2e.MintToken(t, invE2EOrgA, "invoices")
 
 	// Default: newest first, ten, a Link to the rest.
 	invs, r := invE2EList(t, srv, tok, "")
@@ -190,7 +192,7 @@ func TestInvoicesListAPI(t *testing.T) {
 		storage["totalAmount"] != json.Number("1551") {
 		t.Fatalf("items %v, total %v", items, storage["totalAmount"])
 	}
-	if a00 := do(t, "GET", srv.URL+"/v0/invoices/inv_e2e_a00", nil, invE2EAuth(tok)...); !bytes.Contains(a00.Body, []byte(`"quantity":1.5,`)) {
+	if a00 := e2e.Do(t, "GET", srv.URL+"/v0/invoices/inv_e2e_a00", nil, invE2EAuth(tok)...); !bytes.Contains(a00.Body, []byte(`"quantity":1.5,`)) {
 		t.Fatalf("quantity 1.5 not written as a JSON number: %s", a00.Body)
 	}
 
@@ -244,7 +246,7 @@ func TestInvoicesListAPI(t *testing.T) {
 	}
 
 	// Organization B sees its own invoice only, also when searching.
-	tokB := mintToken(t, invE2EOrgB, "invoices")
+	tokB := e2e.MintToken(t, invE2EOrgB, "invoices")
 	for _, q := range []string{"", "?search=storage", "?search=inv_e2e_a"} {
 		got, _ := invE2EList(t, srv, tokB, q)
 		want := []string{"inv_e2e_b1"}
@@ -259,7 +261,7 @@ func TestInvoicesListAPI(t *testing.T) {
 
 func TestInvoicesListRefusesBadParameters(t *testing.T) {
 	srv := invE2EServer(t)
-	tok := mintToken(t, invE2EOrgA, "invoices")
+	tok := e2e.MintToken(t, invE2EOrgA, "invoices")
 	tests := []struct{ query, parameter string }{
 		{"status=draft", "status"},
 		{"status=accumulating", "status"},
@@ -279,33 +281,33 @@ func TestInvoicesListRefusesBadParameters(t *testing.T) {
 		{"take=abc", "take"},
 	}
 	for _, tt := range tests {
-		r := do(t, "GET", srv.URL+"/v0/invoices?"+tt.query, nil, invE2EAuth(tok)...)
-		p := wantProblem(t, r, 400, "invalid_parameter")
+		r := e2e.Do(t, "GET", srv.URL+"/v0/invoices?"+tt.query, nil, invE2EAuth(tok)...)
+		p := e2e.WantProblem(t, r, 400, "invalid_parameter")
 		if p.Parameter != tt.parameter {
 			t.Errorf("%s: parameter %q, want %q", tt.query, p.Parameter, tt.parameter)
 		}
 	}
 	// 200 characters are fine.
-	if r := do(t, "GET", srv.URL+"/v0/invoices?search="+strings.Repeat("%C3%A9", 200), nil, invE2EAuth(tok)...); r.Status != 200 {
+	if r := e2e.Do(t, "GET", srv.URL+"/v0/invoices?search="+strings.Repeat("%C3%A9", 200), nil, invE2EAuth(tok)...); r.Status != 200 {
 		t.Fatalf("200 characters: %d %s", r.Status, r.Body)
 	}
 
 	// Authentication comes before validation.
-	r := do(t, "GET", srv.URL+"/v0/invoices?status=bogus&take=99", nil)
-	wantProblem(t, r, 401, "invalid_token")
+	r := e2e.Do(t, "GET", srv.URL+"/v0/invoices?status=bogus&take=99", nil)
+	e2e.WantProblem(t, r, 401, "invalid_token")
 	if got := r.Header.Get("WWW-Authenticate"); got != `Bearer realm="fulfillment", error="invalid_token"` {
 		t.Fatalf("WWW-Authenticate %q", got)
 	}
-	wantProblem(t, do(t, "GET", srv.URL+"/v0/invoices/inv_e2e_a00", nil, invE2EAuth("not-a-token")...), 401, "invalid_token")
+	e2e.WantProblem(t, e2e.Do(t, "GET", srv.URL+"/v0/invoices/inv_e2e_a00", nil, invE2EAuth("not-a-token")...), 401, "invalid_token")
 	for _, path := range []string{"/v0/invoices?status=bogus", "/v0/invoices/inv_e2e_a00"} {
-		r = do(t, "GET", srv.URL+path, nil, invE2EAuth(mintToken(t, invE2EOrgA, "locations", "shipments"))...)
-		wantProblem(t, r, 403, "insufficient_scope")
+		r = e2e.Do(t, "GET", srv.URL+path, nil, invE2EAuth(e2e.MintToken(t, invE2EOrgA, "locations", "shipments"))...)
+		e2e.WantProblem(t, r, 403, "insufficient_scope")
 		if got := r.Header.Get("WWW-Authenticate"); got != `Bearer realm="fulfillment", error="insufficient_scope", scope="invoices"` {
 			t.Fatalf("%s: WWW-Authenticate %q", path, got)
 		}
 	}
-	r = do(t, "POST", srv.URL+"/v0/invoices", "{}", invE2EAuth(tok)...)
-	wantProblem(t, r, 405, "method_not_allowed")
+	r = e2e.Do(t, "POST", srv.URL+"/v0/invoices", "{}", invE2EAuth(tok)...)
+	e2e.WantProblem(t, r, 405, "method_not_allowed")
 	if r.Header.Get("Allow") != "GET" {
 		t.Fatalf("Allow %q", r.Header.Get("Allow"))
 	}
@@ -313,8 +315,8 @@ func TestInvoicesListRefusesBadParameters(t *testing.T) {
 
 func TestInvoiceDetailAPI(t *testing.T) {
 	srv := invE2EServer(t)
-	tok := mintToken(t, invE2EOrgA, "invoices")
-	r := do(t, "GET", srv.URL+"/v0/invoices/inv_e2e_storage", nil, invE2EAuth(tok)...)
+	tok := e2e.MintToken(t, invE2EOrgA, "invoices")
+	r := e2e.Do(t, "GET", srv.URL+"/v0/invoices/inv_e2e_storage", nil, invE2EAuth(tok)...)
 	if r.Status != 200 || r.Header.Get("Content-Type") != "application/json" {
 		t.Fatalf("detail: %d %s: %s", r.Status, r.Header.Get("Content-Type"), r.Body)
 	}
@@ -330,11 +332,11 @@ func TestInvoiceDetailAPI(t *testing.T) {
 	}
 	// List and detail agree.
 	list, _ := invE2EList(t, srv, tok, "?take=1")
-	if fromList, _ := json.Marshal(list[0]); !bytes.Equal(fromList, mustJSON(t, inv)) {
-		t.Fatalf("list %s and detail %s differ", fromList, mustJSON(t, inv))
+	if fromList, _ := json.Marshal(list[0]); !bytes.Equal(fromList, e2e.MustJSON(t, inv)) {
+		t.Fatalf("list %s and detail %s differ", fromList, e2e.MustJSON(t, inv))
 	}
 
-	tokB := mintToken(t, invE2EOrgB, "invoices")
+	tokB := e2e.MintToken(t, invE2EOrgB, "invoices")
 	notFound := []struct{ tok, path string }{
 		{tok, "/v0/invoices/inv_e2e_draft"},
 		{tok, "/v0/invoices/inv_e2e_accumulating"},
@@ -354,11 +356,11 @@ func TestInvoiceDetailAPI(t *testing.T) {
 		{tok, "/v0/invoices/" + url.PathEscape("ünïcode")},
 	}
 	for _, tt := range notFound {
-		r := do(t, "GET", srv.URL+tt.path, nil, invE2EAuth(tt.tok)...)
+		r := e2e.Do(t, "GET", srv.URL+tt.path, nil, invE2EAuth(tt.tok)...)
 		if r.Status != 404 {
 			t.Errorf("%s: %d %s, want 404", tt.path, r.Status, r.Body)
 			continue
 		}
-		wantProblem(t, r, 404, "not_found")
+		e2e.WantProblem(t, r, 404, "not_found")
 	}
 }
