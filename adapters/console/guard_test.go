@@ -20,6 +20,7 @@ import (
 
 	"github.com/acme3pl/fulfillment/adapters/console"
 	"github.com/acme3pl/fulfillment/adapters/postgres"
+	pgfixture "github.com/acme3pl/fulfillment/adapters/postgres/fixture"
 	pgoperator "github.com/acme3pl/fulfillment/adapters/postgres/operator"
 	"github.com/acme3pl/fulfillment/adapters/postgres/pgtest"
 	"github.com/acme3pl/fulfillment/adapters/system"
@@ -96,7 +97,7 @@ func newConsole(t *testing.T) *consoleFixture {
 	if err != nil {
 		t.Fatal(err)
 	}
-	kernel := application.New(access, postgres.NewUnitOfWork(db, postgres.FixtureRepositories), postgres.Overview(postgres.OnPool(db)), nil)
+	kernel := application.New(access, postgres.NewUnitOfWork(db, pgfixture.Repositories), postgres.Overview(postgres.OnPool(db)), nil)
 	guard := console.NewSessionGuard(console.GuardParams{Sessions: f.app, Record: kernel.RecordOperatorAction, Views: views, Log: log})
 	h := console.NewHandler(console.HandlerParams{
 		Routes: []console.Routes{console.NewSignIn(f.app, nil, views, log), f.probe}, Guard: guard, Log: log,

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/acme3pl/fulfillment/adapters/postgres"
+	pgfixture "github.com/acme3pl/fulfillment/adapters/postgres/fixture"
 	"github.com/acme3pl/fulfillment/adapters/postgres/pgtest"
 	pgwarehouse "github.com/acme3pl/fulfillment/adapters/postgres/warehouse"
 	"github.com/acme3pl/fulfillment/adapters/system"
@@ -31,7 +32,7 @@ import (
 // sets it the example card from November 1, 2030.
 func billStocked(t *testing.T, b *billInstance, org string, onHand int64) {
 	t.Helper()
-	err := uowOf(b, postgres.FixtureRepositories).Do(context.Background(), func(ctx context.Context, r fixtureports.Repositories) error {
+	err := uowOf(b, pgfixture.Repositories).Do(context.Background(), func(ctx context.Context, r fixtureports.Repositories) error {
 		_, err := r.Fixtures.Load(ctx, fixtureports.Fixture{
 			Organizations: []domain.Organization{{ID: org, Name: "Name of " + org}},
 			Warehouses:    []fixtureports.Warehouse{{Warehouse: shipWarehouse("wh_"+org, "DC of "+org, true), Organizations: []string{org}}},

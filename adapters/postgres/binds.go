@@ -6,7 +6,6 @@ import (
 	auditports "github.com/acme3pl/fulfillment/ports/audit"
 	billingports "github.com/acme3pl/fulfillment/ports/billing"
 	eventsports "github.com/acme3pl/fulfillment/ports/events"
-	fixtureports "github.com/acme3pl/fulfillment/ports/fixture"
 	intakeports "github.com/acme3pl/fulfillment/ports/intake"
 	invoicingports "github.com/acme3pl/fulfillment/ports/invoicing"
 	shippingports "github.com/acme3pl/fulfillment/ports/shipping"
@@ -73,12 +72,6 @@ func AccessRepositories(h Handle) accessports.Repositories {
 		RateLimits:     &OrganizationRateLimits{run: h.run},
 		Trail:          trail(h),
 	}
-}
-
-// FixtureRepositories binds the seed's repositories: the fixtures, and
-// billing's, which set a fixture's rate cards in the seed's transaction.
-func FixtureRepositories(h Handle) fixtureports.Repositories {
-	return fixtureports.Repositories{Fixtures: &FixtureStore{run: h.run}, Billing: BillingRepositories(h)}
 }
 
 // Overview is the console's overview on h (ports.Overview).

@@ -11,6 +11,7 @@ import (
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 
 	"github.com/acme3pl/fulfillment/adapters/postgres"
+	pgfixture "github.com/acme3pl/fulfillment/adapters/postgres/fixture"
 	"github.com/acme3pl/fulfillment/adapters/postgres/pgtest"
 	"github.com/acme3pl/fulfillment/domain/intake"
 	"github.com/acme3pl/fulfillment/domain/shipping"
@@ -29,7 +30,7 @@ func seedOddSKUs(t *testing.T, db *bun.DB, org string) {
 		f.Inventory = append(f.Inventory, shipping.InventoryItem{
 			ID: fmt.Sprintf("%s_odd%d", org, i), OrganizationID: org, Kind: shipping.KindProduct, SKU: sku, Name: "odd"})
 	}
-	err := postgres.NewUnitOfWork(db, postgres.FixtureRepositories).Do(context.Background(), func(ctx context.Context, r fixtureports.Repositories) error {
+	err := postgres.NewUnitOfWork(db, pgfixture.Repositories).Do(context.Background(), func(ctx context.Context, r fixtureports.Repositories) error {
 		_, err := r.Fixtures.Load(ctx, f)
 		return err
 	})
