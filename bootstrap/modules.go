@@ -25,6 +25,7 @@ import (
 	warehousehttp "github.com/acme3pl/fulfillment/adapters/httpapi/warehouse"
 	"github.com/acme3pl/fulfillment/adapters/identity"
 	"github.com/acme3pl/fulfillment/adapters/postgres"
+	pgaccess "github.com/acme3pl/fulfillment/adapters/postgres/access"
 	pgfixture "github.com/acme3pl/fulfillment/adapters/postgres/fixture"
 	pgoperator "github.com/acme3pl/fulfillment/adapters/postgres/operator"
 	pgwarehouse "github.com/acme3pl/fulfillment/adapters/postgres/warehouse"
@@ -137,7 +138,7 @@ var PostgresModule = fx.Module("postgres",
 	contextStore(postgres.BillingRepositories),
 	contextStore(postgres.InvoicingRepositories),
 	contextStore(pgoperator.Repositories),
-	contextStore(postgres.AccessRepositories),
+	contextStore(pgaccess.Repositories),
 	contextStore(pgfixture.Repositories),
 )
 

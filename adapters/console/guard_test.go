@@ -20,6 +20,7 @@ import (
 
 	"github.com/acme3pl/fulfillment/adapters/console"
 	"github.com/acme3pl/fulfillment/adapters/postgres"
+	pgaccess "github.com/acme3pl/fulfillment/adapters/postgres/access"
 	pgfixture "github.com/acme3pl/fulfillment/adapters/postgres/fixture"
 	pgoperator "github.com/acme3pl/fulfillment/adapters/postgres/operator"
 	"github.com/acme3pl/fulfillment/adapters/postgres/pgtest"
@@ -89,7 +90,7 @@ func newConsole(t *testing.T) *consoleFixture {
 		Clock: c, IDs: system.IDs{}, Tracer: noop.NewTracerProvider().Tracer("test"), Log: log, Environment: domain.Sandbox,
 	}
 	access := application.Deps[accessports.Repositories]{
-		UnitOfWork: postgres.NewUnitOfWork(db, postgres.AccessRepositories), Repos: postgres.NewRepositories(db, postgres.AccessRepositories),
+		UnitOfWork: postgres.NewUnitOfWork(db, pgaccess.Repositories), Repos: postgres.NewRepositories(db, pgaccess.Repositories),
 		Clock: c, IDs: system.IDs{}, Tracer: d.Tracer, Log: log, Environment: domain.Sandbox,
 	}
 	f := &consoleFixture{db: db, clock: c, app: operatorapp.New(d), probe: &probe{}}

@@ -2,7 +2,6 @@ package postgres
 
 import (
 	"github.com/acme3pl/fulfillment/ports"
-	accessports "github.com/acme3pl/fulfillment/ports/access"
 	auditports "github.com/acme3pl/fulfillment/ports/audit"
 	billingports "github.com/acme3pl/fulfillment/ports/billing"
 	eventsports "github.com/acme3pl/fulfillment/ports/events"
@@ -15,8 +14,9 @@ import (
 // a handle, for its unit of work (UnitOfWorkOf) and its reads on the pool
 // (NewRepositories).
 
-// trail is the audit log and the events' recorder on h.
-func trail(h Handle) auditports.Trail {
+// Trail is the audit log and the events' recorder on h: every context's
+// unit of work writes the audit trail.
+func Trail(h Handle) auditports.Trail {
 	return auditports.Trail{Audit: &AuditLog{run: h.run}, Events: h.events}
 }
 
@@ -27,7 +27,7 @@ func ShippingRepositories(h Handle) shippingports.Repositories {
 		Inventory:  &InventoryRepository{run: h.run},
 		Warehouses: &WarehouseRepository{run: h.run},
 		Stock:      &StockLedger{run: h.run},
-		Trail:      trail(h),
+		Trail:      Trail(h),
 	}
 }
 
@@ -37,7 +37,7 @@ func IntakeRepositories(h Handle) intakeports.Repositories {
 		Receipts:      &OrderReceiptRepository{run: h.run, events: h.events},
 		Organizations: &OrganizationRepository{run: h.run},
 		Warehouses:    &WarehouseRepository{run: h.run},
-		Trail:         trail(h),
+		Trail:         Trail(h),
 	}
 }
 
@@ -50,7 +50,7 @@ func BillingRepositories(h Handle) billingports.Repositories {
 		Organizations:  &OrganizationRepository{run: h.run},
 		Invoices:       &InvoiceRepository{run: h.run},
 		Overview:       &OverviewReader{run: h.run},
-		Trail:          trail(h),
+		Trail:          Trail(h),
 	}
 }
 
@@ -62,23 +62,14 @@ func InvoicingRepositories(h Handle) invoicingports.Repositories {
 	}
 }
 
-// AccessRepositories binds the access context's repositories.
-func AccessRepositories(h Handle) accessports.Repositories {
-	return accessports.Repositories{
-		Organizations:  &OrganizationRepository{run: h.run},
-		Warehouses:     &WarehouseRepository{run: h.run},
-		APIKeys:        &APIKeyRepository{run: h.run},
-		WebhookSecrets: &WebhookSecretRepository{run: h.run},
-		RateLimits:     &OrganizationRateLimits{run: h.run},
-		Trail:          trail(h),
-	}
-}
-
 // Overview is the console's overview on h (ports.Overview).
 func Overview(h Handle) ports.Overview { return &OverviewReader{run: h.run} }
 
 // The repositories of the kit that the context packages' binds
 // (adapters/postgres/<context>) build their Repositories with, on h.
+
+// Organizations are the organizations.
+func Organizations(h Handle) ports.OrganizationRepository { return &OrganizationRepository{run: h.run} }
 
 // Warehouses are the warehouses as organizations see them.
 func Warehouses(h Handle) ports.WarehouseRepository { return &WarehouseRepository{run: h.run} }

@@ -29,15 +29,6 @@ const MovementsCTE = movementsCTE
 // StockCheckErr maps a violation of a stock table's CHECKs.
 func StockCheckErr(err error) error { return stockCheckErr(err) }
 
-// APIKeyRow is an API key's row.
-type APIKeyRow = apiKeyRow
-
-// APIKeyToRow is k's row.
-func APIKeyToRow(k domain.APIKey) APIKeyRow { return apiKeyToRow(k) }
-
-// CreateAPIKeySQL inserts an API key.
-const CreateAPIKeySQL = createAPIKeySQL
-
 // InvoiceRow and InvoiceItemRow are an invoice's rows.
 type (
 	InvoiceRow     = invoiceRow

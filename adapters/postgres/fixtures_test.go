@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/acme3pl/fulfillment/adapters/postgres"
+	pgaccess "github.com/acme3pl/fulfillment/adapters/postgres/access"
 	pgfixture "github.com/acme3pl/fulfillment/adapters/postgres/fixture"
 	"github.com/acme3pl/fulfillment/adapters/postgres/pgtest"
 	"github.com/acme3pl/fulfillment/domain"
@@ -79,7 +80,7 @@ func TestFixtureLoadIsAtomic(t *testing.T) {
 	if err == nil {
 		t.Fatal("load with a dangling organization succeeded")
 	}
-	if _, err := postgres.NewRepositories(db, postgres.AccessRepositories).Organizations.Get(context.Background(), "org_fx_atomic"); err == nil {
+	if _, err := postgres.NewRepositories(db, pgaccess.Repositories).Organizations.Get(context.Background(), "org_fx_atomic"); err == nil {
 		t.Fatal("the organization of a failed load was written")
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/acme3pl/fulfillment/adapters/postgres"
+	pgaccess "github.com/acme3pl/fulfillment/adapters/postgres/access"
 	pgfixture "github.com/acme3pl/fulfillment/adapters/postgres/fixture"
 	pgoperator "github.com/acme3pl/fulfillment/adapters/postgres/operator"
 	pgwarehouse "github.com/acme3pl/fulfillment/adapters/postgres/warehouse"
@@ -63,7 +64,7 @@ func TestDeclaredCommands(t *testing.T) {
 func allStatements(t *testing.T) map[string]postgres.Statement {
 	t.Helper()
 	all := postgres.KitStatements()
-	for _, pkg := range []map[string]postgres.Statement{pgfixture.Statements(), pgoperator.Statements(), pgwarehouse.Statements()} {
+	for _, pkg := range []map[string]postgres.Statement{pgaccess.Statements(), pgfixture.Statements(), pgoperator.Statements(), pgwarehouse.Statements()} {
 		for name := range pkg {
 			if _, ok := all[name]; ok {
 				t.Fatalf("two statements named %s", name)
