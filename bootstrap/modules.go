@@ -27,6 +27,7 @@ import (
 	"github.com/acme3pl/fulfillment/adapters/postgres"
 	pgaccess "github.com/acme3pl/fulfillment/adapters/postgres/access"
 	pgfixture "github.com/acme3pl/fulfillment/adapters/postgres/fixture"
+	pgintake "github.com/acme3pl/fulfillment/adapters/postgres/intake"
 	pgoperator "github.com/acme3pl/fulfillment/adapters/postgres/operator"
 	pgwarehouse "github.com/acme3pl/fulfillment/adapters/postgres/warehouse"
 	"github.com/acme3pl/fulfillment/adapters/ratelimit"
@@ -133,7 +134,7 @@ var PostgresModule = fx.Module("postgres",
 		},
 	),
 	contextStore(postgres.ShippingRepositories),
-	contextStore(postgres.IntakeRepositories),
+	contextStore(pgintake.Repositories),
 	contextStore(pgwarehouse.Repositories),
 	contextStore(postgres.BillingRepositories),
 	contextStore(postgres.InvoicingRepositories),

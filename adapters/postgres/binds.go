@@ -5,7 +5,6 @@ import (
 	auditports "github.com/acme3pl/fulfillment/ports/audit"
 	billingports "github.com/acme3pl/fulfillment/ports/billing"
 	eventsports "github.com/acme3pl/fulfillment/ports/events"
-	intakeports "github.com/acme3pl/fulfillment/ports/intake"
 	invoicingports "github.com/acme3pl/fulfillment/ports/invoicing"
 	shippingports "github.com/acme3pl/fulfillment/ports/shipping"
 )
@@ -28,16 +27,6 @@ func ShippingRepositories(h Handle) shippingports.Repositories {
 		Warehouses: &WarehouseRepository{run: h.run},
 		Stock:      &StockLedger{run: h.run},
 		Trail:      Trail(h),
-	}
-}
-
-// IntakeRepositories binds the intake's repositories.
-func IntakeRepositories(h Handle) intakeports.Repositories {
-	return intakeports.Repositories{
-		Receipts:      &OrderReceiptRepository{run: h.run, events: h.events},
-		Organizations: &OrganizationRepository{run: h.run},
-		Warehouses:    &WarehouseRepository{run: h.run},
-		Trail:         Trail(h),
 	}
 }
 

@@ -12,10 +12,12 @@ import (
 
 	"github.com/acme3pl/fulfillment/adapters/postgres"
 	pgfixture "github.com/acme3pl/fulfillment/adapters/postgres/fixture"
+	pgintake "github.com/acme3pl/fulfillment/adapters/postgres/intake"
 	"github.com/acme3pl/fulfillment/adapters/postgres/pgtest"
 	"github.com/acme3pl/fulfillment/domain/intake"
 	"github.com/acme3pl/fulfillment/domain/shipping"
 	fixtureports "github.com/acme3pl/fulfillment/ports/fixture"
+	intakeports "github.com/acme3pl/fulfillment/ports/intake"
 )
 
 // oddSKUs need every escape of an array literal: double and single quotes,
@@ -62,7 +64,7 @@ func TestHotQueriesPreparedAndUnprepared(t *testing.T) {
 	delivery := func(order int64) intake.OrderDelivery {
 		return intake.OrderDelivery{OrganizationID: org, OrderID: order, TraceID: "t", ReceivedAt: time.Now()}
 	}
-	_, got, err := postgres.NewRepositories(db, postgres.IntakeRepositories).Receipts.Claim(ctx, delivery(900), skus)
+	_, got, err := postgres.NewRepositories(db, pgintake.Repositories).Receipts.Claim(ctx, delivery(900), skus)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -81,10 +83,14 @@ func TestHotQueriesPreparedAndUnprepared(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer func() { _ = one.Close() }()
-	uow := postgres.NewUnitOfWork(one, postgres.IntakeRepositories)
+	uow := postgres.NewUnitOfWork(one, pgintake.Repositories)
+	_, claimText := postgres.Describe(pgintake.Statements()["claimOrderSQL"])
 	var counts []int
 	for i := range 3 {
-		n, err := postgres.PreparedOnConnection(ctx, uow, delivery(int64(901+i)), skus)
+		n, err := postgres.PreparedOnConnection(ctx, uow, claimText, func(ctx context.Context, r intakeports.Repositories) error {
+			_, _, err := r.Receipts.Claim(ctx, delivery(int64(901+i)), skus)
+			return err
+		})
 		if err != nil {
 			t.Fatal(err)
 		}

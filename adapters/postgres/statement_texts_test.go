@@ -12,6 +12,7 @@ import (
 	"github.com/acme3pl/fulfillment/adapters/postgres"
 	pgaccess "github.com/acme3pl/fulfillment/adapters/postgres/access"
 	pgfixture "github.com/acme3pl/fulfillment/adapters/postgres/fixture"
+	pgintake "github.com/acme3pl/fulfillment/adapters/postgres/intake"
 	pgoperator "github.com/acme3pl/fulfillment/adapters/postgres/operator"
 	pgwarehouse "github.com/acme3pl/fulfillment/adapters/postgres/warehouse"
 )
@@ -64,7 +65,7 @@ func TestDeclaredCommands(t *testing.T) {
 func allStatements(t *testing.T) map[string]postgres.Statement {
 	t.Helper()
 	all := postgres.KitStatements()
-	for _, pkg := range []map[string]postgres.Statement{pgaccess.Statements(), pgfixture.Statements(), pgoperator.Statements(), pgwarehouse.Statements()} {
+	for _, pkg := range []map[string]postgres.Statement{pgaccess.Statements(), pgfixture.Statements(), pgintake.Statements(), pgoperator.Statements(), pgwarehouse.Statements()} {
 		for name := range pkg {
 			if _, ok := all[name]; ok {
 				t.Fatalf("two statements named %s", name)
@@ -77,3 +78,14 @@ func allStatements(t *testing.T) map[string]postgres.Statement {
 
 func command(s postgres.Statement) string { c, _ := postgres.Describe(s); return c }
 func text(s postgres.Statement) string    { _, t := postgres.Describe(s); return t }
+
+// TestIntakeOperations: TestOperation's cases of the intake's statements
+// (adapters/postgres/intake), which begin WITH.
+func TestIntakeOperations(t *testing.T) {
+	stmts := pgintake.Statements()
+	for name, want := range map[string]string{"claimOrderSQL": "SELECT", "acceptOrderSQL": "UPDATE", "recordFailureSQL": "INSERT"} {
+		if s := stmts[name]; command(s) != want || postgres.Operation(text(s)) != want {
+			t.Errorf("%s: declared %s, runs %s, want %s", name, command(s), postgres.Operation(text(s)), want)
+		}
+	}
+}
