@@ -29,6 +29,7 @@ import (
 	pgfixture "github.com/acme3pl/fulfillment/adapters/postgres/fixture"
 	pgintake "github.com/acme3pl/fulfillment/adapters/postgres/intake"
 	pgoperator "github.com/acme3pl/fulfillment/adapters/postgres/operator"
+	pgshipping "github.com/acme3pl/fulfillment/adapters/postgres/shipping"
 	pgwarehouse "github.com/acme3pl/fulfillment/adapters/postgres/warehouse"
 	"github.com/acme3pl/fulfillment/adapters/ratelimit"
 	"github.com/acme3pl/fulfillment/adapters/system"
@@ -133,7 +134,7 @@ var PostgresModule = fx.Module("postgres",
 			return postgres.Readiness{DB: db, Migrator: m}
 		},
 	),
-	contextStore(postgres.ShippingRepositories),
+	contextStore(pgshipping.Repositories),
 	contextStore(pgintake.Repositories),
 	contextStore(pgwarehouse.Repositories),
 	contextStore(postgres.BillingRepositories),

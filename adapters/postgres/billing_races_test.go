@@ -7,9 +7,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/acme3pl/fulfillment/adapters/postgres"
 	pgfixture "github.com/acme3pl/fulfillment/adapters/postgres/fixture"
 	"github.com/acme3pl/fulfillment/adapters/postgres/pgtest"
+	pgshipping "github.com/acme3pl/fulfillment/adapters/postgres/shipping"
 	pgwarehouse "github.com/acme3pl/fulfillment/adapters/postgres/warehouse"
 	"github.com/acme3pl/fulfillment/adapters/system"
 	billingapp "github.com/acme3pl/fulfillment/application/billing"
@@ -63,7 +63,7 @@ func newBillStocked(t *testing.T, org string, onHand int64, conns int) (*billIns
 // billPending makes n submitted Pick & Pack shipments of one unit each.
 func billPending(t *testing.T, b *billInstance, org string, n int) []string {
 	t.Helper()
-	uow := uowOf(b, postgres.ShippingRepositories)
+	uow := uowOf(b, pgshipping.Repositories)
 	create := shippingapp.NewCreateShipmentHandler(uow, b.deps.Clock, system.IDs{}, domain.Sandbox)
 	submit := shippingapp.NewSubmitShipmentHandler(uow, b.deps.Clock)
 	ids := make([]string, n)

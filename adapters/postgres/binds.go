@@ -6,7 +6,6 @@ import (
 	billingports "github.com/acme3pl/fulfillment/ports/billing"
 	eventsports "github.com/acme3pl/fulfillment/ports/events"
 	invoicingports "github.com/acme3pl/fulfillment/ports/invoicing"
-	shippingports "github.com/acme3pl/fulfillment/ports/shipping"
 )
 
 // The binds: each builds one context's Repositories (ports/<context>) on
@@ -17,17 +16,6 @@ import (
 // unit of work writes the audit trail.
 func Trail(h Handle) auditports.Trail {
 	return auditports.Trail{Audit: &AuditLog{run: h.run}, Events: h.events}
-}
-
-// ShippingRepositories binds the shipping context's repositories.
-func ShippingRepositories(h Handle) shippingports.Repositories {
-	return shippingports.Repositories{
-		Shipments:  &ShipmentRepository{run: h.run},
-		Inventory:  &InventoryRepository{run: h.run},
-		Warehouses: &WarehouseRepository{run: h.run},
-		Stock:      &StockLedger{run: h.run},
-		Trail:      Trail(h),
-	}
 }
 
 // BillingRepositories binds billing's repositories.
@@ -62,15 +50,6 @@ func Organizations(h Handle) ports.OrganizationRepository { return &Organization
 
 // Warehouses are the warehouses as organizations see them.
 func Warehouses(h Handle) ports.WarehouseRepository { return &WarehouseRepository{run: h.run} }
-
-// Inventory is the products and cartons and their stock.
-func Inventory(h Handle) shippingports.InventoryRepository { return &InventoryRepository{run: h.run} }
-
-// Shipments are the shipments.
-func Shipments(h Handle) shippingports.ShipmentRepository { return &ShipmentRepository{run: h.run} }
-
-// Stock is the stock ledger.
-func Stock(h Handle) shippingports.StockLedger { return &StockLedger{run: h.run} }
 
 // RateCards are the organizations' rate cards.
 func RateCards(h Handle) billingports.RateCardRepository { return &RateCardRepository{run: h.run} }

@@ -12,6 +12,7 @@ import (
 	"github.com/acme3pl/fulfillment/adapters/postgres"
 	pgintake "github.com/acme3pl/fulfillment/adapters/postgres/intake"
 	"github.com/acme3pl/fulfillment/adapters/postgres/pgtest"
+	pgshipping "github.com/acme3pl/fulfillment/adapters/postgres/shipping"
 	intakeapp "github.com/acme3pl/fulfillment/application/intake"
 	"github.com/acme3pl/fulfillment/domain"
 	"github.com/acme3pl/fulfillment/domain/intake"
@@ -28,7 +29,7 @@ func TestReceiveStorefrontOrderStoresShipmentItemsAndReceipt(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := postgres.NewRepositories(db, postgres.ShippingRepositories).Shipments.Get(context.Background(), org, res.ShipmentID)
+	s, err := postgres.NewRepositories(db, pgshipping.Repositories).Shipments.Get(context.Background(), org, res.ShipmentID)
 	if err != nil {
 		t.Fatal(err)
 	}

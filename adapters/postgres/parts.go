@@ -1,32 +1,16 @@
 package postgres
 
 import (
-	"github.com/acme3pl/fulfillment/domain/shipping"
 	"github.com/acme3pl/fulfillment/ports"
 )
 
 // The parts of the kit's statements and helpers that the context packages
 // (adapters/postgres/<context>) compose theirs with: an order receipt's
-// acceptance (adapters/postgres/intake) writes the shipment, its items and
-// their reservations, and its event, with the statements of the shipments,
-// the inventory and the outbox.
+// acceptance (adapters/postgres/intake) writes its event with the outbox's
+// statement.
 
 // InsertEventCTE writes one event in a statement of the transaction.
 const InsertEventCTE = insertEventCTE
-
-// ReserveProductsSQL reserves a shipment's products (a data-modifying CTE).
-const ReserveProductsSQL = reserveProductsSQL
-
-// InsertShipmentSQL and InsertShipmentItemsSQL write a shipment and its
-// items, with ShipmentArgs' parameters.
-const (
-	InsertShipmentSQL      = insertShipmentSQL
-	InsertShipmentItemsSQL = insertShipmentItemsSQL
-)
-
-// ShipmentArgs are s's parameters of InsertShipmentSQL and
-// InsertShipmentItemsSQL.
-func ShipmentArgs(s *shipping.Shipment) []any { return shipmentArgs(s) }
 
 // NullIfEmpty stores "" as NULL, as the tables' checks expect.
 func NullIfEmpty(s string) *string { return nullIfEmpty(s) }

@@ -11,7 +11,7 @@ import (
 // TestOperation: a statement's span is named by its declared command
 // (statement), the command its text runs: checked here against operation,
 // the parser that named the spans before the statements declared it (the
-// intake's: TestIntakeOperations).
+// context packages': TestContextOperations).
 func TestOperation(t *testing.T) {
 	for _, tt := range []struct{ sql, want string }{
 		{"SELECT 1", "SELECT"},
@@ -26,7 +26,6 @@ func TestOperation(t *testing.T) {
 		s    statement
 		want string
 	}{
-		{createPickPackSQL, "INSERT"},
 		{invoiceLists[invoicingports.InvoicesByCreatedAt][0].shortTerm, "SELECT"},
 	} {
 		if got := tt.s.command(); got != tt.want || operation(tt.s.sql()) != tt.want {

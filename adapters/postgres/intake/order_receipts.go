@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/acme3pl/fulfillment/adapters/postgres"
+	pgshipping "github.com/acme3pl/fulfillment/adapters/postgres/shipping"
 	"github.com/acme3pl/fulfillment/domain"
 	"github.com/acme3pl/fulfillment/domain/intake"
 	"github.com/acme3pl/fulfillment/domain/shipping"
@@ -187,11 +188,11 @@ const acceptOrderWithEventSQL postgres.SQLUpdate = `WITH ` + postgres.InsertEven
 
 // acceptOrderCTEs is acceptOrderSQL after its WITH.
 const acceptOrderCTEs = `reserved AS (
-	` + postgres.ReserveProductsSQL + `
+	` + pgshipping.ReserveProductsSQL + `
 ), new_shipment AS (
-	` + postgres.InsertShipmentSQL + `
+	` + pgshipping.InsertShipmentSQL + `
 ), new_items AS (
-	` + postgres.InsertShipmentItemsSQL + `
+	` + pgshipping.InsertShipmentItemsSQL + `
 )
 UPDATE order_receipts SET status = 'succeeded', skipped = NULL, last_error = $25, shipment_id = $5, payload = NULL
 WHERE organization_id = $4 AND order_id = $26`
@@ -202,7 +203,7 @@ func (r *OrderReceiptRepository) Accept(ctx context.Context, rec *intake.OrderRe
 		rec.Status() != intake.ReceiptSucceeded || rec.ShipmentID() != s.ID() || rec.OrganizationID() != s.OrganizationID() {
 		return errors.New("accept order: not a pending Pick & Pack shipment of the receipt's success")
 	}
-	text, args := postgres.Statement(acceptOrderSQL), append(postgres.ShipmentArgs(s), postgres.NullIfEmpty(rec.LastError()), rec.OrderID())
+	text, args := postgres.Statement(acceptOrderSQL), append(pgshipping.ShipmentArgs(s), postgres.NullIfEmpty(rec.LastError()), rec.OrderID())
 	if ev := r.events.TakeOne(); ev != nil {
 		text, args = acceptOrderWithEventSQL, append(args, ev.Args()...)
 	}
