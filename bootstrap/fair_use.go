@@ -8,7 +8,7 @@ import (
 	"github.com/uptrace/bun"
 	"go.uber.org/fx"
 
-	"github.com/acme3pl/fulfillment/adapters/postgres"
+	pgaccess "github.com/acme3pl/fulfillment/adapters/postgres/access"
 	"github.com/acme3pl/fulfillment/adapters/ratelimit"
 	"github.com/acme3pl/fulfillment/adapters/telemetry"
 	"github.com/acme3pl/fulfillment/ports"
@@ -42,8 +42,8 @@ var FairUseModule = fx.Module("fair-use",
 
 // organizationLimitsModule provides the organizations' own limits, for
 // serve and for `orgs limit`.
-var organizationLimitsModule = fx.Provide(func(db *bun.DB) *postgres.OrganizationRateLimits {
-	return postgres.NewOrganizationRateLimits(db)
+var organizationLimitsModule = fx.Provide(func(db *bun.DB) *pgaccess.OrganizationRateLimits {
+	return pgaccess.NewOrganizationRateLimits(db)
 })
 
 // organizationLimitsEvery is how often serve reads the organizations' own
@@ -57,7 +57,7 @@ const organizationLimitsEvery = 500 * time.Millisecond
 // as a job (jobs.go).
 // A failure keeps the limits already loaded; it is logged when it starts
 // and when it ends, not at every attempt.
-func refreshOrganizationLimits(lc fx.Lifecycle, store *postgres.OrganizationRateLimits, limiter *ratelimit.Limiter, log *slog.Logger) {
+func refreshOrganizationLimits(lc fx.Lifecycle, store *pgaccess.OrganizationRateLimits, limiter *ratelimit.Limiter, log *slog.Logger) {
 	failing := false
 	load := func(ctx context.Context) {
 		ctx, cancel := context.WithTimeout(ctx, time.Second)

@@ -16,6 +16,7 @@ import (
 
 	"github.com/acme3pl/fulfillment/adapters/identity"
 	"github.com/acme3pl/fulfillment/adapters/postgres"
+	pgfixture "github.com/acme3pl/fulfillment/adapters/postgres/fixture"
 	"github.com/acme3pl/fulfillment/adapters/postgres/pgtest"
 	"github.com/acme3pl/fulfillment/bootstrap"
 	fixtureports "github.com/acme3pl/fulfillment/ports/fixture"
@@ -140,7 +141,7 @@ func names(spans []sdktrace.ReadOnlySpan) []string {
 func seedWarehouse(t *testing.T) {
 	t.Helper()
 	db := pgtest.Open(t, testDSN)
-	uow := postgres.NewUnitOfWork(db, postgres.FixtureRepositories)
+	uow := postgres.NewUnitOfWork(db, pgfixture.Repositories)
 	err := uow.Do(context.Background(), func(ctx context.Context, r fixtureports.Repositories) error {
 		_, err := r.Fixtures.Load(ctx, graphFixture())
 		return err

@@ -21,6 +21,7 @@ import (
 
 	"github.com/acme3pl/fulfillment/adapters/fixture"
 	"github.com/acme3pl/fulfillment/adapters/postgres"
+	pgfixture "github.com/acme3pl/fulfillment/adapters/postgres/fixture"
 	"github.com/acme3pl/fulfillment/adapters/postgres/pgtest"
 	"github.com/acme3pl/fulfillment/bootstrap"
 	fixtureports "github.com/acme3pl/fulfillment/ports/fixture"
@@ -147,7 +148,7 @@ func loadBenchFixture(b *testing.B, doc string) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	err = postgres.NewUnitOfWork(pgtest.Open(b, testDSN), postgres.FixtureRepositories).Do(context.Background(), func(ctx context.Context, r fixtureports.Repositories) error {
+	err = postgres.NewUnitOfWork(pgtest.Open(b, testDSN), pgfixture.Repositories).Do(context.Background(), func(ctx context.Context, r fixtureports.Repositories) error {
 		_, err := r.Fixtures.Load(ctx, f)
 		return err
 	})

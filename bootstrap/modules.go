@@ -25,7 +25,11 @@ import (
 	warehousehttp "github.com/acme3pl/fulfillment/adapters/httpapi/warehouse"
 	"github.com/acme3pl/fulfillment/adapters/identity"
 	"github.com/acme3pl/fulfillment/adapters/postgres"
+	pgaccess "github.com/acme3pl/fulfillment/adapters/postgres/access"
+	pgfixture "github.com/acme3pl/fulfillment/adapters/postgres/fixture"
+	pgintake "github.com/acme3pl/fulfillment/adapters/postgres/intake"
 	pgoperator "github.com/acme3pl/fulfillment/adapters/postgres/operator"
+	pgshipping "github.com/acme3pl/fulfillment/adapters/postgres/shipping"
 	pgwarehouse "github.com/acme3pl/fulfillment/adapters/postgres/warehouse"
 	"github.com/acme3pl/fulfillment/adapters/ratelimit"
 	"github.com/acme3pl/fulfillment/adapters/system"
@@ -130,14 +134,14 @@ var PostgresModule = fx.Module("postgres",
 			return postgres.Readiness{DB: db, Migrator: m}
 		},
 	),
-	contextStore(postgres.ShippingRepositories),
-	contextStore(postgres.IntakeRepositories),
+	contextStore(pgshipping.Repositories),
+	contextStore(pgintake.Repositories),
 	contextStore(pgwarehouse.Repositories),
 	contextStore(postgres.BillingRepositories),
 	contextStore(postgres.InvoicingRepositories),
 	contextStore(pgoperator.Repositories),
-	contextStore(postgres.AccessRepositories),
-	contextStore(postgres.FixtureRepositories),
+	contextStore(pgaccess.Repositories),
+	contextStore(pgfixture.Repositories),
 )
 
 // contextStore provides a context's unit of work and its repositories on

@@ -28,6 +28,7 @@ import (
 	"github.com/acme3pl/fulfillment/adapters/broker/natstest"
 	"github.com/acme3pl/fulfillment/adapters/postgres"
 	"github.com/acme3pl/fulfillment/adapters/postgres/pgtest"
+	pgshipping "github.com/acme3pl/fulfillment/adapters/postgres/shipping"
 	"github.com/acme3pl/fulfillment/adapters/system"
 	eventsapp "github.com/acme3pl/fulfillment/application/events"
 	eventsports "github.com/acme3pl/fulfillment/ports/events"
@@ -80,7 +81,7 @@ func newEnv(t *testing.T) *env {
 	}
 	t.Cleanup(nc.Close)
 	return &env{
-		t: t, uow: postgres.NewUnitOfWorkWithEvents(db, &postgres.Outbox{Encoder: seqEncoder{}, IDs: system.IDs{}}, postgres.ShippingRepositories),
+		t: t, uow: postgres.NewUnitOfWorkWithEvents(db, &postgres.Outbox{Encoder: seqEncoder{}, IDs: system.IDs{}}, pgshipping.Repositories),
 		outbox: postgres.NewEventOutboxRepository(db), nats: srv, nc: nc,
 	}
 }

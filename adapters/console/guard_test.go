@@ -20,6 +20,8 @@ import (
 
 	"github.com/acme3pl/fulfillment/adapters/console"
 	"github.com/acme3pl/fulfillment/adapters/postgres"
+	pgaccess "github.com/acme3pl/fulfillment/adapters/postgres/access"
+	pgfixture "github.com/acme3pl/fulfillment/adapters/postgres/fixture"
 	pgoperator "github.com/acme3pl/fulfillment/adapters/postgres/operator"
 	"github.com/acme3pl/fulfillment/adapters/postgres/pgtest"
 	"github.com/acme3pl/fulfillment/adapters/system"
@@ -88,7 +90,7 @@ func newConsole(t *testing.T) *consoleFixture {
 		Clock: c, IDs: system.IDs{}, Tracer: noop.NewTracerProvider().Tracer("test"), Log: log, Environment: domain.Sandbox,
 	}
 	access := application.Deps[accessports.Repositories]{
-		UnitOfWork: postgres.NewUnitOfWork(db, postgres.AccessRepositories), Repos: postgres.NewRepositories(db, postgres.AccessRepositories),
+		UnitOfWork: postgres.NewUnitOfWork(db, pgaccess.Repositories), Repos: postgres.NewRepositories(db, pgaccess.Repositories),
 		Clock: c, IDs: system.IDs{}, Tracer: d.Tracer, Log: log, Environment: domain.Sandbox,
 	}
 	f := &consoleFixture{db: db, clock: c, app: operatorapp.New(d), probe: &probe{}}
@@ -96,7 +98,7 @@ func newConsole(t *testing.T) *consoleFixture {
 	if err != nil {
 		t.Fatal(err)
 	}
-	kernel := application.New(access, postgres.NewUnitOfWork(db, postgres.FixtureRepositories), postgres.Overview(postgres.OnPool(db)), nil)
+	kernel := application.New(access, postgres.NewUnitOfWork(db, pgfixture.Repositories), postgres.Overview(postgres.OnPool(db)), nil)
 	guard := console.NewSessionGuard(console.GuardParams{Sessions: f.app, Record: kernel.RecordOperatorAction, Views: views, Log: log})
 	h := console.NewHandler(console.HandlerParams{
 		Routes: []console.Routes{console.NewSignIn(f.app, nil, views, log), f.probe}, Guard: guard, Log: log,

@@ -10,6 +10,7 @@ import (
 
 	"github.com/acme3pl/fulfillment/adapters/identity"
 	"github.com/acme3pl/fulfillment/adapters/postgres"
+	pgaccess "github.com/acme3pl/fulfillment/adapters/postgres/access"
 	"github.com/acme3pl/fulfillment/adapters/system"
 	"github.com/acme3pl/fulfillment/application"
 	accessapp "github.com/acme3pl/fulfillment/application/access"
@@ -43,7 +44,7 @@ func TestAuditAPIKeys(t *testing.T) {
 	b, clock := newBillOctober(t)
 	billOrg(t, b.db, "org_keys")
 	ctx := context.Background()
-	uow := postgres.NewUnitOfWork(b.db, postgres.AccessRepositories)
+	uow := postgres.NewUnitOfWork(b.db, pgaccess.Repositories)
 	create := accessapp.NewCreateAPIKeyHandler(uow, identity.APIKeyGenerator{}, clock, system.IDs{}, domain.Sandbox)
 	revoke := accessapp.NewRevokeAPIKeyHandler(uow, clock, system.IDs{})
 	c := accessapp.CreateAPIKey{Actor: operator, OrganizationID: "org_keys", Name: "shop", Scopes: []domain.Scope{domain.ScopeShipments}}
@@ -55,7 +56,7 @@ func TestAuditAPIKeys(t *testing.T) {
 	if _, err := create.Handle(ctx, c); !errors.Is(err, domain.ErrNotFound) {
 		t.Fatalf("a key of an unknown organization: %v", err)
 	}
-	keys, err := postgres.NewRepositories(b.db, postgres.AccessRepositories).APIKeys.ListByOrganization(ctx, "org_keys")
+	keys, err := postgres.NewRepositories(b.db, pgaccess.Repositories).APIKeys.ListByOrganization(ctx, "org_keys")
 	if err != nil || len(keys) != 1 {
 		t.Fatalf("keys %v, %v", keys, err)
 	}
@@ -94,7 +95,7 @@ func TestAuditOrgsLimit(t *testing.T) {
 	b, clock := newBillOctober(t)
 	billOrg(t, b.db, "org_lim")
 	ctx := context.Background()
-	set := application.NewSetOrganizationLimitHandler(postgres.NewUnitOfWork(b.db, postgres.AccessRepositories), clock, system.IDs{})
+	set := application.NewSetOrganizationLimitHandler(postgres.NewUnitOfWork(b.db, pgaccess.Repositories), clock, system.IDs{})
 	limit, err := domain.ParseRateLimit("50/s", 80)
 	if err != nil {
 		t.Fatal(err)

@@ -7,8 +7,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/acme3pl/fulfillment/adapters/postgres"
+	pgfixture "github.com/acme3pl/fulfillment/adapters/postgres/fixture"
 	"github.com/acme3pl/fulfillment/adapters/postgres/pgtest"
+	pgshipping "github.com/acme3pl/fulfillment/adapters/postgres/shipping"
 	pgwarehouse "github.com/acme3pl/fulfillment/adapters/postgres/warehouse"
 	"github.com/acme3pl/fulfillment/adapters/system"
 	billingapp "github.com/acme3pl/fulfillment/application/billing"
@@ -31,7 +32,7 @@ import (
 // sets it the example card from November 1, 2030.
 func billStocked(t *testing.T, b *billInstance, org string, onHand int64) {
 	t.Helper()
-	err := uowOf(b, postgres.FixtureRepositories).Do(context.Background(), func(ctx context.Context, r fixtureports.Repositories) error {
+	err := uowOf(b, pgfixture.Repositories).Do(context.Background(), func(ctx context.Context, r fixtureports.Repositories) error {
 		_, err := r.Fixtures.Load(ctx, fixtureports.Fixture{
 			Organizations: []domain.Organization{{ID: org, Name: "Name of " + org}},
 			Warehouses:    []fixtureports.Warehouse{{Warehouse: shipWarehouse("wh_"+org, "DC of "+org, true), Organizations: []string{org}}},
@@ -62,7 +63,7 @@ func newBillStocked(t *testing.T, org string, onHand int64, conns int) (*billIns
 // billPending makes n submitted Pick & Pack shipments of one unit each.
 func billPending(t *testing.T, b *billInstance, org string, n int) []string {
 	t.Helper()
-	uow := uowOf(b, postgres.ShippingRepositories)
+	uow := uowOf(b, pgshipping.Repositories)
 	create := shippingapp.NewCreateShipmentHandler(uow, b.deps.Clock, system.IDs{}, domain.Sandbox)
 	submit := shippingapp.NewSubmitShipmentHandler(uow, b.deps.Clock)
 	ids := make([]string, n)

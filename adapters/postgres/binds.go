@@ -2,44 +2,20 @@ package postgres
 
 import (
 	"github.com/acme3pl/fulfillment/ports"
-	accessports "github.com/acme3pl/fulfillment/ports/access"
 	auditports "github.com/acme3pl/fulfillment/ports/audit"
 	billingports "github.com/acme3pl/fulfillment/ports/billing"
 	eventsports "github.com/acme3pl/fulfillment/ports/events"
-	fixtureports "github.com/acme3pl/fulfillment/ports/fixture"
-	intakeports "github.com/acme3pl/fulfillment/ports/intake"
 	invoicingports "github.com/acme3pl/fulfillment/ports/invoicing"
-	shippingports "github.com/acme3pl/fulfillment/ports/shipping"
 )
 
 // The binds: each builds one context's Repositories (ports/<context>) on
 // a handle, for its unit of work (UnitOfWorkOf) and its reads on the pool
 // (NewRepositories).
 
-// trail is the audit log and the events' recorder on h.
-func trail(h Handle) auditports.Trail {
+// Trail is the audit log and the events' recorder on h: every context's
+// unit of work writes the audit trail.
+func Trail(h Handle) auditports.Trail {
 	return auditports.Trail{Audit: &AuditLog{run: h.run}, Events: h.events}
-}
-
-// ShippingRepositories binds the shipping context's repositories.
-func ShippingRepositories(h Handle) shippingports.Repositories {
-	return shippingports.Repositories{
-		Shipments:  &ShipmentRepository{run: h.run},
-		Inventory:  &InventoryRepository{run: h.run},
-		Warehouses: &WarehouseRepository{run: h.run},
-		Stock:      &StockLedger{run: h.run},
-		Trail:      trail(h),
-	}
-}
-
-// IntakeRepositories binds the intake's repositories.
-func IntakeRepositories(h Handle) intakeports.Repositories {
-	return intakeports.Repositories{
-		Receipts:      &OrderReceiptRepository{run: h.run, events: h.events},
-		Organizations: &OrganizationRepository{run: h.run},
-		Warehouses:    &WarehouseRepository{run: h.run},
-		Trail:         trail(h),
-	}
 }
 
 // BillingRepositories binds billing's repositories.
@@ -51,7 +27,7 @@ func BillingRepositories(h Handle) billingports.Repositories {
 		Organizations:  &OrganizationRepository{run: h.run},
 		Invoices:       &InvoiceRepository{run: h.run},
 		Overview:       &OverviewReader{run: h.run},
-		Trail:          trail(h),
+		Trail:          Trail(h),
 	}
 }
 
@@ -63,41 +39,17 @@ func InvoicingRepositories(h Handle) invoicingports.Repositories {
 	}
 }
 
-// AccessRepositories binds the access context's repositories.
-func AccessRepositories(h Handle) accessports.Repositories {
-	return accessports.Repositories{
-		Organizations:  &OrganizationRepository{run: h.run},
-		Warehouses:     &WarehouseRepository{run: h.run},
-		APIKeys:        &APIKeyRepository{run: h.run},
-		WebhookSecrets: &WebhookSecretRepository{run: h.run},
-		RateLimits:     &OrganizationRateLimits{run: h.run},
-		Trail:          trail(h),
-	}
-}
-
-// FixtureRepositories binds the seed's repositories: the fixtures, and
-// billing's, which set a fixture's rate cards in the seed's transaction.
-func FixtureRepositories(h Handle) fixtureports.Repositories {
-	return fixtureports.Repositories{Fixtures: &FixtureStore{run: h.run}, Billing: BillingRepositories(h)}
-}
-
 // Overview is the console's overview on h (ports.Overview).
 func Overview(h Handle) ports.Overview { return &OverviewReader{run: h.run} }
 
 // The repositories of the kit that the context packages' binds
 // (adapters/postgres/<context>) build their Repositories with, on h.
 
+// Organizations are the organizations.
+func Organizations(h Handle) ports.OrganizationRepository { return &OrganizationRepository{run: h.run} }
+
 // Warehouses are the warehouses as organizations see them.
 func Warehouses(h Handle) ports.WarehouseRepository { return &WarehouseRepository{run: h.run} }
-
-// Inventory is the products and cartons and their stock.
-func Inventory(h Handle) shippingports.InventoryRepository { return &InventoryRepository{run: h.run} }
-
-// Shipments are the shipments.
-func Shipments(h Handle) shippingports.ShipmentRepository { return &ShipmentRepository{run: h.run} }
-
-// Stock is the stock ledger.
-func Stock(h Handle) shippingports.StockLedger { return &StockLedger{run: h.run} }
 
 // RateCards are the organizations' rate cards.
 func RateCards(h Handle) billingports.RateCardRepository { return &RateCardRepository{run: h.run} }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/acme3pl/fulfillment/adapters/postgres"
 	"github.com/acme3pl/fulfillment/adapters/postgres/pgtest"
+	pgshipping "github.com/acme3pl/fulfillment/adapters/postgres/shipping"
 	"github.com/acme3pl/fulfillment/application"
 	"github.com/acme3pl/fulfillment/domain"
 	"github.com/acme3pl/fulfillment/domain/shipping"
@@ -42,7 +43,7 @@ func lockedTable(t *testing.T) {
 func TestLockWaitOnFreshConnectionsIsBoundedByLockTimeout(t *testing.T) {
 	f := shipInvFixture(t, "org_fresh_lock")
 	lockedTable(t)
-	uow := postgres.NewUnitOfWork(limitsDB(t, serverLimits), postgres.ShippingRepositories)
+	uow := postgres.NewUnitOfWork(limitsDB(t, serverLimits), pgshipping.Repositories)
 	for i := range 3 {
 		ctx, cancel := context.WithTimeout(context.Background(), 1800*time.Millisecond)
 		start := time.Now()
@@ -67,7 +68,7 @@ func TestCallerGoneEndsItsStatement(t *testing.T) {
 	lockedTable(t)
 	limits := serverLimits
 	limits.LockTimeout, limits.StatementTimeout = 20*time.Second, 20*time.Second // only the hang-up can end it in time
-	uow := postgres.NewUnitOfWork(limitsDB(t, limits), postgres.ShippingRepositories)
+	uow := postgres.NewUnitOfWork(limitsDB(t, limits), pgshipping.Repositories)
 	watcher := shipDB(t, 1)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)

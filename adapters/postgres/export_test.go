@@ -4,25 +4,23 @@ import (
 	"context"
 
 	"github.com/uptrace/bun"
-
-	"github.com/acme3pl/fulfillment/domain/intake"
 )
 
-// PreparedOnConnection runs the intake's claim, with its reads, the way a
-// unit of work does (for d's order) and returns how many server-side
-// prepared statements of it the transaction's connection holds afterwards
-// (pg_prepared_statements is per session).
-func PreparedOnConnection[R any](ctx context.Context, u *UnitOfWork[R], d intake.OrderDelivery, skus []string) (int, error) {
+// PreparedOnConnection runs fn on u's repositories the way a unit of work
+// does (the intake's claim, with its reads) and returns how many
+// server-side prepared statements of text the transaction's connection
+// holds afterwards (pg_prepared_statements is per session).
+func PreparedOnConnection[R any](ctx context.Context, u *UnitOfWork[R], text string, fn func(context.Context, R) error) (int, error) {
 	t := u.t
 	t.stmts.prepareWanted(ctx)
 	var n int
 	err := t.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
 		h := Handle{run: runner{db: tx, stmts: t.stmts}, events: &txEvents{inTx: true}, billing: t.billing}
-		if _, _, err := IntakeRepositories(h).Receipts.Claim(ctx, d, skus); err != nil {
+		if err := fn(ctx, u.bind(h)); err != nil {
 			return err
 		}
 		return tx.QueryRowContext(ctx, "SELECT count(*) FROM pg_prepared_statements WHERE statement = ?",
-			string(claimOrderSQL)).Scan(&n)
+			text).Scan(&n)
 	})
 	return n, err
 }

@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/acme3pl/fulfillment/adapters/postgres"
+	pgaccess "github.com/acme3pl/fulfillment/adapters/postgres/access"
+	pgfixture "github.com/acme3pl/fulfillment/adapters/postgres/fixture"
 	"github.com/acme3pl/fulfillment/adapters/postgres/pgtest"
 	"github.com/acme3pl/fulfillment/domain"
 	"github.com/acme3pl/fulfillment/domain/invoicing"
@@ -71,14 +73,14 @@ func TestFixtureLoadIsAtomic(t *testing.T) {
 		// a product of an organization that does not exist: a foreign key fails
 		Inventory: []shipping.InventoryItem{{ID: "prod_fx_atomic", OrganizationID: "org_missing", Kind: shipping.KindProduct, SKU: "X", Name: "X"}},
 	}
-	err := postgres.NewUnitOfWork(db, postgres.FixtureRepositories).Do(context.Background(), func(ctx context.Context, r fixtureports.Repositories) error {
+	err := postgres.NewUnitOfWork(db, pgfixture.Repositories).Do(context.Background(), func(ctx context.Context, r fixtureports.Repositories) error {
 		_, err := r.Fixtures.Load(ctx, f)
 		return err
 	})
 	if err == nil {
 		t.Fatal("load with a dangling organization succeeded")
 	}
-	if _, err := postgres.NewRepositories(db, postgres.AccessRepositories).Organizations.Get(context.Background(), "org_fx_atomic"); err == nil {
+	if _, err := postgres.NewRepositories(db, pgaccess.Repositories).Organizations.Get(context.Background(), "org_fx_atomic"); err == nil {
 		t.Fatal("the organization of a failed load was written")
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/acme3pl/fulfillment/adapters/postgres"
+	pgshipping "github.com/acme3pl/fulfillment/adapters/postgres/shipping"
 	"github.com/acme3pl/fulfillment/domain"
 	"github.com/acme3pl/fulfillment/domain/shipping"
 	"github.com/acme3pl/fulfillment/ports"
@@ -70,12 +71,12 @@ func TestInventoryReserveAndReleaseCartons(t *testing.T) {
 	ctx := context.Background()
 	wh := f.whA
 	reserve := func(lines ...shipping.ShipmentLine) error {
-		return postgres.NewUnitOfWork(db, postgres.ShippingRepositories).Do(ctx, func(ctx context.Context, r shippingports.Repositories) error {
+		return postgres.NewUnitOfWork(db, pgshipping.Repositories).Do(ctx, func(ctx context.Context, r shippingports.Repositories) error {
 			return r.Inventory.Reserve(ctx, f.org, wh, shipping.SPD, lines)
 		})
 	}
 	release := func(lines ...shipping.ShipmentLine) error {
-		return postgres.NewUnitOfWork(db, postgres.ShippingRepositories).Do(ctx, func(ctx context.Context, r shippingports.Repositories) error {
+		return postgres.NewUnitOfWork(db, pgshipping.Repositories).Do(ctx, func(ctx context.Context, r shippingports.Repositories) error {
 			return r.Inventory.Release(ctx, wh, shipping.SPD, lines)
 		})
 	}
@@ -142,7 +143,7 @@ func TestInventoryReserveProductsIsABackorder(t *testing.T) {
 		{ItemID: f.prod2, Quantity: 45}, // 40 on hand
 		{ItemID: f.prod3, Quantity: 4},  // no stock row yet
 	}
-	err := postgres.NewUnitOfWork(db, postgres.ShippingRepositories).Do(ctx, func(ctx context.Context, r shippingports.Repositories) error {
+	err := postgres.NewUnitOfWork(db, pgshipping.Repositories).Do(ctx, func(ctx context.Context, r shippingports.Repositories) error {
 		return r.Inventory.Reserve(ctx, f.org, f.whA, shipping.PickPack, lines)
 	})
 	if err != nil {
@@ -150,7 +151,7 @@ func TestInventoryReserveProductsIsABackorder(t *testing.T) {
 	}
 	shipWantStock(t, db, "product_stock", f.whA, f.prod2, 40, 45)
 	shipWantStock(t, db, "product_stock", f.whA, f.prod3, 0, 4)
-	err = postgres.NewUnitOfWork(db, postgres.ShippingRepositories).Do(ctx, func(ctx context.Context, r shippingports.Repositories) error {
+	err = postgres.NewUnitOfWork(db, pgshipping.Repositories).Do(ctx, func(ctx context.Context, r shippingports.Repositories) error {
 		return r.Inventory.Release(ctx, f.whA, shipping.PickPack, lines)
 	})
 	if err != nil {
@@ -162,7 +163,7 @@ func TestInventoryReserveProductsIsABackorder(t *testing.T) {
 
 func TestInventoryFindByIDs(t *testing.T) {
 	f := shipInvFixture(t, "org_ship_inv_ids")
-	repo := postgres.NewRepositories(shipDB(t, 2), postgres.ShippingRepositories).Inventory
+	repo := postgres.NewRepositories(shipDB(t, 2), pgshipping.Repositories).Inventory
 	got, err := repo.FindByIDs(context.Background(), f.org, shipping.KindProduct,
 		[]string{f.prod1, f.prodX, f.ctn1, "nope", "x'; DROP TABLE products; --", "a\x00b", f.prod1})
 	if err != nil {
@@ -182,7 +183,7 @@ func TestInventoryFindByIDs(t *testing.T) {
 
 func TestInventoryListStock(t *testing.T) {
 	f := shipInvFixture(t, "org_ship_inv_ls")
-	err := postgres.NewUnitOfWork(shipDB(t, 2), postgres.ShippingRepositories).Do(context.Background(), func(ctx context.Context, r shippingports.Repositories) error {
+	err := postgres.NewUnitOfWork(shipDB(t, 2), pgshipping.Repositories).Do(context.Background(), func(ctx context.Context, r shippingports.Repositories) error {
 		return r.Inventory.Reserve(ctx, f.org, f.whB, shipping.SPD, []shipping.ShipmentLine{{ItemID: f.ctn1, Quantity: 2}})
 	})
 	if err != nil {
@@ -190,7 +191,7 @@ func TestInventoryListStock(t *testing.T) {
 	}
 	db := shipDB(t, 2)
 	queries := shipCountQueries(db)
-	repo := postgres.NewRepositories(db, postgres.ShippingRepositories).Inventory
+	repo := postgres.NewRepositories(db, pgshipping.Repositories).Inventory
 	alpha := domain.WarehouseRef{ID: f.whA, Name: "Alpha"}
 	bravo := domain.WarehouseRef{ID: f.whB, Name: "Bravo"}
 	type row struct {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/acme3pl/fulfillment/adapters/postgres"
 	"github.com/acme3pl/fulfillment/adapters/postgres/pgtest"
+	pgshipping "github.com/acme3pl/fulfillment/adapters/postgres/shipping"
 	"github.com/acme3pl/fulfillment/application"
 	"github.com/acme3pl/fulfillment/domain"
 	"github.com/acme3pl/fulfillment/domain/shipping"
@@ -36,7 +37,7 @@ func TestSessionLockTimeoutEndsAWaitForARowLock(t *testing.T) {
 	ctx := context.Background()
 	tx := lockedRow(t, holder, f.ctn1, f.whA)
 
-	uow := postgres.NewUnitOfWork(limitsDB(t, postgres.SessionLimits{LockTimeout: 300 * time.Millisecond}), postgres.ShippingRepositories)
+	uow := postgres.NewUnitOfWork(limitsDB(t, postgres.SessionLimits{LockTimeout: 300 * time.Millisecond}), pgshipping.Repositories)
 	done := make(chan error, 1)
 	go func() {
 		done <- uow.Do(ctx, func(ctx context.Context, r shippingports.Repositories) error {
@@ -96,7 +97,7 @@ func TestSessionIdleInTransactionTimeoutReleasesLocks(t *testing.T) {
 // deadline (503) or a caller gone (499), not a fault of the service (500).
 func TestUnitOfWorkEndedByItsContext(t *testing.T) {
 	db := pgtest.Open(t, testDSN)
-	uow := postgres.NewUnitOfWork(db, postgres.ShippingRepositories)
+	uow := postgres.NewUnitOfWork(db, pgshipping.Repositories)
 	// A first unit of work prepares the intake's statements and opens a
 	// connection, so that the timed ones below begin at once.
 	if err := uow.Do(context.Background(), func(context.Context, shippingports.Repositories) error { return nil }); err != nil {

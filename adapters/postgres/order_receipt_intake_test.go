@@ -10,7 +10,9 @@ import (
 	"time"
 
 	"github.com/acme3pl/fulfillment/adapters/postgres"
+	pgintake "github.com/acme3pl/fulfillment/adapters/postgres/intake"
 	"github.com/acme3pl/fulfillment/adapters/postgres/pgtest"
+	pgshipping "github.com/acme3pl/fulfillment/adapters/postgres/shipping"
 	intakeapp "github.com/acme3pl/fulfillment/application/intake"
 	"github.com/acme3pl/fulfillment/domain"
 	"github.com/acme3pl/fulfillment/domain/intake"
@@ -27,7 +29,7 @@ func TestReceiveStorefrontOrderStoresShipmentItemsAndReceipt(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := postgres.NewRepositories(db, postgres.ShippingRepositories).Shipments.Get(context.Background(), org, res.ShipmentID)
+	s, err := postgres.NewRepositories(db, pgshipping.Repositories).Shipments.Get(context.Background(), org, res.ShipmentID)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -39,7 +41,7 @@ func TestReceiveStorefrontOrderStoresShipmentItemsAndReceipt(t *testing.T) {
 	if n := scanQuery[int](t, db, "SELECT reserved FROM product_stock WHERE product_id = ? AND warehouse_id = ?", org+"_p1", org+"_wh2"); n != 4 {
 		t.Errorf("reserved %d, want 4", n)
 	}
-	rec, err := postgres.NewRepositories(db, postgres.IntakeRepositories).Receipts.Get(context.Background(), org, o.ID)
+	rec, err := postgres.NewRepositories(db, pgintake.Repositories).Receipts.Get(context.Background(), org, o.ID)
 	if err != nil || rec.Status() != intake.ReceiptSucceeded || rec.ShipmentID() != res.ShipmentID || rec.Attempts() != 1 {
 		t.Fatalf("receipt %+v, %v", rec, err)
 	}
@@ -73,7 +75,7 @@ func (u failingUoW) Do(ctx context.Context, fn func(ctx context.Context, r intak
 func TestReceiveStorefrontOrderFailureLeavesNoShipment(t *testing.T) {
 	db, org := intakeSeeded(t, 1)
 	o := intakeOrderOf(5, "SKU-1")
-	if _, err := intakeReceive(intakeApp(db, failingUoW{postgres.NewUnitOfWork(db, postgres.IntakeRepositories)}), org, o); err == nil {
+	if _, err := intakeReceive(intakeApp(db, failingUoW{postgres.NewUnitOfWork(db, pgintake.Repositories)}), org, o); err == nil {
 		t.Fatal("no error from a failing transaction")
 	}
 	if n := scanQuery[int](t, db, "SELECT count(*) FROM shipments WHERE organization_id = ?", org); n != 0 {
@@ -82,7 +84,7 @@ func TestReceiveStorefrontOrderFailureLeavesNoShipment(t *testing.T) {
 	if n := scanQuery[int](t, db, "SELECT coalesce(sum(reserved), 0) FROM product_stock WHERE product_id = ?", org+"_p1"); n != 0 {
 		t.Fatalf("reserved %d after a rolled back attempt", n)
 	}
-	rec, err := postgres.NewRepositories(db, postgres.IntakeRepositories).Receipts.Get(context.Background(), org, 5)
+	rec, err := postgres.NewRepositories(db, pgintake.Repositories).Receipts.Get(context.Background(), org, 5)
 	if err != nil || rec.Status() != intake.ReceiptFailed || rec.LastError() != "internal" || rec.Attempts() != 1 {
 		t.Fatalf("receipt %+v, %v; want the failed attempt recorded", rec, err)
 	}
@@ -90,7 +92,7 @@ func TestReceiveStorefrontOrderFailureLeavesNoShipment(t *testing.T) {
 	if err != nil || res.ShipmentID == "" || res.Duplicate {
 		t.Fatalf("retry %+v, %v", res, err)
 	}
-	if rec, err := postgres.NewRepositories(db, postgres.IntakeRepositories).Receipts.Get(context.Background(), org, 5); err != nil || rec.Attempts() != 2 || rec.Status() != intake.ReceiptSucceeded {
+	if rec, err := postgres.NewRepositories(db, pgintake.Repositories).Receipts.Get(context.Background(), org, 5); err != nil || rec.Attempts() != 2 || rec.Status() != intake.ReceiptSucceeded {
 		t.Errorf("receipt after retry %+v, %v", rec, err)
 	}
 }
@@ -158,7 +160,7 @@ func TestClaimResolvesTheOrder(t *testing.T) {
 	org, other := intakeOrgID(t), intakeOrgID(t)
 	intakeSeed(t, org, 2) // Alpha and Zulu, default Zulu; SKU-1 and SKU-2
 	intakeSeed(t, other, 3)
-	receipts := postgres.NewRepositories(db, postgres.IntakeRepositories).Receipts
+	receipts := postgres.NewRepositories(db, pgintake.Repositories).Receipts
 	order := int64(0)
 	claim := func(org string, skus []string) intakeports.OrderResolution {
 		t.Helper()
@@ -208,7 +210,7 @@ func TestClaimResolvesTheOrder(t *testing.T) {
 // leaves the same receipt after every step.
 func TestOrderReceiptStatementsFollowTheDomain(t *testing.T) {
 	db, org := intakeSeeded(t, 0)
-	uow := postgres.NewUnitOfWork(db, postgres.IntakeRepositories)
+	uow := postgres.NewUnitOfWork(db, pgintake.Repositories)
 	ctx := context.Background()
 	num := int64(1234)
 	at := time.Now().UTC().Truncate(time.Millisecond)

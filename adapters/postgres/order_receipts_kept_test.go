@@ -16,6 +16,7 @@ import (
 	"github.com/uptrace/bun"
 
 	"github.com/acme3pl/fulfillment/adapters/postgres"
+	pgintake "github.com/acme3pl/fulfillment/adapters/postgres/intake"
 	"github.com/acme3pl/fulfillment/adapters/postgres/pgtest"
 	intakeapp "github.com/acme3pl/fulfillment/application/intake"
 	"github.com/acme3pl/fulfillment/domain"
@@ -40,7 +41,7 @@ func receiveBody(app *intakeapp.UseCases, org string, o intake.StorefrontOrder, 
 func TestFailedDeliveriesKeepTheirBody(t *testing.T) {
 	db, org := intakeSeeded(t, 1)
 	app := intakeApp(db, nil)
-	repos := postgres.NewRepositories(db, postgres.IntakeRepositories)
+	repos := postgres.NewRepositories(db, pgintake.Repositories)
 	ctx := context.Background()
 	// Bytes as a storefront sends them, NUL-free but not valid UTF-8 in
 	// places: kept byte for byte.
@@ -149,7 +150,7 @@ func TestOrderReceiptList(t *testing.T) {
 	org, other := intakeOrgID(t), intakeOrgID(t)
 	intakeSeed(t, org, 1)
 	intakeSeed(t, other, 1)
-	repos := postgres.NewRepositories(db, postgres.IntakeRepositories)
+	repos := postgres.NewRepositories(db, pgintake.Repositories)
 	ctx := context.Background()
 	t0 := time.Date(2026, 11, 22, 1, 0, 0, 0, time.UTC)
 	record := func(org string, order int64, at time.Time, code string, body []byte) {
@@ -167,7 +168,7 @@ func TestOrderReceiptList(t *testing.T) {
 	record(org, 6, t0.Add(10*time.Minute), "no_warehouse", []byte(`{"id":6,"x":"yy"}`))
 	record(org, 7, t0.Add(10*time.Minute), "no_warehouse", nil)
 	record(other, 1, t0.Add(time.Hour), "unknown_skus", []byte(`{}`))
-	err := postgres.NewUnitOfWork(db, postgres.IntakeRepositories).Do(ctx, func(ctx context.Context, r intakeports.Repositories) error {
+	err := postgres.NewUnitOfWork(db, pgintake.Repositories).Do(ctx, func(ctx context.Context, r intakeports.Repositories) error {
 		rec, _, err := r.Receipts.Claim(ctx, intake.OrderDelivery{OrganizationID: org, OrderID: 3, TraceID: "t", ReceivedAt: t0.Add(4 * time.Minute)}, nil)
 		if err != nil {
 			return err
@@ -250,7 +251,7 @@ func TestOrderReceiptList(t *testing.T) {
 // retention exactly once between them, and nothing newer.
 func TestPurgePayloadsConcurrently(t *testing.T) {
 	db, org := intakeSeeded(t, 0)
-	repos := postgres.NewRepositories(db, postgres.IntakeRepositories)
+	repos := postgres.NewRepositories(db, pgintake.Repositories)
 	ctx := context.Background()
 	now := time.Now().UTC()
 	const old, fresh = 600, 20

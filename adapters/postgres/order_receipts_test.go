@@ -18,6 +18,7 @@ import (
 	"go.opentelemetry.io/otel/trace/noop"
 
 	"github.com/acme3pl/fulfillment/adapters/postgres"
+	pgintake "github.com/acme3pl/fulfillment/adapters/postgres/intake"
 	"github.com/acme3pl/fulfillment/adapters/postgres/pgtest"
 	"github.com/acme3pl/fulfillment/adapters/system"
 	"github.com/acme3pl/fulfillment/application"
@@ -87,10 +88,10 @@ func intakeTraced(db *bun.DB) (*intakeapp.UseCases, *tracetest.SpanRecorder, tra
 
 func intakeAppTraced(db *bun.DB, uow ports.UnitOfWork[intakeports.Repositories], tracer trace.Tracer) *intakeapp.UseCases {
 	if uow == nil {
-		uow = postgres.NewUnitOfWork(db, postgres.IntakeRepositories)
+		uow = postgres.NewUnitOfWork(db, pgintake.Repositories)
 	}
 	return intakeapp.New(application.Deps[intakeports.Repositories]{
-		UnitOfWork: uow, Repos: postgres.NewRepositories(db, postgres.IntakeRepositories), Clock: system.Clock{}, IDs: system.IDs{},
+		UnitOfWork: uow, Repos: postgres.NewRepositories(db, pgintake.Repositories), Clock: system.Clock{}, IDs: system.IDs{},
 		Tracer: tracer, Log: slog.New(slog.DiscardHandler), Environment: domain.Sandbox,
 	}, intakeapp.Settings{})
 }
@@ -120,8 +121,8 @@ func intakeReceive(app *intakeapp.UseCases, org string, o intake.StorefrontOrder
 func TestOrderReceiptRepository(t *testing.T) {
 	db, org := intakeSeeded(t, 1)
 	ctx := context.Background()
-	repos := postgres.NewRepositories(db, postgres.IntakeRepositories)
-	uow := postgres.NewUnitOfWork(db, postgres.IntakeRepositories)
+	repos := postgres.NewRepositories(db, pgintake.Repositories)
+	uow := postgres.NewUnitOfWork(db, pgintake.Repositories)
 	t0 := time.Date(2026, 11, 22, 1, 2, 3, 456000000, time.UTC)
 	num := int64(1042)
 	big := int64(9223372036854775807) // the largest int64 round-trips
@@ -202,7 +203,7 @@ func TestOrderReceiptRepository(t *testing.T) {
 // and then sees its outcome.
 func TestOrderReceiptClaimWaitsForTheHolder(t *testing.T) {
 	db, org := intakeSeeded(t, 0)
-	uow := postgres.NewUnitOfWork(db, postgres.IntakeRepositories)
+	uow := postgres.NewUnitOfWork(db, pgintake.Repositories)
 	d := intake.OrderDelivery{OrganizationID: org, OrderID: 42, TraceID: "a", ReceivedAt: time.Now().UTC()}
 	holding, release := make(chan struct{}), make(chan struct{})
 	done := make(chan error, 1)

@@ -48,6 +48,14 @@ func (o outboxRow) args() []any {
 	return []any{o.eventID, o.typ, o.subject, o.brokerSubject, o.body, nullIfEmpty(o.traceparent)}
 }
 
+// nullIfEmpty stores "" as NULL, as the table's checks expect.
+func nullIfEmpty(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}
+
 // txEvents records the events of one unit of work (eventsports.EventRecorder).
 type txEvents struct {
 	outbox  *Outbox // nil: events off

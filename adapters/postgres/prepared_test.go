@@ -11,10 +11,13 @@ import (
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 
 	"github.com/acme3pl/fulfillment/adapters/postgres"
+	pgfixture "github.com/acme3pl/fulfillment/adapters/postgres/fixture"
+	pgintake "github.com/acme3pl/fulfillment/adapters/postgres/intake"
 	"github.com/acme3pl/fulfillment/adapters/postgres/pgtest"
 	"github.com/acme3pl/fulfillment/domain/intake"
 	"github.com/acme3pl/fulfillment/domain/shipping"
 	fixtureports "github.com/acme3pl/fulfillment/ports/fixture"
+	intakeports "github.com/acme3pl/fulfillment/ports/intake"
 )
 
 // oddSKUs need every escape of an array literal: double and single quotes,
@@ -29,7 +32,7 @@ func seedOddSKUs(t *testing.T, db *bun.DB, org string) {
 		f.Inventory = append(f.Inventory, shipping.InventoryItem{
 			ID: fmt.Sprintf("%s_odd%d", org, i), OrganizationID: org, Kind: shipping.KindProduct, SKU: sku, Name: "odd"})
 	}
-	err := postgres.NewUnitOfWork(db, postgres.FixtureRepositories).Do(context.Background(), func(ctx context.Context, r fixtureports.Repositories) error {
+	err := postgres.NewUnitOfWork(db, pgfixture.Repositories).Do(context.Background(), func(ctx context.Context, r fixtureports.Repositories) error {
 		_, err := r.Fixtures.Load(ctx, f)
 		return err
 	})
@@ -61,7 +64,7 @@ func TestHotQueriesPreparedAndUnprepared(t *testing.T) {
 	delivery := func(order int64) intake.OrderDelivery {
 		return intake.OrderDelivery{OrganizationID: org, OrderID: order, TraceID: "t", ReceivedAt: time.Now()}
 	}
-	_, got, err := postgres.NewRepositories(db, postgres.IntakeRepositories).Receipts.Claim(ctx, delivery(900), skus)
+	_, got, err := postgres.NewRepositories(db, pgintake.Repositories).Receipts.Claim(ctx, delivery(900), skus)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -80,10 +83,14 @@ func TestHotQueriesPreparedAndUnprepared(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer func() { _ = one.Close() }()
-	uow := postgres.NewUnitOfWork(one, postgres.IntakeRepositories)
+	uow := postgres.NewUnitOfWork(one, pgintake.Repositories)
+	_, claimText := postgres.Describe(pgintake.Statements()["claimOrderSQL"])
 	var counts []int
 	for i := range 3 {
-		n, err := postgres.PreparedOnConnection(ctx, uow, delivery(int64(901+i)), skus)
+		n, err := postgres.PreparedOnConnection(ctx, uow, claimText, func(ctx context.Context, r intakeports.Repositories) error {
+			_, _, err := r.Receipts.Claim(ctx, delivery(int64(901+i)), skus)
+			return err
+		})
 		if err != nil {
 			t.Fatal(err)
 		}

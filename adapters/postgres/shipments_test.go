@@ -13,6 +13,7 @@ import (
 
 	"github.com/acme3pl/fulfillment/adapters/postgres"
 	"github.com/acme3pl/fulfillment/adapters/postgres/pgtest"
+	pgshipping "github.com/acme3pl/fulfillment/adapters/postgres/shipping"
 	"github.com/acme3pl/fulfillment/adapters/system"
 	shippingapp "github.com/acme3pl/fulfillment/application/shipping"
 	"github.com/acme3pl/fulfillment/domain"
@@ -73,7 +74,7 @@ type shipUseCases struct {
 }
 
 func newShipUseCases(db *bun.DB) shipUseCases {
-	uow := postgres.NewUnitOfWork(db, postgres.ShippingRepositories)
+	uow := postgres.NewUnitOfWork(db, pgshipping.Repositories)
 	return shipUseCases{
 		create: shippingapp.NewCreateShipmentHandler(uow, system.Clock{}, system.IDs{}, domain.Sandbox),
 		submit: shippingapp.NewSubmitShipmentHandler(uow, system.Clock{}),
@@ -126,7 +127,7 @@ func shipRepoFixture(t *testing.T) (func(string) string, *bun.DB, shippingports.
 	n := shipNamer()
 	shipShipFixture(t, n)
 	db := shipDB(t, 2)
-	return n, db, postgres.NewRepositories(db, postgres.ShippingRepositories)
+	return n, db, postgres.NewRepositories(db, pgshipping.Repositories)
 }
 
 func TestShipmentRepositoryRoundTrip(t *testing.T) {
@@ -164,7 +165,7 @@ func TestShipmentRepositoryRoundTrip(t *testing.T) {
 	}
 	later := now.Add(time.Minute)
 	var updated *shipping.Shipment
-	err := postgres.NewUnitOfWork(db, postgres.ShippingRepositories).Do(ctx, func(ctx context.Context, r shippingports.Repositories) error {
+	err := postgres.NewUnitOfWork(db, pgshipping.Repositories).Do(ctx, func(ctx context.Context, r shippingports.Repositories) error {
 		var err error
 		updated, err = r.Shipments.Update(ctx, n("org_ship_repo"), spd.ID(), func(s *shipping.Shipment) error { return s.Submit(later) })
 		return err
@@ -177,7 +178,7 @@ func TestShipmentRepositoryRoundTrip(t *testing.T) {
 		t.Fatalf("after update: %+v, %v; want %+v", got, err, updated)
 	}
 	// A change that fails stores nothing, and its error comes back as it is.
-	err = postgres.NewUnitOfWork(db, postgres.ShippingRepositories).Do(ctx, func(ctx context.Context, r shippingports.Repositories) error {
+	err = postgres.NewUnitOfWork(db, pgshipping.Repositories).Do(ctx, func(ctx context.Context, r shippingports.Repositories) error {
 		_, err := r.Shipments.Update(ctx, n("org_ship_repo"), spd.ID(), func(s *shipping.Shipment) error { return s.Submit(later.Add(time.Hour)) })
 		return err
 	})
@@ -193,7 +194,7 @@ func TestShipmentRepositoryRoundTrip(t *testing.T) {
 		if _, err := repos.Shipments.Get(ctx, tt.org, tt.id); !errors.Is(err, domain.ErrNotFound) {
 			t.Fatalf("Get(%q, %q): %v, want ErrNotFound", tt.org, tt.id, err)
 		}
-		err := postgres.NewUnitOfWork(db, postgres.ShippingRepositories).Do(ctx, func(ctx context.Context, r shippingports.Repositories) error {
+		err := postgres.NewUnitOfWork(db, pgshipping.Repositories).Do(ctx, func(ctx context.Context, r shippingports.Repositories) error {
 			_, err := r.Shipments.Update(ctx, tt.org, tt.id, func(*shipping.Shipment) error { return errors.New("changed a shipment that is not there") })
 			return err
 		})
@@ -299,7 +300,7 @@ func TestShipmentUpdateHoldsTheRowUntilCommit(t *testing.T) {
 	locked, release := make(chan struct{}), make(chan struct{})
 	first := make(chan error, 1)
 	go func() {
-		first <- postgres.NewUnitOfWork(db, postgres.ShippingRepositories).Do(ctx, func(ctx context.Context, r shippingports.Repositories) error {
+		first <- postgres.NewUnitOfWork(db, pgshipping.Repositories).Do(ctx, func(ctx context.Context, r shippingports.Repositories) error {
 			_, err := r.Shipments.Update(ctx, n("org_ship_repo"), id, func(*shipping.Shipment) error {
 				close(locked)
 				<-release
@@ -316,7 +317,7 @@ func TestShipmentUpdateHoldsTheRowUntilCommit(t *testing.T) {
 	second := make(chan error, 1)
 	var secondDone atomic.Bool
 	go func() {
-		second <- postgres.NewUnitOfWork(db, postgres.ShippingRepositories).Do(ctx, func(ctx context.Context, r shippingports.Repositories) error {
+		second <- postgres.NewUnitOfWork(db, pgshipping.Repositories).Do(ctx, func(ctx context.Context, r shippingports.Repositories) error {
 			_, err := r.Shipments.Update(ctx, n("org_ship_repo"), id, unchanged)
 			secondDone.Store(true)
 			return err
@@ -334,11 +335,11 @@ func TestShipmentUpdateHoldsTheRowUntilCommit(t *testing.T) {
 		t.Fatal(err)
 	}
 	// A plain Get does not wait.
-	err := postgres.NewUnitOfWork(db, postgres.ShippingRepositories).Do(ctx, func(ctx context.Context, r shippingports.Repositories) error {
+	err := postgres.NewUnitOfWork(db, pgshipping.Repositories).Do(ctx, func(ctx context.Context, r shippingports.Repositories) error {
 		_, err := r.Shipments.Update(ctx, n("org_ship_repo"), id, func(*shipping.Shipment) error {
 			rctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 			defer cancel()
-			_, err := postgres.NewRepositories(db, postgres.ShippingRepositories).Shipments.Get(rctx, n("org_ship_repo"), id)
+			_, err := postgres.NewRepositories(db, pgshipping.Repositories).Shipments.Get(rctx, n("org_ship_repo"), id)
 			return err
 		})
 		return err

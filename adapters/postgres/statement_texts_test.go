@@ -10,7 +10,11 @@ import (
 	"testing"
 
 	"github.com/acme3pl/fulfillment/adapters/postgres"
+	pgaccess "github.com/acme3pl/fulfillment/adapters/postgres/access"
+	pgfixture "github.com/acme3pl/fulfillment/adapters/postgres/fixture"
+	pgintake "github.com/acme3pl/fulfillment/adapters/postgres/intake"
 	pgoperator "github.com/acme3pl/fulfillment/adapters/postgres/operator"
+	pgshipping "github.com/acme3pl/fulfillment/adapters/postgres/shipping"
 	pgwarehouse "github.com/acme3pl/fulfillment/adapters/postgres/warehouse"
 )
 
@@ -62,7 +66,7 @@ func TestDeclaredCommands(t *testing.T) {
 func allStatements(t *testing.T) map[string]postgres.Statement {
 	t.Helper()
 	all := postgres.KitStatements()
-	for _, pkg := range []map[string]postgres.Statement{pgoperator.Statements(), pgwarehouse.Statements()} {
+	for _, pkg := range []map[string]postgres.Statement{pgaccess.Statements(), pgfixture.Statements(), pgintake.Statements(), pgoperator.Statements(), pgshipping.Statements(), pgwarehouse.Statements()} {
 		for name := range pkg {
 			if _, ok := all[name]; ok {
 				t.Fatalf("two statements named %s", name)
@@ -75,3 +79,22 @@ func allStatements(t *testing.T) map[string]postgres.Statement {
 
 func command(s postgres.Statement) string { c, _ := postgres.Describe(s); return c }
 func text(s postgres.Statement) string    { _, t := postgres.Describe(s); return t }
+
+// TestContextOperations: TestOperation's cases of the context packages'
+// statements (adapters/postgres/<context>), most of which begin WITH.
+func TestContextOperations(t *testing.T) {
+	for _, tt := range []struct {
+		stmts map[string]postgres.Statement
+		name  string
+		want  string
+	}{
+		{pgintake.Statements(), "claimOrderSQL", "SELECT"},
+		{pgshipping.Statements(), "createPickPackSQL", "INSERT"},
+		{pgintake.Statements(), "acceptOrderSQL", "UPDATE"},
+		{pgintake.Statements(), "recordFailureSQL", "INSERT"},
+	} {
+		if s := tt.stmts[tt.name]; command(s) != tt.want || postgres.Operation(text(s)) != tt.want {
+			t.Errorf("%s: declared %s, runs %s, want %s", tt.name, command(s), postgres.Operation(text(s)), tt.want)
+		}
+	}
+}

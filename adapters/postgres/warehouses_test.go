@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/acme3pl/fulfillment/adapters/postgres"
+	pgaccess "github.com/acme3pl/fulfillment/adapters/postgres/access"
 	"github.com/acme3pl/fulfillment/adapters/postgres/pgtest"
 	"github.com/acme3pl/fulfillment/domain"
 	"github.com/acme3pl/fulfillment/ports"
@@ -41,7 +42,7 @@ func TestWarehousesListActive(t *testing.T) {
 			{Warehouse: warehouse("wh_lst_n", "Nobody's", true), Organizations: nil},                // no org
 		},
 	})
-	repo := postgres.NewRepositories(pgtest.Open(t, testDSN), postgres.AccessRepositories).Warehouses
+	repo := postgres.NewRepositories(pgtest.Open(t, testDSN), pgaccess.Repositories).Warehouses
 	ctx := context.Background()
 
 	tests := []struct {

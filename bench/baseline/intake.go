@@ -168,7 +168,7 @@ func (h *handler) accept(ctx context.Context, o order, skus []string, qty []int6
 	if o.OrderNumber != nil {
 		number = *o.OrderNumber
 	}
-	// The arguments in shipmentArgs' order (adapters/postgres/shipments.go),
+	// The arguments in shipmentArgs' order (adapters/postgres/shipping/shipments.go),
 	// then the receipt's last error and the order.
 	_, err = tx.Exec(ctx, acceptOrderSQL,
 		*warehouseID, ids, qty,

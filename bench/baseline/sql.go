@@ -65,7 +65,7 @@ func listSQL(column string, ascending, byStatus bool) string {
 	return strings.ReplaceAll(strings.Replace(pageSQL, "{ids}", ids, 1), "{order}", order)
 }
 
-// The order intake's two statements (adapters/postgres/receipts.go),
+// The order intake's two statements (adapters/postgres/intake/order_receipts.go),
 // copies of the service's claimOrderSQL and acceptOrderSQL with
 // receiptColumns written out; intake_test.go checks they are identical.
 

@@ -15,6 +15,7 @@ import (
 	"github.com/uptrace/bun"
 
 	"github.com/acme3pl/fulfillment/adapters/postgres"
+	pgfixture "github.com/acme3pl/fulfillment/adapters/postgres/fixture"
 	"github.com/acme3pl/fulfillment/bench/internal/benchdb"
 	"github.com/acme3pl/fulfillment/domain"
 	"github.com/acme3pl/fulfillment/domain/invoicing"
@@ -94,7 +95,7 @@ func gen(ctx context.Context, args []string) error {
 					invs = append(invs, inv)
 				}
 				err := db.RunInTx(ctx, &sql.TxOptions{}, func(ctx context.Context, tx bun.Tx) error {
-					_, err := postgres.SaveInvoices(ctx, tx, invs)
+					_, err := pgfixture.SaveInvoices(ctx, tx, invs)
 					return err
 				})
 				if err != nil {

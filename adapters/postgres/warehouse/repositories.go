@@ -2,6 +2,7 @@ package warehouse
 
 import (
 	"github.com/acme3pl/fulfillment/adapters/postgres"
+	pgshipping "github.com/acme3pl/fulfillment/adapters/postgres/shipping"
 	warehouseports "github.com/acme3pl/fulfillment/ports/warehouse"
 )
 
@@ -11,9 +12,9 @@ import (
 func Repositories(h postgres.Handle) warehouseports.Repositories {
 	return warehouseports.Repositories{
 		Warehouses:        postgres.Warehouses(h),
-		Inventory:         postgres.Inventory(h),
-		Shipments:         postgres.Shipments(h),
-		Stock:             postgres.Stock(h),
+		Inventory:         pgshipping.Inventory(h),
+		Shipments:         pgshipping.Shipments(h),
+		Stock:             pgshipping.Stock(h),
 		WarehouseReceipts: &ReceiptRepository{run: h.Runner()},
 		WarehouseServices: &ServiceRepository{run: h.Runner()},
 		RateCards:         postgres.RateCards(h),

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/acme3pl/fulfillment/adapters/postgres"
+	pgfixture "github.com/acme3pl/fulfillment/adapters/postgres/fixture"
 	"github.com/acme3pl/fulfillment/adapters/postgres/pgtest"
 	"github.com/acme3pl/fulfillment/application"
 	warehouseapp "github.com/acme3pl/fulfillment/application/warehouse"
@@ -84,7 +85,7 @@ func TestStockTablesHoldTheOnHandBound(t *testing.T) {
 	n := shipNamer()
 	doc := recvFixtureDoc(recvWorld{org: n("org_big"), wh: n("wh_big"), other: n("wh_big_x"), prod: n("prod_big"), ctn: n("ctn_big")}, time.Now())
 	doc.Stock[0].OnHand = whside.MaxOnHand + 1
-	err := postgres.NewUnitOfWork(db, postgres.FixtureRepositories).Do(context.Background(), func(ctx context.Context, r fixtureports.Repositories) error {
+	err := postgres.NewUnitOfWork(db, pgfixture.Repositories).Do(context.Background(), func(ctx context.Context, r fixtureports.Repositories) error {
 		_, err := r.Fixtures.Load(ctx, doc)
 		return err
 	})

@@ -1,4 +1,4 @@
-package postgres_test
+package access_test
 
 import (
 	"context"
@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/acme3pl/fulfillment/adapters/postgres"
+	pgaccess "github.com/acme3pl/fulfillment/adapters/postgres/access"
 	"github.com/acme3pl/fulfillment/adapters/postgres/pgtest"
 	"github.com/acme3pl/fulfillment/domain"
 	fixtureports "github.com/acme3pl/fulfillment/ports/fixture"
@@ -30,7 +31,7 @@ func TestOrganizationRateLimits(t *testing.T) {
 		{ID: "org_rl_fixture", Name: "Fixture limit", RateLimit: limit("50/s", 0)},
 		{ID: "org_rl_default", Name: "Default limit"},
 	}})
-	limits := postgres.NewOrganizationRateLimits(pgtest.Open(t, testDSN))
+	limits := pgaccess.NewOrganizationRateLimits(pgtest.Open(t, testDSN))
 	got, err := limits.RateLimits(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -83,11 +84,11 @@ func TestOrganizationRateLimits(t *testing.T) {
 // An organization's storefront webhook secret, from a fixture; an
 // organization without one has none.
 func TestWebhookSecretRepository(t *testing.T) {
-	org, plain := intakeOrgID(t), intakeOrgID(t)
-	intakeSeed(t, org, 0)
-	intakeSeed(t, plain, 0)
+	org, plain := orgID(t), orgID(t)
+	seedOrg(t, org)
+	seedOrg(t, plain)
 	load(t, fixtureports.Fixture{Secrets: []domain.WebhookSecret{{OrganizationID: org, Secret: "s3cret-0123456789abcdef"}}})
-	repos := postgres.NewRepositories(pgtest.Open(t, testDSN), postgres.AccessRepositories)
+	repos := postgres.NewRepositories(pgtest.Open(t, testDSN), pgaccess.Repositories)
 	if s, ok, err := repos.WebhookSecrets.WebhookSecret(context.Background(), org); err != nil || !ok || s != "s3cret-0123456789abcdef" {
 		t.Errorf("secret %q %v %v", s, ok, err)
 	}

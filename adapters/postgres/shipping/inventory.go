@@ -1,4 +1,4 @@
-package postgres
+package shipping
 
 import (
 	"context"
@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/acme3pl/fulfillment/adapters/postgres"
 	"github.com/acme3pl/fulfillment/domain"
 	"github.com/acme3pl/fulfillment/domain/shipping"
 	"github.com/acme3pl/fulfillment/ports"
@@ -37,7 +38,7 @@ func stockTable(kind shipping.ItemKind) (table, column string) {
 
 // InventoryRepository implements shippingports.InventoryRepository.
 type InventoryRepository struct {
-	run runner
+	run postgres.Runner
 }
 
 var _ shippingports.InventoryRepository = (*InventoryRepository)(nil)
@@ -46,7 +47,7 @@ var _ shippingports.InventoryRepository = (*InventoryRepository)(nil)
 // in their tables (inventoryTable, stockTable).
 type inventorySQL struct {
 	// Held as statements, so that running one converts nothing.
-	findByIDs, page, pageBySKU, levels, lock, adjust statement
+	findByIDs, page, pageBySKU, levels, lock, adjust postgres.Statement
 }
 
 func newInventorySQL(kind shipping.ItemKind) inventorySQL {
@@ -54,14 +55,14 @@ func newInventorySQL(kind shipping.ItemKind) inventorySQL {
 	stock, column := stockTable(kind)
 	return inventorySQL{
 		// $1 the organization, $2 the items' IDs.
-		findByIDs: sqlSelect(`SELECT id, organization_id, sku, name FROM ` + items + ` WHERE organization_id = $1 AND id = ANY($2::text[])`),
+		findByIDs: postgres.SQLSelect(`SELECT id, organization_id, sku, name FROM ` + items + ` WHERE organization_id = $1 AND id = ANY($2::text[])`),
 		// A page of items by SKU, one row more than the page ($3) to tell
 		// whether more follow; all of them, or the one with SKU $4.
-		page:      sqlSelect(`SELECT id, organization_id, sku, name FROM ` + items + ` WHERE organization_id = $1 ORDER BY sku, id OFFSET $2 LIMIT $3`),
-		pageBySKU: sqlSelect(`SELECT id, organization_id, sku, name FROM ` + items + ` WHERE organization_id = $1 AND sku = $4 ORDER BY sku, id OFFSET $2 LIMIT $3`),
+		page:      postgres.SQLSelect(`SELECT id, organization_id, sku, name FROM ` + items + ` WHERE organization_id = $1 ORDER BY sku, id OFFSET $2 LIMIT $3`),
+		pageBySKU: postgres.SQLSelect(`SELECT id, organization_id, sku, name FROM ` + items + ` WHERE organization_id = $1 AND sku = $4 ORDER BY sku, id OFFSET $2 LIMIT $3`),
 		// The stock of items $1 at every active warehouse available to the
 		// organization $2, zeros where the warehouse holds no row for one.
-		levels: sqlSelect(`SELECT x.item_id, w.id, w.name, coalesce(st.on_hand, 0), coalesce(st.reserved, 0)
+		levels: postgres.SQLSelect(`SELECT x.item_id, w.id, w.name, coalesce(st.on_hand, 0), coalesce(st.reserved, 0)
 FROM unnest($1::text[]) AS x (item_id)
 CROSS JOIN warehouses AS w
 JOIN warehouse_organizations AS wo ON wo.warehouse_id = w.id AND wo.organization_id = $2
@@ -70,10 +71,10 @@ WHERE w.active
 ORDER BY x.item_id, w.name, w.id`),
 		// Locks the stock rows of items $2 at warehouse $1 until the
 		// transaction ends, in item ID order.
-		lock: sqlSelect(`SELECT ` + column + `, on_hand, reserved FROM ` + stock + ` WHERE warehouse_id = $1 AND ` + column + ` = ANY($2::text[])
+		lock: postgres.SQLSelect(`SELECT ` + column + `, on_hand, reserved FROM ` + stock + ` WHERE warehouse_id = $1 AND ` + column + ` = ANY($2::text[])
 ORDER BY ` + column + ` FOR UPDATE`),
 		// Adds quantities $3 to the reservations of items $2 at warehouse $1.
-		adjust: sqlUpdate(`UPDATE ` + stock + ` AS s SET reserved = s.reserved + v.q
+		adjust: postgres.SQLUpdate(`UPDATE ` + stock + ` AS s SET reserved = s.reserved + v.q
 FROM (SELECT unnest($2::text[]) AS id, unnest($3::bigint[]) AS q) AS v
 WHERE s.warehouse_id = $1 AND s.` + column + ` = v.id`),
 	}
@@ -92,15 +93,15 @@ func inventorySQLOf(kind shipping.ItemKind) inventorySQL {
 }
 
 // items runs q, a statement of inventoryRow's columns.
-func (r *InventoryRepository) items(ctx context.Context, q statement, args ...any) ([]inventoryRow, error) {
+func (r *InventoryRepository) items(ctx context.Context, q postgres.Statement, args ...any) ([]inventoryRow, error) {
 	var rows []inventoryRow
-	err := r.run.query(ctx, q, func(sr *sql.Rows) error {
+	err := r.run.Query(ctx, q, func(sr *sql.Rows) error {
 		var row inventoryRow
 		err := sr.Scan(&row.ID, &row.OrganizationID, &row.SKU, &row.Name)
 		rows = append(rows, row)
 		return err
 	}, args...)
-	return rows, dbErr(err)
+	return rows, postgres.DBErr(err)
 }
 
 // FindByIDs returns the organization's items of kind whose ID is in ids, in
@@ -116,7 +117,7 @@ func (r *InventoryRepository) FindByIDs(ctx context.Context, organizationID stri
 	if len(valid) == 0 {
 		return out, nil
 	}
-	rows, err := r.items(ctx, inventorySQLOf(kind).findByIDs, organizationID, pgArray(valid))
+	rows, err := r.items(ctx, inventorySQLOf(kind).findByIDs, organizationID, postgres.Array(valid))
 	if err != nil {
 		return nil, err
 	}
@@ -139,7 +140,7 @@ func (r *InventoryRepository) ListStock(ctx context.Context, organizationID stri
 	if err != nil {
 		return nil, false, err
 	}
-	rows, more := trimPage(rows, page)
+	rows, more := postgres.TrimPage(rows, page)
 	out := make([]shippingports.ItemStock, len(rows))
 	if len(rows) == 0 {
 		return out, false, nil
@@ -153,7 +154,7 @@ func (r *InventoryRepository) ListStock(ctx context.Context, organizationID stri
 			Levels: []shipping.StockLevel{},
 		}
 	}
-	err = r.run.query(ctx, stmts.levels, func(sr *sql.Rows) error {
+	err = r.run.Query(ctx, stmts.levels, func(sr *sql.Rows) error {
 		var itemID string
 		var l shipping.StockLevel
 		if err := sr.Scan(&itemID, &l.Warehouse.ID, &l.Warehouse.Name, &l.OnHand, &l.Reserved); err != nil {
@@ -161,9 +162,9 @@ func (r *InventoryRepository) ListStock(ctx context.Context, organizationID stri
 		}
 		out[index[itemID]].Levels = append(out[index[itemID]].Levels, l)
 		return nil
-	}, pgArray(ids), organizationID)
+	}, postgres.Array(ids), organizationID)
 	if err != nil {
-		return nil, false, dbErr(err)
+		return nil, false, postgres.DBErr(err)
 	}
 	return out, more, nil
 }
@@ -207,8 +208,8 @@ func (r *InventoryRepository) Reserve(ctx context.Context, organizationID, wareh
 		for i, l := range lines {
 			qty[i] = l.Quantity
 		}
-		_, err := r.run.exec(ctx, sqlInsert(reserveProductsSQL), warehouseID, pgArray(ids), pgArray(qty), organizationID)
-		return dbErr(err)
+		_, err := r.run.Exec(ctx, postgres.SQLInsert(reserveProductsSQL), warehouseID, postgres.Array(ids), postgres.Array(qty), organizationID)
+		return postgres.DBErr(err)
 	}
 	stmts := inventorySQLOf(kind.Items())
 	rows, err := r.lockStock(ctx, stmts, warehouseID, ids)
@@ -248,14 +249,14 @@ func (r *InventoryRepository) Release(ctx context.Context, warehouseID string, k
 // ID order, until the transaction ends.
 func (r *InventoryRepository) lockStock(ctx context.Context, stmts inventorySQL, warehouseID string, ids []string) ([]stockLockRow, error) {
 	var rows []stockLockRow
-	err := r.run.query(ctx, stmts.lock, func(sr *sql.Rows) error {
+	err := r.run.Query(ctx, stmts.lock, func(sr *sql.Rows) error {
 		var row stockLockRow
 		err := sr.Scan(&row.ItemID, &row.OnHand, &row.Reserved)
 		rows = append(rows, row)
 		return err
-	}, warehouseID, pgArray(ids))
+	}, warehouseID, postgres.Array(ids))
 	if err != nil {
-		return nil, dbErr(err)
+		return nil, postgres.DBErr(err)
 	}
 	return rows, nil
 }
@@ -267,6 +268,6 @@ func (r *InventoryRepository) adjust(ctx context.Context, stmts inventorySQL, wa
 	for i, l := range lines {
 		ids[i], qty[i] = l.ItemID, sign*l.Quantity
 	}
-	_, err := r.run.exec(ctx, stmts.adjust, warehouseID, pgArray(ids), pgArray(qty))
-	return dbErr(err)
+	_, err := r.run.Exec(ctx, stmts.adjust, warehouseID, postgres.Array(ids), postgres.Array(qty))
+	return postgres.DBErr(err)
 }

@@ -1,4 +1,4 @@
-package postgres
+package access
 
 import (
 	"context"
@@ -7,32 +7,33 @@ import (
 
 	"github.com/uptrace/bun"
 
+	"github.com/acme3pl/fulfillment/adapters/postgres"
 	"github.com/acme3pl/fulfillment/domain"
 	accessports "github.com/acme3pl/fulfillment/ports/access"
 )
 
 // OrganizationRateLimits keeps the organizations' own rate limits in their
 // rows (migration 0016): the rate as written and its burst.
-type OrganizationRateLimits struct{ run runner }
+type OrganizationRateLimits struct{ run postgres.Runner }
 
 var _ accessports.OrganizationRateLimits = (*OrganizationRateLimits)(nil)
 
 // NewOrganizationRateLimits returns the organizations' limits on db.
 func NewOrganizationRateLimits(db bun.IDB) *OrganizationRateLimits {
-	return &OrganizationRateLimits{run: runner{db: db}}
+	return &OrganizationRateLimits{run: postgres.NewRunner(db)}
 }
 
 const (
-	setRateLimitSQL   sqlUpdate = `UPDATE organizations SET rate_limit = $2, rate_limit_burst = $3 WHERE id = $1`
-	clearRateLimitSQL sqlUpdate = `UPDATE organizations SET rate_limit = NULL, rate_limit_burst = NULL WHERE id = $1`
-	rateLimitsSQL     sqlSelect = `SELECT id, rate_limit, coalesce(rate_limit_burst, 0) FROM organizations WHERE rate_limit IS NOT NULL`
+	setRateLimitSQL   postgres.SQLUpdate = `UPDATE organizations SET rate_limit = $2, rate_limit_burst = $3 WHERE id = $1`
+	clearRateLimitSQL postgres.SQLUpdate = `UPDATE organizations SET rate_limit = NULL, rate_limit_burst = NULL WHERE id = $1`
+	rateLimitsSQL     postgres.SQLSelect = `SELECT id, rate_limit, coalesce(rate_limit_burst, 0) FROM organizations WHERE rate_limit IS NOT NULL`
 )
 
 // SetRateLimit sets an organization's own limit, or domain.ErrNotFound.
 func (r *OrganizationRateLimits) SetRateLimit(ctx context.Context, organizationID string, limit domain.RateLimit) error {
-	n, err := r.run.exec(ctx, setRateLimitSQL, organizationID, limit.Rate(), int64(limit.Burst()))
+	n, err := r.run.Exec(ctx, setRateLimitSQL, organizationID, limit.Rate(), int64(limit.Burst()))
 	if err != nil {
-		return dbErr(err)
+		return postgres.DBErr(err)
 	}
 	if n == 0 {
 		return domain.ErrNotFound
@@ -43,9 +44,9 @@ func (r *OrganizationRateLimits) SetRateLimit(ctx context.Context, organizationI
 // ClearRateLimit removes an organization's own limit, or
 // domain.ErrNotFound.
 func (r *OrganizationRateLimits) ClearRateLimit(ctx context.Context, organizationID string) error {
-	n, err := r.run.exec(ctx, clearRateLimitSQL, organizationID)
+	n, err := r.run.Exec(ctx, clearRateLimitSQL, organizationID)
 	if err != nil {
-		return dbErr(err)
+		return postgres.DBErr(err)
 	}
 	if n == 0 {
 		return domain.ErrNotFound
@@ -59,7 +60,7 @@ func (r *OrganizationRateLimits) ClearRateLimit(ctx context.Context, organizatio
 func (r *OrganizationRateLimits) RateLimits(ctx context.Context) (map[string]domain.RateLimit, error) {
 	limits := map[string]domain.RateLimit{}
 	var bad error
-	err := r.run.query(ctx, rateLimitsSQL, func(rows *sql.Rows) error {
+	err := r.run.Query(ctx, rateLimitsSQL, func(rows *sql.Rows) error {
 		var id, rate string
 		var burst int64
 		if err := rows.Scan(&id, &rate, &burst); err != nil {
@@ -73,7 +74,7 @@ func (r *OrganizationRateLimits) RateLimits(ctx context.Context) (map[string]dom
 		return nil
 	})
 	if err != nil {
-		return nil, dbErr(err)
+		return nil, postgres.DBErr(err)
 	}
 	if bad != nil {
 		return nil, bad

@@ -1,4 +1,4 @@
-package postgres
+package access
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 
 	"github.com/uptrace/bun/dialect/pgdialect"
 
+	"github.com/acme3pl/fulfillment/adapters/postgres"
 	"github.com/acme3pl/fulfillment/domain"
 	accessports "github.com/acme3pl/fulfillment/ports/access"
 )
@@ -46,7 +47,7 @@ func (r apiKeyRow) toDomain() domain.APIKey {
 }
 
 // APIKeyRepository implements accessports.APIKeyRepository.
-type APIKeyRepository struct{ run runner }
+type APIKeyRepository struct{ run postgres.Runner }
 
 var _ accessports.APIKeyRepository = (*APIKeyRepository)(nil)
 
@@ -54,21 +55,21 @@ const (
 	// apiKeyColumns are what the reads return, in scanAPIKeys' order.
 	apiKeyColumns = `id, organization_id, name, environment, prefix, hash, scopes, created_at, revoked_at`
 
-	createAPIKeySQL sqlInsert = `INSERT INTO api_keys (` + apiKeyColumns + `) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`
-	findAPIKeySQL   sqlSelect = `SELECT ` + apiKeyColumns + ` FROM api_keys WHERE hash = $1`
+	createAPIKeySQL postgres.SQLInsert = `INSERT INTO api_keys (` + apiKeyColumns + `) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`
+	findAPIKeySQL   postgres.SQLSelect = `SELECT ` + apiKeyColumns + ` FROM api_keys WHERE hash = $1`
 	// Revoking a revoked key keeps the first time.
-	revokeAPIKeySQL sqlUpdate = `WITH old AS (SELECT ` + apiKeyColumns + ` FROM api_keys WHERE id = $1 FOR UPDATE) ` +
+	revokeAPIKeySQL postgres.SQLUpdate = `WITH old AS (SELECT ` + apiKeyColumns + ` FROM api_keys WHERE id = $1 FOR UPDATE) ` +
 		`UPDATE api_keys k SET revoked_at = coalesce(k.revoked_at, now()) FROM old WHERE k.id = old.id ` +
 		`RETURNING old.id, old.organization_id, old.name, old.environment, old.prefix, old.hash, old.scopes, old.created_at, old.revoked_at`
-	organizationKeysSQL sqlSelect = `SELECT ` + apiKeyColumns + ` FROM api_keys WHERE organization_id = $1 ORDER BY created_at, id`
+	organizationKeysSQL postgres.SQLSelect = `SELECT ` + apiKeyColumns + ` FROM api_keys WHERE organization_id = $1 ORDER BY created_at, id`
 )
 
 // Create stores a new key (its hash, never its secret).
 func (r *APIKeyRepository) Create(ctx context.Context, k domain.APIKey) error {
 	row := apiKeyToRow(k)
-	_, err := r.run.exec(ctx, createAPIKeySQL, row.ID, row.OrganizationID, row.Name, row.Environment, row.Prefix,
-		row.Hash, pgArray(row.Scopes), row.CreatedAt, row.RevokedAt)
-	return dbErr(err)
+	_, err := r.run.Exec(ctx, createAPIKeySQL, row.ID, row.OrganizationID, row.Name, row.Environment, row.Prefix,
+		row.Hash, postgres.Array(row.Scopes), row.CreatedAt, row.RevokedAt)
+	return postgres.DBErr(err)
 }
 
 // FindByHash returns the key with this hash, revoked or not.
@@ -110,14 +111,14 @@ func (r *APIKeyRepository) ListByOrganization(ctx context.Context, organizationI
 }
 
 // read runs q, a statement of apiKeyColumns.
-func (r *APIKeyRepository) read(ctx context.Context, q statement, args ...any) ([]apiKeyRow, error) {
+func (r *APIKeyRepository) read(ctx context.Context, q postgres.Statement, args ...any) ([]apiKeyRow, error) {
 	var rows []apiKeyRow
-	err := r.run.query(ctx, q, func(sr *sql.Rows) error {
+	err := r.run.Query(ctx, q, func(sr *sql.Rows) error {
 		var k apiKeyRow
 		err := sr.Scan(&k.ID, &k.OrganizationID, &k.Name, &k.Environment, &k.Prefix, &k.Hash,
 			pgdialect.Array(&k.Scopes), &k.CreatedAt, &k.RevokedAt)
 		rows = append(rows, k)
 		return err
 	}, args...)
-	return rows, dbErr(err)
+	return rows, postgres.DBErr(err)
 }

@@ -1,4 +1,4 @@
-package postgres
+package intake
 
 import (
 	"context"
@@ -6,6 +6,8 @@ import (
 	"errors"
 	"time"
 
+	"github.com/acme3pl/fulfillment/adapters/postgres"
+	pgshipping "github.com/acme3pl/fulfillment/adapters/postgres/shipping"
 	"github.com/acme3pl/fulfillment/domain"
 	"github.com/acme3pl/fulfillment/domain/intake"
 	"github.com/acme3pl/fulfillment/domain/shipping"
@@ -31,24 +33,16 @@ type orderReceiptRow struct {
 func (row orderReceiptRow) toDomain() *intake.OrderReceipt {
 	return intake.RehydrateOrderReceipt(intake.OrderReceiptParams{
 		OrganizationID: row.OrganizationID, OrderID: row.OrderID, OrderNumber: row.OrderNumber,
-		Status: intake.ReceiptStatus(row.Status), Skipped: intake.SkipReason(deref(row.Skipped)), Attempts: row.Attempts,
-		LastError: deref(row.LastError), ShipmentID: deref(row.ShipmentID), TraceID: row.TraceID,
+		Status: intake.ReceiptStatus(row.Status), Skipped: intake.SkipReason(postgres.Deref(row.Skipped)), Attempts: row.Attempts,
+		LastError: postgres.Deref(row.LastError), ShipmentID: postgres.Deref(row.ShipmentID), TraceID: row.TraceID,
 		FirstReceived: row.FirstReceivedAt, LastReceived: row.LastReceivedAt, PayloadBytes: row.PayloadBytes,
 	})
 }
 
-// nullIfEmpty stores "" as NULL, as the table's checks expect.
-func nullIfEmpty(s string) *string {
-	if s == "" {
-		return nil
-	}
-	return &s
-}
-
 // OrderReceiptRepository implements intakeports.OrderReceiptRepository.
 type OrderReceiptRepository struct {
-	run    runner
-	events *txEvents // the unit of work's events, which Accept may write
+	run    postgres.Runner
+	events *postgres.TxEvents // the unit of work's events, which Accept may write
 }
 
 var _ intakeports.OrderReceiptRepository = (*OrderReceiptRepository)(nil)
@@ -79,7 +73,7 @@ const receiptColumns = `organization_id, order_id, order_number, status, skipped
 // is when it began to wait (READ COMMITTED allows either). The statement
 // returns the claimed receipt once per product found (once with NULLs when
 // none is), with the warehouse's ID and name, NULL when there is none.
-const claimOrderSQL sqlSelect = `WITH claimed AS (
+const claimOrderSQL postgres.SQLSelect = `WITH claimed AS (
 	INSERT INTO order_receipts AS r
 		(organization_id, order_id, order_number, status, attempts, trace_id, first_received_at, last_received_at)
 	VALUES ($1, $2, $3, 'processing', 1, $4, $5, $5)
@@ -121,7 +115,7 @@ func (r *OrderReceiptRepository) Claim(ctx context.Context, d intake.OrderDelive
 		n   int
 		res = intakeports.OrderResolution{Products: make(map[string]shipping.InventoryItem, len(skus))}
 	)
-	err := r.run.query(ctx, claimOrderSQL, func(rows *sql.Rows) error {
+	err := r.run.Query(ctx, claimOrderSQL, func(rows *sql.Rows) error {
 		n++
 		var productID, sku, name, warehouseID, warehouseName sql.NullString
 		if err := scanReceipt(rows, &row, &productID, &sku, &name, &warehouseID, &warehouseName); err != nil {
@@ -135,9 +129,9 @@ func (r *OrderReceiptRepository) Claim(ctx context.Context, d intake.OrderDelive
 			res.Warehouse = &domain.WarehouseRef{ID: warehouseID.String, Name: warehouseName.String}
 		}
 		return nil
-	}, d.OrganizationID, d.OrderID, d.OrderNumber, d.TraceID, d.ReceivedAt, pgArray(skus))
+	}, d.OrganizationID, d.OrderID, d.OrderNumber, d.TraceID, d.ReceivedAt, postgres.Array(skus))
 	if err != nil {
-		return nil, intakeports.OrderResolution{}, dbErr(err)
+		return nil, intakeports.OrderResolution{}, postgres.DBErr(err)
 	}
 	if n == 0 {
 		return nil, intakeports.OrderResolution{}, errors.New("claim order receipt: no row returned")
@@ -156,17 +150,17 @@ func scanReceipt(rows *sql.Rows, row *orderReceiptRow, more ...any) error {
 // finishReceiptSQL also sets the kept body: the delivery's after a
 // failure, NULL after a success — which deletes a body an earlier failure
 // kept, in the statement that records the success (no statement more).
-const finishReceiptSQL sqlUpdate = `UPDATE order_receipts
+const finishReceiptSQL postgres.SQLUpdate = `UPDATE order_receipts
 	SET status = $1, skipped = $2, last_error = $3, shipment_id = $4, payload = $7
 	WHERE organization_id = $5 AND order_id = $6`
 
 // Finish implements intakeports.OrderReceiptRepository.
 func (r *OrderReceiptRepository) Finish(ctx context.Context, rec *intake.OrderReceipt) error {
-	n, err := r.run.exec(ctx, finishReceiptSQL,
-		string(rec.Status()), nullIfEmpty(string(rec.Skipped())), nullIfEmpty(rec.LastError()), nullIfEmpty(rec.ShipmentID()),
+	n, err := r.run.Exec(ctx, finishReceiptSQL,
+		string(rec.Status()), postgres.NullIfEmpty(string(rec.Skipped())), postgres.NullIfEmpty(rec.LastError()), postgres.NullIfEmpty(rec.ShipmentID()),
 		rec.OrganizationID(), rec.OrderID(), rec.Payload())
 	if err != nil {
-		return dbErr(err)
+		return postgres.DBErr(err)
 	}
 	if n != 1 {
 		return errors.New("finish order receipt: the claimed receipt is gone")
@@ -185,20 +179,20 @@ func (r *OrderReceiptRepository) Finish(ctx context.Context, rec *intake.OrderRe
 // The foreign keys between the new rows are checked at the statement's
 // end, when all are there. It affects one row, the receipt's. Its whole
 // text, as it runs: testdata/statements.golden (a test keeps it current).
-const acceptOrderSQL sqlUpdate = `WITH ` + acceptOrderCTEs
+const acceptOrderSQL postgres.SQLUpdate = `WITH ` + acceptOrderCTEs
 
 // acceptOrderWithEventSQL is acceptOrderSQL writing the transaction's event
 // too (shipment.created, $27 … $32): with events on, the intake's success
 // path runs no statement more.
-const acceptOrderWithEventSQL sqlUpdate = `WITH ` + insertEventCTE + `, ` + acceptOrderCTEs
+const acceptOrderWithEventSQL postgres.SQLUpdate = `WITH ` + postgres.InsertEventCTE + `, ` + acceptOrderCTEs
 
 // acceptOrderCTEs is acceptOrderSQL after its WITH.
 const acceptOrderCTEs = `reserved AS (
-	` + reserveProductsSQL + `
+	` + pgshipping.ReserveProductsSQL + `
 ), new_shipment AS (
-	` + insertShipmentSQL + `
+	` + pgshipping.InsertShipmentSQL + `
 ), new_items AS (
-	` + insertShipmentItemsSQL + `
+	` + pgshipping.InsertShipmentItemsSQL + `
 )
 UPDATE order_receipts SET status = 'succeeded', skipped = NULL, last_error = $25, shipment_id = $5, payload = NULL
 WHERE organization_id = $4 AND order_id = $26`
@@ -209,13 +203,13 @@ func (r *OrderReceiptRepository) Accept(ctx context.Context, rec *intake.OrderRe
 		rec.Status() != intake.ReceiptSucceeded || rec.ShipmentID() != s.ID() || rec.OrganizationID() != s.OrganizationID() {
 		return errors.New("accept order: not a pending Pick & Pack shipment of the receipt's success")
 	}
-	text, args := statement(acceptOrderSQL), append(shipmentArgs(s), nullIfEmpty(rec.LastError()), rec.OrderID())
-	if ev := r.events.takeOne(); ev != nil {
-		text, args = acceptOrderWithEventSQL, append(args, ev.args()...)
+	text, args := postgres.Statement(acceptOrderSQL), append(pgshipping.ShipmentArgs(s), postgres.NullIfEmpty(rec.LastError()), rec.OrderID())
+	if ev := r.events.TakeOne(); ev != nil {
+		text, args = acceptOrderWithEventSQL, append(args, ev.Args()...)
 	}
-	n, err := r.run.exec(ctx, text, args...)
+	n, err := r.run.Exec(ctx, text, args...)
 	if err != nil {
-		return dbErr(err)
+		return postgres.DBErr(err)
 	}
 	if n != 1 {
 		return errors.New("accept order: the claimed receipt is gone")
@@ -226,7 +220,7 @@ func (r *OrderReceiptRepository) Accept(ctx context.Context, rec *intake.OrderRe
 // recordFailureSQL is intake.RecordFailedDelivery in one statement: a
 // failed attempt counted, its body kept, a succeeded receipt left alone
 // (the WHERE of DO UPDATE).
-const recordFailureSQL sqlInsert = `INSERT INTO order_receipts AS r
+const recordFailureSQL postgres.SQLInsert = `INSERT INTO order_receipts AS r
 	(organization_id, order_id, order_number, status, attempts, last_error, trace_id, first_received_at, last_received_at, payload)
 VALUES ($1, $2, $3, 'failed', 1, $4, $5, $6, $6, $7)
 ON CONFLICT (organization_id, order_id) DO UPDATE SET
@@ -243,7 +237,7 @@ RETURNING ` + receiptReadColumns
 // RecordFailure implements intakeports.OrderReceiptRepository.
 func (r *OrderReceiptRepository) RecordFailure(ctx context.Context, d intake.OrderDelivery, code string) (*intake.OrderReceipt, error) {
 	var rec *intake.OrderReceipt
-	err := r.run.query(ctx, recordFailureSQL, func(rows *sql.Rows) error {
+	err := r.run.Query(ctx, recordFailureSQL, func(rows *sql.Rows) error {
 		var row orderReceiptRow
 		if err := scanReceiptRead(rows, &row); err != nil {
 			return err
@@ -252,12 +246,12 @@ func (r *OrderReceiptRepository) RecordFailure(ctx context.Context, d intake.Ord
 		return nil
 	}, d.OrganizationID, d.OrderID, d.OrderNumber, code, d.TraceID, d.ReceivedAt, d.Payload)
 	if err != nil {
-		return nil, dbErr(err)
+		return nil, postgres.DBErr(err)
 	}
 	return rec, nil
 }
 
-const getReceiptSQL sqlSelect = `SELECT ` + receiptReadColumns + ` FROM order_receipts WHERE organization_id = $1 AND order_id = $2`
+const getReceiptSQL postgres.SQLSelect = `SELECT ` + receiptReadColumns + ` FROM order_receipts WHERE organization_id = $1 AND order_id = $2`
 
 // Get implements intakeports.OrderReceiptRepository: domain.ErrNotFound when the
 // organization has no receipt of the order.
@@ -266,10 +260,10 @@ func (r *OrderReceiptRepository) Get(ctx context.Context, organizationID string,
 		row orderReceiptRow
 		n   int
 	)
-	err := r.run.query(ctx, getReceiptSQL, func(rows *sql.Rows) error { n++; return scanReceiptRead(rows, &row) },
+	err := r.run.Query(ctx, getReceiptSQL, func(rows *sql.Rows) error { n++; return scanReceiptRead(rows, &row) },
 		organizationID, orderID)
 	if err != nil {
-		return nil, dbErr(err)
+		return nil, postgres.DBErr(err)
 	}
 	if n == 0 {
 		return nil, domain.ErrNotFound
@@ -295,7 +289,7 @@ func scanReceiptRead(rows *sql.Rows, row *orderReceiptRow, more ...any) error {
 
 // listReceiptsSQL pages the organization's receipts, latest delivery first.
 // A NULL filter does not filter.
-const listReceiptsSQL sqlSelect = `SELECT ` + receiptReadColumns + `
+const listReceiptsSQL postgres.SQLSelect = `SELECT ` + receiptReadColumns + `
 FROM order_receipts
 WHERE organization_id = $1
 	AND ($2::text IS NULL OR status = $2)
@@ -308,22 +302,22 @@ func (r *OrderReceiptRepository) List(ctx context.Context, organizationID string
 	page ports.Page,
 ) ([]*intake.OrderReceipt, bool, error) {
 	var out []*intake.OrderReceipt
-	err := r.run.query(ctx, listReceiptsSQL, func(rows *sql.Rows) error {
+	err := r.run.Query(ctx, listReceiptsSQL, func(rows *sql.Rows) error {
 		var row orderReceiptRow
 		if err := scanReceiptRead(rows, &row); err != nil {
 			return err
 		}
 		out = append(out, row.toDomain())
 		return nil
-	}, organizationID, nullIfEmpty(string(filter.Status)), nullIfEmpty(filter.Error), page.Skip, page.Take+1)
+	}, organizationID, postgres.NullIfEmpty(string(filter.Status)), postgres.NullIfEmpty(filter.Error), page.Skip, page.Take+1)
 	if err != nil {
-		return nil, false, dbErr(err)
+		return nil, false, postgres.DBErr(err)
 	}
-	out, more := trimPage(out, page)
+	out, more := postgres.TrimPage(out, page)
 	return out, more, nil
 }
 
-const getReceiptWithPayloadSQL sqlSelect = `SELECT ` + receiptReadColumns + `, payload FROM order_receipts
+const getReceiptWithPayloadSQL postgres.SQLSelect = `SELECT ` + receiptReadColumns + `, payload FROM order_receipts
 WHERE organization_id = $1 AND order_id = $2`
 
 // GetWithPayload implements intakeports.OrderReceiptRepository.
@@ -333,10 +327,10 @@ func (r *OrderReceiptRepository) GetWithPayload(ctx context.Context, organizatio
 		payload []byte
 		n       int
 	)
-	err := r.run.query(ctx, getReceiptWithPayloadSQL, func(rows *sql.Rows) error { n++; return scanReceiptRead(rows, &row, &payload) },
+	err := r.run.Query(ctx, getReceiptWithPayloadSQL, func(rows *sql.Rows) error { n++; return scanReceiptRead(rows, &row, &payload) },
 		organizationID, orderID)
 	if err != nil {
-		return nil, nil, dbErr(err)
+		return nil, nil, postgres.DBErr(err)
 	}
 	if n == 0 {
 		return nil, nil, domain.ErrNotFound
@@ -346,7 +340,7 @@ func (r *OrderReceiptRepository) GetWithPayload(ctx context.Context, organizatio
 
 // listKeptSQL walks the organization's failed orders that keep their body,
 // on the partial index order_receipts_kept_idx.
-const listKeptSQL sqlSelect = `SELECT order_id FROM order_receipts
+const listKeptSQL postgres.SQLSelect = `SELECT order_id FROM order_receipts
 WHERE organization_id = $1 AND payload IS NOT NULL AND status = 'failed' AND order_id > $2
   AND ($4 = '' OR last_error = $4)
 ORDER BY order_id
@@ -355,7 +349,7 @@ LIMIT $3`
 // ListKept implements intakeports.OrderReceiptRepository.
 func (r *OrderReceiptRepository) ListKept(ctx context.Context, organizationID, code string, after int64, limit int) ([]int64, error) {
 	var ids []int64
-	err := r.run.query(ctx, listKeptSQL, func(rows *sql.Rows) error {
+	err := r.run.Query(ctx, listKeptSQL, func(rows *sql.Rows) error {
 		var id int64
 		if err := rows.Scan(&id); err != nil {
 			return err
@@ -363,7 +357,7 @@ func (r *OrderReceiptRepository) ListKept(ctx context.Context, organizationID, c
 		ids = append(ids, id)
 		return nil
 	}, organizationID, after, limit, code)
-	return ids, dbErr(err)
+	return ids, postgres.DBErr(err)
 }
 
 // purgePayloadsSQL deletes a batch of kept bodies past retention. SKIP
@@ -372,7 +366,7 @@ func (r *OrderReceiptRepository) ListKept(ctx context.Context, organizationID, c
 // is never held up by a purge. The batch is chosen once (MATERIALIZED),
 // and the UPDATE checks the body again, so that a row another purge
 // emptied between the two is neither emptied again nor counted twice.
-const purgePayloadsSQL sqlUpdate = `WITH old AS MATERIALIZED (
+const purgePayloadsSQL postgres.SQLUpdate = `WITH old AS MATERIALIZED (
 	SELECT organization_id, order_id FROM order_receipts
 	WHERE payload IS NOT NULL AND last_received_at < $1
 	LIMIT $2
@@ -384,14 +378,14 @@ WHERE r.organization_id = old.organization_id AND r.order_id = old.order_id AND 
 
 // PurgePayloads implements intakeports.OrderReceiptRepository.
 func (r *OrderReceiptRepository) PurgePayloads(ctx context.Context, cutoff time.Time, limit int) (int, error) {
-	n, err := r.run.exec(ctx, purgePayloadsSQL, cutoff, limit)
-	return int(n), dbErr(err)
+	n, err := r.run.Exec(ctx, purgePayloadsSQL, cutoff, limit)
+	return int(n), postgres.DBErr(err)
 }
 
 // failedOrderStatsSQL counts, on the partial index order_receipts_kept_idx:
 // its cost grows with the number of kept bodies, not with the number of
 // orders.
-const failedOrderStatsSQL sqlSelect = `SELECT coalesce(last_error, ''), count(*), min(first_received_at)
+const failedOrderStatsSQL postgres.SQLSelect = `SELECT coalesce(last_error, ''), count(*), min(first_received_at)
 FROM order_receipts
 WHERE payload IS NOT NULL AND status = 'failed'
 GROUP BY 1`
@@ -399,7 +393,7 @@ GROUP BY 1`
 // FailedOrderStats implements intakeports.OrderReceiptRepository.
 func (r *OrderReceiptRepository) FailedOrderStats(ctx context.Context) (intakeports.FailedOrderStats, error) {
 	stats := intakeports.FailedOrderStats{ByCode: map[string]int{}}
-	err := r.run.query(ctx, failedOrderStatsSQL, func(rows *sql.Rows) error {
+	err := r.run.Query(ctx, failedOrderStatsSQL, func(rows *sql.Rows) error {
 		var (
 			code   string
 			count  int
@@ -415,7 +409,7 @@ func (r *OrderReceiptRepository) FailedOrderStats(ctx context.Context) (intakepo
 		return nil
 	})
 	if err != nil {
-		return intakeports.FailedOrderStats{}, dbErr(err)
+		return intakeports.FailedOrderStats{}, postgres.DBErr(err)
 	}
 	return stats, nil
 }

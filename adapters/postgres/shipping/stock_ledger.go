@@ -1,4 +1,4 @@
-package postgres
+package shipping
 
 import (
 	"context"
@@ -11,6 +11,7 @@ import (
 
 	"github.com/uptrace/bun/driver/pgdriver"
 
+	"github.com/acme3pl/fulfillment/adapters/postgres"
 	"github.com/acme3pl/fulfillment/domain/shipping"
 	"github.com/acme3pl/fulfillment/domain/warehouse"
 	"github.com/acme3pl/fulfillment/ports"
@@ -21,7 +22,7 @@ import (
 // balances of product_stock and carton_stock: every change of on hand goes
 // through Move, so that a balance is always the sum of its movements.
 type StockLedger struct {
-	run runner
+	run postgres.Runner
 }
 
 var _ shippingports.StockLedger = (*StockLedger)(nil)
@@ -56,7 +57,7 @@ const movementsCTE = `movements AS (
 // as much as on hand for $10, never below zero), the missing balances
 // made. The proposed row of an upsert is checked before its conflict is
 // found, so it carries max(delta, 0) and the update adds the real delta.
-var moveStockSQL = sqlSelect(`WITH deltas AS (
+var moveStockSQL = postgres.SQLSelect(`WITH deltas AS (
 	SELECT v.kind, v.item, v.quantity FROM unnest($7::text[], $8::text[], $9::bigint[]) AS v(kind, item, quantity)
 ), sums AS (
 	SELECT kind, item, sum(quantity)::bigint AS quantity FROM deltas GROUP BY kind, item
@@ -134,7 +135,7 @@ func (l *StockLedger) Move(ctx context.Context, c shipping.StockChange) error {
 	}
 	var short *shipping.OnHandShortageError
 	var over *warehouse.OnHandBoundError
-	err := l.run.query(ctx, moveStockSQL, func(rows *sql.Rows) error {
+	err := l.run.Query(ctx, moveStockSQL, func(rows *sql.Rows) error {
 		var why, kind string
 		var it shipping.StockShortage
 		if err := rows.Scan(&why, &kind, &it.ItemID, &it.SKU, &it.Requested, &it.Available); err != nil {
@@ -155,7 +156,7 @@ func (l *StockLedger) Move(ctx context.Context, c shipping.StockChange) error {
 		}
 		return nil
 	}, c.OrganizationID, c.WarehouseID, string(c.Reason), c.ReceiptID, c.ShipmentID, c.OccurredAt,
-		pgArray(kinds), pgArray(items), pgArray(qty), c.ConsumesReserved)
+		postgres.Array(kinds), postgres.Array(items), postgres.Array(qty), c.ConsumesReserved)
 	if err := stockCheckErr(err); err != nil {
 		return err
 	}
@@ -175,7 +176,7 @@ func (l *StockLedger) Move(ctx context.Context, c shipping.StockChange) error {
 func stockCheckErr(err error) error {
 	var pgErr pgdriver.Error
 	if !errors.As(err, &pgErr) || pgErr.Field('C') != "23514" || (pgErr.Field('t') != "product_stock" && pgErr.Field('t') != "carton_stock") {
-		return dbErr(err)
+		return postgres.DBErr(err)
 	}
 	if strings.HasSuffix(pgErr.Field('n'), "_on_hand_bound") {
 		return &warehouse.OnHandBoundError{}
@@ -186,7 +187,7 @@ func stockCheckErr(err error) error {
 // onHandAtSQL sums the organization's ($1) movements strictly before $2 per
 // warehouse and item (stock_movements_organization_time_idx), leaving out
 // the items that held none.
-const onHandAtSQL sqlSelect = `SELECT warehouse_id, CASE WHEN product_id IS NULL THEN 'carton' ELSE 'product' END AS kind,
+const onHandAtSQL postgres.SQLSelect = `SELECT warehouse_id, CASE WHEN product_id IS NULL THEN 'carton' ELSE 'product' END AS kind,
 	coalesce(product_id, carton_id) AS item, sum(quantity)::bigint
 FROM stock_movements
 WHERE organization_id = $1 AND occurred_at < $2
@@ -197,7 +198,7 @@ ORDER BY warehouse_id, kind, item`
 // OnHandAt implements shippingports.StockLedger.
 func (l *StockLedger) OnHandAt(ctx context.Context, organizationID string, at time.Time) ([]shipping.OnHand, error) {
 	out := []shipping.OnHand{}
-	err := l.run.query(ctx, onHandAtSQL, func(rows *sql.Rows) error {
+	err := l.run.Query(ctx, onHandAtSQL, func(rows *sql.Rows) error {
 		var o shipping.OnHand
 		var kind string
 		if err := rows.Scan(&o.WarehouseID, &kind, &o.ItemID, &o.Quantity); err != nil {
@@ -208,7 +209,7 @@ func (l *StockLedger) OnHandAt(ctx context.Context, organizationID string, at ti
 		return nil
 	}, organizationID, at)
 	if err != nil {
-		return nil, dbErr(err)
+		return nil, postgres.DBErr(err)
 	}
 	return out, nil
 }
@@ -217,11 +218,11 @@ func (l *StockLedger) OnHandAt(ctx context.Context, organizationID string, at ti
 // stock_movements_item_idx, a shipment's on stock_movements_shipment_idx
 // (migration 0022).
 const (
-	itemMovementsSQL sqlSelect = `SELECT warehouse_id, coalesce(product_id, carton_id), quantity, reason, coalesce(receipt_id, ''),
+	itemMovementsSQL postgres.SQLSelect = `SELECT warehouse_id, coalesce(product_id, carton_id), quantity, reason, coalesce(receipt_id, ''),
 	coalesce(shipment_id, ''), occurred_at
 FROM stock_movements WHERE organization_id = $1 AND coalesce(product_id, carton_id) = $2
 ORDER BY occurred_at DESC, id DESC LIMIT $3 OFFSET $4`
-	shipmentMovementsSQL sqlSelect = `SELECT warehouse_id, coalesce(product_id, carton_id), quantity, reason, coalesce(receipt_id, ''),
+	shipmentMovementsSQL postgres.SQLSelect = `SELECT warehouse_id, coalesce(product_id, carton_id), quantity, reason, coalesce(receipt_id, ''),
 	coalesce(shipment_id, ''), occurred_at
 FROM stock_movements WHERE shipment_id = $2 AND organization_id = $1
 ORDER BY occurred_at DESC, id DESC LIMIT $3 OFFSET $4`
@@ -234,7 +235,7 @@ func (l *StockLedger) Movements(ctx context.Context, q shippingports.StockMoveme
 		stmt, key = shipmentMovementsSQL, q.ShipmentID
 	}
 	var out []shippingports.StockMovement
-	err := l.run.query(ctx, stmt, func(rows *sql.Rows) error {
+	err := l.run.Query(ctx, stmt, func(rows *sql.Rows) error {
 		var m shippingports.StockMovement
 		if err := rows.Scan(&m.WarehouseID, &m.ItemID, &m.Quantity, &m.Reason, &m.ReceiptID, &m.ShipmentID, &m.OccurredAt); err != nil {
 			return err
@@ -244,7 +245,7 @@ func (l *StockLedger) Movements(ctx context.Context, q shippingports.StockMoveme
 		return nil
 	}, q.OrganizationID, key, page.Take+1, page.Skip)
 	if err != nil {
-		return nil, false, dbErr(err)
+		return nil, false, postgres.DBErr(err)
 	}
 	more := len(out) > page.Take
 	if more {

@@ -1,10 +1,11 @@
-package postgres
+package shipping
 
 import (
 	"context"
 	"database/sql"
 	"time"
 
+	"github.com/acme3pl/fulfillment/adapters/postgres"
 	"github.com/acme3pl/fulfillment/domain"
 	"github.com/acme3pl/fulfillment/domain/shipping"
 	"github.com/acme3pl/fulfillment/ports"
@@ -42,7 +43,7 @@ type shipmentRow struct {
 
 // ShipmentRepository implements shippingports.ShipmentRepository.
 type ShipmentRepository struct {
-	run runner
+	run postgres.Runner
 }
 
 var _ shippingports.ShipmentRepository = (*ShipmentRepository)(nil)
@@ -75,11 +76,11 @@ const (
 	// one statement, one round trip: the shipment row in a CTE, its lines
 	// in the main insert (foreign keys are checked at the statement's end,
 	// when both are there).
-	createPickPackSQL sqlInsert = `WITH new_shipment AS (
+	createPickPackSQL postgres.SQLInsert = `WITH new_shipment AS (
 	` + insertShipmentSQL + `
 )
 ` + insertShipmentItemsSQL
-	createSPDSQL sqlInsert = `WITH new_shipment AS (
+	createSPDSQL postgres.SQLInsert = `WITH new_shipment AS (
 	` + insertShipmentSQL + `
 )
 ` + insertShipmentCartonsSQL
@@ -87,12 +88,12 @@ const (
 
 // Create inserts the shipment and its lines.
 func (r *ShipmentRepository) Create(ctx context.Context, s *shipping.Shipment) error {
-	q := statement(createPickPackSQL)
+	q := postgres.Statement(createPickPackSQL)
 	if s.Kind() == shipping.SPD {
 		q = createSPDSQL
 	}
-	_, err := r.run.exec(ctx, q, shipmentArgs(s)...)
-	return dbErr(err)
+	_, err := r.run.Exec(ctx, q, shipmentArgs(s)...)
+	return postgres.DBErr(err)
 }
 
 // shipmentArgs are the values of $1 … $24 of the statements that insert a
@@ -109,7 +110,7 @@ func shipmentArgs(s *shipping.Shipment) []any {
 		ids[i], qty[i] = l.ItemID, l.Quantity
 	}
 	return []any{
-		row.WarehouseID, pgArray(ids), pgArray(qty),
+		row.WarehouseID, postgres.Array(ids), postgres.Array(qty),
 		row.OrganizationID, row.ID, row.Kind, row.Status, row.ShippingName, row.ShippingCompany,
 		row.ShippingAddress1, row.ShippingAddress2, row.ShippingCity, row.ShippingState, row.ShippingZip,
 		row.ShippingCountry, row.ShippingPhone, row.Notes, row.SourceType, row.SourceOrderID, row.SourceOrderNumber,
@@ -120,7 +121,7 @@ func shipmentArgs(s *shipping.Shipment) []any {
 // updateShipmentSQL stores a shipment's state after any transition (the
 // one UPDATE of shipments): its status and times, and its tracking once
 // shipped.
-const updateShipmentSQL sqlUpdate = `UPDATE shipments SET status = $1, updated_at = $2, submitted_at = $3, shipped_at = $4,
+const updateShipmentSQL postgres.SQLUpdate = `UPDATE shipments SET status = $1, updated_at = $2, submitted_at = $3, shipped_at = $4,
 	tracking_carrier = $5, tracking_number = $6
 WHERE organization_id = $7 AND id = $8`
 
@@ -139,7 +140,7 @@ func (r *ShipmentRepository) UpdateAtWarehouse(ctx context.Context, warehouseID,
 // update locks the shipment with lock (lockShipmentSQL or
 // lockShipmentAtWarehouseSQL, whose $1 is key), runs change and writes
 // the new state, unless change left the shipment as it was.
-func (r *ShipmentRepository) update(ctx context.Context, lock statement, key, id string, change func(*shipping.Shipment) error) (*shipping.Shipment, error) {
+func (r *ShipmentRepository) update(ctx context.Context, lock postgres.Statement, key, id string, change func(*shipping.Shipment) error) (*shipping.Shipment, error) {
 	s, err := r.get(ctx, lock, key, id)
 	if err != nil {
 		return nil, err
@@ -152,10 +153,10 @@ func (r *ShipmentRepository) update(ctx context.Context, lock statement, key, id
 		return s, nil
 	}
 	row := shipmentToRow(s)
-	n, err := r.run.exec(ctx, updateShipmentSQL, row.Status, row.UpdatedAt, row.SubmittedAt, row.ShippedAt,
+	n, err := r.run.Exec(ctx, updateShipmentSQL, row.Status, row.UpdatedAt, row.SubmittedAt, row.ShippedAt,
 		row.TrackingCarrier, row.TrackingNumber, row.OrganizationID, row.ID)
 	if err != nil {
-		return nil, dbErr(err)
+		return nil, postgres.DBErr(err)
 	}
 	if n == 0 {
 		return nil, domain.ErrNotFound
@@ -171,7 +172,7 @@ const (
 	s.shipping_company, s.shipping_address1, s.shipping_address2, s.shipping_city, s.shipping_state, s.shipping_zip,
 	s.shipping_country, s.shipping_phone, s.notes, s.source_type, s.source_order_id, s.source_order_number, s.test,
 	s.created_at, s.updated_at, s.submitted_at, s.shipped_at, s.tracking_carrier, s.tracking_number`
-	selectShipmentsSQL sqlSelect = `SELECT ` + shipmentColumns + `
+	selectShipmentsSQL postgres.SQLSelect = `SELECT ` + shipmentColumns + `
 FROM shipments AS s JOIN warehouses AS w ON w.id = s.warehouse_id`
 )
 
@@ -187,15 +188,15 @@ func scanShipment(rows *sql.Rows, more ...any) (shipmentRow, error) {
 }
 
 const (
-	getShipmentSQL  sqlSelect = selectShipmentsSQL + ` WHERE s.organization_id = $1 AND s.id = $2`
-	lockShipmentSQL sqlSelect = getShipmentSQL + ` FOR UPDATE OF s`
+	getShipmentSQL  postgres.SQLSelect = selectShipmentsSQL + ` WHERE s.organization_id = $1 AND s.id = $2`
+	lockShipmentSQL postgres.SQLSelect = getShipmentSQL + ` FOR UPDATE OF s`
 	// The warehouse's side finds a shipment by the warehouse it is at ($1).
-	lockShipmentAtWarehouseSQL sqlSelect = selectShipmentsSQL + ` WHERE s.warehouse_id = $1 AND s.id = $2 FOR UPDATE OF s`
+	lockShipmentAtWarehouseSQL postgres.SQLSelect = selectShipmentsSQL + ` WHERE s.warehouse_id = $1 AND s.id = $2 FOR UPDATE OF s`
 
 	// A page of shipments, newest first, one row more than the page ($3)
 	// to tell whether more follow; with a status ($4) or without.
-	listShipmentsSQL         sqlSelect = selectShipmentsSQL + ` WHERE s.organization_id = $1 ORDER BY s.created_at DESC, s.id DESC OFFSET $2 LIMIT $3`
-	listShipmentsByStatusSQL sqlSelect = selectShipmentsSQL + ` WHERE s.organization_id = $1 AND s.status = $4 ORDER BY s.created_at DESC, s.id DESC OFFSET $2 LIMIT $3`
+	listShipmentsSQL         postgres.SQLSelect = selectShipmentsSQL + ` WHERE s.organization_id = $1 ORDER BY s.created_at DESC, s.id DESC OFFSET $2 LIMIT $3`
+	listShipmentsByStatusSQL postgres.SQLSelect = selectShipmentsSQL + ` WHERE s.organization_id = $1 AND s.status = $4 ORDER BY s.created_at DESC, s.id DESC OFFSET $2 LIMIT $3`
 )
 
 // Get returns the organization's shipment with its warehouse name and lines.
@@ -206,7 +207,7 @@ func (r *ShipmentRepository) Get(ctx context.Context, organizationID, id string)
 // List returns a page of the organization's shipments, newest first, with
 // their lines: two round trips at most (the page, then its lines per kind).
 func (r *ShipmentRepository) List(ctx context.Context, organizationID string, filter shippingports.ShipmentFilter, page ports.Page) ([]*shipping.Shipment, bool, error) {
-	q, args := statement(listShipmentsSQL), []any{organizationID, page.Skip, page.Take + 1}
+	q, args := postgres.Statement(listShipmentsSQL), []any{organizationID, page.Skip, page.Take + 1}
 	if filter.Status != "" {
 		q, args = listShipmentsByStatusSQL, append(args, string(filter.Status))
 	}
@@ -214,7 +215,7 @@ func (r *ShipmentRepository) List(ctx context.Context, organizationID string, fi
 	if err != nil {
 		return nil, false, err
 	}
-	rows, more := trimPage(rows, page)
+	rows, more := postgres.TrimPage(rows, page)
 	if len(rows) == 0 {
 		return []*shipping.Shipment{}, false, nil
 	}
@@ -229,7 +230,7 @@ func (r *ShipmentRepository) List(ctx context.Context, organizationID string, fi
 // warehouse $1, oldest submission first, with their organization's name,
 // one row more than the page ($4) to tell whether more follow: a range of
 // the index shipments_warehouse_queue_idx.
-const listAtWarehouseSQL sqlSelect = `SELECT ` + shipmentColumns + `, o.name
+const listAtWarehouseSQL postgres.SQLSelect = `SELECT ` + shipmentColumns + `, o.name
 FROM shipments AS s JOIN warehouses AS w ON w.id = s.warehouse_id JOIN organizations AS o ON o.id = s.organization_id
 WHERE s.warehouse_id = $1 AND s.status = $2 AND s.submitted_at IS NOT NULL
 ORDER BY s.submitted_at, s.id OFFSET $3 LIMIT $4`
@@ -241,16 +242,16 @@ func (r *ShipmentRepository) ListAtWarehouse(ctx context.Context, warehouseID st
 		rows  []shipmentRow
 		names []string
 	)
-	err := r.run.query(ctx, listAtWarehouseSQL, func(sr *sql.Rows) error {
+	err := r.run.Query(ctx, listAtWarehouseSQL, func(sr *sql.Rows) error {
 		var name string
 		row, err := scanShipment(sr, &name)
 		rows, names = append(rows, row), append(names, name)
 		return err
 	}, warehouseID, string(status), page.Skip, page.Take+1)
 	if err != nil {
-		return nil, false, dbErr(err)
+		return nil, false, postgres.DBErr(err)
 	}
-	rows, more := trimPage(rows, page)
+	rows, more := postgres.TrimPage(rows, page)
 	out := make([]shippingports.WarehouseShipment, len(rows))
 	if len(rows) == 0 {
 		return out, false, nil
@@ -267,7 +268,7 @@ func (r *ShipmentRepository) ListAtWarehouse(ctx context.Context, warehouseID st
 
 // get reads one shipment with q (getShipmentSQL, lockShipmentSQL: $1 the
 // organization; lockShipmentAtWarehouseSQL: $1 the warehouse).
-func (r *ShipmentRepository) get(ctx context.Context, q statement, key, id string) (*shipping.Shipment, error) {
+func (r *ShipmentRepository) get(ctx context.Context, q postgres.Statement, key, id string) (*shipping.Shipment, error) {
 	rows, err := r.read(ctx, q, key, id)
 	if err != nil {
 		return nil, err
@@ -282,14 +283,14 @@ func (r *ShipmentRepository) get(ctx context.Context, q statement, key, id strin
 	return out[0], nil
 }
 
-func (r *ShipmentRepository) read(ctx context.Context, q statement, args ...any) ([]shipmentRow, error) {
+func (r *ShipmentRepository) read(ctx context.Context, q postgres.Statement, args ...any) ([]shipmentRow, error) {
 	var rows []shipmentRow
-	err := r.run.query(ctx, q, func(sr *sql.Rows) error {
+	err := r.run.Query(ctx, q, func(sr *sql.Rows) error {
 		row, err := scanShipment(sr)
 		rows = append(rows, row)
 		return err
 	}, args...)
-	return rows, dbErr(err)
+	return rows, postgres.DBErr(err)
 }
 
 // The lines of many shipments ($1 their IDs) with their SKUs, in position
@@ -298,10 +299,10 @@ func (r *ShipmentRepository) read(ctx context.Context, q statement, args ...any)
 // the sessions keep, a join guessed the array at thousands of lines and
 // hashed every product of the database for the three of a shipment.
 const (
-	shipmentProductsSQL sqlSelect = `SELECT l.shipment_id, l.product_id, (SELECT p.sku FROM products AS p WHERE p.id = l.product_id), l.quantity
+	shipmentProductsSQL postgres.SQLSelect = `SELECT l.shipment_id, l.product_id, (SELECT p.sku FROM products AS p WHERE p.id = l.product_id), l.quantity
 FROM shipment_items AS l
 WHERE l.shipment_id = ANY($1::text[]) ORDER BY l.shipment_id, l.position`
-	shipmentCartonsSQL sqlSelect = `SELECT l.shipment_id, l.carton_id, (SELECT c.sku FROM cartons AS c WHERE c.id = l.carton_id), l.quantity
+	shipmentCartonsSQL postgres.SQLSelect = `SELECT l.shipment_id, l.carton_id, (SELECT c.sku FROM cartons AS c WHERE c.id = l.carton_id), l.quantity
 FROM shipment_cartons AS l
 WHERE l.shipment_id = ANY($1::text[]) ORDER BY l.shipment_id, l.position`
 )
@@ -315,11 +316,11 @@ func (r *ShipmentRepository) withLines(ctx context.Context, rows []shipmentRow) 
 	}
 	lines := make(map[string][]shipping.ShipmentLine, len(rows))
 	for kind, ids := range byKind {
-		q := statement(shipmentProductsSQL)
+		q := postgres.Statement(shipmentProductsSQL)
 		if kind == shipping.SPD {
 			q = shipmentCartonsSQL
 		}
-		err := r.run.query(ctx, q, func(sr *sql.Rows) error {
+		err := r.run.Query(ctx, q, func(sr *sql.Rows) error {
 			var shipmentID string
 			var l shipping.ShipmentLine
 			if err := sr.Scan(&shipmentID, &l.ItemID, &l.SKU, &l.Quantity); err != nil {
@@ -327,9 +328,9 @@ func (r *ShipmentRepository) withLines(ctx context.Context, rows []shipmentRow) 
 			}
 			lines[shipmentID] = append(lines[shipmentID], l)
 			return nil
-		}, pgArray(ids))
+		}, postgres.Array(ids))
 		if err != nil {
-			return nil, dbErr(err)
+			return nil, postgres.DBErr(err)
 		}
 	}
 	out := make([]*shipping.Shipment, len(rows))
