@@ -26,8 +26,10 @@ import (
 	"github.com/acme3pl/fulfillment/adapters/identity"
 	"github.com/acme3pl/fulfillment/adapters/postgres"
 	pgaccess "github.com/acme3pl/fulfillment/adapters/postgres/access"
+	pgbilling "github.com/acme3pl/fulfillment/adapters/postgres/billing"
 	pgfixture "github.com/acme3pl/fulfillment/adapters/postgres/fixture"
 	pgintake "github.com/acme3pl/fulfillment/adapters/postgres/intake"
+	pginvoicing "github.com/acme3pl/fulfillment/adapters/postgres/invoicing"
 	pgoperator "github.com/acme3pl/fulfillment/adapters/postgres/operator"
 	pgshipping "github.com/acme3pl/fulfillment/adapters/postgres/shipping"
 	pgwarehouse "github.com/acme3pl/fulfillment/adapters/postgres/warehouse"
@@ -137,8 +139,8 @@ var PostgresModule = fx.Module("postgres",
 	contextStore(pgshipping.Repositories),
 	contextStore(pgintake.Repositories),
 	contextStore(pgwarehouse.Repositories),
-	contextStore(postgres.BillingRepositories),
-	contextStore(postgres.InvoicingRepositories),
+	contextStore(pgbilling.Repositories),
+	contextStore(pginvoicing.Repositories(pgbilling.InvoiceCharges)),
 	contextStore(pgoperator.Repositories),
 	contextStore(pgaccess.Repositories),
 	contextStore(pgfixture.Repositories),

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/acme3pl/fulfillment/adapters/postgres"
+	pgbilling "github.com/acme3pl/fulfillment/adapters/postgres/billing"
 	billingapp "github.com/acme3pl/fulfillment/application/billing"
 	"github.com/acme3pl/fulfillment/domain"
 	"github.com/acme3pl/fulfillment/domain/billing"
@@ -323,7 +324,7 @@ func TestBillingOperatorChargeSmallPrint(t *testing.T) {
 func TestBillingOffboardNeverMovesBack(t *testing.T) {
 	ctx := context.Background()
 	b, _ := newBillOctober(t, "offb")
-	periods := postgres.NewRepositories(b.db, postgres.BillingRepositories).BillingPeriods
+	periods := postgres.NewRepositories(b.db, pgbilling.Repositories).BillingPeriods
 	later, earlier := utc("2030-11-20T12:00:00Z"), utc("2030-11-20T11:59:00Z")
 	for _, at := range []time.Time{later, earlier} {
 		if err := periods.Offboard(ctx, "offb", at); err != nil {

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/acme3pl/fulfillment/adapters/postgres"
+	pgbilling "github.com/acme3pl/fulfillment/adapters/postgres/billing"
 	"github.com/acme3pl/fulfillment/adapters/system"
 	billingapp "github.com/acme3pl/fulfillment/application/billing"
 	"github.com/acme3pl/fulfillment/domain/audit"
@@ -40,7 +41,7 @@ func TestBillingFinalizationRecordsItsEvent(t *testing.T) {
 	ctx := context.Background()
 	b, clock := newBillOctober(t)
 	opt := postgres.WithBilling(postgres.BillingSettings{Location: time.UTC, ChargeTestShipments: true})
-	b.deps.UnitOfWork = postgres.NewUnitOfWorkWithEvents(b.db, &postgres.Outbox{Encoder: invoiceEncoder{}, IDs: system.IDs{}}, postgres.BillingRepositories, opt)
+	b.deps.UnitOfWork = postgres.NewUnitOfWorkWithEvents(b.db, &postgres.Outbox{Encoder: invoiceEncoder{}, IDs: system.IDs{}}, pgbilling.Repositories, opt)
 	run := billingapp.NewRunBillingHandler(b.deps)
 	org := "org_events"
 	billCardedOrg(t, b, org)

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/acme3pl/fulfillment/adapters/postgres"
+	pgbilling "github.com/acme3pl/fulfillment/adapters/postgres/billing"
 	"github.com/acme3pl/fulfillment/adapters/postgres/pgtest"
 	billingapp "github.com/acme3pl/fulfillment/application/billing"
 	"github.com/acme3pl/fulfillment/domain"
@@ -130,7 +131,7 @@ func TestBillingProductionSkipsTestShipments(t *testing.T) {
 	dsn := billDatabase(t)
 	clock := &billClock{now: utc("2030-10-30T00:00:00Z")}
 	b := newBillInstance(t, dsn, clock, time.UTC, 4)
-	b.deps.UnitOfWork = postgres.NewUnitOfWork(b.db, postgres.BillingRepositories, postgres.WithBilling(postgres.BillingSettings{Location: time.UTC}))
+	b.deps.UnitOfWork = postgres.NewUnitOfWork(b.db, pgbilling.Repositories, postgres.WithBilling(postgres.BillingSettings{Location: time.UTC}))
 	b.run = billingapp.NewRunBillingHandler(b.deps)
 	b.set = billingapp.NewSetRateCardHandler(b.deps)
 	for _, org := range []string{"org_prod", "org_quiet"} {

@@ -10,6 +10,7 @@ import (
 	"github.com/uptrace/bun"
 
 	"github.com/acme3pl/fulfillment/adapters/postgres"
+	pgbilling "github.com/acme3pl/fulfillment/adapters/postgres/billing"
 	"github.com/acme3pl/fulfillment/adapters/postgres/pgtest"
 	"github.com/acme3pl/fulfillment/adapters/system"
 	billingapp "github.com/acme3pl/fulfillment/application/billing"
@@ -74,7 +75,7 @@ func newBillInstance(t *testing.T, dsn string, clock *billClock, loc *time.Locat
 	opt := postgres.WithBilling(postgres.BillingSettings{Location: loc, ChargeTestShipments: true})
 	tx := postgres.NewTransactions(db, nil, opt)
 	d := billingapp.Deps{
-		UnitOfWork: postgres.UnitOfWorkOf(tx, postgres.BillingRepositories), Repos: postgres.NewRepositories(db, postgres.BillingRepositories, opt),
+		UnitOfWork: postgres.UnitOfWorkOf(tx, pgbilling.Repositories), Repos: postgres.NewRepositories(db, pgbilling.Repositories, opt),
 		Clock: clock, IDs: system.IDs{},
 		Settings: billingapp.Settings{Calendar: billing.NewCalendar(loc), Grace: 24 * time.Hour,
 			Terms: 720 * time.Hour, CollectionsAfter: 720 * time.Hour},
@@ -313,7 +314,7 @@ func TestBillingWorkedExample(t *testing.T) {
 	if err != nil || len(prev) != 1 || prev[0].Status() != invoicing.InvoiceAccumulating {
 		t.Fatalf("preview = %v, %v", prev, err)
 	}
-	if _, err := postgres.NewRepositories(b.db, postgres.BillingRepositories).Invoices.Get(ctx, org, prev[0].ID()); err == nil {
+	if _, err := postgres.NewRepositories(b.db, pgbilling.Repositories).Invoices.Get(ctx, org, prev[0].ID()); err == nil {
 		t.Fatal("the accumulating invoice is visible")
 	}
 
@@ -332,7 +333,7 @@ func TestBillingWorkedExample(t *testing.T) {
 	if len(mine) != 1 || mine[0] != prev[0].ID() {
 		t.Fatalf("finalized %v, want the previewed invoice %s", mine, prev[0].ID())
 	}
-	inv, err := postgres.NewRepositories(b.db, postgres.BillingRepositories).Invoices.Get(ctx, org, mine[0])
+	inv, err := postgres.NewRepositories(b.db, pgbilling.Repositories).Invoices.Get(ctx, org, mine[0])
 	if err != nil {
 		t.Fatal(err)
 	}

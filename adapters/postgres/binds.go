@@ -3,9 +3,7 @@ package postgres
 import (
 	"github.com/acme3pl/fulfillment/ports"
 	auditports "github.com/acme3pl/fulfillment/ports/audit"
-	billingports "github.com/acme3pl/fulfillment/ports/billing"
 	eventsports "github.com/acme3pl/fulfillment/ports/events"
-	invoicingports "github.com/acme3pl/fulfillment/ports/invoicing"
 )
 
 // The binds: each builds one context's Repositories (ports/<context>) on
@@ -16,27 +14,6 @@ import (
 // unit of work writes the audit trail.
 func Trail(h Handle) auditports.Trail {
 	return auditports.Trail{Audit: &AuditLog{run: h.run}, Events: h.events}
-}
-
-// BillingRepositories binds billing's repositories.
-func BillingRepositories(h Handle) billingports.Repositories {
-	return billingports.Repositories{
-		RateCards:      &RateCardRepository{run: h.run},
-		Charges:        &ChargeRepository{run: h.run, settings: h.billing},
-		BillingPeriods: &BillingPeriodRepository{run: h.run},
-		Organizations:  &OrganizationRepository{run: h.run},
-		Invoices:       &InvoiceRepository{run: h.run},
-		Overview:       &OverviewReader{run: h.run},
-		Trail:          Trail(h),
-	}
-}
-
-// InvoicingRepositories binds the invoicing context's repositories.
-func InvoicingRepositories(h Handle) invoicingports.Repositories {
-	return invoicingports.Repositories{
-		Invoices: &InvoiceRepository{run: h.run},
-		Charges:  &ChargeRepository{run: h.run, settings: h.billing},
-	}
 }
 
 // Overview is the console's overview on h (ports.Overview).
@@ -50,19 +27,6 @@ func Organizations(h Handle) ports.OrganizationRepository { return &Organization
 
 // Warehouses are the warehouses as organizations see them.
 func Warehouses(h Handle) ports.WarehouseRepository { return &WarehouseRepository{run: h.run} }
-
-// RateCards are the organizations' rate cards.
-func RateCards(h Handle) billingports.RateCardRepository { return &RateCardRepository{run: h.run} }
-
-// Charges are billing's charges, at h's billing settings.
-func Charges(h Handle) billingports.ChargeRepository {
-	return &ChargeRepository{run: h.run, settings: h.billing}
-}
-
-// BillingPeriods are the billing periods.
-func BillingPeriods(h Handle) billingports.PeriodRepository {
-	return &BillingPeriodRepository{run: h.run}
-}
 
 // Events records the events of h's unit of work (outside one it refuses to).
 func Events(h Handle) eventsports.EventRecorder { return h.events }

@@ -34,30 +34,6 @@ func UnpreparedRepositories[R any](db *bun.DB, bind func(Handle) R) R {
 // TextArrays encodes ss and ns as array parameters.
 func TextArrays(ss []string, ns []int64) (string, string) { return pgArray(ss), pgArray(ns) }
 
-// ReadStatements are the texts of the statements the invoice list without
-// a search term and the detail prepare.
-func ReadStatements() []string {
-	out := []string{string(invoiceItemsSQL), string(invoiceDetailSQL)}
-	for _, orders := range invoiceLists {
-		for _, stmts := range orders {
-			out = append(out, stmts.list.sql(), stmts.listOfStatus.sql())
-		}
-	}
-	return out
-}
-
-// FillOf is the search_fill the repository computes for s.
-func FillOf(s string) string {
-	f, _ := fillOf(s)
-	return string(f)
-}
-
-// FillPattern is the LIKE pattern on search_fill of a lower-cased term.
-var FillPattern = fillPattern
-
-// GramQuery is the tsquery of the gram index that a short term looks up.
-var GramQuery = gramQuery
-
 // KitStatements are the kit's statements by name (allStatements).
 func KitStatements() map[string]Statement { return allStatements() }
 

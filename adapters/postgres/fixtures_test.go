@@ -9,6 +9,7 @@ import (
 	"github.com/acme3pl/fulfillment/adapters/postgres"
 	pgaccess "github.com/acme3pl/fulfillment/adapters/postgres/access"
 	pgfixture "github.com/acme3pl/fulfillment/adapters/postgres/fixture"
+	pginvoicing "github.com/acme3pl/fulfillment/adapters/postgres/invoicing"
 	"github.com/acme3pl/fulfillment/adapters/postgres/pgtest"
 	"github.com/acme3pl/fulfillment/domain"
 	"github.com/acme3pl/fulfillment/domain/invoicing"
@@ -59,7 +60,7 @@ func TestFixtureLoadIsIdempotent(t *testing.T) {
 			t.Errorf("second load inserted %d %s, want nothing", n, k)
 		}
 	}
-	inv, err := postgres.NewRepositories(pgtest.Open(t, testDSN), postgres.InvoicingRepositories).Invoices.Get(context.Background(), "org_fx", "inv_fx")
+	inv, err := pginvoicing.Invoices(postgres.OnPool(pgtest.Open(t, testDSN))).Get(context.Background(), "org_fx", "inv_fx")
 	if err != nil || inv.TotalAmount() != 1550 || len(inv.Items()) != 1 || inv.Items()[0].Quantity().String() != "62" {
 		t.Fatalf("invoice after load: %+v %v", inv, err)
 	}

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/acme3pl/fulfillment/adapters/postgres"
+	pgbilling "github.com/acme3pl/fulfillment/adapters/postgres/billing"
 	"github.com/acme3pl/fulfillment/adapters/postgres/pgtest"
 	"github.com/acme3pl/fulfillment/domain/billing"
 	"github.com/acme3pl/fulfillment/migrations"
@@ -46,7 +47,7 @@ func TestRateCardFeesMigration(t *testing.T) {
 	if _, err := m.Up(ctx); err != nil {
 		t.Fatal(err)
 	}
-	cards := postgres.UnpreparedRepositories(db, postgres.BillingRepositories).RateCards
+	cards := postgres.UnpreparedRepositories(db, pgbilling.Repositories).RateCards
 	wantFees := func(at string, want map[billing.Fee]int64) {
 		t.Helper()
 		day, err := time.Parse(time.DateOnly, at)

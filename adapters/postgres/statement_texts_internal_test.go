@@ -1,96 +1,33 @@
 package postgres
 
-import (
-	"fmt"
-	"strings"
-)
+import "strings"
 
 // allStatements are the kit's repositories' statements by name (the
 // context packages' are their Statements: statement_texts_test.go).
 func allStatements() map[string]statement {
 	all := map[string]statement{
-		"appliedMigrationsSQL":    appliedMigrationsSQL,
-		"appendAuditSQL":          appendAuditSQL,
-		"listAuditSQL":            listAuditSQL,
-		"migrationLockSQL":        migrationLockSQL,
-		"migrationUnlockSQL":      migrationUnlockSQL,
-		"accrueReceiptSQL":        accrueReceiptSQL,
-		"accrueServiceSQL":        accrueServiceSQL,
-		"accrueShipmentSQL":       accrueShipmentSQL,
-		"accrueStorageSQL":        accrueStorageSQL,
-		"activeWarehouseSQL":      activeWarehouseSQL,
-		"activeWarehousesSQL":     activeWarehousesSQL,
-		"addOperatorChargeSQL":    addOperatorChargeSQL,
-		"operatorChargeSQL":       operatorChargeSQL,
-		"availableWarehousesSQL":  availableWarehousesSQL,
-		"carriedForwardSQL":       carriedForwardSQL,
-		"carryCreditsSQL":         carryCreditsSQL,
-		"catchUpReceiptsSQL":      catchUpReceiptsSQL,
-		"catchUpServicesSQL":      catchUpServicesSQL,
-		"catchUpShipmentsSQL":     catchUpShipmentsSQL,
-		"claimEventsSQL":          claimEventsSQL,
-		"closedUntilSQL":          closedUntilSQL,
-		"collectSQL":              collectSQL,
-		"deleteEventsSQL":         deleteEventsSQL,
-		"duePeriodsSQL":           duePeriodsSQL,
-		"finalizePeriodsSQL":      finalizePeriodsSQL,
-		"insertBilledInvoicesSQL": insertBilledInvoicesSQL,
-		"insertBilledItemsSQL":    insertBilledItemsSQL,
-		"insertEventsSQL":         insertEventsSQL,
-		"insertInvoiceChargesSQL": insertInvoiceChargesSQL,
-		"invoiceChargesSQL":       invoiceChargesSQL,
-		"invoiceDetailSQL":        invoiceDetailSQL,
-		"invoiceItemsSQL":         invoiceItemsSQL,
-		"invoiceStatusSQL":        invoiceStatusSQL,
-		"lockBillingSQL":          lockBillingSQL,
-		"lockOpenManySQL":         lockOpenManySQL,
-		"lockOpenPeriodSQL":       lockOpenPeriodSQL,
-		"minimumsSQL":             minimumsSQL,
-		"moveCatchUpSQL":          moveCatchUpSQL,
-		"nextKeysSQL":             nextKeysSQL,
-		"offboardSQL":             offboardSQL,
-		"oldestOverdueSQL":        oldestOverdueSQL,
-		"openNextPeriodsSQL":      openNextPeriodsSQL,
-		"openPeriodSQL":           openPeriodSQL,
-		"organizationSQL":         organizationSQL,
-		"pendingShipmentsSQL":     pendingShipmentsSQL,
-		"openPeriodsEndedBySQL":   openPeriodsEndedBySQL,
-		"outboxBacklogSQL":        outboxBacklogSQL,
-		"pageAuditSQL":            pageAuditSQL,
-		"organizationsSQL":        organizationsSQL,
-		"outboxStatsSQL":          outboxStatsSQL,
-		"assertRecordingSQL":      assertRecordingSQL,
-		"withdrawRecordingSQL":    withdrawRecordingSQL,
-		"recordingSQL":            recordingSQL,
-		"rateCardInForceSQL":      rateCardInForceSQL,
-		"rewindCatchUpSQL":        rewindCatchUpSQL,
-		"repriceChargesSQL":       repriceChargesSQL,
-		"repriceServicesSQL":      repriceServicesSQL,
-		"servicesOffCardSQL":      servicesOffCardSQL,
-		"tryLockBillingSQL":       tryLockBillingSQL,
-		"billedSQL":               billedSQL,
-		"nextPeriodSQL":           nextPeriodSQL,
-		"readNextPeriodSQL":       readNextPeriodSQL,
-		"dropStaleNextSQL":        dropStaleNextSQL,
-		"setInvoiceStatusSQL":     setInvoiceStatusSQL,
-		"setRateCardSQL":          setRateCardSQL,
-		"setRateCardFeesSQL":      setRateCardFeesSQL,
-		"shareBillingSQL":         shareBillingSQL,
-		"shareReceiptBillingSQL":  shareReceiptBillingSQL,
-		"shareServiceBillingSQL":  shareServiceBillingSQL,
-		"shareShipmentBillingSQL": shareShipmentBillingSQL,
-		"startPeriodSQL":          startPeriodSQL,
-		"startStorageSQL":         startStorageSQL,
-		"sumsSQL":                 sumsSQL,
-		"warehouseActiveSQL":      warehouseActiveSQL,
-	}
-	for key, orders := range invoiceLists {
-		for dir, l := range orders {
-			kinds := []string{"list", "listOfStatus", "search", "contains", "shortTerm"}
-			for i, s := range []statement{l.list, l.listOfStatus, l.search, l.contains, l.shortTerm} {
-				all[fmt.Sprintf("invoiceLists[%s][%s].%s", key, [2]string{"desc", "asc"}[dir], kinds[i])] = s
-			}
-		}
+		"appliedMigrationsSQL":   appliedMigrationsSQL,
+		"appendAuditSQL":         appendAuditSQL,
+		"listAuditSQL":           listAuditSQL,
+		"migrationLockSQL":       migrationLockSQL,
+		"migrationUnlockSQL":     migrationUnlockSQL,
+		"activeWarehouseSQL":     activeWarehouseSQL,
+		"activeWarehousesSQL":    activeWarehousesSQL,
+		"availableWarehousesSQL": availableWarehousesSQL,
+		"claimEventsSQL":         claimEventsSQL,
+		"deleteEventsSQL":        deleteEventsSQL,
+		"insertEventsSQL":        insertEventsSQL,
+		"organizationSQL":        organizationSQL,
+		"pendingShipmentsSQL":    pendingShipmentsSQL,
+		"openPeriodsEndedBySQL":  openPeriodsEndedBySQL,
+		"outboxBacklogSQL":       outboxBacklogSQL,
+		"pageAuditSQL":           pageAuditSQL,
+		"organizationsSQL":       organizationsSQL,
+		"outboxStatsSQL":         outboxStatsSQL,
+		"assertRecordingSQL":     assertRecordingSQL,
+		"withdrawRecordingSQL":   withdrawRecordingSQL,
+		"recordingSQL":           recordingSQL,
+		"warehouseActiveSQL":     warehouseActiveSQL,
 	}
 	return all
 }

@@ -11,8 +11,10 @@ import (
 
 	"github.com/acme3pl/fulfillment/adapters/postgres"
 	pgaccess "github.com/acme3pl/fulfillment/adapters/postgres/access"
+	pgbilling "github.com/acme3pl/fulfillment/adapters/postgres/billing"
 	pgfixture "github.com/acme3pl/fulfillment/adapters/postgres/fixture"
 	pgintake "github.com/acme3pl/fulfillment/adapters/postgres/intake"
+	pginvoicing "github.com/acme3pl/fulfillment/adapters/postgres/invoicing"
 	pgoperator "github.com/acme3pl/fulfillment/adapters/postgres/operator"
 	pgshipping "github.com/acme3pl/fulfillment/adapters/postgres/shipping"
 	pgwarehouse "github.com/acme3pl/fulfillment/adapters/postgres/warehouse"
@@ -66,7 +68,7 @@ func TestDeclaredCommands(t *testing.T) {
 func allStatements(t *testing.T) map[string]postgres.Statement {
 	t.Helper()
 	all := postgres.KitStatements()
-	for _, pkg := range []map[string]postgres.Statement{pgaccess.Statements(), pgfixture.Statements(), pgintake.Statements(), pgoperator.Statements(), pgshipping.Statements(), pgwarehouse.Statements()} {
+	for _, pkg := range []map[string]postgres.Statement{pgaccess.Statements(), pgbilling.Statements(), pgfixture.Statements(), pgintake.Statements(), pginvoicing.Statements(), pgoperator.Statements(), pgshipping.Statements(), pgwarehouse.Statements()} {
 		for name := range pkg {
 			if _, ok := all[name]; ok {
 				t.Fatalf("two statements named %s", name)
@@ -92,6 +94,7 @@ func TestContextOperations(t *testing.T) {
 		{pgshipping.Statements(), "createPickPackSQL", "INSERT"},
 		{pgintake.Statements(), "acceptOrderSQL", "UPDATE"},
 		{pgintake.Statements(), "recordFailureSQL", "INSERT"},
+		{pginvoicing.Statements(), "invoiceLists[createdAt][desc].shortTerm", "SELECT"},
 	} {
 		if s := tt.stmts[tt.name]; command(s) != tt.want || postgres.Operation(text(s)) != tt.want {
 			t.Errorf("%s: declared %s, runs %s, want %s", tt.name, command(s), postgres.Operation(text(s)), tt.want)

@@ -307,3 +307,23 @@ func (r runner) Exec(ctx context.Context, s Statement, args ...any) (int64, erro
 
 // Array encodes v as an array parameter ($n::text[], $n::bigint[]).
 func Array[T string | int64](v []T) string { return pgArray(v) }
+
+// Lock runs a locking statement (an advisory lock's SELECT), whose rows
+// it drops.
+func (r runner) Lock(ctx context.Context, q Statement, args ...any) error {
+	return dbErr(r.query(ctx, q, func(*sql.Rows) error { return nil }, args...))
+}
+
+// AdHoc returns r running its statements unprepared (adHocStatements).
+func (r runner) AdHoc() Runner { return r.adHocStatements() }
+
+// Pool is the pool r runs on, and false if r runs in a transaction or on
+// a connection: a read that runs a transaction of its own (the CSV
+// export's) begins it there.
+func (r runner) Pool() (*bun.DB, bool) {
+	pool, ok := r.db.(*bun.DB)
+	return pool, ok
+}
+
+// InTx returns r running on tx, with r's prepared statements.
+func (r runner) InTx(tx bun.IDB) Runner { return runner{db: tx, stmts: r.stmts} }

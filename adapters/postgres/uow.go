@@ -6,6 +6,7 @@ import (
 	"database/sql/driver"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/uptrace/bun"
 
@@ -136,3 +137,23 @@ func NewRepositories[R any](db bun.IDB, bind func(Handle) R, opts ...Option) R {
 
 // Runner runs the statements of the repositories built on h.
 func (h Handle) Runner() Runner { return h.run }
+
+// BillingSettings are what billing's statements need of the configuration.
+type BillingSettings struct {
+	// Location is BILLING_TIMEZONE: days of storage are its days.
+	Location *time.Location
+	// ChargeTestShipments charges test shipments too (sandbox, where every
+	// shipment is one); production never charges them.
+	ChargeTestShipments bool
+}
+
+// Zone is the time zone of the billing's days, by name (UTC unless set).
+func (s BillingSettings) Zone() string {
+	if s.Location == nil {
+		return "UTC"
+	}
+	return s.Location.String()
+}
+
+// Billing is the billing's settings of h (WithBilling).
+func (h Handle) Billing() BillingSettings { return h.billing }

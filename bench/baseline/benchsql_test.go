@@ -43,7 +43,7 @@ func TestIntakeBenchScriptRunsTheIntakesSQL(t *testing.T) {
 }
 
 // TestInvoiceSQLIsTheService: the reads' statements (sql.go) are the
-// service's (adapters/postgres/invoices.go), byte for byte, for every
+// service's (adapters/postgres/invoicing/invoices.go), byte for byte, for every
 // order of the list with and without a status, its items and the detail.
 func TestInvoiceSQLIsTheService(t *testing.T) {
 	ours := map[string]string{"invoiceItemsSQL": itemsSQL, "invoiceDetailSQL": detailSQL}

@@ -5,7 +5,7 @@ import (
 )
 
 // The SQL of the service's invoice list without a search term and of its
-// detail (adapters/postgres/invoices.go), written out again: both servers
+// detail (adapters/postgres/invoicing/invoices.go), written out again: both servers
 // ask PostgreSQL the same thing, with the same session setting
 // (plan_cache_mode, in run), so that the benchmark compares the stacks
 // around it. benchsql_test.go holds them to the service's, byte for byte.

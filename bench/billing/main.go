@@ -42,6 +42,7 @@ import (
 	"go.opentelemetry.io/otel/trace/noop"
 
 	"github.com/acme3pl/fulfillment/adapters/postgres"
+	pgbilling "github.com/acme3pl/fulfillment/adapters/postgres/billing"
 	"github.com/acme3pl/fulfillment/adapters/system"
 	billingapp "github.com/acme3pl/fulfillment/application/billing"
 	"github.com/acme3pl/fulfillment/bench/internal/benchdb"
@@ -104,7 +105,7 @@ func run() error {
 	clock := &struct{ fixedClock }{fixedClock{time.Date(2030, 10, 30, 0, 0, 0, 0, time.UTC)}}
 	opt := postgres.WithBilling(postgres.BillingSettings{Location: time.UTC, ChargeTestShipments: true})
 	deps := func(now time.Time) billingapp.Deps {
-		return billingapp.Deps{UnitOfWork: postgres.NewUnitOfWork(db, postgres.BillingRepositories, opt), Repos: postgres.NewRepositories(db, postgres.BillingRepositories, opt),
+		return billingapp.Deps{UnitOfWork: postgres.NewUnitOfWork(db, pgbilling.Repositories, opt), Repos: postgres.NewRepositories(db, pgbilling.Repositories, opt),
 			Clock: fixedClock{now}, IDs: system.IDs{},
 			Settings: billingapp.Settings{Calendar: billing.NewCalendar(time.UTC), Grace: 24 * time.Hour,
 				Terms: 720 * time.Hour, CollectionsAfter: 720 * time.Hour}}

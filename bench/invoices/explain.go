@@ -13,6 +13,7 @@ import (
 	"github.com/uptrace/bun"
 
 	"github.com/acme3pl/fulfillment/adapters/postgres"
+	pginvoicing "github.com/acme3pl/fulfillment/adapters/postgres/invoicing"
 	"github.com/acme3pl/fulfillment/adapters/postgres/pgtest"
 	invoicingapp "github.com/acme3pl/fulfillment/application/invoicing"
 	"github.com/acme3pl/fulfillment/ports"
@@ -62,7 +63,7 @@ func explain(ctx context.Context, args []string) error {
 	db, rec := pgtest.OpenRecording(*dsn)
 	db.SetMaxOpenConns(1)
 	defer func() { _ = db.Close() }()
-	repo := postgres.NewRepositories(db, postgres.InvoicingRepositories).Invoices
+	repo := pginvoicing.Invoices(postgres.OnPool(db))
 	list := invoicingapp.NewListInvoicesHandler(repo)
 	get := invoicingapp.NewGetInvoiceHandler(repo)
 

@@ -3,7 +3,7 @@ package billing
 // The tariff: every fee a rate card prices, in one table (Tariff). The rest
 // derives from it: the fees a card accepts (Fees), the invoice lines'
 // titles and nouns (FeeLines), the SQL that accrues, catches up, sums,
-// rewinds and reprices the charges (adapters/postgres/tariff_sql.go), the
+// rewinds and reprices the charges (adapters/postgres/billing/tariff_sql.go), the
 // rate card's storage (a row per fee: a new fee needs no migration) and the
 // metrics' fee label. docs/billing.md, "A new fee", is the recipe.
 

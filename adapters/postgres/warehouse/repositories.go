@@ -2,6 +2,7 @@ package warehouse
 
 import (
 	"github.com/acme3pl/fulfillment/adapters/postgres"
+	pgbilling "github.com/acme3pl/fulfillment/adapters/postgres/billing"
 	pgshipping "github.com/acme3pl/fulfillment/adapters/postgres/shipping"
 	warehouseports "github.com/acme3pl/fulfillment/ports/warehouse"
 )
@@ -17,9 +18,9 @@ func Repositories(h postgres.Handle) warehouseports.Repositories {
 		Stock:             pgshipping.Stock(h),
 		WarehouseReceipts: &ReceiptRepository{run: h.Runner()},
 		WarehouseServices: &ServiceRepository{run: h.Runner()},
-		RateCards:         postgres.RateCards(h),
-		Charges:           postgres.Charges(h),
-		BillingPeriods:    postgres.BillingPeriods(h),
+		RateCards:         pgbilling.RateCards(h),
+		Charges:           pgbilling.Charges(h),
+		BillingPeriods:    pgbilling.Periods(h),
 		Events:            postgres.Events(h),
 	}
 }

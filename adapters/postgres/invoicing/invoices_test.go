@@ -1,4 +1,4 @@
-package postgres_test
+package invoicing_test
 
 import (
 	"context"
@@ -13,6 +13,7 @@ import (
 
 	"github.com/acme3pl/fulfillment/adapters/postgres"
 	pgfixture "github.com/acme3pl/fulfillment/adapters/postgres/fixture"
+	pginvoicing "github.com/acme3pl/fulfillment/adapters/postgres/invoicing"
 	"github.com/acme3pl/fulfillment/adapters/postgres/pgtest"
 	"github.com/acme3pl/fulfillment/domain"
 	"github.com/acme3pl/fulfillment/domain/invoicing"
@@ -110,7 +111,7 @@ func invSeed(t testing.TB, db *bun.DB, orgs []string, specs ...invSpec) []*invoi
 }
 
 func invRepo(db *bun.DB) invoicingports.InvoiceRepository {
-	return postgres.NewRepositories(db, postgres.InvoicingRepositories).Invoices
+	return pginvoicing.Invoices(postgres.OnPool(db))
 }
 
 func invIDs(invs []*invoicing.Invoice) []string {
@@ -288,7 +289,7 @@ func TestInvoiceListOrderTiesAndPages(t *testing.T) {
 			if _, err := tx.ExecContext(ctx, "SET LOCAL enable_indexscan = off; SET LOCAL enable_indexonlyscan = off"); err != nil {
 				return err
 			}
-			invCheckOrder(t, postgres.NewRepositories(tx, postgres.InvoicingRepositories).Invoices, org, specs)
+			invCheckOrder(t, pginvoicing.Invoices(postgres.OnPool(tx)), org, specs)
 			return nil
 		})
 		if err != nil {

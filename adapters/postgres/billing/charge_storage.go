@@ -1,10 +1,11 @@
-package postgres
+package billing
 
 import (
 	"context"
 	"database/sql"
 	"time"
 
+	"github.com/acme3pl/fulfillment/adapters/postgres"
 	"github.com/acme3pl/fulfillment/domain/billing"
 	billingports "github.com/acme3pl/fulfillment/ports/billing"
 )
@@ -24,7 +25,7 @@ import (
 // less every movement since — through each later day's movements. A run
 // reads the movements since its organizations' watermarks, never the
 // ledger's whole history.
-var accrueStorageSQL = sqlInsert(takeWatermarksSQL + balancesSQL(`organization_id = ANY($3::text[]) AND`) + storageOfWatermarksSQL)
+var accrueStorageSQL = postgres.SQLInsert(takeWatermarksSQL + balancesSQL(`organization_id = ANY($3::text[]) AND`) + storageOfWatermarksSQL)
 
 // takeWatermarksSQL moves the watermarks of the organizations $3 that are
 // behind day $1 to it, locking them in organization order, and keeps (acc)
@@ -101,7 +102,7 @@ var (
 	// before the open period, where no card of the open period applies:
 	// it keeps its price. Operator charges keep theirs; services are
 	// repriceServicesSQL's.
-	repriceChargesSQL = sqlUpdate(`UPDATE billing_charges c SET unit_cost = n.cost
+	repriceChargesSQL = postgres.SQLUpdate(`UPDATE billing_charges c SET unit_cost = n.cost
 FROM (SELECT o.id, coalesce(k.cents, 0) AS cost
 	FROM billing_charges o
 	JOIN LATERAL (SELECT * FROM rate_cards rc WHERE rc.organization_id = $1 AND rc.effective_at <= o.occurred_at
@@ -114,7 +115,7 @@ WHERE c.id = n.id AND c.unit_cost <> n.cost`)
 	// repriceServicesSQL does the same for services: each at its code's
 	// entry on the card in force when it was performed (ServicesOffCard
 	// refused a card without it before).
-	repriceServicesSQL = sqlUpdate(`UPDATE billing_charges c SET unit_cost = n.cost, title = n.title
+	repriceServicesSQL = postgres.SQLUpdate(`UPDATE billing_charges c SET unit_cost = n.cost, title = n.title
 FROM (SELECT o.id, (rc.services -> v.service ->> 'unitCost')::bigint AS cost, rc.services -> v.service ->> 'title' AS title
 	FROM billing_charges o
 	JOIN warehouse_services v ON v.id = o.source_id AND v.organization_id = $1
@@ -127,7 +128,7 @@ WHERE c.id = n.id AND (c.unit_cost, c.title) IS DISTINCT FROM (n.cost, n.title)`
 	// servicesOffCardSQL counts, by code, the organization $1's services
 	// of its open period performed from $2 on whose code the card in
 	// force at their time does not offer.
-	servicesOffCardSQL = sqlSelect(`SELECT v.service, count(*) FROM warehouse_services v
+	servicesOffCardSQL = postgres.SQLSelect(`SELECT v.service, count(*) FROM warehouse_services v
 LEFT JOIN LATERAL (SELECT services FROM rate_cards rc WHERE rc.organization_id = $1 AND rc.effective_at <= v.performed_at
 	ORDER BY rc.effective_at DESC LIMIT 1) rc ON true
 WHERE v.organization_id = $1 AND v.performed_at >= $2 AND v.performed_at >= ` + openStartOf + `
@@ -138,7 +139,7 @@ GROUP BY v.service ORDER BY v.service`)
 const (
 	// startStorageSQL gives an organization its storage watermark: the day
 	// before its first card.
-	startStorageSQL sqlInsert = `INSERT INTO billing_storage (organization_id, accrued_through) VALUES ($1, $2::date - 1)
+	startStorageSQL postgres.SQLInsert = `INSERT INTO billing_storage (organization_id, accrued_through) VALUES ($1, $2::date - 1)
 ON CONFLICT (organization_id) DO UPDATE SET accrued_through = least(billing_storage.accrued_through, EXCLUDED.accrued_through)`
 )
 
@@ -148,48 +149,48 @@ func (r *ChargeRepository) AccrueStorage(ctx context.Context, organizationIDs []
 	if len(organizationIDs) == 0 {
 		return map[billing.Fee]int{}, nil
 	}
-	if err := r.run.lock(ctx, lockBillingSQL, pgArray(organizationIDs)); err != nil {
+	if err := r.run.Lock(ctx, lockBillingSQL, postgres.Array(organizationIDs)); err != nil {
 		return nil, err
 	}
-	return r.accrue(ctx, accrueStorageSQL, through.String(), r.settings.zone(), pgArray(organizationIDs))
+	return r.accrue(ctx, accrueStorageSQL, through.String(), r.settings.Zone(), postgres.Array(organizationIDs))
 }
 
 // Reprice prices the open charges of the organization's facts from `from`
 // on at the cards in force at their times, in place, and takes its storage
 // and catch-up watermarks back to `from` (see the port).
 func (r *ChargeRepository) Reprice(ctx context.Context, organizationID string, from time.Time) error {
-	if err := r.run.lock(ctx, lockBillingSQL, pgArray([]string{organizationID})); err != nil {
+	if err := r.run.Lock(ctx, lockBillingSQL, postgres.Array([]string{organizationID})); err != nil {
 		return err
 	}
 	day := billing.NewCalendar(r.settings.Location).Day(from)
-	if _, err := r.run.exec(ctx, startStorageSQL, organizationID, day.String()); err != nil {
-		return dbErr(err)
+	if _, err := r.run.Exec(ctx, startStorageSQL, organizationID, day.String()); err != nil {
+		return postgres.DBErr(err)
 	}
-	for _, q := range []statement{repriceChargesSQL, repriceServicesSQL} {
-		if _, err := r.run.exec(ctx, q, organizationID, from); err != nil {
-			return dbErr(err)
+	for _, q := range []postgres.Statement{repriceChargesSQL, repriceServicesSQL} {
+		if _, err := r.run.Exec(ctx, q, organizationID, from); err != nil {
+			return postgres.DBErr(err)
 		}
 	}
 	// The facts from `from` on without a charge (none was in force at
 	// their time before this card) are the catch-up's: its watermark goes
 	// back to `from`.
-	_, err := r.run.exec(ctx, rewindCatchUpSQL, organizationID, from)
-	return dbErr(err)
+	_, err := r.run.Exec(ctx, rewindCatchUpSQL, organizationID, from)
+	return postgres.DBErr(err)
 }
 
 // ServicesOffCard counts, by code, the organization's services of its open
 // period from `from` on whose code their card does not offer.
 func (r *ChargeRepository) ServicesOffCard(ctx context.Context, organizationID string, from time.Time) ([]billingports.ServiceUse, error) {
 	var out []billingports.ServiceUse
-	err := r.run.query(ctx, servicesOffCardSQL, func(rows *sql.Rows) error {
+	err := r.run.Query(ctx, servicesOffCardSQL, func(rows *sql.Rows) error {
 		var u billingports.ServiceUse
 		err := rows.Scan(&u.Code, &u.Count)
 		out = append(out, u)
 		return err
 	}, organizationID, from)
-	return out, dbErr(err)
+	return out, postgres.DBErr(err)
 }
 
 // rewindCatchUpSQL takes the catch-up's watermark of organization $1 back
 // to $2.
-const rewindCatchUpSQL sqlUpdate = `UPDATE billing_catch_up SET through = least(through, $2) WHERE organization_id = $1`
+const rewindCatchUpSQL postgres.SQLUpdate = `UPDATE billing_catch_up SET through = least(through, $2) WHERE organization_id = $1`

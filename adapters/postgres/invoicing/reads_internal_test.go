@@ -1,4 +1,4 @@
-package postgres
+package invoicing
 
 import (
 	"fmt"
@@ -40,7 +40,7 @@ func TestListStatementsReadPageLimitRows(t *testing.T) {
 	limit := fmt.Sprintf("OFFSET $2 LIMIT %d)", pageLimit)
 	for _, key := range []invoicingports.InvoiceSortKey{invoicingports.InvoicesByCreatedAt, invoicingports.InvoicesByUpdatedAt, invoicingports.InvoicesByDueDate} {
 		for _, stmts := range invoiceLists[key] {
-			for _, text := range []string{stmts.list.sql(), stmts.listOfStatus.sql()} {
+			for _, text := range []string{sqlOf(stmts.list), sqlOf(stmts.listOfStatus)} {
 				if strings.Count(text, limit) != 1 {
 					t.Errorf("%v: want one %q in\n%s", key, limit, text)
 				}

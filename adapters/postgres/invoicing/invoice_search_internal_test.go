@@ -1,4 +1,4 @@
-package postgres
+package invoicing
 
 import (
 	"testing"

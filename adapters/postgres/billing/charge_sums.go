@@ -1,4 +1,4 @@
-package postgres
+package billing
 
 import (
 	"context"
@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/acme3pl/fulfillment/adapters/postgres"
 	"github.com/acme3pl/fulfillment/domain"
 	"github.com/acme3pl/fulfillment/domain/billing"
 	"github.com/acme3pl/fulfillment/ports"
@@ -35,7 +36,7 @@ import (
 // a range of billing_charges_time_idx. Joined, the generic plan hashed the
 // windows and scanned every charge of the table, even for a preview with
 // no partial day (figures: docs/benchmarks/console.md).
-const sumsSQL sqlSelect = `SELECT n, fee, title, unit_cost, warehouse_id, divisor,
+const sumsSQL postgres.SQLSelect = `SELECT n, fee, title, unit_cost, warehouse_id, divisor,
 	least(sum(q), 9223372036854775807)::bigint, least(sum(k), 9223372036854775807)::bigint, description, for_period
 FROM (
 	SELECT w.n, d.fee, d.title, d.unit_cost, d.warehouse_id, d.divisor, d.quantity_milli AS q, d.facts AS k, d.description, d.for_period
@@ -71,7 +72,7 @@ func (r *ChargeRepository) Sums(ctx context.Context, windows []billingports.Wind
 		}
 	}
 	out := make([][]billing.Sum, len(windows))
-	err := r.run.query(ctx, sumsSQL, func(rows *sql.Rows) error {
+	err := r.run.Query(ctx, sumsSQL, func(rows *sql.Rows) error {
 		var s billing.Sum
 		var n int
 		var fee string
@@ -83,23 +84,23 @@ func (r *ChargeRepository) Sums(ctx context.Context, windows []billingports.Wind
 		out[n-1] = append(out[n-1], s)
 		return nil
 	}, days.args(raw)...)
-	return out, dbErr(err)
+	return out, postgres.DBErr(err)
 }
 
 // operatorChargeSQL reads the operator's charge of a reference.
-const operatorChargeSQL sqlSelect = `SELECT title, description, for_period, quantity_milli, unit_cost, occurred_at
+const operatorChargeSQL postgres.SQLSelect = `SELECT title, description, for_period, quantity_milli, unit_cost, occurred_at
 FROM billing_charges WHERE organization_id = $1 AND fee = 'operator' AND source_id = $2`
 
 // OperatorCharge reads the operator's charge of a reference (see the port).
 func (r *ChargeRepository) OperatorCharge(ctx context.Context, organizationID, reference string) (billingports.OperatorCharge, error) {
 	c := billingports.OperatorCharge{OrganizationID: organizationID, Reference: reference}
 	found := false
-	err := r.run.query(ctx, operatorChargeSQL, func(rows *sql.Rows) error {
+	err := r.run.Query(ctx, operatorChargeSQL, func(rows *sql.Rows) error {
 		found = true
 		return rows.Scan(&c.Title, &c.Description, &c.ForPeriod, &c.QuantityMilli, &c.UnitCost, &c.OccurredAt)
 	}, organizationID, reference)
 	if err != nil {
-		return billingports.OperatorCharge{}, dbErr(err)
+		return billingports.OperatorCharge{}, postgres.DBErr(err)
 	}
 	if !found {
 		return billingports.OperatorCharge{}, domain.ErrNotFound
@@ -121,8 +122,8 @@ func (p *windowPieces) add(n int, org, from, to string) {
 
 // args are sumsSQL's parameters: p the whole days, raw the partial ones.
 func (p windowPieces) args(raw windowPieces) []any {
-	return []any{pgArray(p.n), pgArray(p.orgs), pgArray(p.from), pgArray(p.to),
-		pgArray(raw.n), pgArray(raw.orgs), pgArray(raw.from), pgArray(raw.to)}
+	return []any{postgres.Array(p.n), postgres.Array(p.orgs), postgres.Array(p.from), postgres.Array(p.to),
+		postgres.Array(raw.n), postgres.Array(raw.orgs), postgres.Array(raw.from), postgres.Array(raw.to)}
 }
 
 // utcDay is the UTC midnight at or before t.
@@ -137,7 +138,7 @@ func windowArrays(windows []billingports.Window) (orgs, starts, ends string) {
 	for i, w := range windows {
 		o[i], s[i], e[i] = w.OrganizationID, pgTime(w.Start), pgTime(w.End)
 	}
-	return pgArray(o), pgArray(s), pgArray(e)
+	return postgres.Array(o), postgres.Array(s), postgres.Array(e)
 }
 
 // pgTime writes an instant for a timestamptz[] parameter, to the
@@ -152,7 +153,7 @@ func pgTime(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05.999
 // walked every charge of the organization in time order and filtered on
 // the period. The page is cut before the joins, so that the rows skipped
 // are read from the index alone (figures: docs/benchmarks/console.md).
-var invoiceChargesSQL = sqlSelect(`SELECT c.id, CASE WHEN c.fee = 'service' THEN coalesce(v.service, c.fee) ELSE c.fee END,
+var invoiceChargesSQL = postgres.SQLSelect(`SELECT c.id, CASE WHEN c.fee = 'service' THEN coalesce(v.service, c.fee) ELSE c.fee END,
 	c.title, c.quantity_milli, c.unit_cost, c.occurred_at, c.warehouse_id,
 	` + sourceTypes + `,
 	CASE WHEN c.fee IN (` + feesOf(billing.Received) + `) THEN coalesce(r.reference, c.source_id)
@@ -191,7 +192,7 @@ var sourceTypes = func() string {
 // Every charge (Take 0, the CSV) is read by exportOfInvoice.
 func (r *ChargeRepository) OfInvoice(ctx context.Context, organizationID, invoiceID string, page ports.Page, each func(invoicingports.InvoiceCharge) error) (bool, error) {
 	if page.Take <= 0 {
-		return false, dbErr(r.exportOfInvoice(ctx, organizationID, invoiceID, each))
+		return false, postgres.DBErr(r.exportOfInvoice(ctx, organizationID, invoiceID, each))
 	}
 	n, more := 0, false
 	err := r.scanCharges(ctx, r.run, organizationID, invoiceID, ports.Page{Skip: page.Skip, Take: page.Take + 1}, func(c invoicingports.InvoiceCharge) error {
@@ -201,5 +202,5 @@ func (r *ChargeRepository) OfInvoice(ctx context.Context, organizationID, invoic
 		}
 		return each(c)
 	})
-	return more, dbErr(err)
+	return more, postgres.DBErr(err)
 }

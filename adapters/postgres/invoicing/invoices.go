@@ -1,9 +1,10 @@
-package postgres
+package invoicing
 
 import (
 	"context"
 	"strings"
 
+	"github.com/acme3pl/fulfillment/adapters/postgres"
 	"github.com/acme3pl/fulfillment/domain"
 	"github.com/acme3pl/fulfillment/domain/invoicing"
 	"github.com/acme3pl/fulfillment/ports"
@@ -38,7 +39,7 @@ func sqlLiterals[S ~string](values []S) string {
 // no such visible invoice. (Both halves look the invoice up by its key:
 // cheaper for PostgreSQL than one lookup shared through a WITH query, which
 // it would materialise.)
-var invoiceDetailSQL = sqlSelect(`
+var invoiceDetailSQL = postgres.SQLSelect(`
 SELECT ` + invoiceColumns + `,
 	NULL, NULL, NULL, NULL, NULL, NULL, NULL::integer AS position
 FROM invoices AS i
@@ -65,8 +66,8 @@ ORDER BY position NULLS FIRST`)
 
 // invoiceList is the statements of one order of the list.
 type invoiceList struct {
-	list, listOfStatus          statement // no search term: prepared
-	search, contains, shortTerm statement // planned for their values at each run
+	list, listOfStatus          postgres.Statement // no search term: prepared
+	search, contains, shortTerm postgres.Statement // planned for their values at each run
 }
 
 // invoiceLists are the list's statements by sort key, descending then
@@ -138,7 +139,7 @@ var (
 const firstPage = ` OFFSET $2 LIMIT 11` // pageLimit
 
 // A page with a search term, or longer than pageLimit allows, planned for
-// its values at each run (runner.adHocStatements): the best plan depends on
+// its values at each run (postgres.Runner.AdHoc): the best plan depends on
 // the term (the trigram index for a rare one, the ordered index for a
 // common one). Parameters: $1 the organization, $2 the invoices to skip,
 // $3 the rows to read (take + 1), $4 the status or "", and those of each
@@ -181,7 +182,7 @@ const firstPage = ` OFFSET $2 LIMIT 11` // pageLimit
 // invoiceListOf is the statements of one order: its two prepared pages
 // and its three searches.
 func invoiceListOf(order string) invoiceList {
-	page := func(ids string) sqlSelect { return sqlSelect(pageOf + ids + pageJoin + order) }
+	page := func(ids string) postgres.SQLSelect { return postgres.SQLSelect(pageOf + ids + pageJoin + order) }
 	return invoiceList{
 		list:         page(firstIDs + ` ORDER BY ` + order + firstPage),
 		listOfStatus: page(firstIDsOfStatus + ` ORDER BY ` + order + firstPage),
@@ -221,7 +222,7 @@ const gramsMatch = `array_to_tsvector(invoice_search_grams(i.search_text)) @@ $6
 // two statements: one joining them would repeat each invoice's columns on
 // every item's row, and decoding those costs the driver more than the
 // second round trip does.
-const invoiceItemsSQL sqlSelect = `SELECT it.invoice_id, it.id, it.title, it.description, it.quantity, it.unit_cost, it.total_cost
+const invoiceItemsSQL postgres.SQLSelect = `SELECT it.invoice_id, it.id, it.title, it.description, it.quantity, it.unit_cost, it.total_cost
 FROM invoice_items AS it WHERE it.invoice_id = ANY($1::text[]) ORDER BY it.invoice_id, it.position`
 
 // Bounds of the window of the shortTerm statements: ten times the rows the
@@ -233,7 +234,7 @@ const (
 
 // InvoiceRepository implements invoicingports.InvoiceRepository.
 type InvoiceRepository struct {
-	run runner
+	run postgres.Runner
 }
 
 var _ invoicingports.InvoiceRepository = (*InvoiceRepository)(nil)
@@ -241,8 +242,8 @@ var _ invoicingports.InvoiceRepository = (*InvoiceRepository)(nil)
 // Get returns a visible invoice of the organization with its items.
 func (r *InvoiceRepository) Get(ctx context.Context, organizationID, id string) (*invoicing.Invoice, error) {
 	var read []invoiceWithItems
-	if err := r.run.query(ctx, invoiceDetailSQL, detailScanner(organizationID, &read), organizationID, id); err != nil {
-		return nil, dbErr(err)
+	if err := r.run.Query(ctx, invoiceDetailSQL, detailScanner(organizationID, &read), organizationID, id); err != nil {
+		return nil, postgres.DBErr(err)
 	}
 	if len(read) == 0 {
 		return nil, domain.ErrNotFound
@@ -270,7 +271,7 @@ func (r *InvoiceRepository) List(ctx context.Context, organizationID string, f i
 	case term == "" && page.Take < pageLimit:
 		text, args = stmts.listOfStatus, append(args, string(f.Status))
 	default:
-		run, text = run.adHocStatements(), stmts.search
+		run, text = run.AdHoc(), stmts.search
 		args = append(args, page.Take+1, string(f.Status))
 		switch {
 		case pattern != "":
@@ -282,18 +283,18 @@ func (r *InvoiceRepository) List(ctx context.Context, organizationID string, f i
 		}
 	}
 	read := make([]invoiceWithItems, 0, max(page.Take+1, pageLimit))
-	if err := run.query(ctx, text, pageScanner(organizationID, &read), args...); err != nil {
-		return nil, false, dbErr(err)
+	if err := run.Query(ctx, text, pageScanner(organizationID, &read), args...); err != nil {
+		return nil, false, postgres.DBErr(err)
 	}
-	read, more := trimPage(read, page)
+	read, more := postgres.TrimPage(read, page)
 	if len(read) > 0 {
 		ids := make([]string, len(read))
 		for i, inv := range read {
 			ids[i] = inv.row.ID
 		}
 		items := pageItems{page: read, all: make([]invoiceItemRow, 0, 4*len(read))}
-		if err := r.run.query(ctx, invoiceItemsSQL, items.scan, pgArray(ids)); err != nil {
-			return nil, false, dbErr(err)
+		if err := r.run.Query(ctx, invoiceItemsSQL, items.scan, postgres.Array(ids)); err != nil {
+			return nil, false, postgres.DBErr(err)
 		}
 		items.assign()
 	}

@@ -1,4 +1,4 @@
-package postgres_test
+package invoicing_test
 
 import (
 	"context"
@@ -13,7 +13,7 @@ import (
 	"github.com/uptrace/bun"
 	"github.com/uptrace/bun/dialect/pgdialect"
 
-	"github.com/acme3pl/fulfillment/adapters/postgres"
+	pginvoicing "github.com/acme3pl/fulfillment/adapters/postgres/invoicing"
 	"github.com/acme3pl/fulfillment/adapters/postgres/pgtest"
 	"github.com/acme3pl/fulfillment/migrations"
 	"github.com/acme3pl/fulfillment/ports"
@@ -55,7 +55,7 @@ func TestSearchFillAgreesWithTheDatabase(t *testing.T) {
 				if term != strings.TrimSpace(term) || strings.IndexFunc(term, unicode.IsControl) >= 0 {
 					continue
 				}
-				if p := postgres.FillPattern(term); p != "" {
+				if p := pginvoicing.FillPattern(term); p != "" {
 					fills, patterns, terms = append(fills, r.SearchFill), append(patterns, p), append(terms, term)
 				}
 			}
@@ -93,8 +93,8 @@ func TestGramQueryAgreesWithTheDatabase(t *testing.T) {
 					continue
 				}
 				// The term against its own text (always held) and another.
-				corpus, queries, want = append(corpus, lower), append(queries, postgres.GramQuery(term)), append(want, true)
-				corpus, queries, want = append(corpus, other), append(queries, postgres.GramQuery(term)), append(want, holdsGrams(other, term))
+				corpus, queries, want = append(corpus, lower), append(queries, pginvoicing.GramQuery(term)), append(want, true)
+				corpus, queries, want = append(corpus, other), append(queries, pginvoicing.GramQuery(term)), append(want, holdsGrams(other, term))
 			}
 		}
 	}
@@ -210,7 +210,7 @@ func checkFilled(ctx context.Context, t *testing.T, db *bun.DB, org string, n in
 		t.Fatalf("%d invoices, want %d", len(rows), n)
 	}
 	for _, r := range rows {
-		if want := postgres.FillOf(r.SearchText); r.SearchFill != want || !utf8.ValidString(r.SearchFill) {
+		if want := pginvoicing.FillOf(r.SearchText); r.SearchFill != want || !utf8.ValidString(r.SearchFill) {
 			t.Errorf("fill of %q: PostgreSQL %q, Go %q", r.SearchText, r.SearchFill, want)
 		}
 	}

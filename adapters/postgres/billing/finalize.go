@@ -1,4 +1,4 @@
-package postgres
+package billing
 
 import (
 	"context"
@@ -8,12 +8,14 @@ import (
 	"strings"
 	"time"
 
+	"github.com/acme3pl/fulfillment/adapters/postgres"
+	pginvoicing "github.com/acme3pl/fulfillment/adapters/postgres/invoicing"
 	"github.com/acme3pl/fulfillment/domain"
 	"github.com/acme3pl/fulfillment/domain/billing"
 	billingports "github.com/acme3pl/fulfillment/ports/billing"
 )
 
-// Finalizing a batch of periods (BillingPeriodRepository.Finalize) is a
+// Finalizing a batch of periods (PeriodRepository.Finalize) is a
 // few statements whatever the batch's size: the keys of each year from one
 // counter update, then the invoices, their items, the periods finalized and
 // the next ones opened, each one statement over arrays.
@@ -23,7 +25,7 @@ const (
 	// count); it returns the last of them. The counter's row lock, held
 	// until commit, keeps keys gapless and in finalization order across
 	// replicas.
-	nextKeysSQL sqlInsert = `INSERT INTO billing_key_counters AS k (year, last)
+	nextKeysSQL postgres.SQLInsert = `INSERT INTO billing_key_counters AS k (year, last)
 VALUES ($1, ` + storedKeySQL + ` + $4::int)
 ON CONFLICT (year) DO UPDATE SET last = greatest(k.last, EXCLUDED.last - $4::int) + $4::int
 RETURNING last`
@@ -37,7 +39,7 @@ RETURNING last`
 	// insertBilledInvoicesSQL writes finalized invoices and returns them as
 	// stored, for invoice.finalized: unpaid, or paid at once when nothing
 	// is owed (a total of 0).
-	insertBilledInvoicesSQL sqlInsert = `INSERT INTO invoices (id, organization_id, key, status, name, notes, due_date, currency,
+	insertBilledInvoicesSQL postgres.SQLInsert = `INSERT INTO invoices (id, organization_id, key, status, name, notes, due_date, currency,
 	total_amount, search_text, created_at, updated_at)
 SELECT v.id, v.organization_id, v.key, CASE WHEN v.total_amount = 0 THEN 'paid' ELSE 'unpaid' END, v.name, v.notes, v.due_date, 'USD', v.total_amount, v.search_text, v.at, v.at
 FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::timestamptz[], $7::bigint[], $8::text[], $9::timestamptz[])
@@ -46,7 +48,7 @@ RETURNING id, key, status, name, notes, due_date, currency, total_amount, create
 
 	// insertBilledItemsSQL writes their items, each ID its invoice's and
 	// its position.
-	insertBilledItemsSQL sqlInsert = `INSERT INTO invoice_items (id, invoice_id, position, title, description, quantity, unit_cost, total_cost)
+	insertBilledItemsSQL postgres.SQLInsert = `INSERT INTO invoice_items (id, invoice_id, position, title, description, quantity, unit_cost, total_cost)
 SELECT v.invoice_id || '_' || v.position, v.invoice_id, v.position, v.title, v.description, v.quantity::numeric, v.unit_cost, v.total_cost
 FROM unnest($1::text[], $2::int[], $3::text[], $4::text[], $5::text[], $6::bigint[], $7::bigint[])
 	AS v(invoice_id, position, title, description, quantity, unit_cost, total_cost)
@@ -54,7 +56,7 @@ RETURNING invoice_id, id, position, title, description, quantity, unit_cost, tot
 
 	// finalizePeriodsSQL ends the open periods; the guard on status makes a
 	// second finalization of a period change nothing (the caller counts).
-	finalizePeriodsSQL sqlUpdate = `UPDATE billing_periods p SET status = 'finalized', ends_at = v.ends_at, finalized_at = v.at,
+	finalizePeriodsSQL postgres.SQLUpdate = `UPDATE billing_periods p SET status = 'finalized', ends_at = v.ends_at, finalized_at = v.at,
 	invoice_key = nullif(v.key, '')
 FROM unnest($1::text[], $2::timestamptz[], $3::timestamptz[], $4::timestamptz[], $5::text[])
 	AS v(organization_id, starts_at, ends_at, at, key)
@@ -64,7 +66,7 @@ WHERE p.organization_id = v.organization_id AND p.starts_at = v.starts_at AND p.
 	// minimum's top-up, a credit carried or brought forward), so that every
 	// line of an invoice is the sum of its charges; each is keyed by its
 	// invoice and dated at the period's last instant.
-	insertInvoiceChargesSQL sqlInsert = `INSERT INTO billing_charges (organization_id, fee, source_id, title, description,
+	insertInvoiceChargesSQL postgres.SQLInsert = `INSERT INTO billing_charges (organization_id, fee, source_id, title, description,
 	quantity_milli, divisor, unit_cost, occurred_at)
 SELECT v.organization_id, v.fee, v.source_id, v.title, v.description, v.quantity_milli, 1, v.unit_cost, v.at
 FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::bigint[], $7::bigint[], $8::timestamptz[])
@@ -72,7 +74,7 @@ FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::bigi
 
 	// carryCreditsSQL leaves each organization the credit its last
 	// finalization carries forward.
-	carryCreditsSQL sqlInsert = `INSERT INTO billing_accounts AS a (organization_id, credit_forward)
+	carryCreditsSQL postgres.SQLInsert = `INSERT INTO billing_accounts AS a (organization_id, credit_forward)
 SELECT v.organization_id, v.credit FROM unnest($1::text[], $2::bigint[]) AS v(organization_id, credit)
 WHERE v.credit > 0 OR EXISTS (SELECT 1 FROM billing_accounts b WHERE b.organization_id = v.organization_id)
 ON CONFLICT (organization_id) DO UPDATE SET credit_forward = EXCLUDED.credit_forward WHERE a.credit_forward <> EXCLUDED.credit_forward`
@@ -80,14 +82,14 @@ ON CONFLICT (organization_id) DO UPDATE SET credit_forward = EXCLUDED.credit_for
 	// openNextPeriodsSQL opens the next periods: one opened ahead during
 	// the grace (status 'next', its invoice ID already shown by a preview)
 	// becomes the open one.
-	openNextPeriodsSQL sqlInsert = `INSERT INTO billing_periods AS p (organization_id, starts_at, ends_at, invoice_id, status)
+	openNextPeriodsSQL postgres.SQLInsert = `INSERT INTO billing_periods AS p (organization_id, starts_at, ends_at, invoice_id, status)
 SELECT v.organization_id, v.starts_at, v.ends_at, v.invoice_id, 'open'
 FROM unnest($1::text[], $2::timestamptz[], $3::timestamptz[], $4::text[]) AS v(organization_id, starts_at, ends_at, invoice_id)
 ON CONFLICT (organization_id, starts_at) DO UPDATE SET status = 'open', ends_at = EXCLUDED.ends_at WHERE p.status = 'next'`
 )
 
 // Finalize carries out a batch of finalizations (see the port).
-func (r *BillingPeriodRepository) Finalize(ctx context.Context, fs []billingports.Finalization) ([]billingports.FinalizedInvoice, error) {
+func (r *PeriodRepository) Finalize(ctx context.Context, fs []billingports.Finalization) ([]billingports.FinalizedInvoice, error) {
 	out := make([]billingports.FinalizedInvoice, len(fs))
 	for i, f := range fs {
 		out[i] = billingports.FinalizedInvoice{OrganizationID: f.Period.OrganizationID, InvoiceID: f.Period.InvoiceID,
@@ -113,18 +115,18 @@ func (r *BillingPeriodRepository) Finalize(ctx context.Context, fs []billingport
 		nextEnds, nextIDs = append(nextEnds, pgTime(f.NextEnd)), append(nextIDs, f.NextInvoiceID)
 		credits = append(credits, f.CreditForward)
 	}
-	n, err := r.run.exec(ctx, finalizePeriodsSQL, pgArray(orgs), pgArray(starts), pgArray(ends), pgArray(ats), pgArray(keys))
+	n, err := r.run.Exec(ctx, finalizePeriodsSQL, postgres.Array(orgs), postgres.Array(starts), postgres.Array(ends), postgres.Array(ats), postgres.Array(keys))
 	if err != nil {
-		return nil, dbErr(err)
+		return nil, postgres.DBErr(err)
 	}
 	if int(n) != len(fs) {
 		return nil, fmt.Errorf("%d of %d periods to finalize are no longer open: %w", len(fs)-int(n), len(fs), domain.ErrConflict)
 	}
-	if _, err := r.run.exec(ctx, openNextPeriodsSQL, pgArray(orgs), pgArray(ends), pgArray(nextEnds), pgArray(nextIDs)); err != nil {
-		return nil, dbErr(err)
+	if _, err := r.run.Exec(ctx, openNextPeriodsSQL, postgres.Array(orgs), postgres.Array(ends), postgres.Array(nextEnds), postgres.Array(nextIDs)); err != nil {
+		return nil, postgres.DBErr(err)
 	}
-	if _, err := r.run.exec(ctx, carryCreditsSQL, pgArray(orgs), pgArray(credits)); err != nil {
-		return nil, dbErr(err)
+	if _, err := r.run.Exec(ctx, carryCreditsSQL, postgres.Array(orgs), postgres.Array(credits)); err != nil {
+		return nil, postgres.DBErr(err)
 	}
 	return out, nil
 }
@@ -132,14 +134,14 @@ func (r *BillingPeriodRepository) Finalize(ctx context.Context, fs []billingport
 // LockKeys takes the counter of the year's keys and holds it until the
 // transaction ends: the finalization's time is read after it (see the
 // port). The same upsert as a key's, for no key.
-func (r *BillingPeriodRepository) LockKeys(ctx context.Context, year int) error {
-	return dbErr(r.run.query(ctx, nextKeysSQL, func(*sql.Rows) error { return nil },
+func (r *PeriodRepository) LockKeys(ctx context.Context, year int) error {
+	return postgres.DBErr(r.run.Query(ctx, nextKeysSQL, func(*sql.Rows) error { return nil },
 		int64(year), fmt.Sprintf("INV-%04d-", year), fmt.Sprintf("INV-%04d.", year), 0))
 }
 
 // insertInvoiceCharges writes the charges of the lines that finalizing
 // made: the minimum's top-up and the credits forward.
-func (r *BillingPeriodRepository) insertInvoiceCharges(ctx context.Context, fs []billingports.Finalization) error {
+func (r *PeriodRepository) insertInvoiceCharges(ctx context.Context, fs []billingports.Finalization) error {
 	var orgs, fees, sources, titles, descs, ats []string
 	var qty, costs []int64
 	for _, f := range fs {
@@ -166,14 +168,14 @@ func (r *BillingPeriodRepository) insertInvoiceCharges(ctx context.Context, fs [
 	if len(orgs) == 0 {
 		return nil
 	}
-	_, err := r.run.exec(ctx, insertInvoiceChargesSQL, pgArray(orgs), pgArray(fees), pgArray(sources), pgArray(titles),
-		pgArray(descs), pgArray(qty), pgArray(costs), pgArray(ats))
-	return dbErr(err)
+	_, err := r.run.Exec(ctx, insertInvoiceChargesSQL, postgres.Array(orgs), postgres.Array(fees), postgres.Array(sources), postgres.Array(titles),
+		postgres.Array(descs), postgres.Array(qty), postgres.Array(costs), postgres.Array(ats))
+	return postgres.DBErr(err)
 }
 
 // takeKeys gives each invoice of fs the next key of its finalization year,
 // in fs's order: one counter update per year of the batch.
-func (r *BillingPeriodRepository) takeKeys(ctx context.Context, fs []billingports.Finalization, out []billingports.FinalizedInvoice) error {
+func (r *PeriodRepository) takeKeys(ctx context.Context, fs []billingports.Finalization, out []billingports.FinalizedInvoice) error {
 	byYear := map[int][]int{} // year → positions in fs
 	var years []int
 	for i, f := range fs {
@@ -190,9 +192,9 @@ func (r *BillingPeriodRepository) takeKeys(ctx context.Context, fs []billingport
 	for _, y := range years {
 		at := byYear[y]
 		var last int
-		if err := r.run.query(ctx, nextKeysSQL, func(rows *sql.Rows) error { return rows.Scan(&last) },
+		if err := r.run.Query(ctx, nextKeysSQL, func(rows *sql.Rows) error { return rows.Scan(&last) },
 			int64(y), fmt.Sprintf("INV-%04d-", y), fmt.Sprintf("INV-%04d.", y), len(at)); err != nil {
-			return dbErr(err)
+			return postgres.DBErr(err)
 		}
 		for j, i := range at {
 			out[i].Key = billing.FormatKey(y, last-len(at)+1+j)
@@ -203,7 +205,7 @@ func (r *BillingPeriodRepository) takeKeys(ctx context.Context, fs []billingport
 
 // insertInvoices writes the invoices of fs and their items, and reads
 // them back as stored into out.
-func (r *BillingPeriodRepository) insertInvoices(ctx context.Context, fs []billingports.Finalization, out []billingports.FinalizedInvoice) error {
+func (r *PeriodRepository) insertInvoices(ctx context.Context, fs []billingports.Finalization, out []billingports.FinalizedInvoice) error {
 	var ids, orgs, keys, names, notes, dues, searches, ats []string
 	var itemInvoices, titles, descs, qty []string
 	var pos, costs, lineTotals, totals []int64
@@ -232,41 +234,44 @@ func (r *BillingPeriodRepository) insertInvoices(ctx context.Context, fs []billi
 	if len(ids) == 0 {
 		return nil
 	}
-	read := make([]invoiceWithItems, len(fs))
-	err := r.run.query(ctx, insertBilledInvoicesSQL, func(rows *sql.Rows) error {
+	read := make([]struct {
+		row   pginvoicing.InvoiceRow
+		items []pginvoicing.InvoiceItemRow
+	}, len(fs)) // as invoicing's invoiceWithItems
+	err := r.run.Query(ctx, insertBilledInvoicesSQL, func(rows *sql.Rows) error {
 		var org string
-		row, err := scanInvoice(rows, "", &org)
+		row, err := pginvoicing.ScanInvoice(rows, "", &org)
 		if err != nil {
 			return err
 		}
 		row.OrganizationID = org
 		read[at[row.ID]].row = row
 		return nil
-	}, pgArray(ids), pgArray(orgs), pgArray(keys), pgArray(names), pgArray(notes), pgArray(dues), pgArray(totals),
-		pgArray(searches), pgArray(ats))
+	}, postgres.Array(ids), postgres.Array(orgs), postgres.Array(keys), postgres.Array(names), postgres.Array(notes), postgres.Array(dues), postgres.Array(totals),
+		postgres.Array(searches), postgres.Array(ats))
 	if err != nil {
-		return fmt.Errorf("insert invoices: %w", dbErr(err))
+		return fmt.Errorf("insert invoices: %w", postgres.DBErr(err))
 	}
 	if len(itemInvoices) > 0 {
-		err = r.run.query(ctx, insertBilledItemsSQL, func(rows *sql.Rows) error {
-			var it invoiceItemRow
+		err = r.run.Query(ctx, insertBilledItemsSQL, func(rows *sql.Rows) error {
+			var it pginvoicing.InvoiceItemRow
 			if err := rows.Scan(&it.InvoiceID, &it.ID, &it.Position, &it.Title, &it.Description, &it.Quantity, &it.UnitCost, &it.TotalCost); err != nil {
 				return err
 			}
 			i := at[it.InvoiceID]
 			read[i].items = append(read[i].items, it)
 			return nil
-		}, pgArray(itemInvoices), pgArray(pos), pgArray(titles), pgArray(descs), pgArray(qty), pgArray(costs), pgArray(lineTotals))
+		}, postgres.Array(itemInvoices), postgres.Array(pos), postgres.Array(titles), postgres.Array(descs), postgres.Array(qty), postgres.Array(costs), postgres.Array(lineTotals))
 		if err != nil {
-			return fmt.Errorf("insert invoice items: %w", dbErr(err))
+			return fmt.Errorf("insert invoice items: %w", postgres.DBErr(err))
 		}
 	}
 	for i := range fs {
 		if fs[i].Invoice == nil {
 			continue
 		}
-		slices.SortFunc(read[i].items, func(a, b invoiceItemRow) int { return a.Position - b.Position })
-		inv, err := invoiceFromRows(read[i].row, read[i].items)
+		slices.SortFunc(read[i].items, func(a, b pginvoicing.InvoiceItemRow) int { return a.Position - b.Position })
+		inv, err := pginvoicing.InvoiceFromRows(read[i].row, read[i].items)
 		if err != nil {
 			return fmt.Errorf("read invoice %s: %w", fs[i].Invoice.ID, err)
 		}

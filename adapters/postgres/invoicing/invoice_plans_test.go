@@ -1,4 +1,4 @@
-package postgres_test
+package invoicing_test
 
 import (
 	"context"
@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/acme3pl/fulfillment/adapters/postgres"
+	pginvoicing "github.com/acme3pl/fulfillment/adapters/postgres/invoicing"
 	"github.com/acme3pl/fulfillment/adapters/postgres/pgtest"
 	"github.com/acme3pl/fulfillment/domain/invoicing"
 	"github.com/acme3pl/fulfillment/ports"
@@ -210,7 +210,7 @@ func TestInvoiceQueryPlansUseIndexes(t *testing.T) {
 	// The statements the service prepares are planned once per connection
 	// and their generic plan reused for any parameters: no sequential scan
 	// there either.
-	for _, sql := range postgres.ReadStatements() {
+	for _, sql := range pginvoicing.ReadStatements() {
 		// The arguments by what each placeholder stands for.
 		var args []string
 		for n := 1; strings.Contains(sql, fmt.Sprintf("$%d", n)); n++ {

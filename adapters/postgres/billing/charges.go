@@ -1,34 +1,19 @@
-package postgres
+package billing
 
 import (
 	"context"
 	"database/sql"
 	"time"
 
+	"github.com/acme3pl/fulfillment/adapters/postgres"
 	"github.com/acme3pl/fulfillment/domain/billing"
 	billingports "github.com/acme3pl/fulfillment/ports/billing"
 )
 
-// BillingSettings are what billing's statements need of the configuration.
-type BillingSettings struct {
-	// Location is BILLING_TIMEZONE: days of storage are its days.
-	Location *time.Location
-	// ChargeTestShipments charges test shipments too (sandbox, where every
-	// shipment is one); production never charges them.
-	ChargeTestShipments bool
-}
-
-func (s BillingSettings) zone() string {
-	if s.Location == nil {
-		return "UTC"
-	}
-	return s.Location.String()
-}
-
 // ChargeRepository implements billingports.ChargeRepository.
 type ChargeRepository struct {
-	run      runner
-	settings BillingSettings
+	run      postgres.Runner
+	settings postgres.BillingSettings
 }
 
 var _ billingports.ChargeRepository = (*ChargeRepository)(nil)
@@ -133,7 +118,7 @@ var (
 	// before the ship commits. A ship moves stock: dated into days whose
 	// storage is accrued already, it takes that storage back
 	// (rewindStorage), whether or not it is charged.
-	accrueShipmentSQL = sqlSelect(`WITH moved AS (
+	accrueShipmentSQL = postgres.SQLSelect(`WITH moved AS (
 	SELECT organization_id, shipped_at AS occurred_at FROM shipments WHERE id = $2 AND status = 'shipped'),
 inserted AS (` + shipmentCharges("s.id = $2", "") + `
 RETURNING fee)
@@ -148,7 +133,7 @@ RETURNING fee)
 	// scalar subquery, so that it is an index condition of the shipments'
 	// scan (a join with billing_catch_up made the planner scan every
 	// shipment).
-	catchUpShipmentsSQL = sqlInsert(shipmentCharges(`s.shipped_at >= greatest(p.starts_at, (SELECT w.through FROM billing_catch_up w
+	catchUpShipmentsSQL = postgres.SQLInsert(shipmentCharges(`s.shipped_at >= greatest(p.starts_at, (SELECT w.through FROM billing_catch_up w
 	WHERE w.organization_id = p.organization_id AND w.starts_at = p.starts_at)) AND `+
 		notCharged("s", "s.id", feesOf(billing.Shipped)), "") + `
 RETURNING fee`)
@@ -158,16 +143,16 @@ RETURNING fee`)
 	// storage back (rewindStorage). Receipts and services are dated by the
 	// warehouse, anywhere in the open period: their catch-ups read the
 	// whole period (few per month).
-	accrueReceiptSQL = sqlSelect(`WITH inserted AS (` + receiptCharges("r.id = $2", "") + `
+	accrueReceiptSQL = postgres.SQLSelect(`WITH inserted AS (` + receiptCharges("r.id = $2", "") + `
 RETURNING fee, organization_id, occurred_at)
 , ` + rewindStorage("inserted"))
-	catchUpReceiptsSQL = sqlSelect(`WITH inserted AS (` + receiptCharges("r.received_at >= p.starts_at AND "+
+	catchUpReceiptsSQL = postgres.SQLSelect(`WITH inserted AS (` + receiptCharges("r.received_at >= p.starts_at AND "+
 		notCharged("r", "r.id", feesOf(billing.Received)), "") + `
 RETURNING fee, organization_id, occurred_at)
 , ` + rewindStorage("inserted"))
 
-	accrueServiceSQL   = sqlInsert(serviceCharges("v.id = $2", "") + "\nRETURNING fee")
-	catchUpServicesSQL = sqlInsert(serviceCharges("v.performed_at >= p.starts_at AND "+notCharged("v", "v.id", quote(string(billing.FeeService))), "") + "\nRETURNING fee")
+	accrueServiceSQL   = postgres.SQLInsert(serviceCharges("v.id = $2", "") + "\nRETURNING fee")
+	catchUpServicesSQL = postgres.SQLInsert(serviceCharges("v.performed_at >= p.starts_at AND "+notCharged("v", "v.id", quote(string(billing.FeeService))), "") + "\nRETURNING fee")
 )
 
 // rewindStorage ends the statements of facts that move stock (the rest of
@@ -201,7 +186,7 @@ SELECT fee FROM inserted`
 const openStart = `(SELECT op.starts_at FROM billing_periods op WHERE op.organization_id = c.organization_id AND op.status = 'open')`
 
 // addOperatorChargeSQL records an operator's charge once per reference.
-const addOperatorChargeSQL sqlInsert = `INSERT INTO billing_charges (organization_id, fee, source_id, title, description, for_period,
+const addOperatorChargeSQL postgres.SQLInsert = `INSERT INTO billing_charges (organization_id, fee, source_id, title, description, for_period,
 	quantity_milli, divisor, unit_cost, occurred_at)
 VALUES ($1, 'operator', $2, $3, $4, $5, $6, 1, $7, $8)
 ON CONFLICT (organization_id, fee, source_id) DO NOTHING`
@@ -215,28 +200,23 @@ ON CONFLICT (organization_id, fee, source_id) DO NOTHING`
 // is under way: these take it exclusively, several organizations always in
 // key order.
 const (
-	shareShipmentBillingSQL sqlSelect = `SELECT pg_advisory_xact_lock_shared(8042002, hashtext(organization_id)) FROM shipments WHERE id = $1`
-	shareReceiptBillingSQL  sqlSelect = `SELECT pg_advisory_xact_lock_shared(8042002, hashtext(organization_id)) FROM warehouse_receipts WHERE id = $1`
-	shareServiceBillingSQL  sqlSelect = `SELECT pg_advisory_xact_lock_shared(8042002, hashtext(organization_id)) FROM warehouse_services WHERE id = $1`
-	shareBillingSQL         sqlSelect = `SELECT pg_advisory_xact_lock_shared(8042002, hashtext($1))`
-	lockBillingSQL          sqlSelect = `SELECT pg_advisory_xact_lock(8042002, k) FROM (SELECT DISTINCT hashtext(o) AS k FROM unnest($1::text[]) o ORDER BY 1) keys`
+	shareShipmentBillingSQL postgres.SQLSelect = `SELECT pg_advisory_xact_lock_shared(8042002, hashtext(organization_id)) FROM shipments WHERE id = $1`
+	shareReceiptBillingSQL  postgres.SQLSelect = `SELECT pg_advisory_xact_lock_shared(8042002, hashtext(organization_id)) FROM warehouse_receipts WHERE id = $1`
+	shareServiceBillingSQL  postgres.SQLSelect = `SELECT pg_advisory_xact_lock_shared(8042002, hashtext(organization_id)) FROM warehouse_services WHERE id = $1`
+	shareBillingSQL         postgres.SQLSelect = `SELECT pg_advisory_xact_lock_shared(8042002, hashtext($1))`
+	lockBillingSQL          postgres.SQLSelect = `SELECT pg_advisory_xact_lock(8042002, k) FROM (SELECT DISTINCT hashtext(o) AS k FROM unnest($1::text[]) o ORDER BY 1) keys`
 	// tryLockBillingSQL takes the billing locks of the organizations $1
 	// that are free now, exclusively, and returns those organizations: it
 	// never waits, so a batch that holds some organizations' locks never
 	// waits for another's (docs/billing.md, "One organization never holds
 	// up another").
-	tryLockBillingSQL sqlSelect = `SELECT o FROM unnest($1::text[]) o WHERE pg_try_advisory_xact_lock(8042002, hashtext(o))`
+	tryLockBillingSQL postgres.SQLSelect = `SELECT o FROM unnest($1::text[]) o WHERE pg_try_advisory_xact_lock(8042002, hashtext(o))`
 )
 
-// lock runs one of the locking statements above.
-func (r runner) lock(ctx context.Context, q statement, args ...any) error {
-	return dbErr(r.query(ctx, q, func(*sql.Rows) error { return nil }, args...))
-}
-
 // accrue runs an accrual and counts what it inserted by fee.
-func (r *ChargeRepository) accrue(ctx context.Context, q statement, args ...any) (map[billing.Fee]int, error) {
+func (r *ChargeRepository) accrue(ctx context.Context, q postgres.Statement, args ...any) (map[billing.Fee]int, error) {
 	out := map[billing.Fee]int{}
-	err := r.run.query(ctx, q, func(rows *sql.Rows) error {
+	err := r.run.Query(ctx, q, func(rows *sql.Rows) error {
 		var fee string
 		if err := rows.Scan(&fee); err != nil {
 			return err
@@ -245,40 +225,40 @@ func (r *ChargeRepository) accrue(ctx context.Context, q statement, args ...any)
 		return nil
 	}, args...)
 	if err != nil {
-		return nil, dbErr(err)
+		return nil, postgres.DBErr(err)
 	}
 	return out, nil
 }
 
 // AccrueShipment accrues a shipped shipment's charges.
 func (r *ChargeRepository) AccrueShipment(ctx context.Context, shipmentID string) (map[billing.Fee]int, error) {
-	if err := r.run.lock(ctx, shareShipmentBillingSQL, shipmentID); err != nil {
+	if err := r.run.Lock(ctx, shareShipmentBillingSQL, shipmentID); err != nil {
 		return nil, err
 	}
-	return r.accrue(ctx, accrueShipmentSQL, r.settings.ChargeTestShipments, shipmentID, r.settings.zone())
+	return r.accrue(ctx, accrueShipmentSQL, r.settings.ChargeTestShipments, shipmentID, r.settings.Zone())
 }
 
 // AccrueReceipt accrues a receipt's charges.
 func (r *ChargeRepository) AccrueReceipt(ctx context.Context, receiptID string) (map[billing.Fee]int, error) {
-	if err := r.run.lock(ctx, shareReceiptBillingSQL, receiptID); err != nil {
+	if err := r.run.Lock(ctx, shareReceiptBillingSQL, receiptID); err != nil {
 		return nil, err
 	}
-	return r.accrue(ctx, accrueReceiptSQL, r.settings.ChargeTestShipments, receiptID, r.settings.zone())
+	return r.accrue(ctx, accrueReceiptSQL, r.settings.ChargeTestShipments, receiptID, r.settings.Zone())
 }
 
 // AccrueService accrues a service's charge.
 func (r *ChargeRepository) AccrueService(ctx context.Context, serviceID string) (map[billing.Fee]int, error) {
-	if err := r.run.lock(ctx, shareServiceBillingSQL, serviceID); err != nil {
+	if err := r.run.Lock(ctx, shareServiceBillingSQL, serviceID); err != nil {
 		return nil, err
 	}
-	return r.accrue(ctx, accrueServiceSQL, r.settings.ChargeTestShipments, serviceID, r.settings.zone())
+	return r.accrue(ctx, accrueServiceSQL, r.settings.ChargeTestShipments, serviceID, r.settings.Zone())
 }
 
 // moveCatchUpSQL moves the watermark of the open periods of the
 // organizations $1 (an array) to $2 once the catch-up has looked at their
 // facts (under their billing locks: catch-ups of one organization never
 // move it at once). A period opened since starts its own.
-const moveCatchUpSQL sqlInsert = `INSERT INTO billing_catch_up AS w (organization_id, starts_at, through)
+const moveCatchUpSQL postgres.SQLInsert = `INSERT INTO billing_catch_up AS w (organization_id, starts_at, through)
 SELECT organization_id, starts_at, $2 FROM billing_periods WHERE status = 'open' AND organization_id = ANY($1::text[]) AND starts_at < $2
 ON CONFLICT (organization_id) DO UPDATE SET starts_at = EXCLUDED.starts_at,
 	through = CASE WHEN w.starts_at = EXCLUDED.starts_at THEN greatest(w.through, EXCLUDED.through) ELSE EXCLUDED.through END
@@ -293,9 +273,9 @@ func (r *ChargeRepository) CatchUp(ctx context.Context, organizationIDs []string
 	if len(organizationIDs) == 0 {
 		return total, nil
 	}
-	orgs := pgArray(organizationIDs)
-	for _, q := range []statement{catchUpShipmentsSQL, catchUpReceiptsSQL, catchUpServicesSQL} {
-		n, err := r.accrue(ctx, q, r.settings.ChargeTestShipments, orgs, r.settings.zone())
+	orgs := postgres.Array(organizationIDs)
+	for _, q := range []postgres.Statement{catchUpShipmentsSQL, catchUpReceiptsSQL, catchUpServicesSQL} {
+		n, err := r.accrue(ctx, q, r.settings.ChargeTestShipments, orgs, r.settings.Zone())
 		if err != nil {
 			return nil, err
 		}
@@ -303,15 +283,15 @@ func (r *ChargeRepository) CatchUp(ctx context.Context, organizationIDs []string
 			total[f] += c
 		}
 	}
-	if _, err := r.run.exec(ctx, moveCatchUpSQL, orgs, through); err != nil {
-		return nil, dbErr(err)
+	if _, err := r.run.Exec(ctx, moveCatchUpSQL, orgs, through); err != nil {
+		return nil, postgres.DBErr(err)
 	}
 	return total, nil
 }
 
 // AddOperatorCharge records an operator's charge once per reference.
 func (r *ChargeRepository) AddOperatorCharge(ctx context.Context, c billingports.OperatorCharge) (bool, error) {
-	n, err := r.run.exec(ctx, addOperatorChargeSQL, c.OrganizationID, c.Reference, c.Title, c.Description, c.ForPeriod,
+	n, err := r.run.Exec(ctx, addOperatorChargeSQL, c.OrganizationID, c.Reference, c.Title, c.Description, c.ForPeriod,
 		c.QuantityMilli, c.UnitCost, c.OccurredAt)
-	return n == 1, dbErr(err)
+	return n == 1, postgres.DBErr(err)
 }

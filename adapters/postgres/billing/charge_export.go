@@ -1,4 +1,4 @@
-package postgres
+package billing
 
 import (
 	"context"
@@ -6,8 +6,7 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/uptrace/bun"
-
+	"github.com/acme3pl/fulfillment/adapters/postgres"
 	"github.com/acme3pl/fulfillment/ports"
 	invoicingports "github.com/acme3pl/fulfillment/ports/invoicing"
 )
@@ -26,7 +25,7 @@ import (
 // session's bounds. Inside a caller's transaction (a repository of a unit
 // of work) the query runs there, under that transaction's bounds.
 func (r *ChargeRepository) exportOfInvoice(ctx context.Context, organizationID, invoiceID string, each func(invoicingports.InvoiceCharge) error) error {
-	pool, ok := r.run.db.(*bun.DB)
+	pool, ok := r.run.Pool()
 	if !ok {
 		return r.scanCharges(ctx, r.run, organizationID, invoiceID, ports.Page{}, each)
 	}
@@ -43,7 +42,7 @@ func (r *ChargeRepository) exportOfInvoice(ctx context.Context, organizationID, 
 		set_config('idle_in_transaction_session_timeout', $1, true)`, bound); err != nil {
 		return err
 	}
-	if err := r.scanCharges(ctx, runner{db: tx, stmts: r.run.stmts}, organizationID, invoiceID, ports.Page{}, each); err != nil {
+	if err := r.scanCharges(ctx, r.run.InTx(tx), organizationID, invoiceID, ports.Page{}, each); err != nil {
 		return err
 	}
 	return tx.Commit()
@@ -51,17 +50,17 @@ func (r *ChargeRepository) exportOfInvoice(ctx context.Context, organizationID, 
 
 // scanCharges runs invoiceChargesSQL on run for page (Take 0: every
 // charge) and hands each row to each.
-func (r *ChargeRepository) scanCharges(ctx context.Context, run runner, organizationID, invoiceID string, page ports.Page, each func(invoicingports.InvoiceCharge) error) error {
+func (r *ChargeRepository) scanCharges(ctx context.Context, run postgres.Runner, organizationID, invoiceID string, page ports.Page, each func(invoicingports.InvoiceCharge) error) error {
 	var limit any // NULL: every charge
 	if page.Take > 0 {
 		limit = page.Take
 	}
-	return run.query(ctx, invoiceChargesSQL, func(rows *sql.Rows) error {
+	return run.Query(ctx, invoiceChargesSQL, func(rows *sql.Rows) error {
 		var c invoicingports.InvoiceCharge
 		if err := rows.Scan(&c.ID, &c.Fee, &c.Title, &c.QuantityMilli, &c.UnitCost, &c.OccurredAt, &c.WarehouseID,
 			&c.SourceType, &c.SourceID); err != nil {
 			return err
 		}
 		return each(c)
-	}, organizationID, invoiceID, page.Skip, limit, r.settings.zone())
+	}, organizationID, invoiceID, page.Skip, limit, r.settings.Zone())
 }

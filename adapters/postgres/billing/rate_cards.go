@@ -1,4 +1,4 @@
-package postgres
+package billing
 
 import (
 	"context"
@@ -7,13 +7,14 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/acme3pl/fulfillment/adapters/postgres"
 	"github.com/acme3pl/fulfillment/domain"
 	"github.com/acme3pl/fulfillment/domain/billing"
 	billingports "github.com/acme3pl/fulfillment/ports/billing"
 )
 
 // RateCardRepository implements billingports.RateCardRepository.
-type RateCardRepository struct{ run runner }
+type RateCardRepository struct{ run postgres.Runner }
 
 var _ billingports.RateCardRepository = (*RateCardRepository)(nil)
 
@@ -32,7 +33,7 @@ var legacyFeeColumns = []billing.Fee{billing.PickPackOrder, billing.PickPackUnit
 
 const (
 	// setRateCardSQL writes the card, its legacy fee columns included.
-	setRateCardSQL sqlInsert = `INSERT INTO rate_cards (organization_id, effective_from, effective_at, pick_pack_order, pick_pack_unit,
+	setRateCardSQL postgres.SQLInsert = `INSERT INTO rate_cards (organization_id, effective_from, effective_at, pick_pack_order, pick_pack_unit,
 	spd_carton, receiving_unit, receiving_carton, storage_unit_month, storage_carton_month, minimum_monthly, services, created_at)
 VALUES ($1, $2::date, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12::jsonb, $13)
 ON CONFLICT (organization_id, effective_from) DO UPDATE SET effective_at = EXCLUDED.effective_at,
@@ -44,13 +45,13 @@ ON CONFLICT (organization_id, effective_from) DO UPDATE SET effective_at = EXCLU
 
 	// setRateCardFeesSQL writes the card's fees $3 at the prices $4 (two
 	// arrays), replacing its former prices.
-	setRateCardFeesSQL sqlInsert = `INSERT INTO rate_card_fees (organization_id, effective_from, fee, cents)
+	setRateCardFeesSQL postgres.SQLInsert = `INSERT INTO rate_card_fees (organization_id, effective_from, fee, cents)
 SELECT $1, $2::date, f.fee, f.cents FROM unnest($3::text[], $4::bigint[]) AS f(fee, cents)
 ON CONFLICT (organization_id, effective_from, fee) DO UPDATE SET cents = EXCLUDED.cents`
 
 	// rateCardInForceSQL reads the card in force and its fees, as a JSON
 	// object of cents by fee.
-	rateCardInForceSQL sqlSelect = `SELECT rc.organization_id, rc.effective_from::text, rc.services::text,
+	rateCardInForceSQL postgres.SQLSelect = `SELECT rc.organization_id, rc.effective_from::text, rc.services::text,
 	coalesce((SELECT json_object_agg(k.fee, k.cents) FROM rate_card_fees k
 		WHERE k.organization_id = rc.organization_id AND k.effective_from = rc.effective_from)::text, '{}')
 FROM rate_cards rc WHERE rc.organization_id = $1 AND rc.effective_at <= $2
@@ -79,21 +80,21 @@ func (r *RateCardRepository) Set(ctx context.Context, c *billing.RateCard, effec
 		args = append(args, c.Fee(f))
 	}
 	args = append(args, string(js), now)
-	if _, err = r.run.exec(ctx, setRateCardSQL, args...); err != nil {
-		return dbErr(err)
+	if _, err = r.run.Exec(ctx, setRateCardSQL, args...); err != nil {
+		return postgres.DBErr(err)
 	}
 	fees, cents := make([]string, len(billing.Fees)), make([]int64, len(billing.Fees))
 	for i, f := range billing.Fees {
 		fees[i], cents[i] = string(f), c.Fee(f)
 	}
-	_, err = r.run.exec(ctx, setRateCardFeesSQL, c.OrganizationID(), c.EffectiveFrom().String(), pgArray(fees), pgArray(cents))
-	return dbErr(err)
+	_, err = r.run.Exec(ctx, setRateCardFeesSQL, c.OrganizationID(), c.EffectiveFrom().String(), postgres.Array(fees), postgres.Array(cents))
+	return postgres.DBErr(err)
 }
 
 // InForce returns the card in force at at, or domain.ErrNotFound.
 func (r *RateCardRepository) InForce(ctx context.Context, organizationID string, at time.Time) (*billing.RateCard, error) {
 	var card *billing.RateCard
-	err := r.run.query(ctx, rateCardInForceSQL, func(rows *sql.Rows) error {
+	err := r.run.Query(ctx, rateCardInForceSQL, func(rows *sql.Rows) error {
 		var p billing.RateCardParams
 		var services, fees string
 		if err := rows.Scan(&p.OrganizationID, &p.EffectiveFrom, &services, &fees); err != nil {
@@ -115,7 +116,7 @@ func (r *RateCardRepository) InForce(ctx context.Context, organizationID string,
 		return err
 	}, organizationID, at)
 	if err != nil {
-		return nil, dbErr(err)
+		return nil, postgres.DBErr(err)
 	}
 	if card == nil {
 		return nil, domain.ErrNotFound
@@ -140,7 +141,7 @@ func (r *RateCardRepository) Service(ctx context.Context, organizationID, code s
 // window's last instant (before its end), numbered by the window's
 // position: 0 when the organization was off-boarded (billing close) after
 // that card took effect.
-var minimumsSQL = sqlSelect(`SELECT w.n, CASE WHEN a.offboarded_at >= rc.effective_at THEN 0 ELSE ` +
+var minimumsSQL = postgres.SQLSelect(`SELECT w.n, CASE WHEN a.offboarded_at >= rc.effective_at THEN 0 ELSE ` +
 	priceOf(quote(string(billing.MinimumMonthly))) + ` END
 FROM unnest($1::text[], $2::timestamptz[]) WITH ORDINALITY AS w(organization_id, ends_at, n)
 JOIN LATERAL (SELECT organization_id, effective_from, effective_at FROM rate_cards rc WHERE rc.organization_id = w.organization_id AND rc.effective_at < w.ends_at
@@ -151,7 +152,7 @@ LEFT JOIN billing_accounts a ON a.organization_id = w.organization_id`)
 func (r *RateCardRepository) Minimums(ctx context.Context, windows []billingports.Window) ([]int64, error) {
 	orgs, _, ends := windowArrays(windows)
 	out := make([]int64, len(windows))
-	err := r.run.query(ctx, minimumsSQL, func(rows *sql.Rows) error {
+	err := r.run.Query(ctx, minimumsSQL, func(rows *sql.Rows) error {
 		var n int
 		var m int64
 		if err := rows.Scan(&n, &m); err != nil {
@@ -160,5 +161,5 @@ func (r *RateCardRepository) Minimums(ctx context.Context, windows []billingport
 		out[n-1] = m
 		return nil
 	}, orgs, ends)
-	return out, dbErr(err)
+	return out, postgres.DBErr(err)
 }

@@ -1,4 +1,4 @@
-package postgres_test
+package invoicing_test
 
 import (
 	"fmt"

@@ -1,4 +1,4 @@
-package postgres_test
+package invoicing_test
 
 import (
 	"context"
@@ -12,6 +12,7 @@ import (
 	"github.com/uptrace/bun"
 
 	"github.com/acme3pl/fulfillment/adapters/postgres"
+	pginvoicing "github.com/acme3pl/fulfillment/adapters/postgres/invoicing"
 	"github.com/acme3pl/fulfillment/adapters/postgres/pgtest"
 	"github.com/acme3pl/fulfillment/domain/invoicing"
 	"github.com/acme3pl/fulfillment/ports"
@@ -50,8 +51,8 @@ func TestInvoicePreparedReadsAnswerAsUnprepared(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = one.Close() })
-	prepared := postgres.NewRepositories(one, postgres.InvoicingRepositories).Invoices
-	plain := postgres.UnpreparedRepositories(db, postgres.InvoicingRepositories).Invoices
+	prepared := pginvoicing.Invoices(postgres.OnPool(one))
+	plain := pginvoicing.UnpreparedInvoices(db)
 	ctx := context.Background()
 
 	read := func(repo invoicingports.InvoiceRepository, f invoicingports.InvoiceFilter, p ports.Page) ([]string, bool) {
@@ -103,10 +104,10 @@ func TestInvoicePreparedReadsAnswerAsUnprepared(t *testing.T) {
 
 	var n int
 	if err := one.NewRaw("SELECT count(*) FROM pg_prepared_statements WHERE statement IN (?)",
-		bun.List(postgres.ReadStatements())).Scan(ctx, &n); err != nil {
+		bun.List(pginvoicing.ReadStatements())).Scan(ctx, &n); err != nil {
 		t.Fatal(err)
 	}
-	if want := len(postgres.ReadStatements()); n != want {
+	if want := len(pginvoicing.ReadStatements()); n != want {
 		t.Errorf("the connection holds %d prepared read statements, want %d", n, want)
 	}
 
@@ -136,7 +137,7 @@ func TestInvoiceReadsKeepGenericPlans(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer func() { _ = one.Close() }()
-	prepared := postgres.NewRepositories(one, postgres.InvoicingRepositories).Invoices
+	prepared := pginvoicing.Invoices(postgres.OnPool(one))
 	for range 8 {
 		for _, f := range []invoicingports.InvoiceFilter{{}, {Status: invoicing.InvoiceUnpaid, SortBy: invoicingports.InvoicesByDueDate, Ascending: true}} {
 			if _, _, err := prepared.List(ctx, org, f, ports.Page{Take: 10}); err != nil {
@@ -195,7 +196,7 @@ func explainGeneric(ctx context.Context, t *testing.T, dsn, sql string, args ...
 // through the repository the service uses (prepared statements) and
 // unprepared, on 2,000 invoices of three items:
 //
-//	go test -run '^$' -bench InvoiceReads -benchmem ./adapters/postgres/
+//	go test -run '^$' -bench InvoiceReads -benchmem ./adapters/postgres/invoicing/
 func BenchmarkInvoiceReads(b *testing.B) {
 	db := pgtest.Open(b, testDSN)
 	const org = "org_inv_bench"
@@ -208,7 +209,7 @@ func BenchmarkInvoiceReads(b *testing.B) {
 	for _, repo := range []struct {
 		name string
 		repo invoicingports.InvoiceRepository
-	}{{"prepared", postgres.NewRepositories(db, postgres.InvoicingRepositories).Invoices}, {"unprepared", postgres.UnpreparedRepositories(db, postgres.InvoicingRepositories).Invoices}} {
+	}{{"prepared", pginvoicing.Invoices(postgres.OnPool(db))}, {"unprepared", pginvoicing.UnpreparedInvoices(db)}} {
 		b.Run("list/"+repo.name, func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
