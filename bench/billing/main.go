@@ -47,6 +47,7 @@ import (
 	billingapp "github.com/acme3pl/fulfillment/application/billing"
 	"github.com/acme3pl/fulfillment/bench/internal/benchdb"
 	"github.com/acme3pl/fulfillment/bench/internal/proccpu"
+	"github.com/acme3pl/fulfillment/domain/audit"
 	"github.com/acme3pl/fulfillment/domain/billing"
 	billingports "github.com/acme3pl/fulfillment/ports/billing"
 )
@@ -140,7 +141,7 @@ func run() error {
 	if _, err := step("set the rate cards (the use case, one per organization)", func() error {
 		set := billingapp.NewSetRateCardHandler(deps(clock.t))
 		for o := 1; o <= *orgs; o++ {
-			if _, err := set.Handle(ctx, billingapp.SetRateCard{Card: billing.RateCardParams{
+			if _, err := set.Handle(ctx, billingapp.SetRateCard{Actor: audit.Actor{Subject: "bench"}, Card: billing.RateCardParams{
 				OrganizationID: fmt.Sprintf("org_b%d", o), EffectiveFrom: "2030-11-01",
 				Fees: map[string]int64{"pick_pack_order": 250, "pick_pack_unit": 40, "storage_unit_month": 30, "minimum_monthly": 5000},
 			}}); err != nil {
