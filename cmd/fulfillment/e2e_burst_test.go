@@ -89,6 +89,7 @@ func wantAllServed(t *testing.T, orderID int64, rs []timed) {
 // delivery is answered 200 with the order's one shipment. (With a fixed
 // limit of 16 requests that refused the rest at once, about half were 503.)
 func TestIntakeBurstOfOneOrderIsServed(t *testing.T) {
+	e2e.Exclusive(t) // measures deadlines under load: never beside a test that loads the machine
 	srv := intakeServer(t)
 	const deliveries = 40
 	var ids []int64
@@ -114,6 +115,7 @@ func TestIntakeBurstOfOneOrderIsServed(t *testing.T) {
 // CPUs serve within the deadline with the race detector on: some are shed
 // then, as they should be.)
 func TestIntakeBurstOverThreeReplicasIsServed(t *testing.T) {
+	e2e.Exclusive(t) // measures deadlines under load: never beside a test that loads the machine
 	intakeServer(t)
 	replicas := []*e2e.Server{e2e.StartServer(t, e2e.BaseEnv(e2e.TestDSN)), e2e.StartServer(t, e2e.BaseEnv(e2e.TestDSN)), e2e.StartServer(t, e2e.BaseEnv(e2e.TestDSN))}
 	const orders, deliveries, batch = 200, 32, 5
@@ -149,6 +151,7 @@ func TestIntakeBurstOverThreeReplicasIsServed(t *testing.T) {
 // before the signal), SIGTERM arrives, the listener closes, the database
 // comes back: every one is answered 200 and the server exits 0.
 func TestIntakeBurstInFlightAtSIGTERMIsServed(t *testing.T) {
+	e2e.Exclusive(t) // measures deadlines under load: never beside a test that loads the machine
 	intakeServer(t)
 	proxy := newTCPProxy(t, dbAddr(t))
 	srv := e2e.StartServer(t, e2e.BaseEnv(proxy.dsn(t)))

@@ -209,6 +209,7 @@ func latencyReport(name string, ds []time.Duration, within time.Duration) (strin
 // back to 200 within seconds of the end. Every refused order, delivered
 // again, makes exactly one shipment.
 func TestPartitionAnswersWithinTheDeadline(t *testing.T) {
+	e2e.Exclusive(t) // measures deadlines under load: never beside a test that loads the machine
 	intakeServer(t)
 	proxy := newTCPProxy(t, dbAddr(t))
 	srv := e2e.StartServer(t, e2e.BaseEnv(proxy.dsn(t)))
@@ -285,6 +286,7 @@ func TestPartitionAnswersWithinTheDeadline(t *testing.T) {
 // orders delivered again after the lock is gone make exactly one shipment
 // each.
 func TestLocksHeldElsewhere(t *testing.T) {
+	e2e.Exclusive(t) // measures deadlines under load: never beside a test that loads the machine
 	intakeServer(t)
 	srv := e2e.StartServer(t, e2e.BaseEnv(e2e.TestDSN))
 	db := pgtest.Open(t, e2e.TestDSN)

@@ -28,6 +28,7 @@ import (
 // due, each 200 or 503/429 with Retry-After; every acknowledged order has
 // exactly one shipment, and every refused one, delivered again, too.
 func TestOverloadOpenLoop(t *testing.T) {
+	e2e.Exclusive(t) // measures deadlines under load: never beside a test that loads the machine
 	intakeServer(t)
 	srv := e2e.StartServer(t, e2e.BaseEnv(e2e.TestDSN))
 	var nextID atomic.Int64
@@ -151,6 +152,7 @@ func openLoop(rate float64, d time.Duration, deliverNew func() (int64, timed)) o
 // mistake (400), never a 500 or a stored reservation, and later orders of
 // the same SKU work.
 func TestExtremeQuantities(t *testing.T) {
+	e2e.Exclusive(t) // measures deadlines under load: never beside a test that loads the machine
 	srv := intakeServer(t)
 	db := pgtest.Open(t, e2e.TestDSN)
 	reserved := reservedOf(t, db, "SOCK-MER-CH-4346")
@@ -193,6 +195,7 @@ func TestExtremeQuantities(t *testing.T) {
 // listener closes, flushes its spans to the collector, and exits 0 within
 // SHUTDOWN_TIMEOUT.
 func TestShutdownWithinTheTimeout(t *testing.T) {
+	e2e.Exclusive(t) // measures deadlines under load: never beside a test that loads the machine
 	intakeServer(t)
 	collector := newSpanCollector(t)
 	proxy := newTCPProxy(t, dbAddr(t))

@@ -26,6 +26,7 @@ const stressFor = time.Minute
 // appears exactly once among the charges of all the organization's
 // invoices and its open one, and every day's storage is the ledger's.
 func TestBillingStress(t *testing.T) {
+	e2e.Exclusive(t) // loads the machine by itself: never beside a test that measures deadlines
 	const org, wh, prod = "org_e2e_stress", "wh_e2e_stress", "prod_e2e_stress"
 	card := e2e.BillE2ECard(time.Now().UTC().Format("2006-01-02"))
 	card["organizationId"] = org

@@ -137,6 +137,7 @@ func (c *countingReader) Read(p []byte) (int, error) {
 // within its own deadline, past a request deadline of 1 s, while the
 // server's heap stays far below the CSV's size (sampled every 10 ms).
 func TestLargeMonthDownloadsWhole(t *testing.T) {
+	e2e.Exclusive(t) // loads the machine by itself: never beside a test that measures deadlines
 	const n = 2_000_000
 	dsn := e2e.ScratchDatabase(t, true)
 	seeded := time.Now()
