@@ -14,7 +14,7 @@ var ErrOverflow = errors.New("amount overflows int64 cents")
 
 // QuantityScale is the number of thousandths in one unit: quantities are
 // fixed-point with three decimals, so that fractional quantities (hours,
-// pallet-days) never pass through float64.
+// pallet-days) are exact integers, never binary fractions.
 const QuantityScale = 1000
 
 // Quantity is a non-negative count of units in thousandths.

@@ -14,7 +14,7 @@ const (
 	payloadRaw    payloadKind = iota // json.RawMessage: any value, kept as sent
 	payloadString                    // string
 	payloadBool                      // bool
-	payloadInt                       // int64, read from its digits (never through float64)
+	payloadInt                       // int64, read exactly from its digits (never through a binary fraction)
 	payloadObject                    // a struct
 	payloadArray                     // a slice of structs
 )
