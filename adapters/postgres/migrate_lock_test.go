@@ -53,7 +53,7 @@ func newLockTest(t *testing.T, tx bool) *lockTest {
 	dsn := pgtest.Database(t, false)
 	base, full := lockFixture(tx)
 	db := pgtest.Open(t, dsn)
-	m := newMigrator(t, db, base)
+	m := pgtest.NewMigrator(t, db, base)
 	if _, err := m.Up(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -139,7 +139,7 @@ func TestMigrateLockTimeoutRetries(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 			defer cancel()
 			lt := newLockTest(t, tx)
-			m := newMigrator(t, lt.db, lt.full,
+			m := pgtest.NewMigrator(t, lt.db, lt.full,
 				postgres.MigrateOptions{LockTimeout: lockTimeout, LockRetries: 6, RetryBackoff: backoff})
 			var (
 				mu      sync.Mutex
@@ -214,7 +214,7 @@ func TestMigrateLockRetriesRunOut(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	lt := newLockTest(t, true)
-	m := newMigrator(t, lt.db, lt.full,
+	m := pgtest.NewMigrator(t, lt.db, lt.full,
 		postgres.MigrateOptions{LockTimeout: 200 * time.Millisecond, LockRetries: 2, RetryBackoff: 100 * time.Millisecond})
 	n := 0
 	m.ReportRetries(func(postgres.MigrationRetry) { n++ })
@@ -288,7 +288,7 @@ func TestMigrateExpandBackfillIndex(t *testing.T) {
 	if err := lt.holder.Commit(); err != nil { // no lock held in this test
 		t.Fatal(err)
 	}
-	m := newMigrator(t, lt.db, expandFixture())
+	m := pgtest.NewMigrator(t, lt.db, expandFixture())
 	applied, err := m.Up(ctx)
 	inserts, slowest, werr := lt.stopWriter()
 	if err != nil {

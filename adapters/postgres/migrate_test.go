@@ -2,25 +2,13 @@ package postgres_test
 
 import (
 	"context"
-	"io/fs"
 	"sync"
 	"testing"
 
 	"github.com/acme3pl/fulfillment/adapters/postgres"
 	"github.com/acme3pl/fulfillment/adapters/postgres/pgtest"
 	"github.com/acme3pl/fulfillment/migrations"
-	"github.com/uptrace/bun"
 )
-
-// newMigrator is postgres.NewMigrator on db, failing t on an error.
-func newMigrator(t *testing.T, db *bun.DB, fsys fs.FS, opts ...postgres.MigrateOptions) *postgres.Migrator {
-	t.Helper()
-	m, err := postgres.NewMigrator(db, fsys, opts...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return m
-}
 
 // TestMigrateConcurrently: several replicas migrating one empty database at
 // once all succeed, and every migration is applied exactly once.
@@ -54,7 +42,7 @@ func TestMigrateConcurrently(t *testing.T) {
 		total += len(applied[i])
 	}
 	db := pgtest.Open(t, dsn)
-	m := newMigrator(t, db, migrations.FS)
+	m := pgtest.NewMigrator(t, db, migrations.FS)
 	states, err := m.Status(ctx)
 	if err != nil {
 		t.Fatal(err)

@@ -21,7 +21,7 @@ import (
 func TestRateCardFeesMigration(t *testing.T) {
 	ctx := context.Background()
 	db := pgtest.Open(t, pgtest.Database(t, true))
-	m := newMigrator(t, db, migrations.FS)
+	m := pgtest.NewMigrator(t, db, migrations.FS)
 	down := func() {
 		t.Helper()
 		for { // the migrations after 0024, then 0024

@@ -16,7 +16,7 @@ func TestStockOrganizationMigration(t *testing.T) {
 	ctx := context.Background()
 	dsn := pgtest.Database(t, false)
 	db := pgtest.Open(t, dsn)
-	m := newMigrator(t, db, migrations.FS)
+	m := pgtest.NewMigrator(t, db, migrations.FS)
 	if _, err := m.Up(ctx); err != nil {
 		t.Fatal(err)
 	}

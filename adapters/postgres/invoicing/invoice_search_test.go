@@ -64,7 +64,7 @@ func TestSearchFillAgreesWithTheDatabase(t *testing.T) {
 	if len(terms) < 1000 {
 		t.Fatalf("only %d terms", len(terms))
 	}
-	misses := scanQuery[[]int](t, db, `SELECT t.n::int FROM unnest(?::text[], ?::text[]) WITH ORDINALITY AS t(fill, pattern, n)
+	misses := pgtest.ScanQuery[[]int](t, db, `SELECT t.n::int FROM unnest(?::text[], ?::text[]) WITH ORDINALITY AS t(fill, pattern, n)
 		WHERE NOT t.fill LIKE t.pattern ORDER BY t.n`, pgdialect.Array(fills), pgdialect.Array(patterns))
 	for _, n := range misses[:min(len(misses), 10)] {
 		t.Errorf("term %q: pattern %q does not match the fill %q", terms[n-1], patterns[n-1], fills[n-1])
@@ -98,7 +98,7 @@ func TestGramQueryAgreesWithTheDatabase(t *testing.T) {
 			}
 		}
 	}
-	got := scanQuery[[]bool](t, db, `SELECT array_to_tsvector(invoice_search_grams(t.text)) @@ t.query::tsquery
+	got := pgtest.ScanQuery[[]bool](t, db, `SELECT array_to_tsvector(invoice_search_grams(t.text)) @@ t.query::tsquery
 		FROM unnest(?::text[], ?::text[]) WITH ORDINALITY AS t(text, query, n) ORDER BY t.n`,
 		pgdialect.Array(corpus), pgdialect.Array(queries))
 	if len(got) != len(want) || len(want) < 500 {
@@ -147,7 +147,7 @@ func TestMigration0005BackfillsAndRollsBack(t *testing.T) {
 			upTo0004[f] = &fstest.MapFile{Data: b}
 		}
 	}
-	old := newMigrator(t, db, upTo0004)
+	old := pgtest.NewMigrator(t, db, upTo0004)
 	if _, err := old.Up(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -157,7 +157,7 @@ func TestMigration0005BackfillsAndRollsBack(t *testing.T) {
 		invSpec{id: "inv-bf-2", org: org, name: "Storage, kitting & more"},
 		invSpec{id: "inv-bf-3", org: org, name: "storage kitting"})
 
-	m := newMigrator(t, db, migrations.FS)
+	m := pgtest.NewMigrator(t, db, migrations.FS)
 	applied, err := m.Up(ctx)
 	if err != nil {
 		t.Fatal(err)

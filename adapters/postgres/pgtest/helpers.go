@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"io/fs"
 	"sync"
 	"testing"
 
@@ -206,4 +207,14 @@ func (NoBilling) ChargeService(context.Context, warehouseports.Repositories, *wa
 }
 func (NoBilling) ChargeShipment(context.Context, warehouseports.Repositories, *shipping.Shipment) error {
 	return nil
+}
+
+// NewMigrator is postgres.NewMigrator on db, failing t on an error.
+func NewMigrator(t testing.TB, db *bun.DB, fsys fs.FS, opts ...postgres.MigrateOptions) *postgres.Migrator {
+	t.Helper()
+	m, err := postgres.NewMigrator(db, fsys, opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
 }

@@ -34,9 +34,9 @@ type recvWorld struct {
 // seed loads it.
 func recvFixture(t *testing.T, opened time.Time) recvWorld {
 	t.Helper()
-	n := shipNamer()
+	n := pgtest.Namer()
 	w := recvWorld{org: n("org_recv"), wh: n("wh_recv"), other: n("wh_recv_x"), prod: n("prod_recv"), ctn: n("ctn_recv")}
-	load(t, recvFixtureDoc(w, opened))
+	pgtest.Load(t, testDSN, recvFixtureDoc(w, opened))
 	return w
 }
 
@@ -44,12 +44,12 @@ func recvFixtureDoc(w recvWorld, opened time.Time) fixtureports.Fixture {
 	return fixtureports.Fixture{
 		Organizations: []domain.Organization{{ID: w.org, Name: "Receiving"}},
 		Warehouses: []fixtureports.Warehouse{
-			{Warehouse: shipWarehouse(w.wh, "Dock", true), Organizations: []string{w.org}},
-			{Warehouse: shipWarehouse(w.other, "Elsewhere", true)},
+			{Warehouse: pgtest.Warehouse(w.wh, "Dock", true), Organizations: []string{w.org}},
+			{Warehouse: pgtest.Warehouse(w.other, "Elsewhere", true)},
 		},
 		Inventory: []shipping.InventoryItem{
-			shipItem(w.org, shipping.KindProduct, w.prod, "P-RECV"),
-			shipItem(w.org, shipping.KindCarton, w.ctn, "C-RECV"),
+			pgtest.Item(w.org, shipping.KindProduct, w.prod, "P-RECV"),
+			pgtest.Item(w.org, shipping.KindCarton, w.ctn, "C-RECV"),
 		},
 		Stock:    []shipping.Stock{{WarehouseID: w.wh, Kind: shipping.KindCarton, ItemID: w.ctn, OnHand: 100}},
 		OpenedAt: opened,
@@ -67,7 +67,7 @@ type recvMovement struct {
 
 func recvMovements(t *testing.T, db *bun.DB, org string) []recvMovement {
 	t.Helper()
-	out := scanQuery[[]recvMovement](t, db, `SELECT coalesce(product_id, carton_id) AS item, quantity, reason, coalesce(receipt_id, '') AS receipt_id, occurred_at
+	out := pgtest.ScanQuery[[]recvMovement](t, db, `SELECT coalesce(product_id, carton_id) AS item, quantity, reason, coalesce(receipt_id, '') AS receipt_id, occurred_at
 FROM stock_movements WHERE organization_id = ? ORDER BY id`, org)
 	for i := range out {
 		out[i].OccurredAt = out[i].OccurredAt.UTC()
@@ -92,26 +92,26 @@ type noBilling = pgtest.NoBilling
 func TestSeedStockIsAnOpeningMovementOnce(t *testing.T) {
 	opened := time.Date(2026, 11, 1, 8, 0, 0, 0, time.UTC)
 	w := recvFixture(t, opened)
-	db := shipDB(t, 2)
+	db := pgtest.Pool(t, testDSN, 2)
 	want := []recvMovement{{Item: w.ctn, Quantity: 100, Reason: "opening", OccurredAt: opened}}
 	if got := recvMovements(t, db, w.org); !reflect.DeepEqual(got, want) {
 		t.Fatalf("movements %+v, want %+v", got, want)
 	}
 	// The same document again, later: nothing changes, no second movement.
 	doc := recvFixtureDoc(w, opened.Add(time.Hour))
-	if counts := load(t, doc); counts["stock"] != 0 {
+	if counts := pgtest.Load(t, testDSN, doc); counts["stock"] != 0 {
 		t.Fatalf("second load inserted %d stock rows", counts["stock"])
 	}
 	if got := recvMovements(t, db, w.org); !reflect.DeepEqual(got, want) {
 		t.Fatalf("after a second load: movements %+v, want %+v", got, want)
 	}
-	shipWantStock(t, db, "carton_stock", w.wh, w.ctn, 100, 0)
+	pgtest.WantStock(t, db, "carton_stock", w.wh, w.ctn, 100, 0)
 	recvLedgerHolds(t, db, w.org)
 }
 
 func TestReceiptRaisesOnHandAndWritesMovements(t *testing.T) {
 	w := recvFixture(t, time.Now().Add(-time.Hour))
-	db := shipDB(t, 2)
+	db := pgtest.Pool(t, testDSN, 2)
 	at := time.Now().UTC().Add(-30 * time.Minute).Truncate(time.Millisecond)
 	res, err := recvUseCase(db, noBilling{}).Handle(context.Background(), warehouseapp.RecordWarehouseReceipt{
 		WarehouseID: w.wh, OrganizationID: w.org, Reference: "ASN-1", ReceivedAt: &at,
@@ -127,8 +127,8 @@ func TestReceiptRaisesOnHandAndWritesMovements(t *testing.T) {
 	if !res.Created {
 		t.Fatal("not created")
 	}
-	shipWantStock(t, db, "product_stock", w.wh, w.prod, 42, 0)
-	shipWantStock(t, db, "carton_stock", w.wh, w.ctn, 105, 0)
+	pgtest.WantStock(t, db, "product_stock", w.wh, w.prod, 42, 0)
+	pgtest.WantStock(t, db, "carton_stock", w.wh, w.ctn, 105, 0)
 	got := recvMovements(t, db, w.org)[1:]
 	want := []recvMovement{
 		{Item: w.prod, Quantity: 42, Reason: "receipt", ReceiptID: res.Report.ID(), OccurredAt: at},
@@ -142,7 +142,7 @@ func TestReceiptRaisesOnHandAndWritesMovements(t *testing.T) {
 
 func TestReceiptReferenceIsIdempotent(t *testing.T) {
 	w := recvFixture(t, time.Now().Add(-time.Hour))
-	db := shipDB(t, 2)
+	db := pgtest.Pool(t, testDSN, 2)
 	uc := recvUseCase(db, noBilling{})
 	ctx := context.Background()
 	c := warehouseapp.RecordWarehouseReceipt{
@@ -165,8 +165,8 @@ func TestReceiptReferenceIsIdempotent(t *testing.T) {
 	if _, err := uc.Handle(ctx, c); !errors.Is(err, whside.ErrReferenceConflict) {
 		t.Fatalf("other content: %v, want reference conflict", err)
 	}
-	shipWantStock(t, db, "carton_stock", w.wh, w.ctn, 103, 0)
-	shipWantStock(t, db, "product_stock", w.wh, w.prod, 1, 0)
+	pgtest.WantStock(t, db, "carton_stock", w.wh, w.ctn, 103, 0)
+	pgtest.WantStock(t, db, "product_stock", w.wh, w.prod, 1, 0)
 	if got := len(recvMovements(t, db, w.org)); got != 3 {
 		t.Fatalf("%d movements, want the opening and the first receipt's two", got)
 	}
@@ -184,7 +184,7 @@ func TestReceiptReferenceIsIdempotent(t *testing.T) {
 	if _, err := uc.Handle(ctx, c3); !errors.As(err, &ui) || !reflect.DeepEqual(ui.IDs, []string{w.prod}) {
 		t.Fatalf("a product named as a carton: %v", err)
 	}
-	if receipts := scanQuery[int](t, db, "SELECT count(*) FROM warehouse_receipts WHERE organization_id = ?", w.org); receipts != 1 {
+	if receipts := pgtest.ScanQuery[int](t, db, "SELECT count(*) FROM warehouse_receipts WHERE organization_id = ?", w.org); receipts != 1 {
 		t.Fatalf("%d receipts stored, want 1", receipts)
 	}
 	recvLedgerHolds(t, db, w.org)
@@ -198,7 +198,7 @@ func TestReceiptsWithOneReferenceRacing(t *testing.T) {
 	const instances, each = 4, 6
 	var calls []func() (warehouseapp.ReceiptResult, error)
 	for range instances {
-		uc := recvUseCase(shipDB(t, 3), noBilling{})
+		uc := recvUseCase(pgtest.Pool(t, testDSN, 3), noBilling{})
 		for range each {
 			calls = append(calls, func() (warehouseapp.ReceiptResult, error) {
 				return uc.Handle(context.Background(), warehouseapp.RecordWarehouseReceipt{
@@ -208,13 +208,13 @@ func TestReceiptsWithOneReferenceRacing(t *testing.T) {
 			})
 		}
 	}
-	created := shipRunSame(t, "receipt", calls, func(r warehouseapp.ReceiptResult) bool { return r.Created },
+	created := pgtest.RunSame(t, "receipt", calls, func(r warehouseapp.ReceiptResult) bool { return r.Created },
 		func(r warehouseapp.ReceiptResult) string { return r.Report.ID() })
 	if created != 1 {
 		t.Fatalf("%d receipts created, want 1", created)
 	}
-	db := shipDB(t, 1)
-	shipWantStock(t, db, "carton_stock", w.wh, w.ctn, 107, 0)
+	db := pgtest.Pool(t, testDSN, 1)
+	pgtest.WantStock(t, db, "carton_stock", w.wh, w.ctn, 107, 0)
 	if got := len(recvMovements(t, db, w.org)); got != 2 {
 		t.Fatalf("%d movements, want the opening and one receipt", got)
 	}
@@ -224,7 +224,7 @@ func TestReceiptsWithOneReferenceRacing(t *testing.T) {
 func TestOnHandAtAPastInstant(t *testing.T) {
 	t0 := time.Date(2026, 10, 1, 0, 0, 0, 0, time.UTC)
 	w := recvFixture(t, t0) // 100 cartons from t0
-	db := shipDB(t, 2)
+	db := pgtest.Pool(t, testDSN, 2)
 	uc := recvUseCase(db, noBilling{})
 	ctx := context.Background()
 	receive := func(ref string, at time.Time, lines ...whside.ReceiptLine) {
@@ -285,7 +285,7 @@ func TestOnHandAtAPastInstant(t *testing.T) {
 
 func TestStockLedgerNeverGoesNegative(t *testing.T) {
 	w := recvFixture(t, time.Now().Add(-time.Hour))
-	db := shipDB(t, 2)
+	db := pgtest.Pool(t, testDSN, 2)
 	ctx := context.Background()
 	move := func(kind shipping.ItemKind, item string, q int64) error {
 		return postgres.NewUnitOfWork(db, pgwarehouse.Repositories).Do(ctx, func(ctx context.Context, r warehouseports.Repositories) error {
@@ -308,7 +308,7 @@ func TestStockLedgerNeverGoesNegative(t *testing.T) {
 	if err := move(shipping.KindCarton, w.ctn, -100); err != nil {
 		t.Fatalf("taking all 100: %v", err)
 	}
-	shipWantStock(t, db, "carton_stock", w.wh, w.ctn, 0, 0)
+	pgtest.WantStock(t, db, "carton_stock", w.wh, w.ctn, 0, 0)
 	if got := len(recvMovements(t, db, w.org)); got != 2 {
 		t.Fatalf("%d movements, want the opening and the one that fit", got)
 	}

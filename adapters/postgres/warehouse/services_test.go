@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/acme3pl/fulfillment/adapters/postgres"
+	"github.com/acme3pl/fulfillment/adapters/postgres/pgtest"
 	pgwarehouse "github.com/acme3pl/fulfillment/adapters/postgres/warehouse"
 	"github.com/acme3pl/fulfillment/adapters/system"
 	warehouseapp "github.com/acme3pl/fulfillment/application/warehouse"
@@ -17,7 +18,7 @@ import (
 
 func TestServiceRepositoryIsIdempotentOnItsReference(t *testing.T) {
 	w := recvFixture(t, time.Now().Add(-time.Hour))
-	db := shipDB(t, 2)
+	db := pgtest.Pool(t, testDSN, 2)
 	repos := postgres.NewRepositories(db, pgwarehouse.Repositories)
 	ctx := context.Background()
 	at := time.Date(2026, 11, 20, 9, 30, 0, 125_000_000, time.UTC)
@@ -60,7 +61,7 @@ func TestServicesWithOneReferenceRacing(t *testing.T) {
 	const instances, each = 3, 6
 	var calls []func() (warehouseapp.ServiceResult, error)
 	for range instances {
-		uc := warehouseapp.NewRecordWarehouseServiceHandler(postgres.NewUnitOfWork(shipDB(t, 3), pgwarehouse.Repositories), system.Clock{}, system.IDs{},
+		uc := warehouseapp.NewRecordWarehouseServiceHandler(postgres.NewUnitOfWork(pgtest.Pool(t, testDSN, 3), pgwarehouse.Repositories), system.Clock{}, system.IDs{},
 			noBilling{})
 		for range each {
 			calls = append(calls, func() (warehouseapp.ServiceResult, error) {
@@ -70,9 +71,9 @@ func TestServicesWithOneReferenceRacing(t *testing.T) {
 			})
 		}
 	}
-	created := shipRunSame(t, "service", calls, func(r warehouseapp.ServiceResult) bool { return r.Created },
+	created := pgtest.RunSame(t, "service", calls, func(r warehouseapp.ServiceResult) bool { return r.Created },
 		func(r warehouseapp.ServiceResult) string { return r.Report.ID() })
-	stored := scanQuery[int](t, shipDB(t, 1), "SELECT count(*) FROM warehouse_services WHERE organization_id = ?", w.org)
+	stored := pgtest.ScanQuery[int](t, pgtest.Pool(t, testDSN, 1), "SELECT count(*) FROM warehouse_services WHERE organization_id = ?", w.org)
 	if created != 1 || stored != 1 {
 		t.Fatalf("%d created, %d stored; want 1 and 1", created, stored)
 	}

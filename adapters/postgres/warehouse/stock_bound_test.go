@@ -28,7 +28,7 @@ import (
 func TestReceiptsRacingPastTheOnHandBound(t *testing.T) {
 	w := recvFixture(t, time.Now().Add(-time.Hour))
 	const q, fit, sent = 100_000_000, 5, 12
-	db := shipDB(t, 2)
+	db := pgtest.Pool(t, testDSN, 2)
 	if _, err := db.ExecContext(context.Background(), `INSERT INTO product_stock (organization_id, product_id, warehouse_id, on_hand)
 		VALUES (?, ?, ?, ?)`, w.org, w.prod, w.wh, whside.MaxOnHand-fit*q); err != nil {
 		t.Fatal(err)
@@ -37,7 +37,7 @@ func TestReceiptsRacingPastTheOnHandBound(t *testing.T) {
 	var wg sync.WaitGroup
 	errs := make(chan error, sent)
 	for i := range sent {
-		uc := recvUseCase(shipDB(t, 1), noBilling{})
+		uc := recvUseCase(pgtest.Pool(t, testDSN, 1), noBilling{})
 		wg.Go(func() {
 			_, err := uc.Handle(context.Background(), warehouseapp.RecordWarehouseReceipt{
 				WarehouseID: w.wh, OrganizationID: w.org, Reference: fmt.Sprintf("ASN-BOUND-%d", i),
@@ -65,9 +65,9 @@ func TestReceiptsRacingPastTheOnHandBound(t *testing.T) {
 	if accepted != fit {
 		t.Fatalf("%d receipts accepted, want %d", accepted, fit)
 	}
-	shipWantStock(t, db, "product_stock", w.wh, w.prod, whside.MaxOnHand, 0)
-	shipWantStock(t, db, "carton_stock", w.wh, w.ctn, 100+fit, 0)
-	if n := scanQuery[int](t, db, `SELECT count(*) FROM warehouse_receipts WHERE organization_id = ?`, w.org); n != fit {
+	pgtest.WantStock(t, db, "product_stock", w.wh, w.prod, whside.MaxOnHand, 0)
+	pgtest.WantStock(t, db, "carton_stock", w.wh, w.ctn, 100+fit, 0)
+	if n := pgtest.ScanQuery[int](t, db, `SELECT count(*) FROM warehouse_receipts WHERE organization_id = ?`, w.org); n != fit {
 		t.Fatalf("%d receipts stored, want %d", n, fit)
 	}
 }
@@ -77,12 +77,12 @@ func TestReceiptsRacingPastTheOnHandBound(t *testing.T) {
 // writes nothing.
 func TestStockTablesHoldTheOnHandBound(t *testing.T) {
 	w := recvFixture(t, time.Now().Add(-time.Hour))
-	db := shipDB(t, 1)
+	db := pgtest.Pool(t, testDSN, 1)
 	if _, err := db.ExecContext(context.Background(), `UPDATE carton_stock SET on_hand = ? WHERE carton_id = ?`,
 		whside.MaxOnHand+1, w.ctn); err == nil {
 		t.Fatal("carton_stock took on hand past the bound")
 	}
-	n := shipNamer()
+	n := pgtest.Namer()
 	doc := recvFixtureDoc(recvWorld{org: n("org_big"), wh: n("wh_big"), other: n("wh_big_x"), prod: n("prod_big"), ctn: n("ctn_big")}, time.Now())
 	doc.Stock[0].OnHand = whside.MaxOnHand + 1
 	err := postgres.NewUnitOfWork(db, pgfixture.Repositories).Do(context.Background(), func(ctx context.Context, r fixtureports.Repositories) error {
@@ -92,7 +92,7 @@ func TestStockTablesHoldTheOnHandBound(t *testing.T) {
 	if !errors.Is(err, whside.ErrOnHandBound) {
 		t.Fatalf("a fixture row past the bound: %v", err)
 	}
-	if k := scanQuery[int](t, db, `SELECT count(*) FROM organizations WHERE id = ?`, doc.Organizations[0].ID); k != 0 {
+	if k := pgtest.ScanQuery[int](t, db, `SELECT count(*) FROM organizations WHERE id = ?`, doc.Organizations[0].ID); k != 0 {
 		t.Fatal("the refused fixture wrote its organization")
 	}
 }
