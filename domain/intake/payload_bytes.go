@@ -14,8 +14,8 @@ import (
 // It reads each value by itself, as if it stood alone, and a byte other
 // than white space right after a number, a string or a literal makes it
 // build an error (a *SyntaxError, its message quoted), which it then drops
-// (golang/go#56299): four allocations per member name and per value,
-// which were nine tenths of the walk's.
+// (golang/go#56299); the space spares the walk that error per member name
+// and per value (docs/benchmarks.md, "The outer ring by context").
 func spaced(body []byte) []byte {
 	// Room for a space before every separator, in strings too: a bound
 	// counted quickly.
